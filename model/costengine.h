@@ -1,0 +1,68 @@
+#pragma once
+
+#include "costreport.h"
+#include "fabric.h"
+#include "mapping.h"
+#include "parallellayout.h"
+#include "router.h"
+#include "scenario.h"
+#include "workloadplan.h"
+
+#include <memory>
+#include <vector>
+
+namespace railyard {
+
+/** The prediction for one isolated collective (nccl-tests definitions of algbw and busbw). */
+struct CollectiveResult
+{
+    double time = 0.0;       ///< seconds
+    double alphaTime = 0.0;  ///< latency part
+    double algBandwidth = 0.0; ///< S / time, bytes/s
+    double busBandwidth = 0.0; ///< algbw * bus factor
+    double busFactor = 0.0;    ///< 2(n-1)/n all-reduce, (n-1)/n AG/RS/A2A, 1 send-recv
+    double bytesSentPerRank = 0.0; ///< the largest over ranks
+    int bottleneckLink = -1;
+};
+
+/**
+ * The shared analytical cost engine. Built once per scenario (fabric, layout, workload plan);
+ * it keeps per-pattern link loads so that swapping two ranks re-routes only the flows of the
+ * groups those ranks belong to, and re-derives phase times and the pipeline timeline from them.
+ * The GUI and the CLI both use this class; identical inputs give identical numbers.
+ */
+class CostEngine
+{
+public:
+    /// Throws ScenarioError for anything inconsistent (fabric, degrees, workload, mapping).
+    explicit CostEngine(const Scenario &scenario);
+    ~CostEngine();
+    CostEngine(const CostEngine &) = delete;
+    CostEngine &operator=(const CostEngine &) = delete;
+
+    const Scenario &scenario() const;
+    const Fabric &fabric() const;
+    const ParallelLayout &layout() const;
+    const WorkloadPlan &plan() const;
+    const Mapping &mapping() const;
+
+    /// The report for the current mapping (always up to date).
+    const CostReport &report() const;
+
+    /// Exchange two ranks' slots and update the report incrementally.
+    void swapRanks(int a, int b);
+    /// Replace the whole mapping (validated; throws ScenarioError with the validator's message).
+    void setMapping(const Mapping &mapping);
+
+    /// One collective on the given ranks, alone on the fabric, with the current mapping.
+    CollectiveResult collective(Collective op, const std::vector<int> &ranks, double bytes);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+/// Convenience: build an engine and return its report.
+CostReport evaluate(const Scenario &scenario);
+
+} // namespace railyard

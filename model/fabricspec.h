@@ -1,0 +1,50 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+enum class FabricKind { RailOptimised, Tor };
+
+/** Bandwidth (per link, per direction, Gbit/s) and latency (µs) of one tier's links. */
+struct LinkSpec
+{
+    double gbps = 400.0;
+    double latencyUs = 1.0;
+};
+
+/**
+ * The parameters a fabric is generated from. A scenario file stores this (not every link), so
+ * a 16,384-GPU fabric stays a few lines long; `Fabric::build()` turns it into the graph.
+ *
+ * Counts left at 0 are derived: nicsPerServer = gpusPerServer, spines from the switch radix,
+ * super-spines from the spine uplinks (see fabric.cpp for the rules and their source).
+ */
+struct FabricSpec
+{
+    FabricKind kind = FabricKind::RailOptimised;
+    std::string name;                  ///< fabric identity, e.g. "dgx-h100-1su"
+    int servers = 16;
+    int gpusPerServer = 8;
+    int nicsPerServer = 0;             ///< 0 = one NIC per GPU
+    std::vector<int> gpuToNic;         ///< GPU i -> NIC index; empty = GPU i <-> NIC i (mod nics)
+    std::vector<std::string> serverNames; ///< empty = "node000", "node001", ...
+
+    int serversPerSu = 32;             ///< rail-optimised: servers per scalable unit
+    int serversPerLeaf = 0;            ///< tor: servers per top-of-rack leaf; 0 = radix/2 / nics
+    int switchRadix = 64;              ///< ports per leaf/spine/super-spine switch
+    int spines = 0;                    ///< spines per pod; 0 = derived from radix
+    int superSpines = 0;               ///< 0 = derived (only when the leaves need >1 pod)
+    double leafOversubscription = 1.0; ///< leaf downlink:uplink bandwidth ratio (1 = non-blocking)
+    double spineOversubscription = 1.0;///< spine downlink:uplink ratio (3-tier only)
+
+    LinkSpec scaleUp{3600.0, 0.6};     ///< one GPU's scale-up (NVLink) port; H100 NVLink4 = 450 GB/s
+    LinkSpec pcie{512.0, 0.5};         ///< GPU <-> NIC host path (PCIe Gen5 x16 ~ 64 GB/s)
+    LinkSpec nic{400.0, 1.0};          ///< NIC port <-> leaf
+    LinkSpec fabricPort{400.0, 0.6};   ///< one switch-to-switch port (leaf<->spine, spine<->super)
+
+    bool pxn = false;                  ///< NCCL PXN: cross-rail traffic hops over NVLink first
+};
+
+} // namespace railyard

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railyard {
+
+/** Parallel degrees. world = tp*pp*dp*cp; ep divides dp*cp (the expert groups split it). */
+struct ParallelDegrees
+{
+    int tp = 1;
+    int pp = 1;
+    int dp = 1;
+    int cp = 1;
+    int ep = 1;
+};
+
+/** A rank's coordinates: tensor shard t, pipeline stage p, data replica d, context c, expert e. */
+struct RankCoord
+{
+    int t = 0;
+    int p = 0;
+    int d = 0;
+    int c = 0;
+    int e = 0; ///< index in its expert-parallel group (from the expert generator)
+    bool operator==(const RankCoord &) const = default;
+};
+
+/** The group kinds the engine and the CLI know; names as in Megatron-LM's parallel_state. */
+enum class GroupKind { Tp, Pp, Dp, Cp, Ep, DpCp, TpPp, ExpertDp };
+std::string_view groupKindName(GroupKind kind);          ///< "tp", "pp", "dp", "cp", "ep", "dp-cp", "tp-pp", "edp"
+bool parseGroupKind(std::string_view name, GroupKind &out);
+
+/**
+ * Rank <-> coordinates and every communication group, with Megatron-LM's RankGenerator
+ * semantics: the order string lists the dimensions from fastest- to slowest-varying in the
+ * global rank (default "tp-cp-ep-dp-pp"); the dense generator uses ep = 1, the expert generator
+ * uses (tp, ep, dp*cp/ep, pp) with cp = 1, as Megatron's `expert_decoder_rank_generator` does.
+ * Group membership and member order equal Megatron's `generate_masked_orthogonal_rank_groups`.
+ */
+class ParallelLayout
+{
+public:
+    /// Throws ScenarioError("parallel.<field>", reason) for bad degrees or order strings.
+    ParallelLayout(const ParallelDegrees &degrees, std::string order = "tp-cp-ep-dp-pp");
+
+    const ParallelDegrees &degrees() const { return m_degrees; }
+    const std::string &order() const { return m_order; }
+    int worldSize() const { return m_world; }
+
+    RankCoord coord(int rank) const { return m_coords[rank]; }
+    /// Inverse of coord() for the dense dimensions (t, p, d, c).
+    int rankOf(int t, int p, int d, int c = 0) const;
+
+    /// All groups of a kind, each in member order; every rank appears in exactly one group.
+    const std::vector<std::vector<int>> &groups(GroupKind kind) const;
+    /// Index (into groups(kind)) of the group holding `rank`.
+    int groupOf(GroupKind kind, int rank) const;
+
+private:
+    ParallelDegrees m_degrees;
+    std::string m_order;
+    int m_world = 1;
+    std::vector<RankCoord> m_coords;
+    std::vector<std::vector<std::vector<int>>> m_groups; ///< per GroupKind
+    std::vector<std::vector<int>> m_groupOf;             ///< per GroupKind, per rank
+};
+
+} // namespace railyard

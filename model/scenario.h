@@ -1,0 +1,34 @@
+#pragma once
+
+#include "fabricspec.h"
+#include "mapping.h"
+#include "parallellayout.h"
+#include "workload.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+/**
+ * A whole design: fabric, parallel layout, workload, device and rank mapping. This is what a
+ * scenario file holds and what the cost engine evaluates. The mapping is either a named
+ * placement or an explicit slot per rank (`slots`, which wins when present).
+ */
+struct Scenario
+{
+    std::string name;
+    std::string description;
+    FabricSpec fabric;
+    ParallelDegrees degrees;
+    std::string order = "tp-cp-ep-dp-pp";
+    ModelSpec model;
+    TrainingSpec training;
+    DeviceSpec device;
+    Placement placement = Placement::Packed;
+    std::vector<int> slots;  ///< explicit rank -> slot; empty = use `placement`
+    int mappingVersion = 1;  ///< bumped by every remap; part of the run record
+};
+
+} // namespace railyard

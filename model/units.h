@@ -1,0 +1,46 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+/**
+ * Units and the small enumerations every part of the engine shares.
+ *
+ * Inside the engine everything is bytes and seconds. Files speak the network convention:
+ * bandwidth in Gbit/s (10^9 bit/s, so a 400G NIC is 400) and latency in microseconds.
+ */
+namespace railyard {
+
+/// Bytes per second of a link that runs at `gbps` Gbit/s (10^9 bit/s) in one direction.
+constexpr double gbpsToBytesPerSecond(double gbps) { return gbps * 1e9 / 8.0; }
+constexpr double bytesPerSecondToGbps(double bytesPerSecond) { return bytesPerSecond * 8.0 / 1e9; }
+constexpr double microseconds(double us) { return us * 1e-6; }
+
+/// The parallel dimensions, in the order used by every per-dimension array.
+enum class Dim : std::uint8_t { Tp = 0, Pp, Dp, Ep, Cp };
+inline constexpr int kDimCount = 5;
+inline constexpr std::array<Dim, kDimCount> kAllDims{Dim::Tp, Dim::Pp, Dim::Dp, Dim::Ep, Dim::Cp};
+constexpr std::string_view dimName(Dim d)
+{
+    constexpr std::array<std::string_view, kDimCount> names{"tp", "pp", "dp", "ep", "cp"};
+    return names[static_cast<int>(d)];
+}
+constexpr int index(Dim d) { return static_cast<int>(d); }
+
+/// Link tiers. `Spine` means leaf<->spine links and `SuperSpine` spine<->super-spine links.
+enum class Tier : std::uint8_t { ScaleUp = 0, Pcie, Leaf, Spine, SuperSpine };
+inline constexpr int kTierCount = 5;
+inline constexpr std::array<Tier, kTierCount> kAllTiers{Tier::ScaleUp, Tier::Pcie, Tier::Leaf,
+                                                        Tier::Spine, Tier::SuperSpine};
+constexpr std::string_view tierName(Tier t)
+{
+    constexpr std::array<std::string_view, kTierCount> names{"scale_up", "pcie", "leaf", "spine",
+                                                             "superspine"};
+    return names[static_cast<int>(t)];
+}
+constexpr int index(Tier t) { return static_cast<int>(t); }
+
+using DimArray = std::array<double, kDimCount>;
+
+} // namespace railyard

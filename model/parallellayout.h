@@ -65,6 +65,11 @@ private:
     std::vector<RankCoord> m_coords;
     std::vector<std::vector<std::vector<int>>> m_groups; ///< per GroupKind
     std::vector<std::vector<int>> m_groupOf;             ///< per GroupKind, per rank
+    /// Global-rank strides of t, p, d, c in the dense generator (for rankOf()).
+    struct DenseStrides
+    {
+        int t = 1, p = 1, d = 1, c = 1;
+    } m_stride;
 };
 
 } // namespace railyard

@@ -38,6 +38,8 @@ struct TrainingSpec
     int interleave = 1;              ///< virtual stages (chunks) per rank, interleaved only
     bool dpOverlap = true;           ///< overlap the gradient reduction with the last backward
     bool hierarchicalAllReduce = false; ///< DP all-reduce as intra-server RS, inter AR, intra AG
+    bool flashAttention = true;      ///< fused causal attention (FlashAttention); false = 2021 Megatron GEMMs + softmax
+    bool pipelineScatterGather = true; ///< without SP, send 1/tp of the boundary tensor per rank (Narayanan 2021 §4.1)
 };
 
 /**
@@ -54,6 +56,7 @@ struct DeviceSpec
     double hbmGBps = 3350.0;         ///< HBM bandwidth, GB/s
     double maxEfficiency = 0.0;      ///< 0 = the calibrated default of the compute model
     double kernelOverheadUs = 0.0;   ///< 0 = the calibrated default
+    int streamingMultiprocessors = 132; ///< SM count, for the wave quantization of GEMM tiles
 };
 
 } // namespace railyard

@@ -44,6 +44,7 @@ struct StageCompute
     double backwardTime = 0.0;   ///< including recompute
     double attentionCoreForwardTime = 0.0; ///< what CP ring exchange can overlap with
     double attentionCoreBackwardTime = 0.0;
+    double optimizerTime = 0.0;  ///< per iteration: the Adam step over this rank's optimizer shard
 };
 
 /** Bytes held per rank of one stage (Megatron-LM / ZeRO accounting). */

@@ -1,0 +1,145 @@
+#include "cliutil.h"
+#include "commands.h"
+
+#include "costengine.h"
+#include "reportjson.h"
+#include "scenarioerror.h"
+#include "scenariofile.h"
+
+#include <nlohmann/json.hpp>
+
+namespace railyard::cli {
+
+namespace {
+
+/// "A:B" -> {A, B}; throws ScenarioError naming the option.
+std::pair<int, int> parseSwap(const QString &text)
+{
+    const QStringList parts = text.split(QLatin1Char(':'));
+    bool okA = false, okB = false;
+    const int a = parts.size() == 2 ? parts[0].toInt(&okA) : 0;
+    const int b = parts.size() == 2 ? parts[1].toInt(&okB) : 0;
+    if (!okA || !okB)
+        throw ScenarioError("--swap", "expected two global ranks as A:B, got '"
+                                          + text.toStdString() + "'");
+    return {a, b};
+}
+
+} // namespace
+
+int runEvaluate(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Predict per-link load, per-dimension cost, the pipeline timeline and memory per rank."));
+    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("scenario file"));
+    parser.addOption({QStringLiteral("swap"),
+                      QStringLiteral("Exchange the slots of global ranks A and B first (repeatable)."),
+                      QStringLiteral("A:B")});
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object.")});
+    parser.addOption({QStringLiteral("links"),
+                      QStringLiteral("With --json: add every loaded link (link_loads).")});
+    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                      QStringLiteral("Write to FILE instead of stdout."), QStringLiteral("FILE")});
+    int code = 0;
+    if (!parseArgs(parser, args, code))
+        return code;
+    if (parser.positionalArguments().size() != 1)
+        return fail("evaluate takes exactly one scenario FILE", kExitUsage);
+
+    std::vector<std::pair<int, int>> swaps;
+    for (const QString &s : parser.values(QStringLiteral("swap")))
+        swaps.push_back(parseSwap(s));
+
+    const Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
+    CostEngine engine(scenario);
+    for (const auto &[a, b] : swaps)
+        engine.swapRanks(a, b);
+
+    const std::string text = parser.isSet(QStringLiteral("json"))
+                                 ? jsonText(reportToJson(engine, parser.isSet(QStringLiteral("links"))))
+                                 : reportToText(engine);
+    writeOutput(parser.value(QStringLiteral("output")), text);
+    return kExitOk;
+}
+
+int runCollective(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Predict one collective alone on a scenario's fabric and mapping (nccl-tests algbw/busbw)."));
+    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("scenario file"));
+    parser.addOption({QStringLiteral("op"),
+                      QStringLiteral("all-reduce | all-gather | reduce-scatter | all-to-all | send-recv"),
+                      QStringLiteral("OP")});
+    parser.addOption({QStringLiteral("ranks"), QStringLiteral("Comma-separated global ranks, in ring order."),
+                      QStringLiteral("r0,r1,...")});
+    parser.addOption({QStringLiteral("bytes"), QStringLiteral("Message size S (nccl-tests convention)."),
+                      QStringLiteral("S")});
+    parser.addOption({QStringLiteral("swap"), QStringLiteral("Exchange two ranks first (repeatable)."),
+                      QStringLiteral("A:B")});
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object.")});
+    int code = 0;
+    if (!parseArgs(parser, args, code))
+        return code;
+    if (parser.positionalArguments().size() != 1)
+        return fail("collective takes exactly one scenario FILE", kExitUsage);
+    for (const char *required : {"op", "ranks", "bytes"})
+        if (!parser.isSet(QString::fromLatin1(required)))
+            return fail(std::string("collective needs --") + required, kExitUsage);
+
+    Collective op;
+    const std::string opName = parser.value(QStringLiteral("op")).toStdString();
+    if (!parseCollective(opName, op))
+        throw ScenarioError("--op", "unknown collective '" + opName
+                                        + "' (all-reduce, all-gather, reduce-scatter, all-to-all, send-recv)");
+    std::vector<int> ranks;
+    for (const QString &r : parser.value(QStringLiteral("ranks")).split(QLatin1Char(','))) {
+        bool ok = false;
+        ranks.push_back(r.trimmed().toInt(&ok));
+        if (!ok)
+            throw ScenarioError("--ranks", "'" + r.toStdString() + "' is not a rank number");
+    }
+    const double bytes = doubleOption(parser, QStringLiteral("bytes"));
+
+    const Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
+    CostEngine engine(scenario);
+    for (const QString &s : parser.values(QStringLiteral("swap"))) {
+        const QStringList ab = s.split(QLatin1Char(':'));
+        if (ab.size() != 2)
+            throw ScenarioError("--swap", "expected A:B, got '" + s.toStdString() + "'");
+        engine.swapRanks(ab[0].toInt(), ab[1].toInt());
+    }
+    const CollectiveResult r = engine.collective(op, ranks, bytes);
+    const std::string link = r.bottleneckLink >= 0 ? engine.fabric().linkName(r.bottleneckLink) : "";
+    if (parser.isSet(QStringLiteral("json"))) {
+        nlohmann::json j = {{"op", opName},
+                            {"ranks", ranks},
+                            {"bytes", bytes},
+                            {"time_s", r.time},
+                            {"alpha_s", r.alphaTime},
+                            {"algbw_gbps", r.algBandwidth * 8.0 / 1e9},
+                            {"busbw_gbps", r.busBandwidth * 8.0 / 1e9},
+                            {"algbw_bytes_per_s", r.algBandwidth},
+                            {"busbw_bytes_per_s", r.busBandwidth},
+                            {"bus_factor", r.busFactor},
+                            {"bytes_sent_per_rank", r.bytesSentPerRank},
+                            {"bottleneck_link", r.bottleneckLink},
+                            {"bottleneck_name", link}};
+        writeOutput(QString(), jsonText(j));
+    } else {
+        std::string text = opName + " of " + formatBytes(bytes) + " over "
+                           + std::to_string(ranks.size()) + " ranks: " + formatSeconds(r.time)
+                           + " (latency " + formatSeconds(r.alphaTime) + ")\n";
+        char line[160];
+        std::snprintf(line, sizeof line, "algbw %.2f GB/s, busbw %.2f GB/s (bus factor %.4f)\n",
+                      r.algBandwidth / 1e9, r.busBandwidth / 1e9, r.busFactor);
+        text += line;
+        if (!link.empty())
+            text += "bottleneck link: " + link + "\n";
+        writeOutput(QString(), text);
+    }
+    return kExitOk;
+}
+
+} // namespace railyard::cli

@@ -1,0 +1,138 @@
+/**
+ * `railyard-cli groups`: lists the Megatron-LM communication groups (tp, pp, dp, cp, ep, dp-cp,
+ * tp-pp and the expert data-parallel edp) for given degrees and rank order, as JSON or text.
+ * The groups come from ParallelLayout, the same generator the engine and the GUI use.
+ */
+#include "cliutil.h"
+#include "commands.h"
+
+#include "parallellayout.h"
+#include "scenarioerror.h"
+
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+
+#include <nlohmann/json.hpp>
+
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace railyard::cli {
+
+namespace {
+
+constexpr GroupKind kKinds[] = { GroupKind::Tp, GroupKind::Pp, GroupKind::Dp, GroupKind::Cp,
+    GroupKind::Ep, GroupKind::DpCp, GroupKind::TpPp, GroupKind::ExpertDp };
+
+/// Engine field -> the flag the user typed, so errors name the option to fix.
+std::string flagFor(const std::string &field)
+{
+    static const std::pair<const char *, const char *> kFlags[] = { { "parallel.tp", "--tp" },
+        { "parallel.pp", "--pp" }, { "parallel.dp", "--dp" }, { "parallel.cp", "--cp" },
+        { "parallel.ep", "--ep" }, { "parallel.order", "--order" }, { "parallel", "degrees" } };
+    for (const auto &[engine, flag] : kFlags)
+        if (field == engine)
+            return flag;
+    return field;
+}
+
+/// {"world_size": N, "groups": {kind: [[ranks], ...]}}, the kinds in kKinds order and one
+/// group per line: pretty-printing every rank on its own line would make 128 GPUs 2,000 lines.
+std::string groupsJson(const ParallelLayout &layout)
+{
+    std::string out
+        = "{\n  \"world_size\": " + std::to_string(layout.worldSize()) + ",\n  \"groups\": {\n";
+    for (std::size_t k = 0; k < std::size(kKinds); ++k) {
+        out += "    " + nlohmann::json(std::string(groupKindName(kKinds[k]))).dump() + ": [\n";
+        const auto &groups = layout.groups(kKinds[k]);
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            out += "      " + nlohmann::json(groups[g]).dump()
+                + (g + 1 < groups.size() ? ",\n" : "\n");
+        out += k + 1 < std::size(kKinds) ? "    ],\n" : "    ]\n";
+    }
+    return out + "  }\n}\n";
+}
+
+std::string groupsText(const ParallelLayout &layout)
+{
+    const ParallelDegrees &d = layout.degrees();
+    std::string out = "world size " + std::to_string(layout.worldSize()) + ": tp="
+        + std::to_string(d.tp) + " pp=" + std::to_string(d.pp) + " dp=" + std::to_string(d.dp)
+        + " cp=" + std::to_string(d.cp) + " ep=" + std::to_string(d.ep) + ", order "
+        + layout.order() + " (first dimension varies fastest)\n";
+    for (GroupKind kind : kKinds) {
+        const auto &groups = layout.groups(kind);
+        const std::size_t size = groups.empty() ? 0 : groups.front().size();
+        out += "\n" + std::string(groupKindName(kind)) + ": " + std::to_string(groups.size())
+            + (groups.size() == 1 ? " group of " : " groups of ") + std::to_string(size)
+            + (size == 1 ? " rank\n" : " ranks\n");
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            out += "  " + std::to_string(g) + ":";
+            for (int r : groups[g])
+                out += " " + std::to_string(r);
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+int runGroups(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "List the communication groups Megatron-LM's RankGenerator builds for the given degrees "
+        "(world = tp*pp*dp*cp; ep splits dp*cp). The order lists dimensions fastest-varying "
+        "first. Kinds: tp, pp, dp, cp, ep, dp-cp, tp-pp and edp (expert data parallel)."));
+    const QCommandLineOption tpOpt(QStringLiteral("tp"),
+        QStringLiteral("Tensor parallel degree (default 1)."), QStringLiteral("T"),
+        QStringLiteral("1"));
+    const QCommandLineOption ppOpt(QStringLiteral("pp"),
+        QStringLiteral("Pipeline parallel degree (default 1)."), QStringLiteral("P"),
+        QStringLiteral("1"));
+    const QCommandLineOption dpOpt(QStringLiteral("dp"),
+        QStringLiteral("Data parallel degree (default 1)."), QStringLiteral("D"),
+        QStringLiteral("1"));
+    const QCommandLineOption cpOpt(QStringLiteral("cp"),
+        QStringLiteral("Context parallel degree (default 1)."), QStringLiteral("C"),
+        QStringLiteral("1"));
+    const QCommandLineOption epOpt(QStringLiteral("ep"),
+        QStringLiteral("Expert parallel degree, divides dp*cp (default 1)."), QStringLiteral("E"),
+        QStringLiteral("1"));
+    const QCommandLineOption orderOpt(QStringLiteral("order"),
+        QStringLiteral("Rank order, fastest first (default tp-cp-ep-dp-pp)."),
+        QStringLiteral("ORDER"), QStringLiteral("tp-cp-ep-dp-pp"));
+    const QCommandLineOption jsonOpt(QStringLiteral("json"),
+        QStringLiteral("Print {\"world_size\": N, \"groups\": {kind: [[ranks]]}}."));
+    parser.addOptions({ tpOpt, ppOpt, dpOpt, cpOpt, epOpt, orderOpt, jsonOpt });
+
+    int exitCode = kExitOk;
+    if (!parseArgs(parser, args, exitCode))
+        return exitCode;
+    if (!parser.positionalArguments().isEmpty())
+        return fail(
+            "unexpected argument '" + parser.positionalArguments().first().toStdString() + "'",
+            kExitUsage);
+
+    ParallelDegrees degrees;
+    degrees.tp = intOption(parser, QStringLiteral("tp"));
+    degrees.pp = intOption(parser, QStringLiteral("pp"));
+    degrees.dp = intOption(parser, QStringLiteral("dp"));
+    degrees.cp = intOption(parser, QStringLiteral("cp"));
+    degrees.ep = intOption(parser, QStringLiteral("ep"));
+
+    std::string text;
+    try {
+        const ParallelLayout layout(degrees, parser.value(orderOpt).toStdString());
+        text = parser.isSet(jsonOpt) ? groupsJson(layout) : groupsText(layout);
+    } catch (const ScenarioError &e) {
+        throw ScenarioError(flagFor(e.field()), e.reason());
+    }
+    writeOutput(QString(), text);
+    return kExitOk;
+}
+
+} // namespace railyard::cli

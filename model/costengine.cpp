@@ -1,0 +1,665 @@
+#include "costengine.h"
+
+#include "scenarioerror.h"
+#include "trafficmodel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+
+namespace railyard {
+
+namespace {
+
+/// Passes over the ring per collective: all-reduce = reduce-scatter + all-gather (2 passes of
+/// n-1 steps each, Patarasuk & Yuan 2009); the others one pass.
+int passesOf(Collective c)
+{
+    return c == Collective::AllReduce ? 2 : 1;
+}
+
+/// nccl-tests bus-bandwidth factors (nccl-tests doc/PERFORMANCE.md): all-reduce 2(n-1)/n,
+/// all-gather / reduce-scatter / all-to-all (n-1)/n, send-recv 1.
+double busFactorOf(Collective c, int n)
+{
+    if (n <= 1)
+        return c == Collective::SendRecv ? 1.0 : 0.0;
+    const double f = static_cast<double>(n - 1) / static_cast<double>(n);
+    switch (c) {
+    case Collective::AllReduce:
+        return 2.0 * f;
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::AllToAll:
+        return f;
+    case Collective::SendRecv:
+        return 1.0;
+    }
+    return 0.0;
+}
+
+double peakFlops(const DeviceSpec &device, Precision precision)
+{
+    switch (precision) {
+    case Precision::Fp16:
+        return device.peakTflopsFp16 * 1e12;
+    case Precision::Fp8:
+        return device.peakTflopsFp8 * 1e12;
+    case Precision::Bf16:
+        break;
+    }
+    return device.peakTflopsBf16 * 1e12;
+}
+
+bool isExpertOp(const CommOp &op)
+{
+    return op.what.find("expert") != std::string::npos;
+}
+
+/// Nearest-rank percentile of `values` (reorders it).
+double percentile(std::vector<double> &values, double q)
+{
+    if (values.empty())
+        return 0.0;
+    const auto n = values.size();
+    auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
+    k = std::clamp<std::size_t>(k, 1, n) - 1;
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+    return values[k];
+}
+
+} // namespace
+
+Dim LinkLoad::topDim() const
+{
+    const auto it = std::max_element(dimBytes.begin(), dimBytes.end());
+    return static_cast<Dim>(it - dimBytes.begin());
+}
+
+/** Which communication the stage-time model includes; the exposure ablation drops one dim. */
+struct DimMask
+{
+    std::array<bool, kDimCount> on{true, true, true, true, true};
+    static DimMask without(Dim d)
+    {
+        DimMask m;
+        m.on[index(d)] = false;
+        return m;
+    }
+};
+
+/** A DP sync op expressed against the DP pattern: S of stage s = ratio * stageDpBytes[s]. */
+struct DpOp
+{
+    Collective collective = Collective::AllReduce;
+    double ratio = 1.0;
+    std::string what;
+};
+
+struct CostEngine::Impl
+{
+    Scenario scenario;
+    Fabric fabric;
+    ParallelLayout layout;
+    WorkloadPlan plan;
+    Mapping mapping;
+    std::optional<Router> router;
+    std::optional<TrafficModel> traffic;
+    std::vector<DpOp> dpOps;
+    std::vector<double> stageDpBytes;
+    CostReport report;
+
+    explicit Impl(const Scenario &s)
+        : scenario(s)
+        , fabric(Fabric::build(s.fabric))
+        , layout(s.degrees, s.order)
+        , plan(planWorkload(s.model, s.training, s.device, s.degrees))
+    {}
+
+    int chunks() const
+    {
+        return scenario.training.schedule == ScheduleKind::Interleaved
+                   ? std::max(1, scenario.training.interleave)
+                   : 1;
+    }
+
+    void setUpTraffic();
+    void checkMapping(const Mapping &m) const;
+    void recompute();
+
+    double opTime(int pattern, Collective c, double bytes) const;
+    double dpSyncTime() const;
+    std::vector<double> stageTimes(OpPass pass, const DimMask &mask) const;
+    std::vector<double> boundaryTimes(bool forward) const;
+    PipelineTimeline schedule(const DimMask &mask) const;
+    double iterationTime(const PipelineTimeline &t, bool withDp) const;
+    double optimizerTime() const;
+    void fillPhases();
+    void fillLinks();
+};
+
+void CostEngine::Impl::checkMapping(const Mapping &m) const
+{
+    for (const MappingIssue &issue : m.validate(layout, fabric))
+        if (issue.severity == MappingIssue::Error)
+            throw ScenarioError("mapping", issue.message);
+}
+
+void CostEngine::Impl::setUpTraffic()
+{
+    const int stages = scenario.degrees.pp;
+    TrafficModel::Setup setup;
+    setup.hierarchicalDp = scenario.training.hierarchicalAllReduce;
+    setup.stageDpBytes.assign(stages, 0.0);
+    std::vector<double> expertBytes(stages, 0.0);
+    bool anyExpert = false;
+
+    // The first DP op of each stage is the reference size of that stage's sync; later DP ops
+    // (the all-gather after a reduce-scatter) are expressed as a ratio of it.
+    for (const CommOp &op : plan.ops) {
+        if (op.dim != Dim::Dp || op.pass != OpPass::Iteration)
+            continue;
+        std::vector<double> &ref = isExpertOp(op) ? expertBytes : setup.stageDpBytes;
+        anyExpert = anyExpert || isExpertOp(op);
+        if (ref[op.stage] == 0.0)
+            ref[op.stage] = op.bytes;
+    }
+    if (anyExpert)
+        setup.stageExpertDpBytes = expertBytes;
+    const bool denseRef = std::any_of(setup.stageDpBytes.begin(), setup.stageDpBytes.end(),
+                                      [](double b) { return b > 0.0; });
+    for (const CommOp &op : plan.ops) {
+        if (op.dim != Dim::Dp || op.pass != OpPass::Iteration || op.stage != 0
+            || isExpertOp(op) == denseRef)
+            continue;
+        const double ref = denseRef ? setup.stageDpBytes[0] : expertBytes[0];
+        dpOps.push_back({op.collective, ref > 0.0 ? op.bytes / ref : 0.0, op.what});
+    }
+    stageDpBytes = setup.stageDpBytes;
+
+    router.emplace(fabric);
+    traffic.emplace(fabric, layout, *router, setup);
+
+    // Pattern weights: bytes per iteration that one unit of pattern load stands for.
+    const double m = plan.microbatches;
+    std::vector<double> weight(traffic->patternCount(), 0.0);
+    for (const CommOp &op : plan.ops) {
+        const double perIteration = op.pass == OpPass::Iteration ? op.count : op.count * m;
+        const double bytes = passesOf(op.collective) * op.bytes * perIteration;
+        int pattern = -1;
+        switch (op.dim) {
+        case Dim::Tp:
+            pattern = traffic->tpPattern(op.stage);
+            break;
+        case Dim::Cp:
+            pattern = traffic->cpPattern(op.stage);
+            break;
+        case Dim::Ep:
+            pattern = traffic->epPattern(op.stage);
+            break;
+        case Dim::Pp:
+        case Dim::Dp:
+            break; // weighted below
+        }
+        if (pattern >= 0)
+            weight[pattern] += bytes;
+    }
+    // Every micro-batch crosses each boundary once per model chunk in each direction.
+    for (int b = 0; b + 1 < scenario.degrees.pp; ++b) {
+        const double w = plan.boundaryActivationBytes * m * chunks();
+        weight[traffic->ppForwardPattern(b)] = w;
+        weight[traffic->ppBackwardPattern(b)] = w;
+    }
+    double dpWeight = 0.0;
+    for (const DpOp &op : dpOps)
+        dpWeight += passesOf(op.collective) * op.ratio;
+    for (int p : traffic->dpPatterns())
+        weight[p] = dpWeight;
+    for (int p = 0; p < traffic->patternCount(); ++p)
+        traffic->setWeight(p, weight[p]);
+}
+
+double CostEngine::Impl::opTime(int pattern, Collective c, double bytes) const
+{
+    if (pattern < 0)
+        return 0.0;
+    // Phase time = its alpha terms + its most loaded link's bytes over that link's bandwidth:
+    // passes * steps * alpha + passes * S * max_l(load_l / B_l) (seed: T = 2(p-1)a + 2(p-1)/p S/B).
+    const TrafficPattern &p = traffic->pattern(pattern);
+    const int passes = passesOf(c);
+    return passes * p.steps * p.maxLatency() + passes * bytes * p.maxRatio;
+}
+
+double CostEngine::Impl::dpSyncTime() const
+{
+    double total = 0.0;
+    for (const DpOp &op : dpOps) {
+        const int passes = passesOf(op.collective);
+        for (int pi : traffic->dpPatterns()) {
+            const TrafficPattern &p = traffic->pattern(pi);
+            // The DP pattern's load is already in bytes (weighted by each stage's S).
+            total += passes * (p.steps * p.maxLatency() + op.ratio * p.maxRatio);
+        }
+    }
+    return total;
+}
+
+std::vector<double> CostEngine::Impl::stageTimes(OpPass pass, const DimMask &mask) const
+{
+    const int stages = scenario.degrees.pp;
+    std::vector<double> t(stages, 0.0);
+    std::vector<double> cp(stages, 0.0);
+    for (int s = 0; s < stages; ++s) {
+        const StageCompute &c = plan.stages[s];
+        t[s] = pass == OpPass::Forward ? c.forwardTime : c.backwardTime;
+    }
+    for (const CommOp &op : plan.ops) {
+        if (op.pass != pass || !mask.on[index(op.dim)])
+            continue;
+        int pattern = -1;
+        switch (op.dim) {
+        case Dim::Tp:
+            pattern = traffic->tpPattern(op.stage);
+            break;
+        case Dim::Ep:
+            pattern = traffic->epPattern(op.stage);
+            break;
+        case Dim::Cp:
+            cp[op.stage] += op.count * opTime(traffic->cpPattern(op.stage), op.collective, op.bytes);
+            continue;
+        case Dim::Pp:
+        case Dim::Dp:
+            continue;
+        }
+        // TP and EP collectives sit between dependent ops of a layer: on the critical path.
+        t[op.stage] += op.count * opTime(pattern, op.collective, op.bytes);
+    }
+    for (int s = 0; s < stages; ++s) {
+        // Ring attention overlaps the K/V exchange with the attention core (Liu et al. 2023,
+        // Megatron-LM context parallelism): only what the core cannot hide is exposed.
+        const StageCompute &c = plan.stages[s];
+        const double core =
+            pass == OpPass::Forward ? c.attentionCoreForwardTime : c.attentionCoreBackwardTime;
+        t[s] += std::max(0.0, cp[s] - core);
+    }
+    return t;
+}
+
+std::vector<double> CostEngine::Impl::boundaryTimes(bool forward) const
+{
+    std::vector<double> t;
+    for (int b = 0; b + 1 < scenario.degrees.pp; ++b) {
+        const int pattern = forward ? traffic->ppForwardPattern(b) : traffic->ppBackwardPattern(b);
+        t.push_back(opTime(pattern, Collective::SendRecv, plan.boundaryActivationBytes));
+    }
+    return t;
+}
+
+PipelineTimeline CostEngine::Impl::schedule(const DimMask &mask) const
+{
+    PipelineInput in;
+    in.kind = scenario.training.schedule;
+    in.stages = scenario.degrees.pp;
+    in.microbatches = plan.microbatches;
+    in.chunks = chunks();
+    in.forward = stageTimes(OpPass::Forward, mask);
+    in.backward = stageTimes(OpPass::Backward, mask);
+    if (mask.on[index(Dim::Pp)]) {
+        in.sendForward = boundaryTimes(true);
+        in.sendBackward = boundaryTimes(false);
+    }
+    return schedulePipeline(in);
+}
+
+double CostEngine::Impl::optimizerTime() const
+{
+    // The optimizer step runs after the gradient sync on every stage; the slowest stage's
+    // (workloadplan.cpp: a memory-bound Adam update) ends the iteration.
+    double worst = 0.0;
+    for (const StageCompute &c : plan.stages)
+        worst = std::max(worst, c.optimizerTime);
+    return worst;
+}
+
+double CostEngine::Impl::iterationTime(const PipelineTimeline &t, bool withDp) const
+{
+    // Each stage may start its gradient sync while its last backward runs (Megatron-LM
+    // --overlap-grad-reduce): stage s ends at max(E_s, E_s - window_s + T_dp), where E_s is
+    // the end of its last compute. The seed asks to record exactly this overlappable window
+    // and the final sync point.
+    const int stages = scenario.degrees.pp;
+    std::vector<double> lastEnd(stages, 0.0);
+    for (const PipelineEvent &e : t.events)
+        if (e.kind == PipelineEventKind::Forward || e.kind == PipelineEventKind::Backward)
+            lastEnd[e.stage] = std::max(lastEnd[e.stage], e.end);
+    const double dp = withDp ? report.dpSyncTime : 0.0;
+    const std::vector<double> &bwd = report.stageBackward;
+    double end = t.makespan;
+    for (int s = 0; s < stages; ++s) {
+        const double window =
+            scenario.training.dpOverlap ? bwd[s] / static_cast<double>(chunks()) : 0.0;
+        end = std::max(end, lastEnd[s] + std::max(0.0, dp - window));
+    }
+    return end + optimizerTime();
+}
+
+void CostEngine::Impl::fillPhases()
+{
+    report.phases.clear();
+    auto add = [&](std::string name, Dim dim, Collective c, OpPass pass, int stage, double bytes,
+                   double count, int pattern) {
+        PhaseResult ph;
+        ph.name = std::move(name);
+        ph.dim = dim;
+        ph.collective = c;
+        ph.pass = pass;
+        ph.stage = stage;
+        ph.bytes = bytes;
+        ph.count = count;
+        if (pattern >= 0) {
+            const TrafficPattern &p = traffic->pattern(pattern);
+            ph.alphaTime = passesOf(c) * p.steps * p.maxLatency();
+            ph.time = opTime(pattern, c, bytes);
+            ph.bottleneckLink = p.argmax;
+        }
+        report.phases.push_back(std::move(ph));
+    };
+    for (const CommOp &op : plan.ops) {
+        int pattern = -1;
+        if (op.dim == Dim::Tp)
+            pattern = traffic->tpPattern(op.stage);
+        else if (op.dim == Dim::Ep)
+            pattern = traffic->epPattern(op.stage);
+        else if (op.dim == Dim::Cp)
+            pattern = traffic->cpPattern(op.stage);
+        else
+            continue;
+        const char *pass = op.pass == OpPass::Forward ? "fwd" : "bwd";
+        add(std::string(dimName(op.dim)) + " " + pass + " stage " + std::to_string(op.stage) + ": "
+                + op.what,
+            op.dim, op.collective, op.pass, op.stage, op.bytes, op.count, pattern);
+    }
+    for (int b = 0; b + 1 < scenario.degrees.pp; ++b) {
+        add("pp fwd boundary " + std::to_string(b) + "->" + std::to_string(b + 1), Dim::Pp,
+            Collective::SendRecv, OpPass::Forward, b, plan.boundaryActivationBytes, chunks(),
+            traffic->ppForwardPattern(b));
+        add("pp bwd boundary " + std::to_string(b + 1) + "->" + std::to_string(b), Dim::Pp,
+            Collective::SendRecv, OpPass::Backward, b + 1, plan.boundaryActivationBytes, chunks(),
+            traffic->ppBackwardPattern(b));
+    }
+    for (const DpOp &op : dpOps) {
+        PhaseResult ph;
+        ph.name = "dp sync: " + op.what;
+        ph.dim = Dim::Dp;
+        ph.collective = op.collective;
+        ph.pass = OpPass::Iteration;
+        ph.stage = -1;
+        ph.bytes = stageDpBytes.empty() ? 0.0 : op.ratio * stageDpBytes[0];
+        ph.count = 1;
+        double worst = -1.0;
+        for (int pi : traffic->dpPatterns()) {
+            const TrafficPattern &p = traffic->pattern(pi);
+            ph.alphaTime += passesOf(op.collective) * p.steps * p.maxLatency();
+            ph.time += passesOf(op.collective) * (p.steps * p.maxLatency() + op.ratio * p.maxRatio);
+            if (p.maxRatio > worst) {
+                worst = p.maxRatio;
+                ph.bottleneckLink = p.argmax;
+            }
+        }
+        report.phases.push_back(std::move(ph));
+    }
+}
+
+void CostEngine::Impl::fillLinks()
+{
+    const int n = fabric.linkCount();
+    const std::vector<double> &dimBytes = traffic->linkDimBytes();
+    report.links.resize(n);
+    std::vector<double> util(n);
+    double worst = -1.0;
+    report.bottleneckLink = -1;
+    const double iter = report.iterationTime > 0.0 ? report.iterationTime : 1.0;
+    for (int i = 0; i < n; ++i) {
+        LinkLoad &l = report.links[i];
+        double total = 0.0;
+        for (int d = 0; d < kDimCount; ++d) {
+            // Loads that cancelled out after moves may leave rounding residue below a byte.
+            const double b = dimBytes[static_cast<std::size_t>(i) * kDimCount + d];
+            l.dimBytes[d] = b > 0.5 ? b : 0.0;
+            total += l.dimBytes[d];
+        }
+        l.bytes = total;
+        l.busyTime = total / fabric.link(i).bandwidth;
+        l.utilisation = l.busyTime / iter;
+        util[i] = l.utilisation;
+        if (l.utilisation > worst) {
+            worst = l.utilisation;
+            report.bottleneckLink = i;
+        }
+    }
+    report.bottleneckDim =
+        report.bottleneckLink >= 0 ? report.links[report.bottleneckLink].topDim() : Dim::Tp;
+    report.linkStats.count = n;
+    report.linkStats.max = worst > 0.0 ? worst : 0.0;
+    report.linkStats.p99 = percentile(util, 0.99);
+    report.linkStats.p95 = percentile(util, 0.95);
+    report.linkStats.p50 = percentile(util, 0.50);
+}
+
+void CostEngine::Impl::recompute()
+{
+    const int stages = scenario.degrees.pp;
+    const DimMask all;
+    report.ranks = layout.worldSize();
+    report.stageForward = stageTimes(OpPass::Forward, all);
+    report.stageBackward = stageTimes(OpPass::Backward, all);
+    report.boundaryForward = boundaryTimes(true);
+    report.boundaryBackward = boundaryTimes(false);
+    report.dpSyncTime = dpSyncTime();
+    report.dpOverlapWindow =
+        scenario.training.dpOverlap && !report.stageBackward.empty()
+            ? *std::min_element(report.stageBackward.begin(), report.stageBackward.end())
+                  / static_cast<double>(chunks())
+            : 0.0;
+
+    report.timeline = schedule(all);
+    report.pipelineMakespan = report.timeline.makespan;
+    report.bubbleFraction = report.timeline.bubbleFraction;
+    report.iterationTime = iterationTime(report.timeline, true);
+
+    // Exposed time per dimension: how much sooner the iteration would end if that dimension's
+    // communication were free (everything else unchanged).
+    report.dimExposed = {};
+    report.dimExposed[index(Dim::Dp)] =
+        report.iterationTime - iterationTime(report.timeline, false);
+    const ParallelDegrees &deg = scenario.degrees;
+    const std::array<std::pair<Dim, bool>, 4> others{
+        {{Dim::Tp, deg.tp > 1}, {Dim::Pp, deg.pp > 1}, {Dim::Ep, deg.ep > 1}, {Dim::Cp, deg.cp > 1}}};
+    for (const auto &[dim, present] : others) {
+        if (!present)
+            continue;
+        const PipelineTimeline without = schedule(DimMask::without(dim));
+        report.dimExposed[index(dim)] =
+            std::max(0.0, report.iterationTime - iterationTime(without, true));
+    }
+
+    report.tierBytes = traffic->tierBytes();
+    report.dimBytes = {};
+    for (const DimArray &tier : report.tierBytes)
+        for (int d = 0; d < kDimCount; ++d)
+            report.dimBytes[d] += tier[d];
+    for (DimArray &tier : report.tierBytes)
+        for (double &b : tier)
+            b = b > 0.5 ? b : 0.0;
+    for (double &b : report.dimBytes)
+        b = b > 0.5 ? b : 0.0;
+    report.spineBytesShare =
+        traffic->nicUpBytes() > 0.5 ? std::max(0.0, traffic->leafUpBytes()) / traffic->nicUpBytes()
+                                    : 0.0;
+    if (report.spineBytesShare < 1e-12)
+        report.spineBytesShare = 0.0;
+
+    fillPhases();
+    fillLinks();
+
+    report.memory = plan.memory;
+    report.maxMemoryPerRank = 0.0;
+    for (int s = 0; s < stages; ++s) {
+        MemoryLedger &m = report.memory[s];
+        const double inflight =
+            s < static_cast<int>(report.timeline.peakInflight.size()) ? report.timeline.peakInflight[s] : 1.0;
+        m.activations = m.activationsPerMicrobatch * inflight;
+        report.maxMemoryPerRank = std::max(report.maxMemoryPerRank, m.total());
+    }
+    report.memoryFits = report.maxMemoryPerRank <= scenario.device.hbmBytes;
+
+    const double peak = peakFlops(scenario.device, scenario.training.precision);
+    report.mfu = report.iterationTime > 0.0
+                     ? plan.modelFlopsPerIteration / (report.iterationTime * report.ranks * peak)
+                     : 0.0;
+
+    report.warnings.clear();
+    for (const MappingIssue &issue : mapping.validate(layout, fabric))
+        report.warnings.push_back(issue.message);
+    if (!report.memoryFits)
+        report.warnings.push_back("memory: a rank needs "
+                                  + std::to_string(report.maxMemoryPerRank / 1e9).substr(0, 6)
+                                  + " GB but the device has "
+                                  + std::to_string(scenario.device.hbmBytes / 1e9).substr(0, 6)
+                                  + " GB");
+}
+
+CostEngine::CostEngine(const Scenario &scenario)
+    : d(std::make_unique<Impl>(scenario))
+{
+    if (scenario.slots.empty()) {
+        d->mapping = Mapping::place(scenario.placement, d->layout, d->fabric);
+    } else {
+        d->mapping = Mapping(scenario.slots, d->fabric.slotCount());
+    }
+    d->checkMapping(d->mapping);
+    d->setUpTraffic();
+    d->traffic->build(d->mapping);
+    d->recompute();
+}
+
+CostEngine::~CostEngine() = default;
+
+const Scenario &CostEngine::scenario() const { return d->scenario; }
+const Fabric &CostEngine::fabric() const { return d->fabric; }
+const ParallelLayout &CostEngine::layout() const { return d->layout; }
+const WorkloadPlan &CostEngine::plan() const { return d->plan; }
+const Mapping &CostEngine::mapping() const { return d->mapping; }
+const CostReport &CostEngine::report() const { return d->report; }
+
+void CostEngine::swapRanks(int a, int b)
+{
+    const int world = d->layout.worldSize();
+    if (a < 0 || a >= world || b < 0 || b >= world)
+        throw ScenarioError("swap", "rank " + std::to_string(a < 0 || a >= world ? a : b)
+                                        + " is outside 0.." + std::to_string(world - 1));
+    if (a == b)
+        return;
+    d->traffic->beginMove(d->mapping, {a, b});
+    d->mapping.swapRanks(a, b);
+    d->traffic->endMove(d->mapping);
+    d->recompute();
+}
+
+void CostEngine::setMapping(const Mapping &mapping)
+{
+    d->checkMapping(mapping);
+    d->mapping = mapping;
+    d->traffic->build(d->mapping);
+    d->recompute();
+}
+
+CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes)
+{
+    const int world = d->layout.worldSize();
+    const int n = static_cast<int>(ranks.size());
+    if (n < 1)
+        throw ScenarioError("ranks", "at least one rank is needed");
+    if (op == Collective::SendRecv && n != 2)
+        throw ScenarioError("ranks", "send-recv takes exactly two ranks (sender,receiver)");
+    std::vector<int> seen(world, 0);
+    for (int r : ranks) {
+        if (r < 0 || r >= world)
+            throw ScenarioError("ranks", "rank " + std::to_string(r) + " is outside 0.."
+                                             + std::to_string(world - 1));
+        if (seen[r]++)
+            throw ScenarioError("ranks", "rank " + std::to_string(r) + " is listed twice");
+    }
+    if (!(bytes > 0.0) || !std::isfinite(bytes))
+        throw ScenarioError("bytes", "the message size must be a positive number of bytes");
+
+    // Route the collective alone: per-link bytes of one run, and the slowest hop's latency.
+    Router &router = *d->router;
+    std::vector<std::pair<int, double>> touched;
+    std::vector<double> load(d->fabric.linkCount(), 0.0);
+    double alphaStep = 0.0;
+    auto flow = [&](int src, int dst, double b) {
+        const int s = d->mapping.slotOf(src), t = d->mapping.slotOf(dst);
+        if (s == t)
+            return;
+        alphaStep = std::max(alphaStep, router.latency(s, t));
+        for (const RouteHop &hop : router.route(s, t)) {
+            if (load[hop.link] == 0.0)
+                touched.push_back({hop.link, 0.0});
+            load[hop.link] += b * hop.share;
+        }
+    };
+    const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
+    int steps = 0;
+    double sent = 0.0;
+    switch (op) {
+    case Collective::AllReduce:
+    case Collective::AllGather:
+    case Collective::ReduceScatter: {
+        const int passes = passesOf(op);
+        for (int i = 0; i < n && n > 1; ++i)
+            flow(ranks[i], ranks[(i + 1) % n], passes * frac * bytes);
+        steps = passes * (n - 1);
+        sent = passes * frac * bytes;
+        break;
+    }
+    case Collective::AllToAll:
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+                if (i != j)
+                    flow(ranks[i], ranks[j], bytes / n);
+        steps = n - 1;
+        sent = frac * bytes;
+        break;
+    case Collective::SendRecv:
+        flow(ranks[0], ranks[1], bytes);
+        steps = 1;
+        sent = bytes;
+        break;
+    }
+    CollectiveResult r;
+    double worst = 0.0;
+    for (auto &[link, unused] : touched) {
+        const double t = load[link] / d->fabric.link(link).bandwidth;
+        if (t > worst || (t == worst && link < r.bottleneckLink)) {
+            worst = t;
+            r.bottleneckLink = link;
+        }
+    }
+    r.alphaTime = steps * alphaStep;
+    r.time = r.alphaTime + worst;
+    r.bytesSentPerRank = sent;
+    r.busFactor = busFactorOf(op, n);
+    r.algBandwidth = r.time > 0.0 ? bytes / r.time : 0.0;
+    r.busBandwidth = r.algBandwidth * r.busFactor;
+    return r;
+}
+
+CostReport evaluate(const Scenario &scenario)
+{
+    CostEngine engine(scenario);
+    return engine.report();
+}
+
+} // namespace railyard

@@ -1,0 +1,91 @@
+// Speed of the cost engine (Google Benchmark). Run: build/bin/bench
+//   BM_Evaluate16k  full evaluation of a 16,384-GPU scenario (goal <= 50 ms, one core)
+//   BM_Swap16k      incremental update after one swap at that size (goal <= 1 ms)
+#include "costengine.h"
+#include "presets.h"
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+using namespace railyard;
+
+namespace {
+
+/// 2,048 servers x 8 GPUs, rail-optimised with 64-port switches and 32 servers per SU
+/// (a three-tier, multi-pod fabric); GPT-3 175B with TP8 PP16 DP128, 12 micro-batches.
+Scenario scenario16k()
+{
+    Scenario s;
+    s.name = "bench-16k";
+    s.fabric.kind = FabricKind::RailOptimised;
+    s.fabric.servers = 2048;
+    s.fabric.gpusPerServer = 8;
+    s.fabric.serversPerSu = 32;
+    s.fabric.switchRadix = 64;
+    s.degrees = {8, 16, 128, 1, 1};
+    s.model = *modelPreset("gpt3-175b");
+    s.device = *devicePreset("h100-sxm");
+    s.training.microBatch = 1;
+    s.training.globalBatch = 1536;
+    return s;
+}
+
+Scenario scenario128()
+{
+    Scenario s = scenario16k();
+    s.name = "bench-128";
+    s.fabric.servers = 16;
+    s.degrees = {8, 4, 4, 1, 1};
+    s.model = *modelPreset("llama2-70b");
+    s.training.globalBatch = 64;
+    return s;
+}
+
+void BM_Evaluate16k(benchmark::State &state)
+{
+    const Scenario s = scenario16k();
+    for (auto _ : state) {
+        CostEngine engine(s);
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
+void BM_Swap16k(benchmark::State &state)
+{
+    CostEngine engine(scenario16k());
+    std::mt19937 rng(1);
+    std::uniform_int_distribution<int> pick(0, engine.layout().worldSize() - 1);
+    for (auto _ : state) {
+        engine.swapRanks(pick(rng), pick(rng));
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
+void BM_Evaluate128(benchmark::State &state)
+{
+    const Scenario s = scenario128();
+    for (auto _ : state) {
+        CostEngine engine(s);
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
+void BM_Swap128(benchmark::State &state)
+{
+    CostEngine engine(scenario128());
+    std::mt19937 rng(1);
+    std::uniform_int_distribution<int> pick(0, engine.layout().worldSize() - 1);
+    for (auto _ : state) {
+        engine.swapRanks(pick(rng), pick(rng));
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
+} // namespace
+
+BENCHMARK(BM_Evaluate16k)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Swap16k)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Evaluate128)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Swap128)->Unit(benchmark::kMicrosecond);
+BENCHMARK_MAIN();

@@ -1,0 +1,292 @@
+/** Tests of `railyard-cli generate`: the real binary, run through QProcess. */
+#include "presets.h"
+#include "scenarioerror.h"
+#include "scenariofile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+using namespace railyard;
+using nlohmann::json;
+
+namespace {
+
+/** What one run of the CLI produced. */
+struct Run
+{
+    int exitCode = -1;
+    std::string out;
+    std::string err;
+};
+
+Run runCli(const QStringList &args)
+{
+    QProcess p;
+    p.start(QStringLiteral(RAILYARD_CLI), QStringList{QStringLiteral("generate")} + args);
+    Run r;
+    if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit)
+        return r;
+    r.exitCode = p.exitCode();
+    r.out = p.readAllStandardOutput().toStdString();
+    r.err = p.readAllStandardError().toStdString();
+    return r;
+}
+
+/// The seed's 128-GPU example: 16 servers of 8, TP=8, PP=4 (DP=4 derived).
+QStringList seedArgs()
+{
+    return {"--fabric", "rail-optimised", "--servers", "16", "--gpus-per-server", "8",
+            "--tp",     "8",              "--pp",      "4"};
+}
+
+std::string readAll(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll().toStdString();
+}
+
+} // namespace
+
+class TestCliGenerate : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void seedExampleToStdout();
+    void modelPresetWithOverridesToFile();
+    void deviceSetsFabricDefaults();
+    void workloadAndFabricFlags();
+    void badInput_data();
+    void badInput();
+    void failureKeepsExistingOutput();
+    void outputIntoMissingDirectory();
+};
+
+void TestCliGenerate::seedExampleToStdout()
+{
+    const Run r = runCli(seedArgs());
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.empty(), r.err.c_str());
+    const json doc = json::parse(r.out);
+    QCOMPARE(doc.at("format_version").get<int>(), kScenarioFormatVersion);
+    const Scenario s = parseScenario(r.out);
+    QCOMPARE(s.fabric.kind, FabricKind::RailOptimised);
+    QCOMPARE(s.fabric.servers, 16);
+    QCOMPARE(s.fabric.gpusPerServer, 8);
+    QCOMPARE(s.fabric.name, std::string("rail-optimised-16x8"));
+    QCOMPARE(s.degrees.tp, 8);
+    QCOMPARE(s.degrees.pp, 4);
+    QCOMPARE(s.degrees.dp, 4); // 128 slots / (8 * 4)
+    QCOMPARE(s.degrees.cp, 1);
+    QCOMPARE(s.degrees.ep, 1);
+    QCOMPARE(s.placement, Placement::Packed);
+    // Default model: the llama2-70b preset, written out field by field.
+    QCOMPARE(s.model.name, std::string("llama2-70b"));
+    QCOMPARE(s.model.layers, 80);
+    QCOMPARE(s.model.hidden, 8192);
+    QCOMPARE(s.model.heads, 64);
+    QCOMPARE(s.model.kvHeads, 8);
+    QCOMPARE(doc.at("model").at("ffn").get<int>(), 28672);
+    QVERIFY(!doc.at("model").contains("preset"));
+    QCOMPARE(s.device.name, std::string("h100-sxm"));
+    QCOMPARE(s.fabric.nic.gbps, deviceFabricDefaults("h100-sxm").nicGbps);
+    QCOMPARE(s.fabric.scaleUp.gbps, deviceFabricDefaults("h100-sxm").scaleUpGbps);
+    QCOMPARE(s.name, std::string("llama2-70b-tp8-pp4-dp4"));
+    QCOMPARE(s.description,
+             std::string("railyard-cli generate --fabric rail-optimised --servers 16 "
+                         "--gpus-per-server 8 --tp 8 --pp 4"));
+}
+
+void TestCliGenerate::modelPresetWithOverridesToFile()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("llama3.json"));
+    const Run r = runCli(seedArgs()
+                         + QStringList{"--model", "llama3-8b", "--layers", "16", "--name", "short",
+                                       "-o", path});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.empty(), r.err.c_str());
+    QVERIFY(r.out.empty());
+    const Scenario s = loadScenario(path.toStdString());
+    const std::optional<ModelSpec> preset = modelPreset("llama3-8b");
+    QVERIFY(preset.has_value());
+    QCOMPARE(s.name, std::string("short"));
+    QCOMPARE(s.model.layers, 16); // overridden
+    // Llama 3 8B (Meta model card): hidden 4096, 32 heads, 8 KV heads, FFN 14336, vocab 128256.
+    QCOMPARE(s.model.hidden, 4096);
+    QCOMPARE(s.model.heads, 32);
+    QCOMPARE(s.model.kvHeads, 8);
+    QCOMPARE(s.model.ffn, 14336);
+    QCOMPARE(s.model.vocab, 128256);
+    QCOMPARE(s.model.seq, preset->seq);
+    QCOMPARE(s.model.gatedMlp, preset->gatedMlp);
+    QCOMPARE(s.model.name, preset->name);
+    // The file is the same text the loader writes back.
+    QCOMPARE(readAll(path), scenarioToText(s));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"llama3.json"});
+}
+
+void TestCliGenerate::deviceSetsFabricDefaults()
+{
+    const Run b200 = runCli(seedArgs() + QStringList{"--device", "b200"});
+    QCOMPARE(b200.exitCode, 0);
+    const Scenario s = parseScenario(b200.out);
+    const std::optional<DeviceSpec> preset = devicePreset("b200");
+    QVERIFY(preset.has_value());
+    QCOMPARE(s.device.name, std::string("b200"));
+    QCOMPARE(s.device.peakTflopsBf16, preset->peakTflopsBf16);
+    QCOMPARE(s.device.hbmBytes, preset->hbmBytes);
+    QCOMPARE(s.fabric.nic.gbps, deviceFabricDefaults("b200").nicGbps);
+    QCOMPARE(s.fabric.scaleUp.gbps, deviceFabricDefaults("b200").scaleUpGbps);
+
+    // Explicit bandwidths win over the device's defaults.
+    const Run explicitBw = runCli(seedArgs() + QStringList{"--device", "b200", "--nic-gbps", "200",
+                                                           "--scaleup-gbps", "1800"});
+    QCOMPARE(explicitBw.exitCode, 0);
+    const Scenario t = parseScenario(explicitBw.out);
+    QCOMPARE(t.fabric.nic.gbps, 200.0);
+    QCOMPARE(t.fabric.scaleUp.gbps, 1800.0);
+}
+
+void TestCliGenerate::workloadAndFabricFlags()
+{
+    const Run r = runCli(QStringList{"--fabric", "tor", "--servers", "8", "--gpus-per-server",
+                                     "8", "--servers-per-leaf", "4", "--tp", "4", "--pp", "2",
+                                     "--dp", "8", "--placement", "rail-aligned", "--pxn",
+                                     "--precision", "fp8", "--recompute", "full",
+                                     "--no-sequence-parallel", "--no-distributed-optimizer",
+                                     "--micro-batch", "2", "--global-batch", "256", "--seq",
+                                     "2048"});
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    const Scenario s = parseScenario(r.out);
+    QCOMPARE(s.fabric.kind, FabricKind::Tor);
+    QCOMPARE(s.fabric.serversPerLeaf, 4);
+    QCOMPARE(s.fabric.pxn, true);
+    QCOMPARE(s.degrees.tp, 4);
+    QCOMPARE(s.degrees.pp, 2);
+    QCOMPARE(s.degrees.dp, 8);
+    QCOMPARE(s.placement, Placement::RailAligned);
+    QCOMPARE(s.training.precision, Precision::Fp8);
+    QCOMPARE(s.training.recompute, Recompute::Full);
+    QCOMPARE(s.training.sequenceParallel, false);
+    QCOMPARE(s.training.distributedOptimizer, false);
+    QCOMPARE(s.training.microBatch, 2);
+    QCOMPARE(s.training.globalBatch, 256);
+    QCOMPARE(s.model.seq, 2048);
+    QCOMPARE(s.model.layers, 80); // still the default preset
+}
+
+void TestCliGenerate::badInput_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+
+    const auto seedWith = [](const QStringList &extra) { return seedArgs() + extra; };
+    QTest::newRow("dp does not divide")
+        << QStringList{"--fabric", "rail-optimised", "--servers", "3", "--gpus-per-server", "8",
+                       "--tp", "8", "--pp", "2"}
+        << 1
+        << "railyard-cli: --dp: not given, and the 24 GPU slots (servers * gpus-per-server) are "
+           "not a multiple of tp*pp*cp = 16; give --dp";
+    QTest::newRow("too many ranks") << seedWith({"--dp", "8"}) << 1
+                                    << "railyard-cli: parallel: tp*pp*dp*cp = 256 ranks but the "
+                                       "fabric has 128 GPU slots";
+    QTest::newRow("tp zero") << seedWith({"--tp", "0", "--dp", "1"}) << 1
+                             << "railyard-cli: --tp: must be at least 1, got 0";
+    QTest::newRow("servers not a number")
+        << QStringList{"--fabric", "tor", "--servers", "many", "--gpus-per-server", "8"} << 1
+        << "railyard-cli: --servers: expected an integer, got 'many'";
+    QTest::newRow("billion gpus")
+        << QStringList{"--fabric", "tor", "--servers", "1000000", "--gpus-per-server", "1000"}
+        << 1 << "railyard-cli: fabric: 1000000000 GPU slots exceed the limit of 1048576";
+    QTest::newRow("ten million spines") << seedWith({"--spines", "10000000"}) << 1
+                                        << "railyard-cli: --spines: 10000000 exceeds the limit of 131072";
+    QTest::newRow("unknown fabric") << QStringList{"--fabric", "fat-tree", "--servers", "16",
+                                                   "--gpus-per-server", "8"}
+                                    << 1
+                                    << "railyard-cli: --fabric: unknown value 'fat-tree' "
+                                       "(accepted: rail-optimised, tor)";
+    QTest::newRow("unknown precision") << seedWith({"--precision", "bf32"}) << 1
+                                       << "railyard-cli: --precision: unknown value 'bf32' "
+                                          "(accepted: bf16, fp16, fp8)";
+    QTest::newRow("unknown placement") << seedWith({"--placement", "random"}) << 1
+                                       << "railyard-cli: --placement: unknown value 'random' "
+                                          "(accepted: packed, rail-aligned, scattered)";
+    QTest::newRow("unknown model") << seedWith({"--model", "gpt5"}) << 1
+                                   << "railyard-cli: --model: unknown preset 'gpt5' (accepted: ";
+    QTest::newRow("unknown device") << seedWith({"--device", "tpu"}) << 1
+                                    << "railyard-cli: --device: unknown preset 'tpu' (accepted: ";
+    QTest::newRow("zero bandwidth") << seedWith({"--nic-gbps", "0"}) << 1
+                                    << "railyard-cli: --nic-gbps: must be greater than 0, got 0";
+    QTest::newRow("contradicting switches")
+        << seedWith({"--sequence-parallel", "--no-sequence-parallel"}) << 1
+        << "railyard-cli: --sequence-parallel: contradicts --no-sequence-parallel";
+    QTest::newRow("missing servers") << QStringList{"--fabric", "tor", "--gpus-per-server", "8"}
+                                     << 2 << "railyard-cli: --servers is required (see --help)";
+    QTest::newRow("missing fabric") << QStringList{"--servers", "16", "--gpus-per-server", "8"}
+                                    << 2 << "railyard-cli: --fabric is required (see --help)";
+    QTest::newRow("unknown option") << seedWith({"--bogus"}) << 2
+                                    << "railyard-cli: Unknown option 'bogus'.";
+    QTest::newRow("positional") << seedWith({"extra"}) << 2
+                                << "railyard-cli: generate takes no positional arguments, got 'extra'";
+}
+
+void TestCliGenerate::badInput()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("out.json"));
+    const Run r = runCli(args + QStringList{"-o", path});
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY(r.out.empty());
+    // Exactly one line on stderr, and no output file, not even a temporary one.
+    QVERIFY2(r.err.ends_with("\n") && r.err.find('\n') == r.err.size() - 1, r.err.c_str());
+    QVERIFY2(r.err.starts_with(message.toStdString()), r.err.c_str());
+    QVERIFY(!QFile::exists(path));
+    QVERIFY(QDir(dir.path()).isEmpty());
+}
+
+void TestCliGenerate::failureKeepsExistingOutput()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("out.json"));
+    const Run ok = runCli(seedArgs() + QStringList{"-o", path});
+    QCOMPARE(ok.exitCode, 0);
+    const std::string before = readAll(path);
+    QVERIFY(before.find("\"llama2-70b\"") != std::string::npos);
+    const Run bad = runCli(seedArgs() + QStringList{"--dp", "8", "-o", path});
+    QCOMPARE(bad.exitCode, 1);
+    QCOMPARE(readAll(path), before);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"out.json"});
+}
+
+void TestCliGenerate::outputIntoMissingDirectory()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("missing/out.json"));
+    const Run r = runCli(seedArgs() + QStringList{"-o", path});
+    QCOMPARE(r.exitCode, 1);
+    QCOMPARE(r.err, "railyard-cli: " + path.toStdString() + ": cannot create a temporary file in '"
+                        + dir.filePath(QStringLiteral("missing")).toStdString()
+                        + "': No such file or directory\n");
+    QVERIFY(QDir(dir.path()).isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestCliGenerate)
+#include "tst_cli_generate.moc"

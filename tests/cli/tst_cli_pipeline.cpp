@@ -1,0 +1,197 @@
+/**
+ * Runs the real `railyard-cli pipeline` and checks its JSON against hand-derived numbers (the
+ * seed's forward-only example, 1F1B fill/drain, the interleaved bubble, a boundary send), its
+ * text summary, and that bad input gives a non-zero exit and one line on stderr.
+ */
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+#include <cmath>
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run runCli(const QStringList &args)
+{
+    QProcess process;
+    process.start(QStringLiteral(RAILYARD_CLI), QStringList { QStringLiteral("pipeline") } + args);
+    Run run;
+    if (!process.waitForFinished(60000)) {
+        process.kill();
+        process.waitForFinished();
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+bool near(double a, double b)
+{
+    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
+}
+
+QList<double> numbers(const QJsonArray &array)
+{
+    QList<double> out;
+    for (const QJsonValue &v : array)
+        out.append(v.toDouble());
+    return out;
+}
+
+} // namespace
+
+class TestCliPipeline : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void json_data();
+    void json();
+    void textSummary();
+    void badInput_data();
+    void badInput();
+};
+
+void TestCliPipeline::json_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<double>("makespan");
+    QTest::addColumn<double>("utilisation");
+    QTest::addColumn<QList<double>>("peak");
+    QTest::addColumn<int>("events");
+
+    const auto args
+        = [](const char *text) { return QString::fromLatin1(text).split(QLatin1Char(' ')); };
+    // Seed: 4 equal stages, forward only, m micro-batches in m+3 slots, utilisation m/(m+3).
+    QTest::newRow("seed m=4 (57%)")
+        << args("--schedule gpipe --stages 4 --microbatches 4 --tf 1 --tb 0") << 7.0 << 4.0 / 7.0
+        << QList<double> { 1, 1, 1, 1 } << 16;
+    QTest::newRow("seed m=16 (84%)")
+        << args("--schedule 1f1b --stages 4 --microbatches 16 --tf 1 --tb 0") << 19.0 << 16.0 / 19.0
+        << QList<double> { 1, 1, 1, 1 } << 64;
+    // 1F1B, tf=1, tb=2: (m+p-1)(tf+tb) = 11*3, utilisation m/(m+p-1); stage s holds p-s.
+    QTest::newRow("1f1b p=4 m=8") << args(
+        "--schedule 1f1b --stages 4 --microbatches 8 --tf 1 --tb 2")
+                                  << 33.0 << 8.0 / 11.0 << QList<double> { 4, 3, 2, 1 } << 64;
+    // Interleaved v=2: bubble (p-1)/(v*m+p-1) = 3/19, makespan (m + (p-1)/v)(tf+tb) = 9.5*3;
+    // peak (2(p-s-1) + (v-1)p + 1)/v.
+    QTest::newRow("interleaved p=4 m=8 v=2")
+        << args("--schedule interleaved --stages 4 --microbatches 8 --chunks 2 --tf 1 --tb 2")
+        << 28.5 << 16.0 / 19.0 << QList<double> { 5.5, 4.5, 3.5, 2.5 } << 128;
+    // Forward only, p=2, m=1: F 0-1, send 1-1.5, F 1.5-2.5; utilisation 2/(2*2.5).
+    QTest::newRow("send p=2 m=1") << args("--stages 2 --microbatches 1 --tf 1 --tb 0 --send 0.5")
+                                  << 2.5 << 0.4 << QList<double> { 1, 1 } << 3;
+}
+
+void TestCliPipeline::json()
+{
+    QFETCH(QStringList, args);
+    QFETCH(double, makespan);
+    QFETCH(double, utilisation);
+    QFETCH(QList<double>, peak);
+    QFETCH(int, events);
+
+    const Run run = runCli(args + QStringList { QStringLiteral("--json") });
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY(run.err.isEmpty());
+    QJsonParseError error {};
+    const QJsonDocument doc = QJsonDocument::fromJson(run.out, &error);
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+    const QJsonObject root = doc.object();
+
+    QVERIFY2(near(root.value(QLatin1String("makespan")).toDouble(), makespan),
+        run.out.left(400).constData());
+    QVERIFY(near(root.value(QLatin1String("utilisation")).toDouble(), utilisation));
+    QVERIFY(near(root.value(QLatin1String("bubble_fraction")).toDouble(), 1.0 - utilisation));
+    const QList<double> peaks = numbers(root.value(QLatin1String("peak_inflight")).toArray());
+    QCOMPARE(peaks.size(), peak.size());
+    for (qsizetype i = 0; i < peak.size(); ++i)
+        QVERIFY(near(peaks[i], peak[i]));
+
+    const QJsonArray list = root.value(QLatin1String("events")).toArray();
+    QCOMPARE(list.size(), events);
+    double lastStart = -1.0;
+    double lastEnd = 0.0;
+    for (const QJsonValue &v : list) {
+        const QJsonObject e = v.toObject();
+        for (const char *key : { "stage", "microbatch", "chunk", "kind", "start", "end" })
+            QVERIFY2(e.contains(QLatin1String(key)), key);
+        const QString kind = e.value(QLatin1String("kind")).toString();
+        QVERIFY(kind == QLatin1String("F") || kind == QLatin1String("B")
+            || kind == QLatin1String("send-F") || kind == QLatin1String("send-B"));
+        const double start = e.value(QLatin1String("start")).toDouble();
+        QVERIFY(start >= lastStart); // sorted by start time
+        lastStart = start;
+        lastEnd = std::max(lastEnd, e.value(QLatin1String("end")).toDouble());
+    }
+    QVERIFY(near(lastEnd, makespan));
+}
+
+void TestCliPipeline::textSummary()
+{
+    const Run run
+        = runCli(QString::fromLatin1("--schedule gpipe --stages 4 --microbatches 4 --tf 1 --tb 0")
+                     .split(QLatin1Char(' ')));
+    QCOMPARE(run.exitCode, 0);
+    const QString text = QString::fromUtf8(run.out);
+    QVERIFY2(text.contains(QLatin1String("utilisation   57.14 %")), run.out.constData());
+    QVERIFY(text.contains(QLatin1String("bubble        42.86 %")));
+    QVERIFY(text.contains(QLatin1String("makespan      7 s")));
+    // One Gantt row per stage; stage 3 idles first (fill) and stage 0 last (drain).
+    for (int s = 0; s < 4; ++s)
+        QVERIFY(text.contains(QStringLiteral("stage   %1 |").arg(s)));
+    QVERIFY(text.contains(QLatin1String("stage   3 |....")));
+    QVERIFY(text.contains(QLatin1String("stage   0 |0000")));
+}
+
+void TestCliPipeline::badInput_data()
+{
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("interleaved m % p")
+        << "--schedule interleaved --stages 4 --microbatches 6 --chunks 2 --tf 1 --tb 2" << 1
+        << "--microbatches: the interleaved schedule needs a multiple of the pipeline stages (4), "
+           "got 6";
+    QTest::newRow("interleaved one chunk")
+        << "--schedule interleaved --stages 4 --microbatches 8 --chunks 1 --tf 1 --tb 2" << 1
+        << "--chunks: the interleaved schedule needs at least 2 model chunks per stage, got 1";
+    QTest::newRow("unknown schedule")
+        << "--schedule zb --stages 4 --microbatches 8 --tf 1 --tb 2" << 1
+        << "--schedule: expected gpipe, 1f1b or interleaved, got 'zb'";
+    QTest::newRow("no stages") << "--stages 0 --microbatches 8 --tf 1 --tb 2" << 1
+                               << "--stages: a pipeline needs at least 1 stage, got 0";
+    QTest::newRow("negative time") << "--stages 4 --microbatches 8 --tf -1 --tb 2" << 1
+                                   << "--tf: expected a time in seconds >= 0, got '-1'";
+    QTest::newRow("not a number") << "--stages four --microbatches 8 --tf 1 --tb 2" << 1
+                                  << "--stages: expected an integer, got 'four'";
+    QTest::newRow("missing --tb") << "--stages 4 --microbatches 8 --tf 1" << 2
+                                  << "--tb is required (see --help)";
+}
+
+void TestCliPipeline::badInput()
+{
+    QFETCH(QString, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    const Run run = runCli(args.split(QLatin1Char(' ')));
+    QCOMPARE(run.exitCode, exitCode);
+    QVERIFY(run.out.isEmpty()); // nothing is written on failure
+    const QString err = QString::fromUtf8(run.err);
+    QCOMPARE(err.count(QLatin1Char('\n')), 1); // one line
+    QCOMPARE(err.trimmed(), QStringLiteral("railyard-cli: ") + message);
+}
+
+QTEST_GUILESS_MAIN(TestCliPipeline)
+#include "tst_cli_pipeline.moc"

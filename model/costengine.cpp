@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <map>
 #include <optional>
 
 namespace railyard {
@@ -57,18 +58,6 @@ bool isExpertOp(const CommOp &op)
     return op.what.find("expert") != std::string::npos;
 }
 
-/// Nearest-rank percentile of `values` (reorders it).
-double percentile(std::vector<double> &values, double q)
-{
-    if (values.empty())
-        return 0.0;
-    const auto n = values.size();
-    auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
-    k = std::clamp<std::size_t>(k, 1, n) - 1;
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
-    return values[k];
-}
-
 } // namespace
 
 Dim LinkLoad::topDim() const
@@ -100,21 +89,27 @@ struct DpOp
 struct CostEngine::Impl
 {
     Scenario scenario;
-    Fabric fabric;
+    std::shared_ptr<const Fabric> fabricPtr;
+    const Fabric &fabric;
     ParallelLayout layout;
     WorkloadPlan plan;
     Mapping mapping;
-    std::optional<Router> router;
+    std::shared_ptr<Router> router;
     std::optional<TrafficModel> traffic;
     std::vector<DpOp> dpOps;
     std::vector<double> stageDpBytes;
     CostReport report;
+    std::vector<long long> busyKey;          ///< per link: busy time in picoseconds
+    std::map<long long, int> busyHistogram;  ///< busy key -> number of links
+    std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
 
-    explicit Impl(const Scenario &s)
+    Impl(const Scenario &s, std::shared_ptr<const Fabric> prebuilt, std::shared_ptr<Router> r)
         : scenario(s)
-        , fabric(Fabric::build(s.fabric))
+        , fabricPtr(prebuilt ? std::move(prebuilt) : std::make_shared<const Fabric>(Fabric::build(s.fabric)))
+        , fabric(*fabricPtr)
         , layout(s.degrees, s.order)
         , plan(planWorkload(s.model, s.training, s.device, s.degrees))
+        , router(r ? std::move(r) : std::make_shared<Router>(fabric))
     {}
 
     int chunks() const
@@ -126,7 +121,7 @@ struct CostEngine::Impl
 
     void setUpTraffic();
     void checkMapping(const Mapping &m) const;
-    void recompute();
+    void recompute(bool allLinks);
 
     double opTime(int pattern, Collective c, double bytes) const;
     double dpSyncTime() const;
@@ -136,7 +131,8 @@ struct CostEngine::Impl
     double iterationTime(const PipelineTimeline &t, bool withDp) const;
     double optimizerTime() const;
     void fillPhases();
-    void fillLinks();
+    void updateLink(int link);
+    void fillLinks(bool all);
 };
 
 void CostEngine::Impl::checkMapping(const Mapping &m) const
@@ -178,7 +174,6 @@ void CostEngine::Impl::setUpTraffic()
     }
     stageDpBytes = setup.stageDpBytes;
 
-    router.emplace(fabric);
     traffic.emplace(fabric, layout, *router, setup);
 
     // Pattern weights: bytes per iteration that one unit of pattern load stands for.
@@ -411,43 +406,100 @@ void CostEngine::Impl::fillPhases()
     }
 }
 
-void CostEngine::Impl::fillLinks()
+void CostEngine::Impl::updateLink(int i)
+{
+    const std::vector<double> &dimBytes = traffic->linkDimBytes();
+    LinkLoad &l = report.links[i];
+    double total = 0.0;
+    for (int d = 0; d < kDimCount; ++d) {
+        // Loads that cancelled out after moves may leave rounding residue below a byte.
+        const double b = dimBytes[static_cast<std::size_t>(i) * kDimCount + d];
+        l.dimBytes[d] = b > 0.5 ? b : 0.0;
+        total += l.dimBytes[d];
+    }
+    l.bytes = total;
+    l.busyTime = total / fabric.link(i).bandwidth;
+    // Percentiles and the bottleneck compare busy times quantised to picoseconds, so that an
+    // incremental update and a full evaluation rank links identically.
+    busyKey[i] = std::llround(l.busyTime * 1e12);
+}
+
+void CostEngine::Impl::fillLinks(bool all)
 {
     const int n = fabric.linkCount();
-    const std::vector<double> &dimBytes = traffic->linkDimBytes();
-    report.links.resize(n);
-    std::vector<double> util(n);
-    double worst = -1.0;
-    report.bottleneckLink = -1;
-    const double iter = report.iterationTime > 0.0 ? report.iterationTime : 1.0;
-    for (int i = 0; i < n; ++i) {
-        LinkLoad &l = report.links[i];
-        double total = 0.0;
-        for (int d = 0; d < kDimCount; ++d) {
-            // Loads that cancelled out after moves may leave rounding residue below a byte.
-            const double b = dimBytes[static_cast<std::size_t>(i) * kDimCount + d];
-            l.dimBytes[d] = b > 0.5 ? b : 0.0;
-            total += l.dimBytes[d];
+    const std::vector<int> changed = traffic->takeChangedLinks();
+    auto better = [this](int a, int b) {
+        return b < 0 || busyKey[a] > busyKey[b] || (busyKey[a] == busyKey[b] && a < b);
+    };
+    bool rescan = false;
+    if (all) {
+        report.links.assign(n, LinkLoad{});
+        busyKey.assign(n, 0);
+        for (int i = 0; i < n; ++i)
+            updateLink(i);
+        std::vector<long long> sorted = busyKey;
+        std::sort(sorted.begin(), sorted.end());
+        busyHistogram.clear();
+        for (std::size_t i = 0; i < sorted.size();) {
+            std::size_t j = i;
+            while (j < sorted.size() && sorted[j] == sorted[i])
+                ++j;
+            busyHistogram.emplace_hint(busyHistogram.end(), sorted[i], static_cast<int>(j - i));
+            i = j;
         }
-        l.bytes = total;
-        l.busyTime = total / fabric.link(i).bandwidth;
-        l.utilisation = l.busyTime / iter;
-        util[i] = l.utilisation;
-        if (l.utilisation > worst) {
-            worst = l.utilisation;
-            report.bottleneckLink = i;
+        rescan = true;
+    } else {
+        for (int i : changed) {
+            const long long old = busyKey[i];
+            updateLink(i);
+            if (busyKey[i] == old)
+                continue;
+            if (auto it = busyHistogram.find(old); it != busyHistogram.end() && --it->second == 0)
+                busyHistogram.erase(it);
+            ++busyHistogram[busyKey[i]];
+            if (better(i, report.bottleneckLink))
+                report.bottleneckLink = i;
+            else if (i == report.bottleneckLink)
+                rescan = true; // the bottleneck lost load: another link may lead now
         }
+    }
+    if (rescan) {
+        report.bottleneckLink = -1;
+        for (int i = 0; i < n; ++i)
+            if (better(i, report.bottleneckLink))
+                report.bottleneckLink = i;
     }
     report.bottleneckDim =
         report.bottleneckLink >= 0 ? report.links[report.bottleneckLink].topDim() : Dim::Tp;
+
+    // Nearest-rank percentiles of utilisation (busy / iteration time) over every directed link.
+    const double toUtil = report.iterationTime > 0.0 ? 1e-12 / report.iterationTime : 0.0;
+    auto rankValue = [&](long long k) { // k-th smallest, 1-based
+        if (k <= n / 2) {
+            long long seen = 0;
+            for (const auto &[key, count] : busyHistogram)
+                if ((seen += count) >= k)
+                    return static_cast<double>(key) * toUtil;
+        } else {
+            long long seen = 0;
+            const long long fromTop = n - k + 1;
+            for (auto it = busyHistogram.rbegin(); it != busyHistogram.rend(); ++it)
+                if ((seen += it->second) >= fromTop)
+                    return static_cast<double>(it->first) * toUtil;
+        }
+        return 0.0;
+    };
+    auto percentileRank = [n](double q) {
+        return std::clamp<long long>(static_cast<long long>(std::ceil(q * n)), 1, std::max(1, n));
+    };
     report.linkStats.count = n;
-    report.linkStats.max = worst > 0.0 ? worst : 0.0;
-    report.linkStats.p99 = percentile(util, 0.99);
-    report.linkStats.p95 = percentile(util, 0.95);
-    report.linkStats.p50 = percentile(util, 0.50);
+    report.linkStats.p50 = rankValue(percentileRank(0.50));
+    report.linkStats.p95 = rankValue(percentileRank(0.95));
+    report.linkStats.p99 = rankValue(percentileRank(0.99));
+    report.linkStats.max = busyHistogram.empty() ? 0.0 : static_cast<double>(busyHistogram.rbegin()->first) * toUtil;
 }
 
-void CostEngine::Impl::recompute()
+void CostEngine::Impl::recompute(bool allLinks)
 {
     const int stages = scenario.degrees.pp;
     const DimMask all;
@@ -501,7 +553,7 @@ void CostEngine::Impl::recompute()
         report.spineBytesShare = 0.0;
 
     fillPhases();
-    fillLinks();
+    fillLinks(allLinks);
 
     report.memory = plan.memory;
     report.maxMemoryPerRank = 0.0;
@@ -520,8 +572,7 @@ void CostEngine::Impl::recompute()
                      : 0.0;
 
     report.warnings.clear();
-    for (const MappingIssue &issue : mapping.validate(layout, fabric))
-        report.warnings.push_back(issue.message);
+    mappingWarnings.reset();
     if (!report.memoryFits)
         report.warnings.push_back("memory: a rank needs "
                                   + std::to_string(report.maxMemoryPerRank / 1e9).substr(0, 6)
@@ -530,8 +581,9 @@ void CostEngine::Impl::recompute()
                                   + " GB");
 }
 
-CostEngine::CostEngine(const Scenario &scenario)
-    : d(std::make_unique<Impl>(scenario))
+CostEngine::CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> fabric,
+                       std::shared_ptr<Router> router)
+    : d(std::make_unique<Impl>(scenario, std::move(fabric), std::move(router)))
 {
     if (scenario.slots.empty()) {
         d->mapping = Mapping::place(scenario.placement, d->layout, d->fabric);
@@ -541,10 +593,24 @@ CostEngine::CostEngine(const Scenario &scenario)
     d->checkMapping(d->mapping);
     d->setUpTraffic();
     d->traffic->build(d->mapping);
-    d->recompute();
+    d->recompute(true);
 }
 
 CostEngine::~CostEngine() = default;
+
+std::shared_ptr<const Fabric> CostEngine::sharedFabric() const { return d->fabricPtr; }
+std::shared_ptr<Router> CostEngine::sharedRouter() const { return d->router; }
+
+const std::vector<std::string> &CostEngine::mappingWarnings() const
+{
+    if (!d->mappingWarnings) {
+        std::vector<std::string> out;
+        for (const MappingIssue &issue : d->mapping.validate(d->layout, d->fabric))
+            out.push_back(issue.message);
+        d->mappingWarnings = std::move(out);
+    }
+    return *d->mappingWarnings;
+}
 
 const Scenario &CostEngine::scenario() const { return d->scenario; }
 const Fabric &CostEngine::fabric() const { return d->fabric; }
@@ -564,7 +630,7 @@ void CostEngine::swapRanks(int a, int b)
     d->traffic->beginMove(d->mapping, {a, b});
     d->mapping.swapRanks(a, b);
     d->traffic->endMove(d->mapping);
-    d->recompute();
+    d->recompute(false);
 }
 
 void CostEngine::setMapping(const Mapping &mapping)
@@ -572,7 +638,7 @@ void CostEngine::setMapping(const Mapping &mapping)
     d->checkMapping(mapping);
     d->mapping = mapping;
     d->traffic->build(d->mapping);
-    d->recompute();
+    d->recompute(true);
 }
 
 CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes)

@@ -35,7 +35,12 @@ class CostEngine
 {
 public:
     /// Throws ScenarioError for anything inconsistent (fabric, degrees, workload, mapping).
-    explicit CostEngine(const Scenario &scenario);
+    /// `fabric`, when given, must have been built from scenario.fabric; it is shared, so a
+    /// re-evaluation after a workload edit does not rebuild a large graph.
+    /// `router`, when given, must route over that fabric; its route cache is then reused. A
+    /// Router is not thread-safe: engines that share one must not evaluate concurrently.
+    explicit CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> fabric = nullptr,
+                        std::shared_ptr<Router> router = nullptr);
     ~CostEngine();
     CostEngine(const CostEngine &) = delete;
     CostEngine &operator=(const CostEngine &) = delete;
@@ -48,6 +53,11 @@ public:
 
     /// The report for the current mapping (always up to date).
     const CostReport &report() const;
+    /// Mapping warnings (TP group split across servers, DP group across rails), one line each;
+    /// validated on demand, not on every swap.
+    const std::vector<std::string> &mappingWarnings() const;
+    std::shared_ptr<const Fabric> sharedFabric() const;
+    std::shared_ptr<Router> sharedRouter() const;
 
     /// Exchange two ranks' slots and update the report incrementally.
     void swapRanks(int a, int b);

@@ -15,8 +15,7 @@ struct LinkLoad
 {
     double bytes = 0.0;       ///< per iteration
     DimArray dimBytes{};      ///< per parallel dimension
-    double busyTime = 0.0;    ///< bytes / bandwidth
-    double utilisation = 0.0; ///< busy time / iteration time
+    double busyTime = 0.0;    ///< bytes / bandwidth, seconds per iteration
     Dim topDim() const;       ///< the dimension that contributes most
 };
 
@@ -72,7 +71,13 @@ struct CostReport
     bool memoryFits = true;
     double dpSyncTime = 0.0;               ///< the full gradient sync, before overlap
     double dpOverlapWindow = 0.0;
-    std::vector<std::string> warnings;     ///< mapping warnings and model caveats
+    std::vector<std::string> warnings;     ///< model caveats (memory); see CostEngine::mappingWarnings()
+
+    /// Busy time / iteration time of one directed link.
+    double utilisation(int link) const
+    {
+        return iterationTime > 0.0 ? links[link].busyTime / iterationTime : 0.0;
+    }
 };
 
 } // namespace railyard

@@ -84,7 +84,7 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
                            {"tier", std::string(tierName(fabric.link(r.bottleneckLink).tier))},
                            {"dimension", std::string(dimName(r.bottleneckDim))},
                            {"bytes", l.bytes},
-                           {"utilisation", l.utilisation}};
+                           {"utilisation", r.utilisation(r.bottleneckLink)}};
     } else {
         j["bottleneck"] = nullptr;
     }
@@ -132,7 +132,9 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
                           {"time_s", p.time},
                           {"bottleneck_link", p.bottleneckLink}});
     j["phases"] = phases;
-    j["warnings"] = r.warnings;
+    std::vector<std::string> warnings = engine.mappingWarnings();
+    warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
+    j["warnings"] = warnings;
 
     if (withLinks) {
         nlohmann::json links = nlohmann::json::array();
@@ -145,7 +147,7 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
                              {"tier", std::string(tierName(fabric.link(i).tier))},
                              {"bytes", l.bytes},
                              {"busy_s", l.busyTime},
-                             {"utilisation", l.utilisation},
+                             {"utilisation", r.utilisation(i)},
                              {"top_dimension", std::string(dimName(l.topDim()))},
                              {"dimensions", perDim(l.dimBytes)}});
         }
@@ -209,6 +211,8 @@ std::string reportToText(const CostEngine &engine)
     out << "Memory         " << formatBytes(r.maxMemoryPerRank) << " per rank at most, device "
         << formatBytes(s.device.hbmBytes) << (r.memoryFits ? " (fits)" : " (DOES NOT FIT)")
         << "\n";
+    for (const std::string &w : engine.mappingWarnings())
+        out << "warning: " << w << "\n";
     for (const std::string &w : r.warnings)
         out << "warning: " << w << "\n";
     return out.str();

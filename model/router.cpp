@@ -47,7 +47,6 @@ namespace railyard {
 namespace {
 
 /// Cached hops (16 bytes each) before the segment cache is dropped and refilled.
-constexpr std::size_t kMaxCachedHops = std::size_t { 1 } << 22;
 /// Cached BFS distances (4 bytes each) before the distance cache is dropped.
 constexpr std::size_t kMaxCachedDistances = std::size_t { 1 } << 24;
 
@@ -203,6 +202,68 @@ std::span<const RouteHop> Router::route(int srcSlot, int dstSlot)
     return m_scratch;
 }
 
+void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
+{
+    out = Parts{};
+    if (srcSlot == dstSlot)
+        return;
+    Ends e;
+    ends(srcSlot, dstSlot, e);
+    for (int i = 0; i < e.headCount; ++i) {
+        const int link = e.head[static_cast<std::size_t>(i)];
+        out.ends[static_cast<std::size_t>(out.endCount++)] = link;
+        out.latency += m_fabric.link(link).latency;
+    }
+    for (int i = 0; i < e.tailCount; ++i) {
+        const int link = e.tail[static_cast<std::size_t>(i)];
+        out.ends[static_cast<std::size_t>(out.endCount++)] = link;
+        out.latency += m_fabric.link(link).latency;
+    }
+    if (e.srcLeaf < 0 || e.srcLeaf == e.dstLeaf)
+        return;
+    std::array<const Segment *, kPartCount> parts {};
+    const int n = leafToLeaf(e.srcLeaf, e.dstLeaf, parts);
+    // Segment ids: spine-up [within, across][leaf], spine-down [within, across][leaf],
+    // super-up [pod], super-down [pod] (the order of slots()).
+    const int leaves = m_fabric.leafCount();
+    const bool across = m_leafPod[static_cast<std::size_t>(e.srcLeaf)]
+        != m_leafPod[static_cast<std::size_t>(e.dstLeaf)];
+    const int k = across ? 1 : 0;
+    for (int i = 0; i < n; ++i)
+        out.latency += parts[static_cast<std::size_t>(i)]->latency;
+    out.segments[static_cast<std::size_t>(out.segmentCount++)] = k * leaves + e.srcLeaf;
+    if (across) {
+        out.segments[static_cast<std::size_t>(out.segmentCount++)]
+            = 4 * leaves + m_leafPod[static_cast<std::size_t>(e.srcLeaf)];
+        out.segments[static_cast<std::size_t>(out.segmentCount++)]
+            = 4 * leaves + m_fabric.podCount() + m_leafPod[static_cast<std::size_t>(e.dstLeaf)];
+    }
+    out.segments[static_cast<std::size_t>(out.segmentCount++)] = (2 + k) * leaves + e.dstLeaf;
+}
+
+int Router::segmentIdLimit() const
+{
+    return 4 * m_fabric.leafCount() + 2 * m_fabric.podCount();
+}
+
+std::span<const RouteHop> Router::segmentHops(int segment) const
+{
+    const int leaves = m_fabric.leafCount();
+    const Segment *seg = nullptr;
+    if (segment < 2 * leaves)
+        seg = &m_spineUp[static_cast<std::size_t>(segment / leaves)][static_cast<std::size_t>(segment % leaves)];
+    else if (segment < 4 * leaves)
+        seg = &m_spineDown[static_cast<std::size_t>((segment - 2 * leaves) / leaves)]
+                          [static_cast<std::size_t>(segment % leaves)];
+    else if (segment < 4 * leaves + m_fabric.podCount())
+        seg = &m_superUp[static_cast<std::size_t>(segment - 4 * leaves)];
+    else
+        seg = &m_superDown[static_cast<std::size_t>(segment - 4 * leaves - m_fabric.podCount())];
+    if (seg->offset == kUnset)
+        return {};
+    return { m_arena.data() + seg->offset, seg->count };
+}
+
 double Router::latency(int srcSlot, int dstSlot)
 {
     if (srcSlot == dstSlot)
@@ -341,12 +402,9 @@ void Router::computeLeafPair(int srcLeaf, int dstLeaf)
     };
     const bool across = m_leafPod[static_cast<std::size_t>(srcLeaf)]
         != m_leafPod[static_cast<std::size_t>(dstLeaf)];
-    if (m_arena.size() + m_pairHops.size() > kMaxCachedHops) {
-        m_arena.clear();
-        for (auto *table : { &m_spineUp[0], &m_spineUp[1], &m_spineDown[0], &m_spineDown[1],
-                 &m_superUp, &m_superDown })
-            std::fill(table->begin(), table->end(), Segment {});
-    }
+    // No eviction: every segment is a set of one leaf's or one pod's uplinks or downlinks, so
+    // the arena holds at most ~4x the fabric's switch links, and segment ids stay valid for
+    // callers that aggregate demand per segment (TrafficModel).
     const std::array<Segment *, kPartCount> slot = slots(srcLeaf, dstLeaf, across);
     for (int p = 0; p < kPartCount; ++p) {
         Segment *seg = slot[static_cast<std::size_t>(p)];

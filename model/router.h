@@ -42,6 +42,26 @@ public:
 
     const Fabric &fabric() const { return m_fabric; }
 
+    /**
+     * A route as its fixed end links (GPU, PCIe, NIC and PXN hops, each carrying the whole flow)
+     * plus the ids of its cached leaf-to-leaf segments. Loads are linear, so a caller can add up
+     * demand per segment and spread it over the segment's links once, instead of once per flow
+     * (a cross-pod route spreads over hundreds of super-spine links).
+     */
+    struct Parts
+    {
+        std::array<int, 6> ends{};
+        int endCount = 0;
+        std::array<int, 4> segments{};
+        int segmentCount = 0;
+        double latency = 0.0; ///< of the whole route, seconds (as latency())
+    };
+    void routeParts(int srcSlot, int dstSlot, Parts &out);
+    /// The hops of a segment id from routeParts() (shares of one unit entering the segment).
+    std::span<const RouteHop> segmentHops(int segment) const;
+    /// Segment ids lie in [0, segmentIdLimit()).
+    int segmentIdLimit() const;
+
 private:
     /// A cached run of hops: [offset, offset + count) of m_arena, and the latency of one of them.
     struct Segment

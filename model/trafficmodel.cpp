@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace railyard {
 
@@ -23,19 +24,26 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     m_tp.assign(stages, -1);
     m_cp.assign(stages, -1);
     m_ep.assign(stages, -1);
+    // Names are built with append: GCC 12 warns falsely (-Wrestrict, PR105651) on
+    // "literal" + std::string at -O3.
+    auto named = [](const char *prefix, int a, int b = -1) {
+        std::string n(prefix);
+        n.append(std::to_string(a));
+        if (b >= 0)
+            n.append("->").append(std::to_string(b));
+        return n;
+    };
     for (int s = 0; s < stages; ++s) {
-        const std::string st = " stage " + std::to_string(s);
         if (deg.tp > 1)
-            m_tp[s] = addPattern("tp" + st, Dim::Tp, s, deg.tp - 1);
+            m_tp[s] = addPattern(named("tp stage ", s), Dim::Tp, s, deg.tp - 1);
         if (deg.cp > 1)
-            m_cp[s] = addPattern("cp" + st, Dim::Cp, s, deg.cp - 1);
+            m_cp[s] = addPattern(named("cp stage ", s), Dim::Cp, s, deg.cp - 1);
         if (deg.ep > 1)
-            m_ep[s] = addPattern("ep" + st, Dim::Ep, s, deg.ep - 1);
+            m_ep[s] = addPattern(named("ep stage ", s), Dim::Ep, s, deg.ep - 1);
     }
     for (int b = 0; b + 1 < stages; ++b) {
-        const std::string bs = " " + std::to_string(b) + "->" + std::to_string(b + 1);
-        m_ppForward.push_back(addPattern("pp fwd" + bs, Dim::Pp, b, 1));
-        m_ppBackward.push_back(addPattern("pp bwd" + bs, Dim::Pp, b + 1, 1));
+        m_ppForward.push_back(addPattern(named("pp fwd ", b, b + 1), Dim::Pp, b, 1));
+        m_ppBackward.push_back(addPattern(named("pp bwd ", b, b + 1), Dim::Pp, b + 1, 1));
     }
     const int dpSize = deg.dp * deg.cp;
     const bool expertDp = !m_setup.stageExpertDpBytes.empty();
@@ -54,6 +62,7 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     m_linkDimBytes.assign(static_cast<std::size_t>(links) * kDimCount, 0.0);
     m_linkIsNicUp.assign(links, 0);
     m_linkIsLeafUp.assign(links, 0);
+    m_changedMark.assign(links, 0);
     for (const FabricLink &l : fabric.links()) {
         const NodeKind from = fabric.node(l.src).kind;
         m_linkIsNicUp[l.id] = (l.tier == Tier::Leaf && from == NodeKind::Nic) ? 1 : 0;
@@ -86,6 +95,7 @@ void TrafficModel::build(const Mapping &mapping)
 {
     for (TrafficPattern &p : m_patterns) {
         p.load.clear();
+        p.pendingSegments.clear();
         p.latencies.clear();
         p.maxRatio = 0.0;
         p.argmax = -1;
@@ -251,28 +261,46 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
     if (srcSlot == dstSlot || unit == 0.0)
         return;
     TrafficPattern &p = m_patterns[pattern];
-    const long long ns = std::llround(m_router.latency(srcSlot, dstSlot) * 1e9);
+    m_router.routeParts(srcSlot, dstSlot, m_parts);
+    const long long ns = std::llround(m_parts.latency * 1e9);
     if (sign > 0) {
         ++p.latencies[ns];
     } else if (auto it = p.latencies.find(ns); it != p.latencies.end() && --it->second == 0) {
         p.latencies.erase(it);
     }
-    for (const RouteHop &hop : m_router.route(srcSlot, dstSlot)) {
-        const double delta = sign * unit * hop.share;
-        auto [it, inserted] = p.load.try_emplace(hop.link, 0.0);
-        it->second += delta;
-        const double value = it->second;
-        if (std::abs(value) <= 1e-9 * unit)
-            p.load.erase(it); // cancelled out: drop the rounding residue
-        applyWeightedLoad(p, hop.link, delta);
-        const double ratio = value / m_fabric.link(hop.link).bandwidth;
-        if (ratio > p.maxRatio || (ratio == p.maxRatio && hop.link < p.argmax)) {
-            p.maxRatio = ratio;
-            p.argmax = hop.link;
-        } else if (hop.link == p.argmax && ratio < p.maxRatio) {
-            p.rescan = true;
-        }
+    const double delta = sign * unit;
+    for (int i = 0; i < m_parts.endCount; ++i)
+        addLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
+    for (int i = 0; i < m_parts.segmentCount; ++i)
+        p.pendingSegments[m_parts.segments[static_cast<std::size_t>(i)]] += delta;
+}
+
+void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
+{
+    auto [it, inserted] = p.load.try_emplace(link, 0.0);
+    it->second += delta;
+    const double value = it->second;
+    if (std::abs(value) <= 1e-9 * std::abs(delta))
+        p.load.erase(it); // cancelled out: drop the rounding residue
+    applyWeightedLoad(p, link, delta);
+    const double ratio = value / m_fabric.link(link).bandwidth;
+    if (ratio > p.maxRatio || (ratio == p.maxRatio && link < p.argmax)) {
+        p.maxRatio = ratio;
+        p.argmax = link;
+    } else if (link == p.argmax && ratio < p.maxRatio) {
+        p.rescan = true;
     }
+}
+
+void TrafficModel::flushSegments(TrafficPattern &p)
+{
+    for (const auto &[segment, demand] : p.pendingSegments) {
+        if (demand == 0.0)
+            continue; // a move that left this segment's demand unchanged
+        for (const RouteHop &hop : m_router.segmentHops(segment))
+            addLoad(p, hop.link, demand * hop.share);
+    }
+    p.pendingSegments.clear();
 }
 
 void TrafficModel::applyWeightedLoad(const TrafficPattern &p, int link, double load)
@@ -284,11 +312,23 @@ void TrafficModel::applyWeightedLoad(const TrafficPattern &p, int link, double l
         m_nicUpBytes += bytes;
     if (m_linkIsLeafUp[link])
         m_leafUpBytes += bytes;
+    if (!m_changedMark[link]) {
+        m_changedMark[link] = 1;
+        m_changedLinks.push_back(link);
+    }
+}
+
+std::vector<int> TrafficModel::takeChangedLinks()
+{
+    for (int link : m_changedLinks)
+        m_changedMark[link] = 0;
+    return std::exchange(m_changedLinks, {});
 }
 
 void TrafficModel::refreshMaxima()
 {
     for (TrafficPattern &p : m_patterns) {
+        flushSegments(p);
         if (!p.rescan)
             continue;
         p.maxRatio = 0.0;

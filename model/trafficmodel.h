@@ -33,6 +33,9 @@ struct TrafficPattern
     int steps = 0;             ///< latency steps per pass (ring n-1, all-to-all n-1, p2p 1)
     double weight = 0.0;       ///< bytes per iteration on a link per unit of `load`
     std::unordered_map<int, double> load; ///< link id -> bytes per byte of S per pass
+    /// Net demand entering each cached route segment (Router::Parts) since the last flush;
+    /// spread over the segment's links in one go, so a swap touches only what really moved.
+    std::unordered_map<int, double> pendingSegments;
     std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
     double maxRatio = 0.0;     ///< max over links of load / bandwidth (seconds per byte of S)
     int argmax = -1;
@@ -85,6 +88,9 @@ public:
     /// Per link, per dimension, bytes per iteration (links x kDimCount, row-major).
     const std::vector<double> &linkDimBytes() const { return m_linkDimBytes; }
     const std::array<DimArray, kTierCount> &tierBytes() const { return m_tierBytes; }
+    /// Links whose bytes changed since the last call (each once); clears the list.
+    std::vector<int> takeChangedLinks();
+
     double nicUpBytes() const { return m_nicUpBytes; }   ///< NIC -> leaf
     double leafUpBytes() const { return m_leafUpBytes; } ///< leaf -> spine
 
@@ -107,6 +113,8 @@ private:
                       double sign);
     void emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign);
     void applyWeightedLoad(const TrafficPattern &p, int link, double load);
+    void addLoad(TrafficPattern &p, int link, double delta);
+    void flushSegments(TrafficPattern &p);
     std::vector<GroupRef> groupsOf(const std::vector<int> &ranks) const;
     int stageOfGroup(GroupKind kind, int index) const;
 
@@ -118,6 +126,9 @@ private:
     std::vector<TrafficPattern> m_patterns;
     std::vector<int> m_tp, m_cp, m_ep, m_ppForward, m_ppBackward, m_dp;
     std::vector<GroupRef> m_moving;
+    Router::Parts m_parts;
+    std::vector<int> m_changedLinks;
+    std::vector<unsigned char> m_changedMark;
 
     std::vector<double> m_linkDimBytes;
     std::vector<unsigned char> m_linkIsNicUp, m_linkIsLeafUp;

@@ -15,7 +15,7 @@ namespace railyard {
 
 /**
  * The open design: one Scenario, the CostEngine evaluating it, and the undo stack. Every edit
- * goes through an undoable command (model/document/*command*); views observe the signals and
+ * goes through an undoable command (the command classes beside this file); views observe the signals and
  * never change the scenario or call the engine themselves. The scenario's `slots` always hold
  * the current mapping, so saving writes exactly what the user sees.
  */

@@ -105,10 +105,8 @@ int runCollective(const QStringList &args)
     const Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
     CostEngine engine(scenario);
     for (const QString &s : parser.values(QStringLiteral("swap"))) {
-        const QStringList ab = s.split(QLatin1Char(':'));
-        if (ab.size() != 2)
-            throw ScenarioError("--swap", "expected A:B, got '" + s.toStdString() + "'");
-        engine.swapRanks(ab[0].toInt(), ab[1].toInt());
+        const auto [a, b] = parseSwap(s);
+        engine.swapRanks(a, b);
     }
     const CollectiveResult r = engine.collective(op, ranks, bytes);
     const std::string link = r.bottleneckLink >= 0 ? engine.fabric().linkName(r.bottleneckLink) : "";

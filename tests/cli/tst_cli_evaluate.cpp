@@ -1,7 +1,8 @@
 // railyard-cli evaluate / collective, run as a user would: the real binary on the samples.
-#include <QDir>
 #include <QFile>
-#include <QProcess>
+#include "clirun.h"
+
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -9,19 +10,11 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = CliRun;
 
 Run runCli(const QStringList &args)
 {
-    QProcess p;
-    p.start(QStringLiteral(RAILYARD_CLI), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+    return runRailyardCli(args);
 }
 
 QString sample(const char *name)

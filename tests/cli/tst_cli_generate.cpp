@@ -5,7 +5,8 @@
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
+#include "clirun.h"
+
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -28,15 +29,8 @@ struct Run
 
 Run runCli(const QStringList &args)
 {
-    QProcess p;
-    p.start(QStringLiteral(RAILYARD_CLI), QStringList{QStringLiteral("generate")} + args);
-    Run r;
-    if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit)
-        return r;
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput().toStdString();
-    r.err = p.readAllStandardError().toStdString();
-    return r;
+    const CliRun r = runRailyardCli(QStringList{QStringLiteral("generate")} + args);
+    return {r.exitCode, r.out.toStdString(), r.err.toStdString()};
 }
 
 /// The seed's 128-GPU example: 16 servers of 8, TP=8, PP=4 (DP=4 derived).

@@ -3,7 +3,8 @@
  * (parallel_state.py's documented 16-GPU example and others), its text listing, and that bad
  * input gives a non-zero exit, one line on stderr and nothing on stdout.
  */
-#include <QProcess>
+#include "clirun.h"
+
 #include <QStringList>
 #include <QTest>
 
@@ -14,27 +15,11 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = CliRun;
 
 Run runCli(const QStringList &args)
 {
-    QProcess process;
-    process.start(QStringLiteral(RAILYARD_CLI), QStringList { QStringLiteral("groups") } + args);
-    Run run;
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return run;
-    }
-    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
+    return runRailyardCli(QStringList{QStringLiteral("groups")} + args);
 }
 
 /// [[0,1],[2,3]] -> "0 1|2 3", so QCOMPARE shows readable values.

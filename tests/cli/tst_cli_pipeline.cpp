@@ -6,34 +6,19 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
+#include "clirun.h"
+
 #include <QTest>
 
 #include <cmath>
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = CliRun;
 
 Run runCli(const QStringList &args)
 {
-    QProcess process;
-    process.start(QStringLiteral(RAILYARD_CLI), QStringList { QStringLiteral("pipeline") } + args);
-    Run run;
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return run;
-    }
-    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
+    return runRailyardCli(QStringList{QStringLiteral("pipeline")} + args);
 }
 
 bool near(double a, double b)

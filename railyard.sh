@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6svg6 qt6-base-dev-tools
           libboost-graph-dev nlohmann-json3-dev libgl1-mesa-dev libbenchmark-dev xvfb xauth
-          openmpi-bin)
+          openmpi-bin fonts-dejavu-core)
 
 install_missing() {
   local missing=()

@@ -11,5 +11,7 @@ int runEvaluate(const QStringList &args);
 int runGroups(const QStringList &args);
 int runPipeline(const QStringList &args);
 int runCollective(const QStringList &args);
+int runExport(const QStringList &args);
+int runImportMapping(const QStringList &args);
 
 } // namespace railyard::cli

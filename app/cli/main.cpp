@@ -20,6 +20,8 @@ constexpr const char *kUsage =
     "  groups      list Megatron-LM communication groups for given degrees\n"
     "  pipeline    simulate a pipeline schedule (GPipe, 1F1B, interleaved)\n"
     "  collective  predict one collective on a scenario's fabric and mapping\n"
+    "  export      write the mapping for deployment (run record, launchers, nccl-tests plan)\n"
+    "  import-mapping  apply an exported run record to a scenario\n"
     "\n"
     "'railyard-cli <command> --help' describes each command's options.\n";
 
@@ -56,6 +58,10 @@ int main(int argc, char *argv[])
             return runPipeline(args);
         if (command == QLatin1String("collective"))
             return runCollective(args);
+        if (command == QLatin1String("export"))
+            return runExport(args);
+        if (command == QLatin1String("import-mapping"))
+            return runImportMapping(args);
     } catch (const railyard::ScenarioError &e) {
         return fail(e.what(), kExitBadInput);
     } catch (const std::exception &e) {

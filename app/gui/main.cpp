@@ -1,68 +1,76 @@
-// railyard: the desktop explorer. Until the GUI issue lands this window shows the engine's
-// report for the embedded default scenario (or FILE), so the quick start already runs end to end.
-#include "costengine.h"
-#include "reportjson.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+// railyard: the desktop explorer. `railyard [FILE]` opens FILE (default: the embedded seed
+// scenario); `railyard --screenshot OUT.png [FILE]` renders the main window to OUT.png and exits.
+#include "consoledialogs.h"
+#include "fabricview.h"
+#include "mainwindow.h"
+#include "scenariodocument.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QFile>
-#include <QFontDatabase>
-#include <QMainWindow>
-#include <QMessageBox>
-#include <QPlainTextEdit>
-#include <QStatusBar>
+#include <QElapsedTimer>
 #include <QTimer>
 
+#include <cstdio>
 #include <memory>
+
+namespace {
+
+/// Lets coalesced view refreshes (chart timers, deferred layouts) run before the grab.
+void settle(railyard::MainWindow &window)
+{
+    window.document()->waitForEvaluation();
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 300)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+}
+
+} // namespace
 
 int main(int argc, char *argv[])
 {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Railyard"));
+    QApplication::setOrganizationName(QStringLiteral("Railyard"));
+    QApplication::setApplicationVersion(QStringLiteral(RAILYARD_VERSION));
 
     QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Explore how a parallel layout lands on a datacenter fabric."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("scenario file (optional)"));
-    parser.addOption({QStringLiteral("screenshot"),
-                      QStringLiteral("Render the main window to OUT.png and exit."),
-                      QStringLiteral("OUT.png")});
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Scenario file to open (default: the seed's 128-GPU job)."));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Render the main window to OUT.png and exit."),
+                                        QStringLiteral("OUT.png"));
+    parser.addOption(screenshot);
     parser.process(app);
+    const bool shoot = parser.isSet(screenshot);
 
-    QString text;
-    QString title = QStringLiteral("default scenario");
-    try {
-        railyard::Scenario scenario;
-        if (parser.positionalArguments().isEmpty()) {
-            QFile f(QStringLiteral(":/scenarios/default-scenario.json"));
-            if (!f.open(QIODevice::ReadOnly))
-                throw railyard::ScenarioError("", "the embedded default scenario is missing");
-            scenario = railyard::parseScenario(f.readAll().toStdString());
+    railyard::MainWindow window;
+    if (!shoot)
+        window.readSettings();
+    if (!parser.positionalArguments().isEmpty()) {
+        const QString file = parser.positionalArguments().constFirst();
+        if (shoot) {
+            // No window to show a message box in: the loader's message goes to stderr.
+            window.setDialogs(std::make_unique<railyard::ConsoleDialogs>());
+            if (!window.openFile(file))
+                return 1;
         } else {
-            title = parser.positionalArguments().front();
-            scenario = railyard::loadScenario(title.toStdString());
+            window.openFile(file);
         }
-        railyard::CostEngine engine(scenario);
-        text = QString::fromStdString(railyard::reportToText(engine));
-    } catch (const std::exception &e) {
-        text = QStringLiteral("Could not evaluate the scenario:\n") + QString::fromUtf8(e.what());
     }
-
-    QMainWindow window;
-    window.setWindowTitle(QStringLiteral("Railyard — %1").arg(title));
-    auto *view = new QPlainTextEdit(text);
-    view->setReadOnly(true);
-    view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    window.setCentralWidget(view);
-    window.statusBar()->showMessage(QStringLiteral("Engine report (the fabric view arrives with the GUI issue)"));
-    window.resize(900, 640);
     window.show();
 
-    if (parser.isSet(QStringLiteral("screenshot"))) {
-        const QString out = parser.value(QStringLiteral("screenshot"));
+    if (shoot) {
+        const QString out = parser.value(screenshot);
         QTimer::singleShot(0, &window, [&window, out] {
-            const bool ok = window.grab().save(out);
+            settle(window);
+            window.fabricView()->fitAll();
+            settle(window);
+            const bool ok = window.grab().save(out, "PNG");
+            if (!ok)
+                std::fprintf(stderr, "railyard: could not write %s\n", qPrintable(out));
             QApplication::exit(ok ? 0 : 1);
         });
     }

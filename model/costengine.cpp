@@ -641,6 +641,25 @@ void CostEngine::setMapping(const Mapping &mapping)
     d->recompute(true);
 }
 
+PipelineInput CostEngine::pipelineInput() const
+{
+    PipelineInput in;
+    in.kind = d->scenario.training.schedule;
+    in.stages = d->scenario.degrees.pp;
+    in.microbatches = d->plan.microbatches;
+    in.chunks = d->chunks();
+    in.forward = d->report.stageForward;
+    in.backward = d->report.stageBackward;
+    in.sendForward = d->report.boundaryForward;
+    in.sendBackward = d->report.boundaryBackward;
+    return in;
+}
+
+double CostEngine::iterationTime(const PipelineTimeline &timeline) const
+{
+    return d->iterationTime(timeline, true);
+}
+
 CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes)
 {
     const int world = d->layout.worldSize();

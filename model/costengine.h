@@ -64,6 +64,13 @@ public:
     /// Replace the whole mapping (validated; throws ScenarioError with the validator's message).
     void setMapping(const Mapping &mapping);
 
+    /// The scheduler input behind the report's timeline (per-stage compute and per-boundary
+    /// send times for the current mapping).
+    PipelineInput pipelineInput() const;
+    /// The iteration time the engine derives from a timeline: the exposed DP sync after each
+    /// stage's last backward (minus its overlap window) and the optimizer step.
+    double iterationTime(const PipelineTimeline &timeline) const;
+
     /// One collective on the given ranks, alone on the fabric, with the current mapping.
     CollectiveResult collective(Collective op, const std::vector<int> &ranks, double bytes);
 

@@ -67,8 +67,9 @@ public:
     void applyPlacement(Placement placement);
     /// Replace the scenario's parameters (degrees, workload, fabric, schedule ...). Validates by
     /// building an engine first; returns the engine's message and changes nothing when invalid.
-    /// When the fabric, degrees or order change and `next.slots` is left as it was, the ranks
-    /// are re-placed with `next.placement` (the old slot list belongs to another layout).
+    /// When the degrees or order change, or the slot list no longer fits the fabric, and
+    /// `next.slots` is left as it was, the ranks are re-placed with `next.placement` (the old
+    /// list belongs to another layout); other edits keep the mapping the user made.
     /// Consecutive edits with the same `text` merge into one undo step (a spin box's clicks).
     QString editScenario(const Scenario &next, const QString &text);
 

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "userdialogs.h"
+
+namespace railyard {
+
+/**
+ * The dialogs of a window nobody is looking at (`railyard --screenshot`): errors go to
+ * stderr, questions get the answer that changes nothing on disk (Discard, Cancel).
+ */
+class ConsoleDialogs : public UserDialogs
+{
+public:
+    SaveChoice askToSaveChanges(QWidget *parent, const QString &documentName) override;
+    void showError(QWidget *parent, const QString &title, const QString &message) override;
+    QString openFileName(QWidget *parent, const QString &directory) override;
+    QString saveFileName(QWidget *parent, const QString &title, const QString &suggested,
+                         const QString &filter) override;
+    QString chooseTemplate(QWidget *parent) override;
+    void showAbout(QWidget *parent) override;
+};
+
+} // namespace railyard

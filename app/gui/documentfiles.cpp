@@ -1,0 +1,185 @@
+#include "documentfiles.h"
+
+#include "recentfiles.h"
+#include "scenariodocument.h"
+#include "scenarioerror.h"
+#include "scenariofile.h"
+#include "scenariotemplates.h"
+#include "userdialogs.h"
+
+#include <QCursor>
+#include <QDir>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QSettings>
+
+namespace railyard {
+
+namespace {
+
+const QString kLastDirKey = QStringLiteral("lastDirectory");
+
+/// Loading a large file builds its fabric and engine on the UI thread: show it is busy.
+class BusyCursor
+{
+public:
+    BusyCursor() { QGuiApplication::setOverrideCursor(QCursor(Qt::WaitCursor)); }
+    ~BusyCursor() { QGuiApplication::restoreOverrideCursor(); }
+    BusyCursor(const BusyCursor &) = delete;
+    BusyCursor &operator=(const BusyCursor &) = delete;
+};
+
+} // namespace
+
+DocumentFiles::DocumentFiles(ScenarioDocument *document, QWidget *window, QObject *parent)
+    : QObject(parent)
+    , m_document(document)
+    , m_window(window)
+    , m_dialogs(std::make_unique<UserDialogs>())
+    , m_recent(new RecentFiles(this))
+{
+    connect(m_recent, &RecentFiles::fileRequested, this, [this](const QString &path) { openFile(path); });
+}
+
+DocumentFiles::~DocumentFiles() = default;
+
+void DocumentFiles::setDialogs(std::unique_ptr<UserDialogs> dialogs)
+{
+    m_dialogs = std::move(dialogs);
+}
+
+QString DocumentFiles::displayName() const
+{
+    if (!m_document->filePath().isEmpty())
+        return QFileInfo(m_document->filePath()).fileName();
+    return tr("Untitled (%1)").arg(QString::fromStdString(m_document->scenario().name));
+}
+
+void DocumentFiles::announce(const QString &message)
+{
+    Q_EMIT statusMessage(message);
+}
+
+bool DocumentFiles::loadTemplate(const QString &resource)
+{
+    try {
+        const BusyCursor busy;
+        m_document->load(loadResourceScenario(resource));
+    } catch (const std::exception &e) {
+        m_dialogs->showError(m_window, tr("New Scenario"), QString::fromUtf8(e.what()));
+        announce(tr("Could not create the scenario"));
+        return false;
+    }
+    announce(tr("New scenario from \"%1\"").arg(QString::fromStdString(m_document->scenario().name)));
+    return true;
+}
+
+bool DocumentFiles::newScenario()
+{
+    if (!maybeSave())
+        return false;
+    const QString resource = m_dialogs->chooseTemplate(m_window);
+    if (resource.isEmpty()) {
+        announce(tr("New scenario cancelled"));
+        return false;
+    }
+    return loadTemplate(resource);
+}
+
+bool DocumentFiles::open()
+{
+    if (!maybeSave())
+        return false;
+    const QString path = m_dialogs->openFileName(m_window, startDirectory());
+    if (path.isEmpty())
+        return false;
+    return openFile(path, false);
+}
+
+bool DocumentFiles::openFile(const QString &path, bool prompt)
+{
+    if (prompt && !maybeSave())
+        return false;
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    try {
+        const BusyCursor busy;
+        // Parse and build first: document.load() throws before touching anything.
+        m_document->load(loadScenario(absolute.toStdString()), absolute);
+    } catch (const std::exception &e) {
+        m_dialogs->showError(m_window, tr("Could not open %1").arg(QFileInfo(path).fileName()),
+                             QString::fromUtf8(e.what()));
+        announce(tr("Could not open %1; the document was left as it was").arg(QDir::toNativeSeparators(absolute)));
+        return false;
+    }
+    m_recent->add(absolute);
+    QSettings().setValue(kLastDirKey, QFileInfo(absolute).absolutePath());
+    announce(tr("Opened %1: %2").arg(QFileInfo(absolute).fileName(), scenarioSummary(m_document->scenario())));
+    return true;
+}
+
+bool DocumentFiles::save()
+{
+    if (m_document->filePath().isEmpty())
+        return saveAs();
+    return saveTo(m_document->filePath());
+}
+
+bool DocumentFiles::saveAs()
+{
+    QString suggested = m_document->filePath();
+    if (suggested.isEmpty())
+        suggested = QDir(startDirectory()).filePath(QString::fromStdString(m_document->scenario().name) + QStringLiteral(".json"));
+    QString path = m_dialogs->saveFileName(m_window, tr("Save Scenario As"), suggested,
+                                           tr("Scenario files (*.json)"));
+    if (path.isEmpty()) {
+        announce(tr("Save cancelled"));
+        return false;
+    }
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    return saveTo(path);
+}
+
+bool DocumentFiles::saveTo(const QString &path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    try {
+        m_document->waitForEvaluation(); // a queued edit belongs in the file too
+        saveScenario(m_document->scenario(), absolute.toStdString());
+    } catch (const std::exception &e) {
+        m_dialogs->showError(m_window, tr("Could not save %1").arg(QFileInfo(path).fileName()),
+                             QString::fromUtf8(e.what()));
+        announce(tr("Save failed"));
+        return false;
+    }
+    m_document->setFilePath(absolute);
+    m_recent->add(absolute);
+    QSettings().setValue(kLastDirKey, QFileInfo(absolute).absolutePath());
+    announce(tr("Saved %1").arg(QDir::toNativeSeparators(absolute)));
+    return true;
+}
+
+bool DocumentFiles::maybeSave()
+{
+    if (!m_document->isModified())
+        return true;
+    switch (m_dialogs->askToSaveChanges(m_window, displayName())) {
+    case UserDialogs::SaveChoice::Save:
+        return save();
+    case UserDialogs::SaveChoice::Discard:
+        return true;
+    case UserDialogs::SaveChoice::Cancel:
+        break;
+    }
+    announce(tr("Cancelled"));
+    return false;
+}
+
+QString DocumentFiles::startDirectory() const
+{
+    if (!m_document->filePath().isEmpty())
+        return QFileInfo(m_document->filePath()).absolutePath();
+    return QSettings().value(kLastDirKey, QDir::homePath()).toString();
+}
+
+} // namespace railyard

@@ -1,0 +1,214 @@
+#include "mainwindow.h"
+
+#include "chartspanel.h"
+#include "documentfiles.h"
+#include "fabricview.h"
+#include "inspectorpanel.h"
+#include "mainactions.h"
+#include "rankpalette.h"
+#include "scenariodocument.h"
+#include "scenariotemplates.h"
+#include "summarybar.h"
+#include "timelineview.h"
+#include "userdialogs.h"
+
+#include <QCloseEvent>
+#include <QMimeData>
+#include <QDockWidget>
+#include <QDropEvent>
+#include <QLabel>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTimer>
+
+namespace railyard {
+
+namespace {
+
+constexpr int kStatusTimeoutMs = 6000;
+
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_document(new ScenarioDocument(this))
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setAcceptDrops(true);
+    m_files = new DocumentFiles(m_document, this, this);
+
+    // The scenario comes first so that every view starts from a real fabric and report.
+    try {
+        m_document->load(loadResourceScenario(defaultScenarioResource()));
+    } catch (const std::exception &e) {
+        // Only a broken build gets here; the document keeps its one-rank placeholder.
+        qWarning("railyard: the embedded default scenario did not load: %s", e.what());
+    }
+
+    m_fabricView = new FabricView(m_document);
+    m_fabricView->setObjectName(QStringLiteral("fabricView"));
+    setCentralWidget(m_fabricView);
+
+    m_rankPalette = new RankPalette(m_document);
+    m_inspector = new InspectorPanel(m_document);
+    m_charts = new ChartsPanel(m_document);
+    m_timelineView = new TimelineView(m_document);
+    setDockOptions(AnimatedDocks | AllowTabbedDocks);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    QDockWidget *ranks = addDock(m_rankPalette, tr("Ranks"), QStringLiteral("ranksDock"), Qt::LeftDockWidgetArea);
+    QDockWidget *inspector = addDock(m_inspector, tr("Inspector"), QStringLiteral("inspectorDock"), Qt::RightDockWidgetArea);
+    QDockWidget *charts = addDock(m_charts, tr("Charts"), QStringLiteral("chartsDock"), Qt::RightDockWidgetArea);
+    QDockWidget *timeline = addDock(m_timelineView, tr("Pipeline"), QStringLiteral("timelineDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(inspector, charts);
+    inspector->raise();
+
+    m_scenarioLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_scenarioLabel);
+
+    m_actions = new MainActions(this, {ranks, inspector, charts, timeline});
+    // The summary spans the window under the toolbar (a fixed, title-less top dock): the
+    // numbers a design review starts from stay in sight whatever the docks below do.
+    m_summaryBar = new SummaryBar(m_document);
+    setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
+    setCorner(Qt::TopRightCorner, Qt::TopDockWidgetArea);
+    QDockWidget *summary = addDock(m_summaryBar, tr("Summary"), QStringLiteral("summaryDock"), Qt::TopDockWidgetArea);
+    summary->setTitleBarWidget(new QWidget(summary));
+    summary->setFeatures(QDockWidget::NoDockWidgetFeatures);
+
+    connect(m_files, &DocumentFiles::statusMessage, this, &MainWindow::showStatus);
+    connect(m_fabricView, &FabricView::statusMessage, this,
+            [this](const QString &message) { statusBar()->showMessage(message, kStatusTimeoutMs); });
+    // One selected rank across the palette and the fabric view.
+    connect(m_rankPalette, &RankPalette::rankActivated, m_fabricView, &FabricView::selectRank);
+    connect(m_fabricView, &FabricView::rankSelected, m_rankPalette, &RankPalette::showRank);
+    connect(m_document, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &ScenarioDocument::scenarioChanged, this, [this] {
+        updateTitle();
+        updateScenarioLabel();
+    });
+    connect(m_document, &ScenarioDocument::evaluatingChanged, this, [this](bool evaluating) {
+        // The summary bar shows the same state in place; the status bar says what happens.
+        showStatus(evaluating ? tr("Evaluating %1 GPUs off the UI thread; the numbers shown are the previous ones…")
+                                    .arg(m_document->scenario().fabric.servers * m_document->scenario().fabric.gpusPerServer)
+                              : tr("Evaluation finished"));
+    });
+    connect(m_document, &ScenarioDocument::evaluationFailed, this, [this](const QString &message) {
+        m_files->dialogs()->showError(this, tr("Evaluation failed"), message);
+        showStatus(tr("The edit could not be evaluated; the last evaluated state was restored"));
+    });
+
+    updateTitle();
+    updateScenarioLabel();
+    resize(1440, 900);
+    // Dock sizes apply once the window has its layout; a restored session keeps its own.
+    QTimer::singleShot(0, this, [this, ranks, inspector, timeline] {
+        if (m_restoredLayout)
+            return;
+        resizeDocks({ranks, inspector}, {300, 380}, Qt::Horizontal);
+        resizeDocks({timeline}, {260}, Qt::Vertical);
+    });
+    showStatus(tr("Drag a rank chip onto another GPU slot to swap them; the links recolour with the predicted load"));
+}
+
+MainWindow::~MainWindow()
+{
+    // The views observe the document, which as the first child would otherwise go first.
+    qDeleteAll(findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly));
+    delete takeCentralWidget();
+}
+
+QDockWidget *MainWindow::addDock(QWidget *content, const QString &title, const QString &objectName,
+                                 Qt::DockWidgetArea area)
+{
+    auto *dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);
+    dock->setWidget(content);
+    addDockWidget(area, dock);
+    return dock;
+}
+
+void MainWindow::setDialogs(std::unique_ptr<UserDialogs> dialogs)
+{
+    m_files->setDialogs(std::move(dialogs));
+}
+
+bool MainWindow::openFile(const QString &path)
+{
+    return m_files->openFile(path, false);
+}
+
+void MainWindow::showStatus(const QString &message)
+{
+    statusBar()->showMessage(message, kStatusTimeoutMs);
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(tr("%1[*] — Railyard").arg(m_files->displayName()));
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::updateScenarioLabel()
+{
+    const Scenario &s = m_document->scenario();
+    m_scenarioLabel->setText(tr("%1 ranks on %2").arg(s.slots.size()).arg(scenarioSummary(s)));
+}
+
+void MainWindow::readSettings()
+{
+    const QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    m_restoredLayout = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_actions->readSettings(settings);
+}
+
+void MainWindow::writeSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    m_actions->writeSettings(settings);
+}
+
+namespace {
+
+/// The local .json file a drag carries, or empty.
+QString droppedScenario(const QMimeData *mime)
+{
+    if (!mime->hasUrls() || mime->urls().size() != 1 || !mime->urls().first().isLocalFile())
+        return QString();
+    const QString path = mime->urls().first().toLocalFile();
+    return path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) ? path : QString();
+}
+
+} // namespace
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (!droppedScenario(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QString path = droppedScenario(event->mimeData());
+    if (path.isEmpty())
+        return;
+    event->acceptProposedAction();
+    // Not from inside the drop handler: the unsaved-changes prompt is modal.
+    QTimer::singleShot(0, this, [this, path] { m_files->openFile(path); });
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (!m_files->maybeSave()) {
+        event->ignore();
+        return;
+    }
+    writeSettings();
+    event->accept();
+}
+
+} // namespace railyard

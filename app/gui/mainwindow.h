@@ -1,0 +1,80 @@
+#pragma once
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QDockWidget;
+class QLabel;
+
+namespace railyard {
+
+class ChartsPanel;
+class DocumentFiles;
+class FabricView;
+class InspectorPanel;
+class MainActions;
+class RankPalette;
+class ScenarioDocument;
+class SummaryBar;
+class TimelineView;
+class UserDialogs;
+
+/**
+ * The Railyard window: the summary bar across the top, the fabric view in the middle, the rank
+ * palette on the left, inspector and charts tabbed on the right, the pipeline timeline at the bottom.
+ * It owns the one ScenarioDocument; the views observe it, MainActions holds the menus and
+ * toolbar, DocumentFiles the file handling. Starts with the embedded default scenario.
+ */
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    ScenarioDocument *document() const { return m_document; }
+    DocumentFiles *files() const { return m_files; }
+    MainActions *actions() const { return m_actions; }
+    FabricView *fabricView() const { return m_fabricView; }
+    TimelineView *timelineView() const { return m_timelineView; }
+
+    /// Replaces the modal dialogs (tests script them).
+    void setDialogs(std::unique_ptr<UserDialogs> dialogs);
+    /// Opens a file without the unsaved-changes prompt (the command line's FILE).
+    bool openFile(const QString &path);
+
+    /// Window geometry, dock layout and chip colouring from the last session.
+    void readSettings();
+    void writeSettings() const;
+
+    /// Shows a message in the status bar for a few seconds.
+    void showStatus(const QString &message);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    /// A scenario file dropped on the window opens like File > Open.
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    QDockWidget *addDock(QWidget *content, const QString &title, const QString &objectName,
+                         Qt::DockWidgetArea area);
+    void updateTitle();
+    void updateScenarioLabel();
+
+    ScenarioDocument *m_document = nullptr;
+    DocumentFiles *m_files = nullptr;
+    FabricView *m_fabricView = nullptr;
+    SummaryBar *m_summaryBar = nullptr;
+    RankPalette *m_rankPalette = nullptr;
+    InspectorPanel *m_inspector = nullptr;
+    ChartsPanel *m_charts = nullptr;
+    TimelineView *m_timelineView = nullptr;
+    MainActions *m_actions = nullptr;
+    QLabel *m_scenarioLabel = nullptr;
+    bool m_restoredLayout = false;
+};
+
+} // namespace railyard

@@ -1,0 +1,68 @@
+#include "userdialogs.h"
+
+#include "newscenariodialog.h"
+
+#include <QApplication>
+#include <QFileDialog>
+#include <QMessageBox>
+
+namespace railyard {
+
+UserDialogs::~UserDialogs() = default;
+
+UserDialogs::SaveChoice UserDialogs::askToSaveChanges(QWidget *parent, const QString &documentName)
+{
+    QMessageBox box(QMessageBox::Warning, QApplication::applicationName(),
+                    QObject::tr("Save changes to \"%1\" before closing?").arg(documentName),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, parent);
+    box.setInformativeText(QObject::tr("Your changes are lost if you don't save them."));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        return SaveChoice::Save;
+    case QMessageBox::Discard:
+        return SaveChoice::Discard;
+    default:
+        return SaveChoice::Cancel;
+    }
+}
+
+void UserDialogs::showError(QWidget *parent, const QString &title, const QString &message)
+{
+    QMessageBox::critical(parent, title, message);
+}
+
+QString UserDialogs::openFileName(QWidget *parent, const QString &directory)
+{
+    return QFileDialog::getOpenFileName(parent, QObject::tr("Open Scenario"), directory,
+                                        QObject::tr("Scenario files (*.json);;All files (*)"));
+}
+
+QString UserDialogs::saveFileName(QWidget *parent, const QString &title, const QString &suggested,
+                                  const QString &filter)
+{
+    return QFileDialog::getSaveFileName(parent, title, suggested, filter);
+}
+
+QString UserDialogs::chooseTemplate(QWidget *parent)
+{
+    NewScenarioDialog dialog(parent);
+    return dialog.exec() == QDialog::Accepted ? dialog.selectedTemplate() : QString();
+}
+
+void UserDialogs::showAbout(QWidget *parent)
+{
+    QMessageBox::about(
+        parent, QObject::tr("About Railyard"),
+        QObject::tr("<h3>Railyard %1</h3>"
+                    "<p>Explore how the parallel layout of a training job (ranks with "
+                    "coordinates d, p, t) lands on a datacenter fabric: drag ranks onto GPU "
+                    "slots and see the predicted link load, the bottleneck, the cost of each "
+                    "parallel dimension and the pipeline bubble.</p>"
+                    "<p>Every number comes from the same analytical cost engine as "
+                    "<tt>railyard-cli</tt>, so the GUI and the CLI agree on any scenario "
+                    "file.</p>")
+            .arg(QApplication::applicationVersion()));
+}
+
+} // namespace railyard

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QString>
+
+class QWidget;
+
+namespace railyard {
+
+/**
+ * Every modal question the main window asks: the unsaved-changes prompt, error boxes and the
+ * file and template choosers. The window holds one of these, so a test replaces it with a
+ * scripted subclass and never blocks on a modal dialog.
+ */
+class UserDialogs
+{
+public:
+    enum class SaveChoice { Save, Discard, Cancel };
+
+    virtual ~UserDialogs();
+
+    /// "Save changes to <name>?" with Save / Discard / Cancel.
+    virtual SaveChoice askToSaveChanges(QWidget *parent, const QString &documentName);
+    /// An error box; `message` is the loader's or engine's one-line message.
+    virtual void showError(QWidget *parent, const QString &title, const QString &message);
+    /// An existing scenario file to open, or empty when cancelled.
+    virtual QString openFileName(QWidget *parent, const QString &directory);
+    /// A file to write, or empty when cancelled. `filter` as for QFileDialog.
+    virtual QString saveFileName(QWidget *parent, const QString &title, const QString &suggested,
+                                 const QString &filter);
+    /// File > New: a template's resource path (NewScenarioDialog), or empty when cancelled.
+    virtual QString chooseTemplate(QWidget *parent);
+    /// Help > About.
+    virtual void showAbout(QWidget *parent);
+};
+
+} // namespace railyard

@@ -1,0 +1,43 @@
+#include "changescenario.h"
+
+#include "scenariocheck.h"
+#include "scenariodocument.h"
+#include "undocommands.h"
+
+namespace railyard {
+
+ChangeScenario::ChangeScenario(ScenarioDocument *document, Scenario before, Scenario after,
+                               const QString &text, bool structural, QUndoCommand *parent)
+    : QUndoCommand(text, parent)
+    , m_document(document)
+    , m_before(std::move(before))
+    , m_after(std::move(after))
+    , m_structural(structural)
+{}
+
+void ChangeScenario::redo()
+{
+    m_document->applyScenarioState(m_after, m_structural);
+}
+
+void ChangeScenario::undo()
+{
+    m_document->applyScenarioState(m_before, m_structural);
+}
+
+int ChangeScenario::id() const
+{
+    return Cmd_ChangeScenario;
+}
+
+bool ChangeScenario::mergeWith(const QUndoCommand *other)
+{
+    const auto *next = static_cast<const ChangeScenario *>(other); // same id() => same class
+    if (!m_structural || !next->m_structural || next->text() != text())
+        return false;
+    m_after = next->m_after;
+    setObsolete(sameScenario(m_before, m_after));
+    return true;
+}
+
+} // namespace railyard

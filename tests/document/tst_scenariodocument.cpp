@@ -1,0 +1,599 @@
+// The undoable document: every command's redo/undo, merging, validation, previews, the modified
+// flag, and the off-thread rebuild used for large scenarios (forced here with a threshold of 0).
+#include "applyplacement.h"
+#include "changescenario.h"
+#include "costengine.h"
+#include "moveranks.h"
+#include "scenariocheck.h"
+#include "scenariodocument.h"
+#include "scenarioerror.h"
+#include "scenariofile.h"
+#include "swapranks.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+
+using namespace railyard;
+
+namespace {
+
+Scenario seed128()
+{
+    return loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+}
+
+bool near(double a, double b, double rel)
+{
+    return std::abs(a - b) <= rel * std::max(1.0, std::abs(b));
+}
+
+/// The document's numbers equal a fresh engine's on the document's own scenario: what the
+/// CLI would print for the saved file. Incremental swaps add and subtract floating-point
+/// loads, so link bytes agree to a relative 1e-6 (tst_costengine's bound), times to 1e-9.
+void verifyMatchesFreshEngine(const ScenarioDocument &doc)
+{
+    QVERIFY(!doc.isEvaluating());
+    QCOMPARE(doc.scenario().slots, doc.engine().mapping().slots());
+    QCOMPARE(doc.mapping().slots(), doc.scenario().slots);
+    CostEngine fresh(doc.scenario());
+    const CostReport &a = doc.report();
+    const CostReport &b = fresh.report();
+    QVERIFY2(near(a.iterationTime, b.iterationTime, 1e-9),
+             qPrintable(QStringLiteral("%1 vs %2").arg(a.iterationTime).arg(b.iterationTime)));
+    QVERIFY(near(a.bubbleFraction, b.bubbleFraction, 1e-9));
+    QVERIFY(near(a.spineBytesShare, b.spineBytesShare, 1e-9));
+    QCOMPARE(a.links.size(), b.links.size());
+    for (std::size_t i = 0; i < b.links.size(); ++i)
+        QVERIFY2(near(a.links[i].bytes, b.links[i].bytes, 1e-6),
+                 qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
+    for (int dim = 0; dim < kDimCount; ++dim)
+        QVERIFY(near(a.dimBytes[dim], b.dimBytes[dim], 1e-6));
+    QVERIFY(near(a.linkStats.max, b.linkStats.max, 1e-9));
+}
+
+void verifySameReport(const CostReport &a, const CostReport &b)
+{
+    QVERIFY(near(a.iterationTime, b.iterationTime, 1e-12));
+    QVERIFY(near(a.spineBytesShare, b.spineBytesShare, 1e-12));
+    QCOMPARE(a.links.size(), b.links.size());
+    for (std::size_t i = 0; i < b.links.size(); ++i)
+        QVERIFY(near(a.links[i].bytes, b.links[i].bytes, 1e-6));
+}
+
+} // namespace
+
+class TestScenarioDocument : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void startsWithAValidDocument();
+    void loadMaterialisesSlots();
+    void swapRanks_data();
+    void swapRanks();
+    void swapIgnoresInvalidRanks();
+    void moveRanksIsOneCommand();
+    void moveRanksOntoSpareSlot();
+    void moveRanksRejectsDuplicates();
+    void applyPlacement_data();
+    void applyPlacement();
+    void editScenarioRedoUndo();
+    void editScenarioMergesSameField();
+    void editScenarioMergeBackToStartIsObsolete();
+    void editScenarioInvalidChangesNothing_data();
+    void editScenarioInvalidChangesNothing();
+    void editScenarioRelayoutReplacesRanks();
+    void editScenarioKeepsMappingWhenItFits();
+    void loadInvalidKeepsDocument();
+    void previewAndEndPreviewRestoreReport();
+    void commandEndsPreview();
+    void modifiedFlag();
+    void asyncRebuildQueuesEdits();
+    void asyncRebuildDeliversThroughEventLoop();
+    void asyncInvalidEditIsRejectedUpFront();
+};
+
+void TestScenarioDocument::startsWithAValidDocument()
+{
+    ScenarioDocument doc;
+    QVERIFY(doc.engine().layout().worldSize() >= 1);
+    QCOMPARE(doc.scenario().slots, doc.mapping().slots());
+    QVERIFY(!doc.isModified());
+    QCOMPARE(doc.undoStack()->count(), 0);
+}
+
+void TestScenarioDocument::loadMaterialisesSlots()
+{
+    ScenarioDocument doc;
+    QSignalSpy scenarioSpy(&doc, &ScenarioDocument::scenarioChanged);
+    QSignalSpy reportSpy(&doc, &ScenarioDocument::reportChanged);
+    QSignalSpy pathSpy(&doc, &ScenarioDocument::filePathChanged);
+    Scenario s = seed128();
+    s.slots.clear(); // the placement decides
+    doc.load(s, QStringLiteral("/tmp/seed.json"));
+    QCOMPARE(scenarioSpy.count(), 1);
+    QCOMPARE(reportSpy.count(), 1);
+    QCOMPARE(pathSpy.count(), 1);
+    QCOMPARE(doc.filePath(), QStringLiteral("/tmp/seed.json"));
+    QCOMPARE(int(doc.scenario().slots.size()), 128);
+    verifyMatchesFreshEngine(doc);
+    QVERIFY(!doc.isModified());
+}
+
+void TestScenarioDocument::swapRanks_data()
+{
+    QTest::addColumn<int>("a");
+    QTest::addColumn<int>("b");
+    QTest::newRow("same server") << 0 << 1;
+    QTest::newRow("across servers, other rail") << 0 << 9;
+    QTest::newRow("other stage") << 5 << 127;
+}
+
+void TestScenarioDocument::swapRanks()
+{
+    QFETCH(int, a);
+    QFETCH(int, b);
+    ScenarioDocument doc;
+    doc.load(seed128());
+    const Scenario before = doc.scenario();
+    const CostReport reportBefore = doc.report();
+    QSignalSpy mappingSpy(&doc, &ScenarioDocument::mappingChanged);
+
+    doc.swapRanks(a, b);
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QVERIFY(dynamic_cast<const SwapRanks *>(doc.undoStack()->command(0)));
+    QCOMPARE(mappingSpy.count(), 1);
+    QCOMPARE(doc.scenario().slots[a], before.slots[b]);
+    QCOMPARE(doc.scenario().slots[b], before.slots[a]);
+    QCOMPARE(doc.scenario().mappingVersion, before.mappingVersion + 1);
+    verifyMatchesFreshEngine(doc);
+
+    doc.undoStack()->undo();
+    QVERIFY(sameScenario(doc.scenario(), before));
+    verifyMatchesFreshEngine(doc);
+    verifySameReport(doc.report(), reportBefore);
+
+    doc.undoStack()->redo();
+    QCOMPARE(doc.scenario().slots[a], before.slots[b]);
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::swapIgnoresInvalidRanks()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.swapRanks(0, 0);
+    doc.swapRanks(-1, 3);
+    doc.swapRanks(0, 128);
+    QCOMPARE(doc.undoStack()->count(), 0);
+}
+
+void TestScenarioDocument::moveRanksIsOneCommand()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    const Scenario before = doc.scenario();
+    // Server 0's ranks onto server 2's slots (and those ranks out of the way).
+    std::vector<std::pair<int, int>> moves;
+    for (int g = 0; g < 8; ++g)
+        moves.emplace_back(doc.mapping().rankAt(g), 16 + g);
+    QSignalSpy reportSpy(&doc, &ScenarioDocument::reportChanged);
+    doc.moveRanks(moves, QStringLiteral("Move node000 to node002"));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(reportSpy.count(), 1); // one round of signals for the whole move
+    QVERIFY(dynamic_cast<const MoveRanks *>(doc.undoStack()->command(0)));
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Move node000 to node002"));
+    for (const auto &[rank, slot] : moves)
+        QCOMPARE(doc.scenario().slots[rank], slot);
+    verifyMatchesFreshEngine(doc);
+
+    doc.undoStack()->undo();
+    QVERIFY(sameScenario(doc.scenario(), before));
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::moveRanksOntoSpareSlot()
+{
+    ScenarioDocument doc;
+    Scenario s = seed128();
+    s.fabric.servers = 17; // 136 slots, 128 ranks: node016 is spare
+    s.slots.clear();
+    doc.load(s);
+    QCOMPARE(doc.mapping().rankAt(130), -1);
+    const Scenario before = doc.scenario();
+    doc.moveRanks({{5, 130}}, QString());
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QVERIFY(dynamic_cast<const ChangeScenario *>(doc.undoStack()->command(0)));
+    QCOMPARE(doc.scenario().slots[5], 130);
+    QCOMPARE(doc.mapping().rankAt(5), -1);
+    verifyMatchesFreshEngine(doc);
+    doc.undoStack()->undo();
+    QVERIFY(sameScenario(doc.scenario(), before));
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::moveRanksRejectsDuplicates()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.moveRanks({{0, 20}, {1, 20}}, QString()); // one slot twice
+    doc.moveRanks({{0, 20}, {0, 21}}, QString()); // one rank twice
+    doc.moveRanks({{0, 500}}, QString());         // no such slot
+    doc.moveRanks({{0, doc.scenario().slots[0]}}, QString()); // already there
+    QCOMPARE(doc.undoStack()->count(), 0);
+}
+
+void TestScenarioDocument::applyPlacement_data()
+{
+    QTest::addColumn<int>("placement");
+    QTest::newRow("rail-aligned") << int(Placement::RailAligned);
+    QTest::newRow("scattered") << int(Placement::Scattered);
+}
+
+void TestScenarioDocument::applyPlacement()
+{
+    QFETCH(int, placement);
+    const auto p = static_cast<Placement>(placement);
+    ScenarioDocument doc;
+    doc.load(seed128());
+    const Scenario before = doc.scenario();
+    QSignalSpy scenarioSpy(&doc, &ScenarioDocument::scenarioChanged);
+    QSignalSpy mappingSpy(&doc, &ScenarioDocument::mappingChanged);
+
+    doc.applyPlacement(p);
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QVERIFY(dynamic_cast<const ApplyPlacement *>(doc.undoStack()->command(0)));
+    QCOMPARE(scenarioSpy.count(), 0); // the fabric and layout stay
+    QCOMPARE(mappingSpy.count(), 1);
+    QCOMPARE(doc.scenario().placement, p);
+    const Mapping expected = Mapping::place(p, doc.engine().layout(), doc.engine().fabric());
+    QCOMPARE(doc.scenario().slots, expected.slots());
+    verifyMatchesFreshEngine(doc);
+
+    doc.undoStack()->undo();
+    QVERIFY(sameScenario(doc.scenario(), before));
+    verifyMatchesFreshEngine(doc);
+    doc.undoStack()->redo();
+    QCOMPARE(doc.scenario().slots, expected.slots());
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::editScenarioRedoUndo()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    const Scenario before = doc.scenario();
+    const double iterationBefore = doc.report().iterationTime;
+    QSignalSpy scenarioSpy(&doc, &ScenarioDocument::scenarioChanged);
+
+    Scenario next = before;
+    next.training.globalBatch = 128; // twice the micro-batches: a longer iteration
+    QCOMPARE(doc.editScenario(next, QStringLiteral("Change global batch")), QString());
+    QCOMPARE(scenarioSpy.count(), 1);
+    QCOMPARE(doc.scenario().training.globalBatch, 128);
+    QCOMPARE(doc.scenario().slots, before.slots); // the layout did not change
+    QVERIFY(doc.report().iterationTime > iterationBefore);
+    verifyMatchesFreshEngine(doc);
+
+    doc.undoStack()->undo();
+    QCOMPARE(scenarioSpy.count(), 2);
+    QVERIFY(sameScenario(doc.scenario(), before));
+    QCOMPARE(doc.report().iterationTime, iterationBefore);
+    verifyMatchesFreshEngine(doc);
+
+    doc.undoStack()->redo();
+    QCOMPARE(doc.scenario().training.globalBatch, 128);
+    verifyMatchesFreshEngine(doc);
+
+    // An edit that changes nothing pushes nothing.
+    QCOMPARE(doc.editScenario(doc.scenario(), QStringLiteral("Nothing")), QString());
+    QCOMPARE(doc.undoStack()->count(), 1);
+}
+
+void TestScenarioDocument::editScenarioMergesSameField()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    const Scenario before = doc.scenario();
+    for (int batch : {128, 256, 512}) {
+        Scenario next = doc.scenario();
+        next.training.globalBatch = batch;
+        QCOMPARE(doc.editScenario(next, QStringLiteral("Change global batch")), QString());
+    }
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.scenario().training.globalBatch, 512);
+
+    Scenario other = doc.scenario();
+    other.training.microBatch = 2;
+    QCOMPARE(doc.editScenario(other, QStringLiteral("Change micro-batch")), QString());
+    QCOMPARE(doc.undoStack()->count(), 2); // another field: its own step
+
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QVERIFY(sameScenario(doc.scenario(), before));
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::editScenarioMergeBackToStartIsObsolete()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.swapRanks(0, 1); // so that the edits do not start from the clean state
+    Scenario next = doc.scenario();
+    next.training.globalBatch = 128;
+    doc.editScenario(next, QStringLiteral("Change global batch"));
+    next.training.globalBatch = 64;
+    doc.editScenario(next, QStringLiteral("Change global batch"));
+    QCOMPARE(doc.undoStack()->count(), 1); // the merged edit vanished
+    QCOMPARE(doc.scenario().training.globalBatch, 64);
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::editScenarioInvalidChangesNothing_data()
+{
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("dp");
+    QTest::addColumn<int>("layers");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("tp does not divide the heads") << 3 << 4 << 80 << QStringLiteral("heads");
+    QTest::newRow("more ranks than slots") << 8 << 8 << 80 << QStringLiteral("slots");
+    QTest::newRow("layers do not split over pp") << 8 << 4 << 81 << QStringLiteral("layers");
+}
+
+void TestScenarioDocument::editScenarioInvalidChangesNothing()
+{
+    QFETCH(int, tp);
+    QFETCH(int, dp);
+    QFETCH(int, layers);
+    QFETCH(QString, field);
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.swapRanks(0, 9);
+    const Scenario before = doc.scenario();
+    const double iteration = doc.report().iterationTime;
+    QSignalSpy reportSpy(&doc, &ScenarioDocument::reportChanged);
+
+    Scenario next = before;
+    next.degrees.tp = tp;
+    next.degrees.dp = dp;
+    next.model.layers = layers;
+    const QString message = doc.editScenario(next, QStringLiteral("Bad edit"));
+    QVERIFY(!message.isEmpty());
+    QVERIFY2(message.contains(field), qPrintable(message));
+    QVERIFY(sameScenario(doc.scenario(), before));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(reportSpy.count(), 0);
+    QCOMPARE(doc.report().iterationTime, iteration);
+}
+
+void TestScenarioDocument::editScenarioRelayoutReplacesRanks()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.applyPlacement(Placement::RailAligned);
+    Scenario next = doc.scenario();
+    next.degrees.tp = 4;
+    next.degrees.dp = 8;
+    QCOMPARE(doc.editScenario(next, QStringLiteral("Change tp")), QString());
+    CostEngine fresh([&] {
+        Scenario s = next;
+        s.slots.clear();
+        return s;
+    }());
+    QCOMPARE(doc.scenario().slots, fresh.mapping().slots()); // re-placed rail-aligned for tp 4
+    QCOMPARE(doc.engine().layout().degrees().tp, 4);
+    verifyMatchesFreshEngine(doc);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.engine().layout().degrees().tp, 8);
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::editScenarioKeepsMappingWhenItFits()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.swapRanks(0, 9);
+    const std::vector<int> dragged = doc.scenario().slots;
+
+    Scenario faster = doc.scenario();
+    faster.fabric.nic.gbps = 800.0; // another fabric, same slots: the drag stays
+    QCOMPARE(doc.editScenario(faster, QStringLiteral("Change NIC bandwidth")), QString());
+    QCOMPARE(doc.scenario().slots, dragged);
+    QCOMPARE(doc.engine().fabric().spec().nic.gbps, 800.0);
+    verifyMatchesFreshEngine(doc);
+
+    Scenario bigger = doc.scenario();
+    bigger.fabric.servers = 32; // more slots: the list still fits
+    QCOMPARE(doc.editScenario(bigger, QStringLiteral("Change servers")), QString());
+    QCOMPARE(doc.scenario().slots, dragged);
+    verifyMatchesFreshEngine(doc);
+
+    Scenario smaller = doc.scenario();
+    smaller.fabric.servers = 16;
+    smaller.degrees.dp = 4;
+    QCOMPARE(doc.editScenario(smaller, QStringLiteral("Remove servers")), QString());
+    QCOMPARE(doc.scenario().slots, dragged); // back to 16 servers: slots < 128 still fit
+    verifyMatchesFreshEngine(doc);
+
+    doc.undoStack()->undo();           // 32 servers again
+    doc.moveRanks({{0, 200}}, QString()); // onto node025, which 16 servers do not have
+    QCOMPARE(doc.scenario().slots[0], 200);
+    Scenario shrink = doc.scenario();
+    shrink.fabric.servers = 16;
+    QCOMPARE(doc.editScenario(shrink, QStringLiteral("Remove servers")), QString());
+    const Scenario packed = [] {
+        Scenario s = seed128();
+        s.slots.clear();
+        return s;
+    }();
+    QCOMPARE(doc.scenario().slots, CostEngine(packed).mapping().slots()); // re-placed
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::loadInvalidKeepsDocument()
+{
+    ScenarioDocument doc;
+    doc.load(seed128(), QStringLiteral("/tmp/a.json"));
+    doc.swapRanks(0, 9);
+    const Scenario before = doc.scenario();
+    QSignalSpy anySpy(&doc, &ScenarioDocument::reportChanged);
+
+    Scenario bad = seed128();
+    bad.degrees.pp = 3; // 8*3*4 = 96 ranks, 80 layers do not split
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, doc.load(bad, QStringLiteral("/tmp/b.json")));
+    QVERIFY(sameScenario(doc.scenario(), before));
+    QCOMPARE(doc.filePath(), QStringLiteral("/tmp/a.json"));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QVERIFY(doc.isModified());
+    QCOMPARE(anySpy.count(), 0);
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::previewAndEndPreviewRestoreReport()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    const CostReport before = doc.report();
+    const Scenario scenarioBefore = doc.scenario();
+    QSignalSpy reportSpy(&doc, &ScenarioDocument::reportChanged);
+
+    doc.previewSwap(0, 9); // DP traffic of t0/t1 leaves its rail: spine load appears
+    QVERIFY(doc.isPreviewing());
+    QCOMPARE(reportSpy.count(), 1);
+    QVERIFY(doc.report().spineBytesShare > before.spineBytesShare);
+    QVERIFY(sameScenario(doc.scenario(), scenarioBefore)); // not an edit
+    QCOMPARE(doc.mapping().slots(), scenarioBefore.slots);
+    QCOMPARE(doc.undoStack()->count(), 0);
+
+    doc.previewSwap(9, 0); // the same pair: nothing new
+    QCOMPARE(reportSpy.count(), 1);
+    doc.previewSwap(0, 17); // the drag moved on: one step, from the real mapping
+    QCOMPARE(reportSpy.count(), 2);
+    QCOMPARE(doc.engine().mapping().slotOf(0), scenarioBefore.slots[17]);
+    QCOMPARE(doc.engine().mapping().slotOf(9), scenarioBefore.slots[9]);
+
+    doc.endPreview();
+    QVERIFY(!doc.isPreviewing());
+    QCOMPARE(reportSpy.count(), 3);
+    verifySameReport(doc.report(), before);
+    QCOMPARE(doc.report().spineBytesShare, before.spineBytesShare);
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::commandEndsPreview()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.previewSwap(0, 9);
+    doc.swapRanks(0, 9); // the drop
+    QVERIFY(!doc.isPreviewing());
+    verifyMatchesFreshEngine(doc);
+    doc.undoStack()->undo();
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::modifiedFlag()
+{
+    ScenarioDocument doc;
+    doc.load(seed128(), QStringLiteral("/tmp/seed.json"));
+    QSignalSpy spy(&doc, &ScenarioDocument::modifiedChanged);
+    QVERIFY(!doc.isModified());
+    doc.swapRanks(0, 1);
+    QVERIFY(doc.isModified());
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.last().at(0).toBool(), true);
+    doc.undoStack()->undo();
+    QVERIFY(!doc.isModified());
+    QCOMPARE(spy.last().at(0).toBool(), false);
+    doc.undoStack()->redo();
+    doc.setFilePath(QStringLiteral("/tmp/other.json")); // Save As
+    QVERIFY(!doc.isModified());
+    QCOMPARE(doc.filePath(), QStringLiteral("/tmp/other.json"));
+    doc.undoStack()->undo(); // back past the saved state
+    QVERIFY(doc.isModified());
+    doc.load(seed128());
+    QVERIFY(!doc.isModified());
+    QCOMPARE(doc.undoStack()->count(), 0);
+}
+
+void TestScenarioDocument::asyncRebuildQueuesEdits()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.setAsyncThreshold(0); // every rebuild off the UI thread
+    QSignalSpy busySpy(&doc, &ScenarioDocument::evaluatingChanged);
+    const Scenario before = doc.scenario();
+    const double iterationBefore = doc.report().iterationTime;
+
+    Scenario next = before;
+    next.training.globalBatch = 128;
+    QCOMPARE(doc.editScenario(next, QStringLiteral("Change global batch")), QString());
+    QVERIFY(doc.isEvaluating());
+    QCOMPARE(doc.scenario().training.globalBatch, 128); // the document has the edit...
+    QCOMPARE(doc.report().iterationTime, iterationBefore); // ...the old numbers stay on screen
+
+    doc.previewSwap(0, 9); // refused while the engine is replaced
+    QVERIFY(!doc.isPreviewing());
+    doc.swapRanks(0, 9);   // queued, not lost
+    doc.applyPlacement(Placement::Scattered); // needs the new layout: waits, then pushes
+    Scenario again = doc.scenario();
+    again.training.microBatch = 2;
+    QCOMPARE(doc.editScenario(again, QStringLiteral("Change micro-batch")), QString());
+    doc.undoStack()->undo(); // micro-batch back to 1, queued behind the rebuild
+    QCOMPARE(doc.undoStack()->count(), 4);
+
+    doc.waitForEvaluation();
+    QVERIFY(!doc.isEvaluating());
+    QCOMPARE(doc.scenario().training.microBatch, 1);
+    QCOMPARE(doc.scenario().placement, Placement::Scattered);
+    verifyMatchesFreshEngine(doc);
+    QVERIFY(busySpy.count() >= 2);
+    QCOMPARE(busySpy.last().at(0).toBool(), false);
+
+    // Undo everything (each step queued behind the previous rebuild): back to the start.
+    while (doc.undoStack()->canUndo())
+        doc.undoStack()->undo();
+    doc.waitForEvaluation();
+    QVERIFY(sameScenario(doc.scenario(), before));
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::asyncRebuildDeliversThroughEventLoop()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.setAsyncThreshold(0);
+    QSignalSpy scenarioSpy(&doc, &ScenarioDocument::scenarioChanged);
+    Scenario next = doc.scenario();
+    next.fabric.nic.gbps = 200.0; // a new fabric: built on the UI thread's check, reused by the job
+    QCOMPARE(doc.editScenario(next, QStringLiteral("Change NIC bandwidth")), QString());
+    QVERIFY(doc.isEvaluating());
+    QCOMPARE(scenarioSpy.count(), 0);
+    doc.swapRanks(3, 12);
+    QTRY_VERIFY(!doc.isEvaluating());
+    QCOMPARE(scenarioSpy.count(), 1);
+    QCOMPARE(doc.engine().fabric().spec().nic.gbps, 200.0);
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::asyncInvalidEditIsRejectedUpFront()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    doc.setAsyncThreshold(0);
+    const Scenario before = doc.scenario();
+    Scenario next = before;
+    next.training.schedule = ScheduleKind::Interleaved;
+    next.training.interleave = 2;
+    next.training.globalBatch = 12; // 3 micro-batches per replica: not a multiple of pp 4
+    const QString message = doc.editScenario(next, QStringLiteral("Bad schedule"));
+    QVERIFY2(!message.isEmpty(), "the interleaving rule is checked before the rebuild starts");
+    QVERIFY(!doc.isEvaluating());
+    QVERIFY(sameScenario(doc.scenario(), before));
+    QCOMPARE(doc.undoStack()->count(), 0);
+}
+
+QTEST_GUILESS_MAIN(TestScenarioDocument)
+#include "tst_scenariodocument.moc"

@@ -1,0 +1,158 @@
+#include "bundleitem.h"
+
+#include "colorscale.h"
+#include "fabricitem.h"
+#include "fabriclayout.h"
+#include "scenariodocument.h"
+
+#include <QLineF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
+#include <cmath>
+
+namespace railyard {
+
+namespace {
+
+/// Distance from p to the segment a-b.
+double distanceToSegment(const QPointF &p, const QPointF &a, const QPointF &b)
+{
+    const QPointF d = b - a;
+    const double len2 = QPointF::dotProduct(d, d);
+    const double t = len2 > 0.0 ? std::clamp(QPointF::dotProduct(p - a, d) / len2, 0.0, 1.0) : 0.0;
+    return QLineF(p, a + t * d).length();
+}
+
+} // namespace
+
+BundleItem::BundleItem(const FabricItem *root, Tier tier)
+    : m_root(root)
+    , m_tier(tier)
+{
+    const auto &all = root->layout().bundles();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (all[i].tier == tier) {
+            m_bundles.push_back(static_cast<int>(i));
+            m_bounds |= all[i].path.boundingRect();
+        }
+    }
+    m_bounds.adjust(-40, -40, 40, 40);
+    m_worst.assign(m_bundles.size(), 0.0);
+    m_routeMask.assign(m_bundles.size(), 0);
+    setZValue(-1.0);
+    setAcceptedMouseButtons(Qt::NoButton);
+    setFlag(ItemUsesExtendedStyleOption); // for exposedRect culling
+}
+
+void BundleItem::syncWithModel()
+{
+    const CostReport &report = m_root->document()->report();
+    const auto &all = m_root->layout().bundles();
+    const int links = static_cast<int>(report.links.size());
+    bool changed = false;
+    for (std::size_t i = 0; i < m_bundles.size(); ++i) {
+        double worst = 0.0;
+        for (int cable : all[static_cast<std::size_t>(m_bundles[i])].cables) {
+            if (2 * cable + 1 < links)
+                worst = std::max({worst, report.utilisation(2 * cable),
+                                  report.utilisation(2 * cable + 1)});
+        }
+        changed = changed || worst != m_worst[i];
+        m_worst[i] = worst;
+    }
+    if (changed && isVisible())
+        update();
+}
+
+int BundleItem::lineAt(const QPointF &scenePos, double tolerance) const
+{
+    const auto &all = m_root->layout().bundles();
+    int best = -1;
+    double bestDistance = tolerance;
+    for (std::size_t i = 0; i < m_bundles.size(); ++i) {
+        const QPolygonF &path = all[static_cast<std::size_t>(m_bundles[i])].path;
+        if (!path.boundingRect().adjusted(-tolerance, -tolerance, tolerance, tolerance)
+                 .contains(scenePos))
+            continue;
+        for (int k = 0; k + 1 < path.size(); ++k) {
+            const double d = distanceToSegment(scenePos, path[k], path[k + 1]);
+            if (d <= bestDistance) {
+                bestDistance = d;
+                best = static_cast<int>(i);
+            }
+        }
+    }
+    return best;
+}
+
+void BundleItem::setRouteMask(int i, unsigned mask)
+{
+    auto &m = m_routeMask[static_cast<std::size_t>(i)];
+    if (m == static_cast<unsigned char>(mask))
+        return;
+    m = static_cast<unsigned char>(mask);
+    if (isVisible())
+        update();
+}
+
+void BundleItem::clearRouteMasks()
+{
+    std::fill(m_routeMask.begin(), m_routeMask.end(), 0);
+    if (isVisible())
+        update();
+}
+
+QRectF BundleItem::boundingRect() const
+{
+    return m_bounds;
+}
+
+void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    const auto &all = m_root->layout().bundles();
+    const double maxUtil = m_root->maxUtilisation();
+    const QRectF exposed = option->exposedRect;
+    const int bottleneck = m_root->document()->report().bottleneckLink;
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    // Idle lines first, loaded ones on top, so a hot aggregate is never hidden.
+    for (int pass = 0; pass < 2; ++pass) {
+        for (std::size_t i = 0; i < m_bundles.size(); ++i) {
+            const bool loaded = m_worst[i] > 0.0;
+            if (loaded != (pass == 1))
+                continue;
+            const FabricLayout::Bundle &b = all[static_cast<std::size_t>(m_bundles[i])];
+            if (!exposed.isEmpty()
+                && !exposed.intersects(b.path.boundingRect().adjusted(-4, -4, 4, 4)))
+                continue;
+            if (bottleneck >= 0
+                && std::find(b.cables.begin(), b.cables.end(), bottleneck / 2) != b.cables.end()) {
+                QPen glow(QColor(0xe0, 0x31, 0x31, 90), 11.0, Qt::SolidLine, Qt::RoundCap);
+                glow.setCosmetic(true);
+                painter->setPen(glow);
+                painter->drawPolyline(b.path);
+            }
+            for (Dim d : {Dim::Dp, Dim::Pp, Dim::Ep, Dim::Cp, Dim::Tp}) {
+                if (m_routeMask[i] & (1u << index(d))) {
+                    QColor c = ColorScale::dimColour(d);
+                    c.setAlpha(150);
+                    QPen under(c, 6.0, Qt::SolidLine, Qt::RoundCap);
+                    under.setCosmetic(true);
+                    painter->setPen(under);
+                    painter->drawPolyline(b.path);
+                    break;
+                }
+            }
+            QColor c = ColorScale::utilisationColour(m_worst[i], maxUtil);
+            if (!loaded)
+                c.setAlpha(110);
+            QPen pen(c, loaded ? 2.5 : 1.0);
+            pen.setCosmetic(true);
+            painter->setPen(pen);
+            painter->drawPolyline(b.path);
+        }
+    }
+}
+
+} // namespace railyard

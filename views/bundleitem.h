@@ -1,0 +1,55 @@
+#pragma once
+
+#include "units.h"
+
+#include <QGraphicsItem>
+
+#include <vector>
+
+namespace railyard {
+
+class FabricItem;
+
+/**
+ * Aggregated lines of one tier, from FabricLayout::bundles(): a rack's uplinks to one leaf
+ * (NIC tier), a leaf's uplinks to its spines, a spine's to its super-spines. Each line carries
+ * the worst utilisation of its cables. One item paints all lines of its tier (culled by the
+ * exposed rectangle): the zoomed-out overview shows these instead of cable items, and the
+ * switch tiers of very large fabrics (thousands of inter-switch cables) always use them.
+ */
+class BundleItem : public QGraphicsItem
+{
+public:
+    enum { Type = UserType + 5 };
+
+    BundleItem(const FabricItem *root, Tier tier);
+
+    int type() const override { return Type; }
+    Tier tier() const { return m_tier; }
+    int count() const { return static_cast<int>(m_bundles.size()); }
+    /// Index into FabricLayout::bundles() of line `i`.
+    int layoutIndex(int i) const { return m_bundles[static_cast<std::size_t>(i)]; }
+    /// Recomputes each line's worst utilisation from the document's report.
+    void syncWithModel();
+    /// Worst utilisation of line `i`, as drawn.
+    double worstUtilisation(int i) const { return m_worst[static_cast<std::size_t>(i)]; }
+    /// The line within `tolerance` (scene units) of `scenePos`, or -1.
+    int lineAt(const QPointF &scenePos, double tolerance) const;
+    /// Route highlight (bits of Dim) per line; see FabricItem::setFocusRank().
+    void setRouteMask(int i, unsigned mask);
+    void clearRouteMasks();
+
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+               QWidget *widget) override;
+
+private:
+    const FabricItem *m_root;
+    Tier m_tier;
+    std::vector<int> m_bundles; ///< layout bundle indices of this tier
+    std::vector<double> m_worst;
+    std::vector<unsigned char> m_routeMask;
+    QRectF m_bounds;
+};
+
+} // namespace railyard

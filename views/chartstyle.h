@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QChart>
+#include <QChartView>
+#include <QFont>
+#include <QPainter>
+
+namespace railyard {
+
+/**
+ * The common look of the chart panels: no animations (a re-evaluation must not replay one),
+ * tight margins, legend at the bottom, antialiased view.
+ */
+namespace chartstyle {
+
+inline void apply(QChartView *view, QChart *chart, const QString &title)
+{
+    chart->setTitle(title);
+    QFont f = chart->titleFont();
+    f.setBold(true);
+    chart->setTitleFont(f);
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->setBackgroundRoundness(0);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    view->setChart(chart);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumSize(320, 240);
+}
+
+} // namespace chartstyle
+
+} // namespace railyard

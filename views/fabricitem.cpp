@@ -1,0 +1,478 @@
+#include "fabricitem.h"
+
+#include "bundleitem.h"
+#include "colorscale.h"
+#include "fabriclayout.h"
+#include "framelabelsitem.h"
+#include "linkitem.h"
+#include "router.h"
+#include "scenariodocument.h"
+#include "serveritem.h"
+#include "slotitem.h"
+#include "switchitem.h"
+
+#include <QGraphicsScene>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace railyard {
+
+FabricItem::FabricItem(ScenarioDocument *document, QGraphicsScene *scene)
+    : m_document(document)
+{
+    setZValue(-10.0);
+    setAcceptedMouseButtons(Qt::NoButton);
+    setFlag(ItemUsesExtendedStyleOption); // exposedRect: paint only the visible frames/bands
+    scene->addItem(this);
+    connect(document, &ScenarioDocument::scenarioChanged, this, &FabricItem::onScenarioChanged);
+    connect(document, &ScenarioDocument::mappingChanged, this, &FabricItem::syncMapping);
+    connect(document, &ScenarioDocument::reportChanged, this, &FabricItem::syncReport);
+    build();
+}
+
+FabricItem::~FabricItem()
+{
+    clear();
+}
+
+SlotItem *FabricItem::slotItemOfRank(int rank) const
+{
+    const Mapping &m = m_document->mapping();
+    if (rank < 0 || rank >= m.rankCount())
+        return nullptr;
+    return slotItem(m.slotOf(rank));
+}
+
+void FabricItem::build()
+{
+    QGraphicsScene *s = scene();
+    prepareGeometryChange();
+    m_fabric = m_document->engine().sharedFabric();
+    m_layout = std::make_unique<FabricLayout>(*m_fabric);
+    const Fabric &f = *m_fabric;
+
+    m_servers.reserve(f.servers());
+    m_slots.reserve(f.slotCount());
+    for (int server = 0; server < f.servers(); ++server) {
+        auto *item = new ServerItem(this, server);
+        s->addItem(item);
+        m_servers.insert(server, item);
+        for (int g = 0; g < item->gpuCount(); ++g)
+            m_slots.insert(server * f.gpusPerServer() + g, item->slotItem(g));
+    }
+    auto addSwitch = [&](int vertex) {
+        auto *item = new SwitchItem(this, vertex);
+        s->addItem(item);
+        m_switches.insert(vertex, item);
+    };
+    for (int i = 0; i < f.leafCount(); ++i)
+        addSwitch(f.leafVertex(i));
+    for (int i = 0; i < f.spineCount(); ++i)
+        addSwitch(f.spineVertex(i));
+    for (int i = 0; i < f.superSpineCount(); ++i)
+        addSwitch(f.superSpineVertex(i));
+    int cables[kTierCount] = {};
+    for (int id = 0; id < f.linkCount(); id += 2)
+        ++cables[index(f.link(id).tier)];
+    // NIC cables are local to a rack: always items. Switch tiers of a very large fabric (16k
+    // leaf-spine cables at 16,384 GPUs) are drawn as per-switch aggregates instead.
+    m_cableItems = {true, cables[index(Tier::Spine)] <= kMaxCableItemsPerSwitchTier,
+                    cables[index(Tier::SuperSpine)] <= kMaxCableItemsPerSwitchTier};
+    for (int id = 0; id < f.linkCount(); id += 2) {
+        const Tier tier = f.link(id).tier;
+        if (tier != Tier::Leaf && tier != Tier::Spine && tier != Tier::SuperSpine)
+            continue;
+        if (!hasCableItems(tier))
+            continue;
+        auto *item = new LinkItem(this, id / 2, m_layout->cablePath(id / 2));
+        item->setVisible(!m_overview);
+        s->addItem(item);
+        m_links.insert(id / 2, item);
+    }
+    m_bandRects.assign(static_cast<std::size_t>(std::max(0, f.railCount())), {});
+    for (const FabricLayout::Band &band : m_layout->bands())
+        m_bandRects[static_cast<std::size_t>(band.rail)].append(band.rect);
+    m_labels = new FrameLabelsItem(this);
+    s->addItem(m_labels);
+    m_cableLine.assign(static_cast<std::size_t>(f.linkCount() / 2), -1);
+    for (Tier tier : {Tier::Leaf, Tier::Spine, Tier::SuperSpine}) {
+        auto *item = new BundleItem(this, tier);
+        item->setVisible(m_overview || !hasCableItems(tier));
+        s->addItem(item);
+        m_bundles[static_cast<std::size_t>(index(tier) - index(Tier::Leaf))] = item;
+        for (int i = 0; i < item->count(); ++i) {
+            for (int cable : m_layout->bundles()[static_cast<std::size_t>(item->layoutIndex(i))].cables)
+                m_cableLine[static_cast<std::size_t>(cable)] = i;
+        }
+    }
+    if (m_overview) {
+        for (SlotItem *slot : std::as_const(m_slots))
+            slot->setVisible(false);
+    }
+    m_bottleneck = -1;
+    m_focusRank = -1;
+    syncMapping();
+    syncReport();
+}
+
+void FabricItem::clear()
+{
+    m_litSlots.clear();
+    m_litLinks.clear();
+    m_litServers.clear();
+    m_router.reset(); // it references the old fabric
+    qDeleteAll(m_links);
+    m_links.clear();
+    qDeleteAll(m_switches);
+    m_switches.clear();
+    m_slots.clear(); // children of the servers
+    qDeleteAll(m_servers);
+    m_servers.clear();
+    m_litBundles.clear();
+    for (BundleItem *&item : m_bundles) {
+        delete item;
+        item = nullptr;
+    }
+    delete m_labels;
+    m_labels = nullptr;
+}
+
+void FabricItem::onScenarioChanged()
+{
+    // A workload or degree edit keeps the shared Fabric: keep the items, re-read the model.
+    if (m_document->engine().sharedFabric() == m_fabric) {
+        m_focusRank = -1;
+        syncMapping();
+        syncReport();
+        Q_EMIT legendChanged();
+        return;
+    }
+    clear();
+    build();
+    update();
+    Q_EMIT rebuilt();
+}
+
+void FabricItem::syncMapping()
+{
+    for (SlotItem *slot : std::as_const(m_slots))
+        slot->syncWithModel();
+    if (m_overview) {
+        for (ServerItem *server : std::as_const(m_servers))
+            server->update();
+    }
+    refreshFocus();
+}
+
+void FabricItem::syncReport()
+{
+    const CostReport &r = m_document->report();
+    const int links = static_cast<int>(r.links.size());
+    // The scale spans 0 .. the bottleneck (the report's most utilised link).
+    const double max = r.bottleneckLink >= 0 && r.bottleneckLink < links
+        ? r.utilisation(r.bottleneckLink)
+        : 0.0;
+    const double range = max > 0.0 ? max : 1.0;
+    // While a drag previews, the scale stays put so colours compare with the state before.
+    const bool rescaled = !m_scaleHeld && range != m_maxUtilisation;
+    if (!m_scaleHeld)
+        m_maxUtilisation = range;
+
+    if (m_bottleneck != r.bottleneckLink) {
+        if (m_bottleneck >= 0) {
+            if (LinkItem *old = linkItem(m_bottleneck))
+                old->setBottleneck(false);
+            for (ServerItem *server : std::as_const(m_servers))
+                server->setBottleneckLink(-1);
+        }
+        m_bottleneck = r.bottleneckLink;
+        if (m_bottleneck >= 0 && m_bottleneck < links) {
+            if (LinkItem *item = linkItem(m_bottleneck)) {
+                item->setBottleneck(true);
+            } else {
+                const FabricLink &l = m_fabric->link(m_bottleneck);
+                const FabricNode &a = m_fabric->node(l.src);
+                const FabricNode &b = m_fabric->node(l.dst);
+                if (ServerItem *server = serverItem(a.server >= 0 ? a.server : b.server))
+                    server->setBottleneckLink(m_bottleneck);
+            }
+        }
+    }
+    for (LinkItem *link : std::as_const(m_links)) {
+        link->syncWithModel();
+        if (rescaled)
+            link->update();
+    }
+    for (ServerItem *server : std::as_const(m_servers)) {
+        server->syncWithModel();
+        if (rescaled)
+            server->update();
+    }
+    for (BundleItem *item : m_bundles) {
+        if (!item)
+            continue;
+        item->syncWithModel();
+        if (rescaled)
+            item->update();
+    }
+    Q_EMIT legendChanged();
+}
+
+void FabricItem::holdScale(bool hold)
+{
+    if (hold == m_scaleHeld)
+        return;
+    m_scaleHeld = hold;
+    if (!hold)
+        syncReport(); // adopt the current report's range
+}
+
+void FabricItem::setColourBy(QChar coordinate)
+{
+    const QChar c = coordinate.toLower();
+    if (!QStringLiteral("dptce").contains(c) || c == m_colourBy)
+        return;
+    m_colourBy = c;
+    for (SlotItem *slot : std::as_const(m_slots))
+        slot->syncWithModel();
+    if (m_overview) {
+        for (ServerItem *server : std::as_const(m_servers))
+            server->update();
+    }
+    Q_EMIT legendChanged();
+}
+
+int FabricItem::colourValueCount() const
+{
+    const ParallelDegrees &d = m_document->engine().layout().degrees();
+    switch (m_colourBy.toLatin1()) {
+    case 'd':
+        return d.dp;
+    case 'p':
+        return d.pp;
+    case 'c':
+        return d.cp;
+    case 'e':
+        return d.ep;
+    default:
+        return d.tp;
+    }
+}
+
+QColor FabricItem::chipColour(int rank) const
+{
+    const RankCoord c = m_document->engine().layout().coord(rank);
+    int value = c.t;
+    switch (m_colourBy.toLatin1()) {
+    case 'd':
+        value = c.d;
+        break;
+    case 'p':
+        value = c.p;
+        break;
+    case 'c':
+        value = c.c;
+        break;
+    case 'e':
+        value = c.e;
+        break;
+    default:
+        break;
+    }
+    return ColorScale::coordinateColour(value, colourValueCount());
+}
+
+void FabricItem::setOverview(bool overview)
+{
+    if (overview == m_overview)
+        return;
+    m_overview = overview;
+    // Hidden items cost nothing when painting; toggling happens once per threshold crossing.
+    for (SlotItem *slot : std::as_const(m_slots))
+        slot->setVisible(!overview);
+    for (LinkItem *link : std::as_const(m_links))
+        link->setVisible(!overview);
+    for (BundleItem *item : m_bundles) {
+        if (item)
+            item->setVisible(overview || !hasCableItems(item->tier()));
+    }
+    for (ServerItem *server : std::as_const(m_servers))
+        server->update();
+    update();
+}
+
+void FabricItem::setCaching(bool caching)
+{
+    const CacheMode mode = caching ? DeviceCoordinateCache : NoCache;
+    for (ServerItem *server : std::as_const(m_servers))
+        server->setCacheMode(mode);
+    for (SlotItem *slot : std::as_const(m_slots))
+        slot->setCacheMode(mode);
+    for (SwitchItem *sw : std::as_const(m_switches))
+        sw->setCacheMode(mode);
+}
+
+void FabricItem::setFocusRank(int rank)
+{
+    if (rank == m_focusRank)
+        return;
+    m_focusRank = rank;
+    refreshFocus();
+}
+
+BundleItem *FabricItem::bundleItem(Tier tier) const
+{
+    const int i = index(tier) - index(Tier::Leaf);
+    return i >= 0 && i < 3 ? m_bundles[static_cast<std::size_t>(i)] : nullptr;
+}
+
+bool FabricItem::hasCableItems(Tier tier) const
+{
+    const int i = index(tier) - index(Tier::Leaf);
+    return i >= 0 && i < 3 && m_cableItems[static_cast<std::size_t>(i)];
+}
+
+Router &FabricItem::router()
+{
+    if (!m_router)
+        m_router = std::make_unique<Router>(*m_fabric);
+    return *m_router;
+}
+
+void FabricItem::refreshFocus()
+{
+    for (SlotItem *slot : m_litSlots) {
+        slot->setPartnerMask(0);
+        slot->setFocused(false);
+    }
+    for (LinkItem *link : m_litLinks)
+        link->setRouteMask(0);
+    for (ServerItem *server : m_litServers)
+        server->clearRouteMasks();
+    for (BundleItem *bundle : m_litBundles)
+        bundle->clearRouteMasks();
+    m_litBundles.clear();
+    m_litSlots.clear();
+    m_litLinks.clear();
+    m_litServers.clear();
+
+    const ParallelLayout &layout = m_document->engine().layout();
+    const Mapping &mapping = m_document->mapping();
+    if (m_focusRank < 0 || m_focusRank >= mapping.rankCount())
+        return;
+    if (SlotItem *self = slotItem(mapping.slotOf(m_focusRank))) {
+        self->setFocused(true);
+        m_litSlots.push_back(self);
+    }
+    const ParallelDegrees &deg = layout.degrees();
+    const std::tuple<Dim, GroupKind, int> kinds[] = {{Dim::Tp, GroupKind::Tp, deg.tp},
+                                                     {Dim::Pp, GroupKind::Pp, deg.pp},
+                                                     {Dim::Dp, GroupKind::Dp, deg.dp},
+                                                     {Dim::Ep, GroupKind::Ep, deg.ep},
+                                                     {Dim::Cp, GroupKind::Cp, deg.cp}};
+    std::unordered_map<int, unsigned> slotMask, cableMask;
+    std::map<std::tuple<int, int, bool>, unsigned> internalMask; // (server, gpu, scale-up)
+    Router &r = router();
+    const int from = mapping.slotOf(m_focusRank);
+    for (const auto &[dim, kind, degree] : kinds) {
+        if (degree <= 1)
+            continue;
+        const unsigned bit = dimBit(dim);
+        const std::vector<int> &members = layout.groups(kind)[static_cast<std::size_t>(
+            layout.groupOf(kind, m_focusRank))];
+        const auto self = std::find(members.begin(), members.end(), m_focusRank);
+        for (auto it = members.begin(); it != members.end(); ++it) {
+            if (it == self)
+                continue;
+            slotMask[mapping.slotOf(*it)] |= bit;
+            // A pipeline talks to the adjacent stages only; the collectives to every member.
+            if (kind == GroupKind::Pp && std::abs(it - self) != 1)
+                continue;
+            for (const RouteHop &hop : r.route(from, mapping.slotOf(*it))) {
+                const FabricLink &l = m_fabric->link(hop.link);
+                if (l.tier == Tier::ScaleUp || l.tier == Tier::Pcie) {
+                    const int gpu = m_fabric->node(l.src).kind == NodeKind::Gpu ? l.src : l.dst;
+                    const FabricNode &n = m_fabric->node(gpu);
+                    internalMask[{n.server, n.local, l.tier == Tier::ScaleUp}] |= bit;
+                } else {
+                    cableMask[hop.link >> 1] |= bit;
+                }
+            }
+        }
+    }
+    for (const auto &[slot, mask] : slotMask) {
+        if (SlotItem *item = slotItem(slot)) {
+            item->setPartnerMask(mask);
+            m_litSlots.push_back(item);
+        }
+    }
+    std::unordered_map<BundleItem *, std::unordered_map<int, unsigned>> lineMask;
+    for (const auto &[cable, mask] : cableMask) {
+        if (LinkItem *item = m_links.value(cable)) {
+            item->setRouteMask(mask);
+            m_litLinks.push_back(item);
+        }
+        // The aggregates too (the overview, and switch tiers drawn as aggregates).
+        const int line = m_cableLine[static_cast<std::size_t>(cable)];
+        if (line >= 0)
+            lineMask[bundleItem(m_fabric->link(2 * cable).tier)][line] |= mask;
+    }
+    for (const auto &[bundle, lines] : lineMask) {
+        for (const auto &[line, mask] : lines)
+            bundle->setRouteMask(line, mask);
+        m_litBundles.push_back(bundle);
+    }
+    for (const auto &[key, mask] : internalMask) {
+        if (ServerItem *item = serverItem(std::get<0>(key))) {
+            item->setRouteMask(std::get<1>(key), std::get<2>(key), mask);
+            m_litServers.push_back(item);
+        }
+    }
+}
+
+QRectF FabricItem::boundingRect() const
+{
+    return m_layout ? m_layout->bounds() : QRectF();
+}
+
+void FabricItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    const QRectF exposed = option->exposedRect.isEmpty() ? boundingRect() : option->exposedRect;
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+    for (int pass = 0; pass < 2; ++pass) { // pods, then the groups inside them
+        for (const FabricLayout::Frame &frame : m_layout->frames()) {
+            if (frame.pod != (pass == 0) || !exposed.intersects(frame.rect))
+                continue;
+            // Dashes only near: a dashed outline of a large frame is costly when zoomed out.
+            QPen pen(QColor(0xad, 0xb5, 0xbd), frame.pod ? 1.5 : 1.0,
+                     frame.pod && lod > 0.3 ? Qt::DashLine : Qt::SolidLine);
+            pen.setCosmetic(true);
+            painter->setPen(pen);
+            painter->setBrush(frame.pod ? QColor(0xfa, 0xfb, 0xfc) : QColor(0xf3, 0xf4, 0xf6));
+            if (lod > 0.3)
+                painter->drawRoundedRect(frame.rect, 8, 8);
+            else
+                painter->drawRect(frame.rect);
+        }
+    }
+    // Rail bands: axis-aligned, one batched call per rail. Not when zoomed far out: thousands
+    // of translucent slivers cost more than they show (the leaves carry the rail colours).
+    if (lod < 0.15)
+        return;
+    painter->setRenderHint(QPainter::Antialiasing, false);
+    painter->setPen(Qt::NoPen);
+    for (std::size_t rail = 0; rail < m_bandRects.size(); ++rail) {
+        QColor c = ColorScale::railColour(static_cast<int>(rail));
+        c.setAlpha(120);
+        painter->setBrush(c);
+        painter->drawRects(m_bandRects[rail]);
+    }
+}
+
+} // namespace railyard

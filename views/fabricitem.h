@@ -1,0 +1,141 @@
+#pragma once
+
+#include "fabric.h"
+
+#include <QChar>
+#include <QGraphicsObject>
+#include <QHash>
+#include <QList>
+#include <QRectF>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace railyard {
+
+class BundleItem;
+class FabricLayout;
+class FrameLabelsItem;
+class LinkItem;
+class Router;
+class ScenarioDocument;
+class ServerItem;
+class SlotItem;
+class SwitchItem;
+
+/**
+ * The root of the fabric scene: it listens to the ScenarioDocument, builds one item per server
+ * (with its slot chips), switch and inter-switch/NIC cable from the engine's Fabric and a
+ * FabricLayout, keeps QHash lookups from ids to items, and pushes model changes into them:
+ * scenarioChanged -> rebuild, mappingChanged -> sync chips, reportChanged -> recolour only.
+ * It paints the backdrop itself (SU/ToR/pod frames and the rail bands); a FrameLabelsItem
+ * names the frames above the items.
+ *
+ * The leaf items are top-level scene items owned by this root (deleted with it), not its
+ * children: the scene's BSP index then culls them when painting a part of a 16,384-GPU fabric,
+ * where children of one parent would be visited one by one on every repaint.
+ */
+class FabricItem : public QGraphicsObject
+{
+    Q_OBJECT
+
+public:
+    enum { Type = UserType + 10 };
+    /// Partner dimensions highlighted on hover/selection (bits of Dim).
+    static unsigned dimBit(Dim d) { return 1u << index(d); }
+
+    FabricItem(ScenarioDocument *document, QGraphicsScene *scene);
+    ~FabricItem() override;
+
+    int type() const override { return Type; }
+    ScenarioDocument *document() const { return m_document; }
+    const Fabric &fabric() const { return *m_fabric; }
+    const FabricLayout &layout() const { return *m_layout; }
+
+    // Lookups (QHash by id, as the document speaks ids).
+    SlotItem *slotItem(int slot) const { return m_slots.value(slot); }
+    SlotItem *slotItemOfRank(int rank) const;
+    ServerItem *serverItem(int server) const { return m_servers.value(server); }
+    SwitchItem *switchItem(int vertex) const { return m_switches.value(vertex); }
+    /// The cable item drawing link `linkId` (either direction); nullptr for internal links.
+    LinkItem *linkItem(int linkId) const { return m_links.value(linkId >> 1); }
+    const QHash<int, LinkItem *> &linkItems() const { return m_links; }
+    /// The aggregated lines of a tier (Leaf, Spine or SuperSpine).
+    BundleItem *bundleItem(Tier tier) const;
+    /// True when the tier's cables are individual LinkItems (in the detailed view); false when
+    /// there are too many and the tier is always drawn as aggregates.
+    bool hasCableItems(Tier tier) const;
+    static constexpr int kMaxCableItemsPerSwitchTier = 2048;
+
+    /// Colour chips by 'd', 'p', 't', 'c' or 'e'.
+    void setColourBy(QChar coordinate);
+    QChar colourBy() const { return m_colourBy; }
+    QColor chipColour(int rank) const;
+    int colourValueCount() const;
+
+    /// The legend's range: the report's highest link utilisation (never 0).
+    double maxUtilisation() const { return m_maxUtilisation; }
+    /// Keep the range while a drag previews, so colours compare with the state before the drag
+    /// (links hotter than the old maximum saturate); releasing adopts the current report's.
+    void holdScale(bool hold);
+    bool isScaleHeld() const { return m_scaleHeld; }
+    /// Zoomed out: servers as blocks, chips and cable items hidden, aggregates shown.
+    void setOverview(bool overview);
+    bool isOverview() const { return m_overview; }
+    /// Device-coordinate caching of servers, chips and switches (on by default). Off while
+    /// exporting, so an SVG gets vectors and text rather than cached pixmaps.
+    void setCaching(bool caching);
+
+    /// Highlights the partners of `rank` (TP, PP, DP, EP, CP) and the links of its routes to
+    /// them; -1 clears.
+    void setFocusRank(int rank);
+    int focusRank() const { return m_focusRank; }
+
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+               QWidget *widget) override;
+
+Q_SIGNALS:
+    /// The legend's inputs changed (range, bottleneck, colouring).
+    void legendChanged();
+    /// The items were rebuilt (new fabric).
+    void rebuilt();
+
+private Q_SLOTS:
+    void onScenarioChanged();
+    void syncMapping();
+    void syncReport();
+
+private:
+    void build();
+    void clear();
+    void refreshFocus();
+    Router &router();
+
+    ScenarioDocument *m_document;
+    std::shared_ptr<const Fabric> m_fabric;
+    std::unique_ptr<FabricLayout> m_layout;
+    std::unique_ptr<Router> m_router;
+    QHash<int, ServerItem *> m_servers;
+    QHash<int, SlotItem *> m_slots;
+    QHash<int, SwitchItem *> m_switches;
+    QHash<int, LinkItem *> m_links; ///< by cable (link id >> 1)
+    std::array<BundleItem *, 3> m_bundles{}; ///< Leaf, Spine, SuperSpine tiers
+    std::array<bool, 3> m_cableItems{true, true, true};
+    std::vector<int> m_cableLine; ///< per cable: its line in its tier's BundleItem, or -1
+    FrameLabelsItem *m_labels = nullptr;
+    QChar m_colourBy = QLatin1Char('t');
+    double m_maxUtilisation = 1.0;
+    bool m_overview = false;
+    bool m_scaleHeld = false;
+    int m_bottleneck = -1;
+    int m_focusRank = -1;
+    std::vector<QList<QRectF>> m_bandRects; ///< rail bands, per rail (batched painting)
+    std::vector<SlotItem *> m_litSlots;
+    std::vector<LinkItem *> m_litLinks;
+    std::vector<ServerItem *> m_litServers;
+    std::vector<BundleItem *> m_litBundles;
+};
+
+} // namespace railyard

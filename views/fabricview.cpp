@@ -1,0 +1,448 @@
+#include "fabricview.h"
+
+#include "bundleitem.h"
+#include "dragghostitem.h"
+#include "fabricinfo.h"
+#include "fabricitem.h"
+#include "fabriclayout.h"
+#include "legenditem.h"
+#include "linkitem.h"
+#include "scenariodocument.h"
+#include "serveritem.h"
+#include "slotitem.h"
+#include "switchitem.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QHelpEvent>
+#include <QImage>
+#include <QKeyEvent>
+#include <QMimeData>
+#include <QPainter>
+#include <QScrollBar>
+#include <QSvgGenerator>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace railyard {
+
+FabricView::FabricView(ScenarioDocument *document, QWidget *parent)
+    : QGraphicsView(parent)
+    , m_document(document)
+    , m_documentAlive(document)
+    , m_scene(new QGraphicsScene(this))
+{
+    // No BSP index: long cables span most of a large scene and a BSP tree files an item in
+    // every leaf it crosses (millions of entries at 16k GPUs). The linear index walks the
+    // sorted top-level items once per paint and culls them by bounding rectangle instead.
+    m_scene->setItemIndexMethod(QGraphicsScene::NoIndex);
+    setScene(m_scene);
+    setBackgroundBrush(Qt::white);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setViewportUpdateMode(SmartViewportUpdate);
+    setOptimizationFlag(DontAdjustForAntialiasing);
+    setTransformationAnchor(AnchorUnderMouse);
+    setResizeAnchor(AnchorViewCenter);
+    setRubberBandSelectionMode(Qt::IntersectsItemShape);
+    setAcceptDrops(true);
+    viewport()->setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+
+    m_root = new FabricItem(document, m_scene);
+    m_legend = new LegendItem;
+    m_scene->addItem(m_legend);
+    connect(m_root, &FabricItem::legendChanged, this, &FabricView::updateLegend);
+    connect(m_root, &FabricItem::rebuilt, this, &FabricView::onRebuilt);
+    // A new scenario under a drag: drop the drag (the items it pointed at are gone).
+    connect(document, &ScenarioDocument::scenarioChanged, this,
+            [this] { cancelDrag(QString()); });
+    onRebuilt();
+    updateLegend();
+}
+
+FabricView::~FabricView()
+{
+    if (m_previewing && m_documentAlive)
+        m_document->endPreview();
+    delete m_ghost;
+    delete m_root; // deletes the items it owns before the scene goes
+}
+
+void FabricView::onRebuilt()
+{
+    m_pinnedRank = -1;
+    m_scene->setSceneRect(m_root->boundingRect().adjusted(-16, -16, 16, 16));
+    m_autoFit = true;
+    if (isVisible())
+        fitAll();
+}
+
+void FabricView::setColourBy(QChar coordinate)
+{
+    m_root->setColourBy(coordinate);
+}
+
+QChar FabricView::colourBy() const
+{
+    return m_root->colourBy();
+}
+
+double FabricView::zoom() const
+{
+    return transform().m11();
+}
+
+void FabricView::fitAll()
+{
+    m_autoFit = true;
+    // Fit the scene below the legend strip (kept at the viewport's top-left), with the scene
+    // aligned to the bottom so the strip covers no cable or switch at this zoom.
+    const QRectF content = m_scene->sceneRect();
+    const QRect vp = viewport()->rect();
+    const double reserve = m_legend->boundingRect().height() + 12.0;
+    const double s = std::min((vp.width() - 4.0) / std::max(1.0, content.width()),
+                              (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
+    if (s <= 0.0)
+        return;
+    setTransform(QTransform::fromScale(s, s));
+    const double spare = vp.height() - content.height() * s;
+    setAlignment(Qt::AlignHCenter | (spare >= 2.0 * reserve ? Qt::AlignVCenter : Qt::AlignBottom));
+    centerOn(content.center());
+    updateLevelOfDetail();
+    positionLegend();
+}
+
+void FabricView::zoomIn()
+{
+    zoomBy(1.25);
+}
+
+void FabricView::zoomOut()
+{
+    zoomBy(0.8);
+}
+
+void FabricView::zoomBy(double factor)
+{
+    m_autoFit = false;
+    const QRectF bounds = m_root->boundingRect();
+    const double fit = std::min(viewport()->width() / std::max(1.0, bounds.width()),
+                                viewport()->height() / std::max(1.0, bounds.height()));
+    const double next = std::clamp(zoom() * factor, std::min(0.5 * fit, 0.05), 8.0);
+    scale(next / zoom(), next / zoom());
+    updateLevelOfDetail();
+    positionLegend();
+}
+
+void FabricView::updateLevelOfDetail()
+{
+    m_root->setOverview(m_overviewForced || zoom() < kOverviewBelow);
+}
+
+void FabricView::positionLegend()
+{
+    m_legend->setPos(mapToScene(QPoint(10, 10)));
+}
+
+void FabricView::updateLegend()
+{
+    const CostReport &r = m_document->report();
+    const Fabric &f = m_document->engine().fabric();
+    QString bottleneck = QStringLiteral("none");
+    if (r.bottleneckLink >= 0 && r.bottleneckLink < f.linkCount())
+        bottleneck = QString::fromStdString(f.linkName(r.bottleneckLink));
+    m_legend->setLoadRange(m_root->isScaleHeld() ? m_root->maxUtilisation()
+                           : r.bottleneckLink >= 0 ? r.utilisation(r.bottleneckLink)
+                                                   : 0.0,
+                           bottleneck, m_root->isScaleHeld());
+    m_legend->setColouring(m_root->colourBy(), m_root->colourValueCount());
+    const ParallelDegrees &deg = m_document->engine().layout().degrees();
+    m_legend->setDimensions(deg.ep > 1, deg.cp > 1);
+}
+
+void FabricView::say(const QString &message)
+{
+    if (message == m_lastStatus)
+        return;
+    m_lastStatus = message;
+    Q_EMIT statusMessage(message);
+}
+
+FabricView::Hit FabricView::hitAt(const QPoint &viewPos) const
+{
+    Hit hit;
+    // A few pixels of tolerance so thin cables can be hovered at any zoom.
+    const QRect probe(viewPos - QPoint(3, 3), QSize(7, 7));
+    const QList<QGraphicsItem *> items = this->items(probe, Qt::IntersectsItemShape);
+    const QPointF scenePos = mapToScene(viewPos);
+    for (QGraphicsItem *item : items) {
+        if (auto *server = qgraphicsitem_cast<ServerItem *>(item); server && !hit.server) {
+            hit.server = server;
+        } else if (auto *slot = qgraphicsitem_cast<SlotItem *>(item); slot && !hit.server) {
+            hit.server = static_cast<ServerItem *>(slot->parentItem());
+        } else if (auto *sw = qgraphicsitem_cast<SwitchItem *>(item); sw && hit.switchVertex < 0) {
+            if (sw->sceneBoundingRect().contains(scenePos))
+                hit.switchVertex = sw->vertex();
+        } else if (auto *link = qgraphicsitem_cast<LinkItem *>(item); link && hit.cable < 0) {
+            hit.cable = link->cable();
+        }
+    }
+    if (hit.server && !hit.server->sceneBoundingRect().contains(scenePos))
+        hit.server = nullptr;
+    if (!hit.server && hit.switchVertex < 0 && hit.cable < 0) {
+        // Aggregated lines (overview, or the switch tiers of a very large fabric).
+        for (Tier tier : {Tier::Leaf, Tier::Spine, Tier::SuperSpine}) {
+            const BundleItem *bundle = m_root->bundleItem(tier);
+            if (!bundle || !bundle->isVisible())
+                continue;
+            const int line = bundle->lineAt(scenePos, 4.0 / std::max(zoom(), 0.01));
+            if (line >= 0) {
+                hit.bundleCables
+                    = &m_root->layout().bundles()[static_cast<std::size_t>(bundle->layoutIndex(line))].cables;
+                break;
+            }
+        }
+    }
+    if (!hit.server)
+        return hit;
+    // Inside a server: slot by geometry (chips may be hidden in the overview), the bar, or an
+    // internal link (PCIe above a chip, NVLink below it).
+    const FabricLayout &layout = m_root->layout();
+    const QPointF local = hit.server->mapFromScene(scenePos);
+    const int gpus = hit.server->gpuCount();
+    const double tolerance = 4.0 / std::max(zoom(), 0.05);
+    for (int g = 0; g < gpus; ++g) {
+        const QRectF chip = layout.slotRect(g);
+        if (chip.adjusted(-2, -2, 2, 2).contains(local)) {
+            hit.slot = hit.server->server() * gpus + g;
+            return hit;
+        }
+        if (std::abs(local.x() - chip.center().x()) < tolerance) {
+            if (local.y() > chip.bottom() && local.y() < layout.barRect().top())
+                hit.internalLink = hit.server->scaleUpLink(g);
+            else if (local.y() < chip.top() && local.y() > layout.nicRect(0).bottom())
+                hit.internalLink = hit.server->pcieLink(g);
+        }
+    }
+    hit.handle = hit.server->isOnHandle(local);
+    return hit;
+}
+
+void FabricView::hover(const QPoint &viewPos)
+{
+    const Hit hit = hitAt(viewPos);
+    const int rank = hit.slot >= 0 ? m_document->mapping().rankAt(hit.slot) : -1;
+    m_root->setFocusRank(rank >= 0 ? rank : m_pinnedRank);
+    // An open hand over what can be dragged: a chip, a server's bar.
+    if (rank >= 0 || hit.handle)
+        viewport()->setCursor(Qt::OpenHandCursor);
+    else
+        viewport()->unsetCursor();
+    if (hit.slot >= 0)
+        say(FabricInfo::slotStatus(*m_document, hit.slot));
+    else if (hit.handle)
+        say(QString::fromStdString(m_root->fabric().serverName(hit.server->server()))
+            + QStringLiteral(": drag the bar onto another server to move all its ranks"));
+    else if (hit.internalLink >= 0)
+        say(FabricInfo::cableStatus(*m_document, hit.internalLink >> 1));
+    else if (hit.cable >= 0)
+        say(FabricInfo::cableStatus(*m_document, hit.cable));
+    else if (hit.switchVertex >= 0)
+        say(QString::fromStdString(m_root->fabric().node(hit.switchVertex).name));
+    else if (hit.bundleCables)
+        say(FabricInfo::bundleStatus(*m_document, *hit.bundleCables));
+}
+
+bool FabricView::viewportEvent(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const Hit hit = hitAt(help->pos());
+        QString text;
+        if (hit.slot >= 0)
+            text = FabricInfo::slotToolTip(*m_document, hit.slot);
+        else if (hit.handle)
+            text = FabricInfo::serverToolTip(*m_document, hit.server->server());
+        else if (hit.internalLink >= 0)
+            text = FabricInfo::internalLinkToolTip(*m_document, hit.internalLink);
+        else if (hit.cable >= 0)
+            text = FabricInfo::cableToolTip(*m_document, hit.cable);
+        else if (hit.switchVertex >= 0)
+            text = FabricInfo::switchToolTip(*m_document, hit.switchVertex);
+        else if (hit.bundleCables)
+            text = FabricInfo::bundleToolTip(*m_document, *hit.bundleCables);
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, viewport());
+        return true;
+    }
+    return QGraphicsView::viewportEvent(event);
+}
+
+void FabricView::wheelEvent(QWheelEvent *event)
+{
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0.0) {
+        QGraphicsView::wheelEvent(event);
+        return;
+    }
+    setTransformationAnchor(AnchorUnderMouse);
+    zoomBy(std::pow(1.2, steps));
+    event->accept();
+}
+
+void FabricView::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    positionLegend();
+}
+
+void FabricView::resizeEvent(QResizeEvent *event)
+{
+    QGraphicsView::resizeEvent(event);
+    if (m_autoFit)
+        fitAll();
+    positionLegend();
+}
+
+void FabricView::showEvent(QShowEvent *event)
+{
+    QGraphicsView::showEvent(event);
+    if (m_autoFit)
+        fitAll();
+}
+
+void FabricView::paintEvent(QPaintEvent *event)
+{
+    // Whoever changed the transform (zoom, fit, a caller's scale()), the level of detail follows.
+    updateLevelOfDetail();
+    QGraphicsView::paintEvent(event);
+}
+
+std::vector<int> FabricView::selectedRanks() const
+{
+    std::vector<int> ranks;
+    for (QGraphicsItem *item : m_scene->selectedItems()) {
+        if (auto *slot = qgraphicsitem_cast<SlotItem *>(item); slot && slot->rank() >= 0)
+            ranks.push_back(slot->rank());
+    }
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+}
+
+void FabricView::selectRank(int rank)
+{
+    m_scene->clearSelection();
+    SlotItem *slot = m_root->slotItemOfRank(rank);
+    m_pinnedRank = slot ? rank : -1;
+    m_root->setFocusRank(m_pinnedRank);
+    if (!slot)
+        return;
+    slot->setSelected(true);
+    if (!viewport()->rect().contains(mapFromScene(slot->sceneBoundingRect().center()))) {
+        m_autoFit = false;
+        centerOn(slot);
+    }
+    positionLegend();
+    say(FabricInfo::slotStatus(*m_document, slot->slot()));
+}
+
+void FabricView::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_Escape && m_dragging) {
+        cancelDrag(QStringLiteral("Drag cancelled"));
+        return;
+    }
+    if (m_dragging)
+        cancelDrag(QString()); // no edits under a drag in progress
+    // Reached only when no window shortcut took the key (the main window's Undo action wins).
+    if (event->matches(QKeySequence::Undo)) {
+        m_document->undoStack()->undo();
+        return;
+    }
+    if (event->matches(QKeySequence::Redo)) {
+        m_document->undoStack()->redo();
+        return;
+    }
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomIn();
+        return;
+    case Qt::Key_Minus:
+        zoomOut();
+        return;
+    case Qt::Key_0:
+        fitAll();
+        return;
+    default:
+        break;
+    }
+    QGraphicsView::keyPressEvent(event);
+}
+
+bool FabricView::exportImage(const QString &path)
+{
+    const bool svg = QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive)
+        == 0;
+    QRectF source = m_root->boundingRect();
+    // PNG: up to 2x for a small fabric, at most 4096 px on the long side for a large one
+    // (a 16,384-GPU fabric then exports its overview in a few seconds).
+    const double scale = svg ? 1.0
+                             : std::min(2.0, 4096.0 / std::max(source.width(), source.height()));
+    // Room above the fabric for the legend (drawn at device size).
+    source.adjust(-20, -(m_legend->boundingRect().height() + 30.0) / scale, 20, 20);
+    const QSize size(static_cast<int>(std::ceil(source.width() * scale)),
+                     static_cast<int>(std::ceil(source.height() * scale)));
+    const bool wasOverview = m_root->isOverview();
+    const int slots = m_root->fabric().slotCount();
+    // Below ~1/3 scale chips are unreadable in a file: export the overview (fast, small).
+    m_root->setOverview(svg ? slots > 4096 : scale < 0.34);
+    const QPointF legendPos = m_legend->pos();
+    m_legend->setPos(source.topLeft() + QPointF(10.0, 10.0) / scale);
+    if (m_ghost)
+        m_ghost->hide();
+    m_root->setCaching(false);
+
+    bool ok = false;
+    if (svg) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setTitle(QStringLiteral("Railyard fabric"));
+        generator.setDescription(QString::fromStdString(m_document->scenario().name));
+        QPainter painter;
+        if (painter.begin(&generator)) {
+            painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+            m_scene->render(&painter, QRectF(QPointF(0, 0), size), source);
+            ok = painter.end();
+        }
+        ok = ok && QFileInfo(path).size() > 0;
+    } else {
+        QImage image(size, QImage::Format_RGB32); // opaque: no alpha to encode
+        if (!image.isNull()) {
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+            m_scene->render(&painter, QRectF(QPointF(0, 0), size), source);
+            painter.end();
+            ok = image.save(path);
+        }
+    }
+    if (m_ghost)
+        m_ghost->show();
+    m_legend->setPos(legendPos);
+    m_root->setCaching(true);
+    m_root->setOverview(wasOverview);
+    say(ok ? QStringLiteral("Exported %1").arg(path)
+           : QStringLiteral("Could not export %1").arg(path));
+    return ok;
+}
+
+} // namespace railyard

@@ -1,0 +1,142 @@
+#pragma once
+
+#include <QGraphicsView>
+#include <QPointer>
+
+#include <utility>
+#include <vector>
+
+namespace railyard {
+
+class DragGhostItem;
+class FabricItem;
+class LegendItem;
+class ScenarioDocument;
+class ServerItem;
+
+/**
+ * The fabric as a zoomable diagram (spines on top, leaves by rail and SU, servers with their
+ * GPU slots in racks), links coloured by the engine's predicted load, and the place where
+ * ranks are moved: drag a chip onto another slot (swap or move), a server's bar onto another
+ * server (all its ranks), a rubber-band selection (Shift+drag) onto a server, or ranks from the
+ * RankPalette (MIME "application/x-railyard-ranks"). While dragging over an occupied slot the
+ * links show the load "as if dropped here" (ScenarioDocument::previewSwap); a drop is one
+ * undoable command, a drop outside any slot changes nothing.
+ *
+ * Wheel zooms under the mouse, dragging the background (or the middle button) pans; below
+ * ~22 % zoom the scene switches to its overview level of detail.
+ */
+class FabricView : public QGraphicsView
+{
+    Q_OBJECT
+
+public:
+    static constexpr double kOverviewBelow = 0.22; ///< zoom under which the overview is drawn
+    static constexpr const char *kRanksMimeType = "application/x-railyard-ranks";
+
+    explicit FabricView(ScenarioDocument *document, QWidget *parent = nullptr);
+    ~FabricView() override;
+
+    /// Colour chips by 'd', 'p' or 't' (also 'c', 'e').
+    void setColourBy(QChar coordinate);
+    QChar colourBy() const;
+    void fitAll();
+    /// PNG (QImage render) or SVG (QSvgGenerator) by the file extension; false on failure.
+    bool exportImage(const QString &path);
+
+    FabricItem *rootItem() const { return m_root; }
+    LegendItem *legendItem() const { return m_legend; }
+    double zoom() const;
+    /// Ranks a drop of these MIME bytes carries ("3,5,7"); empty when malformed or out of range.
+    std::vector<int> parseRanks(const QByteArray &payload) const;
+
+public Q_SLOTS:
+    void zoomIn();
+    void zoomOut();
+    /// Select a rank's chip, highlight its partners and scroll it into view.
+    void selectRank(int rank);
+
+Q_SIGNALS:
+    void statusMessage(const QString &message);
+    /// A chip was clicked (its rank), or -1 when the selection was cleared.
+    void rankSelected(int rank);
+
+protected:
+    void wheelEvent(QWheelEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dragMoveEvent(QDragMoveEvent *event) override;
+    void dragLeaveEvent(QDragLeaveEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+    bool viewportEvent(QEvent *event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    /** What lies under a scene point: a server, one of its GPU slots, a switch or a cable. */
+    struct Hit
+    {
+        ServerItem *server = nullptr;
+        int slot = -1;       ///< GPU slot under the point (inside a server)
+        bool handle = false; ///< on the server's bar
+        int internalLink = -1;
+        int cable = -1;
+        int switchVertex = -1;
+        const std::vector<int> *bundleCables = nullptr; ///< an aggregated line's cables
+    };
+    Hit hitAt(const QPoint &viewPos) const;
+
+    void zoomBy(double factor);
+    void updateLevelOfDetail();
+    void positionLegend();
+    void updateLegend();
+    void onRebuilt();
+    void hover(const QPoint &viewPos);
+    void say(const QString &message);
+
+    // Dragging ranks (from a chip, a server bar, the selection or the palette).
+    void beginDrag(const std::vector<int> &ranks, int sourceSlot, bool external);
+    void updateDrag(const QPoint &viewPos);
+    void finishDrag(const QPoint &viewPos);
+    void cancelDrag(const QString &why);
+    void clearDragVisuals();
+    void setTarget(int slot, int server);
+    /// The (rank, slot) moves a multi-rank drop onto `server` means (empty: impossible).
+    std::vector<std::pair<int, int>> multiMoves(int server, int hintSlot) const;
+    std::vector<int> selectedRanks() const;
+
+    ScenarioDocument *m_document;
+    QPointer<ScenarioDocument> m_documentAlive; ///< the document may go first at shutdown
+    QGraphicsScene *m_scene;
+    FabricItem *m_root;
+    LegendItem *m_legend;
+    bool m_autoFit = true; ///< fitted and not zoomed or panned since: refit on resize
+    bool m_overviewForced = false;
+    QString m_lastStatus;
+    int m_pinnedRank = -1;
+
+    enum class Press { None, Chip, Server, Background, Pan };
+    Press m_press = Press::None;
+    QPoint m_pressPos;
+    QPoint m_panLast;
+    int m_pressSlot = -1;
+    std::vector<int> m_pendingRanks; ///< ranks a press would drag
+
+    bool m_dragging = false;
+    bool m_external = false;
+    std::vector<int> m_dragRanks;
+    int m_dragSourceSlot = -1;
+    DragGhostItem *m_ghost = nullptr;
+    int m_targetSlot = -1;
+    int m_targetServer = -1;
+    bool m_previewing = false;
+    std::pair<int, int> m_previewPair{-1, -1};
+    double m_iterationBefore = 0.0;
+};
+
+} // namespace railyard

@@ -1,0 +1,68 @@
+#include "framelabelsitem.h"
+
+#include "fabricitem.h"
+#include "fabriclayout.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
+
+namespace railyard {
+
+FrameLabelsItem::FrameLabelsItem(const FabricItem *root)
+    : m_root(root)
+{
+    setZValue(5.0);
+    setAcceptedMouseButtons(Qt::NoButton);
+    setFlag(ItemUsesExtendedStyleOption);
+}
+
+QRectF FrameLabelsItem::boundingRect() const
+{
+    return m_root->layout().bounds();
+}
+
+void FrameLabelsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    const double lod = std::max(option->levelOfDetailFromTransform(painter->worldTransform()), 1e-3);
+    const QRectF exposed = option->exposedRect.isEmpty() ? boundingRect() : option->exposedRect;
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    QFont font = painter->font();
+    for (const FabricLayout::Frame &frame : m_root->layout().frames()) {
+        // Scalable-unit names only once the frame is wide enough on screen to carry one.
+        if (frame.rect.width() * lod < (frame.pod ? 50.0 : 90.0))
+            continue;
+        // Constant size on screen when zoomed out; grows with the zoom above 100 %.
+        const double screenPx = frame.pod ? 14.0 : 11.0;
+        const double px = lod < 1.0 ? screenPx / lod : screenPx;
+        font.setPixelSize(std::max(1, static_cast<int>(px)));
+        font.setBold(frame.pod);
+        painter->setFont(font);
+        const QFontMetricsF fm(font);
+        const double w = std::min(fm.horizontalAdvance(frame.label) + px * 0.8,
+                                  frame.rect.width() - px);
+        const double h = fm.height() + px * 0.2;
+        // In the frame's top margin while it is tall enough on screen; else centred on the
+        // frame (the zoomed-out overview), over the servers.
+        const double margin = frame.pod ? 30.0 : 26.0;
+        const bool inMargin = margin >= h * 0.95;
+        if (!inMargin && !m_root->isOverview())
+            continue; // it would cover chips; the overview draws servers as blocks
+        const QRectF box = inMargin
+            ? QRectF(frame.rect.left() + px * 0.4, frame.rect.top() + 2.0, w, h)
+            : QRectF(frame.rect.center().x() - w / 2.0,
+                     frame.rect.center().y() - h / 2.0 + (frame.pod ? -h * 0.7 : h * 0.7), w, h);
+        if (!exposed.intersects(box))
+            continue;
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(QColor(255, 255, 255, frame.pod ? 225 : 200));
+        painter->drawRoundedRect(box, px * 0.3, px * 0.3);
+        painter->setPen(frame.pod ? QColor(0x21, 0x25, 0x29) : QColor(0x49, 0x50, 0x57));
+        painter->drawText(box, Qt::AlignCenter,
+                          fm.elidedText(frame.label, Qt::ElideRight, box.width() - px * 0.4));
+    }
+}
+
+} // namespace railyard

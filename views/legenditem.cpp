@@ -1,0 +1,163 @@
+#include "legenditem.h"
+
+#include "colorscale.h"
+
+#include <QFontMetricsF>
+#include <QLinearGradient>
+#include <QPainter>
+
+#include <algorithm>
+#include <vector>
+
+namespace railyard {
+
+namespace {
+constexpr double kWidth = 600.0;
+constexpr double kHeight = 42.0;
+constexpr double kRow1 = 4.0;
+constexpr double kRow2 = 23.0;
+constexpr double kRowHeight = 15.0;
+
+QString percent(double u)
+{
+    const double p = u * 100.0;
+    return QString::number(p, 'f', p < 1.0 ? 2 : (p < 10.0 ? 1 : 0)) + QStringLiteral(" %");
+}
+
+/// Draws text at (x, row) and returns the x after it plus a gap.
+double text(QPainter *painter, double x, double row, const QString &s, double gap = 6.0)
+{
+    const QFontMetricsF fm(painter->font());
+    const double w = fm.horizontalAdvance(s);
+    painter->drawText(QRectF(x, row, w + 1.0, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter, s);
+    return x + w + gap;
+}
+} // namespace
+
+LegendItem::LegendItem()
+{
+    setFlag(ItemIgnoresTransformations);
+    setAcceptedMouseButtons(Qt::NoButton);
+    setZValue(1000.0);
+}
+
+void LegendItem::setLoadRange(double maxUtilisation, const QString &bottleneck, bool held)
+{
+    if (maxUtilisation == m_max && bottleneck == m_bottleneck && held == m_held)
+        return;
+    m_max = maxUtilisation;
+    m_bottleneck = bottleneck;
+    m_held = held;
+    update();
+}
+
+void LegendItem::setColouring(QChar coordinate, int values)
+{
+    m_coordinate = coordinate;
+    m_values = values;
+    update();
+}
+
+void LegendItem::setDimensions(bool ep, bool cp)
+{
+    m_ep = ep;
+    m_cp = cp;
+    update();
+}
+
+QRectF LegendItem::boundingRect() const
+{
+    return QRectF(0, 0, kWidth, kHeight);
+}
+
+void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setPen(QPen(QColor(0xce, 0xd4, 0xda), 1.0));
+    painter->setBrush(QColor(255, 255, 255, 235));
+    painter->drawRoundedRect(boundingRect().adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
+    const QColor ink(0x21, 0x25, 0x29), grey(0x6c, 0x75, 0x7d);
+
+    // Row 1: the load scale from idle to the report's highest utilisation, and the bottleneck.
+    QFont font = painter->font();
+    font.setPixelSize(11);
+    font.setBold(true);
+    painter->setFont(font);
+    painter->setPen(ink);
+    double x = text(painter, 8, kRow1, QStringLiteral("Link load"), 8);
+    font.setBold(false);
+    font.setPixelSize(10);
+    painter->setFont(font);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(ColorScale::idleColour());
+    painter->drawRect(QRectF(x, kRow1 + 4, 16, 7));
+    painter->setPen(grey);
+    x = text(painter, x + 19, kRow1, QStringLiteral("idle"), 8);
+    painter->setPen(ink);
+    x = text(painter, x, kRow1, QStringLiteral("0"), 3);
+    const QRectF ramp(x, kRow1 + 4, 120, 7);
+    QLinearGradient g(ramp.topLeft(), ramp.topRight());
+    g.setStops(ColorScale::loadStops());
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(g);
+    painter->drawRect(ramp);
+    painter->setPen(ink);
+    x = text(painter, ramp.right() + 4, kRow1,
+             percent(m_max)
+                 + (m_held ? QStringLiteral(" (held while dragging)")
+                           : QStringLiteral(" max (busy / iteration)")),
+             12);
+    QPen glow(QColor(0xe0, 0x31, 0x31, 90), 8.0, Qt::SolidLine, Qt::RoundCap);
+    painter->setPen(glow);
+    painter->drawLine(QPointF(x + 4, kRow1 + 7.5), QPointF(x + 18, kRow1 + 7.5));
+    painter->setPen(QPen(ColorScale::loadColour(1.0), 2.2));
+    painter->drawLine(QPointF(x + 4, kRow1 + 7.5), QPointF(x + 18, kRow1 + 7.5));
+    painter->setPen(ink);
+    const QFontMetricsF fm(font);
+    painter->drawText(QRectF(x + 24, kRow1, kWidth - x - 30, kRowHeight),
+                      Qt::AlignLeft | Qt::AlignVCenter,
+                      fm.elidedText(QStringLiteral("bottleneck ") + m_bottleneck, Qt::ElideMiddle,
+                                    kWidth - x - 30));
+
+    // Row 2: chip colours, partner rings, the gestures.
+    x = text(painter, 8, kRow2, QStringLiteral("chips by %1:").arg(m_coordinate), 4);
+    const int shown = std::min(m_values, 10);
+    for (int v = 0; v < shown; ++v) {
+        const QRectF sw(x, kRow2 + 1.5, 13, 12);
+        painter->setPen(QPen(QColor(0x49, 0x50, 0x57), 0.6));
+        painter->setBrush(ColorScale::coordinateColour(v, m_values));
+        painter->drawRoundedRect(sw, 2, 2);
+        QFont small = font;
+        small.setPixelSize(8);
+        painter->setFont(small);
+        painter->setPen(ink);
+        painter->drawText(sw, Qt::AlignCenter, QString::number(v));
+        x += 15;
+    }
+    painter->setFont(font);
+    if (m_values > shown)
+        x = text(painter, x, kRow2, QStringLiteral("…"), 2);
+    x = text(painter, x + 10, kRow2, QStringLiteral("partners:"), 5);
+    std::vector<Dim> dims{Dim::Tp, Dim::Pp, Dim::Dp};
+    if (m_ep)
+        dims.push_back(Dim::Ep);
+    if (m_cp)
+        dims.push_back(Dim::Cp);
+    for (Dim d : dims) {
+        painter->setPen(QPen(ColorScale::dimColour(d), 2.2));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(QRectF(x, kRow2 + 3, 13, 9), 2, 2);
+        painter->setPen(ink);
+        x = text(painter, x + 16, kRow2, ColorScale::dimLabel(d), 7);
+    }
+    painter->setPen(grey);
+    font.setPixelSize(9);
+    painter->setFont(font);
+    const QString hint = QStringLiteral("drag a chip or a server bar to move ranks · "
+                                        "Shift+drag selects");
+    painter->drawText(QRectF(x + 6, kRow2, kWidth - x - 12, kRowHeight),
+                      Qt::AlignLeft | Qt::AlignVCenter,
+                      QFontMetricsF(font).elidedText(hint, Qt::ElideRight, kWidth - x - 12));
+}
+
+} // namespace railyard

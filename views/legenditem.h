@@ -1,0 +1,43 @@
+#pragma once
+
+#include <QGraphicsItem>
+#include <QString>
+
+namespace railyard {
+
+/**
+ * The key of the fabric view: the link-load colour scale with its numeric range (0 to the
+ * report's highest utilisation), the idle and bottleneck styles, the chip colouring and the
+ * partner highlight colours. Ignores the view transform (constant size on screen); the view
+ * keeps it in its top-left corner.
+ */
+class LegendItem : public QGraphicsItem
+{
+public:
+    enum { Type = UserType + 6 };
+
+    LegendItem();
+
+    int type() const override { return Type; }
+    /// `held`: the range is the one before a drag (the preview may exceed it).
+    void setLoadRange(double maxUtilisation, const QString &bottleneck, bool held = false);
+    double maxUtilisation() const { return m_max; }
+    QString bottleneckText() const { return m_bottleneck; }
+    void setColouring(QChar coordinate, int values);
+    void setDimensions(bool ep, bool cp);
+
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+               QWidget *widget) override;
+
+private:
+    double m_max = 0.0;
+    QString m_bottleneck;
+    bool m_held = false;
+    QChar m_coordinate = QLatin1Char('t');
+    int m_values = 1;
+    bool m_ep = false;
+    bool m_cp = false;
+};
+
+} // namespace railyard

@@ -1,0 +1,212 @@
+#include "serveritem.h"
+
+#include "colorscale.h"
+#include "fabricitem.h"
+#include "fabriclayout.h"
+#include "scenariodocument.h"
+#include "slotitem.h"
+
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
+
+namespace railyard {
+
+ServerItem::ServerItem(const FabricItem *root, int server)
+    : m_root(root)
+    , m_server(server)
+{
+    const Fabric &f = root->fabric();
+    const FabricLayout &layout = root->layout();
+    const int gpus = f.gpusPerServer();
+    m_name = QString::fromStdString(f.serverName(server));
+    setPos(layout.serverPos(server));
+    setCacheMode(DeviceCoordinateCache);
+    m_slots.reserve(static_cast<std::size_t>(gpus));
+    for (int g = 0; g < gpus; ++g) {
+        const int slot = server * gpus + g;
+        auto *item = new SlotItem(root, slot, this);
+        item->setPos(layout.slotRect(g).topLeft());
+        m_slots.push_back(item);
+        m_scaleUpLinks.push_back(f.linkBetween(f.gpuVertex(slot), f.scaleUpVertex(server)));
+        m_pcieLinks.push_back(
+            f.linkBetween(f.gpuVertex(slot), f.nicVertex(server, f.nicOfGpu(g))));
+    }
+    m_scaleUpUtil.assign(static_cast<std::size_t>(gpus), 0.0f);
+    m_pcieUtil.assign(static_cast<std::size_t>(gpus), 0.0f);
+    m_scaleUpMask.assign(static_cast<std::size_t>(gpus), 0);
+    m_pcieMask.assign(static_cast<std::size_t>(gpus), 0);
+}
+
+bool ServerItem::isOnHandle(const QPointF &localPos) const
+{
+    return m_root->layout().barRect().adjusted(-2, -2, 2, 2).contains(localPos);
+}
+
+void ServerItem::syncWithModel()
+{
+    const CostReport &report = m_root->document()->report();
+    bool changed = false;
+    auto worse = [&report](int link) {
+        if (link < 0 || link >= static_cast<int>(report.links.size()))
+            return 0.0f;
+        return static_cast<float>(
+            std::max(report.utilisation(link), report.utilisation(link ^ 1)));
+    };
+    for (std::size_t g = 0; g < m_slots.size(); ++g) {
+        const float up = worse(m_scaleUpLinks[g]), pcie = worse(m_pcieLinks[g]);
+        changed = changed || up != m_scaleUpUtil[g] || pcie != m_pcieUtil[g];
+        m_scaleUpUtil[g] = up;
+        m_pcieUtil[g] = pcie;
+    }
+    if (changed)
+        update();
+}
+
+void ServerItem::setRouteMask(int gpu, bool scaleUp, unsigned mask)
+{
+    auto &masks = scaleUp ? m_scaleUpMask : m_pcieMask;
+    auto &m = masks[static_cast<std::size_t>(gpu)];
+    if (m == static_cast<unsigned char>(mask))
+        return;
+    m = static_cast<unsigned char>(mask);
+    update();
+}
+
+void ServerItem::clearRouteMasks()
+{
+    std::fill(m_scaleUpMask.begin(), m_scaleUpMask.end(), 0);
+    std::fill(m_pcieMask.begin(), m_pcieMask.end(), 0);
+    update();
+}
+
+void ServerItem::setBottleneckLink(int link)
+{
+    if (link == m_bottleneck)
+        return;
+    m_bottleneck = link;
+    update();
+}
+
+void ServerItem::setDropTarget(bool target)
+{
+    if (target == m_dropTarget)
+        return;
+    m_dropTarget = target;
+    update();
+}
+
+QRectF ServerItem::boundingRect() const
+{
+    const QSizeF s = m_root->layout().serverSize();
+    return QRectF(-3.0, -3.0, s.width() + 6.0, s.height() + 6.0);
+}
+
+void ServerItem::paintOverview(QPainter *painter)
+{
+    const FabricLayout &layout = m_root->layout();
+    painter->fillRect(QRectF(QPointF(0, 0), layout.serverSize()), QColor(0x86, 0x8e, 0x96));
+    for (std::size_t g = 0; g < m_slots.size(); ++g) {
+        const SlotItem *s = m_slots[g];
+        const QColor c = s->rank() >= 0 ? s->fillColour() : QColor(0xf1, 0xf3, 0xf5);
+        painter->fillRect(layout.slotRect(static_cast<int>(g)).adjusted(-2, -10, 2, 2), c);
+    }
+}
+
+namespace {
+
+/// The highlight underlay of a link on a partner's route (first dimension of the mask).
+void drawRouteUnderlay(QPainter *painter, const QLineF &line, unsigned mask)
+{
+    for (Dim d : {Dim::Dp, Dim::Pp, Dim::Ep, Dim::Cp, Dim::Tp}) {
+        if (mask & (1u << index(d))) {
+            QColor c = ColorScale::dimColour(d);
+            c.setAlpha(170);
+            painter->setPen(QPen(c, 6.0, Qt::SolidLine, Qt::RoundCap));
+            painter->drawLine(line);
+            return;
+        }
+    }
+}
+
+} // namespace
+
+void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    if (m_root->isOverview()) {
+        paintOverview(painter);
+        return;
+    }
+    const FabricLayout &layout = m_root->layout();
+    const Fabric &f = m_root->fabric();
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const double maxUtil = m_root->maxUtilisation();
+    const QRectF box(QPointF(0, 0), layout.serverSize());
+    painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+
+    painter->setPen(QPen(m_dropTarget ? QColor(0x1c, 0x7e, 0xd6) : QColor(0x86, 0x8e, 0x96),
+                         m_dropTarget ? 3.0 : 1.0));
+    painter->setBrush(m_dropTarget ? QColor(0xe7, 0xf5, 0xff) : QColor(0xfc, 0xfc, 0xfd));
+    painter->drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
+
+    const QRectF bar = layout.barRect();
+    for (std::size_t g = 0; g < m_slots.size(); ++g) {
+        const int gpu = static_cast<int>(g);
+        const QRectF chip = layout.slotRect(gpu);
+        // PCIe: from the GPU's NIC down to the chip.
+        const QRectF nic = layout.nicRect(f.nicOfGpu(gpu));
+        const QLineF pcie(nic.center().x(), nic.bottom(), chip.center().x(), chip.top());
+        const QLineF nvlink(chip.center().x(), chip.bottom(), chip.center().x(), bar.top());
+        for (const auto &[line, link, util, mask] :
+             {std::tuple(pcie, m_pcieLinks[g], m_pcieUtil[g], m_pcieMask[g]),
+              std::tuple(nvlink, m_scaleUpLinks[g], m_scaleUpUtil[g], m_scaleUpMask[g])}) {
+            if (mask)
+                drawRouteUnderlay(painter, line, mask);
+            if (m_bottleneck >= 0 && (m_bottleneck | 1) == (link | 1)) {
+                painter->setPen(QPen(QColor(0xe0, 0x31, 0x31, 110), 9.0, Qt::SolidLine,
+                                     Qt::RoundCap));
+                painter->drawLine(line);
+            }
+            painter->setPen(QPen(ColorScale::utilisationColour(util, maxUtil),
+                                 util > 0.0f ? 3.0 : 1.5, Qt::SolidLine, Qt::FlatCap));
+            painter->drawLine(line);
+        }
+    }
+
+    // The NVSwitch bar doubles as the handle that drags the whole server.
+    painter->setPen(QPen(QColor(0x86, 0x8e, 0x96), 0.8));
+    painter->setBrush(QColor(0xe9, 0xec, 0xef));
+    painter->drawRoundedRect(bar, 3, 3);
+    if (lod > 0.4) {
+        painter->setPen(QColor(0x86, 0x8e, 0x96));
+        painter->setBrush(QColor(0x86, 0x8e, 0x96));
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 2; ++j)
+                painter->drawEllipse(QPointF(bar.left() + 6 + 4 * j, bar.top() + 3.5 + 3.5 * i),
+                                     0.9, 0.9);
+        QFont font = painter->font();
+        font.setPixelSize(10);
+        font.setBold(true);
+        painter->setFont(font);
+        painter->setPen(QColor(0x34, 0x3a, 0x40));
+        painter->drawText(bar.adjusted(16, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter, m_name);
+        font.setBold(false);
+        font.setPixelSize(9);
+        painter->setFont(font);
+        painter->setPen(QColor(0x6c, 0x75, 0x7d));
+        painter->drawText(bar.adjusted(4, 0, -6, 0), Qt::AlignRight | Qt::AlignVCenter,
+                          QStringLiteral("NVSwitch"));
+    }
+
+    // NICs on the top edge, in their rail's colour (grey on a ToR fabric).
+    const bool rail = f.railCount() > 0;
+    for (int n = 0; n < f.nicsPerServer(); ++n) {
+        const QColor fill = rail ? ColorScale::railColour(n) : QColor(0xce, 0xd4, 0xda);
+        painter->setPen(QPen(fill.darker(170), 0.8));
+        painter->setBrush(fill);
+        painter->drawRect(layout.nicRect(n));
+    }
+}
+
+} // namespace railyard

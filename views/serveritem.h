@@ -1,0 +1,66 @@
+#pragma once
+
+#include <QGraphicsItem>
+
+#include <vector>
+
+namespace railyard {
+
+class FabricItem;
+class SlotItem;
+
+/**
+ * A server: its G GPU slots (SlotItem children), its NICs (rail-coloured), the scale-up
+ * (NVSwitch) bar and the server-internal links it owns: GPU <-> NVSwitch and GPU <-> NIC (PCIe),
+ * each coloured by the worse direction's utilisation. Keeping those 4·G short links inside the
+ * server item (rather than one item per link) keeps a 16,384-GPU scene small.
+ * The bar, with the server's name, is the handle that drags all its ranks at once.
+ * When the view is zoomed out the server paints itself as a block of chip-coloured cells.
+ */
+class ServerItem : public QGraphicsItem
+{
+public:
+    enum { Type = UserType + 1 };
+
+    ServerItem(const FabricItem *root, int server);
+
+    int type() const override { return Type; }
+    int server() const { return m_server; }
+    SlotItem *slotItem(int gpu) const { return m_slots[static_cast<std::size_t>(gpu)]; }
+    int gpuCount() const { return static_cast<int>(m_slots.size()); }
+    /// True when `localPos` lies on the drag handle (the NVSwitch bar with the name).
+    bool isOnHandle(const QPointF &localPos) const;
+
+    /// Re-reads the utilisation of the internal links from the document's report.
+    void syncWithModel();
+    /// Route highlight of internal links: per GPU, bit i = dimension Dim(i), for the NVLink
+    /// port (scaleUp = true) or the PCIe path.
+    void setRouteMask(int gpu, bool scaleUp, unsigned mask);
+    void clearRouteMasks();
+    /// The report's bottleneck when it is one of this server's internal links (else -1).
+    void setBottleneckLink(int link);
+    /// Forward link ids of GPU `gpu`'s NVLink port and PCIe path.
+    int scaleUpLink(int gpu) const { return m_scaleUpLinks[static_cast<std::size_t>(gpu)]; }
+    int pcieLink(int gpu) const { return m_pcieLinks[static_cast<std::size_t>(gpu)]; }
+    void setDropTarget(bool target);
+    bool isDropTarget() const { return m_dropTarget; }
+
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+               QWidget *widget) override;
+
+private:
+    void paintOverview(QPainter *painter);
+
+    const FabricItem *m_root;
+    int m_server;
+    std::vector<SlotItem *> m_slots;
+    std::vector<int> m_scaleUpLinks, m_pcieLinks;
+    std::vector<float> m_scaleUpUtil, m_pcieUtil;
+    std::vector<unsigned char> m_scaleUpMask, m_pcieMask;
+    int m_bottleneck = -1;
+    bool m_dropTarget = false;
+    QString m_name;
+};
+
+} // namespace railyard

@@ -1,0 +1,172 @@
+#include "slotitem.h"
+
+#include "colorscale.h"
+#include "fabricitem.h"
+#include "fabriclayout.h"
+#include "scenariodocument.h"
+
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+namespace railyard {
+
+SlotItem::SlotItem(const FabricItem *root, int slot, QGraphicsItem *parent)
+    : QGraphicsItem(parent)
+    , m_root(root)
+    , m_slot(slot)
+{
+    setFlag(ItemIsSelectable);
+    // Chips repaint only when their rank, colour or highlight changes: cache them.
+    setCacheMode(DeviceCoordinateCache);
+    setData(kSlotKey, slot);
+    setData(kRankKey, -1);
+}
+
+void SlotItem::syncWithModel()
+{
+    const ScenarioDocument *doc = m_root->document();
+    const int rank = doc->mapping().rankAt(m_slot);
+    const QColor fill = rank >= 0 ? m_root->chipColour(rank) : QColor();
+    QString coordText;
+    if (rank >= 0) {
+        const RankCoord c = doc->engine().layout().coord(rank);
+        const ParallelDegrees &deg = doc->engine().layout().degrees();
+        coordText = QStringLiteral("(%1,%2,%3").arg(c.d).arg(c.p).arg(c.t);
+        if (deg.cp > 1)
+            coordText += QStringLiteral(",c%1").arg(c.c);
+        if (deg.ep > 1)
+            coordText += QStringLiteral(",e%1").arg(c.e);
+        coordText += QLatin1Char(')');
+    }
+    if (rank == m_rank && fill == m_fill && coordText == m_coordText)
+        return;
+    m_rank = rank;
+    m_fill = fill;
+    m_coordText = coordText;
+    m_rankText = rank >= 0 ? QString::number(rank) : QString();
+    setData(kRankKey, rank);
+    update();
+}
+
+void SlotItem::setPartnerMask(unsigned mask)
+{
+    if (mask == m_partnerMask)
+        return;
+    m_partnerMask = mask;
+    update();
+}
+
+void SlotItem::setFocused(bool focused)
+{
+    if (focused == m_focused)
+        return;
+    m_focused = focused;
+    update();
+}
+
+void SlotItem::setDropTarget(bool target)
+{
+    if (target == m_dropTarget)
+        return;
+    m_dropTarget = target;
+    update();
+}
+
+void SlotItem::setDragSource(bool source)
+{
+    if (source == m_dragSource)
+        return;
+    m_dragSource = source;
+    update();
+}
+
+QRectF SlotItem::boundingRect() const
+{
+    return QRectF(-3.0, -3.0, FabricLayout::kChipWidth + 6.0, FabricLayout::kChipHeight + 6.0);
+}
+
+QVariant SlotItem::itemChange(GraphicsItemChange change, const QVariant &value)
+{
+    if (change == ItemSelectedHasChanged)
+        update();
+    return QGraphicsItem::itemChange(change, value);
+}
+
+void SlotItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    const QRectF r(0.0, 0.0, FabricLayout::kChipWidth, FabricLayout::kChipHeight);
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+
+    if (m_rank < 0) {
+        QPen pen(QColor(0xad, 0xb5, 0xbd), 1.0, Qt::DashLine);
+        pen.setCosmetic(true);
+        painter->setPen(pen);
+        painter->setBrush(m_dropTarget ? QColor(0xd0, 0xeb, 0xff) : QColor(0xf1, 0xf3, 0xf5));
+        painter->drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
+        if (lod > 0.45) {
+            painter->setPen(QColor(0x86, 0x8e, 0x96));
+            QFont f = painter->font();
+            f.setPixelSize(9);
+            painter->setFont(f);
+            painter->drawText(r, Qt::AlignCenter, QStringLiteral("empty"));
+        }
+    } else {
+        QColor fill = m_fill;
+        if (m_dragSource)
+            fill.setAlpha(70);
+        painter->setPen(QPen(QColor(0x49, 0x50, 0x57), 0.8));
+        painter->setBrush(fill);
+        painter->drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
+        painter->setPen(m_dragSource ? QColor(0x86, 0x8e, 0x96) : QColor(0x21, 0x25, 0x29));
+        QFont f = painter->font();
+        f.setBold(true);
+        if (lod > 0.62) {
+            // Near: the rank and its (d,p,t) coordinates.
+            f.setPixelSize(14);
+            painter->setFont(f);
+            painter->drawText(QRectF(0, 1, r.width(), 19), Qt::AlignHCenter | Qt::AlignVCenter,
+                              m_rankText);
+            f.setBold(false);
+            f.setPixelSize(m_coordText.size() > 9 ? 8 : 10);
+            painter->setFont(f);
+            painter->drawText(QRectF(0, 18, r.width(), 16), Qt::AlignHCenter | Qt::AlignVCenter,
+                              m_coordText);
+        } else if (lod > 0.28) {
+            // Fitted on a small screen: the rank number alone, as large as the chip allows.
+            f.setPixelSize(m_rankText.size() > 3 ? 17 : 22);
+            painter->setFont(f);
+            painter->drawText(r, Qt::AlignCenter, m_rankText);
+        }
+    }
+
+    // Partner rings, outermost first: each dimension the chip shares with the focused rank.
+    int ring = 0;
+    for (Dim d : {Dim::Dp, Dim::Pp, Dim::Ep, Dim::Cp, Dim::Tp}) {
+        if (!(m_partnerMask & (1u << index(d))))
+            continue;
+        QPen pen(ColorScale::dimColour(d), 2.4);
+        painter->setPen(pen);
+        painter->setBrush(Qt::NoBrush);
+        const double inset = 1.2 + 2.4 * ring++;
+        painter->drawRoundedRect(r.adjusted(inset, inset, -inset, -inset), 4, 4);
+    }
+    if (m_focused) {
+        painter->setPen(QPen(QColor(0x21, 0x25, 0x29), 3.0));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), 5, 5);
+    }
+    if (isSelected()) {
+        QPen pen(QColor(0x1c, 0x7e, 0xd6), 2.0, Qt::DashLine);
+        painter->setPen(pen);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(r.adjusted(-2, -2, 2, 2), 5, 5);
+    }
+    if (m_dropTarget) {
+        painter->setPen(QPen(QColor(0x1c, 0x7e, 0xd6), 3.0));
+        painter->setBrush(QColor(0x1c, 0x7e, 0xd6, 40));
+        painter->drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), 5, 5);
+    }
+}
+
+} // namespace railyard

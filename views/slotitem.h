@@ -1,0 +1,60 @@
+#pragma once
+
+#include <QColor>
+#include <QGraphicsItem>
+
+namespace railyard {
+
+class FabricItem;
+
+/**
+ * A GPU slot of a server and the rank chip on it (when a rank occupies it): the chip shows the
+ * rank number and its (d,p,t) coordinates, filled with the colour of the coordinate the view
+ * colours by. Child of its ServerItem. `data(kSlotKey)` / `data(kRankKey)` hold slot and rank so
+ * tests and tools can find chips without knowing the class.
+ */
+class SlotItem : public QGraphicsItem
+{
+public:
+    enum { Type = UserType + 2 };
+    static constexpr int kSlotKey = 0;
+    static constexpr int kRankKey = 1;
+
+    SlotItem(const FabricItem *root, int slot, QGraphicsItem *parent);
+
+    int type() const override { return Type; }
+    int slot() const { return m_slot; }
+    int rank() const { return m_rank; } ///< -1 when the slot is empty
+    QColor fillColour() const { return m_fill; }
+
+    /// Reads the rank on this slot, its coordinates and chip colour from the document.
+    void syncWithModel();
+
+    /// Bit i set: the chip is a partner of the focused rank in dimension Dim(i) (TP, PP, ...).
+    void setPartnerMask(unsigned mask);
+    unsigned partnerMask() const { return m_partnerMask; }
+    void setFocused(bool focused);
+    void setDropTarget(bool target);
+    void setDragSource(bool source);
+
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+               QWidget *widget) override;
+
+protected:
+    QVariant itemChange(GraphicsItemChange change, const QVariant &value) override;
+
+private:
+    const FabricItem *m_root;
+    int m_slot;
+    int m_rank = -1;
+    QString m_rankText;
+    QString m_coordText;
+    QColor m_fill;
+    unsigned m_partnerMask = 0;
+    bool m_focused = false;
+    bool m_dropTarget = false;
+    bool m_dragSource = false;
+};
+
+} // namespace railyard

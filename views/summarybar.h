@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QFrame>
+
+class QLabel;
+
+namespace railyard {
+
+class ScenarioDocument;
+
+/**
+ * One compact row of the numbers a design review starts from: iteration time, MFU, bubble,
+ * the bottleneck link (name, tier, dominant dimension, utilisation), spine share, the largest
+ * per-rank memory against the device's HBM, and the mapping warnings (count; the list in the
+ * tooltip). Straight from the document's report and engine.
+ */
+class SummaryBar : public QFrame
+{
+    Q_OBJECT
+
+public:
+    explicit SummaryBar(ScenarioDocument *doc, QWidget *parent = nullptr);
+
+    QLabel *iterationLabel() const { return m_iteration; }
+    QLabel *mfuLabel() const { return m_mfu; }
+    QLabel *bubbleLabel() const { return m_bubble; }
+    QLabel *bottleneckLabel() const { return m_bottleneck; }
+    QLabel *spineLabel() const { return m_spine; }
+    QLabel *memoryLabel() const { return m_memory; }
+    QLabel *warningsLabel() const { return m_warnings; }
+
+private:
+    void refresh();
+    QLabel *addItem(const QString &objectName);
+
+    ScenarioDocument *m_doc = nullptr;
+    QLabel *m_iteration = nullptr;
+    QLabel *m_mfu = nullptr;
+    QLabel *m_bubble = nullptr;
+    QLabel *m_bottleneck = nullptr;
+    QLabel *m_spine = nullptr;
+    QLabel *m_memory = nullptr;
+    QLabel *m_warnings = nullptr;
+    QLabel *m_evaluating = nullptr;
+};
+
+} // namespace railyard

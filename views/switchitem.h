@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QColor>
+#include <QGraphicsItem>
+
+namespace railyard {
+
+class FabricItem;
+
+/**
+ * A leaf, spine or super-spine switch. Rail leaves wear their rail's colour, so the rails of a
+ * rail-optimised fabric read at a glance; a top-of-rack leaf is neutral. Static: cached.
+ */
+class SwitchItem : public QGraphicsItem
+{
+public:
+    enum { Type = UserType + 3 };
+
+    SwitchItem(const FabricItem *root, int vertex);
+
+    int type() const override { return Type; }
+    int vertex() const { return m_vertex; }
+
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+               QWidget *widget) override;
+
+private:
+    int m_vertex;
+    QRectF m_rect;
+    QColor m_fill;
+    QString m_label;
+    QString m_sublabel;
+};
+
+} // namespace railyard

@@ -1,0 +1,313 @@
+#include "timelinecanvas.h"
+
+#include "chartformat.h"
+
+#include <QEvent>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace railyard {
+
+namespace {
+
+std::size_t uz(int v)
+{
+    return static_cast<std::size_t>(v);
+}
+
+bool isCompute(const PipelineEvent &e)
+{
+    return e.kind == PipelineEventKind::Forward || e.kind == PipelineEventKind::Backward;
+}
+
+} // namespace
+
+TimelineCanvas::TimelineCanvas(QWidget *parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+void TimelineCanvas::setTimeline(
+    const PipelineTimeline &timeline, int stages, int chunks, double iterationTime)
+{
+    const double oldTotal = totalSpan();
+    m_painter.setTimeline(timeline, stages, chunks, iterationTime);
+    if (m_fitted || oldTotal <= 0.0) {
+        fit();
+    } else {
+        // Keep the user's zoom as a share of the whole, so a re-evaluation does not jump.
+        const double scale = totalSpan() / oldTotal;
+        m_start *= scale;
+        m_span *= scale;
+        clampView();
+        Q_EMIT viewChanged();
+    }
+    updateGeometry();
+    update();
+}
+
+TimelinePainter::Layout TimelineCanvas::layout() const
+{
+    return m_painter.layoutFor(rect(), m_start, m_span);
+}
+
+void TimelineCanvas::setViewStart(double seconds)
+{
+    m_start = seconds;
+    m_fitted = false;
+    clampView();
+    update();
+    Q_EMIT viewChanged();
+}
+
+void TimelineCanvas::zoomBy(double factor, double anchorX)
+{
+    if (factor <= 0.0)
+        return;
+    const TimelinePainter::Layout l = layout();
+    const double anchorT = m_start + (anchorX - l.plot.left()) / l.pxPerSec;
+    m_span /= factor;
+    // Anchor the time under the cursor.
+    m_start = anchorT - (anchorX - l.plot.left()) / (l.plot.width() / m_span);
+    m_fitted = false;
+    clampView();
+    if (m_span >= totalSpan() * 0.9999)
+        m_fitted = true;
+    update();
+    Q_EMIT viewChanged();
+}
+
+void TimelineCanvas::fit()
+{
+    m_start = 0.0;
+    m_span = totalSpan();
+    m_fitted = true;
+    update();
+    Q_EMIT viewChanged();
+}
+
+void TimelineCanvas::clampView()
+{
+    const double total = totalSpan();
+    m_span = std::clamp(m_span, total * 1e-5, total);
+    m_start = std::clamp(m_start, 0.0, std::max(0.0, total - m_span));
+}
+
+int TimelineCanvas::preferredHeight() const
+{
+    return static_cast<int>(TimelinePainter::kTitleHeight + TimelinePainter::kAxisHeight
+        + TimelinePainter::kLegendHeight + 16.0
+        + std::max(1, m_painter.stages()) * TimelinePainter::kPreferredPitch);
+}
+
+QSize TimelineCanvas::sizeHint() const
+{
+    return { 900,
+        static_cast<int>(TimelinePainter::kAxisHeight + TimelinePainter::kLegendHeight + 12.0
+            + std::max(1, m_painter.stages()) * TimelinePainter::kPreferredPitch) };
+}
+
+QSize TimelineCanvas::minimumSizeHint() const
+{
+    return { 320,
+        static_cast<int>(TimelinePainter::kAxisHeight + TimelinePainter::kLegendHeight + 12.0
+            + std::max(1, m_painter.stages()) * TimelinePainter::kMinPitch) };
+}
+
+void TimelineCanvas::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    m_painter.setTextColor(palette().color(QPalette::Text));
+    m_painter.paint(p, rect(), m_start, m_span);
+}
+
+void TimelineCanvas::renderAll(QPainter &painter, const QRectF &rect, const QString &title) const
+{
+    m_painter.renderAll(painter, rect, title);
+}
+
+QPointF TimelineCanvas::eventCenter(int i) const
+{
+    const PipelineTimeline &t = m_painter.timeline();
+    if (i < 0 || i >= static_cast<int>(t.events.size()))
+        return {};
+    const TimelinePainter::Layout l = layout();
+    const PipelineEvent &e = t.events[uz(i)];
+    return (isCompute(e) ? m_painter.blockRect(l, e) : m_painter.sendRect(l, e)).center();
+}
+
+QString TimelineCanvas::toolTipAt(const QPoint &pos) const
+{
+    const int stages = m_painter.stages();
+    const PipelineTimeline &tl = m_painter.timeline();
+    if (stages == 0)
+        return {};
+    const TimelinePainter::Layout l = layout();
+    if (!l.plot.contains(pos))
+        return {};
+    const int row = static_cast<int>((pos.y() - l.plot.top()) / l.rowPitch);
+    if (row < 0 || row >= stages)
+        return {};
+    const double t = l.t0 + (pos.x() - l.plot.left()) / l.pxPerSec;
+    const double tolerance = 3.0 / l.pxPerSec; // tiny blocks stay hoverable
+    auto describe = [](const PipelineEvent &e, int receiver) {
+        const QString head = isCompute(e) ? QStringLiteral("<b>stage %1 · %2</b>")
+                                                .arg(e.stage)
+                                                .arg(TimelinePainter::eventLabel(e.kind))
+                                          : QStringLiteral("<b>%1 · stage %2 → %3</b>")
+                                                .arg(TimelinePainter::eventLabel(e.kind))
+                                                .arg(e.stage)
+                                                .arg(receiver);
+        return head
+            + QStringLiteral("<br>micro-batch %1 · chunk %2<br>start %3 · end %4<br>duration %5")
+                  .arg(e.microbatch)
+                  .arg(e.chunk)
+                  .arg(chartformat::seconds(e.start), chartformat::seconds(e.end),
+                      chartformat::seconds(e.end - e.start));
+    };
+    if (pos.y() - l.rowTop(row) <= l.blockHeight) {
+        int after = 0;
+        const int hit = m_painter.computeAt(row, t, tolerance, &after);
+        if (hit >= 0)
+            return describe(tl.events[uz(hit)], -1);
+        if (t < 0.0 || t > tl.makespan)
+            return {};
+        // Idle: the gap between the neighbouring blocks.
+        const std::vector<int> &ids = m_painter.computeOf(row);
+        const double gapEnd = after < static_cast<int>(ids.size())
+            ? tl.events[uz(ids[uz(after)])].start
+            : tl.makespan;
+        const double gapStart = after > 0 ? tl.events[uz(ids[uz(after - 1)])].end : 0.0;
+        return QStringLiteral("<b>stage %1 · idle</b><br>%2 – %3<br>duration %4")
+            .arg(row)
+            .arg(chartformat::seconds(gapStart), chartformat::seconds(gapEnd),
+                chartformat::seconds(gapEnd - gapStart));
+    }
+    for (const int i : m_painter.sends()) {
+        const PipelineEvent &e = tl.events[uz(i)];
+        if (m_painter.laneOf(e) != row)
+            continue;
+        if (m_painter.sendRect(l, e).adjusted(-2, -1, 2, 1).contains(pos)) {
+            const int receiver = e.kind == PipelineEventKind::SendForward
+                ? (e.stage + 1) % stages
+                : (e.stage - 1 + stages) % stages;
+            return describe(e, receiver);
+        }
+    }
+    return {};
+}
+
+bool TimelineCanvas::event(QEvent *e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(e);
+        const QString tip = toolTipAt(help->pos());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), tip, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void TimelineCanvas::wheelEvent(QWheelEvent *e)
+{
+    const QPoint d = e->angleDelta();
+    const bool pan = (e->modifiers() & Qt::ShiftModifier) || std::abs(d.x()) > std::abs(d.y());
+    if (pan) {
+        const int delta = std::abs(d.x()) > std::abs(d.y()) ? d.x() : d.y();
+        setViewStart(m_start - delta / 120.0 * 0.1 * m_span);
+        e->accept();
+        return;
+    }
+    // Plain wheel scrolls the rows when they do not fit (the scroll area takes it);
+    // Ctrl+wheel, or the wheel when everything fits, zooms the time axis.
+    const bool rowsScroll = parentWidget() && height() > parentWidget()->height() + 1;
+    if (rowsScroll && !(e->modifiers() & Qt::ControlModifier)) {
+        e->ignore();
+        return;
+    }
+    zoomBy(std::pow(1.0015, d.y()), e->position().x());
+    e->accept();
+}
+
+void TimelineCanvas::mousePressEvent(QMouseEvent *e)
+{
+    if (e->button() == Qt::LeftButton) {
+        m_dragging = true;
+        m_dragOrigin = e->pos();
+        m_dragStart = m_start;
+        setCursor(Qt::ClosedHandCursor);
+    }
+    QWidget::mousePressEvent(e);
+}
+
+void TimelineCanvas::mouseMoveEvent(QMouseEvent *e)
+{
+    if (m_dragging) {
+        const TimelinePainter::Layout l = layout();
+        setViewStart(m_dragStart - (e->pos().x() - m_dragOrigin.x()) / l.pxPerSec);
+    }
+    QWidget::mouseMoveEvent(e);
+}
+
+void TimelineCanvas::mouseReleaseEvent(QMouseEvent *e)
+{
+    if (m_dragging && e->button() == Qt::LeftButton) {
+        m_dragging = false;
+        unsetCursor();
+    }
+    QWidget::mouseReleaseEvent(e);
+}
+
+void TimelineCanvas::mouseDoubleClickEvent(QMouseEvent *)
+{
+    fit();
+}
+
+void TimelineCanvas::keyPressEvent(QKeyEvent *e)
+{
+    const double centre = layout().plot.center().x();
+    switch (e->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomBy(1.5, centre);
+        break;
+    case Qt::Key_Minus:
+        zoomBy(1.0 / 1.5, centre);
+        break;
+    case Qt::Key_0:
+    case Qt::Key_Home:
+        fit();
+        break;
+    case Qt::Key_Left:
+        setViewStart(m_start - 0.1 * m_span);
+        break;
+    case Qt::Key_Right:
+        setViewStart(m_start + 0.1 * m_span);
+        break;
+    default:
+        QWidget::keyPressEvent(e);
+    }
+}
+
+void TimelineCanvas::resizeEvent(QResizeEvent *e)
+{
+    QWidget::resizeEvent(e);
+    Q_EMIT viewChanged();
+}
+
+} // namespace railyard

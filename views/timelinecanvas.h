@@ -1,0 +1,78 @@
+#pragma once
+
+#include "timelinepainter.h"
+
+#include <QPoint>
+#include <QString>
+#include <QWidget>
+
+class QPainter;
+
+namespace railyard {
+
+/**
+ * The interactive Gantt chart of one pipeline timeline (TimelinePainter draws it). The time
+ * axis zooms (Ctrl+wheel, or the wheel when all rows fit; +/-) and pans (drag, Shift+wheel,
+ * arrow keys, setViewStart()); double-click or 0 fits. Hovering a block, a send or an idle
+ * gap shows its stage, micro-batch, chunk and times. It only draws what the report holds.
+ */
+class TimelineCanvas : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit TimelineCanvas(QWidget *parent = nullptr);
+
+    /// Copies the events; keeps the zoom (as a share of the whole) unless the view was fitted.
+    void setTimeline(
+        const PipelineTimeline &timeline, int stages, int chunks, double iterationTime);
+    const PipelineTimeline &timeline() const { return m_painter.timeline(); }
+
+    double totalSpan() const { return m_painter.totalSpan(); }
+    double viewStart() const { return m_start; }
+    double viewSpan() const { return m_span; }
+    void setViewStart(double seconds);
+    void zoomBy(double factor, double anchorX); ///< anchorX in widget pixels
+    void fit();
+
+    /// Paints the whole timeline (fitted) into `rect`, `title` above it: for image export.
+    void renderAll(QPainter &painter, const QRectF &rect, const QString &title) const;
+    /// A good export height for the current number of stages.
+    int preferredHeight() const;
+
+    /// Tooltip text for a widget position (empty when nothing is there).
+    QString toolTipAt(const QPoint &pos) const;
+    /// Centre of event `i`'s block in widget coordinates (for tests and tooltips).
+    QPointF eventCenter(int i) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+Q_SIGNALS:
+    void viewChanged(); ///< zoom or pan changed
+
+protected:
+    bool event(QEvent *e) override;
+    void paintEvent(QPaintEvent *) override;
+    void wheelEvent(QWheelEvent *e) override;
+    void mousePressEvent(QMouseEvent *e) override;
+    void mouseMoveEvent(QMouseEvent *e) override;
+    void mouseReleaseEvent(QMouseEvent *e) override;
+    void mouseDoubleClickEvent(QMouseEvent *e) override;
+    void keyPressEvent(QKeyEvent *e) override;
+    void resizeEvent(QResizeEvent *e) override;
+
+private:
+    TimelinePainter::Layout layout() const;
+    void clampView();
+
+    TimelinePainter m_painter;
+    double m_start = 0.0;
+    double m_span = 0.0;
+    bool m_fitted = true;
+    bool m_dragging = false;
+    QPoint m_dragOrigin;
+    double m_dragStart = 0.0;
+};
+
+} // namespace railyard

@@ -1,0 +1,95 @@
+#pragma once
+
+#include "pipelineschedule.h"
+
+#include <QColor>
+#include <QRectF>
+#include <QString>
+
+#include <vector>
+
+class QPainter;
+
+namespace railyard {
+
+/**
+ * Draws one pipeline timeline as a Gantt chart: a row per stage with forward and backward
+ * blocks (model chunks shaded, micro-batch numbers where they fit), boundary sends in thin
+ * lanes between the rows, idle time hatched, the post-pipeline tail (exposed DP sync and the
+ * optimizer step), a time axis and a legend. Knows the geometry, so the interactive canvas and
+ * the image export share it; holds no widget state.
+ */
+class TimelinePainter
+{
+public:
+    static constexpr double kGutter = 84.0; ///< stage labels, left of the rows
+    static constexpr double kAxisHeight = 24.0;
+    static constexpr double kLegendHeight = 22.0;
+    static constexpr double kRightMargin = 14.0;
+    static constexpr double kMinPitch = 14.0; ///< row + send lane, pixels
+    static constexpr double kMaxPitch = 40.0;
+    static constexpr double kPreferredPitch = 32.0;
+    static constexpr double kTitleHeight = 30.0; ///< export only
+    static constexpr double kSpanMargin = 1.03; ///< room right of the last event
+
+    /** Where things go inside one drawing rectangle for one visible time window. */
+    struct Layout
+    {
+        QRectF plot; ///< the rows (right of the gutter, below the axis)
+        double t0 = 0.0; ///< time at plot.left()
+        double pxPerSec = 1.0;
+        double rowPitch = 30.0;
+        double blockHeight = 22.0;
+        double laneHeight = 8.0;
+        double x(double t) const { return plot.left() + (t - t0) * pxPerSec; }
+        double rowTop(int stage) const { return plot.top() + stage * rowPitch; }
+    };
+
+    /// "forward", "backward", "activation send", "gradient send".
+    static QString eventLabel(PipelineEventKind k);
+
+    void setTimeline(
+        const PipelineTimeline &timeline, int stages, int chunks, double iterationTime);
+    void setTextColor(const QColor &c) { m_text = c; }
+
+    const PipelineTimeline &timeline() const { return m_timeline; }
+    int stages() const { return m_stages; }
+    int chunks() const { return m_chunks; }
+    const std::vector<int> &sends() const { return m_sends; } ///< indices of send events
+    /// Seconds the whole chart covers: makespan or iteration end, plus a margin.
+    double totalSpan() const;
+
+    Layout layoutFor(const QRectF &rect, double t0, double span) const;
+    QRectF blockRect(const Layout &l, const PipelineEvent &e) const;
+    QRectF sendRect(const Layout &l, const PipelineEvent &e) const;
+    int laneOf(const PipelineEvent &e) const; ///< the lane (below stage n) a send is drawn in
+    /// The compute event of `stage` covering time t (within tolerance), or -1. `after` gets the
+    /// position in the stage's list of the first event ending after t - tolerance.
+    int computeAt(int stage, double t, double tolerance, int *after = nullptr) const;
+    const std::vector<int> &computeOf(int stage) const
+    {
+        return m_compute[static_cast<std::size_t>(stage)];
+    }
+
+    /// The window [t0, t0 + span] into `rect`.
+    void paint(QPainter &p, const QRectF &rect, double t0, double span) const;
+    /// The whole timeline into `rect` on white, `title` above it (image export).
+    void renderAll(QPainter &p, const QRectF &rect, const QString &title) const;
+
+private:
+    void paintAxis(QPainter &p, const Layout &l, double t0, double t1) const;
+    void paintGutter(QPainter &p, const Layout &l) const;
+    void paintRows(QPainter &p, const Layout &l, double t0, double t1) const;
+    void paintSends(QPainter &p, const Layout &l, double t0, double t1) const;
+    void paintLegend(QPainter &p, const QRectF &area) const;
+
+    PipelineTimeline m_timeline;
+    std::vector<std::vector<int>> m_compute; ///< per stage: indices of F/B events by start
+    std::vector<int> m_sends;
+    int m_stages = 0;
+    int m_chunks = 1;
+    double m_iterationTime = 0.0;
+    QColor m_text = Qt::black;
+};
+
+} // namespace railyard

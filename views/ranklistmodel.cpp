@@ -143,7 +143,7 @@ QMimeData *RankListModel::mimeData(const QModelIndexList &indexes) const
 
 Qt::DropActions RankListModel::supportedDragActions() const
 {
-    return Qt::MoveAction | Qt::CopyAction;
+    return Qt::CopyAction;
 }
 
 } // namespace railyard

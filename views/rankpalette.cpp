@@ -48,7 +48,7 @@ RankPalette::RankPalette(ScenarioDocument *document, QWidget *parent)
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->setDragEnabled(true);
     m_table->setDragDropMode(QAbstractItemView::DragOnly);
-    m_table->setDefaultDropAction(Qt::MoveAction);
+    m_table->setDefaultDropAction(Qt::CopyAction); // the rows stay: a drop moves ranks, not rows
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(20);

@@ -8,9 +8,7 @@
 #include "fabricview.h"
 #include "legenditem.h"
 #include "linkitem.h"
-#include "rankfiltermodel.h"
 #include "ranklistmodel.h"
-#include "rankpalette.h"
 #include "scenariodocument.h"
 #include "scenariofile.h"
 #include "serveritem.h"
@@ -21,9 +19,7 @@
 #include <QGraphicsScene>
 #include <QImage>
 #include <QMimeData>
-#include <QPushButton>
 #include <QSignalSpy>
-#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -130,7 +126,6 @@ private Q_SLOTS:
     void colourByChangesChipColours();
     void levelOfDetailFollowsZoom();
     void exportsPngAndSvg();
-    void paletteListsAndFilters();
 
 private:
     std::unique_ptr<ScenarioDocument> m_doc;
@@ -203,6 +198,7 @@ void TestFabricView::dragSwapsRanksWithLivePreview()
         before.push_back(l->worstUtilisation());
     const QColor colour0 = chip0->fillColour();
     const int commands = m_doc->undoStack()->count();
+    const double rangeBefore = m_view->rootItem()->maxUtilisation();
 
     QWidget *vp = m_view->viewport();
     QTest::mousePress(vp, Qt::LeftButton, {}, viewPos(*m_view, chip0));
@@ -213,6 +209,9 @@ void TestFabricView::dragSwapsRanksWithLivePreview()
     QCOMPARE(m_doc->mapping().slotOf(0), slot0); // not an edit yet
     VERIFY_LINKS(scene, *m_doc);
     QVERIFY(loadedSpineCables(scene, fabric) > 0);
+    // The colour scale is held during the drag: colours compare with the state before it.
+    QVERIFY(m_view->rootItem()->isScaleHeld());
+    QCOMPARE(m_view->rootItem()->maxUtilisation(), rangeBefore);
     std::vector<double> preview;
     for (LinkItem *l : links)
         preview.push_back(l->worstUtilisation());
@@ -221,6 +220,9 @@ void TestFabricView::dragSwapsRanksWithLivePreview()
     QTest::mouseRelease(vp, Qt::LeftButton, {}, viewPos(*m_view, chip9));
     QVERIFY(!m_doc->isPreviewing());
     QVERIFY(status.last().first().toString().startsWith(QStringLiteral("Swapped rank 0 ↔ rank 9")));
+    QVERIFY(!m_view->rootItem()->isScaleHeld());
+    QCOMPARE(m_view->rootItem()->maxUtilisation(),
+             m_doc->report().utilisation(m_doc->report().bottleneckLink));
     QCOMPARE(m_doc->undoStack()->count(), commands + 1);
     QCOMPARE(m_doc->mapping().slotOf(0), slot9);
     QCOMPARE(m_doc->mapping().slotOf(9), slot0);
@@ -318,13 +320,13 @@ void TestFabricView::paletteDropMovesRank()
     QCOMPARE(mime->data(QString::fromLatin1(FabricView::kRanksMimeType)), QByteArray("5"));
     const int slot5 = m_doc->mapping().slotOf(5), slot9 = m_doc->mapping().slotOf(9);
     const QPoint target = viewPos(*m_view, chipOfRank(m_view->scene(), 9));
-    QDragEnterEvent enter(target, Qt::MoveAction, mime.get(), Qt::LeftButton, {});
+    QDragEnterEvent enter(target, Qt::CopyAction, mime.get(), Qt::LeftButton, {});
     QApplication::sendEvent(m_view->viewport(), &enter);
     QVERIFY(enter.isAccepted());
-    QDragMoveEvent move(target, Qt::MoveAction, mime.get(), Qt::LeftButton, {});
+    QDragMoveEvent move(target, Qt::CopyAction, mime.get(), Qt::LeftButton, {});
     QApplication::sendEvent(m_view->viewport(), &move);
     QVERIFY(m_doc->isPreviewing());
-    QDropEvent drop(QPointF(target), Qt::MoveAction, mime.get(), Qt::LeftButton, {});
+    QDropEvent drop(QPointF(target), Qt::CopyAction, mime.get(), Qt::LeftButton, {});
     QApplication::sendEvent(m_view->viewport(), &drop);
     QVERIFY(drop.isAccepted());
     QVERIFY(!m_doc->isPreviewing());
@@ -446,10 +448,10 @@ void TestFabricView::hoverHighlightsPartnersAndRoutes()
     QVERIFY(up->routeMask() & dp);
     QVERIFY(up->routeMask() & pp);
     // Not on any route: NIC 3 of server 7.
-    QCOMPARE(m_view->rootItem()->linkItem(f.linkBetween(f.nicVertex(7, 3),
-                                                         f.leafVertex(f.leafOfNic(7, 3))))
-                 ->routeMask(),
-             0u);
+    LinkItem *other = m_view->rootItem()->linkItem(
+        f.linkBetween(f.nicVertex(7, 3), f.leafVertex(f.leafOfNic(7, 3))));
+    QVERIFY(other);
+    QCOMPARE(other->routeMask(), 0u);
     // Leaving the chips clears the highlight.
     QTest::mouseMove(m_view->viewport(),
                      m_view->mapFromScene(m_view->rootItem()->boundingRect().topLeft()));
@@ -537,38 +539,6 @@ void TestFabricView::exportsPngAndSvg()
     QVERIFY(text.contains("<svg"));
     QVERIFY(text.contains("node015"));
     QVERIFY(!m_view->rootItem()->isOverview()); // restored after the export
-}
-
-void TestFabricView::paletteListsAndFilters()
-{
-    RankPalette palette(m_doc.get());
-    RankListModel *model = palette.rankModel();
-    QCOMPARE(model->rowCount(), 128);
-    // rank 45 = (d1, p1, t5) on node005, GPU 5, rail 5.
-    QCOMPARE(model->value(45, RankListModel::DColumn), 1);
-    QCOMPARE(model->value(45, RankListModel::PColumn), 1);
-    QCOMPARE(model->value(45, RankListModel::TColumn), 5);
-    QCOMPARE(model->index(45, RankListModel::ServerColumn).data().toString(), QStringLiteral("node005"));
-    QCOMPARE(model->value(45, RankListModel::RailColumn), 5);
-    palette.setFilterText(QStringLiteral("d=1 p=0-1"));
-    QCOMPARE(palette.filterModel()->rowCount(), 16); // t 0..7 x p 0..1
-    palette.setFilterText(QStringLiteral("node003"));
-    QCOMPARE(palette.filterModel()->rowCount(), 8);
-    palette.setFilterText(QString());
-    QCOMPARE(palette.filterModel()->rowCount(), 128);
-    // The placement columns follow the mapping.
-    m_doc->swapRanks(0, 9);
-    QCOMPARE(model->value(0, RankListModel::SlotColumn), 9);
-    QCOMPARE(model->value(0, RankListModel::RailColumn), 1);
-    // Scattered: one undoable preset; rank 1 goes to server 1 (round-robin).
-    m_doc->undoStack()->clear();
-    QPushButton *scattered = nullptr;
-    for (QPushButton *b : palette.findChildren<QPushButton *>())
-        scattered = b->text() == QStringLiteral("Scattered") ? b : scattered;
-    QVERIFY(scattered);
-    scattered->click();
-    QCOMPARE(model->value(1, RankListModel::ServerColumn), 1);
-    QCOMPARE(m_doc->undoStack()->count(), 1);
 }
 
 QTEST_MAIN(TestFabricView)

@@ -1,0 +1,62 @@
+// The GUI's drop path (Google Benchmark) on the offscreen platform. Run: build/bin/bench_gui
+//   BM_Drop/128    the seed's 128-GPU job (goal: within one 60 Hz frame, 16.7 ms)
+//   BM_Drop/1024   128 servers x 8 (goal: stays interactive)
+#include "fabricview.h"
+#include "scenariodocument.h"
+#include "scenariofile.h"
+
+#include <QApplication>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <random>
+
+using namespace railyard;
+
+namespace {
+
+Scenario scenarioWith(int gpus)
+{
+    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+    s.fabric.servers = gpus / 8;
+    s.degrees.dp = gpus / (s.degrees.tp * s.degrees.pp);
+    s.training.globalBatch = 16 * s.degrees.dp; // keep 16 micro-batches per replica
+    s.slots.clear();
+    return s;
+}
+
+/// One drop: the swap command, the engine's incremental update, the view's recolour and the
+/// repaint the event loop then performs (software rasteriser of the offscreen platform).
+void BM_Drop(benchmark::State &state)
+{
+    ScenarioDocument doc;
+    doc.load(scenarioWith(static_cast<int>(state.range(0))));
+    FabricView view(&doc);
+    view.resize(1400, 900);
+    view.show();
+    view.fitAll();
+    QApplication::processEvents();
+    std::mt19937 rng(3);
+    std::uniform_int_distribution<int> pick(0, doc.engine().layout().worldSize() - 1);
+    for (auto _ : state) {
+        doc.swapRanks(pick(rng), pick(rng));
+        QApplication::processEvents();
+    }
+    state.counters["undo_steps"] = doc.undoStack()->count();
+}
+
+} // namespace
+
+BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+int main(int argc, char **argv)
+{
+    if (!std::getenv("QT_QPA_PLATFORM"))
+        setenv("QT_QPA_PLATFORM", "offscreen", 0);
+    QApplication app(argc, argv);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "fileio.h"
 #include "scenario.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -29,7 +30,5 @@ void saveScenario(const Scenario &scenario, const std::string &path);
 /// Pretty JSON text of a scenario (2-space indent, trailing newline).
 std::string scenarioToText(const Scenario &scenario);
 
-/// Writes text to `path` atomically (temp file + rename). Shared by every exporter.
-void writeFileAtomically(const std::string &path, const std::string &text);
 
 } // namespace railyard

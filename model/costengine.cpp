@@ -223,7 +223,7 @@ double CostEngine::Impl::opTime(int pattern, Collective c, double bytes) const
     // passes * steps * alpha + passes * S * max_l(load_l / B_l) (seed: T = 2(p-1)a + 2(p-1)/p S/B).
     const TrafficPattern &p = traffic->pattern(pattern);
     const int passes = passesOf(c);
-    return passes * p.steps * p.maxLatency() + passes * bytes * p.maxRatio;
+    return passes * p.stepCount() * p.maxLatency() + passes * bytes * p.maxRatio;
 }
 
 double CostEngine::Impl::dpSyncTime() const
@@ -234,7 +234,7 @@ double CostEngine::Impl::dpSyncTime() const
         for (int pi : traffic->dpPatterns()) {
             const TrafficPattern &p = traffic->pattern(pi);
             // The DP pattern's load is already in bytes (weighted by each stage's S).
-            total += passes * (p.steps * p.maxLatency() + op.ratio * p.maxRatio);
+            total += passes * (p.stepCount() * p.maxLatency() + op.ratio * p.maxRatio);
         }
     }
     return total;
@@ -354,7 +354,7 @@ void CostEngine::Impl::fillPhases()
         ph.count = count;
         if (pattern >= 0) {
             const TrafficPattern &p = traffic->pattern(pattern);
-            ph.alphaTime = passesOf(c) * p.steps * p.maxLatency();
+            ph.alphaTime = passesOf(c) * p.stepCount() * p.maxLatency();
             ph.time = opTime(pattern, c, bytes);
             ph.bottleneckLink = p.argmax;
         }
@@ -395,8 +395,8 @@ void CostEngine::Impl::fillPhases()
         double worst = -1.0;
         for (int pi : traffic->dpPatterns()) {
             const TrafficPattern &p = traffic->pattern(pi);
-            ph.alphaTime += passesOf(op.collective) * p.steps * p.maxLatency();
-            ph.time += passesOf(op.collective) * (p.steps * p.maxLatency() + op.ratio * p.maxRatio);
+            ph.alphaTime += passesOf(op.collective) * p.stepCount() * p.maxLatency();
+            ph.time += passesOf(op.collective) * (p.stepCount() * p.maxLatency() + op.ratio * p.maxRatio);
             if (p.maxRatio > worst) {
                 worst = p.maxRatio;
                 ph.bottleneckLink = p.argmax;

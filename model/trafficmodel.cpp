@@ -7,6 +7,11 @@
 
 namespace railyard {
 
+int TrafficPattern::stepCount() const
+{
+    return ringSteps.empty() ? steps : std::max(steps, ringSteps.rbegin()->first);
+}
+
 double TrafficPattern::maxLatency() const
 {
     return latencies.empty() ? 0.0 : static_cast<double>(latencies.rbegin()->first) * 1e-9;
@@ -35,9 +40,9 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     };
     for (int s = 0; s < stages; ++s) {
         if (deg.tp > 1)
-            m_tp[s] = addPattern(named("tp stage ", s), Dim::Tp, s, deg.tp - 1);
+            m_tp[s] = addPattern(named("tp stage ", s), Dim::Tp, s, 0);
         if (deg.cp > 1)
-            m_cp[s] = addPattern(named("cp stage ", s), Dim::Cp, s, deg.cp - 1);
+            m_cp[s] = addPattern(named("cp stage ", s), Dim::Cp, s, 0);
         if (deg.ep > 1)
             m_ep[s] = addPattern(named("ep stage ", s), Dim::Ep, s, deg.ep - 1);
     }
@@ -50,11 +55,11 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     const int edpSize = dpSize / std::max(1, deg.ep);
     if (dpSize > 1 || (expertDp && edpSize > 1)) {
         if (m_setup.hierarchicalDp) {
-            // Steps follow the mapping (members per server); emitGroup() raises them.
+            // Ring sizes follow the mapping (members per server): see TrafficPattern::ringSteps.
             m_dp.push_back(addPattern("dp intra-server", Dim::Dp, -1, 0));
             m_dp.push_back(addPattern("dp inter-server", Dim::Dp, -1, 0));
         } else {
-            m_dp.push_back(addPattern("dp", Dim::Dp, -1, std::max(dpSize, edpSize) - 1));
+            m_dp.push_back(addPattern("dp", Dim::Dp, -1, 0));
         }
     }
 
@@ -95,6 +100,7 @@ void TrafficModel::build(const Mapping &mapping)
 {
     for (TrafficPattern &p : m_patterns) {
         p.load.clear();
+        p.ringSteps.clear();
         p.pendingSegments.clear();
         p.latencies.clear();
         p.maxRatio = 0.0;
@@ -231,8 +237,12 @@ void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const 
     if (n < 2 || pattern < 0)
         return;
     TrafficPattern &p = m_patterns[pattern];
-    if (sign > 0)
-        p.steps = std::max(p.steps, static_cast<int>(n) - 1);
+    const int ringSteps = static_cast<int>(n) - 1;
+    if (sign > 0) {
+        ++p.ringSteps[ringSteps];
+    } else if (auto it = p.ringSteps.find(ringSteps); it != p.ringSteps.end() && --it->second == 0) {
+        p.ringSteps.erase(it);
+    }
     // Ring collectives (Patarasuk & Yuan 2009; NCCL): in each of the n-1 steps of a pass every
     // rank sends S/n to its successor, so one pass puts (n-1)/n * S on each ring edge.
     const double unit = bytesPerPass * static_cast<double>(n - 1) / static_cast<double>(n);

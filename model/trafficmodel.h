@@ -30,7 +30,9 @@ struct TrafficPattern
     std::string name;
     Dim dim = Dim::Tp;
     int stage = -1;            ///< -1 = all stages
-    int steps = 0;             ///< latency steps per pass (ring n-1, all-to-all n-1, p2p 1)
+    int steps = 0;             ///< fixed latency steps per pass (p2p 1); rings add their own
+    std::map<int, int> ringSteps; ///< multiset of the emitted rings' n-1 (sizes follow the mapping
+                                  ///< in hierarchical DP, so a move can lower them again)
     double weight = 0.0;       ///< bytes per iteration on a link per unit of `load`
     std::unordered_map<int, double> load; ///< link id -> bytes per byte of S per pass
     /// Net demand entering each cached route segment (Router::Parts) since the last flush;
@@ -42,6 +44,7 @@ struct TrafficPattern
     bool rescan = false;
 
     double maxLatency() const; ///< seconds; 0 when the pattern has no flow
+    int stepCount() const;     ///< latency steps per pass: the largest ring's, or `steps`
 };
 
 /**

@@ -29,6 +29,11 @@ QString ConsoleDialogs::chooseTemplate(QWidget *)
     return QString();
 }
 
+UserDialogs::RestoreChoice ConsoleDialogs::askRestore(QWidget *, const QString &, const QString &)
+{
+    return RestoreChoice::Keep;
+}
+
 void ConsoleDialogs::showAbout(QWidget *)
 {
 }

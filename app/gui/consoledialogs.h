@@ -6,7 +6,8 @@ namespace railyard {
 
 /**
  * The dialogs of a window nobody is looking at (`railyard --screenshot`): errors go to
- * stderr, questions get the answer that changes nothing on disk (Discard, Cancel).
+ * stderr, questions get the answer that changes nothing on disk (Discard, Cancel; an autosave
+ * is kept for the next interactive start).
  */
 class ConsoleDialogs : public UserDialogs
 {
@@ -17,6 +18,7 @@ public:
     QString saveFileName(QWidget *parent, const QString &title, const QString &suggested,
                          const QString &filter) override;
     QString chooseTemplate(QWidget *parent) override;
+    RestoreChoice askRestore(QWidget *parent, const QString &savedAt, const QString &originalPath) override;
     void showAbout(QWidget *parent) override;
 };
 

@@ -47,8 +47,11 @@ int main(int argc, char *argv[])
     const bool shoot = parser.isSet(screenshot);
 
     railyard::MainWindow window;
-    if (!shoot)
+    if (!shoot) {
         window.readSettings();
+        // --screenshot neither autosaves nor touches a crashed session's autosave.
+        window.enableAutoSave();
+    }
     if (!parser.positionalArguments().isEmpty()) {
         const QString file = parser.positionalArguments().constFirst();
         if (shoot) {
@@ -61,6 +64,8 @@ int main(int argc, char *argv[])
         }
     }
     window.show();
+    if (!shoot) // once the window is up, so the question has a parent to sit on
+        QTimer::singleShot(0, &window, [&window] { window.restoreCrashedSession(); });
 
     if (shoot) {
         const QString out = parser.value(screenshot);

@@ -2,8 +2,10 @@
 
 #include "actionicons.h"
 #include "documentfiles.h"
+#include "exportdialog.h"
 #include "fabricview.h"
 #include "mainwindow.h"
+#include "pdfreport.h"
 #include "recentfiles.h"
 #include "scenariodocument.h"
 #include "timelineview.h"
@@ -96,13 +98,24 @@ void MainActions::buildFileMenu()
     menu->addAction(saveAs);
     menu->addSeparator();
 
-    QMenu *exportMenu = menu->addMenu(tr("&Export View"));
+    QMenu *exportMenu = menu->addMenu(tr("&Export"));
+    exportMenu->setObjectName(QStringLiteral("menuExport"));
+    QAction *exportMapping = make(QStringLiteral("actionExportMapping"), tr("&Mapping / Launcher Files…"),
+                                  tr("Write the current mapping as a run record, rankfile, Slurm or torchrun script, …"));
+    exportMapping->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    connect(exportMapping, &QAction::triggered, this, &MainActions::showExportDialog);
+    exportMenu->addAction(exportMapping);
+    QAction *exportPdf = make(QStringLiteral("actionExportPdfReport"), tr("&PDF Report…"),
+                              tr("One A4 page: summary numbers, fabric, pipeline timeline and charts"));
+    connect(exportPdf, &QAction::triggered, this, &MainActions::exportPdfReport);
+    exportMenu->addAction(exportPdf);
+    exportMenu->addSeparator();
     QAction *exportFabric = make(QStringLiteral("actionExportFabricView"), tr("&Fabric View as PNG or SVG…"),
                                  tr("Render the fabric view, with its colour legend, to an image"));
-    exportFabric->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportFabric->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     connect(exportFabric, &QAction::triggered, this, [this] { exportView(QStringLiteral("fabric")); });
     exportMenu->addAction(exportFabric);
-    QAction *exportTimeline = make(QStringLiteral("actionExportTimeline"), tr("&Pipeline Timeline as PNG or SVG…"),
+    QAction *exportTimeline = make(QStringLiteral("actionExportTimeline"), tr("Pipeline &Timeline as PNG or SVG…"),
                                    tr("Render the whole pipeline timeline to an image"));
     exportTimeline->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     connect(exportTimeline, &QAction::triggered, this, [this] { exportView(QStringLiteral("timeline")); });
@@ -336,6 +349,47 @@ bool MainActions::exportView(const QString &what)
         return false;
     }
     m_window->showStatus(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+void MainActions::showExportDialog()
+{
+    // Modeless and kept: its preview follows the edits made while it is open.
+    if (!m_exportDialog) {
+        m_exportDialog = new ExportDialog(m_window->document(), m_window->files()->dialogs(),
+                                          m_window->files()->startDirectory(), m_window);
+        connect(m_exportDialog, &ExportDialog::statusMessage, m_window, &MainWindow::showStatus);
+    }
+    m_exportDialog->show();
+    m_exportDialog->raise();
+    m_exportDialog->activateWindow();
+}
+
+ExportDialog *MainActions::exportDialog() const
+{
+    return m_exportDialog;
+}
+
+bool MainActions::exportPdfReport()
+{
+    UserDialogs *dialogs = m_window->files()->dialogs();
+    const QString base = QString::fromStdString(m_window->document()->scenario().name) + QStringLiteral("-report.pdf");
+    QString path = dialogs->saveFileName(m_window, tr("Export PDF Report"),
+                                         QDir(m_window->files()->startDirectory()).filePath(base), tr("PDF (*.pdf)"));
+    if (path.isEmpty()) {
+        m_window->showStatus(tr("Export cancelled"));
+        return false;
+    }
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".pdf");
+    QString error;
+    if (!writePdfReport(path, m_window->document(), m_window->fabricView(), m_window->timelineView(),
+                        m_window->chartsPanel(), &error)) {
+        dialogs->showError(m_window, tr("Export PDF Report"), error);
+        m_window->showStatus(tr("PDF report failed: %1").arg(error));
+        return false;
+    }
+    m_window->showStatus(tr("Wrote the PDF report %1").arg(QDir::toNativeSeparators(path)));
     return true;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
 #include <initializer_list>
@@ -14,6 +15,7 @@ class QWidget;
 
 namespace railyard {
 
+class ExportDialog;
 class MainWindow;
 enum class Placement;
 
@@ -36,6 +38,11 @@ public:
     /// Asks for a file name and renders a view to it (.png or .svg by the chosen suffix).
     /// `what` is "fabric" or "timeline". False when cancelled or failed.
     bool exportView(const QString &what);
+    /// File > Export > Mapping / Launcher Files: shows the (modeless) ExportDialog.
+    void showExportDialog();
+    ExportDialog *exportDialog() const;
+    /// File > Export > PDF Report: asks for a file name, writes the one-page report.
+    bool exportPdfReport();
 
     void readSettings(const QSettings &settings);
     void writeSettings(QSettings &settings) const;
@@ -54,6 +61,7 @@ private:
     MainWindow *m_window;
     QActionGroup *m_colourGroup = nullptr;
     QChar m_colourBy = QLatin1Char('t');
+    QPointer<ExportDialog> m_exportDialog;
 };
 
 } // namespace railyard

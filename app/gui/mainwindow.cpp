@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "autosaver.h"
 #include "chartspanel.h"
 #include "documentfiles.h"
 #include "fabricview.h"
@@ -139,6 +140,24 @@ bool MainWindow::openFile(const QString &path)
     return m_files->openFile(path, false);
 }
 
+AutoSaver *MainWindow::enableAutoSave(const QString &directory)
+{
+    if (!m_autoSaver) {
+        m_autoSaver = new AutoSaver(m_document, directory, this);
+        connect(m_autoSaver, &AutoSaver::autosaveFailed, this,
+                [this](const QString &message) { showStatus(tr("Autosave failed: %1").arg(message)); });
+    }
+    return m_autoSaver;
+}
+
+bool MainWindow::restoreCrashedSession()
+{
+    if (!m_autoSaver || !m_autoSaver->offerRestore(m_files->dialogs(), this))
+        return false;
+    showStatus(tr("Restored the autosaved changes; save them to keep them"));
+    return true;
+}
+
 void MainWindow::showStatus(const QString &message)
 {
     statusBar()->showMessage(message, kStatusTimeoutMs);
@@ -198,7 +217,11 @@ void MainWindow::dropEvent(QDropEvent *event)
         return;
     event->acceptProposedAction();
     // Not from inside the drop handler: the unsaved-changes prompt is modal.
-    QTimer::singleShot(0, this, [this, path] { m_files->openFile(path); });
+    QTimer::singleShot(0, this, [this, path] {
+        if (m_autoSaver)
+            m_autoSaver->saveNow(); // loading is a risky step: the current edits first
+        m_files->openFile(path);
+    });
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
@@ -208,6 +231,8 @@ void MainWindow::closeEvent(QCloseEvent *event)
         return;
     }
     writeSettings();
+    if (m_autoSaver)
+        m_autoSaver->removeAutosave(); // saved or discarded: a clean exit leaves no autosave
     event->accept();
 }
 

@@ -9,6 +9,7 @@ class QLabel;
 
 namespace railyard {
 
+class AutoSaver;
 class ChartsPanel;
 class DocumentFiles;
 class FabricView;
@@ -39,11 +40,19 @@ public:
     MainActions *actions() const { return m_actions; }
     FabricView *fabricView() const { return m_fabricView; }
     TimelineView *timelineView() const { return m_timelineView; }
+    ChartsPanel *chartsPanel() const { return m_charts; }
 
     /// Replaces the modal dialogs (tests script them).
     void setDialogs(std::unique_ptr<UserDialogs> dialogs);
     /// Opens a file without the unsaved-changes prompt (the command line's FILE).
     bool openFile(const QString &path);
+
+    /// Starts autosaving the document into `directory` (empty: the application data folder).
+    /// Without it (tests, --screenshot) nothing is autosaved or restored.
+    AutoSaver *enableAutoSave(const QString &directory = QString());
+    AutoSaver *autoSaver() const { return m_autoSaver; }
+    /// Offers to restore what a crashed session autosaved; true when the document was restored.
+    bool restoreCrashedSession();
 
     /// Window geometry, dock layout and chip colouring from the last session.
     void readSettings();
@@ -73,6 +82,7 @@ private:
     ChartsPanel *m_charts = nullptr;
     TimelineView *m_timelineView = nullptr;
     MainActions *m_actions = nullptr;
+    AutoSaver *m_autoSaver = nullptr;
     QLabel *m_scenarioLabel = nullptr;
     bool m_restoredLayout = false;
 };

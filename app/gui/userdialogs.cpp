@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QFileDialog>
 #include <QMessageBox>
+#include <QPushButton>
 
 namespace railyard {
 
@@ -25,6 +26,28 @@ UserDialogs::SaveChoice UserDialogs::askToSaveChanges(QWidget *parent, const QSt
     default:
         return SaveChoice::Cancel;
     }
+}
+
+UserDialogs::RestoreChoice UserDialogs::askRestore(QWidget *parent, const QString &savedAt,
+                                                   const QString &originalPath)
+{
+    const QString name = originalPath.isEmpty() ? QObject::tr("an untitled scenario")
+                                                : QStringLiteral("\"%1\"").arg(originalPath);
+    QMessageBox box(QMessageBox::Question, QApplication::applicationName(),
+                    QObject::tr("Railyard did not close normally. Restore the unsaved changes to %1 "
+                                "autosaved at %2?").arg(name, savedAt),
+                    QMessageBox::NoButton, parent);
+    QPushButton *restore = box.addButton(QObject::tr("Restore"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Discard);
+    QPushButton *later = box.addButton(QObject::tr("Not Now"), QMessageBox::RejectRole);
+    box.setDefaultButton(restore);
+    box.setEscapeButton(later); // closing the box never loses the autosave
+    box.exec();
+    if (box.clickedButton() == restore)
+        return RestoreChoice::Restore;
+    if (box.clickedButton() == later || box.clickedButton() == nullptr)
+        return RestoreChoice::Keep;
+    return RestoreChoice::Discard;
 }
 
 void UserDialogs::showError(QWidget *parent, const QString &title, const QString &message)

@@ -15,6 +15,8 @@ class UserDialogs
 {
 public:
     enum class SaveChoice { Save, Discard, Cancel };
+    /// Keep = decide later: the autosave stays where it is for the next start.
+    enum class RestoreChoice { Restore, Discard, Keep };
 
     virtual ~UserDialogs();
 
@@ -29,6 +31,9 @@ public:
                                  const QString &filter);
     /// File > New: a template's resource path (NewScenarioDialog), or empty when cancelled.
     virtual QString chooseTemplate(QWidget *parent);
+    /// At start-up after a crash: restore the autosave from `savedAt` of `originalPath`
+    /// (empty = an untitled scenario)?
+    virtual RestoreChoice askRestore(QWidget *parent, const QString &savedAt, const QString &originalPath);
     /// Help > About.
     virtual void showAbout(QWidget *parent);
 };

@@ -1,5 +1,7 @@
 #include "costengine.h"
 
+#include "costengineimpl.h"
+
 #include "scenarioerror.h"
 #include "trafficmodel.h"
 
@@ -12,33 +14,6 @@
 namespace railyard {
 
 namespace {
-
-/// Passes over the ring per collective: all-reduce = reduce-scatter + all-gather (2 passes of
-/// n-1 steps each, Patarasuk & Yuan 2009); the others one pass.
-int passesOf(Collective c)
-{
-    return c == Collective::AllReduce ? 2 : 1;
-}
-
-/// nccl-tests bus-bandwidth factors (nccl-tests doc/PERFORMANCE.md): all-reduce 2(n-1)/n,
-/// all-gather / reduce-scatter / all-to-all (n-1)/n, send-recv 1.
-double busFactorOf(Collective c, int n)
-{
-    if (n <= 1)
-        return c == Collective::SendRecv ? 1.0 : 0.0;
-    const double f = static_cast<double>(n - 1) / static_cast<double>(n);
-    switch (c) {
-    case Collective::AllReduce:
-        return 2.0 * f;
-    case Collective::AllGather:
-    case Collective::ReduceScatter:
-    case Collective::AllToAll:
-        return f;
-    case Collective::SendRecv:
-        return 1.0;
-    }
-    return 0.0;
-}
 
 double peakFlops(const DeviceSpec &device, Precision precision)
 {
@@ -65,75 +40,6 @@ Dim LinkLoad::topDim() const
     const auto it = std::max_element(dimBytes.begin(), dimBytes.end());
     return static_cast<Dim>(it - dimBytes.begin());
 }
-
-/** Which communication the stage-time model includes; the exposure ablation drops one dim. */
-struct DimMask
-{
-    std::array<bool, kDimCount> on{true, true, true, true, true};
-    static DimMask without(Dim d)
-    {
-        DimMask m;
-        m.on[index(d)] = false;
-        return m;
-    }
-};
-
-/** A DP sync op expressed against the DP pattern: S of stage s = ratio * stageDpBytes[s]. */
-struct DpOp
-{
-    Collective collective = Collective::AllReduce;
-    double ratio = 1.0;
-    std::string what;
-};
-
-struct CostEngine::Impl
-{
-    Scenario scenario;
-    std::shared_ptr<const Fabric> fabricPtr;
-    const Fabric &fabric;
-    ParallelLayout layout;
-    WorkloadPlan plan;
-    Mapping mapping;
-    std::shared_ptr<Router> router;
-    std::optional<TrafficModel> traffic;
-    std::vector<DpOp> dpOps;
-    std::vector<double> stageDpBytes;
-    CostReport report;
-    std::vector<long long> busyKey;          ///< per link: busy time in picoseconds
-    std::map<long long, int> busyHistogram;  ///< busy key -> number of links
-    std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
-
-    Impl(const Scenario &s, std::shared_ptr<const Fabric> prebuilt, std::shared_ptr<Router> r)
-        : scenario(s)
-        , fabricPtr(prebuilt ? std::move(prebuilt) : std::make_shared<const Fabric>(Fabric::build(s.fabric)))
-        , fabric(*fabricPtr)
-        , layout(s.degrees, s.order)
-        , plan(planWorkload(s.model, s.training, s.device, s.degrees))
-        , router(r ? std::move(r) : std::make_shared<Router>(fabric))
-    {}
-
-    int chunks() const
-    {
-        return scenario.training.schedule == ScheduleKind::Interleaved
-                   ? std::max(1, scenario.training.interleave)
-                   : 1;
-    }
-
-    void setUpTraffic();
-    void checkMapping(const Mapping &m) const;
-    void recompute(bool allLinks);
-
-    double opTime(int pattern, Collective c, double bytes) const;
-    double dpSyncTime() const;
-    std::vector<double> stageTimes(OpPass pass, const DimMask &mask) const;
-    std::vector<double> boundaryTimes(bool forward) const;
-    PipelineTimeline schedule(const DimMask &mask) const;
-    double iterationTime(const PipelineTimeline &t, bool withDp) const;
-    double optimizerTime() const;
-    void fillPhases();
-    void updateLink(int link);
-    void fillLinks(bool all);
-};
 
 void CostEngine::Impl::checkMapping(const Mapping &m) const
 {
@@ -658,87 +564,6 @@ PipelineInput CostEngine::pipelineInput() const
 double CostEngine::iterationTime(const PipelineTimeline &timeline) const
 {
     return d->iterationTime(timeline, true);
-}
-
-CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes)
-{
-    const int world = d->layout.worldSize();
-    const int n = static_cast<int>(ranks.size());
-    if (n < 1)
-        throw ScenarioError("ranks", "at least one rank is needed");
-    if (op == Collective::SendRecv && n != 2)
-        throw ScenarioError("ranks", "send-recv takes exactly two ranks (sender,receiver)");
-    std::vector<int> seen(world, 0);
-    for (int r : ranks) {
-        if (r < 0 || r >= world)
-            throw ScenarioError("ranks", "rank " + std::to_string(r) + " is outside 0.."
-                                             + std::to_string(world - 1));
-        if (seen[r]++)
-            throw ScenarioError("ranks", "rank " + std::to_string(r) + " is listed twice");
-    }
-    if (!(bytes > 0.0) || !std::isfinite(bytes))
-        throw ScenarioError("bytes", "the message size must be a positive number of bytes");
-
-    // Route the collective alone: per-link bytes of one run, and the slowest hop's latency.
-    Router &router = *d->router;
-    std::vector<std::pair<int, double>> touched;
-    std::vector<double> load(d->fabric.linkCount(), 0.0);
-    double alphaStep = 0.0;
-    auto flow = [&](int src, int dst, double b) {
-        const int s = d->mapping.slotOf(src), t = d->mapping.slotOf(dst);
-        if (s == t)
-            return;
-        alphaStep = std::max(alphaStep, router.latency(s, t));
-        for (const RouteHop &hop : router.route(s, t)) {
-            if (load[hop.link] == 0.0)
-                touched.push_back({hop.link, 0.0});
-            load[hop.link] += b * hop.share;
-        }
-    };
-    const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
-    int steps = 0;
-    double sent = 0.0;
-    switch (op) {
-    case Collective::AllReduce:
-    case Collective::AllGather:
-    case Collective::ReduceScatter: {
-        const int passes = passesOf(op);
-        for (int i = 0; i < n && n > 1; ++i)
-            flow(ranks[i], ranks[(i + 1) % n], passes * frac * bytes);
-        steps = passes * (n - 1);
-        sent = passes * frac * bytes;
-        break;
-    }
-    case Collective::AllToAll:
-        for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j)
-                if (i != j)
-                    flow(ranks[i], ranks[j], bytes / n);
-        steps = n - 1;
-        sent = frac * bytes;
-        break;
-    case Collective::SendRecv:
-        flow(ranks[0], ranks[1], bytes);
-        steps = 1;
-        sent = bytes;
-        break;
-    }
-    CollectiveResult r;
-    double worst = 0.0;
-    for (auto &[link, unused] : touched) {
-        const double t = load[link] / d->fabric.link(link).bandwidth;
-        if (t > worst || (t == worst && link < r.bottleneckLink)) {
-            worst = t;
-            r.bottleneckLink = link;
-        }
-    }
-    r.alphaTime = steps * alphaStep;
-    r.time = r.alphaTime + worst;
-    r.bytesSentPerRank = sent;
-    r.busFactor = busFactorOf(op, n);
-    r.algBandwidth = r.time > 0.0 ? bytes / r.time : 0.0;
-    r.busBandwidth = r.algBandwidth * r.busFactor;
-    return r;
 }
 
 CostReport evaluate(const Scenario &scenario)

@@ -539,6 +539,26 @@ void CostEngine::swapRanks(int a, int b)
     d->recompute(false);
 }
 
+void CostEngine::moveRank(int rank, int slot)
+{
+    const int world = d->layout.worldSize();
+    if (rank < 0 || rank >= world)
+        throw ScenarioError("move", "rank " + std::to_string(rank) + " is outside 0.."
+                                        + std::to_string(world - 1));
+    if (slot < 0 || slot >= d->fabric.slotCount())
+        throw ScenarioError("move", "slot " + std::to_string(slot) + " is outside 0.."
+                                        + std::to_string(d->fabric.slotCount() - 1));
+    if (const int other = d->mapping.rankAt(slot); other >= 0) {
+        swapRanks(rank, other);
+        return;
+    }
+    // Only the moved rank's groups change: re-route them from the old slot to the new one.
+    d->traffic->beginMove(d->mapping, {rank});
+    d->mapping.moveRank(rank, slot);
+    d->traffic->endMove(d->mapping);
+    d->recompute(false);
+}
+
 void CostEngine::setMapping(const Mapping &mapping)
 {
     d->checkMapping(mapping);

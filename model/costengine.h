@@ -61,6 +61,8 @@ public:
 
     /// Exchange two ranks' slots and update the report incrementally.
     void swapRanks(int a, int b);
+    /// Move a rank to a slot (an occupied slot's rank swaps with it), incrementally.
+    void moveRank(int rank, int slot);
     /// Replace the whole mapping (validated; throws ScenarioError with the validator's message).
     void setMapping(const Mapping &mapping);
 

@@ -239,7 +239,14 @@ void FabricView::updateDrag(const QPoint &viewPos)
                                                     m_document->report().iterationTime)));
             return;
         }
-        if (m_previewing) {
+        if (slot >= 0) {
+            // An empty slot: preview the move itself (the engine re-routes only this rank).
+            if (m_previewPair != std::pair(rank, -1 - slot)) {
+                m_document->previewMove(rank, slot);
+                m_previewing = true;
+                m_previewPair = {rank, -1 - slot};
+            }
+        } else if (m_previewing) {
             m_document->endPreview();
             m_previewing = false;
             m_previewPair = {-1, -1};

@@ -67,6 +67,8 @@ struct ScenarioDocument::Private
     QString filePath;
     int previewA = -1;
     int previewB = -1;
+    int previewRank = -1; ///< a rank previewed on an empty slot
+    int previewFrom = -1; ///< ... and the slot it came from
     int asyncThreshold = 2048;
 
     std::shared_ptr<BuildJob> job; ///< the running rebuild, if any
@@ -96,13 +98,14 @@ struct ScenarioDocument::Private
         return std::max(slotCountOf(s), shown) > asyncThreshold;
     }
 
-    /// Undo a preview swap without a signal (the caller emits).
+    /// Undo a preview swap or move without a signal (the caller emits).
     void dropPreview()
     {
-        if (previewA < 0)
-            return;
-        engine->swapRanks(previewA, previewB);
-        previewA = previewB = -1;
+        if (previewA >= 0)
+            engine->swapRanks(previewA, previewB);
+        if (previewRank >= 0)
+            engine->moveRank(previewRank, previewFrom);
+        previewA = previewB = previewRank = previewFrom = -1;
     }
 
     void install(std::unique_ptr<CostEngine> next)
@@ -278,7 +281,7 @@ void ScenarioDocument::load(const Scenario &scenario, const QString &filePath)
     auto engine = std::make_unique<CostEngine>(next, fabric, router); // throws: nothing changed
     next.slots = engine->mapping().slots();
 
-    d->previewA = d->previewB = -1; // belonged to the old engine
+    d->previewA = d->previewB = d->previewRank = d->previewFrom = -1; // the old engine's
     d->prebuilt.reset();
     d->scenario = std::move(next);
     d->install(std::move(engine));
@@ -433,9 +436,29 @@ void ScenarioDocument::previewSwap(int a, int b)
     Q_EMIT reportChanged();
 }
 
+void ScenarioDocument::previewMove(int rank, int slot)
+{
+    const int world = d->engine->layout().worldSize();
+    if (d->busy() || rank < 0 || rank >= world || slot < 0
+        || slot >= d->engine->fabric().slotCount())
+        return;
+    const int other = d->mapping.rankAt(slot);
+    if (other >= 0) {
+        previewSwap(rank, other);
+        return;
+    }
+    if (d->previewRank == rank && d->engine->mapping().slotOf(rank) == slot)
+        return;
+    d->dropPreview();
+    d->previewRank = rank;
+    d->previewFrom = d->engine->mapping().slotOf(rank);
+    d->engine->moveRank(rank, slot);
+    Q_EMIT reportChanged();
+}
+
 void ScenarioDocument::endPreview()
 {
-    if (d->previewA < 0)
+    if (!isPreviewing())
         return;
     d->dropPreview();
     Q_EMIT reportChanged();
@@ -443,7 +466,7 @@ void ScenarioDocument::endPreview()
 
 bool ScenarioDocument::isPreviewing() const
 {
-    return d->previewA >= 0;
+    return d->previewA >= 0 || d->previewRank >= 0;
 }
 
 bool ScenarioDocument::isEvaluating() const

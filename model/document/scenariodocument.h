@@ -76,6 +76,8 @@ public:
     // Drag preview: the links show the load "as if dropped here"; not an edit, not undoable.
     // Ignored while isEvaluating() (the engine is being replaced).
     void previewSwap(int a, int b);
+    /// Preview one rank on a slot: an empty slot moves it there, an occupied one swaps.
+    void previewMove(int rank, int slot);
     void endPreview();
     bool isPreviewing() const;
 

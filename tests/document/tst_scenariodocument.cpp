@@ -88,6 +88,7 @@ private Q_SLOTS:
     void editScenarioKeepsMappingWhenItFits();
     void loadInvalidKeepsDocument();
     void previewAndEndPreviewRestoreReport();
+    void previewMoveToAnEmptySlot();
     void commandEndsPreview();
     void modifiedFlag();
     void asyncRebuildQueuesEdits();
@@ -448,6 +449,35 @@ void TestScenarioDocument::loadInvalidKeepsDocument()
     QCOMPARE(doc.undoStack()->count(), 1);
     QVERIFY(doc.isModified());
     QCOMPARE(anySpy.count(), 0);
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::previewMoveToAnEmptySlot()
+{
+    // Two spare servers: 128 ranks on 18 x 8 slots. Previewing rank 5 on node016/gpu5 moves it
+    // in the engine only; ending the preview restores the report exactly.
+    Scenario s = seed128();
+    s.fabric.servers = 18;
+    ScenarioDocument doc;
+    doc.load(s);
+    const CostReport before = doc.report();
+    const int target = 16 * 8 + 5;
+    QCOMPARE(doc.mapping().rankAt(target), -1);
+    doc.previewMove(5, target);
+    QVERIFY(doc.isPreviewing());
+    QCOMPARE(doc.engine().mapping().slotOf(5), target);
+    QCOMPARE(doc.mapping().slotOf(5), 5); // the document's mapping is not edited
+    QCOMPARE(doc.undoStack()->count(), 0);
+    Scenario moved = doc.scenario();
+    moved.slots = doc.engine().mapping().slots();
+    const CostEngine fresh(moved);
+    QVERIFY(std::abs(doc.report().iterationTime - fresh.report().iterationTime)
+            <= 1e-12 * fresh.report().iterationTime);
+    doc.previewMove(5, doc.scenario().slots[9]); // onto an occupied slot: a swap preview
+    QCOMPARE(doc.engine().mapping().slotOf(9), 5);
+    doc.endPreview();
+    QVERIFY(!doc.isPreviewing());
+    verifySameReport(doc.report(), before);
     verifyMatchesFreshEngine(doc);
 }
 

@@ -350,8 +350,14 @@ void TestFabricView::dropOnEmptySlotMovesRank()
     QTest::mousePress(vp, Qt::LeftButton, {}, viewPos(*m_view, chip));
     QTest::mouseMove(vp, viewPos(*m_view, chip) + QPoint(25, 25));
     QTest::mouseMove(vp, viewPos(*m_view, empty));
-    QVERIFY(!m_doc->isPreviewing()); // the document previews swaps only
+    // Live "as if dropped here" on the empty slot: the engine has the rank there already, the
+    // document's mapping does not, and the cables show the previewed load.
+    QVERIFY(m_doc->isPreviewing());
+    QCOMPARE(m_doc->engine().mapping().slotOf(3), 130);
+    QCOMPARE(m_doc->mapping().slotOf(3), 3);
+    VERIFY_LINKS(scene, *m_doc);
     QTest::mouseRelease(vp, Qt::LeftButton, {}, viewPos(*m_view, empty));
+    QVERIFY(!m_doc->isPreviewing());
     QCOMPARE(m_doc->undoStack()->count(), 1);
     QCOMPARE(m_doc->mapping().slotOf(3), 130);
     QCOMPARE(m_doc->mapping().rankAt(3), -1);

@@ -60,6 +60,7 @@ private Q_SLOTS:
     void seedSwapPutsDpOnSpineAndBack();
     void railVersusTorSpineContrast();
     void incrementalSwapsMatchFullEvaluation();
+    void moveToAnEmptySlotMatchesFullEvaluation();
     void pxnKeepsCrossRailTrafficOffSpines();
     void tpBytesMatchWorkloadOps();
     void dpOverlapHidesGradientSync();
@@ -217,6 +218,36 @@ void TestCostEngine::incrementalSwapsMatchFullEvaluation()
         QVERIFY2(std::abs(a.links[i].bytes - b.links[i].bytes) <= 1e-3 * std::max(1.0, b.links[i].bytes),
                  qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
     QCOMPARE(a.linkStats.max, b.linkStats.max);
+}
+
+void TestCostEngine::moveToAnEmptySlotMatchesFullEvaluation()
+{
+    // 16 ranks (TP8 DP2) on 4 servers: servers 2 and 3 are spare. Moving rank 3 to node002/gpu3
+    // splits its TP group across servers; the incremental update must equal a fresh engine.
+    Scenario s = smallScenario(4, 8, {8, 1, 2, 1, 1});
+    CostEngine engine(s);
+    const CostReport before = engine.report();
+    const int target = 2 * 8 + 3;
+    QCOMPARE(engine.mapping().rankAt(target), -1);
+    engine.moveRank(3, target);
+    QCOMPARE(engine.mapping().slotOf(3), target);
+    QCOMPARE(engine.mapping().rankAt(3), -1);
+
+    Scenario moved = s;
+    moved.slots = engine.mapping().slots();
+    CostEngine fresh(moved);
+    QVERIFY(std::abs(engine.report().iterationTime - fresh.report().iterationTime)
+            <= 1e-12 * fresh.report().iterationTime);
+    for (std::size_t i = 0; i < fresh.report().links.size(); ++i)
+        QVERIFY(std::abs(engine.report().links[i].bytes - fresh.report().links[i].bytes)
+                <= 1e-6 * std::max(1.0, fresh.report().links[i].bytes));
+    QVERIFY(engine.report().tierBytes[index(Tier::Leaf)][index(Dim::Tp)] > 0.0);
+
+    engine.moveRank(3, 3); // back home
+    QCOMPARE(engine.report().tierBytes[index(Tier::Leaf)][index(Dim::Tp)], 0.0);
+    QVERIFY(std::abs(engine.report().iterationTime - before.iterationTime)
+            <= 1e-12 * before.iterationTime);
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRank(3, 32));
 }
 
 void TestCostEngine::pxnKeepsCrossRailTrafficOffSpines()

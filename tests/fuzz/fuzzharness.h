@@ -31,6 +31,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace railyard::fuzz {
@@ -69,6 +70,29 @@ inline void checkFinite(const nlohmann::json &value, const std::string &path)
     else if (value.is_array())
         for (std::size_t i = 0; i < value.size(); ++i)
             checkFinite(value[i], path + "[" + std::to_string(i) + "]");
+}
+
+/// The headline numbers of two reports agree (an incremental update against a fresh
+/// evaluation of the same mapping): relative 1e-9, plus 1e-12 absolute for values near zero.
+inline void requireSameReport(
+    const CostEngine &incremental, const CostEngine &fresh, const std::string &what)
+{
+    const nlohmann::json a = reportToJson(incremental, false);
+    const nlohmann::json b = reportToJson(fresh, false);
+    std::vector<std::string> paths { "/iteration_time_s", "/pipeline_makespan_s",
+        "/bubble_fraction", "/spine_bytes_share" };
+    for (const auto &item : a.at("dimensions").items()) {
+        paths.push_back("/dimensions/" + item.key() + "/bytes");
+        paths.push_back("/dimensions/" + item.key() + "/exposed_time_s");
+    }
+    for (const std::string &path : paths) {
+        const nlohmann::json::json_pointer pointer(path);
+        const double x = a.at(pointer).get<double>();
+        const double y = b.at(pointer).get<double>();
+        require(std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y)) + 1e-12,
+            what + ": " + path + " is " + std::to_string(x) + " incrementally but "
+                + std::to_string(y) + " evaluated afresh");
+    }
 }
 
 /// Every export of the engine's mapping, and the run records read back to the same mapping.
@@ -420,6 +444,8 @@ inline Outcome fuzzMapping(std::string_view input)
                 shared = true;
     }
 
+    const Mapping start = mapping;
+    std::vector<std::pair<int, int>> applied; // the moves, for the engine in step 3
     if (const auto moves = doc.find("moves"); moves != doc.end() && moves->is_array()) {
         for (const nlohmann::json &move : *moves) {
             if (!move.is_array() || move.size() != 2 || !move[0].is_number_integer()
@@ -431,6 +457,7 @@ inline Outcome fuzzMapping(std::string_view input)
                 continue; // moveRank's precondition: the rank exists
             const Mapping old = mapping;
             mapping.moveRank(static_cast<int>(rank), static_cast<int>(slot));
+            applied.emplace_back(static_cast<int>(rank), static_cast<int>(slot));
             checkMapping(mapping, *layout, *fabric, !shared);
             // A move onto an occupied slot is a swap: the set of used slots stays the same.
             const bool occupied = slot >= 0 && slot < mapping.slotCount()
@@ -444,10 +471,29 @@ inline Outcome fuzzMapping(std::string_view input)
         }
     }
 
-    // 3. The edited mapping replaces the placed one in an engine: setMapping() must refuse
-    // (ScenarioError) what validate() calls an error and evaluate the rest.
+    // 3. The starting mapping, when valid, goes into an engine, which then makes the same moves
+    // incrementally (CostEngine::moveRank; moves off the fabric are refused): its report must
+    // equal a fresh evaluation of where the ranks end up. The edited mapping then replaces it
+    // through setMapping(), which must refuse (ScenarioError) what validate() calls an error.
     try {
-        CostEngine engine(parseScenario(mappingScenarioText(setup, "{}")));
+        const Scenario base = parseScenario(mappingScenarioText(setup, "{}"));
+        CostEngine engine(base);
+        bool startValid = true;
+        try {
+            engine.setMapping(start);
+        } catch (const ScenarioError &) {
+            startValid = false;
+        }
+        if (startValid && !applied.empty()) {
+            for (const auto &[rank, slot] : applied) {
+                if (slot >= 0 && slot < engine.fabric().slotCount())
+                    engine.moveRank(rank, slot);
+            }
+            Scenario moved = base;
+            moved.slots = engine.mapping().slots();
+            const CostEngine fresh(moved);
+            requireSameReport(engine, fresh, "CostEngine::moveRank");
+        }
         engine.setMapping(mapping);
         checkFinite(reportToJson(engine, false), "report after setMapping");
         if (mapping.rankCount() > 1)

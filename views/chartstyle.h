@@ -23,7 +23,11 @@ inline void apply(QChartView *view, QChart *chart, const QString &title)
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->setBackgroundRoundness(0);
     chart->legend()->setAlignment(Qt::AlignBottom);
+    // setChart() only releases the previous (default) chart, it does not delete it (Qt docs).
+    QChart *previous = view->chart();
     view->setChart(chart);
+    if (previous != chart)
+        delete previous;
     view->setRenderHint(QPainter::Antialiasing);
     view->setMinimumSize(320, 240);
 }

@@ -4,6 +4,10 @@
 #   ./railyard.sh test       the same set-up, then run the whole test suite
 #   ./railyard.sh bench      the same set-up, then run the engine benchmarks
 #   ./railyard.sh build      set-up and build only
+#   ./railyard.sh sanitize   the same set-up, then build everything with ASan + UBSan (preset
+#                            'asan', build-asan/) and run the whole test suite under it
+#   ./railyard.sh fuzz [SECONDS]  install clang-14 + libFuzzer, build the fuzz preset and fuzz
+#                            the scenario and mapping loaders for SECONDS each (default 600)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -14,7 +18,7 @@ PACKAGES=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6sv
 
 install_missing() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -32,8 +36,36 @@ configure_and_build() {
   cmake --build "$BUILD_DIR" --parallel "$(nproc)"
 }
 
+run_fuzzers() {
+  local seconds=${1:-600}
+  cmake --preset fuzz
+  cmake --build --preset fuzz --parallel "$(nproc)"
+  for target in scenario mapping; do
+    local corpus="build-fuzz/corpus-$target"
+    mkdir -p "$corpus"
+    echo "railyard: fuzzing the $target loader for ${seconds}s (corpus $corpus)"
+    "build-fuzz/bin/fuzz_$target" "$corpus" "tests/fuzz/corpus/$target" \
+      -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+      -malloc_limit_mb=512 -dict=tests/fuzz/scenario.dict -print_final_stats=1
+  done
+}
+
 cmd=${1:-run}
 shift || true
+case "$cmd" in
+  fuzz)
+    # libclang-rt-14-dev holds libFuzzer and the sanitizer runtimes; it is only a Recommends of
+    # clang-14, which --no-install-recommends skips.
+    install_missing clang-14 libclang-rt-14-dev
+    run_fuzzers "$@"
+    exit 0 ;;
+  sanitize)
+    install_missing
+    cmake --preset asan
+    cmake --build --preset asan --parallel "$(nproc)"
+    ctest --preset asan -j "$(nproc)" "$@"
+    exit 0 ;;
+esac
 install_missing
 configure_and_build
 case "$cmd" in
@@ -46,5 +78,5 @@ case "$cmd" in
   build)
     ;;
   *)
-    echo "usage: $0 [run|test|bench|build]" >&2; exit 2 ;;
+    echo "usage: $0 [run|test|bench|build|sanitize|fuzz [SECONDS]]" >&2; exit 2 ;;
 esac

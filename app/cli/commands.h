@@ -13,5 +13,6 @@ int runPipeline(const QStringList &args);
 int runCollective(const QStringList &args);
 int runExport(const QStringList &args);
 int runImportMapping(const QStringList &args);
+int runCompare(const QStringList &args);
 
 } // namespace railyard::cli

@@ -22,6 +22,7 @@ constexpr const char *kUsage =
     "  collective  predict one collective on a scenario's fabric and mapping\n"
     "  export      write the mapping for deployment (run record, launchers, nccl-tests plan)\n"
     "  import-mapping  apply an exported run record to a scenario\n"
+    "  compare     compare two placements (A = baseline, B): figures, changed links, moved ranks\n"
     "\n"
     "'railyard-cli <command> --help' describes each command's options.\n";
 
@@ -62,6 +63,8 @@ int main(int argc, char *argv[])
             return runExport(args);
         if (command == QLatin1String("import-mapping"))
             return runImportMapping(args);
+        if (command == QLatin1String("compare"))
+            return runCompare(args);
     } catch (const railyard::ScenarioError &e) {
         return fail(e.what(), kExitBadInput);
     } catch (const std::exception &e) {

@@ -276,7 +276,8 @@ std::string formatFigure(Unit unit, double v)
 std::string formatFigureDelta(const ComparedFigure &f)
 {
     const double d = f.delta();
-    if (f.verdict() == 0 && d == 0.0)
+    // Below one part in 10^9 the difference is the order of floating-point sums, not a change.
+    if (std::abs(d) <= 1e-9 * std::max(std::abs(f.a), std::abs(f.b)))
         return "=";
     std::string text;
     switch (f.unit) {

@@ -173,7 +173,10 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
         activationBytes = (up + 1.0) * ew * T * x.ffn / x.t;
     } else {
         const double local = static_cast<double>(x.experts) / x.ep;
-        const double perExpert = T * x.topK * x.ep / x.experts;
+        // Skewed routing: the busiest member sees expertLoad times the balanced tokens and, since
+        // the combine all-to-all waits for it, sets the layer's time (He et al., FasterMoE,
+        // PPoPP'22 §3; model/eprouting.cpp).
+        const double perExpert = T * x.topK * x.ep / x.experts * x.expertLoad;
         const GemmPair router = linear(r, x.spTokens, x.experts, x.h);
         const GemmPair fc1 = linear(r, perExpert, up * x.ffn / x.t, x.h, local);
         const GemmPair fc2 = linear(r, perExpert, x.h, x.ffn / x.t, local);
@@ -183,7 +186,7 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
         lc.backward += router.backward;
         lc.backward += fc1.backward;
         lc.backward += fc2.backward;
-        const double routed = T * x.topK;
+        const double routed = T * x.topK * x.expertLoad;
         // Permute before and unpermute after the experts: read + write each routed token.
         activationBytes = (up + 1.0) * ew * routed * x.ffn / x.t + 2.0 * 2.0 * ew * routed * x.h;
     }

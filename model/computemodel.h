@@ -85,6 +85,9 @@ struct Shape
     int experts = 0;
     int topK = 0;
     int ep = 1;
+    /// Routed tokens of the busiest EP member over the average, ep max_j H_j (eprouting.h);
+    /// 1 = balanced routing. Scales the expert GEMMs and the routed-token traffic.
+    double expertLoad = 1.0;
 };
 
 /// One GEMM [m x k] x [k x n], `batch` independent problems.

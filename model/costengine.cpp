@@ -2,6 +2,7 @@
 
 #include "costengineimpl.h"
 
+#include "eprouting.h"
 #include "scenarioerror.h"
 #include "trafficmodel.h"
 
@@ -46,6 +47,9 @@ void CostEngine::Impl::checkMapping(const Mapping &m) const
     for (const MappingIssue &issue : m.validate(layout, fabric))
         if (issue.severity == MappingIssue::Error)
             throw ScenarioError("mapping", issue.message);
+    // A degraded scenario is evaluated like any other, so it must be consistent: no rank on a
+    // slot a failed server, GPU, NIC or leaf made unusable (model/failedcomponent.h).
+    checkRanksOnUsableSlots(m, layout, fabric, scenario.failures);
 }
 
 void CostEngine::Impl::setUpTraffic()
@@ -69,6 +73,11 @@ void CostEngine::Impl::setUpTraffic()
     }
     if (anyExpert)
         setup.stageExpertDpBytes = expertBytes;
+    // Skewed expert routing (model/eprouting.h): H_j per EP member weights the all-to-all.
+    if (scenario.degrees.ep > 1 && !scenario.model.routing.isUniform())
+        setup.epShares =
+            memberShares(scenario.model.routing, scenario.model.experts, scenario.degrees.ep,
+                         scenario.model.topK);
     const bool denseRef = std::any_of(setup.stageDpBytes.begin(), setup.stageDpBytes.end(),
                                       [](double b) { return b > 0.0; });
     for (const CommOp &op : plan.ops) {
@@ -98,6 +107,12 @@ void CostEngine::Impl::setUpTraffic()
             break;
         case Dim::Ep:
             pattern = traffic->epPattern(op.stage);
+            // Dispatch and combine (the op counts both) each move half of the bytes.
+            if (const int combine = traffic->epCombinePattern(op.stage); combine >= 0) {
+                weight[combine] += 0.5 * bytes;
+                weight[pattern] += 0.5 * bytes;
+                pattern = -1;
+            }
             break;
         case Dim::Pp:
         case Dim::Dp:
@@ -132,6 +147,17 @@ double CostEngine::Impl::opTime(int pattern, Collective c, double bytes) const
     return passes * p.stepCount() * p.maxLatency() + passes * bytes * p.maxRatio;
 }
 
+double CostEngine::Impl::epOpTime(int stage, Collective c, double bytes) const
+{
+    const int dispatch = traffic->epPattern(stage);
+    const int combine = traffic->epCombinePattern(stage);
+    // A run of the EP op is a dispatch or a combine, as many of each: with skewed routing the
+    // two directions load different links, so a run takes the mean of their phase times.
+    if (combine < 0)
+        return opTime(dispatch, c, bytes);
+    return 0.5 * (opTime(dispatch, c, bytes) + opTime(combine, c, bytes));
+}
+
 double CostEngine::Impl::dpSyncTime() const
 {
     double total = 0.0;
@@ -164,8 +190,8 @@ std::vector<double> CostEngine::Impl::stageTimes(OpPass pass, const DimMask &mas
             pattern = traffic->tpPattern(op.stage);
             break;
         case Dim::Ep:
-            pattern = traffic->epPattern(op.stage);
-            break;
+            t[op.stage] += op.count * epOpTime(op.stage, op.collective, op.bytes);
+            continue;
         case Dim::Cp:
             cp[op.stage] += op.count * opTime(traffic->cpPattern(op.stage), op.collective, op.bytes);
             continue;
@@ -280,6 +306,15 @@ void CostEngine::Impl::fillPhases()
         add(std::string(dimName(op.dim)) + " " + pass + " stage " + std::to_string(op.stage) + ": "
                 + op.what,
             op.dim, op.collective, op.pass, op.stage, op.bytes, op.count, pattern);
+        if (const int combine = op.dim == Dim::Ep ? traffic->epCombinePattern(op.stage) : -1;
+            combine >= 0) {
+            // Skewed routing: dispatch and combine load different links (epOpTime()).
+            PhaseResult &ph = report.phases.back();
+            ph.time = epOpTime(op.stage, op.collective, op.bytes);
+            const TrafficPattern &c = traffic->pattern(combine);
+            if (c.maxRatio > traffic->pattern(pattern).maxRatio)
+                ph.bottleneckLink = c.argmax;
+        }
     }
     for (int b = 0; b + 1 < scenario.degrees.pp; ++b) {
         add("pp fwd boundary " + std::to_string(b) + "->" + std::to_string(b + 1), Dim::Pp,
@@ -551,6 +586,11 @@ void CostEngine::moveRank(int rank, int slot)
     if (const int other = d->mapping.rankAt(slot); other >= 0) {
         swapRanks(rank, other);
         return;
+    }
+    if (!d->scenario.failures.empty()) {
+        Mapping moved = d->mapping; // refuse a move onto a failed slot before touching anything
+        moved.moveRank(rank, slot);
+        checkRanksOnUsableSlots(moved, d->layout, d->fabric, d->scenario.failures);
     }
     // Only the moved rank's groups change: re-route them from the old slot to the new one.
     d->traffic->beginMove(d->mapping, {rank});

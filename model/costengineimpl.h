@@ -79,6 +79,7 @@ struct CostEngine::Impl
     void recompute(bool allLinks);
 
     double opTime(int pattern, Collective c, double bytes) const;
+    double epOpTime(int stage, Collective c, double bytes) const; ///< dispatch/combine mean
     double dpSyncTime() const;
     std::vector<double> stageTimes(OpPass pass, const DimMask &mask) const;
     std::vector<double> boundaryTimes(bool forward) const;

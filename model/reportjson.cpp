@@ -1,7 +1,10 @@
 #include "reportjson.h"
 
+#include "eprouting.h"
+
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -22,6 +25,54 @@ std::string format(const char *fmt, double v, const char *unit)
     char buf[64];
     std::snprintf(buf, sizeof buf, fmt, v);
     return std::string(buf) + unit;
+}
+
+/// The "ep" section of `evaluate --json` (model/eprouting.h documents every number).
+nlohmann::json epJson(const EpSummary &ep)
+{
+    nlohmann::json routing = {{"kind", std::string(routingKindName(ep.kind))}};
+    if (ep.kind == RoutingKind::Zipf)
+        routing["zipf_exponent"] = ep.zipfExponent;
+    nlohmann::json tiers = nlohmann::json::object();
+    for (Tier t : kAllTiers)
+        tiers[std::string(tierName(t))] = ep.tierBytes[static_cast<std::size_t>(index(t))];
+    const auto n = static_cast<std::size_t>(ep.ep);
+    nlohmann::json matrix = nlohmann::json::array();
+    for (std::size_t i = 0; i < n; ++i)
+        matrix.push_back(std::vector<double>(ep.matrix.begin() + static_cast<std::ptrdiff_t>(i * n),
+                                             ep.matrix.begin() + static_cast<std::ptrdiff_t>((i + 1) * n)));
+    return {{"routing", routing},
+            {"ep", ep.ep},
+            {"experts", ep.experts},
+            {"top_k", ep.topK},
+            {"groups", ep.groupCount},
+            {"group", ep.group},
+            {"group_ranks", ep.groupRanks},
+            {"tokens_per_rank", ep.tokensPerRank},
+            {"send_bytes_per_rank", ep.sendBytesPerRank},
+            {"dispatch_bytes_per_layer", ep.dispatchBytesPerLayer},
+            {"dispatch_bytes_per_layer_job", ep.dispatchBytesPerLayerJob},
+            {"received_max_bytes", ep.receivedMax},
+            {"received_mean_bytes", ep.receivedMean},
+            {"skew_max_mean", ep.skew},
+            {"hottest", {{"member", ep.hottestMember},
+                         {"rank", ep.hottestRank},
+                         {"experts", {ep.hottestFirstExpert, ep.hottestLastExpert}},
+                         {"expert", ep.hottestExpert}}},
+            {"member_shares", ep.memberShare},
+            {"expert_shares", ep.expertShare},
+            {"spine_dispatch_bytes_per_layer", ep.spineDispatchBytesPerLayer},
+            {"spine_dispatch_bytes_per_layer_job", ep.spineDispatchBytesPerLayerJob},
+            {"spine_bytes", ep.spineBytes},
+            {"tiers", tiers},
+            {"exposed_time_s", ep.exposedTime},
+            {"locality", {{"dp_groups", ep.dpGroups},
+                          {"dp_groups_one_leaf", ep.dpGroupsOneLeaf},
+                          {"ep_groups", ep.groupCount},
+                          {"ep_groups_one_server", ep.epGroupsOneServer},
+                          {"ep_groups_spanning_leaves", ep.epGroupsSpanningLeaves},
+                          {"placement", ep.locality}}},
+            {"matrix", matrix}};
 }
 
 } // namespace
@@ -119,6 +170,12 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     j["switches"] = {{"leaf", fabric.leafCount()},
                      {"spine", fabric.spineCount()},
                      {"superspine", fabric.superSpineCount()}};
+    if (!engine.scenario().failures.empty()) { // degraded scenarios only (railyard-cli remap)
+        std::vector<std::string> failed;
+        for (const FailedComponent &f : engine.scenario().failures)
+            failed.push_back(failureText(f));
+        j["failures"] = failed;
+    }
 
     nlohmann::json phases = nlohmann::json::array();
     for (const PhaseResult &p : r.phases)
@@ -135,6 +192,8 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     std::vector<std::string> warnings = engine.mappingWarnings();
     warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
     j["warnings"] = warnings;
+    if (const EpSummary ep = epSummary(engine); ep.present) // MoE models only
+        j["ep"] = epJson(ep);
 
     if (withLinks) {
         nlohmann::json links = nlohmann::json::array();
@@ -174,6 +233,14 @@ std::string reportToText(const CostEngine &engine)
                   fabric.servers(), fabric.gpusPerServer(), fabric.leafCount(),
                   fabric.spineCount(), fabric.superSpineCount());
     out << line;
+    if (!s.failures.empty()) { // degraded scenarios only (railyard-cli remap)
+        const std::vector<char> usable = usableSlots(fabric, s.failures);
+        out << "Failed         ";
+        for (std::size_t i = 0; i < s.failures.size(); ++i)
+            out << (i ? ", " : "") << describeFailure(fabric, s.failures[i]);
+        out << ": " << std::count(usable.begin(), usable.end(), 0) << " of " << fabric.slotCount()
+            << " GPU slots unusable, mapping version " << s.mappingVersion << "\n";
+    }
     out << "Iteration      " << formatSeconds(r.iterationTime) << "  (pipeline "
         << formatSeconds(r.pipelineMakespan) << ", " << engine.plan().microbatches
         << " micro-batches)\n";
@@ -211,6 +278,33 @@ std::string reportToText(const CostEngine &engine)
     out << "Memory         " << formatBytes(r.maxMemoryPerRank) << " per rank at most, device "
         << formatBytes(s.device.hbmBytes) << (r.memoryFits ? " (fits)" : " (DOES NOT FIT)")
         << "\n";
+    if (const EpSummary ep = epSummary(engine); ep.present) {
+        std::string kind(routingKindName(ep.kind));
+        if (ep.kind == RoutingKind::Zipf)
+            kind += format(" (s = %g)", ep.zipfExponent, "");
+        std::snprintf(line, sizeof line, "Expert routing %s, ep %d, %d experts, top-%d\n",
+                      kind.c_str(), ep.ep, ep.experts, ep.topK);
+        out << line;
+        char hottest[96] = "flat";
+        if (ep.skew > 1.0 + 1e-9)
+            std::snprintf(hottest, sizeof hottest, "hottest: rank %d, experts %d..%d",
+                          ep.hottestRank, ep.hottestFirstExpert, ep.hottestLastExpert);
+        std::snprintf(line, sizeof line,
+                      "  dispatch     %s per MoE layer per EP group, skew max/mean %.3g (%s)\n",
+                      formatBytes(ep.dispatchBytesPerLayer).c_str(), ep.skew, hottest);
+        out << line;
+        std::snprintf(line, sizeof line,
+                      "  spine        %s EP bytes/iteration (%s per layer crosses a spine)\n",
+                      formatBytes(ep.spineBytes).c_str(),
+                      formatBytes(ep.spineDispatchBytesPerLayerJob).c_str());
+        out << line;
+        std::snprintf(line, sizeof line,
+                      "  locality     %s: %d of %d EP groups on one server, %d span leaves; "
+                      "%d of %d DP groups on one leaf\n",
+                      ep.locality.c_str(), ep.epGroupsOneServer, ep.groupCount,
+                      ep.epGroupsSpanningLeaves, ep.dpGroupsOneLeaf, ep.dpGroups);
+        out << line;
+    }
     for (const std::string &w : engine.mappingWarnings())
         out << "warning: " << w << "\n";
     for (const std::string &w : r.warnings)

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "fabricspec.h"
+#include "failedcomponent.h"
+#include "inference.h"
 #include "mapping.h"
 #include "parallellayout.h"
 #include "workload.h"
@@ -29,6 +31,9 @@ struct Scenario
     Placement placement = Placement::Packed;
     std::vector<int> slots;  ///< explicit rank -> slot; empty = use `placement`
     int mappingVersion = 1;  ///< bumped by every remap; part of the run record
+    std::optional<InferenceSpec> inference; ///< serving pools (issue #5); absent = training only
+    /// Failed hardware (model/failedcomponent.h): no rank may sit on a slot it makes unusable.
+    std::vector<FailedComponent> failures;
 };
 
 } // namespace railyard

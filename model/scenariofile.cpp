@@ -45,7 +45,14 @@
  *       "layers": 80, "hidden": 8192, "heads": 64,
  *       "kv_heads": 8,                       0 = heads (multi-head attention)
  *       "ffn": 28672, "gated_mlp": true, "seq": 4096, "vocab": 32000,
- *       "experts": 0, "top_k": 0, "moe_layer_freq": 1     experts 0 = dense
+ *       "experts": 0, "top_k": 0, "moe_layer_freq": 1,    experts 0 = dense
+ *       "routing": {                         optional, written only when not uniform
+ *         "kind": "uniform" | "zipf" | "explicit",   the router's destination distribution
+ *         "zipf_exponent": 1.0,              zipf only, 0..10: expert i has weight 1/(i+1)^s
+ *         "hotness": [4, 2, 1, 1],           explicit: one weight >= 0 per expert (not all 0)
+ *         "hotness_file": "hot.csv"          explicit, instead of hotness: a JSON array or
+ *       }                                    numbers separated by commas/spaces, relative to
+ *     },                                     the scenario file; saved inline as "hotness"
  *     },
  *     "training": {                          optional
  *       "micro_batch": 1, "global_batch": 512,   at most 65536 micro-batches per replica
@@ -73,8 +80,14 @@
  *       "slots": [0, 1, ...],                optional, one GPU slot per rank (wins over placement);
  *                                            slot = server * gpus_per_server + gpu, each used once
  *       "version": 1                         >= 1, bumped by every remap
- *     }
- *   }
+ *     },
+ *     "failures": ["server:3", "gpu:17",      optional, written only when not empty: failed
+ *                  "nic:5", "leaf:2"]         hardware, KIND:INDEX with global 0-based indexes
+ *   }                                        (model/failedcomponent.h); no rank may sit on a
+ *                                            slot they make unusable (checked by the engine)
+ *
+ * An optional top-level "inference" object (serving pools, issue #5) follows "failures"; its
+ * schema and rules are in model/inferencefile.cpp. Absent, nothing is written for it.
  *
  * Loading checks types, ranges and sizes against model/sizelimits.h before anything is allocated
  * from them, and throws ScenarioError naming the field path. The workload's divisibility rules
@@ -309,7 +322,46 @@ DeviceSpec presetDevice(const std::string &name, const std::string &path)
                                   + joined(devicePresetNames()) + ")");
 }
 
-ModelSpec readModel(const json &value)
+/// "model.routing" (model/eprouting.h). `baseDir` resolves a relative hotness_file.
+ExpertRouting readRouting(const json &value, const std::string &path, int experts,
+                          const std::string &baseDir)
+{
+    JsonFields f(value, path, {"kind", "zipf_exponent", "hotness", "hotness_file"});
+    f.rejectUnknown();
+    ExpertRouting r;
+    r.kind = f.choice("kind", r.kind,
+                      {RoutingKind::Uniform, RoutingKind::Zipf, RoutingKind::Explicit},
+                      routingKindName);
+    const auto onlyWith = [&f, &r](std::string_view key, RoutingKind kind) {
+        if (f.has(key) && r.kind != kind)
+            throw ScenarioError(f.fieldPath(key), "only used with kind \""
+                                                      + std::string(routingKindName(kind))
+                                                      + "\", but kind is \""
+                                                      + std::string(routingKindName(r.kind)) + "\"");
+    };
+    onlyWith("zipf_exponent", RoutingKind::Zipf);
+    onlyWith("hotness", RoutingKind::Explicit);
+    onlyWith("hotness_file", RoutingKind::Explicit);
+    r.zipfExponent = f.number("zipf_exponent", r.zipfExponent, 0.0, kMaxZipfExponent);
+    if (r.kind == RoutingKind::Explicit) {
+        if (f.has("hotness") == f.has("hotness_file"))
+            throw ScenarioError(path, "explicit routing needs exactly one of hotness and "
+                                      "hotness_file");
+        if (const json *hot = f.array("hotness", static_cast<std::size_t>(kMaxExperts))) {
+            for (std::size_t i = 0; i < hot->size(); ++i)
+                r.hotness.push_back(jsonNumber((*hot)[i], jsonElementPath(f.fieldPath("hotness"), i),
+                                               0.0, 1e300));
+        } else {
+            const std::string file = f.string("hotness_file", "", 4096, false);
+            const bool relative = file.front() != '/' && !baseDir.empty();
+            r.hotness = loadHotnessFile(relative ? baseDir + "/" + file : file);
+        }
+    }
+    checkRouting(r, experts, path);
+    return r;
+}
+
+ModelSpec readModel(const json &value, const std::string &baseDir)
 {
     if (value.is_string())
         return presetModel(value.get<std::string>(), "model");
@@ -318,7 +370,7 @@ ModelSpec readModel(const json &value)
                                          + jsonTypeName(value));
     JsonFields f(value, "model",
                  {"preset", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "gated_mlp",
-                  "seq", "vocab", "experts", "top_k", "moe_layer_freq"});
+                  "seq", "vocab", "experts", "top_k", "moe_layer_freq", "routing"});
     f.rejectUnknown();
     ModelSpec m;
     if (f.has("preset"))
@@ -335,6 +387,8 @@ ModelSpec readModel(const json &value)
     m.experts = f.integer("experts", m.experts, 0, kMaxExperts);
     m.topK = f.integer("top_k", m.topK, 0, kMaxExperts);
     m.moeLayerFreq = f.integer("moe_layer_freq", m.moeLayerFreq, 1, limits::kMaxLayers);
+    if (const json *routing = f.find("routing"))
+        m.routing = readRouting(*routing, f.fieldPath("routing"), m.experts, baseDir);
     return m;
 }
 
@@ -435,6 +489,35 @@ void readMapping(const json &value, std::int64_t slotCount, Scenario &s)
     }
 }
 
+/// "failures": KIND:INDEX strings, each once, inside the fabric (leaf indexes are checked when
+/// the engine builds the fabric: the leaf count is derived).
+std::vector<FailedComponent> readFailures(const json &value, const FabricSpec &fabric)
+{
+    if (!value.is_array())
+        throw ScenarioError("failures", "expected an array of strings such as \"server:3\", got "
+                                            + jsonTypeName(value));
+    if (value.size() > static_cast<std::size_t>(limits::kMaxGpus))
+        throw ScenarioError("failures", "has " + std::to_string(value.size())
+                                            + " entries, more than the limit of "
+                                            + std::to_string(limits::kMaxGpus));
+    std::vector<FailedComponent> out;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const std::string path = jsonElementPath("failures", i);
+        if (!value[i].is_string())
+            throw ScenarioError(path, "expected a string such as \"server:3\", got "
+                                          + jsonTypeName(value[i]));
+        const FailedComponent f = parseFailure(value[i].get_ref<const std::string &>(), path);
+        checkFailureRange(f, fabric, path);
+        for (std::size_t j = 0; j < out.size(); ++j)
+            if (out[j] == f)
+                throw ScenarioError(path, "duplicate entry \"" + failureText(f)
+                                              + "\" (already failures[" + std::to_string(j)
+                                              + "])");
+        out.push_back(f);
+    }
+    return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Writing: one template so scenarioToText keeps the schema's key order (ordered_json) while
 // scenarioToJson returns the plain json the header promises.
@@ -492,6 +575,15 @@ Json toJson(const Scenario &s)
     model["experts"] = m.experts;
     model["top_k"] = m.topK;
     model["moe_layer_freq"] = m.moeLayerFreq;
+    if (!m.routing.isUniform()) { // absent when uniform: existing files stay byte-identical
+        Json routing;
+        routing["kind"] = std::string(routingKindName(m.routing.kind));
+        if (m.routing.kind == RoutingKind::Zipf)
+            routing["zipf_exponent"] = m.routing.zipfExponent;
+        else
+            routing["hotness"] = m.routing.hotness;
+        model["routing"] = std::move(routing);
+    }
 
     const TrainingSpec &t = s.training;
     Json training;
@@ -526,6 +618,10 @@ Json toJson(const Scenario &s)
         mapping["slots"] = s.slots;
     mapping["version"] = s.mappingVersion;
 
+    Json failures = Json::array();
+    for (const FailedComponent &failure : s.failures)
+        failures.push_back(failureText(failure));
+
     Json root;
     root["format_version"] = kScenarioFormatVersion;
     root["name"] = s.name;
@@ -536,6 +632,13 @@ Json toJson(const Scenario &s)
     root["training"] = std::move(training);
     root["device"] = std::move(device);
     root["mapping"] = std::move(mapping);
+    if (!s.failures.empty()) // absent when empty: files without failures stay byte-identical
+        root["failures"] = std::move(failures);
+    if (s.inference) { // absent for training-only scenarios: their files stay byte-identical
+        Json inference;
+        inferenceToJson(*s.inference, inference);
+        root["inference"] = std::move(inference);
+    }
     return root;
 }
 
@@ -569,12 +672,17 @@ struct FdCloser
 
 Scenario scenarioFromJson(const json &value)
 {
+    return scenarioFromJson(value, std::string());
+}
+
+Scenario scenarioFromJson(const json &value, const std::string &baseDir)
+{
     if (!value.is_object())
         throw ScenarioError("", "expected a JSON object at the top level, got "
                                     + jsonTypeName(value));
     JsonFields top(value, "",
                    {"format_version", "name", "description", "fabric", "parallel", "model",
-                    "training", "device", "mapping"});
+                    "training", "device", "mapping", "failures", "inference"});
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
@@ -592,13 +700,19 @@ Scenario scenarioFromJson(const json &value)
     const std::int64_t slotCount = std::int64_t{s.fabric.servers} * s.fabric.gpusPerServer;
     readParallel(top.required("parallel"), slotCount, s);
     if (const json *model = top.find("model"))
-        s.model = readModel(*model);
+        s.model = readModel(*model, baseDir);
     if (const json *training = top.find("training"))
         s.training = readTraining(*training);
     if (const json *device = top.find("device"))
         s.device = readDevice(*device);
     if (const json *mapping = top.find("mapping"))
         readMapping(*mapping, slotCount, s);
+    if (const json *failures = top.find("failures"))
+        s.failures = readFailures(*failures, s.fabric);
+    if (const json *inference = top.find("inference")) {
+        s.inference = inferenceFromJson(*inference);
+        validateInference(s); // needs the fabric, model and device read above
+    }
 
     // The pipeline scheduler allocates events per micro-batch: refuse absurd counts here.
     const std::int64_t perStep = std::int64_t{s.training.microBatch} * s.degrees.dp;
@@ -664,7 +778,10 @@ Scenario loadScenario(const std::string &path)
                                           + std::to_string(limits::kMaxFileBytes)
                                           + " bytes (64 MiB)");
     }
-    return parseScenario(text);
+    // Relative paths inside the file (model.routing.hotness_file) start at its directory.
+    const std::size_t slash = path.rfind('/');
+    return scenarioFromJson(parseJson(text),
+                            slash == std::string::npos ? std::string(".") : path.substr(0, slash + 1));
 }
 
 void saveScenario(const Scenario &scenario, const std::string &path)

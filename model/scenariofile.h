@@ -18,6 +18,9 @@ inline constexpr int kScenarioFormatVersion = 1;
  * The schema is documented in the README ("Scenario files").
  */
 Scenario scenarioFromJson(const nlohmann::json &json);
+/// As above; a relative `model.routing.hotness_file` is read from `baseDir` (empty: the current
+/// directory).
+Scenario scenarioFromJson(const nlohmann::json &json, const std::string &baseDir);
 nlohmann::json scenarioToJson(const Scenario &scenario);
 
 /// Parses text (size and nesting limits checked first). Throws ScenarioError.

@@ -45,6 +45,10 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
             m_cp[s] = addPattern(named("cp stage ", s), Dim::Cp, s, 0);
         if (deg.ep > 1)
             m_ep[s] = addPattern(named("ep stage ", s), Dim::Ep, s, deg.ep - 1);
+        if (deg.ep > 1 && !m_setup.epShares.empty()) {
+            m_epCombine.resize(static_cast<std::size_t>(stages), -1);
+            m_epCombine[s] = addPattern(named("ep combine stage ", s), Dim::Ep, s, deg.ep - 1);
+        }
     }
     for (int b = 0; b + 1 < stages; ++b) {
         m_ppForward.push_back(addPattern(named("pp fwd ", b, b + 1), Dim::Pp, b, 1));
@@ -177,7 +181,14 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
         emitRing(m_cp[stage], members, mapping, 1.0, sign);
         break;
     case GroupKind::Ep:
-        emitAllToAll(m_ep[stage], members, mapping, sign);
+        if (m_epCombine.empty()) {
+            emitAllToAll(m_ep[stage], members, mapping, sign);
+            break;
+        }
+        // Skewed routing (model/eprouting.cpp): dispatch sends i -> j the S H_j routed copies
+        // for j's experts, combine returns the same bytes j -> i.
+        emitAllToAll(m_ep[stage], members, mapping, sign, &m_setup.epShares, false);
+        emitAllToAll(m_epCombine[stage], members, mapping, sign, &m_setup.epShares, true);
         break;
     case GroupKind::Pp:
         // Megatron's pp group lists the stages in order: member s sends activations to s+1
@@ -252,18 +263,26 @@ void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const 
 }
 
 void TrafficModel::emitAllToAll(int pattern, const std::vector<int> &members,
-                                const Mapping &mapping, double sign)
+                                const Mapping &mapping, double sign,
+                                const std::vector<double> *shares, bool reverse)
 {
     const std::size_t n = members.size();
     if (n < 2 || pattern < 0)
         return;
-    // Pairwise all-to-all (nccl-tests alltoall): each rank sends S/n to every other rank.
+    // Pairwise all-to-all (nccl-tests alltoall): each rank sends S/n to every other rank; with
+    // per-destination shares (sum 1) S * shares[j] to member j instead, the same bytes back
+    // from j to i when `reverse` (an MoE combine).
+    const bool weighted = shares && shares->size() == n;
     const double unit = 1.0 / static_cast<double>(n);
     for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j)
-            if (i != j)
-                emitFlow(pattern, mapping.slotOf(members[i]), mapping.slotOf(members[j]), unit,
-                         sign);
+        for (std::size_t j = 0; j < n; ++j) {
+            if (i == j)
+                continue;
+            const int a = mapping.slotOf(members[i]);
+            const int b = mapping.slotOf(members[j]);
+            const double u = weighted ? (*shares)[j] : unit;
+            emitFlow(pattern, reverse ? b : a, reverse ? a : b, u, sign);
+        }
 }
 
 void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign)

@@ -62,6 +62,10 @@ public:
         bool hierarchicalDp = false;
         std::vector<double> stageDpBytes;
         std::vector<double> stageExpertDpBytes;
+        /// H_j, the share of routed tokens EP member j receives (model/eprouting.h); empty =
+        /// uniform, the plain pairwise all-to-all. When set, dispatch (i -> j, S H_j) and combine
+        /// (j -> i, the same bytes back) get a pattern each, since skew makes them differ per link.
+        std::vector<double> epShares;
     };
 
     TrafficModel(const Fabric &fabric, const ParallelLayout &layout, Router &router,
@@ -82,6 +86,9 @@ public:
     int tpPattern(int stage) const { return m_tp[stage]; }
     int cpPattern(int stage) const { return m_cp[stage]; }
     int epPattern(int stage) const { return m_ep[stage]; }
+    /// The combine direction of a skewed EP all-to-all; -1 with uniform routing (then the
+    /// dispatch pattern, symmetric, stands for both).
+    int epCombinePattern(int stage) const { return m_epCombine.empty() ? -1 : m_epCombine[stage]; }
     int ppForwardPattern(int boundary) const { return m_ppForward[boundary]; }
     int ppBackwardPattern(int boundary) const { return m_ppBackward[boundary]; }
     /// DP patterns: one flat ring, or [intra-server, inter-server] when hierarchical.
@@ -113,7 +120,8 @@ private:
     void emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
                   double bytesPerPass, double sign);
     void emitAllToAll(int pattern, const std::vector<int> &members, const Mapping &mapping,
-                      double sign);
+                      double sign, const std::vector<double> *shares = nullptr,
+                      bool reverse = false);
     void emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign);
     void applyWeightedLoad(const TrafficPattern &p, int link, double load);
     void addLoad(TrafficPattern &p, int link, double delta);
@@ -128,6 +136,7 @@ private:
 
     std::vector<TrafficPattern> m_patterns;
     std::vector<int> m_tp, m_cp, m_ep, m_ppForward, m_ppBackward, m_dp;
+    std::vector<int> m_epCombine; ///< per stage; empty with uniform routing
     std::vector<GroupRef> m_moving;
     Router::Parts m_parts;
     std::vector<int> m_changedLinks;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "eprouting.h"
+
 #include <string>
 
 namespace railyard {
@@ -23,6 +25,7 @@ struct ModelSpec
     int experts = 0;       ///< 0 = dense
     int topK = 0;
     int moeLayerFreq = 1;  ///< every n-th layer is MoE (when experts > 0)
+    ExpertRouting routing; ///< the router's destination distribution (MoE only; eprouting.h)
 };
 
 /** How the model is trained: batch sizes, precision and Megatron-LM's main switches. */

@@ -1,6 +1,7 @@
 #include "workloadplan.h"
 
 #include "computemodel.h"
+#include "eprouting.h"
 #include "sizelimits.h"
 #include "scenarioerror.h"
 #include "workloadnames.h"
@@ -104,6 +105,7 @@ void validate(const ModelSpec &m, const TrainingSpec &tr, const DeviceSpec &dev,
             fail("model.top_k", "an MoE model routes each token to 1.." + str(m.experts)
                                     + " experts, got top_k " + str(m.topK));
     }
+    checkRouting(m.routing, m.experts, "model.routing"); // model/eprouting.h
 
     // Pipeline split: equal layers per stage (per model chunk when interleaved), Megatron-LM's
     // rule (num_layers % pipeline_model_parallel_size, and % virtual size when interleaved).
@@ -258,8 +260,9 @@ double layerActivationBytes(const ModelSpec &m, const TrainingSpec &tr, const Sh
     double split = 2.0 * (h + kv) + 2.0 * kv + 2.0 * h * g;
     const double mlpSplit = 2.0 * up * x.ffn + 2.0 * x.ffn * g;
     if (moe) {
-        // Routed tokens: topK copies of fc1 input, activation input and fc2 input, over ETP = t.
-        split += x.topK * (2.0 * h * g + mlpSplit);
+        // Routed tokens: topK copies of fc1 input, activation input and fc2 input, over ETP = t;
+        // with skewed routing the busiest EP member holds expertLoad times as many.
+        split += x.topK * x.expertLoad * (2.0 * h * g + mlpSplit);
     } else {
         split += mlpSplit;
     }
@@ -331,6 +334,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     x.experts = model.experts;
     x.topK = model.topK;
     x.ep = degrees.ep;
+    x.expertLoad = hotLoadFactor(model.routing, model.experts, degrees.ep, model.topK);
 
     Roofline r;
     const double effMax = device.maxEfficiency > 0.0 ? device.maxEfficiency : kDefaultMaxEfficiency;
@@ -356,8 +360,17 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     plan.memory.assign(pp, {});
 
     const LayerCompute dense = layerCompute(r, x, false, training.flashAttention);
-    const LayerCompute moe = model.experts > 0 ? layerCompute(r, x, true, training.flashAttention)
-                                               : dense;
+    LayerCompute moe = model.experts > 0 ? layerCompute(r, x, true, training.flashAttention)
+                                         : dense;
+    if (model.experts > 0 && x.expertLoad > 1.0) {
+        // Skewed routing: the layer takes the busiest EP member's time (computemodel.cpp), but
+        // model FLOPs (and so MFU) count the balanced, useful work.
+        Shape balanced = x;
+        balanced.expertLoad = 1.0;
+        const LayerCompute even = layerCompute(r, balanced, true, training.flashAttention);
+        moe.forward.flops = even.forward.flops;
+        moe.backward.flops = even.backward.flops;
+    }
     const GemmPair output = outputLayer(r, x);
     const LayerParams denseParams = layerParams(model, false);
     const LayerParams moeParams = layerParams(model, true);

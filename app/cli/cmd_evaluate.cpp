@@ -2,11 +2,15 @@
 #include "commands.h"
 
 #include "costengine.h"
+#include "eprouting.h"
+#include "inference.h"
 #include "reportjson.h"
 #include "scenarioerror.h"
 #include "scenariofile.h"
 
 #include <nlohmann/json.hpp>
+
+#include <optional>
 
 namespace railyard::cli {
 
@@ -39,6 +43,10 @@ int runEvaluate(const QStringList &args)
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object.")});
     parser.addOption({QStringLiteral("links"),
                       QStringLiteral("With --json: add every loaded link (link_loads).")});
+    parser.addOption({QStringLiteral("routing"),
+                      QStringLiteral("MoE router model, overriding the file's model.routing: "
+                                     "uniform, zipf:S or hotness:FILE."),
+                      QStringLiteral("MODEL")});
     parser.addOption({{QStringLiteral("o"), QStringLiteral("output")},
                       QStringLiteral("Write to FILE instead of stdout."), QStringLiteral("FILE")});
     int code = 0;
@@ -51,14 +59,34 @@ int runEvaluate(const QStringList &args)
     for (const QString &s : parser.values(QStringLiteral("swap")))
         swaps.push_back(parseSwap(s));
 
-    const Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
+    std::optional<ExpertRouting> routing;
+    if (parser.isSet(QStringLiteral("routing")))
+        routing = parseRoutingOption(parser.value(QStringLiteral("routing")).toStdString());
+
+    Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
+    if (routing) {
+        if (scenario.model.experts == 0 && !routing->isUniform())
+            throw ScenarioError("--routing", "the model is dense (model.experts = 0): there are "
+                                             "no experts to route to");
+        scenario.model.routing = *routing;
+    }
     CostEngine engine(scenario);
     for (const auto &[a, b] : swaps)
         engine.swapRanks(a, b);
 
-    const std::string text = parser.isSet(QStringLiteral("json"))
-                                 ? jsonText(reportToJson(engine, parser.isSet(QStringLiteral("links"))))
-                                 : reportToText(engine);
+    std::string text;
+    if (parser.isSet(QStringLiteral("json"))) {
+        nlohmann::json j = reportToJson(engine, parser.isSet(QStringLiteral("links")));
+        if (scenario.inference) // issue #5: the serving pools on the same fabric
+            j["inference"] = inferenceReportToJson(evaluateInference(scenario, engine.fabric()),
+                                                   engine.fabric());
+        text = jsonText(j);
+    } else {
+        text = reportToText(engine);
+        if (scenario.inference)
+            text += "\n" + inferenceReportToText(evaluateInference(scenario, engine.fabric()),
+                                                 engine.fabric());
+    }
     writeOutput(parser.value(QStringLiteral("output")), text);
     return kExitOk;
 }

@@ -14,5 +14,6 @@ int runCollective(const QStringList &args);
 int runExport(const QStringList &args);
 int runImportMapping(const QStringList &args);
 int runCompare(const QStringList &args);
+int runRemap(const QStringList &args);
 
 } // namespace railyard::cli

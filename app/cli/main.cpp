@@ -23,6 +23,7 @@ constexpr const char *kUsage =
     "  export      write the mapping for deployment (run record, launchers, nccl-tests plan)\n"
     "  import-mapping  apply an exported run record to a scenario\n"
     "  compare     compare two placements (A = baseline, B): figures, changed links, moved ranks\n"
+    "  remap       mark servers/GPUs/NICs/leaves failed and remap (drop-dp, spares, shrink-pp)\n"
     "\n"
     "'railyard-cli <command> --help' describes each command's options.\n";
 
@@ -65,6 +66,8 @@ int main(int argc, char *argv[])
             return runImportMapping(args);
         if (command == QLatin1String("compare"))
             return runCompare(args);
+        if (command == QLatin1String("remap"))
+            return runRemap(args);
     } catch (const railyard::ScenarioError &e) {
         return fail(e.what(), kExitBadInput);
     } catch (const std::exception &e) {

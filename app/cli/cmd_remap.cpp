@@ -1,0 +1,293 @@
+/**
+ * `railyard-cli remap`: mark servers, GPUs, NICs or leaves failed and remap the job with one
+ * strategy (drop-dp, spares, shrink-pp) or compare all of them (model/failureremap.h). The
+ * degraded scenario is a new mapping version that `evaluate` and `export` take like any other.
+ * Nothing is written when anything fails; the scenario is written atomically.
+ */
+#include "cliutil.h"
+#include "commands.h"
+
+#include "fabric.h"
+#include "failureremap.h"
+#include "scenarioerror.h"
+#include "scenariofile.h"
+
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace railyard::cli {
+
+namespace {
+
+constexpr int kMovesShown = 16;
+
+/// Columns padded to their widest cell.
+std::string tableText(const std::vector<std::vector<std::string>> &rows)
+{
+    std::vector<std::size_t> width;
+    const auto length = [](const std::string &s) {
+        // Count UTF-8 code points, not bytes, so "µs" pads like "ms".
+        return static_cast<std::size_t>(
+            std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+    };
+    for (const auto &row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            if (width.size() <= c)
+                width.push_back(0);
+            width[c] = std::max(width[c], length(row[c]));
+        }
+    std::string out;
+    for (const auto &row : rows) {
+        std::string line;
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            line += row[c];
+            if (c + 1 < row.size())
+                line += std::string(width[c] - length(row[c]) + 2, ' ');
+        }
+        out += line + "\n";
+    }
+    return out;
+}
+
+std::string slotText(const Fabric &fabric, int slot)
+{
+    return "slot " + std::to_string(slot) + " " + fabric.node(fabric.gpuVertex(slot)).name;
+}
+
+std::string moveText(const Fabric &fabric, const RemapResult &r, const RemappedRank &m)
+{
+    const ParallelDegrees &oldDeg = r.healthy.degrees;
+    std::string text = rankCoordText(m.oldCoord, oldDeg) + " " + slotText(fabric, m.oldSlot)
+        + (m.oldSlotFailed ? " [failed]" : "") + " -> ";
+    if (m.kind == RemappedRank::Kind::Dropped)
+        return text + "dropped";
+    text += rankCoordText(m.newCoord, r.result.degrees);
+    if (m.kind == RemappedRank::Kind::Moved)
+        text += " " + slotText(fabric, m.newSlot);
+    else
+        text += " same slot";
+    return text;
+}
+
+std::string resultText(const Fabric &fabric, const RemapResult &r, bool allMoves)
+{
+    std::string out;
+    out += std::string(remapStrategyName(r.strategy)) + ":\n";
+    if (!r.possible)
+        return out + "  impossible: " + r.reason + "\n";
+    for (const std::string &n : r.notes)
+        out += "  " + n + "\n";
+    if (r.tpGroupsAcross.empty()) {
+        out += "  no TP group across servers\n";
+    } else {
+        out += "  " + std::to_string(r.tpGroupsAcross.size()) + " TP groups across servers:\n";
+        for (const std::string &g : r.tpGroupsAcross)
+            out += "    " + g + "\n";
+    }
+    out += "  moved ranks (healthy coordinates): " + std::to_string(r.ranksMoved) + " moved, "
+        + std::to_string(r.ranksRenumbered) + " renumbered, " + std::to_string(r.ranksDropped)
+        + " dropped, " + std::to_string(r.ranksUnchanged) + " unchanged\n";
+    const int shown = allMoves ? static_cast<int>(r.moves.size())
+                               : std::min<int>(kMovesShown, static_cast<int>(r.moves.size()));
+    for (int i = 0; i < shown; ++i)
+        out += "    " + moveText(fabric, r, r.moves[static_cast<std::size_t>(i)]) + "\n";
+    if (shown < static_cast<int>(r.moves.size()))
+        out += "    ... " + std::to_string(r.moves.size() - static_cast<std::size_t>(shown))
+            + " more (--moves lists all)\n";
+    return out;
+}
+
+nlohmann::json summaryJson(const RemapSummary &s)
+{
+    return { { "ranks", s.ranks }, { "tp", s.degrees.tp }, { "pp", s.degrees.pp },
+        { "dp", s.degrees.dp }, { "cp", s.degrees.cp }, { "ep", s.degrees.ep },
+        { "global_batch", s.globalBatch }, { "microbatches", s.microbatches },
+        { "iteration_time_s", s.iterationTime }, { "samples_per_s", s.samplesPerSecond },
+        { "tokens_per_s", s.tokensPerSecond }, { "bubble_fraction", s.bubble }, { "mfu", s.mfu },
+        { "memory_max_bytes_per_rank", s.maxMemoryPerRank },
+        { "memory_device_bytes", s.deviceMemory }, { "memory_fits", s.memoryFits },
+        { "tp_groups_across_servers", s.tpGroupsAcrossServers },
+        { "dp_groups_across_rails", s.dpGroupsAcrossRails }, { "spine_bytes_share", s.spineShare },
+        { "link_p99", s.linkP99 }, { "link_max", s.linkMax },
+        { "stage_imbalance", s.stageImbalance } };
+}
+
+nlohmann::json coordJson(const RankCoord &c)
+{
+    return { { "d", c.d }, { "p", c.p }, { "t", c.t }, { "c", c.c }, { "e", c.e } };
+}
+
+nlohmann::json resultJson(const RemapResult &r)
+{
+    nlohmann::json j;
+    j["strategy"] = std::string(remapStrategyName(r.strategy));
+    j["possible"] = r.possible;
+    if (!r.possible) {
+        j["reason"] = r.reason;
+        return j;
+    }
+    j["mapping_version"] = r.degraded.mappingVersion;
+    j["healthy"] = summaryJson(r.healthy);
+    j["degraded"] = summaryJson(r.result);
+    j["stage_memory_bytes"] = r.stageMemory;
+    j["stage_layers"] = r.stageLayers;
+    j["memory_growth"] = r.memoryGrowth;
+    j["layer_imbalance"] = r.layerImbalance;
+    j["compute_imbalance"] = r.computeImbalance;
+    j["tp_groups_across"] = r.tpGroupsAcross;
+    j["ranks_on_failed_slots"] = r.ranksOnFailedSlots;
+    j["ranks_unchanged"] = r.ranksUnchanged;
+    j["ranks_moved"] = r.ranksMoved;
+    j["ranks_renumbered"] = r.ranksRenumbered;
+    j["ranks_dropped"] = r.ranksDropped;
+    j["notes"] = r.notes;
+    nlohmann::json moves = nlohmann::json::array();
+    for (const RemappedRank &m : r.moves) {
+        nlohmann::json mj { { "kind", std::string(remappedRankKindName(m.kind)) },
+            { "old", coordJson(m.oldCoord) }, { "old_rank", m.oldRank }, { "old_slot", m.oldSlot },
+            { "old_slot_failed", m.oldSlotFailed } };
+        if (m.kind != RemappedRank::Kind::Dropped) {
+            mj["new"] = coordJson(m.newCoord);
+            mj["new_rank"] = m.newRank;
+            mj["new_slot"] = m.newSlot;
+        }
+        moves.push_back(std::move(mj));
+    }
+    j["moves"] = moves;
+    return j;
+}
+
+} // namespace
+
+int runRemap(const QStringList &args)
+{
+    QCommandLineParser parser;
+    std::string strategies;
+    for (RemapStrategy s : allRemapStrategies())
+        strategies += "  " + std::string(remapStrategyName(s))
+            + std::string(11 - remapStrategyName(s).size(), ' ')
+            + std::string(remapStrategyDescription(s)) + "\n";
+    parser.setApplicationDescription(QString::fromStdString(
+        "Mark hardware failed and remap the job; print the healthy and degraded predictions side "
+        "by side and the ranks that moved. Strategies:\n"
+        + strategies
+        + "  all        compare all three; with -o write the best (possible, fits in memory, "
+          "highest samples/s)"));
+    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("scenario file"));
+    parser.addOption({ QStringLiteral("fail"),
+        QStringLiteral("A failed component: server:S, gpu:SLOT, nic:N, leaf:N "
+                       "(global 0-based indexes; repeatable)."),
+        QStringLiteral("KIND:INDEX") });
+    parser.addOption({ QStringLiteral("strategy"),
+        QStringLiteral("drop-dp | spares | shrink-pp | all (default all)."), QStringLiteral("S"),
+        QStringLiteral("all") });
+    parser.addOption({ { QStringLiteral("o"), QStringLiteral("output") },
+        QStringLiteral("Write the degraded scenario to FILE (atomically)."),
+        QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("json"), QStringLiteral("Print one JSON object.") });
+    parser.addOption({ QStringLiteral("moves"), QStringLiteral("List every moved rank.") });
+    int code = 0;
+    if (!parseArgs(parser, args, code))
+        return code;
+    if (parser.positionalArguments().size() != 1)
+        return fail("remap takes exactly one scenario FILE", kExitUsage);
+    const QStringList failTexts = parser.values(QStringLiteral("fail"));
+    if (failTexts.isEmpty())
+        return fail("remap needs at least one --fail KIND:INDEX (server:3, gpu:17, nic:5, leaf:2)",
+            kExitUsage);
+    const std::string strategyName = parser.value(QStringLiteral("strategy")).toStdString();
+    RemapStrategy strategy = RemapStrategy::DropDp;
+    const bool all = strategyName == "all";
+    if (!all && !parseRemapStrategy(strategyName, strategy))
+        return fail(
+            "--strategy: unknown strategy '" + strategyName + "' (drop-dp, spares, shrink-pp, all)",
+            kExitUsage);
+    const QString output = parser.value(QStringLiteral("output"));
+    if (output == QLatin1String("-"))
+        return fail("-o needs a file name: the report goes to stdout", kExitUsage);
+
+    std::vector<FailedComponent> failures;
+    for (const QString &f : failTexts)
+        failures.push_back(parseFailure(f.trimmed().toStdString(), "--fail"));
+
+    const Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
+    const std::vector<RemapResult> results = all
+        ? remapAll(scenario, failures)
+        : std::vector<RemapResult> { remap(scenario, failures, strategy) };
+    const int chosen = all ? bestRemap(results) : 0;
+    if (!all && !results.front().possible)
+        throw ScenarioError("remap",
+            std::string(remapStrategyName(strategy)) + " is impossible: " + results.front().reason);
+    if (all && !output.isEmpty() && chosen < 0)
+        throw ScenarioError("remap",
+            "no strategy is possible with shards that fit in memory; "
+            "nothing written");
+
+    const Fabric fabric = Fabric::build(scenario.fabric);
+    const std::vector<char> usable = usableSlots(fabric, [&] {
+        std::vector<FailedComponent> every = scenario.failures;
+        every.insert(every.end(), failures.begin(), failures.end());
+        return every;
+    }());
+    const int usableCount = static_cast<int>(std::count(usable.begin(), usable.end(), 1));
+
+    std::string text;
+    if (parser.isSet(QStringLiteral("json"))) {
+        nlohmann::json j;
+        j["scenario"] = scenario.name;
+        std::vector<std::string> names;
+        for (const FailedComponent &f : failures)
+            names.push_back(failureText(f));
+        j["failures"] = names;
+        j["usable_slots"] = usableCount;
+        j["slots"] = fabric.slotCount();
+        j["ranks_on_failed_slots"] = results.front().ranksOnFailedSlots;
+        nlohmann::json list = nlohmann::json::array();
+        for (const RemapResult &r : results)
+            list.push_back(resultJson(r));
+        j["strategies"] = list;
+        j["best"] = chosen >= 0 ? nlohmann::json(std::string(
+                        remapStrategyName(results[static_cast<std::size_t>(chosen)].strategy)))
+                                : nlohmann::json(nullptr);
+        j["written"]
+            = output.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(output.toStdString());
+        text = jsonText(j);
+    } else {
+        std::string failed;
+        for (const FailedComponent &f : failures)
+            failed += (failed.empty() ? "" : ", ") + describeFailure(fabric, f);
+        text += "Remap of " + (scenario.name.empty() ? std::string("(unnamed)") : scenario.name)
+            + " after " + failed + " failed: " + std::to_string(results.front().ranksOnFailedSlots)
+            + (results.front().ranksOnFailedSlots == 1 ? " rank" : " ranks")
+            + " sat on failed slots; " + std::to_string(usableCount) + " of "
+            + std::to_string(fabric.slotCount()) + " GPU slots usable\n\n";
+        text += tableText(remapComparisonRows(results)) + "\n";
+        for (const RemapResult &r : results)
+            text += resultText(fabric, r, parser.isSet(QStringLiteral("moves")));
+        if (all)
+            text += chosen >= 0 ? "best: "
+                    + std::string(
+                        remapStrategyName(results[static_cast<std::size_t>(chosen)].strategy))
+                    + "\n"
+                                : "best: none (no possible strategy fits in memory)\n";
+    }
+    if (!output.isEmpty()) {
+        const RemapResult &r = results[static_cast<std::size_t>(chosen)];
+        saveScenario(r.degraded, output.toStdString()); // atomic: temp file, fsync, rename
+        if (!parser.isSet(QStringLiteral("json")))
+            text += "wrote " + output.toStdString() + " ("
+                + std::string(remapStrategyName(r.strategy)) + ", mapping version "
+                + std::to_string(r.degraded.mappingVersion) + ")\n";
+    }
+    writeOutput(QString(), text);
+    return kExitOk;
+}
+
+} // namespace railyard::cli

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railyard {
+
+class Fabric;
+class Mapping;
+class ParallelLayout;
+struct FabricSpec;
+
+/**
+ * One failed piece of hardware, as a scenario file lists it ("failures": ["server:3", "gpu:17",
+ * "nic:5", "leaf:2"]). Indexes are global and 0-based:
+ *  - server:S  server S: all its GPU slots become unusable;
+ *  - gpu:N     GPU slot N (= server * gpus_per_server + gpu, the mapping's slot numbers);
+ *  - nic:N     NIC N (= server * nics_per_server + nic): the slots whose GPU uses it for the
+ *              back-end network (GPU i <-> NIC i, or the fabric's gpu_to_nic affinity);
+ *  - leaf:N    leaf switch N (Fabric::leafVertex order, e.g. leaf-su0-rail2 or tor-2): the slots
+ *              whose NIC is cabled to it.
+ * A failed slot holds no rank (the seed's "Failure remap": a lost server's ranks must go
+ * elsewhere); traffic between healthy slots is routed as before.
+ */
+struct FailedComponent
+{
+    enum class Kind { Server, Gpu, Nic, Leaf };
+    Kind kind = Kind::Server;
+    int index = 0;
+    bool operator==(const FailedComponent &) const = default;
+};
+
+/// "server", "gpu", "nic", "leaf".
+std::string_view failureKindName(FailedComponent::Kind kind);
+/// "server:3".
+std::string failureText(const FailedComponent &failure);
+/// "server:3, gpu:17".
+std::string failureListText(const std::vector<FailedComponent> &failures);
+/// Parses "server:3"; throws ScenarioError(field, reason) for an unknown kind or a malformed
+/// index. The range is checked by checkFailureRange() / failedSlotCauses().
+FailedComponent parseFailure(std::string_view text, const std::string &field);
+/// Throws ScenarioError(field, ...) when a server, GPU or NIC index lies outside the fabric the
+/// spec describes. Leaf indexes need the built fabric (the leaf count is derived): see
+/// failedSlotCauses().
+void checkFailureRange(
+    const FailedComponent &failure, const FabricSpec &spec, const std::string &field);
+
+/// Per GPU slot: the index (into `failures`) of the first failure that makes the slot unusable,
+/// or -1. Throws ScenarioError("failures[i]", ...) for an index the fabric does not have.
+std::vector<int> failedSlotCauses(
+    const Fabric &fabric, const std::vector<FailedComponent> &failures);
+/// true per usable slot (the complement of failedSlotCauses()).
+std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComponent> &failures);
+/// "server:3 (node003)", "nic:5 (node000/nic5)", "leaf:2 (leaf-su0-rail2)".
+std::string describeFailure(const Fabric &fabric, const FailedComponent &failure);
+
+/// Throws ScenarioError("mapping", "rank 24 (d 3, p 0, t 0) is on slot 24 (node003/gpu0), which
+/// is unusable: server:3 (node003) failed") for the first rank on an unusable slot. Does
+/// nothing (and costs nothing) when `failures` is empty.
+void checkRanksOnUsableSlots(const Mapping &mapping, const ParallelLayout &layout,
+    const Fabric &fabric, const std::vector<FailedComponent> &failures);
+
+} // namespace railyard

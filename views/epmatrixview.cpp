@@ -1,0 +1,254 @@
+#include "epmatrixview.h"
+
+#include "colorscale.h"
+#include "reportjson.h"
+
+#include <QEvent>
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace railyard {
+
+namespace {
+
+constexpr int kMargin = 8;
+constexpr int kSummaryHeight = 54; ///< three text lines above the matrix
+constexpr int kRowLabelWidth = 64; ///< "r12 e0-3" left of each row
+constexpr int kColumnLabelHeight = 30;
+
+QString bytesText(double bytes)
+{
+    return QString::fromStdString(formatBytes(bytes));
+}
+
+} // namespace
+
+EpMatrixView::EpMatrixView(QWidget *parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setObjectName(QStringLiteral("epMatrixView"));
+}
+
+void EpMatrixView::setSummary(const EpSummary &summary)
+{
+    m_summary = summary;
+    updateGeometry();
+    update();
+}
+
+QSize EpMatrixView::sizeHint() const
+{
+    return { 420, 380 };
+}
+
+QSize EpMatrixView::minimumSizeHint() const
+{
+    return { 200, 160 };
+}
+
+QString EpMatrixView::summaryText() const
+{
+    const EpSummary &s = m_summary;
+    if (!s.present)
+        return tr("Dense model: no experts, no expert-parallel traffic.");
+    QString routing = QString::fromLatin1(
+        routingKindName(s.kind).data(), static_cast<int>(routingKindName(s.kind).size()));
+    if (s.kind == RoutingKind::Zipf)
+        routing += QStringLiteral(" (s = %1)").arg(s.zipfExponent);
+    QString hot = tr("flat, no hot destination");
+    if (s.skew > 1.0 + 1e-9)
+        hot = s.hottestFirstExpert == s.hottestLastExpert
+            ? tr("hottest rank %1 (expert %2)").arg(s.hottestRank).arg(s.hottestFirstExpert)
+            : tr("hottest rank %1 (experts %2-%3)")
+                  .arg(s.hottestRank)
+                  .arg(s.hottestFirstExpert)
+                  .arg(s.hottestLastExpert);
+    return tr("%1 routing, EP %2, top-%3: skew max/mean %4\n"
+              "%5; %6 per MoE layer per group\n"
+              "spine %7/iteration (%8 of a layer); %9")
+        .arg(routing)
+        .arg(s.ep)
+        .arg(s.topK)
+        .arg(s.skew, 0, 'g', 3)
+        .arg(hot)
+        .arg(bytesText(s.dispatchBytesPerLayer))
+        .arg(bytesText(s.spineBytes))
+        .arg(bytesText(s.spineDispatchBytesPerLayer))
+        .arg(QString::fromStdString(s.locality));
+}
+
+QRect EpMatrixView::gridRect() const
+{
+    const int n = m_summary.present ? m_summary.ep : 0;
+    if (n <= 0)
+        return {};
+    const QRect area(kMargin + kRowLabelWidth, kMargin + kSummaryHeight + kColumnLabelHeight,
+        width() - 2 * kMargin - kRowLabelWidth,
+        height() - 2 * kMargin - kSummaryHeight - kColumnLabelHeight);
+    const int cell = std::max(1, std::min(area.width(), area.height()) / n);
+    return { area.topLeft(), QSize(cell * n, cell * n) };
+}
+
+QRect EpMatrixView::cellRect(int i, int j) const
+{
+    const QRect g = gridRect();
+    const int n = m_summary.ep;
+    if (g.isEmpty() || i < 0 || j < 0 || i >= n || j >= n)
+        return {};
+    const int cell = g.width() / n;
+    return { g.left() + j * cell, g.top() + i * cell, cell, cell };
+}
+
+int EpMatrixView::cellAt(const QPoint &pos) const
+{
+    const QRect g = gridRect();
+    if (g.isEmpty() || !g.contains(pos))
+        return -1;
+    const int n = m_summary.ep;
+    const int cell = g.width() / n;
+    const int i = (pos.y() - g.top()) / cell;
+    const int j = (pos.x() - g.left()) / cell;
+    return i < n && j < n ? i * n + j : -1;
+}
+
+double EpMatrixView::maxOffDiagonal() const
+{
+    const int n = m_summary.ep;
+    double most = 0.0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            if (i != j)
+                most = std::max(most, m_summary.matrix[static_cast<std::size_t>(i * n + j)]);
+    return most;
+}
+
+QColor EpMatrixView::cellColour(int i, int j) const
+{
+    const int n = m_summary.ep;
+    if (!m_summary.present || i < 0 || j < 0 || i >= n || j >= n
+        || m_summary.matrix.size() != static_cast<std::size_t>(n) * n)
+        return {};
+    if (i == j) // stays on the rank: no network
+        return ColorScale::idleColour();
+    const double most = maxOffDiagonal();
+    const double v = m_summary.matrix[static_cast<std::size_t>(i * n + j)];
+    return most > 0.0 ? ColorScale::loadColour(v / most) : ColorScale::idleColour();
+}
+
+QString EpMatrixView::memberLabel(int member) const
+{
+    const EpSummary &s = m_summary;
+    const int rank = member < static_cast<int>(s.groupRanks.size())
+        ? s.groupRanks[static_cast<std::size_t>(member)]
+        : member;
+    const int local = s.ep > 0 ? s.experts / s.ep : 0;
+    const int first = member * local;
+    return local > 1 ? QStringLiteral("r%1 e%2-%3").arg(rank).arg(first).arg(first + local - 1)
+                     : QStringLiteral("r%1 e%2").arg(rank).arg(first);
+}
+
+QString EpMatrixView::cellToolTip(int i, int j) const
+{
+    const int n = m_summary.ep;
+    if (!m_summary.present || i < 0 || j < 0 || i >= n || j >= n
+        || m_summary.matrix.size() != static_cast<std::size_t>(n) * n)
+        return {};
+    const double v = m_summary.matrix[static_cast<std::size_t>(i * n + j)];
+    const QString from = memberLabel(i);
+    const QString to = memberLabel(j);
+    if (i == j)
+        return tr("%1 keeps %2 per MoE layer for its own experts (no network)")
+            .arg(from, bytesText(v));
+    const bool spine = m_summary.crossesSpine.size() == static_cast<std::size_t>(n) * n
+        && m_summary.crossesSpine[static_cast<std::size_t>(i * n + j)];
+    return tr("%1 -> %2: %3 per MoE layer (dispatch; combine returns it)%4")
+        .arg(from, to, bytesText(v), spine ? tr(", crosses a spine") : QString());
+}
+
+bool EpMatrixView::event(QEvent *e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(e);
+        const int cell = cellAt(help->pos());
+        if (cell < 0) {
+            QToolTip::hideText();
+            e->ignore();
+            return true;
+        }
+        const int n = m_summary.ep;
+        QToolTip::showText(
+            help->globalPos(), cellToolTip(cell / n, cell % n), this, cellRect(cell / n, cell % n));
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void EpMatrixView::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    p.setPen(palette().text().color());
+    p.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, kSummaryHeight),
+        Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, summaryText());
+    const QRect g = gridRect();
+    if (g.isEmpty())
+        return;
+    const int n = m_summary.ep;
+    const int cell = g.width() / n;
+
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            const QRect r = cellRect(i, j);
+            p.fillRect(r, cellColour(i, j));
+            const bool spine = m_summary.crossesSpine.size() == static_cast<std::size_t>(n) * n
+                && m_summary.crossesSpine[static_cast<std::size_t>(i * n + j)];
+            if (spine && cell >= 8) { // a dark dot: this pair meets through a spine
+                const int d = std::max(2, cell / 6);
+                p.setPen(Qt::NoPen);
+                p.setBrush(QColor(40, 40, 40));
+                p.drawEllipse(QRect(r.right() - 2 * d, r.top() + d, d, d));
+                p.setBrush(Qt::NoBrush);
+            }
+        }
+    // Grid lines when the cells are big enough to read.
+    if (cell >= 6) {
+        p.setPen(QPen(palette().base().color(), 1));
+        for (int k = 1; k < n; ++k) {
+            p.drawLine(g.left() + k * cell, g.top(), g.left() + k * cell, g.bottom());
+            p.drawLine(g.left(), g.top() + k * cell, g.right(), g.top() + k * cell);
+        }
+    }
+    // The hottest destination: its whole column outlined.
+    if (m_summary.skew > 1.0 + 1e-9) {
+        const QRect column
+            = cellRect(0, m_summary.hottestMember).united(cellRect(n - 1, m_summary.hottestMember));
+        p.setPen(QPen(ColorScale::dimColour(Dim::Ep), 2));
+        p.drawRect(column.adjusted(1, 1, -1, -1));
+    }
+
+    // Axis labels: every k-th member so that labels do not overlap.
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
+    p.setFont(small);
+    p.setPen(palette().text().color());
+    const int rowStep = std::max(1, static_cast<int>(std::ceil(14.0 / cell)));
+    // Column labels take two lines (rank over experts), about 30 px wide.
+    const int columnStep = std::max(1, static_cast<int>(std::ceil(30.0 / cell)));
+    for (int i = 0; i < n; i += rowStep)
+        p.drawText(QRect(kMargin, g.top() + i * cell, kRowLabelWidth - 4, cell),
+            Qt::AlignRight | Qt::AlignVCenter, memberLabel(i));
+    for (int j = 0; j < n; j += columnStep)
+        p.drawText(QRect(g.left() + j * cell, g.top() - kColumnLabelHeight, std::max(cell, 30),
+                       kColumnLabelHeight),
+            Qt::AlignHCenter | Qt::AlignBottom,
+            memberLabel(j).replace(QLatin1Char(' '), QLatin1Char('\n')));
+    p.drawText(QRect(kMargin, g.top() - kColumnLabelHeight, kRowLabelWidth - 4, kColumnLabelHeight),
+        Qt::AlignRight | Qt::AlignBottom, tr("from \\ to"));
+}
+
+} // namespace railyard

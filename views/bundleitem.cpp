@@ -41,6 +41,7 @@ BundleItem::BundleItem(const FabricItem *root, Tier tier)
     m_bounds.adjust(-40, -40, 40, 40);
     m_worst.assign(m_bundles.size(), 0.0);
     m_routeMask.assign(m_bundles.size(), 0);
+    m_emphasis.assign(m_bundles.size(), 0);
     setZValue(-1.0);
     setAcceptedMouseButtons(Qt::NoButton);
     setFlag(ItemUsesExtendedStyleOption); // for exposedRect culling
@@ -48,16 +49,15 @@ BundleItem::BundleItem(const FabricItem *root, Tier tier)
 
 void BundleItem::syncWithModel()
 {
-    const CostReport &report = m_root->document()->report();
     const auto &all = m_root->layout().bundles();
-    const int links = static_cast<int>(report.links.size());
+    const int links = static_cast<int>(m_root->document()->report().links.size());
     bool changed = false;
     for (std::size_t i = 0; i < m_bundles.size(); ++i) {
         double worst = 0.0;
         for (int cable : all[static_cast<std::size_t>(m_bundles[i])].cables) {
             if (2 * cable + 1 < links)
-                worst = std::max({worst, report.utilisation(2 * cable),
-                                  report.utilisation(2 * cable + 1)});
+                worst = std::max({worst, m_root->shownUtilisation(2 * cable),
+                                  m_root->shownUtilisation(2 * cable + 1)});
         }
         changed = changed || worst != m_worst[i];
         m_worst[i] = worst;
@@ -104,6 +104,27 @@ void BundleItem::clearRouteMasks()
         update();
 }
 
+void BundleItem::setEmphasised(int i, bool emphasised)
+{
+    auto &e = m_emphasis[static_cast<std::size_t>(i)];
+    if (bool(e) == emphasised)
+        return;
+    e = emphasised;
+    m_anyEmphasis = std::any_of(m_emphasis.begin(), m_emphasis.end(), [](unsigned char x) { return x; });
+    if (isVisible())
+        update();
+}
+
+void BundleItem::clearEmphasis()
+{
+    if (!m_anyEmphasis)
+        return;
+    std::fill(m_emphasis.begin(), m_emphasis.end(), 0);
+    m_anyEmphasis = false;
+    if (isVisible())
+        update();
+}
+
 QRectF BundleItem::boundingRect() const
 {
     return m_bounds;
@@ -116,11 +137,13 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     const QRectF exposed = option->exposedRect;
     const int bottleneck = m_root->document()->report().bottleneckLink;
     painter->setRenderHint(QPainter::Antialiasing, true);
-    // Idle lines first, loaded ones on top, so a hot aggregate is never hidden.
-    for (int pass = 0; pass < 2; ++pass) {
+    // Idle lines first, loaded ones on top, so a hot aggregate is never hidden; emphasised
+    // lines last of all.
+    for (int pass = 0; pass < (m_anyEmphasis ? 3 : 2); ++pass) {
         for (std::size_t i = 0; i < m_bundles.size(); ++i) {
             const bool loaded = m_worst[i] > 0.0;
-            if (loaded != (pass == 1))
+            const int linePass = m_emphasis[i] ? 2 : (loaded ? 1 : 0);
+            if (linePass != pass)
                 continue;
             const FabricLayout::Bundle &b = all[static_cast<std::size_t>(m_bundles[i])];
             if (!exposed.isEmpty()
@@ -144,8 +167,18 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                     break;
                 }
             }
+            if (m_emphasis[i]) {
+                QPen outline(FabricItem::emphasisColour(), 9.0);
+                outline.setCosmetic(true);
+                painter->setPen(outline);
+                painter->drawPolyline(b.path);
+                QPen core(Qt::white, 5.0);
+                core.setCosmetic(true);
+                painter->setPen(core);
+                painter->drawPolyline(b.path);
+            }
             QColor c = ColorScale::utilisationColour(m_worst[i], maxUtil);
-            if (!loaded)
+            if (!loaded && !m_emphasis[i])
                 c.setAlpha(110);
             QPen pen(c, loaded ? 2.5 : 1.0);
             pen.setCosmetic(true);

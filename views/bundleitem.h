@@ -38,6 +38,10 @@ public:
     /// Route highlight (bits of Dim) per line; see FabricItem::setFocusRank().
     void setRouteMask(int i, unsigned mask);
     void clearRouteMasks();
+    /// Line `i` holds an emphasised cable (FabricView::setEmphasis): drawn last, outlined.
+    void setEmphasised(int i, bool emphasised);
+    bool isEmphasised(int i) const { return m_emphasis[static_cast<std::size_t>(i)] != 0; }
+    void clearEmphasis();
 
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
@@ -49,6 +53,8 @@ private:
     std::vector<int> m_bundles; ///< layout bundle indices of this tier
     std::vector<double> m_worst;
     std::vector<unsigned char> m_routeMask;
+    std::vector<unsigned char> m_emphasis;
+    bool m_anyEmphasis = false;
     QRectF m_bounds;
 };
 

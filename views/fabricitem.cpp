@@ -122,6 +122,13 @@ void FabricItem::build()
 
 void FabricItem::clear()
 {
+    m_emphasis.clear();
+    m_emphasisCaption.clear();
+    m_overlayOn = false;
+    m_overlay.clear();
+    m_overlayTitle.clear();
+    m_failedServers.clear();
+    m_failedSlots.clear();
     m_litSlots.clear();
     m_litLinks.clear();
     m_litServers.clear();
@@ -171,6 +178,11 @@ void FabricItem::syncMapping()
 
 void FabricItem::syncReport()
 {
+    recolour(false);
+}
+
+void FabricItem::recolour(bool force)
+{
     const CostReport &r = m_document->report();
     const int links = static_cast<int>(r.links.size());
     // The scale spans 0 .. the bottleneck (the report's most utilised link).
@@ -179,7 +191,7 @@ void FabricItem::syncReport()
         : 0.0;
     const double range = max > 0.0 ? max : 1.0;
     // While a drag previews, the scale stays put so colours compare with the state before.
-    const bool rescaled = !m_scaleHeld && range != m_maxUtilisation;
+    const bool rescaled = force || (!m_scaleHeld && range != m_maxUtilisation);
     if (!m_scaleHeld)
         m_maxUtilisation = range;
 

@@ -3,13 +3,16 @@
 #include "fabric.h"
 
 #include <QChar>
+#include <QColor>
 #include <QGraphicsObject>
 #include <QHash>
 #include <QList>
 #include <QRectF>
+#include <QString>
 
 #include <array>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace railyard {
@@ -30,7 +33,9 @@ class SwitchItem;
  * FabricLayout, keeps QHash lookups from ids to items, and pushes model changes into them:
  * scenarioChanged -> rebuild, mappingChanged -> sync chips, reportChanged -> recolour only.
  * It paints the backdrop itself (SU/ToR/pod frames and the rail bands); a FrameLabelsItem
- * names the frames above the items.
+ * names the frames above the items. The application's marks (emphasised links, an external
+ * value overlay, failed servers and slots) are pushed into the items from here too
+ * (fabricitemmarks.cpp).
  *
  * The leaf items are top-level scene items owned by this root (deleted with it), not its
  * children: the scene's BSP index then culls them when painting a part of a 16,384-GPU fabric,
@@ -74,8 +79,28 @@ public:
     QColor chipColour(int rank) const;
     int colourValueCount() const;
 
-    /// The legend's range: the report's highest link utilisation (never 0).
-    double maxUtilisation() const { return m_maxUtilisation; }
+    /// The legend's range: the report's highest link utilisation (never 0); 1 (100 %) while an
+    /// external overlay is shown.
+    double maxUtilisation() const { return m_overlayOn ? 1.0 : m_maxUtilisation; }
+    /// What the items show for directed link `link`: the report's utilisation, or the
+    /// overlay's value (0 when the overlay has none for it).
+    double shownUtilisation(int link) const;
+
+    /// Emphasis (A/B comparison, inference paths): these links (directed ids, either direction
+    /// marks the cable) drawn on top with an outline, and their endpoints outlined; the load
+    /// colours stay. Replaces the previous emphasis; an empty list clears it.
+    void setEmphasis(const std::vector<int> &linkIds, const QString &caption);
+    const std::vector<int> &emphasis() const { return m_emphasis; }
+    QString emphasisCaption() const { return m_emphasisCaption; }
+    /// Colour links by external values (utilisation, 1 = full) instead of the report.
+    void setLinkOverlay(std::unordered_map<int, double> valueByLink, const QString &title);
+    void clearLinkOverlay();
+    bool hasLinkOverlay() const { return m_overlayOn; }
+    QString overlayTitle() const { return m_overlayTitle; }
+    /// Failed servers and GPU slots drawn greyed and crossed out; replaces the previous set.
+    void markFailed(const std::vector<int> &servers, const std::vector<int> &slots);
+    static QColor emphasisColour() { return QColor(0x70, 0x48, 0xe8); }
+    static QColor failedColour() { return QColor(0xc9, 0x2a, 0x2a); }
     /// Keep the range while a drag previews, so colours compare with the state before the drag
     /// (links hotter than the old maximum saturate); releasing adopts the current report's.
     void holdScale(bool hold);
@@ -109,6 +134,9 @@ private Q_SLOTS:
 
 private:
     void build();
+    void recolour(bool force);
+    void applyEmphasis(bool on);
+    void applyFailed(bool on);
     void clear();
     void refreshFocus();
     Router &router();
@@ -136,6 +164,14 @@ private:
     std::vector<LinkItem *> m_litLinks;
     std::vector<ServerItem *> m_litServers;
     std::vector<BundleItem *> m_litBundles;
+    // Set by the application, not the document; dropped when the fabric is replaced (the ids
+    // then name other links).
+    std::vector<int> m_emphasis;
+    QString m_emphasisCaption;
+    bool m_overlayOn = false;
+    std::unordered_map<int, double> m_overlay;
+    QString m_overlayTitle;
+    std::vector<int> m_failedServers, m_failedSlots;
 };
 
 } // namespace railyard

@@ -13,6 +13,7 @@
 #include "switchitem.h"
 
 #include <QApplication>
+#include <QContextMenuEvent>
 #include <QFileInfo>
 #include <QHelpEvent>
 #include <QImage>
@@ -155,10 +156,15 @@ void FabricView::updateLegend()
     QString bottleneck = QStringLiteral("none");
     if (r.bottleneckLink >= 0 && r.bottleneckLink < f.linkCount())
         bottleneck = QString::fromStdString(f.linkName(r.bottleneckLink));
-    m_legend->setLoadRange(m_root->isScaleHeld() ? m_root->maxUtilisation()
-                           : r.bottleneckLink >= 0 ? r.utilisation(r.bottleneckLink)
-                                                   : 0.0,
-                           bottleneck, m_root->isScaleHeld());
+    if (m_root->hasLinkOverlay())
+        m_legend->setLoadRange(1.0, bottleneck, false); // the given values' fixed scale
+    else
+        m_legend->setLoadRange(m_root->isScaleHeld() ? m_root->maxUtilisation()
+                               : r.bottleneckLink >= 0 ? r.utilisation(r.bottleneckLink)
+                                                       : 0.0,
+                               bottleneck, m_root->isScaleHeld());
+    m_legend->setOverlayTitle(m_root->overlayTitle());
+    m_legend->setCaption(m_root->emphasisCaption());
     m_legend->setColouring(m_root->colourBy(), m_root->colourValueCount());
     const ParallelDegrees &deg = m_document->engine().layout().degrees();
     m_legend->setDimensions(deg.ep > 1, deg.cp > 1);
@@ -384,6 +390,51 @@ void FabricView::keyPressEvent(QKeyEvent *event)
         break;
     }
     QGraphicsView::keyPressEvent(event);
+}
+
+void FabricView::setEmphasis(const std::vector<int> &linkIds, const QString &caption)
+{
+    m_root->setEmphasis(linkIds, caption);
+}
+
+void FabricView::clearEmphasis()
+{
+    m_root->setEmphasis({}, QString());
+}
+
+void FabricView::setLinkOverlay(std::unordered_map<int, double> valueByLink, const QString &legendTitle)
+{
+    m_root->setLinkOverlay(std::move(valueByLink), legendTitle);
+}
+
+void FabricView::clearLinkOverlay()
+{
+    m_root->clearLinkOverlay();
+}
+
+void FabricView::markFailed(const std::vector<int> &servers, const std::vector<int> &slots)
+{
+    m_root->markFailed(servers, slots);
+}
+
+void FabricView::contextMenuEvent(QContextMenuEvent *event)
+{
+    if (m_dragging) {
+        event->accept(); // no menus under a drag in progress
+        return;
+    }
+    const Hit hit = hitAt(event->pos());
+    if (hit.slot >= 0 && !m_root->isOverview()) {
+        Q_EMIT slotContextMenuRequested(hit.slot, event->globalPos());
+        event->accept();
+        return;
+    }
+    if (hit.server) {
+        Q_EMIT serverContextMenuRequested(hit.server->server(), event->globalPos());
+        event->accept();
+        return;
+    }
+    QGraphicsView::contextMenuEvent(event);
 }
 
 bool FabricView::exportImage(const QString &path)

@@ -2,7 +2,9 @@
 
 #include <QGraphicsView>
 #include <QPointer>
+#include <QString>
 
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -19,9 +21,16 @@ class ServerItem;
  * GPU slots in racks), links coloured by the engine's predicted load, and the place where
  * ranks are moved: drag a chip onto another slot (swap or move), a server's bar onto another
  * server (all its ranks), a rubber-band selection (Shift+drag) onto a server, or ranks from the
- * RankPalette (MIME "application/x-railyard-ranks"). While dragging over an occupied slot the
- * links show the load "as if dropped here" (ScenarioDocument::previewSwap); a drop is one
- * undoable command, a drop outside any slot changes nothing.
+ * RankPalette (MIME "application/x-railyard-ranks"). While dragging over a slot or, with
+ * several ranks, over a server that can take them, the links show the load "as if dropped
+ * here" (ScenarioDocument::previewSwap / previewMove / previewMoves); a drop is one undoable
+ * command, a drop outside any slot changes nothing.
+ *
+ * The application may lay its own information over the picture: emphasised links
+ * (setEmphasis), links coloured by external values (setLinkOverlay) and failed servers and
+ * slots (markFailed). Views never compute costs: the caller passes the ids and values in.
+ * Link, server and slot ids are the engine's; all three are dropped when the fabric is
+ * replaced (the ids would name other parts).
  *
  * Wheel zooms under the mouse, dragging the background (or the middle button) pans; below
  * ~22 % zoom the scene switches to its overview level of detail.
@@ -50,6 +59,19 @@ public:
     /// Ranks a drop of these MIME bytes carries ("3,5,7"); empty when malformed or out of range.
     std::vector<int> parseRanks(const QByteArray &payload) const;
 
+    /// Draw these links (directed FabricLink ids; either direction marks the cable) on top with
+    /// a distinct outline, and outline their endpoints; the load colours do not change. The
+    /// caption appears in the legend. Replaces the previous emphasis; unknown ids are skipped.
+    void setEmphasis(const std::vector<int> &linkIds, const QString &caption);
+    void clearEmphasis();
+    /// Colour links by the given values (utilisation: 0 idle, 1 full, above 1 saturates)
+    /// instead of the report, under `legendTitle`. Links without a value show idle.
+    void setLinkOverlay(std::unordered_map<int, double> valueByLink, const QString &legendTitle);
+    void clearLinkOverlay();
+    /// Draw these servers and GPU slots greyed and crossed out; replaces the previous marks
+    /// (empty lists clear them).
+    void markFailed(const std::vector<int> &servers, const std::vector<int> &slots);
+
 public Q_SLOTS:
     void zoomIn();
     void zoomOut();
@@ -60,6 +82,11 @@ Q_SIGNALS:
     void statusMessage(const QString &message);
     /// A chip was clicked (its rank), or -1 when the selection was cleared.
     void rankSelected(int rank);
+    /// Right-click (or the context-menu key) on a server outside its chips; in the zoomed-out
+    /// overview, anywhere on the server.
+    void serverContextMenuRequested(int server, const QPoint &globalPos);
+    /// Right-click on a GPU slot (a chip or an empty slot) in the detailed view.
+    void slotContextMenuRequested(int slot, const QPoint &globalPos);
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
@@ -67,6 +94,7 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dragMoveEvent(QDragMoveEvent *event) override;
     void dragLeaveEvent(QDragLeaveEvent *event) override;
@@ -136,6 +164,7 @@ private:
     int m_targetServer = -1;
     bool m_previewing = false;
     std::pair<int, int> m_previewPair{-1, -1};
+    std::vector<std::pair<int, int>> m_previewMoves; ///< the multi-rank move being previewed
     double m_iterationBefore = 0.0;
 };
 

@@ -150,6 +150,7 @@ void FabricView::beginDrag(const std::vector<int> &ranks, int sourceSlot, bool e
     m_targetServer = -1;
     m_previewing = false;
     m_previewPair = {-1, -1};
+    m_previewMoves.clear();
     m_iterationBefore = m_document->report().iterationTime;
     m_root->holdScale(true);
     m_root->setFocusRank(ranks.size() == 1 ? ranks.front() : -1);
@@ -259,11 +260,24 @@ void FabricView::updateDrag(const QPoint &viewPos)
         return;
     }
     const int server = hit.server ? hit.server->server() : -1;
-    const bool possible = server >= 0 && !multiMoves(server, hit.slot).empty();
+    const std::vector<std::pair<int, int>> moves = multiMoves(server, hit.slot);
+    const bool possible = !moves.empty();
     setTarget(-1, possible ? server : -1);
-    say(possible ? QStringLiteral("Move %1 ranks to %2")
+    if (possible && moves != m_previewMoves) {
+        // Live "as if dropped here" for the whole group: the same moves the drop will make.
+        m_document->previewMoves(moves);
+        m_previewing = true;
+        m_previewMoves = moves;
+    } else if (!possible && m_previewing) {
+        m_document->endPreview();
+        m_previewing = false;
+        m_previewMoves.clear();
+    }
+    say(possible ? QStringLiteral("Move %1 ranks to %2: %3")
                        .arg(m_dragRanks.size())
                        .arg(QString::fromStdString(m_root->fabric().serverName(server)))
+                       .arg(FabricInfo::iterationDelta(m_iterationBefore,
+                                                       m_document->report().iterationTime))
                  : QStringLiteral("Dragging %1 ranks: drop on a server").arg(m_dragRanks.size()));
 }
 
@@ -288,6 +302,7 @@ void FabricView::cancelDrag(const QString &why)
         m_document->endPreview();
     m_previewing = false;
     m_previewPair = {-1, -1};
+    m_previewMoves.clear();
     clearDragVisuals();
     m_dragging = false;
     m_press = Press::None;
@@ -305,6 +320,7 @@ void FabricView::finishDrag(const QPoint &viewPos)
         m_document->endPreview();
     m_previewing = false;
     m_previewPair = {-1, -1};
+    m_previewMoves.clear();
     clearDragVisuals();
     m_dragging = false;
     const std::vector<int> ranks = std::move(m_dragRanks);

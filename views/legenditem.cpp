@@ -1,6 +1,7 @@
 #include "legenditem.h"
 
 #include "colorscale.h"
+#include "fabricitem.h"
 
 #include <QFontMetricsF>
 #include <QLinearGradient>
@@ -17,6 +18,8 @@ constexpr double kHeight = 42.0;
 constexpr double kRow1 = 4.0;
 constexpr double kRow2 = 23.0;
 constexpr double kRowHeight = 15.0;
+constexpr double kRow3 = 42.0;
+constexpr double kCaptionHeight = 19.0;
 
 QString percent(double u)
 {
@@ -53,6 +56,8 @@ void LegendItem::setLoadRange(double maxUtilisation, const QString &bottleneck, 
 
 void LegendItem::setColouring(QChar coordinate, int values)
 {
+    if (coordinate == m_coordinate && values == m_values)
+        return; // the view calls this after every report: repaint only on a change
     m_coordinate = coordinate;
     m_values = values;
     update();
@@ -60,14 +65,33 @@ void LegendItem::setColouring(QChar coordinate, int values)
 
 void LegendItem::setDimensions(bool ep, bool cp)
 {
+    if (ep == m_ep && cp == m_cp)
+        return;
     m_ep = ep;
     m_cp = cp;
     update();
 }
 
+void LegendItem::setOverlayTitle(const QString &title)
+{
+    if (title == m_overlayTitle)
+        return;
+    m_overlayTitle = title;
+    update();
+}
+
+void LegendItem::setCaption(const QString &caption)
+{
+    if (caption == m_caption)
+        return;
+    prepareGeometryChange();
+    m_caption = caption;
+    update();
+}
+
 QRectF LegendItem::boundingRect() const
 {
-    return QRectF(0, 0, kWidth, kHeight);
+    return QRectF(0, 0, kWidth, kHeight + (m_caption.isEmpty() ? 0.0 : kCaptionHeight));
 }
 
 void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
@@ -84,7 +108,11 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     font.setBold(true);
     painter->setFont(font);
     painter->setPen(ink);
-    double x = text(painter, 8, kRow1, QStringLiteral("Link load"), 8);
+    const bool overlay = !m_overlayTitle.isEmpty();
+    double x = text(painter, 8, kRow1,
+                    overlay ? QFontMetricsF(font).elidedText(m_overlayTitle, Qt::ElideRight, 150)
+                            : QStringLiteral("Link load"),
+                    8);
     font.setBold(false);
     font.setPixelSize(10);
     painter->setFont(font);
@@ -103,9 +131,10 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->drawRect(ramp);
     painter->setPen(ink);
     x = text(painter, ramp.right() + 4, kRow1,
-             percent(m_max)
-                 + (m_held ? QStringLiteral(" (held while dragging)")
-                           : QStringLiteral(" max (busy / iteration)")),
+             overlay ? QStringLiteral("100 % (given values)")
+                     : percent(m_max)
+                           + (m_held ? QStringLiteral(" (held while dragging)")
+                                     : QStringLiteral(" max (busy / iteration)")),
              12);
     QPen glow(QColor(0xe0, 0x31, 0x31, 90), 8.0, Qt::SolidLine, Qt::RoundCap);
     painter->setPen(glow);
@@ -158,6 +187,20 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->drawText(QRectF(x + 6, kRow2, kWidth - x - 12, kRowHeight),
                       Qt::AlignLeft | Qt::AlignVCenter,
                       QFontMetricsF(font).elidedText(hint, Qt::ElideRight, kWidth - x - 12));
+
+    // Row 3 (only with an emphasis): the emphasis swatch and what it means.
+    if (m_caption.isEmpty())
+        return;
+    const double y = kRow3 + 7.5;
+    painter->setPen(QPen(FabricItem::emphasisColour(), 7.0));
+    painter->drawLine(QPointF(12, y), QPointF(30, y));
+    painter->setPen(QPen(Qt::white, 3.5));
+    painter->drawLine(QPointF(12, y), QPointF(30, y));
+    font.setPixelSize(10);
+    painter->setFont(font);
+    painter->setPen(ink);
+    painter->drawText(QRectF(38, kRow3, kWidth - 46, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                      QFontMetricsF(font).elidedText(m_caption, Qt::ElideRight, kWidth - 46));
 }
 
 } // namespace railyard

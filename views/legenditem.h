@@ -25,6 +25,13 @@ public:
     QString bottleneckText() const { return m_bottleneck; }
     void setColouring(QChar coordinate, int values);
     void setDimensions(bool ep, bool cp);
+    /// Non-empty: the links show external values (FabricView::setLinkOverlay) under this
+    /// title, on a fixed 0..100 % scale.
+    void setOverlayTitle(const QString &title);
+    QString overlayTitle() const { return m_overlayTitle; }
+    /// Non-empty: a third row explains the emphasised links (FabricView::setEmphasis).
+    void setCaption(const QString &caption);
+    QString caption() const { return m_caption; }
 
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
@@ -38,6 +45,8 @@ private:
     int m_values = 1;
     bool m_ep = false;
     bool m_cp = false;
+    QString m_overlayTitle;
+    QString m_caption;
 };
 
 } // namespace railyard

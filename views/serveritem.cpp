@@ -37,6 +37,8 @@ ServerItem::ServerItem(const FabricItem *root, int server)
     m_pcieUtil.assign(static_cast<std::size_t>(gpus), 0.0f);
     m_scaleUpMask.assign(static_cast<std::size_t>(gpus), 0);
     m_pcieMask.assign(static_cast<std::size_t>(gpus), 0);
+    m_emphasis.assign(static_cast<std::size_t>(gpus), 0);
+    m_nicEmphasis.assign(static_cast<std::size_t>(std::max(0, f.nicsPerServer())), 0);
 }
 
 bool ServerItem::isOnHandle(const QPointF &localPos) const
@@ -46,13 +48,14 @@ bool ServerItem::isOnHandle(const QPointF &localPos) const
 
 void ServerItem::syncWithModel()
 {
-    const CostReport &report = m_root->document()->report();
+    const int links = static_cast<int>(m_root->document()->report().links.size());
     bool changed = false;
-    auto worse = [&report](int link) {
-        if (link < 0 || link >= static_cast<int>(report.links.size()))
+    // The report's utilisation, or the external overlay's value when one is shown.
+    auto worse = [this, links](int link) {
+        if (link < 0 || (link | 1) >= links)
             return 0.0f;
         return static_cast<float>(
-            std::max(report.utilisation(link), report.utilisation(link ^ 1)));
+            std::max(m_root->shownUtilisation(link), m_root->shownUtilisation(link ^ 1)));
     };
     for (std::size_t g = 0; g < m_slots.size(); ++g) {
         const float up = worse(m_scaleUpLinks[g]), pcie = worse(m_pcieLinks[g]);
@@ -97,6 +100,76 @@ void ServerItem::setDropTarget(bool target)
     update();
 }
 
+void ServerItem::setLinkEmphasised(int gpu, bool scaleUp, bool emphasised)
+{
+    if (gpu < 0 || gpu >= gpuCount())
+        return;
+    auto &bits = m_emphasis[static_cast<std::size_t>(gpu)];
+    const unsigned char bit = scaleUp ? 2 : 1;
+    const unsigned char next = emphasised ? (bits | bit) : (bits & ~bit);
+    if (next == bits)
+        return;
+    bits = next;
+    update();
+}
+
+bool ServerItem::isLinkEmphasised(int gpu, bool scaleUp) const
+{
+    return gpu >= 0 && gpu < gpuCount()
+           && (m_emphasis[static_cast<std::size_t>(gpu)] & (scaleUp ? 2 : 1));
+}
+
+bool ServerItem::isNicEmphasised(int nic) const
+{
+    return nic >= 0 && nic < static_cast<int>(m_nicEmphasis.size())
+           && m_nicEmphasis[static_cast<std::size_t>(nic)];
+}
+
+void ServerItem::setNicEmphasised(int nic, bool emphasised)
+{
+    if (nic < 0 || nic >= static_cast<int>(m_nicEmphasis.size())
+        || bool(m_nicEmphasis[static_cast<std::size_t>(nic)]) == emphasised)
+        return;
+    m_nicEmphasis[static_cast<std::size_t>(nic)] = emphasised;
+    update();
+}
+
+void ServerItem::setBarEmphasised(bool emphasised)
+{
+    if (emphasised == m_barEmphasis)
+        return;
+    m_barEmphasis = emphasised;
+    update();
+}
+
+void ServerItem::clearEmphasis()
+{
+    std::fill(m_emphasis.begin(), m_emphasis.end(), 0);
+    std::fill(m_nicEmphasis.begin(), m_nicEmphasis.end(), 0);
+    m_barEmphasis = false;
+    update();
+}
+
+void ServerItem::setFailed(bool failed)
+{
+    if (failed == m_failed)
+        return;
+    m_failed = failed;
+    update();
+}
+
+void ServerItem::paintFailed(QPainter *painter)
+{
+    // Greyed and crossed out over everything the server drew (its chips draw their own).
+    const QRectF box(QPointF(0, 0), m_root->layout().serverSize());
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QColor(0x49, 0x50, 0x57, 110));
+    painter->drawRect(box);
+    painter->setPen(QPen(FabricItem::failedColour(), 3.0, Qt::SolidLine, Qt::RoundCap));
+    painter->drawLine(box.topLeft(), box.bottomRight());
+    painter->drawLine(box.topRight(), box.bottomLeft());
+}
+
 QRectF ServerItem::boundingRect() const
 {
     const QSizeF s = m_root->layout().serverSize();
@@ -136,6 +209,8 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
 {
     if (m_root->isOverview()) {
         paintOverview(painter);
+        if (m_failed)
+            paintFailed(painter);
         return;
     }
     const FabricLayout &layout = m_root->layout();
@@ -158,11 +233,18 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         const QRectF nic = layout.nicRect(f.nicOfGpu(gpu));
         const QLineF pcie(nic.center().x(), nic.bottom(), chip.center().x(), chip.top());
         const QLineF nvlink(chip.center().x(), chip.bottom(), chip.center().x(), bar.top());
-        for (const auto &[line, link, util, mask] :
-             {std::tuple(pcie, m_pcieLinks[g], m_pcieUtil[g], m_pcieMask[g]),
-              std::tuple(nvlink, m_scaleUpLinks[g], m_scaleUpUtil[g], m_scaleUpMask[g])}) {
+        for (const auto &[line, link, util, mask, emphasised] :
+             {std::tuple(pcie, m_pcieLinks[g], m_pcieUtil[g], m_pcieMask[g], (m_emphasis[g] & 1) != 0),
+              std::tuple(nvlink, m_scaleUpLinks[g], m_scaleUpUtil[g], m_scaleUpMask[g],
+                         (m_emphasis[g] & 2) != 0)}) {
             if (mask)
                 drawRouteUnderlay(painter, line, mask);
+            if (emphasised) {
+                painter->setPen(QPen(FabricItem::emphasisColour(), 7.0, Qt::SolidLine, Qt::RoundCap));
+                painter->drawLine(line);
+                painter->setPen(QPen(Qt::white, 4.0, Qt::SolidLine, Qt::RoundCap));
+                painter->drawLine(line);
+            }
             if (m_bottleneck >= 0 && (m_bottleneck | 1) == (link | 1)) {
                 painter->setPen(QPen(QColor(0xe0, 0x31, 0x31, 110), 9.0, Qt::SolidLine,
                                      Qt::RoundCap));
@@ -175,7 +257,8 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     }
 
     // The NVSwitch bar doubles as the handle that drags the whole server.
-    painter->setPen(QPen(QColor(0x86, 0x8e, 0x96), 0.8));
+    painter->setPen(m_barEmphasis ? QPen(FabricItem::emphasisColour(), 2.5)
+                                  : QPen(QColor(0x86, 0x8e, 0x96), 0.8));
     painter->setBrush(QColor(0xe9, 0xec, 0xef));
     painter->drawRoundedRect(bar, 3, 3);
     if (lod > 0.4) {
@@ -206,7 +289,14 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         painter->setPen(QPen(fill.darker(170), 0.8));
         painter->setBrush(fill);
         painter->drawRect(layout.nicRect(n));
+        if (n < static_cast<int>(m_nicEmphasis.size()) && m_nicEmphasis[static_cast<std::size_t>(n)]) {
+            painter->setPen(QPen(FabricItem::emphasisColour(), 2.5));
+            painter->setBrush(Qt::NoBrush);
+            painter->drawRect(layout.nicRect(n).adjusted(-2, -2, 2, 2));
+        }
     }
+    if (m_failed)
+        paintFailed(painter);
 }
 
 } // namespace railyard

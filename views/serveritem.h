@@ -45,12 +45,31 @@ public:
     void setDropTarget(bool target);
     bool isDropTarget() const { return m_dropTarget; }
 
+    /// Emphasis (FabricView::setEmphasis): GPU `gpu`'s NVLink port or PCIe path drawn with an
+    /// outline; NIC `nic` or the NVSwitch bar outlined as an emphasised link's endpoint.
+    void setLinkEmphasised(int gpu, bool scaleUp, bool emphasised);
+    void setNicEmphasised(int nic, bool emphasised);
+    void setBarEmphasised(bool emphasised);
+    void clearEmphasis();
+    bool isLinkEmphasised(int gpu, bool scaleUp) const;
+    bool isNicEmphasised(int nic) const;
+    bool isBarEmphasised() const { return m_barEmphasis; }
+    /// The worse direction's utilisation of GPU `gpu`'s NVLink port or PCIe path, as drawn.
+    double shownUtilisation(int gpu, bool scaleUp) const
+    {
+        return (scaleUp ? m_scaleUpUtil : m_pcieUtil)[static_cast<std::size_t>(gpu)];
+    }
+    /// Greyed and crossed out (FabricView::markFailed).
+    void setFailed(bool failed);
+    bool isFailed() const { return m_failed; }
+
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
                QWidget *widget) override;
 
 private:
     void paintOverview(QPainter *painter);
+    void paintFailed(QPainter *painter);
 
     const FabricItem *m_root;
     int m_server;
@@ -60,6 +79,10 @@ private:
     std::vector<unsigned char> m_scaleUpMask, m_pcieMask;
     int m_bottleneck = -1;
     bool m_dropTarget = false;
+    std::vector<unsigned char> m_emphasis; ///< per GPU: bit 0 PCIe, bit 1 NVLink
+    std::vector<unsigned char> m_nicEmphasis;
+    bool m_barEmphasis = false;
+    bool m_failed = false;
     QString m_name;
 };
 

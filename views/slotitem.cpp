@@ -80,9 +80,25 @@ void SlotItem::setDragSource(bool source)
     update();
 }
 
+void SlotItem::setEmphasised(bool emphasised)
+{
+    if (emphasised == m_emphasised)
+        return;
+    m_emphasised = emphasised;
+    update();
+}
+
+void SlotItem::setFailed(bool failed)
+{
+    if (failed == m_failed)
+        return;
+    m_failed = failed;
+    update();
+}
+
 QRectF SlotItem::boundingRect() const
 {
-    return QRectF(-3.0, -3.0, FabricLayout::kChipWidth + 6.0, FabricLayout::kChipHeight + 6.0);
+    return QRectF(-4.0, -4.0, FabricLayout::kChipWidth + 8.0, FabricLayout::kChipHeight + 8.0);
 }
 
 QVariant SlotItem::itemChange(GraphicsItemChange change, const QVariant &value)
@@ -161,6 +177,20 @@ void SlotItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
         painter->setPen(pen);
         painter->setBrush(Qt::NoBrush);
         painter->drawRoundedRect(r.adjusted(-2, -2, 2, 2), 5, 5);
+    }
+    if (m_failed) {
+        // Greyed out and crossed: the GPU is gone, whatever rank the mapping still puts there.
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(QColor(0x86, 0x8e, 0x96, 170));
+        painter->drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
+        painter->setPen(QPen(FabricItem::failedColour(), 2.5, Qt::SolidLine, Qt::RoundCap));
+        painter->drawLine(r.topLeft() + QPointF(5, 5), r.bottomRight() - QPointF(5, 5));
+        painter->drawLine(r.topRight() + QPointF(-5, 5), r.bottomLeft() + QPointF(5, -5));
+    }
+    if (m_emphasised) {
+        painter->setPen(QPen(FabricItem::emphasisColour(), 2.5));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(r.adjusted(-2.5, -2.5, 2.5, 2.5), 5, 5);
     }
     if (m_dropTarget) {
         painter->setPen(QPen(QColor(0x1c, 0x7e, 0xd6), 3.0));

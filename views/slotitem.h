@@ -36,6 +36,12 @@ public:
     void setFocused(bool focused);
     void setDropTarget(bool target);
     void setDragSource(bool source);
+    /// Outlined as the endpoint of an emphasised link (FabricView::setEmphasis).
+    void setEmphasised(bool emphasised);
+    bool isEmphasised() const { return m_emphasised; }
+    /// Greyed and crossed out (FabricView::markFailed).
+    void setFailed(bool failed);
+    bool isFailed() const { return m_failed; }
 
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
@@ -55,6 +61,8 @@ private:
     bool m_focused = false;
     bool m_dropTarget = false;
     bool m_dragSource = false;
+    bool m_emphasised = false;
+    bool m_failed = false;
 };
 
 } // namespace railyard

@@ -43,9 +43,17 @@ SwitchItem::SwitchItem(const FabricItem *root, int vertex)
     }
 }
 
+void SwitchItem::setEmphasised(bool emphasised)
+{
+    if (emphasised == m_emphasised)
+        return;
+    m_emphasised = emphasised;
+    update();
+}
+
 QRectF SwitchItem::boundingRect() const
 {
-    return m_rect.adjusted(-1, -1, 1, 1);
+    return m_rect.adjusted(-4, -4, 4, 4); // room for the emphasis outline
 }
 
 void SwitchItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
@@ -55,6 +63,11 @@ void SwitchItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     painter->setPen(QPen(m_fill.darker(165), 1.0));
     painter->setBrush(m_fill);
     painter->drawRoundedRect(m_rect.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
+    if (m_emphasised) {
+        painter->setPen(QPen(FabricItem::emphasisColour(), 3.0));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(m_rect.adjusted(-2, -2, 2, 2), 5, 5);
+    }
     if (lod * m_rect.width() < 40.0 || lod < 0.25)
         return;
     QFont font = painter->font();

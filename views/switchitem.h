@@ -20,6 +20,9 @@ public:
 
     int type() const override { return Type; }
     int vertex() const { return m_vertex; }
+    /// Outlined as the endpoint of an emphasised link (FabricView::setEmphasis).
+    void setEmphasised(bool emphasised);
+    bool isEmphasised() const { return m_emphasised; }
 
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
@@ -31,6 +34,7 @@ private:
     QColor m_fill;
     QString m_label;
     QString m_sublabel;
+    bool m_emphasised = false;
 };
 
 } // namespace railyard

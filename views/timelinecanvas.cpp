@@ -71,6 +71,30 @@ void TimelineCanvas::setViewStart(double seconds)
     Q_EMIT viewChanged();
 }
 
+void TimelineCanvas::setExtent(double seconds)
+{
+    if (seconds == m_extent)
+        return;
+    m_extent = std::max(0.0, seconds);
+    if (m_fitted)
+        fit();
+    else
+        clampView();
+    update();
+}
+
+void TimelineCanvas::setView(double start, double span)
+{
+    if (start == m_start && span == m_span)
+        return;
+    m_start = start;
+    m_span = span;
+    clampView();
+    m_fitted = m_span >= totalSpan() * 0.9999;
+    update();
+    Q_EMIT viewChanged();
+}
+
 void TimelineCanvas::zoomBy(double factor, double anchorX)
 {
     if (factor <= 0.0)

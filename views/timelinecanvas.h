@@ -6,6 +6,8 @@
 #include <QString>
 #include <QWidget>
 
+#include <algorithm>
+
 class QPainter;
 
 namespace railyard {
@@ -28,7 +30,13 @@ public:
         const PipelineTimeline &timeline, int stages, int chunks, double iterationTime);
     const PipelineTimeline &timeline() const { return m_painter.timeline(); }
 
-    double totalSpan() const { return m_painter.totalSpan(); }
+    /// Seconds on the time axis when fitted: the timeline's, or the extent when that is longer.
+    double totalSpan() const { return std::max(m_painter.totalSpan(), m_extent); }
+    /// At least this many seconds on the axis (0 = the timeline's own), so that two canvases
+    /// side by side share one time scale (the A/B comparison). Refits when fitted.
+    void setExtent(double seconds);
+    /// Shows [start, start + span] (clamped), e.g. to follow another canvas.
+    void setView(double start, double span);
     double viewStart() const { return m_start; }
     double viewSpan() const { return m_span; }
     void setViewStart(double seconds);
@@ -69,6 +77,7 @@ private:
     TimelinePainter m_painter;
     double m_start = 0.0;
     double m_span = 0.0;
+    double m_extent = 0.0;
     bool m_fitted = true;
     bool m_dragging = false;
     QPoint m_dragOrigin;

@@ -1,12 +1,15 @@
 // railyard: the desktop explorer. `railyard [FILE]` opens FILE (default: the embedded seed
 // scenario); `railyard --screenshot OUT.png [FILE]` renders the main window to OUT.png and exits.
+// `--baseline A.json` pins A as the comparison baseline; `--panel NAME` raises a dock.
 #include "consoledialogs.h"
 #include "fabricview.h"
 #include "mainwindow.h"
 #include "scenariodocument.h"
+#include "studycontroller.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QTimer>
 
@@ -43,10 +46,22 @@ int main(int argc, char *argv[])
                                         QStringLiteral("Render the main window to OUT.png and exit."),
                                         QStringLiteral("OUT.png"));
     parser.addOption(screenshot);
+    const QCommandLineOption baseline(QStringLiteral("baseline"),
+                                      QStringLiteral("Compare the document against A.json (Study > Compare with File)."),
+                                      QStringLiteral("A.json"));
+    parser.addOption(baseline);
+    const QCommandLineOption panel(QStringLiteral("panel"),
+                                   QStringLiteral("Show and raise a panel: ranks, inspector, charts, timeline, compare, "
+                                                  "experts, inference."),
+                                   QStringLiteral("NAME"));
+    parser.addOption(panel);
     parser.process(app);
     const bool shoot = parser.isSet(screenshot);
 
     railyard::MainWindow window;
+    // No window to show a message box in: loader messages go to stderr.
+    if (shoot)
+        window.setDialogs(std::make_unique<railyard::ConsoleDialogs>());
     if (!shoot) {
         window.readSettings();
         // --screenshot neither autosaves nor touches a crashed session's autosave.
@@ -54,23 +69,32 @@ int main(int argc, char *argv[])
     }
     if (!parser.positionalArguments().isEmpty()) {
         const QString file = parser.positionalArguments().constFirst();
-        if (shoot) {
-            // No window to show a message box in: the loader's message goes to stderr.
-            window.setDialogs(std::make_unique<railyard::ConsoleDialogs>());
-            if (!window.openFile(file))
-                return 1;
-        } else {
-            window.openFile(file);
+        if (!window.openFile(file) && shoot)
+            return 1;
+    }
+    if (parser.isSet(baseline) && !window.studies()->pinBaselineFromFile(parser.value(baseline)) && shoot)
+        return 1;
+    QDockWidget *raised = nullptr;
+    if (parser.isSet(panel)) {
+        raised = window.findChild<QDockWidget *>(parser.value(panel) + QStringLiteral("Dock"));
+        if (!raised) {
+            std::fprintf(stderr, "railyard: no panel named %s\n", qPrintable(parser.value(panel)));
+            return 2;
         }
+        raised->show();
     }
     window.show();
+    if (raised) // tabbed docks take raise() once the window is laid out
+        QTimer::singleShot(0, &window, [&window, raised] { window.showPanel(raised); });
     if (!shoot) // once the window is up, so the question has a parent to sit on
         QTimer::singleShot(0, &window, [&window] { window.restoreCrashedSession(); });
 
     if (shoot) {
         const QString out = parser.value(screenshot);
-        QTimer::singleShot(0, &window, [&window, out] {
+        QTimer::singleShot(0, &window, [&window, out, raised] {
             settle(window);
+            if (raised)
+                window.showPanel(raised);
             window.fabricView()->fitAll();
             settle(window);
             const bool ok = window.grab().save(out, "PNG");

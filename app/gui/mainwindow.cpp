@@ -9,6 +9,7 @@
 #include "rankpalette.h"
 #include "scenariodocument.h"
 #include "scenariotemplates.h"
+#include "studycontroller.h"
 #include "summarybar.h"
 #include "timelineview.h"
 #include "userdialogs.h"
@@ -20,6 +21,7 @@
 #include <QLabel>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTimer>
 
 namespace railyard {
@@ -68,6 +70,10 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_scenarioLabel);
 
     m_actions = new MainActions(this, {ranks, inspector, charts, timeline});
+    m_studies = new StudyController(this);
+    for (QDockWidget *study : {m_studies->compareDock(), m_studies->expertDock(), m_studies->inferenceDock()})
+        tabifyDockWidget(timeline, study);
+    timeline->raise();
     // The summary spans the window under the toolbar (a fixed, title-less top dock): the
     // numbers a design review starts from stay in sight whatever the docks below do.
     m_summaryBar = new SummaryBar(m_document);
@@ -156,6 +162,18 @@ bool MainWindow::restoreCrashedSession()
         return false;
     showStatus(tr("Restored the autosaved changes; save them to keep them"));
     return true;
+}
+
+void MainWindow::showPanel(QDockWidget *dock)
+{
+    dock->show();
+    dock->raise();
+    // raise() selects a tabbed dock's tab only when the main window is laid out; select it in
+    // the tab bar QMainWindow uses for the group as well (its tabs carry the dock titles).
+    for (QTabBar *bar : findChildren<QTabBar *>(QString(), Qt::FindDirectChildrenOnly))
+        for (int i = 0; i < bar->count(); ++i)
+            if (bar->tabText(i) == dock->windowTitle())
+                bar->setCurrentIndex(i);
 }
 
 void MainWindow::showStatus(const QString &message)

@@ -17,6 +17,7 @@ class InspectorPanel;
 class MainActions;
 class RankPalette;
 class ScenarioDocument;
+class StudyController;
 class SummaryBar;
 class TimelineView;
 class UserDialogs;
@@ -41,6 +42,7 @@ public:
     FabricView *fabricView() const { return m_fabricView; }
     TimelineView *timelineView() const { return m_timelineView; }
     ChartsPanel *chartsPanel() const { return m_charts; }
+    StudyController *studies() const { return m_studies; }
 
     /// Replaces the modal dialogs (tests script them).
     void setDialogs(std::unique_ptr<UserDialogs> dialogs);
@@ -57,6 +59,9 @@ public:
     /// Window geometry, dock layout and chip colouring from the last session.
     void readSettings();
     void writeSettings() const;
+
+    /// Shows a dock and brings it to the front of its tab group.
+    void showPanel(QDockWidget *dock);
 
     /// Shows a message in the status bar for a few seconds.
     void showStatus(const QString &message);
@@ -82,6 +87,7 @@ private:
     ChartsPanel *m_charts = nullptr;
     TimelineView *m_timelineView = nullptr;
     MainActions *m_actions = nullptr;
+    StudyController *m_studies = nullptr;
     AutoSaver *m_autoSaver = nullptr;
     QLabel *m_scenarioLabel = nullptr;
     bool m_restoredLayout = false;

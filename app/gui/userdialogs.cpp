@@ -3,7 +3,10 @@
 #include "newscenariodialog.h"
 
 #include <QApplication>
+#include <QDialog>
 #include <QFileDialog>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 
@@ -86,6 +89,23 @@ void UserDialogs::showAbout(QWidget *parent)
                     "<tt>railyard-cli</tt>, so the GUI and the CLI agree on any scenario "
                     "file.</p>")
             .arg(QApplication::applicationVersion()));
+}
+
+} // namespace railyard
+
+namespace railyard {
+
+int UserDialogs::execDialog(QDialog *dialog)
+{
+    return dialog->exec();
+}
+
+QString UserDialogs::askText(QWidget *parent, const QString &title, const QString &label,
+                             const QString &initial)
+{
+    bool ok = false;
+    const QString text = QInputDialog::getText(parent, title, label, QLineEdit::Normal, initial, &ok);
+    return ok ? text : QString();
 }
 
 } // namespace railyard

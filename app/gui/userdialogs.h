@@ -2,6 +2,7 @@
 
 #include <QString>
 
+class QDialog;
 class QWidget;
 
 namespace railyard {
@@ -36,6 +37,12 @@ public:
     virtual RestoreChoice askRestore(QWidget *parent, const QString &savedAt, const QString &originalPath);
     /// Help > About.
     virtual void showAbout(QWidget *parent);
+    /// Runs a prepared dialog modally (e.g. the failure remap) and returns QDialog::exec()'s
+    /// result; a script sets the dialog's choices and accepts or rejects it.
+    virtual int execDialog(QDialog *dialog);
+    /// One line of text (e.g. "server:3, gpu:17"); empty when cancelled.
+    virtual QString askText(QWidget *parent, const QString &title, const QString &label,
+                            const QString &initial);
 };
 
 } // namespace railyard

@@ -1,5 +1,7 @@
 #include "scenariocheck.h"
 
+#include "failedcomponent.h"
+#include "inference.h"
 #include "pipelineschedule.h"
 #include "scenarioerror.h"
 #include "scenariofile.h"
@@ -69,6 +71,9 @@ std::shared_ptr<const Fabric> checkScenario(Scenario &scenario, std::shared_ptr<
     for (const MappingIssue &issue : mapping.validate(layout, *fabric))
         if (issue.severity == MappingIssue::Error)
             throw ScenarioError("mapping", issue.message); // as CostEngine::Impl::checkMapping
+    checkRanksOnUsableSlots(mapping, layout, *fabric, scenario.failures);
+    if (scenario.inference)
+        validateInference(scenario); // an edit (a bigger model, less HBM) may break the pools
     scenario.slots = mapping.slots();
 
     // The scheduler's own checks (interleaving needs micro-batches in groups of pp, size

@@ -2,6 +2,7 @@
 
 #include "applyplacement.h"
 #include "changescenario.h"
+#include "failedcomponent.h"
 #include "moveranks.h"
 #include "scenariocheck.h"
 #include "swapranks.h"
@@ -26,6 +27,15 @@ struct PendingEdit
     int b = -1;
     Scenario state;
     bool structural = false;
+};
+
+/// One engine step of a drag preview: `rank` moved from slot `from`, swapping with `other`
+/// (or onto an empty slot when other < 0). Undone in reverse order.
+struct PreviewStep
+{
+    int rank = -1;
+    int other = -1;
+    int from = -1;
 };
 
 /// One engine rebuild on the worker thread: its input, then its output.
@@ -65,10 +75,8 @@ struct ScenarioDocument::Private
     Mapping mapping;                    ///< on screen, without the preview swap
     QUndoStack *undoStack = nullptr;
     QString filePath;
-    int previewA = -1;
-    int previewB = -1;
-    int previewRank = -1; ///< a rank previewed on an empty slot
-    int previewFrom = -1; ///< ... and the slot it came from
+    std::vector<PreviewStep> preview; ///< applied to the engine, not to `mapping`
+    std::vector<std::pair<int, int>> previewRequest; ///< what previewMoves() was asked
     int asyncThreshold = 2048;
 
     std::shared_ptr<BuildJob> job; ///< the running rebuild, if any
@@ -81,6 +89,22 @@ struct ScenarioDocument::Private
     explicit Private(ScenarioDocument *doc) : q(doc) {}
 
     bool busy() const { return job != nullptr; }
+
+    /// False for a slot a failed server, GPU, NIC or leaf made unusable: the engine refuses
+    /// ranks there, so no gesture may put one there. Follows the engine on screen.
+    bool slotUsable(int slot)
+    {
+        const std::vector<FailedComponent> &failures = engine->scenario().failures;
+        if (failures.empty())
+            return true;
+        if (usableFor != engine.get()) {
+            usable = usableSlots(engine->fabric(), failures);
+            usableFor = engine.get();
+        }
+        return slot >= 0 && slot < static_cast<int>(usable.size()) && usable[static_cast<std::size_t>(slot)];
+    }
+    std::vector<char> usable;          ///< per slot, for `usableFor`'s failures
+    const CostEngine *usableFor = nullptr;
 
     /// The fabric (and router, when it is the engine's) an engine for `spec` may share.
     std::pair<std::shared_ptr<const Fabric>, std::shared_ptr<Router>> reusable(const FabricSpec &spec) const
@@ -98,14 +122,25 @@ struct ScenarioDocument::Private
         return std::max(slotCountOf(s), shown) > asyncThreshold;
     }
 
-    /// Undo a preview swap or move without a signal (the caller emits).
+    /// Undo a preview's swaps and moves without a signal (the caller emits).
     void dropPreview()
     {
-        if (previewA >= 0)
-            engine->swapRanks(previewA, previewB);
-        if (previewRank >= 0)
-            engine->moveRank(previewRank, previewFrom);
-        previewA = previewB = previewRank = previewFrom = -1;
+        for (auto it = preview.rbegin(); it != preview.rend(); ++it) {
+            if (it->other >= 0)
+                engine->swapRanks(it->rank, it->other);
+            else
+                engine->moveRank(it->rank, it->from);
+        }
+        preview.clear();
+        previewRequest.clear();
+    }
+
+    /// One preview step on the engine: `rank` onto `slot` (a swap when the slot is taken).
+    void previewStep(int rank, int slot)
+    {
+        const PreviewStep step{rank, engine->mapping().rankAt(slot), engine->mapping().slotOf(rank)};
+        engine->moveRank(rank, slot);
+        preview.push_back(step);
     }
 
     void install(std::unique_ptr<CostEngine> next)
@@ -281,7 +316,8 @@ void ScenarioDocument::load(const Scenario &scenario, const QString &filePath)
     auto engine = std::make_unique<CostEngine>(next, fabric, router); // throws: nothing changed
     next.slots = engine->mapping().slots();
 
-    d->previewA = d->previewB = d->previewRank = d->previewFrom = -1; // the old engine's
+    d->preview.clear(); // the old engine's
+    d->previewRequest.clear();
     d->prebuilt.reset();
     d->scenario = std::move(next);
     d->install(std::move(engine));
@@ -330,6 +366,8 @@ void ScenarioDocument::moveRanks(const std::vector<std::pair<int, int>> &rankToS
         if (rank < 0 || rank >= world || slot < 0 || slot >= slotCount
             || !ranks.insert(rank).second || !slots.insert(slot).second)
             return; // out of range or listed twice: not a move anyone can make
+        if (!d->busy() && !d->slotUsable(slot))
+            return; // onto failed hardware
     }
     // Swap each rank onto its target in turn. Targets are distinct, so a later swap never
     // displaces a rank placed earlier.
@@ -366,6 +404,14 @@ void ScenarioDocument::applyPlacement(Placement placement)
 {
     waitForEvaluation(); // the preset is computed from the current layout and fabric
     const Mapping m = Mapping::place(placement, d->engine->layout(), d->engine->fabric());
+    try {
+        // The presets know nothing of failed hardware; the failure remap does.
+        checkRanksOnUsableSlots(m, d->engine->layout(), d->engine->fabric(), d->scenario.failures);
+    } catch (const std::exception &e) {
+        Q_EMIT evaluationFailed(QString::fromStdString(e.what())
+                                + QStringLiteral(" (presets ignore failed hardware: use Study ▸ Failure Remap)"));
+        return;
+    }
     Scenario after = d->scenario;
     after.placement = placement;
     after.slots = m.slots();
@@ -427,12 +473,13 @@ void ScenarioDocument::previewSwap(int a, int b)
         endPreview();
         return;
     }
-    if ((d->previewA == a && d->previewB == b) || (d->previewA == b && d->previewB == a))
-        return;
+    if (d->preview.size() == 1 && d->previewRequest.empty()) {
+        const PreviewStep &p = d->preview.front();
+        if ((p.rank == a && p.other == b) || (p.rank == b && p.other == a))
+            return;
+    }
     d->dropPreview();
-    d->engine->swapRanks(a, b);
-    d->previewA = a;
-    d->previewB = b;
+    d->previewStep(a, d->engine->mapping().slotOf(b));
     Q_EMIT reportChanged();
 }
 
@@ -440,19 +487,50 @@ void ScenarioDocument::previewMove(int rank, int slot)
 {
     const int world = d->engine->layout().worldSize();
     if (d->busy() || rank < 0 || rank >= world || slot < 0
-        || slot >= d->engine->fabric().slotCount())
+        || slot >= d->engine->fabric().slotCount() || !d->slotUsable(slot))
         return;
     const int other = d->mapping.rankAt(slot);
     if (other >= 0) {
         previewSwap(rank, other);
         return;
     }
-    if (d->previewRank == rank && d->engine->mapping().slotOf(rank) == slot)
+    if (d->preview.size() == 1 && d->previewRequest.empty() && d->preview.front().rank == rank
+        && d->preview.front().other < 0 && d->engine->mapping().slotOf(rank) == slot)
         return;
     d->dropPreview();
-    d->previewRank = rank;
-    d->previewFrom = d->engine->mapping().slotOf(rank);
-    d->engine->moveRank(rank, slot);
+    d->previewStep(rank, slot);
+    Q_EMIT reportChanged();
+}
+
+void ScenarioDocument::previewMoves(const std::vector<std::pair<int, int>> &rankToSlot)
+{
+    if (d->busy())
+        return;
+    const int world = d->engine->layout().worldSize();
+    const int slotCount = d->engine->fabric().slotCount();
+    std::set<int> ranks, slots;
+    for (const auto &[rank, slot] : rankToSlot) {
+        if (rank < 0 || rank >= world || slot < 0 || slot >= slotCount
+            || !ranks.insert(rank).second || !slots.insert(slot).second || !d->slotUsable(slot))
+            return; // the same refusals as moveRanks()
+    }
+    if (!d->previewRequest.empty() && d->previewRequest == rankToSlot)
+        return;
+    const bool moves = std::any_of(rankToSlot.begin(), rankToSlot.end(), [this](const auto &m) {
+        return d->mapping.slotOf(m.first) != m.second;
+    });
+    if (!moves) {
+        endPreview();
+        return;
+    }
+    // The same steps as moveRanks(), from the un-previewed mapping: each rank onto its target,
+    // its occupant swapped out of the way. Targets are distinct, so no step undoes another.
+    d->dropPreview();
+    for (const auto &[rank, slot] : rankToSlot) {
+        if (d->engine->mapping().slotOf(rank) != slot)
+            d->previewStep(rank, slot);
+    }
+    d->previewRequest = rankToSlot;
     Q_EMIT reportChanged();
 }
 
@@ -466,7 +544,7 @@ void ScenarioDocument::endPreview()
 
 bool ScenarioDocument::isPreviewing() const
 {
-    return d->previewA >= 0 || d->previewRank >= 0;
+    return !d->preview.empty();
 }
 
 bool ScenarioDocument::isEvaluating() const

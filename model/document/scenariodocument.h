@@ -78,6 +78,11 @@ public:
     void previewSwap(int a, int b);
     /// Preview one rank on a slot: an empty slot moves it there, an occupied one swaps.
     void previewMove(int rank, int slot);
+    /// Preview several ranks on target slots at once (a server bar or a selection dragged onto
+    /// a server), with moveRanks()' semantics: ranks already on target slots are swapped out
+    /// of the way. The engine moves them incrementally; endPreview() (or any edit) reverts.
+    /// Invalid input (out of range, a rank or slot listed twice) is ignored like moveRanks().
+    void previewMoves(const std::vector<std::pair<int, int>> &rankToSlot);
     void endPreview();
     bool isPreviewing() const;
 

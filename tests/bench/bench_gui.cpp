@@ -1,6 +1,8 @@
 // The GUI's drop path (Google Benchmark) on the offscreen platform. Run: build/bin/bench_gui
 //   BM_Drop/128    the seed's 128-GPU job (goal: within one 60 Hz frame, 16.7 ms)
 //   BM_Drop/1024   128 servers x 8 (goal: stays interactive)
+//   BM_PreviewServerMove/N  one step of a server-bar drag: the live preview of 8 ranks on
+//                  another server (ScenarioDocument::previewMoves) and the repaint
 #include "fabricview.h"
 #include "scenariodocument.h"
 #include "scenariofile.h"
@@ -11,6 +13,8 @@
 
 #include <cstdlib>
 #include <random>
+#include <utility>
+#include <vector>
 
 using namespace railyard;
 
@@ -46,9 +50,34 @@ void BM_Drop(benchmark::State &state)
     state.counters["undo_steps"] = doc.undoStack()->count();
 }
 
+/// Hovering a dragged server over server after server: each step previews the eight-rank
+/// move on the engine (incrementally, reverting the previous step) and repaints.
+void BM_PreviewServerMove(benchmark::State &state)
+{
+    ScenarioDocument doc;
+    doc.load(scenarioWith(static_cast<int>(state.range(0))));
+    FabricView view(&doc);
+    view.resize(1400, 900);
+    view.show();
+    view.fitAll();
+    QApplication::processEvents();
+    const int servers = doc.engine().fabric().servers();
+    int target = 1;
+    for (auto _ : state) {
+        std::vector<std::pair<int, int>> moves;
+        for (int g = 0; g < 8; ++g)
+            moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
+        doc.previewMoves(moves);
+        QApplication::processEvents();
+        target = target % (servers - 1) + 1;
+    }
+    doc.endPreview();
+}
+
 } // namespace
 
 BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char **argv)
 {

@@ -90,7 +90,10 @@ private Q_SLOTS:
     void previewAndEndPreviewRestoreReport();
     void previewMoveToAnEmptySlot();
     void commandEndsPreview();
+    void previewMovesIsMoveRanksOnTheEngine();
+    void previewMovesOntoSpareSlots();
     void modifiedFlag();
+    void failedSlotsRefuseEveryGesture();
     void asyncRebuildQueuesEdits();
     void asyncRebuildDeliversThroughEventLoop();
     void asyncInvalidEditIsRejectedUpFront();
@@ -524,6 +527,113 @@ void TestScenarioDocument::commandEndsPreview()
     verifyMatchesFreshEngine(doc);
 }
 
+void TestScenarioDocument::previewMovesIsMoveRanksOnTheEngine()
+{
+    ScenarioDocument doc;
+    doc.load(seed128());
+    const CostReport before = doc.report();
+    const Scenario scenarioBefore = doc.scenario();
+    // Half of server 0's TP group onto server 2's slots (a selection dragged there): ranks
+    // 16..19 are swapped out of the way, and TP traffic now crosses the NICs.
+    std::vector<std::pair<int, int>> moves;
+    for (int g = 0; g < 4; ++g)
+        moves.emplace_back(g, 16 + g);
+    QSignalSpy reportSpy(&doc, &ScenarioDocument::reportChanged);
+    doc.previewMoves(moves);
+    QVERIFY(doc.isPreviewing());
+    QCOMPARE(reportSpy.count(), 1); // one round for the whole group
+    QCOMPARE(doc.mapping().slots(), scenarioBefore.slots); // not an edit
+    QVERIFY(sameScenario(doc.scenario(), scenarioBefore));
+    QCOMPARE(doc.undoStack()->count(), 0);
+    for (int g = 0; g < 4; ++g) {
+        QCOMPARE(doc.engine().mapping().slotOf(g), 16 + g);
+        QCOMPARE(doc.engine().mapping().slotOf(16 + g), g);
+    }
+    // The report is the one of the moved mapping, as a fresh engine computes it.
+    Scenario moved = scenarioBefore;
+    for (int g = 0; g < 4; ++g)
+        std::swap(moved.slots[static_cast<std::size_t>(g)], moved.slots[static_cast<std::size_t>(16 + g)]);
+    const CostEngine fresh(moved);
+    QVERIFY(near(doc.report().iterationTime, fresh.report().iterationTime, 1e-9));
+    QVERIFY(doc.report().iterationTime > before.iterationTime); // TP over the NICs is slower
+    verifySameReport(doc.report(), fresh.report());
+    if (QTest::currentTestFailed())
+        return;
+
+    doc.previewMoves(moves); // the same request: nothing new
+    QCOMPARE(reportSpy.count(), 1);
+    doc.previewMoves({{0, 16}, {1, 16}}); // a slot twice: refused, the preview stays
+    doc.previewMoves({{0, 16}, {0, 17}}); // a rank twice
+    doc.previewMoves({{0, 9999}});        // no such slot
+    QCOMPARE(reportSpy.count(), 1);
+    QVERIFY(doc.isPreviewing());
+
+    // The drag moved on to server 3: one step, from the real mapping (not the preview's).
+    for (auto &m : moves)
+        m.second += 8;
+    doc.previewMoves(moves);
+    QCOMPARE(reportSpy.count(), 2);
+    for (int g = 0; g < 4; ++g) {
+        QCOMPARE(doc.engine().mapping().slotOf(g), 24 + g);
+        QCOMPARE(doc.engine().mapping().slotOf(16 + g), 16 + g);
+        QCOMPARE(doc.engine().mapping().slotOf(24 + g), g);
+    }
+
+    // Dropping back on the ranks' own slots previews nothing.
+    doc.previewMoves({{0, 0}, {1, 1}});
+    QVERIFY(!doc.isPreviewing());
+    QCOMPARE(reportSpy.count(), 3);
+    verifySameReport(doc.report(), before);
+
+    doc.previewMoves(moves);
+    doc.endPreview();
+    QVERIFY(!doc.isPreviewing());
+    QCOMPARE(reportSpy.count(), 5);
+    verifySameReport(doc.report(), before);
+    verifyMatchesFreshEngine(doc);
+    if (QTest::currentTestFailed())
+        return;
+
+    // The drop after a preview: the command evaluates the real mapping, equal to the preview.
+    doc.previewMoves(moves);
+    const double previewed = doc.report().iterationTime;
+    doc.moveRanks(moves, QStringLiteral("Move node000 to node003"));
+    QVERIFY(!doc.isPreviewing());
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QVERIFY(near(doc.report().iterationTime, previewed, 1e-9));
+    verifyMatchesFreshEngine(doc);
+    doc.undoStack()->undo();
+    verifySameReport(doc.report(), before);
+    verifyMatchesFreshEngine(doc);
+}
+
+void TestScenarioDocument::previewMovesOntoSpareSlots()
+{
+    Scenario s = seed128();
+    s.fabric.servers = 17; // node016 is spare
+    s.slots.clear();
+    ScenarioDocument doc;
+    doc.load(s);
+    const CostReport before = doc.report();
+    // Two ranks onto empty slots and one onto rank 9's slot.
+    doc.previewMoves({{5, 130}, {6, 131}, {7, 9}});
+    QVERIFY(doc.isPreviewing());
+    QCOMPARE(doc.engine().mapping().slotOf(5), 130);
+    QCOMPARE(doc.engine().mapping().slotOf(6), 131);
+    QCOMPARE(doc.engine().mapping().slotOf(7), 9);
+    QCOMPARE(doc.engine().mapping().slotOf(9), 7);
+    QCOMPARE(doc.engine().mapping().rankAt(5), -1);
+    QCOMPARE(doc.mapping().slotOf(5), 5);
+    Scenario moved = doc.scenario();
+    moved.slots = doc.engine().mapping().slots();
+    const CostEngine fresh(moved);
+    verifySameReport(doc.report(), fresh.report());
+    doc.endPreview();
+    QCOMPARE(doc.engine().mapping().slots(), doc.scenario().slots);
+    verifySameReport(doc.report(), before);
+    verifyMatchesFreshEngine(doc);
+}
+
 void TestScenarioDocument::modifiedFlag()
 {
     ScenarioDocument doc;
@@ -565,6 +675,8 @@ void TestScenarioDocument::asyncRebuildQueuesEdits()
     QCOMPARE(doc.report().iterationTime, iterationBefore); // ...the old numbers stay on screen
 
     doc.previewSwap(0, 9); // refused while the engine is replaced
+    QVERIFY(!doc.isPreviewing());
+    doc.previewMoves({{0, 16}, {1, 17}});
     QVERIFY(!doc.isPreviewing());
     doc.swapRanks(0, 9);   // queued, not lost
     doc.applyPlacement(Placement::Scattered); // needs the new layout: waits, then pushes
@@ -623,6 +735,38 @@ void TestScenarioDocument::asyncInvalidEditIsRejectedUpFront()
     QVERIFY(!doc.isEvaluating());
     QVERIFY(sameScenario(doc.scenario(), before));
     QCOMPARE(doc.undoStack()->count(), 0);
+}
+
+void TestScenarioDocument::failedSlotsRefuseEveryGesture()
+{
+    // The drop-dp remap of the seed: server 3 failed, its 8 slots empty and unusable.
+    ScenarioDocument doc;
+    doc.load(loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128-failed-server3.json"));
+    QCOMPARE(doc.scenario().failures.size(), std::size_t{1});
+    QSignalSpy failed(&doc, &ScenarioDocument::evaluationFailed);
+    const int commands = doc.undoStack()->count();
+    const double before = doc.report().iterationTime;
+
+    doc.moveRanks({{0, 3 * 8}}, QString()); // onto node003/gpu0
+    QCOMPARE(doc.undoStack()->count(), commands);
+    doc.previewMove(0, 3 * 8 + 1);
+    QVERIFY(!doc.isPreviewing());
+    doc.previewMoves({{0, 3 * 8}, {1, 3 * 8 + 1}});
+    QVERIFY(!doc.isPreviewing());
+    QCOMPARE(doc.report().iterationTime, before);
+
+    // An empty healthy slot still takes a rank (server 15 lost its replica too).
+    const int spare = 15 * 8;
+    QCOMPARE(doc.mapping().rankAt(spare), -1);
+    doc.moveRanks({{0, spare}}, QString());
+    QCOMPARE(doc.undoStack()->count(), commands + 1);
+    QCOMPARE(doc.mapping().slotOf(0), spare);
+
+    // Packed would put ranks 24..31 on server 3: refused with the engine's message.
+    doc.applyPlacement(Placement::Packed);
+    QCOMPARE(doc.undoStack()->count(), commands + 1);
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.front().front().toString().contains(QLatin1String("server:3")));
 }
 
 QTEST_GUILESS_MAIN(TestScenarioDocument)

@@ -1,10 +1,12 @@
 // Drops while the engine is rebuilt off the UI thread (asyncThreshold 0): a chip dragged with
-// the mouse, a palette drop, foreign data and a drop outside any slot all leave a consistent
+// the mouse, a server bar (several ranks, previewed), a palette drop, foreign data and a drop outside any slot all leave a consistent
 // document once the rebuild lands: slots, mapping and report agree with a fresh engine.
 #include "costengine.h"
 #include "fabricitem.h"
+#include "fabriclayout.h"
 #include "fabricview.h"
 #include "ranklistmodel.h"
+#include "serveritem.h"
 #include "scenariodocument.h"
 #include "scenariofile.h"
 #include "slotitem.h"
@@ -65,6 +67,7 @@ private Q_SLOTS:
     void init();
     void cleanup();
     void mouseDragDuringRebuild();
+    void serverBarDragDuringRebuild();
     void paletteDropDuringRebuild();
     void foreignAndOutsideDropsDuringRebuild();
 
@@ -127,6 +130,33 @@ void TestDropDuringEvaluation::mouseDragDuringRebuild()
     VERIFY_CONSISTENT(*m_doc, 2);
     QCOMPARE(m_doc->scenario().slots, m_start.slots);
     QCOMPARE(m_doc->scenario().training.globalBatch, m_start.training.globalBatch);
+}
+
+void TestDropDuringEvaluation::serverBarDragDuringRebuild()
+{
+    const FabricItem *root = m_view->rootItem();
+    auto bar = [this, root](int server) {
+        return m_view->mapFromScene(
+            root->serverItem(server)->mapToScene(root->layout().barRect().center()));
+    };
+    const QPoint from = bar(0), to = bar(5);
+    startRebuild();
+    QWidget *vp = m_view->viewport();
+    QTest::mousePress(vp, Qt::LeftButton, {}, from);
+    QTest::mouseMove(vp, from + QPoint(30, 30));
+    QTest::mouseMove(vp, to);
+    QVERIFY(!m_doc->isPreviewing() || !m_doc->isEvaluating()); // no preview on a dying engine
+    QTest::mouseRelease(vp, Qt::LeftButton, {}, to);
+    QTRY_VERIFY(!m_doc->isEvaluating());
+    VERIFY_CONSISTENT(*m_doc, 2); // the edit and the eight-rank move, neither lost
+    for (int g = 0; g < 8; ++g) {
+        QCOMPARE(m_doc->mapping().slotOf(g), 40 + g);
+        QCOMPARE(m_doc->mapping().slotOf(40 + g), g);
+    }
+    m_doc->undoStack()->undo();
+    QTRY_VERIFY(!m_doc->isEvaluating());
+    VERIFY_CONSISTENT(*m_doc, 2);
+    QCOMPARE(m_doc->scenario().slots, m_start.slots);
 }
 
 void TestDropDuringEvaluation::paletteDropDuringRebuild()

@@ -3,6 +3,7 @@
 // cancelled and foreign drops, partner highlighting, chip colouring, level of detail, export.
 #include "bundleitem.h"
 #include "colorscale.h"
+#include "costengine.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "fabricview.h"
@@ -15,6 +16,7 @@
 #include "slotitem.h"
 #include "switchitem.h"
 
+#include <QContextMenuEvent>
 #include <QDragEnterEvent>
 #include <QGraphicsScene>
 #include <QImage>
@@ -103,6 +105,55 @@ QPoint viewPos(const FabricView &view, const QGraphicsItem *item)
     return view.mapFromScene(item->sceneBoundingRect().center());
 }
 
+/// The view position of server `server`'s bar (the handle that drags all its ranks).
+QPoint barPos(const FabricView &view, int server)
+{
+    const FabricItem *root = view.rootItem();
+    return view.mapFromScene(root->serverItem(server)->mapToScene(root->layout().barRect().center()));
+}
+
+/// Both directions of every cable item, as shown.
+std::vector<double> shownLoads(const QList<LinkItem *> &links)
+{
+    std::vector<double> loads;
+    for (const LinkItem *l : links) {
+        loads.push_back(l->utilisation(0));
+        loads.push_back(l->utilisation(1));
+    }
+    return loads;
+}
+
+bool sameLoads(const std::vector<double> &a, const std::vector<double> &b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::abs(a[i] - b[i]) > 1e-9 * std::max(1.0, std::abs(b[i])))
+            return false;
+    }
+    return true;
+}
+
+/// Pixels of the viewport within a small distance of `colour`.
+int pixelsNear(const QImage &image, const QColor &colour)
+{
+    int n = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        const QRgb *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); ++x) {
+            n += std::abs(qRed(line[x]) - colour.red()) + std::abs(qGreen(line[x]) - colour.green())
+                     + std::abs(qBlue(line[x]) - colour.blue())
+                 < 24;
+        }
+    }
+    return n;
+}
+
+QImage grabViewport(FabricView &view)
+{
+    return view.viewport()->grab().toImage().convertToFormat(QImage::Format_RGB32);
+}
+
 } // namespace
 
 class TestFabricView : public QObject
@@ -121,6 +172,11 @@ private Q_SLOTS:
     void dropOnEmptySlotMovesRank();
     void serverBarDragMovesAllRanks();
     void rubberBandSelectionDragsTogether();
+    void serverBarDragPreviewsTheMove();
+    void emphasisOutlinesLinksAboveTheRest();
+    void overlayColoursLinksByGivenValues();
+    void markFailedCrossesOutServersAndSlots();
+    void contextMenuSignals();
     void hoverHighlightsPartnersAndRoutes();
     void colourByChangesChipColours_data();
     void colourByChangesChipColours();
@@ -420,6 +476,12 @@ void TestFabricView::rubberBandSelectionDragsTogether()
     QTest::mouseMove(vp, drop);
     QVERIFY(root->serverItem(2)->isDropTarget()); // the whole server lights up
     QVERIFY(!root->serverItem(0)->isDropTarget());
+    // ... and the links show the load as if the four were dropped there.
+    QVERIFY(m_doc->isPreviewing());
+    for (int r = 0; r < 4; ++r)
+        QCOMPARE(m_doc->engine().mapping().slotOf(r), 16 + r);
+    QCOMPARE(m_doc->mapping().slotOf(0), 0);
+    VERIFY_LINKS(scene, *m_doc);
     QTest::mouseRelease(vp, Qt::LeftButton, {}, drop);
     QCOMPARE(m_doc->undoStack()->count(), 1);
     for (int r = 0; r < 4; ++r) {
@@ -429,6 +491,269 @@ void TestFabricView::rubberBandSelectionDragsTogether()
     QVERIFY(!status.isEmpty());
     QVERIFY2(status.last().first().toString().startsWith(QStringLiteral("Moved 4 ranks to node002")),
              qPrintable(status.last().first().toString()));
+}
+
+void TestFabricView::serverBarDragPreviewsTheMove()
+{
+    QGraphicsScene *scene = m_view->scene();
+    FabricItem *root = m_view->rootItem();
+    const QList<LinkItem *> links = linkItems(scene);
+    const std::vector<double> before = shownLoads(links);
+    const Scenario start = m_doc->scenario();
+    // What dropping server 0's bar on server 5 means: its ranks 0..7 onto 40..47 (same GPU
+    // index), ranks 40..47 swapped onto server 0. A second engine evaluates that mapping.
+    Scenario moved = start;
+    for (int g = 0; g < 8; ++g)
+        std::swap(moved.slots[static_cast<std::size_t>(g)], moved.slots[static_cast<std::size_t>(40 + g)]);
+    const CostEngine expected(moved);
+
+    QWidget *vp = m_view->viewport();
+    const QPoint press = barPos(*m_view, 0), target = barPos(*m_view, 5);
+    const QPoint outside = m_view->mapFromScene(root->boundingRect().topLeft() + QPointF(5, 5));
+    QTest::mousePress(vp, Qt::LeftButton, {}, press);
+    QTest::mouseMove(vp, press + QPoint(30, 30));
+    QTest::mouseMove(vp, target);
+    QVERIFY(root->serverItem(5)->isDropTarget());
+    QVERIFY(m_doc->isPreviewing());
+    QCOMPARE(m_doc->mapping().slots(), start.slots); // not an edit yet
+    QCOMPARE(m_doc->engine().mapping().slots(), moved.slots);
+    QVERIFY(root->isScaleHeld());
+    VERIFY_LINKS(scene, *m_doc);
+    // Every cable shows the moved mapping's load as the second engine computes it; some changed.
+    int changed = 0;
+    for (LinkItem *l : links) {
+        for (int dir = 0; dir < 2; ++dir) {
+            const int id = dir == 0 ? l->forwardLink() : l->reverseLink();
+            const double want = expected.report().utilisation(id);
+            QVERIFY2(std::abs(l->utilisation(dir) - want) <= 1e-9 * std::max(1.0, want),
+                     qPrintable(QString::fromStdString(expected.fabric().linkName(id))));
+        }
+        changed += l->worstUtilisation()
+                   != std::max(before[2 * std::size_t(links.indexOf(l))],
+                               before[2 * std::size_t(links.indexOf(l)) + 1]);
+    }
+    QVERIFY(changed > 0);
+    const std::vector<double> preview = shownLoads(links);
+
+    // Leaving every server ends the preview: the original loads are back.
+    QTest::mouseMove(vp, outside);
+    QVERIFY(!m_doc->isPreviewing());
+    QVERIFY(!root->serverItem(5)->isDropTarget());
+    QVERIFY(sameLoads(shownLoads(links), before));
+    // Back over server 5, then Escape: nothing changes, no command.
+    QTest::mouseMove(vp, target);
+    QVERIFY(m_doc->isPreviewing());
+    QVERIFY(sameLoads(shownLoads(links), preview));
+    QTest::keyClick(m_view.get(), Qt::Key_Escape);
+    QVERIFY(!m_doc->isPreviewing());
+    QVERIFY(!root->isScaleHeld());
+    QTest::mouseRelease(vp, Qt::LeftButton, {}, target);
+    QCOMPARE(m_doc->undoStack()->count(), 0);
+    QCOMPARE(m_doc->mapping().slots(), start.slots);
+    QVERIFY(sameLoads(shownLoads(links), before));
+    VERIFY_LINKS(scene, *m_doc);
+
+    // The drop: one command, the loads the preview showed; Ctrl+Z restores.
+    QTest::mousePress(vp, Qt::LeftButton, {}, press);
+    QTest::mouseMove(vp, press + QPoint(30, 30));
+    QTest::mouseMove(vp, target);
+    QVERIFY(m_doc->isPreviewing());
+    QTest::mouseRelease(vp, Qt::LeftButton, {}, target);
+    QVERIFY(!m_doc->isPreviewing());
+    QCOMPARE(m_doc->undoStack()->count(), 1);
+    QCOMPARE(m_doc->mapping().slots(), moved.slots);
+    QVERIFY(sameLoads(shownLoads(links), preview));
+    VERIFY_LINKS(scene, *m_doc);
+    QTest::keyClick(m_view.get(), Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(m_doc->undoStack()->index(), 0);
+    QCOMPARE(m_doc->mapping().slots(), start.slots);
+    QVERIFY(sameLoads(shownLoads(links), before));
+    VERIFY_LINKS(scene, *m_doc);
+}
+
+void TestFabricView::emphasisOutlinesLinksAboveTheRest()
+{
+    FabricItem *root = m_view->rootItem();
+    const Fabric &f = m_doc->engine().fabric();
+    // A leaf -> spine cable, a NIC cable (given by its downward direction) and an NVLink port.
+    int spineLink = -1;
+    for (int id = 0; id < f.linkCount() && spineLink < 0; id += 2) {
+        if (f.link(id).tier == Tier::Spine)
+            spineLink = id;
+    }
+    QVERIFY(spineLink >= 0);
+    const int leaf = f.leafVertex(f.leafOfNic(2, 1));
+    const int nicDown = f.linkBetween(leaf, f.nicVertex(2, 1));
+    const int nvlink = f.linkBetween(f.gpuVertex(3 * 8 + 4), f.scaleUpVertex(3));
+    QVERIFY(nicDown >= 0 && nvlink >= 0);
+    LinkItem *spineItem = root->linkItem(spineLink);
+    LinkItem *nicItem = root->linkItem(nicDown);
+    QVERIFY(spineItem && nicItem);
+    const QColor spineColour = spineItem->lineColour(), nicColour = nicItem->lineColour();
+    const std::vector<double> before = shownLoads(linkItems(m_view->scene()));
+    const QImage plain = grabViewport(*m_view);
+    const double legendHeight = m_view->legendItem()->boundingRect().height();
+
+    const QString caption = QStringLiteral("links whose load changed most against A");
+    m_view->setEmphasis({spineLink, nicDown, nvlink, -3, 1 << 30}, caption); // bad ids skipped
+    QCOMPARE(root->emphasis(), std::vector<int>({spineLink, nicDown, nvlink}));
+    QVERIFY(spineItem->isEmphasised() && nicItem->isEmphasised());
+    // Drawn above every other cable (the bottleneck too) and aggregate, still below the
+    // servers and switches, so it never hides a chip...
+    for (QGraphicsItem *item : m_view->scene()->items()) {
+        if (item == spineItem || item == nicItem || item->parentItem())
+            continue;
+        if (item->type() == LinkItem::Type || item->type() == BundleItem::Type) {
+            QVERIFY(item->zValue() < spineItem->zValue());
+            QVERIFY(item->zValue() < nicItem->zValue());
+        } else if (item->type() == ServerItem::Type || item->type() == SwitchItem::Type) {
+            QVERIFY(item->zValue() > nicItem->zValue());
+        }
+    }
+    // ... with its load colour unchanged (an idle one drawn opaque), its endpoints outlined.
+    QCOMPARE(spineItem->lineColour().rgb(), spineColour.rgb());
+    QCOMPARE(nicItem->lineColour().rgb(), nicColour.rgb());
+    QVERIFY(sameLoads(shownLoads(linkItems(m_view->scene())), before));
+    QVERIFY(root->switchItem(f.link(spineLink).src)->isEmphasised());
+    QVERIFY(root->switchItem(f.link(spineLink).dst)->isEmphasised());
+    QVERIFY(root->switchItem(leaf)->isEmphasised());
+    QVERIFY(root->serverItem(2)->isNicEmphasised(1));
+    QVERIFY(!root->serverItem(2)->isNicEmphasised(0));
+    QVERIFY(root->serverItem(3)->isLinkEmphasised(4, true));
+    QVERIFY(!root->serverItem(3)->isLinkEmphasised(4, false));
+    QVERIFY(root->serverItem(3)->isBarEmphasised());
+    QVERIFY(root->slotItem(3 * 8 + 4)->isEmphasised());
+    QVERIFY(!root->slotItem(3 * 8 + 5)->isEmphasised());
+    // The caption sits in the legend, and the outline colour is on screen.
+    QCOMPARE(m_view->legendItem()->caption(), caption);
+    QVERIFY(m_view->legendItem()->boundingRect().height() > legendHeight);
+    const QImage emphasised = grabViewport(*m_view);
+    QVERIFY2(pixelsNear(emphasised, FabricItem::emphasisColour())
+                 > pixelsNear(plain, FabricItem::emphasisColour()) + 100,
+             "no emphasis outline drawn");
+
+    // Zoomed out, the aggregate line holding the cable is emphasised instead.
+    while (m_view->zoom() >= FabricView::kOverviewBelow)
+        m_view->zoomOut();
+    const BundleItem *spines = root->bundleItem(Tier::Spine);
+    int lit = 0;
+    for (int i = 0; i < spines->count(); ++i)
+        lit += spines->isEmphasised(i);
+    QCOMPARE(lit, 1);
+    m_view->fitAll();
+
+    m_view->clearEmphasis();
+    QVERIFY(root->emphasis().empty());
+    QVERIFY(!spineItem->isEmphasised() && !nicItem->isEmphasised());
+    QVERIFY(spineItem->zValue() < 0.0);
+    QVERIFY(!root->switchItem(leaf)->isEmphasised());
+    QVERIFY(!root->serverItem(3)->isLinkEmphasised(4, true));
+    QVERIFY(!root->slotItem(3 * 8 + 4)->isEmphasised());
+    QVERIFY(m_view->legendItem()->caption().isEmpty());
+    QCOMPARE(m_view->legendItem()->boundingRect().height(), legendHeight);
+}
+
+void TestFabricView::overlayColoursLinksByGivenValues()
+{
+    FabricItem *root = m_view->rootItem();
+    const Fabric &f = m_doc->engine().fabric();
+    const QList<LinkItem *> links = linkItems(m_view->scene());
+    LinkItem *half = links.at(3);
+    LinkItem *over = links.at(17);
+    const int nvlink = f.linkBetween(f.scaleUpVertex(6), f.gpuVertex(6 * 8 + 2));
+    QSignalSpy reports(m_doc.get(), &ScenarioDocument::reportChanged);
+    m_view->setLinkOverlay({{half->forwardLink(), 0.5}, {over->reverseLink(), 1.3}, {nvlink, 0.25}},
+                           QStringLiteral("KV-cache traffic"));
+    QCOMPARE(reports.count(), 0); // the view's business, not the document's
+    QVERIFY(root->hasLinkOverlay());
+    QCOMPARE(root->maxUtilisation(), 1.0);
+    QCOMPARE(m_view->legendItem()->overlayTitle(), QStringLiteral("KV-cache traffic"));
+    QCOMPARE(m_view->legendItem()->maxUtilisation(), 1.0);
+    for (LinkItem *l : links) {
+        const double want = l == half ? 0.5 : l == over ? 1.3 : 0.0;
+        QCOMPARE(l->worstUtilisation(), want);
+        QCOMPARE(l->lineColour().rgb(), ColorScale::utilisationColour(want, 1.0).rgb());
+    }
+    QVERIFY(half->lineColour() != over->lineColour()); // 0.5 and a saturated 1.3
+    QCOMPARE(root->serverItem(6)->shownUtilisation(2, true), double(0.25f));
+    QCOMPARE(root->serverItem(6)->shownUtilisation(3, true), 0.0);
+    QCOMPARE(root->serverItem(0)->shownUtilisation(0, false), 0.0);
+    // A new report (an edit) does not repaint over the given values.
+    m_doc->swapRanks(0, 9);
+    QCOMPARE(half->worstUtilisation(), 0.5);
+    QCOMPARE(over->worstUtilisation(), 1.3);
+    QCOMPARE(root->maxUtilisation(), 1.0);
+    // Replacing the values recolours; clearing goes back to the report.
+    m_view->setLinkOverlay({{over->forwardLink(), 0.1}}, QStringLiteral("B"));
+    QCOMPARE(half->worstUtilisation(), 0.0);
+    QCOMPARE(over->worstUtilisation(), 0.1);
+    QCOMPARE(m_view->legendItem()->overlayTitle(), QStringLiteral("B"));
+    m_view->clearLinkOverlay();
+    QVERIFY(!root->hasLinkOverlay());
+    QVERIFY(m_view->legendItem()->overlayTitle().isEmpty());
+    VERIFY_LINKS(m_view->scene(), *m_doc);
+    const CostReport &r = m_doc->report();
+    QCOMPARE(root->maxUtilisation(), r.utilisation(r.bottleneckLink));
+    QCOMPARE(float(root->serverItem(6)->shownUtilisation(2, true)),
+             float(std::max(r.utilisation(nvlink), r.utilisation(nvlink ^ 1))));
+}
+
+void TestFabricView::markFailedCrossesOutServersAndSlots()
+{
+    FabricItem *root = m_view->rootItem();
+    const QImage plain = grabViewport(*m_view);
+    m_view->markFailed({3}, {17, 18});
+    QVERIFY(root->serverItem(3)->isFailed());
+    QVERIFY(!root->serverItem(4)->isFailed());
+    QVERIFY(root->slotItem(17)->isFailed() && root->slotItem(18)->isFailed());
+    QVERIFY(!root->slotItem(19)->isFailed());
+    // Drawn: the failure red appears where server 3 is.
+    const QImage failed = grabViewport(*m_view);
+    const QRect server3 = m_view->mapFromScene(root->serverItem(3)->sceneBoundingRect()).boundingRect();
+    QVERIFY(pixelsNear(failed.copy(server3), FabricItem::failedColour())
+            > pixelsNear(plain.copy(server3), FabricItem::failedColour()) + 20);
+    // The marks are the view's: the mapping and the undo stack do not change.
+    QCOMPARE(m_doc->undoStack()->count(), 0);
+    m_view->markFailed({5}, {});
+    QVERIFY(!root->serverItem(3)->isFailed());
+    QVERIFY(!root->slotItem(17)->isFailed());
+    QVERIFY(root->serverItem(5)->isFailed());
+    m_view->markFailed({}, {});
+    QVERIFY(!root->serverItem(5)->isFailed());
+}
+
+void TestFabricView::contextMenuSignals()
+{
+    QSignalSpy servers(m_view.get(), &FabricView::serverContextMenuRequested);
+    QSignalSpy slots(m_view.get(), &FabricView::slotContextMenuRequested);
+    auto rightClick = [this](const QPoint &pos) {
+        // What the window sends on a right-click (Qt synthesises it from the mouse press).
+        QContextMenuEvent event(QContextMenuEvent::Mouse, pos, m_view->viewport()->mapToGlobal(pos));
+        QApplication::sendEvent(m_view->viewport(), &event);
+        return event.isAccepted();
+    };
+    const QPoint bar = barPos(*m_view, 7);
+    QVERIFY(rightClick(bar));
+    QCOMPARE(servers.count(), 1);
+    QCOMPARE(servers.last().at(0).toInt(), 7);
+    QCOMPARE(servers.last().at(1).toPoint(), m_view->viewport()->mapToGlobal(bar));
+    QCOMPARE(slots.count(), 0);
+
+    QVERIFY(rightClick(viewPos(*m_view, m_view->rootItem()->slotItem(42))));
+    QCOMPARE(slots.count(), 1);
+    QCOMPARE(slots.last().at(0).toInt(), 42);
+    QCOMPARE(servers.count(), 1);
+
+    rightClick(m_view->mapFromScene(m_view->rootItem()->boundingRect().topLeft() + QPointF(5, 5)));
+    QCOMPARE(servers.count() + slots.count(), 2); // the background: neither
+
+    // Zoomed out the chips are hidden: the server block answers.
+    while (m_view->zoom() >= FabricView::kOverviewBelow)
+        m_view->zoomOut();
+    rightClick(viewPos(*m_view, m_view->rootItem()->serverItem(2)));
+    QCOMPARE(servers.count(), 2);
+    QCOMPARE(servers.last().at(0).toInt(), 2);
+    QCOMPARE(slots.count(), 1);
 }
 
 void TestFabricView::hoverHighlightsPartnersAndRoutes()

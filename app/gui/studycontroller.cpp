@@ -1,0 +1,440 @@
+#include "studycontroller.h"
+
+#include "compare.h"
+#include "comparepanel.h"
+#include "costengine.h"
+#include "documentfiles.h"
+#include "eprouting.h"
+#include "expertpanel.h"
+#include "fabricview.h"
+#include "failureremap.h"
+#include "inference.h"
+#include "inferencepanel.h"
+#include "mainwindow.h"
+#include "remapdialog.h"
+#include "scenariodocument.h"
+#include "scenarioerror.h"
+#include "scenariofile.h"
+#include "userdialogs.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QDialog>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTimer>
+
+namespace railyard {
+
+namespace {
+
+/// Links outlined on the fabric when a baseline is pinned: the largest changes in utilisation.
+constexpr int kHighlightedLinks = 24;
+
+int chunksOf(const Scenario &s)
+{
+    return s.training.schedule == ScheduleKind::Interleaved ? std::max(1, s.training.interleave)
+                                                            : 1;
+}
+
+} // namespace
+
+StudyController::StudyController(MainWindow *window)
+    : QObject(window)
+    , m_window(window)
+{
+    ScenarioDocument *doc = window->document();
+    m_panel = new ComparePanel;
+    m_compareDock = addDock(m_panel, tr("Compare A/B"), QStringLiteral("compareDock"));
+    m_experts = new ExpertPanel(doc);
+    m_expertDock = addDock(m_experts, tr("Experts"), QStringLiteral("expertsDock"));
+    m_inference = new InferencePanel;
+    m_inference->setObjectName(QStringLiteral("inferencePanel"));
+    m_inferenceDock = addDock(m_inference, tr("Inference"), QStringLiteral("inferenceDock"));
+
+    buildMenu();
+
+    connect(doc, &ScenarioDocument::reportChanged, this, &StudyController::scheduleRefresh);
+    connect(doc, &ScenarioDocument::evaluatingChanged, this, [this](bool evaluating) {
+        if (!evaluating)
+            scheduleRefresh();
+    });
+    connect(doc, &ScenarioDocument::scenarioChanged, this, &StudyController::onScenarioChanged);
+    connect(m_experts, &ExpertPanel::groupChanged, this, &StudyController::refreshExperts);
+    // A hidden panel is brought up to date when it is shown.
+    connect(m_expertDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible)
+            refreshExperts();
+    });
+    connect(window->fabricView(), &FabricView::serverContextMenuRequested, this,
+        [this](int server, const QPoint &pos) { serverMenu(server)->popup(pos); });
+    connect(window->fabricView(), &FabricView::slotContextMenuRequested, this,
+        [this](int slot, const QPoint &pos) { slotMenu(slot)->popup(pos); });
+    connect(m_inferenceDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible)
+            refreshInference();
+    });
+    connect(m_panel, &ComparePanel::pinRequested, this, &StudyController::pinBaseline);
+    connect(m_panel, &ComparePanel::clearRequested, this, &StudyController::clearBaseline);
+    connect(m_panel, &ComparePanel::highlightChanged, this, &StudyController::applyHighlight);
+    connect(m_panel, &ComparePanel::linkActivated, this, [this](int link) {
+        m_window->fabricView()->setEmphasis({ link }, tr("link from the comparison"));
+    });
+}
+
+StudyController::~StudyController() = default;
+
+QDockWidget *StudyController::addDock(
+    QWidget *panel, const QString &title, const QString &objectName)
+{
+    auto *dock = new QDockWidget(title, m_window);
+    dock->setObjectName(objectName);
+    dock->setWidget(panel);
+    m_window->addDockWidget(Qt::BottomDockWidgetArea, dock);
+    dock->hide();
+    return dock;
+}
+
+void StudyController::buildMenu()
+{
+    m_menu = new QMenu(tr("&Study"), m_window);
+    m_menu->setObjectName(QStringLiteral("studyMenu"));
+    // Before Help, which is conventionally last.
+    QAction *before = nullptr;
+    for (QAction *a : m_window->menuBar()->actions())
+        if (a->menu() && a->text().remove(QLatin1Char('&')) == tr("Help"))
+            before = a;
+    m_window->menuBar()->insertMenu(before, m_menu);
+
+    QAction *pin = m_menu->addAction(tr("&Pin Baseline (A)"), this, &StudyController::pinBaseline);
+    pin->setObjectName(QStringLiteral("actionPinBaseline"));
+    pin->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
+    pin->setStatusTip(
+        tr("Keep the current placement as baseline A and compare every change against it"));
+    QAction *fromFile = m_menu->addAction(tr("Compare with &File…"), this, [this] {
+        const QString path = m_window->files()->dialogs()->openFileName(m_window, QString());
+        if (!path.isEmpty())
+            pinBaselineFromFile(path);
+    });
+    fromFile->setObjectName(QStringLiteral("actionCompareWithFile"));
+    fromFile->setStatusTip(
+        tr("Load a scenario file as baseline A and compare the document against it"));
+    m_clearAction = m_menu->addAction(tr("&Clear Baseline"), this, &StudyController::clearBaseline);
+    m_clearAction->setObjectName(QStringLiteral("actionClearBaseline"));
+    m_clearAction->setEnabled(false);
+    QAction *show = m_compareDock->toggleViewAction();
+    show->setText(tr("Show &Comparison"));
+    show->setObjectName(QStringLiteral("actionShowComparison"));
+    m_menu->addAction(show);
+
+    m_menu->addSeparator();
+    QAction *remap = m_menu->addAction(tr("Failure &Remap…"), this, &StudyController::askFailures);
+    remap->setObjectName(QStringLiteral("actionFailureRemap"));
+    remap->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+    remap->setStatusTip(tr("Mark a server, GPU, NIC or leaf failed and re-place the job (drop DP, "
+                           "spares, shrink PP)"));
+
+    m_menu->addSeparator();
+    QAction *experts = m_menu->addAction(
+        tr("&Expert Routing…"), this, [this] { m_window->showPanel(m_expertDock); });
+    experts->setObjectName(QStringLiteral("actionExpertRouting"));
+    experts->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X));
+    experts->setStatusTip(tr("The MoE router's skew and the expert-parallel dispatch matrix"));
+
+    m_menu->addSeparator();
+    QAction *inference = m_menu->addAction(
+        tr("&Inference Pools…"), this, [this] { m_window->showPanel(m_inferenceDock); });
+    inference->setObjectName(QStringLiteral("actionInferencePools"));
+    inference->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
+    inference->setStatusTip(tr("Prefill and decode pools: KV bytes, transfer, TTFT/TPOT, Minimal "
+                               "or Distributed Inference"));
+    m_kvAction = m_menu->addAction(tr("Colour Links by &KV Load"));
+    m_kvAction->setObjectName(QStringLiteral("actionKvOverlay"));
+    m_kvAction->setCheckable(true);
+    m_kvAction->setEnabled(false);
+    m_kvAction->setStatusTip(
+        tr("Colour the links by the prefill-to-decode KV traffic at the request rate"));
+    connect(m_kvAction, &QAction::toggled, this, &StudyController::setKvOverlay);
+}
+
+void StudyController::askFailures()
+{
+    const QString text = m_window->files()->dialogs()->askText(m_window, tr("Failure Remap"),
+        tr("Failed components (server:S, gpu:N, nic:N, leaf:N; comma-separated):"),
+        QStringLiteral("server:0"));
+    if (text.trimmed().isEmpty())
+        return;
+    std::vector<FailedComponent> failures;
+    try {
+        for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+            failures.push_back(parseFailure(part.trimmed().toStdString(), "failure"));
+    } catch (const std::exception &e) {
+        m_window->files()->dialogs()->showError(
+            m_window, tr("Failure Remap"), QString::fromStdString(e.what()));
+        return;
+    }
+    remapAfterFailure(failures);
+}
+
+QMenu *StudyController::serverMenu(int server)
+{
+    auto *menu = new QMenu(m_window);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    const QString name
+        = QString::fromStdString(m_window->document()->engine().fabric().serverName(server));
+    QAction *fail
+        = menu->addAction(tr("Mark %1 Failed and Remap…").arg(name), this, [this, server] {
+              remapAfterFailure({ { FailedComponent::Kind::Server, server } });
+          });
+    fail->setObjectName(QStringLiteral("actionFailServer"));
+    return menu;
+}
+
+QMenu *StudyController::slotMenu(int slot)
+{
+    auto *menu = new QMenu(m_window);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    const Fabric &fabric = m_window->document()->engine().fabric();
+    const QString name
+        = QStringLiteral("%1/gpu%2")
+              .arg(QString::fromStdString(fabric.serverName(fabric.serverOfSlot(slot))))
+              .arg(fabric.gpuOfSlot(slot));
+    QAction *gpu
+        = menu->addAction(tr("Mark GPU %1 Failed and Remap…").arg(name), this, [this, slot] {
+              remapAfterFailure({ { FailedComponent::Kind::Gpu, slot } });
+          });
+    gpu->setObjectName(QStringLiteral("actionFailGpu"));
+    const int server = fabric.serverOfSlot(slot);
+    const int nic = server * fabric.nicsPerServer() + fabric.nicOfGpu(fabric.gpuOfSlot(slot));
+    QAction *nicAction = menu->addAction(tr("Mark Its NIC Failed and Remap…"), this, [this, nic] {
+        remapAfterFailure({ { FailedComponent::Kind::Nic, nic } });
+    });
+    nicAction->setObjectName(QStringLiteral("actionFailNic"));
+    QAction *serverAction
+        = menu->addAction(tr("Mark Server Failed and Remap…"), this, [this, server] {
+              remapAfterFailure({ { FailedComponent::Kind::Server, server } });
+          });
+    serverAction->setObjectName(QStringLiteral("actionFailServer"));
+    return menu;
+}
+
+bool StudyController::remapAfterFailure(const std::vector<FailedComponent> &added)
+{
+    ScenarioDocument *doc = m_window->document();
+    UserDialogs *dialogs = m_window->files()->dialogs();
+    doc->waitForEvaluation();
+    const Scenario healthy = doc->scenario();
+    std::vector<FailedComponent> failures = healthy.failures;
+    for (const FailedComponent &f : added)
+        if (std::find(failures.begin(), failures.end(), f) == failures.end())
+            failures.push_back(f);
+    RemapDialog dialog(healthy, failures, m_window);
+    if (!dialog.errorText().isEmpty()) {
+        dialogs->showError(m_window, tr("Failure Remap"), dialog.errorText());
+        return false;
+    }
+    if (dialogs->execDialog(&dialog) != QDialog::Accepted || !dialog.hasPossibleStrategy())
+        return false;
+    const QString what = QString::fromStdString(failureListText(added));
+    const QString message = doc->editScenario(dialog.degradedScenario(),
+        tr("Remap after %1 (%2)")
+            .arg(what, QString::fromLatin1(remapStrategyName(dialog.strategy()))));
+    if (!message.isEmpty()) {
+        dialogs->showError(m_window, tr("Failure Remap"), message);
+        return false;
+    }
+    // The healthy placement is the baseline the degraded one is judged against.
+    setBaseline(healthy, tr("healthy, before %1").arg(what));
+    return true;
+}
+
+void StudyController::onScenarioChanged()
+{
+    // Failed hardware drawn crossed out (the engine's fabric matches the engine's scenario).
+    {
+        const CostEngine &engine = m_window->document()->engine();
+        const std::vector<FailedComponent> &failures = engine.scenario().failures;
+        std::vector<int> servers, slots;
+        if (!failures.empty()) {
+            for (const FailedComponent &f : failures)
+                if (f.kind == FailedComponent::Kind::Server)
+                    servers.push_back(f.index);
+            const std::vector<char> usable = usableSlots(engine.fabric(), failures);
+            for (int slot = 0; slot < static_cast<int>(usable.size()); ++slot)
+                if (!usable[static_cast<std::size_t>(slot)])
+                    slots.push_back(slot);
+        }
+        m_window->fabricView()->markFailed(servers, slots);
+    }
+
+    // An inference scenario opens on its pools' KV traffic; a training one on its own load.
+    const bool inference = m_window->document()->scenario().inference.has_value();
+    m_kvAction->setEnabled(inference);
+    m_inferenceDirty = true;
+    if (m_kvAction->isChecked() != inference)
+        m_kvAction->setChecked(inference);
+    else
+        setKvOverlay(inference);
+    if (inference && !m_inferenceDock->isVisible()) // once the window is laid out
+        QTimer::singleShot(0, this, [this] { m_window->showPanel(m_inferenceDock); });
+}
+
+bool StudyController::kvOverlay() const
+{
+    return m_kvAction->isChecked();
+}
+
+void StudyController::setKvOverlay(bool on)
+{
+    if (m_kvAction->isChecked() != on) {
+        m_kvAction->setChecked(on); // comes back here through toggled
+        return;
+    }
+    refreshInference();
+}
+
+void StudyController::refreshExperts()
+{
+    const ScenarioDocument *doc = m_window->document();
+    // epSummary routes with the engine's router, which a background rebuild may be using.
+    if (!m_expertDock->isVisible() || doc->isEvaluating())
+        return;
+    try {
+        m_experts->setSummary(epSummary(doc->engine(), m_experts->group()));
+    } catch (const std::exception &e) {
+        m_window->showStatus(tr("Expert routing: %1").arg(QString::fromStdString(e.what())));
+    }
+}
+
+void StudyController::refreshInference()
+{
+    const ScenarioDocument *doc = m_window->document();
+    FabricView *view = m_window->fabricView();
+    const Scenario &s = doc->engine().scenario();
+    if (doc->isEvaluating())
+        return;
+    m_inferenceDirty = false;
+    if (!s.inference) {
+        m_inference->clear();
+        view->clearLinkOverlay();
+        return;
+    }
+    InferenceReport report;
+    try {
+        report = evaluateInference(s, doc->engine().fabric());
+    } catch (const std::exception &e) {
+        m_inference->clear();
+        view->clearLinkOverlay();
+        m_window->showStatus(tr("Inference: %1").arg(QString::fromStdString(e.what())));
+        return;
+    }
+    m_inference->setReport(report);
+    if (!kvOverlay()) {
+        view->clearLinkOverlay();
+        return;
+    }
+    std::unordered_map<int, double> values;
+    for (const KvLinkLoad &l : report.kvLinks)
+        values[l.link] = l.utilisation;
+    view->setLinkOverlay(
+        std::move(values), tr("KV load at %1 requests/s").arg(s.inference->requestRate));
+}
+
+void StudyController::pinBaseline()
+{
+    ScenarioDocument *doc = m_window->document();
+    doc->waitForEvaluation(); // pin what the document is, not an evaluation still running
+    setBaseline(doc->scenario(), tr("current placement"));
+}
+
+bool StudyController::pinBaselineFromFile(const QString &path)
+{
+    try {
+        setBaseline(loadScenario(path.toStdString()), QFileInfo(path).fileName());
+        return true;
+    } catch (const std::exception &e) {
+        m_window->files()->dialogs()->showError(
+            m_window, tr("Cannot compare with this file"), QString::fromStdString(e.what()));
+        return false;
+    }
+}
+
+void StudyController::setBaseline(const Scenario &scenario, const QString &label)
+{
+    try {
+        // Its own fabric and router: the document's router is not thread-safe and the document
+        // may evaluate on a worker thread.
+        m_baseline = std::make_unique<CostEngine>(scenario);
+    } catch (const std::exception &e) {
+        m_window->files()->dialogs()->showError(
+            m_window, tr("Cannot pin this baseline"), QString::fromStdString(e.what()));
+        return;
+    }
+    m_pinnedAt = tr("%1, %2").arg(label, QTime::currentTime().toString(QStringLiteral("HH:mm")));
+    m_clearAction->setEnabled(true);
+    m_window->showPanel(m_compareDock);
+    refreshComparison();
+    m_window->showStatus(
+        tr("Pinned %1 as baseline A; every change is now compared with it").arg(label));
+}
+
+void StudyController::clearBaseline()
+{
+    m_baseline.reset();
+    m_clearAction->setEnabled(false);
+    m_panel->clear();
+    if (!m_highlighted.empty())
+        m_window->fabricView()->clearEmphasis();
+    m_highlighted.clear();
+    m_window->showStatus(tr("Baseline cleared"));
+}
+
+void StudyController::scheduleRefresh()
+{
+    if (m_pending)
+        return;
+    m_pending = true;
+    // Coalesced: a drag preview emits reportChanged many times per frame.
+    QTimer::singleShot(0, this, [this] {
+        m_pending = false;
+        refreshComparison();
+        refreshExperts();
+        if (m_inferenceDirty) // it depends on the scenario, not on where ranks sit
+            refreshInference();
+    });
+}
+
+void StudyController::refreshComparison()
+{
+    if (!m_baseline)
+        return;
+    const ScenarioDocument *doc = m_window->document();
+    const CostEngine &current = doc->engine();
+    const Comparison c = compareEngines(*m_baseline, current, 200);
+    m_panel->setComparison(c, current.fabric(), m_pinnedAt);
+    const Scenario &a = m_baseline->scenario();
+    const Scenario &b = current.scenario();
+    m_panel->setTimelines(m_baseline->report(), a.degrees.pp, chunksOf(a), current.report(),
+        b.degrees.pp, chunksOf(b));
+    m_highlighted.clear();
+    if (c.sameTopology)
+        for (std::size_t i = 0; i < c.links.size() && i < std::size_t { kHighlightedLinks }; ++i)
+            if (c.links[i].bytesA != c.links[i].bytesB)
+                m_highlighted.push_back(c.links[i].link);
+    applyHighlight();
+}
+
+void StudyController::applyHighlight()
+{
+    FabricView *view = m_window->fabricView();
+    if (!m_baseline || !m_panel->highlightBox()->isChecked() || m_highlighted.empty()) {
+        view->clearEmphasis();
+        return;
+    }
+    view->setEmphasis(
+        m_highlighted, tr("outlined: links whose load changed most against baseline A"));
+}
+
+} // namespace railyard

@@ -1,0 +1,96 @@
+#pragma once
+
+#include "failedcomponent.h"
+#include "scenario.h"
+
+#include <QDateTime>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+class QAction;
+class QDockWidget;
+class QMenu;
+
+namespace railyard {
+
+class ComparePanel;
+class CostEngine;
+class ExpertPanel;
+class InferencePanel;
+class MainWindow;
+
+/**
+ * The what-if studies of the Study menu, wired between the document, the engine and the
+ * views: the A/B comparison (a pinned baseline engine compared with the document's after every
+ * change, the changed links outlined on the fabric), and the entry points of the other studies.
+ * It owns the baseline; the views only display what it computes with the engine.
+ */
+class StudyController : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit StudyController(MainWindow *window);
+    ~StudyController() override;
+
+    /// Keeps the document as it is now as baseline A (after any running evaluation lands).
+    void pinBaseline();
+    /// Loads a scenario file as baseline A. False (and an error dialog) when it does not load.
+    bool pinBaselineFromFile(const QString &path);
+    void clearBaseline();
+    bool hasBaseline() const { return static_cast<bool>(m_baseline); }
+    const CostEngine *baseline() const { return m_baseline.get(); }
+
+    ComparePanel *comparePanel() const { return m_panel; }
+    QDockWidget *compareDock() const { return m_compareDock; }
+    ExpertPanel *expertPanel() const { return m_experts; }
+    QDockWidget *expertDock() const { return m_expertDock; }
+    InferencePanel *inferencePanel() const { return m_inference; }
+    QDockWidget *inferenceDock() const { return m_inferenceDock; }
+    /// Marks these components failed (in addition to the document's) and offers the remap
+    /// strategies (RemapDialog). On accept the healthy placement becomes baseline A and the
+    /// degraded scenario, a new mapping version, replaces the document as one undoable step.
+    /// False when cancelled or refused.
+    bool remapAfterFailure(const std::vector<FailedComponent> &failures);
+    /// The right-click menus the fabric view asks for (built, not shown: tests trigger them).
+    QMenu *serverMenu(int server);
+    QMenu *slotMenu(int slot);
+    /// Colour the fabric's links by the KV load of the inference pools (when the scenario has
+    /// them) instead of the training load.
+    void setKvOverlay(bool on);
+    bool kvOverlay() const;
+    QMenu *menu() const { return m_menu; }
+    /// Recomputes every study now (otherwise they follow the document, coalesced).
+    void refreshComparison();
+    void refreshExperts();
+    void refreshInference();
+
+private:
+    void buildMenu();
+    void scheduleRefresh();
+    void setBaseline(const Scenario &scenario, const QString &label);
+    void applyHighlight();
+    void onScenarioChanged();
+    void askFailures();
+    QDockWidget *addDock(QWidget *panel, const QString &title, const QString &objectName);
+
+    MainWindow *m_window;
+    QMenu *m_menu = nullptr;
+    ComparePanel *m_panel = nullptr;
+    QDockWidget *m_compareDock = nullptr;
+    QAction *m_clearAction = nullptr;
+    QAction *m_kvAction = nullptr;
+    ExpertPanel *m_experts = nullptr;
+    QDockWidget *m_expertDock = nullptr;
+    InferencePanel *m_inference = nullptr;
+    QDockWidget *m_inferenceDock = nullptr;
+    std::unique_ptr<CostEngine> m_baseline;
+    QString m_pinnedAt;
+    std::vector<int> m_highlighted;
+    bool m_pending = false;
+    bool m_inferenceDirty = true;
+};
+
+} // namespace railyard

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "userdialogs.h"
+
+#include <QDialog>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+namespace railyard {
+
+/** Answers the window's modal questions from a script and records what was asked (study tests). */
+class ScriptedDialogs : public UserDialogs
+{
+public:
+    SaveChoice saveChoice = SaveChoice::Discard;
+    QString openName;
+    QString textAnswer; ///< askText's answer (empty = cancelled)
+    QStringList errors; ///< "title|message"
+    /// execDialog: sets the dialog's choices and returns its result (default: rejects).
+    std::function<int(QDialog *)> onDialog;
+    int dialogsShown = 0;
+
+    SaveChoice askToSaveChanges(QWidget *, const QString &) override { return saveChoice; }
+    void showError(QWidget *, const QString &title, const QString &message) override
+    {
+        errors << title + QLatin1Char('|') + message;
+    }
+    QString openFileName(QWidget *, const QString &) override { return openName; }
+    void showAbout(QWidget *) override { }
+    int execDialog(QDialog *dialog) override
+    {
+        ++dialogsShown;
+        return onDialog ? onDialog(dialog) : QDialog::Rejected;
+    }
+    QString askText(QWidget *, const QString &, const QString &, const QString &) override
+    {
+        return textAnswer;
+    }
+};
+
+} // namespace railyard

@@ -1,0 +1,116 @@
+// FabricItem, part 2: what the application lays over the engine's picture (emphasised links,
+// links coloured by external values, failed servers and slots). None of it is the document's:
+// the view only draws the ids and values it is given.
+#include "fabricitem.h"
+
+#include "bundleitem.h"
+#include "linkitem.h"
+#include "scenariodocument.h"
+#include "serveritem.h"
+#include "slotitem.h"
+#include "switchitem.h"
+
+namespace railyard {
+
+double FabricItem::shownUtilisation(int link) const
+{
+    if (m_overlayOn) {
+        const auto it = m_overlay.find(link);
+        return it != m_overlay.end() && it->second > 0.0 ? it->second : 0.0;
+    }
+    return m_document->report().utilisation(link);
+}
+
+void FabricItem::setEmphasis(const std::vector<int> &linkIds, const QString &caption)
+{
+    applyEmphasis(false);
+    m_emphasis.clear();
+    for (int id : linkIds) {
+        if (id >= 0 && id < m_fabric->linkCount())
+            m_emphasis.push_back(id);
+    }
+    m_emphasisCaption = m_emphasis.empty() ? QString() : caption;
+    applyEmphasis(true);
+    Q_EMIT legendChanged();
+}
+
+void FabricItem::applyEmphasis(bool on)
+{
+    const Fabric &f = *m_fabric;
+    for (int id : m_emphasis) {
+        const FabricLink &l = f.link(id);
+        if (l.tier == Tier::ScaleUp || l.tier == Tier::Pcie) {
+            const FabricNode &gpu = f.node(f.node(l.src).kind == NodeKind::Gpu ? l.src : l.dst);
+            if (ServerItem *server = serverItem(gpu.server))
+                server->setLinkEmphasised(gpu.local, l.tier == Tier::ScaleUp, on);
+        } else {
+            if (LinkItem *item = m_links.value(id >> 1))
+                item->setEmphasised(on);
+            const int line = m_cableLine[static_cast<std::size_t>(id >> 1)];
+            if (BundleItem *bundle = bundleItem(l.tier); bundle && line >= 0)
+                bundle->setEmphasised(line, on);
+        }
+        // Its endpoints: switches, NICs, GPUs, the NVSwitch.
+        for (int vertex : {l.src, l.dst}) {
+            const FabricNode &n = f.node(vertex);
+            switch (n.kind) {
+            case NodeKind::Gpu:
+                if (SlotItem *slot = slotItem(n.server * f.gpusPerServer() + n.local))
+                    slot->setEmphasised(on);
+                break;
+            case NodeKind::Nic:
+                if (ServerItem *server = serverItem(n.server))
+                    server->setNicEmphasised(n.local, on);
+                break;
+            case NodeKind::ScaleUpSwitch:
+                if (ServerItem *server = serverItem(n.server))
+                    server->setBarEmphasised(on);
+                break;
+            default:
+                if (SwitchItem *sw = switchItem(vertex))
+                    sw->setEmphasised(on);
+                break;
+            }
+        }
+    }
+}
+
+void FabricItem::setLinkOverlay(std::unordered_map<int, double> valueByLink, const QString &title)
+{
+    m_overlay = std::move(valueByLink);
+    m_overlayTitle = title.isEmpty() ? QStringLiteral("Overlay") : title;
+    m_overlayOn = true;
+    recolour(true);
+}
+
+void FabricItem::clearLinkOverlay()
+{
+    if (!m_overlayOn)
+        return;
+    m_overlayOn = false;
+    m_overlay.clear();
+    m_overlayTitle.clear();
+    recolour(true);
+}
+
+void FabricItem::markFailed(const std::vector<int> &servers, const std::vector<int> &slots)
+{
+    applyFailed(false);
+    m_failedServers = servers;
+    m_failedSlots = slots;
+    applyFailed(true);
+}
+
+void FabricItem::applyFailed(bool on)
+{
+    for (int server : m_failedServers) {
+        if (ServerItem *item = serverItem(server))
+            item->setFailed(on);
+    }
+    for (int slot : m_failedSlots) {
+        if (SlotItem *item = slotItem(slot))
+            item->setFailed(on);
+    }
+}
+
+} // namespace railyard

@@ -319,6 +319,8 @@ void StudyController::refreshInference()
     if (!s.inference) {
         m_inference->clear();
         view->clearLinkOverlay();
+        m_kvLinks.clear();
+        applyHighlight();
         return;
     }
     InferenceReport report;
@@ -331,15 +333,19 @@ void StudyController::refreshInference()
         return;
     }
     m_inference->setReport(report);
+    m_kvLinks.clear();
     if (!kvOverlay()) {
         view->clearLinkOverlay();
+        applyHighlight();
         return;
     }
     std::unordered_map<int, double> values;
-    for (const KvLinkLoad &l : report.kvLinks)
+    for (const KvLinkLoad &l : report.kvLinks) {
         values[l.link] = l.utilisation;
-    view->setLinkOverlay(
-        std::move(values), tr("KV load at %1 requests/s").arg(s.inference->requestRate));
+        m_kvLinks.push_back(l.link);
+    }
+    view->setLinkOverlay(std::move(values), tr("KV load, %1 req/s").arg(s.inference->requestRate));
+    applyHighlight();
 }
 
 void StudyController::pinBaseline()
@@ -385,9 +391,8 @@ void StudyController::clearBaseline()
     m_baseline.reset();
     m_clearAction->setEnabled(false);
     m_panel->clear();
-    if (!m_highlighted.empty())
-        m_window->fabricView()->clearEmphasis();
     m_highlighted.clear();
+    applyHighlight();
     m_window->showStatus(tr("Baseline cleared"));
 }
 
@@ -428,13 +433,15 @@ void StudyController::refreshComparison()
 
 void StudyController::applyHighlight()
 {
+    // One outline at a time: the comparison's changed links first, else the KV paths.
     FabricView *view = m_window->fabricView();
-    if (!m_baseline || !m_panel->highlightBox()->isChecked() || m_highlighted.empty()) {
+    if (m_baseline && m_panel->highlightBox()->isChecked() && !m_highlighted.empty())
+        view->setEmphasis(
+            m_highlighted, tr("outlined: links whose load changed most against baseline A"));
+    else if (kvOverlay() && !m_kvLinks.empty())
+        view->setEmphasis(m_kvLinks, tr("outlined: KV paths prefill → decode"));
+    else
         view->clearEmphasis();
-        return;
-    }
-    view->setEmphasis(
-        m_highlighted, tr("outlined: links whose load changed most against baseline A"));
 }
 
 } // namespace railyard

@@ -88,7 +88,8 @@ private:
     QDockWidget *m_inferenceDock = nullptr;
     std::unique_ptr<CostEngine> m_baseline;
     QString m_pinnedAt;
-    std::vector<int> m_highlighted;
+    std::vector<int> m_highlighted; ///< the comparison's most changed links
+    std::vector<int> m_kvLinks; ///< links on the inference pools' KV paths
     bool m_pending = false;
     bool m_inferenceDirty = true;
 };

@@ -344,6 +344,13 @@ void TestStudies::inferenceScenarioColoursKvLinks()
     QVERIFY(!expected.kvLinks.empty());
     // Turning the overlay off and back on follows the action.
     QVERIFY(f.window.fabricView()->rootItem()->hasLinkOverlay());
+    // The KV paths are outlined, the hottest one among them, with the overlay's value.
+    const std::vector<int> &outlined = f.window.fabricView()->rootItem()->emphasis();
+    QCOMPARE(outlined.size(), expected.kvLinks.size());
+    QVERIFY(std::find(outlined.begin(), outlined.end(), expected.kvLinks.front().link)
+        != outlined.end());
+    QCOMPARE(f.window.fabricView()->rootItem()->shownUtilisation(expected.kvLinks.front().link),
+        expected.kvLinks.front().utilisation);
     f.action("actionKvOverlay")->setChecked(false);
     QVERIFY(!f.studies()->kvOverlay());
     QVERIFY(!f.window.fabricView()->rootItem()->hasLinkOverlay());
@@ -355,6 +362,7 @@ void TestStudies::inferenceScenarioColoursKvLinks()
     f.settle();
     QVERIFY(!f.studies()->kvOverlay());
     QVERIFY(!f.window.fabricView()->rootItem()->hasLinkOverlay());
+    QVERIFY(f.window.fabricView()->rootItem()->emphasis().empty());
     QVERIFY(!f.action("actionKvOverlay")->isEnabled());
     QVERIFY(!f.studies()->inferencePanel()->hasReport());
 }

@@ -349,12 +349,16 @@ Plan planFor(const Context &ctx, const ParallelDegrees &deg, const TrainingSpec 
     plan.training = training;
     const ParallelLayout layout(deg, ctx.healthy.order);
     const std::vector<int> &old = ctx.engine.mapping().slots();
-    std::vector<int> preferred(static_cast<std::size_t>(layout.worldSize()));
-    plan.predecessor.resize(preferred.size());
+    // push_back rather than resize: GCC 12 at -O3 warns of a null dereference inside
+    // vector::resize here (a false -Wnull-dereference positive).
+    std::vector<int> preferred;
+    preferred.reserve(static_cast<std::size_t>(layout.worldSize()));
+    plan.predecessor.clear();
+    plan.predecessor.reserve(preferred.capacity());
     for (int r = 0; r < layout.worldSize(); ++r) {
         const int p = predecessorOf(layout.coord(r));
-        plan.predecessor[static_cast<std::size_t>(r)] = p;
-        preferred[static_cast<std::size_t>(r)] = old[static_cast<std::size_t>(p)];
+        plan.predecessor.push_back(p);
+        preferred.push_back(old[static_cast<std::size_t>(p)]);
     }
     plan.placed = placeRanks(layout, ctx.engine.fabric(), ctx.usable, preferred);
     return plan;

@@ -336,22 +336,7 @@ std::vector<double> loadHotnessFile(const std::string &path)
         throw ScenarioError(path,
             "file is " + std::to_string(st.st_size) + " bytes, more than the limit of "
                 + std::to_string(kMaxHotnessFileBytes) + " bytes");
-    std::string text;
-    char buffer[1 << 14];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            throw ScenarioError(path, "cannot read: " + errnoText(errno));
-        if (n == 0)
-            break;
-        text.append(buffer, static_cast<std::size_t>(n));
-        if (static_cast<long long>(text.size()) > kMaxHotnessFileBytes)
-            throw ScenarioError(path,
-                "file is more than the limit of " + std::to_string(kMaxHotnessFileBytes)
-                    + " bytes");
-    }
+    const std::string text = readAllLimited(fd, path, kMaxHotnessFileBytes);
     return parseHotnessText(text, path);
 }
 

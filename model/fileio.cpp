@@ -18,6 +18,26 @@ std::string errnoText(int error)
     return std::error_code(error, std::generic_category()).message();
 }
 
+std::string readAllLimited(int fd, const std::string &path, long long limit,
+                           const std::string &limitSuffix)
+{
+    std::string text;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            throw ScenarioError(path, "cannot read: " + errnoText(errno));
+        if (n == 0)
+            return text;
+        text.append(buffer, static_cast<std::size_t>(n));
+        if (static_cast<long long>(text.size()) > limit)
+            throw ScenarioError(path, "file is more than the limit of " + std::to_string(limit)
+                                          + " bytes" + limitSuffix);
+    }
+}
+
 namespace {
 
 /// Removes a temporary file (and closes its descriptor) unless the write was committed.

@@ -7,6 +7,12 @@ namespace railyard {
 /// strerror-style text for an errno value.
 std::string errnoText(int error);
 
+/// Reads everything left in an open descriptor, refusing more than `limit` bytes: it stops one
+/// byte past the limit, so a pipe or a growing file is refused as well as a large file. Throws
+/// ScenarioError(path, "cannot read: ..." or "file is more than the limit of <limit> bytes<suffix>").
+std::string readAllLimited(int fd, const std::string &path, long long limit,
+                           const std::string &limitSuffix = std::string());
+
 /**
  * Writes text to `path` atomically: a temporary file with a random name in the same directory
  * (O_EXCL), fsync, rename over the target, fsync of the directory. A failure throws

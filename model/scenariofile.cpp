@@ -761,23 +761,7 @@ Scenario loadScenario(const std::string &path)
         throw ScenarioError(path, "file is " + std::to_string(st.st_size)
                                       + " bytes, more than the limit of "
                                       + std::to_string(limits::kMaxFileBytes) + " bytes (64 MiB)");
-    // Read at most one byte past the limit, so a pipe or a growing file is refused as well.
-    std::string text;
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            throw ScenarioError(path, "cannot read: " + errnoText(errno));
-        if (n == 0)
-            break;
-        text.append(buffer, static_cast<std::size_t>(n));
-        if (static_cast<std::int64_t>(text.size()) > limits::kMaxFileBytes)
-            throw ScenarioError(path, "file is more than the limit of "
-                                          + std::to_string(limits::kMaxFileBytes)
-                                          + " bytes (64 MiB)");
-    }
+    const std::string text = readAllLimited(fd, path, limits::kMaxFileBytes, " (64 MiB)");
     // Relative paths inside the file (model.routing.hotness_file) start at its directory.
     const std::size_t slash = path.rfind('/');
     return scenarioFromJson(parseJson(text),

@@ -12,6 +12,7 @@
  * quotes doubled) with LF line ends; the reader accepts CRLF as well.
  */
 #include "export_common.h"
+#include "failedcomponent.h"
 #include "jsonfields.h"
 #include "scenarioerror.h"
 #include "sizelimits.h"
@@ -235,6 +236,14 @@ std::string exportMappingJson(const CostEngine &engine, const ExportOptions &opt
     out += "  \"generator\": " + ojson(options.generator).dump() + ",\n";
     out += "  \"scenario\": " + ojson(s.name).dump() + ",\n";
     out += "  \"mapping_version\": " + std::to_string(s.mappingVersion) + ",\n";
+    if (!s.failures.empty()) {
+        // A degraded version names the hardware it avoids (the seed: keep the new coordinates
+        // and the hardware mapping together as a version). Absent when nothing failed.
+        ojson failed = ojson::array();
+        for (const FailedComponent &f : s.failures)
+            failed.push_back(failureText(f));
+        out += "  \"failures\": " + failed.dump() + ",\n";
+    }
     out += "  \"fabric\": " + fab.dump() + ",\n";
     out += "  \"parallel\": " + par.dump() + ",\n";
     out += "  \"prediction\": " + pred.dump() + ",\n";
@@ -274,8 +283,8 @@ ImportedMapping importMappingJson(const std::string &text, const CostEngine &eng
         throw ScenarioError("mapping", "the record is larger than 64 MiB");
     const json root = parseJsonGuarded(text, limits::kMaxJsonDepth);
     JsonFields top(root, "",
-        { "format", "format_version", "generator", "scenario", "mapping_version", "fabric",
-            "parallel", "prediction", "ranks" });
+        { "format", "format_version", "generator", "scenario", "mapping_version", "failures",
+            "fabric", "parallel", "prediction", "ranks" });
     const std::string format = top.string("format", "", 64);
     if (format != "railyard-mapping")
         throw ScenarioError("format",

@@ -122,8 +122,15 @@ std::vector<InspectorField *> workloadFields()
                 p && sameShape(*p, s.model) ? QString::fromStdString(s.model.name) : kCustom);
         },
         [](Scenario &s, const QVariant &v) {
-            if (const auto p = modelPreset(v.toString().toStdString()))
+            if (const auto p = modelPreset(v.toString().toStdString())) {
+                // The router model belongs to the experts: it survives a preset with the same
+                // expert count (explicit hotness has one weight per expert), else uniform.
+                const ExpertRouting routing = s.model.routing;
+                const int experts = s.model.experts;
                 s.model = *p;
+                if (p->experts == experts)
+                    s.model.routing = routing;
+            }
         });
     preset->setToolTip(
         QObject::tr("A published model shape; editing a size below makes it custom"));

@@ -77,6 +77,7 @@ void TestCliRemap::dropDpThenEvaluateAndExport()
     QVERIFY2(exported.exitCode == 0, exported.err.constData());
     const nlohmann::json record = nlohmann::json::parse(exported.out.toStdString());
     QCOMPARE(record["mapping_version"].get<int>(), 2);
+    QVERIFY(record["failures"] == nlohmann::json::array({ "server:3" }));
     QCOMPARE(record["parallel"]["world_size"].get<int>(), 96);
     for (const nlohmann::json &rank : record["ranks"])
         QVERIFY(rank["server"].get<int>() != 3);

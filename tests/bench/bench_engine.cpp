@@ -1,7 +1,12 @@
 // Speed of the cost engine (Google Benchmark). Run: build/bin/bench
 //   BM_Evaluate16k  full evaluation of a 16,384-GPU scenario (goal <= 50 ms, one core)
 //   BM_Swap16k      incremental update after one swap at that size (goal <= 1 ms)
+//   BM_Compare16k   the A/B comparison the GUI recomputes after every edit once a baseline is
+//                   pinned (figures, changed links, moved ranks), at that size
+//   BM_Remap128     every failure-remap strategy for one failed server of the seed's job
+#include "compare.h"
 #include "costengine.h"
+#include "failureremap.h"
 #include "presets.h"
 
 #include <benchmark/benchmark.h>
@@ -105,6 +110,31 @@ void BM_Swap128(benchmark::State &state)
     }
 }
 
+void BM_Compare16k(benchmark::State &state)
+{
+    const Scenario s = scenario16k();
+    const CostEngine baseline(s);
+    CostEngine current(s, baseline.sharedFabric());
+    std::mt19937 rng(2);
+    std::uniform_int_distribution<int> pick(0, current.layout().worldSize() - 1);
+    for (int i = 0; i < 64; ++i) // a few dozen edits since the pin
+        current.swapRanks(pick(rng), pick(rng));
+    for (auto _ : state) {
+        const Comparison c = compareEngines(baseline, current, 200);
+        benchmark::DoNotOptimize(c.changedLinkCount);
+    }
+}
+
+void BM_Remap128(benchmark::State &state)
+{
+    const Scenario s = scenario128();
+    for (auto _ : state) {
+        const std::vector<RemapResult> results
+            = remapAll(s, {{FailedComponent::Kind::Server, 3}});
+        benchmark::DoNotOptimize(results.size());
+    }
+}
+
 } // namespace
 
 BENCHMARK(BM_BuildFabric16k)->Unit(benchmark::kMillisecond);
@@ -113,4 +143,6 @@ BENCHMARK(BM_Evaluate16k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Swap16k)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Evaluate128)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Swap128)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Compare16k)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Remap128)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -12,9 +12,13 @@
  */
 
 #include "bubblesweep.h"
+#include "compare.h"
 #include "costengine.h"
+#include "eprouting.h"
 #include "exporters.h"
 #include "fabric.h"
+#include "failureremap.h"
+#include "inference.h"
 #include "mapping.h"
 #include "parallellayout.h"
 #include "reportjson.h"
@@ -167,6 +171,54 @@ inline void checkCollectivesAndSweep(CostEngine &engine)
     require(sawOwn, "the sweep counts leave out the engine's own micro-batch count");
 }
 
+/// The what-if studies on an evaluated scenario: the expert-routing summary, the inference
+/// pools, a failure remap of server 0 (each possible result must evaluate as a file would) and
+/// the A/B comparison of the engine with itself (no change anywhere).
+inline void checkStudies(const CostEngine &engine)
+{
+    const Scenario &s = engine.scenario();
+    const EpSummary ep = epSummary(engine, 0);
+    if (ep.present) {
+        double shares = 0.0;
+        for (double h : ep.memberShare)
+            shares += h;
+        require(std::fabs(shares - 1.0) <= 1e-9, "EP member shares do not sum to 1");
+        require(std::isfinite(ep.skew) && ep.skew >= 1.0 - 1e-9, "EP skew below 1 or not finite");
+    }
+    if (s.inference) {
+        InferenceReport r;
+        try {
+            r = evaluateInference(s, engine.fabric());
+        } catch (const ScenarioError &) {
+            return; // refused with a message, as the CLI would
+        }
+        checkFinite(inferenceReportToJson(r, engine.fabric()), "inference");
+        require(r.kvTransferTime >= 0.0 && r.ttft >= r.prefillTime, "inference times inconsistent");
+    }
+    const Comparison self = compareEngines(engine, engine);
+    require(self.moved.empty() && self.changedLinkCount == 0, "a scenario differs from itself");
+    if (s.fabric.servers > 1 && s.fabric.servers <= 16) {
+        std::vector<RemapResult> results;
+        try {
+            results = remapAll(s, { { FailedComponent::Kind::Server, 0 } });
+        } catch (const ScenarioError &) {
+            return; // e.g. server 0 already listed as failed
+        }
+        for (const RemapResult &r : results) {
+            if (!r.possible)
+                continue;
+            require(r.degraded.mappingVersion == s.mappingVersion + 1, "a remap kept the version");
+            try {
+                const Scenario back = parseScenario(scenarioToText(r.degraded));
+                (void)CostEngine(back);
+            } catch (const ScenarioError &e) {
+                throw HarnessFailure(
+                    std::string("a remapped scenario does not evaluate: ") + e.what());
+            }
+        }
+    }
+}
+
 /// Builds an engine, reads every part of its report, swaps two ranks and swaps them back.
 inline Outcome evaluateScenario(const Scenario &scenario)
 {
@@ -190,6 +242,7 @@ inline Outcome evaluateScenario(const Scenario &scenario)
     if (detailed) {
         checkExports(*engine);
         checkCollectivesAndSweep(*engine);
+        checkStudies(*engine);
     }
     if (world > 1) {
         engine->swapRanks(0, world - 1);

@@ -339,6 +339,16 @@ void StudyController::refreshInference()
         applyHighlight();
         return;
     }
+    // The caption names the pools and where they sit, so the outline reads as the deployment.
+    QStringList pools;
+    for (const PoolResult &p : report.pools) {
+        QStringList servers;
+        for (const std::string &name : p.serverNames)
+            servers << QString::fromStdString(name);
+        pools << tr("%1 (%2)").arg(
+            QString::fromStdString(p.name), servers.join(QStringLiteral(", ")));
+    }
+    m_kvCaption = tr("outlined: KV paths %1").arg(pools.join(QStringLiteral(" → ")));
     std::unordered_map<int, double> values;
     for (const KvLinkLoad &l : report.kvLinks) {
         values[l.link] = l.utilisation;
@@ -439,7 +449,7 @@ void StudyController::applyHighlight()
         view->setEmphasis(
             m_highlighted, tr("outlined: links whose load changed most against baseline A"));
     else if (kvOverlay() && !m_kvLinks.empty())
-        view->setEmphasis(m_kvLinks, tr("outlined: KV paths prefill → decode"));
+        view->setEmphasis(m_kvLinks, m_kvCaption);
     else
         view->clearEmphasis();
 }

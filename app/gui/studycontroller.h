@@ -90,6 +90,7 @@ private:
     QString m_pinnedAt;
     std::vector<int> m_highlighted; ///< the comparison's most changed links
     std::vector<int> m_kvLinks; ///< links on the inference pools' KV paths
+    QString m_kvCaption;
     bool m_pending = false;
     bool m_inferenceDirty = true;
 };

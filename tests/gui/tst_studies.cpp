@@ -347,6 +347,9 @@ void TestStudies::inferenceScenarioColoursKvLinks()
     // The KV paths are outlined, the hottest one among them, with the overlay's value.
     const std::vector<int> &outlined = f.window.fabricView()->rootItem()->emphasis();
     QCOMPARE(outlined.size(), expected.kvLinks.size());
+    QCOMPARE(f.window.fabricView()->rootItem()->emphasisCaption(),
+        QStringLiteral(
+            "outlined: KV paths prefill (node000, node001) → decode (node002, node003)"));
     QVERIFY(std::find(outlined.begin(), outlined.end(), expected.kvLinks.front().link)
         != outlined.end());
     QCOMPARE(f.window.fabricView()->rootItem()->shownUtilisation(expected.kvLinks.front().link),

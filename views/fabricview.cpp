@@ -59,8 +59,7 @@ FabricView::FabricView(ScenarioDocument *document, QWidget *parent)
     connect(m_root, &FabricItem::legendChanged, this, &FabricView::updateLegend);
     connect(m_root, &FabricItem::rebuilt, this, &FabricView::onRebuilt);
     // A new scenario under a drag: drop the drag (the items it pointed at are gone).
-    connect(document, &ScenarioDocument::scenarioChanged, this,
-            [this] { cancelDrag(QString()); });
+    connect(document, &ScenarioDocument::scenarioChanged, this, [this] { cancelDrag(QString()); });
     onRebuilt();
     updateLegend();
 }
@@ -106,7 +105,7 @@ void FabricView::fitAll()
     const QRect vp = viewport()->rect();
     const double reserve = m_legend->boundingRect().height() + 12.0;
     const double s = std::min((vp.width() - 4.0) / std::max(1.0, content.width()),
-                              (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
+        (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
     if (s <= 0.0)
         return;
     setTransform(QTransform::fromScale(s, s));
@@ -132,7 +131,7 @@ void FabricView::zoomBy(double factor)
     m_autoFit = false;
     const QRectF bounds = m_root->boundingRect();
     const double fit = std::min(viewport()->width() / std::max(1.0, bounds.width()),
-                                viewport()->height() / std::max(1.0, bounds.height()));
+        viewport()->height() / std::max(1.0, bounds.height()));
     const double next = std::clamp(zoom() * factor, std::min(0.5 * fit, 0.05), 8.0);
     scale(next / zoom(), next / zoom());
     updateLevelOfDetail();
@@ -160,9 +159,9 @@ void FabricView::updateLegend()
         m_legend->setLoadRange(1.0, bottleneck, false); // the given values' fixed scale
     else
         m_legend->setLoadRange(m_root->isScaleHeld() ? m_root->maxUtilisation()
-                               : r.bottleneckLink >= 0 ? r.utilisation(r.bottleneckLink)
-                                                       : 0.0,
-                               bottleneck, m_root->isScaleHeld());
+                : r.bottleneckLink >= 0              ? r.utilisation(r.bottleneckLink)
+                                                     : 0.0,
+            bottleneck, m_root->isScaleHeld());
     m_legend->setOverlayTitle(m_root->overlayTitle());
     m_legend->setCaption(m_root->emphasisCaption());
     m_legend->setColouring(m_root->colourBy(), m_root->colourValueCount());
@@ -201,14 +200,16 @@ FabricView::Hit FabricView::hitAt(const QPoint &viewPos) const
         hit.server = nullptr;
     if (!hit.server && hit.switchVertex < 0 && hit.cable < 0) {
         // Aggregated lines (overview, or the switch tiers of a very large fabric).
-        for (Tier tier : {Tier::Leaf, Tier::Spine, Tier::SuperSpine}) {
+        for (Tier tier : { Tier::Leaf, Tier::Spine, Tier::SuperSpine }) {
             const BundleItem *bundle = m_root->bundleItem(tier);
             if (!bundle || !bundle->isVisible())
                 continue;
             const int line = bundle->lineAt(scenePos, 4.0 / std::max(zoom(), 0.01));
             if (line >= 0) {
                 hit.bundleCables
-                    = &m_root->layout().bundles()[static_cast<std::size_t>(bundle->layoutIndex(line))].cables;
+                    = &m_root->layout()
+                           .bundles()[static_cast<std::size_t>(bundle->layoutIndex(line))]
+                           .cables;
                 break;
             }
         }
@@ -263,24 +264,39 @@ void FabricView::hover(const QPoint &viewPos)
         say(FabricInfo::bundleStatus(*m_document, *hit.bundleCables));
 }
 
+QString FabricView::toolTipAt(const QPoint &viewPos) const
+{
+    const Hit hit = hitAt(viewPos);
+    QString text;
+    if (hit.slot >= 0)
+        text = FabricInfo::slotToolTip(*m_document, hit.slot);
+    else if (hit.handle)
+        text = FabricInfo::serverToolTip(*m_document, hit.server->server());
+    else if (hit.internalLink >= 0)
+        text = FabricInfo::internalLinkToolTip(*m_document, hit.internalLink);
+    else if (hit.cable >= 0)
+        text = FabricInfo::cableToolTip(*m_document, hit.cable);
+    else if (hit.switchVertex >= 0)
+        text = FabricInfo::switchToolTip(*m_document, hit.switchVertex);
+    else if (hit.bundleCables)
+        text = FabricInfo::bundleToolTip(*m_document, *hit.bundleCables);
+    // The colour comes from the application's overlay, not the report: say what it shows.
+    const int link = hit.internalLink >= 0 ? (hit.internalLink & ~1)
+        : hit.cable >= 0                   ? hit.cable * 2
+                                           : -1;
+    if (link >= 0 && m_root->hasLinkOverlay())
+        text += QStringLiteral("<br><b>Colour: %1</b> — %2 % up / %3 % down")
+                    .arg(m_root->overlayTitle().toHtmlEscaped())
+                    .arg(m_root->shownUtilisation(link) * 100.0, 0, 'f', 2)
+                    .arg(m_root->shownUtilisation(link + 1) * 100.0, 0, 'f', 2);
+    return text;
+}
+
 bool FabricView::viewportEvent(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
-        const Hit hit = hitAt(help->pos());
-        QString text;
-        if (hit.slot >= 0)
-            text = FabricInfo::slotToolTip(*m_document, hit.slot);
-        else if (hit.handle)
-            text = FabricInfo::serverToolTip(*m_document, hit.server->server());
-        else if (hit.internalLink >= 0)
-            text = FabricInfo::internalLinkToolTip(*m_document, hit.internalLink);
-        else if (hit.cable >= 0)
-            text = FabricInfo::cableToolTip(*m_document, hit.cable);
-        else if (hit.switchVertex >= 0)
-            text = FabricInfo::switchToolTip(*m_document, hit.switchVertex);
-        else if (hit.bundleCables)
-            text = FabricInfo::bundleToolTip(*m_document, *hit.bundleCables);
+        const QString text = toolTipAt(help->pos());
         if (text.isEmpty())
             QToolTip::hideText();
         else
@@ -402,7 +418,8 @@ void FabricView::clearEmphasis()
     m_root->setEmphasis({}, QString());
 }
 
-void FabricView::setLinkOverlay(std::unordered_map<int, double> valueByLink, const QString &legendTitle)
+void FabricView::setLinkOverlay(
+    std::unordered_map<int, double> valueByLink, const QString &legendTitle)
 {
     m_root->setLinkOverlay(std::move(valueByLink), legendTitle);
 }
@@ -439,17 +456,17 @@ void FabricView::contextMenuEvent(QContextMenuEvent *event)
 
 bool FabricView::exportImage(const QString &path)
 {
-    const bool svg = QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive)
-        == 0;
+    const bool svg
+        = QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive) == 0;
     QRectF source = m_root->boundingRect();
     // PNG: up to 2x for a small fabric, at most 4096 px on the long side for a large one
     // (a 16,384-GPU fabric then exports its overview in a few seconds).
-    const double scale = svg ? 1.0
-                             : std::min(2.0, 4096.0 / std::max(source.width(), source.height()));
+    const double scale
+        = svg ? 1.0 : std::min(2.0, 4096.0 / std::max(source.width(), source.height()));
     // Room above the fabric for the legend (drawn at device size).
     source.adjust(-20, -(m_legend->boundingRect().height() + 30.0) / scale, 20, 20);
     const QSize size(static_cast<int>(std::ceil(source.width() * scale)),
-                     static_cast<int>(std::ceil(source.height() * scale)));
+        static_cast<int>(std::ceil(source.height() * scale)));
     const bool wasOverview = m_root->isOverview();
     const int slots = m_root->fabric().slotCount();
     // Below ~1/3 scale chips are unreadable in a file: export the overview (fast, small).

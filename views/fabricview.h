@@ -56,6 +56,9 @@ public:
     FabricItem *rootItem() const { return m_root; }
     LegendItem *legendItem() const { return m_legend; }
     double zoom() const;
+    /// The tooltip for a viewport position (a chip, server, switch, cable or bundle): the
+    /// report's numbers, plus the overlay's values when links are coloured by one.
+    QString toolTipAt(const QPoint &viewPos) const;
     /// Ranks a drop of these MIME bytes carries ("3,5,7"); empty when malformed or out of range.
     std::vector<int> parseRanks(const QByteArray &payload) const;
 
@@ -110,7 +113,7 @@ private:
     struct Hit
     {
         ServerItem *server = nullptr;
-        int slot = -1;       ///< GPU slot under the point (inside a server)
+        int slot = -1; ///< GPU slot under the point (inside a server)
         bool handle = false; ///< on the server's bar
         int internalLink = -1;
         int cable = -1;
@@ -163,7 +166,7 @@ private:
     int m_targetSlot = -1;
     int m_targetServer = -1;
     bool m_previewing = false;
-    std::pair<int, int> m_previewPair{-1, -1};
+    std::pair<int, int> m_previewPair { -1, -1 };
     std::vector<std::pair<int, int>> m_previewMoves; ///< the multi-rank move being previewed
     double m_iterationBefore = 0.0;
 };

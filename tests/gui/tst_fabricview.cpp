@@ -75,7 +75,8 @@ void verifyLinksMatchReport(QGraphicsScene *scene, const ScenarioDocument &doc)
     QVERIFY(!links.isEmpty());
     for (LinkItem *link : links) {
         QVERIFY2(link->utilisation(0) == r.utilisation(link->forwardLink()),
-                 qPrintable(QString::fromStdString(doc.engine().fabric().linkName(link->forwardLink()))));
+            qPrintable(
+                QString::fromStdString(doc.engine().fabric().linkName(link->forwardLink()))));
         QVERIFY(link->utilisation(1) == r.utilisation(link->reverseLink()));
         QCOMPARE(link->isBottleneck(), (r.bottleneckLink | 1) == (link->forwardLink() | 1));
     }
@@ -109,7 +110,8 @@ QPoint viewPos(const FabricView &view, const QGraphicsItem *item)
 QPoint barPos(const FabricView &view, int server)
 {
     const FabricItem *root = view.rootItem();
-    return view.mapFromScene(root->serverItem(server)->mapToScene(root->layout().barRect().center()));
+    return view.mapFromScene(
+        root->serverItem(server)->mapToScene(root->layout().barRect().center()));
 }
 
 /// Both directions of every cable item, as shown.
@@ -142,8 +144,8 @@ int pixelsNear(const QImage &image, const QColor &colour)
         const QRgb *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
         for (int x = 0; x < image.width(); ++x) {
             n += std::abs(qRed(line[x]) - colour.red()) + std::abs(qGreen(line[x]) - colour.green())
-                     + std::abs(qBlue(line[x]) - colour.blue())
-                 < 24;
+                    + std::abs(qBlue(line[x]) - colour.blue())
+                < 24;
         }
     }
     return n;
@@ -220,7 +222,7 @@ void TestFabricView::buildsItemsFromTheFabric()
     QCOMPARE(switches, 10);
     QCOMPARE(linkItems(scene).size(), 128 + 16);
     // Packed placement: rank r on slot r, each chip shows its own rank.
-    for (int r : {0, 9, 127}) {
+    for (int r : { 0, 9, 127 }) {
         SlotItem *chip = chipOfRank(scene, r);
         QVERIFY(chip);
         QCOMPARE(chip->slot(), r);
@@ -278,7 +280,7 @@ void TestFabricView::dragSwapsRanksWithLivePreview()
     QVERIFY(status.last().first().toString().startsWith(QStringLiteral("Swapped rank 0 ↔ rank 9")));
     QVERIFY(!m_view->rootItem()->isScaleHeld());
     QCOMPARE(m_view->rootItem()->maxUtilisation(),
-             m_doc->report().utilisation(m_doc->report().bottleneckLink));
+        m_doc->report().utilisation(m_doc->report().bottleneckLink));
     QCOMPARE(m_doc->undoStack()->count(), commands + 1);
     QCOMPARE(m_doc->mapping().slotOf(0), slot9);
     QCOMPARE(m_doc->mapping().slotOf(9), slot0);
@@ -289,8 +291,8 @@ void TestFabricView::dragSwapsRanksWithLivePreview()
     VERIFY_LINKS(scene, *m_doc);
     int changed = 0;
     for (int i = 0; i < links.size(); ++i) {
-        QVERIFY(std::abs(links[i]->worstUtilisation() - preview[static_cast<std::size_t>(i)])
-                <= 1e-12);
+        QVERIFY(
+            std::abs(links[i]->worstUtilisation() - preview[static_cast<std::size_t>(i)]) <= 1e-12);
         changed += links[i]->worstUtilisation() != before[static_cast<std::size_t>(i)];
     }
     QVERIFY(changed > 0);
@@ -310,7 +312,7 @@ void TestFabricView::dragSwapsRanksWithLivePreview()
         const double b = before[static_cast<std::size_t>(i)];
         QVERIFY(std::abs(links[i]->worstUtilisation() - b) <= 1e-9 * std::max(1.0, b));
         QCOMPARE(ColorScale::utilisationColour(links[i]->worstUtilisation(), range),
-                 ColorScale::utilisationColour(b, range));
+            ColorScale::utilisationColour(b, range));
     }
     QCOMPARE(loadedSpineCables(scene, fabric), 0);
 }
@@ -323,8 +325,8 @@ void TestFabricView::dropOutsideAnySlotChangesNothing()
     const int commands = m_doc->undoStack()->count();
     QSignalSpy reports(m_doc.get(), &ScenarioDocument::reportChanged);
     // Left of the fabric's first rack, in the empty margin of the scene.
-    const QPoint outside = m_view->mapFromScene(m_view->rootItem()->boundingRect().topLeft()
-                                                + QPointF(5, 5));
+    const QPoint outside
+        = m_view->mapFromScene(m_view->rootItem()->boundingRect().topLeft() + QPointF(5, 5));
     QWidget *vp = m_view->viewport();
     QTest::mousePress(vp, Qt::LeftButton, {}, viewPos(*m_view, chip0));
     QTest::mouseMove(vp, viewPos(*m_view, chip0) + QPoint(40, 0));
@@ -357,7 +359,7 @@ void TestFabricView::foreignMimeDataIsIgnored()
     QApplication::sendEvent(m_view->viewport(), &drop);
     QVERIFY(!drop.isAccepted());
     // Our MIME type with garbage or out-of-range ranks is refused too.
-    for (const QByteArray &bad : {QByteArray("x,1"), QByteArray("128"), QByteArray("-1")}) {
+    for (const QByteArray &bad : { QByteArray("x,1"), QByteArray("128"), QByteArray("-1") }) {
         QMimeData mime;
         mime.setData(QString::fromLatin1(FabricView::kRanksMimeType), bad);
         QDragEnterEvent e(target, Qt::MoveAction, &mime, Qt::LeftButton, {});
@@ -372,7 +374,7 @@ void TestFabricView::paletteDropMovesRank()
 {
     // What RankPalette's rows produce: rank 5 dropped on rank 9's slot swaps them.
     RankListModel model(m_doc.get());
-    std::unique_ptr<QMimeData> mime(model.mimeData({model.index(5, 0), model.index(5, 3)}));
+    std::unique_ptr<QMimeData> mime(model.mimeData({ model.index(5, 0), model.index(5, 3) }));
     QCOMPARE(mime->data(QString::fromLatin1(FabricView::kRanksMimeType)), QByteArray("5"));
     const int slot5 = m_doc->mapping().slotOf(5), slot9 = m_doc->mapping().slotOf(9);
     const QPoint target = viewPos(*m_view, chipOfRank(m_view->scene(), 9));
@@ -464,7 +466,7 @@ void TestFabricView::rubberBandSelectionDragsTogether()
     for (QGraphicsItem *item : scene->selectedItems())
         selected << static_cast<SlotItem *>(item)->rank();
     std::sort(selected.begin(), selected.end());
-    QCOMPARE(selected, QList<int>({0, 1, 2, 3}));
+    QCOMPARE(selected, QList<int>({ 0, 1, 2, 3 }));
     QCOMPARE(m_doc->undoStack()->count(), 0);
 
     // Dragging one selected chip drags all four onto server 2, keeping their GPU indices.
@@ -489,8 +491,9 @@ void TestFabricView::rubberBandSelectionDragsTogether()
         QCOMPARE(m_doc->mapping().slotOf(16 + r), r);
     }
     QVERIFY(!status.isEmpty());
-    QVERIFY2(status.last().first().toString().startsWith(QStringLiteral("Moved 4 ranks to node002")),
-             qPrintable(status.last().first().toString()));
+    QVERIFY2(
+        status.last().first().toString().startsWith(QStringLiteral("Moved 4 ranks to node002")),
+        qPrintable(status.last().first().toString()));
 }
 
 void TestFabricView::serverBarDragPreviewsTheMove()
@@ -504,7 +507,8 @@ void TestFabricView::serverBarDragPreviewsTheMove()
     // index), ranks 40..47 swapped onto server 0. A second engine evaluates that mapping.
     Scenario moved = start;
     for (int g = 0; g < 8; ++g)
-        std::swap(moved.slots[static_cast<std::size_t>(g)], moved.slots[static_cast<std::size_t>(40 + g)]);
+        std::swap(moved.slots[static_cast<std::size_t>(g)],
+            moved.slots[static_cast<std::size_t>(40 + g)]);
     const CostEngine expected(moved);
 
     QWidget *vp = m_view->viewport();
@@ -526,11 +530,11 @@ void TestFabricView::serverBarDragPreviewsTheMove()
             const int id = dir == 0 ? l->forwardLink() : l->reverseLink();
             const double want = expected.report().utilisation(id);
             QVERIFY2(std::abs(l->utilisation(dir) - want) <= 1e-9 * std::max(1.0, want),
-                     qPrintable(QString::fromStdString(expected.fabric().linkName(id))));
+                qPrintable(QString::fromStdString(expected.fabric().linkName(id))));
         }
         changed += l->worstUtilisation()
-                   != std::max(before[2 * std::size_t(links.indexOf(l))],
-                               before[2 * std::size_t(links.indexOf(l)) + 1]);
+            != std::max(before[2 * std::size_t(links.indexOf(l))],
+                before[2 * std::size_t(links.indexOf(l)) + 1]);
     }
     QVERIFY(changed > 0);
     const std::vector<double> preview = shownLoads(links);
@@ -595,8 +599,8 @@ void TestFabricView::emphasisOutlinesLinksAboveTheRest()
     const double legendHeight = m_view->legendItem()->boundingRect().height();
 
     const QString caption = QStringLiteral("links whose load changed most against A");
-    m_view->setEmphasis({spineLink, nicDown, nvlink, -3, 1 << 30}, caption); // bad ids skipped
-    QCOMPARE(root->emphasis(), std::vector<int>({spineLink, nicDown, nvlink}));
+    m_view->setEmphasis({ spineLink, nicDown, nvlink, -3, 1 << 30 }, caption); // bad ids skipped
+    QCOMPARE(root->emphasis(), std::vector<int>({ spineLink, nicDown, nvlink }));
     QVERIFY(spineItem->isEmphasised() && nicItem->isEmphasised());
     // Drawn above every other cable (the bottleneck too) and aggregate, still below the
     // servers and switches, so it never hides a chip...
@@ -629,8 +633,8 @@ void TestFabricView::emphasisOutlinesLinksAboveTheRest()
     QVERIFY(m_view->legendItem()->boundingRect().height() > legendHeight);
     const QImage emphasised = grabViewport(*m_view);
     QVERIFY2(pixelsNear(emphasised, FabricItem::emphasisColour())
-                 > pixelsNear(plain, FabricItem::emphasisColour()) + 100,
-             "no emphasis outline drawn");
+            > pixelsNear(plain, FabricItem::emphasisColour()) + 100,
+        "no emphasis outline drawn");
 
     // Zoomed out, the aggregate line holding the cable is emphasised instead.
     while (m_view->zoom() >= FabricView::kOverviewBelow)
@@ -662,8 +666,9 @@ void TestFabricView::overlayColoursLinksByGivenValues()
     LinkItem *over = links.at(17);
     const int nvlink = f.linkBetween(f.scaleUpVertex(6), f.gpuVertex(6 * 8 + 2));
     QSignalSpy reports(m_doc.get(), &ScenarioDocument::reportChanged);
-    m_view->setLinkOverlay({{half->forwardLink(), 0.5}, {over->reverseLink(), 1.3}, {nvlink, 0.25}},
-                           QStringLiteral("KV-cache traffic"));
+    m_view->setLinkOverlay(
+        { { half->forwardLink(), 0.5 }, { over->reverseLink(), 1.3 }, { nvlink, 0.25 } },
+        QStringLiteral("KV-cache traffic"));
     QCOMPARE(reports.count(), 0); // the view's business, not the document's
     QVERIFY(root->hasLinkOverlay());
     QCOMPARE(root->maxUtilisation(), 1.0);
@@ -678,13 +683,25 @@ void TestFabricView::overlayColoursLinksByGivenValues()
     QCOMPARE(root->serverItem(6)->shownUtilisation(2, true), double(0.25f));
     QCOMPARE(root->serverItem(6)->shownUtilisation(3, true), 0.0);
     QCOMPARE(root->serverItem(0)->shownUtilisation(0, false), 0.0);
+    // Hovering the cable says what its colour shows: the given value, not the report's.
+    QString tip;
+    const QRect box = m_view->mapFromScene(half->sceneBoundingRect()).boundingRect();
+    for (int y = box.top(); y <= box.bottom() && tip.isEmpty(); ++y)
+        for (int x = box.left(); x <= box.right() && tip.isEmpty(); ++x) {
+            const QString t = m_view->toolTipAt(QPoint(x, y));
+            if (t.contains(QString::fromStdString(f.linkName(half->forwardLink())).toHtmlEscaped()))
+                tip = t;
+        }
+    QVERIFY2(
+        tip.contains(QStringLiteral("Colour: KV-cache traffic</b> — 50.00 % up / 0.00 % down")),
+        qPrintable(tip));
     // A new report (an edit) does not repaint over the given values.
     m_doc->swapRanks(0, 9);
     QCOMPARE(half->worstUtilisation(), 0.5);
     QCOMPARE(over->worstUtilisation(), 1.3);
     QCOMPARE(root->maxUtilisation(), 1.0);
     // Replacing the values recolours; clearing goes back to the report.
-    m_view->setLinkOverlay({{over->forwardLink(), 0.1}}, QStringLiteral("B"));
+    m_view->setLinkOverlay({ { over->forwardLink(), 0.1 } }, QStringLiteral("B"));
     QCOMPARE(half->worstUtilisation(), 0.0);
     QCOMPARE(over->worstUtilisation(), 0.1);
     QCOMPARE(m_view->legendItem()->overlayTitle(), QStringLiteral("B"));
@@ -695,7 +712,7 @@ void TestFabricView::overlayColoursLinksByGivenValues()
     const CostReport &r = m_doc->report();
     QCOMPARE(root->maxUtilisation(), r.utilisation(r.bottleneckLink));
     QCOMPARE(float(root->serverItem(6)->shownUtilisation(2, true)),
-             float(std::max(r.utilisation(nvlink), r.utilisation(nvlink ^ 1))));
+        float(std::max(r.utilisation(nvlink), r.utilisation(nvlink ^ 1))));
 }
 
 void TestFabricView::markFailedCrossesOutServersAndSlots()
@@ -705,19 +722,20 @@ void TestFabricView::markFailedCrossesOutServersAndSlots()
     // Null checks first: GCC's -Wnull-dereference at -O3 cannot see the items exist.
     SlotItem *s17 = root->slotItem(17), *s18 = root->slotItem(18), *s19 = root->slotItem(19);
     QVERIFY(s17 && s18 && s19);
-    m_view->markFailed({3}, {17, 18});
+    m_view->markFailed({ 3 }, { 17, 18 });
     QVERIFY(root->serverItem(3)->isFailed());
     QVERIFY(!root->serverItem(4)->isFailed());
     QVERIFY(s17->isFailed() && s18->isFailed());
     QVERIFY(!s19->isFailed());
     // Drawn: the failure red appears where server 3 is.
     const QImage failed = grabViewport(*m_view);
-    const QRect server3 = m_view->mapFromScene(root->serverItem(3)->sceneBoundingRect()).boundingRect();
+    const QRect server3
+        = m_view->mapFromScene(root->serverItem(3)->sceneBoundingRect()).boundingRect();
     QVERIFY(pixelsNear(failed.copy(server3), FabricItem::failedColour())
-            > pixelsNear(plain.copy(server3), FabricItem::failedColour()) + 20);
+        > pixelsNear(plain.copy(server3), FabricItem::failedColour()) + 20);
     // The marks are the view's: the mapping and the undo stack do not change.
     QCOMPARE(m_doc->undoStack()->count(), 0);
-    m_view->markFailed({5}, {});
+    m_view->markFailed({ 5 }, {});
     QVERIFY(!root->serverItem(3)->isFailed());
     QVERIFY(!s17->isFailed());
     QVERIFY(root->serverItem(5)->isFailed());
@@ -731,7 +749,8 @@ void TestFabricView::contextMenuSignals()
     QSignalSpy slots(m_view.get(), &FabricView::slotContextMenuRequested);
     auto rightClick = [this](const QPoint &pos) {
         // What the window sends on a right-click (Qt synthesises it from the mouse press).
-        QContextMenuEvent event(QContextMenuEvent::Mouse, pos, m_view->viewport()->mapToGlobal(pos));
+        QContextMenuEvent event(
+            QContextMenuEvent::Mouse, pos, m_view->viewport()->mapToGlobal(pos));
         QApplication::sendEvent(m_view->viewport(), &event);
         return event.isAccepted();
     };
@@ -787,8 +806,8 @@ void TestFabricView::hoverHighlightsPartnersAndRoutes()
     QVERIFY(other);
     QCOMPARE(other->routeMask(), 0u);
     // Leaving the chips clears the highlight.
-    QTest::mouseMove(m_view->viewport(),
-                     m_view->mapFromScene(m_view->rootItem()->boundingRect().topLeft()));
+    QTest::mouseMove(
+        m_view->viewport(), m_view->mapFromScene(m_view->rootItem()->boundingRect().topLeft()));
     QCOMPARE(m_view->rootItem()->focusRank(), -1);
     QCOMPARE(chipOfRank(scene, 8)->partnerMask(), 0u);
     QCOMPARE(up->routeMask(), 0u);
@@ -836,15 +855,15 @@ void TestFabricView::levelOfDetailFollowsZoom()
     // The aggregates carry the worst cable of each line: 3 racks x 8 rails, 8 leaf risers.
     const auto &bundles = root->layout().bundles();
     int lines = 0;
-    for (Tier tier : {Tier::Leaf, Tier::Spine}) {
+    for (Tier tier : { Tier::Leaf, Tier::Spine }) {
         BundleItem *item = root->bundleItem(tier);
         QVERIFY(item->isVisible());
         lines += item->count();
         for (int i = 0; i < item->count(); ++i) {
             double worst = 0.0;
             for (int c : bundles[static_cast<std::size_t>(item->layoutIndex(i))].cables)
-                worst = std::max({worst, m_doc->report().utilisation(2 * c),
-                                  m_doc->report().utilisation(2 * c + 1)});
+                worst = std::max({ worst, m_doc->report().utilisation(2 * c),
+                    m_doc->report().utilisation(2 * c + 1) });
             QCOMPARE(item->worstUtilisation(i), worst);
         }
     }

@@ -19,6 +19,7 @@
 #include "failureremap.h"
 
 #include "costengine.h"
+#include "remapplacement.h"
 #include "reportjson.h"
 #include "scenarioerror.h"
 #include "workloadplan.h"
@@ -34,15 +35,11 @@ namespace railyard {
 
 namespace {
 
+using remap_detail::Placed;
+using remap_detail::placeRanks;
+
 constexpr std::array<std::string_view, 3> kStrategyNames { "drop-dp", "spares", "shrink-pp" };
 constexpr std::size_t kMaxNameBytes = 256; // scenariofile.cpp's limit on "name"
-
-std::string num(double v, const char *format)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, format, v);
-    return text;
-}
 
 int chunksOf(const TrainingSpec &t)
 {
@@ -61,165 +58,6 @@ struct Context
     std::vector<char> rankHit; ///< per healthy rank: its slot became unusable
     int hitCount = 0;
 };
-
-/** Where the placement put the new ranks. */
-struct Placed
-{
-    std::vector<int> slots;
-    int forcedSplits = 0; ///< TP groups that had to be split to place them
-    int shortfall = 0; ///< ranks without a usable slot
-};
-
-/**
- * Places the ranks of `layout`: each on its preferred slot when usable, else its whole TP group
- * on a free lane (see the file comment), else rank by rank.
- */
-Placed placeRanks(const ParallelLayout &layout, const Fabric &fabric,
-    const std::vector<char> &usable, const std::vector<int> &preferred)
-{
-    const int world = layout.worldSize();
-    const int gpus = fabric.gpusPerServer();
-    const int servers = fabric.servers();
-    const int tp = layout.degrees().tp;
-    Placed out;
-    out.slots.assign(static_cast<std::size_t>(world), -1);
-    std::vector<char> taken(usable.size(), 0);
-    const auto freeSlot = [&](int s) {
-        return s >= 0 && s < static_cast<int>(usable.size()) && usable[static_cast<std::size_t>(s)]
-            && !taken[static_cast<std::size_t>(s)];
-    };
-    const auto put = [&](int rank, int slot) {
-        out.slots[static_cast<std::size_t>(rank)] = slot;
-        taken[static_cast<std::size_t>(slot)] = 1;
-    };
-
-    // 1. Groups whose every member keeps its predecessor's slot stay where they are.
-    const std::vector<std::vector<int>> &groups = layout.groups(GroupKind::Tp);
-    std::vector<std::size_t> repair;
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-        bool keep = true;
-        for (int r : groups[g]) {
-            const int s = preferred[static_cast<std::size_t>(r)];
-            keep = keep && freeSlot(s);
-        }
-        if (!keep) {
-            repair.push_back(g);
-            continue;
-        }
-        for (int r : groups[g])
-            put(r, preferred[static_cast<std::size_t>(r)]);
-    }
-    if (repair.empty())
-        return out;
-
-    // 2. Whole lanes. Lanes are only ever taken here, so a per-lane cursor over servers never
-    //    needs to go back: O(servers * lanes) in all.
-    const int span = (tp + gpus - 1) / gpus; // servers per TP group when tp > G
-    const int lanes = tp <= gpus ? gpus / tp : 0;
-    std::vector<int> cursor(static_cast<std::size_t>(std::max(lanes, 1)), 0);
-    const auto laneFree = [&](int server, int lane) {
-        for (int t = 0; t < tp; ++t)
-            if (!freeSlot(server * gpus + tp * lane + t))
-                return false;
-        return true;
-    };
-    const auto serverFree = [&](int server) {
-        for (int g = 0; g < gpus; ++g)
-            if (!freeSlot(server * gpus + g))
-                return false;
-        return true;
-    };
-    int serverCursor = 0;
-    std::vector<std::size_t> leftover;
-    for (std::size_t g : repair) {
-        const std::vector<int> &members = groups[g]; // member i is shard t = i
-        bool placed = false;
-        if (tp <= gpus) {
-            // Lanes by how many shards keep their predecessor's GPU index (hence rail).
-            std::vector<std::pair<int, int>> order; // (-score, lane)
-            for (int l = 0; l < lanes; ++l) {
-                int score = 0;
-                for (int t = 0; t < tp; ++t) {
-                    const int s = preferred[static_cast<std::size_t>(members[t])];
-                    score += s >= 0 && fabric.gpuOfSlot(s) == tp * l + t;
-                }
-                order.emplace_back(-score, l);
-            }
-            std::sort(order.begin(), order.end());
-            for (const auto &[score, l] : order) {
-                int &c = cursor[static_cast<std::size_t>(l)];
-                while (c < servers && !laneFree(c, l))
-                    ++c;
-                if (c < servers) {
-                    for (int t = 0; t < tp; ++t)
-                        put(members[t], c * gpus + tp * l + t);
-                    placed = true;
-                    break;
-                }
-            }
-        } else {
-            // tp > G: ceil(tp/G) whole free servers, shard t on server t/G, GPU t mod G.
-            std::vector<int> picked;
-            for (int s = serverCursor; s < servers && static_cast<int>(picked.size()) < span; ++s)
-                if (serverFree(s))
-                    picked.push_back(s);
-            if (static_cast<int>(picked.size()) == span) {
-                for (int t = 0; t < tp; ++t)
-                    put(members[t], picked[t / gpus] * gpus + t % gpus);
-                serverCursor = picked.front() + 1;
-                placed = true;
-            }
-        }
-        if (!placed)
-            leftover.push_back(g);
-    }
-
-    // 3. Rank by rank: keep usable predecessor slots, move the others to a free slot with the
-    //    same GPU index (same rail) first, then to any free slot.
-    std::vector<int> byGpuCursor(static_cast<std::size_t>(gpus), 0);
-    int anyCursor = 0;
-    for (std::size_t g : leftover) {
-        for (int r : groups[g]) {
-            const int s = preferred[static_cast<std::size_t>(r)];
-            if (freeSlot(s))
-                put(r, s);
-        }
-        for (int r : groups[g]) {
-            if (out.slots[static_cast<std::size_t>(r)] >= 0)
-                continue;
-            const int s = preferred[static_cast<std::size_t>(r)];
-            int slot = -1;
-            if (s >= 0) {
-                const int gpu = fabric.gpuOfSlot(s);
-                int &c = byGpuCursor[static_cast<std::size_t>(gpu)];
-                while (c < servers && !freeSlot(c * gpus + gpu))
-                    ++c;
-                if (c < servers)
-                    slot = c * gpus + gpu;
-            }
-            if (slot < 0) {
-                while (anyCursor < static_cast<int>(usable.size()) && !freeSlot(anyCursor))
-                    ++anyCursor;
-                if (anyCursor < static_cast<int>(usable.size()))
-                    slot = anyCursor;
-            }
-            if (slot < 0) {
-                ++out.shortfall;
-                continue;
-            }
-            put(r, slot);
-        }
-        std::vector<int> used;
-        for (int r : groups[g]) {
-            const int s = out.slots[static_cast<std::size_t>(r)];
-            if (s >= 0 && std::find(used.begin(), used.end(), fabric.serverOfSlot(s)) == used.end())
-                used.push_back(fabric.serverOfSlot(s));
-        }
-        if (static_cast<int>(used.size()) > span)
-            ++out.forcedSplits;
-    }
-    return out;
-}
 
 /// Split TP groups of an evaluated scenario: "tp group 3 (d 0, p 1): node004, node005".
 std::vector<std::string> splitTpGroups(const CostEngine &e)
@@ -326,17 +164,6 @@ std::optional<std::string> workloadProblem(
         return std::string(e.what());
     }
     return std::nullopt;
-}
-
-std::string degreeText(const ParallelDegrees &d)
-{
-    std::string text = "tp " + std::to_string(d.tp) + " x pp " + std::to_string(d.pp) + " x dp "
-        + std::to_string(d.dp);
-    if (d.cp > 1)
-        text += " x cp " + std::to_string(d.cp);
-    if (d.ep > 1)
-        text += " (ep " + std::to_string(d.ep) + ")";
-    return text;
 }
 
 /// The placement for new degrees, each new rank continuing `predecessorOf(coord)`.
@@ -692,19 +519,6 @@ Context makeContext(
     return ctx;
 }
 
-std::string percent(double v)
-{
-    return num(100.0 * v, "%.1f %%");
-}
-
-/// " (+3.1 %)" relative change against the healthy value.
-std::string change(double now, double before)
-{
-    if (before == 0.0)
-        return "";
-    return num(100.0 * (now / before - 1.0), " (%+.1f %%)");
-}
-
 } // namespace
 
 const std::vector<RemapStrategy> &allRemapStrategies()
@@ -788,101 +602,15 @@ int bestRemap(const std::vector<RemapResult> &results)
     return best;
 }
 
-std::string rankCoordText(const RankCoord &c, const ParallelDegrees &degrees)
+std::string degreeText(const ParallelDegrees &d)
 {
-    std::string text
-        = "(d " + std::to_string(c.d) + ", p " + std::to_string(c.p) + ", t " + std::to_string(c.t);
-    if (degrees.cp > 1)
-        text += ", c " + std::to_string(c.c);
-    if (degrees.ep > 1)
-        text += ", e " + std::to_string(c.e);
-    return text + ")";
-}
-
-std::vector<std::vector<std::string>> remapComparisonRows(const std::vector<RemapResult> &results)
-{
-    std::vector<std::vector<std::string>> rows;
-    if (results.empty())
-        return rows;
-    const RemapSummary &h = results.front().healthy;
-    const auto row = [&](const std::string &label, auto healthyText, auto resultText) {
-        std::vector<std::string> cells { label, healthyText(h) };
-        for (const RemapResult &r : results)
-            cells.push_back(r.possible ? resultText(r) : "-");
-        rows.push_back(std::move(cells));
-    };
-    std::vector<std::string> header { "", "healthy" };
-    for (const RemapResult &r : results)
-        header.emplace_back(remapStrategyName(r.strategy));
-    rows.push_back(header);
-
-    const auto same
-        = [](auto text) { return [text](const RemapResult &r) { return text(r.result); }; };
-    const auto ranks = [](const RemapSummary &s) { return std::to_string(s.ranks); };
-    row("ranks", ranks, same(ranks));
-    const auto degrees = [](const RemapSummary &s) { return degreeText(s.degrees); };
-    row("degrees", degrees, same(degrees));
-    const auto batch = [](const RemapSummary &s) {
-        return std::to_string(s.globalBatch) + " (" + std::to_string(s.microbatches)
-            + " mb/replica)";
-    };
-    row("global batch", batch, same(batch));
-    row(
-        "iteration time", [](const RemapSummary &s) { return formatSeconds(s.iterationTime); },
-        [&](const RemapResult &r) {
-            return formatSeconds(r.result.iterationTime)
-                + change(r.result.iterationTime, h.iterationTime);
-        });
-    row(
-        "samples/s", [](const RemapSummary &s) { return num(s.samplesPerSecond, "%.2f"); },
-        [&](const RemapResult &r) {
-            return num(r.result.samplesPerSecond, "%.2f")
-                + change(r.result.samplesPerSecond, h.samplesPerSecond);
-        });
-    const auto tokens = [](const RemapSummary &s) { return num(s.tokensPerSecond, "%.0f"); };
-    row("tokens/s", tokens, same(tokens));
-    const auto bubble = [](const RemapSummary &s) { return percent(s.bubble); };
-    row("bubble", bubble, same(bubble));
-    const auto mfu = [](const RemapSummary &s) { return percent(s.mfu); };
-    row("MFU", mfu, same(mfu));
-    const auto memory = [](const RemapSummary &s) {
-        return formatBytes(s.maxMemoryPerRank) + " of " + formatBytes(s.deviceMemory)
-            + (s.memoryFits ? " (fits)" : " (DOES NOT FIT)");
-    };
-    row("memory max/rank", memory, same(memory));
-    row(
-        "memory growth", [](const RemapSummary &) { return std::string("1.00x"); },
-        [](const RemapResult &r) { return num(r.memoryGrowth, "%.2fx"); });
-    const auto tpAcross
-        = [](const RemapSummary &s) { return std::to_string(s.tpGroupsAcrossServers); };
-    row("TP groups across servers", tpAcross, same(tpAcross));
-    const auto dpAcross
-        = [](const RemapSummary &s) { return std::to_string(s.dpGroupsAcrossRails); };
-    row("DP groups across rails", dpAcross, same(dpAcross));
-    row(
-        "stage imbalance (compute)",
-        [](const RemapSummary &s) { return num(s.stageImbalance, "%.3f"); },
-        [](const RemapResult &r) {
-            return num(r.computeImbalance, "%.3f") + " (layers " + num(r.layerImbalance, "%.2f")
-                + ")";
-        });
-    const auto spine = [](const RemapSummary &s) { return num(100.0 * s.spineShare, "%.2f %%"); };
-    row("spine share", spine, same(spine));
-    const auto p99 = [](const RemapSummary &s) { return num(s.linkP99, "%.3f"); };
-    row("link utilisation p99", p99, same(p99));
-    row(
-        "ranks moved/renumbered/dropped", [](const RemapSummary &) { return std::string(""); },
-        [](const RemapResult &r) {
-            return std::to_string(r.ranksMoved) + " / " + std::to_string(r.ranksRenumbered) + " / "
-                + std::to_string(r.ranksDropped);
-        });
-    std::vector<std::string> status { "status", "ok" };
-    for (const RemapResult &r : results)
-        status.push_back(!r.possible  ? std::string("impossible")
-                : r.result.memoryFits ? "ok"
-                                      : "shards do not fit in memory");
-    rows.push_back(status);
-    return rows;
+    std::string text = "tp " + std::to_string(d.tp) + " x pp " + std::to_string(d.pp) + " x dp "
+        + std::to_string(d.dp);
+    if (d.cp > 1)
+        text += " x cp " + std::to_string(d.cp);
+    if (d.ep > 1)
+        text += " (ep " + std::to_string(d.ep) + ")";
+    return text;
 }
 
 } // namespace railyard

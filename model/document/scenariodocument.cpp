@@ -4,6 +4,7 @@
 #include "changescenario.h"
 #include "failedcomponent.h"
 #include "moveranks.h"
+#include "remapplacement.h"
 #include "scenariocheck.h"
 #include "swapranks.h"
 
@@ -403,18 +404,27 @@ void ScenarioDocument::moveRanks(const std::vector<std::pair<int, int>> &rankToS
 void ScenarioDocument::applyPlacement(Placement placement)
 {
     waitForEvaluation(); // the preset is computed from the current layout and fabric
-    const Mapping m = Mapping::place(placement, d->engine->layout(), d->engine->fabric());
-    try {
-        // The presets know nothing of failed hardware; the failure remap does.
-        checkRanksOnUsableSlots(m, d->engine->layout(), d->engine->fabric(), d->scenario.failures);
-    } catch (const std::exception &e) {
-        Q_EMIT evaluationFailed(QString::fromStdString(e.what())
-                                + QStringLiteral(" (presets ignore failed hardware: use Study ▸ Failure Remap)"));
-        return;
+    const ParallelLayout &layout = d->engine->layout();
+    const Fabric &fabric = d->engine->fabric();
+    std::vector<int> slots = Mapping::place(placement, layout, fabric).slots();
+    if (!d->engine->scenario().failures.empty()) {
+        // The preset on the healthy hardware: ranks whose preset slot failed move, whole TP
+        // groups onto free lanes first, by the failure remap's placement rules.
+        const remap_detail::Placed placed = remap_detail::placeRanks(
+            layout, fabric, usableSlots(fabric, d->engine->scenario().failures), slots);
+        if (placed.shortfall > 0) {
+            Q_EMIT evaluationFailed(
+                QStringLiteral("%1 ranks find no healthy GPU slot: the preset needs %2 slots; use "
+                               "Study ▸ Failure Remap to drop replicas or stages")
+                    .arg(placed.shortfall)
+                    .arg(layout.worldSize()));
+            return;
+        }
+        slots = placed.slots;
     }
     Scenario after = d->scenario;
     after.placement = placement;
-    after.slots = m.slots();
+    after.slots = std::move(slots);
     if (after.slots == d->scenario.slots && placement == d->scenario.placement)
         return;
     if (after.slots != d->scenario.slots)

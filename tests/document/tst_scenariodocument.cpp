@@ -14,6 +14,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <set>
 
 using namespace railyard;
 
@@ -41,13 +42,13 @@ void verifyMatchesFreshEngine(const ScenarioDocument &doc)
     const CostReport &a = doc.report();
     const CostReport &b = fresh.report();
     QVERIFY2(near(a.iterationTime, b.iterationTime, 1e-9),
-             qPrintable(QStringLiteral("%1 vs %2").arg(a.iterationTime).arg(b.iterationTime)));
+        qPrintable(QStringLiteral("%1 vs %2").arg(a.iterationTime).arg(b.iterationTime)));
     QVERIFY(near(a.bubbleFraction, b.bubbleFraction, 1e-9));
     QVERIFY(near(a.spineBytesShare, b.spineBytesShare, 1e-9));
     QCOMPARE(a.links.size(), b.links.size());
     for (std::size_t i = 0; i < b.links.size(); ++i)
         QVERIFY2(near(a.links[i].bytes, b.links[i].bytes, 1e-6),
-                 qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
+            qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
     for (int dim = 0; dim < kDimCount; ++dim)
         QVERIFY(near(a.dimBytes[dim], b.dimBytes[dim], 1e-6));
     QVERIFY(near(a.linkStats.max, b.linkStats.max, 1e-9));
@@ -207,7 +208,7 @@ void TestScenarioDocument::moveRanksOntoSpareSlot()
     doc.load(s);
     QCOMPARE(doc.mapping().rankAt(130), -1);
     const Scenario before = doc.scenario();
-    doc.moveRanks({{5, 130}}, QString());
+    doc.moveRanks({ { 5, 130 } }, QString());
     QCOMPARE(doc.undoStack()->count(), 1);
     QVERIFY(dynamic_cast<const ChangeScenario *>(doc.undoStack()->command(0)));
     QCOMPARE(doc.scenario().slots[5], 130);
@@ -222,10 +223,10 @@ void TestScenarioDocument::moveRanksRejectsDuplicates()
 {
     ScenarioDocument doc;
     doc.load(seed128());
-    doc.moveRanks({{0, 20}, {1, 20}}, QString()); // one slot twice
-    doc.moveRanks({{0, 20}, {0, 21}}, QString()); // one rank twice
-    doc.moveRanks({{0, 500}}, QString());         // no such slot
-    doc.moveRanks({{0, doc.scenario().slots[0]}}, QString()); // already there
+    doc.moveRanks({ { 0, 20 }, { 1, 20 } }, QString()); // one slot twice
+    doc.moveRanks({ { 0, 20 }, { 0, 21 } }, QString()); // one rank twice
+    doc.moveRanks({ { 0, 500 } }, QString()); // no such slot
+    doc.moveRanks({ { 0, doc.scenario().slots[0] } }, QString()); // already there
     QCOMPARE(doc.undoStack()->count(), 0);
 }
 
@@ -301,7 +302,7 @@ void TestScenarioDocument::editScenarioMergesSameField()
     ScenarioDocument doc;
     doc.load(seed128());
     const Scenario before = doc.scenario();
-    for (int batch : {128, 256, 512}) {
+    for (int batch : { 128, 256, 512 }) {
         Scenario next = doc.scenario();
         next.training.globalBatch = batch;
         QCOMPARE(doc.editScenario(next, QStringLiteral("Change global batch")), QString());
@@ -421,8 +422,8 @@ void TestScenarioDocument::editScenarioKeepsMappingWhenItFits()
     QCOMPARE(doc.scenario().slots, dragged); // back to 16 servers: slots < 128 still fit
     verifyMatchesFreshEngine(doc);
 
-    doc.undoStack()->undo();           // 32 servers again
-    doc.moveRanks({{0, 200}}, QString()); // onto node025, which 16 servers do not have
+    doc.undoStack()->undo(); // 32 servers again
+    doc.moveRanks({ { 0, 200 } }, QString()); // onto node025, which 16 servers do not have
     QCOMPARE(doc.scenario().slots[0], 200);
     Scenario shrink = doc.scenario();
     shrink.fabric.servers = 16;
@@ -475,7 +476,7 @@ void TestScenarioDocument::previewMoveToAnEmptySlot()
     moved.slots = doc.engine().mapping().slots();
     const CostEngine fresh(moved);
     QVERIFY(std::abs(doc.report().iterationTime - fresh.report().iterationTime)
-            <= 1e-12 * fresh.report().iterationTime);
+        <= 1e-12 * fresh.report().iterationTime);
     doc.previewMove(5, doc.scenario().slots[9]); // onto an occupied slot: a swap preview
     QCOMPARE(doc.engine().mapping().slotOf(9), 5);
     doc.endPreview();
@@ -552,7 +553,8 @@ void TestScenarioDocument::previewMovesIsMoveRanksOnTheEngine()
     // The report is the one of the moved mapping, as a fresh engine computes it.
     Scenario moved = scenarioBefore;
     for (int g = 0; g < 4; ++g)
-        std::swap(moved.slots[static_cast<std::size_t>(g)], moved.slots[static_cast<std::size_t>(16 + g)]);
+        std::swap(moved.slots[static_cast<std::size_t>(g)],
+            moved.slots[static_cast<std::size_t>(16 + g)]);
     const CostEngine fresh(moved);
     QVERIFY(near(doc.report().iterationTime, fresh.report().iterationTime, 1e-9));
     QVERIFY(doc.report().iterationTime > before.iterationTime); // TP over the NICs is slower
@@ -562,9 +564,9 @@ void TestScenarioDocument::previewMovesIsMoveRanksOnTheEngine()
 
     doc.previewMoves(moves); // the same request: nothing new
     QCOMPARE(reportSpy.count(), 1);
-    doc.previewMoves({{0, 16}, {1, 16}}); // a slot twice: refused, the preview stays
-    doc.previewMoves({{0, 16}, {0, 17}}); // a rank twice
-    doc.previewMoves({{0, 9999}});        // no such slot
+    doc.previewMoves({ { 0, 16 }, { 1, 16 } }); // a slot twice: refused, the preview stays
+    doc.previewMoves({ { 0, 16 }, { 0, 17 } }); // a rank twice
+    doc.previewMoves({ { 0, 9999 } }); // no such slot
     QCOMPARE(reportSpy.count(), 1);
     QVERIFY(doc.isPreviewing());
 
@@ -580,7 +582,7 @@ void TestScenarioDocument::previewMovesIsMoveRanksOnTheEngine()
     }
 
     // Dropping back on the ranks' own slots previews nothing.
-    doc.previewMoves({{0, 0}, {1, 1}});
+    doc.previewMoves({ { 0, 0 }, { 1, 1 } });
     QVERIFY(!doc.isPreviewing());
     QCOMPARE(reportSpy.count(), 3);
     verifySameReport(doc.report(), before);
@@ -616,7 +618,7 @@ void TestScenarioDocument::previewMovesOntoSpareSlots()
     doc.load(s);
     const CostReport before = doc.report();
     // Two ranks onto empty slots and one onto rank 9's slot.
-    doc.previewMoves({{5, 130}, {6, 131}, {7, 9}});
+    doc.previewMoves({ { 5, 130 }, { 6, 131 }, { 7, 9 } });
     QVERIFY(doc.isPreviewing());
     QCOMPARE(doc.engine().mapping().slotOf(5), 130);
     QCOMPARE(doc.engine().mapping().slotOf(6), 131);
@@ -676,9 +678,9 @@ void TestScenarioDocument::asyncRebuildQueuesEdits()
 
     doc.previewSwap(0, 9); // refused while the engine is replaced
     QVERIFY(!doc.isPreviewing());
-    doc.previewMoves({{0, 16}, {1, 17}});
+    doc.previewMoves({ { 0, 16 }, { 1, 17 } });
     QVERIFY(!doc.isPreviewing());
-    doc.swapRanks(0, 9);   // queued, not lost
+    doc.swapRanks(0, 9); // queued, not lost
     doc.applyPlacement(Placement::Scattered); // needs the new layout: waits, then pushes
     Scenario again = doc.scenario();
     again.training.microBatch = 2;
@@ -742,31 +744,43 @@ void TestScenarioDocument::failedSlotsRefuseEveryGesture()
     // The drop-dp remap of the seed: server 3 failed, its 8 slots empty and unusable.
     ScenarioDocument doc;
     doc.load(loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128-failed-server3.json"));
-    QCOMPARE(doc.scenario().failures.size(), std::size_t{1});
+    QCOMPARE(doc.scenario().failures.size(), std::size_t { 1 });
     QSignalSpy failed(&doc, &ScenarioDocument::evaluationFailed);
     const int commands = doc.undoStack()->count();
     const double before = doc.report().iterationTime;
 
-    doc.moveRanks({{0, 3 * 8}}, QString()); // onto node003/gpu0
+    doc.moveRanks({ { 0, 3 * 8 } }, QString()); // onto node003/gpu0
     QCOMPARE(doc.undoStack()->count(), commands);
     doc.previewMove(0, 3 * 8 + 1);
     QVERIFY(!doc.isPreviewing());
-    doc.previewMoves({{0, 3 * 8}, {1, 3 * 8 + 1}});
+    doc.previewMoves({ { 0, 3 * 8 }, { 1, 3 * 8 + 1 } });
     QVERIFY(!doc.isPreviewing());
     QCOMPARE(doc.report().iterationTime, before);
 
     // An empty healthy slot still takes a rank (server 15 lost its replica too).
     const int spare = 15 * 8;
     QCOMPARE(doc.mapping().rankAt(spare), -1);
-    doc.moveRanks({{0, spare}}, QString());
+    doc.moveRanks({ { 0, spare } }, QString());
     QCOMPARE(doc.undoStack()->count(), commands + 1);
     QCOMPARE(doc.mapping().slotOf(0), spare);
 
-    // Packed would put ranks 24..31 on server 3: refused with the engine's message.
+    // Packed would put ranks 24..31 (one TP group) on server 3: the preset lands on healthy
+    // hardware instead, that group whole on a free server, every other rank where Packed puts it.
     doc.applyPlacement(Placement::Packed);
-    QCOMPARE(doc.undoStack()->count(), commands + 1);
-    QCOMPARE(failed.count(), 1);
-    QVERIFY(failed.front().front().toString().contains(QLatin1String("server:3")));
+    QCOMPARE(doc.undoStack()->count(), commands + 2);
+    QCOMPARE(failed.count(), 0);
+    std::set<int> servers;
+    for (int r = 0; r < 96; ++r) {
+        const int slot = doc.mapping().slotOf(r);
+        QVERIFY(slot / 8 != 3);
+        if (r / 8 == 3)
+            servers.insert(slot / 8);
+        else
+            QCOMPARE(slot, r);
+    }
+    QCOMPARE(servers.size(), std::size_t { 1 }); // the moved TP group stays on one server
+    for (int r = 24; r < 32; ++r)
+        QCOMPARE(doc.mapping().slotOf(r) % 8, r % 8); // same GPU index, so the same rail
 }
 
 QTEST_GUILESS_MAIN(TestScenarioDocument)

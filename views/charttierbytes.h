@@ -1,13 +1,6 @@
 #pragma once
 
-#include <QChartView>
-
-#include <array>
-
-class QBarCategoryAxis;
-class QBarSet;
-class QStackedBarSeries;
-class QValueAxis;
+#include "chartdimbars.h"
 
 namespace railyard {
 
@@ -16,9 +9,9 @@ struct CostReport;
 /**
  * Bytes per iteration on each link tier (scale-up, PCIe, leaf, spine, super-spine), stacked by
  * parallel dimension: where TP, PP, DP, EP and CP traffic lands in the hierarchy. The report's
- * tierBytes[tier][dim], in one decimal unit for the whole chart.
+ * tierBytes[tier][dim], in one decimal unit for the whole chart (unit(): 1e9 for GB ...).
  */
-class ChartTierBytes : public QChartView
+class ChartTierBytes : public ChartDimBars
 {
     Q_OBJECT
 
@@ -26,16 +19,8 @@ public:
     explicit ChartTierBytes(QWidget *parent = nullptr);
     void setReport(const CostReport &report);
 
-    QStackedBarSeries *series() const { return m_series; }
-    /// Bytes per displayed unit (1e9 for GB ...), chosen from the largest stack.
-    double unit() const { return m_unit; }
-
-private:
-    QStackedBarSeries *m_series = nullptr;
-    std::array<QBarSet *, 5> m_sets {};
-    QBarCategoryAxis *m_x = nullptr;
-    QValueAxis *m_y = nullptr;
-    double m_unit = 1e9;
+protected:
+    QString segmentText(Dim d, int tier, double bytes) const override;
 };
 
 } // namespace railyard

@@ -8,13 +8,31 @@
 #                            'asan', build-asan/) and run the whole test suite under it
 #   ./railyard.sh fuzz [SECONDS]  install clang-14 + libFuzzer, build the fuzz preset and fuzz
 #                            the scenario and mapping loaders for SECONDS each (default 600)
+#   ./railyard.sh packages [main|sanitize|fuzz]  print the apt packages a profile installs
+#
+# Every package the build, the tests or a preset uses must be in these lists: the CTest test
+# setup_packages (tests/setup/check_packages.sh) fails otherwise, naming the package.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 BUILD_DIR=${BUILD_DIR:-build}
-PACKAGES=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6svg6 qt6-base-dev-tools
+PACKAGES=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6svg6 qt6-base-dev-tools
           libboost-graph-dev nlohmann-json3-dev libgl1-mesa-dev libbenchmark-dev xvfb xauth
           openmpi-bin fonts-dejavu-core)
+# The asan preset needs nothing more: GCC's libasan8/libubsan1 come with g++ (libgcc-12-dev).
+SANITIZE_PACKAGES=()
+# libclang-rt-14-dev holds libFuzzer and clang's sanitizer runtimes; it is only a Recommends of
+# clang-14, which --no-install-recommends skips.
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
+
+packages_of() {
+  case "$1" in
+    main) printf '%s\n' "${PACKAGES[@]}" ;;
+    sanitize) printf '%s\n' "${PACKAGES[@]}" "${SANITIZE_PACKAGES[@]}" ;;
+    fuzz) printf '%s\n' "${PACKAGES[@]}" "${FUZZ_PACKAGES[@]}" ;;
+    *) echo "railyard: unknown package profile '$1' (main, sanitize, fuzz)" >&2; return 2 ;;
+  esac
+}
 
 install_missing() {
   local missing=()
@@ -39,6 +57,7 @@ configure_and_build() {
 run_fuzzers() {
   local seconds=${1:-600}
   cmake --preset fuzz
+  tests/setup/check_packages.sh --cache build-fuzz/CMakeCache.txt --profile fuzz
   cmake --build --preset fuzz --parallel "$(nproc)"
   for target in scenario mapping; do
     local corpus="build-fuzz/corpus-$target"
@@ -53,14 +72,15 @@ run_fuzzers() {
 cmd=${1:-run}
 shift || true
 case "$cmd" in
+  packages)
+    packages_of "${1:-main}"
+    exit $? ;;
   fuzz)
-    # libclang-rt-14-dev holds libFuzzer and the sanitizer runtimes; it is only a Recommends of
-    # clang-14, which --no-install-recommends skips.
-    install_missing clang-14 libclang-rt-14-dev
+    install_missing "${FUZZ_PACKAGES[@]}"
     run_fuzzers "$@"
     exit 0 ;;
   sanitize)
-    install_missing
+    install_missing "${SANITIZE_PACKAGES[@]}"
     cmake --preset asan
     cmake --build --preset asan --parallel "$(nproc)"
     ctest --preset asan -j "$(nproc)" "$@"
@@ -78,5 +98,5 @@ case "$cmd" in
   build)
     ;;
   *)
-    echo "usage: $0 [run|test|bench|build|sanitize|fuzz [SECONDS]]" >&2; exit 2 ;;
+    echo "usage: $0 [run|test|bench|build|sanitize|fuzz [SECONDS]|packages [PROFILE]]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Checks that everything a build used comes from railyard.sh's install list, as a fresh Debian 12
+# machine would get it from `apt-get install --no-install-recommends`.
+#
+#   check_packages.sh --cache BUILD/CMakeCache.txt [--profile main|sanitize|fuzz]
+#                     [--binary FILE]... [--tool NAME]... [--without PKG]...
+#
+# What counts as "used":
+#   - every package config CMake resolved (the cache's *_DIR entries under /usr), by the Debian
+#     package that owns its *Config.cmake / *-config.cmake;
+#   - the compiler and build tool of the cache (CMAKE_CXX_COMPILER, CMAKE_MAKE_PROGRAM);
+#   - every shared library the given binaries load (ldd), e.g. the sanitizer runtimes;
+#   - every tool the tests run (--tool NAME, looked up on PATH).
+# Each owner must lie in the set of packages that `apt-get install --no-install-recommends LIST`
+# would install on an empty system: apt-get resolves LIST against an empty dpkg status
+# (-o Dir::State::status=/dev/null, --simulate), so alternatives and virtual packages are
+# resolved the way apt really resolves them, not over-approximated. Debian's Essential packages
+# (always present) are added.
+#
+# --without PKG drops PKG from the list first: the suite uses it to show that the check fails
+# when a needed package is missing. Exit 0 when everything is covered, 1 with one line per
+# missing package (naming the file that needs it and the list to add it to), 2 on bad usage.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cache="" profile=main
+binaries=() tools=() without=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cache) cache=$2; shift 2 ;;
+    --profile) profile=$2; shift 2 ;;
+    --binary) binaries+=("$2"); shift 2 ;;
+    --tool) tools+=("$2"); shift 2 ;;
+    --without) without+=("$2"); shift 2 ;;
+    *) echo "check_packages: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -f "$cache" ] || { echo "check_packages: no CMake cache at '$cache' (pass --cache)" >&2; exit 2; }
+for c in dpkg-query apt-get; do
+  command -v "$c" >/dev/null || { echo "check_packages: '$c' not found: this check needs a Debian system" >&2; exit 2; }
+done
+
+mapfile -t list < <("$top/railyard.sh" packages "$profile")
+[ ${#list[@]} -gt 0 ] || { echo "check_packages: railyard.sh lists no packages for profile '$profile'" >&2; exit 2; }
+if [ ${#without[@]} -gt 0 ]; then
+  kept=()
+  for p in "${list[@]}"; do
+    skip=0
+    for w in "${without[@]}"; do [ "$p" = "$w" ] && skip=1; done
+    [ $skip -eq 1 ] || kept+=("$p")
+  done
+  list=("${kept[@]}")
+fi
+listname="PACKAGES in railyard.sh"
+[ "$profile" = main ] || listname="PACKAGES or the $profile list (railyard.sh packages $profile) in railyard.sh"
+
+# What apt-get would install on an empty system for this list ("Inst pkg (version ...)").
+sim=$(apt-get install --simulate --no-install-recommends -qq -o Dir::State::status=/dev/null \
+        -o Debug::NoLocking=1 "${list[@]}" 2>&1)
+if [ $? -ne 0 ]; then
+  echo "check_packages: apt-get cannot resolve the list (run 'apt-get update' once on this machine):" >&2
+  echo "$sim" | tail -n 5 >&2
+  exit 2
+fi
+closure=$( { echo "$sim" | awk '$1 == "Inst" {print $2}';
+             dpkg-query -W -f='${Package} ${Essential}\n' | awk '$2 == "yes" {print $1}'; } |
+           sed 's/:.*$//' | sort -u)
+[ -n "$closure" ] || { echo "check_packages: empty closure for '${list[*]}'" >&2; exit 2; }
+
+# path -> owning package (arch qualifier dropped); empty when dpkg does not know the file.
+owner_of() {
+  local path=$1 found
+  found=$(dpkg-query -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1)
+  if [ -z "$found" ]; then
+    # Debian 12 merges /usr (/bin -> /usr/bin, /lib -> /usr/lib): dpkg records either spelling.
+    case "$path" in
+      /usr/*) found=$(dpkg-query -S "${path#/usr}" 2>/dev/null | head -n 1 | cut -d: -f1) ;;
+      /*) found=$(dpkg-query -S "/usr$path" 2>/dev/null | head -n 1 | cut -d: -f1) ;;
+    esac
+  fi
+  echo "$found"
+}
+
+declare -A why=()
+missing_tools=()
+checked=0
+need() { # need PATH WHAT
+  local path=$1 what=$2 pkg
+  pkg=$(owner_of "$path")
+  if [ -z "$pkg" ]; then
+    echo "check_packages: note: $path ($what) belongs to no Debian package; not checked" >&2
+    return
+  fi
+  checked=$((checked + 1))
+  grep -qx "$pkg" <<<"$closure" && return
+  [ -n "${why[$pkg]:-}" ] || why[$pkg]="$path ($what)"
+}
+
+# 1. Package configs CMake resolved.
+while IFS= read -r line; do
+  var=${line%%:*}
+  dir=${line#*=}
+  cfg=$(ls "$dir"/*Config.cmake "$dir"/*-config.cmake 2>/dev/null | head -n 1)
+  [ -n "$cfg" ] && need "$(realpath "$cfg")" "$var, found by find_package"
+done < <(grep -E '^[A-Za-z0-9_]+_DIR:(PATH|INTERNAL)=/usr' "$cache")
+
+# 2. Compiler and build tool.
+for var in CMAKE_CXX_COMPILER CMAKE_MAKE_PROGRAM; do
+  path=$(grep -E "^$var:[A-Z]+=" "$cache" | head -n 1 | sed 's/^[^=]*=//')
+  [ -n "$path" ] && [ -e "$path" ] && need "$(realpath "$path")" "$var"
+done
+
+# 3. Shared libraries the binaries load.
+for bin in "${binaries[@]}"; do
+  [ -x "$bin" ] || { echo "check_packages: --binary '$bin' is not an executable" >&2; exit 2; }
+  while IFS= read -r lib; do
+    need "$(realpath "$lib")" "loaded by $(basename "$bin")"
+  done < <(ldd "$bin" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}')
+done
+
+# 4. Tools the tests run.
+for tool in "${tools[@]}"; do
+  path=$(command -v "$tool")
+  if [ -z "$path" ]; then
+    missing_tools+=("$tool")
+    continue
+  fi
+  need "$(realpath "$path")" "the tool '$tool' the tests run"
+done
+
+if [ ${#why[@]} -gt 0 ] || [ ${#missing_tools[@]} -gt 0 ]; then
+  for pkg in "${!why[@]}"; do
+    echo "missing package: $pkg, needed by ${why[$pkg]}, is not installed by $listname: add it there"
+  done | sort
+  for tool in "${missing_tools[@]}"; do
+    echo "missing tool: '$tool', which the tests run, is not on PATH: add the package that provides it to $listname"
+  done
+  exit 1
+fi
+echo "check_packages: $checked files checked; every owner is installed by $listname (profile $profile, ${#list[@]} packages, closure of $(wc -l <<<"$closure"))"
+exit 0

@@ -3,7 +3,7 @@
 #include "chartformat.h"
 #include "chartpalette.h"
 #include "chartstyle.h"
-#include "costengine.h"
+#include "cost/costengine.h"
 
 #include <QChart>
 #include <QCursor>

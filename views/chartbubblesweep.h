@@ -1,6 +1,6 @@
 #pragma once
 
-#include "bubblesweep.h"
+#include "cost/bubblesweep.h"
 
 #include <QChartView>
 

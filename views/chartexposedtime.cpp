@@ -1,7 +1,7 @@
 #include "chartexposedtime.h"
 
 #include "chartformat.h"
-#include "costreport.h"
+#include "cost/costreport.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "reportjson.h"
+#include "io/reportjson.h"
 
 #include <QString>
 

@@ -3,7 +3,7 @@
 #include "chartformat.h"
 #include "chartpalette.h"
 #include "chartstyle.h"
-#include "costreport.h"
+#include "cost/costreport.h"
 
 #include <QAreaSeries>
 #include <QChart>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "units.h"
+#include "base/units.h"
 
 #include <QColor>
 

@@ -4,7 +4,7 @@
 #include "chartexposedtime.h"
 #include "chartlinkutilisation.h"
 #include "charttierbytes.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 
 #include <QTabWidget>
 #include <QTimer>

@@ -1,7 +1,7 @@
 #include "charttierbytes.h"
 
 #include "chartformat.h"
-#include "costreport.h"
+#include "cost/costreport.h"
 
 #include <QBarSet>
 #include <QValueAxis>

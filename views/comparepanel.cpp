@@ -1,6 +1,6 @@
 #include "comparepanel.h"
 
-#include "reportjson.h"
+#include "io/reportjson.h"
 #include "timelinecanvas.h"
 
 #include <QCheckBox>

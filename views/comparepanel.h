@@ -1,6 +1,6 @@
 #pragma once
 
-#include "compare.h"
+#include "studies/compare.h"
 
 #include <QString>
 #include <QWidget>

@@ -1,7 +1,7 @@
 #include "epmatrixview.h"
 
 #include "colorscale.h"
-#include "reportjson.h"
+#include "io/reportjson.h"
 
 #include <QEvent>
 #include <QHelpEvent>

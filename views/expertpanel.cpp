@@ -1,7 +1,7 @@
 #include "expertpanel.h"
 
 #include "epmatrixview.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

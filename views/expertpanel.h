@@ -1,6 +1,6 @@
 #pragma once
 
-#include "eprouting.h"
+#include "workload/eprouting.h"
 
 #include <QWidget>
 

@@ -1,7 +1,7 @@
 #include "fabricinfo.h"
 
-#include "reportjson.h"
-#include "scenariodocument.h"
+#include "io/reportjson.h"
+#include "document/scenariodocument.h"
 
 #include <algorithm>
 

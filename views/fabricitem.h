@@ -1,6 +1,6 @@
 #pragma once
 
-#include "fabric.h"
+#include "fabric/fabric.h"
 
 #include <QChar>
 #include <QColor>

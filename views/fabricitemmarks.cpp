@@ -5,7 +5,7 @@
 
 #include "bundleitem.h"
 #include "linkitem.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 #include "serveritem.h"
 #include "slotitem.h"
 #include "switchitem.h"

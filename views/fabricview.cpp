@@ -7,7 +7,7 @@
 #include "fabriclayout.h"
 #include "legenditem.h"
 #include "linkitem.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 #include "serveritem.h"
 #include "slotitem.h"
 #include "switchitem.h"

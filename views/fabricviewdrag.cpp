@@ -5,7 +5,7 @@
 #include "dragghostitem.h"
 #include "fabricinfo.h"
 #include "fabricitem.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 #include "serveritem.h"
 #include "slotitem.h"
 

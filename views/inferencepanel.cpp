@@ -1,6 +1,6 @@
 #include "inferencepanel.h"
 
-#include "reportjson.h"
+#include "io/reportjson.h"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "inference.h"
+#include "studies/inference.h"
 
 #include <QWidget>
 

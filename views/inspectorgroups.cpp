@@ -1,9 +1,9 @@
 #include "inspectorgroups.h"
 
-#include "presets.h"
-#include "scenario.h"
-#include "sizelimits.h"
-#include "workloadnames.h"
+#include "workload/presets.h"
+#include "scenario/scenario.h"
+#include "base/sizelimits.h"
+#include "workload/workloadnames.h"
 
 #include <QObject>
 

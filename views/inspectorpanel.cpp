@@ -3,7 +3,7 @@
 #include "chartpalette.h"
 #include "inspectorfield.h"
 #include "inspectorgroups.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 
 #include <QFormLayout>
 #include <QGroupBox>

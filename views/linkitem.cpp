@@ -2,7 +2,7 @@
 
 #include "colorscale.h"
 #include "fabricitem.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 
 #include <QPainter>
 #include <QPainterPathStroker>

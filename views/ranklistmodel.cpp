@@ -1,7 +1,7 @@
 #include "ranklistmodel.h"
 
 #include "fabricview.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 
 #include <QMimeData>
 

@@ -2,7 +2,7 @@
 
 #include "rankfiltermodel.h"
 #include "ranklistmodel.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 
 #include <QGroupBox>
 #include <QHBoxLayout>

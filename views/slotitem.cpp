@@ -3,7 +3,7 @@
 #include "colorscale.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>

@@ -2,8 +2,8 @@
 
 #include "chartformat.h"
 #include "chartpalette.h"
-#include "scenariodocument.h"
-#include "workloadnames.h"
+#include "document/scenariodocument.h"
+#include "workload/workloadnames.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

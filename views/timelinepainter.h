@@ -1,6 +1,6 @@
 #pragma once
 
-#include "pipelineschedule.h"
+#include "cost/pipelineschedule.h"
 
 #include <QColor>
 #include <QRectF>

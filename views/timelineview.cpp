@@ -2,8 +2,8 @@
 
 #include "chartformat.h"
 #include "chartpalette.h"
-#include "scenariodocument.h"
-#include "sizelimits.h"
+#include "document/scenariodocument.h"
+#include "base/sizelimits.h"
 #include "timelinecanvas.h"
 
 #include <QComboBox>

@@ -1,7 +1,7 @@
 #include "cliutil.h"
 
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,10 +1,10 @@
 #include "cliutil.h"
 #include "commands.h"
 
-#include "compare.h"
-#include "costengine.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "studies/compare.h"
+#include "cost/costengine.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,12 +1,12 @@
 #include "cliutil.h"
 #include "commands.h"
 
-#include "costengine.h"
-#include "eprouting.h"
-#include "inference.h"
-#include "reportjson.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "cost/costengine.h"
+#include "workload/eprouting.h"
+#include "studies/inference.h"
+#include "io/reportjson.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,16 +2,16 @@
  * `railyard-cli export` writes the chosen mapping for deployment (run record, launcher files,
  * Megatron-LM arguments, the pipeline trace, the nccl-tests measurement plan), and
  * `railyard-cli import-mapping` turns a run record back into a scenario with explicit slots.
- * Both use the engine's exporters (model/exporters.h), as the GUI does. Nothing is written when
+ * Both use the engine's exporters (model/export/exporters.h), as the GUI does. Nothing is written when
  * anything fails: the text is built first and written atomically.
  */
 #include "cliutil.h"
 #include "commands.h"
 
-#include "costengine.h"
-#include "exporters.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "cost/costengine.h"
+#include "export/exporters.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

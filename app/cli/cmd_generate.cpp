@@ -7,13 +7,13 @@
 #include "cliutil.h"
 #include "commands.h"
 
-#include "fabric.h"
-#include "mapping.h"
-#include "parallellayout.h"
-#include "presets.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
-#include "workloadplan.h"
+#include "fabric/fabric.h"
+#include "layout/mapping.h"
+#include "layout/parallellayout.h"
+#include "workload/presets.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
+#include "workload/workloadplan.h"
 
 #include <QHash>
 

@@ -6,8 +6,8 @@
 #include "cliutil.h"
 #include "commands.h"
 
-#include "parallellayout.h"
-#include "scenarioerror.h"
+#include "layout/parallellayout.h"
+#include "base/scenarioerror.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

@@ -6,9 +6,9 @@
 #include "cliutil.h"
 #include "commands.h"
 
-#include "pipelineschedule.h"
-#include "scenarioerror.h"
-#include "sizelimits.h"
+#include "cost/pipelineschedule.h"
+#include "base/scenarioerror.h"
+#include "base/sizelimits.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

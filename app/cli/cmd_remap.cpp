@@ -1,16 +1,16 @@
 /**
  * `railyard-cli remap`: mark servers, GPUs, NICs or leaves failed and remap the job with one
- * strategy (drop-dp, spares, shrink-pp) or compare all of them (model/failureremap.h). The
+ * strategy (drop-dp, spares, shrink-pp) or compare all of them (model/studies/failureremap.h). The
  * degraded scenario is a new mapping version that `evaluate` and `export` take like any other.
  * Nothing is written when anything fails; the scenario is written atomically.
  */
 #include "cliutil.h"
 #include "commands.h"
 
-#include "fabric.h"
-#include "failureremap.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "fabric/fabric.h"
+#include "studies/failureremap.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

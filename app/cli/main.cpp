@@ -2,7 +2,7 @@
 #include "cliutil.h"
 #include "commands.h"
 
-#include "scenarioerror.h"
+#include "base/scenarioerror.h"
 
 #include <QCoreApplication>
 

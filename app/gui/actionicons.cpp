@@ -1,6 +1,6 @@
 #include "actionicons.h"
 
-#include "mapping.h"
+#include "layout/mapping.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -1,9 +1,9 @@
 #include "autosaver.h"
 
-#include "applyplacement.h"
-#include "scenariodocument.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "document/applyplacement.h"
+#include "document/scenariodocument.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 #include "userdialogs.h"
 
 #include <QCoreApplication>

@@ -1,9 +1,9 @@
 #include "documentfiles.h"
 
 #include "recentfiles.h"
-#include "scenariodocument.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "document/scenariodocument.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 #include "scenariotemplates.h"
 #include "userdialogs.h"
 

@@ -1,8 +1,8 @@
 #include "exportdialog.h"
 
-#include "scenariodocument.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "document/scenariodocument.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 #include "userdialogs.h"
 
 #include <QCheckBox>

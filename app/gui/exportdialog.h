@@ -1,6 +1,6 @@
 #pragma once
 
-#include "exporters.h"
+#include "export/exporters.h"
 
 #include <QDialog>
 #include <QString>
@@ -21,7 +21,7 @@ class ScenarioDocument;
 class UserDialogs;
 
 /**
- * File > Export > Mapping / launcher files: one of the engine's exporters (model/exporters.h)
+ * File > Export > Mapping / launcher files: one of the engine's exporters (model/export/exporters.h)
  * applied to the document's current mapping. The user picks a format and its options, sees
  * the exporter's warnings (amber) and the first lines of the text it would write, and Export…
  * writes the file atomically. A refused export (an invalid mapping, a bad hosts file) shows

@@ -4,7 +4,7 @@
 #include "consoledialogs.h"
 #include "fabricview.h"
 #include "mainwindow.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 #include "studycontroller.h"
 
 #include <QApplication>

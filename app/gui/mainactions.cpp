@@ -7,7 +7,7 @@
 #include "mainwindow.h"
 #include "pdfreport.h"
 #include "recentfiles.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 #include "timelineview.h"
 #include "userdialogs.h"
 

@@ -7,7 +7,7 @@
 #include "inspectorpanel.h"
 #include "mainactions.h"
 #include "rankpalette.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 #include "scenariotemplates.h"
 #include "studycontroller.h"
 #include "summarybar.h"

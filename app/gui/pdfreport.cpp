@@ -7,7 +7,7 @@
 #include "chartspanel.h"
 #include "charttierbytes.h"
 #include "fabricview.h"
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 #include "scenariotemplates.h"
 #include "timelinecanvas.h"
 #include "timelineview.h"

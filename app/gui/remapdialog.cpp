@@ -1,7 +1,7 @@
 #include "remapdialog.h"
 
-#include "fabric.h"
-#include "scenarioerror.h"
+#include "fabric/fabric.h"
+#include "base/scenarioerror.h"
 
 #include <QBrush>
 #include <QButtonGroup>

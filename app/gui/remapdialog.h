@@ -1,6 +1,6 @@
 #pragma once
 
-#include "failureremap.h"
+#include "studies/failureremap.h"
 
 #include <QDialog>
 
@@ -16,7 +16,7 @@ namespace railyard {
 
 /**
  * "Mark failed…": the failure remap of issue #5 for one healthy scenario and a list of failed
- * components. Every strategy (model/failureremap.h) is computed up front and shown side by side
+ * components. Every strategy (model/studies/failureremap.h) is computed up front and shown side by side
  * in one comparison table, healthy column first, the same rows `railyard-cli remap` prints;
  * impossible strategies are greyed with their reason. The user picks a strategy (radio
  * buttons), sees its notes and its moved-rank diff (keyed by the healthy coordinates), and on

@@ -1,7 +1,7 @@
 #include "scenariotemplates.h"
 
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 #include <QList>
 #include <QString>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "failedcomponent.h"
-#include "scenario.h"
+#include "fabric/failedcomponent.h"
+#include "scenario/scenario.h"
 
 #include <QDateTime>
 #include <QObject>

@@ -1,6 +1,6 @@
-#include "applyplacement.h"
+#include "document/applyplacement.h"
 
-#include "undocommands.h"
+#include "document/undocommands.h"
 
 namespace railyard {
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "changescenario.h"
-#include "mapping.h"
+#include "document/changescenario.h"
+#include "layout/mapping.h"
 
 namespace railyard {
 

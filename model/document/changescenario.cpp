@@ -1,8 +1,8 @@
-#include "changescenario.h"
+#include "document/changescenario.h"
 
-#include "scenariocheck.h"
-#include "scenariodocument.h"
-#include "undocommands.h"
+#include "scenario/scenariocheck.h"
+#include "document/scenariodocument.h"
+#include "document/undocommands.h"
 
 namespace railyard {
 

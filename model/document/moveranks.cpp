@@ -1,7 +1,7 @@
-#include "moveranks.h"
+#include "document/moveranks.h"
 
-#include "scenariodocument.h"
-#include "undocommands.h"
+#include "document/scenariodocument.h"
+#include "document/undocommands.h"
 
 namespace railyard {
 

@@ -1,12 +1,12 @@
-#include "scenariodocument.h"
+#include "document/scenariodocument.h"
 
-#include "applyplacement.h"
-#include "changescenario.h"
-#include "failedcomponent.h"
-#include "moveranks.h"
-#include "remapplacement.h"
-#include "scenariocheck.h"
-#include "swapranks.h"
+#include "document/applyplacement.h"
+#include "document/changescenario.h"
+#include "fabric/failedcomponent.h"
+#include "document/moveranks.h"
+#include "studies/remapplacement.h"
+#include "scenario/scenariocheck.h"
+#include "document/swapranks.h"
 
 #include <QMetaObject>
 

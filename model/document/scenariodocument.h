@@ -1,7 +1,7 @@
 #pragma once
 
-#include "costengine.h"
-#include "scenario.h"
+#include "cost/costengine.h"
+#include "scenario/scenario.h"
 
 #include <QObject>
 #include <QString>

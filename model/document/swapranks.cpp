@@ -1,7 +1,7 @@
-#include "swapranks.h"
+#include "document/swapranks.h"
 
-#include "scenariodocument.h"
-#include "undocommands.h"
+#include "document/scenariodocument.h"
+#include "document/undocommands.h"
 
 namespace railyard {
 

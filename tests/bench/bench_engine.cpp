@@ -4,10 +4,10 @@
 //   BM_Compare16k   the A/B comparison the GUI recomputes after every edit once a baseline is
 //                   pinned (figures, changed links, moved ranks), at that size
 //   BM_Remap128     every failure-remap strategy for one failed server of the seed's job
-#include "compare.h"
-#include "costengine.h"
-#include "failureremap.h"
-#include "presets.h"
+#include "studies/compare.h"
+#include "cost/costengine.h"
+#include "studies/failureremap.h"
+#include "workload/presets.h"
 
 #include <benchmark/benchmark.h>
 

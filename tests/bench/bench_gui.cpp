@@ -4,8 +4,8 @@
 //   BM_PreviewServerMove/N  one step of a server-bar drag: the live preview of 8 ranks on
 //                  another server (ScenarioDocument::previewMoves) and the repaint
 #include "fabricview.h"
-#include "scenariodocument.h"
-#include "scenariofile.h"
+#include "document/scenariodocument.h"
+#include "scenario/scenariofile.h"
 
 #include <QApplication>
 

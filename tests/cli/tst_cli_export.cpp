@@ -3,7 +3,7 @@
 // the rankfile and the nccl-tests plan under Open MPI's mpirun, the torchrun and Slurm scripts
 // with stand-ins for torchrun and srun that print where each rank would land.
 #include "clirun.h"
-#include "scenariofile.h"
+#include "scenario/scenariofile.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
 /** Tests of `railyard-cli generate`: the real binary, run through QProcess. */
-#include "presets.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "workload/presets.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 
 #include <QDir>
 #include <QFile>

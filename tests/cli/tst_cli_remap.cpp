@@ -1,7 +1,7 @@
 // railyard-cli remap, run as a user would: the real binary on the seed sample, then evaluate and
 // export on its output; bad input exits non-zero and leaves nothing behind.
 #include "clirun.h"
-#include "scenariofile.h"
+#include "scenario/scenariofile.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,14 +1,14 @@
 // The undoable document: every command's redo/undo, merging, validation, previews, the modified
 // flag, and the off-thread rebuild used for large scenarios (forced here with a threshold of 0).
-#include "applyplacement.h"
-#include "changescenario.h"
-#include "costengine.h"
-#include "moveranks.h"
-#include "scenariocheck.h"
-#include "scenariodocument.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
-#include "swapranks.h"
+#include "document/applyplacement.h"
+#include "document/changescenario.h"
+#include "cost/costengine.h"
+#include "document/moveranks.h"
+#include "scenario/scenariocheck.h"
+#include "document/scenariodocument.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
+#include "document/swapranks.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -1,7 +1,7 @@
 #pragma once
 
 /**
- * What the fuzz targets do with one input, shared with tests/model/tst_fuzzregressions.cpp so
+ * What the fuzz targets do with one input, shared with tests/fuzz/tst_fuzzregressions.cpp so
  * that every saved crash replays through exactly the code the fuzzer ran.
  *
  * An input may be refused with a ScenarioError; anything else escaping (another exception
@@ -11,19 +11,19 @@
  * and libFuzzer's -timeout / -rss_limit_mb.
  */
 
-#include "bubblesweep.h"
-#include "compare.h"
-#include "costengine.h"
-#include "eprouting.h"
-#include "exporters.h"
-#include "fabric.h"
-#include "failureremap.h"
-#include "inference.h"
-#include "mapping.h"
-#include "parallellayout.h"
-#include "reportjson.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "cost/bubblesweep.h"
+#include "studies/compare.h"
+#include "cost/costengine.h"
+#include "workload/eprouting.h"
+#include "export/exporters.h"
+#include "fabric/fabric.h"
+#include "studies/failureremap.h"
+#include "studies/inference.h"
+#include "layout/mapping.h"
+#include "layout/parallellayout.h"
+#include "io/reportjson.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,12 +3,12 @@
 // Discard / Keep, broken autosaves moved aside, and undo/redo of every edit kind.
 #include "autosaver.h"
 #include "consoledialogs.h"
-#include "costengine.h"
+#include "cost/costengine.h"
 #include "documentfiles.h"
 #include "mainwindow.h"
-#include "scenariocheck.h"
-#include "scenariodocument.h"
-#include "scenariofile.h"
+#include "scenario/scenariocheck.h"
+#include "document/scenariodocument.h"
+#include "scenario/scenariofile.h"
 #include "userdialogs.h"
 
 #include <QApplication>

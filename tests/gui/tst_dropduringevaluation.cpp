@@ -1,14 +1,14 @@
 // Drops while the engine is rebuilt off the UI thread (asyncThreshold 0): a chip dragged with
 // the mouse, a server bar (several ranks, previewed), a palette drop, foreign data and a drop outside any slot all leave a consistent
 // document once the rebuild lands: slots, mapping and report agree with a fresh engine.
-#include "costengine.h"
+#include "cost/costengine.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "fabricview.h"
 #include "ranklistmodel.h"
 #include "serveritem.h"
-#include "scenariodocument.h"
-#include "scenariofile.h"
+#include "document/scenariodocument.h"
+#include "scenario/scenariofile.h"
 #include "slotitem.h"
 
 #include <QApplication>

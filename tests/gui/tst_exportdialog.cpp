@@ -1,14 +1,14 @@
 // File > Export: the ExportDialog's preview against the engine's exporters (before and after a
 // swap), the written file byte for byte, a bad hosts file refused with nothing written, the
 // wait for a background evaluation, and the one-page PDF report (written, or nothing at all).
-#include "costengine.h"
+#include "cost/costengine.h"
 #include "exportdialog.h"
-#include "exporters.h"
+#include "export/exporters.h"
 #include "mainactions.h"
 #include "mainwindow.h"
 #include "pdfreport.h"
-#include "scenariodocument.h"
-#include "scenariofile.h"
+#include "document/scenariodocument.h"
+#include "scenario/scenariofile.h"
 #include "userdialogs.h"
 
 #include <QAction>

@@ -3,10 +3,10 @@
  * in the labels and the pool table; the real engine's report of the disaggregated sample shows
  * the CLI's numbers; clear() empties it. Set RAILYARD_GRAB_DIR to save what the panel looks like.
  */
-#include "fabric.h"
-#include "inference.h"
+#include "fabric/fabric.h"
+#include "studies/inference.h"
 #include "inferencepanel.h"
-#include "scenariofile.h"
+#include "scenario/scenariofile.h"
 
 #include <QDir>
 #include <QLabel>

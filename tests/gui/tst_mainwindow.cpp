@@ -1,16 +1,16 @@
 // The main window as a user drives it: files (open errors, Save As round trip, the
 // unsaved-changes prompt), undo/redo and preset actions, exports, and `railyard --screenshot`.
 // Modal dialogs are replaced by a scripted UserDialogs, so nothing blocks.
-#include "costengine.h"
+#include "cost/costengine.h"
 #include "documentfiles.h"
 #include "fabricview.h"
 #include "mainactions.h"
 #include "mainwindow.h"
 #include "recentfiles.h"
-#include "scenariocheck.h"
-#include "scenariodocument.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "scenario/scenariocheck.h"
+#include "document/scenariodocument.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 #include "userdialogs.h"
 
 #include <QAction>

@@ -12,12 +12,12 @@
 #include "chartlinkutilisation.h"
 #include "chartspanel.h"
 #include "charttierbytes.h"
-#include "costengine.h"
+#include "cost/costengine.h"
 #include "inspectorfield.h"
 #include "inspectorpanel.h"
-#include "scenariodocument.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "document/scenariodocument.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 #include "summarybar.h"
 
 #include <QAreaSeries>

@@ -4,8 +4,8 @@
 #include "rankfiltermodel.h"
 #include "ranklistmodel.h"
 #include "rankpalette.h"
-#include "scenariodocument.h"
-#include "scenariofile.h"
+#include "document/scenariodocument.h"
+#include "scenario/scenariofile.h"
 
 #include <QMimeData>
 #include <QPushButton>

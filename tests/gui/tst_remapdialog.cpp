@@ -2,7 +2,7 @@
 // impossible ones greyed, the comparison table and moved-rank tree of the chosen strategy, and
 // the degraded scenario it hands back on Accept.
 #include "remapdialog.h"
-#include "scenariofile.h"
+#include "scenario/scenariofile.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>

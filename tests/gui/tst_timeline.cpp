@@ -6,10 +6,10 @@
  * Set RAILYARD_GRAB_DIR to also save what the panel looks like.
  */
 #include "chartformat.h"
-#include "costengine.h"
-#include "scenariodocument.h"
-#include "scenarioerror.h"
-#include "scenariofile.h"
+#include "cost/costengine.h"
+#include "document/scenariodocument.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
 #include "timelinecanvas.h"
 #include "timelineview.h"
 

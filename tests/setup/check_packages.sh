@@ -8,7 +8,8 @@
 # What counts as "used":
 #   - every package config CMake resolved (the cache's *_DIR entries under /usr), by the Debian
 #     package that owns its *Config.cmake / *-config.cmake;
-#   - the compiler and build tool of the cache (CMAKE_CXX_COMPILER, CMAKE_MAKE_PROGRAM);
+#   - every program the cache found by path (FILEPATH entries: the compiler, the build tool,
+#     binutils, ccache, pkg-config);
 #   - every shared library the given binaries load (ldd), e.g. the sanitizer runtimes;
 #   - every tool the tests run (--tool NAME, looked up on PATH).
 # Each owner must lie in the set of packages that `apt-get install --no-install-recommends LIST`
@@ -105,11 +106,13 @@ while IFS= read -r line; do
   [ -n "$cfg" ] && need "$(realpath "$cfg")" "$var, found by find_package"
 done < <(grep -E '^[A-Za-z0-9_]+_DIR:(PATH|INTERNAL)=/usr' "$cache")
 
-# 2. Compiler and build tool.
-for var in CMAKE_CXX_COMPILER CMAKE_MAKE_PROGRAM; do
-  path=$(grep -E "^$var:[A-Z]+=" "$cache" | head -n 1 | sed 's/^[^=]*=//')
-  [ -n "$path" ] && [ -e "$path" ] && need "$(realpath "$path")" "$var"
-done
+# 2. Every program CMake found by path: compiler, build tool, binutils, ccache, pkg-config.
+#    (Libraries found by path, e.g. an optional libGLU, count only when a binary loads them: 3.)
+while IFS= read -r line; do
+  var=${line%%:*}
+  path=${line#*=}
+  [ -f "$path" ] && [ -x "$path" ] && [[ "$path" != *.so* ]] && need "$(realpath "$path")" "$var"
+done < <(grep -E '^[A-Za-z0-9_]+:FILEPATH=/usr' "$cache")
 
 # 3. Shared libraries the binaries load.
 for bin in "${binaries[@]}"; do

@@ -1,0 +1,87 @@
+#pragma once
+
+#include "cost/costreport.h"
+#include "fabric/fabric.h"
+#include "layout/mapping.h"
+#include "layout/parallellayout.h"
+#include "fabric/router.h"
+#include "scenario/scenario.h"
+#include "workload/workloadplan.h"
+
+#include <memory>
+#include <vector>
+
+namespace railyard {
+
+/** The prediction for one isolated collective (nccl-tests definitions of algbw and busbw). */
+struct CollectiveResult
+{
+    double time = 0.0;       ///< seconds
+    double alphaTime = 0.0;  ///< latency part
+    double algBandwidth = 0.0; ///< S / time, bytes/s
+    double busBandwidth = 0.0; ///< algbw * bus factor
+    double busFactor = 0.0;    ///< 2(n-1)/n all-reduce, (n-1)/n AG/RS/A2A, 1 send-recv
+    double bytesSentPerRank = 0.0; ///< the largest over ranks
+    int bottleneckLink = -1;
+};
+
+/**
+ * The shared analytical cost engine. Built once per scenario (fabric, layout, workload plan);
+ * it keeps per-pattern link loads so that swapping two ranks re-routes only the flows of the
+ * groups those ranks belong to, and re-derives phase times and the pipeline timeline from them.
+ * The GUI and the CLI both use this class; identical inputs give identical numbers.
+ */
+class CostEngine
+{
+public:
+    /// Throws ScenarioError for anything inconsistent (fabric, degrees, workload, mapping).
+    /// `fabric`, when given, must have been built from scenario.fabric; it is shared, so a
+    /// re-evaluation after a workload edit does not rebuild a large graph.
+    /// `router`, when given, must route over that fabric; its route cache is then reused. A
+    /// Router is not thread-safe: engines that share one must not evaluate concurrently.
+    explicit CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> fabric = nullptr,
+                        std::shared_ptr<Router> router = nullptr);
+    ~CostEngine();
+    CostEngine(const CostEngine &) = delete;
+    CostEngine &operator=(const CostEngine &) = delete;
+
+    const Scenario &scenario() const;
+    const Fabric &fabric() const;
+    const ParallelLayout &layout() const;
+    const WorkloadPlan &plan() const;
+    const Mapping &mapping() const;
+
+    /// The report for the current mapping (always up to date).
+    const CostReport &report() const;
+    /// Mapping warnings (TP group split across servers, DP group across rails), one line each;
+    /// validated on demand, not on every swap.
+    const std::vector<std::string> &mappingWarnings() const;
+    std::shared_ptr<const Fabric> sharedFabric() const;
+    std::shared_ptr<Router> sharedRouter() const;
+
+    /// Exchange two ranks' slots and update the report incrementally.
+    void swapRanks(int a, int b);
+    /// Move a rank to a slot (an occupied slot's rank swaps with it), incrementally.
+    void moveRank(int rank, int slot);
+    /// Replace the whole mapping (validated; throws ScenarioError with the validator's message).
+    void setMapping(const Mapping &mapping);
+
+    /// The scheduler input behind the report's timeline (per-stage compute and per-boundary
+    /// send times for the current mapping).
+    PipelineInput pipelineInput() const;
+    /// The iteration time the engine derives from a timeline: the exposed DP sync after each
+    /// stage's last backward (minus its overlap window) and the optimizer step.
+    double iterationTime(const PipelineTimeline &timeline) const;
+
+    /// One collective on the given ranks, alone on the fabric, with the current mapping.
+    CollectiveResult collective(Collective op, const std::vector<int> &ranks, double bytes);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+/// Convenience: build an engine and return its report.
+CostReport evaluate(const Scenario &scenario);
+
+} // namespace railyard

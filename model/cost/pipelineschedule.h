@@ -1,0 +1,55 @@
+#pragma once
+
+#include "workload/workload.h"
+
+#include <string_view>
+#include <vector>
+
+namespace railyard {
+
+std::string_view scheduleName(ScheduleKind k); ///< "gpipe", "1f1b", "interleaved"
+bool parseSchedule(std::string_view name, ScheduleKind &out);
+
+/** Inputs of the pipeline scheduler: per-stage compute and per-boundary transfer times. */
+struct PipelineInput
+{
+    ScheduleKind kind = ScheduleKind::OneFOneB;
+    int stages = 1;
+    int microbatches = 1;
+    int chunks = 1;                  ///< interleaved: model chunks (virtual stages) per rank
+    std::vector<double> forward;     ///< per stage, whole stage (all its chunks) per micro-batch
+    std::vector<double> backward;    ///< per stage; all zero = forward only
+    std::vector<double> sendForward; ///< per boundary s -> s+1 (size stages-1; empty = 0)
+    std::vector<double> sendBackward;///< per boundary s+1 -> s
+};
+
+enum class PipelineEventKind { Forward, Backward, SendForward, SendBackward };
+std::string_view eventKindName(PipelineEventKind k); ///< "F", "B", "send-F", "send-B"
+
+struct PipelineEvent
+{
+    int stage = 0;       ///< the stage that computes (for sends: the sender)
+    int microbatch = 0;
+    int chunk = 0;
+    PipelineEventKind kind = PipelineEventKind::Forward;
+    double start = 0.0;
+    double end = 0.0;
+};
+
+/**
+ * An event timeline per stage. Bubble fraction = idle compute time / (stages * makespan),
+ * i.e. 1 - utilisation (DESIGN.md); sends occupy links, not the stage's compute.
+ */
+struct PipelineTimeline
+{
+    double makespan = 0.0;
+    double bubbleFraction = 0.0;
+    std::vector<double> busy;          ///< per stage compute seconds
+    std::vector<double> peakInflight;  ///< per stage, micro-batches (chunks count 1/v each)
+    std::vector<PipelineEvent> events; ///< sorted by start time
+};
+
+/** Throws ScenarioError for impossible inputs (interleaved with m % stages != 0, ...). */
+PipelineTimeline schedulePipeline(const PipelineInput &input);
+
+} // namespace railyard

@@ -1,0 +1,376 @@
+#include "cost/trafficmodel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+namespace railyard {
+
+int TrafficPattern::stepCount() const
+{
+    return ringSteps.empty() ? steps : std::max(steps, ringSteps.rbegin()->first);
+}
+
+double TrafficPattern::maxLatency() const
+{
+    return latencies.empty() ? 0.0 : static_cast<double>(latencies.rbegin()->first) * 1e-9;
+}
+
+TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, Router &router,
+                           const Setup &setup)
+    : m_fabric(fabric)
+    , m_layout(layout)
+    , m_router(router)
+    , m_setup(setup)
+{
+    const ParallelDegrees &deg = layout.degrees();
+    const int stages = deg.pp;
+    m_tp.assign(stages, -1);
+    m_cp.assign(stages, -1);
+    m_ep.assign(stages, -1);
+    // Names are built with append: GCC 12 warns falsely (-Wrestrict, PR105651) on
+    // "literal" + std::string at -O3.
+    auto named = [](const char *prefix, int a, int b = -1) {
+        std::string n(prefix);
+        n.append(std::to_string(a));
+        if (b >= 0)
+            n.append("->").append(std::to_string(b));
+        return n;
+    };
+    for (int s = 0; s < stages; ++s) {
+        if (deg.tp > 1)
+            m_tp[s] = addPattern(named("tp stage ", s), Dim::Tp, s, 0);
+        if (deg.cp > 1)
+            m_cp[s] = addPattern(named("cp stage ", s), Dim::Cp, s, 0);
+        if (deg.ep > 1)
+            m_ep[s] = addPattern(named("ep stage ", s), Dim::Ep, s, deg.ep - 1);
+        if (deg.ep > 1 && !m_setup.epShares.empty()) {
+            m_epCombine.resize(static_cast<std::size_t>(stages), -1);
+            m_epCombine[s] = addPattern(named("ep combine stage ", s), Dim::Ep, s, deg.ep - 1);
+        }
+    }
+    for (int b = 0; b + 1 < stages; ++b) {
+        m_ppForward.push_back(addPattern(named("pp fwd ", b, b + 1), Dim::Pp, b, 1));
+        m_ppBackward.push_back(addPattern(named("pp bwd ", b, b + 1), Dim::Pp, b + 1, 1));
+    }
+    const int dpSize = deg.dp * deg.cp;
+    const bool expertDp = !m_setup.stageExpertDpBytes.empty();
+    const int edpSize = dpSize / std::max(1, deg.ep);
+    if (dpSize > 1 || (expertDp && edpSize > 1)) {
+        if (m_setup.hierarchicalDp) {
+            // Ring sizes follow the mapping (members per server): see TrafficPattern::ringSteps.
+            m_dp.push_back(addPattern("dp intra-server", Dim::Dp, -1, 0));
+            m_dp.push_back(addPattern("dp inter-server", Dim::Dp, -1, 0));
+        } else {
+            m_dp.push_back(addPattern("dp", Dim::Dp, -1, 0));
+        }
+    }
+
+    const int links = fabric.linkCount();
+    m_linkDimBytes.assign(static_cast<std::size_t>(links) * kDimCount, 0.0);
+    m_linkIsNicUp.assign(links, 0);
+    m_linkIsLeafUp.assign(links, 0);
+    m_changedMark.assign(links, 0);
+    for (const FabricLink &l : fabric.links()) {
+        const NodeKind from = fabric.node(l.src).kind;
+        m_linkIsNicUp[l.id] = (l.tier == Tier::Leaf && from == NodeKind::Nic) ? 1 : 0;
+        m_linkIsLeafUp[l.id] = (l.tier == Tier::Spine && from == NodeKind::Leaf) ? 1 : 0;
+    }
+}
+
+int TrafficModel::addPattern(std::string name, Dim dim, int stage, int steps)
+{
+    TrafficPattern p;
+    p.name = std::move(name);
+    p.dim = dim;
+    p.stage = stage;
+    p.steps = steps;
+    m_patterns.push_back(std::move(p));
+    return static_cast<int>(m_patterns.size()) - 1;
+}
+
+void TrafficModel::setWeight(int pattern, double bytesPerIteration)
+{
+    m_patterns[pattern].weight = bytesPerIteration;
+}
+
+int TrafficModel::stageOfGroup(GroupKind kind, int index) const
+{
+    return m_layout.coord(m_layout.groups(kind)[index].front()).p;
+}
+
+void TrafficModel::build(const Mapping &mapping)
+{
+    for (TrafficPattern &p : m_patterns) {
+        p.load.clear();
+        p.ringSteps.clear();
+        p.pendingSegments.clear();
+        p.latencies.clear();
+        p.maxRatio = 0.0;
+        p.argmax = -1;
+        p.rescan = false;
+    }
+    std::fill(m_linkDimBytes.begin(), m_linkDimBytes.end(), 0.0);
+    m_tierBytes = {};
+    m_nicUpBytes = m_leafUpBytes = 0.0;
+
+    const ParallelDegrees &deg = m_layout.degrees();
+    auto emitAll = [&](GroupKind kind, bool wanted) {
+        if (!wanted)
+            return;
+        const int n = static_cast<int>(m_layout.groups(kind).size());
+        for (int g = 0; g < n; ++g)
+            emitGroup({kind, g}, mapping, +1.0);
+    };
+    emitAll(GroupKind::Tp, deg.tp > 1);
+    emitAll(GroupKind::Cp, deg.cp > 1);
+    emitAll(GroupKind::Ep, deg.ep > 1);
+    emitAll(GroupKind::Pp, deg.pp > 1);
+    emitAll(GroupKind::DpCp, deg.dp * deg.cp > 1);
+    emitAll(GroupKind::ExpertDp,
+            !m_setup.stageExpertDpBytes.empty() && deg.dp * deg.cp / std::max(1, deg.ep) > 1);
+    refreshMaxima();
+}
+
+std::vector<TrafficModel::GroupRef> TrafficModel::groupsOf(const std::vector<int> &ranks) const
+{
+    const ParallelDegrees &deg = m_layout.degrees();
+    std::set<GroupRef> refs;
+    for (int r : ranks) {
+        if (deg.tp > 1)
+            refs.insert({GroupKind::Tp, m_layout.groupOf(GroupKind::Tp, r)});
+        if (deg.cp > 1)
+            refs.insert({GroupKind::Cp, m_layout.groupOf(GroupKind::Cp, r)});
+        if (deg.ep > 1)
+            refs.insert({GroupKind::Ep, m_layout.groupOf(GroupKind::Ep, r)});
+        if (deg.pp > 1)
+            refs.insert({GroupKind::Pp, m_layout.groupOf(GroupKind::Pp, r)});
+        if (deg.dp * deg.cp > 1)
+            refs.insert({GroupKind::DpCp, m_layout.groupOf(GroupKind::DpCp, r)});
+        if (!m_setup.stageExpertDpBytes.empty() && deg.dp * deg.cp / std::max(1, deg.ep) > 1)
+            refs.insert({GroupKind::ExpertDp, m_layout.groupOf(GroupKind::ExpertDp, r)});
+    }
+    return {refs.begin(), refs.end()};
+}
+
+void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &ranks)
+{
+    m_moving = groupsOf(ranks);
+    for (const GroupRef &g : m_moving)
+        emitGroup(g, before, -1.0);
+}
+
+void TrafficModel::endMove(const Mapping &after)
+{
+    for (const GroupRef &g : m_moving)
+        emitGroup(g, after, +1.0);
+    m_moving.clear();
+    refreshMaxima();
+}
+
+void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, double sign)
+{
+    const std::vector<int> &members = m_layout.groups(group.kind)[group.index];
+    const int stage = stageOfGroup(group.kind, group.index);
+    switch (group.kind) {
+    case GroupKind::Tp:
+        emitRing(m_tp[stage], members, mapping, 1.0, sign);
+        break;
+    case GroupKind::Cp:
+        emitRing(m_cp[stage], members, mapping, 1.0, sign);
+        break;
+    case GroupKind::Ep:
+        if (m_epCombine.empty()) {
+            emitAllToAll(m_ep[stage], members, mapping, sign);
+            break;
+        }
+        // Skewed routing (model/workload/eprouting.cpp): dispatch sends i -> j the S H_j routed copies
+        // for j's experts, combine returns the same bytes j -> i.
+        emitAllToAll(m_ep[stage], members, mapping, sign, &m_setup.epShares, false);
+        emitAllToAll(m_epCombine[stage], members, mapping, sign, &m_setup.epShares, true);
+        break;
+    case GroupKind::Pp:
+        // Megatron's pp group lists the stages in order: member s sends activations to s+1
+        // and receives gradients back (point-to-point, S per sending rank).
+        for (std::size_t s = 0; s + 1 < members.size(); ++s) {
+            const int a = mapping.slotOf(members[s]);
+            const int b = mapping.slotOf(members[s + 1]);
+            emitFlow(m_ppForward[s], a, b, 1.0, sign);
+            emitFlow(m_ppBackward[s], b, a, 1.0, sign);
+        }
+        break;
+    case GroupKind::DpCp:
+    case GroupKind::ExpertDp: {
+        const std::vector<double> &sizes = group.kind == GroupKind::DpCp
+                                               ? m_setup.stageDpBytes
+                                               : m_setup.stageExpertDpBytes;
+        const double bytes = stage < static_cast<int>(sizes.size()) ? sizes[stage] : 0.0;
+        if (!m_setup.hierarchicalDp) {
+            emitRing(m_dp[0], members, mapping, bytes, sign);
+            break;
+        }
+        // Hierarchical all-reduce (NCCL's tree/collnet-style 2D split, Horovod's hierarchical
+        // allreduce): reduce-scatter inside each server, all-reduce of S/l across servers among
+        // the members with the same local position, all-gather inside the server. Needs the
+        // same member count l on every server; otherwise the flat ring is used.
+        std::map<int, std::vector<int>> byServer;
+        for (int m : members)
+            byServer[m_fabric.serverOfSlot(mapping.slotOf(m))].push_back(m);
+        const std::size_t l = members.size() / byServer.size();
+        const bool uniform = std::all_of(byServer.begin(), byServer.end(),
+                                         [l](const auto &kv) { return kv.second.size() == l; });
+        if (!uniform) {
+            emitRing(m_dp[1], members, mapping, bytes, sign);
+            break;
+        }
+        for (const auto &kv : byServer)
+            emitRing(m_dp[0], kv.second, mapping, bytes, sign);
+        for (std::size_t j = 0; j < l; ++j) {
+            std::vector<int> column;
+            column.reserve(byServer.size());
+            for (const auto &kv : byServer)
+                column.push_back(kv.second[j]);
+            emitRing(m_dp[1], column, mapping, bytes / static_cast<double>(l), sign);
+        }
+        break;
+    }
+    case GroupKind::Dp:
+    case GroupKind::TpPp:
+        break; // no traffic of their own: DP sync runs on the dp-cp groups
+    }
+}
+
+void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
+                            double bytesPerPass, double sign)
+{
+    const std::size_t n = members.size();
+    if (n < 2 || pattern < 0)
+        return;
+    TrafficPattern &p = m_patterns[pattern];
+    const int ringSteps = static_cast<int>(n) - 1;
+    if (sign > 0) {
+        ++p.ringSteps[ringSteps];
+    } else if (auto it = p.ringSteps.find(ringSteps); it != p.ringSteps.end() && --it->second == 0) {
+        p.ringSteps.erase(it);
+    }
+    // Ring collectives (Patarasuk & Yuan 2009; NCCL): in each of the n-1 steps of a pass every
+    // rank sends S/n to its successor, so one pass puts (n-1)/n * S on each ring edge.
+    const double unit = bytesPerPass * static_cast<double>(n - 1) / static_cast<double>(n);
+    for (std::size_t i = 0; i < n; ++i)
+        emitFlow(pattern, mapping.slotOf(members[i]), mapping.slotOf(members[(i + 1) % n]), unit,
+                 sign);
+}
+
+void TrafficModel::emitAllToAll(int pattern, const std::vector<int> &members,
+                                const Mapping &mapping, double sign,
+                                const std::vector<double> *shares, bool reverse)
+{
+    const std::size_t n = members.size();
+    if (n < 2 || pattern < 0)
+        return;
+    // Pairwise all-to-all (nccl-tests alltoall): each rank sends S/n to every other rank; with
+    // per-destination shares (sum 1) S * shares[j] to member j instead, the same bytes back
+    // from j to i when `reverse` (an MoE combine).
+    const bool weighted = shares && shares->size() == n;
+    const double unit = 1.0 / static_cast<double>(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            if (i == j)
+                continue;
+            const int a = mapping.slotOf(members[i]);
+            const int b = mapping.slotOf(members[j]);
+            const double u = weighted ? (*shares)[j] : unit;
+            emitFlow(pattern, reverse ? b : a, reverse ? a : b, u, sign);
+        }
+}
+
+void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign)
+{
+    if (srcSlot == dstSlot || unit == 0.0)
+        return;
+    TrafficPattern &p = m_patterns[pattern];
+    m_router.routeParts(srcSlot, dstSlot, m_parts);
+    const long long ns = std::llround(m_parts.latency * 1e9);
+    if (sign > 0) {
+        ++p.latencies[ns];
+    } else if (auto it = p.latencies.find(ns); it != p.latencies.end() && --it->second == 0) {
+        p.latencies.erase(it);
+    }
+    const double delta = sign * unit;
+    for (int i = 0; i < m_parts.endCount; ++i)
+        addLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
+    for (int i = 0; i < m_parts.segmentCount; ++i)
+        p.pendingSegments[m_parts.segments[static_cast<std::size_t>(i)]] += delta;
+}
+
+void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
+{
+    auto [it, inserted] = p.load.try_emplace(link, 0.0);
+    it->second += delta;
+    const double value = it->second;
+    if (std::abs(value) <= 1e-9 * std::abs(delta))
+        p.load.erase(it); // cancelled out: drop the rounding residue
+    applyWeightedLoad(p, link, delta);
+    const double ratio = value / m_fabric.link(link).bandwidth;
+    if (ratio > p.maxRatio || (ratio == p.maxRatio && link < p.argmax)) {
+        p.maxRatio = ratio;
+        p.argmax = link;
+    } else if (link == p.argmax && ratio < p.maxRatio) {
+        p.rescan = true;
+    }
+}
+
+void TrafficModel::flushSegments(TrafficPattern &p)
+{
+    for (const auto &[segment, demand] : p.pendingSegments) {
+        if (demand == 0.0)
+            continue; // a move that left this segment's demand unchanged
+        for (const RouteHop &hop : m_router.segmentHops(segment))
+            addLoad(p, hop.link, demand * hop.share);
+    }
+    p.pendingSegments.clear();
+}
+
+void TrafficModel::applyWeightedLoad(const TrafficPattern &p, int link, double load)
+{
+    const double bytes = load * p.weight;
+    m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(p.dim)] += bytes;
+    m_tierBytes[index(m_fabric.link(link).tier)][index(p.dim)] += bytes;
+    if (m_linkIsNicUp[link])
+        m_nicUpBytes += bytes;
+    if (m_linkIsLeafUp[link])
+        m_leafUpBytes += bytes;
+    if (!m_changedMark[link]) {
+        m_changedMark[link] = 1;
+        m_changedLinks.push_back(link);
+    }
+}
+
+std::vector<int> TrafficModel::takeChangedLinks()
+{
+    for (int link : m_changedLinks)
+        m_changedMark[link] = 0;
+    return std::exchange(m_changedLinks, {});
+}
+
+void TrafficModel::refreshMaxima()
+{
+    for (TrafficPattern &p : m_patterns) {
+        flushSegments(p);
+        if (!p.rescan)
+            continue;
+        p.maxRatio = 0.0;
+        p.argmax = -1;
+        for (const auto &[link, load] : p.load) {
+            const double ratio = load / m_fabric.link(link).bandwidth;
+            if (ratio > p.maxRatio || (ratio == p.maxRatio && link < p.argmax)) {
+                p.maxRatio = ratio;
+                p.argmax = link;
+            }
+        }
+        p.rescan = false;
+    }
+}
+
+} // namespace railyard

@@ -1,0 +1,384 @@
+/**
+ * The seed's measurement plan as nccl-tests runs: "test the fixed-(d,p) TP group, then
+ * adjacent-p boundaries, then the fixed-(p,t) DP reduction, with the real tensor sizes,
+ * concurrency and NIC binding" — then EP and CP groups when the layout has them.
+ *
+ * Per distinct (group kind, collective, message size) of the workload plan: one run on a
+ * representative group, predicted by CostEngine::collective() (that group alone), and one run
+ * with every group of the kind at that stage at once, predicted by the engine's phase of the
+ * same op (all groups concurrently, as in the iteration). Sizes follow the nccl-tests
+ * convention the engine uses (all-gather: output, reduce-scatter: input, all-to-all: the send
+ * buffer per rank); busbw = algbw x bus factor (nccl-tests doc/PERFORMANCE.md).
+ *
+ * Mechanics (NVIDIA/nccl-tests README and src/common.cu): binaries built with MPI=1, one GPU
+ * per process (-g 1); NCCL_TESTS_SPLIT="DIV n" splits MPI_COMM_WORLD into communicators by
+ * world rank / n, so ranks are laid out group after group; NCCL_TESTS_DEVICE=0 with a
+ * one-GPU CUDA_VISIBLE_DEVICES pins each process to its GPU. Open MPI's sequential mapper
+ * (--map-by seq with a hostfile, one line per process) places world rank i on line i's host;
+ * NCCL_IB_HCA="=<dev>" (NCCL environment variables, exact match) pins the NIC the mapping
+ * gives the GPU.
+ */
+#include "export/export_common.h"
+#include "io/reportjson.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace railyard::exportdetail {
+
+namespace {
+
+bool isExpert(const CommOp &op)
+{
+    return op.what.find("expert") != std::string::npos;
+}
+
+const char *binaryOf(Collective c)
+{
+    switch (c) {
+    case Collective::AllReduce:
+        return "all_reduce_perf";
+    case Collective::AllGather:
+        return "all_gather_perf";
+    case Collective::ReduceScatter:
+        return "reduce_scatter_perf";
+    case Collective::AllToAll:
+        return "alltoall_perf";
+    case Collective::SendRecv:
+        return "sendrecv_perf";
+    }
+    return "all_reduce_perf";
+}
+
+/** One nccl-tests run of the plan. */
+struct PlanTest
+{
+    std::string section; ///< "tp", "pp", "dp", "edp", "ep", "cp"
+    std::string name; ///< file-name safe, unique
+    std::string what; ///< the workload ops it stands for
+    std::string groupText;
+    Collective op = Collective::AllReduce;
+    long long bytes = 0;
+    std::vector<std::vector<int>> groups;
+    double time = 0.0, busFactor = 0.0;
+    std::string bottleneck;
+    std::string phase; ///< the engine phase it is compared with ("" for none)
+    bool concurrent = false; ///< every group of its kind at once
+};
+
+struct Distinct
+{
+    Dim dim;
+    bool expert;
+    Collective op;
+    long long bytes;
+    int stage;
+    std::string firstWhat;
+    std::string whats;
+};
+
+GroupKind kindOf(const Distinct &d)
+{
+    switch (d.dim) {
+    case Dim::Tp:
+        return GroupKind::Tp;
+    case Dim::Cp:
+        return GroupKind::Cp;
+    case Dim::Ep:
+        return GroupKind::Ep;
+    case Dim::Dp:
+    case Dim::Pp:
+        break;
+    }
+    return d.expert ? GroupKind::ExpertDp : GroupKind::DpCp;
+}
+
+std::string sectionOf(const Distinct &d)
+{
+    return d.dim == Dim::Dp && d.expert ? "edp" : std::string(dimName(d.dim));
+}
+
+std::string describeGroup(
+    const CostEngine &engine, const std::vector<int> &g, const std::vector<RankPlacement> &rows)
+{
+    std::vector<int> sorted = g;
+    std::sort(sorted.begin(), sorted.end());
+    std::string on;
+    for (int r : g) {
+        const RankPlacement &p = rows[static_cast<std::size_t>(r)];
+        on += (on.empty() ? "" : " ") + p.host + ":" + std::to_string(p.gpu);
+    }
+    const RankCoord c = engine.layout().coord(g.front());
+    return "ranks " + rangesText(sorted)
+        + strf(" (first d%d p%d t%d c%d e%d)", c.d, c.p, c.t, c.c, c.e) + " on " + on
+        + " (host:GPU)";
+}
+
+std::string predictionText(const PlanTest &t)
+{
+    if (t.time <= 0.0)
+        return "none (the engine has no phase of its own for this run)";
+    const double algbw = t.time > 0.0 ? static_cast<double>(t.bytes) / t.time / 1e9 : 0.0;
+    return strf("%.1f us, algbw %.2f GB/s, busbw %.2f GB/s", t.time * 1e6, algbw,
+               algbw * t.busFactor)
+        + (t.bottleneck.empty() ? "" : " (bottleneck " + t.bottleneck + ")");
+}
+
+} // namespace
+
+std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &options)
+{
+    // CostEngine::collective() is non-const only because the router caches routes; the
+    // engine's mapping and report are not changed by it.
+    CostEngine &eng = const_cast<CostEngine &>(engine);
+    const std::vector<std::string> hosts = hostNames(engine, options, true);
+    const std::vector<RankPlacement> rows = placements(engine, hosts);
+    const ParallelLayout &layout = engine.layout();
+    const CostReport &report = engine.report();
+    const Fabric &fabric = engine.fabric();
+
+    std::vector<Distinct> distinct;
+    for (const CommOp &op : engine.plan().ops) {
+        if (op.dim == Dim::Pp || op.bytes <= 0.0)
+            continue; // boundaries are planned below; the tied-embedding all-reduce is tiny
+        const long long bytes = std::llround(op.bytes);
+        const auto it = std::find_if(distinct.begin(), distinct.end(), [&](const Distinct &d) {
+            return d.dim == op.dim && d.expert == isExpert(op) && d.op == op.collective
+                && d.bytes == bytes;
+        });
+        const std::string what = op.what
+            + strf(op.pass == OpPass::Iteration ? " (%g per iteration)" : " (%g per micro-batch)",
+                op.count);
+        if (it == distinct.end())
+            distinct.push_back(
+                { op.dim, isExpert(op), op.collective, bytes, op.stage, op.what, what });
+        else if (it->whats.find(op.what) == std::string::npos)
+            it->whats += ", " + what;
+    }
+
+    std::vector<PlanTest> tests;
+    const auto rankStage = [&layout](int r) { return layout.coord(r).p; };
+    const auto finishOne = [&](PlanTest t, const std::vector<int> &group) {
+        const CollectiveResult res = eng.collective(t.op, group, static_cast<double>(t.bytes));
+        t.groups = { group };
+        t.time = res.time;
+        t.busFactor = res.busFactor;
+        t.bottleneck = res.bottleneckLink >= 0 ? fabric.linkName(res.bottleneckLink) : "";
+        t.groupText = describeGroup(engine, group, rows);
+        tests.push_back(t);
+        return res.busFactor;
+    };
+    const auto addPhase = [&](PlanTest t, std::vector<std::vector<int>> groups,
+                              const PhaseResult *phase, double busFactor) {
+        if (groups.size() < 2)
+            return;
+        t.name += "-all";
+        t.concurrent = true;
+        t.groups = std::move(groups);
+        t.busFactor = busFactor;
+        // Without a phase of its own (the engine times expert-DP sync inside the dense DP
+        // phase), the run is still worth measuring; it just has no prediction.
+        t.time = phase ? phase->time : 0.0;
+        t.bottleneck
+            = phase && phase->bottleneckLink >= 0 ? fabric.linkName(phase->bottleneckLink) : "";
+        t.phase = phase ? phase->name : "";
+        t.groupText = std::to_string(t.groups.size()) + " groups at once, "
+            + std::to_string(t.groups.size() * t.groups.front().size()) + " ranks";
+        tests.push_back(std::move(t));
+    };
+    const auto findPhase = [&report](Dim dim, Collective c, int stage, const std::string &what) {
+        for (const PhaseResult &p : report.phases)
+            if (p.dim == dim && p.collective == c && (p.stage == stage || p.stage == -1)
+                && (what.empty() || p.name.find(what) != std::string::npos))
+                return &p;
+        return static_cast<const PhaseResult *>(nullptr);
+    };
+
+    // The seed's order: TP, then PP boundaries, then DP; then expert DP, EP, CP.
+    const auto planKind = [&](const std::string &section) {
+        for (const Distinct &d : distinct) {
+            if (sectionOf(d) != section)
+                continue;
+            const auto &all = layout.groups(kindOf(d));
+            if (all.empty() || all.front().size() < 2)
+                continue;
+            // DP phases span every stage (the engine's "dp sync" phase); the others are per stage.
+            const bool perStage = d.dim != Dim::Dp;
+            std::vector<std::vector<int>> atStage;
+            for (const auto &g : all)
+                if (rankStage(g.front()) == d.stage)
+                    atStage.push_back(g);
+            if (atStage.empty())
+                continue;
+            PlanTest t;
+            t.section = section;
+            t.op = d.op;
+            t.bytes = d.bytes;
+            t.what = d.whats;
+            t.name
+                = section + "-" + std::string(collectiveName(d.op)) + "-" + std::to_string(d.bytes);
+            const double bf = finishOne(t, atStage.front());
+            // DP phases span every stage at the first stage's size: plan that once.
+            const bool firstOfItsKind
+                = perStage || std::none_of(tests.begin(), tests.end(), [&](const PlanTest &o) {
+                      return o.section == section && o.op == d.op && o.concurrent;
+                  });
+            if (firstOfItsKind)
+                addPhase(
+                    t, perStage ? atStage : all, findPhase(d.dim, d.op, d.stage, d.firstWhat), bf);
+        }
+    };
+    planKind("tp");
+    const auto &ppGroups = layout.groups(GroupKind::Pp);
+    const long long boundaryBytes = std::llround(engine.plan().boundaryActivationBytes);
+    for (int b = 0; b + 1 < layout.degrees().pp && boundaryBytes > 0; ++b) {
+        std::vector<std::vector<int>> pairs;
+        for (const auto &g : ppGroups)
+            pairs.push_back({ g[static_cast<std::size_t>(b)], g[static_cast<std::size_t>(b + 1)] });
+        PlanTest t;
+        t.section = "pp";
+        t.op = Collective::SendRecv;
+        t.bytes = boundaryBytes;
+        t.what = strf("boundary %d->%d activation (and its gradient back)", b, b + 1);
+        t.name = strf("pp-boundary-%d-%d", b, b + 1);
+        const double bf = finishOne(t, pairs.front());
+        addPhase(t, pairs, findPhase(Dim::Pp, Collective::SendRecv, b, "fwd boundary"), bf);
+    }
+    for (const char *section : { "dp", "edp", "ep", "cp" })
+        planKind(section);
+
+    if (options.jsonPlan) {
+        using ojson = nlohmann::ordered_json;
+        std::string out = "{\n  \"format\": \"railyard-nccl-plan\",\n  \"scenario\": "
+            + ojson(engine.scenario().name).dump()
+            + ",\n  \"mapping_version\": " + std::to_string(engine.scenario().mappingVersion)
+            + ",\n  \"fabric_hash\": \"" + fabricHash(fabric.spec()) + "\",\n  \"tests\": [\n";
+        for (std::size_t i = 0; i < tests.size(); ++i) {
+            const PlanTest &t = tests[i];
+            ojson j;
+            j["name"] = t.name;
+            j["kind"] = t.section;
+            j["binary"] = binaryOf(t.op);
+            j["collective"] = std::string(collectiveName(t.op));
+            j["bytes"] = t.bytes;
+            j["ops"] = t.what;
+            j["split"] = "DIV " + std::to_string(t.groups.front().size());
+            std::vector<int> ranks;
+            std::vector<std::string> hs;
+            std::vector<int> gpus, nics;
+            for (const auto &g : t.groups)
+                for (int r : g) {
+                    const RankPlacement &p = rows[static_cast<std::size_t>(r)];
+                    ranks.push_back(r);
+                    hs.push_back(p.host);
+                    gpus.push_back(p.gpu);
+                    nics.push_back(p.nic);
+                }
+            j["groups"] = t.groups.size();
+            j["ranks"] = ranks;
+            j["hosts"] = hs;
+            j["gpus"] = gpus;
+            j["nics"] = nics;
+            const double algbw = t.time > 0.0 ? static_cast<double>(t.bytes) / t.time : 0.0;
+            j["predicted"] = { { "time_s", std::strtod(strf("%.6g", t.time).c_str(), nullptr) },
+                { "algbw_gbytes_per_s", std::strtod(strf("%.6g", algbw / 1e9).c_str(), nullptr) },
+                { "busbw_gbytes_per_s",
+                    std::strtod(strf("%.6g", algbw * t.busFactor / 1e9).c_str(), nullptr) },
+                { "bottleneck", t.bottleneck }, { "engine_phase", t.phase } };
+            out += "    " + j.dump() + (i + 1 < tests.size() ? ",\n" : "\n");
+        }
+        return out + "  ]\n}\n";
+    }
+
+    std::string out = "#!/bin/sh\n";
+    out += headerComment(engine, "nccl-tests measurement plan: sh FILE");
+    out += "#\n"
+           "# The seed's order: the fixed-(d,p) TP group, then adjacent-p boundaries, then the\n"
+           "# fixed-(p,t) DP reduction (then EP / CP groups), each with the workload's real "
+           "message\n"
+           "# size, first one group alone, then every group of its kind at once (\"-all\"), each\n"
+           "# process pinned to the GPU and NIC of this mapping. Compare nccl-tests' busbw column\n"
+           "# (GB/s = 1e9 bytes/s) with the engine's prediction above each run.\n"
+           "# sendrecv_perf with 2 ranks sends both ways at once; links are full duplex, so its\n"
+           "# time compares with one direction's prediction.\n"
+           "#\n"
+           "# Needs: nccl-tests built with MPI=1 (github.com/NVIDIA/nccl-tests), Open MPI's "
+           "mpirun,\n"
+           "# ssh to every host and $RESULTS on a file system every host sees.\n"
+           "# Environment: NCCL_TESTS_DIR (./build), HCA_PREFIX (NIC i is ${HCA_PREFIX}i, default\n"
+           "# "
+        + oneLine(options.hcaPrefix)
+        + "), MPIRUN (mpirun), MPIRUN_ARGS (extra options), "
+          "RESULTS (./nccl-results).\n";
+    out += "set -eu\n"
+           "NCCL_TESTS_DIR=${NCCL_TESTS_DIR:-./build}\n"
+           "HCA_PREFIX=${HCA_PREFIX:-"
+        + oneLine(options.hcaPrefix)
+        + "}\n"
+          "MPIRUN=${MPIRUN:-mpirun}\n"
+          "MPIRUN_ARGS=${MPIRUN_ARGS:-}\n"
+          "RESULTS=${RESULTS:-./nccl-results}\n"
+          "mkdir -p \"$RESULTS\"\n"
+          "# Run by mpirun for every process: world rank r takes the r-th word of RY_GPUS / "
+          "RY_NICS.\n"
+          "cat > \"$RESULTS/ry-bind.sh\" <<'EOF'\n"
+          "#!/bin/sh\n"
+          "r=${OMPI_COMM_WORLD_RANK:?ry-bind.sh runs under Open MPI mpirun}\n"
+          "g=$(echo \"$RY_GPUS\" | cut -d' ' -f$((r + 1)))\n"
+          "n=$(echo \"$RY_NICS\" | cut -d' ' -f$((r + 1)))\n"
+          "export CUDA_VISIBLE_DEVICES=\"$g\" NCCL_TESTS_DEVICE=0 "
+          "NCCL_IB_HCA=\"=${RY_HCA_PREFIX}${n}\"\n"
+          "exec \"$@\"\n"
+          "EOF\n"
+          "# ry_test NAME SPLIT HOSTS GPUS NICS BINARY ARGS...: one run, output in "
+          "$RESULTS/NAME.log\n"
+          "ry_test() {\n"
+          "  name=$1 split=$2 hosts=$3 gpus=$4 nics=$5 bin=$6\n"
+          "  shift 6\n"
+          "  printf '%s\\n' $hosts > \"$RESULTS/$name.hosts\"\n"
+          "  echo \"== $name\"\n"
+          "  $MPIRUN $MPIRUN_ARGS -np \"$(wc -l < \"$RESULTS/$name.hosts\")\" \\\n"
+          "    --hostfile \"$RESULTS/$name.hosts\" --map-by seq --bind-to none \\\n"
+          "    -x RY_GPUS=\"$gpus\" -x RY_NICS=\"$nics\" -x RY_HCA_PREFIX=\"$HCA_PREFIX\" \\\n"
+          "    -x NCCL_TESTS_SPLIT=\"$split\" \\\n"
+          "    sh \"$RESULTS/ry-bind.sh\" \"$NCCL_TESTS_DIR/$bin\" -g 1 \"$@\" | tee "
+          "\"$RESULTS/$name.log\"\n"
+          "}\n";
+    std::string section;
+    for (const PlanTest &t : tests) {
+        if (t.section != section) {
+            section = t.section;
+            out += "\n# ==== " + section + " groups ("
+                + (section == "tp"        ? std::string("fixed (d, p): tensor parallel")
+                        : section == "pp" ? std::string("adjacent stages: pipeline boundaries")
+                        : section == "dp" ? std::string("fixed (p, t): data-parallel gradient sync")
+                        : section == "edp" ? std::string("expert data parallel")
+                        : section == "ep"  ? std::string("expert parallel token dispatch")
+                                           : std::string("context parallel ring"))
+                + ") ====\n";
+        }
+        std::string hs, gpus, nics;
+        for (const auto &g : t.groups)
+            for (int r : g) {
+                const RankPlacement &p = rows[static_cast<std::size_t>(r)];
+                hs += (hs.empty() ? "" : " ") + p.host;
+                gpus += (gpus.empty() ? "" : " ") + std::to_string(p.gpu);
+                nics += (nics.empty() ? "" : " ") + std::to_string(p.nic);
+            }
+        out += "\n# " + t.name + ": " + std::string(collectiveName(t.op)) + " of "
+            + std::to_string(t.bytes) + " B (" + formatBytes(static_cast<double>(t.bytes))
+            + "): " + oneLine(t.what) + "\n";
+        out += "# " + t.groupText + (t.phase.empty() ? "" : " (engine phase \"" + t.phase + "\")")
+            + "\n";
+        out += "# predicted: " + predictionText(t) + "\n";
+        out += "ry_test " + t.name + " \"DIV " + std::to_string(t.groups.front().size()) + "\" \""
+            + hs + "\" \"" + gpus + "\" \"" + nics + "\" " + binaryOf(t.op) + " -b "
+            + std::to_string(t.bytes) + " -e " + std::to_string(t.bytes) + "\n";
+    }
+    return out;
+}
+
+} // namespace railyard::exportdetail

@@ -1,0 +1,407 @@
+/**
+ * The run record: mapping-json and csv, and reading both back.
+ *
+ * The seed asks that "the run record keeps logical rank, GPU slot, NIC slot and switch port
+ * together" and that a remap is saved as a version: one line per rank holds the coordinates,
+ * the server and host, the GPU (global slot and local index), the NIC chosen by GPU -> NIC
+ * affinity, its rail and the leaf switch and port it is cabled to. mapping-json adds the
+ * fabric identity (spec name, kind, sizes and a hash of the spec), the degrees and order, the
+ * scenario name, the mapping version and the engine's predicted iteration.
+ *
+ * csv follows RFC 4180 (a header row; fields holding a comma, quote, CR or LF are quoted and
+ * quotes doubled) with LF line ends; the reader accepts CRLF as well.
+ */
+#include "export/export_common.h"
+#include "fabric/failedcomponent.h"
+#include "scenario/jsonfields.h"
+#include "base/scenarioerror.h"
+#include "base/sizelimits.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+
+namespace railyard {
+
+namespace exportdetail {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+/// Six significant digits: predictions are estimates, and a record must not churn on the
+/// last bit of a double.
+double rounded(double v)
+{
+    return std::strtod(strf("%.6g", v).c_str(), nullptr);
+}
+
+ojson rankJson(const RankPlacement &p)
+{
+    ojson j;
+    j["rank"] = p.rank;
+    j["d"] = p.coord.d;
+    j["p"] = p.coord.p;
+    j["t"] = p.coord.t;
+    j["c"] = p.coord.c;
+    j["e"] = p.coord.e;
+    j["server"] = p.server;
+    j["host"] = p.host;
+    j["slot"] = p.slot;
+    j["gpu"] = p.gpu;
+    j["nic"] = p.nic;
+    j["rail"] = p.rail >= 0 ? ojson(p.rail) : ojson(nullptr);
+    j["leaf"] = p.leafName;
+    j["leaf_port"] = p.leafPort;
+    return j;
+}
+
+std::string csvField(const std::string &s)
+{
+    if (s.find_first_of(",\"\r\n") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char ch : s) {
+        if (ch == '"')
+            out += '"';
+        out += ch;
+    }
+    return out + "\"";
+}
+
+constexpr const char *kCsvColumns[] = { "rank", "d", "p", "t", "c", "e", "server", "host", "slot",
+    "gpu", "nic", "rail", "leaf", "leaf_port" };
+
+/// RFC 4180 records; throws ScenarioError for an unterminated quote.
+std::vector<std::vector<std::string>> parseCsv(const std::string &text)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string field;
+    bool quoted = false, fieldStarted = false;
+    int line = 1;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
+        if (quoted) {
+            if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (ch == '"') {
+                quoted = false;
+            } else {
+                line += ch == '\n';
+                field += ch;
+            }
+            continue;
+        }
+        if (ch == '"' && !fieldStarted) {
+            quoted = fieldStarted = true;
+        } else if (ch == ',') {
+            row.push_back(std::move(field));
+            field.clear();
+            fieldStarted = false;
+        } else if (ch == '\n' || ch == '\r') {
+            if (ch == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
+                ++i;
+            row.push_back(std::move(field));
+            field.clear();
+            fieldStarted = false;
+            if (!(row.size() == 1 && row.front().empty()))
+                rows.push_back(std::move(row));
+            row.clear();
+            ++line;
+        } else {
+            fieldStarted = true;
+            field += ch;
+        }
+    }
+    if (quoted)
+        throw ScenarioError("csv line " + std::to_string(line), "a quoted field is not closed");
+    if (fieldStarted || !row.empty()) {
+        row.push_back(std::move(field));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+/// A whole non-negative decimal integer of at most 9 digits, or -1.
+int smallInt(const std::string &s)
+{
+    if (s.empty() || s.size() > 9
+        || !std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+        return -1;
+    return std::atoi(s.c_str());
+}
+
+/// Checks one rank's redundant fields against the layout and fabric and records its slot.
+struct RankCollector
+{
+    const CostEngine &engine;
+    std::vector<int> slots;
+
+    explicit RankCollector(const CostEngine &e)
+        : engine(e)
+        , slots(static_cast<std::size_t>(e.layout().worldSize()), -1)
+    {
+    }
+
+    /// `field(name)` returns the value or -1 when absent; `where` names the record element.
+    template<typename Field> void add(const std::string &where, const Field &field)
+    {
+        const int world = engine.layout().worldSize();
+        const Fabric &fabric = engine.fabric();
+        const int rank = field("rank");
+        if (rank < 0 || rank >= world)
+            throw ScenarioError(
+                where + ".rank", "expected a rank in 0.." + std::to_string(world - 1));
+        if (slots[static_cast<std::size_t>(rank)] >= 0)
+            throw ScenarioError(where + ".rank", "rank " + std::to_string(rank) + " appears twice");
+        const int slot = field("slot");
+        if (slot < 0 || slot >= fabric.slotCount())
+            throw ScenarioError(where + ".slot",
+                "expected a GPU slot in 0.." + std::to_string(fabric.slotCount() - 1));
+        const auto expect = [&](const char *name, int want, const std::string &owner) {
+            const int got = field(name);
+            if (got != -2 && got != want)
+                throw ScenarioError(where + "." + name,
+                    "is " + std::to_string(got) + " but " + owner + " has " + name + " "
+                        + std::to_string(want) + " in this scenario");
+        };
+        const RankCoord c = engine.layout().coord(rank);
+        const std::string ofRank = "rank " + std::to_string(rank);
+        const std::string ofSlot = "slot " + std::to_string(slot);
+        expect("d", c.d, ofRank);
+        expect("p", c.p, ofRank);
+        expect("t", c.t, ofRank);
+        expect("c", c.c, ofRank);
+        expect("e", c.e, ofRank);
+        expect("server", fabric.serverOfSlot(slot), ofSlot);
+        expect("gpu", fabric.gpuOfSlot(slot), ofSlot);
+        slots[static_cast<std::size_t>(rank)] = slot;
+    }
+
+    Mapping finish(const std::string &where) const
+    {
+        for (std::size_t r = 0; r < slots.size(); ++r)
+            if (slots[r] < 0)
+                throw ScenarioError(where, "rank " + std::to_string(r) + " is missing");
+        Mapping m(slots, engine.fabric().slotCount());
+        for (const MappingIssue &issue : m.validate(engine.layout(), engine.fabric()))
+            if (issue.severity == MappingIssue::Error)
+                throw ScenarioError(where, issue.message);
+        return m;
+    }
+};
+
+} // namespace
+
+std::string exportMappingJson(const CostEngine &engine, const ExportOptions &options)
+{
+    const Scenario &s = engine.scenario();
+    const Fabric &fabric = engine.fabric();
+    const FabricSpec &spec = fabric.spec();
+    const CostReport &r = engine.report();
+    const ParallelDegrees &d = engine.layout().degrees();
+
+    ojson fab;
+    fab["name"] = spec.name;
+    fab["kind"] = spec.kind == FabricKind::Tor ? "tor" : "rail-optimised";
+    fab["servers"] = fabric.servers();
+    fab["gpus_per_server"] = fabric.gpusPerServer();
+    fab["nics_per_server"] = fabric.nicsPerServer();
+    fab["hash"] = fabricHash(spec);
+    ojson par;
+    par["tp"] = d.tp;
+    par["pp"] = d.pp;
+    par["dp"] = d.dp;
+    par["cp"] = d.cp;
+    par["ep"] = d.ep;
+    par["order"] = engine.layout().order();
+    par["world_size"] = engine.layout().worldSize();
+    ojson pred;
+    pred["iteration_time_s"] = rounded(r.iterationTime);
+    pred["pipeline_makespan_s"] = rounded(r.pipelineMakespan);
+    pred["bubble_fraction"] = rounded(r.bubbleFraction);
+    pred["mfu"] = rounded(r.mfu);
+    pred["spine_bytes_share"] = rounded(r.spineBytesShare);
+    pred["bottleneck_link"] = r.bottleneckLink >= 0 ? fabric.linkName(r.bottleneckLink) : "";
+    pred["bottleneck_dimension"] = std::string(dimName(r.bottleneckDim));
+
+    // One rank per line, so two records diff rank by rank.
+    std::string out = "{\n";
+    out += "  \"format\": \"railyard-mapping\",\n";
+    out += "  \"format_version\": " + std::to_string(kMappingRecordVersion) + ",\n";
+    out += "  \"generator\": " + ojson(options.generator).dump() + ",\n";
+    out += "  \"scenario\": " + ojson(s.name).dump() + ",\n";
+    out += "  \"mapping_version\": " + std::to_string(s.mappingVersion) + ",\n";
+    if (!s.failures.empty()) {
+        // A degraded version names the hardware it avoids (the seed: keep the new coordinates
+        // and the hardware mapping together as a version). Absent when nothing failed.
+        ojson failed = ojson::array();
+        for (const FailedComponent &f : s.failures)
+            failed.push_back(failureText(f));
+        out += "  \"failures\": " + failed.dump() + ",\n";
+    }
+    out += "  \"fabric\": " + fab.dump() + ",\n";
+    out += "  \"parallel\": " + par.dump() + ",\n";
+    out += "  \"prediction\": " + pred.dump() + ",\n";
+    out += "  \"ranks\": [\n";
+    const std::vector<RankPlacement> rows = placements(engine, hostNames(engine, options, false));
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        out += "    " + rankJson(rows[i]).dump() + (i + 1 < rows.size() ? ",\n" : "\n");
+    out += "  ]\n}\n";
+    return out;
+}
+
+std::string exportCsv(const CostEngine &engine, const ExportOptions &options)
+{
+    std::string out;
+    for (const char *c : kCsvColumns)
+        out += std::string(out.empty() ? "" : ",") + c;
+    out += "\n";
+    for (const RankPlacement &p : placements(engine, hostNames(engine, options, false))) {
+        out += strf("%d,%d,%d,%d,%d,%d,%d,", p.rank, p.coord.d, p.coord.p, p.coord.t, p.coord.c,
+            p.coord.e, p.server);
+        out += csvField(p.host);
+        out += strf(",%d,%d,%d,", p.slot, p.gpu, p.nic);
+        out += p.rail >= 0 ? std::to_string(p.rail) : std::string();
+        out += "," + csvField(p.leafName) + "," + std::to_string(p.leafPort) + "\n";
+    }
+    return out;
+}
+
+} // namespace exportdetail
+
+using exportdetail::RankCollector;
+
+ImportedMapping importMappingJson(const std::string &text, const CostEngine &engine)
+{
+    using nlohmann::json;
+    if (static_cast<std::int64_t>(text.size()) > limits::kMaxFileBytes)
+        throw ScenarioError("mapping", "the record is larger than 64 MiB");
+    const json root = parseJsonGuarded(text, limits::kMaxJsonDepth);
+    JsonFields top(root, "",
+        { "format", "format_version", "generator", "scenario", "mapping_version", "failures",
+            "fabric", "parallel", "prediction", "ranks" });
+    const std::string format = top.string("format", "", 64);
+    if (format != "railyard-mapping")
+        throw ScenarioError("format",
+            "expected \"railyard-mapping\" (a mapping-json export), got \"" + format + "\"");
+    const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
+    if (version > kMappingRecordVersion)
+        throw ScenarioError("format_version",
+            "the record is version " + std::to_string(version)
+                + ", newer than this Railyard reads (up to " + std::to_string(kMappingRecordVersion)
+                + ")");
+
+    const Fabric &fabric = engine.fabric();
+    JsonFields fab(top.required("fabric"), "fabric",
+        { "name", "kind", "servers", "gpus_per_server", "nics_per_server", "hash" });
+    const int servers = static_cast<int>(fab.requiredInteger("servers", 1, INT_MAX));
+    const int gpus = static_cast<int>(fab.requiredInteger("gpus_per_server", 1, INT_MAX));
+    if (servers != fabric.servers() || gpus != fabric.gpusPerServer())
+        throw ScenarioError("fabric",
+            "the record was made for " + std::to_string(servers) + " servers x "
+                + std::to_string(gpus) + " GPUs, the scenario's fabric has "
+                + std::to_string(fabric.servers()) + " x "
+                + std::to_string(fabric.gpusPerServer()));
+    const std::string hash = fab.string("hash", "", 64, false);
+    if (hash != fabricHash(fabric.spec()))
+        throw ScenarioError("fabric.hash",
+            "the record was made on fabric \"" + fab.string("name", "", 256) + "\" (" + hash
+                + ") but the scenario's fabric \"" + fabric.spec().name + "\" differs ("
+                + fabricHash(fabric.spec()) + ")");
+
+    const ParallelDegrees &d = engine.layout().degrees();
+    JsonFields par(top.required("parallel"), "parallel",
+        { "tp", "pp", "dp", "cp", "ep", "order", "world_size" });
+    const std::pair<const char *, int> degrees[]
+        = { { "tp", d.tp }, { "pp", d.pp }, { "dp", d.dp }, { "cp", d.cp }, { "ep", d.ep } };
+    for (const auto &[key, want] : degrees) {
+        const std::int64_t got = par.requiredInteger(key, 1, INT_MAX);
+        if (got != want)
+            throw ScenarioError(par.fieldPath(key),
+                "the record has " + std::string(key) + " " + std::to_string(got)
+                    + " but the scenario has " + std::to_string(want));
+    }
+    const std::string order = par.string("order", engine.layout().order(), 64);
+    if (order != engine.layout().order())
+        throw ScenarioError("parallel.order",
+            "the record has order " + order + " but the scenario has " + engine.layout().order());
+
+    ImportedMapping out;
+    out.mappingVersion = top.integer("mapping_version", 1, 1, INT_MAX);
+    out.scenario = top.string("scenario", "", 4096);
+    const json *ranks = top.array("ranks", static_cast<std::size_t>(limits::kMaxGpus));
+    if (!ranks)
+        throw ScenarioError("ranks", "missing required field");
+    if (ranks->size() != static_cast<std::size_t>(engine.layout().worldSize()))
+        throw ScenarioError("ranks",
+            "has " + std::to_string(ranks->size()) + " entries but the layout has "
+                + std::to_string(engine.layout().worldSize()) + " ranks");
+    RankCollector collect(engine);
+    for (std::size_t i = 0; i < ranks->size(); ++i) {
+        const std::string where = jsonElementPath("ranks", i);
+        JsonFields row((*ranks)[i], where,
+            { "rank", "d", "p", "t", "c", "e", "server", "host", "slot", "gpu", "nic", "rail",
+                "leaf", "leaf_port" });
+        collect.add(where, [&row](const char *key) {
+            if (!row.has(key))
+                return std::string(key) == "rank" || std::string(key) == "slot" ? -1 : -2;
+            return static_cast<int>(row.requiredInteger(key, 0, INT_MAX));
+        });
+    }
+    out.mapping = collect.finish("ranks");
+    return out;
+}
+
+ImportedMapping importMappingCsv(const std::string &text, const CostEngine &engine)
+{
+    if (static_cast<std::int64_t>(text.size()) > limits::kMaxFileBytes)
+        throw ScenarioError("csv", "the file is larger than 64 MiB");
+    const auto rows = exportdetail::parseCsv(text);
+    if (rows.empty())
+        throw ScenarioError(
+            "csv", "the file is empty (expected a header row and one row per rank)");
+    const std::vector<std::string> &header = rows.front();
+    const auto column = [&header](const char *name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+    };
+    if (column("rank") < 0 || column("slot") < 0)
+        throw ScenarioError("csv line 1", "the header needs 'rank' and 'slot' columns");
+    const int world = engine.layout().worldSize();
+    if (static_cast<int>(rows.size()) - 1 != world)
+        throw ScenarioError("csv",
+            "has " + std::to_string(rows.size() - 1) + " rank rows but the layout has "
+                + std::to_string(world) + " ranks");
+    RankCollector collect(engine);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const std::vector<std::string> &row = rows[i];
+        const std::string where = "csv row " + std::to_string(i);
+        if (row.size() != header.size())
+            throw ScenarioError(where,
+                "has " + std::to_string(row.size()) + " fields, the header "
+                    + std::to_string(header.size()));
+        collect.add(where, [&](const char *key) {
+            const int col = column(key);
+            if (col < 0)
+                return std::string(key) == "rank" || std::string(key) == "slot" ? -1 : -2;
+            const int v = exportdetail::smallInt(row[static_cast<std::size_t>(col)]);
+            if (v < 0)
+                throw ScenarioError(where + "." + key,
+                    "'" + row[static_cast<std::size_t>(col)].substr(0, 20)
+                        + "' is not a non-negative integer");
+            return v;
+        });
+    }
+    ImportedMapping out;
+    out.mapping = collect.finish("csv");
+    out.mappingVersion = engine.scenario().mappingVersion;
+    out.scenario = engine.scenario().name;
+    return out;
+}
+
+} // namespace railyard

@@ -1,0 +1,583 @@
+#include "fabric/fabric.h"
+
+#include "base/scenarioerror.h"
+#include "base/sizelimits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+/*
+ * Fabric generators. Both build a folded Clos network ("fat tree"), the topology of
+ * Al-Fares, Loukissas, Vahdat, "A Scalable, Commodity Data Center Network Architecture",
+ * SIGCOMM 2008: with k-port switches, two tiers join at most k leaves (every spine has one port
+ * per leaf), three tiers at most k pods (k^3/4 hosts), a spine giving k/2 ports down and k/2 up.
+ *
+ * rail-optimised (NVIDIA DGX SuperPOD reference architecture, compute fabric: "DGX SuperPOD:
+ * Next Generation Scalable Infrastructure for AI Leadership", RA-11333-001, table 4 for DGX H100,
+ * and the DGX B200 RA's compute-fabric table for 8..64 SUs):
+ *   - servers are grouped into scalable units (SUs) of `serversPerSu`; NIC i of every server of
+ *     an SU connects to the SU's rail-i leaf, so rails = NICs per server;
+ *   - a leaf has D = (servers in its SU) downlinks and U = ceil(D / leafOversubscription) uplinks;
+ *   - two tiers when leaves <= radix: spines = ceil(sum of leaf uplinks / radix) (or `spines`),
+ *     every leaf connects to every spine with U / spines ports. With radix 64 and 32 servers of
+ *     8 NICs per SU this is the RA's table: 1 SU -> 8 leaves / 4 spines, 2 -> 16 / 8,
+ *     4 -> 32 / 16, 8 -> 64 / 32;
+ *   - three tiers otherwise: a spine keeps d = floor(radix * s / (s + 1)) ports down and the rest
+ *     up (s = spineOversubscription, so radix/2 and radix/2 when non-blocking). Whole SUs form a
+ *     pod, floor(d / rails) SUs per pod (at least 1) so a spine reaches every leaf of its pod;
+ *     spines per pod = ceil(pod leaf uplinks / d) (or `spines`); each spine has
+ *     u = ceil(down ports / s) uplinks. Spine j of every pod belongs to plane j and connects to
+ *     every super-spine of plane j; super-spines per plane = ceil(pods * u / radix) (or
+ *     `superSpines` / planes). 64 SUs (16,384 GPUs) -> 16 pods, 512 leaves, 512 spines,
+ *     256 super-spines: the B200 RA's 64-SU row (512 / 512 / 256 "core").
+ *
+ * tor: every NIC of a server on one top-of-rack leaf, `serversPerLeaf` servers per leaf
+ * (0 = max(1, (radix/2) / NICs)); the same two/three-tier rule, a pod being d consecutive leaves.
+ *
+ * Bundles: the parallel cables between two switches are one logical link per direction with
+ * bandwidth = (uplinks / neighbours) * fabricPort. When the uplinks do not divide evenly (or a
+ * partial SU has fewer uplinks than there are spines) that quotient is fractional: the bandwidth
+ * keeps the fraction (the average a per-flow ECMP hash sees), `ports` is the rounded count (>= 1).
+ *
+ * Vertex order: per server its G GPUs, N NICs and the scale-up switch; then leaves, spines
+ * (pod-major), super-spines (plane-major). Link ids: per cable the forward direction (towards
+ * the upper tier) then its reverse, so link id ^ 1 is always the reverse.
+ */
+
+namespace railyard {
+
+namespace {
+
+using i64 = std::int64_t;
+
+i64 ceilDiv(i64 a, i64 b)
+{
+    return (a + b - 1) / b;
+}
+
+/// ceil() of a ratio computed in floating point, tolerant of rounding (32 / 1.0 stays 32).
+i64 ceilRatio(double x)
+{
+    return static_cast<i64>(std::ceil(x - 1e-9));
+}
+
+std::string str(i64 v)
+{
+    return std::to_string(v);
+}
+
+std::string paddedServerName(int server)
+{
+    std::string digits = std::to_string(server);
+    if (digits.size() < 3)
+        digits.insert(0, 3 - digits.size(), '0');
+    return "node" + digits;
+}
+
+void checkLink(const LinkSpec &link, const char *gbpsField, const char *latencyField)
+{
+    if (!std::isfinite(link.gbps) || link.gbps <= 0.0)
+        throw ScenarioError(gbpsField,
+            "bandwidth must be a positive number of Gbit/s, got " + std::to_string(link.gbps));
+    if (!std::isfinite(link.latencyUs) || link.latencyUs < 0.0)
+        throw ScenarioError(latencyField,
+            "latency must be a non-negative number of microseconds, got "
+                + std::to_string(link.latencyUs));
+}
+
+} // namespace
+
+/** Validates a FabricSpec, sizes the fabric without allocating, then builds the graph. */
+class FabricBuilder
+{
+public:
+    static Fabric build(const FabricSpec &spec)
+    {
+        FabricBuilder b(spec);
+        b.validate();
+        b.plan();
+        b.construct();
+        return std::move(b.m_fabric);
+    }
+
+private:
+    explicit FabricBuilder(const FabricSpec &spec)
+        : m_spec(spec)
+    {
+    }
+
+    void validate();
+    void plan();
+    void construct();
+
+    /// Servers in group g (an SU, or a ToR leaf's rack); the last group may be partial.
+    i64 serversInGroup(i64 g) const
+    {
+        return std::min(m_serversPerGroup, m_servers - g * m_serversPerGroup);
+    }
+    /// Downlink ports of a leaf of group g (one per NIC it terminates).
+    i64 leafDownlinks(i64 g) const
+    {
+        return m_rail ? serversInGroup(g) : serversInGroup(g) * m_nics;
+    }
+    /// Uplink ports of a leaf of group g: ceil(D / leafOversubscription), at least 1.
+    i64 leafUplinks(i64 g) const
+    {
+        return std::max<i64>(
+            1, ceilRatio(static_cast<double>(leafDownlinks(g)) / m_spec.leafOversubscription));
+    }
+    /// Sum of leaf uplinks over the groups [first, last).
+    i64 uplinksOfGroups(i64 first, i64 last) const
+    {
+        i64 sum = 0;
+        for (i64 g = first; g < last; ++g)
+            sum += m_leavesPerGroup * leafUplinks(g);
+        return sum;
+    }
+
+    int addVertex(FabricNode node)
+    {
+        const int v = m_nextVertex++;
+        m_fabric.m_graph[static_cast<std::size_t>(v)] = std::move(node);
+        return v;
+    }
+    /// One cable: the forward direction a -> b gets an even id, the reverse the next one.
+    void addCable(int a, int b, Tier tier, double gbps, double latencyUs, double ports)
+    {
+        FabricLink fwd;
+        fwd.id = static_cast<int>(m_fabric.m_links.size());
+        fwd.reverse = fwd.id + 1;
+        fwd.tier = tier;
+        fwd.src = a;
+        fwd.dst = b;
+        fwd.bandwidth = gbpsToBytesPerSecond(gbps * ports);
+        fwd.latency = microseconds(latencyUs);
+        fwd.ports = std::max(1, static_cast<int>(std::lround(ports)));
+        FabricLink rev = fwd;
+        rev.id = fwd.reverse;
+        rev.reverse = fwd.id;
+        rev.src = b;
+        rev.dst = a;
+        boost::add_edge(
+            static_cast<std::size_t>(a), static_cast<std::size_t>(b), fwd, m_fabric.m_graph);
+        boost::add_edge(
+            static_cast<std::size_t>(b), static_cast<std::size_t>(a), rev, m_fabric.m_graph);
+        m_fabric.m_links.push_back(fwd);
+        m_fabric.m_links.push_back(rev);
+    }
+
+    const FabricSpec &m_spec;
+    Fabric m_fabric;
+
+    // The plan, all in 64-bit so absurd specs are refused before anything is allocated.
+    bool m_rail = true;
+    i64 m_servers = 0, m_gpus = 0, m_nics = 0;
+    i64 m_serversPerGroup = 0; ///< per SU (rail) or per ToR leaf
+    i64 m_groups = 0; ///< SUs or ToR leaves
+    i64 m_leavesPerGroup = 0; ///< rails or 1
+    i64 m_leaves = 0;
+    bool m_threeTier = false;
+    i64 m_groupsPerPod = 0;
+    i64 m_pods = 1;
+    i64 m_spinesPerPod = 0; ///< two tiers: all spines
+    i64 m_spineUplinks = 0; ///< three tiers: ports from one spine to its plane
+    i64 m_superPerPlane = 0;
+    i64 m_vertices = 0;
+    i64 m_links = 0;
+    int m_nextVertex = 0;
+};
+
+void FabricBuilder::validate()
+{
+    const FabricSpec &s = m_spec;
+    // Counts first, against the limits, so that nothing below can overflow or allocate much.
+    if (s.servers <= 0)
+        throw ScenarioError("fabric.servers", "must be at least 1, got " + str(s.servers));
+    if (s.servers > limits::kMaxServers)
+        throw ScenarioError("fabric.servers",
+            str(s.servers) + " servers exceed the limit of " + str(limits::kMaxServers));
+    if (s.gpusPerServer <= 0)
+        throw ScenarioError(
+            "fabric.gpus_per_server", "must be at least 1, got " + str(s.gpusPerServer));
+    if (s.gpusPerServer > limits::kMaxGpusPerServer)
+        throw ScenarioError("fabric.gpus_per_server",
+            str(s.gpusPerServer) + " GPUs per server exceed the limit of "
+                + str(limits::kMaxGpusPerServer));
+    if (i64 { s.servers } * s.gpusPerServer > limits::kMaxGpus)
+        throw ScenarioError("fabric.servers",
+            str(s.servers) + " servers x " + str(s.gpusPerServer)
+                + " GPUs = " + str(i64 { s.servers } * s.gpusPerServer)
+                + " GPU slots exceed the limit of " + str(limits::kMaxGpus));
+    if (s.nicsPerServer < 0)
+        throw ScenarioError("fabric.nics_per_server",
+            "must be 0 (one per GPU) or positive, got " + str(s.nicsPerServer));
+    if (s.nicsPerServer > limits::kMaxGpusPerServer)
+        throw ScenarioError("fabric.nics_per_server",
+            str(s.nicsPerServer) + " NICs per server exceed the limit of "
+                + str(limits::kMaxGpusPerServer));
+    m_rail = s.kind == FabricKind::RailOptimised;
+    m_servers = s.servers;
+    m_gpus = s.gpusPerServer;
+    m_nics = s.nicsPerServer > 0 ? s.nicsPerServer : s.gpusPerServer;
+
+    if (!s.gpuToNic.empty()) {
+        if (static_cast<i64>(s.gpuToNic.size()) != m_gpus)
+            throw ScenarioError("fabric.gpu_to_nic",
+                "has " + str(static_cast<i64>(s.gpuToNic.size()))
+                    + " entries, expected one per GPU (" + str(m_gpus) + ")");
+        for (std::size_t i = 0; i < s.gpuToNic.size(); ++i) {
+            if (s.gpuToNic[i] < 0 || s.gpuToNic[i] >= m_nics)
+                throw ScenarioError("fabric.gpu_to_nic[" + std::to_string(i) + "]",
+                    "NIC " + str(s.gpuToNic[i]) + " does not exist (NICs are 0.." + str(m_nics - 1)
+                        + ")");
+        }
+    }
+    if (!s.serverNames.empty()) {
+        if (static_cast<i64>(s.serverNames.size()) != m_servers)
+            throw ScenarioError("fabric.server_names",
+                "has " + str(static_cast<i64>(s.serverNames.size()))
+                    + " names, expected one per server (" + str(m_servers) + ")");
+        std::unordered_set<std::string_view> seen;
+        seen.reserve(s.serverNames.size());
+        for (std::size_t i = 0; i < s.serverNames.size(); ++i) {
+            const std::string &name = s.serverNames[i];
+            const std::string field = "fabric.server_names[" + std::to_string(i) + "]";
+            if (name.empty())
+                throw ScenarioError(field, "a server name must not be empty");
+            if (!seen.insert(name).second)
+                throw ScenarioError(field, "duplicate server name \"" + name + "\"");
+        }
+    }
+
+    if (m_rail && s.serversPerSu <= 0)
+        throw ScenarioError(
+            "fabric.servers_per_su", "must be at least 1, got " + str(s.serversPerSu));
+    if (!m_rail && s.serversPerLeaf < 0)
+        throw ScenarioError("fabric.servers_per_leaf",
+            "must be 0 (derived) or positive, got " + str(s.serversPerLeaf));
+    if (s.switchRadix < 2)
+        throw ScenarioError(
+            "fabric.switch_radix", "a switch needs at least 2 ports, got " + str(s.switchRadix));
+    if (s.spines < 0)
+        throw ScenarioError(
+            "fabric.spines", "must be 0 (derived) or positive, got " + str(s.spines));
+    if (s.superSpines < 0)
+        throw ScenarioError(
+            "fabric.super_spines", "must be 0 (derived) or positive, got " + str(s.superSpines));
+    if (!std::isfinite(s.leafOversubscription) || s.leafOversubscription <= 0.0)
+        throw ScenarioError("fabric.leaf_oversubscription",
+            "must be a positive ratio, got " + std::to_string(s.leafOversubscription));
+    if (!std::isfinite(s.spineOversubscription) || s.spineOversubscription <= 0.0)
+        throw ScenarioError("fabric.spine_oversubscription",
+            "must be a positive ratio, got " + std::to_string(s.spineOversubscription));
+    checkLink(s.scaleUp, "fabric.scaleup_gbps", "fabric.scaleup_latency_us");
+    checkLink(s.pcie, "fabric.pcie_gbps", "fabric.pcie_latency_us");
+    checkLink(s.nic, "fabric.nic_gbps", "fabric.nic_latency_us");
+    checkLink(s.fabricPort, "fabric.fabric_gbps", "fabric.fabric_latency_us");
+}
+
+void FabricBuilder::plan()
+{
+    const FabricSpec &s = m_spec;
+    const i64 radix = s.switchRadix;
+
+    if (m_rail) {
+        m_serversPerGroup = std::min<i64>(s.serversPerSu, m_servers);
+        m_leavesPerGroup = m_nics; // one leaf per rail
+    } else {
+        m_serversPerGroup
+            = s.serversPerLeaf > 0 ? s.serversPerLeaf : std::max<i64>(1, (radix / 2) / m_nics);
+        m_serversPerGroup = std::min(m_serversPerGroup, m_servers);
+        m_leavesPerGroup = 1;
+    }
+    m_groups = ceilDiv(m_servers, m_serversPerGroup);
+    m_leaves = m_groups * m_leavesPerGroup;
+    if (m_leaves > limits::kMaxSwitches)
+        throw ScenarioError("fabric.servers",
+            str(m_leaves) + " leaf switches exceed the limit of " + str(limits::kMaxSwitches)
+                + " switches");
+
+    // Port budget of the fullest leaf (group 0): downlinks + uplinks must fit the radix.
+    {
+        const i64 down = leafDownlinks(0), up = leafUplinks(0);
+        if (down + up > radix) {
+            const char *field = m_rail
+                ? "fabric.servers_per_su"
+                : (s.serversPerLeaf > 0 ? "fabric.servers_per_leaf" : "fabric.switch_radix");
+            throw ScenarioError(field,
+                std::string(m_rail ? "a rail leaf" : "a top-of-rack leaf") + " needs " + str(down)
+                    + " downlinks + " + str(up) + " uplinks, more than the switch radix "
+                    + str(radix));
+        }
+    }
+
+    if (m_leaves <= radix) {
+        // Two tiers: every spine has a port for every leaf.
+        m_threeTier = false;
+        m_pods = 1;
+        m_groupsPerPod = m_groups;
+        const i64 uplinks = uplinksOfGroups(0, m_groups);
+        m_spinesPerPod = s.spines > 0 ? s.spines : ceilDiv(uplinks, radix);
+        if (ceilDiv(uplinks, m_spinesPerPod) > radix)
+            throw ScenarioError("fabric.spines",
+                str(m_spinesPerPod) + " spines of radix " + str(radix) + " cannot terminate "
+                    + str(uplinks) + " leaf uplinks (need at least " + str(ceilDiv(uplinks, radix))
+                    + ")");
+    } else {
+        // Three tiers (Al-Fares et al.: a spine splits its ports between its pod and the core).
+        m_threeTier = true;
+        const double so = s.spineOversubscription;
+        // Ports down per spine; at least one stays up (and one down) whatever the ratio.
+        const i64 spineDown = std::clamp<i64>(
+            static_cast<i64>(std::floor(static_cast<double>(radix) * so / (so + 1.0) + 1e-9)), 1,
+            radix - 1);
+        m_groupsPerPod = std::max<i64>(1, spineDown / m_leavesPerGroup);
+        m_pods = ceilDiv(m_groups, m_groupsPerPod);
+        const i64 podUplinks
+            = uplinksOfGroups(0, std::min(m_groupsPerPod, m_groups)); // pod 0 is the fullest
+        m_spinesPerPod = s.spines > 0 ? s.spines : ceilDiv(podUplinks, spineDown);
+        if (m_spinesPerPod > limits::kMaxSwitches)
+            throw ScenarioError("fabric.spines",
+                str(m_spinesPerPod) + " spines per pod exceed the limit of "
+                    + str(limits::kMaxSwitches) + " switches");
+        const double downPorts
+            = static_cast<double>(podUplinks) / static_cast<double>(m_spinesPerPod);
+        m_spineUplinks = std::max<i64>(1, ceilRatio(downPorts / so));
+        if (ceilRatio(downPorts) + m_spineUplinks > radix)
+            throw ScenarioError(s.spines > 0 ? "fabric.spines" : "fabric.spine_oversubscription",
+                str(m_spinesPerPod) + " spines per pod of radix " + str(radix) + " would each need "
+                    + str(ceilRatio(downPorts)) + " ports down and " + str(m_spineUplinks) + " up");
+        const i64 planes = m_spinesPerPod;
+        if (s.superSpines > 0) {
+            if (s.superSpines % planes != 0)
+                throw ScenarioError("fabric.super_spines",
+                    str(s.superSpines) + " super-spines cannot be split evenly over " + str(planes)
+                        + " planes (one per spine of a pod)");
+            m_superPerPlane = s.superSpines / planes;
+            if (m_superPerPlane > m_spineUplinks
+                || ceilDiv(m_pods * m_spineUplinks, m_superPerPlane) > radix)
+                throw ScenarioError("fabric.super_spines",
+                    str(m_superPerPlane) + " super-spines per plane do not fit " + str(m_pods)
+                        + " pods x " + str(m_spineUplinks) + " spine uplinks with radix "
+                        + str(radix));
+        } else {
+            m_superPerPlane = ceilDiv(m_pods * m_spineUplinks, radix);
+            if (m_superPerPlane > m_spineUplinks)
+                throw ScenarioError("fabric.servers",
+                    str(m_pods)
+                        + " pods need more than three switch tiers"
+                          " with radix "
+                        + str(radix) + " (at most " + str(radix) + " pods)");
+        }
+    }
+
+    // Totals, still before allocating anything.
+    const i64 spines = m_spinesPerPod * m_pods;
+    const i64 supers = m_threeTier ? m_superPerPlane * m_spinesPerPod : 0;
+    const i64 switches = m_leaves + spines + supers;
+    if (spines > limits::kMaxSwitches || supers > limits::kMaxSwitches
+        || switches > limits::kMaxSwitches)
+        throw ScenarioError(s.spines > 0 || s.superSpines > 0 ? "fabric.spines" : "fabric.servers",
+            str(switches) + " switches (" + str(m_leaves) + " leaves, " + str(spines) + " spines, "
+                + str(supers) + " super-spines) exceed the limit of " + str(limits::kMaxSwitches));
+    const i64 cables = m_servers * m_gpus * 2 + m_servers * m_nics + m_leaves * m_spinesPerPod
+        + (m_threeTier ? spines * m_superPerPlane : 0);
+    m_links = 2 * cables;
+    if (m_links > limits::kMaxLinks)
+        throw ScenarioError("fabric.servers",
+            str(m_links) + " links exceed the limit of " + str(limits::kMaxLinks));
+    m_vertices = m_servers * (m_gpus + m_nics + 1) + switches;
+}
+
+void FabricBuilder::construct()
+{
+    const FabricSpec &s = m_spec;
+    Fabric &f = m_fabric;
+    const int servers = static_cast<int>(m_servers);
+    const int gpus = static_cast<int>(m_gpus);
+    const int nics = static_cast<int>(m_nics);
+
+    f.m_spec = s; // as given (0 = derived stays 0); nicsPerServer() answers the derived count
+    f.m_nicsPerServer = nics;
+    f.m_rails = m_rail ? nics : 0;
+    f.m_pods = static_cast<int>(m_pods);
+    f.m_gpuToNic.resize(static_cast<std::size_t>(gpus));
+    for (int g = 0; g < gpus; ++g)
+        f.m_gpuToNic[static_cast<std::size_t>(g)]
+            = s.gpuToNic.empty() ? g % nics : s.gpuToNic[static_cast<std::size_t>(g)];
+    f.m_serverNames.reserve(static_cast<std::size_t>(servers));
+    for (int i = 0; i < servers; ++i)
+        f.m_serverNames.push_back(s.serverNames.empty()
+                ? paddedServerName(i)
+                : s.serverNames[static_cast<std::size_t>(i)]);
+
+    f.m_graph = FabricGraph(static_cast<std::size_t>(m_vertices));
+    f.m_links.reserve(static_cast<std::size_t>(m_links));
+    f.m_gpuVertex.reserve(static_cast<std::size_t>(servers * gpus));
+    f.m_nicVertex.reserve(static_cast<std::size_t>(servers * nics));
+    f.m_scaleUpVertex.reserve(static_cast<std::size_t>(servers));
+
+    // Servers: GPUs, NICs, the scale-up switch.
+    for (int srv = 0; srv < servers; ++srv) {
+        const std::string &host = f.m_serverNames[static_cast<std::size_t>(srv)];
+        for (int g = 0; g < gpus; ++g) {
+            FabricNode n;
+            n.kind = NodeKind::Gpu;
+            n.server = srv;
+            n.local = g;
+            n.name = host + "/gpu" + std::to_string(g);
+            f.m_gpuVertex.push_back(addVertex(std::move(n)));
+        }
+        for (int i = 0; i < nics; ++i) {
+            FabricNode n;
+            n.kind = NodeKind::Nic;
+            n.server = srv;
+            n.local = i;
+            n.rail = m_rail ? i : -1;
+            n.name = host + "/nic" + std::to_string(i);
+            f.m_nicVertex.push_back(addVertex(std::move(n)));
+        }
+        FabricNode n;
+        n.kind = NodeKind::ScaleUpSwitch;
+        n.server = srv;
+        n.local = srv;
+        n.name = host + "/nvswitch";
+        f.m_scaleUpVertex.push_back(addVertex(std::move(n)));
+    }
+
+    // Leaves, group by group (rail leaves of one SU are consecutive: leaf = su * rails + rail).
+    const int leaves = static_cast<int>(m_leaves);
+    f.m_leafVertex.reserve(static_cast<std::size_t>(leaves));
+    for (int leaf = 0; leaf < leaves; ++leaf) {
+        const i64 group = leaf / m_leavesPerGroup;
+        FabricNode n;
+        n.kind = NodeKind::Leaf;
+        n.local = leaf;
+        n.pod = static_cast<int>(group / m_groupsPerPod);
+        if (m_rail) {
+            n.su = static_cast<int>(group);
+            n.rail = static_cast<int>(leaf % m_leavesPerGroup);
+            n.name = "leaf-su" + std::to_string(n.su) + "-rail" + std::to_string(n.rail);
+        } else {
+            n.name = "tor-" + std::to_string(leaf);
+        }
+        f.m_leafVertex.push_back(addVertex(std::move(n)));
+    }
+    const int spinesPerPod = static_cast<int>(m_spinesPerPod);
+    const int pods = static_cast<int>(m_pods);
+    f.m_spineVertex.reserve(static_cast<std::size_t>(spinesPerPod * pods));
+    for (int p = 0; p < pods; ++p) {
+        for (int j = 0; j < spinesPerPod; ++j) {
+            FabricNode n;
+            n.kind = NodeKind::Spine;
+            n.local = p * spinesPerPod + j;
+            n.pod = p;
+            n.name = "spine-p" + std::to_string(p) + "-" + std::to_string(j);
+            f.m_spineVertex.push_back(addVertex(std::move(n)));
+        }
+    }
+    const int perPlane = static_cast<int>(m_superPerPlane);
+    if (m_threeTier) {
+        f.m_superVertex.reserve(static_cast<std::size_t>(perPlane * spinesPerPod));
+        for (int plane = 0; plane < spinesPerPod; ++plane) {
+            for (int k = 0; k < perPlane; ++k) {
+                FabricNode n;
+                n.kind = NodeKind::SuperSpine;
+                n.local = plane * perPlane + k;
+                n.pod = plane;
+                n.name = "superspine-" + std::to_string(n.local);
+                f.m_superVertex.push_back(addVertex(std::move(n)));
+            }
+        }
+    }
+
+    // Server-internal links and NIC <-> leaf.
+    f.m_nicLeaf.resize(static_cast<std::size_t>(servers * nics));
+    f.m_nicLeafPort.resize(static_cast<std::size_t>(servers * nics));
+    for (int srv = 0; srv < servers; ++srv) {
+        const int scaleUp = f.m_scaleUpVertex[static_cast<std::size_t>(srv)];
+        for (int g = 0; g < gpus; ++g)
+            addCable(f.gpuVertex(srv * gpus + g), scaleUp, Tier::ScaleUp, s.scaleUp.gbps,
+                s.scaleUp.latencyUs, 1.0);
+        for (int g = 0; g < gpus; ++g)
+            addCable(f.gpuVertex(srv * gpus + g),
+                f.nicVertex(srv, f.m_gpuToNic[static_cast<std::size_t>(g)]), Tier::Pcie,
+                s.pcie.gbps, s.pcie.latencyUs, 1.0);
+        const i64 group = srv / m_serversPerGroup;
+        const i64 inGroup = srv % m_serversPerGroup;
+        for (int i = 0; i < nics; ++i) {
+            const i64 leaf = m_rail ? group * m_leavesPerGroup + i : group;
+            const i64 port = m_rail ? inGroup : inGroup * m_nics + i;
+            const auto at = static_cast<std::size_t>(srv * nics + i);
+            f.m_nicLeaf[at] = static_cast<int>(leaf);
+            f.m_nicLeafPort[at] = static_cast<int>(port);
+            addCable(f.nicVertex(srv, i), f.leafVertex(static_cast<int>(leaf)), Tier::Leaf,
+                s.nic.gbps, s.nic.latencyUs, 1.0);
+        }
+    }
+
+    // Leaf <-> spine bundles: each leaf spreads its uplinks evenly over its pod's spines.
+    for (int leaf = 0; leaf < leaves; ++leaf) {
+        const i64 group = leaf / m_leavesPerGroup;
+        const int pod = static_cast<int>(group / m_groupsPerPod);
+        const double ports = static_cast<double>(leafUplinks(group)) / spinesPerPod;
+        for (int j = 0; j < spinesPerPod; ++j)
+            addCable(f.leafVertex(leaf), f.spineVertex(pod * spinesPerPod + j), Tier::Spine,
+                s.fabricPort.gbps, s.fabricPort.latencyUs, ports);
+    }
+    // Spine <-> super-spine bundles: spine j of every pod to every super-spine of plane j.
+    if (m_threeTier) {
+        const double ports = static_cast<double>(m_spineUplinks) / perPlane;
+        for (int p = 0; p < pods; ++p)
+            for (int j = 0; j < spinesPerPod; ++j)
+                for (int k = 0; k < perPlane; ++k)
+                    addCable(f.spineVertex(p * spinesPerPod + j),
+                        f.superSpineVertex(j * perPlane + k), Tier::SuperSpine, s.fabricPort.gbps,
+                        s.fabricPort.latencyUs, ports);
+    }
+}
+
+Fabric Fabric::build(const FabricSpec &spec)
+{
+    return FabricBuilder::build(spec);
+}
+
+int Fabric::railOfSlot(int slot) const
+{
+    return m_rails > 0 ? m_gpuToNic[static_cast<std::size_t>(gpuOfSlot(slot))] : -1;
+}
+
+int Fabric::leafOfNic(int server, int nic) const
+{
+    return m_nicLeaf[static_cast<std::size_t>(server * m_nicsPerServer + nic)];
+}
+
+int Fabric::leafPortOfNic(int server, int nic) const
+{
+    return m_nicLeafPort[static_cast<std::size_t>(server * m_nicsPerServer + nic)];
+}
+
+int Fabric::linkBetween(int a, int b) const
+{
+    const auto n = static_cast<int>(boost::num_vertices(m_graph));
+    if (a < 0 || b < 0 || a >= n || b >= n)
+        return -1;
+    // Degrees are small (a switch has at most radix neighbours), so a scan beats a hash map.
+    for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(a), m_graph); it != end; ++it) {
+        if (static_cast<int>(boost::target(*it, m_graph)) == b)
+            return m_graph[*it].id;
+    }
+    return -1;
+}
+
+std::string Fabric::linkName(int id) const
+{
+    const FabricLink &l = m_links[static_cast<std::size_t>(id)];
+    return node(l.src).name + " -> " + node(l.dst).name;
+}
+
+} // namespace railyard

@@ -1,0 +1,114 @@
+#pragma once
+
+#include "fabric/fabricspec.h"
+#include "base/units.h"
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+enum class NodeKind : std::uint8_t { Gpu, Nic, ScaleUpSwitch, Leaf, Spine, SuperSpine };
+
+/** A vertex of the fabric graph. Fields that do not apply to a kind are -1. */
+struct FabricNode
+{
+    NodeKind kind = NodeKind::Gpu;
+    int server = -1; ///< GPU, NIC, scale-up switch
+    int local = -1;  ///< GPU or NIC index inside its server; switch index inside its tier
+    int rail = -1;   ///< NIC and rail-optimised leaf: the rail; -1 for ToR leaves
+    int su = -1;     ///< leaf: scalable unit (rail-optimised) or -1
+    int pod = -1;    ///< leaf and spine: pod index; super-spine: plane index
+    std::string name;
+};
+
+/**
+ * One direction of a physical connection (every cable is two FabricLinks, one per direction,
+ * each with its own capacity and load). `ports` > 1 when parallel cables between the same two
+ * switches are bundled into one logical link; `bandwidth` is then the bundle's total.
+ */
+struct FabricLink
+{
+    int id = -1;         ///< dense index, 0..linkCount()-1: engine results are indexed by it
+    int reverse = -1;    ///< id of the opposite direction
+    Tier tier = Tier::ScaleUp;
+    int src = -1;        ///< vertex index
+    int dst = -1;
+    double bandwidth = 0.0; ///< bytes per second, this direction
+    double latency = 0.0;   ///< seconds
+    int ports = 1;
+};
+
+/// The graph typedef every part of the engine uses (vertex and edge bundles above).
+using FabricGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
+                                          FabricNode, FabricLink>;
+
+/**
+ * The hardware graph: servers with G GPU slots, NICs, one scale-up switch per server (the
+ * NVLink/NVSwitch domain), leaves, spines and optional super-spines, joined by full-duplex links.
+ * Built once from a FabricSpec; immutable afterwards. Slot s*G+g is GPU g of server s.
+ */
+class Fabric
+{
+public:
+    /// Builds the graph; throws ScenarioError naming the field for impossible specs.
+    static Fabric build(const FabricSpec &spec);
+
+    const FabricSpec &spec() const { return m_spec; }
+    const FabricGraph &graph() const { return m_graph; }
+
+    int servers() const { return m_spec.servers; }
+    int gpusPerServer() const { return m_spec.gpusPerServer; }
+    int nicsPerServer() const { return m_nicsPerServer; }
+    int slotCount() const { return m_spec.servers * m_spec.gpusPerServer; }
+    int serverOfSlot(int slot) const { return slot / m_spec.gpusPerServer; }
+    int gpuOfSlot(int slot) const { return slot % m_spec.gpusPerServer; }
+    const std::string &serverName(int server) const { return m_serverNames[server]; }
+
+    int nicOfGpu(int gpu) const { return m_gpuToNic[gpu]; } ///< GPU<->NIC affinity (per server)
+    int railOfSlot(int slot) const;                          ///< rail of the slot's NIC
+    int leafOfNic(int server, int nic) const;                ///< leaf switch index (0-based)
+    int leafPortOfNic(int server, int nic) const;            ///< downlink port on that leaf
+
+    int leafCount() const { return static_cast<int>(m_leafVertex.size()); }
+    int spineCount() const { return static_cast<int>(m_spineVertex.size()); }
+    int superSpineCount() const { return static_cast<int>(m_superVertex.size()); }
+    int podCount() const { return m_pods; }
+    int railCount() const { return m_rails; } ///< rail-optimised: NICs per server; tor: 0
+
+    int gpuVertex(int slot) const { return m_gpuVertex[slot]; }
+    int nicVertex(int server, int nic) const { return m_nicVertex[server * m_nicsPerServer + nic]; }
+    int scaleUpVertex(int server) const { return m_scaleUpVertex[server]; }
+    int leafVertex(int leaf) const { return m_leafVertex[leaf]; }
+    int spineVertex(int spine) const { return m_spineVertex[spine]; }
+    int superSpineVertex(int s) const { return m_superVertex[s]; }
+    const FabricNode &node(int vertex) const { return m_graph[static_cast<std::size_t>(vertex)]; }
+
+    int linkCount() const { return static_cast<int>(m_links.size()); }
+    const FabricLink &link(int id) const { return m_links[id]; }
+    const std::vector<FabricLink> &links() const { return m_links; }
+    /// Link id from vertex a to vertex b, or -1 when they are not adjacent.
+    int linkBetween(int a, int b) const;
+    /// "node003/gpu5 -> node003/nvswitch" style name for reports and tooltips.
+    std::string linkName(int id) const;
+
+private:
+    FabricSpec m_spec;
+    FabricGraph m_graph;
+    std::vector<FabricLink> m_links; ///< copy of the edge bundles, indexed by id (fast access)
+    std::vector<int> m_gpuToNic;
+    std::vector<std::string> m_serverNames;
+    std::vector<int> m_gpuVertex, m_nicVertex, m_scaleUpVertex;
+    std::vector<int> m_leafVertex, m_spineVertex, m_superVertex;
+    std::vector<int> m_nicLeaf, m_nicLeafPort; ///< per server*nics+nic
+    int m_nicsPerServer = 0;
+    int m_pods = 1;
+    int m_rails = 0;
+
+    friend class FabricBuilder;
+};
+
+} // namespace railyard

@@ -1,0 +1,219 @@
+#include "fabric/failedcomponent.h"
+
+#include "fabric/fabric.h"
+#include "scenario/jsonfields.h"
+#include "layout/mapping.h"
+#include "layout/parallellayout.h"
+#include "base/scenarioerror.h"
+
+#include <array>
+#include <charconv>
+#include <climits>
+
+namespace railyard {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kKindNames { "server", "gpu", "nic", "leaf" };
+
+std::string failuresPath(std::size_t i)
+{
+    return jsonElementPath("failures", i);
+}
+
+std::string coordText(const RankCoord &c, const ParallelLayout &layout)
+{
+    std::string text
+        = "d " + std::to_string(c.d) + ", p " + std::to_string(c.p) + ", t " + std::to_string(c.t);
+    if (layout.degrees().cp > 1)
+        text += ", c " + std::to_string(c.c);
+    if (layout.degrees().ep > 1)
+        text += ", e " + std::to_string(c.e);
+    return text;
+}
+
+} // namespace
+
+std::string_view failureKindName(FailedComponent::Kind kind)
+{
+    return kKindNames[static_cast<std::size_t>(kind)];
+}
+
+std::string failureText(const FailedComponent &failure)
+{
+    return std::string(failureKindName(failure.kind)) + ":" + std::to_string(failure.index);
+}
+
+std::string failureListText(const std::vector<FailedComponent> &failures)
+{
+    std::string text;
+    for (const FailedComponent &f : failures)
+        text += (text.empty() ? "" : ", ") + failureText(f);
+    return text;
+}
+
+FailedComponent parseFailure(std::string_view text, const std::string &field)
+{
+    const std::string quoted = "'" + std::string(text.substr(0, 40)) + "'";
+    const std::size_t colon = text.find(':');
+    if (colon == std::string_view::npos)
+        throw ScenarioError(field, "expected KIND:INDEX such as server:3, got " + quoted);
+    const std::string_view kind = text.substr(0, colon);
+    const std::string_view number = text.substr(colon + 1);
+    FailedComponent f;
+    bool known = false;
+    for (std::size_t k = 0; k < kKindNames.size(); ++k) {
+        if (kKindNames[k] == kind) {
+            f.kind = static_cast<FailedComponent::Kind>(k);
+            known = true;
+        }
+    }
+    if (!known)
+        throw ScenarioError(field,
+            "unknown component kind '" + std::string(kind.substr(0, 40)) + "' in " + quoted
+                + " (accepted: server, gpu, nic, leaf)");
+    long long value = -1;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (number.empty() || ec != std::errc() || end != number.data() + number.size() || value < 0
+        || value > INT_MAX)
+        throw ScenarioError(field,
+            "expected a non-negative whole index after '" + std::string(kind) + ":', got "
+                + quoted);
+    f.index = static_cast<int>(value);
+    return f;
+}
+
+void checkFailureRange(
+    const FailedComponent &failure, const FabricSpec &spec, const std::string &field)
+{
+    const long long servers = spec.servers;
+    const long long nics = spec.nicsPerServer > 0 ? spec.nicsPerServer : spec.gpusPerServer;
+    long long count = 0;
+    std::string what;
+    switch (failure.kind) {
+    case FailedComponent::Kind::Server:
+        count = servers;
+        what = " servers";
+        break;
+    case FailedComponent::Kind::Gpu:
+        count = servers * spec.gpusPerServer;
+        what = " GPU slots";
+        break;
+    case FailedComponent::Kind::Nic:
+        count = servers * nics;
+        what = " NICs";
+        break;
+    case FailedComponent::Kind::Leaf:
+        return; // derived by Fabric::build(); failedSlotCauses() checks it
+    }
+    if (failure.index >= count)
+        throw ScenarioError(field,
+            failureText(failure) + " does not exist (the fabric has " + std::to_string(count) + what
+                + ", 0.." + std::to_string(count - 1) + ")");
+}
+
+std::vector<int> failedSlotCauses(
+    const Fabric &fabric, const std::vector<FailedComponent> &failures)
+{
+    std::vector<int> cause(static_cast<std::size_t>(fabric.slotCount()), -1);
+    const int gpus = fabric.gpusPerServer();
+    const auto mark = [&cause](int slot, std::size_t i) {
+        int &c = cause[static_cast<std::size_t>(slot)];
+        if (c < 0)
+            c = static_cast<int>(i);
+    };
+    for (std::size_t i = 0; i < failures.size(); ++i) {
+        const FailedComponent &f = failures[i];
+        checkFailureRange(f, fabric.spec(), failuresPath(i));
+        switch (f.kind) {
+        case FailedComponent::Kind::Server:
+            for (int g = 0; g < gpus; ++g)
+                mark(f.index * gpus + g, i);
+            break;
+        case FailedComponent::Kind::Gpu:
+            mark(f.index, i);
+            break;
+        case FailedComponent::Kind::Nic: {
+            // The GPUs whose back-end NIC this is (fabric.h: GPU i <-> NIC i unless gpu_to_nic).
+            const int server = f.index / fabric.nicsPerServer();
+            const int nic = f.index % fabric.nicsPerServer();
+            for (int g = 0; g < gpus; ++g)
+                if (fabric.nicOfGpu(g) == nic)
+                    mark(server * gpus + g, i);
+            break;
+        }
+        case FailedComponent::Kind::Leaf:
+            if (f.index >= fabric.leafCount())
+                throw ScenarioError(failuresPath(i),
+                    failureText(f) + " does not exist (the fabric has "
+                        + std::to_string(fabric.leafCount()) + " leaf switches, 0.."
+                        + std::to_string(fabric.leafCount() - 1) + ")");
+            for (int s = 0; s < fabric.servers(); ++s)
+                for (int g = 0; g < gpus; ++g)
+                    if (fabric.leafOfNic(s, fabric.nicOfGpu(g)) == f.index)
+                        mark(s * gpus + g, i);
+            break;
+        }
+    }
+    return cause;
+}
+
+std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComponent> &failures)
+{
+    const std::vector<int> cause = failedSlotCauses(fabric, failures);
+    std::vector<char> usable(cause.size(), 1);
+    for (std::size_t s = 0; s < cause.size(); ++s)
+        usable[s] = cause[s] < 0;
+    return usable;
+}
+
+std::string describeFailure(const Fabric &fabric, const FailedComponent &failure)
+{
+    const int count[] = { fabric.servers(), fabric.slotCount(),
+        fabric.servers() * fabric.nicsPerServer(), fabric.leafCount() };
+    if (failure.index < 0 || failure.index >= count[static_cast<int>(failure.kind)])
+        return failureText(failure) + " (not in this fabric)";
+    std::string name;
+    switch (failure.kind) {
+    case FailedComponent::Kind::Server:
+        name = fabric.serverName(failure.index);
+        break;
+    case FailedComponent::Kind::Gpu:
+        name = fabric.node(fabric.gpuVertex(failure.index)).name;
+        break;
+    case FailedComponent::Kind::Nic:
+        name = fabric
+                   .node(fabric.nicVertex(failure.index / fabric.nicsPerServer(),
+                       failure.index % fabric.nicsPerServer()))
+                   .name;
+        break;
+    case FailedComponent::Kind::Leaf:
+        name = fabric.node(fabric.leafVertex(failure.index)).name;
+        break;
+    }
+    return failureText(failure) + " (" + name + ")";
+}
+
+void checkRanksOnUsableSlots(const Mapping &mapping, const ParallelLayout &layout,
+    const Fabric &fabric, const std::vector<FailedComponent> &failures)
+{
+    if (failures.empty())
+        return;
+    const std::vector<int> cause = failedSlotCauses(fabric, failures);
+    for (int r = 0; r < mapping.rankCount(); ++r) {
+        const int slot = mapping.slotOf(r);
+        if (slot < 0 || slot >= static_cast<int>(cause.size()))
+            continue; // Mapping::validate() names these
+        const int c = cause[static_cast<std::size_t>(slot)];
+        if (c < 0)
+            continue;
+        const std::string coords
+            = r < layout.worldSize() ? " (" + coordText(layout.coord(r), layout) + ")" : "";
+        throw ScenarioError("mapping",
+            "rank " + std::to_string(r) + coords + " is on slot " + std::to_string(slot) + " ("
+                + fabric.node(fabric.gpuVertex(slot)).name + "), which is unusable: "
+                + describeFailure(fabric, failures[static_cast<std::size_t>(c)]) + " failed");
+    }
+}
+
+} // namespace railyard

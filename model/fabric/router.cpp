@@ -1,0 +1,425 @@
+#include "fabric/router.h"
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/visitors.hpp>
+#include <boost/property_map/property_map.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+/*
+ * Routing model.
+ *
+ * Fixed parts: GPU -> NIC over PCIe, NIC -> leaf, leaf -> NIC, NIC -> GPU each carry the whole
+ * flow (share 1); inside a server the flow crosses the scale-up switch (GPU -> NVSwitch -> GPU).
+ *
+ * Leaf to leaf: shortest paths on the switch subgraph (leaves, spines, super-spines; the GPUs,
+ * NICs and scale-up switches are left out, so no path "turns" inside a server). A Boost.Graph
+ * breadth_first_search from the destination leaf gives every switch its hop distance; a switch at
+ * distance k splits the flow it receives evenly over its neighbours at distance k-1 (per-hop
+ * ECMP, as a switch hashing flows over equal-cost ports does; RFC 2992 analyses this). A bundle
+ * of parallel cables is one logical link and so one next hop: every leaf's bundles to its spines
+ * are equal in our generated Clos fabrics, so per-port and per-bundle splitting agree there.
+ * Flows that meet at a switch are merged level by level, so every link appears once in a route,
+ * and the shares crossing each tier in one direction sum to 1.
+ *
+ * PXN (NCCL >= 2.12, "PCI x NVLink"): when the destination NIC is on another rail, the source
+ * hands the data over NVLink to the GPU of its own server whose affinity NIC is on the
+ * destination rail, which sends it; the transfer then stays on one rail leaf inside an SU.
+ *
+ * Caching. In the folded Clos networks our generators build (fabric.cpp), a shortest
+ * leaf-to-leaf path goes up to the lowest tier the two leaves share (the pod's spines, or the
+ * super-spines across pods) and back down, and the ECMP split factorises: the upward half
+ * depends only on the source leaf and its pod (every leaf reaches all spines of its pod, spine j
+ * of every pod reaches all super-spines of plane j, so every top switch receives the same share),
+ * the downward half only on the destination leaf and its pod, since the way down from a top
+ * switch to a leaf is unique (Al-Fares et al., SIGCOMM 2008, section 3.3: two-level tables spread
+ * traffic upward, downward routing is by destination only). A route is
+ * therefore cached in four parts, leaf -> spines and spines -> leaf per leaf (keyed by whether the
+ * route stays in the pod), spines -> super-spines and super-spines -> spines per pod; a miss runs
+ * the general BFS + ECMP sweep for that leaf pair and stores its hops by part. The cache holds
+ * O(leaves x spines per pod + pods x spine-super links) hops (74k for 16,384 GPUs), so it
+ * never thrashes; tests check routes against an independent ECMP computation.
+ */
+namespace railyard {
+
+namespace {
+
+/// Cached hops (16 bytes each) before the segment cache is dropped and refilled.
+/// Cached BFS distances (4 bytes each) before the distance cache is dropped.
+constexpr std::size_t kMaxCachedDistances = std::size_t { 1 } << 24;
+
+bool isSwitch(NodeKind k)
+{
+    return k == NodeKind::Leaf || k == NodeKind::Spine || k == NodeKind::SuperSpine;
+}
+
+} // namespace
+
+Router::Router(const Fabric &fabric)
+    : m_fabric(fabric)
+{
+    const Fabric &f = fabric;
+    const int switches = f.leafCount() + f.spineCount() + f.superSpineCount();
+
+    // The switch subgraph, in the one graph type of the engine; edges keep the fabric link ids.
+    std::vector<int> compact(boost::num_vertices(f.graph()), -1);
+    m_switches = FabricGraph(static_cast<std::size_t>(switches));
+    int next = 0;
+    const auto addSwitch = [&](int vertex) {
+        compact[static_cast<std::size_t>(vertex)] = next;
+        m_switches[static_cast<std::size_t>(next)] = f.node(vertex);
+        ++next;
+    };
+    for (int i = 0; i < f.leafCount(); ++i)
+        addSwitch(f.leafVertex(i));
+    for (int i = 0; i < f.spineCount(); ++i)
+        addSwitch(f.spineVertex(i));
+    for (int i = 0; i < f.superSpineCount(); ++i)
+        addSwitch(f.superSpineVertex(i));
+    for (const FabricLink &l : f.links()) {
+        if (isSwitch(f.node(l.src).kind) && isSwitch(f.node(l.dst).kind))
+            boost::add_edge(static_cast<std::size_t>(compact[static_cast<std::size_t>(l.src)]),
+                static_cast<std::size_t>(compact[static_cast<std::size_t>(l.dst)]), l, m_switches);
+    }
+
+    // Fixed links, looked up once so that route() never searches adjacency.
+    const int slots = f.slotCount();
+    const int nics = f.nicsPerServer();
+    m_gpuUp.resize(static_cast<std::size_t>(slots));
+    m_gpuDown.resize(static_cast<std::size_t>(slots));
+    m_pcieUp.resize(static_cast<std::size_t>(slots));
+    m_pcieDown.resize(static_cast<std::size_t>(slots));
+    for (int slot = 0; slot < slots; ++slot) {
+        const int server = f.serverOfSlot(slot);
+        const int gpu = f.gpuVertex(slot);
+        const int scaleUp = f.scaleUpVertex(server);
+        const int nic = f.nicVertex(server, f.nicOfGpu(f.gpuOfSlot(slot)));
+        const auto at = static_cast<std::size_t>(slot);
+        m_gpuUp[at] = f.linkBetween(gpu, scaleUp);
+        m_gpuDown[at] = f.linkBetween(scaleUp, gpu);
+        m_pcieUp[at] = f.linkBetween(gpu, nic);
+        m_pcieDown[at] = f.linkBetween(nic, gpu);
+    }
+    m_nicUp.resize(static_cast<std::size_t>(f.servers() * nics));
+    m_nicDown.resize(static_cast<std::size_t>(f.servers() * nics));
+    for (int server = 0; server < f.servers(); ++server) {
+        for (int i = 0; i < nics; ++i) {
+            const int nic = f.nicVertex(server, i);
+            const int leaf = f.leafVertex(f.leafOfNic(server, i));
+            const auto at = static_cast<std::size_t>(server * nics + i);
+            m_nicUp[at] = f.linkBetween(nic, leaf);
+            m_nicDown[at] = f.linkBetween(leaf, nic);
+        }
+    }
+    m_proxyGpu.assign(static_cast<std::size_t>(nics), -1);
+    for (int g = f.gpusPerServer() - 1; g >= 0; --g) // the lowest GPU index wins
+        m_proxyGpu[static_cast<std::size_t>(f.nicOfGpu(g))] = g;
+
+    // CSR adjacency of the switch subgraph: the ECMP sweep reads it many times.
+    m_adjOffset.assign(static_cast<std::size_t>(switches) + 1, 0);
+    m_adj.reserve(boost::num_edges(m_switches));
+    for (int u = 0; u < switches; ++u) {
+        for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(u), m_switches); it != end;
+             ++it)
+            m_adj.emplace_back(
+                static_cast<int>(boost::target(*it, m_switches)), m_switches[*it].id);
+        m_adjOffset[static_cast<std::size_t>(u) + 1] = static_cast<int>(m_adj.size());
+    }
+
+    const auto leaves = static_cast<std::size_t>(f.leafCount());
+    m_leafPod.resize(leaves);
+    for (int i = 0; i < f.leafCount(); ++i)
+        m_leafPod[static_cast<std::size_t>(i)] = std::max(0, f.node(f.leafVertex(i)).pod);
+    m_distance.resize(leaves);
+    for (std::size_t k = 0; k < 2; ++k) {
+        m_spineUp[k].resize(leaves);
+        m_spineDown[k].resize(leaves);
+    }
+    m_superUp.resize(static_cast<std::size_t>(std::max(1, f.podCount())));
+    m_superDown.resize(static_cast<std::size_t>(std::max(1, f.podCount())));
+    m_flow.assign(static_cast<std::size_t>(switches), 0.0);
+    m_scratch.reserve(64);
+}
+
+void Router::ends(int srcSlot, int dstSlot, Ends &out) const
+{
+    const Fabric &f = m_fabric;
+    const int srcServer = f.serverOfSlot(srcSlot);
+    const int dstServer = f.serverOfSlot(dstSlot);
+    out = Ends {};
+    if (srcServer == dstServer) {
+        out.head[0] = m_gpuUp[static_cast<std::size_t>(srcSlot)];
+        out.head[1] = m_gpuDown[static_cast<std::size_t>(dstSlot)];
+        out.headCount = 2;
+        return;
+    }
+    const int nics = f.nicsPerServer();
+    const int dstNic = f.nicOfGpu(f.gpuOfSlot(dstSlot));
+    int srcNic = f.nicOfGpu(f.gpuOfSlot(srcSlot));
+    int sendSlot = srcSlot; // the GPU that hands the data to its NIC
+    if (f.spec().pxn && f.railCount() > 0 && srcNic != dstNic) {
+        // Rail-optimised: rail == NIC index. Every server has the destination rail's NIC; PXN
+        // needs a GPU whose affinity NIC it is.
+        const int proxy = m_proxyGpu[static_cast<std::size_t>(dstNic)];
+        if (proxy >= 0) {
+            sendSlot = srcServer * f.gpusPerServer() + proxy;
+            out.head[out.headCount++] = m_gpuUp[static_cast<std::size_t>(srcSlot)];
+            out.head[out.headCount++] = m_gpuDown[static_cast<std::size_t>(sendSlot)];
+            srcNic = dstNic;
+        }
+    }
+    out.head[out.headCount++] = m_pcieUp[static_cast<std::size_t>(sendSlot)];
+    out.head[out.headCount++] = m_nicUp[static_cast<std::size_t>(srcServer * nics + srcNic)];
+    out.srcLeaf = f.leafOfNic(srcServer, srcNic);
+    out.dstLeaf = f.leafOfNic(dstServer, dstNic);
+    out.tail[0] = m_nicDown[static_cast<std::size_t>(dstServer * nics + dstNic)];
+    out.tail[1] = m_pcieDown[static_cast<std::size_t>(dstSlot)];
+    out.tailCount = 2;
+}
+
+std::span<const RouteHop> Router::route(int srcSlot, int dstSlot)
+{
+    m_scratch.clear();
+    if (srcSlot == dstSlot)
+        return {};
+    Ends e;
+    ends(srcSlot, dstSlot, e);
+    for (int i = 0; i < e.headCount; ++i)
+        m_scratch.push_back({ e.head[static_cast<std::size_t>(i)], 1.0 });
+    if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf) {
+        std::array<const Segment *, kPartCount> parts {};
+        const int n = leafToLeaf(e.srcLeaf, e.dstLeaf, parts);
+        for (int i = 0; i < n; ++i) {
+            const Segment &seg = *parts[static_cast<std::size_t>(i)];
+            const RouteHop *first = m_arena.data() + seg.offset;
+            m_scratch.insert(m_scratch.end(), first, first + seg.count);
+        }
+    }
+    for (int i = 0; i < e.tailCount; ++i)
+        m_scratch.push_back({ e.tail[static_cast<std::size_t>(i)], 1.0 });
+    return m_scratch;
+}
+
+void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
+{
+    out = Parts{};
+    if (srcSlot == dstSlot)
+        return;
+    Ends e;
+    ends(srcSlot, dstSlot, e);
+    for (int i = 0; i < e.headCount; ++i) {
+        const int link = e.head[static_cast<std::size_t>(i)];
+        out.ends[static_cast<std::size_t>(out.endCount++)] = link;
+        out.latency += m_fabric.link(link).latency;
+    }
+    for (int i = 0; i < e.tailCount; ++i) {
+        const int link = e.tail[static_cast<std::size_t>(i)];
+        out.ends[static_cast<std::size_t>(out.endCount++)] = link;
+        out.latency += m_fabric.link(link).latency;
+    }
+    if (e.srcLeaf < 0 || e.srcLeaf == e.dstLeaf)
+        return;
+    std::array<const Segment *, kPartCount> parts {};
+    const int n = leafToLeaf(e.srcLeaf, e.dstLeaf, parts);
+    // Segment ids: spine-up [within, across][leaf], spine-down [within, across][leaf],
+    // super-up [pod], super-down [pod] (the order of slots()).
+    const int leaves = m_fabric.leafCount();
+    const bool across = m_leafPod[static_cast<std::size_t>(e.srcLeaf)]
+        != m_leafPod[static_cast<std::size_t>(e.dstLeaf)];
+    const int k = across ? 1 : 0;
+    for (int i = 0; i < n; ++i)
+        out.latency += parts[static_cast<std::size_t>(i)]->latency;
+    out.segments[static_cast<std::size_t>(out.segmentCount++)] = k * leaves + e.srcLeaf;
+    if (across) {
+        out.segments[static_cast<std::size_t>(out.segmentCount++)]
+            = 4 * leaves + m_leafPod[static_cast<std::size_t>(e.srcLeaf)];
+        out.segments[static_cast<std::size_t>(out.segmentCount++)]
+            = 4 * leaves + m_fabric.podCount() + m_leafPod[static_cast<std::size_t>(e.dstLeaf)];
+    }
+    out.segments[static_cast<std::size_t>(out.segmentCount++)] = (2 + k) * leaves + e.dstLeaf;
+}
+
+int Router::segmentIdLimit() const
+{
+    return 4 * m_fabric.leafCount() + 2 * m_fabric.podCount();
+}
+
+std::span<const RouteHop> Router::segmentHops(int segment) const
+{
+    const int leaves = m_fabric.leafCount();
+    const Segment *seg = nullptr;
+    if (segment < 2 * leaves)
+        seg = &m_spineUp[static_cast<std::size_t>(segment / leaves)][static_cast<std::size_t>(segment % leaves)];
+    else if (segment < 4 * leaves)
+        seg = &m_spineDown[static_cast<std::size_t>((segment - 2 * leaves) / leaves)]
+                          [static_cast<std::size_t>(segment % leaves)];
+    else if (segment < 4 * leaves + m_fabric.podCount())
+        seg = &m_superUp[static_cast<std::size_t>(segment - 4 * leaves)];
+    else
+        seg = &m_superDown[static_cast<std::size_t>(segment - 4 * leaves - m_fabric.podCount())];
+    if (seg->offset == kUnset)
+        return {};
+    return { m_arena.data() + seg->offset, seg->count };
+}
+
+double Router::latency(int srcSlot, int dstSlot)
+{
+    if (srcSlot == dstSlot)
+        return 0.0;
+    Ends e;
+    ends(srcSlot, dstSlot, e);
+    double sum = 0.0;
+    for (int i = 0; i < e.headCount; ++i)
+        sum += m_fabric.link(e.head[static_cast<std::size_t>(i)]).latency;
+    if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf) {
+        std::array<const Segment *, kPartCount> parts {};
+        const int n = leafToLeaf(e.srcLeaf, e.dstLeaf, parts);
+        for (int i = 0; i < n; ++i)
+            sum += parts[static_cast<std::size_t>(i)]->latency;
+    }
+    for (int i = 0; i < e.tailCount; ++i)
+        sum += m_fabric.link(e.tail[static_cast<std::size_t>(i)]).latency;
+    return sum;
+}
+
+std::array<Router::Segment *, Router::kPartCount> Router::slots(
+    int srcLeaf, int dstLeaf, bool acrossPods)
+{
+    const std::size_t k = acrossPods ? 1 : 0;
+    const auto s = static_cast<std::size_t>(srcLeaf);
+    const auto d = static_cast<std::size_t>(dstLeaf);
+    std::array<Segment *, kPartCount> out {};
+    out[SpineUp] = &m_spineUp[k][s];
+    out[SpineDown] = &m_spineDown[k][d];
+    if (acrossPods) {
+        out[SuperUp] = &m_superUp[static_cast<std::size_t>(m_leafPod[s])];
+        out[SuperDown] = &m_superDown[static_cast<std::size_t>(m_leafPod[d])];
+    }
+    return out;
+}
+
+int Router::leafToLeaf(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts)
+{
+    const bool across = m_leafPod[static_cast<std::size_t>(srcLeaf)]
+        != m_leafPod[static_cast<std::size_t>(dstLeaf)];
+    std::array<Segment *, kPartCount> slot = slots(srcLeaf, dstLeaf, across);
+    for (const Segment *seg : slot) {
+        if (seg && seg->offset == kUnset) {
+            computeLeafPair(srcLeaf, dstLeaf);
+            break;
+        }
+    }
+    // Route order: up to the spines, (up to the super-spines, down to the spines,) down.
+    int n = 0;
+    parts[static_cast<std::size_t>(n++)] = slot[SpineUp];
+    if (across) {
+        parts[static_cast<std::size_t>(n++)] = slot[SuperUp];
+        parts[static_cast<std::size_t>(n++)] = slot[SuperDown];
+    }
+    parts[static_cast<std::size_t>(n++)] = slot[SpineDown];
+    return n;
+}
+
+const std::vector<int> &Router::distancesTo(int dstLeaf)
+{
+    std::vector<int> &dist = m_distance[static_cast<std::size_t>(dstLeaf)];
+    if (!dist.empty())
+        return dist;
+    const std::size_t n = boost::num_vertices(m_switches);
+    if (m_distanceEntries + n > kMaxCachedDistances) {
+        for (std::vector<int> &d : m_distance)
+            std::vector<int>().swap(d);
+        m_distanceEntries = 0;
+    }
+    dist.assign(n, -1);
+    dist[static_cast<std::size_t>(dstLeaf)] = 0;
+    // Links are full duplex (every cable has both directions), so hop counts from the
+    // destination equal hop counts to it.
+    std::vector<boost::default_color_type> color(n);
+    const auto vertexIndex = boost::get(boost::vertex_index, m_switches);
+    boost::breadth_first_search(m_switches, static_cast<std::size_t>(dstLeaf),
+        boost::visitor(boost::make_bfs_visitor(boost::record_distances(
+                           boost::make_iterator_property_map(dist.begin(), vertexIndex),
+                           boost::on_tree_edge())))
+            .color_map(boost::make_iterator_property_map(color.begin(), vertexIndex)));
+    m_distanceEntries += n;
+    return dist;
+}
+
+void Router::computeLeafPair(int srcLeaf, int dstLeaf)
+{
+    const std::vector<int> &dist = distancesTo(dstLeaf);
+    const int hops = dist[static_cast<std::size_t>(srcLeaf)];
+    if (hops <= 0) // the generators build connected Clos fabrics; this is a bug, not bad input
+        throw std::logic_error("router: leaf " + std::to_string(srcLeaf) + " cannot reach leaf "
+            + std::to_string(dstLeaf));
+
+    // Level-by-level ECMP sweep from the source leaf (distance `hops`) to the destination: a
+    // switch splits the flow it holds evenly over its neighbours one hop closer; flows meeting
+    // at a switch merge, so each link appears once.
+    m_pairHops.clear();
+    m_frontier.clear();
+    m_frontier.push_back(srcLeaf);
+    m_flow[static_cast<std::size_t>(srcLeaf)] = 1.0;
+    for (int level = hops; level > 0; --level) {
+        m_next.clear();
+        for (const int u : m_frontier) {
+            const auto uv = static_cast<std::size_t>(u);
+            const auto first = m_adj.begin() + m_adjOffset[uv];
+            const auto last = m_adj.begin() + m_adjOffset[uv + 1];
+            int closer = 0;
+            for (auto it = first; it != last; ++it)
+                closer += dist[static_cast<std::size_t>(it->first)] == level - 1;
+            const double share = m_flow[uv] / closer;
+            m_flow[uv] = 0.0;
+            for (auto it = first; it != last; ++it) {
+                const auto v = static_cast<std::size_t>(it->first);
+                if (dist[v] != level - 1)
+                    continue;
+                m_pairHops.push_back({ it->second, share });
+                if (m_flow[v] == 0.0)
+                    m_next.push_back(it->first);
+                m_flow[v] += share;
+            }
+        }
+        m_frontier.swap(m_next);
+    }
+    m_flow[static_cast<std::size_t>(dstLeaf)] = 0.0;
+
+    // Sort the hops into the four parts (a stable partition keeps the sweep's order).
+    const Fabric &f = m_fabric;
+    const auto partOf = [&f](const RouteHop &h) {
+        const FabricLink &l = f.link(h.link);
+        const NodeKind from = f.node(l.src).kind;
+        const NodeKind to = f.node(l.dst).kind;
+        if (from == NodeKind::Leaf)
+            return SpineUp;
+        if (to == NodeKind::Leaf)
+            return SpineDown;
+        return to == NodeKind::SuperSpine ? SuperUp : SuperDown;
+    };
+    const bool across = m_leafPod[static_cast<std::size_t>(srcLeaf)]
+        != m_leafPod[static_cast<std::size_t>(dstLeaf)];
+    // No eviction: every segment is a set of one leaf's or one pod's uplinks or downlinks, so
+    // the arena holds at most ~4x the fabric's switch links, and segment ids stay valid for
+    // callers that aggregate demand per segment (TrafficModel).
+    const std::array<Segment *, kPartCount> slot = slots(srcLeaf, dstLeaf, across);
+    for (int p = 0; p < kPartCount; ++p) {
+        Segment *seg = slot[static_cast<std::size_t>(p)];
+        if (!seg || seg->offset != kUnset)
+            continue; // not part of this route, or cached already (identical by construction)
+        seg->offset = static_cast<std::uint32_t>(m_arena.size());
+        for (const RouteHop &h : m_pairHops) {
+            if (partOf(h) == p) {
+                if (m_arena.size() == seg->offset) // the sweep visits the first path first
+                    seg->latency = f.link(h.link).latency;
+                m_arena.push_back(h);
+            }
+        }
+        seg->count = static_cast<std::uint32_t>(m_arena.size() - seg->offset);
+    }
+}
+
+} // namespace railyard

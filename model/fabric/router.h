@@ -1,0 +1,119 @@
+#pragma once
+
+#include "fabric/fabric.h"
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace railyard {
+
+/** One link of a route and the share of the flow's bytes it carries (ECMP splits < 1). */
+struct RouteHop
+{
+    int link = -1;
+    double share = 1.0;
+};
+
+/**
+ * Slot-to-slot routes over a Fabric. Inside a server: GPU -> scale-up switch -> GPU. Across
+ * servers: GPU -> NIC (PCIe) -> leaf -> (spine -> (super-spine -> spine ->)) leaf -> NIC -> GPU,
+ * with equal-cost paths split evenly at every hop (per-hop ECMP hashing, as switches do).
+ * With PXN (NCCL's PCI x NVLink), a cross-rail transfer first moves over the scale-up domain to
+ * the GPU whose NIC sits on the destination's rail and then stays on that rail.
+ *
+ * Leaf-to-leaf ECMP splits are computed once (Boost.Graph BFS on the switch graph) and cached
+ * as up and down halves per leaf and per pod, so routing a flow costs a few vector appends
+ * (O(route length), no allocation once warm). Not thread-safe (the cache is filled lazily).
+ */
+class Router
+{
+public:
+    explicit Router(const Fabric &fabric);
+
+    /// The hops of the route from slot `src` to slot `dst`; empty when src == dst.
+    /// The span stays valid until the next call.
+    std::span<const RouteHop> route(int srcSlot, int dstSlot);
+
+    /// One-way latency of the route (sum of link latencies along one shortest path), seconds.
+    double latency(int srcSlot, int dstSlot);
+
+    const Fabric &fabric() const { return m_fabric; }
+
+    /**
+     * A route as its fixed end links (GPU, PCIe, NIC and PXN hops, each carrying the whole flow)
+     * plus the ids of its cached leaf-to-leaf segments. Loads are linear, so a caller can add up
+     * demand per segment and spread it over the segment's links once, instead of once per flow
+     * (a cross-pod route spreads over hundreds of super-spine links).
+     */
+    struct Parts
+    {
+        std::array<int, 6> ends{};
+        int endCount = 0;
+        std::array<int, 4> segments{};
+        int segmentCount = 0;
+        double latency = 0.0; ///< of the whole route, seconds (as latency())
+    };
+    void routeParts(int srcSlot, int dstSlot, Parts &out);
+    /// The hops of a segment id from routeParts() (shares of one unit entering the segment).
+    std::span<const RouteHop> segmentHops(int segment) const;
+    /// Segment ids lie in [0, segmentIdLimit()).
+    int segmentIdLimit() const;
+
+private:
+    /// A cached run of hops: [offset, offset + count) of m_arena, and the latency of one of them.
+    struct Segment
+    {
+        std::uint32_t offset = kUnset;
+        std::uint32_t count = 0;
+        double latency = 0.0;
+    };
+    static constexpr std::uint32_t kUnset = 0xffffffffu;
+    /// The parts of a leaf-to-leaf route (see router.cpp): up to the spines, up to the
+    /// super-spines, down to the spines, down to the leaf.
+    enum Part { SpineUp = 0, SuperUp, SuperDown, SpineDown, kPartCount };
+
+    /// Links of a route outside the leaf-to-leaf part (at most 4 before it, 2 after it).
+    struct Ends
+    {
+        std::array<int, 4> head {};
+        int headCount = 0;
+        int srcLeaf = -1; ///< -1: no switch part (same server)
+        int dstLeaf = -1;
+        std::array<int, 2> tail {};
+        int tailCount = 0;
+    };
+
+    void ends(int srcSlot, int dstSlot, Ends &out) const;
+    /// The cached parts of the route srcLeaf -> dstLeaf (computed on a miss); srcLeaf != dstLeaf.
+    int leafToLeaf(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts);
+    std::array<Segment *, kPartCount> slots(int srcLeaf, int dstLeaf, bool acrossPods);
+    void computeLeafPair(int srcLeaf, int dstLeaf);
+    const std::vector<int> &distancesTo(int dstLeaf);
+
+    const Fabric &m_fabric;
+    std::vector<RouteHop> m_scratch;
+    // implementation-defined caches follow (see router.cpp)
+    FabricGraph m_switches; ///< switch subgraph: leaves 0..L-1, spines, super-spines
+    std::vector<int> m_adjOffset; ///< CSR copy of m_switches for the ECMP sweep
+    std::vector<std::pair<int, int>> m_adj; ///< (neighbour, link id)
+    std::vector<int> m_leafPod;
+    std::vector<std::vector<int>> m_distance; ///< per destination leaf (BFS hop counts), lazily
+    std::size_t m_distanceEntries = 0;
+    std::vector<RouteHop> m_arena; ///< hops of every cached segment
+    std::array<std::vector<Segment>, 2> m_spineUp, m_spineDown; ///< [within pod, across pods][leaf]
+    std::vector<Segment> m_superUp, m_superDown; ///< [pod]
+    // Fixed links per slot / per server NIC, looked up once.
+    std::vector<int> m_gpuUp, m_gpuDown; ///< GPU -> scale-up, scale-up -> GPU
+    std::vector<int> m_pcieUp, m_pcieDown; ///< GPU -> its NIC, its NIC -> GPU
+    std::vector<int> m_nicUp, m_nicDown; ///< per server * nics + nic: NIC -> leaf, leaf -> NIC
+    std::vector<int> m_proxyGpu; ///< per NIC index: PXN proxy GPU (affinity), -1
+    // ECMP sweep scratch (per switch flow, level frontiers, the hops of one leaf pair).
+    std::vector<double> m_flow;
+    std::vector<int> m_frontier, m_next;
+    std::vector<RouteHop> m_pairHops;
+};
+
+} // namespace railyard

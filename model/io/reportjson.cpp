@@ -1,0 +1,315 @@
+#include "io/reportjson.h"
+
+#include "workload/eprouting.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace railyard {
+
+namespace {
+
+nlohmann::json perDim(const DimArray &values)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (Dim d : kAllDims)
+        j[std::string(dimName(d))] = values[index(d)];
+    return j;
+}
+
+std::string format(const char *fmt, double v, const char *unit)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return std::string(buf) + unit;
+}
+
+/// The "ep" section of `evaluate --json` (model/workload/eprouting.h documents every number).
+nlohmann::json epJson(const EpSummary &ep)
+{
+    nlohmann::json routing = {{"kind", std::string(routingKindName(ep.kind))}};
+    if (ep.kind == RoutingKind::Zipf)
+        routing["zipf_exponent"] = ep.zipfExponent;
+    nlohmann::json tiers = nlohmann::json::object();
+    for (Tier t : kAllTiers)
+        tiers[std::string(tierName(t))] = ep.tierBytes[static_cast<std::size_t>(index(t))];
+    const auto n = static_cast<std::size_t>(ep.ep);
+    nlohmann::json matrix = nlohmann::json::array();
+    for (std::size_t i = 0; i < n; ++i)
+        matrix.push_back(std::vector<double>(ep.matrix.begin() + static_cast<std::ptrdiff_t>(i * n),
+                                             ep.matrix.begin() + static_cast<std::ptrdiff_t>((i + 1) * n)));
+    return {{"routing", routing},
+            {"ep", ep.ep},
+            {"experts", ep.experts},
+            {"top_k", ep.topK},
+            {"groups", ep.groupCount},
+            {"group", ep.group},
+            {"group_ranks", ep.groupRanks},
+            {"tokens_per_rank", ep.tokensPerRank},
+            {"send_bytes_per_rank", ep.sendBytesPerRank},
+            {"dispatch_bytes_per_layer", ep.dispatchBytesPerLayer},
+            {"dispatch_bytes_per_layer_job", ep.dispatchBytesPerLayerJob},
+            {"received_max_bytes", ep.receivedMax},
+            {"received_mean_bytes", ep.receivedMean},
+            {"skew_max_mean", ep.skew},
+            {"hottest", {{"member", ep.hottestMember},
+                         {"rank", ep.hottestRank},
+                         {"experts", {ep.hottestFirstExpert, ep.hottestLastExpert}},
+                         {"expert", ep.hottestExpert}}},
+            {"member_shares", ep.memberShare},
+            {"expert_shares", ep.expertShare},
+            {"spine_dispatch_bytes_per_layer", ep.spineDispatchBytesPerLayer},
+            {"spine_dispatch_bytes_per_layer_job", ep.spineDispatchBytesPerLayerJob},
+            {"spine_bytes", ep.spineBytes},
+            {"tiers", tiers},
+            {"exposed_time_s", ep.exposedTime},
+            {"locality", {{"dp_groups", ep.dpGroups},
+                          {"dp_groups_one_leaf", ep.dpGroupsOneLeaf},
+                          {"ep_groups", ep.groupCount},
+                          {"ep_groups_one_server", ep.epGroupsOneServer},
+                          {"ep_groups_spanning_leaves", ep.epGroupsSpanningLeaves},
+                          {"placement", ep.locality}}},
+            {"matrix", matrix}};
+}
+
+} // namespace
+
+std::string formatBytes(double bytes)
+{
+    if (bytes >= 1e12)
+        return format("%.3g", bytes / 1e12, " TB");
+    if (bytes >= 1e9)
+        return format("%.3g", bytes / 1e9, " GB");
+    if (bytes >= 1e6)
+        return format("%.3g", bytes / 1e6, " MB");
+    if (bytes >= 1e3)
+        return format("%.3g", bytes / 1e3, " kB");
+    return format("%.3g", bytes, " B");
+}
+
+std::string formatSeconds(double s)
+{
+    if (s >= 1.0)
+        return format("%.4g", s, " s");
+    if (s >= 1e-3)
+        return format("%.4g", s * 1e3, " ms");
+    if (s >= 1e-6)
+        return format("%.4g", s * 1e6, " µs");
+    return format("%.4g", s * 1e9, " ns");
+}
+
+nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
+{
+    const CostReport &r = engine.report();
+    const Fabric &fabric = engine.fabric();
+    nlohmann::json j;
+    j["scenario"] = engine.scenario().name;
+    j["ranks"] = r.ranks;
+    j["microbatches"] = engine.plan().microbatches;
+    j["iteration_time_s"] = r.iterationTime;
+    j["pipeline_makespan_s"] = r.pipelineMakespan;
+    j["bubble_fraction"] = r.bubbleFraction;
+    j["mfu"] = r.mfu;
+
+    nlohmann::json dims = nlohmann::json::object();
+    for (Dim d : kAllDims)
+        dims[std::string(dimName(d))] = {{"bytes", r.dimBytes[index(d)]},
+                                         {"exposed_time_s", r.dimExposed[index(d)]}};
+    j["dimensions"] = dims;
+
+    nlohmann::json tiers = nlohmann::json::object();
+    for (Tier t : kAllTiers)
+        tiers[std::string(tierName(t))] = perDim(r.tierBytes[index(t)]);
+    j["tiers"] = tiers;
+    j["spine_bytes_share"] = r.spineBytesShare;
+    j["links"] = {{"count", r.linkStats.count}, {"p50", r.linkStats.p50},
+                  {"p95", r.linkStats.p95},     {"p99", r.linkStats.p99},
+                  {"max", r.linkStats.max}};
+    if (r.bottleneckLink >= 0) {
+        const LinkLoad &l = r.links[r.bottleneckLink];
+        j["bottleneck"] = {{"link", r.bottleneckLink},
+                           {"name", fabric.linkName(r.bottleneckLink)},
+                           {"tier", std::string(tierName(fabric.link(r.bottleneckLink).tier))},
+                           {"dimension", std::string(dimName(r.bottleneckDim))},
+                           {"bytes", l.bytes},
+                           {"utilisation", r.utilisation(r.bottleneckLink)}};
+    } else {
+        j["bottleneck"] = nullptr;
+    }
+
+    nlohmann::json stages = nlohmann::json::array();
+    for (std::size_t s = 0; s < r.memory.size(); ++s) {
+        const MemoryLedger &m = r.memory[s];
+        stages.push_back({{"stage", s},
+                          {"forward_s", r.stageForward[s]},
+                          {"backward_s", r.stageBackward[s]},
+                          {"parameters_bytes", m.parameters},
+                          {"gradients_bytes", m.gradients},
+                          {"optimizer_bytes", m.optimizer},
+                          {"activations_bytes", m.activations},
+                          {"total_bytes", m.total()},
+                          {"peak_inflight", s < r.timeline.peakInflight.size()
+                                                ? r.timeline.peakInflight[s]
+                                                : 0.0}});
+    }
+    j["stages"] = stages;
+    nlohmann::json boundaries = nlohmann::json::array();
+    for (std::size_t b = 0; b < r.boundaryForward.size(); ++b)
+        boundaries.push_back({{"from", b},
+                              {"to", b + 1},
+                              {"forward_s", r.boundaryForward[b]},
+                              {"backward_s", r.boundaryBackward[b]}});
+    j["boundaries"] = boundaries;
+    j["dp_sync"] = {{"time_s", r.dpSyncTime}, {"overlap_window_s", r.dpOverlapWindow}};
+    j["memory"] = {{"max_bytes_per_rank", r.maxMemoryPerRank},
+                   {"device_bytes", engine.scenario().device.hbmBytes},
+                   {"fits", r.memoryFits}};
+    j["switches"] = {{"leaf", fabric.leafCount()},
+                     {"spine", fabric.spineCount()},
+                     {"superspine", fabric.superSpineCount()}};
+    if (!engine.scenario().failures.empty()) { // degraded scenarios only (railyard-cli remap)
+        std::vector<std::string> failed;
+        for (const FailedComponent &f : engine.scenario().failures)
+            failed.push_back(failureText(f));
+        j["failures"] = failed;
+    }
+
+    nlohmann::json phases = nlohmann::json::array();
+    for (const PhaseResult &p : r.phases)
+        phases.push_back({{"name", p.name},
+                          {"dimension", std::string(dimName(p.dim))},
+                          {"collective", std::string(collectiveName(p.collective))},
+                          {"stage", p.stage},
+                          {"bytes", p.bytes},
+                          {"count", p.count},
+                          {"alpha_s", p.alphaTime},
+                          {"time_s", p.time},
+                          {"bottleneck_link", p.bottleneckLink}});
+    j["phases"] = phases;
+    std::vector<std::string> warnings = engine.mappingWarnings();
+    warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
+    j["warnings"] = warnings;
+    if (const EpSummary ep = epSummary(engine); ep.present) // MoE models only
+        j["ep"] = epJson(ep);
+
+    if (withLinks) {
+        nlohmann::json links = nlohmann::json::array();
+        for (int i = 0; i < fabric.linkCount(); ++i) {
+            const LinkLoad &l = r.links[i];
+            if (l.bytes <= 0.0)
+                continue;
+            links.push_back({{"id", i},
+                             {"name", fabric.linkName(i)},
+                             {"tier", std::string(tierName(fabric.link(i).tier))},
+                             {"bytes", l.bytes},
+                             {"busy_s", l.busyTime},
+                             {"utilisation", r.utilisation(i)},
+                             {"top_dimension", std::string(dimName(l.topDim()))},
+                             {"dimensions", perDim(l.dimBytes)}});
+        }
+        j["link_loads"] = links;
+    }
+    return j;
+}
+
+std::string reportToText(const CostEngine &engine)
+{
+    const CostReport &r = engine.report();
+    const Fabric &fabric = engine.fabric();
+    const Scenario &s = engine.scenario();
+    std::ostringstream out;
+    char line[256];
+    out << "Scenario       " << (s.name.empty() ? "(unnamed)" : s.name) << "\n";
+    std::snprintf(line, sizeof line,
+                  "Layout         %d ranks = tp %d x pp %d x dp %d x cp %d (ep %d), order %s\n",
+                  r.ranks, s.degrees.tp, s.degrees.pp, s.degrees.dp, s.degrees.cp, s.degrees.ep,
+                  s.order.c_str());
+    out << line;
+    std::snprintf(line, sizeof line,
+                  "Fabric         %d servers x %d GPUs, %d leaves, %d spines, %d super-spines\n",
+                  fabric.servers(), fabric.gpusPerServer(), fabric.leafCount(),
+                  fabric.spineCount(), fabric.superSpineCount());
+    out << line;
+    if (!s.failures.empty()) { // degraded scenarios only (railyard-cli remap)
+        const std::vector<char> usable = usableSlots(fabric, s.failures);
+        out << "Failed         ";
+        for (std::size_t i = 0; i < s.failures.size(); ++i)
+            out << (i ? ", " : "") << describeFailure(fabric, s.failures[i]);
+        out << ": " << std::count(usable.begin(), usable.end(), 0) << " of " << fabric.slotCount()
+            << " GPU slots unusable, mapping version " << s.mappingVersion << "\n";
+    }
+    out << "Iteration      " << formatSeconds(r.iterationTime) << "  (pipeline "
+        << formatSeconds(r.pipelineMakespan) << ", " << engine.plan().microbatches
+        << " micro-batches)\n";
+    std::snprintf(line, sizeof line, "Bubble         %.1f %%   MFU %.1f %%\n",
+                  100.0 * r.bubbleFraction, 100.0 * r.mfu);
+    out << line;
+    std::snprintf(line, sizeof line, "Spine share    %.2f %% of NIC->leaf bytes go up to a spine\n",
+                  100.0 * r.spineBytesShare);
+    out << line;
+    out << "\nPer dimension  bytes/iteration   exposed\n";
+    for (Dim d : kAllDims) {
+        std::snprintf(line, sizeof line, "  %-4s         %-16s  %s\n",
+                      std::string(dimName(d)).c_str(), formatBytes(r.dimBytes[index(d)]).c_str(),
+                      formatSeconds(r.dimExposed[index(d)]).c_str());
+        out << line;
+    }
+    out << "\nPer tier       tp / pp / dp / ep / cp bytes\n";
+    for (Tier t : kAllTiers) {
+        const DimArray &b = r.tierBytes[index(t)];
+        out << "  " << tierName(t) << ":";
+        for (Dim d : kAllDims)
+            out << " " << formatBytes(b[index(d)]);
+        out << "\n";
+    }
+    std::snprintf(line, sizeof line,
+                  "\nLinks          %d directed; utilisation p50 %.3f  p95 %.3f  p99 %.3f  max %.3f\n",
+                  r.linkStats.count, r.linkStats.p50, r.linkStats.p95, r.linkStats.p99,
+                  r.linkStats.max);
+    out << line;
+    if (r.bottleneckLink >= 0)
+        out << "Bottleneck     " << fabric.linkName(r.bottleneckLink) << " ("
+            << tierName(fabric.link(r.bottleneckLink).tier) << ", mostly "
+            << dimName(r.bottleneckDim) << ", "
+            << formatBytes(r.links[r.bottleneckLink].bytes) << "/iteration)\n";
+    out << "Memory         " << formatBytes(r.maxMemoryPerRank) << " per rank at most, device "
+        << formatBytes(s.device.hbmBytes) << (r.memoryFits ? " (fits)" : " (DOES NOT FIT)")
+        << "\n";
+    if (const EpSummary ep = epSummary(engine); ep.present) {
+        std::string kind(routingKindName(ep.kind));
+        if (ep.kind == RoutingKind::Zipf)
+            kind += format(" (s = %g)", ep.zipfExponent, "");
+        std::snprintf(line, sizeof line, "Expert routing %s, ep %d, %d experts, top-%d\n",
+                      kind.c_str(), ep.ep, ep.experts, ep.topK);
+        out << line;
+        char hottest[96] = "flat";
+        if (ep.skew > 1.0 + 1e-9)
+            std::snprintf(hottest, sizeof hottest, "hottest: rank %d, experts %d..%d",
+                          ep.hottestRank, ep.hottestFirstExpert, ep.hottestLastExpert);
+        std::snprintf(line, sizeof line,
+                      "  dispatch     %s per MoE layer per EP group, skew max/mean %.3g (%s)\n",
+                      formatBytes(ep.dispatchBytesPerLayer).c_str(), ep.skew, hottest);
+        out << line;
+        std::snprintf(line, sizeof line,
+                      "  spine        %s EP bytes/iteration (%s per layer crosses a spine)\n",
+                      formatBytes(ep.spineBytes).c_str(),
+                      formatBytes(ep.spineDispatchBytesPerLayerJob).c_str());
+        out << line;
+        std::snprintf(line, sizeof line,
+                      "  locality     %s: %d of %d EP groups on one server, %d span leaves; "
+                      "%d of %d DP groups on one leaf\n",
+                      ep.locality.c_str(), ep.epGroupsOneServer, ep.groupCount,
+                      ep.epGroupsSpanningLeaves, ep.dpGroupsOneLeaf, ep.dpGroups);
+        out << line;
+    }
+    for (const std::string &w : engine.mappingWarnings())
+        out << "warning: " << w << "\n";
+    for (const std::string &w : r.warnings)
+        out << "warning: " << w << "\n";
+    return out.str();
+}
+
+} // namespace railyard

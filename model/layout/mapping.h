@@ -1,0 +1,65 @@
+#pragma once
+
+#include "fabric/fabric.h"
+#include "layout/parallellayout.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railyard {
+
+/** Named placements. Packed is launcher order; RailAligned keeps t on GPU/NIC index t. */
+enum class Placement { Packed, RailAligned, Scattered };
+std::string_view placementName(Placement p); ///< "packed", "rail-aligned", "scattered"
+bool parsePlacement(std::string_view name, Placement &out);
+
+/** One finding of Mapping::validate(). Errors make the mapping unusable; warnings do not. */
+struct MappingIssue
+{
+    enum Severity { Warning, Error } severity = Error;
+    std::string message; ///< one line, names ranks/slots involved
+};
+
+/**
+ * Rank -> GPU slot, one rank per slot (slots = servers * G, there may be spare slots).
+ * The inverse slot -> rank (-1 = empty) is kept in step by every mutation.
+ */
+class Mapping
+{
+public:
+    Mapping() = default;
+    /// A mapping from an explicit slot list (rank r on slot slots[r]); not validated here.
+    explicit Mapping(std::vector<int> slotOfRank, int slotCount);
+
+    /// Packed: rank r -> slot r (server r/G, GPU r mod G), as a launcher places ranks.
+    /// RailAligned: every TP group on one server (when tp <= G) with shard t on GPU t, and
+    ///   DP/CP peers of one shard on the same GPU index, hence the same rail; falls back to
+    ///   packed order for what does not divide evenly.
+    /// Scattered: round-robin over servers (rank r -> server r mod S): splits every TP group,
+    ///   the deliberately bad layout for teaching.
+    static Mapping place(Placement placement, const ParallelLayout &layout, const Fabric &fabric);
+
+    int rankCount() const { return static_cast<int>(m_slotOfRank.size()); }
+    int slotCount() const { return static_cast<int>(m_rankOfSlot.size()); }
+    int slotOf(int rank) const { return m_slotOfRank[rank]; }
+    int rankAt(int slot) const { return m_rankOfSlot[slot]; } ///< -1 when the slot is empty
+    const std::vector<int> &slots() const { return m_slotOfRank; }
+
+    /// Exchange the slots of two ranks.
+    void swapRanks(int a, int b);
+    /// Move rank to slot; if the slot holds another rank, the two swap.
+    void moveRank(int rank, int slot);
+
+    /// Size mismatch, slot out of range, duplicate slot, rank missing (errors); a TP group
+    /// split across servers, a DP group leaving its rail (warnings). Each message one line.
+    std::vector<MappingIssue> validate(const ParallelLayout &layout, const Fabric &fabric) const;
+
+    bool operator==(const Mapping &) const = default;
+
+private:
+    std::vector<int> m_slotOfRank;
+    std::vector<int> m_rankOfSlot;
+};
+
+} // namespace railyard

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "fabric/fabricspec.h"
+#include "fabric/failedcomponent.h"
+#include "studies/inference.h"
+#include "layout/mapping.h"
+#include "layout/parallellayout.h"
+#include "workload/workload.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+/**
+ * A whole design: fabric, parallel layout, workload, device and rank mapping. This is what a
+ * scenario file holds and what the cost engine evaluates. The mapping is either a named
+ * placement or an explicit slot per rank (`slots`, which wins when present).
+ */
+struct Scenario
+{
+    std::string name;
+    std::string description;
+    FabricSpec fabric;
+    ParallelDegrees degrees;
+    std::string order = "tp-cp-ep-dp-pp";
+    ModelSpec model;
+    TrainingSpec training;
+    DeviceSpec device;
+    Placement placement = Placement::Packed;
+    std::vector<int> slots;  ///< explicit rank -> slot; empty = use `placement`
+    int mappingVersion = 1;  ///< bumped by every remap; part of the run record
+    std::optional<InferenceSpec> inference; ///< serving pools (issue #5); absent = training only
+    /// Failed hardware (model/fabric/failedcomponent.h): no rank may sit on a slot it makes unusable.
+    std::vector<FailedComponent> failures;
+};
+
+} // namespace railyard

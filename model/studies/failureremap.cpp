@@ -1,0 +1,616 @@
+/**
+ * Failure remap (issue #5, the seed's "Failure remap" paragraph in DESIGN.md): after a server,
+ * GPU, NIC or leaf fails, build the degraded scenario with one of three strategies, save it as
+ * a new mapping *version* and evaluate it exactly as `railyard-cli evaluate` does, so that the
+ * healthy baseline and the degraded one compare side by side.
+ *
+ * Placement rules, shared by the strategies (the seed's 128-xPU example):
+ *  - every new rank has a *predecessor* in the healthy mapping (the rank whose shards or layers
+ *    it continues) and stays on the predecessor's slot when that slot is still usable, so that
+ *    as few ranks as possible move (each move reloads shards from a checkpoint);
+ *  - a TP group with any member on an unusable slot moves as a whole onto a free "lane" (tp
+ *    consecutive GPU indexes of one server, shard t on GPU t + tp*lane, as Mapping::place's
+ *    rail-aligned layout does), preferring the lane with the predecessors' GPU indexes: with
+ *    GPU i <-> NIC i <-> rail i the moved shards keep their rails, so DP groups stay same-rail
+ *    and off the spines;
+ *  - only when no whole lane is free are single ranks moved (same GPU index first), which
+ *    forces the TP group across servers; the result says so.
+ */
+#include "studies/failureremap.h"
+
+#include "cost/costengine.h"
+#include "studies/remapplacement.h"
+#include "io/reportjson.h"
+#include "base/scenarioerror.h"
+#include "workload/workloadplan.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <numeric>
+#include <optional>
+#include <tuple>
+
+namespace railyard {
+
+namespace {
+
+using remap_detail::Placed;
+using remap_detail::placeRanks;
+
+constexpr std::array<std::string_view, 3> kStrategyNames { "drop-dp", "spares", "shrink-pp" };
+constexpr std::size_t kMaxNameBytes = 256; // scenariofile.cpp's limit on "name"
+
+int chunksOf(const TrainingSpec &t)
+{
+    return t.schedule == ScheduleKind::Interleaved ? t.interleave : 1;
+}
+
+/** What the strategies share: the healthy evaluation and the usable slots. */
+struct Context
+{
+    const Scenario &healthy;
+    const CostEngine &engine;
+    std::vector<FailedComponent> added; ///< the failures this remap adds
+    std::vector<FailedComponent> failures; ///< all of them: healthy's + added
+    std::vector<char> usable; ///< per slot
+    int usableCount = 0;
+    std::vector<char> rankHit; ///< per healthy rank: its slot became unusable
+    int hitCount = 0;
+};
+
+/// Split TP groups of an evaluated scenario: "tp group 3 (d 0, p 1): node004, node005".
+std::vector<std::string> splitTpGroups(const CostEngine &e)
+{
+    const ParallelLayout &layout = e.layout();
+    const Fabric &fabric = e.fabric();
+    const int allowed = (layout.degrees().tp + fabric.gpusPerServer() - 1) / fabric.gpusPerServer();
+    std::vector<std::string> out;
+    const auto &groups = layout.groups(GroupKind::Tp);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        std::vector<int> servers;
+        for (int r : groups[g]) {
+            const int s = fabric.serverOfSlot(e.mapping().slotOf(r));
+            if (std::find(servers.begin(), servers.end(), s) == servers.end())
+                servers.push_back(s);
+        }
+        if (static_cast<int>(servers.size()) <= allowed)
+            continue;
+        std::sort(servers.begin(), servers.end());
+        RankCoord c = layout.coord(groups[g].front());
+        std::string text = "tp group " + std::to_string(g) + " (d " + std::to_string(c.d) + ", p "
+            + std::to_string(c.p) + (layout.degrees().cp > 1 ? ", c " + std::to_string(c.c) : "")
+            + "):";
+        for (std::size_t i = 0; i < servers.size(); ++i)
+            text += (i ? ", " : " ") + fabric.serverName(servers[i]);
+        out.push_back(text);
+    }
+    return out;
+}
+
+int dpGroupsAcrossRails(const CostEngine &e)
+{
+    const Fabric &fabric = e.fabric();
+    if (fabric.spec().kind != FabricKind::RailOptimised)
+        return 0;
+    int count = 0;
+    for (const std::vector<int> &group : e.layout().groups(GroupKind::Dp)) {
+        const int rail = fabric.railOfSlot(e.mapping().slotOf(group.front()));
+        for (int r : group) {
+            if (fabric.railOfSlot(e.mapping().slotOf(r)) != rail) {
+                ++count;
+                break;
+            }
+        }
+    }
+    return count;
+}
+
+double maxOverMean(const std::vector<double> &v)
+{
+    if (v.empty())
+        return 1.0;
+    const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    return mean > 0.0 ? *std::max_element(v.begin(), v.end()) / mean : 1.0;
+}
+
+RemapSummary summarize(const CostEngine &e)
+{
+    const CostReport &r = e.report();
+    const Scenario &s = e.scenario();
+    RemapSummary out;
+    out.ranks = r.ranks;
+    out.degrees = s.degrees;
+    out.globalBatch = s.training.globalBatch;
+    out.microbatches = e.plan().microbatches;
+    out.iterationTime = r.iterationTime;
+    out.samplesPerSecond = r.iterationTime > 0.0 ? s.training.globalBatch / r.iterationTime : 0.0;
+    out.tokensPerSecond = out.samplesPerSecond * s.model.seq;
+    out.bubble = r.bubbleFraction;
+    out.mfu = r.mfu;
+    out.maxMemoryPerRank = r.maxMemoryPerRank;
+    out.deviceMemory = s.device.hbmBytes;
+    out.memoryFits = r.memoryFits;
+    out.tpGroupsAcrossServers = static_cast<int>(splitTpGroups(e).size());
+    out.dpGroupsAcrossRails = dpGroupsAcrossRails(e);
+    out.spineShare = r.spineBytesShare;
+    out.linkP99 = r.linkStats.p99;
+    out.linkMax = r.linkStats.max;
+    std::vector<double> compute;
+    for (std::size_t st = 0; st < r.stageForward.size(); ++st)
+        compute.push_back(r.stageForward[st] + r.stageBackward[st]);
+    out.stageImbalance = maxOverMean(compute);
+    return out;
+}
+
+/** A strategy's choice before evaluation. */
+struct Plan
+{
+    ParallelDegrees degrees;
+    TrainingSpec training;
+    std::vector<int> predecessor; ///< per new rank: the healthy rank it continues
+    Placed placed;
+    std::vector<std::string> notes;
+};
+
+/// The candidate's workload must plan (divisibility rules of planWorkload) and its layout build.
+std::optional<std::string> workloadProblem(
+    const Scenario &h, const ParallelDegrees &deg, const TrainingSpec &training)
+{
+    try {
+        ParallelLayout layout(deg, h.order);
+        planWorkload(h.model, training, h.device, deg);
+    } catch (const ScenarioError &e) {
+        return std::string(e.what());
+    }
+    return std::nullopt;
+}
+
+/// The placement for new degrees, each new rank continuing `predecessorOf(coord)`.
+template<typename Pred>
+Plan planFor(const Context &ctx, const ParallelDegrees &deg, const TrainingSpec &training,
+    Pred predecessorOf)
+{
+    Plan plan;
+    plan.degrees = deg;
+    plan.training = training;
+    const ParallelLayout layout(deg, ctx.healthy.order);
+    const std::vector<int> &old = ctx.engine.mapping().slots();
+    // push_back rather than resize: GCC 12 at -O3 warns of a null dereference inside
+    // vector::resize here (a false -Wnull-dereference positive).
+    std::vector<int> preferred;
+    preferred.reserve(static_cast<std::size_t>(layout.worldSize()));
+    plan.predecessor.clear();
+    plan.predecessor.reserve(preferred.capacity());
+    for (int r = 0; r < layout.worldSize(); ++r) {
+        const int p = predecessorOf(layout.coord(r));
+        plan.predecessor.push_back(p);
+        preferred.push_back(old[static_cast<std::size_t>(p)]);
+    }
+    plan.placed = placeRanks(layout, ctx.engine.fabric(), ctx.usable, preferred);
+    return plan;
+}
+
+/// "dp 4 -> 3 needs ..." batch rule: keep the micro-batches per replica (the pipeline and its
+/// bubble stay as they were); Megatron-LM needs global_batch % (micro_batch x dp) == 0
+/// (workloadplan.cpp). Returns the note, or "" when the global batch is unchanged.
+std::string keepMicrobatches(const Context &ctx, int dp, TrainingSpec &training)
+{
+    const int m = ctx.engine.plan().microbatches;
+    const int before = training.globalBatch;
+    training.globalBatch = m * training.microBatch * dp;
+    if (training.globalBatch == before)
+        return "";
+    return "global batch " + std::to_string(before) + " -> " + std::to_string(training.globalBatch)
+        + ": " + std::to_string(m) + " micro-batches of " + std::to_string(training.microBatch)
+        + " per replica kept for dp " + std::to_string(dp)
+        + " (global_batch must be a multiple of micro_batch x dp; keeping " + std::to_string(before)
+        + " would change each replica's pipeline)";
+}
+
+std::optional<Plan> dropDp(const Context &ctx, std::string &reason)
+{
+    const Scenario &h = ctx.healthy;
+    const ParallelDegrees &deg = h.degrees;
+    const ParallelLayout &oldLayout = ctx.engine.layout();
+    const int perReplica = deg.tp * deg.pp * deg.cp;
+    const int dpMax = std::min(deg.dp, ctx.usableCount / perReplica);
+    if (dpMax < 1) {
+        reason = "not even one data-parallel replica (tp x pp x cp = " + std::to_string(perReplica)
+            + " ranks) fits the " + std::to_string(ctx.usableCount) + " usable GPU slots";
+        return std::nullopt;
+    }
+    // Replicas the failures hit least are kept; ties keep the lower d.
+    std::vector<int> hits(static_cast<std::size_t>(deg.dp), 0);
+    for (int r = 0; r < oldLayout.worldSize(); ++r)
+        hits[static_cast<std::size_t>(oldLayout.coord(r).d)]
+            += ctx.rankHit[static_cast<std::size_t>(r)];
+    std::vector<int> byHits(static_cast<std::size_t>(deg.dp));
+    std::iota(byHits.begin(), byHits.end(), 0);
+    std::stable_sort(byHits.begin(), byHits.end(), [&](int a, int b) {
+        return hits[static_cast<std::size_t>(a)] < hits[static_cast<std::size_t>(b)];
+    });
+
+    std::vector<std::string> rejected;
+    for (int dp = dpMax; dp >= 1; --dp) {
+        ParallelDegrees nd = deg;
+        nd.dp = dp;
+        if ((dp * deg.cp) % deg.ep != 0) {
+            rejected.push_back("dp " + std::to_string(dp) + ": ep " + std::to_string(deg.ep)
+                + " must divide dp x cp");
+            continue;
+        }
+        TrainingSpec training = h.training;
+        const std::string batchNote = keepMicrobatches(ctx, dp, training);
+        if (const auto problem = workloadProblem(h, nd, training)) {
+            rejected.push_back("dp " + std::to_string(dp) + ": " + *problem);
+            continue;
+        }
+        std::vector<int> kept(byHits.begin(), byHits.begin() + dp);
+        std::sort(kept.begin(), kept.end());
+        Plan plan = planFor(ctx, nd, training, [&](const RankCoord &c) {
+            return oldLayout.rankOf(c.t, c.p, kept[static_cast<std::size_t>(c.d)], c.c);
+        });
+        if (plan.placed.shortfall > 0 || plan.placed.forcedSplits > 0) {
+            rejected.push_back("dp " + std::to_string(dp) + " would force "
+                + std::to_string(plan.placed.forcedSplits) + " TP groups across servers");
+            continue;
+        }
+        if (dp < deg.dp) {
+            std::string dropped;
+            for (int d = 0; d < deg.dp; ++d)
+                if (!std::binary_search(kept.begin(), kept.end(), d))
+                    dropped += (dropped.empty() ? "" : ", ") + std::to_string(d);
+            plan.notes.push_back("dp " + std::to_string(deg.dp) + " -> " + std::to_string(dp)
+                + ": replica" + (deg.dp - dp > 1 ? "s " : " ") + dropped
+                + " dropped (the replicas the failure hit), the others keep"
+                  " their slots; tp and pp unchanged");
+        } else {
+            plan.notes.push_back("no replica had to be dropped: enough spare slots hold the "
+                                 "TP groups the failure hit (as the spares strategy)");
+        }
+        if (!batchNote.empty())
+            plan.notes.push_back(batchNote);
+        for (const std::string &r : rejected)
+            plan.notes.push_back("rejected " + r);
+        return plan;
+    }
+    reason = "no dp from " + std::to_string(dpMax)
+        + " down to 1 keeps every TP group whole on a"
+          " server";
+    if (!rejected.empty())
+        reason += " (" + rejected.back() + ")";
+    return std::nullopt;
+}
+
+std::optional<Plan> spares(const Context &ctx, std::string &reason)
+{
+    const int world = ctx.engine.layout().worldSize();
+    const int freeUsable = ctx.usableCount - (world - ctx.hitCount);
+    if (ctx.hitCount > freeUsable) {
+        reason = std::to_string(ctx.hitCount) + " ranks sat on failed slots but only "
+            + std::to_string(freeUsable) + " usable GPU slots are unused (short by "
+            + std::to_string(ctx.hitCount - freeUsable)
+            + "); add spare servers or use drop-dp / shrink-pp";
+        return std::nullopt;
+    }
+    Plan plan = planFor(ctx, ctx.healthy.degrees, ctx.healthy.training,
+        [&](const RankCoord &c) { return ctx.engine.layout().rankOf(c.t, c.p, c.d, c.c); });
+    if (plan.placed.shortfall > 0) {
+        reason = std::to_string(plan.placed.shortfall) + " ranks found no usable free slot";
+        return std::nullopt;
+    }
+    if (plan.placed.forcedSplits > 0)
+        plan.notes.push_back(std::to_string(plan.placed.forcedSplits)
+            + " TP groups had to be split across servers: no free lane of "
+            + std::to_string(ctx.healthy.degrees.tp) + " usable GPUs on one server was left");
+    plan.notes.push_back("degrees and global batch unchanged; the TP groups the failure hit moved "
+                         "whole to spare slots, on the same GPU indexes (rails) where possible");
+    return plan;
+}
+
+std::optional<Plan> shrinkPp(const Context &ctx, std::string &reason)
+{
+    const Scenario &h = ctx.healthy;
+    const ParallelDegrees &deg = h.degrees;
+    const ParallelLayout &oldLayout = ctx.engine.layout();
+    if (deg.pp == 1) {
+        reason = "pp is already 1: there is no pipeline to shrink";
+        return std::nullopt;
+    }
+    std::vector<std::string> rejected;
+    for (int pp = deg.pp - 1; pp >= 1; --pp) {
+        ParallelDegrees nd = deg;
+        nd.pp = pp;
+        TrainingSpec training = h.training;
+        std::string scheduleNote;
+        if (training.schedule == ScheduleKind::Interleaved && pp == 1) {
+            training.schedule = ScheduleKind::OneFOneB;
+            training.interleave = 1;
+            scheduleNote = "schedule interleaved -> 1f1b: pp 1 has no virtual stages";
+        }
+        const int chunks = chunksOf(training);
+        if (h.model.layers % (pp * chunks) != 0) {
+            rejected.push_back("pp " + std::to_string(pp) + ": " + std::to_string(h.model.layers)
+                + " layers do not split evenly"
+                + (chunks > 1 ? " into pp x interleave " + std::to_string(chunks) + " chunks" : "")
+                + " (the engine splits layers evenly, Megatron-LM's rule; an "
+                  "uneven split is not modelled)");
+            continue;
+        }
+        const int ranks = deg.tp * pp * deg.dp * deg.cp;
+        if (ranks > ctx.usableCount) {
+            rejected.push_back("pp " + std::to_string(pp) + " needs " + std::to_string(ranks)
+                + " ranks, only " + std::to_string(ctx.usableCount) + " GPU slots are usable");
+            continue;
+        }
+        if (const auto problem = workloadProblem(h, nd, training)) {
+            rejected.push_back("pp " + std::to_string(pp) + ": " + *problem);
+            continue;
+        }
+        // New stage q starts at layer q*L/pp', which the old stage floor(q*pp/pp') held: that
+        // rank's slot already holds the first of its layers (even split, workloadplan.cpp).
+        Plan plan = planFor(ctx, nd, training,
+            [&](const RankCoord &c) { return oldLayout.rankOf(c.t, c.p * deg.pp / pp, c.d, c.c); });
+        if (plan.placed.shortfall > 0 || plan.placed.forcedSplits > 0) {
+            rejected.push_back("pp " + std::to_string(pp) + " would force "
+                + std::to_string(plan.placed.forcedSplits) + " TP groups across servers");
+            continue;
+        }
+        plan.notes.push_back("pp " + std::to_string(deg.pp) + " -> " + std::to_string(pp) + ": "
+            + std::to_string(h.model.layers / pp) + " layers per stage instead of "
+            + std::to_string(h.model.layers / deg.pp) + "; tp, dp and the global batch unchanged");
+        if (!scheduleNote.empty())
+            plan.notes.push_back(scheduleNote);
+        for (const std::string &r : rejected)
+            plan.notes.push_back("rejected " + r);
+        return plan;
+    }
+    reason = "no pp below " + std::to_string(deg.pp) + " fits";
+    if (!rejected.empty())
+        reason += " (" + rejected.back() + ")";
+    return std::nullopt;
+}
+
+std::string nameFor(const Context &ctx)
+{
+    std::string suffix = "-failed";
+    for (const FailedComponent &f : ctx.added)
+        suffix += "-" + std::string(failureKindName(f.kind)) + std::to_string(f.index);
+    std::string name = (ctx.healthy.name.empty() ? "scenario" : ctx.healthy.name) + suffix;
+    if (name.size() > kMaxNameBytes)
+        name.resize(kMaxNameBytes);
+    return name;
+}
+
+RemapResult run(const Context &ctx, RemapStrategy strategy)
+{
+    RemapResult result;
+    result.strategy = strategy;
+    result.healthy = summarize(ctx.engine);
+    result.ranksOnFailedSlots = ctx.hitCount;
+    std::optional<Plan> plan;
+    switch (strategy) {
+    case RemapStrategy::DropDp:
+        plan = dropDp(ctx, result.reason);
+        break;
+    case RemapStrategy::Spares:
+        plan = spares(ctx, result.reason);
+        break;
+    case RemapStrategy::ShrinkPp:
+        plan = shrinkPp(ctx, result.reason);
+        break;
+    }
+    if (!plan)
+        return result;
+
+    const Scenario &h = ctx.healthy;
+    Scenario s = h;
+    s.degrees = plan->degrees;
+    s.training = plan->training;
+    s.slots = plan->placed.slots;
+    s.mappingVersion = h.mappingVersion + 1;
+    s.failures = ctx.failures;
+    s.name = nameFor(ctx);
+    s.description = "Mapping version " + std::to_string(s.mappingVersion) + " of '" + h.name
+        + "' after " + failureListText(ctx.added) + " failed (railyard remap, strategy "
+        + std::string(remapStrategyName(strategy)) + "): " + degreeText(h.degrees) + " -> "
+        + degreeText(s.degrees) + ", " + std::to_string(h.training.globalBatch) + " -> "
+        + std::to_string(s.training.globalBatch) + " samples per iteration.";
+    if (ctx.hitCount == 0)
+        plan->notes.insert(plan->notes.begin(),
+            "no rank sat on a failed slot: the failures only removed spare slots");
+
+    std::optional<CostEngine> engine;
+    try {
+        engine.emplace(s, ctx.engine.sharedFabric(), ctx.engine.sharedRouter());
+    } catch (const ScenarioError &e) {
+        result.reason = std::string("the degraded scenario does not evaluate: ") + e.what();
+        return result;
+    }
+    const CostEngine &e = *engine;
+    result.possible = true;
+    result.degraded = s;
+    result.result = summarize(e);
+    result.notes = std::move(plan->notes);
+
+    const CostReport &r = e.report();
+    for (std::size_t st = 0; st < r.memory.size(); ++st) {
+        result.stageMemory.push_back(r.memory[st].total());
+        result.stageLayers.push_back(e.plan().stages[st].layers);
+    }
+    result.memoryGrowth = result.healthy.maxMemoryPerRank > 0.0
+        ? result.result.maxMemoryPerRank / result.healthy.maxMemoryPerRank
+        : 1.0;
+    std::vector<double> layers(result.stageLayers.begin(), result.stageLayers.end());
+    result.layerImbalance = maxOverMean(layers);
+    result.computeImbalance = result.result.stageImbalance;
+    result.tpGroupsAcross = splitTpGroups(e);
+
+    // The diff, keyed by the healthy ranks' coordinates.
+    const ParallelLayout &oldLayout = ctx.engine.layout();
+    std::vector<int> successor(static_cast<std::size_t>(oldLayout.worldSize()), -1);
+    for (std::size_t n = 0; n < plan->predecessor.size(); ++n)
+        successor[static_cast<std::size_t>(plan->predecessor[n])] = static_cast<int>(n);
+    for (int o = 0; o < oldLayout.worldSize(); ++o) {
+        RemappedRank m;
+        m.oldRank = o;
+        m.oldCoord = oldLayout.coord(o);
+        m.oldSlot = ctx.engine.mapping().slotOf(o);
+        m.oldSlotFailed = ctx.rankHit[static_cast<std::size_t>(o)];
+        const int n = successor[static_cast<std::size_t>(o)];
+        if (n < 0) {
+            m.kind = RemappedRank::Kind::Dropped;
+            ++result.ranksDropped;
+        } else {
+            m.newRank = n;
+            m.newCoord = e.layout().coord(n);
+            m.newSlot = e.mapping().slotOf(n);
+            if (m.newSlot != m.oldSlot) {
+                m.kind = RemappedRank::Kind::Moved;
+                ++result.ranksMoved;
+            } else if (!(m.newCoord == m.oldCoord)) {
+                m.kind = RemappedRank::Kind::Renumbered;
+                ++result.ranksRenumbered;
+            } else {
+                ++result.ranksUnchanged;
+                continue;
+            }
+        }
+        result.moves.push_back(m);
+    }
+    return result;
+}
+
+Context makeContext(
+    const Scenario &healthy, const CostEngine &engine, const std::vector<FailedComponent> &added)
+{
+    if (added.empty())
+        throw ScenarioError("failure",
+            "name at least one failed component (server:3, gpu:17, "
+            "nic:5 or leaf:2)");
+    const Fabric &fabric = engine.fabric();
+    Context ctx { healthy, engine, added, healthy.failures, {}, 0, {}, 0 };
+    for (const FailedComponent &f : added) {
+        if (std::find(ctx.failures.begin(), ctx.failures.end(), f) != ctx.failures.end())
+            throw ScenarioError("failure",
+                failureText(f)
+                    + (std::find(healthy.failures.begin(), healthy.failures.end(), f)
+                                != healthy.failures.end()
+                            ? " already failed in the scenario"
+                            : " is given twice"));
+        checkFailureRange(f, fabric.spec(), "failure");
+        if (f.kind == FailedComponent::Kind::Leaf && f.index >= fabric.leafCount())
+            throw ScenarioError("failure",
+                failureText(f) + " does not exist (the fabric has "
+                    + std::to_string(fabric.leafCount()) + " leaf switches, 0.."
+                    + std::to_string(fabric.leafCount() - 1) + ")");
+        ctx.failures.push_back(f);
+    }
+    ctx.usable = usableSlots(fabric, ctx.failures);
+    ctx.usableCount = static_cast<int>(std::count(ctx.usable.begin(), ctx.usable.end(), 1));
+    const Mapping &m = engine.mapping();
+    ctx.rankHit.assign(static_cast<std::size_t>(m.rankCount()), 0);
+    for (int r = 0; r < m.rankCount(); ++r) {
+        ctx.rankHit[static_cast<std::size_t>(r)]
+            = !ctx.usable[static_cast<std::size_t>(m.slotOf(r))];
+        ctx.hitCount += ctx.rankHit[static_cast<std::size_t>(r)];
+    }
+    return ctx;
+}
+
+} // namespace
+
+const std::vector<RemapStrategy> &allRemapStrategies()
+{
+    static const std::vector<RemapStrategy> all { RemapStrategy::DropDp, RemapStrategy::Spares,
+        RemapStrategy::ShrinkPp };
+    return all;
+}
+
+std::string_view remapStrategyName(RemapStrategy s)
+{
+    return kStrategyNames[static_cast<std::size_t>(s)];
+}
+
+bool parseRemapStrategy(std::string_view name, RemapStrategy &out)
+{
+    const auto it = std::find(kStrategyNames.begin(), kStrategyNames.end(), name);
+    if (it == kStrategyNames.end())
+        return false;
+    out = static_cast<RemapStrategy>(it - kStrategyNames.begin());
+    return true;
+}
+
+std::string_view remapStrategyDescription(RemapStrategy s)
+{
+    switch (s) {
+    case RemapStrategy::DropDp:
+        return "keep tp and pp, drop the data-parallel replicas the failure hit";
+    case RemapStrategy::Spares:
+        return "keep every degree, move the hit TP groups to spare slots";
+    case RemapStrategy::ShrinkPp:
+        return "keep tp and dp, fewer pipeline stages with more layers each";
+    }
+    return "";
+}
+
+std::string_view remappedRankKindName(RemappedRank::Kind kind)
+{
+    switch (kind) {
+    case RemappedRank::Kind::Moved:
+        return "moved";
+    case RemappedRank::Kind::Renumbered:
+        return "renumbered";
+    case RemappedRank::Kind::Dropped:
+        return "dropped";
+    }
+    return "";
+}
+
+RemapResult remap(
+    const Scenario &healthy, const std::vector<FailedComponent> &failures, RemapStrategy strategy)
+{
+    const CostEngine engine(healthy);
+    return run(makeContext(healthy, engine, failures), strategy);
+}
+
+std::vector<RemapResult> remapAll(
+    const Scenario &healthy, const std::vector<FailedComponent> &failures)
+{
+    const CostEngine engine(healthy);
+    const Context ctx = makeContext(healthy, engine, failures);
+    std::vector<RemapResult> out;
+    for (RemapStrategy s : allRemapStrategies())
+        out.push_back(run(ctx, s));
+    return out;
+}
+
+int bestRemap(const std::vector<RemapResult> &results)
+{
+    int best = -1;
+    const auto key = [](const RemapResult &r) {
+        return std::make_tuple(r.result.samplesPerSecond, -r.ranksDropped, -r.ranksMoved);
+    };
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const RemapResult &r = results[i];
+        if (!r.possible || !r.result.memoryFits)
+            continue;
+        if (best < 0 || key(r) > key(results[static_cast<std::size_t>(best)]))
+            best = static_cast<int>(i);
+    }
+    return best;
+}
+
+std::string degreeText(const ParallelDegrees &d)
+{
+    std::string text = "tp " + std::to_string(d.tp) + " x pp " + std::to_string(d.pp) + " x dp "
+        + std::to_string(d.dp);
+    if (d.cp > 1)
+        text += " x cp " + std::to_string(d.cp);
+    if (d.ep > 1)
+        text += " (ep " + std::to_string(d.ep) + ")";
+    return text;
+}
+
+} // namespace railyard

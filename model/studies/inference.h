@@ -1,0 +1,154 @@
+#pragma once
+
+#include "fabric/fabric.h"
+#include "workload/workload.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railyard {
+
+struct Scenario;
+
+/** What a pool of an inference deployment does with a request. */
+enum class PoolRole { Prefill, Decode, Colocated };
+std::string_view poolRoleName(PoolRole role); ///< "prefill", "decode", "colocated"
+
+/**
+ * One serving pool: identical model replicas of tp x pp GPUs each (ep replicas share their
+ * experts, as Megatron's expert-parallel groups do), placed on whole servers or on explicit GPU
+ * slots. Rank r of the pool's slot list is tensor shard r % tp of stage (r / tp) % pp of replica
+ * r / (tp pp): the launcher's packed order, tensor fastest.
+ */
+struct PoolSpec
+{
+    std::string name;
+    PoolRole role = PoolRole::Colocated;
+    int tp = 1;
+    int pp = 1;
+    int ep = 1;
+    std::vector<int> servers; ///< whole servers (every GPU, in order); or
+    std::vector<int> slots; ///< explicit GPU slots (server * gpus_per_server + gpu)
+};
+
+/**
+ * The optional inference part of a scenario (issue #5): a request stream and the pools that serve
+ * it. Absent, a scenario is a training scenario only. The model and device are the scenario's.
+ */
+struct InferenceSpec
+{
+    double requestRate = 1.0; ///< requests per second arriving at the deployment
+    int promptTokens = 2048;
+    int outputTokens = 256; ///< tokens generated per request (the first one by the prefill)
+    int batch = 16; ///< sequences decoded together per replica (continuous batching)
+    Precision precision = Precision::Bf16; ///< weights and activations
+    Precision kvPrecision = Precision::Bf16; ///< the KV cache
+    std::vector<PoolSpec> pools;
+};
+
+/// Reads the "inference" object of a scenario file (types and ranges; ScenarioError names the
+/// field path). Cross-field rules need the whole scenario: validateInference().
+InferenceSpec inferenceFromJson(const nlohmann::json &value);
+/// Writes every field (the order of the schema); `slots` or `servers`, whichever is set.
+void inferenceToJson(const InferenceSpec &spec, nlohmann::json &out);
+void inferenceToJson(const InferenceSpec &spec, nlohmann::ordered_json &out);
+
+/**
+ * Checks the inference part against the rest of the scenario and throws ScenarioError with a
+ * one-line message naming the field: pool degrees against its GPUs and the model, servers and
+ * slots out of range or used by two pools, a decode pool without a prefill pool (and back),
+ * colocated pools mixed with prefill/decode pools, weights plus KV cache not fitting HBM.
+ */
+void validateInference(const Scenario &scenario);
+
+/** The class of network a route uses: inside one server, one leaf hop, or up to a spine. */
+enum class PathTier { ScaleUp = 0, SameLeaf, ViaSpine };
+inline constexpr int kPathTierCount = 3;
+std::string_view pathTierName(PathTier tier); ///< "scale_up", "same_leaf", "via_spine"
+
+/** One GPU-to-GPU KV transfer of one request: a prefill shard to a decode shard. */
+struct KvFlow
+{
+    int srcSlot = -1;
+    int dstSlot = -1;
+    double bytes = 0.0;
+    PathTier tier = PathTier::ScaleUp;
+    double latency = 0.0; ///< seconds, one way
+};
+
+/** The KV traffic on one directed fabric link at the scenario's request rate. */
+struct KvLinkLoad
+{
+    int link = -1;
+    std::string name; ///< Fabric::linkName(), for views that do not hold the fabric
+    double bytesPerSecond = 0.0;
+    double utilisation = 0.0; ///< bytesPerSecond / link bandwidth
+};
+
+/** One pool's placement and its per-GPU and per-step numbers. */
+struct PoolResult
+{
+    std::string name;
+    PoolRole role = PoolRole::Colocated;
+    int tp = 1, pp = 1, ep = 1;
+    int gpus = 0;
+    int replicas = 0;
+    std::vector<int> servers; ///< servers the pool's GPUs sit on, ascending
+    std::vector<std::string> serverNames; ///< their names, same order
+    double weightBytesPerGpu = 0.0; ///< the largest over stages
+    double kvBytesPerGpu = 0.0; ///< KV cache held per GPU at full batch
+    bool fits = true; ///< weights + KV <= device HBM
+    double stepTime = 0.0; ///< prefill: one prompt; decode/colocated: one decode step
+    double tpCollectiveTime = 0.0; ///< the TP all-reduces inside stepTime
+    double utilisation = 0.0; ///< busy share at the request rate (>= 1: overloaded)
+};
+
+/**
+ * What evaluateInference() predicts for a scenario's inference part: the KV bytes per request,
+ * the KV transfer from prefill to decode over the fabric (flows, tiers, time, link loads at the
+ * request rate), TTFT / TPOT / end-to-end latency, and the Minimal / Distributed classification
+ * with the dependencies that cross hosts.
+ */
+struct InferenceReport
+{
+    double kvBytesPerToken = 0.0;
+    double kvBytesPerRequest = 0.0; ///< after the prefill (prompt tokens): what moves
+    double kvBytesPerRequestFinal = 0.0; ///< after the last token (prompt + output)
+    bool disaggregated = false;
+    double kvTransferTime = 0.0; ///< the slowest prefill -> decode replica pair, seconds
+    double kvTransferTimeMean = 0.0; ///< mean over replica pairs
+    double kvTransferLatency = 0.0; ///< path latency part of kvTransferTime
+    std::vector<KvFlow> flows; ///< the slowest pair's flows
+    std::array<double, kPathTierCount> kvBytesPerTier {}; ///< per request, mean over pairs
+    double prefillTime = 0.0; ///< one prompt through the prefill replica, no queueing
+    double ttft = 0.0; ///< prefillTime + kvTransferTime
+    double tpot = 0.0; ///< one decode step at the mean context
+    double endToEnd = 0.0; ///< ttft + (outputTokens - 1) tpot
+    double criticalPathShare = 0.0; ///< kvTransferTime / endToEnd
+    double ttftShare = 0.0; ///< kvTransferTime / ttft
+    bool minimal = true;
+    std::vector<std::string> reasons; ///< each dependency that crosses hosts
+    std::vector<PoolResult> pools;
+    std::vector<KvLinkLoad> kvLinks; ///< links on KV paths, highest utilisation first
+    std::vector<std::string> warnings;
+
+    /// "Minimal Inference" or "Distributed Inference".
+    std::string classification() const;
+    /// The KV link with the highest utilisation, or nullptr when no KV crosses a link.
+    const KvLinkLoad *hottestLink() const { return kvLinks.empty() ? nullptr : &kvLinks.front(); }
+};
+
+/// Evaluates `scenario.inference` (validateInference() first) on `fabric`, which must have been
+/// built from scenario.fabric. Throws ScenarioError; requires scenario.inference.
+InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric);
+
+/// The `"inference"` section of `railyard-cli evaluate --json`.
+nlohmann::json inferenceReportToJson(const InferenceReport &report, const Fabric &fabric);
+/// The readable block `railyard-cli evaluate` appends for an inference scenario.
+std::string inferenceReportToText(const InferenceReport &report, const Fabric &fabric);
+
+} // namespace railyard

@@ -1,0 +1,302 @@
+/**
+ * The "inference" section of a scenario file: reading, writing and the cross-field checks.
+ *
+ *   "inference": {                           optional; absent = a training scenario only
+ *     "request_rate": 2.0,                   required, requests per second, > 0
+ *     "prompt_tokens": 2048,                 required, 1..16777216
+ *     "output_tokens": 256,                  required, 1..16777216 (the prefill makes the first)
+ *     "batch": 16,                           default 16, sequences decoded together per replica
+ *     "precision": "bf16",                   weights and activations: bf16 | fp16 | fp8
+ *     "kv_precision": "bf16",                KV cache: bf16 | fp16 | fp8
+ *     "pools": [                             required, 1..64 pools
+ *       { "name": "prefill",                 required, unique, non-empty
+ *         "role": "prefill" | "decode" | "colocated",        required
+ *         "tp": 8, "pp": 1, "ep": 1,         default 1 each
+ *         "servers": [0],                    whole servers, or
+ *         "slots": [0, 1, 2, 3] }            explicit GPU slots (exactly one of the two)
+ *     ]
+ *   }
+ *
+ * Rules (validateInference): a pool's GPUs hold whole tp x pp replicas, its replicas whole ep
+ * groups; heads, key/value heads and the MLP split over tp (Megatron-LM's and vLLM's rule),
+ * layers over pp, experts over ep; no GPU in two pools; prefill and decode pools come together
+ * and are not mixed with colocated pools; weights plus KV cache fit the device's HBM.
+ */
+#include "studies/inference.h"
+#include "studies/inferenceimpl.h"
+
+#include "scenario/jsonfields.h"
+#include "scenario/scenario.h"
+#include "base/scenarioerror.h"
+#include "base/sizelimits.h"
+#include "workload/workloadnames.h"
+
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace railyard {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kMaxPools = 64;
+constexpr std::size_t kMaxPoolNameBytes = 256;
+constexpr std::int64_t kMaxTokens = std::int64_t { 1 } << 24;
+constexpr std::int64_t kMaxBatch = std::int64_t { 1 } << 20;
+constexpr double kMaxRequestRate = 1e9;
+
+std::string str(std::int64_t v)
+{
+    return std::to_string(v);
+}
+
+std::vector<int> readIntArray(const JsonFields &f, std::string_view key, std::int64_t max)
+{
+    std::vector<int> out;
+    const json *array = f.array(key, static_cast<std::size_t>(limits::kMaxGpus));
+    if (!array)
+        return out;
+    out.reserve(array->size());
+    for (std::size_t i = 0; i < array->size(); ++i)
+        out.push_back(static_cast<int>(
+            jsonInteger((*array)[i], jsonElementPath(f.fieldPath(key), i), 0, max)));
+    return out;
+}
+
+PoolSpec readPool(const json &value, const std::string &path)
+{
+    JsonFields f(value, path, { "name", "role", "tp", "pp", "ep", "servers", "slots" });
+    f.rejectUnknown();
+    PoolSpec p;
+    f.required("name");
+    p.name = f.string("name", "", kMaxPoolNameBytes, false);
+    f.required("role");
+    p.role = f.choice(
+        "role", p.role, { PoolRole::Prefill, PoolRole::Decode, PoolRole::Colocated }, poolRoleName);
+    p.tp = f.integer("tp", p.tp, 1, limits::kMaxDegree);
+    p.pp = f.integer("pp", p.pp, 1, limits::kMaxDegree);
+    p.ep = f.integer("ep", p.ep, 1, limits::kMaxDegree);
+    if (f.has("servers") == f.has("slots"))
+        throw ScenarioError(path, "give the pool's GPUs as either \"servers\" or \"slots\"");
+    p.servers = readIntArray(f, "servers", INT_MAX);
+    p.slots = readIntArray(f, "slots", INT_MAX);
+    if (p.servers.empty() && p.slots.empty())
+        throw ScenarioError(
+            f.fieldPath(f.has("servers") ? "servers" : "slots"), "a pool needs at least one GPU");
+    return p;
+}
+
+template<typename Json> void writeInference(const InferenceSpec &s, Json &out)
+{
+    out = Json::object();
+    out["request_rate"] = s.requestRate;
+    out["prompt_tokens"] = s.promptTokens;
+    out["output_tokens"] = s.outputTokens;
+    out["batch"] = s.batch;
+    out["precision"] = std::string(precisionName(s.precision));
+    out["kv_precision"] = std::string(precisionName(s.kvPrecision));
+    Json pools = Json::array();
+    for (const PoolSpec &p : s.pools) {
+        Json pool;
+        pool["name"] = p.name;
+        pool["role"] = std::string(poolRoleName(p.role));
+        pool["tp"] = p.tp;
+        pool["pp"] = p.pp;
+        pool["ep"] = p.ep;
+        if (!p.slots.empty())
+            pool["slots"] = p.slots;
+        else
+            pool["servers"] = p.servers;
+        pools.push_back(std::move(pool));
+    }
+    out["pools"] = std::move(pools);
+}
+
+} // namespace
+
+std::string_view poolRoleName(PoolRole role)
+{
+    switch (role) {
+    case PoolRole::Prefill:
+        return "prefill";
+    case PoolRole::Decode:
+        return "decode";
+    case PoolRole::Colocated:
+        return "colocated";
+    }
+    return "colocated";
+}
+
+InferenceSpec inferenceFromJson(const json &value)
+{
+    JsonFields f(value, "inference",
+        { "request_rate", "prompt_tokens", "output_tokens", "batch", "precision", "kv_precision",
+            "pools" });
+    f.rejectUnknown();
+    InferenceSpec s;
+    f.required("request_rate");
+    s.requestRate
+        = f.number("request_rate", s.requestRate, 0.0, kMaxRequestRate, LowerBound::Exclusive);
+    s.promptTokens = static_cast<int>(f.requiredInteger("prompt_tokens", 1, kMaxTokens));
+    s.outputTokens = static_cast<int>(f.requiredInteger("output_tokens", 1, kMaxTokens));
+    s.batch = f.integer("batch", s.batch, 1, kMaxBatch);
+    const auto precisions = { Precision::Bf16, Precision::Fp16, Precision::Fp8 };
+    s.precision = f.choice("precision", s.precision, precisions, precisionName);
+    s.kvPrecision = f.choice("kv_precision", s.kvPrecision, precisions, precisionName);
+    const json *pools = f.array("pools", kMaxPools);
+    if (!pools)
+        throw ScenarioError(f.fieldPath("pools"), "missing required field");
+    if (pools->empty())
+        throw ScenarioError(
+            f.fieldPath("pools"), "an inference deployment needs at least one pool");
+    for (std::size_t i = 0; i < pools->size(); ++i)
+        s.pools.push_back(readPool((*pools)[i], jsonElementPath(f.fieldPath("pools"), i)));
+    return s;
+}
+
+void inferenceToJson(const InferenceSpec &spec, nlohmann::json &out)
+{
+    writeInference(spec, out);
+}
+
+void inferenceToJson(const InferenceSpec &spec, nlohmann::ordered_json &out)
+{
+    writeInference(spec, out);
+}
+
+void validateInference(const Scenario &scenario)
+{
+    if (!scenario.inference)
+        return;
+    const InferenceSpec &s = *scenario.inference;
+    const ModelSpec &m = scenario.model;
+    const int gpusPerServer = scenario.fabric.gpusPerServer;
+    const std::int64_t slotCount = std::int64_t { scenario.fabric.servers } * gpusPerServer;
+
+    if (!(s.requestRate > 0.0) || !std::isfinite(s.requestRate))
+        throw ScenarioError("inference.request_rate",
+            "must be a positive number, got " + std::to_string(s.requestRate));
+    if (s.promptTokens < 1 || s.outputTokens < 1 || s.batch < 1)
+        throw ScenarioError("inference", "prompt_tokens, output_tokens and batch must be >= 1");
+    if (s.pools.empty())
+        throw ScenarioError("inference.pools", "an inference deployment needs at least one pool");
+    if (m.heads < 1 || m.hidden % m.heads != 0)
+        throw ScenarioError("model.hidden",
+            "hidden size " + str(m.hidden) + " is not a multiple of the " + str(m.heads)
+                + " attention heads");
+    const int kv = inference::kvHeads(m);
+
+    std::vector<int> owner(static_cast<std::size_t>(slotCount), -1); // pool index per slot
+    std::set<std::string> names;
+    int prefill = 0, decode = 0, colocated = 0;
+    for (std::size_t i = 0; i < s.pools.size(); ++i) {
+        const PoolSpec &p = s.pools[i];
+        const std::string path = jsonElementPath("inference.pools", i);
+        const std::string quoted = "pool '" + p.name + "'";
+        if (p.name.empty())
+            throw ScenarioError(path + ".name", "must not be empty");
+        if (!names.insert(p.name).second)
+            throw ScenarioError(path + ".name", "duplicate pool name '" + p.name + "'");
+        prefill += p.role == PoolRole::Prefill;
+        decode += p.role == PoolRole::Decode;
+        colocated += p.role == PoolRole::Colocated;
+        if (p.tp < 1 || p.pp < 1 || p.ep < 1)
+            throw ScenarioError(path, "tp, pp and ep must be >= 1");
+        if (!p.servers.empty() && !p.slots.empty())
+            throw ScenarioError(path, "give the pool's GPUs as either \"servers\" or \"slots\"");
+
+        // Placement: every server / slot exists and belongs to one pool only.
+        const bool bySlots = !p.slots.empty();
+        const std::vector<int> &listed = bySlots ? p.slots : p.servers;
+        const std::int64_t limit = bySlots ? slotCount : scenario.fabric.servers;
+        for (std::size_t k = 0; k < listed.size(); ++k) {
+            const std::string element
+                = jsonElementPath(path + (bySlots ? ".slots" : ".servers"), k);
+            if (listed[k] < 0 || listed[k] >= limit)
+                throw ScenarioError(element,
+                    (bySlots ? "slot " : "server ") + str(listed[k])
+                        + " does not exist (the fabric has " + str(limit)
+                        + (bySlots ? " GPU slots)" : " servers)"));
+            const int first = bySlots ? listed[k] : listed[k] * gpusPerServer;
+            const int count = bySlots ? 1 : gpusPerServer;
+            for (int slot = first; slot < first + count; ++slot) {
+                int &holder = owner[static_cast<std::size_t>(slot)];
+                if (holder >= 0)
+                    throw ScenarioError(element,
+                        (bySlots ? "slot " + str(slot) : "server " + str(listed[k]))
+                            + (holder == static_cast<int>(i) ? " is listed twice in "
+                                                             : " is already used by pool '"
+                                        + s.pools[holder].name + "', not free for ")
+                            + quoted);
+                holder = static_cast<int>(i);
+            }
+        }
+
+        // Degrees against the pool's GPUs and the model (Megatron-LM / vLLM split heads, KV
+        // heads and the MLP columns over tp, layers over pp, experts over ep).
+        const std::int64_t gpus
+            = static_cast<std::int64_t>(inference::poolSlots(p, gpusPerServer).size());
+        const std::int64_t replicaGpus = std::int64_t { p.tp } * p.pp;
+        if (gpus % replicaGpus != 0)
+            throw ScenarioError(path,
+                str(gpus) + " GPUs do not hold whole replicas of tp " + str(p.tp) + " x pp "
+                    + str(p.pp) + " = " + str(replicaGpus) + " GPUs");
+        const std::int64_t replicas = gpus / replicaGpus;
+        if (m.heads % p.tp != 0)
+            throw ScenarioError(
+                path + ".tp", str(m.heads) + " attention heads do not split over tp " + str(p.tp));
+        if (kv % p.tp != 0)
+            throw ScenarioError(
+                path + ".tp", str(kv) + " key/value heads do not split over tp " + str(p.tp));
+        if (m.ffn % p.tp != 0)
+            throw ScenarioError(
+                path + ".tp", "MLP size " + str(m.ffn) + " does not split over tp " + str(p.tp));
+        if (m.layers % p.pp != 0)
+            throw ScenarioError(
+                path + ".pp", str(m.layers) + " layers do not split evenly over pp " + str(p.pp));
+        if (p.ep > 1 && m.experts == 0)
+            throw ScenarioError(
+                path + ".ep", "ep " + str(p.ep) + " needs an MoE model (model.experts > 0)");
+        if (m.experts > 0 && m.experts % p.ep != 0)
+            throw ScenarioError(
+                path + ".ep", str(m.experts) + " experts do not split over ep " + str(p.ep));
+        if (replicas % p.ep != 0)
+            throw ScenarioError(path + ".ep",
+                "ep " + str(p.ep) + " must divide the pool's " + str(replicas) + " replicas");
+    }
+    if (colocated > 0 && prefill + decode > 0)
+        throw ScenarioError("inference.pools",
+            "colocated pools cannot be mixed with prefill and "
+            "decode pools");
+    if (decode > 0 && prefill == 0)
+        throw ScenarioError(
+            "inference.pools", "a decode pool needs a prefill pool to fill its KV cache");
+    if (prefill > 0 && decode == 0)
+        throw ScenarioError(
+            "inference.pools", "a prefill pool needs a decode pool to hand its KV cache to");
+
+    // Memory: weights (largest stage) plus the KV cache the pool's GPUs hold at once.
+    const double perToken = inference::kvBytesPerToken(m, s.kvPrecision);
+    for (std::size_t i = 0; i < s.pools.size(); ++i) {
+        const PoolSpec &p = s.pools[i];
+        const double weights = inference::weightBytesPerGpu(m, p, s.precision);
+        const double kvBytes = inference::kvTokensHeld(s, p) * perToken / (double(p.tp) * p.pp);
+        if (weights + kvBytes > scenario.device.hbmBytes) {
+            char gb[96];
+            std::snprintf(gb, sizeof gb,
+                "%.1f GB weights + %.1f GB KV cache per GPU exceed the %.1f GB", weights / 1e9,
+                kvBytes / 1e9, scenario.device.hbmBytes / 1e9);
+            throw ScenarioError(jsonElementPath("inference.pools", i),
+                "pool '" + p.name + "': " + gb + " of HBM ("
+                    + (p.role == PoolRole::Prefill ? "one prompt" : "batch " + str(s.batch))
+                    + "); raise tp or pp, or lower the batch");
+        }
+    }
+}
+
+} // namespace railyard

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "workload/computemodel.h"
+#include "studies/inference.h"
+
+#include <vector>
+
+/**
+ * Helpers the inference loader (inferencefile.cpp) and the evaluation (inference.cpp) share.
+ * Internal to the engine.
+ */
+namespace railyard::inference {
+
+/// The pool's GPU slots in rank order: its explicit slots, or every GPU of its servers in order.
+std::vector<int> poolSlots(const PoolSpec &pool, int gpusPerServer);
+
+/// Key/value heads of the model (0 in the file means multi-head attention: kv = heads).
+int kvHeads(const ModelSpec &model);
+
+/// KV-cache bytes per token of one sequence, all layers: 2 (K and V) L kv_heads head_dim e.
+double kvBytesPerToken(const ModelSpec &model, Precision kvPrecision);
+
+/// Weight bytes held by one GPU of the pool, the largest over its pipeline stages.
+double weightBytesPerGpu(const ModelSpec &model, const PoolSpec &pool, Precision precision);
+
+/// Sequences whose KV cache one GPU of the pool holds at once, times their tokens:
+/// decode/colocated batch x (prompt + output), prefill one prompt.
+double kvTokensHeld(const InferenceSpec &spec, const PoolSpec &pool);
+
+/// The calibrated roofline of planWorkload() for serving at `precision` (GEMM peak, HBM roof).
+compute::Roofline servingRoofline(const DeviceSpec &device, Precision precision);
+/// One layer shape for `tokens` rows on a replica of `pool` (no sequence parallelism).
+compute::Shape shapeOf(
+    const ModelSpec &m, const PoolSpec &pool, Precision precision, double tokens);
+/// Compute seconds of one prompt on one replica (no communication).
+double prefillCompute(const compute::Roofline &r, const ModelSpec &m, const PoolSpec &pool,
+    Precision precision, double prompt);
+/// Compute seconds of one decode step of `batch` sequences at context `ctx` on one replica.
+double decodeCompute(const compute::Roofline &r, const ModelSpec &m, const PoolSpec &pool,
+    Precision precision, Precision kvPrecision, double batch, double ctx);
+
+} // namespace railyard::inference

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <cstddef>
+
+/**
+ * The compute-time model behind planWorkload(): each GEMM on a roofline (FLOPs over the
+ * calibrated GEMM throughput, with tile and wave quantization, against bytes over HBM), the
+ * attention core (FlashAttention-2 or Megatron's 2021 kernels), element-wise kernels as HBM
+ * traffic, and a fixed overhead per kernel. Sources are cited in workloadplan.cpp's header
+ * ([Williams09], [NvGemm], [Dao23], [Narayanan21]). Internal to the engine.
+ */
+namespace railyard::compute {
+
+/**
+ * Calibrated once (not per case) against published Megatron-LM A100 measurements: Korthikanti
+ * et al. 2022 Table 5 (22B..1T, iteration times, dp = 1) and Narayanan et al. 2021 Table 1.
+ * tests/common/calibration_data.h holds the runs and the comparison; tst_workloadplan checks it.
+ * kDefaultMaxEfficiency is the fraction of the dense peak a large, well-shaped GEMM reaches;
+ * kDefaultKernelOverheadUs is the fixed cost of each kernel (launch, prologue, tail).
+ */
+constexpr double kDefaultMaxEfficiency = 0.80;
+constexpr double kDefaultKernelOverheadUs = 4.0;
+
+/// Achievable share of the HBM datasheet bandwidth for streaming kernels (STREAM-like copies
+/// reach 85-90 % on A100/H100); the memory roof of the roofline [Williams09].
+constexpr double kHbmEfficiency = 0.85;
+
+/// Element-wise kernels read and write bf16 even in an fp8 recipe (TE fuses the casts).
+constexpr double kElementwiseBytes = 2.0;
+
+/// Adam's step per parameter: read+write fp32 master, m and v (24 B), read the fp32 gradient
+/// (4 B), write the bf16 weight (2 B).
+constexpr double kAdamBytesPerParameter = 30.0;
+
+/** What the time model needs of the device, resolved once. */
+struct Roofline
+{
+    double gemmPeak = 0.0;      ///< FLOP/s at the GEMM precision, times the calibrated maximum
+    double attentionPeak = 0.0; ///< FLOP/s for the attention core (bf16), times the maximum
+    double hbm = 0.0;           ///< achievable bytes/s
+    double sms = 132.0;
+    double overhead = 0.0;      ///< seconds per kernel
+    double gemmBytes = 2.0;     ///< bytes per GEMM input element
+};
+
+/** Seconds and FLOPs of a piece of work. */
+struct Cost
+{
+    double time = 0.0;
+    double flops = 0.0;
+    Cost &operator+=(const Cost &o)
+    {
+        time += o.time;
+        flops += o.flops;
+        return *this;
+    }
+};
+
+/// Forward GEMM plus its backward: dgrad [M,K] = dC [M,N] B^T and wgrad [K,N] = A^T dC.
+struct GemmPair
+{
+    Cost forward;
+    Cost backward;
+};
+
+/** One layer's compute on one rank for one micro-batch. */
+struct LayerCompute
+{
+    Cost forward;          ///< everything in the forward pass
+    Cost backward;         ///< backward without recompute
+    Cost attentionForward; ///< the attention core alone (QK^T, softmax, AV)
+    Cost attentionBackward;
+};
+
+/** Sizes shared by the per-layer formulas. */
+struct Shape
+{
+    double b = 1, s = 1, h = 1, a = 1, kvDim = 1, headDim = 1, ffn = 1, vocab = 1;
+    double t = 1, c = 1;
+    double tokens = 1;    ///< T = b s / c, rows of every GEMM (SP all-gathers before them)
+    double spTokens = 1;  ///< tokens in sequence-sharded regions: T/t with SP, else T
+    double e = 2;         ///< activation / message bytes per element
+    bool gated = true;    ///< SwiGLU MLP, Llama-style block (RMSNorm, no bias, no dropout)
+    bool gptStyle = false; ///< GeLU MLP, GPT-style block (LayerNorm, biases, dropout)
+    int experts = 0;
+    int topK = 0;
+    int ep = 1;
+    /// Routed tokens of the busiest EP member over the average, ep max_j H_j (eprouting.h);
+    /// 1 = balanced routing. Scales the expert GEMMs and the routed-token traffic.
+    double expertLoad = 1.0;
+};
+
+/// One GEMM [m x k] x [k x n], `batch` independent problems.
+Cost gemm(const Roofline &r, double m, double n, double k, double batch = 1.0);
+/// Forward GEMM plus its backward (dgrad and wgrad).
+GemmPair linear(const Roofline &r, double m, double n, double k, double batch = 1.0);
+/// A memory-bound (element-wise) kernel sequence.
+Cost streaming(const Roofline &r, double bytes, double kernels);
+/// The attention core of one layer (scores and context), forward and backward.
+void attentionCore(const Roofline &r, const Shape &x, bool flash, LayerCompute &out);
+/// One transformer layer on one rank for one micro-batch.
+LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flash);
+/// The output layer (logits and cross entropy) on the last stage.
+GemmPair outputLayer(const Roofline &r, const Shape &x);
+
+} // namespace railyard::compute

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "workload/eprouting.h"
+
+#include <string>
+
+namespace railyard {
+
+enum class Precision { Bf16, Fp16, Fp8 };
+enum class Recompute { None, Selective, Full };
+enum class ScheduleKind { GPipe, OneFOneB, Interleaved };
+
+/** A GPT-style decoder-only transformer (dense, or MoE when experts > 0). */
+struct ModelSpec
+{
+    std::string name;      ///< preset name or free text
+    int layers = 80;
+    int hidden = 8192;
+    int heads = 64;
+    int kvHeads = 0;       ///< 0 = heads (multi-head attention); fewer = GQA
+    int ffn = 28672;       ///< MLP intermediate size (per expert for MoE)
+    bool gatedMlp = true;  ///< SwiGLU-style (3 matrices) vs GeLU (2 matrices)
+    int seq = 4096;
+    int vocab = 32000;
+    int experts = 0;       ///< 0 = dense
+    int topK = 0;
+    int moeLayerFreq = 1;  ///< every n-th layer is MoE (when experts > 0)
+    ExpertRouting routing; ///< the router's destination distribution (MoE only; eprouting.h)
+};
+
+/** How the model is trained: batch sizes, precision and Megatron-LM's main switches. */
+struct TrainingSpec
+{
+    int microBatch = 1;
+    int globalBatch = 512; ///< micro-batches per replica = global / (micro * dp)
+    Precision precision = Precision::Bf16;
+    bool sequenceParallel = true;
+    Recompute recompute = Recompute::Selective;
+    bool distributedOptimizer = true;
+    ScheduleKind schedule = ScheduleKind::OneFOneB;
+    int interleave = 1;              ///< virtual stages (chunks) per rank, interleaved only
+    bool dpOverlap = true;           ///< overlap the gradient reduction with the last backward
+    bool hierarchicalAllReduce = false; ///< DP all-reduce as intra-server RS, inter AR, intra AG
+    bool flashAttention = true;      ///< fused causal attention (FlashAttention); false = 2021 Megatron GEMMs + softmax
+    bool pipelineScatterGather = true; ///< without SP, send 1/tp of the boundary tensor per rank (Narayanan 2021 §4.1)
+};
+
+/**
+ * An accelerator: dense peak throughput per precision, HBM, and the calibrated constants of
+ * the compute-time model (workloadplan.cpp documents the model and cites the calibration).
+ */
+struct DeviceSpec
+{
+    std::string name = "h100-sxm";
+    double peakTflopsBf16 = 989.0;   ///< dense, no sparsity
+    double peakTflopsFp16 = 989.0;
+    double peakTflopsFp8 = 1979.0;
+    double hbmBytes = 80e9;
+    double hbmGBps = 3350.0;         ///< HBM bandwidth, GB/s
+    double maxEfficiency = 0.0;      ///< 0 = the calibrated default of the compute model
+    double kernelOverheadUs = 0.0;   ///< 0 = the calibrated default
+    int streamingMultiprocessors = 132; ///< SM count, for the wave quantization of GEMM tiles
+};
+
+} // namespace railyard

@@ -1,0 +1,46 @@
+#include "workload/workloadnames.h"
+
+#include <array>
+
+namespace railyard {
+
+namespace {
+
+constexpr std::array<std::string_view, 3> kPrecisionNames{"bf16", "fp16", "fp8"};
+constexpr std::array<std::string_view, 3> kRecomputeNames{"none", "selective", "full"};
+
+} // namespace
+
+std::string_view precisionName(Precision p)
+{
+    return kPrecisionNames[static_cast<std::size_t>(p)];
+}
+
+bool parsePrecision(std::string_view name, Precision &out)
+{
+    for (std::size_t i = 0; i < kPrecisionNames.size(); ++i) {
+        if (kPrecisionNames[i] == name) {
+            out = static_cast<Precision>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string_view recomputeName(Recompute r)
+{
+    return kRecomputeNames[static_cast<std::size_t>(r)];
+}
+
+bool parseRecompute(std::string_view name, Recompute &out)
+{
+    for (std::size_t i = 0; i < kRecomputeNames.size(); ++i) {
+        if (kRecomputeNames[i] == name) {
+            out = static_cast<Recompute>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace railyard

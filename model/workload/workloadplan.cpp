@@ -1,0 +1,622 @@
+#include "workload/workloadplan.h"
+
+#include "workload/computemodel.h"
+#include "workload/eprouting.h"
+#include "base/sizelimits.h"
+#include "base/scenarioerror.h"
+#include "workload/workloadnames.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+/**
+ * The workload model: per-stage compute (FLOPs and time), every communication op with its real
+ * message size, and the per-stage byte ledger, derived from the model shape, the training
+ * switches, the device and the parallel degrees. Everything is per rank and per micro-batch
+ * unless a name says otherwise. Notation as in the Megatron-LM papers: b micro-batch, s sequence,
+ * h hidden, a heads, t = tp, c = cp, L layers, V vocabulary, e = activation bytes per element.
+ *
+ * Papers cited below:
+ *  [Shoeybi19]    Shoeybi et al., "Megatron-LM: Training Multi-Billion Parameter Language Models
+ *                 Using Model Parallelism", 2019 (tensor parallelism, the f/g conjugate ops).
+ *  [Narayanan21]  Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
+ *                 Clusters Using Megatron-LM", SC'21 (Eq. 2 parameters, Eq. 3 FLOPs, §4.1
+ *                 scatter/gather of pipeline tensors, Table 1 throughput).
+ *  [Korthikanti22] Korthikanti et al., "Reducing Activation Recomputation in Large Transformer
+ *                 Models", 2022 (sequence parallelism, selective recompute, activation memory §4).
+ *  [ZeRO20]       Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion
+ *                 Parameter Models", SC'20 (reduce-scatter + all-gather = all-reduce volume).
+ *  [Williams09]   Williams, Waterman, Patterson, "Roofline: An Insightful Visual Performance
+ *                 Model for Multicore Architectures", CACM 2009.
+ *  [NvGemm]       NVIDIA Deep Learning Performance docs, "GPU Performance Background" and
+ *                 "Matrix Multiplication Background" (tiles, wave quantization, arithmetic
+ *                 intensity).
+ *  [Dao23]        Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work
+ *                 Partitioning", 2023 (forward/backward efficiency, backward = 2.5x forward work).
+ *  [MegatronDocs] Megatron-LM README, "Distributed Optimizer" (bytes per parameter table) and
+ *                 megatron/training/arguments.py (bf16 grads accumulated and reduced in fp32;
+ *                 ep > 1 with tp > 1 needs sequence parallelism; vocabulary padding).
+ */
+
+namespace railyard {
+
+namespace {
+
+using namespace compute;
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+[[noreturn]] void fail(const std::string &field, const std::string &reason)
+{
+    throw ScenarioError(field, reason);
+}
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+void checkRange(const std::string &field, std::int64_t value, std::int64_t lo, std::int64_t hi)
+{
+    if (value < lo)
+        fail(field, "must be at least " + str(lo) + ", got " + str(value));
+    if (value > hi)
+        fail(field, "must be at most " + str(hi) + ", got " + str(value));
+}
+
+void checkPositive(const std::string &field, double value)
+{
+    if (!(value > 0.0) || !std::isfinite(value))
+        fail(field, "must be a positive number, got " + std::to_string(value));
+}
+
+void validate(const ModelSpec &m, const TrainingSpec &tr, const DeviceSpec &dev,
+              const ParallelDegrees &d)
+{
+    const std::int64_t maxDegree = limits::kMaxDegree;
+    checkRange("parallel.tp", d.tp, 1, maxDegree);
+    checkRange("parallel.pp", d.pp, 1, maxDegree);
+    checkRange("parallel.dp", d.dp, 1, maxDegree);
+    checkRange("parallel.cp", d.cp, 1, maxDegree);
+    checkRange("parallel.ep", d.ep, 1, maxDegree);
+    checkRange("model.layers", m.layers, 1, limits::kMaxLayers);
+    checkRange("model.hidden", m.hidden, 1, std::int64_t{1} << 20);
+    checkRange("model.heads", m.heads, 1, m.hidden);
+    checkRange("model.kv_heads", m.kvHeads, 0, m.heads);
+    checkRange("model.ffn", m.ffn, 1, std::int64_t{1} << 22);
+    checkRange("model.seq", m.seq, 1, std::int64_t{1} << 24);
+    checkRange("model.vocab", m.vocab, 1, std::int64_t{1} << 24);
+    checkRange("model.experts", m.experts, 0, 1 << 16);
+    checkRange("model.moe_layer_freq", m.moeLayerFreq, 1, limits::kMaxLayers);
+    checkRange("training.micro_batch", tr.microBatch, 1, std::int64_t{1} << 20);
+    checkRange("training.global_batch", tr.globalBatch, 1, std::int64_t{1} << 30);
+    checkRange("training.interleave", tr.interleave, 1, limits::kMaxLayers);
+
+    if (m.hidden % m.heads != 0)
+        fail("model.hidden", "hidden size " + str(m.hidden) + " is not a multiple of the "
+                                 + str(m.heads) + " attention heads");
+    const int kv = m.kvHeads == 0 ? m.heads : m.kvHeads;
+    if (m.heads % kv != 0)
+        fail("model.kv_heads", str(m.heads) + " attention heads do not form equal groups over "
+                                   + str(kv) + " key/value heads");
+    if (m.experts > 0) {
+        if (m.topK < 1 || m.topK > m.experts)
+            fail("model.top_k", "an MoE model routes each token to 1.." + str(m.experts)
+                                    + " experts, got top_k " + str(m.topK));
+    }
+    checkRouting(m.routing, m.experts, "model.routing"); // model/workload/eprouting.h
+
+    // Pipeline split: equal layers per stage (per model chunk when interleaved), Megatron-LM's
+    // rule (num_layers % pipeline_model_parallel_size, and % virtual size when interleaved).
+    const int chunks = tr.schedule == ScheduleKind::Interleaved ? tr.interleave : 1;
+    if (chunks > 1 && d.pp < 2)
+        fail("training.interleave", "the interleaved schedule needs pp >= 2, got pp "
+                                        + str(d.pp));
+    if (m.layers % (std::int64_t{d.pp} * chunks) != 0) {
+        if (chunks > 1)
+            fail("model.layers", str(m.layers) + " layers do not split evenly into pp "
+                                     + str(d.pp) + " x interleave " + str(chunks)
+                                     + " model chunks");
+        fail("model.layers", str(m.layers) + " layers do not split evenly over pp " + str(d.pp)
+                                 + " pipeline stages");
+    }
+
+    // Tensor parallelism splits heads, key/value groups and the MLP columns: Megatron-Core
+    // divides num_attention_heads, num_query_groups and ffn_hidden_size by tp (divide() asserts).
+    if (m.heads % d.tp != 0)
+        fail("model.heads", str(m.heads) + " attention heads do not split over tp " + str(d.tp));
+    if (kv % d.tp != 0)
+        fail("model.kv_heads", str(kv) + " key/value heads do not split over tp " + str(d.tp)
+                                   + " (Megatron-LM needs num_query_groups % tp == 0)");
+    if (m.ffn % d.tp != 0)
+        fail("model.ffn", "MLP size " + str(m.ffn) + " does not split over tp " + str(d.tp));
+
+    // Context parallelism: Megatron's load-balanced causal split gives every CP rank two chunks
+    // of s/(2c) tokens, so s % (2c) == 0.
+    if (d.cp > 1 && m.seq % (2 * d.cp) != 0)
+        fail("model.seq", "sequence " + str(m.seq) + " does not split into 2 x cp "
+                              + str(d.cp) + " equal chunks (load-balanced context parallelism)");
+
+    // Expert parallelism.
+    if (d.ep > 1 && m.experts == 0)
+        fail("parallel.ep", "ep " + str(d.ep) + " needs an MoE model (model.experts > 0)");
+    if (m.experts > 0 && m.experts % d.ep != 0)
+        fail("parallel.ep", str(m.experts) + " experts do not split over ep " + str(d.ep));
+    if ((std::int64_t{d.dp} * d.cp) % d.ep != 0)
+        fail("parallel.ep", "ep " + str(d.ep) + " must divide dp x cp = "
+                                + str(std::int64_t{d.dp} * d.cp));
+    if (m.experts > 0 && d.ep > 1 && d.tp > 1 && !tr.sequenceParallel)
+        fail("training.sequence_parallel",
+             "Megatron-LM needs sequence parallelism when expert and tensor parallelism are "
+             "combined (ep " + str(d.ep) + ", tp " + str(d.tp) + ")");
+
+    // Batch: micro-batches per replica = global / (micro * dp); cp does not multiply the batch.
+    const std::int64_t perStep = std::int64_t{tr.microBatch} * d.dp;
+    if (tr.globalBatch % perStep != 0)
+        fail("training.global_batch", "global batch " + str(tr.globalBatch)
+                                          + " is not a multiple of micro_batch x dp = "
+                                          + str(perStep));
+    if (tr.globalBatch / perStep > limits::kMaxMicrobatches)
+        fail("training.global_batch", str(tr.globalBatch / perStep)
+                                          + " micro-batches per replica exceed the limit "
+                                          + str(limits::kMaxMicrobatches));
+
+    // Device.
+    const double peak = tr.precision == Precision::Fp8    ? dev.peakTflopsFp8
+                        : tr.precision == Precision::Fp16 ? dev.peakTflopsFp16
+                                                          : dev.peakTflopsBf16;
+    checkPositive(std::string("device.peak_tflops_") + std::string(precisionName(tr.precision)),
+                  peak);
+    checkPositive("device.peak_tflops_bf16", dev.peakTflopsBf16);
+    checkPositive("device.hbm_gbps", dev.hbmGBps);
+    checkPositive("device.hbm_gb", dev.hbmBytes);
+    checkRange("device.streaming_multiprocessors", dev.streamingMultiprocessors, 1, 1 << 16);
+    if (!(dev.maxEfficiency >= 0.0 && dev.maxEfficiency <= 1.0))
+        fail("device.max_efficiency", "must lie in 0..1, got "
+                                          + std::to_string(dev.maxEfficiency));
+    if (!(dev.kernelOverheadUs >= 0.0) || !std::isfinite(dev.kernelOverheadUs))
+        fail("device.kernel_overhead_us", "must be zero or positive, got "
+                                              + std::to_string(dev.kernelOverheadUs));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters [Narayanan21] Eq. 2 generalised: per layer 12 h^2 + 13 h for the GPT block.
+
+struct LayerParams
+{
+    double dense = 0.0;   ///< attention, norms, router, dense MLP (replicated over DP)
+    double expert = 0.0;  ///< all experts of the layer (sharded over EP)
+};
+
+LayerParams layerParams(const ModelSpec &m, bool moe)
+{
+    const double h = m.hidden;
+    const double kv = static_cast<double>(m.kvHeads == 0 ? m.heads : m.kvHeads) * h / m.heads;
+    const double ffn = m.ffn;
+    const bool gpt = !m.gatedMlp;
+    // Attention: W_qkv h x (h + 2 kvDim), W_o h x h; GPT adds biases (h + 2 kvDim) + h.
+    double attention = h * (h + 2.0 * kv) + h * h;
+    if (gpt)
+        attention += (h + 2.0 * kv) + h;
+    // Norms: two per layer, LayerNorm (weight + bias) in GPT, RMSNorm (weight) in Llama.
+    const double norms = gpt ? 4.0 * h : 2.0 * h;
+    // MLP: GeLU 2 h ffn (+ biases ffn + h), SwiGLU 3 h ffn.
+    const double mlp = gpt ? 2.0 * h * ffn + ffn + h : 3.0 * h * ffn;
+    LayerParams p;
+    p.dense = attention + norms;
+    if (moe) {
+        p.dense += h * m.experts;          // router
+        p.expert = mlp * m.experts;
+    } else {
+        p.dense += mlp;
+    }
+    return p;
+}
+
+/// Megatron-LM pads the vocabulary to a multiple of 128 * tp (make_vocab_size_divisible_by).
+double paddedVocab(const ModelSpec &m, int tp)
+{
+    const std::int64_t multiple = std::int64_t{128} * tp;
+    return static_cast<double>((m.vocab + multiple - 1) / multiple * multiple);
+}
+
+bool isMoeLayer(const ModelSpec &m, int layer)
+{
+    // Megatron-LM's moe_layer_freq: layer i (0-based) is MoE when i % freq == 0.
+    return m.experts > 0 && layer % m.moeLayerFreq == 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activation memory [Korthikanti22] §4, generalised to GQA, gated MLPs and MoE.
+
+/**
+ * Bytes stored per layer per micro-batch (without recompute). Per token, bf16 activations with
+ * 1-byte dropout masks, [Korthikanti22] §4.1 (their 34 s b h + 5 a s^2 b for the GPT block):
+ * attention: QKV input 2h, Q and K 2(h + kvDim), V 2 kvDim, projection input 2h, dropout mask h
+ * (11h for MHA); MLP: fc1 input 2h, activation input 2 ffn (4 ffn gated), fc2 input 2 ffn, dropout
+ * mask h (19h for ffn = 4h); norms 4h; the GPT block's masks vanish in the Llama block. Without
+ * SP the norms, the QKV and fc1 inputs and the masks (10 s b h) are replicated on every TP rank
+ * and the rest is split (sbh(10 + 24/t)); with SP everything is split by t. The quadratic
+ * 5 a s^2 b term (scores, softmax, dropout) is split by t and disappears with selective
+ * recompute or FlashAttention (which keeps O(s) statistics). fp8 stores the four GEMM inputs in
+ * one byte. Full recompute keeps only the layer input, 2 s b h (split by t with SP).
+ */
+double layerActivationBytes(const ModelSpec &m, const TrainingSpec &tr, const Shape &x, bool moe)
+{
+    const double tokens = x.tokens; // b s / c
+    const double h = x.h;
+    const double kv = x.kvDim;
+    const double t = x.t;
+    const bool sp = tr.sequenceParallel && x.t > 1;
+    if (tr.recompute == Recompute::Full)
+        return 2.0 * tokens * h / (sp ? t : 1.0);
+
+    const double mask = x.gptStyle ? 1.0 : 0.0;
+    const double g = precisionBytes(tr.precision) / 2.0; // fp8 GEMM inputs
+    const double up = x.gated ? 2.0 : 1.0;
+    // Per token, bytes.
+    const double replicated = 4.0 * h + 2.0 * h * g + (moe ? 0.0 : 2.0 * h * g) + 2.0 * mask * h;
+    double split = 2.0 * (h + kv) + 2.0 * kv + 2.0 * h * g;
+    const double mlpSplit = 2.0 * up * x.ffn + 2.0 * x.ffn * g;
+    if (moe) {
+        // Routed tokens: topK copies of fc1 input, activation input and fc2 input, over ETP = t;
+        // with skewed routing the busiest EP member holds expertLoad times as many.
+        split += x.topK * x.expertLoad * (2.0 * h * g + mlpSplit);
+    } else {
+        split += mlpSplit;
+    }
+    double perLayer = tokens * (sp ? (replicated + split) / t : replicated + split / t);
+    const bool keepScores = tr.recompute == Recompute::None && !tr.flashAttention;
+    if (keepScores)
+        perLayer += 5.0 * m.heads * x.b * (x.s / x.c) * x.s / t;
+    return perLayer;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void addOp(WorkloadPlan &plan, Dim dim, Collective c, OpPass pass, int stage, double bytes,
+           double count, std::string what)
+{
+    if (count <= 0.0 || bytes <= 0.0)
+        return;
+    plan.ops.push_back({dim, c, pass, stage, bytes, count, std::move(what)});
+}
+
+} // namespace
+
+std::string_view collectiveName(Collective c)
+{
+    constexpr std::array<std::string_view, 5> names{"all-reduce", "all-gather", "reduce-scatter",
+                                                    "all-to-all", "send-recv"};
+    return names[static_cast<std::size_t>(c)];
+}
+
+bool parseCollective(std::string_view name, Collective &out)
+{
+    for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
+                         Collective::AllToAll, Collective::SendRecv}) {
+        if (collectiveName(c) == name) {
+            out = c;
+            return true;
+        }
+    }
+    return false;
+}
+
+WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
+                          const DeviceSpec &device, const ParallelDegrees &degrees)
+{
+    validate(model, training, device, degrees);
+
+    const int tp = degrees.tp;
+    const int pp = degrees.pp;
+    const int chunks = training.schedule == ScheduleKind::Interleaved ? training.interleave : 1;
+    const bool sp = training.sequenceParallel && tp > 1;
+    const int kvHeads = model.kvHeads == 0 ? model.heads : model.kvHeads;
+
+    Shape x;
+    x.b = training.microBatch;
+    x.s = model.seq;
+    x.h = model.hidden;
+    x.a = model.heads;
+    x.headDim = x.h / x.a;
+    x.kvDim = kvHeads * x.headDim;
+    x.ffn = model.ffn;
+    x.vocab = paddedVocab(model, tp);
+    x.t = tp;
+    x.c = degrees.cp;
+    x.tokens = x.b * x.s / x.c;
+    x.spTokens = sp ? x.tokens / x.t : x.tokens;
+    x.e = precisionBytes(training.precision);
+    x.gated = model.gatedMlp;
+    x.gptStyle = !model.gatedMlp;
+    x.experts = model.experts;
+    x.topK = model.topK;
+    x.ep = degrees.ep;
+    x.expertLoad = hotLoadFactor(model.routing, model.experts, degrees.ep, model.topK);
+
+    Roofline r;
+    const double effMax = device.maxEfficiency > 0.0 ? device.maxEfficiency : kDefaultMaxEfficiency;
+    const double overheadUs =
+        device.kernelOverheadUs > 0.0 ? device.kernelOverheadUs : kDefaultKernelOverheadUs;
+    const double peakTflops = training.precision == Precision::Fp8    ? device.peakTflopsFp8
+                              : training.precision == Precision::Fp16 ? device.peakTflopsFp16
+                                                                      : device.peakTflopsBf16;
+    // The attention core runs in bf16/fp16 (Transformer Engine's default keeps DPA out of fp8).
+    const double attentionTflops =
+        training.precision == Precision::Fp16 ? device.peakTflopsFp16 : device.peakTflopsBf16;
+    r.gemmPeak = peakTflops * 1e12 * effMax;
+    r.attentionPeak = attentionTflops * 1e12 * effMax;
+    r.hbm = device.hbmGBps * 1e9 * kHbmEfficiency;
+    r.sms = device.streamingMultiprocessors;
+    r.overhead = microseconds(overheadUs);
+    r.gemmBytes = x.e;
+
+    WorkloadPlan plan;
+    plan.microbatches =
+        static_cast<int>(training.globalBatch / (std::int64_t{training.microBatch} * degrees.dp));
+    plan.stages.assign(pp, {});
+    plan.memory.assign(pp, {});
+
+    const LayerCompute dense = layerCompute(r, x, false, training.flashAttention);
+    LayerCompute moe = model.experts > 0 ? layerCompute(r, x, true, training.flashAttention)
+                                         : dense;
+    if (model.experts > 0 && x.expertLoad > 1.0) {
+        // Skewed routing: the layer takes the busiest EP member's time (computemodel.cpp), but
+        // model FLOPs (and so MFU) count the balanced, useful work.
+        Shape balanced = x;
+        balanced.expertLoad = 1.0;
+        const LayerCompute even = layerCompute(r, balanced, true, training.flashAttention);
+        moe.forward.flops = even.forward.flops;
+        moe.backward.flops = even.backward.flops;
+    }
+    const GemmPair output = outputLayer(r, x);
+    const LayerParams denseParams = layerParams(model, false);
+    const LayerParams moeParams = layerParams(model, true);
+    const double gptExtras = x.gptStyle ? 1.0 : 0.0;
+
+    // Bytes per parameter, Megatron-LM's distributed-optimizer table [MegatronDocs]:
+    // bf16 params + fp32 grads: 18 = 2 + 4 + 12, distributed 6 + 12/d (fp32 main params, Adam m
+    // and v sharded); fp16 params + fp16 grads: 20 = 2 + 2 + 16, distributed 4 + 16/d (fp32 main
+    // params and main grads join the sharded state). fp8 training keeps bf16 parameters (TE's
+    // recipe), so it books like bf16. Gradients are reduced in their stored type: Megatron-LM
+    // sets accumulate_allreduce_grads_in_fp32 for bf16, so 4 bytes, fp16 reduces in fp16.
+    const bool fp16 = training.precision == Precision::Fp16;
+    const double paramBytes = 2.0;
+    const double gradBytes = fp16 ? 2.0 : 4.0;
+    const double optimizerBytes = fp16 ? 16.0 : 12.0;
+    // Dense gradients sync over the dp x cp group (Megatron's data_parallel_group_with_cp),
+    // expert gradients over the expert-data-parallel group dp x cp / ep.
+    const double dpGroup = static_cast<double>(degrees.dp) * degrees.cp;
+    const double edpGroup = dpGroup / degrees.ep;
+
+    const int layersPerChunk = model.layers / (pp * chunks);
+    double modelForwardFlops = 0.0; // one micro-batch, whole replica (times t c below)
+    double totalParams = 0.0;
+
+    for (int s = 0; s < pp; ++s) {
+        StageCompute &sc = plan.stages[s];
+        MemoryLedger &mem = plan.memory[s];
+        double denseParamsStage = 0.0;
+        double expertParamsStage = 0.0;
+        double activations = 0.0;
+        Cost fwd;
+        Cost bwd;
+        Cost recompute;
+        Cost coreFwd;
+        Cost coreBwd;
+        for (int chunk = 0; chunk < chunks; ++chunk) {
+            const int first = (chunk * pp + s) * layersPerChunk;
+            for (int layer = first; layer < first + layersPerChunk; ++layer) {
+                const bool isMoe = isMoeLayer(model, layer);
+                const LayerCompute &lc = isMoe ? moe : dense;
+                const LayerParams &lp = isMoe ? moeParams : denseParams;
+                ++sc.layers;
+                sc.moeLayers += isMoe ? 1 : 0;
+                fwd += lc.forward;
+                bwd += lc.backward;
+                coreFwd += lc.attentionForward;
+                coreBwd += lc.attentionBackward;
+                // Recompute [Korthikanti22] §5: full re-runs the layer's forward before its
+                // backward; selective re-runs only the attention core.
+                if (training.recompute == Recompute::Full)
+                    recompute += lc.forward;
+                else if (training.recompute == Recompute::Selective)
+                    recompute += lc.attentionForward;
+                denseParamsStage += lp.dense;
+                expertParamsStage += lp.expert;
+                activations += layerActivationBytes(model, training, x, isMoe);
+            }
+        }
+        // Stage 0 holds the word embedding (and GPT's learned positions, s h); the last stage
+        // the output layer (a copy of the embedding when tied, Megatron-LM keeps one per end),
+        // plus the final norm. A single stage holds a tied embedding once.
+        if (s == 0) {
+            denseParamsStage += x.vocab * x.h + gptExtras * x.s * x.h;
+            // Embedding lookup and (GPT) dropout: write T_sp h, negligible FLOPs.
+            fwd += streaming(r, 3.0 * kElementwiseBytes * x.spTokens * x.h, 2);
+            bwd += streaming(r, (4.0 + kElementwiseBytes) * x.spTokens * x.h, 2);
+            activations += gptExtras * x.spTokens * x.h; // embedding dropout mask
+        }
+        if (s == pp - 1) {
+            const bool sharedWithInput = pp == 1 && x.gptStyle;
+            denseParamsStage += (sharedWithInput ? 0.0 : x.vocab * x.h) + (x.gptStyle ? 2.0 : 1.0) * x.h;
+            fwd += output.forward;
+            bwd += output.backward;
+            // [Korthikanti22] §4.3: final norm input and fp32 logits for the cross entropy,
+            // 4 s b h / t (1 + v/h) with SP.
+            activations += 4.0 * x.spTokens * x.h + 4.0 * x.tokens * x.vocab / x.t;
+        }
+
+        // FLOPs: backward = 2 x forward [Narayanan21]; recompute adds its forward FLOPs.
+        sc.forwardFlops = fwd.flops;
+        sc.backwardFlops = bwd.flops + recompute.flops;
+        sc.forwardTime = fwd.time;
+        sc.backwardTime = bwd.time + recompute.time;
+        sc.attentionCoreForwardTime = coreFwd.time;
+        sc.attentionCoreBackwardTime =
+            coreBwd.time + (training.recompute != Recompute::None ? coreFwd.time : 0.0);
+        modelForwardFlops += fwd.flops * x.t * x.c;
+
+        // Ledger: dense parameters split over t, expert parameters over ep x t (expert TP = t).
+        const double denseRank = denseParamsStage / x.t;
+        const double expertRank = expertParamsStage / (x.ep * x.t);
+        const double dDense = training.distributedOptimizer ? dpGroup : 1.0;
+        const double dExpert = training.distributedOptimizer ? edpGroup : 1.0;
+        mem.parameters = (denseRank + expertRank) * paramBytes;
+        mem.gradients = (denseRank + expertRank) * gradBytes;
+        mem.optimizer = denseRank * optimizerBytes / dDense + expertRank * optimizerBytes / dExpert;
+        mem.activationsPerMicrobatch = activations;
+        mem.activations = 0.0;
+        sc.optimizerTime = (denseRank / dDense + expertRank / dExpert) * kAdamBytesPerParameter
+                               / r.hbm
+                           + r.overhead;
+        totalParams += denseParamsStage + expertParamsStage;
+
+        // ---- Communication ops of this stage.
+        const double actBytes = x.tokens * x.h * x.e; // b s h e / c, the TP message S
+        const double layers = sc.layers;
+        const double moeLayers = sc.moeLayers;
+        const double denseLayers = layers - moeLayers;
+        const double recomputeAll = training.recompute == Recompute::Full ? 1.0 : 0.0;
+        if (tp > 1) {
+            // [Shoeybi19] f/g: forward one all-reduce after attention and one after the MLP;
+            // backward the conjugate all-reduces. With SP [Korthikanti22] §4.2.2 each becomes an
+            // all-gather before and a reduce-scatter after the block, same S = b s h e / c;
+            // backward swaps them. Full recompute repeats the forward's comm in the backward.
+            // MoE layers: Megatron-Core's alltoall dispatcher all-gathers the routed tokens over
+            // the expert-TP group after the EP all-to-all and reduce-scatters them before the
+            // combine, S = b s topK h e / c.
+            // Without SP (possible for MoE only with ep = 1) the expert block all-reduces its
+            // row-parallel output like a dense MLP.
+            struct Block
+            {
+                const char *name;
+                double count;
+                double bytes;
+            };
+            const std::array<Block, 3> blocks{{{"attention", layers, actBytes},
+                                               {"MLP", denseLayers, actBytes},
+                                               {"expert", moeLayers, sp ? actBytes * x.topK
+                                                                        : actBytes}}};
+            const std::string again = recomputeAll > 0 ? " (backward + recompute)" : " (backward)";
+            for (const Block &blk : blocks) {
+                const std::string n = blk.name;
+                const double backward = blk.count * (1.0 + recomputeAll);
+                if (sp) {
+                    addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Forward, s, blk.bytes,
+                          blk.count, n + " all-gather");
+                    addOp(plan, Dim::Tp, Collective::ReduceScatter, OpPass::Forward, s,
+                          blk.bytes, blk.count, n + " reduce-scatter");
+                    addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Backward, s, blk.bytes,
+                          backward, n + " all-gather" + again);
+                    addOp(plan, Dim::Tp, Collective::ReduceScatter, OpPass::Backward, s,
+                          blk.bytes, backward, n + " reduce-scatter" + again);
+                } else {
+                    addOp(plan, Dim::Tp, Collective::AllReduce, OpPass::Forward, s, blk.bytes,
+                          blk.count, n + " all-reduce");
+                    addOp(plan, Dim::Tp, Collective::AllReduce, OpPass::Backward, s, blk.bytes,
+                          backward, n + " all-reduce" + again);
+                }
+            }
+            // Vocab-parallel embedding: all-reduce (reduce-scatter with SP) of its output; the
+            // output layer all-gathers the SP-sharded input (its backward reduce-scatters), or
+            // all-reduces the input gradient without SP; the vocab-parallel cross entropy
+            // all-reduces three fp32 values per token (max, target logit, sum of exps).
+            if (s == 0) {
+                addOp(plan, Dim::Tp, sp ? Collective::ReduceScatter : Collective::AllReduce,
+                      OpPass::Forward, s, actBytes, 1, "embedding output");
+                if (sp)
+                    addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Backward, s, actBytes, 1,
+                          "embedding gradient");
+            }
+            if (s == pp - 1) {
+                if (sp) {
+                    addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Forward, s, actBytes, 1,
+                          "output-layer all-gather");
+                    addOp(plan, Dim::Tp, Collective::ReduceScatter, OpPass::Backward, s,
+                          actBytes, 1, "output-layer reduce-scatter");
+                } else {
+                    addOp(plan, Dim::Tp, Collective::AllReduce, OpPass::Backward, s, actBytes, 1,
+                          "output-layer input-gradient all-reduce");
+                }
+                addOp(plan, Dim::Tp, Collective::AllReduce, OpPass::Forward, s, x.tokens * 4.0,
+                      3, "cross-entropy all-reduce");
+            }
+        }
+        if (degrees.cp > 1) {
+            // Ring attention (Megatron-LM context parallelism): every layer passes K and V
+            // around the CP ring, c - 1 steps of 2 b (s/c) kvDim e / t, modelled as an
+            // all-gather of S = 2 b s kvDim e / t; backward also returns dK and dV (2x);
+            // recompute (selective or full) re-runs the ring with the attention core.
+            const double kvBytes = 2.0 * x.b * x.s * x.kvDim * x.e / x.t;
+            const double again = training.recompute != Recompute::None ? 1.0 : 0.0;
+            addOp(plan, Dim::Cp, Collective::AllGather, OpPass::Forward, s, kvBytes, layers,
+                  "K/V ring exchange");
+            addOp(plan, Dim::Cp, Collective::AllGather, OpPass::Backward, s, kvBytes,
+                  layers * (2.0 + again), "K/V + dK/dV ring exchange");
+        }
+        if (degrees.ep > 1 && moeLayers > 0) {
+            // Token dispatch and combine all-to-alls per MoE layer, each rank sending its
+            // T_sp topK routed tokens (T_sp = b s / (c t) with SP: Megatron-Core dispatches the
+            // sequence-parallel shard), S = T_sp topK h e; backward the same two.
+            const double a2a = x.spTokens * x.topK * x.h * x.e;
+            addOp(plan, Dim::Ep, Collective::AllToAll, OpPass::Forward, s, a2a, 2.0 * moeLayers,
+                  "token dispatch + combine all-to-all");
+            addOp(plan, Dim::Ep, Collective::AllToAll, OpPass::Backward, s, a2a,
+                  2.0 * moeLayers * (1.0 + recomputeAll),
+                  "token dispatch + combine all-to-all (backward"
+                      + std::string(recomputeAll > 0 ? " + recompute)" : ")"));
+        }
+        // Gradient sync per iteration [ZeRO20]: all-reduce of the gradients, or with the
+        // distributed optimizer a reduce-scatter of the gradients then an all-gather of the
+        // updated bf16 parameters (same 2 Psi volume).
+        struct Sync
+        {
+            const char *name;
+            double params;
+            double group;
+        };
+        const std::array<Sync, 2> syncs{{{"dense", denseRank, dpGroup},
+                                         {"expert", expertRank, edpGroup}}};
+        for (const Sync &sync : syncs) {
+            if (sync.group <= 1.0 || sync.params <= 0.0)
+                continue;
+            const std::string n = sync.name;
+            if (training.distributedOptimizer) {
+                addOp(plan, Dim::Dp, Collective::ReduceScatter, OpPass::Iteration, s,
+                      sync.params * gradBytes, 1, n + " gradient reduce-scatter");
+                addOp(plan, Dim::Dp, Collective::AllGather, OpPass::Iteration, s,
+                      sync.params * paramBytes, 1, n + " parameter all-gather");
+            } else {
+                addOp(plan, Dim::Dp, Collective::AllReduce, OpPass::Iteration, s,
+                      sync.params * gradBytes, 1, n + " gradient all-reduce");
+            }
+        }
+        // Tied embeddings across a pipeline: Megatron all-reduces the word-embedding gradient
+        // between the first and the last stage once per iteration.
+        if (pp > 1 && x.gptStyle && (s == 0 || s == pp - 1))
+            addOp(plan, Dim::Pp, Collective::AllReduce, OpPass::Iteration, s,
+                  x.vocab * x.h / x.t * gradBytes, 1, "tied embedding gradient all-reduce");
+    }
+
+    // PP boundary: the b s h e / c activation; with SP each rank already holds a 1/t sequence
+    // shard, and without SP Megatron's scatter/gather sends 1/t per rank and all-gathers it on
+    // NVLink at the receiver ([Narayanan21] §4.1); otherwise every TP rank sends the full tensor.
+    if (pp > 1) {
+        const double full = x.tokens * x.h * x.e;
+        plan.boundaryActivationBytes = (sp || (tp > 1 && training.pipelineScatterGather))
+                                           ? full / x.t
+                                           : full;
+    }
+
+    // Model FLOPs (no recompute): forward + 2x backward over every micro-batch and replica;
+    // the whole-model forward is the stages' per-rank forward times t c.
+    plan.modelFlopsPerIteration = 3.0 * modelForwardFlops * plan.microbatches * degrees.dp;
+    // Unique parameters: a tied embedding held by two stages counts once.
+    plan.parametersTotal = totalParams - ((pp > 1 && x.gptStyle) ? x.vocab * x.h : 0.0);
+    return plan;
+}
+
+} // namespace railyard

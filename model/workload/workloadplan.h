@@ -1,0 +1,81 @@
+#pragma once
+
+#include "layout/parallellayout.h"
+#include "base/units.h"
+#include "workload/workload.h"
+
+#include <vector>
+
+namespace railyard {
+
+enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
+std::string_view collectiveName(Collective c); ///< "all-reduce", "all-gather", ... "send-recv"
+bool parseCollective(std::string_view name, Collective &out);
+
+/** When a communication op runs relative to the pipeline. */
+enum class OpPass { Forward, Backward, Iteration };
+
+/**
+ * One kind of collective the workload issues, on one group kind, with its real message size.
+ * `bytes` follows the nccl-tests convention for S: the all-reduce buffer, the all-gather
+ * output, the reduce-scatter input, the all-to-all send buffer per rank, the send size.
+ * `count` is how many times it runs per micro-batch on one stage (Forward/Backward passes),
+ * or per iteration (Iteration pass, e.g. the DP gradient sync).
+ */
+struct CommOp
+{
+    Dim dim = Dim::Tp;
+    Collective collective = Collective::AllReduce;
+    OpPass pass = OpPass::Forward;
+    int stage = 0;      ///< pipeline stage this op belongs to
+    double bytes = 0.0;
+    double count = 0.0;
+    std::string what;   ///< "attention all-reduce", "MLP reduce-scatter", ...
+};
+
+/** Per-stage compute for one micro-batch, seconds, with the FLOPs behind it. */
+struct StageCompute
+{
+    int layers = 0;
+    int moeLayers = 0;
+    double forwardFlops = 0.0;   ///< per rank
+    double backwardFlops = 0.0;  ///< per rank, including recompute
+    double forwardTime = 0.0;
+    double backwardTime = 0.0;   ///< including recompute
+    double attentionCoreForwardTime = 0.0; ///< what CP ring exchange can overlap with
+    double attentionCoreBackwardTime = 0.0;
+    double optimizerTime = 0.0;  ///< per iteration: the Adam step over this rank's optimizer shard
+};
+
+/** Bytes held per rank of one stage (Megatron-LM / ZeRO accounting). */
+struct MemoryLedger
+{
+    double parameters = 0.0;
+    double gradients = 0.0;
+    double optimizer = 0.0;
+    double activationsPerMicrobatch = 0.0; ///< stored for one in-flight micro-batch
+    double activations = 0.0;              ///< * peak in-flight micro-batches (set by the engine)
+    double total() const { return parameters + gradients + optimizer + activations; }
+};
+
+/**
+ * Everything the cost engine needs from the workload, derived once per scenario: per-stage
+ * compute times, every communication op with its real tensor size, the byte ledger per stage,
+ * and the FLOPs for model-FLOPs utilisation. Independent of the fabric and the mapping.
+ */
+struct WorkloadPlan
+{
+    int microbatches = 1;              ///< per replica per iteration
+    std::vector<StageCompute> stages;  ///< one per pipeline stage
+    std::vector<CommOp> ops;           ///< every op, every stage
+    std::vector<MemoryLedger> memory;  ///< one per pipeline stage
+    double boundaryActivationBytes = 0.0; ///< per sending rank, per micro-batch, per direction
+    double modelFlopsPerIteration = 0.0;  ///< whole job, 6*N*tokens-style model FLOPs (no recompute)
+    double parametersTotal = 0.0;         ///< whole model
+};
+
+/** Throws ScenarioError for inconsistent sizes (layers not divisible by pp*interleave, ...). */
+WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
+                          const DeviceSpec &device, const ParallelDegrees &degrees);
+
+} // namespace railyard

@@ -1,0 +1,338 @@
+// Cost engine: collective formulas, the seed's rail locality, incremental swaps.
+#include "cost/costengine.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
+
+#include <QTest>
+
+#include <random>
+
+using namespace railyard;
+
+namespace {
+
+/// A small dense job that evaluates quickly: 8 layers, h=1024, seq 2048.
+Scenario smallScenario(int servers, int gpus, ParallelDegrees deg, FabricKind kind = FabricKind::RailOptimised)
+{
+    Scenario s;
+    s.name = "test";
+    s.fabric.kind = kind;
+    s.fabric.servers = servers;
+    s.fabric.gpusPerServer = gpus;
+    s.degrees = deg;
+    s.model.name = "small";
+    s.model.layers = 8;
+    s.model.hidden = 1024;
+    s.model.heads = 16;
+    s.model.kvHeads = 16;
+    s.model.ffn = 4096;
+    s.model.gatedMlp = false;
+    s.model.seq = 2048;
+    s.model.vocab = 32000;
+    s.training.microBatch = 1;
+    s.training.globalBatch = 8 * deg.dp;
+    return s;
+}
+
+Scenario seed128()
+{
+    return loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+}
+
+double spineBytes(const CostReport &r, Dim d)
+{
+    return r.tierBytes[index(Tier::Spine)][index(d)] + r.tierBytes[index(Tier::SuperSpine)][index(d)];
+}
+
+} // namespace
+
+class TestCostEngine : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void ringAllReduceFormula_data();
+    void ringAllReduceFormula();
+    void busBandwidthFactors_data();
+    void busBandwidthFactors();
+    void interServerRingUsesNicBandwidth();
+    void seedDefaultKeepsDpOnRails();
+    void seedSwapPutsDpOnSpineAndBack();
+    void railVersusTorSpineContrast();
+    void incrementalSwapsMatchFullEvaluation();
+    void moveToAnEmptySlotMatchesFullEvaluation();
+    void pxnKeepsCrossRailTrafficOffSpines();
+    void tpBytesMatchWorkloadOps();
+    void dpOverlapHidesGradientSync();
+    void bubbleComesFromTheTimeline();
+    void badSwapIsRefused();
+};
+
+void TestCostEngine::ringAllReduceFormula_data()
+{
+    QTest::addColumn<int>("p");
+    QTest::addColumn<double>("bytes");
+    QTest::newRow("p4 1KiB (alpha-bound)") << 4 << 1024.0;
+    QTest::newRow("p8 1KiB (alpha-bound)") << 8 << 1024.0;
+    QTest::newRow("p8 256MiB (bandwidth-bound)") << 8 << 268435456.0;
+    QTest::newRow("p2 64MiB") << 2 << 67108864.0;
+}
+
+void TestCostEngine::ringAllReduceFormula()
+{
+    // One 8-GPU server: a ring inside the scale-up domain. Seed formula:
+    // T = 2(p-1)a + 2(p-1)/p * S/B, a = one step's latency (GPU -> NVSwitch -> GPU),
+    // B = one GPU's scale-up bandwidth per direction.
+    QFETCH(int, p);
+    QFETCH(double, bytes);
+    Scenario s = smallScenario(1, 8, {8, 1, 1, 1, 1});
+    CostEngine engine(s);
+    std::vector<int> ranks(p);
+    for (int i = 0; i < p; ++i)
+        ranks[i] = i;
+    const CollectiveResult r = engine.collective(Collective::AllReduce, ranks, bytes);
+
+    const double alpha = 2.0 * s.fabric.scaleUp.latencyUs * 1e-6;
+    const double bw = s.fabric.scaleUp.gbps * 1e9 / 8.0;
+    const double expected = 2.0 * (p - 1) * alpha + 2.0 * (p - 1) / p * bytes / bw;
+    QCOMPARE(r.time, expected);
+    QCOMPARE(r.alphaTime, 2.0 * (p - 1) * alpha);
+    QVERIFY(r.bottleneckLink >= 0);
+    QCOMPARE(engine.fabric().link(r.bottleneckLink).tier, Tier::ScaleUp);
+}
+
+void TestCostEngine::busBandwidthFactors_data()
+{
+    QTest::addColumn<int>("op");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<double>("factor");
+    // nccl-tests doc/PERFORMANCE.md: bytes each rank sends / S.
+    QTest::newRow("all-reduce 8") << int(Collective::AllReduce) << 8 << 2.0 * 7 / 8;
+    QTest::newRow("all-reduce 4") << int(Collective::AllReduce) << 4 << 2.0 * 3 / 4;
+    QTest::newRow("all-gather 8") << int(Collective::AllGather) << 8 << 7.0 / 8;
+    QTest::newRow("reduce-scatter 4") << int(Collective::ReduceScatter) << 4 << 3.0 / 4;
+    QTest::newRow("all-to-all 8") << int(Collective::AllToAll) << 8 << 7.0 / 8;
+    QTest::newRow("send-recv 2") << int(Collective::SendRecv) << 2 << 1.0;
+}
+
+void TestCostEngine::busBandwidthFactors()
+{
+    QFETCH(int, op);
+    QFETCH(int, n);
+    QFETCH(double, factor);
+    CostEngine engine(smallScenario(2, 8, {8, 1, 2, 1, 1}));
+    std::vector<int> ranks(n);
+    for (int i = 0; i < n; ++i)
+        ranks[i] = i;
+    const double S = 8.0 * 1024 * 1024;
+    const CollectiveResult r = engine.collective(static_cast<Collective>(op), ranks, S);
+    QCOMPARE(r.busFactor, factor);
+    QCOMPARE(r.bytesSentPerRank, factor * S);
+    QCOMPARE(r.busBandwidth, r.algBandwidth * factor);
+    QCOMPARE(r.algBandwidth, S / r.time);
+}
+
+void TestCostEngine::interServerRingUsesNicBandwidth()
+{
+    // Ranks 0 and 8 are GPU 0 of servers 0 and 1: same rail, same leaf. The ring's two edges
+    // each carry 2(n-1)/n * S = S over PCIe and the 400G NIC; the NIC is the bottleneck.
+    Scenario s = smallScenario(2, 8, {8, 1, 2, 1, 1});
+    CostEngine engine(s);
+    const double S = 1e9;
+    const CollectiveResult r = engine.collective(Collective::AllReduce, {0, 8}, S);
+    const double alpha = (2 * s.fabric.pcie.latencyUs + 2 * s.fabric.nic.latencyUs) * 1e-6;
+    const double bw = std::min(s.fabric.nic.gbps, s.fabric.pcie.gbps) * 1e9 / 8.0;
+    QCOMPARE(r.time, 2.0 * alpha + S / bw);
+    QCOMPARE(engine.fabric().link(r.bottleneckLink).tier, Tier::Leaf);
+}
+
+void TestCostEngine::seedDefaultKeepsDpOnRails()
+{
+    // Seed: with GPU i <-> NIC i and the same t on the same NIC index every DP group is
+    // same-rail and never touches a spine.
+    CostEngine engine(seed128());
+    const CostReport &r = engine.report();
+    QCOMPARE(r.ranks, 128);
+    QVERIFY(r.dimBytes[index(Dim::Dp)] > 0.0);
+    QCOMPARE(spineBytes(r, Dim::Dp), 0.0);
+    // TP stays inside the server: all of its bytes are on the scale-up tier.
+    QCOMPARE(r.tierBytes[index(Tier::ScaleUp)][index(Dim::Tp)], r.dimBytes[index(Dim::Tp)]);
+    QVERIFY(r.iterationTime > r.pipelineMakespan);
+    QVERIFY(r.bubbleFraction > 0.0 && r.bubbleFraction < 1.0);
+}
+
+void TestCostEngine::seedSwapPutsDpOnSpineAndBack()
+{
+    CostEngine engine(seed128());
+    const CostReport before = engine.report();
+    // Rank 0 = (d0,p0,t0) on node000/gpu0; rank 9 = (d1,p0,t1) on node001/gpu1.
+    QCOMPARE(engine.layout().coord(9).t, 1);
+    QVERIFY(engine.fabric().serverOfSlot(engine.mapping().slotOf(9)) != 0);
+    engine.swapRanks(0, 9);
+    QVERIFY(spineBytes(engine.report(), Dim::Dp) > 0.0);
+    QVERIFY(engine.report().spineBytesShare > 0.0);
+    QVERIFY(!engine.mappingWarnings().empty()); // TP groups now span two servers
+    engine.swapRanks(0, 9);
+    const CostReport &after = engine.report();
+    QCOMPARE(spineBytes(after, Dim::Dp), 0.0);
+    QCOMPARE(after.spineBytesShare, before.spineBytesShare);
+    QVERIFY(std::abs(after.iterationTime - before.iterationTime) <= 1e-12 * before.iterationTime);
+    for (std::size_t i = 0; i < before.links.size(); ++i)
+        QVERIFY(std::abs(after.links[i].bytes - before.links[i].bytes)
+                <= 1e-6 * std::max(1.0, before.links[i].bytes));
+}
+
+void TestCostEngine::railVersusTorSpineContrast()
+{
+    // The same 16x8 job: rail-optimised keeps every boundary and DP ring under its rail leaf;
+    // on ToR leaves (4 servers each) the pipeline boundaries cross spines.
+    Scenario rail = seed128();
+    Scenario tor = rail;
+    tor.fabric.kind = FabricKind::Tor;
+    const CostReport r = evaluate(rail);
+    const CostReport t = evaluate(tor);
+    QCOMPARE(r.spineBytesShare, 0.0);
+    QVERIFY(t.spineBytesShare > 0.0);
+    QVERIFY(spineBytes(t, Dim::Pp) > 0.0);
+    QCOMPARE(spineBytes(r, Dim::Pp), 0.0);
+}
+
+void TestCostEngine::incrementalSwapsMatchFullEvaluation()
+{
+    Scenario s = seed128();
+    CostEngine incremental(s);
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> pick(0, 127);
+    for (int i = 0; i < 40; ++i)
+        incremental.swapRanks(pick(rng), pick(rng));
+
+    Scenario full = s;
+    full.slots = incremental.mapping().slots();
+    CostEngine fresh(full);
+    const CostReport &a = incremental.report();
+    const CostReport &b = fresh.report();
+    QVERIFY(std::abs(a.iterationTime - b.iterationTime) <= 1e-9 * b.iterationTime);
+    for (int d = 0; d < kDimCount; ++d)
+        QVERIFY(std::abs(a.dimBytes[d] - b.dimBytes[d]) <= 1e-6 * std::max(1.0, b.dimBytes[d]));
+    for (std::size_t i = 0; i < b.links.size(); ++i)
+        QVERIFY2(std::abs(a.links[i].bytes - b.links[i].bytes) <= 1e-3 * std::max(1.0, b.links[i].bytes),
+                 qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
+    QCOMPARE(a.linkStats.max, b.linkStats.max);
+}
+
+void TestCostEngine::moveToAnEmptySlotMatchesFullEvaluation()
+{
+    // 16 ranks (TP8 DP2) on 4 servers: servers 2 and 3 are spare. Moving rank 3 to node002/gpu3
+    // splits its TP group across servers; the incremental update must equal a fresh engine.
+    Scenario s = smallScenario(4, 8, {8, 1, 2, 1, 1});
+    CostEngine engine(s);
+    const CostReport before = engine.report();
+    const int target = 2 * 8 + 3;
+    QCOMPARE(engine.mapping().rankAt(target), -1);
+    engine.moveRank(3, target);
+    QCOMPARE(engine.mapping().slotOf(3), target);
+    QCOMPARE(engine.mapping().rankAt(3), -1);
+
+    Scenario moved = s;
+    moved.slots = engine.mapping().slots();
+    CostEngine fresh(moved);
+    QVERIFY(std::abs(engine.report().iterationTime - fresh.report().iterationTime)
+            <= 1e-12 * fresh.report().iterationTime);
+    for (std::size_t i = 0; i < fresh.report().links.size(); ++i)
+        QVERIFY(std::abs(engine.report().links[i].bytes - fresh.report().links[i].bytes)
+                <= 1e-6 * std::max(1.0, fresh.report().links[i].bytes));
+    QVERIFY(engine.report().tierBytes[index(Tier::Leaf)][index(Dim::Tp)] > 0.0);
+
+    engine.moveRank(3, 3); // back home
+    QCOMPARE(engine.report().tierBytes[index(Tier::Leaf)][index(Dim::Tp)], 0.0);
+    QVERIFY(std::abs(engine.report().iterationTime - before.iterationTime)
+            <= 1e-12 * before.iterationTime);
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRank(3, 32));
+}
+
+void TestCostEngine::pxnKeepsCrossRailTrafficOffSpines()
+{
+    // GPU 0 of server 0 to GPU 1 of server 1: different rails. Without PXN the transfer goes
+    // up to a spine; with PXN it crosses NVLink on server 0 first and stays on rail 1.
+    Scenario s = smallScenario(2, 8, {8, 1, 2, 1, 1});
+    CostEngine plain(s);
+    const CollectiveResult a = plain.collective(Collective::SendRecv, {0, 9}, 1e6);
+    s.fabric.pxn = true;
+    CostEngine pxn(s);
+    const CollectiveResult b = pxn.collective(Collective::SendRecv, {0, 9}, 1e6);
+    QCOMPARE(plain.fabric().link(a.bottleneckLink).tier == Tier::Spine
+                 || plain.fabric().link(a.bottleneckLink).tier == Tier::Leaf
+                 || plain.fabric().link(a.bottleneckLink).tier == Tier::Pcie,
+             true);
+    Router plainRouter(plain.fabric());
+    Router pxnRouter(pxn.fabric());
+    auto touchesSpine = [](Router &router, int src, int dst) {
+        for (const RouteHop &h : router.route(src, dst))
+            if (router.fabric().link(h.link).tier == Tier::Spine)
+                return true;
+        return false;
+    };
+    QVERIFY(touchesSpine(plainRouter, 0, 9));
+    QVERIFY(!touchesSpine(pxnRouter, 0, 9));
+    QVERIFY(b.time > 0.0);
+}
+
+void TestCostEngine::tpBytesMatchWorkloadOps()
+{
+    // Link bytes are the workload's op sizes times the ring factor: per TP group of 8, each
+    // GPU's scale-up uplink carries passes * (7/8) * S per op, for every op and micro-batch.
+    Scenario s = smallScenario(1, 8, {8, 1, 1, 1, 1});
+    CostEngine engine(s);
+    double expectedPerUplink = 0.0;
+    for (const CommOp &op : engine.plan().ops)
+        if (op.dim == Dim::Tp)
+            expectedPerUplink += (op.collective == Collective::AllReduce ? 2.0 : 1.0) * 7.0 / 8.0
+                                 * op.bytes * op.count * engine.plan().microbatches;
+    QVERIFY(expectedPerUplink > 0.0);
+    const Fabric &f = engine.fabric();
+    const int up = f.linkBetween(f.gpuVertex(3), f.scaleUpVertex(0));
+    QVERIFY(up >= 0);
+    QVERIFY(std::abs(engine.report().links[up].bytes - expectedPerUplink) <= 1e-9 * expectedPerUplink);
+    // 8 uplinks + 8 downlinks carry it: the scale-up tier total is 16x one link.
+    QVERIFY(std::abs(engine.report().tierBytes[index(Tier::ScaleUp)][index(Dim::Tp)]
+                     - 16.0 * expectedPerUplink)
+            <= 1e-9 * expectedPerUplink * 16.0);
+}
+
+void TestCostEngine::dpOverlapHidesGradientSync()
+{
+    Scenario s = seed128();
+    s.training.dpOverlap = false;
+    const CostReport noOverlap = evaluate(s);
+    s.training.dpOverlap = true;
+    const CostReport overlap = evaluate(s);
+    QVERIFY(noOverlap.dpSyncTime > 0.0);
+    QCOMPARE(overlap.dpSyncTime, noOverlap.dpSyncTime);
+    // Without overlap all of the sync is exposed (up to the optimizer step, identical in both).
+    QVERIFY(std::abs(noOverlap.dimExposed[index(Dim::Dp)] - noOverlap.dpSyncTime)
+            <= 1e-9 * noOverlap.dpSyncTime);
+    QVERIFY(overlap.dimExposed[index(Dim::Dp)] < noOverlap.dimExposed[index(Dim::Dp)]);
+    QVERIFY(overlap.iterationTime < noOverlap.iterationTime);
+}
+
+void TestCostEngine::bubbleComesFromTheTimeline()
+{
+    CostEngine engine(seed128());
+    const CostReport &r = engine.report();
+    double busy = 0.0;
+    for (double b : r.timeline.busy)
+        busy += b;
+    const double stages = engine.scenario().degrees.pp;
+    QCOMPARE(r.bubbleFraction, 1.0 - busy / (stages * r.timeline.makespan));
+}
+
+void TestCostEngine::badSwapIsRefused()
+{
+    CostEngine engine(seed128());
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.swapRanks(0, 128));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::SendRecv, {0, 1, 2}, 1e6));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::AllReduce, {0, 0}, 1e6));
+}
+
+QTEST_GUILESS_MAIN(TestCostEngine)
+#include "tst_costengine.moc"

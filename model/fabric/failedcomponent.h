@@ -7,8 +7,6 @@
 namespace railyard {
 
 class Fabric;
-class Mapping;
-class ParallelLayout;
 struct FabricSpec;
 
 /**
@@ -54,11 +52,5 @@ std::vector<int> failedSlotCauses(
 std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComponent> &failures);
 /// "server:3 (node003)", "nic:5 (node000/nic5)", "leaf:2 (leaf-su0-rail2)".
 std::string describeFailure(const Fabric &fabric, const FailedComponent &failure);
-
-/// Throws ScenarioError("mapping", "rank 24 (d 3, p 0, t 0) is on slot 24 (node003/gpu0), which
-/// is unusable: server:3 (node003) failed") for the first rank on an unusable slot. Does
-/// nothing (and costs nothing) when `failures` is empty.
-void checkRanksOnUsableSlots(const Mapping &mapping, const ParallelLayout &layout,
-    const Fabric &fabric, const std::vector<FailedComponent> &failures);
 
 } // namespace railyard

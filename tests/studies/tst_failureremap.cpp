@@ -6,6 +6,7 @@
  */
 #include "cost/costengine.h"
 #include "studies/failureremap.h"
+#include "studies/remaptext.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "workload/workloadplan.h"

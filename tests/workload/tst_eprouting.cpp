@@ -1,6 +1,7 @@
 // Expert routing: shares, the dispatch matrix and its effect on the fabric, checked against
 // hand-derived numbers; the scenario file's "model.routing" and its errors.
 #include "cost/costengine.h"
+#include "cost/epsummary.h"
 #include "workload/eprouting.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"

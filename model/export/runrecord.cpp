@@ -11,9 +11,12 @@
  * csv follows RFC 4180 (a header row; fields holding a comma, quote, CR or LF are quoted and
  * quotes doubled) with LF line ends; the reader accepts CRLF as well.
  */
-#include "export/export_common.h"
+#include "export/runrecord.h"
+
+#include "export/exportcommon.h"
+#include "scenario/scenariofile.h"
 #include "fabric/failedcomponent.h"
-#include "scenario/jsonfields.h"
+#include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 
@@ -21,6 +24,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 namespace railyard {
@@ -275,6 +280,23 @@ std::string exportCsv(const CostEngine &engine, const ExportOptions &options)
 } // namespace exportdetail
 
 using exportdetail::RankCollector;
+
+std::string fabricHash(const FabricSpec &spec)
+{
+    // The fabric section exactly as a scenario file stores it; nlohmann's object keys are
+    // sorted, so the dump is canonical. FNV-1a 64 (Fowler/Noll/Vo, IETF draft-eastlake-fnv).
+    Scenario s;
+    s.fabric = spec;
+    const std::string text = scenarioToJson(s).at("fabric").dump();
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char ch : text) {
+        h ^= ch;
+        h *= 1099511628211ull;
+    }
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
 
 ImportedMapping importMappingJson(const std::string &text, const CostEngine &engine)
 {

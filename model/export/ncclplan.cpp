@@ -18,7 +18,10 @@
  * NCCL_IB_HCA="=<dev>" (NCCL environment variables, exact match) pins the NIC the mapping
  * gives the GPU.
  */
-#include "export/export_common.h"
+#include "export/ncclplan.h"
+
+#include "export/exportcommon.h"
+#include "export/runrecord.h"
 #include "io/reportjson.h"
 
 #include <nlohmann/json.hpp>

@@ -4,6 +4,7 @@
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
 #include "base/scenarioerror.h"
+#include "fixtures.h"
 
 #include <QList>
 #include <QString>
@@ -19,20 +20,12 @@ namespace {
 
 Fabric makeFabric(int servers, int gpus, bool tor = false)
 {
-    FabricSpec spec;
-    spec.kind = tor ? FabricKind::Tor : FabricKind::RailOptimised;
-    spec.servers = servers;
-    spec.gpusPerServer = gpus;
-    return Fabric::build(spec);
+    return Fabric::build(tor ? fixtures::torFabric(servers, gpus) : fixtures::railFabric(servers, gpus));
 }
 
 ParallelLayout makeLayout(int tp, int pp, int dp, int cp = 1, const QString &order = {})
 {
-    ParallelDegrees d;
-    d.tp = tp;
-    d.pp = pp;
-    d.dp = dp;
-    d.cp = cp;
+    const ParallelDegrees d = fixtures::degrees(tp, pp, dp, cp);
     return order.isEmpty() ? ParallelLayout(d) : ParallelLayout(d, order.toStdString());
 }
 

@@ -2,6 +2,7 @@
 // (megatron/core/parallel_state.py: RankGenerator, generate_masked_orthogonal_rank_groups).
 #include "layout/parallellayout.h"
 #include "base/scenarioerror.h"
+#include "fixtures.h"
 
 #include <QString>
 #include <QStringList>
@@ -48,16 +49,7 @@ QString formulaGroups(int count, int size, const std::function<int(int, int)> &r
     return formatGroups(groups);
 }
 
-ParallelDegrees degrees(int tp, int pp, int dp, int cp = 1, int ep = 1)
-{
-    ParallelDegrees d;
-    d.tp = tp;
-    d.pp = pp;
-    d.dp = dp;
-    d.cp = cp;
-    d.ep = ep;
-    return d;
-}
+using fixtures::degrees;
 
 } // namespace
 

@@ -88,7 +88,9 @@ double CostEngine::Impl::opTime(int pattern, Collective c, double bytes) const
     if (pattern < 0)
         return 0.0;
     // Phase time = its alpha terms + its most loaded link's bytes over that link's bandwidth:
-    // passes * steps * alpha + passes * S * max_l(load_l / B_l) (seed: T = 2(p-1)a + 2(p-1)/p S/B).
+    // passes * steps * alpha + passes * S * max_l(load_l / B_l). For a ring all-reduce on p ranks
+    // of one bandwidth B this is T = 2(p-1)a + 2(p-1)/p S/B (Thakur, Rabenseifner, Gropp,
+    // "Optimization of Collective Communication Operations in MPICH", IJHPCA 2005).
     const TrafficPattern &p = traffic->pattern(pattern);
     const int passes = ringPasses(c);
     return passes * p.stepCount() * p.maxLatency() + passes * bytes * p.maxRatio;
@@ -200,8 +202,8 @@ double CostEngine::Impl::iterationTime(const PipelineTimeline &t, bool withDp) c
 {
     // Each stage may start its gradient sync while its last backward runs (Megatron-LM
     // --overlap-grad-reduce): stage s ends at max(E_s, E_s - window_s + T_dp), where E_s is
-    // the end of its last compute. The seed asks to record exactly this overlappable window
-    // and the final sync point.
+    // the end of its last compute. The overlappable window and this final sync point are what
+    // decide the exposed wait, so the report keeps both (dpOverlapWindow, dpSyncTime).
     const int stages = scenario.degrees.pp;
     std::vector<double> lastEnd(stages, 0.0);
     for (const PipelineEvent &e : t.events)

@@ -123,8 +123,8 @@ EpSummary epSummary(const CostEngine &engine, int group)
         + out.tierBytes[static_cast<std::size_t>(index(Tier::SuperSpine))];
     out.exposedTime = report.dimExposed[index(Dim::Ep)];
 
-    // Locality (seed: experts spread over rail leaves push dispatch onto the spine, against the
-    // same-rail locality DP enjoys). A group needs a spine iff its members use > 1 server and
+    // Locality: experts spread over rail leaves push dispatch onto the spine, against the
+    // same-rail locality DP enjoys. A group needs a spine iff its members use > 1 server and
     // > 1 leaf: then some pair differs in both (no PXN considered here).
     struct Span
     {

@@ -13,7 +13,7 @@ namespace railyard {
 /**
  * What the chosen mapping can be exported as (README, "Exports"): the run record (mapping-json,
  * csv), launcher inputs (rankfile, slurm, torchrun, hostfile, megatron), the pipeline timeline
- * (chrome-trace) and the seed's measurement plan (nccl-plan). Every export is derived from the
+ * (chrome-trace) and an nccl-tests measurement plan of its groups (nccl-plan). Every export is derived from the
  * engine's current mapping, so a swap in the GUI or `--swap` on the CLI shows up in all of them.
  */
 enum class ExportFormat {

@@ -1,8 +1,9 @@
 /**
  * The run record: mapping-json and csv, and reading both back.
  *
- * The seed asks that "the run record keeps logical rank, GPU slot, NIC slot and switch port
- * together" and that a remap is saved as a version: one line per rank holds the coordinates,
+ * A run record keeps logical rank, GPU slot, NIC slot and switch port together (moving a rank
+ * moves its traffic to another NIC and leaf, so the record must say where each one went), and
+ * a remap is saved as a new version: one line per rank holds the coordinates,
  * the server and host, the GPU (global slot and local index), the NIC chosen by GPU -> NIC
  * affinity, its rail and the leaf switch and port it is cabled to. mapping-json adds the
  * fabric identity (spec name, kind, sizes and a hash of the spec), the degrees and order, the
@@ -242,8 +243,8 @@ std::string exportMappingJson(const CostEngine &engine, const ExportOptions &opt
     out += "  \"scenario\": " + ojson(s.name).dump() + ",\n";
     out += "  \"mapping_version\": " + std::to_string(s.mappingVersion) + ",\n";
     if (!s.failures.empty()) {
-        // A degraded version names the hardware it avoids (the seed: keep the new coordinates
-        // and the hardware mapping together as a version). Absent when nothing failed.
+        // A degraded version names the hardware it avoids, so the new coordinates and the
+        // hardware they avoid stay together in one record. Absent when nothing failed.
         ojson failed = ojson::array();
         for (const FailedComponent &f : s.failures)
             failed.push_back(failureText(f));

@@ -18,8 +18,8 @@ struct FabricSpec;
  *              back-end network (GPU i <-> NIC i, or the fabric's gpu_to_nic affinity);
  *  - leaf:N    leaf switch N (Fabric::leafVertex order, e.g. leaf-su0-rail2 or tor-2): the slots
  *              whose NIC is cabled to it.
- * A failed slot holds no rank (the seed's "Failure remap": a lost server's ranks must go
- * elsewhere); traffic between healthy slots is routed as before.
+ * A failed slot holds no rank (after a failure the lost hardware's ranks must go elsewhere,
+ * studies/failureremap.h); traffic between healthy slots is routed as before.
  */
 struct FailedComponent
 {

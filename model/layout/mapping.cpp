@@ -98,7 +98,7 @@ private:
  * members of every DP group of that (p, c). A column occupies one "lane" (tp consecutive GPU
  * indices, GPU t + tp*lane for shard t) on dp different servers, replica d on the d-th server
  * of its block, so all DP peers of one (p, t, c) share a GPU index and hence a NIC and rail
- * (the seed's 128-xPU example; GPU i <-> NIC i). A server has G/tp lanes, so G/tp columns share
+ * (with GPU i <-> NIC i every DP group is then same-rail: it never touches a spine). A server has G/tp lanes, so G/tp columns share
  * a block of dp servers; columns fill blocks in (p, c) order, c fastest, and replicas d within
  * a block: servers therefore fill in (p, c, d) order. With the default order and tp = G this is
  * exactly the packed layout (rank = t + G*d + G*dp*p).
@@ -326,7 +326,7 @@ std::vector<MappingIssue> Mapping::validate(
         }
     }
     if (fabric.spec().kind == FabricKind::RailOptimised) {
-        // Same-rail DP groups never touch a spine (the seed's 128-xPU example).
+        // Same-rail DP groups never touch a spine: their members share a rail leaf.
         IssueKind rails(issues, MappingIssue::Warning, "dp groups span several rails");
         const auto &groups = layout.groups(GroupKind::Dp);
         for (std::size_t g = 0; g < groups.size(); ++g) {

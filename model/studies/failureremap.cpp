@@ -1,10 +1,9 @@
 /**
- * Failure remap (issue #5, the seed's "Failure remap" paragraph in DESIGN.md): after a server,
- * GPU, NIC or leaf fails, build the degraded scenario with one of three strategies, save it as
+ * Failure remap: after a server, GPU, NIC or leaf fails, build the degraded scenario with one of three strategies, save it as
  * a new mapping *version* and evaluate it exactly as `railyard-cli evaluate` does, so that the
  * healthy baseline and the degraded one compare side by side.
  *
- * Placement rules, shared by the strategies (the seed's 128-xPU example):
+ * Placement rules, shared by the strategies (on a rail-optimised fabric with GPU i <-> NIC i):
  *  - every new rank has a *predecessor* in the healthy mapping (the rank whose shards or layers
  *    it continues) and stays on the predecessor's slot when that slot is still usable, so that
  *    as few ranks as possible move (each move reloads shards from a checkpoint);

@@ -15,12 +15,14 @@
 #include <set>
 
 /**
- * The inference model (issue #5): a request stream served by prefill and decode pools (or
+ * The inference model: a request stream served by prefill and decode pools (or
  * colocated pools) placed on the fabric. Per request it derives the KV-cache bytes, moves them
  * from the prefill replica's GPUs to the decode replica's GPUs over the Router's paths, and
  * predicts prefill time, decode step time, TTFT, TPOT and the KV transfer's share of the
- * request's critical path; it classifies the placement as the seed's Minimal Inference (every
- * request's state stays on one server) or Distributed Inference (naming what crosses hosts).
+ * request's critical path; it classifies the placement as Minimal Inference (every request's
+ * state stays on one server, so serving needs no back-end network) or Distributed Inference
+ * (a disaggregated KV hand-off or a pool across hosts puts the network on the request's
+ * critical path; the report names what crosses hosts).
  *
  * Sources cited below:
  *  [Kwon23]     Kwon et al., "Efficient Memory Management for Large Language Model Serving with
@@ -37,8 +39,8 @@
  *  [Shoeybi19]  Megatron-LM tensor parallelism: two all-reduces per layer in the forward pass.
  *  [Narayanan21] Megatron-LM SC'21: Eq. 2 parameter count, §4.1 pipeline scatter/gather.
  *  [Williams09] The roofline model (time = max(FLOPs / peak, bytes / bandwidth)).
- *  [Seed]       shared/seed: ring all-reduce T = 2(p-1) a + 2(p-1)/p S/B; Minimal vs Distributed
- *               Inference.
+ *  [Thakur05]   Thakur, Rabenseifner, Gropp, "Optimization of Collective Communication
+ *               Operations in MPICH", IJHPCA 2005: ring all-reduce T = 2(p-1) a + 2(p-1)/p S/B.
  */
 
 namespace railyard {
@@ -103,7 +105,7 @@ double routeInto(Router &router, int a, int b, double bytes, LinkSum &sum)
 }
 
 /**
- * Ring all-reduce of S bytes over `slots` [Seed]: T = 2(p-1) a + 2(p-1)/p S / B, with a the
+ * Ring all-reduce of S bytes over `slots` [Thakur05]: T = 2(p-1) a + 2(p-1)/p S / B, with a the
  * slowest ring hop's latency and S/B the most loaded link's time when every member sends one
  * S/p chunk to its ring successor at once (as CostEngine::collective does).
  */

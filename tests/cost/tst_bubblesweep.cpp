@@ -108,7 +108,7 @@ void TestBubbleSweep::matchesEngineAtCurrentM()
     COMPARE_NEAR(pt.bubbleFraction, r.bubbleFraction);
     COMPARE_NEAR(pt.makespan, r.pipelineMakespan);
     COMPARE_NEAR(pt.iterationTime, r.iterationTime);
-    // The seed's stages are unequal (embedding, output layer) and its boundaries cost time,
+    // The sample's stages are unequal (embedding, output layer) and its boundaries cost time,
     // so the bubble is not the ideal (p-1)/(m+p-1); the sweep must follow the engine, not it.
     QVERIFY(r.bubbleFraction > 0.0);
 }
@@ -133,7 +133,7 @@ void TestBubbleSweep::matchesFreshEngineAtOtherM()
     Scenario s = fixtures::seed128();
     s.training.schedule = kind;
     s.training.interleave = kind == ScheduleKind::Interleaved ? 2 : 1;
-    const CostEngine engine(s); // at the seed's m = 16
+    const CostEngine engine(s); // at the sample's m = 16
     const BubbleSweepPoint pt = bubbleSweepPoint(engine, m);
     QVERIFY2(pt.valid, pt.error.c_str());
 

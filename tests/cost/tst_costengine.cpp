@@ -1,4 +1,4 @@
-// Cost engine: collective formulas, the seed's rail locality, incremental swaps.
+// Cost engine: collective formulas, the 128-GPU sample's rail locality, incremental swaps.
 #include "cost/costengine.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
@@ -53,7 +53,7 @@ void TestCostEngine::ringAllReduceFormula_data()
 
 void TestCostEngine::ringAllReduceFormula()
 {
-    // One 8-GPU server: a ring inside the scale-up domain. Seed formula:
+    // One 8-GPU server: a ring inside the scale-up domain. Ring all-reduce (Thakur et al. 2005):
     // T = 2(p-1)a + 2(p-1)/p * S/B, a = one step's latency (GPU -> NVSwitch -> GPU),
     // B = one GPU's scale-up bandwidth per direction.
     QFETCH(int, p);
@@ -121,7 +121,7 @@ void TestCostEngine::interServerRingUsesNicBandwidth()
 
 void TestCostEngine::seedDefaultKeepsDpOnRails()
 {
-    // Seed: with GPU i <-> NIC i and the same t on the same NIC index every DP group is
+    // With GPU i <-> NIC i and the same t on the same NIC index every DP group is
     // same-rail and never touches a spine.
     CostEngine engine(fixtures::seed128());
     const CostReport &r = engine.report();

@@ -26,7 +26,7 @@ using nlohmann::json;
 
 namespace {
 
-/// The smallest valid file: the seed's 128-GPU example.
+/// The smallest valid file: the 128-GPU sample job (tp 8, pp 4, dp 4).
 const char *const kMinimal = R"({
   "format_version": 1,
   "fabric": {"servers": 16, "gpus_per_server": 8},

@@ -137,7 +137,7 @@ void TestCompare::differentFabricsSkipLinks()
     const Comparison c = compareEngines(a, b);
     QVERIFY(!c.sameTopology);
     QVERIFY(c.links.empty());
-    // The seed's contrast: no spine bytes on rails, some on ToR leaves.
+    // Rail wiring against ToR: no spine bytes on rails, some on ToR leaves.
     QCOMPARE(c.figure("spine_bytes_share")->a, 0.0);
     QVERIFY(c.figure("spine_bytes_share")->b > 0.0);
 }

@@ -1,7 +1,7 @@
 /**
- * Failure remap (issue #5): failed components in scenario files, the engine refusing ranks on
- * failed slots, and the three strategies checked against hand-derived numbers on the seed's
- * 128-GPU example (tp 8, pp 4, dp 4 on 16 servers, packed: rank = t + 8 d + 32 p, so server S
+ * Failure remap: failed components in scenario files, the engine refusing ranks on
+ * failed slots, and the three strategies checked against hand-derived numbers on the
+ * 128-GPU sample (tp 8, pp 4, dp 4 on 16 servers, packed: rank = t + 8 d + 32 p, so server S
  * holds the TP group d = S mod 4, p = S / 4).
  */
 #include "cost/costengine.h"
@@ -187,8 +187,8 @@ void TestFailureRemap::failuresRoundTrip()
     QCOMPARE(parseScenario(text).failures, s.failures);
     QCOMPARE(scenarioToText(parseScenario(text)), text);
 
-    // A leaf index is checked once the fabric is built (the leaf count is derived): the seed
-    // has 8 rail leaves.
+    // A leaf index is checked once the fabric is built (the leaf count is derived): the
+    // sample has 8 rail leaves.
     s.failures = fails({ "leaf:8" });
     s.placement = Placement::Packed;
     const Scenario loaded = parseScenario(scenarioToText(s));
@@ -525,7 +525,7 @@ void TestFailureRemap::allStrategiesAndBest()
     QVERIFY(!all[1].possible);
     QVERIFY(all[2].possible);
     // drop-dp keeps 3/4 of the samples at about the same iteration time; shrink-pp keeps the
-    // samples but doubles the layers per stage: drop-dp is faster on the seed.
+    // samples but doubles the layers per stage: drop-dp is faster on the sample.
     QVERIFY(all[0].result.samplesPerSecond > all[2].result.samplesPerSecond);
     QCOMPARE(bestRemap(all), 0);
     // The same healthy evaluation backs every result and the single-strategy call.

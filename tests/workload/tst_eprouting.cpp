@@ -166,7 +166,7 @@ void TestEpRouting::uniformMatrixIsFlat()
     for (int i = 0; i < 8; ++i)
         for (int j = 0; j < 8; ++j)
             QCOMPARE(ep.matrix[i * 8 + j], S / 8);
-    // Issue #5: the total is tokens * top-k * hidden * bytes * (ep - 1) / ep over the group's
+    // Uniform routing: the total is tokens * top-k * hidden * bytes * (ep - 1) / ep over the group's
     // 8 * 2048 tokens.
     QCOMPARE(ep.dispatchBytesPerLayer, 8.0 * 2048 * 2 * 1024 * 2 * 7 / 8);
     QCOMPARE(ep.skew, 1.0);

@@ -2,8 +2,9 @@
 #include "commands.h"
 
 #include "cost/costengine.h"
-#include "workload/eprouting.h"
+#include "cost/epsummary.h"
 #include "studies/inference.h"
+#include "studies/inferencereport.h"
 #include "io/reportjson.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"

@@ -9,6 +9,7 @@
 
 #include "fabric/fabric.h"
 #include "studies/failureremap.h"
+#include "studies/remaptext.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 

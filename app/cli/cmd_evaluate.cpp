@@ -1,4 +1,5 @@
 #include "cliutil.h"
+#include "collectiveoptions.h"
 #include "commands.h"
 
 #include "cost/costengine.h"
@@ -101,10 +102,18 @@ int runCollective(const QStringList &args)
     parser.addOption({QStringLiteral("op"),
                       QStringLiteral("all-reduce | all-gather | reduce-scatter | all-to-all | send-recv"),
                       QStringLiteral("OP")});
-    parser.addOption({QStringLiteral("ranks"), QStringLiteral("Comma-separated global ranks, in ring order."),
-                      QStringLiteral("r0,r1,...")});
-    parser.addOption({QStringLiteral("bytes"), QStringLiteral("Message size S (nccl-tests convention)."),
+    parser.addOption({QStringLiteral("ranks"),
+                      QStringLiteral("Global ranks in member order: lists and ranges (0-7,16), all, "
+                                     "or a group: tp:0, dp:p=0,t=3 (any Megatron group kind)."),
+                      QStringLiteral("RANKS")});
+    parser.addOption({QStringLiteral("bytes"),
+                      QStringLiteral("Message size S (nccl-tests convention): 1e9, 256M, 1G (10^3 "
+                                     "steps) or 1GiB (2^10 steps)."),
                       QStringLiteral("S")});
+    parser.addOption({QStringLiteral("algo"),
+                      QStringLiteral("auto (default: the scenario's collectives.algorithm) | ring | "
+                                     "member-order | tree | nvls | hierarchical | pat"),
+                      QStringLiteral("ALGO")});
     parser.addOption({QStringLiteral("swap"), QStringLiteral("Exchange two ranks first (repeatable)."),
                       QStringLiteral("A:B")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object.")});
@@ -122,14 +131,16 @@ int runCollective(const QStringList &args)
     if (!parseCollective(opName, op))
         throw ScenarioError("--op", "unknown collective '" + opName
                                         + "' (all-reduce, all-gather, reduce-scatter, all-to-all, send-recv)");
-    std::vector<int> ranks;
-    for (const QString &r : parser.value(QStringLiteral("ranks")).split(QLatin1Char(','))) {
-        bool ok = false;
-        ranks.push_back(r.trimmed().toInt(&ok));
-        if (!ok)
-            throw ScenarioError("--ranks", "'" + r.toStdString() + "' is not a rank number");
+    const double bytes = parseByteSize(parser.value(QStringLiteral("bytes")).toStdString());
+    std::optional<CollectiveAlgorithm> algo;
+    if (parser.isSet(QStringLiteral("algo"))) {
+        const std::string name = parser.value(QStringLiteral("algo")).toStdString();
+        CollectiveAlgorithm a;
+        if (!parseCollectiveAlgorithm(name, a))
+            throw ScenarioError("--algo", "unknown algorithm '" + name
+                                              + "' (auto, ring, member-order, tree, nvls, hierarchical, pat)");
+        algo = a;
     }
-    const double bytes = doubleOption(parser, QStringLiteral("bytes"));
 
     const Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
     CostEngine engine(scenario);
@@ -137,12 +148,33 @@ int runCollective(const QStringList &args)
         const auto [a, b] = parseSwap(s);
         engine.swapRanks(a, b);
     }
-    const CollectiveResult r = engine.collective(op, ranks, bytes);
+    const std::vector<int> ranks =
+        parseRankSelection(parser.value(QStringLiteral("ranks")).toStdString(), engine.layout());
+    const CollectiveAlgorithm requested = algo.value_or(scenario.collectives.algorithm);
+    const CollectiveResult r = engine.collective(op, ranks, bytes, requested);
     const std::string link = r.bottleneckLink >= 0 ? engine.fabric().linkName(r.bottleneckLink) : "";
     if (parser.isSet(QStringLiteral("json"))) {
+        nlohmann::json considered = nlohmann::json::array();
+        for (const AlgorithmTime &t : r.considered) {
+            nlohmann::json protocols = nlohmann::json::object();
+            for (const Protocol p : kAllProtocols)
+                if (t.protocolTimes[static_cast<int>(p)] > 0.0)
+                    protocols[std::string(protocolName(p))] = t.protocolTimes[static_cast<int>(p)];
+            considered.push_back({{"algorithm", std::string(planAlgorithmName(t.algorithm))},
+                                  {"protocol", std::string(protocolName(t.protocol))},
+                                  {"time_s", t.time},
+                                  {"alpha_s", t.alphaTime},
+                                  {"channels", t.channels},
+                                  {"protocol_times_s", protocols}});
+        }
         nlohmann::json j = {{"op", opName},
                             {"ranks", ranks},
                             {"bytes", bytes},
+                            {"requested_algorithm", std::string(collectiveAlgorithmName(requested))},
+                            {"algorithm", std::string(planAlgorithmName(r.algorithm))},
+                            {"protocol", std::string(protocolName(r.protocol))},
+                            {"channels", r.channels},
+                            {"considered", considered},
                             {"time_s", r.time},
                             {"alpha_s", r.alphaTime},
                             {"algbw_gbps", r.algBandwidth * 8.0 / 1e9},
@@ -162,6 +194,16 @@ int runCollective(const QStringList &args)
         std::snprintf(line, sizeof line, "algbw %.2f GB/s, busbw %.2f GB/s (bus factor %.4f)\n",
                       r.algBandwidth / 1e9, r.busBandwidth / 1e9, r.busFactor);
         text += line;
+        text += "algorithm " + std::string(planAlgorithmName(r.algorithm)) + ", protocol "
+                + std::string(protocolName(r.protocol)) + ", " + std::to_string(r.channels)
+                + (r.channels == 1 ? " channel" : " channels") + "\n";
+        if (r.considered.size() > 1) {
+            text += "considered:";
+            for (const AlgorithmTime &t : r.considered)
+                text += " " + std::string(planAlgorithmName(t.algorithm)) + " "
+                        + formatSeconds(t.time);
+            text += "\n";
+        }
         if (!link.empty())
             text += "bottleneck link: " + link + "\n";
         writeOutput(QString(), text);

@@ -42,16 +42,16 @@ std::vector<std::string_view> split(std::string_view s, char sep)
     std::size_t start = 0;
     while (true) {
         const std::size_t at = s.find(sep, start);
-        parts.push_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos
-                                                                      : at - start));
+        parts.push_back(
+            s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
         if (at == std::string_view::npos)
             return parts;
         start = at + 1;
     }
 }
 
-std::vector<int> groupSelection(std::string_view kindText, std::string_view selector,
-                                const ParallelLayout &layout)
+std::vector<int> groupSelection(
+    std::string_view kindText, std::string_view selector, const ParallelLayout &layout)
 {
     GroupKind kind;
     if (!parseGroupKind(trimmed(kindText), kind))
@@ -86,7 +86,7 @@ std::vector<int> groupSelection(std::string_view kindText, std::string_view sele
     for (std::size_t g = 0; g < groups.size(); ++g) {
         const bool all = std::all_of(groups[g].begin(), groups[g].end(), [&](int r) {
             return std::all_of(wanted.begin(), wanted.end(),
-                               [&](const auto &w) { return value(r, w.first) == w.second; });
+                [&](const auto &w) { return value(r, w.first) == w.second; });
         });
         if (all)
             matches.push_back(static_cast<int>(g));
@@ -108,8 +108,8 @@ std::vector<int> listSelection(std::string_view text, int world)
         const std::size_t dash = p.find('-');
         int first = 0, last = 0;
         const bool ok = dash == std::string_view::npos
-                            ? toInt(p, first) && (last = first, true)
-                            : toInt(p.substr(0, dash), first) && toInt(p.substr(dash + 1), last);
+            ? toInt(p, first) && (last = first, true)
+            : toInt(p.substr(0, dash), first) && toInt(p.substr(dash + 1), last);
         if (!ok)
             bad("'" + std::string(p) + "' is not a rank or a range A-B of ranks");
         if (last < first)
@@ -153,27 +153,30 @@ double parseByteSize(const std::string &text)
     double value = 0.0;
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
     if (ec != std::errc() || end == t.data())
-        throw ScenarioError("--bytes", "'" + std::string(t) + "' is not a size (e.g. 1e9, 256M, 1GiB)");
-    std::string unit(trimmed(std::string_view(end, static_cast<std::size_t>(t.data() + t.size() - end))));
+        throw ScenarioError(
+            "--bytes", "'" + std::string(t) + "' is not a size (e.g. 1e9, 256M, 1GiB)");
+    std::string unit(
+        trimmed(std::string_view(end, static_cast<std::size_t>(t.data() + t.size() - end))));
     std::transform(unit.begin(), unit.end(), unit.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+        [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     if (!unit.empty() && unit.back() == 'B')
         unit.pop_back(); // "GB", "GIB", "B"
-    constexpr std::array<char, 4> prefixes {'K', 'M', 'G', 'T'};
+    constexpr std::array<char, 4> prefixes { 'K', 'M', 'G', 'T' };
     double scale = 1.0;
     if (!unit.empty()) {
         const bool binary = unit.size() == 2 && unit[1] == 'I';
         const auto it = std::find(prefixes.begin(), prefixes.end(), unit[0]);
         if (it == prefixes.end() || (unit.size() != 1 && !binary))
-            throw ScenarioError("--bytes", "unknown unit in '" + std::string(t)
-                                               + "' (K, M, G, T = 10^3 steps; KiB, MiB, GiB, TiB = 2^10 steps)");
+            throw ScenarioError("--bytes",
+                "unknown unit in '" + std::string(t)
+                    + "' (K, M, G, T = 10^3 steps; KiB, MiB, GiB, TiB = 2^10 steps)");
         const int power = static_cast<int>(it - prefixes.begin()) + 1;
         scale = std::pow(binary ? 1024.0 : 1000.0, power);
     }
     const double bytes = value * scale;
     if (!(bytes > 0.0) || !std::isfinite(bytes))
-        throw ScenarioError("--bytes", "the message size must be a positive number of bytes, got '"
-                                           + std::string(t) + "'");
+        throw ScenarioError("--bytes",
+            "the message size must be a positive number of bytes, got '" + std::string(t) + "'");
     return bytes;
 }
 

@@ -67,7 +67,7 @@ PlanAlgorithm planAlgorithmFor(CollectiveAlgorithm option)
 bool algorithmRuns(PlanAlgorithm a, Collective op)
 {
     const bool reduceLike = op == Collective::AllReduce || op == Collective::AllGather
-                            || op == Collective::ReduceScatter;
+        || op == Collective::ReduceScatter;
     switch (a) {
     case PlanAlgorithm::Ring:
     case PlanAlgorithm::MemberOrder:
@@ -134,19 +134,21 @@ ChainPart longer(const ChainPart &a, const ChainPart &b)
 
 ChainPart operator+(const ChainPart &a, const ChainPart &b)
 {
-    return {a.wire + b.wire, a.scaleUp + b.scaleUp, a.network + b.network};
+    return { a.wire + b.wire, a.scaleUp + b.scaleUp, a.network + b.network };
 }
 
 class Builder
 {
 public:
-    Builder(const Fabric &fabric, Router &router, const std::vector<int> &slots, CollectivePlan &plan)
+    Builder(
+        const Fabric &fabric, Router &router, const std::vector<int> &slots, CollectivePlan &plan)
         : m_fabric(fabric)
         , m_router(router)
         , m_members(ringMembers(fabric, slots))
         , m_servers(membersByServer(m_members))
         , m_plan(plan)
-    {}
+    {
+    }
 
     const std::vector<RingMember> &members() const { return m_members; }
     const std::vector<ServerMembers> &servers() const { return m_servers; }
@@ -156,14 +158,14 @@ public:
     void flow(int a, int b, double unit)
     {
         if (unit > 0.0 && m_members[a].slot != m_members[b].slot)
-            m_plan.flows.push_back({m_members[a].slot, m_members[b].slot, unit});
+            m_plan.flows.push_back({ m_members[a].slot, m_members[b].slot, unit });
     }
     /// One hop of the chain from member a to member b.
     ChainPart hop(int a, int b)
     {
         const bool network = m_members[a].server != m_members[b].server;
-        return {m_router.latency(m_members[a].slot, m_members[b].slot), network ? 0 : 1,
-                network ? 1 : 0};
+        return { m_router.latency(m_members[a].slot, m_members[b].slot), network ? 0 : 1,
+            network ? 1 : 0 };
     }
 
     /// Flows of one ring (member indexes) and the chain of one of its passes.
@@ -172,7 +174,7 @@ public:
         const std::size_t k = order.size();
         if (k < 2)
             return {};
-        ChainPart total, cheapest {std::numeric_limits<double>::infinity(), 0, 0};
+        ChainPart total, cheapest { std::numeric_limits<double>::infinity(), 0, 0 };
         for (std::size_t i = 0; i < k; ++i) {
             flow(order[i], order[(i + 1) % k], unit);
             const ChainPart h = hop(order[i], order[(i + 1) % k]);
@@ -180,8 +182,8 @@ public:
             if (h.wire < cheapest.wire)
                 cheapest = h;
         }
-        return {total.wire - cheapest.wire, total.scaleUp - cheapest.scaleUp,
-                total.network - cheapest.network};
+        return { total.wire - cheapest.wire, total.scaleUp - cheapest.scaleUp,
+            total.network - cheapest.network };
     }
 
     /// Both binary trees over the servers' members `heads` (one per server), each edge
@@ -219,8 +221,8 @@ public:
         for (const int i : s.members) {
             const int gpu = m_fabric.gpuVertex(m_members[i].slot);
             const int sw = m_fabric.scaleUpVertex(server);
-            m_plan.links.push_back({m_fabric.linkBetween(gpu, sw), up});
-            m_plan.links.push_back({m_fabric.linkBetween(sw, gpu), down});
+            m_plan.links.push_back({ m_fabric.linkBetween(gpu, sw), up });
+            m_plan.links.push_back({ m_fabric.linkBetween(sw, gpu), down });
         }
     }
 
@@ -273,7 +275,7 @@ PlanAlgorithm resolve(PlanAlgorithm a, Collective op, const Builder &b, double n
 } // namespace
 
 CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::vector<int> &slots,
-                              const Fabric &fabric, Router &router, double nvlsEfficiency)
+    const Fabric &fabric, Router &router, double nvlsEfficiency)
 {
     CollectivePlan plan;
     Builder b(fabric, router, slots, plan);
@@ -328,9 +330,11 @@ CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::ve
     case PlanAlgorithm::Nvls: {
         const ServerMembers &s = b.servers().front();
         const double up = op == Collective::AllReduce ? 0.5 * (1.0 + 1.0 / dn)
-                          : op == Collective::ReduceScatter ? 1.0 : 1.0 / dn;
+            : op == Collective::ReduceScatter         ? 1.0
+                                                      : 1.0 / dn;
         const double down = op == Collective::AllReduce ? up
-                            : op == Collective::ReduceScatter ? 1.0 / dn : 1.0;
+            : op == Collective::ReduceScatter           ? 1.0 / dn
+                                                        : 1.0;
         b.nvlsLoads(s, up, down);
         chain = b.hop(s.members[0], s.members[1]);
         break;

@@ -59,7 +59,7 @@ bool algorithmRuns(PlanAlgorithm a, Collective op);
  * chain's hop latencies come from `router`.
  */
 CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::vector<int> &slots,
-                              const Fabric &fabric, Router &router, double nvlsEfficiency);
+    const Fabric &fabric, Router &router, double nvlsEfficiency);
 
 /// NCCL's double binary tree over n nodes (src/graph/trees.cc): the parent of node r in tree
 /// 0 (a binary tree with leaves on odd ranks) or tree 1 (its mirror for even n, shifted by one

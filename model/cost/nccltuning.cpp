@@ -32,14 +32,14 @@ namespace railyard {
 
 std::string_view planAlgorithmName(PlanAlgorithm a)
 {
-    constexpr std::array<std::string_view, kPlanAlgorithmCount> names {"ring", "member-order",
-        "tree", "nvls", "nvls-tree", "hierarchical", "pat", "pairwise", "p2p"};
+    constexpr std::array<std::string_view, kPlanAlgorithmCount> names { "ring", "member-order",
+        "tree", "nvls", "nvls-tree", "hierarchical", "pat", "pairwise", "p2p" };
     return names[static_cast<int>(a)];
 }
 
 std::string_view protocolName(Protocol p)
 {
-    constexpr std::array<std::string_view, kProtocolCount> names {"LL", "LL128", "Simple"};
+    constexpr std::array<std::string_view, kProtocolCount> names { "LL", "LL128", "Simple" };
     return names[static_cast<int>(p)];
 }
 
@@ -83,17 +83,17 @@ Row baseRow(NcclAlgo a)
 {
     switch (a) {
     case NcclAlgo::Tree:
-        return {6.8, 14.0, 8.4};
+        return { 6.8, 14.0, 8.4 };
     case NcclAlgo::Ring:
-        return {6.6, 14.0, 8.4};
+        return { 6.6, 14.0, 8.4 };
     case NcclAlgo::Pat:
-        return {8.0, 8.0, 8.0};
+        return { 8.0, 8.0, 8.0 };
     case NcclAlgo::Nvls:
     case NcclAlgo::NvlsTree:
     case NcclAlgo::None:
         break;
     }
-    return {0.0, 0.0, 0.0};
+    return { 0.0, 0.0, 0.0 };
 }
 
 // tuning.cc hwLatencies[NVLINK] and [NET]: Tree {0.6, 1.25, 4.0} / {5.0, 8.5, 14}, Ring
@@ -103,19 +103,19 @@ Row hwRow(NcclAlgo a, bool network)
 {
     switch (a) {
     case NcclAlgo::Tree:
-        return network ? Row {5.0, 8.5, 14.0} : Row {0.6, 1.25, 4.0};
+        return network ? Row { 5.0, 8.5, 14.0 } : Row { 0.6, 1.25, 4.0 };
     case NcclAlgo::Ring:
-        return network ? Row {2.7, 4.0, 14.0} : Row {0.6, 1.9, 3.4};
+        return network ? Row { 2.7, 4.0, 14.0 } : Row { 0.6, 1.9, 3.4 };
     case NcclAlgo::Nvls:
-        return network ? Row {0.0, 0.0, 18.0} : Row {0.0, 0.0, 25.0};
+        return network ? Row { 0.0, 0.0, 18.0 } : Row { 0.0, 0.0, 25.0 };
     case NcclAlgo::NvlsTree:
-        return network ? Row {0.0, 0.0, 20.9} : Row {0.0, 0.0, 25.0};
+        return network ? Row { 0.0, 0.0, 20.9 } : Row { 0.0, 0.0, 25.0 };
     case NcclAlgo::Pat:
-        return network ? Row {0.0, 0.0, 14.0} : Row {0.0, 0.0, 4.0};
+        return network ? Row { 0.0, 0.0, 14.0 } : Row { 0.0, 0.0, 4.0 };
     case NcclAlgo::None:
         break;
     }
-    return {0.0, 0.0, 0.0};
+    return { 0.0, 0.0, 0.0 };
 }
 
 /// NCCL's cheapest step of a kind (LL ring): what the fabric's hop latency stands for.
@@ -199,8 +199,8 @@ std::array<double, kTierCount> linkEfficiency(PlanAlgorithm a, double nvls)
         eff.fill(1.0); // send/recv and all-to-all: line rate (a modelling limit, see README)
         return eff;
     }
-    constexpr double kNvlinkSimple = 370.0 / 450.0;  // nccl-tests issue #212 (NCCL team)
-    constexpr double kNetworkSimple = 47.0 / 50.0;   // nccl-tests issue #290 (NCCL team)
+    constexpr double kNvlinkSimple = 370.0 / 450.0; // nccl-tests issue #212 (NCCL team)
+    constexpr double kNetworkSimple = 47.0 / 50.0; // nccl-tests issue #290 (NCCL team)
     eff.fill(kNetworkSimple);
     const bool usesNvls = a == PlanAlgorithm::Nvls || a == PlanAlgorithm::NvlsTree;
     eff[index(Tier::ScaleUp)] = kNvlinkSimple * (usesNvls ? nvls : 1.0);
@@ -208,17 +208,17 @@ std::array<double, kTierCount> linkEfficiency(PlanAlgorithm a, double nvls)
 }
 
 double bandwidthFloor(PlanAlgorithm a, Protocol p, const CollectiveChain &chain,
-                      const DeviceTuning &device, double bytes)
+    const DeviceTuning &device, double bytes)
 {
     if (a != PlanAlgorithm::Tree || p == Protocol::LL)
         return 0.0;
     // tuning.cc: Tree all-reduce busBw = min(busBw * 0.92, nChannels * perChMaxTreeBw), the
     // LL128 variant capped by perChMaxTreeLL128Bw; rows Volta, Ampere, Hopper, Blackwell, columns
     // 1 node, 2 nodes, more (GB/s). A tree's busBw is twice its algorithm bandwidth.
-    constexpr double simple[4][3] = {
-        {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
-    constexpr double ll128[4][3] = {
-        {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+    constexpr double simple[4][3] = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
+        { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 } };
+    constexpr double ll128[4][3] = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+        { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 } };
     const int g = std::clamp(device.generation, 0, 3);
     const int nodes = chain.servers <= 1 ? 0 : chain.servers == 2 ? 1 : 2;
     const double cap = (p == Protocol::Simple ? simple : ll128)[g][nodes] * 1e9;
@@ -228,24 +228,25 @@ double bandwidthFloor(PlanAlgorithm a, Protocol p, const CollectiveChain &chain,
 double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int passes)
 {
     const double perPass = chain.wire + chain.scaleUpSteps * stepExtra(a, p, false)
-                           + chain.networkSteps * stepExtra(a, p, true);
+        + chain.networkSteps * stepExtra(a, p, true);
     return baseLatency(a, p) + fixedLatency(a, p, chain.ranks) + passes * perPass;
 }
 
 ProtocolChoice fastestProtocol(PlanAlgorithm a, const CollectiveChain &chain, int passes,
-                               double bytes, double secondsPerByte, const DeviceTuning &device)
+    double bytes, double secondsPerByte, const DeviceTuning &device)
 {
     ProtocolChoice best;
     bool found = false;
     // Simple first: it wins ties, and a near-tie (1e-9) never flips between an incremental and
     // a fresh evaluation of the same loads.
-    for (const Protocol p : {Protocol::Simple, Protocol::LL128, Protocol::LL}) {
+    for (const Protocol p : { Protocol::Simple, Protocol::LL128, Protocol::LL }) {
         const double factor = bandwidthFactor(a, p, chain.servers);
         if (factor <= 0.0)
             continue;
         const double alpha = latency(a, p, chain, passes);
-        const double t = alpha + std::max(passes * bytes * secondsPerByte / factor,
-                                          bandwidthFloor(a, p, chain, device, bytes));
+        const double t = alpha
+            + std::max(passes * bytes * secondsPerByte / factor,
+                bandwidthFloor(a, p, chain, device, bytes));
         best.times[static_cast<int>(p)] = t;
         if (!found || t < best.time * (1.0 - 1e-9)) {
             best.protocol = p;
@@ -261,7 +262,7 @@ DeviceTuning deviceTuning(const DeviceSpec &device, const CollectiveSpec &spec)
 {
     std::string name = device.name;
     std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     const auto has = [&name](const char *s) { return name.find(s) != std::string::npos; };
     int generation = -1; // unknown
     if (has("b100") || has("b200") || has("b300"))
@@ -275,7 +276,7 @@ DeviceTuning deviceTuning(const DeviceSpec &device, const CollectiveSpec &spec)
     // tuning.cc nvlsEfficiency per compute capability: Volta and Ampere 0 (no NVLink SHARP),
     // Hopper 0.85, Blackwell 0.74. An unknown device is taken as Hopper for the tuner's other
     // constants, but has NVLS only if the scenario says so.
-    constexpr double nvls[4] = {0.0, 0.0, 0.85, 0.74};
+    constexpr double nvls[4] = { 0.0, 0.0, 0.85, 0.74 };
     DeviceTuning t;
     t.generation = generation < 0 ? 2 : generation;
     t.nvlsEfficiency = generation < 0 ? 0.0 : nvls[generation];

@@ -11,14 +11,14 @@ namespace railyard {
 
 /** The algorithm a collective plan really runs (after the planner's fallbacks). */
 enum class PlanAlgorithm : unsigned char {
-    Ring,         ///< topology-aware rings, one channel per NIC the members use
-    MemberOrder,  ///< one ring in member order
-    Tree,         ///< double binary tree across servers, chain inside
-    Nvls,         ///< NVLink SHARP in one server's NVSwitch
-    NvlsTree,     ///< NVLS inside each server, a double binary tree per rail across servers
+    Ring, ///< topology-aware rings, one channel per NIC the members use
+    MemberOrder, ///< one ring in member order
+    Tree, ///< double binary tree across servers, chain inside
+    Nvls, ///< NVLink SHARP in one server's NVSwitch
+    NvlsTree, ///< NVLS inside each server, a double binary tree per rail across servers
     Hierarchical, ///< ring reduce-scatter inside, ring all-reduce per rail across, all-gather
-    Pat,          ///< NCCL's PAT (all-gather / reduce-scatter, one GPU per server)
-    Pairwise,     ///< all-to-all: every ordered pair
+    Pat, ///< NCCL's PAT (all-gather / reduce-scatter, one GPU per server)
+    Pairwise, ///< all-to-all: every ordered pair
     PointToPoint, ///< send-recv
 };
 inline constexpr int kPlanAlgorithmCount = 9;
@@ -28,8 +28,8 @@ std::string_view planAlgorithmName(PlanAlgorithm a);
 /** NCCL's protocols: LL (8-byte flag+data stores), LL128 (128-byte lines), Simple. */
 enum class Protocol : unsigned char { LL, LL128, Simple };
 inline constexpr int kProtocolCount = 3;
-inline constexpr std::array<Protocol, kProtocolCount> kAllProtocols {
-    Protocol::LL, Protocol::LL128, Protocol::Simple};
+inline constexpr std::array<Protocol, kProtocolCount> kAllProtocols { Protocol::LL, Protocol::LL128,
+    Protocol::Simple };
 std::string_view protocolName(Protocol p); ///< "LL", "LL128", "Simple" (NCCL_PROTO's spelling)
 
 /**
@@ -39,12 +39,12 @@ std::string_view protocolName(Protocol p); ///< "LL", "LL128", "Simple" (NCCL_PR
  */
 struct CollectiveChain
 {
-    double wire = 0.0;     ///< seconds per pass: the chain's route latencies summed
-    int scaleUpSteps = 0;  ///< per pass: steps inside a server (NVLink / NVSwitch)
-    int networkSteps = 0;  ///< per pass: steps between servers
-    int ranks = 0;         ///< members of the group
-    int servers = 0;       ///< servers the members sit on
-    int channels = 1;      ///< the plan's channels (NCCL caps a tree's bandwidth per channel)
+    double wire = 0.0; ///< seconds per pass: the chain's route latencies summed
+    int scaleUpSteps = 0; ///< per pass: steps inside a server (NVLink / NVSwitch)
+    int networkSteps = 0; ///< per pass: steps between servers
+    int ranks = 0; ///< members of the group
+    int servers = 0; ///< servers the members sit on
+    int channels = 1; ///< the plan's channels (NCCL caps a tree's bandwidth per channel)
 };
 
 /**
@@ -63,7 +63,7 @@ namespace nccltuning {
 struct DeviceTuning
 {
     double nvlsEfficiency = 0.0; ///< 0 = no NVLink SHARP
-    int generation = 2;          ///< 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell (tuning.cc's rows)
+    int generation = 2; ///< 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell (tuning.cc's rows)
 };
 
 /// NCCL's baseLat: once per operation (seconds).
@@ -86,7 +86,7 @@ std::array<double, kTierCount> linkEfficiency(PlanAlgorithm a, double nvlsEffici
 /// perChMaxTreeLL128Bws, by generation and 1 / 2 / more nodes), as the time it sets for S
 /// bytes: S / (0.5 * channels * cap), the tree moving half of S per tree; 0 for other plans.
 double bandwidthFloor(PlanAlgorithm a, Protocol p, const CollectiveChain &chain,
-                      const DeviceTuning &device, double bytes);
+    const DeviceTuning &device, double bytes);
 
 /// The latency part of T above (seconds).
 double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int passes);
@@ -95,7 +95,7 @@ double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int pa
 struct ProtocolChoice
 {
     Protocol protocol = Protocol::Simple;
-    double time = 0.0;  ///< seconds
+    double time = 0.0; ///< seconds
     double alpha = 0.0; ///< its latency part
     std::array<double, kProtocolCount> times {}; ///< 0 where the protocol does not apply
 };
@@ -104,7 +104,7 @@ struct ProtocolChoice
 /// whose busiest link takes `secondsPerByte` per byte of S per pass at Simple's achievable
 /// bandwidth; the smallest wins (Simple on a tie).
 ProtocolChoice fastestProtocol(PlanAlgorithm a, const CollectiveChain &chain, int passes,
-                               double bytes, double secondsPerByte, const DeviceTuning &device);
+    double bytes, double secondsPerByte, const DeviceTuning &device);
 
 /// The scenario's device as NCCL's tuner sees it: its generation from the device name (A100 /
 /// A800 Ampere, H100 / H200 / H800 Hopper, B100 / B200 / B300 Blackwell, V100 Volta, unknown

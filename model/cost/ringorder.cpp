@@ -13,7 +13,7 @@ std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int>
     out.reserve(slots.size());
     for (const int slot : slots) {
         const int gpu = fabric.gpuOfSlot(slot);
-        out.push_back({slot, fabric.serverOfSlot(slot), gpu, fabric.nicOfGpu(gpu)});
+        out.push_back({ slot, fabric.serverOfSlot(slot), gpu, fabric.nicOfGpu(gpu) });
     }
     return out;
 }
@@ -25,12 +25,12 @@ std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &member
     for (std::size_t i = 0; i < members.size(); ++i) {
         const auto [it, inserted] = at.try_emplace(members[i].server, out.size());
         if (inserted)
-            out.push_back({members[i].server, {}, {}});
+            out.push_back({ members[i].server, {}, {} });
         out[it->second].members.push_back(static_cast<int>(i));
     }
     for (ServerMembers &s : out) {
         std::stable_sort(s.members.begin(), s.members.end(),
-                         [&](int a, int b) { return members[a].gpu < members[b].gpu; });
+            [&](int a, int b) { return members[a].gpu < members[b].gpu; });
         for (const int m : s.members)
             s.nics.push_back(members[m].nic);
         std::sort(s.nics.begin(), s.nics.end());
@@ -41,9 +41,8 @@ std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &member
 
 bool uniformPerServer(const std::vector<ServerMembers> &servers)
 {
-    return std::all_of(servers.begin(), servers.end(), [&](const ServerMembers &s) {
-        return s.members.size() == servers.front().members.size();
-    });
+    return std::all_of(servers.begin(), servers.end(),
+        [&](const ServerMembers &s) { return s.members.size() == servers.front().members.size(); });
 }
 
 namespace {
@@ -54,8 +53,8 @@ bool contains(const std::vector<int> &v, int x)
 }
 
 /// One server's stretch of a channel: entry member, the others by GPU index, exit member.
-std::vector<int> stretch(const ServerMembers &s, const std::vector<RingMember> &members,
-                         int entryNic, int exitNic)
+std::vector<int> stretch(
+    const ServerMembers &s, const std::vector<RingMember> &members, int entryNic, int exitNic)
 {
     const std::vector<int> &m = s.members;
     if (m.size() == 1)
@@ -78,7 +77,7 @@ std::vector<int> stretch(const ServerMembers &s, const std::vector<RingMember> &
                 exit = *it;
                 break;
             }
-    std::vector<int> out {entry};
+    std::vector<int> out { entry };
     for (const int i : m)
         if (i != entry && i != exit)
             out.push_back(i);
@@ -93,7 +92,7 @@ std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members)
     const std::vector<ServerMembers> servers = membersByServer(members);
     if (servers.size() <= 1) {
         std::vector<int> ring = servers.empty() ? std::vector<int> {} : servers.front().members;
-        return {ring};
+        return { ring };
     }
     std::size_t channels = 1;
     for (const ServerMembers &s : servers)
@@ -111,7 +110,8 @@ std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members)
             // exactly NCCL's swap of the pair on every other node).
             const int a = s.nics[c % k];
             const int b = s.nics[(c + 1) % k];
-            const int entry = previousExit >= 0 && contains(s.nics, previousExit) ? previousExit : a;
+            const int entry
+                = previousExit >= 0 && contains(s.nics, previousExit) ? previousExit : a;
             const int exit = entry == a ? b : entry == b ? a : b;
             const std::vector<int> part = stretch(s, members, entry, exit);
             ring.insert(ring.end(), part.begin(), part.end());
@@ -122,8 +122,8 @@ std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members)
     return rings;
 }
 
-std::vector<int> chainOrder(const ServerMembers &s, const std::vector<RingMember> &members,
-                            int channel)
+std::vector<int> chainOrder(
+    const ServerMembers &s, const std::vector<RingMember> &members, int channel)
 {
     const int nic = s.nics[static_cast<std::size_t>(channel) % s.nics.size()];
     std::vector<int> out;

@@ -23,7 +23,7 @@ struct ServerMembers
 {
     int server = -1;
     std::vector<int> members; ///< sorted by GPU index
-    std::vector<int> nics;    ///< distinct NIC indexes of those members, ascending
+    std::vector<int> nics; ///< distinct NIC indexes of those members, ascending
 };
 
 /// The group's servers in order of first appearance in the member list (NCCL numbers its
@@ -48,7 +48,7 @@ std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members)
 
 /// The members of server `s` in the order a chain of channel `channel` visits them: the
 /// member on the channel's NIC first (the tree's network end), the others by GPU index.
-std::vector<int> chainOrder(const ServerMembers &s, const std::vector<RingMember> &members,
-                            int channel);
+std::vector<int> chainOrder(
+    const ServerMembers &s, const std::vector<RingMember> &members, int channel);
 
 } // namespace railyard

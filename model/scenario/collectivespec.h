@@ -35,13 +35,14 @@ enum class CollectiveAlgorithm : unsigned char {
 inline constexpr std::array<CollectiveAlgorithm, 7> kCollectiveAlgorithmOptions {
     CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, CollectiveAlgorithm::MemberOrder,
     CollectiveAlgorithm::Tree, CollectiveAlgorithm::Nvls, CollectiveAlgorithm::Hierarchical,
-    CollectiveAlgorithm::Pat};
+    CollectiveAlgorithm::Pat
+};
 
 /// "auto", "ring", "member-order", "tree", "nvls", "hierarchical", "pat".
 constexpr std::string_view collectiveAlgorithmName(CollectiveAlgorithm a)
 {
-    constexpr std::array<std::string_view, 7> names {
-        "auto", "ring", "member-order", "tree", "nvls", "hierarchical", "pat"};
+    constexpr std::array<std::string_view, 7> names { "auto", "ring", "member-order", "tree",
+        "nvls", "hierarchical", "pat" };
     return names[static_cast<int>(a)];
 }
 

@@ -3,9 +3,12 @@
 // line and a non-zero exit.
 #include "clirun.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
+
+#include <fstream>
 
 namespace {
 
@@ -17,9 +20,9 @@ QString sample(const char *name)
 /// `collective` on the seed sample (tp 8 x pp 4 x dp 4, 16 servers x 8 GPUs).
 CliRun collective(const QString &ranks, const QString &bytes, QStringList extra = {})
 {
-    QStringList args {QStringLiteral("collective"), sample("seed-128.json"), QStringLiteral("--op"),
-                      QStringLiteral("all-reduce"), QStringLiteral("--ranks"), ranks,
-                      QStringLiteral("--bytes"), bytes};
+    QStringList args { QStringLiteral("collective"), sample("seed-128.json"),
+        QStringLiteral("--op"), QStringLiteral("all-reduce"), QStringLiteral("--ranks"), ranks,
+        QStringLiteral("--bytes"), bytes };
     args += extra;
     return runRailyardCli(args);
 }
@@ -31,7 +34,7 @@ nlohmann::json json(const CliRun &r)
 
 std::vector<int> ranksOf(const QString &selection)
 {
-    const CliRun r = collective(selection, QStringLiteral("1M"), {QStringLiteral("--json")});
+    const CliRun r = collective(selection, QStringLiteral("1M"), { QStringLiteral("--json") });
     if (r.exitCode != 0)
         qWarning("%s", r.err.constData());
     return r.exitCode == 0 ? json(r)["ranks"].get<std::vector<int>>() : std::vector<int> {};
@@ -52,6 +55,7 @@ private Q_SLOTS:
     void algoOptionSelects();
     void badOptionsFail_data();
     void badOptionsFail();
+    void scenarioOptionChoosesTheAlgorithm();
 };
 
 void TestCliCollective::ranksGrammar_data()
@@ -59,15 +63,15 @@ void TestCliCollective::ranksGrammar_data()
     // Megatron-LM order tp-cp-ep-dp-pp: rank = t + 8 d + 32 p.
     QTest::addColumn<QString>("selection");
     QTest::addColumn<std::vector<int>>("ranks");
-    QTest::newRow("list") << "0,32,64,96" << std::vector<int> {0, 32, 64, 96};
-    QTest::newRow("range and list") << "0-3,16" << std::vector<int> {0, 1, 2, 3, 16};
-    QTest::newRow("spaces") << " 5 - 7 , 9" << std::vector<int> {5, 6, 7, 9};
-    QTest::newRow("tp:0") << "tp:0" << std::vector<int> {0, 1, 2, 3, 4, 5, 6, 7};
+    QTest::newRow("list") << "0,32,64,96" << std::vector<int> { 0, 32, 64, 96 };
+    QTest::newRow("range and list") << "0-3,16" << std::vector<int> { 0, 1, 2, 3, 16 };
+    QTest::newRow("spaces") << " 5 - 7 , 9" << std::vector<int> { 5, 6, 7, 9 };
+    QTest::newRow("tp:0") << "tp:0" << std::vector<int> { 0, 1, 2, 3, 4, 5, 6, 7 };
     QTest::newRow("tp:p=1,d=2") << "tp:p=1,d=2"
-                                << std::vector<int> {48, 49, 50, 51, 52, 53, 54, 55};
-    QTest::newRow("dp:p=0,t=3") << "dp:p=0,t=3" << std::vector<int> {3, 11, 19, 27};
-    QTest::newRow("pp:d=1,t=2") << "pp:d=1,t=2" << std::vector<int> {10, 42, 74, 106};
-    QTest::newRow("dp-cp:1") << "dp-cp:1" << std::vector<int> {1, 9, 17, 25};
+                                << std::vector<int> { 48, 49, 50, 51, 52, 53, 54, 55 };
+    QTest::newRow("dp:p=0,t=3") << "dp:p=0,t=3" << std::vector<int> { 3, 11, 19, 27 };
+    QTest::newRow("pp:d=1,t=2") << "pp:d=1,t=2" << std::vector<int> { 10, 42, 74, 106 };
+    QTest::newRow("dp-cp:1") << "dp-cp:1" << std::vector<int> { 1, 9, 17, 25 };
 }
 
 void TestCliCollective::ranksGrammar()
@@ -98,7 +102,7 @@ void TestCliCollective::bytesUnits()
 {
     QFETCH(QString, text);
     QFETCH(double, bytes);
-    const CliRun r = collective(QStringLiteral("0-7"), text, {QStringLiteral("--json")});
+    const CliRun r = collective(QStringLiteral("0-7"), text, { QStringLiteral("--json") });
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(json(r)["bytes"].get<double>(), bytes);
 }
@@ -106,24 +110,26 @@ void TestCliCollective::bytesUnits()
 void TestCliCollective::jsonDocumentsTheAlgorithm()
 {
     // Every field the README lists for collective --json.
-    const CliRun r = collective(QStringLiteral("all"), QStringLiteral("1GiB"), {QStringLiteral("--json")});
+    const CliRun r
+        = collective(QStringLiteral("all"), QStringLiteral("1GiB"), { QStringLiteral("--json") });
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const nlohmann::json j = json(r);
-    for (const char *key : {"op", "ranks", "bytes", "requested_algorithm", "algorithm", "protocol",
-                            "channels", "considered", "time_s", "alpha_s", "algbw_gbps", "busbw_gbps",
-                            "algbw_bytes_per_s", "busbw_bytes_per_s", "bus_factor",
-                            "bytes_sent_per_rank", "bottleneck_link", "bottleneck_name"})
+    for (const char *key : { "op", "ranks", "bytes", "requested_algorithm", "algorithm", "protocol",
+             "channels", "considered", "time_s", "alpha_s", "algbw_gbps", "busbw_gbps",
+             "algbw_bytes_per_s", "busbw_bytes_per_s", "bus_factor", "bytes_sent_per_rank",
+             "bottleneck_link", "bottleneck_name" })
         QVERIFY2(j.contains(key), key);
     QCOMPARE(j["requested_algorithm"].get<std::string>(), std::string("auto"));
-    QCOMPARE(j["ranks"].size(), std::size_t {128});
+    QCOMPARE(j["ranks"].size(), std::size_t { 128 });
     // Auto weighed NCCL's algorithms and took the fastest of them, with its best protocol.
     double fastest = 1e9;
     for (const nlohmann::json &c : j["considered"]) {
-        for (const char *key : {"algorithm", "protocol", "time_s", "alpha_s", "channels", "protocol_times_s"})
+        for (const char *key :
+            { "algorithm", "protocol", "time_s", "alpha_s", "channels", "protocol_times_s" })
             QVERIFY2(c.contains(key), key);
         fastest = std::min(fastest, c["time_s"].get<double>());
         QCOMPARE(c["protocol_times_s"][c["protocol"].get<std::string>()].get<double>(),
-                 c["time_s"].get<double>());
+            c["time_s"].get<double>());
     }
     QCOMPARE(j["time_s"].get<double>(), fastest);
     QCOMPARE(j["algorithm"].get<std::string>(), std::string("nvls-tree"));
@@ -137,7 +143,7 @@ void TestCliCollective::algoOptionSelects()
     // rail with NCCL's algorithms: at least 5x slower.
     const auto time = [](const QString &algo) {
         const CliRun r = collective(QStringLiteral("all"), QStringLiteral("1GiB"),
-                                    {QStringLiteral("--algo"), algo, QStringLiteral("--json")});
+            { QStringLiteral("--algo"), algo, QStringLiteral("--json") });
         return r.exitCode == 0 ? json(r)["time_s"].get<double>() : -1.0;
     };
     const double memberOrder = time(QStringLiteral("member-order"));
@@ -146,7 +152,7 @@ void TestCliCollective::algoOptionSelects()
     QVERIFY(memberOrder > 2.0 * 127.0 / 128.0 * 1073741824.0 / 47e9);
     QVERIFY(memberOrder > 5.0 * automatic);
     // Auto is the fastest of NCCL's algorithms (the hierarchical ring is not one of them).
-    for (const char *a : {"ring", "tree", "nvls"})
+    for (const char *a : { "ring", "tree", "nvls" })
         QVERIFY2(time(QString::fromLatin1(a)) >= automatic * (1.0 - 1e-12), a);
     QVERIFY(time(QStringLiteral("hierarchical")) > 0.0);
     // The text report names the algorithm and protocol.
@@ -160,20 +166,62 @@ void TestCliCollective::badOptionsFail_data()
     QTest::addColumn<QString>("bytes");
     QTest::addColumn<QString>("algo");
     QTest::addColumn<QString>("message");
-    QTest::newRow("one rank") << "5" << "1G" << "" << "--ranks: a collective needs at least two ranks";
-    QTest::newRow("duplicate") << "0,1,1" << "1G" << "" << "--ranks: rank 1 is listed twice";
-    QTest::newRow("out of range") << "0-128" << "1G" << "" << "--ranks: rank 128 is outside 0..127";
-    QTest::newRow("backwards") << "7-3" << "1G" << "" << "--ranks: the range '7-3' runs backwards";
-    QTest::newRow("not a rank") << "0,x" << "1G" << "" << "--ranks: 'x' is not a rank";
-    QTest::newRow("unknown kind") << "xp:0" << "1G" << "" << "--ranks: unknown group kind 'xp'";
-    QTest::newRow("group index") << "tp:16" << "1G" << "" << "--ranks: tp:16: there are 16 tp groups (0..15)";
-    QTest::newRow("ambiguous") << "dp:p=0" << "1G" << "" << "--ranks: dp:p=0 matches 8 dp groups";
-    QTest::newRow("no group") << "tp:t=3" << "1G" << "" << "--ranks: no tp group has t=3";
-    QTest::newRow("bad coordinate") << "dp:q=1" << "1G" << "" << "--ranks: 'q=1' in dp:q=1 is not";
-    QTest::newRow("bytes unit") << "0-7" << "1GX" << "" << "--bytes: unknown unit in '1GX'";
-    QTest::newRow("bytes text") << "0-7" << "lots" << "" << "--bytes: 'lots' is not a size";
-    QTest::newRow("bytes zero") << "0-7" << "0K" << "" << "--bytes: the message size must be a positive";
-    QTest::newRow("algo") << "0-7" << "1G" << "fastest" << "--algo: unknown algorithm 'fastest'";
+    QTest::newRow("one rank") << "5"
+                              << "1G"
+                              << ""
+                              << "--ranks: a collective needs at least two ranks";
+    QTest::newRow("duplicate") << "0,1,1"
+                               << "1G"
+                               << ""
+                               << "--ranks: rank 1 is listed twice";
+    QTest::newRow("out of range") << "0-128"
+                                  << "1G"
+                                  << ""
+                                  << "--ranks: rank 128 is outside 0..127";
+    QTest::newRow("backwards") << "7-3"
+                               << "1G"
+                               << ""
+                               << "--ranks: the range '7-3' runs backwards";
+    QTest::newRow("not a rank") << "0,x"
+                                << "1G"
+                                << ""
+                                << "--ranks: 'x' is not a rank";
+    QTest::newRow("unknown kind") << "xp:0"
+                                  << "1G"
+                                  << ""
+                                  << "--ranks: unknown group kind 'xp'";
+    QTest::newRow("group index") << "tp:16"
+                                 << "1G"
+                                 << ""
+                                 << "--ranks: tp:16: there are 16 tp groups (0..15)";
+    QTest::newRow("ambiguous") << "dp:p=0"
+                               << "1G"
+                               << ""
+                               << "--ranks: dp:p=0 matches 8 dp groups";
+    QTest::newRow("no group") << "tp:t=3"
+                              << "1G"
+                              << ""
+                              << "--ranks: no tp group has t=3";
+    QTest::newRow("bad coordinate") << "dp:q=1"
+                                    << "1G"
+                                    << ""
+                                    << "--ranks: 'q=1' in dp:q=1 is not";
+    QTest::newRow("bytes unit") << "0-7"
+                                << "1GX"
+                                << ""
+                                << "--bytes: unknown unit in '1GX'";
+    QTest::newRow("bytes text") << "0-7"
+                                << "lots"
+                                << ""
+                                << "--bytes: 'lots' is not a size";
+    QTest::newRow("bytes zero") << "0-7"
+                                << "0K"
+                                << ""
+                                << "--bytes: the message size must be a positive";
+    QTest::newRow("algo") << "0-7"
+                          << "1G"
+                          << "fastest"
+                          << "--algo: unknown algorithm 'fastest'";
 }
 
 void TestCliCollective::badOptionsFail()
@@ -190,6 +238,43 @@ void TestCliCollective::badOptionsFail()
     QVERIFY(r.out.isEmpty());
     QVERIFY2(r.err.startsWith(("railyard-cli: " + message).toUtf8()), r.err.constData());
     QCOMPARE(r.err.count('\n'), 1);
+}
+
+void TestCliCollective::scenarioOptionChoosesTheAlgorithm()
+{
+    // The scenario's collectives.algorithm is collective's default; --algo overrides it; a bad
+    // value is refused by the loader with the field's name.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    std::ifstream in(qPrintable(sample("seed-128.json")));
+    nlohmann::json seed = nlohmann::json::parse(in);
+    const auto write = [&](const char *name, const char *algorithm) {
+        nlohmann::json s = seed;
+        s["collectives"] = { { "algorithm", algorithm } };
+        const QString path = dir.filePath(QLatin1String(name));
+        std::ofstream(qPrintable(path)) << s.dump();
+        return path;
+    };
+    const auto run = [](const QString &file, QStringList extra) {
+        QStringList args { QStringLiteral("collective"), file, QStringLiteral("--op"),
+            QStringLiteral("all-reduce"), QStringLiteral("--ranks"), QStringLiteral("all"),
+            QStringLiteral("--bytes"), QStringLiteral("1GiB"), QStringLiteral("--json") };
+        return runRailyardCli(args + extra);
+    };
+    const QString memberOrder = write("member-order.json", "member-order");
+    CliRun r = run(memberOrder, {});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(json(r)["requested_algorithm"].get<std::string>(), std::string("member-order"));
+    QCOMPARE(json(r)["algorithm"].get<std::string>(), std::string("member-order"));
+    QCOMPARE(json(r)["considered"].size(), std::size_t { 1 });
+    r = run(memberOrder, { QStringLiteral("--algo"), QStringLiteral("tree") });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(json(r)["algorithm"].get<std::string>(), std::string("tree"));
+
+    r = run(write("bad.json", "rings"), {});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains("collectives.algorithm: unknown value 'rings'"), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliCollective)

@@ -3,8 +3,8 @@
 // the algorithm NCCL's cost model picks by size and rank count against NCCL's published
 // behaviour, and the pipelined hierarchical all-reduce at 512 and 4,096 GPUs against its
 // formula.
-#include "cost/costengine.h"
 #include "cost/collectiveplanner.h"
+#include "cost/costengine.h"
 #include "fixtures.h"
 #include "workload/presets.h"
 
@@ -130,10 +130,10 @@ void TestCollectiveEstimate::busbwMatchesPublishedFigures()
     const CollectiveResult r = engine.collective(static_cast<Collective>(op),
         firstRanks(servers * gpus), bytes, static_cast<CollectiveAlgorithm>(algorithm));
     QVERIFY2(std::abs(busbwGBps(r) / published - 1.0) <= 0.05,
-             qPrintable(QStringLiteral("busbw %1 GB/s with %2, published %3 GB/s")
-                            .arg(busbwGBps(r))
-                            .arg(QString::fromStdString(std::string(planAlgorithmName(r.algorithm))))
-                            .arg(published)));
+        qPrintable(QStringLiteral("busbw %1 GB/s with %2, published %3 GB/s")
+                       .arg(busbwGBps(r))
+                       .arg(QString::fromStdString(std::string(planAlgorithmName(r.algorithm))))
+                       .arg(published)));
 }
 
 void TestCollectiveEstimate::nvlsBusbwRisesWithGpuCount_data()
@@ -163,13 +163,15 @@ void TestCollectiveEstimate::nvlsBusbwRisesWithGpuCount()
     const CollectiveResult r = engine.collective(Collective::AllReduce, firstRanks(n), 4 * GiB);
     if (nvls > 0.0) {
         QCOMPARE(r.algorithm, PlanAlgorithm::Nvls);
-        QVERIFY2(std::abs(busbwGBps(r) / nvls - 1.0) <= 0.05, qPrintable(QString::number(busbwGBps(r))));
+        QVERIFY2(
+            std::abs(busbwGBps(r) / nvls - 1.0) <= 0.05, qPrintable(QString::number(busbwGBps(r))));
     } else {
-        QVERIFY2(std::abs(busbwGBps(r) / 370.0 - 1.0) <= 0.05, qPrintable(QString::number(busbwGBps(r))));
+        QVERIFY2(std::abs(busbwGBps(r) / 370.0 - 1.0) <= 0.05,
+            qPrintable(QString::number(busbwGBps(r))));
     }
     // The ring is 365-370 GB/s at every size.
-    const CollectiveResult ring =
-        engine.collective(Collective::AllReduce, firstRanks(n), 4 * GiB, CollectiveAlgorithm::Ring);
+    const CollectiveResult ring = engine.collective(
+        Collective::AllReduce, firstRanks(n), 4 * GiB, CollectiveAlgorithm::Ring);
     QVERIFY(std::abs(busbwGBps(ring) / 367.5 - 1.0) <= 0.05);
 }
 
@@ -227,7 +229,7 @@ void TestCollectiveEstimate::autoAtScaleIsTheHierarchicalFormula()
     const double nic = s.fabric.nic.gbps * 1e9 / 8.0 * kNetEff;
     const double expected = alpha + 2.0 * (S / 8.0) / nic;
     QVERIFY2(std::abs(r.time / expected - 1.0) <= 1e-9,
-             qPrintable(QStringLiteral("%1 s against %2 s").arg(r.time).arg(expected)));
+        qPrintable(QStringLiteral("%1 s against %2 s").arg(r.time).arg(expected)));
     QVERIFY(std::abs(r.alphaTime / alpha - 1.0) <= 1e-9);
     // The NICs do the work: the bus bandwidth is 8 NICs at ~47 GB/s (NCCL team: 46-48 GB/s per
     // NDR NIC, nccl-tests issue #290), less the chain's latency.
@@ -237,8 +239,8 @@ void TestCollectiveEstimate::autoAtScaleIsTheHierarchicalFormula()
     // rail of 2 (N-1)/N S/8 per NIC, and a chain of 2 x (7 NVLink + N-1 network) steps whose
     // hops are summed one by one; the fastest protocol. Its latency grows with N, the tree's
     // with log2 N: at these sizes NCCL's tree is the faster.
-    const CollectiveResult h = engine.collective(Collective::AllReduce, firstRanks(servers * 8), S,
-                                                 CollectiveAlgorithm::Hierarchical);
+    const CollectiveResult h = engine.collective(
+        Collective::AllReduce, firstRanks(servers * 8), S, CollectiveAlgorithm::Hierarchical);
     QCOMPARE(h.algorithm, PlanAlgorithm::Hierarchical);
     double ringPass = 0.0, cheapest = 1.0;
     for (int k = 0; k < servers; ++k) {
@@ -247,18 +249,19 @@ void TestCollectiveEstimate::autoAtScaleIsTheHierarchicalFormula()
         cheapest = std::min(cheapest, hop);
     }
     ringPass -= cheapest; // every edge of the rail's ring but the cheapest
-    const double base[3] = {6.6e-6, 14.0e-6, 8.4e-6};
-    const double nvl[3] = {0.0, 1.3e-6, 2.8e-6};
-    const double net[3] = {0.0, 1.3e-6, 11.3e-6};
-    const double factor[3] = {0.5, 0.92, 1.0};
+    const double base[3] = { 6.6e-6, 14.0e-6, 8.4e-6 };
+    const double nvl[3] = { 0.0, 1.3e-6, 2.8e-6 };
+    const double net[3] = { 0.0, 1.3e-6, 11.3e-6 };
+    const double factor[3] = { 0.5, 0.92, 1.0 };
     double best = 1e9;
     for (int p = 0; p < 3; ++p) {
-        const double a = base[p] + 2.0 * (7 * (nvlsHop + nvl[p]) + ringPass + (servers - 1) * net[p]);
+        const double a
+            = base[p] + 2.0 * (7 * (nvlsHop + nvl[p]) + ringPass + (servers - 1) * net[p]);
         const double bw = 2.0 * (servers - 1.0) / servers * (S / 8.0) / (nic * factor[p]);
         best = std::min(best, a + bw);
     }
     QVERIFY2(std::abs(h.time / best - 1.0) <= 1e-9,
-             qPrintable(QStringLiteral("%1 s against %2 s").arg(h.time).arg(best)));
+        qPrintable(QStringLiteral("%1 s against %2 s").arg(h.time).arg(best)));
     QVERIFY(r.time < h.time);
 }
 
@@ -273,8 +276,8 @@ void TestCollectiveEstimate::twoServersGoBeyondTheNicLimit()
     const CollectiveResult r = engine.collective(Collective::AllReduce, firstRanks(16), 4 * GiB);
     QCOMPARE(r.algorithm, PlanAlgorithm::NvlsTree);
     QVERIFY(busbwGBps(r) > 8 * 50.0);
-    const CollectiveResult ring =
-        engine.collective(Collective::AllReduce, firstRanks(16), 4 * GiB, CollectiveAlgorithm::Ring);
+    const CollectiveResult ring = engine.collective(
+        Collective::AllReduce, firstRanks(16), 4 * GiB, CollectiveAlgorithm::Ring);
     QVERIFY(std::abs(busbwGBps(ring) / (8 * 400.0 / 8 * kNetEff) - 1.0) <= 0.01);
     // Beyond two servers the NVLS tree's network share is the ring's: both near the NICs.
     CostEngine eight(system(8, 8, "h100-sxm", 3600.0, 400.0));
@@ -298,14 +301,17 @@ void TestCollectiveEstimate::treeForSmallRingForLargeBeyondTwoServers()
         for (double bytes = 1024.0; bytes <= 16 * GiB; bytes *= 2.0) {
             const CollectiveResult r = engine.collective(Collective::AllReduce, ranks, bytes);
             // auto is the fastest of the forced algorithms at every size.
-            const double ring = engine.collective(Collective::AllReduce, ranks, bytes,
-                                                  CollectiveAlgorithm::Ring).time;
-            const double tree = engine.collective(Collective::AllReduce, ranks, bytes,
-                                                  CollectiveAlgorithm::Tree).time;
+            const double ring
+                = engine.collective(Collective::AllReduce, ranks, bytes, CollectiveAlgorithm::Ring)
+                      .time;
+            const double tree
+                = engine.collective(Collective::AllReduce, ranks, bytes, CollectiveAlgorithm::Tree)
+                      .time;
             if (std::abs(r.time - std::min(ring, tree)) > 1e-9 * r.time)
                 return -1.0;
             if (r.algorithm != previous) {
-                if (previous != PlanAlgorithm::Tree || r.algorithm != PlanAlgorithm::Ring || first > 0.0)
+                if (previous != PlanAlgorithm::Tree || r.algorithm != PlanAlgorithm::Ring
+                    || first > 0.0)
                     return -2.0; // more than one switch, or the wrong way round
                 first = bytes;
             }
@@ -327,7 +333,7 @@ void TestCollectiveEstimate::autoReportsEveryCandidate()
     // fastest of them, with its fastest protocol.
     CostEngine engine(system(4, 8, "h100-sxm", 3600.0, 400.0));
     const CollectiveResult r = engine.collective(Collective::AllReduce, firstRanks(32), 64e6);
-    QCOMPARE(r.considered.size(), std::size_t {3}); // ring, tree, NVLS tree
+    QCOMPARE(r.considered.size(), std::size_t { 3 }); // ring, tree, NVLS tree
     double fastest = 1e9;
     for (const AlgorithmTime &t : r.considered) {
         fastest = std::min(fastest, t.time);
@@ -337,9 +343,9 @@ void TestCollectiveEstimate::autoReportsEveryCandidate()
     }
     QCOMPARE(r.time, fastest);
     // A fixed algorithm reports itself alone; the member-order ring is never chosen by auto.
-    const CollectiveResult m = engine.collective(Collective::AllReduce, firstRanks(32), 64e6,
-                                                 CollectiveAlgorithm::MemberOrder);
-    QCOMPARE(m.considered.size(), std::size_t {1});
+    const CollectiveResult m = engine.collective(
+        Collective::AllReduce, firstRanks(32), 64e6, CollectiveAlgorithm::MemberOrder);
+    QCOMPARE(m.considered.size(), std::size_t { 1 });
     QCOMPARE(m.algorithm, PlanAlgorithm::MemberOrder);
 }
 
@@ -351,9 +357,9 @@ void TestCollectiveEstimate::hierarchicalFlagMakesAllReducesHierarchical()
     s.training.hierarchicalAllReduce = true;
     CostEngine engine(s);
     QCOMPARE(engine.collective(Collective::AllReduce, firstRanks(32), GiB).algorithm,
-             PlanAlgorithm::Hierarchical);
+        PlanAlgorithm::Hierarchical);
     QCOMPARE(engine.collective(Collective::AllGather, firstRanks(32), GiB).algorithm,
-             PlanAlgorithm::Ring);
+        PlanAlgorithm::Ring);
 }
 
 QTEST_GUILESS_MAIN(TestCollectiveEstimate)

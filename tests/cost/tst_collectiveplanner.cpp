@@ -20,7 +20,7 @@ namespace {
 
 bool near(double a, double b)
 {
-    return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
+    return std::abs(a - b) <= 1e-9 * std::max({ 1.0, std::abs(a), std::abs(b) });
 }
 
 /// A plan's flows routed onto the fabric: per link, bytes per byte of S per pass.
@@ -95,11 +95,11 @@ void TestCollectivePlanner::ringsEnterAndLeaveOnTheSameRails()
     // rail 4 and leaves on rail 0, and so on (NCCL connect.cc: "Alternate rings to avoid
     // crossing rails"); channel 1 the other way round.
     const Fabric fabric = Fabric::build(fixtures::railFabric(4, 8));
-    const std::vector<int> slots {0, 4, 8, 12, 16, 20, 24, 28};
+    const std::vector<int> slots { 0, 4, 8, 12, 16, 20, 24, 28 };
     const std::vector<std::vector<int>> rings = buildRings(ringMembers(fabric, slots));
-    QCOMPARE(rings.size(), std::size_t {2});
-    QCOMPARE(rings[0], (std::vector<int> {0, 1, 3, 2, 4, 5, 7, 6}));
-    QCOMPARE(rings[1], (std::vector<int> {1, 0, 2, 3, 5, 4, 6, 7}));
+    QCOMPARE(rings.size(), std::size_t { 2 });
+    QCOMPARE(rings[0], (std::vector<int> { 0, 1, 3, 2, 4, 5, 7, 6 }));
+    QCOMPARE(rings[1], (std::vector<int> { 1, 0, 2, 3, 5, 4, 6, 7 }));
     for (const std::vector<int> &ring : rings)
         for (std::size_t i = 0; i < ring.size(); ++i) {
             const int a = slots[ring[i]], b = slots[ring[(i + 1) % ring.size()]];
@@ -110,8 +110,8 @@ void TestCollectivePlanner::ringsEnterAndLeaveOnTheSameRails()
     // Routed: nothing reaches a spine, and both NICs of every server send half of the
     // ring's (n-1)/n = 7/8 per pass.
     Router router(fabric);
-    const CollectivePlan plan =
-        planCollective(PlanAlgorithm::Ring, Collective::AllReduce, slots, fabric, router, 0.0);
+    const CollectivePlan plan
+        = planCollective(PlanAlgorithm::Ring, Collective::AllReduce, slots, fabric, router, 0.0);
     QCOMPARE(plan.algorithm, PlanAlgorithm::Ring);
     QCOMPARE(plan.channels, 2);
     const std::map<int, double> m = loads(plan, router);
@@ -126,9 +126,9 @@ void TestCollectivePlanner::memberOrderCrossesRails()
     // to rail 0, through a spine, and only the rail-4 NICs send: 7/8 each per pass.
     const Fabric fabric = Fabric::build(fixtures::railFabric(4, 8));
     Router router(fabric);
-    const std::vector<int> slots {0, 4, 8, 12, 16, 20, 24, 28};
-    const CollectivePlan plan = planCollective(PlanAlgorithm::MemberOrder, Collective::AllReduce,
-                                               slots, fabric, router, 0.0);
+    const std::vector<int> slots { 0, 4, 8, 12, 16, 20, 24, 28 };
+    const CollectivePlan plan = planCollective(
+        PlanAlgorithm::MemberOrder, Collective::AllReduce, slots, fabric, router, 0.0);
     const std::map<int, double> m = loads(plan, router);
     QVERIFY(near(tierLoad(fabric, m, Tier::Spine), 2.0 * 4 * 7.0 / 8.0)); // up and down per hop
     for (const int slot : slots)
@@ -145,8 +145,8 @@ void TestCollectivePlanner::ringChannelPerNic()
     std::vector<int> slots(16);
     for (int i = 0; i < 16; ++i)
         slots[i] = i;
-    const CollectivePlan plan =
-        planCollective(PlanAlgorithm::Ring, Collective::AllGather, slots, fabric, router, 0.0);
+    const CollectivePlan plan
+        = planCollective(PlanAlgorithm::Ring, Collective::AllGather, slots, fabric, router, 0.0);
     QCOMPARE(plan.channels, 8);
     const std::map<int, double> m = loads(plan, router);
     const double share = 15.0 / 16.0 / 8.0;
@@ -166,8 +166,8 @@ void TestCollectivePlanner::ringChainSumsTheHopsTaken()
     // each of the n-1 steps the slowest hop, as before, gave 3 x 4.2 us.)
     const Fabric fabric = Fabric::build(fixtures::railFabric(2, 8));
     Router router(fabric);
-    const CollectivePlan plan = planCollective(PlanAlgorithm::MemberOrder, Collective::AllReduce,
-                                               {0, 1, 8, 9}, fabric, router, 0.0);
+    const CollectivePlan plan = planCollective(
+        PlanAlgorithm::MemberOrder, Collective::AllReduce, { 0, 1, 8, 9 }, fabric, router, 0.0);
     QVERIFY(near(plan.chain.wire, (1.2 + 4.2 + 4.2) * 1e-6));
     QCOMPARE(plan.chain.scaleUpSteps, 1);
     QCOMPARE(plan.chain.networkSteps, 2);
@@ -175,15 +175,15 @@ void TestCollectivePlanner::ringChainSumsTheHopsTaken()
     QCOMPARE(plan.chain.servers, 2);
     // The topology-aware ring enters each server on the rail the other one left on: its two
     // network hops stay on their leaves (3 us each).
-    const CollectivePlan rails =
-        planCollective(PlanAlgorithm::Ring, Collective::AllReduce, {0, 1, 8, 9}, fabric, router, 0.0);
+    const CollectivePlan rails = planCollective(
+        PlanAlgorithm::Ring, Collective::AllReduce, { 0, 1, 8, 9 }, fabric, router, 0.0);
     QVERIFY(near(rails.chain.wire, (1.2 + 3.0 + 3.0) * 1e-6));
 }
 
 void TestCollectivePlanner::doubleBinaryTree_data()
 {
     QTest::addColumn<int>("n");
-    for (int n : {2, 3, 4, 5, 7, 8, 13, 14, 64, 100})
+    for (int n : { 2, 3, 4, 5, 7, 8, 13, 14, 64, 100 })
         QTest::newRow(qPrintable(QString::number(n))) << n;
 }
 
@@ -197,7 +197,8 @@ void TestCollectivePlanner::doubleBinaryTree()
         int roots = 0;
         for (int r = 0; r < n; ++r) {
             int depth = 0;
-            for (int x = r; doubleBinaryTreeParent(tree, x, n) >= 0; x = doubleBinaryTreeParent(tree, x, n))
+            for (int x = r; doubleBinaryTreeParent(tree, x, n) >= 0;
+                 x = doubleBinaryTreeParent(tree, x, n))
                 QVERIFY(++depth <= n); // reaches the root
             depthMax = std::max(depthMax, depth);
             roots += doubleBinaryTreeParent(tree, r, n) < 0;
@@ -215,7 +216,7 @@ void TestCollectivePlanner::doubleBinaryTree()
     for (int r = 0; r < n; ++r) {
         QVERIFY(children0[r] <= 2 && children1[r] <= 2);
         QVERIFY2(children0[r] == 0 || children1[r] == 0 || n % 2 == 1 || n == 2,
-                 qPrintable(QStringLiteral("rank %1 is inner in both trees").arg(r)));
+            qPrintable(QStringLiteral("rank %1 is inner in both trees").arg(r)));
     }
     if (n == 14) { // the illustration in trees.cc
         QCOMPARE(doubleBinaryTreeParent(0, 8, 14), 0);
@@ -235,9 +236,9 @@ void TestCollectivePlanner::treeLoads()
     // S" (NCCL team, NVIDIA/nccl issue #457).
     const Fabric fabric = Fabric::build(fixtures::railFabric(4, 1));
     Router router(fabric);
-    const std::vector<int> slots {0, 1, 2, 3};
-    const CollectivePlan plan =
-        planCollective(PlanAlgorithm::Tree, Collective::AllReduce, slots, fabric, router, 0.0);
+    const std::vector<int> slots { 0, 1, 2, 3 };
+    const CollectivePlan plan
+        = planCollective(PlanAlgorithm::Tree, Collective::AllReduce, slots, fabric, router, 0.0);
     QCOMPARE(plan.algorithm, PlanAlgorithm::Tree);
     const std::map<int, double> m = loads(plan, router);
     QVERIFY(near(load(m, nicUp(fabric, 2)), 1.0));
@@ -260,8 +261,8 @@ void TestCollectivePlanner::nvlsLoads()
     for (int i = 0; i < 8; ++i)
         slots[i] = i;
     const auto check = [&](Collective op, double up, double down) {
-        const CollectivePlan plan =
-            planCollective(PlanAlgorithm::Nvls, op, slots, fabric, router, 0.85);
+        const CollectivePlan plan
+            = planCollective(PlanAlgorithm::Nvls, op, slots, fabric, router, 0.85);
         QCOMPARE(plan.algorithm, PlanAlgorithm::Nvls);
         const std::map<int, double> m = loads(plan, router);
         for (int slot = 0; slot < 8; ++slot) {
@@ -286,8 +287,8 @@ void TestCollectivePlanner::nvlsTreeAndHierarchicalLoads()
     std::vector<int> slots(16);
     for (int i = 0; i < 16; ++i)
         slots[i] = i;
-    const CollectivePlan nvls =
-        planCollective(PlanAlgorithm::Nvls, Collective::AllReduce, slots, fabric, router, 0.85);
+    const CollectivePlan nvls
+        = planCollective(PlanAlgorithm::Nvls, Collective::AllReduce, slots, fabric, router, 0.85);
     QCOMPARE(nvls.algorithm, PlanAlgorithm::NvlsTree);
     QCOMPARE(nvls.channels, 4);
     const std::map<int, double> a = loads(nvls, router);
@@ -298,8 +299,8 @@ void TestCollectivePlanner::nvlsTreeAndHierarchicalLoads()
     }
     QCOMPARE(tierLoad(fabric, a, Tier::Spine), 0.0);
 
-    const CollectivePlan hier = planCollective(PlanAlgorithm::Hierarchical, Collective::AllReduce,
-                                               slots, fabric, router, 0.0);
+    const CollectivePlan hier = planCollective(
+        PlanAlgorithm::Hierarchical, Collective::AllReduce, slots, fabric, router, 0.0);
     QCOMPARE(hier.algorithm, PlanAlgorithm::Hierarchical);
     const std::map<int, double> b = loads(hier, router);
     for (int slot = 0; slot < 16; ++slot) {
@@ -318,9 +319,9 @@ void TestCollectivePlanner::patSendsEachBlockOnce()
     // min(4, 1) = 1 blocks of S/5: every rank sends (n-1)/n = 4/5, in log2 steps.
     const Fabric fabric = Fabric::build(fixtures::railFabric(5, 1));
     Router router(fabric);
-    const std::vector<int> slots {0, 1, 2, 3, 4};
-    const CollectivePlan plan =
-        planCollective(PlanAlgorithm::Pat, Collective::AllGather, slots, fabric, router, 0.0);
+    const std::vector<int> slots { 0, 1, 2, 3, 4 };
+    const CollectivePlan plan
+        = planCollective(PlanAlgorithm::Pat, Collective::AllGather, slots, fabric, router, 0.0);
     QCOMPARE(plan.algorithm, PlanAlgorithm::Pat);
     const std::map<int, double> m = loads(plan, router);
     for (const int slot : slots)
@@ -332,28 +333,29 @@ void TestCollectivePlanner::fallbacks()
 {
     const Fabric fabric = Fabric::build(fixtures::railFabric(2, 4));
     Router router(fabric);
-    const auto algo = [&](PlanAlgorithm a, Collective op, const std::vector<int> &slots,
-                          double nvls) {
-        return planCollective(a, op, slots, fabric, router, nvls).algorithm;
-    };
-    const std::vector<int> all {0, 1, 2, 3, 4, 5, 6, 7};
+    const auto algo
+        = [&](PlanAlgorithm a, Collective op, const std::vector<int> &slots, double nvls) {
+              return planCollective(a, op, slots, fabric, router, nvls).algorithm;
+          };
+    const std::vector<int> all { 0, 1, 2, 3, 4, 5, 6, 7 };
     // No NVLink SHARP (A100): NVLS is the ring.
     QCOMPARE(algo(PlanAlgorithm::Nvls, Collective::AllReduce, all, 0.0), PlanAlgorithm::Ring);
     // Across servers NVLS all-gather needs CollNet in NCCL: the ring.
     QCOMPARE(algo(PlanAlgorithm::Nvls, Collective::AllGather, all, 0.85), PlanAlgorithm::Ring);
     // One GPU per server leaves no NVSwitch to reduce in: the tree.
-    QCOMPARE(algo(PlanAlgorithm::Nvls, Collective::AllReduce, {0, 4}, 0.85), PlanAlgorithm::Tree);
+    QCOMPARE(algo(PlanAlgorithm::Nvls, Collective::AllReduce, { 0, 4 }, 0.85), PlanAlgorithm::Tree);
     // Unequal members per server: neither the NVLS tree nor the hierarchical algorithm.
-    QCOMPARE(algo(PlanAlgorithm::Nvls, Collective::AllReduce, {0, 1, 4}, 0.85), PlanAlgorithm::Ring);
-    QCOMPARE(algo(PlanAlgorithm::Hierarchical, Collective::AllReduce, {0, 1, 4}, 0.0),
-             PlanAlgorithm::Ring);
+    QCOMPARE(
+        algo(PlanAlgorithm::Nvls, Collective::AllReduce, { 0, 1, 4 }, 0.85), PlanAlgorithm::Ring);
+    QCOMPARE(algo(PlanAlgorithm::Hierarchical, Collective::AllReduce, { 0, 1, 4 }, 0.0),
+        PlanAlgorithm::Ring);
     // PAT needs one member per server; trees and PAT are for their own ops only.
     QCOMPARE(algo(PlanAlgorithm::Pat, Collective::AllGather, all, 0.0), PlanAlgorithm::Ring);
-    QCOMPARE(algo(PlanAlgorithm::Pat, Collective::AllReduce, {0, 4}, 0.0), PlanAlgorithm::Ring);
+    QCOMPARE(algo(PlanAlgorithm::Pat, Collective::AllReduce, { 0, 4 }, 0.0), PlanAlgorithm::Ring);
     QCOMPARE(algo(PlanAlgorithm::Tree, Collective::ReduceScatter, all, 0.0), PlanAlgorithm::Ring);
     QCOMPARE(algo(PlanAlgorithm::Ring, Collective::AllToAll, all, 0.0), PlanAlgorithm::Pairwise);
-    QCOMPARE(algo(PlanAlgorithm::Ring, Collective::SendRecv, {0, 4}, 0.0),
-             PlanAlgorithm::PointToPoint);
+    QCOMPARE(algo(PlanAlgorithm::Ring, Collective::SendRecv, { 0, 4 }, 0.0),
+        PlanAlgorithm::PointToPoint);
 }
 
 QTEST_GUILESS_MAIN(TestCollectivePlanner)

@@ -751,7 +751,7 @@ void TestScenarioDocument::asyncInvalidEditIsRejectedUpFront()
 
 void TestScenarioDocument::failedSlotsRefuseEveryGesture()
 {
-    // The drop-dp remap of the seed: server 3 failed, its 8 slots empty and unusable.
+    // The drop-dp remap of the 128-GPU sample: server 3 failed, its 8 slots empty and unusable.
     ScenarioDocument doc;
     doc.load(loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128-failed-server3.json"));
     QCOMPARE(doc.scenario().failures.size(), std::size_t { 1 });

@@ -27,6 +27,9 @@ FabricItem::FabricItem(ScenarioDocument *document, QGraphicsScene *scene)
     setZValue(-10.0);
     setAcceptedMouseButtons(Qt::NoButton);
     setFlag(ItemUsesExtendedStyleOption); // exposedRect: paint only the visible frames/bands
+    // The frames and rail bands never change with the load: every repaint of a drop blits
+    // them instead of filling translucent bands and rounded frames again.
+    setCacheMode(DeviceCoordinateCache);
     scene->addItem(this);
     connect(document, &ScenarioDocument::scenarioChanged, this, &FabricItem::onScenarioChanged);
     connect(document, &ScenarioDocument::mappingChanged, this, &FabricItem::onMappingChanged);
@@ -371,6 +374,7 @@ void FabricItem::setOverview(bool overview)
 void FabricItem::setCaching(bool caching)
 {
     const CacheMode mode = caching ? DeviceCoordinateCache : NoCache;
+    setCacheMode(mode);
     for (ServerItem *server : std::as_const(m_servers))
         server->setCacheMode(mode);
     for (SlotItem *slot : std::as_const(m_slots))

@@ -1,10 +1,10 @@
 // FabricView, part 2: the fabric as a PNG or SVG file.
 #include "fabricview.h"
 
+#include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "legenditem.h"
 #include "rankdragtool.h"
-#include "document/scenariodocument.h"
 
 #include <QFileInfo>
 #include <QImage>

@@ -1,10 +1,10 @@
 #include "rankdragtool.h"
 
+#include "document/scenariodocument.h"
 #include "dragghostitem.h"
 #include "fabricinfo.h"
 #include "fabricitem.h"
 #include "fabricview.h"
-#include "document/scenariodocument.h"
 #include "serveritem.h"
 #include "slotitem.h"
 
@@ -25,7 +25,8 @@ RankDragTool::RankDragTool(FabricView *view, FabricItem *root, ScenarioDocument 
     , m_root(root)
     , m_document(document)
     , m_documentAlive(document)
-{}
+{
+}
 
 RankDragTool::~RankDragTool()
 {
@@ -56,7 +57,7 @@ bool RankDragTool::mousePressed(QMouseEvent *event)
         if (chip && chip->isSelected() && selection.size() > 1)
             m_pendingRanks = selection; // drag the whole selection
         else
-            m_pendingRanks = {mapping.rankAt(hit.slot)};
+            m_pendingRanks = { mapping.rankAt(hit.slot) };
         return true;
     }
     if (hit.handle) {
@@ -116,8 +117,8 @@ bool RankDragTool::dragEntered(QDragEnterEvent *event)
 {
     const QString type = QString::fromLatin1(FabricView::kRanksMimeType);
     const std::vector<int> ranks = event->mimeData()->hasFormat(type)
-                                       ? m_view->parseRanks(event->mimeData()->data(type))
-                                       : std::vector<int>{};
+        ? m_view->parseRanks(event->mimeData()->data(type))
+        : std::vector<int> {};
     if (ranks.empty() || m_dragging)
         return false; // foreign or malformed data: not ours
     begin(ranks, true);
@@ -161,7 +162,7 @@ void RankDragTool::begin(const std::vector<int> &ranks, bool external)
     m_root->setFocusRank(ranks.size() == 1 ? ranks.front() : -1);
     std::vector<DragGhostItem::Chip> chips;
     for (int rank : ranks) {
-        chips.push_back({rank, m_root->chipColour(rank)});
+        chips.push_back({ rank, m_root->chipColour(rank) });
         if (SlotItem *slot = m_root->slotItemOfRank(rank))
             slot->setDragSource(true);
     }
@@ -171,9 +172,10 @@ void RankDragTool::begin(const std::vector<int> &ranks, bool external)
         m_view->viewport()->setCursor(Qt::ClosedHandCursor);
     }
     m_view->say(ranks.size() == 1
-                    ? QStringLiteral("Dragging %1: drop on a slot to move or swap (Esc cancels)")
-                          .arg(FabricInfo::rankLabel(*m_document, ranks.front()))
-                    : QStringLiteral("Dragging %1 ranks: drop on a server (Esc cancels)").arg(ranks.size()));
+            ? QStringLiteral("Dragging %1: drop on a slot to move or swap (Esc cancels)")
+                  .arg(FabricInfo::rankLabel(*m_document, ranks.front()))
+            : QStringLiteral("Dragging %1 ranks: drop on a server (Esc cancels)")
+                  .arg(ranks.size()));
 }
 
 std::vector<std::pair<int, int>> RankDragTool::multiMoves(int server, int hintSlot) const
@@ -196,22 +198,21 @@ std::vector<std::pair<int, int>> RankDragTool::multiMoves(int server, int hintSl
                                                                : (first + i) % gpus;
         moves.emplace_back(rank, server * gpus + gpu);
     }
-    const bool noop = std::all_of(moves.begin(), moves.end(), [&mapping](const auto &m) {
-        return mapping.slotOf(m.first) == m.second;
-    });
-    return noop ? std::vector<std::pair<int, int>>{} : moves;
+    const bool noop = std::all_of(moves.begin(), moves.end(),
+        [&mapping](const auto &m) { return mapping.slotOf(m.first) == m.second; });
+    return noop ? std::vector<std::pair<int, int>> {} : moves;
 }
 
-std::vector<std::pair<int, int>> RankDragTool::request(const QPoint &viewPos, int &server,
-                                                       int &slot) const
+std::vector<std::pair<int, int>> RankDragTool::request(
+    const QPoint &viewPos, int &server, int &slot) const
 {
     const FabricView::Hit hit = m_view->hitAt(viewPos);
     if (m_ranks.size() == 1) {
         const int rank = m_ranks.front();
         server = -1;
         slot = hit.slot >= 0 && hit.slot != m_document->mapping().slotOf(rank) ? hit.slot : -1;
-        return slot >= 0 ? std::vector<std::pair<int, int>>{{rank, slot}}
-                         : std::vector<std::pair<int, int>>{};
+        return slot >= 0 ? std::vector<std::pair<int, int>> { { rank, slot } }
+                         : std::vector<std::pair<int, int>> {};
     }
     slot = -1;
     server = hit.server ? hit.server->server() : -1;
@@ -267,22 +268,26 @@ void RankDragTool::update(const QPoint &viewPos)
         endPreview();
     else
         preview(moves);
-    const QString delta = FabricInfo::iterationDelta(m_iterationBefore, m_document->report().iterationTime);
+    const QString delta
+        = FabricInfo::iterationDelta(m_iterationBefore, m_document->report().iterationTime);
     if (m_ranks.size() == 1) {
         const int rank = m_ranks.front();
         const int other = slot >= 0 ? m_document->mapping().rankAt(slot) : -1;
-        m_view->say(other >= 0 ? QStringLiteral("Swap rank %1 ↔ rank %2: %3").arg(rank).arg(other).arg(delta)
-                    : slot >= 0 ? QStringLiteral("Move rank %1 to the empty slot %2")
-                                      .arg(rank)
-                                      .arg(FabricInfo::slotName(*m_document, slot))
-                                : QStringLiteral("Dragging rank %1: drop on a slot (outside cancels)").arg(rank));
+        m_view->say(other >= 0
+                ? QStringLiteral("Swap rank %1 ↔ rank %2: %3").arg(rank).arg(other).arg(delta)
+                : slot >= 0
+                ? QStringLiteral("Move rank %1 to the empty slot %2")
+                      .arg(rank)
+                      .arg(FabricInfo::slotName(*m_document, slot))
+                : QStringLiteral("Dragging rank %1: drop on a slot (outside cancels)").arg(rank));
         return;
     }
-    m_view->say(server >= 0 ? QStringLiteral("Move %1 ranks to %2: %3")
-                                  .arg(m_ranks.size())
-                                  .arg(QString::fromStdString(m_root->fabric().serverName(server)))
-                                  .arg(delta)
-                            : QStringLiteral("Dragging %1 ranks: drop on a server").arg(m_ranks.size()));
+    m_view->say(server >= 0
+            ? QStringLiteral("Move %1 ranks to %2: %3")
+                  .arg(m_ranks.size())
+                  .arg(QString::fromStdString(m_root->fabric().serverName(server)))
+                  .arg(delta)
+            : QStringLiteral("Dragging %1 ranks: drop on a server").arg(m_ranks.size()));
 }
 
 void RankDragTool::clearVisuals()
@@ -341,9 +346,10 @@ void RankDragTool::finish(const QPoint &viewPos)
         endPreview();
         m_root->settleScale();
         m_root->setFocusRank(m_view->pinnedRank());
-        m_view->say(count == 1 ? QStringLiteral("Drop cancelled: not on another slot")
-                               : QStringLiteral("Drop cancelled: not on a server that can take %1 ranks")
-                                     .arg(count));
+        m_view->say(count == 1
+                ? QStringLiteral("Drop cancelled: not on another slot")
+                : QStringLiteral("Drop cancelled: not on a server that can take %1 ranks")
+                      .arg(count));
         return;
     }
     // One command; when it is what the preview shows, the document keeps that evaluation.
@@ -358,7 +364,7 @@ void RankDragTool::finish(const QPoint &viewPos)
     m_root->settleScale();
     m_root->setFocusRank(m_view->pinnedRank());
     m_view->say(done + QStringLiteral(" · ")
-                + FabricInfo::iterationDelta(m_iterationBefore, m_document->report().iterationTime));
+        + FabricInfo::iterationDelta(m_iterationBefore, m_document->report().iterationTime));
 }
 
 } // namespace railyard

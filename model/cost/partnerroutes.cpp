@@ -7,18 +7,16 @@
 
 namespace railyard {
 
-PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping, Router &router,
-                            int rank)
+PartnerRoutes partnerRoutes(
+    const ParallelLayout &layout, const Mapping &mapping, Router &router, int rank)
 {
     PartnerRoutes out;
     if (rank < 0 || rank >= mapping.rankCount() || rank >= layout.worldSize())
         return out;
     const ParallelDegrees &deg = layout.degrees();
-    const std::tuple<Dim, GroupKind, int> kinds[] = {{Dim::Tp, GroupKind::Tp, deg.tp},
-                                                     {Dim::Pp, GroupKind::Pp, deg.pp},
-                                                     {Dim::Dp, GroupKind::Dp, deg.dp},
-                                                     {Dim::Ep, GroupKind::Ep, deg.ep},
-                                                     {Dim::Cp, GroupKind::Cp, deg.cp}};
+    const std::tuple<Dim, GroupKind, int> kinds[] = { { Dim::Tp, GroupKind::Tp, deg.tp },
+        { Dim::Pp, GroupKind::Pp, deg.pp }, { Dim::Dp, GroupKind::Dp, deg.dp },
+        { Dim::Ep, GroupKind::Ep, deg.ep }, { Dim::Cp, GroupKind::Cp, deg.cp } };
     std::map<int, unsigned> slots, links;
     const int from = mapping.slotOf(rank);
     for (const auto &[dim, kind, degree] : kinds) {

@@ -25,7 +25,7 @@ struct PartnerRoutes
 /// a group; a pipeline sends only to the adjacent stages (its boundary activations and
 /// gradients), so only those PP routes are listed. Routes are the Router's: with ECMP every
 /// link a share of the flow crosses. Empty for a rank outside the mapping.
-PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping, Router &router,
-                            int rank);
+PartnerRoutes partnerRoutes(
+    const ParallelLayout &layout, const Mapping &mapping, Router &router, int rank);
 
 } // namespace railyard

@@ -18,7 +18,7 @@ struct ReportChange
 {
     std::vector<int> links;
     bool allLinks = false; ///< everything may have changed (a rebuild, a new mapping)
-    bool preview = false;  ///< the report is a drag preview's; the document did not change
+    bool preview = false; ///< the report is a drag preview's; the document did not change
 };
 
 /**

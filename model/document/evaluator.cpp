@@ -59,14 +59,14 @@ Evaluator::~Evaluator()
         m_watcher.waitForFinished(); // the job shares the fabric and router with us
 }
 
-std::pair<std::shared_ptr<const Fabric>, std::shared_ptr<Router>>
-Evaluator::reusable(const FabricSpec &spec) const
+std::pair<std::shared_ptr<const Fabric>, std::shared_ptr<Router>> Evaluator::reusable(
+    const FabricSpec &spec) const
 {
     if (m_engine && sameFabricSpec(m_engine->fabric().spec(), spec))
-        return {m_engine->sharedFabric(), m_engine->sharedRouter()};
+        return { m_engine->sharedFabric(), m_engine->sharedRouter() };
     if (m_spareFabric && sameFabricSpec(m_spareFabric->spec(), spec))
-        return {m_spareFabric, nullptr};
-    return {nullptr, nullptr};
+        return { m_spareFabric, nullptr };
+    return { nullptr, nullptr };
 }
 
 std::unique_ptr<CostEngine> Evaluator::build(const Scenario &scenario) const
@@ -123,9 +123,9 @@ void Evaluator::announceRebuild(bool structural)
 {
     if (structural) {
         Q_EMIT scenarioChanged();
-        Q_EMIT reportChanged(ReportChange{{}, true, false});
+        Q_EMIT reportChanged(ReportChange { {}, true, false });
     } else {
-        Q_EMIT mappingChanged(MappingChange{{}, true, ReportChange{{}, true, false}});
+        Q_EMIT mappingChanged(MappingChange { {}, true, ReportChange { {}, true, false } });
     }
 }
 
@@ -157,7 +157,7 @@ void Evaluator::discardPrepared()
 void Evaluator::setScenario(const Scenario &scenario, bool structural)
 {
     if (m_job) {
-        m_pending.push_back(Pending{true, scenario, structural, {}});
+        m_pending.push_back(Pending { true, scenario, structural, {} });
         return;
     }
     revertPreview();
@@ -183,7 +183,7 @@ bool Evaluator::setState(const Scenario &scenario, bool structural)
             const Mapping &shown = m_engine->mapping();
             for (int r = 0; r < std::min(next.rankCount(), shown.rankCount()); ++r) {
                 if (next.slotOf(r) != shown.slotOf(r))
-                    moves.push_back({r, shown.slotOf(r), next.slotOf(r)});
+                    moves.push_back({ r, shown.slotOf(r), next.slotOf(r) });
             }
             m_engine->setMapping(next);
             ++m_engineUpdates;
@@ -196,7 +196,8 @@ bool Evaluator::setState(const Scenario &scenario, bool structural)
         return false;
     }
     if (mappingOnly)
-        Q_EMIT mappingChanged(MappingChange{std::move(moves), false, ReportChange{takeChangedLinks()}});
+        Q_EMIT mappingChanged(
+            MappingChange { std::move(moves), false, ReportChange { takeChangedLinks() } });
     else
         announceRebuild(structural);
     return true;
@@ -262,8 +263,8 @@ void Evaluator::finishJob()
 void Evaluator::drain()
 {
     while (!m_job && !m_pending.empty()) {
-        auto last = std::find_if(m_pending.rbegin(), m_pending.rend(),
-                                 [](const Pending &p) { return p.isState; });
+        auto last = std::find_if(
+            m_pending.rbegin(), m_pending.rend(), [](const Pending &p) { return p.isState; });
         if (last != m_pending.rend()) {
             const auto end = last.base(); // one past the last whole state
             bool anyStructural = false;
@@ -283,7 +284,7 @@ void Evaluator::drain()
         }
         m_pending.clear();
         ++m_engineUpdates;
-        Q_EMIT mappingChanged(MappingChange{{}, true, ReportChange{takeChangedLinks()}});
+        Q_EMIT mappingChanged(MappingChange { {}, true, ReportChange { takeChangedLinks() } });
     }
 }
 
@@ -299,7 +300,7 @@ void Evaluator::fail(const std::string &message)
 void Evaluator::applyMoves(const MovedRanks &moves)
 {
     if (m_job) {
-        m_pending.push_back(Pending{false, {}, false, moves});
+        m_pending.push_back(Pending { false, {}, false, moves });
         return;
     }
     if (isPreviewing() && moves == m_previewMoves) {
@@ -316,7 +317,7 @@ void Evaluator::applyMoves(const MovedRanks &moves)
         }
         ++m_engineUpdates;
     }
-    Q_EMIT mappingChanged(MappingChange{moves, false, ReportChange{takeChangedLinks()}});
+    Q_EMIT mappingChanged(MappingChange { moves, false, ReportChange { takeChangedLinks() } });
 }
 
 void Evaluator::revertPreview()
@@ -337,8 +338,8 @@ void Evaluator::preview(const std::vector<std::pair<int, int>> &rankToSlot)
     const int slotCount = m_engine->fabric().slotCount();
     std::set<int> ranks, slots;
     for (const auto &[rank, slot] : rankToSlot) {
-        if (rank < 0 || rank >= world || slot < 0 || slot >= slotCount
-            || !ranks.insert(rank).second || !slots.insert(slot).second || !slotUsable(slot))
+        if (rank < 0 || rank >= world || slot < 0 || slot >= slotCount || !ranks.insert(rank).second
+            || !slots.insert(slot).second || !slotUsable(slot))
             return; // the same refusals as an edit: the preview stays as it was
     }
     MovedRanks moves = planMoves(mapping(), rankToSlot);
@@ -356,7 +357,7 @@ void Evaluator::preview(const std::vector<std::pair<int, int>> &rankToSlot)
     moveOnEngine(*m_engine, moves);
     m_previewMoves = std::move(moves);
     ++m_engineUpdates;
-    Q_EMIT reportChanged(ReportChange{takeChangedLinks(), false, true});
+    Q_EMIT reportChanged(ReportChange { takeChangedLinks(), false, true });
 }
 
 void Evaluator::endPreview()
@@ -364,7 +365,7 @@ void Evaluator::endPreview()
     if (!isPreviewing())
         return;
     revertPreview();
-    Q_EMIT reportChanged(ReportChange{takeChangedLinks(), false, false});
+    Q_EMIT reportChanged(ReportChange { takeChangedLinks(), false, false });
 }
 
 bool Evaluator::slotUsable(int slot)
@@ -377,7 +378,7 @@ bool Evaluator::slotUsable(int slot)
         m_usableFor = m_engine.get();
     }
     return slot >= 0 && slot < static_cast<int>(m_usable.size())
-           && m_usable[static_cast<std::size_t>(slot)];
+        && m_usable[static_cast<std::size_t>(slot)];
 }
 
 PartnerRoutes Evaluator::partnerRoutes(int rank)

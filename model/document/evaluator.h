@@ -115,8 +115,8 @@ private:
         MovedRanks moves;
     };
 
-    std::pair<std::shared_ptr<const Fabric>, std::shared_ptr<Router>>
-    reusable(const FabricSpec &spec) const;
+    std::pair<std::shared_ptr<const Fabric>, std::shared_ptr<Router>> reusable(
+        const FabricSpec &spec) const;
     void show(std::unique_ptr<CostEngine> engine);
     /// Brings the engine to `scenario` now and announces it, or starts a rebuild; false when
     /// nothing landed now (a rebuild started, or it failed).
@@ -132,16 +132,16 @@ private:
 
     std::unique_ptr<CostEngine> m_engine;
     std::optional<Mapping> m_committed; ///< while previewing: the mapping without the preview
-    MovedRanks m_previewMoves;           ///< applied to the engine, not to m_committed
-    std::vector<double> m_shownBytes;   ///< per link, as last announced
+    MovedRanks m_previewMoves; ///< applied to the engine, not to m_committed
+    std::vector<double> m_shownBytes; ///< per link, as last announced
     int m_engineUpdates = 0;
     int m_asyncThreshold = 2048;
 
     std::shared_ptr<Job> m_job; ///< the running rebuild, if any
     QFutureWatcher<void> m_watcher;
     bool m_announcedBusy = false;
-    std::deque<Pending> m_pending;            ///< changes made while m_job runs
-    std::unique_ptr<CostEngine> m_prepared;   ///< built by prepare(), used by setScenario()
+    std::deque<Pending> m_pending; ///< changes made while m_job runs
+    std::unique_ptr<CostEngine> m_prepared; ///< built by prepare(), used by setScenario()
     std::shared_ptr<const Fabric> m_spareFabric; ///< checked by prepare() for the next rebuild
 
     std::vector<char> m_usable; ///< per slot, for m_usableFor's failures

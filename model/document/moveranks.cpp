@@ -5,13 +5,14 @@
 
 namespace railyard {
 
-MoveRanks::MoveRanks(ScenarioDocument *document, MovedRanks moves, const QString &text,
-                     QUndoCommand *parent)
+MoveRanks::MoveRanks(
+    ScenarioDocument *document, MovedRanks moves, const QString &text, QUndoCommand *parent)
     : QUndoCommand(text, parent)
     , m_document(document)
     , m_moves(std::move(moves))
     , m_versionBefore(document->scenario().mappingVersion)
-{}
+{
+}
 
 void MoveRanks::redo()
 {

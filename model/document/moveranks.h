@@ -19,7 +19,7 @@ class MoveRanks : public QUndoCommand
 {
 public:
     MoveRanks(ScenarioDocument *document, MovedRanks moves, const QString &text,
-              QUndoCommand *parent = nullptr);
+        QUndoCommand *parent = nullptr);
 
     void redo() override;
     void undo() override;

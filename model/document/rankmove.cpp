@@ -22,7 +22,7 @@ MovedRanks planMoves(const Mapping &mapping, const std::vector<std::pair<int, in
     MovedRanks moves;
     for (int rank : touched) {
         if (mapping.slotOf(rank) != moved.slotOf(rank))
-            moves.push_back({rank, mapping.slotOf(rank), moved.slotOf(rank)});
+            moves.push_back({ rank, mapping.slotOf(rank), moved.slotOf(rank) });
     }
     return moves;
 }

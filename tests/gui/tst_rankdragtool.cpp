@@ -54,7 +54,7 @@ std::set<int> changedLinks(const CostReport &a, const CostReport &b)
     std::set<int> changed;
     for (std::size_t i = 0; i < a.links.size(); ++i) {
         const double x = a.links[i].bytes, y = b.links[i].bytes;
-        if (std::abs(x - y) > 1e-6 * std::max({1.0, std::abs(x), std::abs(y)}))
+        if (std::abs(x - y) > 1e-6 * std::max({ 1.0, std::abs(x), std::abs(y) }))
             changed.insert(static_cast<int>(i));
     }
     return changed;
@@ -62,8 +62,8 @@ std::set<int> changedLinks(const CostReport &a, const CostReport &b)
 
 /// The links a change names cover every link whose load moved, and few others: a view that
 /// repaints them repaints what changed, not the fabric.
-void verifyNamesChangedLinks(const std::vector<int> &named, const CostReport &before,
-                             const CostReport &after)
+void verifyNamesChangedLinks(
+    const std::vector<int> &named, const CostReport &before, const CostReport &after)
 {
     const std::set<int> truth = changedLinks(before, after);
     QVERIFY(!truth.empty());
@@ -71,7 +71,8 @@ void verifyNamesChangedLinks(const std::vector<int> &named, const CostReport &be
     for (int link : truth)
         QVERIFY2(got.count(link), qPrintable(QStringLiteral("link %1 not named").arg(link)));
     QVERIFY2(got.size() < before.links.size() / 4,
-             qPrintable(QStringLiteral("%1 of %2 links named").arg(got.size()).arg(before.links.size())));
+        qPrintable(
+            QStringLiteral("%1 of %2 links named").arg(got.size()).arg(before.links.size())));
 }
 
 /// What a fresh engine computes for the document's own scenario.
@@ -145,8 +146,8 @@ void TestRankDragTool::dropAfterPreviewKeepsItsEvaluation()
     QCOMPARE(evaluator->engineUpdates(), updatesBefore + 1);
     QCOMPARE(reports.count(), 1);
     QVERIFY(reports.last().at(0).value<ReportChange>().preview);
-    verifyNamesChangedLinks(reports.last().at(0).value<ReportChange>().links, before,
-                            m_doc->report());
+    verifyNamesChangedLinks(
+        reports.last().at(0).value<ReportChange>().links, before, m_doc->report());
     if (QTest::currentTestFailed())
         return;
     const int updates = evaluator->engineUpdates();
@@ -159,7 +160,7 @@ void TestRankDragTool::dropAfterPreviewKeepsItsEvaluation()
     QCOMPARE(m_doc->undoStack()->count(), 1);
     const auto *command = dynamic_cast<const MoveRanks *>(m_doc->undoStack()->command(0));
     QVERIFY(command);
-    QCOMPARE(command->moves(), MovedRanks({{0, slot0, slot9}, {9, slot9, slot0}}));
+    QCOMPARE(command->moves(), MovedRanks({ { 0, slot0, slot9 }, { 9, slot9, slot0 } }));
     QCOMPARE(evaluator->engineUpdates(), updates);
     QCOMPARE(evaluator->engineUpdates(), updatesBefore + 1); // the whole gesture: once
     QCOMPARE(root->recolourCount(), recolours + 1);
@@ -171,7 +172,8 @@ void TestRankDragTool::dropAfterPreviewKeepsItsEvaluation()
     QVERIFY(change.report.links.empty()); // the preview's colours are the drop's
     QCOMPARE(m_doc->mapping().slotOf(0), slot9);
     const CostReport fresh = freshReport(*m_doc);
-    QVERIFY(std::abs(m_doc->report().iterationTime - fresh.iterationTime) <= 1e-9 * fresh.iterationTime);
+    QVERIFY(std::abs(m_doc->report().iterationTime - fresh.iterationTime)
+        <= 1e-9 * fresh.iterationTime);
     QVERIFY(changedLinks(m_doc->report(), fresh).empty());
 }
 
@@ -182,7 +184,7 @@ void TestRankDragTool::dropWithoutPreviewUpdatesOnce()
     const FabricItem *root = m_view->rootItem();
     const CostReport before = m_doc->report();
     RankListModel model(m_doc.get());
-    std::unique_ptr<QMimeData> mime(model.mimeData({model.index(5, 0)}));
+    std::unique_ptr<QMimeData> mime(model.mimeData({ model.index(5, 0) }));
     const QPoint target = chipPos(*m_view, 9);
     const int updates = evaluator->engineUpdates();
     QSignalSpy mapping(m_doc.get(), &ScenarioDocument::mappingChanged);
@@ -228,7 +230,7 @@ void TestRankDragTool::dropOnEmptySlotIsOneIncrementalMove()
     // Not a whole new scenario: one move, the preview's evaluation kept.
     const auto *command = dynamic_cast<const MoveRanks *>(m_doc->undoStack()->command(0));
     QVERIFY(command);
-    QCOMPARE(command->moves(), MovedRanks({{3, 3, 130}}));
+    QCOMPARE(command->moves(), MovedRanks({ { 3, 3, 130 } }));
     QCOMPARE(evaluator->engineUpdates(), updates);
     QCOMPARE(root->recolourCount(), recolours + 1);
     QCOMPARE(scenario.count(), 0);
@@ -274,7 +276,7 @@ void TestRankDragTool::undoRedoUpdateOnce()
     const CostReport start = m_doc->report();
     m_doc->swapRanks(0, 9);
     const CostReport swapped = m_doc->report();
-    for (bool undo : {true, false}) {
+    for (bool undo : { true, false }) {
         const int updates = evaluator->engineUpdates();
         const int recolours = root->recolourCount();
         QSignalSpy mapping(m_doc.get(), &ScenarioDocument::mappingChanged);
@@ -286,7 +288,7 @@ void TestRankDragTool::undoRedoUpdateOnce()
         QCOMPARE(root->recolourCount(), recolours + 1);
         QCOMPARE(mapping.count(), 1);
         verifyNamesChangedLinks(mapping.last().at(0).value<MappingChange>().report.links,
-                                undo ? swapped : start, m_doc->report());
+            undo ? swapped : start, m_doc->report());
         if (QTest::currentTestFailed())
             return;
         QVERIFY(changedLinks(m_doc->report(), freshReport(*m_doc)).empty());

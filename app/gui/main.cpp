@@ -1,5 +1,5 @@
-// railyard: the desktop explorer. `railyard [FILE]` opens FILE (default: the embedded seed
-// scenario); `railyard --screenshot OUT.png [FILE]` renders the main window to OUT.png and exits.
+// railyard: the desktop explorer. `railyard [FILE]` opens FILE (default: the embedded
+// 128-GPU sample, samples/seed-128.json); `railyard --screenshot OUT.png [FILE]` renders the main window to OUT.png and exits.
 // `--baseline A.json` pins A as the comparison baseline; `--panel NAME` raises a dock.
 #include "consoledialogs.h"
 #include "fabricview.h"

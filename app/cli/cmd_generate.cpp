@@ -8,6 +8,7 @@
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
+#include "usageerror.h"
 
 #include "base/scenarioerror.h"
 #include "cost/pipelineschedule.h"
@@ -330,13 +331,33 @@ std::string commandLine(const CLI::App &app)
     return line;
 }
 
+/// Flags the scenario would carry but nothing would read: refused, naming what they need.
+void refuseFlagsThatDoNotApply(const GenerateOptions &o)
+{
+    const std::string &fabric = o.texts.at("fabric");
+    if (o.given("servers-per-su") && fabric == "tor")
+        throw UsageError("--servers-per-su applies only to --fabric rail-optimised (a ToR "
+                         "fabric groups servers with --servers-per-leaf)");
+    if (o.given("servers-per-leaf") && fabric != "tor")
+        throw UsageError("--servers-per-leaf applies only to --fabric tor (a rail-optimised "
+                         "fabric groups servers with --servers-per-su)");
+    const bool interleaved = o.given("schedule") && o.texts.at("schedule") == "interleaved";
+    if (o.given("interleave") && !interleaved)
+        throw UsageError("--interleave applies only to --schedule interleaved");
+}
+
 int runGenerate(const GenerateOptions &o)
 {
+    refuseFlagsThatDoNotApply(o);
     Scenario scenario;
     std::string text;
     try {
         json doc = documentFromFlags(o);
         scenario = scenarioFromJson(doc);
+        // Whether the model has experts is known once the preset is applied.
+        if (o.given("top-k") && scenario.model.experts == 0)
+            throw UsageError("--top-k applies only to a mixture-of-experts model (--experts > 0 "
+                             "or a MoE --model such as mixtral-8x7b)");
         if (!o.given("name"))
             scenario.name = defaultName(scenario);
         if (!o.given("description"))
@@ -385,6 +406,8 @@ void addGenerate(CommandLine &line)
             option = c.flag(names, o->switches[f.name], f.help);
             break;
         case Kind::Degree:
+            // The table lists the degrees for rethrowForFlags; the shared degree options are
+            // added once, where the first of them stands, so the help keeps the table's order.
             if (std::string(f.name) == "tp") {
                 c.degrees(o->degrees, "Data-parallel degree (default: all slots / (tp*pp*cp)).",
                     "Expert-parallel degree (default 1).");

@@ -53,8 +53,9 @@ public:
         const std::string &help);
     CLI::Option *text(const std::string &names, std::string &value, const std::string &valueName,
         const std::string &help);
-    /// A text option whose accepted values completion offers; checking them stays with the
-    /// command, whose messages name the accepted values.
+    /// A text option with a fixed set of values: the help lists them ("One of: a, b.") and
+    /// completion offers them. Checking the value stays with the command or the engine, whose
+    /// messages (and exit codes) name the accepted values as they always have.
     CLI::Option *choice(const std::string &names, std::string &value, const std::string &valueName,
         const std::string &help, std::vector<std::string> choices);
     /// An option whose value is a file name (completion offers files).

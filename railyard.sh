@@ -8,7 +8,8 @@
 #                            'asan', build-asan/) and run the whole test suite under it
 #   ./railyard.sh fuzz [SECONDS]  install clang-14 + libFuzzer, build the fuzz preset and fuzz
 #                            the scenario and mapping loaders for SECONDS each (default 600)
-#   ./railyard.sh packages [main|sanitize|fuzz]  print the apt packages a profile installs
+#   ./railyard.sh packages [main|sanitize|fuzz|fresh]  print the apt packages a profile installs
+#   ./railyard.sh install-profile PROFILE  install one profile's packages, build nothing
 #
 # Every package the build, the tests or a preset uses must be in these lists: the CTest test
 # setup_packages (tests/setup/check_packages.sh) fails otherwise, naming the package.
@@ -25,13 +26,16 @@ SANITIZE_PACKAGES=()
 # libclang-rt-14-dev holds libFuzzer and clang's sanitizer runtimes; it is only a Recommends of
 # clang-14, which --no-install-recommends skips.
 FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
+# tests/setup/fresh-machine.sh: a minimal Debian 12 root to run the quick start in.
+FRESH_PACKAGES=(debootstrap)
 
 packages_of() {
   case "$1" in
     main) printf '%s\n' "${PACKAGES[@]}" ;;
     sanitize) printf '%s\n' "${PACKAGES[@]}" "${SANITIZE_PACKAGES[@]}" ;;
     fuzz) printf '%s\n' "${PACKAGES[@]}" "${FUZZ_PACKAGES[@]}" ;;
-    *) echo "railyard: unknown package profile '$1' (main, sanitize, fuzz)" >&2; return 2 ;;
+    fresh) printf '%s\n' "${FRESH_PACKAGES[@]}" ;;
+    *) echo "railyard: unknown package profile '$1' (main, sanitize, fuzz, fresh)" >&2; return 2 ;;
   esac
 }
 
@@ -76,6 +80,12 @@ case "$cmd" in
   packages)
     packages_of "${1:-main}"
     exit $? ;;
+  install-profile)
+    # Installs one profile's packages only (no build): used by tests/setup/fresh-machine.sh.
+    mapfile -t wanted < <(packages_of "${1:-main}")
+    PACKAGES=()
+    install_missing "${wanted[@]}"
+    exit 0 ;;
   fuzz)
     install_missing "${FUZZ_PACKAGES[@]}"
     run_fuzzers "$@"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workload/eprouting.h"
+#include "cost/epsummary.h"
 
 #include <QColor>
 #include <QRect>
@@ -15,7 +15,7 @@ namespace railyard {
  * each member's global rank and its experts; the hottest destination's column is outlined,
  * cells whose route crosses a spine carry a dot, the diagonal (tokens that stay on the rank) is
  * grey. A text line above gives the routing, the skew and the EP spine bytes; hovering a cell
- * shows its bytes. Displays an EpSummary (model/workload/eprouting.h) and never computes costs.
+ * shows its bytes. Displays an EpSummary (cost/epsummary.h) and never computes costs.
  */
 class EpMatrixView : public QWidget
 {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workload/eprouting.h"
+#include "cost/epsummary.h"
 
 #include <QWidget>
 

@@ -219,8 +219,7 @@ void TimelineView::syncReport()
     pal.setColor(QPalette::WindowText, bubbleColor(r.bubbleFraction));
     m_bubbleLabel->setPalette(pal);
 
-    const int chunks
-        = s.training.schedule == ScheduleKind::Interleaved ? std::max(1, s.training.interleave) : 1;
+    const int chunks = chunksPerRank(s.training);
     QString schedule = scheduleLabel(s.training.schedule);
     if (chunks > 1)
         schedule += tr(" (%1 chunks)").arg(chunks);

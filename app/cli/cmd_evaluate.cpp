@@ -11,9 +11,11 @@
 
 #include "base/scenarioerror.h"
 #include "cost/costengine.h"
+#include "cost/epsummary.h"
 #include "io/reportjson.h"
 #include "scenario/scenariofile.h"
 #include "studies/inference.h"
+#include "studies/inferencereport.h"
 #include "workload/eprouting.h"
 
 #include <nlohmann/json.hpp>

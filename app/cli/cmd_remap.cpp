@@ -14,6 +14,7 @@
 #include "fabric/fabric.h"
 #include "scenario/scenariofile.h"
 #include "studies/failureremap.h"
+#include "studies/remaptext.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,7 @@
 #include "remapdialog.h"
 
 #include "fabric/fabric.h"
+#include "studies/remaptext.h"
 #include "base/scenarioerror.h"
 
 #include <QBrush>

@@ -4,7 +4,7 @@
 #include "comparepanel.h"
 #include "cost/costengine.h"
 #include "documentfiles.h"
-#include "workload/eprouting.h"
+#include "cost/epsummary.h"
 #include "expertpanel.h"
 #include "fabricview.h"
 #include "studies/failureremap.h"
@@ -32,12 +32,6 @@ namespace {
 
 /// Links outlined on the fabric when a baseline is pinned: the largest changes in utilisation.
 constexpr int kHighlightedLinks = 24;
-
-int chunksOf(const Scenario &s)
-{
-    return s.training.schedule == ScheduleKind::Interleaved ? std::max(1, s.training.interleave)
-                                                            : 1;
-}
 
 } // namespace
 
@@ -431,8 +425,8 @@ void StudyController::refreshComparison()
     m_panel->setComparison(c, current.fabric(), m_pinnedAt);
     const Scenario &a = m_baseline->scenario();
     const Scenario &b = current.scenario();
-    m_panel->setTimelines(m_baseline->report(), a.degrees.pp, chunksOf(a), current.report(),
-        b.degrees.pp, chunksOf(b));
+    m_panel->setTimelines(m_baseline->report(), a.degrees.pp, chunksPerRank(a.training),
+        current.report(), b.degrees.pp, chunksPerRank(b.training));
     m_highlighted.clear();
     if (c.sameTopology)
         for (std::size_t i = 0; i < c.links.size() && i < std::size_t { kHighlightedLinks }; ++i)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 /**
@@ -19,5 +20,7 @@ inline constexpr std::int64_t kMaxMicrobatches = 1 << 16;
 inline constexpr std::int64_t kMaxLayers = 1 << 14;
 inline constexpr std::int64_t kMaxFileBytes = 64ll << 20;  // scenario files above 64 MiB
 inline constexpr int kMaxJsonDepth = 32;
+inline constexpr std::size_t kMaxNameBytes = 256;          // a scenario's, fabric's, model's name
+inline constexpr std::size_t kMaxDescriptionBytes = 1 << 16;
 
 } // namespace railyard::limits

@@ -1,6 +1,9 @@
-#include "cost/costengineimpl.h"
+#include "cost/collectiveestimate.h"
 
 #include "base/scenarioerror.h"
+#include "fabric/fabric.h"
+#include "fabric/router.h"
+#include "layout/mapping.h"
 
 #include <cmath>
 
@@ -30,9 +33,11 @@ double busFactorOf(Collective c, int n)
 
 } // namespace
 
-CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes)
+CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const Mapping &mapping,
+                                    int worldSize, Collective op, const std::vector<int> &ranks,
+                                    double bytes)
 {
-    const int world = d->layout.worldSize();
+    const int world = worldSize;
     const int n = static_cast<int>(ranks.size());
     if (n < 1)
         throw ScenarioError("ranks", "at least one rank is needed");
@@ -50,12 +55,11 @@ CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &r
         throw ScenarioError("bytes", "the message size must be a positive number of bytes");
 
     // Route the collective alone: per-link bytes of one run, and the slowest hop's latency.
-    Router &router = *d->router;
     std::vector<std::pair<int, double>> touched;
-    std::vector<double> load(d->fabric.linkCount(), 0.0);
+    std::vector<double> load(fabric.linkCount(), 0.0);
     double alphaStep = 0.0;
     auto flow = [&](int src, int dst, double b) {
-        const int s = d->mapping.slotOf(src), t = d->mapping.slotOf(dst);
+        const int s = mapping.slotOf(src), t = mapping.slotOf(dst);
         if (s == t)
             return;
         alphaStep = std::max(alphaStep, router.latency(s, t));
@@ -72,7 +76,7 @@ CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &r
     case Collective::AllReduce:
     case Collective::AllGather:
     case Collective::ReduceScatter: {
-        const int passes = passesOf(op);
+        const int passes = ringPasses(op);
         for (int i = 0; i < n && n > 1; ++i)
             flow(ranks[i], ranks[(i + 1) % n], passes * frac * bytes);
         steps = passes * (n - 1);
@@ -96,7 +100,7 @@ CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &r
     CollectiveResult r;
     double worst = 0.0;
     for (auto &[link, unused] : touched) {
-        const double t = load[link] / d->fabric.link(link).bandwidth;
+        const double t = load[link] / fabric.link(link).bandwidth;
         if (t > worst || (t == worst && link < r.bottleneckLink)) {
             worst = t;
             r.bottleneckLink = link;

@@ -1,137 +1,84 @@
 #include "cost/costengine.h"
 
-#include "cost/costengineimpl.h"
-
-#include "workload/eprouting.h"
 #include "base/scenarioerror.h"
+#include "cost/evaluationinputs.h"
+#include "cost/linkranking.h"
 #include "cost/trafficmodel.h"
+#include "cost/trafficplan.h"
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
-#include <map>
 #include <optional>
 
 namespace railyard {
 
 namespace {
 
-double peakFlops(const DeviceSpec &device, Precision precision)
+/** Which communication the stage-time model includes; the exposure ablation drops one dim. */
+struct DimMask
 {
-    switch (precision) {
-    case Precision::Fp16:
-        return device.peakTflopsFp16 * 1e12;
-    case Precision::Fp8:
-        return device.peakTflopsFp8 * 1e12;
-    case Precision::Bf16:
-        break;
+    std::array<bool, kDimCount> on{true, true, true, true, true};
+    static DimMask without(Dim d)
+    {
+        DimMask m;
+        m.on[index(d)] = false;
+        return m;
     }
-    return device.peakTflopsBf16 * 1e12;
-}
-
-bool isExpertOp(const CommOp &op)
-{
-    return op.what.find("expert") != std::string::npos;
-}
+};
 
 } // namespace
 
-Dim LinkLoad::topDim() const
+struct CostEngine::Impl
 {
-    const auto it = std::max_element(dimBytes.begin(), dimBytes.end());
-    return static_cast<Dim>(it - dimBytes.begin());
-}
+    Scenario scenario;
+    std::shared_ptr<const Fabric> fabricPtr;
+    const Fabric &fabric;
+    ParallelLayout layout;
+    WorkloadPlan plan;
+    Mapping mapping;
+    std::shared_ptr<Router> router;
+    std::optional<TrafficModel> traffic;
+    std::vector<DpOp> dpOps;
+    std::vector<double> stageDpBytes;
+    CostReport report;
+    LinkRanking ranking; ///< busy time per link, for the bottleneck and the percentiles
+    std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
 
-void CostEngine::Impl::checkMapping(const Mapping &m) const
-{
-    for (const MappingIssue &issue : m.validate(layout, fabric))
-        if (issue.severity == MappingIssue::Error)
-            throw ScenarioError("mapping", issue.message);
-    // A degraded scenario is evaluated like any other, so it must be consistent: no rank on a
-    // slot a failed server, GPU, NIC or leaf made unusable (model/fabric/failedcomponent.h).
-    checkRanksOnUsableSlots(m, layout, fabric, scenario.failures);
-}
+    Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
+        : scenario(s)
+        , fabricPtr(std::move(in.fabric))
+        , fabric(*fabricPtr)
+        , layout(std::move(in.layout))
+        , plan(std::move(in.plan))
+        , mapping(std::move(in.mapping))
+        , router(r ? std::move(r) : std::make_shared<Router>(fabric))
+    {}
+
+    int chunks() const { return chunksPerRank(scenario.training); }
+
+    void setUpTraffic();
+    void recompute(bool allLinks);
+
+    double opTime(int pattern, Collective c, double bytes) const;
+    double epOpTime(int stage, Collective c, double bytes) const; ///< dispatch/combine mean
+    double dpSyncTime() const;
+    std::vector<double> stageTimes(OpPass pass, const DimMask &mask) const;
+    std::vector<double> boundaryTimes(bool forward) const;
+    PipelineTimeline schedule(const DimMask &mask) const;
+    double iterationTime(const PipelineTimeline &t, bool withDp) const;
+    double optimizerTime() const;
+    void fillPhases();
+    long long updateLink(int link);
+    void fillLinks(bool all);
+};
 
 void CostEngine::Impl::setUpTraffic()
 {
-    const int stages = scenario.degrees.pp;
-    TrafficModel::Setup setup;
-    setup.hierarchicalDp = scenario.training.hierarchicalAllReduce;
-    setup.stageDpBytes.assign(stages, 0.0);
-    std::vector<double> expertBytes(stages, 0.0);
-    bool anyExpert = false;
-
-    // The first DP op of each stage is the reference size of that stage's sync; later DP ops
-    // (the all-gather after a reduce-scatter) are expressed as a ratio of it.
-    for (const CommOp &op : plan.ops) {
-        if (op.dim != Dim::Dp || op.pass != OpPass::Iteration)
-            continue;
-        std::vector<double> &ref = isExpertOp(op) ? expertBytes : setup.stageDpBytes;
-        anyExpert = anyExpert || isExpertOp(op);
-        if (ref[op.stage] == 0.0)
-            ref[op.stage] = op.bytes;
-    }
-    if (anyExpert)
-        setup.stageExpertDpBytes = expertBytes;
-    // Skewed expert routing (model/workload/eprouting.h): H_j per EP member weights the all-to-all.
-    if (scenario.degrees.ep > 1 && !scenario.model.routing.isUniform())
-        setup.epShares =
-            memberShares(scenario.model.routing, scenario.model.experts, scenario.degrees.ep,
-                         scenario.model.topK);
-    const bool denseRef = std::any_of(setup.stageDpBytes.begin(), setup.stageDpBytes.end(),
-                                      [](double b) { return b > 0.0; });
-    for (const CommOp &op : plan.ops) {
-        if (op.dim != Dim::Dp || op.pass != OpPass::Iteration || op.stage != 0
-            || isExpertOp(op) == denseRef)
-            continue;
-        const double ref = denseRef ? setup.stageDpBytes[0] : expertBytes[0];
-        dpOps.push_back({op.collective, ref > 0.0 ? op.bytes / ref : 0.0, op.what});
-    }
-    stageDpBytes = setup.stageDpBytes;
-
-    traffic.emplace(fabric, layout, *router, setup);
-
-    // Pattern weights: bytes per iteration that one unit of pattern load stands for.
-    const double m = plan.microbatches;
-    std::vector<double> weight(traffic->patternCount(), 0.0);
-    for (const CommOp &op : plan.ops) {
-        const double perIteration = op.pass == OpPass::Iteration ? op.count : op.count * m;
-        const double bytes = passesOf(op.collective) * op.bytes * perIteration;
-        int pattern = -1;
-        switch (op.dim) {
-        case Dim::Tp:
-            pattern = traffic->tpPattern(op.stage);
-            break;
-        case Dim::Cp:
-            pattern = traffic->cpPattern(op.stage);
-            break;
-        case Dim::Ep:
-            pattern = traffic->epPattern(op.stage);
-            // Dispatch and combine (the op counts both) each move half of the bytes.
-            if (const int combine = traffic->epCombinePattern(op.stage); combine >= 0) {
-                weight[combine] += 0.5 * bytes;
-                weight[pattern] += 0.5 * bytes;
-                pattern = -1;
-            }
-            break;
-        case Dim::Pp:
-        case Dim::Dp:
-            break; // weighted below
-        }
-        if (pattern >= 0)
-            weight[pattern] += bytes;
-    }
-    // Every micro-batch crosses each boundary once per model chunk in each direction.
-    for (int b = 0; b + 1 < scenario.degrees.pp; ++b) {
-        const double w = plan.boundaryActivationBytes * m * chunks();
-        weight[traffic->ppForwardPattern(b)] = w;
-        weight[traffic->ppBackwardPattern(b)] = w;
-    }
-    double dpWeight = 0.0;
-    for (const DpOp &op : dpOps)
-        dpWeight += passesOf(op.collective) * op.ratio;
-    for (int p : traffic->dpPatterns())
-        weight[p] = dpWeight;
+    TrafficPlan tp = planTraffic(scenario, plan);
+    dpOps = std::move(tp.dpOps);
+    stageDpBytes = tp.setup.stageDpBytes;
+    traffic.emplace(fabric, layout, *router, tp.setup);
+    const std::vector<double> weight = patternWeights(*traffic, plan, dpOps, chunks());
     for (int p = 0; p < traffic->patternCount(); ++p)
         traffic->setWeight(p, weight[p]);
 }
@@ -141,9 +88,11 @@ double CostEngine::Impl::opTime(int pattern, Collective c, double bytes) const
     if (pattern < 0)
         return 0.0;
     // Phase time = its alpha terms + its most loaded link's bytes over that link's bandwidth:
-    // passes * steps * alpha + passes * S * max_l(load_l / B_l) (seed: T = 2(p-1)a + 2(p-1)/p S/B).
+    // passes * steps * alpha + passes * S * max_l(load_l / B_l). For a ring all-reduce on p ranks
+    // of one bandwidth B this is T = 2(p-1)a + 2(p-1)/p S/B (Thakur, Rabenseifner, Gropp,
+    // "Optimization of Collective Communication Operations in MPICH", IJHPCA 2005).
     const TrafficPattern &p = traffic->pattern(pattern);
-    const int passes = passesOf(c);
+    const int passes = ringPasses(c);
     return passes * p.stepCount() * p.maxLatency() + passes * bytes * p.maxRatio;
 }
 
@@ -162,7 +111,7 @@ double CostEngine::Impl::dpSyncTime() const
 {
     double total = 0.0;
     for (const DpOp &op : dpOps) {
-        const int passes = passesOf(op.collective);
+        const int passes = ringPasses(op.collective);
         for (int pi : traffic->dpPatterns()) {
             const TrafficPattern &p = traffic->pattern(pi);
             // The DP pattern's load is already in bytes (weighted by each stage's S).
@@ -253,8 +202,8 @@ double CostEngine::Impl::iterationTime(const PipelineTimeline &t, bool withDp) c
 {
     // Each stage may start its gradient sync while its last backward runs (Megatron-LM
     // --overlap-grad-reduce): stage s ends at max(E_s, E_s - window_s + T_dp), where E_s is
-    // the end of its last compute. The seed asks to record exactly this overlappable window
-    // and the final sync point.
+    // the end of its last compute. The overlappable window and this final sync point are what
+    // decide the exposed wait, so the report keeps both (dpOverlapWindow, dpSyncTime).
     const int stages = scenario.degrees.pp;
     std::vector<double> lastEnd(stages, 0.0);
     for (const PipelineEvent &e : t.events)
@@ -286,7 +235,7 @@ void CostEngine::Impl::fillPhases()
         ph.count = count;
         if (pattern >= 0) {
             const TrafficPattern &p = traffic->pattern(pattern);
-            ph.alphaTime = passesOf(c) * p.stepCount() * p.maxLatency();
+            ph.alphaTime = ringPasses(c) * p.stepCount() * p.maxLatency();
             ph.time = opTime(pattern, c, bytes);
             ph.bottleneckLink = p.argmax;
         }
@@ -336,8 +285,8 @@ void CostEngine::Impl::fillPhases()
         double worst = -1.0;
         for (int pi : traffic->dpPatterns()) {
             const TrafficPattern &p = traffic->pattern(pi);
-            ph.alphaTime += passesOf(op.collective) * p.stepCount() * p.maxLatency();
-            ph.time += passesOf(op.collective) * (p.stepCount() * p.maxLatency() + op.ratio * p.maxRatio);
+            ph.alphaTime += ringPasses(op.collective) * p.stepCount() * p.maxLatency();
+            ph.time += ringPasses(op.collective) * (p.stepCount() * p.maxLatency() + op.ratio * p.maxRatio);
             if (p.maxRatio > worst) {
                 worst = p.maxRatio;
                 ph.bottleneckLink = p.argmax;
@@ -347,7 +296,7 @@ void CostEngine::Impl::fillPhases()
     }
 }
 
-void CostEngine::Impl::updateLink(int i)
+long long CostEngine::Impl::updateLink(int i)
 {
     const std::vector<double> &dimBytes = traffic->linkDimBytes();
     LinkLoad &l = report.links[i];
@@ -362,82 +311,35 @@ void CostEngine::Impl::updateLink(int i)
     l.busyTime = total / fabric.link(i).bandwidth;
     // Percentiles and the bottleneck compare busy times quantised to picoseconds, so that an
     // incremental update and a full evaluation rank links identically.
-    busyKey[i] = std::llround(l.busyTime * 1e12);
+    return std::llround(l.busyTime * 1e12);
 }
 
 void CostEngine::Impl::fillLinks(bool all)
 {
     const int n = fabric.linkCount();
     const std::vector<int> changed = traffic->takeChangedLinks();
-    auto better = [this](int a, int b) {
-        return b < 0 || busyKey[a] > busyKey[b] || (busyKey[a] == busyKey[b] && a < b);
-    };
-    bool rescan = false;
     if (all) {
         report.links.assign(n, LinkLoad{});
-        busyKey.assign(n, 0);
+        std::vector<long long> keys(static_cast<std::size_t>(n), 0);
         for (int i = 0; i < n; ++i)
-            updateLink(i);
-        std::vector<long long> sorted = busyKey;
-        std::sort(sorted.begin(), sorted.end());
-        busyHistogram.clear();
-        for (std::size_t i = 0; i < sorted.size();) {
-            std::size_t j = i;
-            while (j < sorted.size() && sorted[j] == sorted[i])
-                ++j;
-            busyHistogram.emplace_hint(busyHistogram.end(), sorted[i], static_cast<int>(j - i));
-            i = j;
-        }
-        rescan = true;
+            keys[static_cast<std::size_t>(i)] = updateLink(i);
+        ranking.rank(std::move(keys));
     } else {
-        for (int i : changed) {
-            const long long old = busyKey[i];
-            updateLink(i);
-            if (busyKey[i] == old)
-                continue;
-            if (auto it = busyHistogram.find(old); it != busyHistogram.end() && --it->second == 0)
-                busyHistogram.erase(it);
-            ++busyHistogram[busyKey[i]];
-            if (better(i, report.bottleneckLink))
-                report.bottleneckLink = i;
-            else if (i == report.bottleneckLink)
-                rescan = true; // the bottleneck lost load: another link may lead now
-        }
+        for (int i : changed)
+            ranking.change(i, updateLink(i));
+        ranking.settle();
     }
-    if (rescan) {
-        report.bottleneckLink = -1;
-        for (int i = 0; i < n; ++i)
-            if (better(i, report.bottleneckLink))
-                report.bottleneckLink = i;
-    }
+    report.bottleneckLink = ranking.bottleneck();
     report.bottleneckDim =
         report.bottleneckLink >= 0 ? report.links[report.bottleneckLink].topDim() : Dim::Tp;
 
     // Nearest-rank percentiles of utilisation (busy / iteration time) over every directed link.
     const double toUtil = report.iterationTime > 0.0 ? 1e-12 / report.iterationTime : 0.0;
-    auto rankValue = [&](long long k) { // k-th smallest, 1-based
-        if (k <= n / 2) {
-            long long seen = 0;
-            for (const auto &[key, count] : busyHistogram)
-                if ((seen += count) >= k)
-                    return static_cast<double>(key) * toUtil;
-        } else {
-            long long seen = 0;
-            const long long fromTop = n - k + 1;
-            for (auto it = busyHistogram.rbegin(); it != busyHistogram.rend(); ++it)
-                if ((seen += it->second) >= fromTop)
-                    return static_cast<double>(it->first) * toUtil;
-        }
-        return 0.0;
-    };
-    auto percentileRank = [n](double q) {
-        return std::clamp<long long>(static_cast<long long>(std::ceil(q * n)), 1, std::max(1, n));
-    };
     report.linkStats.count = n;
-    report.linkStats.p50 = rankValue(percentileRank(0.50));
-    report.linkStats.p95 = rankValue(percentileRank(0.95));
-    report.linkStats.p99 = rankValue(percentileRank(0.99));
-    report.linkStats.max = busyHistogram.empty() ? 0.0 : static_cast<double>(busyHistogram.rbegin()->first) * toUtil;
+    report.linkStats.p50 = ranking.percentile(0.50, toUtil);
+    report.linkStats.p95 = ranking.percentile(0.95, toUtil);
+    report.linkStats.p99 = ranking.percentile(0.99, toUtil);
+    report.linkStats.max = ranking.max(toUtil);
 }
 
 void CostEngine::Impl::recompute(bool allLinks)
@@ -507,7 +409,7 @@ void CostEngine::Impl::recompute(bool allLinks)
     }
     report.memoryFits = report.maxMemoryPerRank <= scenario.device.hbmBytes;
 
-    const double peak = peakFlops(scenario.device, scenario.training.precision);
+    const double peak = peakTflops(scenario.device, scenario.training.precision) * 1e12;
     report.mfu = report.iterationTime > 0.0
                      ? plan.modelFlopsPerIteration / (report.iterationTime * report.ranks * peak)
                      : 0.0;
@@ -524,14 +426,13 @@ void CostEngine::Impl::recompute(bool allLinks)
 
 CostEngine::CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> fabric,
                        std::shared_ptr<Router> router)
-    : d(std::make_unique<Impl>(scenario, std::move(fabric), std::move(router)))
 {
-    if (scenario.slots.empty()) {
-        d->mapping = Mapping::place(scenario.placement, d->layout, d->fabric);
-    } else {
-        d->mapping = Mapping(scenario.slots, d->fabric.slotCount());
-    }
-    d->checkMapping(d->mapping);
+    // A router routes over one fabric: keep the given one only with the given fabric.
+    const std::shared_ptr<const Fabric> given = fabric;
+    EvaluationInputs inputs = prepareEvaluation(scenario, std::move(fabric));
+    if (inputs.fabric != given)
+        router.reset();
+    d = std::make_unique<Impl>(scenario, std::move(inputs), std::move(router));
     d->setUpTraffic();
     d->traffic->build(d->mapping);
     d->recompute(true);
@@ -601,10 +502,16 @@ void CostEngine::moveRank(int rank, int slot)
 
 void CostEngine::setMapping(const Mapping &mapping)
 {
-    d->checkMapping(mapping);
+    checkMapping(mapping, d->layout, d->fabric, d->scenario.failures);
     d->mapping = mapping;
     d->traffic->build(d->mapping);
     d->recompute(true);
+}
+
+CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes)
+{
+    return estimateCollective(d->fabric, *d->router, d->mapping, d->layout.worldSize(), op, ranks,
+                              bytes);
 }
 
 PipelineInput CostEngine::pipelineInput() const

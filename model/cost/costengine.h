@@ -1,10 +1,11 @@
 #pragma once
 
+#include "cost/collectiveestimate.h"
 #include "cost/costreport.h"
 #include "fabric/fabric.h"
+#include "fabric/router.h"
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
-#include "fabric/router.h"
 #include "scenario/scenario.h"
 #include "workload/workloadplan.h"
 
@@ -12,18 +13,6 @@
 #include <vector>
 
 namespace railyard {
-
-/** The prediction for one isolated collective (nccl-tests definitions of algbw and busbw). */
-struct CollectiveResult
-{
-    double time = 0.0;       ///< seconds
-    double alphaTime = 0.0;  ///< latency part
-    double algBandwidth = 0.0; ///< S / time, bytes/s
-    double busBandwidth = 0.0; ///< algbw * bus factor
-    double busFactor = 0.0;    ///< 2(n-1)/n all-reduce, (n-1)/n AG/RS/A2A, 1 send-recv
-    double bytesSentPerRank = 0.0; ///< the largest over ranks
-    int bottleneckLink = -1;
-};
 
 /**
  * The shared analytical cost engine. Built once per scenario (fabric, layout, workload plan);
@@ -34,7 +23,8 @@ struct CollectiveResult
 class CostEngine
 {
 public:
-    /// Throws ScenarioError for anything inconsistent (fabric, degrees, workload, mapping).
+    /// Throws ScenarioError for anything inconsistent (fabric, degrees, workload, mapping): the
+    /// checks of prepareEvaluation() (cost/evaluationinputs.h), which checkScenario() shares.
     /// `fabric`, when given, must have been built from scenario.fabric; it is shared, so a
     /// re-evaluation after a workload edit does not rebuild a large graph.
     /// `router`, when given, must route over that fabric; its route cache is then reused. A
@@ -73,7 +63,8 @@ public:
     /// stage's last backward (minus its overlap window) and the optimizer step.
     double iterationTime(const PipelineTimeline &timeline) const;
 
-    /// One collective on the given ranks, alone on the fabric, with the current mapping.
+    /// One collective on the given ranks, alone on the fabric, with the current mapping
+    /// (estimateCollective(), cost/collectiveestimate.h).
     CollectiveResult collective(Collective op, const std::vector<int> &ranks, double bytes);
 
 private:

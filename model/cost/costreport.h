@@ -4,6 +4,7 @@
 #include "base/units.h"
 #include "workload/workloadplan.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -16,7 +17,12 @@ struct LinkLoad
     double bytes = 0.0;       ///< per iteration
     DimArray dimBytes{};      ///< per parallel dimension
     double busyTime = 0.0;    ///< bytes / bandwidth, seconds per iteration
-    Dim topDim() const;       ///< the dimension that contributes most
+
+    /// The dimension that contributes most (the first of equals).
+    Dim topDim() const
+    {
+        return static_cast<Dim>(std::max_element(dimBytes.begin(), dimBytes.end()) - dimBytes.begin());
+    }
 };
 
 /**

@@ -426,7 +426,8 @@ private:
         for (const PipelineEvent &e : out.events)
             out.makespan = std::max(out.makespan, e.end);
         const double busyTotal = std::accumulate(out.busy.begin(), out.busy.end(), 0.0);
-        // DESIGN.md: bubble = idle stage-time / (stages x makespan). No time at all: no idle.
+        // Bubble = idle stage-time / (stages x makespan), 1 - utilisation: (p-1)/(m+p-1) for
+        // equal stages without sends (Huang et al., GPipe, 2019). No time at all: no idle.
         out.bubbleFraction = out.makespan > 0.0
             ? std::max(0.0, 1.0 - busyTotal / (double(m_p) * out.makespan))
             : 0.0;

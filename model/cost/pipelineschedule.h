@@ -38,7 +38,8 @@ struct PipelineEvent
 
 /**
  * An event timeline per stage. Bubble fraction = idle compute time / (stages * makespan),
- * i.e. 1 - utilisation (DESIGN.md); sends occupy links, not the stage's compute.
+ * i.e. 1 - utilisation ((p-1)/(m+p-1) for p equal stages and m micro-batches, Huang et al.,
+ * GPipe 2019); sends occupy links, not the stage's compute.
  */
 struct PipelineTimeline
 {

@@ -12,6 +12,7 @@ struct LinkSpec
 {
     double gbps = 400.0;
     double latencyUs = 1.0;
+    bool operator==(const LinkSpec &) const = default;
 };
 
 /**
@@ -45,6 +46,9 @@ struct FabricSpec
     LinkSpec fabricPort{400.0, 0.6};   ///< one switch-to-switch port (leaf<->spine, spine<->super)
 
     bool pxn = false;                  ///< NCCL PXN: cross-rail traffic hops over NVLink first
+
+    /// Equal specs build identical fabrics (Fabric::build() is deterministic).
+    bool operator==(const FabricSpec &) const = default;
 };
 
 } // namespace railyard

@@ -1,9 +1,7 @@
 #include "fabric/failedcomponent.h"
 
 #include "fabric/fabric.h"
-#include "scenario/jsonfields.h"
-#include "layout/mapping.h"
-#include "layout/parallellayout.h"
+#include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 
 #include <array>
@@ -19,17 +17,6 @@ constexpr std::array<std::string_view, 4> kKindNames { "server", "gpu", "nic", "
 std::string failuresPath(std::size_t i)
 {
     return jsonElementPath("failures", i);
-}
-
-std::string coordText(const RankCoord &c, const ParallelLayout &layout)
-{
-    std::string text
-        = "d " + std::to_string(c.d) + ", p " + std::to_string(c.p) + ", t " + std::to_string(c.t);
-    if (layout.degrees().cp > 1)
-        text += ", c " + std::to_string(c.c);
-    if (layout.degrees().ep > 1)
-        text += ", e " + std::to_string(c.e);
-    return text;
 }
 
 } // namespace
@@ -192,28 +179,6 @@ std::string describeFailure(const Fabric &fabric, const FailedComponent &failure
         break;
     }
     return failureText(failure) + " (" + name + ")";
-}
-
-void checkRanksOnUsableSlots(const Mapping &mapping, const ParallelLayout &layout,
-    const Fabric &fabric, const std::vector<FailedComponent> &failures)
-{
-    if (failures.empty())
-        return;
-    const std::vector<int> cause = failedSlotCauses(fabric, failures);
-    for (int r = 0; r < mapping.rankCount(); ++r) {
-        const int slot = mapping.slotOf(r);
-        if (slot < 0 || slot >= static_cast<int>(cause.size()))
-            continue; // Mapping::validate() names these
-        const int c = cause[static_cast<std::size_t>(slot)];
-        if (c < 0)
-            continue;
-        const std::string coords
-            = r < layout.worldSize() ? " (" + coordText(layout.coord(r), layout) + ")" : "";
-        throw ScenarioError("mapping",
-            "rank " + std::to_string(r) + coords + " is on slot " + std::to_string(slot) + " ("
-                + fabric.node(fabric.gpuVertex(slot)).name + "), which is unusable: "
-                + describeFailure(fabric, failures[static_cast<std::size_t>(c)]) + " failed");
-    }
 }
 
 } // namespace railyard

@@ -7,8 +7,6 @@
 namespace railyard {
 
 class Fabric;
-class Mapping;
-class ParallelLayout;
 struct FabricSpec;
 
 /**
@@ -20,8 +18,8 @@ struct FabricSpec;
  *              back-end network (GPU i <-> NIC i, or the fabric's gpu_to_nic affinity);
  *  - leaf:N    leaf switch N (Fabric::leafVertex order, e.g. leaf-su0-rail2 or tor-2): the slots
  *              whose NIC is cabled to it.
- * A failed slot holds no rank (the seed's "Failure remap": a lost server's ranks must go
- * elsewhere); traffic between healthy slots is routed as before.
+ * A failed slot holds no rank (after a failure the lost hardware's ranks must go elsewhere,
+ * studies/failureremap.h); traffic between healthy slots is routed as before.
  */
 struct FailedComponent
 {
@@ -54,11 +52,5 @@ std::vector<int> failedSlotCauses(
 std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComponent> &failures);
 /// "server:3 (node003)", "nic:5 (node000/nic5)", "leaf:2 (leaf-su0-rail2)".
 std::string describeFailure(const Fabric &fabric, const FailedComponent &failure);
-
-/// Throws ScenarioError("mapping", "rank 24 (d 3, p 0, t 0) is on slot 24 (node003/gpu0), which
-/// is unusable: server:3 (node003) failed") for the first rank on an unusable slot. Does
-/// nothing (and costs nothing) when `failures` is empty.
-void checkRanksOnUsableSlots(const Mapping &mapping, const ParallelLayout &layout,
-    const Fabric &fabric, const std::vector<FailedComponent> &failures);
 
 } // namespace railyard

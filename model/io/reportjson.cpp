@@ -1,6 +1,6 @@
 #include "io/reportjson.h"
 
-#include "workload/eprouting.h"
+#include "cost/epsummary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,7 +27,7 @@ std::string format(const char *fmt, double v, const char *unit)
     return std::string(buf) + unit;
 }
 
-/// The "ep" section of `evaluate --json` (model/workload/eprouting.h documents every number).
+/// The "ep" section of `evaluate --json` (cost/epsummary.h documents every number).
 nlohmann::json epJson(const EpSummary &ep)
 {
     nlohmann::json routing = {{"kind", std::string(routingKindName(ep.kind))}};

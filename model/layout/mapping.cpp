@@ -1,6 +1,7 @@
 #include "layout/mapping.h"
 
 #include "base/scenarioerror.h"
+#include "fabric/failedcomponent.h"
 
 #include <algorithm>
 #include <array>
@@ -12,8 +13,6 @@
 namespace railyard {
 
 namespace {
-
-constexpr std::array<std::string_view, 3> kPlacementNames { "packed", "rail-aligned", "scattered" };
 
 /// Per-category cap on validate() messages: a 16k-GPU scattered layout would otherwise list
 /// thousands of split groups; the rest is summarised in one line.
@@ -99,7 +98,7 @@ private:
  * members of every DP group of that (p, c). A column occupies one "lane" (tp consecutive GPU
  * indices, GPU t + tp*lane for shard t) on dp different servers, replica d on the d-th server
  * of its block, so all DP peers of one (p, t, c) share a GPU index and hence a NIC and rail
- * (the seed's 128-xPU example; GPU i <-> NIC i). A server has G/tp lanes, so G/tp columns share
+ * (with GPU i <-> NIC i every DP group is then same-rail: it never touches a spine). A server has G/tp lanes, so G/tp columns share
  * a block of dp servers; columns fill blocks in (p, c) order, c fastest, and replicas d within
  * a block: servers therefore fill in (p, c, d) order. With the default order and tp = G this is
  * exactly the packed layout (rank = t + G*d + G*dp*p).
@@ -151,21 +150,18 @@ std::vector<int> railAlignedSlots(const ParallelLayout &layout, const Fabric &fa
     return slotOf;
 }
 
+std::string coordText(const RankCoord &c, const ParallelLayout &layout)
+{
+    std::string text
+        = "d " + std::to_string(c.d) + ", p " + std::to_string(c.p) + ", t " + std::to_string(c.t);
+    if (layout.degrees().cp > 1)
+        text += ", c " + std::to_string(c.c);
+    if (layout.degrees().ep > 1)
+        text += ", e " + std::to_string(c.e);
+    return text;
+}
+
 } // namespace
-
-std::string_view placementName(Placement p)
-{
-    return kPlacementNames[static_cast<std::size_t>(p)];
-}
-
-bool parsePlacement(std::string_view name, Placement &out)
-{
-    const auto it = std::find(kPlacementNames.begin(), kPlacementNames.end(), name);
-    if (it == kPlacementNames.end())
-        return false;
-    out = static_cast<Placement>(it - kPlacementNames.begin());
-    return true;
-}
 
 Mapping::Mapping(std::vector<int> slotOfRank, int slotCount)
     : m_slotOfRank(std::move(slotOfRank))
@@ -330,7 +326,7 @@ std::vector<MappingIssue> Mapping::validate(
         }
     }
     if (fabric.spec().kind == FabricKind::RailOptimised) {
-        // Same-rail DP groups never touch a spine (the seed's 128-xPU example).
+        // Same-rail DP groups never touch a spine: their members share a rail leaf.
         IssueKind rails(issues, MappingIssue::Warning, "dp groups span several rails");
         const auto &groups = layout.groups(GroupKind::Dp);
         for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -352,6 +348,28 @@ std::vector<MappingIssue> Mapping::validate(
         }
     }
     return issues;
+}
+
+void checkRanksOnUsableSlots(const Mapping &mapping, const ParallelLayout &layout,
+    const Fabric &fabric, const std::vector<FailedComponent> &failures)
+{
+    if (failures.empty())
+        return;
+    const std::vector<int> cause = failedSlotCauses(fabric, failures);
+    for (int r = 0; r < mapping.rankCount(); ++r) {
+        const int slot = mapping.slotOf(r);
+        if (slot < 0 || slot >= static_cast<int>(cause.size()))
+            continue; // Mapping::validate() names these
+        const int c = cause[static_cast<std::size_t>(slot)];
+        if (c < 0)
+            continue;
+        const std::string coords
+            = r < layout.worldSize() ? " (" + coordText(layout.coord(r), layout) + ")" : "";
+        throw ScenarioError("mapping",
+            "rank " + std::to_string(r) + coords + " is on slot " + std::to_string(slot) + " ("
+                + fabric.node(fabric.gpuVertex(slot)).name + "), which is unusable: "
+                + describeFailure(fabric, failures[static_cast<std::size_t>(c)]) + " failed");
+    }
 }
 
 } // namespace railyard

@@ -1,18 +1,15 @@
 #pragma once
 
 #include "fabric/fabric.h"
+#include "fabric/failedcomponent.h"
 #include "layout/parallellayout.h"
+#include "layout/placement.h"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace railyard {
-
-/** Named placements. Packed is launcher order; RailAligned keeps t on GPU/NIC index t. */
-enum class Placement { Packed, RailAligned, Scattered };
-std::string_view placementName(Placement p); ///< "packed", "rail-aligned", "scattered"
-bool parsePlacement(std::string_view name, Placement &out);
 
 /** One finding of Mapping::validate(). Errors make the mapping unusable; warnings do not. */
 struct MappingIssue
@@ -61,5 +58,11 @@ private:
     std::vector<int> m_slotOfRank;
     std::vector<int> m_rankOfSlot;
 };
+
+/// Throws ScenarioError("mapping", "rank 24 (d 3, p 0, t 0) is on slot 24 (node003/gpu0), which
+/// is unusable: server:3 (node003) failed") for the first rank on an unusable slot. Does
+/// nothing (and costs nothing) when `failures` is empty.
+void checkRanksOnUsableSlots(const Mapping &mapping, const ParallelLayout &layout,
+    const Fabric &fabric, const std::vector<FailedComponent> &failures);
 
 } // namespace railyard

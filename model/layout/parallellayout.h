@@ -14,6 +14,7 @@ struct ParallelDegrees
     int dp = 1;
     int cp = 1;
     int ep = 1;
+    bool operator==(const ParallelDegrees &) const = default;
 };
 
 /** A rank's coordinates: tensor shard t, pipeline stage p, data replica d, context c, expert e. */

@@ -1,10 +1,12 @@
 #pragma once
 
+// Plain values only: the spec headers of the fabric, the layout and the workload, no graph
+// library (a header that includes this one compiles without Boost.Graph).
 #include "fabric/fabricspec.h"
 #include "fabric/failedcomponent.h"
-#include "studies/inference.h"
-#include "layout/mapping.h"
 #include "layout/parallellayout.h"
+#include "layout/placement.h"
+#include "workload/inferencespec.h"
 #include "workload/workload.h"
 
 #include <optional>
@@ -31,9 +33,12 @@ struct Scenario
     Placement placement = Placement::Packed;
     std::vector<int> slots;  ///< explicit rank -> slot; empty = use `placement`
     int mappingVersion = 1;  ///< bumped by every remap; part of the run record
-    std::optional<InferenceSpec> inference; ///< serving pools (issue #5); absent = training only
-    /// Failed hardware (model/fabric/failedcomponent.h): no rank may sit on a slot it makes unusable.
+    std::optional<InferenceSpec> inference; ///< serving pools; absent = training only
+    /// Failed hardware (fabric/failedcomponent.h): no rank may sit on a slot it makes unusable.
     std::vector<FailedComponent> failures;
+
+    /// Field by field: every field a scenario file stores, the mapping's slots included.
+    bool operator==(const Scenario &) const = default;
 };
 
 } // namespace railyard

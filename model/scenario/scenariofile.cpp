@@ -83,27 +83,28 @@
  *     },
  *     "failures": ["server:3", "gpu:17",      optional, written only when not empty: failed
  *                  "nic:5", "leaf:2"]         hardware, KIND:INDEX with global 0-based indexes
- *   }                                        (model/fabric/failedcomponent.h); no rank may sit on a
+ *   }                                        (fabric/failedcomponent.h); no rank may sit on a
  *                                            slot they make unusable (checked by the engine)
  *
- * An optional top-level "inference" object (serving pools, issue #5) follows "failures"; its
- * schema and rules are in model/studies/inferencefile.cpp. Absent, nothing is written for it.
+ * An optional top-level "inference" object (prefill and decode pools) follows "failures"; its
+ * schema is in workload/inferencespec.cpp, its rules in studies/inferencecheck.cpp. Absent,
+ * nothing is written for it.
  *
- * Loading checks types, ranges and sizes against model/base/sizelimits.h before anything is allocated
- * from them, and throws ScenarioError naming the field path. The workload's divisibility rules
- * (layers % pp, heads % tp, ...) belong to planWorkload(), the fabric's wiring rules to
- * Fabric::build() and the order string to ParallelLayout, not to this file.
+ * Loading checks types, ranges and sizes against base/sizelimits.h before anything is allocated
+ * from them (the section readers, scenariosections.cpp), and throws ScenarioError naming the
+ * field path. The workload's divisibility rules (layers % pp, heads % tp, ...) belong to
+ * planWorkload(), the fabric's wiring rules to Fabric::build() and the order string to
+ * ParallelLayout, not to this file.
  */
 #include "scenario/scenariofile.h"
 
 #include "base/fileio.h"
-
-#include "scenario/jsonfields.h"
-#include "layout/mapping.h"
-#include "cost/pipelineschedule.h"
-#include "workload/presets.h"
+#include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "cost/pipelineschedule.h"
+#include "scenario/scenariosections.h"
+#include "studies/inferencecheck.h"
 #include "workload/workloadnames.h"
 
 #include <nlohmann/json.hpp>
@@ -115,408 +116,13 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
-#include <optional>
-#include <random>
-#include <string_view>
-#include <system_error>
-#include <unordered_set>
 
 namespace railyard {
 
 namespace {
 
 using nlohmann::json;
-
-constexpr std::size_t kMaxNameBytes = 256;
-constexpr std::size_t kMaxDescriptionBytes = 1 << 16;
-constexpr std::size_t kMaxOrderBytes = 64;
-constexpr std::int64_t kMaxSwitchRadix = 1 << 16;
-constexpr double kMaxGbps = 1e6;             // 1 Pbit/s per link: far above any real port
-constexpr double kMaxLatencyUs = 1e6;        // one second
-constexpr double kMaxOversubscription = 1000.0;
-constexpr double kMaxTflops = 1e6;
-constexpr double kMaxHbmGB = 1e6;
-constexpr double kMaxHbmGBps = 1e7;
-constexpr std::int64_t kMaxHidden = 1 << 20;
-constexpr std::int64_t kMaxHeads = 1 << 16;
-constexpr std::int64_t kMaxFfn = 1 << 22;
-constexpr std::int64_t kMaxSeq = 1 << 24;
-constexpr std::int64_t kMaxVocab = 1 << 24;
-constexpr std::int64_t kMaxExperts = 1 << 16;
-constexpr std::int64_t kMaxMicroBatch = 1 << 20;
-constexpr std::int64_t kMaxGlobalBatch = 1 << 30;
-constexpr std::int64_t kMaxSms = 1 << 16;
-
-/// The fabric kind's spelling in files; no other unit names it.
-std::string_view fabricKindText(FabricKind k)
-{
-    return k == FabricKind::Tor ? "tor" : "rail-optimised";
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading
-
-FabricSpec readFabric(const json &value)
-{
-    JsonFields f(value, "fabric",
-                 {"kind", "name", "servers", "gpus_per_server", "nics_per_server", "gpu_to_nic",
-                  "server_names", "servers_per_su", "servers_per_leaf", "switch_radix", "spines",
-                  "super_spines", "leaf_oversubscription", "spine_oversubscription",
-                  "scaleup_gbps", "scaleup_latency_us", "pcie_gbps", "pcie_latency_us",
-                  "nic_gbps", "nic_latency_us", "fabric_gbps", "fabric_latency_us", "pxn"});
-    f.rejectUnknown();
-
-    FabricSpec spec;
-    if (const json *kind = f.find("kind"); kind && kind->is_string()
-                                           && kind->get<std::string>() == "rail-optimized")
-        spec.kind = FabricKind::RailOptimised; // the American spelling is read, never written
-    else
-        spec.kind = f.choice("kind", spec.kind, {FabricKind::RailOptimised, FabricKind::Tor},
-                             fabricKindText);
-    spec.name = f.string("name", spec.name, kMaxNameBytes);
-
-    // The product is checked before the per-field limits, so an absurd size is named as such;
-    // values that are no plain integers get their own message from the strict reads below.
-    const auto loose = [&f](std::string_view key) -> std::int64_t {
-        const json &v = f.required(key);
-        const bool plain = v.is_number_integer() && !v.is_number_float();
-        if (!plain || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT_MAX))
-            return 0;
-        const auto n = v.get<std::int64_t>();
-        return n >= 1 && n <= INT_MAX ? n : 0;
-    };
-    const std::int64_t slots = loose("servers") * loose("gpus_per_server");
-    if (slots > limits::kMaxGpus)
-        throw ScenarioError("fabric", std::to_string(slots) + " GPU slots exceed the limit of "
-                                          + std::to_string(limits::kMaxGpus)
-                                          + " (servers * gpus_per_server)");
-    spec.servers = static_cast<int>(f.requiredInteger("servers", 1, limits::kMaxServers));
-    spec.gpusPerServer =
-        static_cast<int>(f.requiredInteger("gpus_per_server", 1, limits::kMaxGpusPerServer));
-    spec.nicsPerServer = f.integer("nics_per_server", spec.nicsPerServer, 0,
-                                   limits::kMaxGpusPerServer);
-    const int nics = spec.nicsPerServer > 0 ? spec.nicsPerServer : spec.gpusPerServer;
-
-    if (const json *map = f.array("gpu_to_nic", limits::kMaxGpusPerServer)) {
-        if (map->size() != static_cast<std::size_t>(spec.gpusPerServer))
-            throw ScenarioError(f.fieldPath("gpu_to_nic"),
-                                "has " + std::to_string(map->size())
-                                    + " entries but gpus_per_server is "
-                                    + std::to_string(spec.gpusPerServer));
-        spec.gpuToNic.reserve(map->size());
-        for (std::size_t i = 0; i < map->size(); ++i) {
-            const std::string path = jsonElementPath(f.fieldPath("gpu_to_nic"), i);
-            const std::int64_t nic = jsonInteger((*map)[i], path, 0, INT_MAX);
-            if (nic >= nics)
-                throw ScenarioError(path, "NIC " + std::to_string(nic)
-                                              + " does not exist (the server has "
-                                              + std::to_string(nics) + " NICs)");
-            spec.gpuToNic.push_back(static_cast<int>(nic));
-        }
-    }
-
-    if (const json *names = f.array("server_names", limits::kMaxServers)) {
-        if (names->size() != static_cast<std::size_t>(spec.servers))
-            throw ScenarioError(f.fieldPath("server_names"),
-                                "has " + std::to_string(names->size())
-                                    + " entries but servers is " + std::to_string(spec.servers));
-        std::unordered_set<std::string> seen;
-        spec.serverNames.reserve(names->size());
-        for (std::size_t i = 0; i < names->size(); ++i) {
-            const std::string path = jsonElementPath(f.fieldPath("server_names"), i);
-            const json &name = (*names)[i];
-            if (!name.is_string())
-                throw ScenarioError(path, "expected a string, got " + jsonTypeName(name));
-            const auto &text = name.get_ref<const std::string &>();
-            if (text.empty())
-                throw ScenarioError(path, "must not be empty");
-            if (text.size() > kMaxNameBytes)
-                throw ScenarioError(path, "text of " + std::to_string(text.size())
-                                              + " bytes exceeds the limit of "
-                                              + std::to_string(kMaxNameBytes));
-            if (!seen.insert(text).second)
-                throw ScenarioError(path, "duplicate server name " + jsonQuote(name));
-            spec.serverNames.push_back(text);
-        }
-    }
-
-    spec.serversPerSu = f.integer("servers_per_su", spec.serversPerSu, 1, limits::kMaxServers);
-    spec.serversPerLeaf =
-        f.integer("servers_per_leaf", spec.serversPerLeaf, 0, limits::kMaxServers);
-    spec.switchRadix = f.integer("switch_radix", spec.switchRadix, 2, kMaxSwitchRadix);
-    spec.spines = f.integer("spines", spec.spines, 0, limits::kMaxSwitches);
-    spec.superSpines = f.integer("super_spines", spec.superSpines, 0, limits::kMaxSwitches);
-    if (std::int64_t{spec.spines} + spec.superSpines > limits::kMaxSwitches)
-        throw ScenarioError("fabric", "spines + super_spines = "
-                                          + std::to_string(std::int64_t{spec.spines}
-                                                           + spec.superSpines)
-                                          + " switches exceed the limit of "
-                                          + std::to_string(limits::kMaxSwitches));
-    spec.leafOversubscription = f.number("leaf_oversubscription", spec.leafOversubscription, 0.0,
-                                         kMaxOversubscription, LowerBound::Exclusive);
-    spec.spineOversubscription = f.number("spine_oversubscription", spec.spineOversubscription,
-                                          0.0, kMaxOversubscription, LowerBound::Exclusive);
-
-    const auto link = [&f](const char *gbpsKey, const char *latencyKey, LinkSpec fallback) {
-        LinkSpec l;
-        l.gbps = f.number(gbpsKey, fallback.gbps, 0.0, kMaxGbps, LowerBound::Exclusive);
-        l.latencyUs = f.number(latencyKey, fallback.latencyUs, 0.0, kMaxLatencyUs);
-        return l;
-    };
-    spec.scaleUp = link("scaleup_gbps", "scaleup_latency_us", spec.scaleUp);
-    spec.pcie = link("pcie_gbps", "pcie_latency_us", spec.pcie);
-    spec.nic = link("nic_gbps", "nic_latency_us", spec.nic);
-    spec.fabricPort = link("fabric_gbps", "fabric_latency_us", spec.fabricPort);
-    spec.pxn = f.boolean("pxn", spec.pxn);
-    return spec;
-}
-
-/// Reads "parallel"; `slotCount` is the fabric's GPU slots (already checked against the limit).
-void readParallel(const json &value, std::int64_t slotCount, Scenario &s)
-{
-    JsonFields f(value, "parallel", {"tp", "pp", "dp", "cp", "ep", "order"});
-    f.rejectUnknown();
-    ParallelDegrees &d = s.degrees;
-    d.tp = static_cast<int>(f.requiredInteger("tp", 1, limits::kMaxDegree));
-    d.pp = static_cast<int>(f.requiredInteger("pp", 1, limits::kMaxDegree));
-    d.dp = static_cast<int>(f.requiredInteger("dp", 1, limits::kMaxDegree));
-    d.cp = f.integer("cp", 1, 1, limits::kMaxDegree);
-    d.ep = f.integer("ep", 1, 1, limits::kMaxDegree);
-    s.order = f.string("order", s.order, kMaxOrderBytes, false);
-
-    // Each degree is <= 2^20, so tp*pp*dp fits in 64 bits; times cp it may not.
-    const std::int64_t tpPpDp = std::int64_t{d.tp} * d.pp * d.dp;
-    std::int64_t world = 0;
-    const bool overflow = __builtin_mul_overflow(tpPpDp, std::int64_t{d.cp}, &world);
-    if (overflow || world > slotCount)
-        throw ScenarioError("parallel",
-                            "tp*pp*dp*cp = "
-                                + (overflow ? "more than " + std::to_string(INT64_MAX)
-                                            : std::to_string(world))
-                                + " ranks but the fabric has " + std::to_string(slotCount)
-                                + " GPU slots");
-}
-
-/// "a, b, c" for the "(accepted: ...)" part of a message.
-std::string joined(const std::vector<std::string> &names)
-{
-    std::string out;
-    for (const std::string &n : names)
-        out += (out.empty() ? "" : ", ") + n;
-    return out;
-}
-
-ModelSpec presetModel(const std::string &name, const std::string &path)
-{
-    if (std::optional<ModelSpec> preset = modelPreset(name))
-        return *preset;
-    throw ScenarioError(path, "unknown preset " + jsonQuote(json(name)) + " (accepted: "
-                                  + joined(modelPresetNames()) + ")");
-}
-
-DeviceSpec presetDevice(const std::string &name, const std::string &path)
-{
-    if (std::optional<DeviceSpec> preset = devicePreset(name))
-        return *preset;
-    throw ScenarioError(path, "unknown preset " + jsonQuote(json(name)) + " (accepted: "
-                                  + joined(devicePresetNames()) + ")");
-}
-
-/// "model.routing" (model/workload/eprouting.h). `baseDir` resolves a relative hotness_file.
-ExpertRouting readRouting(const json &value, const std::string &path, int experts,
-                          const std::string &baseDir)
-{
-    JsonFields f(value, path, {"kind", "zipf_exponent", "hotness", "hotness_file"});
-    f.rejectUnknown();
-    ExpertRouting r;
-    r.kind = f.choice("kind", r.kind,
-                      {RoutingKind::Uniform, RoutingKind::Zipf, RoutingKind::Explicit},
-                      routingKindName);
-    const auto onlyWith = [&f, &r](std::string_view key, RoutingKind kind) {
-        if (f.has(key) && r.kind != kind)
-            throw ScenarioError(f.fieldPath(key), "only used with kind \""
-                                                      + std::string(routingKindName(kind))
-                                                      + "\", but kind is \""
-                                                      + std::string(routingKindName(r.kind)) + "\"");
-    };
-    onlyWith("zipf_exponent", RoutingKind::Zipf);
-    onlyWith("hotness", RoutingKind::Explicit);
-    onlyWith("hotness_file", RoutingKind::Explicit);
-    r.zipfExponent = f.number("zipf_exponent", r.zipfExponent, 0.0, kMaxZipfExponent);
-    if (r.kind == RoutingKind::Explicit) {
-        if (f.has("hotness") == f.has("hotness_file"))
-            throw ScenarioError(path, "explicit routing needs exactly one of hotness and "
-                                      "hotness_file");
-        if (const json *hot = f.array("hotness", static_cast<std::size_t>(kMaxExperts))) {
-            for (std::size_t i = 0; i < hot->size(); ++i)
-                r.hotness.push_back(jsonNumber((*hot)[i], jsonElementPath(f.fieldPath("hotness"), i),
-                                               0.0, 1e300));
-        } else {
-            const std::string file = f.string("hotness_file", "", 4096, false);
-            const bool relative = file.front() != '/' && !baseDir.empty();
-            r.hotness = loadHotnessFile(relative ? baseDir + "/" + file : file);
-        }
-    }
-    checkRouting(r, experts, path);
-    return r;
-}
-
-ModelSpec readModel(const json &value, const std::string &baseDir)
-{
-    if (value.is_string())
-        return presetModel(value.get<std::string>(), "model");
-    if (!value.is_object())
-        throw ScenarioError("model", "expected an object or a preset name, got "
-                                         + jsonTypeName(value));
-    JsonFields f(value, "model",
-                 {"preset", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "gated_mlp",
-                  "seq", "vocab", "experts", "top_k", "moe_layer_freq", "routing"});
-    f.rejectUnknown();
-    ModelSpec m;
-    if (f.has("preset"))
-        m = presetModel(f.string("preset", "", kMaxNameBytes), f.fieldPath("preset"));
-    m.name = f.string("name", m.name, kMaxNameBytes);
-    m.layers = f.integer("layers", m.layers, 1, limits::kMaxLayers);
-    m.hidden = f.integer("hidden", m.hidden, 1, kMaxHidden);
-    m.heads = f.integer("heads", m.heads, 1, kMaxHeads);
-    m.kvHeads = f.integer("kv_heads", m.kvHeads, 0, kMaxHeads);
-    m.ffn = f.integer("ffn", m.ffn, 1, kMaxFfn);
-    m.gatedMlp = f.boolean("gated_mlp", m.gatedMlp);
-    m.seq = f.integer("seq", m.seq, 1, kMaxSeq);
-    m.vocab = f.integer("vocab", m.vocab, 1, kMaxVocab);
-    m.experts = f.integer("experts", m.experts, 0, kMaxExperts);
-    m.topK = f.integer("top_k", m.topK, 0, kMaxExperts);
-    m.moeLayerFreq = f.integer("moe_layer_freq", m.moeLayerFreq, 1, limits::kMaxLayers);
-    if (const json *routing = f.find("routing"))
-        m.routing = readRouting(*routing, f.fieldPath("routing"), m.experts, baseDir);
-    return m;
-}
-
-TrainingSpec readTraining(const json &value)
-{
-    JsonFields f(value, "training",
-                 {"micro_batch", "global_batch", "precision", "sequence_parallel", "recompute",
-                  "distributed_optimizer", "schedule", "interleave", "dp_overlap",
-                  "hierarchical_allreduce", "flash_attention", "pipeline_scatter_gather"});
-    f.rejectUnknown();
-    TrainingSpec t;
-    t.microBatch = f.integer("micro_batch", t.microBatch, 1, kMaxMicroBatch);
-    t.globalBatch = f.integer("global_batch", t.globalBatch, 1, kMaxGlobalBatch);
-    t.precision = f.choice("precision", t.precision,
-                           {Precision::Bf16, Precision::Fp16, Precision::Fp8}, precisionName);
-    t.sequenceParallel = f.boolean("sequence_parallel", t.sequenceParallel);
-    t.recompute = f.choice("recompute", t.recompute,
-                           {Recompute::None, Recompute::Selective, Recompute::Full},
-                           recomputeName);
-    t.distributedOptimizer = f.boolean("distributed_optimizer", t.distributedOptimizer);
-    t.schedule = f.choice("schedule", t.schedule,
-                          {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved},
-                          scheduleName);
-    t.interleave = f.integer("interleave", t.interleave, 1, limits::kMaxLayers);
-    t.dpOverlap = f.boolean("dp_overlap", t.dpOverlap);
-    t.hierarchicalAllReduce = f.boolean("hierarchical_allreduce", t.hierarchicalAllReduce);
-    t.flashAttention = f.boolean("flash_attention", t.flashAttention);
-    t.pipelineScatterGather = f.boolean("pipeline_scatter_gather", t.pipelineScatterGather);
-    return t;
-}
-
-DeviceSpec readDevice(const json &value)
-{
-    if (value.is_string())
-        return presetDevice(value.get<std::string>(), "device");
-    if (!value.is_object())
-        throw ScenarioError("device", "expected an object or a preset name, got "
-                                          + jsonTypeName(value));
-    JsonFields f(value, "device",
-                 {"preset", "name", "peak_tflops_bf16", "peak_tflops_fp16", "peak_tflops_fp8",
-                  "hbm_gb", "hbm_gbps", "max_efficiency", "kernel_overhead_us",
-                  "streaming_multiprocessors"});
-    f.rejectUnknown();
-    DeviceSpec d;
-    if (f.has("preset"))
-        d = presetDevice(f.string("preset", "", kMaxNameBytes), f.fieldPath("preset"));
-    d.name = f.string("name", d.name, kMaxNameBytes);
-    d.peakTflopsBf16 = f.number("peak_tflops_bf16", d.peakTflopsBf16, 0.0, kMaxTflops,
-                                LowerBound::Exclusive);
-    d.peakTflopsFp16 = f.number("peak_tflops_fp16", d.peakTflopsFp16, 0.0, kMaxTflops,
-                                LowerBound::Exclusive);
-    // 0 = the device has no fp8 tensor cores (A100); planWorkload refuses fp8 on it.
-    d.peakTflopsFp8 = f.number("peak_tflops_fp8", d.peakTflopsFp8, 0.0, kMaxTflops);
-    d.hbmBytes = f.number("hbm_gb", d.hbmBytes / 1e9, 0.0, kMaxHbmGB, LowerBound::Exclusive) * 1e9;
-    d.hbmGBps = f.number("hbm_gbps", d.hbmGBps, 0.0, kMaxHbmGBps, LowerBound::Exclusive);
-    d.maxEfficiency = f.number("max_efficiency", d.maxEfficiency, 0.0, 1.0);
-    d.kernelOverheadUs = f.number("kernel_overhead_us", d.kernelOverheadUs, 0.0, kMaxLatencyUs);
-    d.streamingMultiprocessors = f.integer("streaming_multiprocessors",
-                                           d.streamingMultiprocessors, 1, kMaxSms);
-    return d;
-}
-
-void readMapping(const json &value, std::int64_t slotCount, Scenario &s)
-{
-    JsonFields f(value, "mapping", {"placement", "slots", "version"});
-    f.rejectUnknown();
-    s.placement = f.choice("placement", s.placement,
-                           {Placement::Packed, Placement::RailAligned, Placement::Scattered},
-                           placementName);
-    s.mappingVersion = f.integer("version", s.mappingVersion, 1, INT_MAX);
-
-    const std::int64_t world =
-        std::int64_t{s.degrees.tp} * s.degrees.pp * s.degrees.dp * s.degrees.cp;
-    const json *slots = f.array("slots", static_cast<std::size_t>(limits::kMaxGpus));
-    if (!slots)
-        return;
-    const std::string path = f.fieldPath("slots");
-    if (slots->size() != static_cast<std::size_t>(world))
-        throw ScenarioError(path, "has " + std::to_string(slots->size())
-                                      + " entries but the layout has " + std::to_string(world)
-                                      + " ranks (tp*pp*dp*cp)");
-    std::vector<int> rankOnSlot(static_cast<std::size_t>(slotCount), -1);
-    s.slots.reserve(slots->size());
-    for (std::size_t r = 0; r < slots->size(); ++r) {
-        const std::string element = jsonElementPath(path, r);
-        const std::int64_t slot = jsonInteger((*slots)[r], element, 0, INT_MAX);
-        if (slot >= slotCount)
-            throw ScenarioError(element, "slot " + std::to_string(slot)
-                                             + " does not exist (the fabric has "
-                                             + std::to_string(slotCount) + " GPU slots)");
-        int &holder = rankOnSlot[static_cast<std::size_t>(slot)];
-        if (holder >= 0)
-            throw ScenarioError(element, "slot " + std::to_string(slot)
-                                             + " is already taken by rank "
-                                             + std::to_string(holder));
-        holder = static_cast<int>(r);
-        s.slots.push_back(static_cast<int>(slot));
-    }
-}
-
-/// "failures": KIND:INDEX strings, each once, inside the fabric (leaf indexes are checked when
-/// the engine builds the fabric: the leaf count is derived).
-std::vector<FailedComponent> readFailures(const json &value, const FabricSpec &fabric)
-{
-    if (!value.is_array())
-        throw ScenarioError("failures", "expected an array of strings such as \"server:3\", got "
-                                            + jsonTypeName(value));
-    if (value.size() > static_cast<std::size_t>(limits::kMaxGpus))
-        throw ScenarioError("failures", "has " + std::to_string(value.size())
-                                            + " entries, more than the limit of "
-                                            + std::to_string(limits::kMaxGpus));
-    std::vector<FailedComponent> out;
-    for (std::size_t i = 0; i < value.size(); ++i) {
-        const std::string path = jsonElementPath("failures", i);
-        if (!value[i].is_string())
-            throw ScenarioError(path, "expected a string such as \"server:3\", got "
-                                          + jsonTypeName(value[i]));
-        const FailedComponent f = parseFailure(value[i].get_ref<const std::string &>(), path);
-        checkFailureRange(f, fabric, path);
-        for (std::size_t j = 0; j < out.size(); ++j)
-            if (out[j] == f)
-                throw ScenarioError(path, "duplicate entry \"" + failureText(f)
-                                              + "\" (already failures[" + std::to_string(j)
-                                              + "])");
-        out.push_back(f);
-    }
-    return out;
-}
+using namespace scenariosections;
 
 // ---------------------------------------------------------------------------------------------
 // Writing: one template so scenarioToText keeps the schema's key order (ordered_json) while
@@ -694,8 +300,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     top.rejectUnknown();
 
     Scenario s;
-    s.name = top.string("name", s.name, kMaxNameBytes);
-    s.description = top.string("description", s.description, kMaxDescriptionBytes);
+    s.name = top.string("name", s.name, limits::kMaxNameBytes);
+    s.description = top.string("description", s.description, limits::kMaxDescriptionBytes);
     s.fabric = readFabric(top.required("fabric"));
     const std::int64_t slotCount = std::int64_t{s.fabric.servers} * s.fabric.gpusPerServer;
     readParallel(top.required("parallel"), slotCount, s);

@@ -36,8 +36,8 @@ int tpGroupsAcrossServers(const CostEngine &e)
     return count;
 }
 
-/// DP groups whose members do not all sit on one rail (the seed's same-rail DP; rail fabrics
-/// only, 0 on ToR fabrics where rails do not exist).
+/// DP groups whose members do not all sit on one rail (same-rail DP never needs a spine; rail
+/// fabrics only, 0 on ToR fabrics where rails do not exist).
 int dpGroupsOffRail(const CostEngine &e)
 {
     const Fabric &f = e.fabric();

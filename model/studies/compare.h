@@ -11,9 +11,9 @@ namespace railyard {
 
 /**
  * Side-by-side comparison of two evaluated placements, "A" (the baseline) and "B". It carries
- * the figures the seed's network acceptance test compares before and after a placement change
- * (spine utilisation, p95/p99 link utilisation, job completion time; DESIGN.md "Metrics per
- * dimension"), the links whose load changed most, and which ranks moved.
+ * the figures a network acceptance test compares before and after a placement change (spine
+ * utilisation, p95/p99 link utilisation, job completion time, and per dimension the bytes and
+ * exposed time), the links whose load changed most, and which ranks moved.
  */
 struct ComparedFigure
 {

@@ -1,10 +1,9 @@
 /**
- * Failure remap (issue #5, the seed's "Failure remap" paragraph in DESIGN.md): after a server,
- * GPU, NIC or leaf fails, build the degraded scenario with one of three strategies, save it as
+ * Failure remap: after a server, GPU, NIC or leaf fails, build the degraded scenario with one of three strategies, save it as
  * a new mapping *version* and evaluate it exactly as `railyard-cli evaluate` does, so that the
  * healthy baseline and the degraded one compare side by side.
  *
- * Placement rules, shared by the strategies (the seed's 128-xPU example):
+ * Placement rules, shared by the strategies (on a rail-optimised fabric with GPU i <-> NIC i):
  *  - every new rank has a *predecessor* in the healthy mapping (the rank whose shards or layers
  *    it continues) and stays on the predecessor's slot when that slot is still usable, so that
  *    as few ranks as possible move (each move reloads shards from a checkpoint);
@@ -20,8 +19,10 @@
 
 #include "cost/costengine.h"
 #include "studies/remapplacement.h"
+#include "studies/remaptext.h"
 #include "io/reportjson.h"
 #include "base/scenarioerror.h"
+#include "base/sizelimits.h"
 #include "workload/workloadplan.h"
 
 #include <algorithm>
@@ -38,13 +39,6 @@ namespace {
 using remap_detail::Placed;
 using remap_detail::placeRanks;
 
-constexpr std::array<std::string_view, 3> kStrategyNames { "drop-dp", "spares", "shrink-pp" };
-constexpr std::size_t kMaxNameBytes = 256; // scenariofile.cpp's limit on "name"
-
-int chunksOf(const TrainingSpec &t)
-{
-    return t.schedule == ScheduleKind::Interleaved ? t.interleave : 1;
-}
 
 /** What the strategies share: the healthy evaluation and the usable slots. */
 struct Context
@@ -58,90 +52,6 @@ struct Context
     std::vector<char> rankHit; ///< per healthy rank: its slot became unusable
     int hitCount = 0;
 };
-
-/// Split TP groups of an evaluated scenario: "tp group 3 (d 0, p 1): node004, node005".
-std::vector<std::string> splitTpGroups(const CostEngine &e)
-{
-    const ParallelLayout &layout = e.layout();
-    const Fabric &fabric = e.fabric();
-    const int allowed = (layout.degrees().tp + fabric.gpusPerServer() - 1) / fabric.gpusPerServer();
-    std::vector<std::string> out;
-    const auto &groups = layout.groups(GroupKind::Tp);
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-        std::vector<int> servers;
-        for (int r : groups[g]) {
-            const int s = fabric.serverOfSlot(e.mapping().slotOf(r));
-            if (std::find(servers.begin(), servers.end(), s) == servers.end())
-                servers.push_back(s);
-        }
-        if (static_cast<int>(servers.size()) <= allowed)
-            continue;
-        std::sort(servers.begin(), servers.end());
-        RankCoord c = layout.coord(groups[g].front());
-        std::string text = "tp group " + std::to_string(g) + " (d " + std::to_string(c.d) + ", p "
-            + std::to_string(c.p) + (layout.degrees().cp > 1 ? ", c " + std::to_string(c.c) : "")
-            + "):";
-        for (std::size_t i = 0; i < servers.size(); ++i)
-            text += (i ? ", " : " ") + fabric.serverName(servers[i]);
-        out.push_back(text);
-    }
-    return out;
-}
-
-int dpGroupsAcrossRails(const CostEngine &e)
-{
-    const Fabric &fabric = e.fabric();
-    if (fabric.spec().kind != FabricKind::RailOptimised)
-        return 0;
-    int count = 0;
-    for (const std::vector<int> &group : e.layout().groups(GroupKind::Dp)) {
-        const int rail = fabric.railOfSlot(e.mapping().slotOf(group.front()));
-        for (int r : group) {
-            if (fabric.railOfSlot(e.mapping().slotOf(r)) != rail) {
-                ++count;
-                break;
-            }
-        }
-    }
-    return count;
-}
-
-double maxOverMean(const std::vector<double> &v)
-{
-    if (v.empty())
-        return 1.0;
-    const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-    return mean > 0.0 ? *std::max_element(v.begin(), v.end()) / mean : 1.0;
-}
-
-RemapSummary summarize(const CostEngine &e)
-{
-    const CostReport &r = e.report();
-    const Scenario &s = e.scenario();
-    RemapSummary out;
-    out.ranks = r.ranks;
-    out.degrees = s.degrees;
-    out.globalBatch = s.training.globalBatch;
-    out.microbatches = e.plan().microbatches;
-    out.iterationTime = r.iterationTime;
-    out.samplesPerSecond = r.iterationTime > 0.0 ? s.training.globalBatch / r.iterationTime : 0.0;
-    out.tokensPerSecond = out.samplesPerSecond * s.model.seq;
-    out.bubble = r.bubbleFraction;
-    out.mfu = r.mfu;
-    out.maxMemoryPerRank = r.maxMemoryPerRank;
-    out.deviceMemory = s.device.hbmBytes;
-    out.memoryFits = r.memoryFits;
-    out.tpGroupsAcrossServers = static_cast<int>(splitTpGroups(e).size());
-    out.dpGroupsAcrossRails = dpGroupsAcrossRails(e);
-    out.spineShare = r.spineBytesShare;
-    out.linkP99 = r.linkStats.p99;
-    out.linkMax = r.linkStats.max;
-    std::vector<double> compute;
-    for (std::size_t st = 0; st < r.stageForward.size(); ++st)
-        compute.push_back(r.stageForward[st] + r.stageBackward[st]);
-    out.stageImbalance = maxOverMean(compute);
-    return out;
-}
 
 /** A strategy's choice before evaluation. */
 struct Plan
@@ -329,7 +239,7 @@ std::optional<Plan> shrinkPp(const Context &ctx, std::string &reason)
             training.interleave = 1;
             scheduleNote = "schedule interleaved -> 1f1b: pp 1 has no virtual stages";
         }
-        const int chunks = chunksOf(training);
+        const int chunks = chunksPerRank(training);
         if (h.model.layers % (pp * chunks) != 0) {
             rejected.push_back("pp " + std::to_string(pp) + ": " + std::to_string(h.model.layers)
                 + " layers do not split evenly"
@@ -378,8 +288,8 @@ std::string nameFor(const Context &ctx)
     for (const FailedComponent &f : ctx.added)
         suffix += "-" + std::string(failureKindName(f.kind)) + std::to_string(f.index);
     std::string name = (ctx.healthy.name.empty() ? "scenario" : ctx.healthy.name) + suffix;
-    if (name.size() > kMaxNameBytes)
-        name.resize(kMaxNameBytes);
+    if (name.size() > limits::kMaxNameBytes)
+        name.resize(limits::kMaxNameBytes);
     return name;
 }
 
@@ -387,7 +297,7 @@ RemapResult run(const Context &ctx, RemapStrategy strategy)
 {
     RemapResult result;
     result.strategy = strategy;
-    result.healthy = summarize(ctx.engine);
+    result.healthy = remapSummary(ctx.engine);
     result.ranksOnFailedSlots = ctx.hitCount;
     std::optional<Plan> plan;
     switch (strategy) {
@@ -431,7 +341,7 @@ RemapResult run(const Context &ctx, RemapStrategy strategy)
     const CostEngine &e = *engine;
     result.possible = true;
     result.degraded = s;
-    result.result = summarize(e);
+    result.result = remapSummary(e);
     result.notes = std::move(plan->notes);
 
     const CostReport &r = e.report();
@@ -521,53 +431,6 @@ Context makeContext(
 
 } // namespace
 
-const std::vector<RemapStrategy> &allRemapStrategies()
-{
-    static const std::vector<RemapStrategy> all { RemapStrategy::DropDp, RemapStrategy::Spares,
-        RemapStrategy::ShrinkPp };
-    return all;
-}
-
-std::string_view remapStrategyName(RemapStrategy s)
-{
-    return kStrategyNames[static_cast<std::size_t>(s)];
-}
-
-bool parseRemapStrategy(std::string_view name, RemapStrategy &out)
-{
-    const auto it = std::find(kStrategyNames.begin(), kStrategyNames.end(), name);
-    if (it == kStrategyNames.end())
-        return false;
-    out = static_cast<RemapStrategy>(it - kStrategyNames.begin());
-    return true;
-}
-
-std::string_view remapStrategyDescription(RemapStrategy s)
-{
-    switch (s) {
-    case RemapStrategy::DropDp:
-        return "keep tp and pp, drop the data-parallel replicas the failure hit";
-    case RemapStrategy::Spares:
-        return "keep every degree, move the hit TP groups to spare slots";
-    case RemapStrategy::ShrinkPp:
-        return "keep tp and dp, fewer pipeline stages with more layers each";
-    }
-    return "";
-}
-
-std::string_view remappedRankKindName(RemappedRank::Kind kind)
-{
-    switch (kind) {
-    case RemappedRank::Kind::Moved:
-        return "moved";
-    case RemappedRank::Kind::Renumbered:
-        return "renumbered";
-    case RemappedRank::Kind::Dropped:
-        return "dropped";
-    }
-    return "";
-}
-
 RemapResult remap(
     const Scenario &healthy, const std::vector<FailedComponent> &failures, RemapStrategy strategy)
 {
@@ -600,17 +463,6 @@ int bestRemap(const std::vector<RemapResult> &results)
             best = static_cast<int>(i);
     }
     return best;
-}
-
-std::string degreeText(const ParallelDegrees &d)
-{
-    std::string text = "tp " + std::to_string(d.tp) + " x pp " + std::to_string(d.pp) + " x dp "
-        + std::to_string(d.dp);
-    if (d.cp > 1)
-        text += " x cp " + std::to_string(d.cp);
-    if (d.ep > 1)
-        text += " (ep " + std::to_string(d.ep) + ")";
-    return text;
 }
 
 } // namespace railyard

@@ -1,95 +1,17 @@
 #pragma once
 
 #include "fabric/failedcomponent.h"
-#include "layout/parallellayout.h"
 #include "scenario/scenario.h"
+#include "studies/remapresult.h"
 
-#include <string>
-#include <string_view>
 #include <vector>
 
+/**
+ * The failure remap study: after a server, GPU, NIC or leaf fails, build the degraded scenario
+ * with one of three strategies (studies/remapresult.h describes them and the result) and
+ * evaluate it. The readable comparison is studies/remaptext.h.
+ */
 namespace railyard {
-
-/**
- * How a job carries on after hardware fails (the seed's "Failure remap", issue #5):
- *  - DropDp: keep tp, pp (and cp); drop whole data-parallel replicas, the ones the failure hit
- *    first, down to the largest dp whose TP groups still fit whole on servers;
- *  - Spares: keep every degree; move the TP groups hit by the failure to unused healthy slots;
- *  - ShrinkPp: keep tp and dp; the largest pp' < pp that splits the layers evenly and fits.
- */
-enum class RemapStrategy { DropDp, Spares, ShrinkPp };
-const std::vector<RemapStrategy> &allRemapStrategies();
-std::string_view remapStrategyName(RemapStrategy s); ///< "drop-dp", "spares", "shrink-pp"
-bool parseRemapStrategy(std::string_view name, RemapStrategy &out);
-std::string_view remapStrategyDescription(RemapStrategy s); ///< one line for menus and --help
-
-/** One rank of the healthy mapping and what the remap did to it (unchanged ranks not listed). */
-struct RemappedRank
-{
-    enum class Kind { Moved, Renumbered, Dropped };
-    Kind kind = Kind::Moved;
-    int oldRank = -1;
-    RankCoord oldCoord;
-    int oldSlot = -1;
-    bool oldSlotFailed = false; ///< the rank sat on a slot the failures made unusable
-    int newRank = -1; ///< -1 when dropped
-    RankCoord newCoord; ///< Renumbered: new coordinates on the same slot
-    int newSlot = -1;
-};
-std::string_view remappedRankKindName(
-    RemappedRank::Kind kind); ///< "moved", "renumbered", "dropped"
-
-/** The headline numbers of one evaluated scenario, healthy or degraded, for a comparison. */
-struct RemapSummary
-{
-    int ranks = 0;
-    ParallelDegrees degrees;
-    int globalBatch = 0;
-    int microbatches = 0; ///< per replica per iteration
-    double iterationTime = 0.0;
-    double samplesPerSecond = 0.0; ///< global batch / iteration time
-    double tokensPerSecond = 0.0; ///< samples/s x sequence length
-    double bubble = 0.0;
-    double mfu = 0.0;
-    double maxMemoryPerRank = 0.0;
-    double deviceMemory = 0.0;
-    bool memoryFits = true;
-    int tpGroupsAcrossServers = 0; ///< more servers than ceil(tp/G)
-    int dpGroupsAcrossRails = 0; ///< rail-optimised fabrics only
-    double spineShare = 0.0;
-    double linkP99 = 0.0;
-    double linkMax = 0.0;
-    double stageImbalance = 1.0; ///< max / mean (forward + backward) time per stage
-};
-
-/**
- * One strategy's answer: the degraded scenario (a new mapping version with explicit slots on
- * usable slots only and the failures recorded), evaluated exactly as `evaluate` does, and what
- * the issue asks to report about it. When `possible` is false only `reason` and `healthy` are
- * meaningful.
- */
-struct RemapResult
-{
-    RemapStrategy strategy = RemapStrategy::DropDp;
-    bool possible = false;
-    std::string reason; ///< one line, why the strategy cannot be applied
-    Scenario degraded;
-    RemapSummary healthy;
-    RemapSummary result;
-    std::vector<double> stageMemory; ///< bytes per rank of each stage (the engine's ledger)
-    std::vector<int> stageLayers; ///< layers per stage (all chunks)
-    double memoryGrowth = 1.0; ///< result max bytes per rank / healthy max
-    double layerImbalance = 1.0; ///< max / mean layers per stage
-    double computeImbalance = 1.0; ///< max / mean (forward + backward) time per stage
-    std::vector<std::string> tpGroupsAcross; ///< "tp group 3 (d 0, p 1): node004, node005"
-    int ranksUnchanged = 0;
-    int ranksMoved = 0;
-    int ranksRenumbered = 0;
-    int ranksDropped = 0;
-    int ranksOnFailedSlots = 0; ///< healthy ranks the failures hit
-    std::vector<RemappedRank> moves; ///< in healthy rank order
-    std::vector<std::string> notes; ///< what changed beyond the mapping, and why
-};
 
 /// Applies `failures` (added to any the healthy scenario already lists) with one strategy.
 /// Throws ScenarioError for bad input: a healthy scenario that does not evaluate, a failure
@@ -103,13 +25,5 @@ std::vector<RemapResult> remapAll(
 /// The recommended result: possible, shards fit in memory, highest samples/s, then fewest
 /// dropped and moved ranks. -1 when none is possible.
 int bestRemap(const std::vector<RemapResult> &results);
-
-/// The comparison table shared by the CLI and the GUI: one row per quantity, columns
-/// label, healthy, then one per result ("-" where a result is impossible).
-std::vector<std::vector<std::string>> remapComparisonRows(const std::vector<RemapResult> &results);
-/// "(d 3, p 0, t 0)" with c and e when the layout uses them.
-std::string rankCoordText(const RankCoord &coord, const ParallelDegrees &degrees);
-/// "tp 8 x pp 4 x dp 3" (with " x cp c" and " (ep e)" when used).
-std::string degreeText(const ParallelDegrees &degrees);
 
 } // namespace railyard

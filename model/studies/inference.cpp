@@ -1,8 +1,10 @@
 #include "studies/inference.h"
-#include "studies/inferenceimpl.h"
 
-#include "workload/computemodel.h"
+#include "fabric/fabric.h"
 #include "fabric/router.h"
+#include "studies/inferencecheck.h"
+#include "studies/inferencecompute.h"
+#include "workload/computemodel.h"
 #include "scenario/scenario.h"
 #include "base/scenarioerror.h"
 #include "workload/workloadnames.h"
@@ -13,12 +15,14 @@
 #include <set>
 
 /**
- * The inference model (issue #5): a request stream served by prefill and decode pools (or
+ * The inference model: a request stream served by prefill and decode pools (or
  * colocated pools) placed on the fabric. Per request it derives the KV-cache bytes, moves them
  * from the prefill replica's GPUs to the decode replica's GPUs over the Router's paths, and
  * predicts prefill time, decode step time, TTFT, TPOT and the KV transfer's share of the
- * request's critical path; it classifies the placement as the seed's Minimal Inference (every
- * request's state stays on one server) or Distributed Inference (naming what crosses hosts).
+ * request's critical path; it classifies the placement as Minimal Inference (every request's
+ * state stays on one server, so serving needs no back-end network) or Distributed Inference
+ * (a disaggregated KV hand-off or a pool across hosts puts the network on the request's
+ * critical path; the report names what crosses hosts).
  *
  * Sources cited below:
  *  [Kwon23]     Kwon et al., "Efficient Memory Management for Large Language Model Serving with
@@ -35,78 +39,11 @@
  *  [Shoeybi19]  Megatron-LM tensor parallelism: two all-reduces per layer in the forward pass.
  *  [Narayanan21] Megatron-LM SC'21: Eq. 2 parameter count, §4.1 pipeline scatter/gather.
  *  [Williams09] The roofline model (time = max(FLOPs / peak, bytes / bandwidth)).
- *  [Seed]       shared/seed: ring all-reduce T = 2(p-1) a + 2(p-1)/p S/B; Minimal vs Distributed
- *               Inference.
+ *  [Thakur05]   Thakur, Rabenseifner, Gropp, "Optimization of Collective Communication
+ *               Operations in MPICH", IJHPCA 2005: ring all-reduce T = 2(p-1) a + 2(p-1)/p S/B.
  */
 
 namespace railyard {
-
-namespace inference {
-
-std::vector<int> poolSlots(const PoolSpec &pool, int gpusPerServer)
-{
-    if (!pool.slots.empty())
-        return pool.slots;
-    std::vector<int> out;
-    out.reserve(pool.servers.size() * static_cast<std::size_t>(gpusPerServer));
-    for (int server : pool.servers)
-        for (int g = 0; g < gpusPerServer; ++g)
-            out.push_back(server * gpusPerServer + g);
-    return out;
-}
-
-int kvHeads(const ModelSpec &model)
-{
-    return model.kvHeads == 0 ? model.heads : model.kvHeads;
-}
-
-double kvBytesPerToken(const ModelSpec &model, Precision kvPrecision)
-{
-    // [Kwon23] §2-3, GQA per [Ainslie23]: K and V, every layer, kv_heads x head_dim each.
-    const double headDim = static_cast<double>(model.hidden) / model.heads;
-    return 2.0 * model.layers * kvHeads(model) * headDim * precisionBytes(kvPrecision);
-}
-
-double weightBytesPerGpu(const ModelSpec &m, const PoolSpec &pool, Precision precision)
-{
-    // The parameter count of planWorkload() (workloadplan.cpp layerParams, [Narayanan21] Eq. 2
-    // generalised to GQA and SwiGLU), with Megatron-LM's vocabulary padding to 128 tp.
-    const double h = m.hidden;
-    const double kvDim = static_cast<double>(kvHeads(m)) * h / m.heads;
-    const bool gpt = !m.gatedMlp;
-    const double attention = h * (h + 2.0 * kvDim) + h * h + (gpt ? (h + 2.0 * kvDim) + h : 0.0);
-    const double norms = gpt ? 4.0 * h : 2.0 * h;
-    const double mlp = gpt ? 2.0 * m.ffn * h + m.ffn + h : 3.0 * h * m.ffn;
-    const std::int64_t multiple = std::int64_t { 128 } * pool.tp;
-    const double vocab = static_cast<double>((m.vocab + multiple - 1) / multiple * multiple);
-    const int perStage = m.layers / pool.pp;
-    double most = 0.0;
-    for (int s = 0; s < pool.pp; ++s) {
-        double dense = 0.0, expert = 0.0;
-        for (int layer = s * perStage; layer < (s + 1) * perStage; ++layer) {
-            const bool moe = m.experts > 0 && layer % m.moeLayerFreq == 0;
-            dense += attention + norms + (moe ? h * m.experts : mlp);
-            expert += moe ? mlp * m.experts : 0.0;
-        }
-        if (s == 0)
-            dense += vocab * h + (gpt ? static_cast<double>(m.seq) * h : 0.0);
-        if (s == pool.pp - 1)
-            dense += ((pool.pp == 1 && gpt) ? 0.0 : vocab * h) + (gpt ? 2.0 : 1.0) * h;
-        // Dense weights split over tp, experts over ep x tp (expert TP = tp, as in training).
-        const double perGpu = dense / pool.tp + expert / (static_cast<double>(pool.ep) * pool.tp);
-        most = std::max(most, perGpu * precisionBytes(precision));
-    }
-    return most;
-}
-
-double kvTokensHeld(const InferenceSpec &spec, const PoolSpec &pool)
-{
-    if (pool.role == PoolRole::Prefill)
-        return spec.promptTokens;
-    return static_cast<double>(spec.batch) * (double(spec.promptTokens) + spec.outputTokens);
-}
-
-} // namespace inference
 
 namespace {
 
@@ -168,7 +105,7 @@ double routeInto(Router &router, int a, int b, double bytes, LinkSum &sum)
 }
 
 /**
- * Ring all-reduce of S bytes over `slots` [Seed]: T = 2(p-1) a + 2(p-1)/p S / B, with a the
+ * Ring all-reduce of S bytes over `slots` [Thakur05]: T = 2(p-1) a + 2(p-1)/p S / B, with a the
  * slowest ring hop's latency and S/B the most loaded link's time when every member sends one
  * S/p chunk to its ring successor at once (as CostEngine::collective does).
  */
@@ -341,7 +278,7 @@ InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric
 
     // Step times per pool: compute (identical replicas) plus the slowest replica's TP all-reduces
     // (two per layer [Shoeybi19], S = tokens h e) and pipeline sends.
-    const Roofline r = inference::servingRoofline(scenario.device, spec.precision);
+    const Roofline r = compute::deviceRoofline(scenario.device, spec.precision);
     const double prompt = spec.promptTokens;
     const double batch = spec.batch;
     // Mean context of a sequence over its decode steps (prompt plus half the output): the

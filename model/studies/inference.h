@@ -1,9 +1,6 @@
 #pragma once
 
-#include "fabric/fabric.h"
-#include "workload/workload.h"
-
-#include <nlohmann/json_fwd.hpp>
+#include "workload/inferencespec.h"
 
 #include <array>
 #include <string>
@@ -12,58 +9,8 @@
 
 namespace railyard {
 
+class Fabric;
 struct Scenario;
-
-/** What a pool of an inference deployment does with a request. */
-enum class PoolRole { Prefill, Decode, Colocated };
-std::string_view poolRoleName(PoolRole role); ///< "prefill", "decode", "colocated"
-
-/**
- * One serving pool: identical model replicas of tp x pp GPUs each (ep replicas share their
- * experts, as Megatron's expert-parallel groups do), placed on whole servers or on explicit GPU
- * slots. Rank r of the pool's slot list is tensor shard r % tp of stage (r / tp) % pp of replica
- * r / (tp pp): the launcher's packed order, tensor fastest.
- */
-struct PoolSpec
-{
-    std::string name;
-    PoolRole role = PoolRole::Colocated;
-    int tp = 1;
-    int pp = 1;
-    int ep = 1;
-    std::vector<int> servers; ///< whole servers (every GPU, in order); or
-    std::vector<int> slots; ///< explicit GPU slots (server * gpus_per_server + gpu)
-};
-
-/**
- * The optional inference part of a scenario (issue #5): a request stream and the pools that serve
- * it. Absent, a scenario is a training scenario only. The model and device are the scenario's.
- */
-struct InferenceSpec
-{
-    double requestRate = 1.0; ///< requests per second arriving at the deployment
-    int promptTokens = 2048;
-    int outputTokens = 256; ///< tokens generated per request (the first one by the prefill)
-    int batch = 16; ///< sequences decoded together per replica (continuous batching)
-    Precision precision = Precision::Bf16; ///< weights and activations
-    Precision kvPrecision = Precision::Bf16; ///< the KV cache
-    std::vector<PoolSpec> pools;
-};
-
-/// Reads the "inference" object of a scenario file (types and ranges; ScenarioError names the
-/// field path). Cross-field rules need the whole scenario: validateInference().
-InferenceSpec inferenceFromJson(const nlohmann::json &value);
-/// Writes every field (the order of the schema); `slots` or `servers`, whichever is set.
-void inferenceToJson(const InferenceSpec &spec, nlohmann::json &out);
-void inferenceToJson(const InferenceSpec &spec, nlohmann::ordered_json &out);
-
-/**
- * Checks the inference part against the rest of the scenario and throws ScenarioError with a
- * one-line message naming the field: pool degrees against its GPUs and the model, servers and
- * slots out of range or used by two pools, a decode pool without a prefill pool (and back),
- * colocated pools mixed with prefill/decode pools, weights plus KV cache not fitting HBM.
- */
-void validateInference(const Scenario &scenario);
 
 /** The class of network a route uses: inside one server, one leaf hop, or up to a spine. */
 enum class PathTier { ScaleUp = 0, SameLeaf, ViaSpine };
@@ -142,13 +89,8 @@ struct InferenceReport
     const KvLinkLoad *hottestLink() const { return kvLinks.empty() ? nullptr : &kvLinks.front(); }
 };
 
-/// Evaluates `scenario.inference` (validateInference() first) on `fabric`, which must have been
+/// Evaluates `scenario.inference` (validateInference(), studies/inferencecheck.h, first) on `fabric`, which must have been
 /// built from scenario.fabric. Throws ScenarioError; requires scenario.inference.
 InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric);
-
-/// The `"inference"` section of `railyard-cli evaluate --json`.
-nlohmann::json inferenceReportToJson(const InferenceReport &report, const Fabric &fabric);
-/// The readable block `railyard-cli evaluate` appends for an inference scenario.
-std::string inferenceReportToText(const InferenceReport &report, const Fabric &fabric);
 
 } // namespace railyard

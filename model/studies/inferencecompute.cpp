@@ -1,6 +1,9 @@
-// Step times of an inference replica on the compute model of planWorkload() (issue #5); the
-// sources ([Kwon23], [Patel24], [Williams09], [Narayanan21]) are listed in inference.cpp.
-#include "studies/inferenceimpl.h"
+/**
+ * Sizes and step times of one serving pool: KV bytes per token ([Kwon23] PagedAttention, GQA per
+ * [Ainslie23]), weight bytes per GPU ([Narayanan21] Eq. 2), and prefill / decode compute on the
+ * roofline of planWorkload() ([Williams09]). The sources are listed in full in inference.cpp.
+ */
+#include "studies/inferencecompute.h"
 
 #include "workload/workloadnames.h"
 
@@ -9,27 +12,70 @@
 
 namespace railyard::inference {
 
-using namespace compute;
-
-Roofline servingRoofline(const DeviceSpec &device, Precision precision)
+std::vector<int> poolSlots(const PoolSpec &pool, int gpusPerServer)
 {
-    // As planWorkload(): the calibrated GEMM efficiency and kernel overhead, the HBM roof.
-    Roofline r;
-    const double eff = device.maxEfficiency > 0.0 ? device.maxEfficiency : kDefaultMaxEfficiency;
-    const double us
-        = device.kernelOverheadUs > 0.0 ? device.kernelOverheadUs : kDefaultKernelOverheadUs;
-    const double peak = precision == Precision::Fp8 ? device.peakTflopsFp8
-        : precision == Precision::Fp16              ? device.peakTflopsFp16
-                                                    : device.peakTflopsBf16;
-    r.gemmPeak = peak * 1e12 * eff;
-    r.attentionPeak = (precision == Precision::Fp16 ? device.peakTflopsFp16 : device.peakTflopsBf16)
-        * 1e12 * eff;
-    r.hbm = device.hbmGBps * 1e9 * kHbmEfficiency;
-    r.sms = device.streamingMultiprocessors;
-    r.overhead = microseconds(us);
-    r.gemmBytes = precisionBytes(precision);
-    return r;
+    if (!pool.slots.empty())
+        return pool.slots;
+    std::vector<int> out;
+    out.reserve(pool.servers.size() * static_cast<std::size_t>(gpusPerServer));
+    for (int server : pool.servers)
+        for (int g = 0; g < gpusPerServer; ++g)
+            out.push_back(server * gpusPerServer + g);
+    return out;
 }
+
+int kvHeads(const ModelSpec &model)
+{
+    return model.kvHeads == 0 ? model.heads : model.kvHeads;
+}
+
+double kvBytesPerToken(const ModelSpec &model, Precision kvPrecision)
+{
+    // [Kwon23] §2-3, GQA per [Ainslie23]: K and V, every layer, kv_heads x head_dim each.
+    const double headDim = static_cast<double>(model.hidden) / model.heads;
+    return 2.0 * model.layers * kvHeads(model) * headDim * precisionBytes(kvPrecision);
+}
+
+double weightBytesPerGpu(const ModelSpec &m, const PoolSpec &pool, Precision precision)
+{
+    // The parameter count of planWorkload() (workloadplan.cpp layerParams, [Narayanan21] Eq. 2
+    // generalised to GQA and SwiGLU), with Megatron-LM's vocabulary padding to 128 tp.
+    const double h = m.hidden;
+    const double kvDim = static_cast<double>(kvHeads(m)) * h / m.heads;
+    const bool gpt = !m.gatedMlp;
+    const double attention = h * (h + 2.0 * kvDim) + h * h + (gpt ? (h + 2.0 * kvDim) + h : 0.0);
+    const double norms = gpt ? 4.0 * h : 2.0 * h;
+    const double mlp = gpt ? 2.0 * m.ffn * h + m.ffn + h : 3.0 * h * m.ffn;
+    const std::int64_t multiple = std::int64_t { 128 } * pool.tp;
+    const double vocab = static_cast<double>((m.vocab + multiple - 1) / multiple * multiple);
+    const int perStage = m.layers / pool.pp;
+    double most = 0.0;
+    for (int s = 0; s < pool.pp; ++s) {
+        double dense = 0.0, expert = 0.0;
+        for (int layer = s * perStage; layer < (s + 1) * perStage; ++layer) {
+            const bool moe = m.experts > 0 && layer % m.moeLayerFreq == 0;
+            dense += attention + norms + (moe ? h * m.experts : mlp);
+            expert += moe ? mlp * m.experts : 0.0;
+        }
+        if (s == 0)
+            dense += vocab * h + (gpt ? static_cast<double>(m.seq) * h : 0.0);
+        if (s == pool.pp - 1)
+            dense += ((pool.pp == 1 && gpt) ? 0.0 : vocab * h) + (gpt ? 2.0 : 1.0) * h;
+        // Dense weights split over tp, experts over ep x tp (expert TP = tp, as in training).
+        const double perGpu = dense / pool.tp + expert / (static_cast<double>(pool.ep) * pool.tp);
+        most = std::max(most, perGpu * precisionBytes(precision));
+    }
+    return most;
+}
+
+double kvTokensHeld(const InferenceSpec &spec, const PoolSpec &pool)
+{
+    if (pool.role == PoolRole::Prefill)
+        return spec.promptTokens;
+    return static_cast<double>(spec.batch) * (double(spec.promptTokens) + spec.outputTokens);
+}
+
+using namespace compute;
 
 Shape shapeOf(const ModelSpec &m, const PoolSpec &pool, Precision precision, double tokens)
 {

@@ -1,4 +1,7 @@
 // The JSON and text forms of an InferenceReport (railyard-cli evaluate on an inference scenario).
+#include "studies/inferencereport.h"
+
+#include "fabric/fabric.h"
 #include "studies/inference.h"
 
 #include "io/reportjson.h"

@@ -1,5 +1,8 @@
 #include "workload/computemodel.h"
 
+#include "base/units.h"
+#include "workload/workloadnames.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -57,9 +60,21 @@ double tileEfficiency(double m, double n, double batch, double sms)
 
 } // namespace
 
-// Compute-time model
-
-
+Roofline deviceRoofline(const DeviceSpec &device, Precision precision)
+{
+    const double effMax = device.maxEfficiency > 0.0 ? device.maxEfficiency : kDefaultMaxEfficiency;
+    const double overheadUs =
+        device.kernelOverheadUs > 0.0 ? device.kernelOverheadUs : kDefaultKernelOverheadUs;
+    const Precision attention = precision == Precision::Fp16 ? Precision::Fp16 : Precision::Bf16;
+    Roofline r;
+    r.gemmPeak = peakTflops(device, precision) * 1e12 * effMax;
+    r.attentionPeak = peakTflops(device, attention) * 1e12 * effMax;
+    r.hbm = device.hbmGBps * 1e9 * kHbmEfficiency;
+    r.sms = device.streamingMultiprocessors;
+    r.overhead = microseconds(overheadUs);
+    r.gemmBytes = precisionBytes(precision);
+    return r;
+}
 
 Cost gemm(const Roofline &r, double m, double n, double k, double batch)
 {

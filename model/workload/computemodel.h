@@ -1,5 +1,7 @@
 #pragma once
 
+#include "workload/workload.h"
+
 #include <cstddef>
 
 /**
@@ -42,6 +44,12 @@ struct Roofline
     double overhead = 0.0;      ///< seconds per kernel
     double gemmBytes = 2.0;     ///< bytes per GEMM input element
 };
+
+/// The device's roofline at a precision: the dense peak times the calibrated GEMM efficiency
+/// (the device's max_efficiency, else kDefaultMaxEfficiency), the attention core at bf16/fp16
+/// (Transformer Engine keeps dot-product attention out of fp8), kHbmEfficiency of the HBM
+/// bandwidth, and the kernel overhead (the device's, else kDefaultKernelOverheadUs).
+Roofline deviceRoofline(const DeviceSpec &device, Precision precision);
 
 /** Seconds and FLOPs of a piece of work. */
 struct Cost

@@ -2,6 +2,7 @@
 
 #include "workload/eprouting.h"
 
+#include <algorithm>
 #include <string>
 
 namespace railyard {
@@ -26,6 +27,7 @@ struct ModelSpec
     int topK = 0;
     int moeLayerFreq = 1;  ///< every n-th layer is MoE (when experts > 0)
     ExpertRouting routing; ///< the router's destination distribution (MoE only; eprouting.h)
+    bool operator==(const ModelSpec &) const = default;
 };
 
 /** How the model is trained: batch sizes, precision and Megatron-LM's main switches. */
@@ -43,7 +45,15 @@ struct TrainingSpec
     bool hierarchicalAllReduce = false; ///< DP all-reduce as intra-server RS, inter AR, intra AG
     bool flashAttention = true;      ///< fused causal attention (FlashAttention); false = 2021 Megatron GEMMs + softmax
     bool pipelineScatterGather = true; ///< without SP, send 1/tp of the boundary tensor per rank (Narayanan 2021 §4.1)
+    bool operator==(const TrainingSpec &) const = default;
 };
+
+/// Model chunks (virtual pipeline stages) each rank holds: the interleave count for the
+/// interleaved 1F1B schedule (Narayanan et al., SC'21 §2.2.2), 1 for GPipe and plain 1F1B.
+inline int chunksPerRank(const TrainingSpec &training)
+{
+    return training.schedule == ScheduleKind::Interleaved ? std::max(1, training.interleave) : 1;
+}
 
 /**
  * An accelerator: dense peak throughput per precision, HBM, and the calibrated constants of
@@ -60,6 +70,21 @@ struct DeviceSpec
     double maxEfficiency = 0.0;      ///< 0 = the calibrated default of the compute model
     double kernelOverheadUs = 0.0;   ///< 0 = the calibrated default
     int streamingMultiprocessors = 132; ///< SM count, for the wave quantization of GEMM tiles
+    bool operator==(const DeviceSpec &) const = default;
 };
+
+/// The device's dense peak at a precision, TFLOP/s (the `peak_tflops_*` of its spec).
+inline double peakTflops(const DeviceSpec &device, Precision precision)
+{
+    switch (precision) {
+    case Precision::Fp16:
+        return device.peakTflopsFp16;
+    case Precision::Fp8:
+        return device.peakTflopsFp8;
+    case Precision::Bf16:
+        break;
+    }
+    return device.peakTflopsBf16;
+}
 
 } // namespace railyard

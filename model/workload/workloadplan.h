@@ -12,6 +12,13 @@ enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv 
 std::string_view collectiveName(Collective c); ///< "all-reduce", "all-gather", ... "send-recv"
 bool parseCollective(std::string_view name, Collective &out);
 
+/// Passes over the ring per collective: all-reduce = reduce-scatter + all-gather (2 passes of
+/// n-1 steps each, Patarasuk & Yuan 2009); the others one pass.
+inline int ringPasses(Collective c)
+{
+    return c == Collective::AllReduce ? 2 : 1;
+}
+
 /** When a communication op runs relative to the pipeline. */
 enum class OpPass { Forward, Backward, Iteration };
 

@@ -3,7 +3,7 @@
 //   BM_Swap16k      incremental update after one swap at that size (goal <= 1 ms)
 //   BM_Compare16k   the A/B comparison the GUI recomputes after every edit once a baseline is
 //                   pinned (figures, changed links, moved ranks), at that size
-//   BM_Remap128     every failure-remap strategy for one failed server of the seed's job
+//   BM_Remap128     every failure-remap strategy for one failed server of the 128-GPU sample
 #include "studies/compare.h"
 #include "cost/costengine.h"
 #include "studies/failureremap.h"

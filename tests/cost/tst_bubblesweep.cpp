@@ -7,6 +7,7 @@
 #include "cost/bubblesweep.h"
 #include "cost/costengine.h"
 #include "scenario/scenariofile.h"
+#include "fixtures.h"
 
 #include <QString>
 #include <QTest>
@@ -32,11 +33,6 @@ bool near(double a, double b)
                        .arg(QStringLiteral(#actual))                                               \
                        .arg((actual), 0, 'g', 12)                                                  \
                        .arg((expected), 0, 'g', 12)))
-
-Scenario seed()
-{
-    return loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
-}
 
 Scenario withMicrobatches(Scenario s, int m)
 {
@@ -103,7 +99,7 @@ void TestBubbleSweep::equalStagesMatchFormula()
 
 void TestBubbleSweep::matchesEngineAtCurrentM()
 {
-    const CostEngine engine(seed());
+    const CostEngine engine(fixtures::seed128());
     const CostReport &r = engine.report();
     const int m = engine.plan().microbatches;
     QCOMPARE(m, 16); // global 64 / (micro 1 * dp 4)
@@ -112,7 +108,7 @@ void TestBubbleSweep::matchesEngineAtCurrentM()
     COMPARE_NEAR(pt.bubbleFraction, r.bubbleFraction);
     COMPARE_NEAR(pt.makespan, r.pipelineMakespan);
     COMPARE_NEAR(pt.iterationTime, r.iterationTime);
-    // The seed's stages are unequal (embedding, output layer) and its boundaries cost time,
+    // The sample's stages are unequal (embedding, output layer) and its boundaries cost time,
     // so the bubble is not the ideal (p-1)/(m+p-1); the sweep must follow the engine, not it.
     QVERIFY(r.bubbleFraction > 0.0);
 }
@@ -134,10 +130,10 @@ void TestBubbleSweep::matchesFreshEngineAtOtherM()
 {
     QFETCH(ScheduleKind, kind);
     QFETCH(int, m);
-    Scenario s = seed();
+    Scenario s = fixtures::seed128();
     s.training.schedule = kind;
     s.training.interleave = kind == ScheduleKind::Interleaved ? 2 : 1;
-    const CostEngine engine(s); // at the seed's m = 16
+    const CostEngine engine(s); // at the sample's m = 16
     const BubbleSweepPoint pt = bubbleSweepPoint(engine, m);
     QVERIFY2(pt.valid, pt.error.c_str());
 
@@ -150,7 +146,7 @@ void TestBubbleSweep::matchesFreshEngineAtOtherM()
 
 void TestBubbleSweep::refusedCountsCarryMessage()
 {
-    Scenario s = seed();
+    Scenario s = fixtures::seed128();
     s.training.schedule = ScheduleKind::Interleaved;
     s.training.interleave = 2;
     const CostEngine engine(s);
@@ -166,7 +162,7 @@ void TestBubbleSweep::refusedCountsCarryMessage()
 
 void TestBubbleSweep::countsIncludeCurrentAndRespectStep()
 {
-    Scenario s = seed();
+    Scenario s = fixtures::seed128();
     {
         const CostEngine engine(s);
         const std::vector<int> c = bubbleSweepCounts(engine);
@@ -186,7 +182,7 @@ void TestBubbleSweep::countsIncludeCurrentAndRespectStep()
             QVERIFY(pt.valid);
     }
     // Large m: thinned to about maxPoints, still containing the current count.
-    const CostEngine big(withMicrobatches(seed(), 1000));
+    const CostEngine big(withMicrobatches(fixtures::seed128(), 1000));
     const std::vector<int> c = bubbleSweepCounts(big, 20);
     QVERIFY(c.size() <= 22);
     QVERIFY(std::find(c.begin(), c.end(), 1000) != c.end());

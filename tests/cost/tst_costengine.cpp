@@ -1,7 +1,8 @@
-// Cost engine: collective formulas, the seed's rail locality, incremental swaps.
+// Cost engine: collective formulas, the 128-GPU sample's rail locality, incremental swaps.
 #include "cost/costengine.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
+#include "fixtures.h"
 
 #include <QTest>
 
@@ -10,34 +11,6 @@
 using namespace railyard;
 
 namespace {
-
-/// A small dense job that evaluates quickly: 8 layers, h=1024, seq 2048.
-Scenario smallScenario(int servers, int gpus, ParallelDegrees deg, FabricKind kind = FabricKind::RailOptimised)
-{
-    Scenario s;
-    s.name = "test";
-    s.fabric.kind = kind;
-    s.fabric.servers = servers;
-    s.fabric.gpusPerServer = gpus;
-    s.degrees = deg;
-    s.model.name = "small";
-    s.model.layers = 8;
-    s.model.hidden = 1024;
-    s.model.heads = 16;
-    s.model.kvHeads = 16;
-    s.model.ffn = 4096;
-    s.model.gatedMlp = false;
-    s.model.seq = 2048;
-    s.model.vocab = 32000;
-    s.training.microBatch = 1;
-    s.training.globalBatch = 8 * deg.dp;
-    return s;
-}
-
-Scenario seed128()
-{
-    return loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
-}
 
 double spineBytes(const CostReport &r, Dim d)
 {
@@ -80,12 +53,12 @@ void TestCostEngine::ringAllReduceFormula_data()
 
 void TestCostEngine::ringAllReduceFormula()
 {
-    // One 8-GPU server: a ring inside the scale-up domain. Seed formula:
+    // One 8-GPU server: a ring inside the scale-up domain. Ring all-reduce (Thakur et al. 2005):
     // T = 2(p-1)a + 2(p-1)/p * S/B, a = one step's latency (GPU -> NVSwitch -> GPU),
     // B = one GPU's scale-up bandwidth per direction.
     QFETCH(int, p);
     QFETCH(double, bytes);
-    Scenario s = smallScenario(1, 8, {8, 1, 1, 1, 1});
+    Scenario s = fixtures::smallDense(1, 8, {8, 1, 1, 1, 1});
     CostEngine engine(s);
     std::vector<int> ranks(p);
     for (int i = 0; i < p; ++i)
@@ -120,7 +93,7 @@ void TestCostEngine::busBandwidthFactors()
     QFETCH(int, op);
     QFETCH(int, n);
     QFETCH(double, factor);
-    CostEngine engine(smallScenario(2, 8, {8, 1, 2, 1, 1}));
+    CostEngine engine(fixtures::smallDense(2, 8, {8, 1, 2, 1, 1}));
     std::vector<int> ranks(n);
     for (int i = 0; i < n; ++i)
         ranks[i] = i;
@@ -136,7 +109,7 @@ void TestCostEngine::interServerRingUsesNicBandwidth()
 {
     // Ranks 0 and 8 are GPU 0 of servers 0 and 1: same rail, same leaf. The ring's two edges
     // each carry 2(n-1)/n * S = S over PCIe and the 400G NIC; the NIC is the bottleneck.
-    Scenario s = smallScenario(2, 8, {8, 1, 2, 1, 1});
+    Scenario s = fixtures::smallDense(2, 8, {8, 1, 2, 1, 1});
     CostEngine engine(s);
     const double S = 1e9;
     const CollectiveResult r = engine.collective(Collective::AllReduce, {0, 8}, S);
@@ -148,9 +121,9 @@ void TestCostEngine::interServerRingUsesNicBandwidth()
 
 void TestCostEngine::seedDefaultKeepsDpOnRails()
 {
-    // Seed: with GPU i <-> NIC i and the same t on the same NIC index every DP group is
+    // With GPU i <-> NIC i and the same t on the same NIC index every DP group is
     // same-rail and never touches a spine.
-    CostEngine engine(seed128());
+    CostEngine engine(fixtures::seed128());
     const CostReport &r = engine.report();
     QCOMPARE(r.ranks, 128);
     QVERIFY(r.dimBytes[index(Dim::Dp)] > 0.0);
@@ -163,7 +136,7 @@ void TestCostEngine::seedDefaultKeepsDpOnRails()
 
 void TestCostEngine::seedSwapPutsDpOnSpineAndBack()
 {
-    CostEngine engine(seed128());
+    CostEngine engine(fixtures::seed128());
     const CostReport before = engine.report();
     // Rank 0 = (d0,p0,t0) on node000/gpu0; rank 9 = (d1,p0,t1) on node001/gpu1.
     QCOMPARE(engine.layout().coord(9).t, 1);
@@ -186,7 +159,7 @@ void TestCostEngine::railVersusTorSpineContrast()
 {
     // The same 16x8 job: rail-optimised keeps every boundary and DP ring under its rail leaf;
     // on ToR leaves (4 servers each) the pipeline boundaries cross spines.
-    Scenario rail = seed128();
+    Scenario rail = fixtures::seed128();
     Scenario tor = rail;
     tor.fabric.kind = FabricKind::Tor;
     const CostReport r = evaluate(rail);
@@ -199,7 +172,7 @@ void TestCostEngine::railVersusTorSpineContrast()
 
 void TestCostEngine::incrementalSwapsMatchFullEvaluation()
 {
-    Scenario s = seed128();
+    Scenario s = fixtures::seed128();
     CostEngine incremental(s);
     std::mt19937 rng(7);
     std::uniform_int_distribution<int> pick(0, 127);
@@ -224,7 +197,7 @@ void TestCostEngine::moveToAnEmptySlotMatchesFullEvaluation()
 {
     // 16 ranks (TP8 DP2) on 4 servers: servers 2 and 3 are spare. Moving rank 3 to node002/gpu3
     // splits its TP group across servers; the incremental update must equal a fresh engine.
-    Scenario s = smallScenario(4, 8, {8, 1, 2, 1, 1});
+    Scenario s = fixtures::smallDense(4, 8, {8, 1, 2, 1, 1});
     CostEngine engine(s);
     const CostReport before = engine.report();
     const int target = 2 * 8 + 3;
@@ -254,7 +227,7 @@ void TestCostEngine::pxnKeepsCrossRailTrafficOffSpines()
 {
     // GPU 0 of server 0 to GPU 1 of server 1: different rails. Without PXN the transfer goes
     // up to a spine; with PXN it crosses NVLink on server 0 first and stays on rail 1.
-    Scenario s = smallScenario(2, 8, {8, 1, 2, 1, 1});
+    Scenario s = fixtures::smallDense(2, 8, {8, 1, 2, 1, 1});
     CostEngine plain(s);
     const CollectiveResult a = plain.collective(Collective::SendRecv, {0, 9}, 1e6);
     s.fabric.pxn = true;
@@ -281,7 +254,7 @@ void TestCostEngine::tpBytesMatchWorkloadOps()
 {
     // Link bytes are the workload's op sizes times the ring factor: per TP group of 8, each
     // GPU's scale-up uplink carries passes * (7/8) * S per op, for every op and micro-batch.
-    Scenario s = smallScenario(1, 8, {8, 1, 1, 1, 1});
+    Scenario s = fixtures::smallDense(1, 8, {8, 1, 1, 1, 1});
     CostEngine engine(s);
     double expectedPerUplink = 0.0;
     for (const CommOp &op : engine.plan().ops)
@@ -301,7 +274,7 @@ void TestCostEngine::tpBytesMatchWorkloadOps()
 
 void TestCostEngine::dpOverlapHidesGradientSync()
 {
-    Scenario s = seed128();
+    Scenario s = fixtures::seed128();
     s.training.dpOverlap = false;
     const CostReport noOverlap = evaluate(s);
     s.training.dpOverlap = true;
@@ -317,7 +290,7 @@ void TestCostEngine::dpOverlapHidesGradientSync()
 
 void TestCostEngine::bubbleComesFromTheTimeline()
 {
-    CostEngine engine(seed128());
+    CostEngine engine(fixtures::seed128());
     const CostReport &r = engine.report();
     double busy = 0.0;
     for (double b : r.timeline.busy)
@@ -328,7 +301,7 @@ void TestCostEngine::bubbleComesFromTheTimeline()
 
 void TestCostEngine::badSwapIsRefused()
 {
-    CostEngine engine(seed128());
+    CostEngine engine(fixtures::seed128());
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.swapRanks(0, 128));
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::SendRecv, {0, 1, 2}, 1e6));
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::AllReduce, {0, 0}, 1e6));

@@ -1,6 +1,6 @@
 /**
- * Tests of the pipeline scheduler against hand-derived timelines: the seed's forward-only
- * example, GPipe / 1F1B fill-drain ((p-1)/(m+p-1), Narayanan et al. SC'21 §2.2.1), the
+ * Tests of the pipeline scheduler against hand-derived timelines: 4 equal stages forward only
+ * (m + 3 slots for m micro-batches), GPipe / 1F1B fill-drain ((p-1)/(m+p-1), Narayanan et al. SC'21 §2.2.1), the
  * interleaved bubble ((p-1)/(v*m+p-1), SC'21 §2.2.2), peak in-flight micro-batches, send
  * delays, unequal stages, and every input the scheduler must refuse.
  */
@@ -192,7 +192,8 @@ void TestPipelineSchedule::seedForwardOnly_data()
 {
     QTest::addColumn<ScheduleKind>("kind");
     QTest::addColumn<int>("m");
-    // Seed: 4 equal stages, forward only, m micro-batches take m+3 slots, utilisation m/(m+3).
+    // 4 equal stages, forward only: m micro-batches take m+3 slots, utilisation m/(m+3)
+    // (GPipe's fill and drain, Huang et al. 2019).
     QTest::newRow("gpipe m=4 (57%)") << ScheduleKind::GPipe << 4;
     QTest::newRow("gpipe m=16 (84%)") << ScheduleKind::GPipe << 16;
     QTest::newRow("1f1b m=4") << ScheduleKind::OneFOneB << 4;

@@ -9,6 +9,7 @@
 #include "export/exporters.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
+#include "fixtures.h"
 
 #include <QFile>
 #include <QSet>
@@ -26,11 +27,6 @@
 using namespace railyard;
 
 namespace {
-
-Scenario seed()
-{
-    return loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
-}
 
 QString goldenPath(const QString &name)
 {
@@ -140,7 +136,7 @@ void TestExporters::goldens()
     QFETCH(QString, file);
     ExportFormat f;
     QVERIFY(parseExportFormat(format.toStdString(), f));
-    CostEngine engine(seed());
+    CostEngine engine(fixtures::seed128());
     ExportOptions options;
     options.jsonPlan = jsonPlan;
     const std::string text = exportText(engine, f, options);
@@ -191,7 +187,7 @@ void TestExporters::swapChangesExactlyTwoRanks()
     QFETCH(int, a);
     QFETCH(int, b);
     const auto f = static_cast<ExportFormat>(format);
-    CostEngine engine(seed());
+    CostEngine engine(fixtures::seed128());
     const std::string before = exportText(engine, f);
     const int slotA = engine.mapping().slotOf(a), slotB = engine.mapping().slotOf(b);
     engine.swapRanks(a, b);
@@ -225,7 +221,7 @@ void TestExporters::roundTrips_data()
 void TestExporters::roundTrips()
 {
     QFETCH(bool, csv);
-    Scenario s = seed();
+    Scenario s = fixtures::seed128();
     s.mappingVersion = 7;
     CostEngine engine(s);
     for (auto [a, b] : { std::pair { 0, 9 }, { 3, 120 }, { 64, 65 }, { 17, 33 } })
@@ -233,7 +229,7 @@ void TestExporters::roundTrips()
     const std::string text
         = exportText(engine, csv ? ExportFormat::Csv : ExportFormat::MappingJson);
     // Import into a fresh engine (packed) of the same scenario.
-    Scenario fresh = seed();
+    Scenario fresh = fixtures::seed128();
     const CostEngine target(fresh);
     const ImportedMapping imported
         = csv ? importMappingCsv(text, target) : importMappingJson(text, target);
@@ -276,9 +272,9 @@ void TestExporters::importRefuses()
 {
     QFETCH(QString, edit);
     QFETCH(QString, field);
-    const CostEngine engine(seed());
+    const CostEngine engine(fixtures::seed128());
     nlohmann::json j = nlohmann::json::parse(exportText(engine, ExportFormat::MappingJson));
-    Scenario target = seed();
+    Scenario target = fixtures::seed128();
     if (edit == QLatin1String("fabric"))
         target.fabric.nic.gbps = 200.0; // same size, other fabric
     else if (edit == QLatin1String("degrees"))
@@ -342,7 +338,7 @@ void TestExporters::hostsFile()
 
 void TestExporters::rankfileCoresFollowGpus()
 {
-    CostEngine engine(seed());
+    CostEngine engine(fixtures::seed128());
     ExportOptions options;
     options.cpusPerHost = 112; // 2 sockets x 56 cores: GPU g of 8 gets cores 14g .. 14g+13
     const QStringList rf = lines(exportText(engine, ExportFormat::Rankfile, options));
@@ -362,7 +358,7 @@ void TestExporters::rankfileCoresFollowGpus()
 
 void TestExporters::torchrunNeedsNodeMajor()
 {
-    CostEngine engine(seed());
+    CostEngine engine(fixtures::seed128());
     engine.swapRanks(0, 1); // inside node000: still one block, GPUs permuted
     const std::string inside = exportText(engine, ExportFormat::Torchrun);
     QVERIFY(QString::fromStdString(inside).contains(
@@ -386,7 +382,7 @@ void TestExporters::torchrunNeedsNodeMajor()
 
 void TestExporters::megatronOrderFlag()
 {
-    Scenario s = seed();
+    Scenario s = fixtures::seed128();
     s.order = "tp-cp-ep-pp-dp";
     const QString pp = QString::fromStdString(exportText(CostEngine(s), ExportFormat::Megatron));
     QVERIFY(pp.contains(QStringLiteral("  --use-tp-pp-dp-mapping\n")));
@@ -400,7 +396,7 @@ void TestExporters::megatronOrderFlag()
     QVERIFY(QString::fromStdString(exportText(odd, ExportFormat::Megatron))
                 .contains(QStringLiteral("# WARNING: order dp-tp-pp is not one Megatron-LM")));
     QVERIFY(!exportWarnings(odd, ExportFormat::Megatron).empty());
-    s = seed();
+    s = fixtures::seed128();
     s.training.schedule = ScheduleKind::Interleaved;
     s.training.interleave = 2;
     const QString inter = QString::fromStdString(exportText(CostEngine(s), ExportFormat::Megatron));
@@ -409,7 +405,7 @@ void TestExporters::megatronOrderFlag()
 
 void TestExporters::chromeTraceMatchesTimeline()
 {
-    const CostEngine engine(seed());
+    const CostEngine engine(fixtures::seed128());
     const nlohmann::json j = nlohmann::json::parse(exportText(engine, ExportFormat::ChromeTrace));
     const auto &events = engine.report().timeline.events;
     std::size_t complete = 0;
@@ -431,7 +427,7 @@ void TestExporters::chromeTraceMatchesTimeline()
 
 void TestExporters::ncclPlanUsesRealSizesAndPredictions()
 {
-    CostEngine engine(seed());
+    CostEngine engine(fixtures::seed128());
     ExportOptions options;
     options.jsonPlan = true;
     const nlohmann::json plan

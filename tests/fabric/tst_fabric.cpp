@@ -4,6 +4,7 @@
 #include "fabric/fabric.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "fixtures.h"
 
 #include <QElapsedTimer>
 #include <QTest>
@@ -20,28 +21,6 @@ Q_DECLARE_METATYPE(railyard::FabricSpec)
 using namespace railyard;
 
 namespace {
-
-FabricSpec railSpec(int servers, int gpus, int serversPerSu, int radix)
-{
-    FabricSpec s;
-    s.kind = FabricKind::RailOptimised;
-    s.servers = servers;
-    s.gpusPerServer = gpus;
-    s.serversPerSu = serversPerSu;
-    s.switchRadix = radix;
-    return s;
-}
-
-FabricSpec torSpec(int servers, int gpus, int serversPerLeaf, int radix)
-{
-    FabricSpec s;
-    s.kind = FabricKind::Tor;
-    s.servers = servers;
-    s.gpusPerServer = gpus;
-    s.serversPerLeaf = serversPerLeaf;
-    s.switchRadix = radix;
-    return s;
-}
 
 /// Directed links per tier.
 std::array<int, kTierCount> linksByTier(const Fabric &f)
@@ -127,7 +106,7 @@ void TestFabric::superPodCounts()
     QFETCH(int, spines);
     QFETCH(int, superSpines);
     QFETCH(int, pods);
-    const Fabric f = Fabric::build(railSpec(32 * sus, 8, 32, 64));
+    const Fabric f = Fabric::build(fixtures::railFabric(32 * sus, 8, 32, 64));
     QCOMPARE(f.leafCount(), leaves);
     QCOMPARE(f.spineCount(), spines);
     QCOMPARE(f.superSpineCount(), superSpines);
@@ -162,13 +141,13 @@ void TestFabric::linkCountsByTier_data()
     {
         const auto c = cables(8, 8, 8, 4, 0);
         QTest::newRow("rail 2-tier one spine")
-            << railSpec(4, 2, 2, 8) << 4 << 1 << 0 << QList<int>(c.begin(), c.end());
+            << fixtures::railFabric(4, 2, 2, 8) << 4 << 1 << 0 << QList<int>(c.begin(), c.end());
     }
     // Same with radix 4: 8 uplinks / 4 = 2 spines, each leaf to both: 8 leaf-spine cables.
     {
         const auto c = cables(8, 8, 8, 8, 0);
         QTest::newRow("rail 2-tier two spines")
-            << railSpec(4, 2, 2, 4) << 4 << 2 << 0 << QList<int>(c.begin(), c.end());
+            << fixtures::railFabric(4, 2, 2, 4) << 4 << 2 << 0 << QList<int>(c.begin(), c.end());
     }
     // 4 servers x 2 GPUs, 1 per SU, radix 4: 8 leaves > 4 -> 3 tiers. Spine: 2 down, 2 up;
     // 1 SU (2 leaves) per pod, 4 pods, ceil(2/2) = 1 spine per pod, 1 plane,
@@ -176,7 +155,7 @@ void TestFabric::linkCountsByTier_data()
     {
         const auto c = cables(8, 8, 8, 8, 8);
         QTest::newRow("rail 3-tier radix 4")
-            << railSpec(4, 2, 1, 4) << 8 << 4 << 2 << QList<int>(c.begin(), c.end());
+            << fixtures::railFabric(4, 2, 1, 4) << 8 << 4 << 2 << QList<int>(c.begin(), c.end());
     }
     // 16 servers x 2 GPUs, 2 per SU, radix 8: 16 leaves > 8 -> 3 tiers. Spine 4 down / 4 up;
     // 2 SUs (4 leaves) per pod, 4 pods, ceil(4 x 2 / 4) = 2 spines per pod (8 spines), 2 planes,
@@ -185,19 +164,19 @@ void TestFabric::linkCountsByTier_data()
     {
         const auto c = cables(32, 32, 32, 32, 16);
         QTest::newRow("rail 3-tier radix 8")
-            << railSpec(16, 2, 2, 8) << 16 << 8 << 4 << QList<int>(c.begin(), c.end());
+            << fixtures::railFabric(16, 2, 2, 8) << 16 << 8 << 4 << QList<int>(c.begin(), c.end());
     }
     // ToR: 8 servers x 4 GPUs, radix 16 -> 16/2/4 = 2 servers per leaf, 4 leaves, D = U = 8;
     // 32 uplinks / 16 = 2 spines. Cables: 32, 32, 32 NIC-leaf, 4 x 2 = 8 leaf-spine.
     {
         const auto c = cables(32, 32, 32, 8, 0);
         QTest::newRow("tor 2-tier")
-            << torSpec(8, 4, 0, 16) << 4 << 2 << 0 << QList<int>(c.begin(), c.end());
+            << fixtures::torFabric(8, 4, 0, 16) << 4 << 2 << 0 << QList<int>(c.begin(), c.end());
     }
     // 4 NICs for 8 GPUs (GPU i -> NIC i mod 4), rail: 2 servers, 1 SU of 4 rail leaves,
     // D = U = 2, 8 uplinks / 64 = 1 spine. Cables: 16 NVLink, 16 PCIe, 8 NIC-leaf, 4 leaf-spine.
     {
-        FabricSpec s = railSpec(2, 8, 32, 64);
+        FabricSpec s = fixtures::railFabric(2, 8, 32, 64);
         s.nicsPerServer = 4;
         const auto c = cables(16, 16, 8, 4, 0);
         QTest::newRow("4 NICs per 8 GPUs") << s << 4 << 1 << 0 << QList<int>(c.begin(), c.end());
@@ -230,7 +209,7 @@ void TestFabric::linkCountsByTier()
 
 void TestFabric::units()
 {
-    FabricSpec s = railSpec(2, 8, 32, 64);
+    FabricSpec s = fixtures::railFabric(2, 8, 32, 64);
     s.nic = { 400.0, 1.0 };
     s.pcie = { 512.0, 0.5 };
     s.scaleUp = { 3600.0, 0.6 };
@@ -254,7 +233,7 @@ void TestFabric::units()
 void TestFabric::reverseLinksAndIds()
 {
     for (const FabricSpec &spec :
-        { railSpec(16, 2, 2, 8), torSpec(8, 4, 0, 16), railSpec(64, 8, 32, 64) }) {
+        { fixtures::railFabric(16, 2, 2, 8), fixtures::torFabric(8, 4, 0, 16), fixtures::railFabric(64, 8, 32, 64) }) {
         const Fabric f = Fabric::build(spec);
         QCOMPARE(f.linkCount() % 2, 0);
         for (int id = 0; id < f.linkCount(); ++id) {
@@ -301,7 +280,7 @@ void TestFabric::bundledLeafSpineBandwidth()
     QFETCH(int, sus);
     QFETCH(int, ports);
     QFETCH(double, gbps);
-    const Fabric f = Fabric::build(railSpec(32 * sus, 8, 32, 64));
+    const Fabric f = Fabric::build(fixtures::railFabric(32 * sus, 8, 32, 64));
     int checked = 0;
     for (int leaf = 0; leaf < f.leafCount(); ++leaf) {
         QCOMPARE(neighboursOfKind(f, f.leafVertex(leaf), NodeKind::Spine), f.spineCount());
@@ -344,7 +323,7 @@ void TestFabric::oversubscription()
     QFETCH(int, spines);
     QFETCH(int, superSpines);
     QFETCH(double, leafSpineGbps);
-    FabricSpec s = railSpec(32 * sus, 8, 32, 64);
+    FabricSpec s = fixtures::railFabric(32 * sus, 8, 32, 64);
     s.leafOversubscription = leafRatio;
     s.spineOversubscription = spineRatio;
     const Fabric f = Fabric::build(s);
@@ -359,7 +338,7 @@ void TestFabric::oversubscription()
 void TestFabric::railWiring()
 {
     // 2 SUs of 32 DGX: NIC i of every server of an SU on that SU's rail-i leaf.
-    const Fabric f = Fabric::build(railSpec(64, 8, 32, 64));
+    const Fabric f = Fabric::build(fixtures::railFabric(64, 8, 32, 64));
     for (int srv = 0; srv < 64; ++srv) {
         for (int nic = 0; nic < 8; ++nic) {
             const int leaf = f.leafOfNic(srv, nic);
@@ -381,7 +360,7 @@ void TestFabric::railWiring()
 void TestFabric::torWiring()
 {
     // 8 DGX-like servers, radix 64 -> 32 / 8 = 4 servers per ToR: 2 ToRs, 32 NICs each.
-    const Fabric f = Fabric::build(torSpec(8, 8, 0, 64));
+    const Fabric f = Fabric::build(fixtures::torFabric(8, 8, 0, 64));
     QCOMPARE(f.leafCount(), 2);
     QCOMPARE(f.railCount(), 0);
     QCOMPARE(f.spineCount(), 1); // 2 x 32 uplinks / 64
@@ -397,7 +376,7 @@ void TestFabric::torWiring()
     QCOMPARE(f.node(f.leafVertex(1)).su, -1);
     QCOMPARE(neighboursOfKind(f, f.leafVertex(1), NodeKind::Nic), 32);
     // Explicit servers per leaf; the last ToR is partial (5 servers -> 2 + 2 + 1).
-    const Fabric g = Fabric::build(torSpec(5, 4, 2, 64));
+    const Fabric g = Fabric::build(fixtures::torFabric(5, 4, 2, 64));
     QCOMPARE(g.leafCount(), 3);
     QCOMPARE(g.leafOfNic(4, 3), 2);
     QCOMPARE(neighboursOfKind(g, g.leafVertex(2), NodeKind::Nic), 4);
@@ -406,7 +385,7 @@ void TestFabric::torWiring()
 void TestFabric::threeTierWiring()
 {
     // "rail 3-tier radix 8" (see linkCountsByTier): 4 pods x (4 leaves, 2 spines), 2 planes of 2.
-    const Fabric f = Fabric::build(railSpec(16, 2, 2, 8));
+    const Fabric f = Fabric::build(fixtures::railFabric(16, 2, 2, 8));
     QCOMPARE(f.podCount(), 4);
     for (int leaf = 0; leaf < f.leafCount(); ++leaf) {
         const FabricNode &n = f.node(f.leafVertex(leaf));
@@ -437,7 +416,7 @@ void TestFabric::threeTierWiring()
 
 void TestFabric::names()
 {
-    const Fabric f = Fabric::build(railSpec(16, 2, 2, 8)); // 3 tiers
+    const Fabric f = Fabric::build(fixtures::railFabric(16, 2, 2, 8)); // 3 tiers
     QCOMPARE(f.serverName(3), std::string("node003"));
     QCOMPARE(f.node(f.gpuVertex(3 * 2 + 1)).name, std::string("node003/gpu1"));
     QCOMPARE(f.node(f.nicVertex(3, 1)).name, std::string("node003/nic1"));
@@ -449,16 +428,16 @@ void TestFabric::names()
     const int id = f.linkBetween(f.gpuVertex(7), f.scaleUpVertex(3));
     QCOMPARE(f.linkName(id), std::string("node003/gpu1 -> node003/nvswitch"));
     QCOMPARE(f.linkName(f.link(id).reverse), std::string("node003/nvswitch -> node003/gpu1"));
-    const Fabric t = Fabric::build(torSpec(40, 8, 4, 64));
+    const Fabric t = Fabric::build(fixtures::torFabric(40, 8, 4, 64));
     QCOMPARE(t.node(t.leafVertex(7)).name, std::string("tor-7"));
     QCOMPARE(t.node(t.spineVertex(2)).name, std::string("spine-p0-2"));
-    const Fabric big = Fabric::build(railSpec(1200, 1, 600, 1200));
+    const Fabric big = Fabric::build(fixtures::railFabric(1200, 1, 600, 1200));
     QCOMPARE(big.serverName(1100), std::string("node1100"));
 }
 
 void TestFabric::customServerNamesAndAffinity()
 {
-    FabricSpec s = railSpec(2, 4, 32, 64);
+    FabricSpec s = fixtures::railFabric(2, 4, 32, 64);
     s.nicsPerServer = 2;
     s.serverNames = { "alpha", "beta" };
     s.gpuToNic = { 1, 1, 0, 0 };
@@ -473,7 +452,7 @@ void TestFabric::customServerNamesAndAffinity()
     QCOMPARE(f.linkBetween(f.gpuVertex(4), f.nicVertex(1, 0)), -1);
     QCOMPARE(neighboursOfKind(f, f.nicVertex(1, 0), NodeKind::Gpu), 2);
     // Default affinity wraps: GPU i -> NIC i mod N.
-    FabricSpec d = railSpec(1, 8, 32, 64);
+    FabricSpec d = fixtures::railFabric(1, 8, 32, 64);
     d.nicsPerServer = 4;
     const Fabric g = Fabric::build(d);
     QCOMPARE(g.nicOfGpu(6), 2);
@@ -483,7 +462,7 @@ void TestFabric::customServerNamesAndAffinity()
 
 void TestFabric::linkBetween()
 {
-    const Fabric f = Fabric::build(railSpec(4, 2, 2, 4));
+    const Fabric f = Fabric::build(fixtures::railFabric(4, 2, 2, 4));
     const int gpu = f.gpuVertex(0);
     const int su = f.scaleUpVertex(0);
     const int id = f.linkBetween(gpu, su);
@@ -506,7 +485,7 @@ void TestFabric::sixteenThousandGpus()
 {
     QElapsedTimer timer;
     timer.start();
-    const Fabric f = Fabric::build(railSpec(2048, 8, 32, 64));
+    const Fabric f = Fabric::build(fixtures::railFabric(2048, 8, 32, 64));
     const qint64 ms = timer.elapsed();
     qInfo("16,384-GPU fabric built in %lld ms", static_cast<long long>(ms));
     QCOMPARE(f.slotCount(), 16384);
@@ -687,7 +666,7 @@ void TestFabric::validation()
 {
     QFETCH(int, which);
     const Invalid &c = invalidSpecs()[static_cast<std::size_t>(which)];
-    FabricSpec s = railSpec(4, 8, 32, 64);
+    FabricSpec s = fixtures::railFabric(4, 8, 32, 64);
     c.edit(s);
     try {
         (void)Fabric::build(s);
@@ -703,7 +682,7 @@ void TestFabric::validationMessagesAreDistinct()
 {
     std::map<std::string, std::string> byMessage;
     for (const Invalid &c : invalidSpecs()) {
-        FabricSpec s = railSpec(4, 8, 32, 64);
+        FabricSpec s = fixtures::railFabric(4, 8, 32, 64);
         c.edit(s);
         try {
             (void)Fabric::build(s);
@@ -735,7 +714,7 @@ void TestFabric::billionGpusRefused()
     QFETCH(int, servers);
     QFETCH(int, gpus);
     QFETCH(QString, field);
-    FabricSpec s = railSpec(servers, gpus, 32, 64);
+    FabricSpec s = fixtures::railFabric(servers, gpus, 32, 64);
     QVERIFY_THROWS_EXCEPTION(ScenarioError, (void)Fabric::build(s));
     try {
         (void)Fabric::build(s);

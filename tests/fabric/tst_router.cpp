@@ -3,6 +3,7 @@
 
 #include "fabric/fabric.h"
 #include "fabric/router.h"
+#include "fixtures.h"
 
 #include <QElapsedTimer>
 #include <QTest>
@@ -19,12 +20,7 @@ namespace {
 
 FabricSpec railSpec(int servers, int gpus, int serversPerSu, int radix)
 {
-    FabricSpec s;
-    s.kind = FabricKind::RailOptimised;
-    s.servers = servers;
-    s.gpusPerServer = gpus;
-    s.serversPerSu = serversPerSu;
-    s.switchRadix = radix;
+    FabricSpec s = fixtures::railFabric(servers, gpus, serversPerSu, radix);
     // Distinct latencies per tier make the latency sums tell the tiers apart.
     s.scaleUp = { 3600.0, 0.25 };
     s.pcie = { 512.0, 0.5 };

@@ -4,6 +4,7 @@
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
 #include "base/scenarioerror.h"
+#include "fixtures.h"
 
 #include <QList>
 #include <QString>
@@ -19,20 +20,12 @@ namespace {
 
 Fabric makeFabric(int servers, int gpus, bool tor = false)
 {
-    FabricSpec spec;
-    spec.kind = tor ? FabricKind::Tor : FabricKind::RailOptimised;
-    spec.servers = servers;
-    spec.gpusPerServer = gpus;
-    return Fabric::build(spec);
+    return Fabric::build(tor ? fixtures::torFabric(servers, gpus) : fixtures::railFabric(servers, gpus));
 }
 
 ParallelLayout makeLayout(int tp, int pp, int dp, int cp = 1, const QString &order = {})
 {
-    ParallelDegrees d;
-    d.tp = tp;
-    d.pp = pp;
-    d.dp = dp;
-    d.cp = cp;
+    const ParallelDegrees d = fixtures::degrees(tp, pp, dp, cp);
     return order.isEmpty() ? ParallelLayout(d) : ParallelLayout(d, order.toStdString());
 }
 
@@ -123,19 +116,20 @@ void TestMapping::place_data()
     const QString def = QStringLiteral("tp-cp-ep-dp-pp");
     const auto identity = [](int r) { return r; };
 
-    // The seed's 128-xPU example: default order, rank = t + 8d + 32p; packed puts (d,p)'s TP
-    // group on server d + 4p with t on GPU t, so DP peers share GPU t: rail-aligned already.
-    QTest::newRow("seed packed") << "packed" << 8 << 4 << 4 << 1 << def << 16 << 8 << false
+    // The 128-GPU sample (tp 8, pp 4, dp 4 on 16 x 8): default order, rank = t + 8d + 32p;
+    // packed puts (d,p)'s TP group on server d + 4p with t on GPU t, so DP peers share GPU t:
+    // rail-aligned already.
+    QTest::newRow("sample packed") << "packed" << 8 << 4 << 4 << 1 << def << 16 << 8 << false
                                  << slotsFrom(128, identity) << 0 << 0;
-    QTest::newRow("seed rail-aligned") << "rail-aligned" << 8 << 4 << 4 << 1 << def << 16 << 8
+    QTest::newRow("sample rail-aligned") << "rail-aligned" << 8 << 4 << 4 << 1 << def << 16 << 8
                                        << false << slotsFrom(128, identity) << 0 << 0;
     // Scattered: rank r -> server r mod 16, GPU r / 16. TP group ranks 8k..8k+7 land on 8
     // servers; DP group {t + 32p + 8d} sits on GPUs 2p (d = 0, 1) and 2p+1 (d = 2, 3).
-    QTest::newRow("seed scattered")
+    QTest::newRow("sample scattered")
         << "scattered" << 8 << 4 << 4 << 1 << def << 16 << 8 << false
         << slotsFrom(128, [](int r) { return (r % 16) * 8 + r / 16; }) << 16 << 32;
     // Same on a ToR fabric: no rails, so no rail warnings.
-    QTest::newRow("seed scattered tor")
+    QTest::newRow("sample scattered tor")
         << "scattered" << 8 << 4 << 4 << 1 << def << 16 << 8 << true
         << slotsFrom(128, [](int r) { return (r % 16) * 8 + r / 16; }) << 16 << 0;
 
@@ -312,7 +306,7 @@ void TestMapping::warningMessages()
         QCOMPARE(got.last(), QStringLiteral("W: ... and 12 more dp groups span several rails"));
     }
     {
-        // Scattered seed: TP group 0 = ranks 0..7 on servers 0..7; DP group 0 = {0, 8, 16, 24}
+        // The sample scattered: TP group 0 = ranks 0..7 on servers 0..7; DP group 0 = {0, 8, 16, 24}
         // on GPU 0 (ranks 0, 8) and GPU 1 (ranks 16, 24).
         const ParallelLayout layout = makeLayout(8, 4, 4);
         const QStringList got = describe(
@@ -404,8 +398,8 @@ void TestMapping::validation()
 void TestMapping::swapAndMove()
 {
     const Fabric fabric = makeFabric(16, 8);
-    const ParallelLayout seed = makeLayout(8, 4, 4);
-    const Mapping packed = Mapping::place(Placement::Packed, seed, fabric);
+    const ParallelLayout sample = makeLayout(8, 4, 4);
+    const Mapping packed = Mapping::place(Placement::Packed, sample, fabric);
 
     Mapping m = packed;
     m.swapRanks(3, 77);
@@ -420,7 +414,7 @@ void TestMapping::swapAndMove()
     // Swapping ranks 0 and 8 puts one shard of TP groups 0 and 1 on the other's server; DP group
     // {0, 8, 16, 24} stays on GPU 0, so only the two TP warnings appear.
     m.swapRanks(0, 8);
-    QCOMPARE(describe(m.validate(seed, fabric)),
+    QCOMPARE(describe(m.validate(sample, fabric)),
         (QStringList { "W: tp group 0 (ranks 0..7) is split across servers node000, node001",
             "W: tp group 1 (ranks 8..15) is split across servers node000, node001" }));
     m.swapRanks(0, 8);

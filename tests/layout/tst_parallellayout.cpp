@@ -2,6 +2,7 @@
 // (megatron/core/parallel_state.py: RankGenerator, generate_masked_orthogonal_rank_groups).
 #include "layout/parallellayout.h"
 #include "base/scenarioerror.h"
+#include "fixtures.h"
 
 #include <QString>
 #include <QStringList>
@@ -48,16 +49,7 @@ QString formulaGroups(int count, int size, const std::function<int(int, int)> &r
     return formatGroups(groups);
 }
 
-ParallelDegrees degrees(int tp, int pp, int dp, int cp = 1, int ep = 1)
-{
-    ParallelDegrees d;
-    d.tp = tp;
-    d.pp = pp;
-    d.dp = dp;
-    d.cp = cp;
-    d.ep = ep;
-    return d;
-}
+using fixtures::degrees;
 
 } // namespace
 
@@ -194,7 +186,7 @@ void TestParallelLayout::groups_data()
     QTest::newRow("ep=dp*cp edp") << 1 << 1 << 2 << 2 << 4 << def << "edp"
                                   << "0|1|2|3";
 
-    // The seed's 128-xPU example, default order, tp=8 pp=4 dp=4: rank = t + 8d + 32p.
+    // The 128-GPU sample (16 servers x 8), default order, tp=8 pp=4 dp=4: rank = t + 8d + 32p.
     // Groups enumerate the other dims first-fastest: tp group index d + 4p, dp group index
     // t + 8p, pp group index t + 8d.
     QTest::newRow("seed128 tp") << 8 << 4 << 4 << 1 << 1 << def << "tp"
@@ -255,7 +247,7 @@ void TestParallelLayout::coords_data()
                                  << QList<int> { 1, 3, 0, 0, 0 };
     QTest::newRow("megatron 6") << 2 << 4 << 2 << 1 << 1 << "tp-dp-pp" << 6
                                 << QList<int> { 0, 1, 1, 0, 0 };
-    // Seed example, rank = t + 8d + 32p: 109 = 5 + 8*1 + 32*3.
+    // The same example, rank = t + 8d + 32p: 109 = 5 + 8*1 + 32*3.
     QTest::newRow("seed128 109") << 8 << 4 << 4 << 1 << 1 << "tp-cp-ep-dp-pp" << 109
                                  << QList<int> { 5, 3, 1, 0, 0 };
     // tp-pp-dp, rank = t + 8p + 32d: 109 = 5 + 8*1 + 32*3.

@@ -1,6 +1,7 @@
 // A/B comparison of two placements: figures, changed links and moved ranks, against hand counts.
 #include "studies/compare.h"
 #include "scenario/scenariofile.h"
+#include "fixtures.h"
 
 #include <QTest>
 
@@ -11,11 +12,6 @@
 using namespace railyard;
 
 namespace {
-
-Scenario seed128()
-{
-    return loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
-}
 
 double spineTierBytes(const CostReport &r)
 {
@@ -42,7 +38,7 @@ private Q_SLOTS:
 
 void TestCompare::identicalPlacementsDifferInNothing()
 {
-    const Scenario s = seed128();
+    const Scenario s = fixtures::seed128();
     const CostEngine a(s), b(s);
     const Comparison c = compareEngines(a, b);
     QVERIFY(c.sameTopology);
@@ -63,8 +59,8 @@ void TestCompare::identicalPlacementsDifferInNothing()
 void TestCompare::swapShowsTwoMovedRanksAndSpineLinks()
 {
     // Ranks 0 (node000/gpu0, t=0) and 9 (node001/gpu1, t=1): both DP groups leave their rail
-    // (the seed's same-rail property), so B puts DP bytes on the spine and A has none.
-    const Scenario s = seed128();
+    // (the same-rail property of the packed layout), so B puts DP bytes on the spine and A has none.
+    const Scenario s = fixtures::seed128();
     const CostEngine a(s);
     CostEngine b(s);
     b.swapRanks(0, 9);
@@ -107,7 +103,7 @@ void TestCompare::droppedReplicasAreCountedByCoordinates()
     // B drops replica d=3 (dp 4 -> 3, packed on the first 96 slots). Global rank
     // r = t + 8(d + dp*p) (order tp-cp-ep-dp-pp), so a shard keeps its slot only when p = 0:
     // 3*8 = 24 stay, 3*3*8 = 72 move, 4*8 = 32 (d = 3) are dropped, none added.
-    const Scenario s = seed128();
+    const Scenario s = fixtures::seed128();
     Scenario t = s;
     t.degrees.dp = 3;
     t.training.globalBatch = 48; // 16 micro-batches per replica, as in A
@@ -135,13 +131,13 @@ void TestCompare::droppedReplicasAreCountedByCoordinates()
 
 void TestCompare::differentFabricsSkipLinks()
 {
-    const Scenario rail = seed128();
+    const Scenario rail = fixtures::seed128();
     const Scenario tor = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128-tor.json");
     const CostEngine a(rail), b(tor);
     const Comparison c = compareEngines(a, b);
     QVERIFY(!c.sameTopology);
     QVERIFY(c.links.empty());
-    // The seed's contrast: no spine bytes on rails, some on ToR leaves.
+    // Rail wiring against ToR: no spine bytes on rails, some on ToR leaves.
     QCOMPARE(c.figure("spine_bytes_share")->a, 0.0);
     QVERIFY(c.figure("spine_bytes_share")->b > 0.0);
 }
@@ -166,7 +162,7 @@ void TestCompare::figureArithmetic()
 
 void TestCompare::jsonCarriesTheFigures()
 {
-    const Scenario s = seed128();
+    const Scenario s = fixtures::seed128();
     const CostEngine a(s);
     CostEngine b(s);
     b.swapRanks(0, 9);

@@ -1,14 +1,16 @@
 /**
- * Failure remap (issue #5): failed components in scenario files, the engine refusing ranks on
- * failed slots, and the three strategies checked against hand-derived numbers on the seed's
- * 128-GPU example (tp 8, pp 4, dp 4 on 16 servers, packed: rank = t + 8 d + 32 p, so server S
+ * Failure remap: failed components in scenario files, the engine refusing ranks on
+ * failed slots, and the three strategies checked against hand-derived numbers on the
+ * 128-GPU sample (tp 8, pp 4, dp 4 on 16 servers, packed: rank = t + 8 d + 32 p, so server S
  * holds the TP group d = S mod 4, p = S / 4).
  */
 #include "cost/costengine.h"
 #include "studies/failureremap.h"
+#include "studies/remaptext.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "workload/workloadplan.h"
+#include "fixtures.h"
 
 #include <QFile>
 #include <QTest>
@@ -22,15 +24,10 @@ using namespace railyard;
 
 namespace {
 
-Scenario seed()
-{
-    return loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
-}
-
-/// The seed job on a fabric with two spare servers (18 x 8 slots, 16 used).
+/// The 128-GPU sample on a fabric with two spare servers (18 x 8 slots, 16 used).
 Scenario seedWithSpares()
 {
-    Scenario s = seed();
+    Scenario s = fixtures::seed128();
     s.fabric.servers = 18;
     return s;
 }
@@ -168,7 +165,7 @@ void TestFailureRemap::loaderErrors()
 {
     QFETCH(QString, failures);
     QFETCH(QString, message);
-    nlohmann::json j = scenarioToJson(seed());
+    nlohmann::json j = scenarioToJson(fixtures::seed128());
     j["failures"] = nlohmann::json::parse(failures.toStdString());
     const std::string error = errorOf([&] { scenarioFromJson(j); });
     QVERIFY2(error.find(message.toStdString()) == 0, error.c_str());
@@ -183,15 +180,15 @@ void TestFailureRemap::failuresRoundTrip()
     QCOMPARE(scenarioToText(parseScenario(bytes)), bytes);
     QVERIFY(bytes.find("failures") == std::string::npos);
 
-    Scenario s = seed();
+    Scenario s = fixtures::seed128();
     s.failures = fails({ "server:3", "gpu:17", "nic:5", "leaf:2" });
     const std::string text = scenarioToText(s);
     QVERIFY(text.find(R"("failures": [)") != std::string::npos);
     QCOMPARE(parseScenario(text).failures, s.failures);
     QCOMPARE(scenarioToText(parseScenario(text)), text);
 
-    // A leaf index is checked once the fabric is built (the leaf count is derived): the seed
-    // has 8 rail leaves.
+    // A leaf index is checked once the fabric is built (the leaf count is derived): the
+    // sample has 8 rail leaves.
     s.failures = fails({ "leaf:8" });
     s.placement = Placement::Packed;
     const Scenario loaded = parseScenario(scenarioToText(s));
@@ -202,7 +199,7 @@ void TestFailureRemap::failuresRoundTrip()
 
 void TestFailureRemap::failedSlots()
 {
-    const Fabric seedFabric = Fabric::build(seed().fabric);
+    const Fabric seedFabric = Fabric::build(fixtures::seed128().fabric);
     // server:3 = slots 24..31; gpu:17 = slot 17; nic:5 = server 0, NIC 5 = GPU 5 (GPU i <-> NIC
     // i); leaf:2 = leaf-su0-rail2, the rail-2 NIC of every server = GPU 2 of all 16 servers.
     const auto unusable = [](const Fabric &f, std::initializer_list<const char *> t) {
@@ -227,7 +224,7 @@ void TestFailureRemap::failedSlots()
         std::string("nic:13 (node001/nic5)"));
 
     // Four NICs per server, two GPUs each: nic:5 = server 1, NIC 1 = GPUs 2 and 3 = slots 10, 11.
-    FabricSpec shared = seed().fabric;
+    FabricSpec shared = fixtures::seed128().fabric;
     shared.nicsPerServer = 4;
     shared.gpuToNic = { 0, 0, 1, 1, 2, 2, 3, 3 };
     QCOMPARE(unusable(Fabric::build(shared), { "nic:5" }), (std::vector<int> { 10, 11 }));
@@ -238,7 +235,7 @@ void TestFailureRemap::failedSlots()
 
 void TestFailureRemap::rankOnFailedSlotRefused()
 {
-    Scenario s = seed();
+    Scenario s = fixtures::seed128();
     s.failures = fails({ "server:3" });
     const std::string error = errorOf([&] { CostEngine e(s); });
     QVERIFY2(error
@@ -261,7 +258,7 @@ void TestFailureRemap::rankOnFailedSlotRefused()
 
 void TestFailureRemap::dropDpSeedServer3()
 {
-    const Scenario healthy = seed();
+    const Scenario healthy = fixtures::seed128();
     const RemapResult r = remap(healthy, fails({ "server:3" }), RemapStrategy::DropDp);
     QVERIFY2(r.possible, r.reason.c_str());
     const Scenario &s = r.degraded;
@@ -322,7 +319,7 @@ void TestFailureRemap::dropDpGpuFailureRenumbers()
 {
     // gpu:17 = server 2, GPU 1 = rank 17 = (d 2, p 0, t 1). Server 2 keeps no whole TP group,
     // so dp' = 15/4 = 3 again; replica 2 is dropped and replica 3 becomes d 2 on its own slots.
-    const RemapResult r = remap(seed(), fails({ "gpu:17" }), RemapStrategy::DropDp);
+    const RemapResult r = remap(fixtures::seed128(), fails({ "gpu:17" }), RemapStrategy::DropDp);
     QVERIFY2(r.possible, r.reason.c_str());
     QCOMPARE(r.degraded.degrees.dp, 3);
     QCOMPARE(r.ranksOnFailedSlots, 1);
@@ -382,7 +379,7 @@ void TestFailureRemap::sparesGpuFailureMovesWholeTpGroup()
 
     // With spare slots but no whole free server, the one rank moves alone (same GPU index,
     // hence the same rail) and its TP group is forced across servers.
-    Scenario odd = seed();
+    Scenario odd = fixtures::seed128();
     odd.fabric.servers = 17;
     odd.failures = fails({ "gpu:131" }); // spare server 16 has 7 usable GPUs
     const RemapResult split = remap(odd, fails({ "gpu:17" }), RemapStrategy::Spares);
@@ -396,7 +393,7 @@ void TestFailureRemap::sparesGpuFailureMovesWholeTpGroup()
 
 void TestFailureRemap::sparesShortfall()
 {
-    const RemapResult r = remap(seed(), fails({ "server:3" }), RemapStrategy::Spares);
+    const RemapResult r = remap(fixtures::seed128(), fails({ "server:3" }), RemapStrategy::Spares);
     QVERIFY(!r.possible);
     QCOMPARE(r.reason,
         std::string("8 ranks sat on failed slots but only 0 usable GPU slots are "
@@ -406,7 +403,7 @@ void TestFailureRemap::sparesShortfall()
 
 void TestFailureRemap::shrinkPpSeed()
 {
-    const Scenario healthy = seed();
+    const Scenario healthy = fixtures::seed128();
     const RemapResult r = remap(healthy, fails({ "server:3" }), RemapStrategy::ShrinkPp);
     QVERIFY2(r.possible, r.reason.c_str());
     // pp' < 4 must divide the 80 layers: 3 does not, 2 does -> 40 layers per stage, 64 ranks.
@@ -447,7 +444,7 @@ void TestFailureRemap::shrinkPpSeed()
 void TestFailureRemap::shrinkPpImpossible()
 {
     // pp 1 has nothing to shrink.
-    Scenario flat = seed();
+    Scenario flat = fixtures::seed128();
     flat.degrees.pp = 1;
     flat.degrees.dp = 4;
     flat.training.globalBatch = 64;
@@ -459,11 +456,11 @@ void TestFailureRemap::shrinkPpImpossible()
     std::vector<FailedComponent> many;
     for (int s = 3; s < 16; ++s)
         many.push_back({ FailedComponent::Kind::Server, s });
-    const RemapResult small = remap(seed(), many, RemapStrategy::ShrinkPp);
+    const RemapResult small = remap(fixtures::seed128(), many, RemapStrategy::ShrinkPp);
     QVERIFY(!small.possible);
     QCOMPARE(small.reason,
         std::string("no pp below 4 fits (pp 1 needs 32 ranks, only 24 GPU slots are usable)"));
-    const RemapResult drop = remap(seed(), many, RemapStrategy::DropDp);
+    const RemapResult drop = remap(fixtures::seed128(), many, RemapStrategy::DropDp);
     QVERIFY(!drop.possible);
     QCOMPARE(drop.reason,
         std::string("not even one data-parallel replica (tp x pp x cp = 32 "
@@ -474,7 +471,7 @@ void TestFailureRemap::leafFailureSplitsEveryServer()
 {
     // leaf:2 (rail 2) removes GPU 2 of every server: no server keeps 8 usable GPUs, so no
     // strategy keeps its TP groups whole, and there are no spare slots.
-    const std::vector<RemapResult> all = remapAll(seed(), fails({ "leaf:2" }));
+    const std::vector<RemapResult> all = remapAll(fixtures::seed128(), fails({ "leaf:2" }));
     QCOMPARE(static_cast<int>(all.size()), 3);
     for (const RemapResult &r : all)
         QVERIFY(!r.possible);
@@ -485,7 +482,7 @@ void TestFailureRemap::leafFailureSplitsEveryServer()
     QCOMPARE(bestRemap(all), -1);
 
     // A failed NIC takes only its GPU: nic:5 -> slot 5 = (d 0, p 0, t 5); drop-dp drops d 0.
-    const RemapResult nic = remap(seed(), fails({ "nic:5" }), RemapStrategy::DropDp);
+    const RemapResult nic = remap(fixtures::seed128(), fails({ "nic:5" }), RemapStrategy::DropDp);
     QVERIFY2(nic.possible, nic.reason.c_str());
     QCOMPARE(nic.ranksOnFailedSlots, 1);
     QCOMPARE(nic.degraded.degrees.dp, 3);
@@ -495,7 +492,7 @@ void TestFailureRemap::leafFailureSplitsEveryServer()
 
 void TestFailureRemap::remapInputErrors()
 {
-    const Scenario s = seed();
+    const Scenario s = fixtures::seed128();
     QCOMPARE(errorOf([&] { remap(s, fails({ "server:16" }), RemapStrategy::DropDp); }),
         std::string("failure: server:16 does not exist (the fabric has 16 servers, 0..15)"));
     QCOMPARE(errorOf([&] { remap(s, fails({ "leaf:9" }), RemapStrategy::DropDp); }),
@@ -522,18 +519,18 @@ void TestFailureRemap::remapInputErrors()
 
 void TestFailureRemap::allStrategiesAndBest()
 {
-    const std::vector<RemapResult> all = remapAll(seed(), fails({ "server:3" }));
+    const std::vector<RemapResult> all = remapAll(fixtures::seed128(), fails({ "server:3" }));
     QCOMPARE(all[0].strategy, RemapStrategy::DropDp);
     QVERIFY(all[0].possible);
     QVERIFY(!all[1].possible);
     QVERIFY(all[2].possible);
     // drop-dp keeps 3/4 of the samples at about the same iteration time; shrink-pp keeps the
-    // samples but doubles the layers per stage: drop-dp is faster on the seed.
+    // samples but doubles the layers per stage: drop-dp is faster on the sample.
     QVERIFY(all[0].result.samplesPerSecond > all[2].result.samplesPerSecond);
     QCOMPARE(bestRemap(all), 0);
     // The same healthy evaluation backs every result and the single-strategy call.
     QCOMPARE(all[2].healthy.iterationTime, all[0].healthy.iterationTime);
-    const RemapResult single = remap(seed(), fails({ "server:3" }), RemapStrategy::ShrinkPp);
+    const RemapResult single = remap(fixtures::seed128(), fails({ "server:3" }), RemapStrategy::ShrinkPp);
     QCOMPARE(single.result.iterationTime, all[2].result.iterationTime);
     QCOMPARE(single.degraded.slots, all[2].degraded.slots);
 

@@ -1,4 +1,4 @@
-// Tests of the inference model (model/studies/inference.cpp, issue #5): KV bytes per request, the KV
+// Tests of the inference model (model/studies/inference.cpp): KV bytes per request, the KV
 // transfer over the fabric, the Minimal / Distributed classification and the loader's checks,
 // each against numbers derived by hand in the comments.
 

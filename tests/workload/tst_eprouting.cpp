@@ -1,9 +1,11 @@
 // Expert routing: shares, the dispatch matrix and its effect on the fabric, checked against
 // hand-derived numbers; the scenario file's "model.routing" and its errors.
 #include "cost/costengine.h"
+#include "cost/epsummary.h"
 #include "workload/eprouting.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
+#include "fixtures.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -16,29 +18,6 @@
 using namespace railyard;
 
 namespace {
-
-/// A small MoE job: h 1024, seq 2048, 8 layers (all MoE), E experts top-k, bf16, m = 8.
-Scenario moeScenario(int servers, int gpus, ParallelDegrees deg, int experts = 8, int topK = 2)
-{
-    Scenario s;
-    s.name = "moe";
-    s.fabric.servers = servers;
-    s.fabric.gpusPerServer = gpus;
-    s.degrees = deg;
-    s.model.name = "small-moe";
-    s.model.layers = 8;
-    s.model.hidden = 1024;
-    s.model.heads = 16;
-    s.model.kvHeads = 16;
-    s.model.ffn = 2048;
-    s.model.seq = 2048;
-    s.model.vocab = 32000;
-    s.model.experts = experts;
-    s.model.topK = topK;
-    s.training.microBatch = 1;
-    s.training.globalBatch = 8 * deg.dp;
-    return s;
-}
 
 ExpertRouting explicitRouting(std::vector<double> hotness)
 {
@@ -177,7 +156,7 @@ void TestEpRouting::uniformMatrixIsFlat()
 {
     // 2 servers x 4 GPUs, tp 1, dp 8, ep 8: one EP group of 8. T = b s = 2048 tokens per rank,
     // S = T k h e = 2048 * 2 * 1024 * 2 bytes.
-    CostEngine engine(moeScenario(2, 4, { 1, 1, 8, 1, 8 }));
+    CostEngine engine(fixtures::smallMoe(2, 4, { 1, 1, 8, 1, 8 }));
     const EpSummary ep = epSummary(engine);
     QVERIFY(ep.present);
     const double S = 2048.0 * 2 * 1024 * 2;
@@ -187,7 +166,7 @@ void TestEpRouting::uniformMatrixIsFlat()
     for (int i = 0; i < 8; ++i)
         for (int j = 0; j < 8; ++j)
             QCOMPARE(ep.matrix[i * 8 + j], S / 8);
-    // Issue #5: the total is tokens * top-k * hidden * bytes * (ep - 1) / ep over the group's
+    // Uniform routing: the total is tokens * top-k * hidden * bytes * (ep - 1) / ep over the group's
     // 8 * 2048 tokens.
     QCOMPARE(ep.dispatchBytesPerLayer, 8.0 * 2048 * 2 * 1024 * 2 * 7 / 8);
     QCOMPARE(ep.skew, 1.0);
@@ -208,7 +187,7 @@ void TestEpRouting::uniformEngineBytesMatchHandCount()
     // (4 links), 24 across rails (6 links): 224 link crossings of S/8 per all-to-all. Per
     // iteration: 8 MoE layers x 4 all-to-alls (dispatch and combine, forward and backward) x 8
     // micro-batches.
-    CostEngine engine(moeScenario(2, 4, { 1, 1, 8, 1, 8 }));
+    CostEngine engine(fixtures::smallMoe(2, 4, { 1, 1, 8, 1, 8 }));
     const double S = 2048.0 * 2 * 1024 * 2;
     const double perIteration = 8.0 * 4 * 8;
     QVERIFY(near(engine.report().dimBytes[index(Dim::Ep)], 224 * S / 8 * perIteration, 1e-9));
@@ -217,7 +196,7 @@ void TestEpRouting::uniformEngineBytesMatchHandCount()
 void TestEpRouting::skewedEngineBytesFollowTheShares()
 {
     const ExpertRouting r = explicitRouting({ 1, 2, 3, 4, 5, 6, 7, 12 });
-    Scenario s = moeScenario(2, 4, { 1, 1, 8, 1, 8 });
+    Scenario s = fixtures::smallMoe(2, 4, { 1, 1, 8, 1, 8 });
     s.model.routing = r;
     CostEngine engine(s);
     const double S = 2048.0 * 2 * 1024 * 2;
@@ -243,7 +222,7 @@ void TestEpRouting::skewRaisesTheEpPhaseByTheHotShare()
     // Two single-GPU servers on one leaf, ep 2 with experts {3, 1}: H = (3/4, 1/4). The busiest
     // link of the dispatch carries 3/4 S instead of 1/2 S (uniform), over the 400G NIC.
     auto phase = [](const ExpertRouting &r) {
-        Scenario s = moeScenario(2, 1, { 1, 1, 2, 1, 2 }, 2, 1);
+        Scenario s = fixtures::smallMoe(2, 1, { 1, 1, 2, 1, 2 }, 2, 1);
         s.model.routing = r;
         CostEngine engine(s);
         for (const PhaseResult &p : engine.report().phases)
@@ -261,7 +240,7 @@ void TestEpRouting::skewRaisesTheEpPhaseByTheHotShare()
 
 void TestEpRouting::hottestDestinationAndSkew()
 {
-    Scenario s = moeScenario(2, 4, { 1, 1, 8, 1, 8 });
+    Scenario s = fixtures::smallMoe(2, 4, { 1, 1, 8, 1, 8 });
     s.model.routing = explicitRouting({ 1, 1, 1, 1, 1, 1, 1, 9 }); // H_7 = 9/16 (top-2 cap 1/2!)
     s.model.topK = 1; // no cap with top-1
     CostEngine engine(s);
@@ -283,7 +262,7 @@ void TestEpRouting::hottestDestinationAndSkew()
 void TestEpRouting::spineBytesZeroOnOneLeaf()
 {
     // tp 4 on 2 x 4 GPUs: EP group {t, t + 4} pairs GPU t of both servers, one rail leaf.
-    Scenario s = moeScenario(2, 4, { 4, 1, 2, 1, 2 });
+    Scenario s = fixtures::smallMoe(2, 4, { 4, 1, 2, 1, 2 });
     s.model.routing = zipf(1.5);
     CostEngine engine(s);
     const EpSummary ep = epSummary(engine);
@@ -301,7 +280,7 @@ void TestEpRouting::spineBytesZeroOnOneLeaf()
 
 void TestEpRouting::spineBytesWhenSpanningRailLeaves()
 {
-    Scenario s = moeScenario(2, 4, { 1, 1, 8, 1, 8 });
+    Scenario s = fixtures::smallMoe(2, 4, { 1, 1, 8, 1, 8 });
     CostEngine engine(s);
     const EpSummary ep = epSummary(engine);
     const double S = 2048.0 * 2 * 1024 * 2;
@@ -315,7 +294,7 @@ void TestEpRouting::spineBytesWhenSpanningRailLeaves()
         crossing += c ? 1 : 0;
     QCOMPARE(crossing, 24);
     // ep 4 on one server each (2 groups): NVLink only.
-    CostEngine local(moeScenario(2, 4, { 1, 1, 8, 1, 4 }));
+    CostEngine local(fixtures::smallMoe(2, 4, { 1, 1, 8, 1, 4 }));
     const EpSummary l = epSummary(local);
     QCOMPARE(l.epGroupsOneServer, 2);
     QCOMPARE(l.spineDispatchBytesPerLayerJob, 0.0);
@@ -324,7 +303,7 @@ void TestEpRouting::spineBytesWhenSpanningRailLeaves()
 
 void TestEpRouting::stragglerComputeKeepsModelFlops()
 {
-    const Scenario uniform = moeScenario(2, 4, { 1, 1, 8, 1, 8 });
+    const Scenario uniform = fixtures::smallMoe(2, 4, { 1, 1, 8, 1, 8 });
     Scenario skewed = uniform;
     skewed.model.routing = zipf(1.0);
     const WorkloadPlan a
@@ -340,7 +319,7 @@ void TestEpRouting::stragglerComputeKeepsModelFlops()
 void TestEpRouting::skewedSwapsMatchFreshEvaluation()
 {
     // The combine pattern is re-routed with the dispatch one when ranks move.
-    Scenario s = moeScenario(2, 4, { 1, 1, 8, 1, 8 });
+    Scenario s = fixtures::smallMoe(2, 4, { 1, 1, 8, 1, 8 });
     s.model.routing = zipf(1.0);
     CostEngine engine(s);
     for (const auto &[a, b] : { std::pair { 0, 5 }, std::pair { 3, 6 }, std::pair { 7, 1 } })

@@ -3,6 +3,7 @@
 #include "base/scenarioerror.h"
 #include "workload/workloadnames.h"
 #include "workload/workloadplan.h"
+#include "fixtures.h"
 
 #include <QtTest>
 
@@ -45,16 +46,7 @@ TrainingSpec smallTraining()
 
 DeviceSpec h100() { return *devicePreset("h100-sxm"); }
 
-ParallelDegrees degrees(int tp, int pp = 1, int dp = 1, int cp = 1, int ep = 1)
-{
-    ParallelDegrees d;
-    d.tp = tp;
-    d.pp = pp;
-    d.dp = dp;
-    d.cp = cp;
-    d.ep = ep;
-    return d;
-}
+using fixtures::degrees;
 
 const CommOp *findOp(const WorkloadPlan &plan, Dim dim, Collective c, OpPass pass,
                      const std::string &whatPrefix, int stage = 0)

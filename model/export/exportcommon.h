@@ -1,13 +1,16 @@
 #pragma once
 
-// Shared pieces of the exporters (exporters.cpp and export_*.cpp); not part of the public API.
-
 #include "cost/costengine.h"
-#include "export/exporters.h"
+#include "export/exportoptions.h"
 
 #include <string>
 #include <vector>
 
+/**
+ * What the export formats share (each format is its own file: runrecord, launcherexport,
+ * megatronexport, chrometrace, ncclplan): host names, the per-rank placement table, the
+ * node-major check of launchers and the text helpers. Not part of the public API.
+ */
 namespace railyard::exportdetail {
 
 /** One row of the run record: a logical rank and the hardware it lands on. */
@@ -26,6 +29,9 @@ struct RankPlacement
     int leafPort = 0;
 };
 
+/// A name a launcher file and a shell script can embed: 1..253 letters, digits, '.', '-', '_',
+/// not starting with '-' or '.'.
+bool plainHostName(const std::string &name);
 /// Host names per server: options.hosts or the fabric's names. With `forLaunchers` every name
 /// must be a plain host name (letters, digits, '.', '-', '_'), since launcher files and shell
 /// scripts embed it; throws ScenarioError naming the source otherwise.
@@ -58,16 +64,5 @@ std::string oneLine(std::string text);
 std::string layoutText(const CostEngine &engine);
 /// The comment block every shell-like export starts with (each line "# ...").
 std::string headerComment(const CostEngine &engine, const std::string &what);
-
-std::string exportMappingJson(const CostEngine &engine, const ExportOptions &options);
-std::string exportCsv(const CostEngine &engine, const ExportOptions &options);
-std::string exportRankfile(const CostEngine &engine, const ExportOptions &options);
-std::string exportSlurm(const CostEngine &engine, const ExportOptions &options);
-std::string exportTorchrun(const CostEngine &engine, const ExportOptions &options);
-std::string exportHostfile(const CostEngine &engine, const ExportOptions &options);
-std::string exportMegatron(const CostEngine &engine, const ExportOptions &options);
-std::vector<std::string> megatronWarnings(const CostEngine &engine);
-std::string exportChromeTrace(const CostEngine &engine, const ExportOptions &options);
-std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &options);
 
 } // namespace railyard::exportdetail

@@ -1,8 +1,9 @@
 /**
  * The run record: mapping-json and csv, and reading both back.
  *
- * The seed asks that "the run record keeps logical rank, GPU slot, NIC slot and switch port
- * together" and that a remap is saved as a version: one line per rank holds the coordinates,
+ * A run record keeps logical rank, GPU slot, NIC slot and switch port together (moving a rank
+ * moves its traffic to another NIC and leaf, so the record must say where each one went), and
+ * a remap is saved as a new version: one line per rank holds the coordinates,
  * the server and host, the GPU (global slot and local index), the NIC chosen by GPU -> NIC
  * affinity, its rail and the leaf switch and port it is cabled to. mapping-json adds the
  * fabric identity (spec name, kind, sizes and a hash of the spec), the degrees and order, the
@@ -11,9 +12,12 @@
  * csv follows RFC 4180 (a header row; fields holding a comma, quote, CR or LF are quoted and
  * quotes doubled) with LF line ends; the reader accepts CRLF as well.
  */
-#include "export/export_common.h"
+#include "export/runrecord.h"
+
+#include "export/exportcommon.h"
+#include "scenario/scenariofile.h"
 #include "fabric/failedcomponent.h"
-#include "scenario/jsonfields.h"
+#include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 
@@ -21,6 +25,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 namespace railyard {
@@ -237,8 +243,8 @@ std::string exportMappingJson(const CostEngine &engine, const ExportOptions &opt
     out += "  \"scenario\": " + ojson(s.name).dump() + ",\n";
     out += "  \"mapping_version\": " + std::to_string(s.mappingVersion) + ",\n";
     if (!s.failures.empty()) {
-        // A degraded version names the hardware it avoids (the seed: keep the new coordinates
-        // and the hardware mapping together as a version). Absent when nothing failed.
+        // A degraded version names the hardware it avoids, so the new coordinates and the
+        // hardware they avoid stay together in one record. Absent when nothing failed.
         ojson failed = ojson::array();
         for (const FailedComponent &f : s.failures)
             failed.push_back(failureText(f));
@@ -275,6 +281,23 @@ std::string exportCsv(const CostEngine &engine, const ExportOptions &options)
 } // namespace exportdetail
 
 using exportdetail::RankCollector;
+
+std::string fabricHash(const FabricSpec &spec)
+{
+    // The fabric section exactly as a scenario file stores it; nlohmann's object keys are
+    // sorted, so the dump is canonical. FNV-1a 64 (Fowler/Noll/Vo, IETF draft-eastlake-fnv).
+    Scenario s;
+    s.fabric = spec;
+    const std::string text = scenarioToJson(s).at("fabric").dump();
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char ch : text) {
+        h ^= ch;
+        h *= 1099511628211ull;
+    }
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
 
 ImportedMapping importMappingJson(const std::string &text, const CostEngine &engine)
 {

@@ -1,13 +1,15 @@
 #pragma once
 
 #include "workload/computemodel.h"
-#include "studies/inference.h"
+#include "workload/inferencespec.h"
 
 #include <vector>
 
 /**
- * Helpers the inference loader (inferencefile.cpp) and the evaluation (inference.cpp) share.
- * Internal to the engine.
+ * What one serving pool holds and computes, from the model, the device and the pool's degrees
+ * alone (no fabric): its GPU slots, weight and KV-cache bytes per GPU, and the compute time of
+ * a prefill and of a decode step on the training roofline. The checks (inferencecheck.cpp) and
+ * the evaluation (inference.cpp) share them.
  */
 namespace railyard::inference {
 
@@ -27,8 +29,6 @@ double weightBytesPerGpu(const ModelSpec &model, const PoolSpec &pool, Precision
 /// decode/colocated batch x (prompt + output), prefill one prompt.
 double kvTokensHeld(const InferenceSpec &spec, const PoolSpec &pool);
 
-/// The calibrated roofline of planWorkload() for serving at `precision` (GEMM peak, HBM roof).
-compute::Roofline servingRoofline(const DeviceSpec &device, Precision precision);
 /// One layer shape for `tokens` rows on a replica of `pool` (no sequence parallelism).
 compute::Shape shapeOf(
     const ModelSpec &m, const PoolSpec &pool, Precision precision, double tokens);

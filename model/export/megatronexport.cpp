@@ -13,7 +13,9 @@
  * reported as not launchable; a mapping that is not node-major cannot be produced by launcher
  * order plus CUDA_VISIBLE_DEVICES and is reported too.
  */
-#include "export/export_common.h"
+#include "export/megatronexport.h"
+
+#include "export/exportcommon.h"
 
 #include <algorithm>
 #include <sstream>
@@ -104,9 +106,8 @@ std::string exportMegatron(const CostEngine &engine, const ExportOptions &option
         out += strf("  --context-parallel-size %d\n", d.cp);
     if (d.ep > 1)
         out += strf("  --expert-model-parallel-size %d\n", d.ep);
-    if (t.schedule == ScheduleKind::Interleaved && t.interleave > 1)
-        out += strf("  --num-layers-per-virtual-pipeline-stage %d\n",
-            m.layers / std::max(1, d.pp * t.interleave));
+    if (const int chunks = chunksPerRank(t); chunks > 1)
+        out += strf("  --num-layers-per-virtual-pipeline-stage %d\n", m.layers / (d.pp * chunks));
     if (t.sequenceParallel && d.tp > 1)
         out += "  --sequence-parallel\n";
     if (megatronOrder(engine) == 1)

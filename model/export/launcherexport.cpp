@@ -16,7 +16,9 @@
  *  - DeepSpeed / Open MPI hostfiles: `hostname slots=N`; launchers number ranks node by node in
  *    file order.
  */
-#include "export/export_common.h"
+#include "export/launcherexport.h"
+
+#include "export/exportcommon.h"
 #include "base/scenarioerror.h"
 
 #include <algorithm>

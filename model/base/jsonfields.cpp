@@ -1,4 +1,4 @@
-#include "scenario/jsonfields.h"
+#include "base/jsonfields.h"
 
 #include "base/scenarioerror.h"
 

@@ -1,7 +1,8 @@
 /**
- * The seed's measurement plan as nccl-tests runs: "test the fixed-(d,p) TP group, then
- * adjacent-p boundaries, then the fixed-(p,t) DP reduction, with the real tensor sizes,
- * concurrency and NIC binding" — then EP and CP groups when the layout has them.
+ * A measurement plan as nccl-tests runs, in the order that isolates each dimension: the
+ * fixed-(d,p) TP group, then adjacent-p pipeline boundaries, then the fixed-(p,t) DP reduction,
+ * each with the real tensor sizes, concurrency and NIC binding, then EP and CP groups when the
+ * layout has them; what the full step then hides behind compute is the engine's exposed time.
  *
  * Per distinct (group kind, collective, message size) of the workload plan: one run on a
  * representative group, predicted by CostEngine::collective() (that group alone), and one run
@@ -18,7 +19,10 @@
  * NCCL_IB_HCA="=<dev>" (NCCL environment variables, exact match) pins the NIC the mapping
  * gives the GPU.
  */
-#include "export/export_common.h"
+#include "export/ncclplan.h"
+
+#include "export/exportcommon.h"
+#include "export/runrecord.h"
 #include "io/reportjson.h"
 
 #include <nlohmann/json.hpp>
@@ -197,7 +201,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         return static_cast<const PhaseResult *>(nullptr);
     };
 
-    // The seed's order: TP, then PP boundaries, then DP; then expert DP, EP, CP.
+    // The plan's order: TP, then PP boundaries, then DP; then expert DP, EP, CP.
     const auto planKind = [&](const std::string &section) {
         for (const Distinct &d : distinct) {
             if (sectionOf(d) != section)

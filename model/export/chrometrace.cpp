@@ -9,7 +9,9 @@
  * "B mb3 c0": micro-batch 3, model chunk 0); tid pp + s holds the sends stage s starts
  * ("send-F"/"send-B"), on their own track because they overlap the stage's compute.
  */
-#include "export/export_common.h"
+#include "export/chrometrace.h"
+
+#include "export/exportcommon.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-// The readable side of the failure remap: coordinates as text and the side-by-side table of
-// `railyard-cli remap` and the remap dialog (failureremap.cpp computes what they show).
-#include "studies/failureremap.h"
+// The readable side of the failure remap: coordinates and degrees as text and the side-by-side
+// table of `railyard-cli remap` and the remap dialog (failureremap.cpp computes what they show).
+#include "studies/remaptext.h"
 
 #include "io/reportjson.h"
 
@@ -127,6 +127,17 @@ std::vector<std::vector<std::string>> remapComparisonRows(const std::vector<Rema
                                       : "shards do not fit in memory");
     rows.push_back(status);
     return rows;
+}
+
+std::string degreeText(const ParallelDegrees &d)
+{
+    std::string text = "tp " + std::to_string(d.tp) + " x pp " + std::to_string(d.pp) + " x dp "
+        + std::to_string(d.dp);
+    if (d.cp > 1)
+        text += " x cp " + std::to_string(d.cp);
+    if (d.ep > 1)
+        text += " (ep " + std::to_string(d.ep) + ")";
+    return text;
 }
 
 } // namespace railyard

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "fabric/fabric.h"
+#include "layout/mapping.h"
+#include "layout/parallellayout.h"
+#include "scenario/scenario.h"
+#include "workload/workloadplan.h"
+
+#include <memory>
+
+namespace railyard {
+
+/**
+ * What an evaluation of a scenario stands on, each part built and checked: the fabric graph,
+ * the parallel layout, the workload plan and the rank mapping. The cost engine is built from
+ * these, and checkScenario() (scenario/scenariocheck.h) runs the same checks without routing,
+ * so the two can never disagree about what is valid.
+ */
+struct EvaluationInputs
+{
+    std::shared_ptr<const Fabric> fabric;
+    ParallelLayout layout;
+    WorkloadPlan plan;
+    Mapping mapping;
+};
+
+/// Builds the fabric (or reuses `fabric` when it was built from an equal spec), the layout from
+/// the degrees and the order, the workload plan and the mapping (the explicit slots, else the
+/// named placement), then checks the mapping with checkMapping(). Throws ScenarioError naming
+/// the field at fault, in that order.
+EvaluationInputs prepareEvaluation(const Scenario &scenario, std::shared_ptr<const Fabric> fabric);
+
+/// The mapping checks every evaluation needs: no error of Mapping::validate() (wrong size, slot
+/// out of range, a slot used twice) and no rank on a slot the scenario's failures made
+/// unusable. Throws ScenarioError("mapping", ...). Warnings (split groups) are not errors.
+void checkMapping(const Mapping &mapping, const ParallelLayout &layout, const Fabric &fabric,
+    const std::vector<FailedComponent> &failures);
+
+} // namespace railyard

@@ -1,0 +1,307 @@
+// The traffic model (model/cost/trafficmodel.cpp) on tiny fabrics: the load a ring, an all-to-all
+// and a pipeline boundary put on each link, counted by hand from the routes, and incremental
+// moves against a model built afresh for the moved mapping.
+#include "cost/trafficmodel.h"
+#include "fabric/fabric.h"
+#include "fabric/router.h"
+#include "fixtures.h"
+#include "layout/mapping.h"
+#include "layout/parallellayout.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <vector>
+
+using namespace railyard;
+
+namespace {
+
+/// A fabric, a layout and a traffic model built on the packed mapping, kept together.
+struct Setup
+{
+    Fabric fabric;
+    ParallelLayout layout;
+    Router router;
+    Mapping mapping;
+    std::unique_ptr<TrafficModel> traffic;
+
+    Setup(const FabricSpec &spec, const ParallelDegrees &degrees, TrafficModel::Setup setup = {})
+        : fabric(Fabric::build(spec))
+        , layout(degrees)
+        , router(fabric)
+        , mapping(Mapping::place(Placement::Packed, layout, fabric))
+    {
+        if (setup.stageDpBytes.empty())
+            setup.stageDpBytes.assign(static_cast<std::size_t>(degrees.pp), 1.0);
+        traffic = std::make_unique<TrafficModel>(fabric, layout, router, setup);
+        traffic->build(mapping);
+    }
+
+    int link(int fromVertex, int toVertex) const
+    {
+        const int id = fabric.linkBetween(fromVertex, toVertex);
+        Q_ASSERT(id >= 0);
+        return id;
+    }
+    int gpuUp(int slot) const
+    {
+        return link(fabric.gpuVertex(slot), fabric.scaleUpVertex(fabric.serverOfSlot(slot)));
+    }
+    int gpuDown(int slot) const
+    {
+        return link(fabric.scaleUpVertex(fabric.serverOfSlot(slot)), fabric.gpuVertex(slot));
+    }
+    int nicOfSlot(int slot) const
+    {
+        const int server = fabric.serverOfSlot(slot);
+        return fabric.nicVertex(server, fabric.nicOfGpu(fabric.gpuOfSlot(slot)));
+    }
+    int leafOfSlot(int slot) const
+    {
+        const int server = fabric.serverOfSlot(slot);
+        return fabric.leafVertex(fabric.leafOfNic(server, fabric.nicOfGpu(fabric.gpuOfSlot(slot))));
+    }
+    int pcieUp(int slot) const { return link(fabric.gpuVertex(slot), nicOfSlot(slot)); }
+    int pcieDown(int slot) const { return link(nicOfSlot(slot), fabric.gpuVertex(slot)); }
+    int nicUp(int slot) const { return link(nicOfSlot(slot), leafOfSlot(slot)); }
+    int nicDown(int slot) const { return link(leafOfSlot(slot), nicOfSlot(slot)); }
+};
+
+double loadOf(const TrafficPattern &p, int link)
+{
+    const auto it = p.load.find(link);
+    return it == p.load.end() ? 0.0 : it->second;
+}
+
+bool near(double a, double b)
+{
+    return std::abs(a - b) <= 1e-9 * std::max({ 1.0, std::abs(a), std::abs(b) });
+}
+
+/// Every field an evaluation reads, compared link by link.
+void compareModels(const TrafficModel &a, const TrafficModel &b, int links)
+{
+    QCOMPARE(a.patternCount(), b.patternCount());
+    for (int i = 0; i < a.patternCount(); ++i) {
+        const TrafficPattern &x = a.pattern(i);
+        const TrafficPattern &y = b.pattern(i);
+        for (int l = 0; l < links; ++l)
+            QVERIFY2(near(loadOf(x, l), loadOf(y, l)),
+                qPrintable(QStringLiteral("%1 link %2: %3 vs %4")
+                               .arg(QString::fromStdString(x.name))
+                               .arg(l)
+                               .arg(loadOf(x, l), 0, 'g', 17)
+                               .arg(loadOf(y, l), 0, 'g', 17)));
+        QVERIFY(near(x.maxRatio, y.maxRatio));
+        QCOMPARE(x.stepCount(), y.stepCount());
+        QCOMPARE(x.maxLatency(), y.maxLatency());
+    }
+    for (std::size_t i = 0; i < a.linkDimBytes().size(); ++i)
+        QVERIFY(near(a.linkDimBytes()[i], b.linkDimBytes()[i]));
+    for (int t = 0; t < kTierCount; ++t)
+        for (int d = 0; d < kDimCount; ++d)
+            QVERIFY(near(a.tierBytes()[t][d], b.tierBytes()[t][d]));
+    QVERIFY(near(a.nicUpBytes(), b.nicUpBytes()));
+    QVERIFY(near(a.leafUpBytes(), b.leafUpBytes()));
+}
+
+} // namespace
+
+class TestTrafficModel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void ringInsideServer();
+    void ringAcrossServersOnOneRail();
+    void allToAllAcrossRails();
+    void pipelineBoundary();
+    void weightsGiveBytesPerIteration();
+    void incrementalMoveEqualsRebuild_data();
+    void incrementalMoveEqualsRebuild();
+};
+
+void TestTrafficModel::ringInsideServer()
+{
+    // tp 4 on a 4-GPU server: the ring 0 -> 1 -> 2 -> 3 -> 0 puts (n-1)/n = 3/4 of S on each
+    // ring edge per pass (Patarasuk & Yuan 2009). Inside a server an edge is GPU a ->
+    // scale-up switch -> GPU b, so every GPU's up and down link carries 3/4 and nothing else does.
+    Setup s(fixtures::railFabric(2, 4), fixtures::degrees(4, 1, 2));
+    const TrafficPattern &tp = s.traffic->pattern(s.traffic->tpPattern(0));
+    for (int slot = 0; slot < 8; ++slot) { // both servers hold one TP group each
+        QCOMPARE(loadOf(tp, s.gpuUp(slot)), 0.75);
+        QCOMPARE(loadOf(tp, s.gpuDown(slot)), 0.75);
+    }
+    QCOMPARE(static_cast<int>(tp.load.size()), 16);
+    QCOMPARE(tp.stepCount(), 3); // n - 1 steps per pass
+    // The busiest link's seconds per byte of S: 3/4 over one NVLink port (3600 Gbit/s = 450e9 B/s).
+    QVERIFY(near(tp.maxRatio, 0.75 / 450e9));
+    // One hop up and one down, 0.6 us each (the default scale-up latency).
+    QVERIFY(near(tp.maxLatency(), 1.2e-6));
+}
+
+void TestTrafficModel::ringAcrossServersOnOneRail()
+{
+    // dp 2 of tp 4 on 2 x 4 GPUs, packed: DP group t = {rank t, rank t + 4} on GPU t of each
+    // server, so both sit on rail t. A ring of two sends (n-1)/n = 1/2 of S each way over
+    // GPU -> NIC (PCIe) -> rail leaf -> NIC -> GPU; no spine link carries anything.
+    TrafficModel::Setup setup;
+    setup.stageDpBytes = { 1.0 };
+    Setup s(fixtures::railFabric(2, 4), fixtures::degrees(4, 1, 2), setup);
+    const TrafficPattern &dp = s.traffic->pattern(s.traffic->dpPatterns().front());
+    for (int t = 0; t < 4; ++t) {
+        for (int slot : { t, 4 + t }) {
+            QCOMPARE(loadOf(dp, s.pcieUp(slot)), 0.5);
+            QCOMPARE(loadOf(dp, s.nicUp(slot)), 0.5);
+            QCOMPARE(loadOf(dp, s.nicDown(slot)), 0.5);
+            QCOMPARE(loadOf(dp, s.pcieDown(slot)), 0.5);
+        }
+    }
+    QCOMPARE(static_cast<int>(dp.load.size()), 4 * 8);
+    for (const auto &[link, load] : dp.load)
+        QVERIFY(s.fabric.link(link).tier == Tier::Pcie || s.fabric.link(link).tier == Tier::Leaf);
+    QCOMPARE(dp.stepCount(), 1);
+    // PCIe 0.5 us + NIC 1 us, twice: 3 us one way.
+    QVERIFY(near(dp.maxLatency(), 3e-6));
+}
+
+void TestTrafficModel::allToAllAcrossRails()
+{
+    // ep 4 over 2 servers x 2 GPUs (tp 1, dp 4): every ordered pair exchanges S/n = 1/4 of S.
+    // Slot 0 (server 0, rail 0) sends to slot 1 over NVLink, to slot 2 on its own rail and to
+    // slot 3 on rail 1 through the spines.
+    Setup s(fixtures::railFabric(2, 2), fixtures::degrees(1, 1, 4, 1, 4));
+    const TrafficPattern &ep = s.traffic->pattern(s.traffic->epPattern(0));
+    QCOMPARE(s.layout.groups(GroupKind::Ep).front(), (std::vector<int> { 0, 1, 2, 3 }));
+    for (int slot = 0; slot < 4; ++slot) {
+        QCOMPARE(loadOf(ep, s.gpuUp(slot)), 0.25); // to its server neighbour
+        QCOMPARE(loadOf(ep, s.gpuDown(slot)), 0.25);
+        QCOMPARE(loadOf(ep, s.pcieUp(slot)), 0.5); // to both GPUs of the other server
+        QCOMPARE(loadOf(ep, s.nicUp(slot)), 0.5);
+        QCOMPARE(loadOf(ep, s.nicDown(slot)), 0.5); // from both GPUs of the other server
+        QCOMPARE(loadOf(ep, s.pcieDown(slot)), 0.5);
+    }
+    // Cross-rail flows 0 -> 3, 2 -> 1 leave rail leaf 0 upwards (1/4 each), split over the
+    // spines by ECMP: their up-links sum to 1/2, and so do the down-links into rail leaf 0
+    // (flows 1 -> 2, 3 -> 0).
+    const int leaf0 = s.leafOfSlot(0);
+    double up = 0.0, down = 0.0;
+    int upLinks = 0;
+    for (const FabricLink &l : s.fabric.links()) {
+        if (l.tier != Tier::Spine)
+            continue;
+        if (l.src == leaf0) {
+            up += loadOf(ep, l.id);
+            upLinks += loadOf(ep, l.id) > 0.0;
+        }
+        if (l.dst == leaf0)
+            down += loadOf(ep, l.id);
+    }
+    QVERIFY(near(up, 0.5));
+    QVERIFY(near(down, 0.5));
+    QCOMPARE(upLinks, s.fabric.spineCount()); // every spine takes an equal share
+    QCOMPARE(ep.stepCount(), 3); // ep - 1 steps
+}
+
+void TestTrafficModel::pipelineBoundary()
+{
+    // pp 2 on two single-GPU servers: stage 0 (slot 0) sends activations to stage 1 (slot 1),
+    // one unit per byte; the gradients come back on the backward pattern over the reverse links.
+    Setup s(fixtures::railFabric(2, 1), fixtures::degrees(1, 2, 1));
+    const TrafficPattern &fwd = s.traffic->pattern(s.traffic->ppForwardPattern(0));
+    const TrafficPattern &bwd = s.traffic->pattern(s.traffic->ppBackwardPattern(0));
+    for (int link : { s.pcieUp(0), s.nicUp(0), s.nicDown(1), s.pcieDown(1) }) {
+        QCOMPARE(loadOf(fwd, link), 1.0);
+        QCOMPARE(loadOf(bwd, link), 0.0);
+    }
+    for (int link : { s.pcieUp(1), s.nicUp(1), s.nicDown(0), s.pcieDown(0) }) {
+        QCOMPARE(loadOf(bwd, link), 1.0);
+        QCOMPARE(loadOf(fwd, link), 0.0);
+    }
+    QCOMPARE(static_cast<int>(fwd.load.size()), 4);
+    QCOMPARE(fwd.stepCount(), 1);
+    QCOMPARE(fwd.stage, 0);
+    QCOMPARE(bwd.stage, 1); // the backward send belongs to the stage that sends it
+}
+
+void TestTrafficModel::weightsGiveBytesPerIteration()
+{
+    // A pattern's weight turns its load into bytes per iteration on each link, per dimension
+    // and per tier: 3/4 of w on each of the 16 scale-up links of the two TP rings.
+    Setup s(fixtures::railFabric(2, 4), fixtures::degrees(4, 1, 2));
+    const double w = 1e9;
+    s.traffic->setWeight(s.traffic->tpPattern(0), w);
+    s.traffic->build(s.mapping);
+    const int link = s.gpuUp(0);
+    QCOMPARE(s.traffic->linkDimBytes()[static_cast<std::size_t>(link) * kDimCount + index(Dim::Tp)],
+        0.75 * w);
+    QVERIFY(near(s.traffic->tierBytes()[index(Tier::ScaleUp)][index(Dim::Tp)], 16 * 0.75 * w));
+    QCOMPARE(s.traffic->tierBytes()[index(Tier::Leaf)][index(Dim::Tp)], 0.0);
+    QCOMPARE(s.traffic->nicUpBytes(), 0.0); // DP carries no weight here
+    // Setting the DP weight: 8 NIC -> leaf links carry 1/2 of w each.
+    s.traffic->setWeight(s.traffic->dpPatterns().front(), w);
+    s.traffic->build(s.mapping);
+    QVERIFY(near(s.traffic->nicUpBytes(), 8 * 0.5 * w));
+    QCOMPARE(s.traffic->leafUpBytes(), 0.0); // same-rail DP never climbs to a spine
+}
+
+void TestTrafficModel::incrementalMoveEqualsRebuild_data()
+{
+    QTest::addColumn<bool>("hierarchical");
+    QTest::addColumn<bool>("tor");
+    QTest::newRow("flat dp, rail") << false << false;
+    QTest::newRow("hierarchical dp, rail") << true << false;
+    QTest::newRow("flat dp, tor") << false << true;
+}
+
+void TestTrafficModel::incrementalMoveEqualsRebuild()
+{
+    // tp 2 x pp 2 x dp 2 on 3 servers x 4 GPUs (4 spare slots): swaps and moves to empty slots
+    // re-route only the moved ranks' groups; the result must equal a model built afresh.
+    QFETCH(bool, hierarchical);
+    QFETCH(bool, tor);
+    TrafficModel::Setup setup;
+    setup.hierarchicalDp = hierarchical;
+    setup.stageDpBytes = { 2.0, 3.0 };
+    const FabricSpec spec = tor ? fixtures::torFabric(3, 4, 1) : fixtures::railFabric(3, 4);
+    Setup s(spec, fixtures::degrees(2, 2, 2), setup);
+    for (int p = 0; p < s.traffic->patternCount(); ++p)
+        s.traffic->setWeight(p, 1.0 + p);
+    s.traffic->build(s.mapping);
+
+    Mapping mapping = s.mapping;
+    const auto check = [&](const char *what) {
+        TrafficModel fresh(s.fabric, s.layout, s.router, setup);
+        for (int p = 0; p < fresh.patternCount(); ++p)
+            fresh.setWeight(p, 1.0 + p);
+        fresh.build(mapping);
+        compareModels(*s.traffic, fresh, s.fabric.linkCount());
+        if (QTest::currentTestFailed())
+            qWarning("after %s", what);
+    };
+    // Swap ranks of different groups across servers.
+    s.traffic->beginMove(mapping, { 0, 5 });
+    mapping.swapRanks(0, 5);
+    s.traffic->endMove(mapping);
+    check("swap 0 <-> 5");
+    // Move a rank onto a spare slot of the third server (8..11 are empty).
+    s.traffic->beginMove(mapping, { 3 });
+    mapping.moveRank(3, 9);
+    s.traffic->endMove(mapping);
+    check("move 3 -> slot 9");
+    // And back: the loads return to those of the packed mapping.
+    s.traffic->beginMove(mapping, { 3 });
+    mapping.moveRank(3, 3);
+    s.traffic->endMove(mapping);
+    s.traffic->beginMove(mapping, { 0, 5 });
+    mapping.swapRanks(0, 5);
+    s.traffic->endMove(mapping);
+    QCOMPARE(mapping, s.mapping);
+    check("back to packed");
+}
+
+QTEST_GUILESS_MAIN(TestTrafficModel)
+#include "tst_trafficmodel.moc"

@@ -122,6 +122,8 @@ void FabricItem::build()
     if (m_overview) {
         for (SlotItem *slot : std::as_const(m_slots))
             slot->setVisible(false);
+        for (ServerItem *server : std::as_const(m_servers))
+            server->setLinksShown(false);
     }
     m_bottleneck = -1;
     m_focusRank = -1;
@@ -377,8 +379,10 @@ void FabricItem::setOverview(bool overview)
         if (item)
             item->setVisible(overview || !hasCableItems(item->tier()));
     }
-    for (ServerItem *server : std::as_const(m_servers))
+    for (ServerItem *server : std::as_const(m_servers)) {
+        server->setLinksShown(!overview);
         server->update();
+    }
     update();
 }
 
@@ -388,8 +392,10 @@ void FabricItem::setCaching(bool caching)
     setCacheMode(mode);
     if (m_cableLayer)
         m_cableLayer->setRasterised(caching); // QPainter strokes: vectors in an SVG
-    for (ServerItem *server : std::as_const(m_servers))
+    for (ServerItem *server : std::as_const(m_servers)) {
         server->setCacheMode(mode);
+        server->linksItem()->setCacheMode(mode);
+    }
     for (SlotItem *slot : std::as_const(m_slots))
         slot->setCacheMode(mode);
     for (SwitchItem *sw : std::as_const(m_switches))

@@ -1,6 +1,7 @@
 #include "fabricitem.h"
 
 #include "bundleitem.h"
+#include "cablelayeritem.h"
 #include "colorscale.h"
 #include "fabriclayout.h"
 #include "framelabelsitem.h"
@@ -85,17 +86,23 @@ void FabricItem::build()
     // leaf-spine cables at 16,384 GPUs) are drawn as per-switch aggregates instead.
     m_cableItems = {true, cables[index(Tier::Spine)] <= kMaxCableItemsPerSwitchTier,
                     cables[index(Tier::SuperSpine)] <= kMaxCableItemsPerSwitchTier};
+    m_cableLayer = new CableLayerItem(this);
+    m_cableLayer->setVisible(!m_overview);
+    m_cableLayer->setRasterised(cacheMode() != NoCache);
     for (int id = 0; id < f.linkCount(); id += 2) {
         const Tier tier = f.link(id).tier;
         if (tier != Tier::Leaf && tier != Tier::Spine && tier != Tier::SuperSpine)
             continue;
         if (!hasCableItems(tier))
             continue;
-        auto *item = new LinkItem(this, id / 2, m_layout->cablePath(id / 2));
+        const QPolygonF &path = m_layout->cablePath(id / 2);
+        auto *item = new LinkItem(this, id / 2, path);
         item->setVisible(!m_overview);
         s->addItem(item);
         m_links.insert(id / 2, item);
+        m_cableLayer->addCable(item, path);
     }
+    s->addItem(m_cableLayer);
     m_bandRects.assign(static_cast<std::size_t>(std::max(0, f.railCount())), {});
     for (const FabricLayout::Band &band : m_layout->bands())
         m_bandRects[static_cast<std::size_t>(band.rail)].append(band.rect);
@@ -115,6 +122,8 @@ void FabricItem::build()
     if (m_overview) {
         for (SlotItem *slot : std::as_const(m_slots))
             slot->setVisible(false);
+        for (ServerItem *server : std::as_const(m_servers))
+            server->setLinksShown(false);
     }
     m_bottleneck = -1;
     m_focusRank = -1;
@@ -135,6 +144,8 @@ void FabricItem::clear()
     m_litSlots.clear();
     m_litLinks.clear();
     m_litServers.clear();
+    delete m_cableLayer;
+    m_cableLayer = nullptr;
     qDeleteAll(m_links);
     m_links.clear();
     qDeleteAll(m_switches);
@@ -243,8 +254,8 @@ void FabricItem::recolour(const ReportChange &change, bool force)
         }
     }
     if (everything) {
-        for (LinkItem *link : std::as_const(m_links))
-            link->syncWithModel();
+        if (m_cableLayer)
+            m_cableLayer->update();
         for (ServerItem *server : std::as_const(m_servers))
             server->syncWithModel();
         for (BundleItem *item : m_bundles) {
@@ -362,12 +373,16 @@ void FabricItem::setOverview(bool overview)
         slot->setVisible(!overview);
     for (LinkItem *link : std::as_const(m_links))
         link->setVisible(!overview);
+    if (m_cableLayer)
+        m_cableLayer->setVisible(!overview);
     for (BundleItem *item : m_bundles) {
         if (item)
             item->setVisible(overview || !hasCableItems(item->tier()));
     }
-    for (ServerItem *server : std::as_const(m_servers))
+    for (ServerItem *server : std::as_const(m_servers)) {
+        server->setLinksShown(!overview);
         server->update();
+    }
     update();
 }
 
@@ -375,8 +390,12 @@ void FabricItem::setCaching(bool caching)
 {
     const CacheMode mode = caching ? DeviceCoordinateCache : NoCache;
     setCacheMode(mode);
-    for (ServerItem *server : std::as_const(m_servers))
+    if (m_cableLayer)
+        m_cableLayer->setRasterised(caching); // QPainter strokes: vectors in an SVG
+    for (ServerItem *server : std::as_const(m_servers)) {
         server->setCacheMode(mode);
+        server->linksItem()->setCacheMode(mode);
+    }
     for (SlotItem *slot : std::as_const(m_slots))
         slot->setCacheMode(mode);
     for (SwitchItem *sw : std::as_const(m_switches))

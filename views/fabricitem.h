@@ -19,6 +19,7 @@
 namespace railyard {
 
 class BundleItem;
+class CableLayerItem;
 class FabricLayout;
 class FrameLabelsItem;
 class LinkItem;
@@ -32,7 +33,7 @@ class SwitchItem;
  * (with its slot chips), switch and inter-switch/NIC cable from the engine's Fabric and a
  * FabricLayout, keeps QHash lookups from ids to items, and pushes model changes into them:
  * scenarioChanged -> rebuild; mappingChanged -> sync the chips of the moved ranks and recolour
- * the links it names; reportChanged -> recolour the links it names. Every link colour is its
+ * the links it names (one CableLayerItem draws all cables); reportChanged -> recolour the links it names. Every link colour is its
  * utilisation over the range; when the range over the iteration time moves (a new bottleneck
  * load, a held range under a new iteration time) every link is repainted, else only those.
  * It paints the backdrop itself (SU/ToR/pod frames and the rail bands); a FrameLabelsItem
@@ -69,6 +70,8 @@ public:
     /// The cable item drawing link `linkId` (either direction); nullptr for internal links.
     LinkItem *linkItem(int linkId) const { return m_links.value(linkId >> 1); }
     const QHash<int, LinkItem *> &linkItems() const { return m_links; }
+    /// The item drawing every cable of the detailed view (the LinkItems paint nothing).
+    CableLayerItem *cableLayer() const { return m_cableLayer; }
     /// The aggregated lines of a tier (Leaf, Spine or SuperSpine).
     BundleItem *bundleItem(Tier tier) const;
     /// True when the tier's cables are individual LinkItems (in the detailed view); false when
@@ -157,6 +160,7 @@ private:
     QHash<int, SlotItem *> m_slots;
     QHash<int, SwitchItem *> m_switches;
     QHash<int, LinkItem *> m_links; ///< by cable (link id >> 1)
+    CableLayerItem *m_cableLayer = nullptr;
     std::array<BundleItem *, 3> m_bundles{}; ///< Leaf, Spine, SuperSpine tiers
     std::array<bool, 3> m_cableItems{true, true, true};
     std::vector<int> m_cableLine; ///< per cable: its line in its tier's BundleItem, or -1

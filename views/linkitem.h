@@ -1,8 +1,6 @@
 #pragma once
 
 #include <QGraphicsItem>
-#include <QLineF>
-#include <QList>
 #include <QPainterPath>
 #include <QPolygonF>
 
@@ -18,6 +16,10 @@ class FabricItem;
  * directions are loaded separately; the line shows the worse of the two, the tooltip both.
  * The values are read from the report (or the view's overlay) when asked and when painting,
  * never stored or recomputed here, so a cable the root does not repaint still shows the truth.
+ *
+ * It paints nothing itself (ItemHasNoContents): the fabric's CableLayerItem draws all cables
+ * in one pass from their LinkItems' state. The item stays in the scene for hit tests (its
+ * shape), tooltips and its z value, which orders the highlighted cables in that layer.
  */
 class LinkItem : public QGraphicsItem
 {
@@ -35,8 +37,8 @@ public:
     double utilisation(int direction) const;
     double worstUtilisation() const { return std::max(utilisation(0), utilisation(1)); }
 
-    /// Its load changed: repaint.
-    void syncWithModel() { update(); }
+    /// Its load changed: the cable layer repaints it.
+    void syncWithModel();
     void setBottleneck(bool bottleneck);
     bool isBottleneck() const { return m_bottleneck; }
     /// Bit i: the cable carries a route of the focused rank to a partner in dimension Dim(i).
@@ -52,18 +54,16 @@ public:
     /// The colour of the line as painted (load scale, idle cables translucent).
     QColor lineColour() const;
     QPainterPath shape() const override;
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    /// Nothing: CableLayerItem draws the cable.
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
     void updateZ();
+    void repaint();
 
     const FabricItem *m_root;
     int m_cable;
     QPolygonF m_path;
-    QList<QLineF> m_segments; ///< m_path as segments (see paint())
-    QList<QLineF> m_straight; ///< its vertical and horizontal segments
-    QList<QLineF> m_slanted;  ///< the others
     QRectF m_bounds;
     mutable QPainterPath m_shape; ///< built on first hit test
     unsigned m_routeMask = 0;

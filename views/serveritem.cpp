@@ -4,6 +4,7 @@
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "document/scenariodocument.h"
+#include "serverlinksitem.h"
 #include "slotitem.h"
 
 #include <QPainter>
@@ -23,6 +24,7 @@ ServerItem::ServerItem(const FabricItem *root, int server)
     m_name = QString::fromStdString(f.serverName(server));
     setPos(layout.serverPos(server));
     setCacheMode(DeviceCoordinateCache);
+    m_links = new ServerLinksItem(this); // first child: below the chips
     m_slots.reserve(static_cast<std::size_t>(gpus));
     for (int g = 0; g < gpus; ++g) {
         const int slot = server * gpus + g;
@@ -37,6 +39,30 @@ ServerItem::ServerItem(const FabricItem *root, int server)
     m_pcieMask.assign(static_cast<std::size_t>(gpus), 0);
     m_emphasis.assign(static_cast<std::size_t>(gpus), 0);
     m_nicEmphasis.assign(static_cast<std::size_t>(std::max(0, f.nicsPerServer())), 0);
+}
+
+void ServerItem::syncWithModel()
+{
+    updateLinks();
+}
+
+QGraphicsItem *ServerItem::linksItem() const
+{
+    return m_links;
+}
+
+void ServerItem::updateLinks()
+{
+    if (m_failed)
+        update(); // drawn under the veil by this item
+    else
+        m_links->update();
+}
+
+void ServerItem::setLinksShown(bool shown)
+{
+    m_linksShown = shown;
+    m_links->setVisible(shown && !m_failed);
 }
 
 bool ServerItem::isOnHandle(const QPointF &localPos) const
@@ -61,14 +87,14 @@ void ServerItem::setRouteMask(int gpu, bool scaleUp, unsigned mask)
     if (m == static_cast<unsigned char>(mask))
         return;
     m = static_cast<unsigned char>(mask);
-    update();
+    updateLinks();
 }
 
 void ServerItem::clearRouteMasks()
 {
     std::fill(m_scaleUpMask.begin(), m_scaleUpMask.end(), 0);
     std::fill(m_pcieMask.begin(), m_pcieMask.end(), 0);
-    update();
+    updateLinks();
 }
 
 void ServerItem::setBottleneckLink(int link)
@@ -76,7 +102,7 @@ void ServerItem::setBottleneckLink(int link)
     if (link == m_bottleneck)
         return;
     m_bottleneck = link;
-    update();
+    updateLinks();
 }
 
 void ServerItem::setDropTarget(bool target)
@@ -97,7 +123,7 @@ void ServerItem::setLinkEmphasised(int gpu, bool scaleUp, bool emphasised)
     if (next == bits)
         return;
     bits = next;
-    update();
+    updateLinks();
 }
 
 bool ServerItem::isLinkEmphasised(int gpu, bool scaleUp) const
@@ -135,6 +161,7 @@ void ServerItem::clearEmphasis()
     std::fill(m_nicEmphasis.begin(), m_nicEmphasis.end(), 0);
     m_barEmphasis = false;
     update();
+    m_links->update();
 }
 
 void ServerItem::setFailed(bool failed)
@@ -142,6 +169,7 @@ void ServerItem::setFailed(bool failed)
     if (failed == m_failed)
         return;
     m_failed = failed;
+    m_links->setVisible(m_linksShown && !failed);
     update();
 }
 
@@ -192,27 +220,13 @@ void drawRouteUnderlay(QPainter *painter, const QLineF &line, unsigned mask)
 
 } // namespace
 
-void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+void ServerItem::paintLinks(QPainter *painter, double lod) const
 {
-    if (m_root->isOverview()) {
-        paintOverview(painter);
-        if (m_failed)
-            paintFailed(painter);
-        return;
-    }
     const FabricLayout &layout = m_root->layout();
     const Fabric &f = m_root->fabric();
-    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const double maxUtil = m_root->maxUtilisation();
-    const QRectF box(QPointF(0, 0), layout.serverSize());
-    painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
-
-    painter->setPen(QPen(m_dropTarget ? QColor(0x1c, 0x7e, 0xd6) : QColor(0x86, 0x8e, 0x96),
-                         m_dropTarget ? 3.0 : 1.0));
-    painter->setBrush(m_dropTarget ? QColor(0xe7, 0xf5, 0xff) : QColor(0xfc, 0xfc, 0xfd));
-    painter->drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
-
     const QRectF bar = layout.barRect();
+    painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
     for (std::size_t g = 0; g < m_slots.size(); ++g) {
         const int gpu = static_cast<int>(g);
         const QRectF chip = layout.slotRect(gpu);
@@ -243,7 +257,31 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
             painter->drawLine(line);
         }
     }
+}
 
+void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    if (m_root->isOverview()) {
+        paintOverview(painter);
+        if (m_failed)
+            paintFailed(painter);
+        return;
+    }
+    const FabricLayout &layout = m_root->layout();
+    const Fabric &f = m_root->fabric();
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const QRectF box(QPointF(0, 0), layout.serverSize());
+    painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+
+    painter->setPen(QPen(m_dropTarget ? QColor(0x1c, 0x7e, 0xd6) : QColor(0x86, 0x8e, 0x96),
+                         m_dropTarget ? 3.0 : 1.0));
+    painter->setBrush(m_dropTarget ? QColor(0xe7, 0xf5, 0xff) : QColor(0xfc, 0xfc, 0xfd));
+    painter->drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
+
+    if (m_failed)
+        paintLinks(painter, lod); // under the veil; ServerLinksItem is hidden
+
+    const QRectF bar = layout.barRect();
     // The NVSwitch bar doubles as the handle that drags the whole server.
     painter->setPen(m_barEmphasis ? QPen(FabricItem::emphasisColour(), 2.5)
                                   : QPen(QColor(0x86, 0x8e, 0x96), 0.8));

@@ -7,13 +7,15 @@
 namespace railyard {
 
 class FabricItem;
+class ServerLinksItem;
 class SlotItem;
 
 /**
  * A server: its G GPU slots (SlotItem children), its NICs (rail-coloured), the scale-up
  * (NVSwitch) bar and the server-internal links it owns: GPU <-> NVSwitch and GPU <-> NIC (PCIe),
  * each coloured by the worse direction's utilisation. Keeping those 4·G short links inside the
- * server item (rather than one item per link) keeps a 16,384-GPU scene small.
+ * server (rather than one item per link) keeps a 16,384-GPU scene small; a ServerLinksItem
+ * child draws them, cached apart from the box so a new load repaints only the lines.
  * The bar, with the server's name, is the handle that drags all its ranks at once.
  * When the view is zoomed out the server paints itself as a block of chip-coloured cells.
  */
@@ -31,8 +33,14 @@ public:
     /// True when `localPos` lies on the drag handle (the NVSwitch bar with the name).
     bool isOnHandle(const QPointF &localPos) const;
 
-    /// The load of its internal links changed: repaint (they are read when painting).
-    void syncWithModel() { update(); }
+    /// The load of its internal links changed: repaint them (they are read when painting).
+    void syncWithModel();
+    /// The child drawing its internal links (ServerLinksItem).
+    QGraphicsItem *linksItem() const;
+    /// Draws the internal links (ServerLinksItem's paint, or this server's when failed).
+    void paintLinks(QPainter *painter, double lod) const;
+    /// Whether its links are drawn: not in the zoomed-out overview (blocks instead).
+    void setLinksShown(bool shown);
     /// Route highlight of internal links: per GPU, bit i = dimension Dim(i), for the NVLink
     /// port (scaleUp = true) or the PCIe path.
     void setRouteMask(int gpu, bool scaleUp, unsigned mask);
@@ -67,10 +75,13 @@ public:
 private:
     void paintOverview(QPainter *painter);
     void paintFailed(QPainter *painter);
+    void updateLinks();
 
     const FabricItem *m_root;
     int m_server;
     std::vector<SlotItem *> m_slots;
+    ServerLinksItem *m_links = nullptr;
+    bool m_linksShown = true;
     std::vector<int> m_scaleUpLinks, m_pcieLinks;
     std::vector<unsigned char> m_scaleUpMask, m_pcieMask;
     int m_bottleneck = -1;

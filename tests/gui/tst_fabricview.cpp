@@ -2,10 +2,13 @@
 // utilisation, drag-and-drop of ranks with live preview and one undoable command per drop,
 // cancelled and foreign drops, partner highlighting, chip colouring, level of detail, export.
 #include "bundleitem.h"
+#include "cablelayeritem.h"
 #include "colorscale.h"
 #include "cost/costengine.h"
+#include "fabricinfo.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
+#include "framelabelsitem.h"
 #include "fabricview.h"
 #include "legenditem.h"
 #include "linkitem.h"
@@ -27,7 +30,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
+#include <unordered_map>
 
 using namespace railyard;
 
@@ -167,6 +172,7 @@ private Q_SLOTS:
     void cleanup();
     void buildsItemsFromTheFabric();
     void linksShowTheReport();
+    void cableLayerPaintsTheReportsColours();
     void dragSwapsRanksWithLivePreview();
     void dropOutsideAnySlotChangesNothing();
     void foreignMimeDataIsIgnored();
@@ -240,6 +246,115 @@ void TestFabricView::linksShowTheReport()
     QVERIFY(r.bottleneckLink >= 0);
     QCOMPARE(m_view->rootItem()->maxUtilisation(), r.utilisation(r.bottleneckLink));
     QCOMPARE(m_view->legendItem()->maxUtilisation(), r.utilisation(r.bottleneckLink));
+}
+
+/// The cable layer draws every cable (the LinkItems paint nothing): on screen each loaded cable
+/// wears ColorScale's colour of its worse direction's utilisation in the report, on the scale
+/// 0 .. the bottleneck's, and hovering that very pixel tooltips the same cable.
+void TestFabricView::cableLayerPaintsTheReportsColours()
+{
+    FabricItem *root = m_view->rootItem();
+    const CostReport &r = m_doc->report();
+    const QList<LinkItem *> links = linkItems(m_view->scene());
+    QVERIFY(root->cableLayer()->isRasterised());
+    QCOMPARE(root->cableLayer()->count(), links.size());
+    for (const LinkItem *l : links)
+        QVERIFY(l->flags() & QGraphicsItem::ItemHasNoContents);
+    const double range = r.utilisation(r.bottleneckLink);
+    QVERIFY(range > 0.0);
+    // At 100 %, where the parallel cables of a rail band (4 units apart) are pixels apart.
+    while (m_view->zoom() < 1.0)
+        m_view->zoomIn();
+    // Samples each loaded cable (worse direction `shown`, scale 0 .. `scale`) where it lies
+    // alone; the tooltip where no other cable is near, if `tips`.
+    int sampled = 0, tooltips = 0;
+    std::vector<QRgb> colours;
+    const auto check = [&](const std::function<double(const LinkItem *)> &shown, double scale,
+                           bool tips) {
+        sampled = tooltips = 0;
+        colours.clear();
+        const QImage shot = grabViewport(*m_view);
+        for (const LinkItem *l : links) {
+            const double worst = shown(l);
+            if (!(worst > 0.0) || l->isBottleneck())
+                continue; // idle cables are translucent; the bottleneck glows
+            // Its longest axis-aligned run (crisp pixels, exactly its colour).
+            const QPolygonF &path = root->layout().cablePath(l->cable());
+            QLineF run;
+            for (qsizetype i = 0; i + 1 < path.size(); ++i) {
+                const QLineF s(path[i], path[i + 1]);
+                if ((s.dx() == 0.0 || s.dy() == 0.0) && s.length() > run.length())
+                    run = s;
+            }
+            // Along the run, the first point in view where no other item is (cables pass
+            // behind servers and switches).
+            QPoint at(-1, -1);
+            for (int step = 1; step < 20 && at.x() < 0 && run.length() > 0.0; ++step) {
+                const QPoint p = m_view->mapFromScene(run.pointAt(step / 20.0));
+                bool alone = shot.rect().adjusted(2, 2, -2, -2).contains(p);
+                for (QGraphicsItem *item : m_view->items(p)) {
+                    const int type = item->type();
+                    alone = alone
+                        && (item == l || type == CableLayerItem::Type || type == FabricItem::Type
+                            || type == FrameLabelsItem::Type
+                            || (type == BundleItem::Type && !item->isVisible()));
+                }
+                if (alone)
+                    at = p;
+            }
+            if (at.x() < 0)
+                continue;
+            const QColor want = ColorScale::utilisationColour(worst, scale);
+            int best = 1 << 30;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const QRgb got = shot.pixel(at + QPoint(dx, dy));
+                    best = std::min(best,
+                        std::abs(qRed(got) - want.red()) + std::abs(qGreen(got) - want.green())
+                            + std::abs(qBlue(got) - want.blue()));
+                }
+            QVERIFY2(best <= 6,
+                qPrintable(QStringLiteral("%1 at %2 %: want %3")
+                               .arg(QString::fromStdString(
+                                   m_doc->engine().fabric().linkName(l->forwardLink())))
+                               .arg(100.0 * worst)
+                               .arg(want.name())));
+            // The tooltip's few pixels of tolerance take any cable near: check it where no
+            // other is.
+            bool isolated = tips;
+            for (QGraphicsItem *item : m_view->items(QRect(at - QPoint(4, 4), QSize(9, 9))))
+                isolated = isolated && (item == l || item->type() != LinkItem::Type);
+            if (isolated) {
+                QCOMPARE(m_view->toolTipAt(at), FabricInfo::cableToolTip(*m_doc, l->cable()));
+                ++tooltips;
+            }
+            ++sampled;
+            if (std::find(colours.begin(), colours.end(), want.rgb()) == colours.end())
+                colours.push_back(want.rgb());
+        }
+    };
+    check(
+        [&r](const LinkItem *l) {
+            return std::max(r.utilisation(l->forwardLink()), r.utilisation(l->reverseLink()));
+        },
+        range, true);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY2(sampled >= 20, qPrintable(QString::number(sampled)));
+    QVERIFY2(tooltips >= 3, qPrintable(QString::number(tooltips)));
+    QVERIFY(colours.size() >= 2); // NIC and leaf-spine cables carry different loads
+
+    // Values that differ from cable to cable (an overlay): each drawn in its own colour.
+    std::unordered_map<int, double> values;
+    const auto valueOf = [](int cable) { return 0.05 + 0.1 * (cable * 7 % 10); };
+    for (const LinkItem *l : links)
+        values[l->forwardLink()] = valueOf(l->cable());
+    m_view->setLinkOverlay(values, QStringLiteral("test values"));
+    check([&](const LinkItem *l) { return valueOf(l->cable()); }, 1.0, false);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY2(sampled >= 20, qPrintable(QString::number(sampled)));
+    QCOMPARE(colours.size(), std::size_t(10));
 }
 
 void TestFabricView::dragSwapsRanksWithLivePreview()

@@ -6,6 +6,8 @@
 #include "fabric/failedcomponent.h"
 #include "layout/parallellayout.h"
 #include "layout/placement.h"
+#include "scenario/annotation.h"
+#include "scenario/snapshot.h"
 #include "workload/inferencespec.h"
 #include "workload/workload.h"
 
@@ -36,6 +38,10 @@ struct Scenario
     std::optional<InferenceSpec> inference; ///< serving pools; absent = training only
     /// Failed hardware (fabric/failedcomponent.h): no rank may sit on a slot it makes unusable.
     std::vector<FailedComponent> failures;
+    /// Whiteboard marks on the fabric (notes and arrows); the engine never reads them.
+    std::vector<Annotation> annotations;
+    /// Named versions of the mapping (scenario/snapshot.h); the engine never reads them.
+    std::vector<Snapshot> snapshots;
 
     /// Field by field: every field a scenario file stores, the mapping's slots included.
     bool operator==(const Scenario &) const = default;

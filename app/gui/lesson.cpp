@@ -58,7 +58,7 @@ int distance(const QString &a, const QString &b)
             diagonal = above;
         }
     }
-    return row.back();
+    return row[static_cast<std::size_t>(b.size())];
 }
 
 LessonCondition readCondition(const json &value, const std::string &path,

@@ -2,6 +2,7 @@
 
 #include "lesson.h"
 #include "lessonfigures.h"
+#include "scenario/scenario.h"
 
 #include <QHash>
 #include <QObject>

@@ -4,6 +4,7 @@
 // matrix explains each mark and its colour scale in a key.
 #include "cost/epsummary.h"
 #include "epmatrixview.h"
+#include "fabricview.h"
 #include "helpbrowser.h"
 #include "inspectorpanel.h"
 #include "mainwindow.h"

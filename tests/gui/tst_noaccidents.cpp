@@ -380,7 +380,7 @@ void TestNoAccidents::presetSaysWhatItDid()
     f.window.resize(1400, 900);
     f.window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&f.window));
-    auto *scattered = f.window.rankPalette()->findChildren<QPushButton *>();
+    const QList<QPushButton *> scattered = f.window.rankPalette()->findChildren<QPushButton *>();
     QPushButton *button = nullptr;
     for (QPushButton *b : scattered)
         if (b->text() == QStringLiteral("Scattered"))

@@ -4,6 +4,7 @@
 #include "remapdialog.h"
 #include "scenario/scenariofile.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QPushButton>

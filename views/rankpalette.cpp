@@ -145,7 +145,7 @@ QString RankPalette::applyPreset(Placement placement)
         int moved = 0;
         for (std::size_t r = 0; r < before.size() && r < after.size(); ++r)
             moved += before[r] != after[r] ? 1 : 0;
-        text = tr("%1: %n rank(s) moved (one undo step)", nullptr, moved).arg(name);
+        text = tr("%1: %2 %3 moved (one undo step)").arg(name).arg(moved).arg(moved == 1 ? tr("rank") : tr("ranks"));
     }
     m_presetResult->setText(text);
     m_presetResult->show();

@@ -48,10 +48,16 @@ LessonController::LessonController(MainWindow *window)
     connect(doc, &ScenarioDocument::reportChanged, this, &LessonController::scheduleRefresh);
     connect(doc, &ScenarioDocument::mappingChanged, this, &LessonController::scheduleRefresh);
     connect(doc, &ScenarioDocument::scenarioChanged, this, [this] {
-        // Another file replaced the lesson's scenario: the lesson is over.
-        if (!m_starting && m_active >= 0 && m_window->document()->undoStack()->count() == 0) {
-            m_active = -1;
-            choose(m_panel->currentLesson());
+        // Another file replaced the lesson's scenario: the lesson is over. An edit emits this
+        // signal too, from its command's redo() while QUndoStack::push() has not yet counted
+        // it, so the stack is looked at once the push is over: a load leaves it empty.
+        if (!m_starting && m_active >= 0) {
+            QTimer::singleShot(0, this, [this] {
+                if (m_active >= 0 && m_window->document()->undoStack()->count() == 0) {
+                    m_active = -1;
+                    choose(m_panel->currentLesson());
+                }
+            });
         }
         scheduleRefresh();
     });

@@ -292,6 +292,20 @@ void MainWindow::dropEvent(QDropEvent *event)
     });
 }
 
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    // QMainWindow::resizeDocks() only holds once the dock layout exists (on the first show);
+    // before it, a bottom tab group keeps its content's size hint and squeezes the fabric.
+    if (m_shown)
+        return;
+    m_shown = true;
+    if (!m_restoredLayout) {
+        WindowLayout::sizeDocks(this, m_docks);
+        QTimer::singleShot(0, this, [this] { WindowLayout::sizeDocks(this, m_docks); });
+    }
+}
+
 void MainWindow::closeEvent(QCloseEvent *event)
 {
     if (!m_files->maybeSave(tr("closing"))) {

@@ -86,6 +86,7 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
     /// A scenario file dropped on the window opens like File > Open.
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
@@ -115,6 +116,7 @@ private:
     HelpBrowser *m_help = nullptr;
     ElidedLabel *m_scenarioLabel = nullptr;
     bool m_restoredLayout = false;
+    bool m_shown = false; ///< shown once: the first-launch dock sizes were applied
     WindowLayout::Docks m_docks;
 };
 

@@ -62,7 +62,10 @@ SaveChangesPrompt::SaveChangesPrompt(const QString &documentName, const QString 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(buttons);
-    m_cancel->setFocus();
+    // The question holds the focus, not a button: Space presses a focused button, and a user
+    // still typing a path would press it. Tab reaches the buttons; Enter presses Cancel.
+    m_question->setFocusPolicy(Qt::StrongFocus);
+    m_question->setFocus();
 }
 
 QString SaveChangesPrompt::question() const

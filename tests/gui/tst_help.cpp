@@ -50,7 +50,9 @@ bool isInternal(const QWidget *w)
     return name.startsWith(QLatin1String("qt_")) || cls.startsWith(QLatin1String("QDockWidgetTitle"))
         || cls == QLatin1String("QToolBarExtension") || cls == QLatin1String("QLineEditIconButton")
         || qobject_cast<const QAbstractSpinBox *>(w->parentWidget()) || qobject_cast<const QComboBox *>(w->parentWidget())
-        || cls == QLatin1String("QTabBar") || cls.contains(QLatin1String("ScrollBar"));
+        || cls == QLatin1String("QTabBar") || cls.contains(QLatin1String("ScrollBar"))
+        // a table's select-all corner: Qt hides it with the vertical header
+        || (cls == QLatin1String("QTableCornerButton") && !w->isVisibleTo(w->parentWidget()));
 }
 
 QString tipOf(const QWidget *w)

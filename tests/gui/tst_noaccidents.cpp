@@ -445,10 +445,11 @@ void TestNoAccidents::shiftWheelPans()
     f.window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&f.window));
     FabricView *view = f.window.fabricView();
-    for (int i = 0; i < 6; ++i)
-        view->zoomIn(); // zoomed in: there is room to pan
-    const double zoom = view->zoom();
     QScrollBar *h = view->horizontalScrollBar();
+    for (int i = 0; i < 12 && h->maximum() - h->minimum() < view->viewport()->width(); ++i)
+        view->zoomIn(); // zoomed in: there is room to pan
+    QVERIFY(h->maximum() - h->minimum() >= view->viewport()->width());
+    const double zoom = view->zoom();
     h->setValue((h->minimum() + h->maximum()) / 2);
     const int x = h->value();
     wheel(view->viewport(), view->viewport()->rect().center(), QPoint(0, -120), Qt::ShiftModifier);
@@ -466,8 +467,9 @@ void TestNoAccidents::spaceDragPansEvenOverAChip()
     QVERIFY(QTest::qWaitForWindowActive(&f.window));
     FabricView *view = f.window.fabricView();
     view->setFocus();
-    for (int i = 0; i < 6; ++i)
-        view->zoomIn();
+    QScrollBar *h = view->horizontalScrollBar();
+    for (int i = 0; i < 12 && h->maximum() - h->minimum() < 2 * view->viewport()->width(); ++i)
+        view->zoomIn(); // room to pan 100 px either way wherever the chip is
     view->selectRank(60); // scrolls rank 60's chip into view
     const QPoint chip = chipPos(*view, 60);
     QVERIFY(view->viewport()->rect().contains(chip));

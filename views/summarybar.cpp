@@ -52,7 +52,7 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     setFrameShape(QFrame::StyledPanel);
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(8, 3, 8, 3);
-    layout->setSpacing(18);
+    layout->setSpacing(12);
     m_iteration = addItem(QStringLiteral("summaryIteration"));
     m_mfu = addItem(QStringLiteral("summaryMfu"));
     m_bubble = addItem(QStringLiteral("summaryBubble"));
@@ -86,7 +86,7 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     // (the tooltip has it all), so it neither widens the window nor moves with the name.
     m_bottleneckFull = htmlWidth(f, item(tr("Bottleneck link"),
         QStringLiteral("node000/gpu0 -> leaf-su0-rail0 <span style='font-weight:normal'>(super-spine · dp · 100.0 %)</span>")));
-    m_bottleneck->setMinimumWidth(m_bottleneckFull / 2);
+    m_bottleneck->setMinimumWidth(m_bottleneckFull / 3);
     m_bottleneck->setMaximumWidth(m_bottleneckFull);
     m_bottleneck->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
     layout->setStretchFactor(m_bottleneck, 4);

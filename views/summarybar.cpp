@@ -95,6 +95,9 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     connect(m_doc, &ScenarioDocument::mappingChanged, this, &SummaryBar::refresh);
     connect(m_doc, &ScenarioDocument::evaluatingChanged, m_evaluating, &QLabel::setVisible);
     refresh();
+    // Its height is that of its two-line items (filled in now): the top dock area must never
+    // squeeze them, whatever the docks below ask for.
+    setFixedHeight(minimumSizeHint().height());
 }
 
 QLabel *SummaryBar::addItem(const QString &objectName)

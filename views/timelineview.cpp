@@ -77,6 +77,9 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
     for (const ScheduleKind k :
         { ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved })
         m_schedule->addItem(scheduleLabel(k), static_cast<int>(k));
+    m_schedule->setToolTip(tr("Pipeline schedule: GPipe (all forwards, then all backwards), 1F1B "
+                              "(one forward, one backward in the steady state) or interleaved 1F1B "
+                              "(several model chunks per rank)"));
 
     m_chunks = new QSpinBox(this);
     m_chunks->setObjectName(QStringLiteral("chunksSpin"));

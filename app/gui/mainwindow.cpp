@@ -84,8 +84,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_studies = new StudyController(this);
     m_lessons = new LessonController(this);
     m_actions->addPanelToggle(m_lessons->dock());
-    // The snapshot strip on its own line under the main toolbar, above the fabric.
-    addToolBarBreak(Qt::TopToolBarArea);
+    // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
+    // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).
     addToolBar(Qt::TopToolBarArea, m_snapshotStrip);
     connect(m_snapshotStrip, &SnapshotStrip::compareRequested, m_studies, &StudyController::compareSnapshots);
     connect(m_snapshotStrip, &SnapshotStrip::statusMessage, this, &MainWindow::showStatus);

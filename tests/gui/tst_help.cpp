@@ -51,6 +51,8 @@ bool isInternal(const QWidget *w)
         || cls == QLatin1String("QToolBarExtension") || cls == QLatin1String("QLineEditIconButton")
         || qobject_cast<const QAbstractSpinBox *>(w->parentWidget()) || qobject_cast<const QComboBox *>(w->parentWidget())
         || cls == QLatin1String("QTabBar") || cls.contains(QLatin1String("ScrollBar"))
+        // a tab bar's own scroll arrows (Qt's, shown when the tabs do not fit)
+        || name == QLatin1String("ScrollLeftButton") || name == QLatin1String("ScrollRightButton")
         // a table's select-all corner: Qt hides it with the vertical header
         || (cls == QLatin1String("QTableCornerButton") && !w->isVisibleTo(w->parentWidget()));
 }

@@ -63,8 +63,9 @@ QString labelProblem(const QLabel *label)
         doc.setHtml(text);
         size = QSizeF(doc.idealWidth(), doc.size().height());
     } else {
+        // With a buddy, "&Schedule" shows as "Schedule" with S underlined (Qt::TextShowMnemonic).
         const QFontMetrics fm(label->font());
-        size = fm.size(0, text);
+        size = fm.size(label->buddy() ? Qt::TextShowMnemonic : 0, text);
     }
     if (size.width() > room.width() + 1.0)
         return QStringLiteral("needs %1 px of width, has %2").arg(size.width()).arg(room.width());

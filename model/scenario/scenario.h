@@ -7,6 +7,7 @@
 #include "layout/parallellayout.h"
 #include "layout/placement.h"
 #include "scenario/annotation.h"
+#include "scenario/collectivespec.h"
 #include "scenario/snapshot.h"
 #include "workload/inferencespec.h"
 #include "workload/workload.h"
@@ -38,6 +39,8 @@ struct Scenario
     std::optional<InferenceSpec> inference; ///< serving pools; absent = training only
     /// Failed hardware (fabric/failedcomponent.h): no rank may sit on a slot it makes unusable.
     std::vector<FailedComponent> failures;
+    /// Which collective algorithms the engine uses (scenario/collectivespec.h); default auto.
+    CollectiveSpec collectives;
     /// Whiteboard marks on the fabric (notes and arrows); the engine never reads them.
     std::vector<Annotation> annotations;
     /// Named versions of the mapping (scenario/snapshot.h); the engine never reads them.

@@ -29,7 +29,8 @@ inline void apply(QChartView *view, QChart *chart, const QString &title)
     if (previous != chart)
         delete previous;
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumSize(320, 240);
+    // Short enough for a bottom tab on a 720-line screen; the legend stays under the plot.
+    view->setMinimumSize(300, 170);
 }
 
 } // namespace chartstyle

@@ -3,6 +3,7 @@
 #include "io/reportjson.h"
 #include "timelinecanvas.h"
 
+#include <QAbstractButton>
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -34,6 +35,9 @@ QTableWidget *makeTable(const QStringList &headers, const QString &objectName, Q
     t->setAlternatingRowColors(true);
     t->horizontalHeader()->setStretchLastSection(true);
     t->setWordWrap(false);
+    // The select-all corner button is a control too (help: every control has a tooltip).
+    for (QAbstractButton *corner : t->findChildren<QAbstractButton *>(QString(), Qt::FindDirectChildrenOnly))
+        corner->setToolTip(QObject::tr("Select the whole table"));
     return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include <QEvent>
 #include <QHelpEvent>
+#include <QLinearGradient>
 #include <QPainter>
 #include <QToolTip>
 
@@ -19,6 +20,7 @@ constexpr int kMargin = 8;
 constexpr int kSummaryHeight = 54; ///< three text lines above the matrix
 constexpr int kRowLabelWidth = 64; ///< "r12 e0-3" left of each row
 constexpr int kColumnLabelHeight = 30;
+constexpr int kLegendRows = 2; ///< the key under the matrix: the scale, then the marks
 
 QString bytesText(double bytes)
 {
@@ -48,7 +50,7 @@ QSize EpMatrixView::sizeHint() const
 
 QSize EpMatrixView::minimumSizeHint() const
 {
-    return { 200, 160 };
+    return { 280, 220 };
 }
 
 QString EpMatrixView::summaryText() const
@@ -89,9 +91,78 @@ QRect EpMatrixView::gridRect() const
         return {};
     const QRect area(kMargin + kRowLabelWidth, kMargin + kSummaryHeight + kColumnLabelHeight,
         width() - 2 * kMargin - kRowLabelWidth,
-        height() - 2 * kMargin - kSummaryHeight - kColumnLabelHeight);
+        height() - 2 * kMargin - kSummaryHeight - kColumnLabelHeight - legendHeight());
     const int cell = std::max(1, std::min(area.width(), area.height()) / n);
     return { area.topLeft(), QSize(cell * n, cell * n) };
+}
+
+int EpMatrixView::legendHeight() const
+{
+    return kLegendRows * (fontMetrics().height() + 6) + 4;
+}
+
+QStringList EpMatrixView::legendEntries() const
+{
+    if (!m_summary.present)
+        return {};
+    return {tr("0"), tr("%1 per MoE layer").arg(bytesText(maxOffDiagonal())), tr("stays on the rank"),
+            tr("crosses a spine"), tr("hottest destination")};
+}
+
+QRect EpMatrixView::legendRect() const
+{
+    const QRect g = gridRect();
+    if (g.isEmpty())
+        return {};
+    return {kMargin, g.bottom() + 8, width() - 2 * kMargin, legendHeight()};
+}
+
+void EpMatrixView::paintLegend(QPainter &p) const
+{
+    const QRect area = legendRect();
+    if (area.isEmpty())
+        return;
+    const QStringList text = legendEntries();
+    const QFontMetrics fm = p.fontMetrics();
+    const int row = fm.height() + 6;
+    const int sw = fm.height() - 2;
+    // Row 1: the colour scale of the off-diagonal cells, 0 to the largest.
+    int x = area.left();
+    const int y = area.top();
+    p.setPen(palette().text().color());
+    p.drawText(QRect(x, y, fm.horizontalAdvance(text[0]) + 2, row), Qt::AlignVCenter, text[0]);
+    x += fm.horizontalAdvance(text[0]) + 4;
+    const int barWidth = std::clamp(area.width() / 3, 60, 180);
+    QLinearGradient gradient(x, 0, x + barWidth, 0);
+    gradient.setStops(ColorScale::loadStops());
+    p.fillRect(QRect(x, y + 3, barWidth, row - 6), gradient);
+    x += barWidth + 4;
+    p.drawText(QRect(x, y, area.right() - x, row), Qt::AlignVCenter, text[1]);
+    // Row 2: the marks.
+    x = area.left();
+    const int y2 = y + row;
+    const auto label = [&](const QString &t) {
+        p.setPen(palette().text().color());
+        p.drawText(QRect(x, y2, fm.horizontalAdvance(t) + 2, row), Qt::AlignVCenter, t);
+        x += fm.horizontalAdvance(t) + 14;
+    };
+    const QRect swatch(x, y2 + (row - sw) / 2, sw, sw);
+    p.fillRect(swatch, ColorScale::idleColour());
+    x += sw + 4;
+    label(text[2]);
+    const QRect dotCell(x, y2 + (row - sw) / 2, sw, sw);
+    p.fillRect(dotCell, ColorScale::loadColour(0.5));
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(40, 40, 40));
+    const int d = std::max(2, sw / 4);
+    p.drawEllipse(QRect(dotCell.right() - 2 * d, dotCell.top() + d, d, d));
+    p.setBrush(Qt::NoBrush);
+    x += sw + 4;
+    label(text[3]);
+    p.setPen(QPen(ColorScale::dimColour(Dim::Ep), 2));
+    p.drawRect(QRect(x, y2 + (row - sw) / 2, sw / 2 + 2, sw).adjusted(1, 1, -1, -1));
+    x += sw / 2 + 6;
+    label(text[4]);
 }
 
 QRect EpMatrixView::cellRect(int i, int j) const
@@ -249,6 +320,8 @@ void EpMatrixView::paintEvent(QPaintEvent *)
             memberLabel(j).replace(QLatin1Char(' '), QLatin1Char('\n')));
     p.drawText(QRect(kMargin, g.top() - kColumnLabelHeight, kRowLabelWidth - 4, kColumnLabelHeight),
         Qt::AlignRight | Qt::AlignBottom, tr("from \\ to"));
+    p.setFont(font());
+    paintLegend(p);
 }
 
 } // namespace railyard

@@ -5,7 +5,10 @@
 #include <QColor>
 #include <QRect>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
+
+class QPainter;
 
 namespace railyard {
 
@@ -14,8 +17,8 @@ namespace railyard {
  * column = receiving member, colour = bytes per MoE layer on the shared load scale. Axes name
  * each member's global rank and its experts; the hottest destination's column is outlined,
  * cells whose route crosses a spine carry a dot, the diagonal (tokens that stay on the rank) is
- * grey. A text line above gives the routing, the skew and the EP spine bytes; hovering a cell
- * shows its bytes. Displays an EpSummary (cost/epsummary.h) and never computes costs.
+ * grey. A text line above gives the routing, the skew and the EP spine bytes; a key below
+ * explains the colour scale and every mark; hovering a cell shows its bytes. Displays an EpSummary (cost/epsummary.h) and never computes costs.
  */
 class EpMatrixView : public QWidget
 {
@@ -39,6 +42,12 @@ public:
     /// Hover text of cell (i, j).
     QString cellToolTip(int i, int j) const;
 
+    /// The key under the matrix: the colour scale's ends ("0", "<max> per MoE layer") and each
+    /// mark (the grey diagonal, the spine dot, the outlined hottest column), in drawing order.
+    QStringList legendEntries() const;
+    /// Where the key is drawn; empty when there is no matrix.
+    QRect legendRect() const;
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -51,6 +60,8 @@ private:
     QRect gridRect() const;
     double maxOffDiagonal() const;
     QString memberLabel(int member) const;
+    int legendHeight() const;
+    void paintLegend(QPainter &p) const;
 
     EpSummary m_summary;
 };

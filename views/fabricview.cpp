@@ -97,53 +97,6 @@ double FabricView::zoom() const
     return transform().m11();
 }
 
-void FabricView::fitAll()
-{
-    m_autoFit = true;
-    // Fit the scene below the legend strip (kept at the viewport's top-left), with the scene
-    // aligned to the bottom so the strip covers no cable or switch at this zoom.
-    const QRectF content = m_scene->sceneRect();
-    const QRect vp = viewport()->rect();
-    const double reserve = m_legend->boundingRect().height() + 12.0;
-    const double s = std::min((vp.width() - 4.0) / std::max(1.0, content.width()),
-        (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
-    if (s <= 0.0)
-        return;
-    setTransform(QTransform::fromScale(s, s));
-    const double spare = vp.height() - content.height() * s;
-    setAlignment(Qt::AlignHCenter | (spare >= 2.0 * reserve ? Qt::AlignVCenter : Qt::AlignBottom));
-    centerOn(content.center());
-    updateLevelOfDetail();
-    positionLegend();
-}
-
-void FabricView::zoomIn()
-{
-    zoomBy(1.25);
-}
-
-void FabricView::zoomOut()
-{
-    zoomBy(0.8);
-}
-
-void FabricView::zoomBy(double factor)
-{
-    m_autoFit = false;
-    const QRectF bounds = m_root->boundingRect();
-    const double fit = std::min(viewport()->width() / std::max(1.0, bounds.width()),
-        viewport()->height() / std::max(1.0, bounds.height()));
-    const double next = std::clamp(zoom() * factor, std::min(0.5 * fit, 0.05), 8.0);
-    scale(next / zoom(), next / zoom());
-    updateLevelOfDetail();
-    positionLegend();
-}
-
-void FabricView::updateLevelOfDetail()
-{
-    m_root->setOverview(m_overviewForced || zoom() < kOverviewBelow);
-}
-
 void FabricView::positionLegend()
 {
     m_legend->setPos(mapToScene(QPoint(10, 10)));
@@ -307,39 +260,6 @@ bool FabricView::viewportEvent(QEvent *event)
     return QGraphicsView::viewportEvent(event);
 }
 
-void FabricView::wheelEvent(QWheelEvent *event)
-{
-    const double steps = event->angleDelta().y() / 120.0;
-    if (steps == 0.0) {
-        QGraphicsView::wheelEvent(event);
-        return;
-    }
-    setTransformationAnchor(AnchorUnderMouse);
-    zoomBy(std::pow(1.2, steps));
-    event->accept();
-}
-
-void FabricView::scrollContentsBy(int dx, int dy)
-{
-    QGraphicsView::scrollContentsBy(dx, dy);
-    positionLegend();
-}
-
-void FabricView::resizeEvent(QResizeEvent *event)
-{
-    QGraphicsView::resizeEvent(event);
-    if (m_autoFit)
-        fitAll();
-    positionLegend();
-}
-
-void FabricView::showEvent(QShowEvent *event)
-{
-    QGraphicsView::showEvent(event);
-    if (m_autoFit)
-        fitAll();
-}
-
 void FabricView::paintEvent(QPaintEvent *event)
 {
     // Whoever changed the transform (zoom, fit, a caller's scale()), the level of detail follows.
@@ -378,6 +298,8 @@ void FabricView::selectRank(int rank)
 void FabricView::keyPressEvent(QKeyEvent *event)
 {
     if (m_tool->keyPressed(event))
+        return;
+    if (!m_tool->isDragging() && spacePanKey(event, true))
         return;
     // Reached only when no window shortcut took the key (the main window's Undo action wins).
     if (event->matches(QKeySequence::Undo)) {
@@ -454,7 +376,7 @@ void FabricView::contextMenuEvent(QContextMenuEvent *event)
 void FabricView::mousePressEvent(QMouseEvent *event)
 {
     const QPoint pos = event->position().toPoint();
-    if (event->button() == Qt::MiddleButton) {
+    if (event->button() == Qt::MiddleButton || (event->button() == Qt::LeftButton && m_spaceHeld)) {
         m_press = Press::Pan;
         m_panLast = pos;
         viewport()->setCursor(Qt::ClosedHandCursor);
@@ -484,11 +406,9 @@ void FabricView::mouseMoveEvent(QMouseEvent *event)
 {
     const QPoint pos = event->position().toPoint();
     if (m_press == Press::Pan) {
-        m_autoFit = false;
         const QPoint delta = pos - m_panLast;
         m_panLast = pos;
-        horizontalScrollBar()->setValue(horizontalScrollBar()->value() - delta.x());
-        verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y());
+        panBy(-delta.x(), -delta.y());
         return;
     }
     if (m_tool->mouseMoved(event))
@@ -502,7 +422,10 @@ void FabricView::mouseReleaseEvent(QMouseEvent *event)
 {
     const Press press = std::exchange(m_press, Press::None);
     if (press == Press::Pan) {
-        viewport()->unsetCursor();
+        if (m_spaceHeld)
+            viewport()->setCursor(Qt::OpenHandCursor);
+        else
+            viewport()->unsetCursor();
         return;
     }
     if (m_tool->mouseReleased(event))

@@ -8,6 +8,9 @@
 #include <utility>
 #include <vector>
 
+class QLabel;
+class QTimer;
+
 namespace railyard {
 
 class FabricItem;
@@ -32,8 +35,9 @@ class ServerItem;
  * Link, server and slot ids are the engine's; all three are dropped when the fabric is
  * replaced (the ids would name other parts).
  *
- * Wheel zooms under the mouse, dragging the background (or the middle button) pans; below
- * ~22 % zoom the scene switches to its overview level of detail.
+ * The wheel zooms under the mouse; Shift+wheel pans sideways; dragging the background, the
+ * middle button or Space+drag (even over chips) pans. Below ~22 % zoom the scene switches to
+ * its overview level of detail.
  */
 class FabricView : public QGraphicsView
 {
@@ -92,6 +96,14 @@ public:
     /// (empty lists clear them).
     void markFailed(const std::vector<int> &servers, const std::vector<int> &slots);
 
+    /// A short message over the bottom of the fabric for a few seconds (what a preset did):
+    /// in front of a room the status bar is too far away.
+    void showNotice(const QString &text);
+    /// The notice on screen now, or empty.
+    QString noticeText() const;
+    /// Scrolls the view by device pixels (what Shift+wheel and Space+drag do).
+    void panBy(int dx, int dy);
+
 public Q_SLOTS:
     void zoomIn();
     void zoomOut();
@@ -114,6 +126,8 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void keyReleaseEvent(QKeyEvent *event) override;
+    void focusOutEvent(QFocusEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dragMoveEvent(QDragMoveEvent *event) override;
@@ -133,6 +147,9 @@ private:
     void positionLegend();
     void updateLegend();
     void onRebuilt();
+    void positionNotice();
+    /// Space held: the next left drag pans. True when the event was the Space key.
+    bool spacePanKey(QKeyEvent *event, bool pressed);
     void hover(const QPoint &viewPos);
     void say(const QString &message);
 
@@ -153,6 +170,9 @@ private:
     Press m_press = Press::None;
     QPoint m_pressPos;
     QPoint m_panLast;
+    bool m_spaceHeld = false;
+    QLabel *m_notice = nullptr;
+    QTimer *m_noticeTimer = nullptr;
 };
 
 } // namespace railyard

@@ -38,6 +38,7 @@ InspectorField *InspectorField::integer(
     spin->setAccelerated(true);
     QObject::connect(spin, &QSpinBox::valueChanged, spin, [f] { f->commit(); });
     f->m_editor = spin;
+    f->setToolTip(f->defaultToolTip());
     return f;
 }
 
@@ -53,6 +54,7 @@ InspectorField *InspectorField::real(const QString &path, const QString &label, 
     spin->setAccelerated(true);
     QObject::connect(spin, &QDoubleSpinBox::valueChanged, spin, [f] { f->commit(); });
     f->m_editor = spin;
+    f->setToolTip(f->defaultToolTip());
     f->m_decimals = decimals;
     return f;
 }
@@ -64,6 +66,7 @@ InspectorField *InspectorField::boolean(
     auto *box = new QCheckBox;
     QObject::connect(box, &QCheckBox::toggled, box, [f] { f->commit(); });
     f->m_editor = box;
+    f->setToolTip(f->defaultToolTip());
     return f;
 }
 
@@ -76,6 +79,7 @@ InspectorField *InspectorField::choice(
         combo->addItem(v, v);
     QObject::connect(combo, &QComboBox::currentIndexChanged, combo, [f] { f->commit(); });
     f->m_editor = combo;
+    f->setToolTip(f->defaultToolTip());
     return f;
 }
 
@@ -86,7 +90,14 @@ InspectorField *InspectorField::text(
     auto *edit = new QLineEdit;
     QObject::connect(edit, &QLineEdit::editingFinished, edit, [f] { f->commit(); });
     f->m_editor = edit;
+    f->setToolTip(f->defaultToolTip());
     return f;
+}
+
+QString InspectorField::defaultToolTip() const
+{
+    // Until a field says more: what it is and the scenario-file field it edits (README).
+    return QObject::tr("%1 (scenario file: %2)").arg(m_labelText, m_path);
 }
 
 void InspectorField::setToolTip(const QString &tip)

@@ -46,6 +46,8 @@ public:
     QString labelText() const { return m_labelText; }
     QLabel *label() const { return m_label; }
     QWidget *editor() const { return m_editor; }
+    /// "layers (scenario file: model.layers)": the tooltip until setToolTip() says more.
+    QString defaultToolTip() const;
     void setToolTip(const QString &tip);
     /// Int only: shows `text` at the minimum (e.g. "auto" for a derived count of 0).
     void setSpecialValueText(const QString &text);

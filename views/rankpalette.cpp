@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableView>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 namespace railyard {
@@ -63,7 +64,7 @@ RankPalette::RankPalette(ScenarioDocument *document, QWidget *parent)
             });
 
     auto *presets = new QGroupBox(tr("Placement presets"), this);
-    auto *buttons = new QHBoxLayout(presets);
+    auto *buttons = new QHBoxLayout;
     m_packed->setToolTip(tr("Launcher order: rank r on server r/G, GPU r mod G."));
     m_railAligned->setToolTip(tr("TP groups inside a server with shard t on GPU t; DP peers of a "
                                  "shard on the same rail, so DP never crosses a spine."));
@@ -71,12 +72,23 @@ RankPalette::RankPalette(ScenarioDocument *document, QWidget *parent)
                                "network. Deliberately bad, to see the cost."));
     for (QPushButton *b : {m_packed, m_railAligned, m_scattered})
         buttons->addWidget(b);
-    connect(m_packed, &QPushButton::clicked, this,
-            [this] { m_document->applyPlacement(Placement::Packed); });
-    connect(m_railAligned, &QPushButton::clicked, this,
-            [this] { m_document->applyPlacement(Placement::RailAligned); });
-    connect(m_scattered, &QPushButton::clicked, this,
-            [this] { m_document->applyPlacement(Placement::Scattered); });
+    connect(m_packed, &QPushButton::clicked, this, [this] { applyPreset(Placement::Packed); });
+    connect(m_railAligned, &QPushButton::clicked, this, [this] { applyPreset(Placement::RailAligned); });
+    connect(m_scattered, &QPushButton::clicked, this, [this] { applyPreset(Placement::Scattered); });
+    m_presetResult = new QLabel(presets);
+    m_presetResult->setObjectName(QStringLiteral("presetResult"));
+    m_presetResult->setWordWrap(true);
+    m_presetResult->setToolTip(tr("What the last placement preset did"));
+    auto *presetLayout = new QVBoxLayout;
+    presetLayout->setContentsMargins(0, 0, 0, 0);
+    presetLayout->addLayout(buttons);
+    presetLayout->addWidget(m_presetResult);
+    m_presetResult->hide();
+    // Any other edit makes the last preset's line stale.
+    connect(m_document->undoStack(), &QUndoStack::indexChanged, this, [this] {
+        if (!m_applyingPreset)
+            m_presetResult->hide();
+    });
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -84,6 +96,7 @@ RankPalette::RankPalette(ScenarioDocument *document, QWidget *parent)
     layout->addWidget(m_count);
     layout->addWidget(m_table, 1);
     layout->addWidget(presets);
+    presets->setLayout(presetLayout);
 
     connect(m_filter, &QAbstractItemModel::modelReset, this, [this] {
         updateColumns();
@@ -114,6 +127,43 @@ void RankPalette::showRank(int rank)
         }
     }
     m_syncing = false;
+}
+
+QString RankPalette::applyPreset(Placement placement)
+{
+    const std::vector<int> before = m_document->scenario().slots;
+    const int index = m_document->undoStack()->index();
+    m_applyingPreset = true;
+    m_document->applyPlacement(placement);
+    m_applyingPreset = false;
+    const QString name = presetName(placement);
+    QString text;
+    if (m_document->undoStack()->index() == index) {
+        text = tr("%1: the ranks already sit that way; nothing changed").arg(name);
+    } else {
+        const std::vector<int> &after = m_document->scenario().slots;
+        int moved = 0;
+        for (std::size_t r = 0; r < before.size() && r < after.size(); ++r)
+            moved += before[r] != after[r] ? 1 : 0;
+        text = tr("%1: %2 %3 moved (one undo step)").arg(name).arg(moved).arg(moved == 1 ? tr("rank") : tr("ranks"));
+    }
+    m_presetResult->setText(text);
+    m_presetResult->show();
+    Q_EMIT presetApplied(text);
+    return text;
+}
+
+QString RankPalette::presetName(Placement placement)
+{
+    switch (placement) {
+    case Placement::Packed:
+        return tr("Packed");
+    case Placement::RailAligned:
+        return tr("Rail-aligned");
+    case Placement::Scattered:
+        return tr("Scattered");
+    }
+    return QString();
 }
 
 void RankPalette::updateCount()

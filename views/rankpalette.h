@@ -1,5 +1,7 @@
 #pragma once
 
+#include "layout/placement.h"
+
 #include <QWidget>
 
 class QLabel;
@@ -31,6 +33,11 @@ public:
     RankFilterModel *filterModel() const { return m_filter; }
     RankListModel *rankModel() const { return m_model; }
     void setFilterText(const QString &text);
+    /// Applies a placement preset (one undo step, or none when the ranks already sit that
+    /// way) and says what it did under the buttons; returns that line.
+    QString applyPreset(Placement placement);
+    static QString presetName(Placement placement);
+    QLabel *presetResultLabel() const { return m_presetResult; }
 
 public Q_SLOTS:
     /// Make `rank` the current row (e.g. when the fabric view selects a chip); -1 clears.
@@ -39,6 +46,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     /// The current row changed to this rank (wire to FabricView::selectRank).
     void rankActivated(int rank);
+    /// A preset ran: what it did ("Rail-aligned: 96 ranks moved (one undo step)").
+    void presetApplied(const QString &text);
 
 private:
     void updateCount();
@@ -53,7 +62,9 @@ private:
     QPushButton *m_packed;
     QPushButton *m_railAligned;
     QPushButton *m_scattered;
+    QLabel *m_presetResult = nullptr;
     bool m_syncing = false;
+    bool m_applyingPreset = false;
 };
 
 } // namespace railyard

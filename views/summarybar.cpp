@@ -7,6 +7,11 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QResizeEvent>
+#include <QTextDocument>
+
+#include <algorithm>
+#include <cmath>
 
 namespace railyard {
 
@@ -15,6 +20,16 @@ namespace {
 QString latin(std::string_view s)
 {
     return QString::fromLatin1(s.data(), static_cast<int>(s.size()));
+}
+
+/// Width of a rich-text label's text in `font` (one line).
+int htmlWidth(const QFont &font, const QString &html)
+{
+    QTextDocument doc;
+    doc.setDefaultFont(font);
+    doc.setDocumentMargin(0);
+    doc.setHtml(html);
+    return static_cast<int>(std::ceil(doc.idealWidth()));
 }
 
 /// "Caption" small and grey above the value.
@@ -37,7 +52,7 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     setFrameShape(QFrame::StyledPanel);
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(8, 3, 8, 3);
-    layout->setSpacing(18);
+    layout->setSpacing(12);
     m_iteration = addItem(QStringLiteral("summaryIteration"));
     m_mfu = addItem(QStringLiteral("summaryMfu"));
     m_bubble = addItem(QStringLiteral("summaryBubble"));
@@ -53,14 +68,36 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
                                 "are the previous ones"));
     m_evaluating->setVisible(m_doc->isEvaluating());
     layout->addWidget(m_evaluating);
-    // The bottleneck's link name is the longest item: in a narrow window it is clipped
-    // (its tooltip has it all) instead of widening the whole window.
-    m_bottleneck->setMinimumWidth(140);
+
+    // Every column has a width of its own, set from the widest value it can show, so the
+    // columns stay put when a value changes length (a new bottleneck, "does not fit").
+    const QFont f = font();
+    const auto fix = [&f](QLabel *label, const QString &caption, const QString &widest) {
+        label->setFixedWidth(std::max(htmlWidth(f, item(caption, widest)), htmlWidth(f, item(caption, QString()))) + 4);
+    };
+    fix(m_iteration, tr("Iteration"), QStringLiteral("999.99 ms"));
+    fix(m_mfu, tr("MFU"), QStringLiteral("100.0 %"));
+    fix(m_bubble, tr("Bubble"), QStringLiteral("100.0 %"));
+    fix(m_spine, tr("Spine share"), QStringLiteral("100.00 %"));
+    fix(m_memory, tr("Memory / rank"), QStringLiteral("999.9 GB / 999.9 GB %1").arg(tr("does not fit")));
+    fix(m_warnings, tr("Mapping warnings"), QStringLiteral("9999"));
+    // The bottleneck's link name is the longest item: its column takes what the window can
+    // spare between a readable minimum and room for a typical name, and elides longer names
+    // (the tooltip has it all), so it neither widens the window nor moves with the name.
+    m_bottleneckFull = htmlWidth(f, item(tr("Bottleneck link"),
+        QStringLiteral("node000/gpu0 -> leaf-su0-rail0 <span style='font-weight:normal'>(super-spine · dp · 100.0 %)</span>")));
+    m_bottleneck->setMinimumWidth(m_bottleneckFull / 3);
+    m_bottleneck->setMaximumWidth(m_bottleneckFull);
+    m_bottleneck->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    layout->setStretchFactor(m_bottleneck, 4);
 
     connect(m_doc, &ScenarioDocument::reportChanged, this, &SummaryBar::refresh);
     connect(m_doc, &ScenarioDocument::mappingChanged, this, &SummaryBar::refresh);
     connect(m_doc, &ScenarioDocument::evaluatingChanged, m_evaluating, &QLabel::setVisible);
     refresh();
+    // Its height is that of its two-line items (filled in now): the top dock area must never
+    // squeeze them, whatever the docks below ask for.
+    setFixedHeight(minimumSizeHint().height());
 }
 
 QLabel *SummaryBar::addItem(const QString &objectName)
@@ -70,6 +107,24 @@ QLabel *SummaryBar::addItem(const QString &objectName)
     label->setTextFormat(Qt::RichText);
     layout()->addWidget(label);
     return label;
+}
+
+void SummaryBar::resizeEvent(QResizeEvent *event)
+{
+    QFrame::resizeEvent(event);
+    showBottleneck();
+}
+
+void SummaryBar::showBottleneck()
+{
+    const QString detail = m_bottleneckDetail.isEmpty()
+        ? QString()
+        : QStringLiteral(" <span style='font-weight:normal'>(%1)</span>").arg(m_bottleneckDetail.toHtmlEscaped());
+    QFont bold = font();
+    bold.setBold(true);
+    const int room = m_bottleneck->width() - htmlWidth(font(), item(QString(), detail)) - 6;
+    const QString name = QFontMetrics(bold).elidedText(m_bottleneckName, Qt::ElideMiddle, std::max(room, 40));
+    m_bottleneck->setText(item(tr("Bottleneck link"), name.toHtmlEscaped() + detail));
 }
 
 void SummaryBar::refresh()
@@ -95,15 +150,17 @@ void SummaryBar::refresh()
         const QString detail = QStringLiteral("%1 · %2 · %3")
                                    .arg(latin(tierName(link.tier)), latin(dimName(r.bottleneckDim)),
                                        chartformat::percent(r.utilisation(r.bottleneckLink)));
-        m_bottleneck->setText(item(tr("Bottleneck link"),
-            name.toHtmlEscaped() + QStringLiteral(" <span style='font-weight:normal'>(") + detail
-                + QStringLiteral(")</span>")));
+        m_bottleneckName = name;
+        m_bottleneckDetail = detail;
+        showBottleneck();
         m_bottleneck->setToolTip(
             tr("%1\ntier %2, mostly %3 traffic, busy %4 of the iteration")
                 .arg(name, latin(tierName(link.tier)), latin(dimName(r.bottleneckDim)),
                     chartformat::percent(r.utilisation(r.bottleneckLink))));
     } else {
-        m_bottleneck->setText(item(tr("Bottleneck link"), tr("none")));
+        m_bottleneckName = tr("none");
+        m_bottleneckDetail.clear();
+        showBottleneck();
         m_bottleneck->setToolTip(QString());
     }
 

@@ -12,7 +12,8 @@ class ScenarioDocument;
  * One compact row of the numbers a design review starts from: iteration time, MFU, bubble,
  * the bottleneck link (name, tier, dominant dimension, utilisation), spine share, the largest
  * per-rank memory against the device's HBM, and the mapping warnings (count; the list in the
- * tooltip). Straight from the document's report and engine.
+ * tooltip). Straight from the document's report and engine. The columns keep their widths
+ * whatever the values (a long bottleneck name is elided, in full in its tooltip).
  */
 class SummaryBar : public QFrame
 {
@@ -29,8 +30,12 @@ public:
     QLabel *memoryLabel() const { return m_memory; }
     QLabel *warningsLabel() const { return m_warnings; }
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void refresh();
+    void showBottleneck(); ///< the name elided to the column's width
     QLabel *addItem(const QString &objectName);
 
     ScenarioDocument *m_doc = nullptr;
@@ -42,6 +47,9 @@ private:
     QLabel *m_memory = nullptr;
     QLabel *m_warnings = nullptr;
     QLabel *m_evaluating = nullptr;
+    QString m_bottleneckName;
+    QString m_bottleneckDetail;
+    int m_bottleneckFull = 0;
 };
 
 } // namespace railyard

@@ -2,6 +2,7 @@
 
 #include "chartformat.h"
 #include "chartpalette.h"
+#include "elidedlabel.h"
 #include "document/scenariodocument.h"
 #include "base/sizelimits.h"
 #include "timelinecanvas.h"
@@ -76,6 +77,9 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
     for (const ScheduleKind k :
         { ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved })
         m_schedule->addItem(scheduleLabel(k), static_cast<int>(k));
+    m_schedule->setToolTip(tr("Pipeline schedule: GPipe (all forwards, then all backwards), 1F1B "
+                              "(one forward, one backward in the steady state) or interleaved 1F1B "
+                              "(several model chunks per rank)"));
 
     m_chunks = new QSpinBox(this);
     m_chunks->setObjectName(QStringLiteral("chunksSpin"));
@@ -91,7 +95,7 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
     m_microbatches->setToolTip(tr("Micro-batches per replica per iteration; sets the global batch "
                                   "to m × micro-batch × dp"));
 
-    m_batchLabel = new QLabel(this);
+    m_batchLabel = new ElidedLabel(this);
     m_batchLabel->setObjectName(QStringLiteral("globalBatchLabel"));
     m_batchLabel->setStyleSheet(QStringLiteral("color: palette(mid);"));
 
@@ -124,10 +128,14 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
     QToolButton *zoomOut = tool(QStringLiteral("−"), tr("Zoom out (Ctrl+wheel, -)"));
     QToolButton *fit = tool(tr("Fit"), tr("Show the whole iteration (double-click, 0)"));
 
+    // Two short rows rather than one long one: the panel stays usable at 600 px wide.
     auto *header = new QHBoxLayout;
     header->addWidget(m_bubbleLabel);
     header->addSpacing(16);
     header->addWidget(m_detailLabel, 1);
+    header->addWidget(zoomOut);
+    header->addWidget(zoomIn);
+    header->addWidget(fit);
 
     auto *controls = new QHBoxLayout;
     auto *scheduleCaption = new QLabel(tr("&Schedule"), this);
@@ -144,11 +152,8 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
     controls->addSpacing(8);
     controls->addWidget(mbCaption);
     controls->addWidget(m_microbatches);
-    controls->addWidget(m_batchLabel);
-    controls->addStretch(1);
-    controls->addWidget(zoomOut);
-    controls->addWidget(zoomIn);
-    controls->addWidget(fit);
+    controls->addSpacing(8);
+    controls->addWidget(m_batchLabel, 1);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
@@ -203,7 +208,7 @@ void TimelineView::syncControls()
     // The document's own m (scenario(), not the engine: a large rebuild may still be running).
     const std::int64_t perStep = std::int64_t { s.training.microBatch } * s.degrees.dp;
     m_microbatches->setValue(perStep > 0 ? static_cast<int>(s.training.globalBatch / perStep) : 1);
-    m_batchLabel->setText(tr("global batch %1 = m × micro-batch %2 × dp %3")
+    m_batchLabel->setFullText(tr("global batch %1 = m × micro-batch %2 × dp %3")
                               .arg(s.training.globalBatch)
                               .arg(s.training.microBatch)
                               .arg(s.degrees.dp));

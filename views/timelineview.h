@@ -11,6 +11,7 @@ class QSpinBox;
 
 namespace railyard {
 
+class ElidedLabel;
 class ScenarioDocument;
 class TimelineCanvas;
 
@@ -48,7 +49,7 @@ private:
     ScenarioDocument *m_doc = nullptr;
     QLabel *m_bubbleLabel = nullptr;
     QLabel *m_detailLabel = nullptr;
-    QLabel *m_batchLabel = nullptr;
+    ElidedLabel *m_batchLabel = nullptr;
     QLabel *m_errorLabel = nullptr;
     QComboBox *m_schedule = nullptr;
     QSpinBox *m_chunks = nullptr;

@@ -219,7 +219,10 @@ bool AutoSaver::offerRestore(UserDialogs *dialogs, QWidget *parent)
         }
         try {
             const Record record = read(path);
-            switch (dialogs->askRestore(parent, record.savedAt, record.originalPath)) {
+            // The sidecar keeps ISO 8601 (machine-readable); the question says it like a person.
+            const QString when = UserDialogs::friendlyTime(QDateTime::fromString(record.savedAt, Qt::ISODate),
+                                                           QDateTime::currentDateTime());
+            switch (dialogs->askRestore(parent, when, record.originalPath)) {
             case UserDialogs::RestoreChoice::Restore:
                 restore(record);
                 restored = true;

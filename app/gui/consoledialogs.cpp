@@ -4,7 +4,7 @@
 
 namespace railyard {
 
-UserDialogs::SaveChoice ConsoleDialogs::askToSaveChanges(QWidget *, const QString &)
+UserDialogs::SaveChoice ConsoleDialogs::askToSaveChanges(QWidget *, const QString &, const QString &)
 {
     return SaveChoice::Discard;
 }

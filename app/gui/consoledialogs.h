@@ -12,7 +12,8 @@ namespace railyard {
 class ConsoleDialogs : public UserDialogs
 {
 public:
-    SaveChoice askToSaveChanges(QWidget *parent, const QString &documentName) override;
+    SaveChoice askToSaveChanges(QWidget *parent, const QString &documentName,
+                                const QString &action) override;
     void showError(QWidget *parent, const QString &title, const QString &message) override;
     QString openFileName(QWidget *parent, const QString &directory) override;
     QString saveFileName(QWidget *parent, const QString &title, const QString &suggested,

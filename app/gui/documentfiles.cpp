@@ -7,6 +7,7 @@
 #include "scenariotemplates.h"
 #include "userdialogs.h"
 
+#include <QCoreApplication>
 #include <QCursor>
 #include <QDir>
 #include <QFileInfo>
@@ -18,6 +19,7 @@ namespace railyard {
 namespace {
 
 const QString kLastDirKey = QStringLiteral("lastDirectory");
+const QString kLastSaveDirKey = QStringLiteral("lastSaveDirectory");
 
 /// Loading a large file builds its fabric and engine on the UI thread: show it is busy.
 class BusyCursor
@@ -39,6 +41,34 @@ DocumentFiles::DocumentFiles(ScenarioDocument *document, QWidget *window, QObjec
     , m_recent(new RecentFiles(this))
 {
     connect(m_recent, &RecentFiles::fileRequested, this, [this](const QString &path) { openFile(path); });
+    QStringList samples;
+#ifdef RAILYARD_SAMPLES_DIR
+    samples << QStringLiteral(RAILYARD_SAMPLES_DIR);
+#endif
+    samples << QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/railyard/samples"));
+    setSampleDirectories(samples);
+}
+
+void DocumentFiles::setSampleDirectories(const QStringList &directories)
+{
+    m_sampleDirs.clear();
+    for (const QString &d : directories) {
+        const QString canonical = QFileInfo(d).canonicalFilePath(); // empty when missing
+        if (!canonical.isEmpty())
+            m_sampleDirs << canonical;
+    }
+}
+
+bool DocumentFiles::isProtected(const QString &path) const
+{
+    const QFileInfo info(path);
+    if (m_sampleDirs.contains(QFileInfo(info.absolutePath()).canonicalFilePath()))
+        return true;
+    if (!info.exists())
+        return false;
+    // isWritable() asks access(2), which says yes to root for any file: the mode bits decide too.
+    constexpr auto anyWrite = QFileDevice::WriteOwner | QFileDevice::WriteGroup | QFileDevice::WriteOther;
+    return !info.isWritable() || !(info.permissions() & anyWrite);
 }
 
 DocumentFiles::~DocumentFiles() = default;
@@ -74,9 +104,23 @@ bool DocumentFiles::loadTemplate(const QString &resource)
     return true;
 }
 
+bool DocumentFiles::loadUntitled(const Scenario &scenario, const QString &what)
+{
+    try {
+        const BusyCursor busy;
+        m_document->load(scenario);
+    } catch (const std::exception &e) {
+        m_dialogs->showError(m_window, tr("Could not open %1").arg(what), QString::fromUtf8(e.what()));
+        announce(tr("Could not open %1; the document was left as it was").arg(what));
+        return false;
+    }
+    announce(tr("Opened %1 as a new scenario").arg(what));
+    return true;
+}
+
 bool DocumentFiles::newScenario()
 {
-    if (!maybeSave())
+    if (!maybeSave(tr("starting a new scenario")))
         return false;
     const QString resource = m_dialogs->chooseTemplate(m_window);
     if (resource.isEmpty()) {
@@ -88,7 +132,7 @@ bool DocumentFiles::newScenario()
 
 bool DocumentFiles::open()
 {
-    if (!maybeSave())
+    if (!maybeSave(tr("opening another file")))
         return false;
     const QString path = m_dialogs->openFileName(m_window, startDirectory());
     if (path.isEmpty())
@@ -98,7 +142,7 @@ bool DocumentFiles::open()
 
 bool DocumentFiles::openFile(const QString &path, bool prompt)
 {
-    if (prompt && !maybeSave())
+    if (prompt && !maybeSave(tr("opening %1").arg(QFileInfo(path).fileName())))
         return false;
     const QString absolute = QFileInfo(path).absoluteFilePath();
     try {
@@ -119,16 +163,29 @@ bool DocumentFiles::openFile(const QString &path, bool prompt)
 
 bool DocumentFiles::save()
 {
-    if (m_document->filePath().isEmpty())
+    const QString path = m_document->filePath();
+    if (path.isEmpty())
         return saveAs();
-    return saveTo(m_document->filePath());
+    if (isProtected(path)) {
+        announce(tr("%1 is a shipped sample or read-only: choose where to save your version")
+                     .arg(QFileInfo(path).fileName()));
+        return saveAs();
+    }
+    return saveTo(path);
 }
 
 bool DocumentFiles::saveAs()
 {
     QString suggested = m_document->filePath();
-    if (suggested.isEmpty())
-        suggested = QDir(startDirectory()).filePath(QString::fromStdString(m_document->scenario().name) + QStringLiteral(".json"));
+    if (suggested.isEmpty() || isProtected(suggested)) {
+        // Never suggest writing over a sample: the last folder the user saved to, else home.
+        QString folder = startDirectory();
+        if (isProtected(QDir(folder).filePath(QStringLiteral("x.json"))))
+            folder = QSettings().value(kLastSaveDirKey, QDir::homePath()).toString();
+        const QString base = suggested.isEmpty() ? QString::fromStdString(m_document->scenario().name)
+                                                 : QFileInfo(suggested).completeBaseName();
+        suggested = QDir(folder).filePath(base + QStringLiteral(".json"));
+    }
     QString path = m_dialogs->saveFileName(m_window, tr("Save Scenario As"), suggested,
                                            tr("Scenario files (*.json)"));
     if (path.isEmpty()) {
@@ -137,6 +194,14 @@ bool DocumentFiles::saveAs()
     }
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".json");
+    if (isProtected(path)) {
+        m_dialogs->showError(m_window, tr("Could not save %1").arg(QFileInfo(path).fileName()),
+                             tr("%1 is one of the shipped samples or a read-only file; save your version "
+                                "under another name or in another folder.")
+                                 .arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())));
+        announce(tr("Save refused: %1 is protected").arg(QFileInfo(path).fileName()));
+        return false;
+    }
     return saveTo(path);
 }
 
@@ -155,15 +220,16 @@ bool DocumentFiles::saveTo(const QString &path)
     m_document->setFilePath(absolute);
     m_recent->add(absolute);
     QSettings().setValue(kLastDirKey, QFileInfo(absolute).absolutePath());
+    QSettings().setValue(kLastSaveDirKey, QFileInfo(absolute).absolutePath());
     announce(tr("Saved %1").arg(QDir::toNativeSeparators(absolute)));
     return true;
 }
 
-bool DocumentFiles::maybeSave()
+bool DocumentFiles::maybeSave(const QString &action)
 {
     if (!m_document->isModified())
         return true;
-    switch (m_dialogs->askToSaveChanges(m_window, displayName())) {
+    switch (m_dialogs->askToSaveChanges(m_window, displayName(), action)) {
     case UserDialogs::SaveChoice::Save:
         return save();
     case UserDialogs::SaveChoice::Discard:

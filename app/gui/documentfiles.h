@@ -2,6 +2,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
@@ -10,6 +11,7 @@ class QWidget;
 namespace railyard {
 
 class RecentFiles;
+struct Scenario;
 class ScenarioDocument;
 class UserDialogs;
 
@@ -17,7 +19,8 @@ class UserDialogs;
  * The file side of the main window: New, Open, Open Recent, Save, Save As and the
  * unsaved-changes prompt, over one ScenarioDocument. A file the loader refuses is reported
  * with the loader's message and leaves the open document exactly as it was; saving is atomic
- * (railyard::saveScenario). Every outcome is announced through statusMessage().
+ * (railyard::saveScenario). Shipped samples and read-only files are never overwritten: Save
+ * asks for a new name. Every outcome is announced through statusMessage().
  */
 class DocumentFiles : public QObject
 {
@@ -36,6 +39,9 @@ public:
 
     /// Opens an embedded scenario as a new untitled document (no prompt; see newScenario()).
     bool loadTemplate(const QString &resource);
+    /// Opens `scenario` as a new untitled document (no prompt): a lesson's start. `what` names
+    /// it in the messages.
+    bool loadUntitled(const Scenario &scenario, const QString &what);
     /// File > New: prompt for unsaved changes, choose a template, open it untitled.
     bool newScenario();
     /// File > Open: prompt, ask for a file, open it.
@@ -47,9 +53,18 @@ public:
     bool saveAs();
     /// Writes the document to `path` and makes it the document's file. False on I/O errors.
     bool saveTo(const QString &path);
-    /// The unsaved-changes prompt: true when the caller may go on (saved, discarded, or not
-    /// modified), false when the user cancelled or the save failed.
-    bool maybeSave();
+    /// The unsaved-changes prompt, naming what the caller is about to do ("closing", "opening
+    /// another file"): true when the caller may go on (saved, discarded, or not modified),
+    /// false when the user cancelled or the save failed.
+    bool maybeSave(const QString &action);
+
+    /// True when Save must not write `path` in place: a shipped sample (a file in one of
+    /// sampleDirectories()) or a file nobody may write. Save then goes through Save As.
+    bool isProtected(const QString &path) const;
+    /// The folders of the shipped samples (the source tree's samples/ and an installed
+    /// share/railyard/samples); tests may replace them.
+    QStringList sampleDirectories() const { return m_sampleDirs; }
+    void setSampleDirectories(const QStringList &directories);
 
     /// The folder the file dialogs start in (the document's, else the last used one).
     QString startDirectory() const;
@@ -64,6 +79,7 @@ private:
     QWidget *m_window;
     std::unique_ptr<UserDialogs> m_dialogs;
     RecentFiles *m_recent;
+    QStringList m_sampleDirs; ///< canonical paths
 };
 
 } // namespace railyard

@@ -4,8 +4,11 @@
 #include "documentfiles.h"
 #include "exportdialog.h"
 #include "fabricview.h"
+#include "helpbrowser.h"
 #include "mainwindow.h"
 #include "pdfreport.h"
+#include "presentationmode.h"
+#include "rankpalette.h"
 #include "recentfiles.h"
 #include "document/scenariodocument.h"
 #include "timelineview.h"
@@ -45,6 +48,12 @@ MainActions::MainActions(MainWindow *window, std::initializer_list<QDockWidget *
     buildHelpMenu();
     buildToolBar();
     setColourBy(m_colourBy);
+    connect(window->rankPalette(), &RankPalette::presetApplied, this, [this](const QString &text) {
+        const bool evaluating = m_window->document()->isEvaluating();
+        m_window->showStatus(evaluating ? tr("%1; evaluating…").arg(text)
+                                        : tr("%1 — %2").arg(text, reportSummary()));
+        m_window->fabricView()->showNotice(text);
+    });
 }
 
 QAction *MainActions::make(const QString &objectName, const QString &text, const QString &statusTip)
@@ -106,7 +115,7 @@ void MainActions::buildFileMenu()
     connect(exportMapping, &QAction::triggered, this, &MainActions::showExportDialog);
     exportMenu->addAction(exportMapping);
     QAction *exportPdf = make(QStringLiteral("actionExportPdfReport"), tr("&PDF Report…"),
-                              tr("One A4 page: summary numbers, fabric, pipeline timeline and charts"));
+                              tr("A4 pages: summary, warnings and notes, the fabric, the timeline and the charts"));
     connect(exportPdf, &QAction::triggered, this, &MainActions::exportPdfReport);
     exportMenu->addAction(exportPdf);
     exportMenu->addSeparator();
@@ -139,6 +148,9 @@ void MainActions::buildEditMenu()
     undo->setShortcuts(QKeySequence::Undo);
     undo->setIcon(themedIcon("edit-undo", QStyle::SP_ArrowBack));
     undo->setStatusTip(tr("Undo the last change"));
+    // The menu names the step ("Undo Swap rank 3 …"); the toolbar button keeps one short label,
+    // so the toolbar does not jump after every edit (the tooltip still names the step).
+    undo->setIconText(tr("Undo"));
     // Connected after the stack's own slot: the undone command is now the redo one.
     connect(undo, &QAction::triggered, this,
             [this, stack] { m_window->showStatus(tr("Undone: %1").arg(stack->redoText())); });
@@ -149,6 +161,7 @@ void MainActions::buildEditMenu()
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     redo->setIcon(themedIcon("edit-redo", QStyle::SP_ArrowForward));
     redo->setStatusTip(tr("Redo the last undone change"));
+    redo->setIconText(tr("Redo"));
     connect(redo, &QAction::triggered, this,
             [this, stack] { m_window->showStatus(tr("Redone: %1").arg(stack->undoText())); });
     menu->addAction(redo);
@@ -176,8 +189,7 @@ void MainActions::buildEditMenu()
         a->setIcon(placementIcon(preset.placement));
         a->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | static_cast<Qt::Key>(key++)));
         const Placement placement = preset.placement;
-        const QString name = QString(preset.text).remove(QLatin1Char('&'));
-        connect(a, &QAction::triggered, this, [this, placement, name] { applyPlacement(placement, name); });
+        connect(a, &QAction::triggered, this, [this, placement] { applyPlacement(placement); });
         presets->addAction(a);
     }
 }
@@ -238,14 +250,51 @@ void MainActions::buildViewMenu(std::initializer_list<QDockWidget *> docks)
     menu->addAction(zoomOut);
     menu->addSeparator();
 
-    QMenu *panels = menu->addMenu(tr("&Panels"));
+    m_panels = menu->addMenu(tr("&Panels"));
+    m_panels->setObjectName(QStringLiteral("menuPanels"));
     for (QDockWidget *dock : docks)
-        panels->addAction(dock->toggleViewAction());
+        addPanelToggle(dock);
+    menu->addSeparator();
+    menu->addAction(m_window->presentation()->toggleAction());
+}
+
+void MainActions::addPanelToggle(QDockWidget *dock)
+{
+    QAction *toggle = dock->toggleViewAction();
+    toggle->setStatusTip(tr("Show or hide the %1 panel").arg(dock->windowTitle()));
+    m_panels->addAction(toggle);
 }
 
 void MainActions::buildHelpMenu()
 {
     QMenu *menu = m_window->menuBar()->addMenu(tr("&Help"));
+    QAction *help = make(QStringLiteral("actionHelp"), tr("Railyard &Help"),
+                         tr("The manual, opened at the panel that has the focus (F1)"));
+    help->setShortcut(QKeySequence::HelpContents);
+    connect(help, &QAction::triggered, this,
+            [this] { m_window->showHelp(HelpBrowser::pageFor(QApplication::focusWidget())); });
+    menu->addAction(help);
+    m_window->addAction(help); // F1 works in presentation mode too, without the menu bar
+    const struct
+    {
+        const char *name;
+        QString text;
+        QString tip;
+        const char *page;
+    } pages[] = {
+        {"actionHelpShortcuts", tr("&Keyboard and Mouse"), tr("Every shortcut and gesture"), "shortcuts.html"},
+        {"actionHelpLessons", tr("&Lessons and Their File Format"), tr("How lessons work and how to write one"),
+         "lessons.html"},
+        {"actionHelpWhiteboard", tr("&Whiteboard Mode"), tr("Presentation mode, notes, arrows and snapshots"),
+         "whiteboard.html"},
+    };
+    for (const auto &p : pages) {
+        QAction *a = make(QString::fromLatin1(p.name), p.text, p.tip);
+        const QString page = QString::fromLatin1(p.page);
+        connect(a, &QAction::triggered, this, [this, page] { m_window->showHelp(page); });
+        menu->addAction(a);
+    }
+    menu->addSeparator();
     QAction *about = make(QStringLiteral("actionAbout"), tr("&About Railyard"), tr("What Railyard is"));
     about->setMenuRole(QAction::AboutRole);
     connect(about, &QAction::triggered, this, [this] { m_window->files()->dialogs()->showAbout(m_window); });
@@ -291,17 +340,11 @@ void MainActions::buildToolBar()
     }
 }
 
-void MainActions::applyPlacement(Placement placement, const QString &name)
+void MainActions::applyPlacement(Placement placement)
 {
-    ScenarioDocument *doc = m_window->document();
-    const int before = doc->undoStack()->index();
-    doc->applyPlacement(placement);
-    if (doc->undoStack()->index() == before) {
-        m_window->showStatus(tr("%1: the ranks are already placed that way").arg(name));
-        return;
-    }
-    m_window->showStatus(doc->isEvaluating() ? tr("%1 placement applied; evaluating…").arg(name)
-                                             : tr("%1 placement: %2").arg(name, reportSummary()));
+    // The palette runs it and says what happened (under its buttons, in the status bar and on
+    // the fabric), whichever of the menu, the toolbar or its buttons asked.
+    m_window->rankPalette()->applyPreset(placement);
 }
 
 void MainActions::setColourBy(QChar coordinate)

@@ -41,8 +41,11 @@ public:
     /// File > Export > Mapping / Launcher Files: shows the (modeless) ExportDialog.
     void showExportDialog();
     ExportDialog *exportDialog() const;
-    /// File > Export > PDF Report: asks for a file name, writes the one-page report.
+    /// File > Export > PDF Report: asks for a file name, writes the report (pdfreport.h).
     bool exportPdfReport();
+
+    /// Adds a dock's show/hide action to View > Panels.
+    void addPanelToggle(QDockWidget *dock);
 
     void readSettings(const QSettings &settings);
     void writeSettings(QSettings &settings) const;
@@ -54,7 +57,7 @@ private:
     void buildViewMenu(std::initializer_list<QDockWidget *> docks);
     void buildHelpMenu();
     void buildToolBar();
-    void applyPlacement(Placement placement, const QString &name);
+    void applyPlacement(Placement placement);
     void setColourBy(QChar coordinate);
     QString reportSummary() const;
 
@@ -62,6 +65,7 @@ private:
     QActionGroup *m_colourGroup = nullptr;
     QChar m_colourBy = QLatin1Char('t');
     QPointer<ExportDialog> m_exportDialog;
+    QMenu *m_panels = nullptr;
 };
 
 } // namespace railyard

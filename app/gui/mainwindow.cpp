@@ -3,6 +3,11 @@
 #include "autosaver.h"
 #include "chartspanel.h"
 #include "documentfiles.h"
+#include "helpbrowser.h"
+#include "lessoncontroller.h"
+#include "presentationmode.h"
+#include "snapshotstrip.h"
+#include "elidedlabel.h"
 #include "fabricview.h"
 #include "inspectorpanel.h"
 #include "mainactions.h"
@@ -12,8 +17,11 @@
 #include "studycontroller.h"
 #include "summarybar.h"
 #include "timelineview.h"
+#include "undoshortcutfilter.h"
+#include "windowlayout.h"
 #include "userdialogs.h"
 
+#include <QApplication>
 #include <QCloseEvent>
 #include <QMimeData>
 #include <QDockWidget>
@@ -39,6 +47,8 @@ MainWindow::MainWindow(QWidget *parent)
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
     m_files = new DocumentFiles(m_document, this, this);
+    // Ctrl+Z / Ctrl+Shift+Z reach the document's undo stack whatever has focus.
+    qApp->installEventFilter(new UndoShortcutFilter(this));
 
     // The scenario comes first so that every view starts from a real fabric and report.
     try {
@@ -57,23 +67,28 @@ MainWindow::MainWindow(QWidget *parent)
     m_charts = new ChartsPanel(m_document);
     m_timelineView = new TimelineView(m_document);
     setDockOptions(AnimatedDocks | AllowTabbedDocks);
-    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
-    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     QDockWidget *ranks = addDock(m_rankPalette, tr("Ranks"), QStringLiteral("ranksDock"), Qt::LeftDockWidgetArea);
     QDockWidget *inspector = addDock(m_inspector, tr("Inspector"), QStringLiteral("inspectorDock"), Qt::RightDockWidgetArea);
-    QDockWidget *charts = addDock(m_charts, tr("Charts"), QStringLiteral("chartsDock"), Qt::RightDockWidgetArea);
+    QDockWidget *charts = addDock(m_charts, tr("Charts"), QStringLiteral("chartsDock"), Qt::BottomDockWidgetArea);
     QDockWidget *timeline = addDock(m_timelineView, tr("Pipeline"), QStringLiteral("timelineDock"), Qt::BottomDockWidgetArea);
-    tabifyDockWidget(inspector, charts);
-    inspector->raise();
 
-    m_scenarioLabel = new QLabel(this);
-    statusBar()->addPermanentWidget(m_scenarioLabel);
+    // Its text is as long as the scenario's summary: elided, it never sets the window's width.
+    m_scenarioLabel = new ElidedLabel(this);
+    m_scenarioLabel->setObjectName(QStringLiteral("scenarioLabel"));
+    m_scenarioLabel->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    statusBar()->addPermanentWidget(m_scenarioLabel, 1);
 
+    m_snapshotStrip = new SnapshotStrip(m_document, this);
+    m_presentation = new PresentationMode(this);
     m_actions = new MainActions(this, {ranks, inspector, charts, timeline});
     m_studies = new StudyController(this);
-    for (QDockWidget *study : {m_studies->compareDock(), m_studies->expertDock(), m_studies->inferenceDock()})
-        tabifyDockWidget(timeline, study);
-    timeline->raise();
+    m_lessons = new LessonController(this);
+    m_actions->addPanelToggle(m_lessons->dock());
+    // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
+    // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).
+    addToolBar(Qt::TopToolBarArea, m_snapshotStrip);
+    connect(m_snapshotStrip, &SnapshotStrip::compareRequested, m_studies, &StudyController::compareSnapshots);
+    connect(m_snapshotStrip, &SnapshotStrip::statusMessage, this, &MainWindow::showStatus);
     // The summary spans the window under the toolbar (a fixed, title-less top dock): the
     // numbers a design review starts from stay in sight whatever the docks below do.
     m_summaryBar = new SummaryBar(m_document);
@@ -82,6 +97,15 @@ MainWindow::MainWindow(QWidget *parent)
     QDockWidget *summary = addDock(m_summaryBar, tr("Summary"), QStringLiteral("summaryDock"), Qt::TopDockWidgetArea);
     summary->setTitleBarWidget(new QWidget(summary));
     summary->setFeatures(QDockWidget::NoDockWidgetFeatures);
+
+    // A first launch: inside the screen, the docks arranged for its size (readSettings()
+    // restores a saved layout for this screen instead).
+    m_docks.ranks = ranks;
+    m_docks.inspector = inspector;
+    m_docks.lessons = m_lessons->dock();
+    m_docks.bottom = {timeline, charts, m_studies->compareDock(), m_studies->expertDock(), m_studies->inferenceDock()};
+    setGeometry(WindowLayout::firstLaunchGeometry(WindowLayout::availableGeometry(this)));
+    WindowLayout::arrange(this, m_docks, size());
 
     connect(m_files, &DocumentFiles::statusMessage, this, &MainWindow::showStatus);
     connect(m_fabricView, &FabricView::statusMessage, this,
@@ -108,13 +132,10 @@ MainWindow::MainWindow(QWidget *parent)
 
     updateTitle();
     updateScenarioLabel();
-    resize(1440, 900);
     // Dock sizes apply once the window has its layout; a restored session keeps its own.
-    QTimer::singleShot(0, this, [this, ranks, inspector, timeline] {
-        if (m_restoredLayout)
-            return;
-        resizeDocks({ranks, inspector}, {300, 380}, Qt::Horizontal);
-        resizeDocks({timeline}, {260}, Qt::Vertical);
+    QTimer::singleShot(0, this, [this] {
+        if (!m_restoredLayout)
+            WindowLayout::sizeDocks(this, m_docks);
     });
     showStatus(tr("Drag a rank chip onto another GPU slot to swap them; the links recolour with the predicted load"));
 }
@@ -176,6 +197,16 @@ void MainWindow::showPanel(QDockWidget *dock)
                 bar->setCurrentIndex(i);
 }
 
+void MainWindow::showHelp(const QString &page)
+{
+    if (!m_help)
+        m_help = new HelpBrowser(this);
+    m_help->showPage(page);
+    m_help->show();
+    m_help->raise();
+    m_help->activateWindow();
+}
+
 void MainWindow::showStatus(const QString &message)
 {
     statusBar()->showMessage(message, kStatusTimeoutMs);
@@ -190,22 +221,41 @@ void MainWindow::updateTitle()
 void MainWindow::updateScenarioLabel()
 {
     const Scenario &s = m_document->scenario();
-    m_scenarioLabel->setText(tr("%1 ranks on %2").arg(s.slots.size()).arg(scenarioSummary(s)));
+    m_scenarioLabel->setFullText(tr("%1 ranks on %2").arg(s.slots.size()).arg(scenarioSummary(s)));
+}
+
+QString MainWindow::settingsPrefix() const
+{
+    return QStringLiteral("window/%1/").arg(WindowLayout::screenKey(screen()));
 }
 
 void MainWindow::readSettings()
 {
     const QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    m_restoredLayout = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    // Per screen: a layout saved on a 4K monitor never opens on a 1280x720 projector.
+    const QString prefix = settingsPrefix();
+    const QRect available = WindowLayout::availableGeometry(this);
+    if (restoreGeometry(settings.value(prefix + QStringLiteral("geometry")).toByteArray()))
+        setGeometry(WindowLayout::clampedTo(geometry(), available));
+    else
+        setGeometry(WindowLayout::firstLaunchGeometry(available));
+    m_restoredLayout = restoreState(settings.value(prefix + QStringLiteral("state")).toByteArray());
+    if (!m_restoredLayout) {
+        WindowLayout::arrange(this, m_docks, size());
+        QTimer::singleShot(0, this, [this] { WindowLayout::sizeDocks(this, m_docks); });
+    }
     m_actions->readSettings(settings);
+    // The last session's study tabs: a comparison's baseline is not kept, so its dock (and any
+    // study the document has nothing for) would cover the timeline with an empty panel.
+    m_studies->hideIdleStudies();
 }
 
 void MainWindow::writeSettings() const
 {
     QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    const QString prefix = settingsPrefix();
+    settings.setValue(prefix + QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(prefix + QStringLiteral("state"), saveState());
     m_actions->writeSettings(settings);
 }
 
@@ -242,9 +292,23 @@ void MainWindow::dropEvent(QDropEvent *event)
     });
 }
 
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    // QMainWindow::resizeDocks() only holds once the dock layout exists (on the first show);
+    // before it, a bottom tab group keeps its content's size hint and squeezes the fabric.
+    if (m_shown)
+        return;
+    m_shown = true;
+    if (!m_restoredLayout) {
+        WindowLayout::sizeDocks(this, m_docks);
+        QTimer::singleShot(0, this, [this] { WindowLayout::sizeDocks(this, m_docks); });
+    }
+}
+
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!m_files->maybeSave()) {
+    if (!m_files->maybeSave(tr("closing"))) {
         event->ignore();
         return;
     }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "windowlayout.h"
+
 #include <QMainWindow>
 
 #include <memory>
@@ -12,7 +14,12 @@ namespace railyard {
 class AutoSaver;
 class ChartsPanel;
 class DocumentFiles;
+class ElidedLabel;
 class FabricView;
+class HelpBrowser;
+class LessonController;
+class PresentationMode;
+class SnapshotStrip;
 class InspectorPanel;
 class MainActions;
 class RankPalette;
@@ -24,7 +31,8 @@ class UserDialogs;
 
 /**
  * The Railyard window: the summary bar across the top, the fabric view in the middle, the rank
- * palette on the left, inspector and charts tabbed on the right, the pipeline timeline at the bottom.
+ * palette on the left (tabbed on the right in a narrow window), the inspector on the right, the
+ * pipeline timeline, the charts and the studies tabbed at the bottom (WindowLayout).
  * It owns the one ScenarioDocument; the views observe it, MainActions holds the menus and
  * toolbar, DocumentFiles the file handling. Starts with the embedded default scenario.
  */
@@ -43,6 +51,16 @@ public:
     TimelineView *timelineView() const { return m_timelineView; }
     ChartsPanel *chartsPanel() const { return m_charts; }
     StudyController *studies() const { return m_studies; }
+    RankPalette *rankPalette() const { return m_rankPalette; }
+    SnapshotStrip *snapshotStrip() const { return m_snapshotStrip; }
+    PresentationMode *presentation() const { return m_presentation; }
+    LessonController *lessons() const { return m_lessons; }
+    /// The help browser (nullptr until help was first asked for).
+    HelpBrowser *helpBrowser() const { return m_help; }
+    /// Opens the help browser on `page` ("fabric.html"; see HelpBrowser::pageFor()).
+    void showHelp(const QString &page);
+    InspectorPanel *inspector() const { return m_inspector; }
+    SummaryBar *summaryBar() const { return m_summaryBar; }
 
     /// Replaces the modal dialogs (tests script them).
     void setDialogs(std::unique_ptr<UserDialogs> dialogs);
@@ -68,6 +86,7 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
     /// A scenario file dropped on the window opens like File > Open.
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
@@ -77,6 +96,8 @@ private:
                          Qt::DockWidgetArea area);
     void updateTitle();
     void updateScenarioLabel();
+    /// "window/1920x1080@2/": where this screen's geometry and dock state are saved.
+    QString settingsPrefix() const;
 
     ScenarioDocument *m_document = nullptr;
     DocumentFiles *m_files = nullptr;
@@ -89,8 +110,14 @@ private:
     MainActions *m_actions = nullptr;
     StudyController *m_studies = nullptr;
     AutoSaver *m_autoSaver = nullptr;
-    QLabel *m_scenarioLabel = nullptr;
+    SnapshotStrip *m_snapshotStrip = nullptr;
+    PresentationMode *m_presentation = nullptr;
+    LessonController *m_lessons = nullptr;
+    HelpBrowser *m_help = nullptr;
+    ElidedLabel *m_scenarioLabel = nullptr;
     bool m_restoredLayout = false;
+    bool m_shown = false; ///< shown once: the first-launch dock sizes were applied
+    WindowLayout::Docks m_docks;
 };
 
 } // namespace railyard

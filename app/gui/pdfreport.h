@@ -9,9 +9,11 @@ class FabricView;
 class ScenarioDocument;
 class TimelineView;
 
-/// File > Export > PDF report: one A4 landscape page with the scenario's name and the date,
-/// the summary numbers and a per-dimension table (bytes and exposed time) from doc->report(),
-/// the fabric view, the pipeline timeline and the four charts. Waits for a background
+/// File > Export > PDF report, A4 landscape pages: the summary numbers, the per-dimension table
+/// (bytes and exposed time), the warnings, the notes, arrows and snapshots; the fabric view with
+/// its legend and notes; the pipeline timeline with its legend (and strips of it, large enough
+/// for the micro-batch numbers, when the whole is too dense); each chart on half a page. All
+/// from doc->report(), at screen resolution so nothing is clipped. Waits for a background
 /// evaluation first. Written through QSaveFile, so a failure leaves no file (and an existing
 /// file at `path` untouched); then false and `*error` says why.
 bool writePdfReport(const QString &path, ScenarioDocument *doc, FabricView *fabric,

@@ -6,6 +6,7 @@
 
 #include <QBrush>
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFont>
 #include <QGroupBox>
@@ -14,6 +15,7 @@
 #include <QPalette>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTreeWidget>
@@ -53,6 +55,20 @@ RemapDialog::RemapDialog(
     m_header->setWordWrap(true);
     layout->addWidget(m_header);
 
+    // Above the fold: a plan that does not fit must not be applied by accident.
+    m_fitBanner = new QLabel(this);
+    m_fitBanner->setObjectName(QStringLiteral("remapFitBanner"));
+    m_fitBanner->setWordWrap(true);
+    m_fitBanner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #a61e1e; border: 1px solid "
+                                              "#c92a2a; border-radius: 3px; padding: 6px; font-weight: bold; }"));
+    m_fitBanner->hide();
+    layout->addWidget(m_fitBanner);
+    m_override = new QCheckBox(tr("Apply although it does not fit in device memory"), this);
+    m_override->setObjectName(QStringLiteral("remapOverride"));
+    m_override->setToolTip(tr("The degraded job would run out of HBM; apply it only to study it"));
+    m_override->hide();
+    layout->addWidget(m_override);
+
     std::string failed;
     try {
         m_results = remapAll(m_healthy, m_failures); // checks every failure against the fabric
@@ -76,6 +92,13 @@ RemapDialog::RemapDialog(
         if (i < m_results.size() && !possible) {
             text += tr(" (impossible: %1)").arg(qs(m_results[i].reason));
             radio->setToolTip(qs(m_results[i].reason));
+        } else if (possible && !m_results[i].result.memoryFits) {
+            text += tr(" — DOES NOT FIT: %1").arg(memoryText(m_results[i]));
+            radio->setToolTip(tr("This plan %1: the degraded job would run out of device memory")
+                                  .arg(memoryText(m_results[i])));
+            radio->setStyleSheet(QStringLiteral("QRadioButton { color: #a61e1e; }"));
+        } else if (possible) {
+            radio->setToolTip(tr("Fits: %1").arg(memoryText(m_results[i])));
         }
         radio->setText(text);
         radio->setEnabled(possible); // greyed with the reason when impossible
@@ -133,25 +156,50 @@ RemapDialog::RemapDialog(
                               .arg(first.ranksOnFailedSlots));
     }
 
-    // Start on the recommended strategy (possible, fits in memory, fastest), else any possible.
-    int start = bestRemap(m_results);
-    for (std::size_t i = 0; start < 0 && i < m_results.size(); ++i)
-        if (m_results[i].possible)
-            start = static_cast<int>(i);
+    // Start on the recommended strategy (possible, fits in memory, fastest). When no plan fits
+    // nothing is selected: the user must choose one that does not fit knowingly.
+    const int start = bestRemap(m_results);
     if (start >= 0) {
         m_selected = static_cast<std::size_t>(start);
         m_radios[m_selected]->setChecked(true);
     }
+    connect(m_override, &QCheckBox::toggled, this, &RemapDialog::showStrategy);
     connect(group, &QButtonGroup::idToggled, this, [this](int id, bool checked) {
         if (!checked)
             return;
         m_selected = static_cast<std::size_t>(id);
+        {
+            const QSignalBlocker block(m_override); // a tick is for the plan it was given to
+            m_override->setChecked(false);
+        }
         showStrategy();
         Q_EMIT strategyChanged(m_results[m_selected].strategy);
     });
     buildTable();
     showStrategy();
     resize(900, 700);
+}
+
+bool RemapDialog::hasSelection() const
+{
+    return m_selected < m_results.size() && m_results[m_selected].possible;
+}
+
+bool RemapDialog::selectionFits() const
+{
+    return hasSelection() && m_results[m_selected].result.memoryFits;
+}
+
+bool RemapDialog::canApply() const
+{
+    return hasSelection() && (selectionFits() || m_override->isChecked());
+}
+
+QString RemapDialog::memoryText(const RemapResult &result)
+{
+    return tr("needs %1 GB of %2 GB per GPU")
+        .arg(result.result.maxMemoryPerRank / 1e9, 0, 'f', 1)
+        .arg(result.result.deviceMemory / 1e9, 0, 'f', 1);
 }
 
 RemapStrategy RemapDialog::strategy() const
@@ -225,8 +273,18 @@ void RemapDialog::buildTable()
 
 void RemapDialog::showStrategy()
 {
-    const bool ok = m_selected < m_results.size() && m_results[m_selected].possible;
-    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(ok);
+    const bool ok = hasSelection();
+    const bool fits = selectionFits();
+    m_fitBanner->setVisible(ok && !fits);
+    m_override->setVisible(ok && !fits);
+    if (ok && !fits)
+        m_fitBanner->setText(tr("%1 DOES NOT FIT: it %2. Choose another strategy, or tick the box "
+                                "below to apply it anyway.")
+                                 .arg(qs(std::string(remapStrategyName(m_results[m_selected].strategy))),
+                                      memoryText(m_results[m_selected])));
+    QPushButton *apply = m_buttons->button(QDialogButtonBox::Ok);
+    apply->setEnabled(canApply());
+    apply->setText(ok && !fits ? tr("Apply Anyway") : tr("Apply Remap"));
     // The selected strategy's column in bold.
     for (int c = 1; c < m_table->columnCount(); ++c)
         for (int r = 0; r < m_table->rowCount(); ++r)
@@ -237,7 +295,10 @@ void RemapDialog::showStrategy()
             }
     m_moves->clear();
     if (!ok) {
-        m_notes->setText(m_error.isEmpty() ? tr("No strategy is possible.") : QString());
+        m_notes->setText(!m_error.isEmpty()    ? QString()
+                             : hasPossibleStrategy() ? tr("No strategy fits in device memory: choose one "
+                                                          "above to see what it would do.")
+                                                     : tr("No strategy is possible."));
         m_movesSummary->clear();
         return;
     }

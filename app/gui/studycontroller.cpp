@@ -25,6 +25,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QTimer>
+#include <QUndoStack>
 
 namespace railyard {
 
@@ -230,8 +231,16 @@ bool StudyController::remapAfterFailure(const std::vector<FailedComponent> &adde
         dialogs->showError(m_window, tr("Failure Remap"), dialog.errorText());
         return false;
     }
-    if (dialogs->execDialog(&dialog) != QDialog::Accepted || !dialog.hasPossibleStrategy())
+    if (dialogs->execDialog(&dialog) != QDialog::Accepted || !dialog.hasSelection())
         return false;
+    if (!dialog.canApply()) { // accepted without the button (a script): say why not
+        dialogs->showError(m_window, tr("Failure Remap"),
+            tr("%1 does not fit in device memory (it %2); tick \"Apply although it does not fit\" "
+               "to apply it anyway")
+                .arg(QString::fromLatin1(remapStrategyName(dialog.strategy())),
+                    RemapDialog::memoryText(dialog.resultFor(dialog.strategy()))));
+        return false;
+    }
     const QString what = QString::fromStdString(failureListText(added));
     const QString message = doc->editScenario(dialog.degradedScenario(),
         tr("Remap after %1 (%2)")
@@ -264,6 +273,10 @@ void StudyController::onScenarioChanged()
         m_window->fabricView()->markFailed(servers, slots);
     }
 
+    // A new document (its undo stack is empty): the studies of the last one make way.
+    if (m_window->document()->undoStack()->count() == 0)
+        hideIdleStudies();
+
     // An inference scenario opens on its pools' KV traffic; a training one on its own load.
     const bool inference = m_window->document()->scenario().inference.has_value();
     m_kvAction->setEnabled(inference);
@@ -274,6 +287,24 @@ void StudyController::onScenarioChanged()
         setKvOverlay(inference);
     if (inference && !m_inferenceDock->isVisible()) // once the window is laid out
         QTimer::singleShot(0, this, [this] { m_window->showPanel(m_inferenceDock); });
+}
+
+void StudyController::hideIdleStudies()
+{
+    const Scenario &s = m_window->document()->scenario();
+    bool hid = false;
+    const auto hideIf = [&hid](QDockWidget *dock, bool idle) {
+        if (idle && !dock->isHidden()) {
+            dock->hide();
+            hid = true;
+        }
+    };
+    hideIf(m_compareDock, !m_baseline);
+    hideIf(m_expertDock, s.model.experts <= 1);
+    hideIf(m_inferenceDock, !s.inference.has_value());
+    if (hid)
+        if (QDockWidget *timeline = m_window->findChild<QDockWidget *>(QStringLiteral("timelineDock")))
+            m_window->showPanel(timeline);
 }
 
 bool StudyController::kvOverlay() const
@@ -372,7 +403,7 @@ bool StudyController::pinBaselineFromFile(const QString &path)
     }
 }
 
-void StudyController::setBaseline(const Scenario &scenario, const QString &label)
+bool StudyController::setBaseline(const Scenario &scenario, const QString &label)
 {
     try {
         // Its own fabric and router: the document's router is not thread-safe and the document
@@ -381,19 +412,53 @@ void StudyController::setBaseline(const Scenario &scenario, const QString &label
     } catch (const std::exception &e) {
         m_window->files()->dialogs()->showError(
             m_window, tr("Cannot pin this baseline"), QString::fromStdString(e.what()));
-        return;
+        return false;
     }
+    m_sideB.reset(); // B is the document again unless compareSnapshots() sets it
     m_pinnedAt = tr("%1, %2").arg(label, QTime::currentTime().toString(QStringLiteral("HH:mm")));
     m_clearAction->setEnabled(true);
     m_window->showPanel(m_compareDock);
     refreshComparison();
     m_window->showStatus(
         tr("Pinned %1 as baseline A; every change is now compared with it").arg(label));
+    return true;
+}
+
+bool StudyController::compareSnapshots(int a, int b)
+{
+    ScenarioDocument *doc = m_window->document();
+    doc->waitForEvaluation();
+    const Scenario &current = doc->scenario();
+    const auto count = static_cast<int>(current.snapshots.size());
+    if (a < 0 || a >= count || b >= count || a == b)
+        return false;
+    const Snapshot &snapA = current.snapshots[static_cast<std::size_t>(a)];
+    std::unique_ptr<CostEngine> sideB;
+    if (b >= 0) {
+        const Snapshot &snapB = current.snapshots[static_cast<std::size_t>(b)];
+        try {
+            sideB = std::make_unique<CostEngine>(withSnapshot(current, snapB));
+        } catch (const std::exception &e) {
+            m_window->files()->dialogs()->showError(m_window, tr("Cannot compare with this snapshot"),
+                tr("Snapshot \"%1\": %2").arg(QString::fromStdString(snapB.name), QString::fromStdString(e.what())));
+            return false;
+        }
+    }
+    const QString nameA = QString::fromStdString(snapA.name);
+    if (!setBaseline(withSnapshot(current, snapA), tr("snapshot \"%1\"").arg(nameA)))
+        return false;
+    m_sideB = std::move(sideB);
+    if (b >= 0)
+        m_pinnedAt = tr("snapshot \"%1\" against snapshot \"%2\"")
+                         .arg(nameA, QString::fromStdString(current.snapshots[static_cast<std::size_t>(b)].name));
+    refreshComparison();
+    return true;
 }
 
 void StudyController::clearBaseline()
 {
     m_baseline.reset();
+    m_sideB.reset();
     m_clearAction->setEnabled(false);
     m_panel->clear();
     m_highlighted.clear();
@@ -421,7 +486,7 @@ void StudyController::refreshComparison()
     if (!m_baseline)
         return;
     const ScenarioDocument *doc = m_window->document();
-    const CostEngine &current = doc->engine();
+    const CostEngine &current = m_sideB ? *m_sideB : doc->engine();
     const Comparison c = compareEngines(*m_baseline, current, 200);
     m_panel->setComparison(c, current.fabric(), m_pinnedAt);
     const Scenario &a = m_baseline->scenario();

@@ -41,6 +41,12 @@ public:
     bool pinBaselineFromFile(const QString &path);
     void clearBaseline();
     bool hasBaseline() const { return static_cast<bool>(m_baseline); }
+    /// Compares snapshot `a` (as baseline A) with snapshot `b`, or with the document when `b`
+    /// is -1 (then every change is compared with it, as after pinning). False (and a message)
+    /// when a snapshot does not evaluate on the fabric as it is now.
+    bool compareSnapshots(int a, int b);
+    /// B is a fixed snapshot rather than the document.
+    bool comparesFixedB() const { return static_cast<bool>(m_sideB); }
     const CostEngine *baseline() const { return m_baseline.get(); }
 
     ComparePanel *comparePanel() const { return m_panel; }
@@ -62,6 +68,11 @@ public:
     void setKvOverlay(bool on);
     bool kvOverlay() const;
     QMenu *menu() const { return m_menu; }
+    /// Hides the study docks with nothing to show (Compare A/B without a baseline, Experts for
+    /// a dense model, Inference without pools) and brings the Pipeline tab back to the front.
+    /// A new file and a new session start this way: a tab raised for the last file would
+    /// otherwise hide the timeline.
+    void hideIdleStudies();
     /// Recomputes every study now (otherwise they follow the document, coalesced).
     void refreshComparison();
     void refreshExperts();
@@ -70,7 +81,7 @@ public:
 private:
     void buildMenu();
     void scheduleRefresh();
-    void setBaseline(const Scenario &scenario, const QString &label);
+    bool setBaseline(const Scenario &scenario, const QString &label);
     void applyHighlight();
     void onScenarioChanged();
     void askFailures();
@@ -87,6 +98,7 @@ private:
     InferencePanel *m_inference = nullptr;
     QDockWidget *m_inferenceDock = nullptr;
     std::unique_ptr<CostEngine> m_baseline;
+    std::unique_ptr<CostEngine> m_sideB; ///< a snapshot compared as B (else the document)
     QString m_pinnedAt;
     std::vector<int> m_highlighted; ///< the comparison's most changed links
     std::vector<int> m_kvLinks; ///< links on the inference pools' KV paths

@@ -1,12 +1,15 @@
 #include "userdialogs.h"
 
 #include "newscenariodialog.h"
+#include "savechangesprompt.h"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QDialog>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
 
@@ -14,21 +17,33 @@ namespace railyard {
 
 UserDialogs::~UserDialogs() = default;
 
-UserDialogs::SaveChoice UserDialogs::askToSaveChanges(QWidget *parent, const QString &documentName)
+UserDialogs::SaveChoice UserDialogs::askToSaveChanges(QWidget *parent, const QString &documentName,
+                                                      const QString &action)
 {
-    QMessageBox box(QMessageBox::Warning, QApplication::applicationName(),
-                    QObject::tr("Save changes to \"%1\" before closing?").arg(documentName),
-                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, parent);
-    box.setInformativeText(QObject::tr("Your changes are lost if you don't save them."));
-    box.setDefaultButton(QMessageBox::Save);
-    switch (box.exec()) {
-    case QMessageBox::Save:
+    SaveChangesPrompt prompt(documentName, action, parent);
+    prompt.exec();
+    switch (prompt.answer()) {
+    case SaveChangesPrompt::Save:
         return SaveChoice::Save;
-    case QMessageBox::Discard:
+    case SaveChangesPrompt::Discard:
         return SaveChoice::Discard;
-    default:
-        return SaveChoice::Cancel;
+    case SaveChangesPrompt::Cancel:
+        break;
     }
+    return SaveChoice::Cancel;
+}
+
+QString UserDialogs::friendlyTime(const QDateTime &when, const QDateTime &now)
+{
+    if (!when.isValid())
+        return QObject::tr("an unknown time");
+    const QDate day = when.date();
+    const QString time = QLocale().toString(when.time(), QLocale::ShortFormat);
+    if (day == now.date())
+        return QObject::tr("today at %1").arg(time);
+    if (day == now.date().addDays(-1))
+        return QObject::tr("yesterday at %1").arg(time);
+    return QObject::tr("%1 at %2").arg(QLocale().toString(day, QLocale::LongFormat), time);
 }
 
 UserDialogs::RestoreChoice UserDialogs::askRestore(QWidget *parent, const QString &savedAt,

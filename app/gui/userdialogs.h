@@ -2,6 +2,7 @@
 
 #include <QString>
 
+class QDateTime;
 class QDialog;
 class QWidget;
 
@@ -21,8 +22,15 @@ public:
 
     virtual ~UserDialogs();
 
-    /// "Save changes to <name>?" with Save / Discard / Cancel.
-    virtual SaveChoice askToSaveChanges(QWidget *parent, const QString &documentName);
+    /// A moment as people say it: "today at 14:32", "yesterday at 09:05", else the locale's
+    /// date with the time ("Tuesday, 3 June 2025 at 14:32"), never an ISO timestamp.
+    static QString friendlyTime(const QDateTime &when, const QDateTime &now);
+
+    /// "Save changes to <name> before <action>?" (SaveChangesPrompt: Save / Don't Save /
+    /// Cancel, Enter and Esc cancel, letters need Alt). `action`: "closing", "opening another
+    /// file", ...
+    virtual SaveChoice askToSaveChanges(QWidget *parent, const QString &documentName,
+                                        const QString &action);
     /// An error box; `message` is the loader's or engine's one-line message.
     virtual void showError(QWidget *parent, const QString &title, const QString &message);
     /// An existing scenario file to open, or empty when cancelled.
@@ -32,8 +40,8 @@ public:
                                  const QString &filter);
     /// File > New: a template's resource path (NewScenarioDialog), or empty when cancelled.
     virtual QString chooseTemplate(QWidget *parent);
-    /// At start-up after a crash: restore the autosave from `savedAt` of `originalPath`
-    /// (empty = an untitled scenario)?
+    /// At start-up after a crash: restore the autosave of `originalPath` (empty = an untitled
+    /// scenario) made `savedAt` (readable text: "today at 14:32", see friendlyTime())?
     virtual RestoreChoice askRestore(QWidget *parent, const QString &savedAt, const QString &originalPath);
     /// Help > About.
     virtual void showAbout(QWidget *parent);

@@ -2,6 +2,7 @@
 
 #include "document/applyplacement.h"
 #include "document/changescenario.h"
+#include "document/changewhiteboard.h"
 #include "document/evaluator.h"
 #include "document/moveranks.h"
 #include "fabric/failedcomponent.h"
@@ -152,10 +153,11 @@ void ScenarioDocument::applyPlacement(Placement placement)
     Scenario after = m_scenario;
     after.placement = placement;
     after.slots = std::move(slots);
-    if (after.slots == m_scenario.slots && placement == m_scenario.placement)
+    // Ranks already where the preset puts them: no step, even when the file named another
+    // preset (a packed seed-128 is also rail-aligned); an empty step would only mark it modified.
+    if (after.slots == m_scenario.slots)
         return;
-    if (after.slots != m_scenario.slots)
-        after.mappingVersion = m_scenario.mappingVersion + 1;
+    after.mappingVersion = m_scenario.mappingVersion + 1;
     m_undoStack->push(new ApplyPlacement(this, m_scenario, std::move(after)));
 }
 
@@ -231,6 +233,121 @@ void ScenarioDocument::applyState(const Scenario &scenario, bool structural)
 {
     m_scenario = scenario;
     m_evaluator->setScenario(scenario, structural);
+}
+
+void ScenarioDocument::applyWhiteboard(const std::vector<Annotation> &annotations,
+                                       const std::vector<Snapshot> &snapshots)
+{
+    const bool notes = annotations != m_scenario.annotations;
+    const bool versions = snapshots != m_scenario.snapshots;
+    m_scenario.annotations = annotations;
+    m_scenario.snapshots = snapshots;
+    if (notes)
+        Q_EMIT annotationsChanged();
+    if (versions)
+        Q_EMIT snapshotsChanged();
+}
+
+void ScenarioDocument::pushWhiteboard(std::vector<Annotation> annotations, std::vector<Snapshot> snapshots,
+                                      const QString &text)
+{
+    ChangeWhiteboard::State before{m_scenario.annotations, m_scenario.snapshots};
+    ChangeWhiteboard::State after{std::move(annotations), std::move(snapshots)};
+    if (before == after)
+        return;
+    m_undoStack->push(new ChangeWhiteboard(this, std::move(before), std::move(after), text));
+}
+
+int ScenarioDocument::addAnnotation(const Annotation &annotation)
+{
+    std::vector<Annotation> next = m_scenario.annotations;
+    next.push_back(annotation);
+    const QString what = annotation.kind == Annotation::Kind::Note ? QStringLiteral("note") : QStringLiteral("arrow");
+    pushWhiteboard(std::move(next), m_scenario.snapshots,
+                   QStringLiteral("Add %1 on %2").arg(what, QString::fromStdString(anchorText(annotation.anchor))));
+    return static_cast<int>(m_scenario.annotations.size()) - 1;
+}
+
+void ScenarioDocument::editAnnotation(int index, const Annotation &annotation, const QString &text)
+{
+    if (index < 0 || index >= static_cast<int>(m_scenario.annotations.size()))
+        return;
+    std::vector<Annotation> next = m_scenario.annotations;
+    next[static_cast<std::size_t>(index)] = annotation;
+    pushWhiteboard(std::move(next), m_scenario.snapshots, text.isEmpty() ? QStringLiteral("Edit note") : text);
+}
+
+void ScenarioDocument::removeAnnotation(int index)
+{
+    if (index < 0 || index >= static_cast<int>(m_scenario.annotations.size()))
+        return;
+    std::vector<Annotation> next = m_scenario.annotations;
+    const Annotation gone = next[static_cast<std::size_t>(index)];
+    next.erase(next.begin() + index);
+    pushWhiteboard(std::move(next), m_scenario.snapshots,
+                   QStringLiteral("Delete %1 on %2")
+                       .arg(gone.kind == Annotation::Kind::Note ? QStringLiteral("note") : QStringLiteral("arrow"),
+                            QString::fromStdString(anchorText(gone.anchor))));
+}
+
+bool ScenarioDocument::takeSnapshot(const QString &name, const QString &takenAt)
+{
+    const std::string n = name.trimmed().toStdString();
+    if (n.empty())
+        return false;
+    for (const Snapshot &s : m_scenario.snapshots)
+        if (s.name == n)
+            return false;
+    waitForEvaluation(); // the mapping as it will be shown, queued edits included
+    std::vector<Snapshot> next = m_scenario.snapshots;
+    next.push_back(railyard::takeSnapshot(m_scenario, n, takenAt.toStdString()));
+    pushWhiteboard(m_scenario.annotations, std::move(next), QStringLiteral("Take snapshot \"%1\"").arg(name.trimmed()));
+    return true;
+}
+
+bool ScenarioDocument::renameSnapshot(int index, const QString &name)
+{
+    const std::string n = name.trimmed().toStdString();
+    if (index < 0 || index >= static_cast<int>(m_scenario.snapshots.size()) || n.empty())
+        return false;
+    for (std::size_t i = 0; i < m_scenario.snapshots.size(); ++i)
+        if (m_scenario.snapshots[i].name == n)
+            return static_cast<int>(i) == index;
+    std::vector<Snapshot> next = m_scenario.snapshots;
+    const QString old = QString::fromStdString(next[static_cast<std::size_t>(index)].name);
+    next[static_cast<std::size_t>(index)].name = n;
+    pushWhiteboard(m_scenario.annotations, std::move(next),
+                   QStringLiteral("Rename snapshot \"%1\" to \"%2\"").arg(old, name.trimmed()));
+    return true;
+}
+
+void ScenarioDocument::removeSnapshot(int index)
+{
+    if (index < 0 || index >= static_cast<int>(m_scenario.snapshots.size()))
+        return;
+    std::vector<Snapshot> next = m_scenario.snapshots;
+    const QString name = QString::fromStdString(next[static_cast<std::size_t>(index)].name);
+    next.erase(next.begin() + index);
+    pushWhiteboard(m_scenario.annotations, std::move(next), QStringLiteral("Delete snapshot \"%1\"").arg(name));
+}
+
+QString ScenarioDocument::restoreSnapshot(int index)
+{
+    if (index < 0 || index >= static_cast<int>(m_scenario.snapshots.size()))
+        return QStringLiteral("no snapshot %1").arg(index);
+    const Snapshot &snap = m_scenario.snapshots[static_cast<std::size_t>(index)];
+    if (matchesSnapshot(m_scenario, snap))
+        return QString();
+    return editScenario(withSnapshot(m_scenario, snap),
+                        QStringLiteral("Restore snapshot \"%1\"").arg(QString::fromStdString(snap.name)));
+}
+
+int ScenarioDocument::currentSnapshot() const
+{
+    for (std::size_t i = 0; i < m_scenario.snapshots.size(); ++i)
+        if (matchesSnapshot(m_scenario, m_scenario.snapshots[i]))
+            return static_cast<int>(i);
+    return -1;
 }
 
 /// The last resort when an evaluation throws although the checks before it passed: go back to

@@ -65,6 +65,7 @@ public:
     /// Move ranks at once (one rank onto a slot, a whole server's ranks, a selection): rank ->
     /// target slot; ranks already on target slots are swapped out of the way. One MoveRanks.
     void moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, const QString &text);
+    /// Re-places every rank with a preset; no step when the ranks already sit that way.
     void applyPlacement(Placement placement);
     /// Replace the scenario's parameters (degrees, workload, fabric, schedule ...). Validates by
     /// building an engine first; returns the engine's message and changes nothing when invalid.
@@ -97,6 +98,25 @@ public:
     /// The partners of `rank` on screen and the links of its routes to them (for highlighting).
     PartnerRoutes partnerRoutes(int rank);
 
+    // Whiteboard: notes, arrows and snapshots, kept in the scenario file and never evaluated.
+    // Each edit is one undo step (ChangeWhiteboard) and emits annotationsChanged() or
+    // snapshotsChanged(); an index out of range or an edit that changes nothing pushes none.
+    /// Adds a note or an arrow; returns its index.
+    int addAnnotation(const Annotation &annotation);
+    /// Replaces annotation `index` (moved, reworded, recoloured); `text` names the undo step.
+    void editAnnotation(int index, const Annotation &annotation, const QString &text);
+    void removeAnnotation(int index);
+    /// Keeps the mapping as it is now under `name` (taken at `takenAt`, ISO 8601). False when
+    /// the name is empty or already a snapshot's.
+    bool takeSnapshot(const QString &name, const QString &takenAt);
+    bool renameSnapshot(int index, const QString &name);
+    void removeSnapshot(int index);
+    /// Puts snapshot `index`'s mapping back: one undoable editScenario() (the engine checks it
+    /// against the fabric as it is now). Returns the engine's message when it cannot.
+    QString restoreSnapshot(int index);
+    /// The snapshot the mapping equals now, or -1.
+    int currentSnapshot() const;
+
 Q_SIGNALS:
     /// Fabric, layout or workload changed: rebuild the views. A reportChanged() follows.
     void scenarioChanged();
@@ -111,11 +131,19 @@ Q_SIGNALS:
     /// A background rebuild failed (the checks before it normally catch everything); the
     /// document went back to the last evaluated state.
     void evaluationFailed(const QString &message);
+    /// Notes or arrows were added, moved, edited or removed (not on a load: scenarioChanged).
+    void annotationsChanged();
+    /// Snapshots were taken, renamed or removed (not on a load: scenarioChanged).
+    void snapshotsChanged();
 
 private:
     // The commands are the only writers of the scenario.
     friend class ChangeScenario;
+    friend class ChangeWhiteboard;
     friend class MoveRanks;
+    /// Sets the whiteboard lists (the command's redo and undo); emits what changed.
+    void applyWhiteboard(const std::vector<Annotation> &annotations, const std::vector<Snapshot> &snapshots);
+    void pushWhiteboard(std::vector<Annotation> annotations, std::vector<Snapshot> snapshots, const QString &text);
     /// Moves ranks in the scenario and on screen; `mappingVersion` is the run record's.
     void applyMoves(const MovedRanks &moves, int mappingVersion);
     /// Replaces the scenario state. `structural` = more than the mapping changed.

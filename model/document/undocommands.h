@@ -7,6 +7,7 @@ enum UndoCommands {
     Cmd_MoveRanks = 1,
     Cmd_ApplyPlacement,
     Cmd_ChangeScenario,
+    Cmd_ChangeWhiteboard,
 };
 
 } // namespace railyard

@@ -6,7 +6,9 @@
 #include "fabric/failedcomponent.h"
 #include "layout/parallellayout.h"
 #include "layout/placement.h"
+#include "scenario/annotation.h"
 #include "scenario/collectivespec.h"
+#include "scenario/snapshot.h"
 #include "workload/inferencespec.h"
 #include "workload/workload.h"
 
@@ -39,6 +41,10 @@ struct Scenario
     std::vector<FailedComponent> failures;
     /// Which collective algorithms the engine uses (scenario/collectivespec.h); default auto.
     CollectiveSpec collectives;
+    /// Whiteboard marks on the fabric (notes and arrows); the engine never reads them.
+    std::vector<Annotation> annotations;
+    /// Named versions of the mapping (scenario/snapshot.h); the engine never reads them.
+    std::vector<Snapshot> snapshots;
 
     /// Field by field: every field a scenario file stores, the mapping's slots included.
     bool operator==(const Scenario &) const = default;

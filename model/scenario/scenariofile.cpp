@@ -98,6 +98,26 @@
  * schema is in workload/inferencespec.cpp, its rules in studies/inferencecheck.cpp. Absent,
  * nothing is written for it.
  *
+ * Two optional whiteboard sections follow (scenarionotes.cpp reads them; the engine ignores
+ * them; absent when empty):
+ *
+ *     "annotations": [                        at most 4096
+ *       {"kind": "note", "text": "TP stays on NVLink",   text required, <= 2048 bytes
+ *        "anchor": "server:3",                server:N, rank:N (follows the rank) or link:N
+ *        "offset": [40, -60],                 default [40, -60], fabric-layout units from the pin
+ *        "colour": "yellow"},                 yellow (default), blue, green or pink
+ *       {"kind": "arrow", "text": "",         label, may be empty
+ *        "from": "rank:5", "to": "link:240"}  two different pins
+ *     ],
+ *     "snapshots": [                          at most 256, names unique
+ *       {"name": "healthy",                   required
+ *        "taken_at": "2025-06-03T14:32:00",   default ""
+ *        "parallel": {...},                   as the top-level "parallel"
+ *        "global_batch": 64,                  required
+ *        "mapping": {"placement": ..., "slots": [...], "version": 1},   slots required
+ *        "failures": [...]}                   as the top-level "failures"
+ *     ]
+ *
  * Loading checks types, ranges and sizes against base/sizelimits.h before anything is allocated
  * from them (the section readers, scenariosections.cpp), and throws ScenarioError naming the
  * field path. The workload's divisibility rules (layers % pp, heads % tp, ...) belong to
@@ -111,6 +131,7 @@
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "cost/pipelineschedule.h"
+#include "scenario/scenarionotes.h"
 #include "scenario/scenariosections.h"
 #include "studies/inferencecheck.h"
 #include "workload/workloadnames.h"
@@ -260,6 +281,11 @@ Json toJson(const Scenario &s)
         inferenceToJson(*s.inference, inference);
         root["inference"] = std::move(inference);
     }
+    // Absent when empty, like the failures: files without whiteboard marks stay byte-identical.
+    if (!s.annotations.empty())
+        root["annotations"] = scenarionotes::annotationsToJson<Json>(s.annotations);
+    if (!s.snapshots.empty())
+        root["snapshots"] = scenarionotes::snapshotsToJson<Json>(s.snapshots);
     return root;
 }
 
@@ -303,7 +329,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
                                     + jsonTypeName(value));
     JsonFields top(value, "",
                    {"format_version", "name", "description", "fabric", "parallel", "model",
-                    "training", "device", "mapping", "collectives", "failures", "inference"});
+                    "training", "device", "mapping", "collectives", "failures", "inference",
+                    "annotations", "snapshots"});
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
@@ -336,6 +363,10 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
         s.inference = inferenceFromJson(*inference);
         validateInference(s); // needs the fabric, model and device read above
     }
+    if (const json *annotations = top.find("annotations"))
+        s.annotations = scenarionotes::readAnnotations(*annotations);
+    if (const json *snapshots = top.find("snapshots"))
+        s.snapshots = scenarionotes::readSnapshots(*snapshots, s.fabric);
 
     // The pipeline scheduler allocates events per micro-batch: refuse absurd counts here.
     const std::int64_t perStep = std::int64_t{s.training.microBatch} * s.degrees.dp;

@@ -22,7 +22,7 @@ public:
     std::function<int(QDialog *)> onDialog;
     int dialogsShown = 0;
 
-    SaveChoice askToSaveChanges(QWidget *, const QString &) override { return saveChoice; }
+    SaveChoice askToSaveChanges(QWidget *, const QString &, const QString &) override { return saveChoice; }
     void showError(QWidget *, const QString &title, const QString &message) override
     {
         errors << title + QLatin1Char('|') + message;

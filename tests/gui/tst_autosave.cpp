@@ -21,6 +21,7 @@
 #include <QLockFile>
 #include <QSysInfo>
 #include <QTemporaryDir>
+#include <QLocale>
 #include <QTest>
 
 #include <memory>
@@ -48,7 +49,7 @@ public:
         restoreQuestions << savedAt + QLatin1Char('|') + originalPath;
         return restoreAnswer;
     }
-    SaveChoice askToSaveChanges(QWidget *, const QString &) override { return saveAnswer; }
+    SaveChoice askToSaveChanges(QWidget *, const QString &, const QString &) override { return saveAnswer; }
     void showError(QWidget *, const QString &, const QString &message) override { errors << message; }
 };
 
@@ -113,7 +114,30 @@ private Q_SLOTS:
     void corruptAutosaveIsMovedAside();
     void undoRedoEveryEditKind_data();
     void undoRedoEveryEditKind();
+    void restoreTimeInWords_data();
+    void restoreTimeInWords();
 };
+
+void TestAutoSave::restoreTimeInWords_data()
+{
+    QTest::addColumn<QDateTime>("when");
+    QTest::addColumn<QString>("expected");
+    const QDateTime now(QDate(2025, 6, 3), QTime(15, 0));
+    QTest::newRow("today") << QDateTime(QDate(2025, 6, 3), QTime(14, 32)) << QStringLiteral("today at 14:32");
+    QTest::newRow("yesterday") << QDateTime(QDate(2025, 6, 2), QTime(9, 5)) << QStringLiteral("yesterday at 09:05");
+    QTest::newRow("earlier") << QDateTime(QDate(2025, 5, 27), QTime(8, 0)) << QStringLiteral("27 May 2025 at 08:00");
+    QTest::newRow("unknown") << QDateTime() << QStringLiteral("an unknown time");
+}
+
+void TestAutoSave::restoreTimeInWords()
+{
+    QFETCH(QDateTime, when);
+    QFETCH(QString, expected);
+    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedKingdom));
+    const QString text = UserDialogs::friendlyTime(when, QDateTime(QDate(2025, 6, 3), QTime(15, 0)));
+    QLocale::setDefault(QLocale::system());
+    QVERIFY2(text.contains(expected), qPrintable(text + QStringLiteral(" lacks ") + expected));
+}
 
 void TestAutoSave::modifiedDocumentIsAutosavedWithinInterval()
 {
@@ -225,7 +249,12 @@ void TestAutoSave::crashedSessionIsOffered()
     window.setDialogs(std::move(dialogs));
     AutoSaver *saver = window.enableAutoSave(dir.path());
     QVERIFY(window.restoreCrashedSession());
-    QCOMPARE(script->restoreQuestions, QStringList{QStringLiteral("2000-01-01T00:00:00|") + originalPath});
+    // The question says when in words (the sidecar's ISO 8601 is for machines).
+    QCOMPARE(script->restoreQuestions.size(), 1);
+    const QString when = script->restoreQuestions.front().section(QLatin1Char('|'), 0, 0);
+    QVERIFY2(!when.contains(QStringLiteral("2000-01-01T")), qPrintable(when));
+    QVERIFY2(when.contains(QStringLiteral("2000")) && when.contains(QStringLiteral(" at ")), qPrintable(when));
+    QCOMPARE(script->restoreQuestions.front().section(QLatin1Char('|'), 1), originalPath);
     QVERIFY(script->errors.isEmpty());
 
     ScenarioDocument *doc = window.document();

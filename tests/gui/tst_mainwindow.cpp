@@ -38,12 +38,14 @@ public:
     QString saveName;
     QString templateResource;
     int saveQuestions = 0;
+    QString lastAction; ///< what the last unsaved-changes prompt said the user was doing
     int saveNameQuestions = 0;
     QStringList errors; ///< "title|message"
 
-    SaveChoice askToSaveChanges(QWidget *, const QString &) override
+    SaveChoice askToSaveChanges(QWidget *, const QString &, const QString &action) override
     {
         ++saveQuestions;
+        lastAction = action;
         return saveChoice;
     }
     void showError(QWidget *, const QString &title, const QString &message) override

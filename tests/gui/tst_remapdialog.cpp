@@ -4,6 +4,7 @@
 #include "remapdialog.h"
 #include "scenario/scenariofile.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QPushButton>
@@ -56,7 +57,54 @@ private Q_SLOTS:
     void shrinkPpSelected();
     void nothingPossible();
     void badFailure();
+    void planThatDoesNotFitIsNeverPreselected();
 };
+
+void TestRemapDialog::planThatDoesNotFitIsNeverPreselected()
+{
+    // mixtral-ep8-zipf without server 0: every possible plan needs more HBM than the 80 GB
+    // the device has (the engine's memory ledger, shown per strategy).
+    const Scenario healthy = loadScenario(RAILYARD_SOURCE_DIR "/samples/mixtral-ep8-zipf.json");
+    RemapDialog dialog(healthy, fail("server:0"));
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QVERIFY(dialog.hasPossibleStrategy());
+    const RemapResult &dropDp = dialog.resultFor(RemapStrategy::DropDp);
+    QVERIFY(dropDp.possible);
+    QVERIFY(!dropDp.result.memoryFits);
+    QVERIFY(dropDp.result.maxMemoryPerRank > dropDp.result.deviceMemory);
+    for (const RemapResult &r : dialog.results())
+        QVERIFY(!r.possible || !r.result.memoryFits);
+
+    // Nothing is selected and Apply is off.
+    QVERIFY(!dialog.hasSelection());
+    for (QRadioButton *radio : dialog.findChildren<QRadioButton *>())
+        QVERIFY2(!radio->isChecked(), qPrintable(radio->objectName()));
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QVERIFY(!dialog.fitBanner()->isVisible());
+
+    // The radio button says it does not fit, with the numbers.
+    auto *radio = dialog.findChild<QRadioButton *>(QStringLiteral("strategy-drop-dp"));
+    const QString needs = RemapDialog::memoryText(dropDp);
+    QVERIFY2(radio->text().contains(QStringLiteral("DOES NOT FIT")) && radio->text().contains(needs),
+             qPrintable(radio->text()));
+    QVERIFY(needs.contains(QString::number(dropDp.result.maxMemoryPerRank / 1e9, 'f', 1)));
+
+    // Chosen knowingly: a red banner at the top, Apply still off until the box is ticked.
+    QTest::mouseClick(radio, Qt::LeftButton, {}, QPoint(8, radio->height() / 2));
+    QVERIFY(dialog.hasSelection());
+    QCOMPARE(dialog.strategy(), RemapStrategy::DropDp);
+    QVERIFY(dialog.fitBanner()->isVisible());
+    QVERIFY(dialog.fitBanner()->text().contains(QStringLiteral("DOES NOT FIT")));
+    QVERIFY(dialog.fitBanner()->geometry().bottom() < radio->mapTo(&dialog, QPoint(0, 0)).y());
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QVERIFY(!dialog.canApply());
+    QVERIFY(dialog.overrideBox()->isVisible());
+    dialog.overrideBox()->click();
+    QVERIFY(dialog.canApply());
+    QVERIFY(okButton(dialog)->isEnabled());
+    QCOMPARE(okButton(dialog)->text(), QStringLiteral("Apply Anyway"));
+}
 
 void TestRemapDialog::dropDpAccepted()
 {

@@ -1,0 +1,301 @@
+// The main window on a real screen size, from the offscreen platform's configured screen:
+// 1280x720 at scale 1 (gui_tst_layout) and 1920x1080 at QT_SCALE_FACTOR=2, 960x540 logical
+// (gui_tst_layout_scale2, RAILYARD_LAYOUT_SCREEN=1920x1080@2). On first launch the window fits
+// the screen; with every tab of every dock group in front in turn, no two visible docks
+// intersect each other or the fabric, no panel is squeezed below its minimum size, every label
+// fits its text (QFontMetrics / its rich-text layout), text stays at a readable size, and the
+// fabric keeps its detailed drawing. A saved layout belongs to its screen.
+#include "document/scenariodocument.h"
+#include "fabricitem.h"
+#include "fabricview.h"
+#include "mainwindow.h"
+#include "windowlayout.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFontInfo>
+#include <QLabel>
+#include <QScreen>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabBar>
+#include <QTest>
+#include <QTextDocument>
+
+#include <cstdio>
+#include <unistd.h>
+
+using namespace railyard;
+
+namespace {
+
+/// The visible docks of the window (in front in their tab group), but the title-less summary.
+QList<QDockWidget *> visibleDocks(QMainWindow &w)
+{
+    QList<QDockWidget *> out;
+    for (QDockWidget *d : w.findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly))
+        if (d->isVisible() && !d->isFloating() && !d->visibleRegion().isEmpty())
+            out << d;
+    return out;
+}
+
+/// Why a label's text does not fit it, or empty.
+QString labelProblem(const QLabel *label)
+{
+    const QString text = label->text();
+    if (text.isEmpty() || !label->pixmap().isNull())
+        return QString();
+    const QRect room = label->contentsRect().adjusted(label->margin(), label->margin(), -label->margin(), -label->margin());
+    const bool rich = label->textFormat() == Qt::RichText
+        || (label->textFormat() == Qt::AutoText && Qt::mightBeRichText(text));
+    if (label->wordWrap()) {
+        const int needed = label->heightForWidth(label->width());
+        return needed > label->height() + 1 ? QStringLiteral("needs %1 px of height, has %2").arg(needed).arg(label->height())
+                                            : QString();
+    }
+    QSizeF size;
+    if (rich) {
+        QTextDocument doc;
+        doc.setDefaultFont(label->font());
+        doc.setDocumentMargin(0);
+        doc.setHtml(text);
+        size = QSizeF(doc.idealWidth(), doc.size().height());
+    } else {
+        // With a buddy, "&Schedule" shows as "Schedule" with S underlined (Qt::TextShowMnemonic).
+        const QFontMetrics fm(label->font());
+        size = fm.size(label->buddy() ? Qt::TextShowMnemonic : 0, text);
+    }
+    if (size.width() > room.width() + 1.0)
+        return QStringLiteral("needs %1 px of width, has %2").arg(size.width()).arg(room.width());
+    if (size.height() > room.height() + 2.0)
+        return QStringLiteral("needs %1 px of height, has %2").arg(size.height()).arg(room.height());
+    return QString();
+}
+
+/// Every arrangement of the tab groups: each tab of each group brought to the front once.
+QList<QList<QDockWidget *>> tabGroups(QMainWindow &w)
+{
+    QList<QList<QDockWidget *>> groups;
+    QList<QDockWidget *> seen;
+    for (QDockWidget *d : w.findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly)) {
+        if (seen.contains(d) || d->isHidden())
+            continue;
+        QList<QDockWidget *> group{d};
+        for (QDockWidget *other : w.tabifiedDockWidgets(d))
+            if (!other->isHidden())
+                group << other;
+        seen << group;
+        groups << group;
+    }
+    return groups;
+}
+
+void settle(MainWindow &w)
+{
+    w.document()->waitForEvaluation();
+    for (int i = 0; i < 5; ++i) {
+        QCoreApplication::processEvents();
+        QTest::qWait(20);
+    }
+}
+
+} // namespace
+
+class TestLayout : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void firstLaunchFitsTheScreen();
+    void nothingOverlapsOrClips_data();
+    void nothingOverlapsOrClips();
+    void layoutIsKeptPerScreen();
+};
+
+void TestLayout::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("RailyardTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_layout"));
+    qInfo("screen %s, available %dx%d logical, pixel ratio %.2f",
+          qPrintable(WindowLayout::screenKey(QGuiApplication::primaryScreen())),
+          QGuiApplication::primaryScreen()->availableGeometry().width(),
+          QGuiApplication::primaryScreen()->availableGeometry().height(), QGuiApplication::primaryScreen()->devicePixelRatio());
+}
+
+void TestLayout::init()
+{
+    QSettings().clear();
+}
+
+void TestLayout::firstLaunchFitsTheScreen()
+{
+    MainWindow w;
+    w.readSettings(); // nothing saved: the first launch
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    settle(w);
+    const QRect available = w.screen()->availableGeometry();
+    QVERIFY2(available.contains(w.frameGeometry()),
+             qPrintable(QStringLiteral("window %1,%2 %3x%4 outside the screen %5x%6")
+                            .arg(w.frameGeometry().x())
+                            .arg(w.frameGeometry().y())
+                            .arg(w.frameGeometry().width())
+                            .arg(w.frameGeometry().height())
+                            .arg(available.width())
+                            .arg(available.height())));
+    // The docks the issue found off-screen are on it.
+    for (const char *name : {"inspectorDock", "timelineDock"}) {
+        auto *dock = w.findChild<QDockWidget *>(QString::fromLatin1(name));
+        QVERIFY(dock);
+        const QRect global(dock->mapToGlobal(QPoint(0, 0)), dock->size());
+        QVERIFY2(available.contains(global), name);
+    }
+}
+
+void TestLayout::nothingOverlapsOrClips_data()
+{
+    QTest::addColumn<bool>("fullScreen");
+    QTest::newRow("first launch") << false;
+    QTest::newRow("whole screen") << true;
+}
+
+void TestLayout::nothingOverlapsOrClips()
+{
+    QFETCH(bool, fullScreen);
+    MainWindow w;
+    w.readSettings();
+    const QRect available = WindowLayout::availableGeometry(&w);
+    if (fullScreen)
+        w.setGeometry(available);
+    const QSize wanted = w.size();
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    settle(w);
+    // Minimum sizes that add up to more than the screen force the window larger (off-screen).
+    QCOMPARE(w.size(), wanted);
+    QVERIFY(w.minimumSizeHint().width() <= available.width());
+    QVERIFY(w.minimumSizeHint().height() <= available.height());
+
+    // The fabric keeps its detailed drawing (chips with their coordinates) at the default zoom.
+    FabricView *fabric = w.fabricView();
+    QVERIFY2(!fabric->rootItem()->isOverview(), qPrintable(QStringLiteral("fabric %1x%2 zoom %3")
+                                                               .arg(fabric->width())
+                                                               .arg(fabric->height())
+                                                               .arg(fabric->zoom())));
+    QVERIFY2(fabric->width() >= w.width() / 2, qPrintable(QString::number(fabric->width())));
+
+    int checked = 0;
+    QStringList problems;
+    const QList<QList<QDockWidget *>> groups = tabGroups(w);
+    QVERIFY(groups.size() >= 3); // right, bottom and the summary at least
+    for (const QList<QDockWidget *> &group : groups) {
+        for (QDockWidget *front : group) {
+            w.showPanel(front);
+            settle(w);
+            const QList<QDockWidget *> docks = visibleDocks(w);
+            for (int i = 0; i < docks.size(); ++i) {
+                for (int j = i + 1; j < docks.size(); ++j)
+                    if (docks[i]->geometry().intersects(docks[j]->geometry()))
+                        problems << QStringLiteral("%1 and %2 overlap").arg(docks[i]->objectName(), docks[j]->objectName());
+                if (docks[i]->geometry().intersects(w.centralWidget()->geometry()))
+                    problems << QStringLiteral("%1 covers the fabric").arg(docks[i]->objectName());
+                QWidget *content = docks[i]->widget();
+                const QSize min = content->minimumSizeHint().expandedTo(content->minimumSize());
+                if (content->width() < min.width() || content->height() < min.height())
+                    problems << QStringLiteral("%1 squeezed to %2x%3 below its minimum %4x%5")
+                                    .arg(docks[i]->objectName())
+                                    .arg(content->width())
+                                    .arg(content->height())
+                                    .arg(min.width())
+                                    .arg(min.height());
+            }
+            for (QLabel *label : w.findChildren<QLabel *>()) {
+                if (!label->isVisible() || label->visibleRegion().isEmpty() || label->window() != &w)
+                    continue;
+                ++checked;
+                if (const QString why = labelProblem(label); !why.isEmpty())
+                    problems << QStringLiteral("label %1 \"%2\" in %3: %4")
+                                    .arg(label->objectName(), label->text().left(60),
+                                         label->parentWidget() ? label->parentWidget()->objectName() : QString(), why);
+                const QFontInfo info(label->font());
+                if (info.pointSizeF() < 8.0)
+                    problems << QStringLiteral("label %1 \"%2\": %3 pt is too small to read")
+                                    .arg(label->objectName(), label->text().left(40))
+                                    .arg(info.pointSizeF());
+            }
+        }
+    }
+    problems.removeDuplicates();
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    QVERIFY(checked > 20);
+}
+
+void TestLayout::layoutIsKeptPerScreen()
+{
+    const QString key = WindowLayout::screenKey(QGuiApplication::primaryScreen());
+    {
+        MainWindow w;
+        w.readSettings();
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        settle(w);
+        w.writeSettings();
+    }
+    const QSettings settings;
+    QVERIFY(settings.contains(QStringLiteral("window/%1/geometry").arg(key)));
+    QVERIFY(settings.contains(QStringLiteral("window/%1/state").arg(key)));
+
+    // A layout saved on another, larger screen is not applied here.
+    {
+        MainWindow big;
+        big.setGeometry(0, 0, 3000, 2000);
+        QSettings().setValue(QStringLiteral("window/5120x2880@2/geometry"), big.saveGeometry());
+        QSettings().remove(QStringLiteral("window/%1").arg(key));
+    }
+    MainWindow w;
+    w.readSettings();
+    QCOMPARE(w.geometry(), WindowLayout::firstLaunchGeometry(WindowLayout::availableGeometry(&w)));
+}
+
+int main(int argc, char *argv[])
+{
+    // The screen comes from the environment: "WxH@scale" (native pixels, QT_SCALE_FACTOR).
+    QByteArray spec = qgetenv("RAILYARD_LAYOUT_SCREEN");
+    if (spec.isEmpty())
+        spec = "1280x720@1";
+    int width = 1280, height = 720;
+    double scale = 1.0;
+    if (std::sscanf(spec.constData(), "%dx%d@%lf", &width, &height, &scale) < 2) {
+        std::fprintf(stderr, "RAILYARD_LAYOUT_SCREEN: expected WxH@scale, got %s\n", spec.constData());
+        return 2;
+    }
+    const QString config = QDir::temp().filePath(QStringLiteral("railyard-layout-screen-%1.json").arg(::getpid()));
+    {
+        QFile f(config);
+        if (!f.open(QIODevice::WriteOnly))
+            return 2;
+        f.write(QStringLiteral("{\"windowFrameMargins\": false, \"screens\": [{\"name\": \"test\", \"x\": 0, \"y\": 0, "
+                               "\"width\": %1, \"height\": %2, \"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}")
+                    .arg(width)
+                    .arg(height)
+                    .toUtf8());
+    }
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toUtf8());
+    if (scale != 1.0)
+        qputenv("QT_SCALE_FACTOR", QByteArray::number(scale));
+    int result = 0;
+    {
+        QApplication app(argc, argv);
+        TestLayout test;
+        result = QTest::qExec(&test, argc, argv);
+    }
+    QFile::remove(config);
+    return result;
+}
+
+#include "tst_layout.moc"

@@ -1,0 +1,190 @@
+// FabricView, part 3: zoom, pan (wheel, Shift+wheel, Space+drag, the middle button), fitting,
+// and the short notices shown over the fabric.
+#include "fabricview.h"
+
+#include "fabricitem.h"
+#include "legenditem.h"
+
+#include <QKeyEvent>
+#include <QLabel>
+#include <QScrollBar>
+#include <QTimer>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace railyard {
+
+namespace {
+
+constexpr int kNoticeMs = 4000;
+
+} // namespace
+
+void FabricView::fitAll()
+{
+    m_autoFit = true;
+    // Fit the scene below the legend strip (kept at the viewport's top-left), with the scene
+    // aligned to the bottom so the strip covers no cable or switch at this zoom.
+    const QRectF content = m_scene->sceneRect();
+    const QRect vp = viewport()->rect();
+    const double reserve = m_legend->boundingRect().height() + 12.0;
+    const double s = std::min((vp.width() - 4.0) / std::max(1.0, content.width()),
+        (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
+    if (s <= 0.0)
+        return;
+    setTransform(QTransform::fromScale(s, s));
+    const double spare = vp.height() - content.height() * s;
+    setAlignment(Qt::AlignHCenter | (spare >= 2.0 * reserve ? Qt::AlignVCenter : Qt::AlignBottom));
+    centerOn(content.center());
+    updateLevelOfDetail();
+    positionLegend();
+}
+
+void FabricView::zoomIn()
+{
+    zoomBy(1.25);
+}
+
+void FabricView::zoomOut()
+{
+    zoomBy(0.8);
+}
+
+void FabricView::zoomBy(double factor)
+{
+    m_autoFit = false;
+    const QRectF bounds = m_root->boundingRect();
+    const double fit = std::min(viewport()->width() / std::max(1.0, bounds.width()),
+        viewport()->height() / std::max(1.0, bounds.height()));
+    const double next = std::clamp(zoom() * factor, std::min(0.5 * fit, 0.05), 8.0);
+    scale(next / zoom(), next / zoom());
+    updateLevelOfDetail();
+    positionLegend();
+}
+
+void FabricView::panBy(int dx, int dy)
+{
+    m_autoFit = false;
+    horizontalScrollBar()->setValue(horizontalScrollBar()->value() + dx);
+    verticalScrollBar()->setValue(verticalScrollBar()->value() + dy);
+}
+
+void FabricView::updateLevelOfDetail()
+{
+    m_root->setOverview(m_overviewForced || zoom() < kOverviewBelow);
+}
+
+void FabricView::wheelEvent(QWheelEvent *event)
+{
+    // Shift+wheel (or a sideways wheel or trackpad swipe) pans sideways; the plain wheel
+    // zooms under the mouse, as in map viewers. One notch (120) pans a tenth of the view.
+    const QPoint angle = event->angleDelta();
+    const bool sideways = (event->modifiers() & Qt::ShiftModifier) || (angle.x() != 0 && angle.y() == 0);
+    if (sideways) {
+        const int notch = angle.y() != 0 ? angle.y() : angle.x();
+        panBy(-notch * viewport()->width() / 1200, 0);
+        event->accept();
+        return;
+    }
+    const double steps = angle.y() / 120.0;
+    if (steps == 0.0) {
+        QGraphicsView::wheelEvent(event);
+        return;
+    }
+    setTransformationAnchor(AnchorUnderMouse);
+    zoomBy(std::pow(1.2, steps));
+    event->accept();
+}
+
+bool FabricView::spacePanKey(QKeyEvent *event, bool pressed)
+{
+    if (event->key() != Qt::Key_Space || event->modifiers() != Qt::NoModifier)
+        return false;
+    if (!event->isAutoRepeat()) {
+        m_spaceHeld = pressed;
+        if (m_press != Press::Pan) {
+            if (pressed)
+                viewport()->setCursor(Qt::OpenHandCursor);
+            else
+                viewport()->unsetCursor();
+        }
+    }
+    event->accept();
+    return true;
+}
+
+void FabricView::keyReleaseEvent(QKeyEvent *event)
+{
+    if (spacePanKey(event, false))
+        return;
+    QGraphicsView::keyReleaseEvent(event);
+}
+
+void FabricView::focusOutEvent(QFocusEvent *event)
+{
+    m_spaceHeld = false; // the release goes elsewhere
+    QGraphicsView::focusOutEvent(event);
+}
+
+void FabricView::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    positionLegend();
+}
+
+void FabricView::resizeEvent(QResizeEvent *event)
+{
+    QGraphicsView::resizeEvent(event);
+    if (m_autoFit)
+        fitAll();
+    positionLegend();
+    positionNotice();
+}
+
+void FabricView::showEvent(QShowEvent *event)
+{
+    QGraphicsView::showEvent(event);
+    if (m_autoFit)
+        fitAll();
+}
+
+void FabricView::showNotice(const QString &text)
+{
+    if (!m_notice) {
+        m_notice = new QLabel(viewport());
+        m_notice->setObjectName(QStringLiteral("fabricNotice"));
+        m_notice->setAttribute(Qt::WA_TransparentForMouseEvents);
+        m_notice->setWordWrap(true);
+        m_notice->setAlignment(Qt::AlignCenter);
+        m_notice->setStyleSheet(QStringLiteral("QLabel { background: rgba(33, 37, 41, 215); color: white; "
+                                               "border-radius: 6px; padding: 8px 14px; }"));
+        m_noticeTimer = new QTimer(this);
+        m_noticeTimer->setSingleShot(true);
+        connect(m_noticeTimer, &QTimer::timeout, m_notice, &QWidget::hide);
+    }
+    m_notice->setText(text);
+    positionNotice();
+    m_notice->show();
+    m_notice->raise();
+    m_noticeTimer->start(kNoticeMs);
+}
+
+QString FabricView::noticeText() const
+{
+    return m_notice && m_notice->isVisible() ? m_notice->text() : QString();
+}
+
+void FabricView::positionNotice()
+{
+    if (!m_notice)
+        return;
+    const QRect vp = viewport()->rect();
+    const int width = std::min(vp.width() - 20, std::max(240, m_notice->fontMetrics().horizontalAdvance(m_notice->text()) + 40));
+    m_notice->setFixedWidth(std::max(60, width));
+    m_notice->adjustSize();
+    m_notice->move(vp.center().x() - m_notice->width() / 2, vp.bottom() - m_notice->height() - 16);
+}
+
+} // namespace railyard

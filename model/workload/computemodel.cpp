@@ -25,9 +25,6 @@ struct TileShape
 };
 constexpr std::array<TileShape, 3> kTiles{{{128, 256, 1.00}, {128, 128, 0.92}, {64, 64, 0.70}}};
 
-/// A tile's fixed work (prologue, epilogue) in units of K, so short reductions run below peak.
-constexpr double kTileK0 = 48.0;
-
 /// The fused attention's backward does 2.5x the forward's matmul work [Dao23]; its throughput
 /// per device is in the efficiency table (deviceefficiency.cpp).
 constexpr double kFlashBackwardWork = 2.5;
@@ -54,7 +51,8 @@ double tileEfficiency(double m, double n, double batch, double sms)
  * One GEMM C[M,N] = A[M,K] B[K,N] (`batch` of them): 2MNK FLOPs each. Time is the roofline
  * max(FLOPs / (peak * effMax * f), bytes / HBM) plus one kernel overhead [Williams09], with
  * f = tileEfficiency(M, N) * K / (K + K0): small M or N leave SMs idle (tile and wave
- * quantization), short K leaves the tile's fixed prologue/epilogue unamortised [NvGemm].
+ * quantization), short K leaves the tile's fixed prologue/epilogue unamortised [NvGemm]. K0 is
+ * per device and precision (deviceefficiency.cpp, from measured cuBLASLt sweeps).
  */
 
 } // namespace
@@ -72,6 +70,8 @@ Roofline deviceRoofline(const DeviceSpec &device, Precision precision)
     r.hbm = device.hbmGBps * 1e9 * kHbmEfficiency;
     r.sms = device.streamingMultiprocessors;
     r.overhead = microseconds(g.kernelOverheadUs);
+    r.tileK0 = g.tileK0;
+    r.highTileK0 = h.tileK0;
     r.gemmBytes = precisionBytes(precision);
     r.fp8 = precision == Precision::Fp8;
     return r;
@@ -80,7 +80,7 @@ Roofline deviceRoofline(const DeviceSpec &device, Precision precision)
 Cost gemm(const Roofline &r, double m, double n, double k, double batch)
 {
     const double flops = 2.0 * m * n * k * batch;
-    const double f = tileEfficiency(m, n, batch, r.sms) * k / (k + kTileK0);
+    const double f = tileEfficiency(m, n, batch, r.sms) * k / (k + r.tileK0);
     const double bytes = ((m * k + k * n) * r.gemmBytes + m * n * 2.0) * batch;
     const double time = std::max(flops / (r.gemmPeak * f), bytes / r.hbm) + r.overhead;
     return {time, flops};

@@ -35,6 +35,8 @@ struct Roofline
     double sms = 132.0;
     double overhead = 0.0;      ///< seconds per kernel
     double gemmBytes = 2.0;     ///< bytes per GEMM input element
+    double tileK0 = 48.0;       ///< a GEMM tile's fixed work in units of K, at the GEMM precision
+    double highTileK0 = 48.0;   ///< the same at bf16/fp16
     bool fp8 = false;           ///< Transformer Engine fp8 GEMMs: cast/transpose kernels around them
 
     /// The same device at bf16/fp16 (the GEMMs Transformer Engine leaves out of fp8).
@@ -43,6 +45,7 @@ struct Roofline
         Roofline r = *this;
         r.gemmPeak = attentionPeak;
         r.gemmBytes = 2.0;
+        r.tileK0 = highTileK0;
         r.fp8 = false;
         return r;
     }

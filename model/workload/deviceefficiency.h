@@ -18,6 +18,9 @@ struct GemmEfficiency
 {
     double maxEfficiency = 0.80;
     double kernelOverheadUs = 4.0;
+    /// A GEMM tile's fixed work (prologue, epilogue, scaling) in units of K: f = K / (K + K0)
+    /// (computemodel.cpp). Fitted on measured cuBLASLt sweeps, not on training runs.
+    double tileK0 = 48.0;
     /// Fused causal attention (FlashAttention / cuDNN, as Transformer Engine runs it) forward and
     /// backward, as shares of the bf16 dense peak: measured, not fitted (deviceefficiency.cpp).
     double attentionForward = 0.68;

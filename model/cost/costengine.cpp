@@ -3,6 +3,7 @@
 #include "base/scenarioerror.h"
 #include "cost/evaluationinputs.h"
 #include "cost/linkranking.h"
+#include "cost/nccltuning.h"
 #include "cost/trafficmodel.h"
 #include "cost/trafficplan.h"
 
@@ -78,7 +79,7 @@ void CostEngine::Impl::setUpTraffic()
     dpOps = std::move(tp.dpOps);
     stageDpBytes = tp.setup.stageDpBytes;
     traffic.emplace(fabric, layout, *router, tp.setup);
-    const std::vector<double> weight = patternWeights(*traffic, plan, dpOps, chunks());
+    const std::vector<double> weight = patternWeights(*traffic, plan, chunks());
     for (int p = 0; p < traffic->patternCount(); ++p)
         traffic->setWeight(p, weight[p]);
 }
@@ -109,15 +110,10 @@ double CostEngine::Impl::epOpTime(int stage, Collective c, double bytes) const
 
 double CostEngine::Impl::dpSyncTime() const
 {
+    // The DP loads are already in bytes (scaled by each stage's S): an op's S is its ratio.
     double total = 0.0;
-    for (const DpOp &op : dpOps) {
-        const int passes = ringPasses(op.collective);
-        for (int pi : traffic->dpPatterns()) {
-            const TrafficPattern &p = traffic->pattern(pi);
-            // The DP pattern's load is already in bytes (weighted by each stage's S).
-            total += passes * (p.stepCount() * p.maxLatency() + op.ratio * p.maxRatio);
-        }
-    }
+    for (const DpOp &op : dpOps)
+        total += traffic->dpChoice(op.collective, op.ratio).time;
     return total;
 }
 
@@ -133,11 +129,12 @@ std::vector<double> CostEngine::Impl::stageTimes(OpPass pass, const DimMask &mas
     for (const CommOp &op : plan.ops) {
         if (op.pass != pass || !mask.on[index(op.dim)])
             continue;
-        int pattern = -1;
         switch (op.dim) {
         case Dim::Tp:
-            pattern = traffic->tpPattern(op.stage);
-            break;
+            // TP collectives sit between dependent ops of a layer: on the critical path. Each
+            // runs the algorithm and protocol its family chooses (TrafficModel::tpChoice).
+            t[op.stage] += op.count * traffic->tpChoice(op.stage, op.collective, op.bytes).time;
+            continue;
         case Dim::Ep:
             t[op.stage] += op.count * epOpTime(op.stage, op.collective, op.bytes);
             continue;
@@ -148,8 +145,6 @@ std::vector<double> CostEngine::Impl::stageTimes(OpPass pass, const DimMask &mas
         case Dim::Dp:
             continue;
         }
-        // TP and EP collectives sit between dependent ops of a layer: on the critical path.
-        t[op.stage] += op.count * opTime(pattern, op.collective, op.bytes);
     }
     for (int s = 0; s < stages; ++s) {
         // Ring attention overlaps the K/V exchange with the attention core (Liu et al. 2023,
@@ -241,6 +236,15 @@ void CostEngine::Impl::fillPhases()
         }
         report.phases.push_back(std::move(ph));
     };
+    // A collective family's op: the algorithm and protocol it runs, its time and busiest link.
+    const auto chosen = [&](const CollectiveChoice &c) {
+        PhaseResult &ph = report.phases.back();
+        ph.alphaTime = c.alpha;
+        ph.time = c.time;
+        ph.bottleneckLink = c.pattern >= 0 ? traffic->pattern(c.pattern).argmax : -1;
+        ph.algorithm = std::string(planAlgorithmName(c.algorithm));
+        ph.protocol = std::string(protocolName(c.protocol));
+    };
     for (const CommOp &op : plan.ops) {
         int pattern = -1;
         if (op.dim == Dim::Tp)
@@ -255,6 +259,8 @@ void CostEngine::Impl::fillPhases()
         add(std::string(dimName(op.dim)) + " " + pass + " stage " + std::to_string(op.stage) + ": "
                 + op.what,
             op.dim, op.collective, op.pass, op.stage, op.bytes, op.count, pattern);
+        if (op.dim == Dim::Tp)
+            chosen(traffic->tpChoice(op.stage, op.collective, op.bytes));
         if (const int combine = op.dim == Dim::Ep ? traffic->epCombinePattern(op.stage) : -1;
             combine >= 0) {
             // Skewed routing: dispatch and combine load different links (epOpTime()).
@@ -282,17 +288,8 @@ void CostEngine::Impl::fillPhases()
         ph.stage = -1;
         ph.bytes = stageDpBytes.empty() ? 0.0 : op.ratio * stageDpBytes[0];
         ph.count = 1;
-        double worst = -1.0;
-        for (int pi : traffic->dpPatterns()) {
-            const TrafficPattern &p = traffic->pattern(pi);
-            ph.alphaTime += ringPasses(op.collective) * p.stepCount() * p.maxLatency();
-            ph.time += ringPasses(op.collective) * (p.stepCount() * p.maxLatency() + op.ratio * p.maxRatio);
-            if (p.maxRatio > worst) {
-                worst = p.maxRatio;
-                ph.bottleneckLink = p.argmax;
-            }
-        }
         report.phases.push_back(std::move(ph));
+        chosen(traffic->dpChoice(op.collective, op.ratio));
     }
 }
 
@@ -510,8 +507,18 @@ void CostEngine::setMapping(const Mapping &mapping)
 
 CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes)
 {
+    return collective(op, ranks, bytes, d->scenario.collectives.algorithm);
+}
+
+CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes,
+                                        CollectiveAlgorithm algorithm)
+{
+    // training.hierarchical_allreduce makes the all-reduce hierarchical under auto, as in
+    // the training traffic.
+    const Scenario &s = d->scenario;
     return estimateCollective(d->fabric, *d->router, d->mapping, d->layout.worldSize(), op, ranks,
-                              bytes);
+                              bytes, algorithm, nccltuning::deviceTuning(s.device, s.collectives),
+                              s.training.hierarchicalAllReduce);
 }
 
 PipelineInput CostEngine::pipelineInput() const

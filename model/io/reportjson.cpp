@@ -150,6 +150,7 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
                           {"gradients_bytes", m.gradients},
                           {"optimizer_bytes", m.optimizer},
                           {"activations_bytes", m.activations},
+                          {"allowance_bytes", m.allowance()},
                           {"total_bytes", m.total()},
                           {"peak_inflight", s < r.timeline.peakInflight.size()
                                                 ? r.timeline.peakInflight[s]
@@ -164,9 +165,24 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
                               {"backward_s", r.boundaryBackward[b]}});
     j["boundaries"] = boundaries;
     j["dp_sync"] = {{"time_s", r.dpSyncTime}, {"overlap_window_s", r.dpOverlapWindow}};
+    // The allowance of the fullest stage (what the ledger does not see: CUDA context, NCCL
+    // buffers, allocator fragmentation), with its parts.
+    nlohmann::json allowance = nullptr;
+    double fullest = -1.0;
+    for (const MemoryLedger &m : r.memory) {
+        if (m.total() <= fullest)
+            continue;
+        fullest = m.total();
+        allowance = {{"total", m.allowance()},
+                     {"cuda_context", m.cudaContext},
+                     {"nccl", m.nccl},
+                     {"fragmentation", m.fragmentation()},
+                     {"fragmentation_share", m.fragmentationShare}};
+    }
     j["memory"] = {{"max_bytes_per_rank", r.maxMemoryPerRank},
                    {"device_bytes", engine.scenario().device.hbmBytes},
-                   {"fits", r.memoryFits}};
+                   {"fits", r.memoryFits},
+                   {"allowance_bytes", allowance}};
     j["switches"] = {{"leaf", fabric.leafCount()},
                      {"spine", fabric.spineCount()},
                      {"superspine", fabric.superSpineCount()}};

@@ -44,6 +44,7 @@
  *       "name": "llama2-70b",                default: the preset's name, else ""
  *       "layers": 80, "hidden": 8192, "heads": 64,
  *       "kv_heads": 8,                       0 = heads (multi-head attention)
+ *       "head_dim": 0,                       0 = hidden / heads; written only when set
  *       "ffn": 28672, "gated_mlp": true, "seq": 4096, "vocab": 32000,
  *       "experts": 0, "top_k": 0, "moe_layer_freq": 1,    experts 0 = dense
  *       "routing": {                         optional, written only when not uniform
@@ -66,14 +67,26 @@
  *       "hierarchical_allreduce": false,     true: with collectives.algorithm auto, all-reduces
  *                                            run the hierarchical algorithm (cost/collectiveplanner.h)
  *       "flash_attention": true,             fused attention; false = Megatron's 2021 GEMMs + softmax
- *       "pipeline_scatter_gather": true      without SP, each rank sends 1/tp of a boundary tensor
+ *       "pipeline_scatter_gather": true,     without SP, each rank sends 1/tp of a boundary tensor
+ *       "fp8_param_gather": false,           fp8 + distributed optimizer: parameters all-gathered
+ *                                            in fp8 (--fp8-param-gather); other messages stay bf16
+ *       "grad_reduce_bf16": false,           bf16/fp8: gradients kept and reduced in bf16
+ *                                            (--grad-reduce-in-bf16); default fp32
+ *       "dp_sharding": "optim" | "optim_grads" | "optim_grads_params",   ZeRO-1/2/3 (needs
+ *                                            distributed_optimizer); default "optim"
+ *       "memory_allowance": {                optional, each part optional (default in brackets):
+ *         "cuda_context_gb": 0.75,           CUDA context and library workspaces [0.75]
+ *         "nccl_gb": 1.2,                    NCCL buffers [from the degrees, memoryledger.cpp]
+ *         "fragmentation": 0.05              allocator overhead, share of the ledger [0.05]
+ *       }                                    the last three are written only when not default
  *     },
  *     "device": {                            optional; or a preset name: "device": "h100-sxm"
  *       "preset": "h100-sxm",                optional: start from a preset, the fields below override
  *       "name": "h100-sxm",
  *       "peak_tflops_bf16": 989, "peak_tflops_fp16": 989, "peak_tflops_fp8": 1979,  dense
  *       "hbm_gb": 80, "hbm_gbps": 3350,      HBM capacity (10^9 bytes) and bandwidth (GB/s)
- *       "max_efficiency": 0,                 0..1; 0 = the compute model's calibrated default
+ *       "max_efficiency": 0,                 0..1; 0 = the calibrated table (deviceefficiency.cpp)
+ *       "max_efficiency_fp8": 0,             0..1, fp8 GEMMs only; 0 = max_efficiency / the table
  *       "kernel_overhead_us": 0,             0 = the calibrated default
  *       "streaming_multiprocessors": 132     SMs, for GEMM wave quantization; 1..65536
  *     },
@@ -203,6 +216,8 @@ Json toJson(const Scenario &s)
     model["hidden"] = m.hidden;
     model["heads"] = m.heads;
     model["kv_heads"] = m.kvHeads;
+    if (m.headDim > 0) // absent when hidden / heads: existing files stay byte-identical
+        model["head_dim"] = m.headDim;
     model["ffn"] = m.ffn;
     model["gated_mlp"] = m.gatedMlp;
     model["seq"] = m.seq;
@@ -234,6 +249,24 @@ Json toJson(const Scenario &s)
     training["hierarchical_allreduce"] = t.hierarchicalAllReduce;
     training["flash_attention"] = t.flashAttention;
     training["pipeline_scatter_gather"] = t.pipelineScatterGather;
+    // The fields below are written only when they differ from the default, so files that do not
+    // use them stay byte-identical.
+    if (t.fp8ParamGather)
+        training["fp8_param_gather"] = true;
+    if (t.gradReduceBf16)
+        training["grad_reduce_bf16"] = true;
+    if (t.dpSharding != DpSharding::Optim)
+        training["dp_sharding"] = std::string(dpShardingName(t.dpSharding));
+    if (t.memoryAllowance != MemoryAllowanceSpec{}) {
+        Json allowance;
+        if (t.memoryAllowance.cudaContextBytes)
+            allowance["cuda_context_gb"] = *t.memoryAllowance.cudaContextBytes / 1e9;
+        if (t.memoryAllowance.ncclBytes)
+            allowance["nccl_gb"] = *t.memoryAllowance.ncclBytes / 1e9;
+        if (t.memoryAllowance.fragmentation)
+            allowance["fragmentation"] = *t.memoryAllowance.fragmentation;
+        training["memory_allowance"] = std::move(allowance);
+    }
 
     const DeviceSpec &d = s.device;
     Json device;
@@ -244,6 +277,8 @@ Json toJson(const Scenario &s)
     device["hbm_gb"] = d.hbmBytes / 1e9;
     device["hbm_gbps"] = d.hbmGBps;
     device["max_efficiency"] = d.maxEfficiency;
+    if (d.maxEfficiencyFp8 > 0.0)
+        device["max_efficiency_fp8"] = d.maxEfficiencyFp8;
     device["kernel_overhead_us"] = d.kernelOverheadUs;
     device["streaming_multiprocessors"] = d.streamingMultiprocessors;
 

@@ -37,6 +37,8 @@ constexpr double kMaxHbmGB = 1e6;
 constexpr double kMaxHbmGBps = 1e7;
 constexpr std::int64_t kMaxHidden = 1 << 20;
 constexpr std::int64_t kMaxHeads = 1 << 16;
+constexpr std::int64_t kMaxHeadDim = 1 << 16;
+constexpr double kMaxAllowanceGB = 1e6;
 constexpr std::int64_t kMaxFfn = 1 << 22;
 constexpr std::int64_t kMaxSeq = 1 << 24;
 constexpr std::int64_t kMaxVocab = 1 << 24;
@@ -107,6 +109,21 @@ ExpertRouting readRouting(const json &value, const std::string &path, int expert
     }
     checkRouting(r, experts, path);
     return r;
+}
+
+/// "training.memory_allowance": each part optional; an absent part keeps its default.
+MemoryAllowanceSpec readMemoryAllowance(const json &value, const std::string &path)
+{
+    JsonFields f(value, path, {"cuda_context_gb", "nccl_gb", "fragmentation"});
+    f.rejectUnknown();
+    MemoryAllowanceSpec a;
+    if (f.has("cuda_context_gb"))
+        a.cudaContextBytes = f.number("cuda_context_gb", 0.0, 0.0, kMaxAllowanceGB) * 1e9;
+    if (f.has("nccl_gb"))
+        a.ncclBytes = f.number("nccl_gb", 0.0, 0.0, kMaxAllowanceGB) * 1e9;
+    if (f.has("fragmentation"))
+        a.fragmentation = f.number("fragmentation", 0.0, 0.0, 0.99);
+    return a;
 }
 
 } // namespace
@@ -265,8 +282,8 @@ ModelSpec readModel(const json &value, const std::string &baseDir)
         throw ScenarioError("model", "expected an object or a preset name, got "
                                          + jsonTypeName(value));
     JsonFields f(value, "model",
-                 {"preset", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "gated_mlp",
-                  "seq", "vocab", "experts", "top_k", "moe_layer_freq", "routing"});
+                 {"preset", "name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
+                  "gated_mlp", "seq", "vocab", "experts", "top_k", "moe_layer_freq", "routing"});
     f.rejectUnknown();
     ModelSpec m;
     if (f.has("preset"))
@@ -276,6 +293,7 @@ ModelSpec readModel(const json &value, const std::string &baseDir)
     m.hidden = f.integer("hidden", m.hidden, 1, kMaxHidden);
     m.heads = f.integer("heads", m.heads, 1, kMaxHeads);
     m.kvHeads = f.integer("kv_heads", m.kvHeads, 0, kMaxHeads);
+    m.headDim = f.integer("head_dim", m.headDim, 0, kMaxHeadDim);
     m.ffn = f.integer("ffn", m.ffn, 1, kMaxFfn);
     m.gatedMlp = f.boolean("gated_mlp", m.gatedMlp);
     m.seq = f.integer("seq", m.seq, 1, kMaxSeq);
@@ -293,7 +311,8 @@ TrainingSpec readTraining(const json &value)
     JsonFields f(value, "training",
                  {"micro_batch", "global_batch", "precision", "sequence_parallel", "recompute",
                   "distributed_optimizer", "schedule", "interleave", "dp_overlap",
-                  "hierarchical_allreduce", "flash_attention", "pipeline_scatter_gather"});
+                  "hierarchical_allreduce", "flash_attention", "pipeline_scatter_gather",
+                  "fp8_param_gather", "grad_reduce_bf16", "dp_sharding", "memory_allowance"});
     f.rejectUnknown();
     TrainingSpec t;
     t.microBatch = f.integer("micro_batch", t.microBatch, 1, kMaxMicroBatch);
@@ -313,6 +332,13 @@ TrainingSpec readTraining(const json &value)
     t.hierarchicalAllReduce = f.boolean("hierarchical_allreduce", t.hierarchicalAllReduce);
     t.flashAttention = f.boolean("flash_attention", t.flashAttention);
     t.pipelineScatterGather = f.boolean("pipeline_scatter_gather", t.pipelineScatterGather);
+    t.fp8ParamGather = f.boolean("fp8_param_gather", t.fp8ParamGather);
+    t.gradReduceBf16 = f.boolean("grad_reduce_bf16", t.gradReduceBf16);
+    t.dpSharding = f.choice("dp_sharding", t.dpSharding,
+                            {DpSharding::Optim, DpSharding::OptimGrads, DpSharding::OptimGradsParams},
+                            dpShardingName);
+    if (const json *allowance = f.find("memory_allowance"))
+        t.memoryAllowance = readMemoryAllowance(*allowance, f.fieldPath("memory_allowance"));
     return t;
 }
 
@@ -340,8 +366,8 @@ DeviceSpec readDevice(const json &value)
                                           + jsonTypeName(value));
     JsonFields f(value, "device",
                  {"preset", "name", "peak_tflops_bf16", "peak_tflops_fp16", "peak_tflops_fp8",
-                  "hbm_gb", "hbm_gbps", "max_efficiency", "kernel_overhead_us",
-                  "streaming_multiprocessors"});
+                  "hbm_gb", "hbm_gbps", "max_efficiency", "max_efficiency_fp8",
+                  "kernel_overhead_us", "streaming_multiprocessors"});
     f.rejectUnknown();
     DeviceSpec d;
     if (f.has("preset"))
@@ -356,6 +382,7 @@ DeviceSpec readDevice(const json &value)
     d.hbmBytes = f.number("hbm_gb", d.hbmBytes / 1e9, 0.0, kMaxHbmGB, LowerBound::Exclusive) * 1e9;
     d.hbmGBps = f.number("hbm_gbps", d.hbmGBps, 0.0, kMaxHbmGBps, LowerBound::Exclusive);
     d.maxEfficiency = f.number("max_efficiency", d.maxEfficiency, 0.0, 1.0);
+    d.maxEfficiencyFp8 = f.number("max_efficiency_fp8", d.maxEfficiencyFp8, 0.0, 1.0);
     d.kernelOverheadUs = f.number("kernel_overhead_us", d.kernelOverheadUs, 0.0, kMaxLatencyUs);
     d.streamingMultiprocessors = f.integer("streaming_multiprocessors",
                                            d.streamingMultiprocessors, 1, kMaxSms);

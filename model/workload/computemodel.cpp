@@ -1,6 +1,7 @@
 #include "workload/computemodel.h"
 
 #include "base/units.h"
+#include "workload/deviceefficiency.h"
 #include "workload/workloadnames.h"
 
 #include <algorithm>
@@ -24,13 +25,8 @@ struct TileShape
 };
 constexpr std::array<TileShape, 3> kTiles{{{128, 256, 1.00}, {128, 128, 0.92}, {64, 64, 0.70}}};
 
-/// A tile's fixed work (prologue, epilogue) in units of K, so short reductions run below peak.
-constexpr double kTileK0 = 48.0;
-
-/// FlashAttention-2 relative to a large GEMM on the same GPU: forward ~73 % of peak vs ~85 %
-/// for GEMMs, backward lower, and the backward does 2.5x the forward's matmul work [Dao23].
-constexpr double kFlashForwardRelative = 0.85;
-constexpr double kFlashBackwardRelative = 0.70;
+/// The fused attention's backward does 2.5x the forward's matmul work [Dao23]; its throughput
+/// per device is in the efficiency table (deviceefficiency.cpp).
 constexpr double kFlashBackwardWork = 2.5;
 constexpr double kFlashQueryBlock = 128.0;
 
@@ -55,43 +51,63 @@ double tileEfficiency(double m, double n, double batch, double sms)
  * One GEMM C[M,N] = A[M,K] B[K,N] (`batch` of them): 2MNK FLOPs each. Time is the roofline
  * max(FLOPs / (peak * effMax * f), bytes / HBM) plus one kernel overhead [Williams09], with
  * f = tileEfficiency(M, N) * K / (K + K0): small M or N leave SMs idle (tile and wave
- * quantization), short K leaves the tile's fixed prologue/epilogue unamortised [NvGemm].
+ * quantization), short K leaves the tile's fixed prologue/epilogue unamortised [NvGemm]. K0 is
+ * per device and precision (deviceefficiency.cpp, from measured cuBLASLt sweeps).
  */
 
 } // namespace
 
 Roofline deviceRoofline(const DeviceSpec &device, Precision precision)
 {
-    const double effMax = device.maxEfficiency > 0.0 ? device.maxEfficiency : kDefaultMaxEfficiency;
-    const double overheadUs =
-        device.kernelOverheadUs > 0.0 ? device.kernelOverheadUs : kDefaultKernelOverheadUs;
-    const Precision attention = precision == Precision::Fp16 ? Precision::Fp16 : Precision::Bf16;
+    const Precision high = precision == Precision::Fp16 ? Precision::Fp16 : Precision::Bf16;
+    const GemmEfficiency g = gemmEfficiency(device, precision);
+    const GemmEfficiency h = gemmEfficiency(device, high);
     Roofline r;
-    r.gemmPeak = peakTflops(device, precision) * 1e12 * effMax;
-    r.attentionPeak = peakTflops(device, attention) * 1e12 * effMax;
+    r.gemmPeak = peakTflops(device, precision) * 1e12 * g.maxEfficiency;
+    r.attentionPeak = peakTflops(device, high) * 1e12 * h.maxEfficiency;
+    r.flashForward = peakTflops(device, high) * 1e12 * h.attentionForward;
+    r.flashBackward = peakTflops(device, high) * 1e12 * h.attentionBackward;
     r.hbm = device.hbmGBps * 1e9 * kHbmEfficiency;
     r.sms = device.streamingMultiprocessors;
-    r.overhead = microseconds(overheadUs);
+    r.overhead = microseconds(g.kernelOverheadUs);
+    r.tileK0 = g.tileK0;
+    r.highTileK0 = h.tileK0;
     r.gemmBytes = precisionBytes(precision);
+    r.fp8 = precision == Precision::Fp8;
     return r;
 }
 
 Cost gemm(const Roofline &r, double m, double n, double k, double batch)
 {
     const double flops = 2.0 * m * n * k * batch;
-    const double f = tileEfficiency(m, n, batch, r.sms) * k / (k + kTileK0);
+    const double f = tileEfficiency(m, n, batch, r.sms) * k / (k + r.tileK0);
     const double bytes = ((m * k + k * n) * r.gemmBytes + m * n * 2.0) * batch;
     const double time = std::max(flops / (r.gemmPeak * f), bytes / r.hbm) + r.overhead;
     return {time, flops};
 }
 
 
+/**
+ * Forward GEMM plus its backward. At fp8 Transformer Engine runs all three GEMMs (fprop, dgrad,
+ * wgrad) in fp8 and adds casts around them (TE docs, "Using FP8 with Transformer Engine";
+ * Micikevicius et al., "FP8 Formats for Deep Learning", 2022): Hopper's fp8 GEMMs take only the
+ * TN layout (cuBLASLt, cublasLtMatmul fp8 requirements), so every fp8 input also needs a
+ * transposed fp8 copy. The cast of the forward input is fused into the kernel that produces it
+ * (LayerNormLinear, the fused activation), which still writes the transposed byte per element;
+ * the output gradient arrives in bf16 and one cast-transpose kernel reads it (2 bytes) and writes
+ * both fp8 copies (2 bytes). Weights are cast once per iteration (is_first_microbatch), which
+ * this per-micro-batch cost leaves out.
+ */
 GemmPair linear(const Roofline &r, double m, double n, double k, double batch)
 {
     GemmPair p;
     p.forward = gemm(r, m, n, k, batch);
     p.backward = gemm(r, m, k, n, batch);
     p.backward += gemm(r, k, n, m, batch);
+    if (r.fp8) {
+        p.forward += {m * k * batch / r.hbm, 0.0};
+        p.backward += streaming(r, 4.0 * m * n * batch, 1);
+    }
     return p;
 }
 
@@ -105,34 +121,32 @@ Cost streaming(const Roofline &r, double bytes, double kernels)
 
 /**
  * The attention core: scores QK^T and context AV over a/t heads, s/c queries per rank against s
- * keys. FLOPs follow [Narayanan21]: 4 b s^2 h (2 for QK^T, 2 for AV), here 4 b (s/c) s h / t per
- * rank, no causal discount, so the totals reproduce Eq. 3. Time: with FlashAttention the causal
- * mask skips half the blocks (load-balanced under CP), at FlashAttention-2's efficiency, the
- * backward doing 2.5x the forward's work [Dao23]; without it (Megatron 2021), batched GEMMs over
+ * keys. FLOPs follow [Narayanan21]: 4 b s^2 h (2 for QK^T, 2 for AV), here 4 b (s/c) s w / t per
+ * rank with w = a x headDim the attention width (h in the GPT and Llama blocks), no causal
+ * discount, so the totals reproduce Eq. 3. The core runs in bf16 even in an fp8 run
+ * (Transformer Engine's DotProductAttention stays out of fp8 unless fp8_dpa is set). Time: with FlashAttention the causal
+ * mask skips half the blocks (load-balanced under CP), at the device's measured fused-attention
+ * throughput (deviceefficiency.cpp), the backward doing 2.5x the forward's work [Dao23]; without it (Megatron 2021), batched GEMMs over
  * the full s x s scores plus the fused scale-mask-softmax streaming the scores.
  */
 void attentionCore(const Roofline &r, const Shape &x, bool flash, LayerCompute &out)
 {
     const double heads = x.a / x.t;
     const double queries = x.s / x.c;
-    const double flops = 4.0 * x.b * queries * x.s * x.h / x.t;
+    const double flops = 4.0 * x.b * queries * x.s * attentionWidth(x) / x.t;
     if (flash) {
         const double work = 0.5 * flops;
         // One thread block per (batch, head, 128-query block); whole waves over the SMs.
         const double blocks = std::ceil(queries / kFlashQueryBlock) * x.b * heads;
         const double f = (queries / kFlashQueryBlock * x.b * heads)
                          / (std::ceil(blocks / r.sms) * r.sms);
-        out.attentionForward = {work / (r.attentionPeak * kFlashForwardRelative * f) + r.overhead,
-                                flops};
-        out.attentionBackward = {kFlashBackwardWork * work
-                                         / (r.attentionPeak * kFlashBackwardRelative * f)
+        out.attentionForward = {work / (r.flashForward * f) + r.overhead, flops};
+        out.attentionBackward = {kFlashBackwardWork * work / (r.flashBackward * f)
                                      + 2.0 * r.overhead,
                                  2.0 * flops};
         return;
     }
-    Roofline bf16 = r;
-    bf16.gemmPeak = r.attentionPeak;
-    bf16.gemmBytes = 2.0;
+    const Roofline bf16 = r.highPrecision();
     const double batch = x.b * heads;
     const double scores = batch * queries * x.s;
     const GemmPair qk = linear(bf16, queries, x.s, x.headDim, batch);
@@ -149,7 +163,8 @@ void attentionCore(const Roofline &r, const Shape &x, bool flash, LayerCompute &
 
 /**
  * One transformer layer (dense or MoE) on one rank. GEMM shapes with M = T tokens:
- * QKV [T, (h + 2 kvDim)/t, h], projection [T, h, h/t], MLP fc1 [T, (2 if gated else 1) ffn/t, h]
+ * QKV [T, (w + 2 kvDim)/t, h], projection [T, h, w/t] (w = a x headDim, h unless the model sets
+ * head_dim), MLP fc1 [T, (2 if gated else 1) ffn/t, h]
  * and fc2 [T, h, ffn/t] ([Shoeybi19] column/row-parallel split); an MoE layer replaces the MLP by
  * a router [T/t, E, h] and E/ep local experts, each seeing T topK ep / E tokens under balanced
  * routing (each token goes to topK experts; the EP all-to-all brings every rank T topK/t routed
@@ -166,8 +181,9 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
     LayerCompute lc;
     const double T = x.tokens;
     const double ew = kElementwiseBytes;
-    const GemmPair qkv = linear(r, T, (x.h + 2.0 * x.kvDim) / x.t, x.h);
-    const GemmPair proj = linear(r, T, x.h, x.h / x.t);
+    const double w = attentionWidth(x);
+    const GemmPair qkv = linear(r, T, (w + 2.0 * x.kvDim) / x.t, x.h);
+    const GemmPair proj = linear(r, T, x.h, w / x.t);
     lc.forward = qkv.forward;
     lc.forward += proj.forward;
     lc.backward = qkv.backward;
@@ -192,7 +208,8 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
         // the combine all-to-all waits for it, sets the layer's time (He et al., FasterMoE,
         // PPoPP'22 §3; model/workload/eprouting.cpp).
         const double perExpert = T * x.topK * x.ep / x.experts * x.expertLoad;
-        const GemmPair router = linear(r, x.spTokens, x.experts, x.h);
+        // The router is a plain (not Transformer Engine) linear layer: bf16 in an fp8 run.
+        const GemmPair router = linear(r.highPrecision(), x.spTokens, x.experts, x.h);
         const GemmPair fc1 = linear(r, perExpert, up * x.ffn / x.t, x.h, local);
         const GemmPair fc2 = linear(r, perExpert, x.h, x.ffn / x.t, local);
         lc.forward += router.forward;
@@ -207,7 +224,7 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
     }
     const double norms = 2.0 * 2.0 * ew * x.spTokens * x.h;
     const double residual = 2.0 * (3.0 * ew + (x.gptStyle ? 1.0 : 0.0)) * x.spTokens * x.h;
-    const double rotary = x.gptStyle ? 0.0 : 2.0 * ew * T * (x.h + x.kvDim) / x.t;
+    const double rotary = x.gptStyle ? 0.0 : 2.0 * ew * T * (w + x.kvDim) / x.t;
     const double kernels = x.gptStyle ? 5.0 : 6.0;
     const double bytes = norms + residual + rotary + activationBytes;
     lc.forward += streaming(r, bytes, kernels);
@@ -217,14 +234,17 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
 
 /**
  * The output layer on the last stage: logits GEMM [T, V/t, h] (2 b s h V / t FLOPs forward,
- * [Narayanan21] Eq. 3's 6 b s h V over forward+backward) and Megatron's vocab-parallel cross
+ * [Narayanan21] Eq. 3's 6 b s h V over forward+backward), in bf16 even in an fp8 run
+ * (Megatron-Core's output layer is its own ColumnParallelLinear, not a Transformer Engine module,
+ * so fp8_autocast leaves it alone), and Megatron's vocab-parallel cross
  * entropy, which keeps fp32 exponentials (read e, write 4 bytes per logit; backward reads 4,
  * writes e), plus the final norm.
  */
 GemmPair outputLayer(const Roofline &r, const Shape &x)
 {
     const double logits = x.tokens * x.vocab / x.t;
-    GemmPair p = linear(r, x.tokens, x.vocab / x.t, x.h);
+    const Roofline bf16 = r.highPrecision();
+    GemmPair p = linear(bf16, x.tokens, x.vocab / x.t, x.h);
     p.forward += streaming(r, logits * (x.e + 2.0 * 4.0) + 4.0 * kElementwiseBytes * x.spTokens * x.h, 3);
     p.backward += streaming(r, logits * (4.0 + x.e) + 8.0 * kElementwiseBytes * x.spTokens * x.h, 3);
     return p;

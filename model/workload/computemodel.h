@@ -13,16 +13,6 @@
  */
 namespace railyard::compute {
 
-/**
- * Calibrated once (not per case) against published Megatron-LM A100 measurements: Korthikanti
- * et al. 2022 Table 5 (22B..1T, iteration times, dp = 1) and Narayanan et al. 2021 Table 1.
- * tests/common/calibration_data.h holds the runs and the comparison; tst_workloadplan checks it.
- * kDefaultMaxEfficiency is the fraction of the dense peak a large, well-shaped GEMM reaches;
- * kDefaultKernelOverheadUs is the fixed cost of each kernel (launch, prologue, tail).
- */
-constexpr double kDefaultMaxEfficiency = 0.80;
-constexpr double kDefaultKernelOverheadUs = 4.0;
-
 /// Achievable share of the HBM datasheet bandwidth for streaming kernels (STREAM-like copies
 /// reach 85-90 % on A100/H100); the memory roof of the roofline [Williams09].
 constexpr double kHbmEfficiency = 0.85;
@@ -37,18 +27,35 @@ constexpr double kAdamBytesPerParameter = 30.0;
 /** What the time model needs of the device, resolved once. */
 struct Roofline
 {
-    double gemmPeak = 0.0;      ///< FLOP/s at the GEMM precision, times the calibrated maximum
-    double attentionPeak = 0.0; ///< FLOP/s for the attention core (bf16), times the maximum
+    double gemmPeak = 0.0;      ///< FLOP/s at the GEMM precision, times its calibrated maximum
+    double attentionPeak = 0.0; ///< FLOP/s at bf16/fp16 (attention core, LM head, router)
+    double flashForward = 0.0;  ///< FLOP/s of the fused causal attention forward (counted causally)
+    double flashBackward = 0.0; ///< and of its backward
     double hbm = 0.0;           ///< achievable bytes/s
     double sms = 132.0;
     double overhead = 0.0;      ///< seconds per kernel
     double gemmBytes = 2.0;     ///< bytes per GEMM input element
+    double tileK0 = 48.0;       ///< a GEMM tile's fixed work in units of K, at the GEMM precision
+    double highTileK0 = 48.0;   ///< the same at bf16/fp16
+    bool fp8 = false;           ///< Transformer Engine fp8 GEMMs: cast/transpose kernels around them
+
+    /// The same device at bf16/fp16 (the GEMMs Transformer Engine leaves out of fp8).
+    Roofline highPrecision() const
+    {
+        Roofline r = *this;
+        r.gemmPeak = attentionPeak;
+        r.gemmBytes = 2.0;
+        r.tileK0 = highTileK0;
+        r.fp8 = false;
+        return r;
+    }
 };
 
-/// The device's roofline at a precision: the dense peak times the calibrated GEMM efficiency
-/// (the device's max_efficiency, else kDefaultMaxEfficiency), the attention core at bf16/fp16
-/// (Transformer Engine keeps dot-product attention out of fp8), kHbmEfficiency of the HBM
-/// bandwidth, and the kernel overhead (the device's, else kDefaultKernelOverheadUs).
+/// The device's roofline at a precision: the dense peak times the calibrated GEMM efficiency of
+/// that device and precision (gemmEfficiency(), deviceefficiency.h; the device's max_efficiency
+/// when set), the bf16/fp16 peak times its own efficiency for what Transformer Engine keeps out
+/// of fp8, kHbmEfficiency of the HBM bandwidth, and the kernel overhead of the table (or the
+/// device's kernel_overhead_us).
 Roofline deviceRoofline(const DeviceSpec &device, Precision precision);
 
 /** Seconds and FLOPs of a piece of work. */
@@ -84,6 +91,7 @@ struct LayerCompute
 struct Shape
 {
     double b = 1, s = 1, h = 1, a = 1, kvDim = 1, headDim = 1, ffn = 1, vocab = 1;
+    double qDim = 0;      ///< a x headDim, the attention width; 0 = h (headDim = h / a)
     double t = 1, c = 1;
     double tokens = 1;    ///< T = b s / c, rows of every GEMM (SP all-gathers before them)
     double spTokens = 1;  ///< tokens in sequence-sharded regions: T/t with SP, else T
@@ -98,9 +106,15 @@ struct Shape
     double expertLoad = 1.0;
 };
 
+/// The attention width a x headDim (x.qDim, or h when it is 0).
+inline double attentionWidth(const Shape &x)
+{
+    return x.qDim > 0 ? x.qDim : x.h;
+}
+
 /// One GEMM [m x k] x [k x n], `batch` independent problems.
 Cost gemm(const Roofline &r, double m, double n, double k, double batch = 1.0);
-/// Forward GEMM plus its backward (dgrad and wgrad).
+/// Forward GEMM plus its backward (dgrad and wgrad); at fp8 with Transformer Engine's casts.
 GemmPair linear(const Roofline &r, double m, double n, double k, double batch = 1.0);
 /// A memory-bound (element-wise) kernel sequence.
 Cost streaming(const Roofline &r, double bytes, double kernels);

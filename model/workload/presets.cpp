@@ -88,9 +88,9 @@ DeviceSpec makeDevice(std::string_view name, double bf16, double fp16, double fp
  * per direction (the datasheet's bidirectional figure halved, in Gbit/s); the NIC is the
  * reference system's compute-fabric adapter per GPU.
  */
-const std::array<NamedDevice, 4> &devices()
+const std::array<NamedDevice, 6> &devices()
 {
-    static const std::array<NamedDevice, 4> list{{
+    static const std::array<NamedDevice, 6> list{{
         // NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM): BF16/FP16 312 TFLOPS dense,
         // no FP8 (0 = unsupported), 80 GB HBM2e at 2039 GB/s, 108 SMs (A100 whitepaper).
         // NVLink 3: 600 GB/s bidirectional -> 300 GB/s = 2400 Gbit/s per direction; DGX A100
@@ -111,6 +111,18 @@ const std::array<NamedDevice, 4> &devices()
         // 7200 Gbit/s per direction; DGX B200 uses 8 x ConnectX-7 at 400 Gb/s (800G ConnectX-8
         // arrives with B300), so 400.
         {"b200", makeDevice("b200", 2250.0, 2250.0, 4500.0, 180.0, 8000.0, 148), {7200.0, 400.0}},
+        // GB200 NVL72 (the Blackwell GPU at 1,200 W, per GPU, not per superchip): BF16 2.5 and
+        // FP8 5 PFLOPS dense, 8 TB/s HBM3e (glennklockwood.com's GB200 table, ml-engineering;
+        // tests/data/published/devices.json), 185 GB as nvidia-smi reports it on Azure ND GB200
+        // v6, the B200's 148 SMs; NVLink 5 at 900 GB/s per direction over the 72-GPU rack
+        // (7200 Gbit/s), one ConnectX-7 400 Gb/s NIC per GPU.
+        {"gb200", makeDevice("gb200", 2500.0, 2500.0, 5000.0, 185.0, 8000.0, 148),
+         {7200.0, 400.0}},
+        // GB300 NVL72 (Blackwell Ultra): BF16 2.5 / FP8 5 PFLOPS dense, 279 GB HBM3e at 8 TB/s
+        // (devices.json), 160 SMs (NVIDIA's Blackwell Ultra brief); NVLink 5 as GB200, one
+        // ConnectX-8 800 Gb/s NIC per GPU.
+        {"gb300", makeDevice("gb300", 2500.0, 2500.0, 5000.0, 279.0, 8000.0, 160),
+         {7200.0, 800.0}},
     }};
     return list;
 }

@@ -16,7 +16,7 @@ namespace railyard {
  */
 std::optional<ModelSpec> modelPreset(std::string_view name);   ///< "gpt3-175b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b"
 std::vector<std::string> modelPresetNames();
-std::optional<DeviceSpec> devicePreset(std::string_view name); ///< "a100-80g", "h100-sxm", "h200", "b200"
+std::optional<DeviceSpec> devicePreset(std::string_view name); ///< "a100-80g", "h100-sxm", "h200", "b200", "gb200", "gb300"
 std::vector<std::string> devicePresetNames();
 
 /// Scale-up (one GPU's NVLink port, per direction) and NIC defaults that go with a device.

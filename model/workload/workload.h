@@ -3,6 +3,7 @@
 #include "workload/eprouting.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 namespace railyard {
@@ -19,6 +20,7 @@ struct ModelSpec
     int hidden = 8192;
     int heads = 64;
     int kvHeads = 0;       ///< 0 = heads (multi-head attention); fewer = GQA
+    int headDim = 0;       ///< 0 = hidden / heads; Qwen3 and GPT-OSS set heads x head_dim != hidden
     int ffn = 28672;       ///< MLP intermediate size (per expert for MoE)
     bool gatedMlp = true;  ///< SwiGLU-style (3 matrices) vs GeLU (2 matrices)
     int seq = 4096;
@@ -28,6 +30,27 @@ struct ModelSpec
     int moeLayerFreq = 1;  ///< every n-th layer is MoE (when experts > 0)
     ExpertRouting routing; ///< the router's destination distribution (MoE only; eprouting.h)
     bool operator==(const ModelSpec &) const = default;
+};
+
+/**
+ * How data parallelism shards the training state, Megatron-FSDP's
+ * --data-parallel-sharding-strategy (ZeRO stages, Rajbhandari et al. SC'20): the distributed
+ * optimizer alone shards the optimizer state (ZeRO-1); OptimGrads also the gradients (ZeRO-2,
+ * what Llama 3's FSDP did); OptimGradsParams also the parameters (ZeRO-3, DeepSpeed ZeRO-3,
+ * Megatron-FSDP), gathered layer by layer for each micro-batch's forward and backward.
+ */
+enum class DpSharding { Optim, OptimGrads, OptimGradsParams };
+
+/**
+ * What a rank's HBM holds beyond the byte ledger (workloadplan.cpp states the defaults and their
+ * sources). Unset fields take the default; a set field overrides it.
+ */
+struct MemoryAllowanceSpec
+{
+    std::optional<double> cudaContextBytes; ///< CUDA context, kernels and library workspaces
+    std::optional<double> ncclBytes;        ///< NCCL's buffers, all communicators of a rank
+    std::optional<double> fragmentation;    ///< caching-allocator overhead, share of the ledger
+    bool operator==(const MemoryAllowanceSpec &) const = default;
 };
 
 /** How the model is trained: batch sizes, precision and Megatron-LM's main switches. */
@@ -45,6 +68,16 @@ struct TrainingSpec
     bool hierarchicalAllReduce = false; ///< DP all-reduce as intra-server RS, inter AR, intra AG
     bool flashAttention = true;      ///< fused causal attention (FlashAttention); false = 2021 Megatron GEMMs + softmax
     bool pipelineScatterGather = true; ///< without SP, send 1/tp of the boundary tensor per rank (Narayanan 2021 §4.1)
+    /// fp8 only: the distributed optimizer all-gathers the updated parameters in fp8
+    /// (Megatron-LM --fp8-param-gather, Transformer Engine's fp8 primary weights); off, they
+    /// travel in bf16 like every other exchange of an fp8 run.
+    bool fp8ParamGather = false;
+    /// bf16/fp8: keep and reduce the gradients in bf16 (Megatron-LM --grad-reduce-in-bf16,
+    /// Megatron-Core grad_reduce_in_fp32 = False, NeMo's grad_sync_dtype=bf16); off, Megatron-LM
+    /// accumulates and reduces them in fp32 (accumulate_allreduce_grads_in_fp32).
+    bool gradReduceBf16 = false;
+    DpSharding dpSharding = DpSharding::Optim; ///< beyond the optimizer: needs distributedOptimizer
+    MemoryAllowanceSpec memoryAllowance;
     bool operator==(const TrainingSpec &) const = default;
 };
 
@@ -67,8 +100,9 @@ struct DeviceSpec
     double peakTflopsFp8 = 1979.0;
     double hbmBytes = 80e9;
     double hbmGBps = 3350.0;         ///< HBM bandwidth, GB/s
-    double maxEfficiency = 0.0;      ///< 0 = the calibrated default of the compute model
-    double kernelOverheadUs = 0.0;   ///< 0 = the calibrated default
+    double maxEfficiency = 0.0;      ///< 0 = the calibrated table (deviceefficiency.h); set: every precision
+    double maxEfficiencyFp8 = 0.0;   ///< fp8 GEMMs only; 0 = maxEfficiency when set, else the table
+    double kernelOverheadUs = 0.0;   ///< 0 = the calibrated table
     int streamingMultiprocessors = 132; ///< SM count, for the wave quantization of GEMM tiles
     bool operator==(const DeviceSpec &) const = default;
 };

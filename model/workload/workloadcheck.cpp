@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace railyard {
@@ -64,9 +65,10 @@ void checkWorkload(const ModelSpec &m, const TrainingSpec &tr, const DeviceSpec 
     checkRange("training.global_batch", tr.globalBatch, 1, std::int64_t{1} << 30);
     checkRange("training.interleave", tr.interleave, 1, limits::kMaxLayers);
 
-    if (m.hidden % m.heads != 0)
+    checkRange("model.head_dim", m.headDim, 0, std::int64_t{1} << 16);
+    if (m.headDim == 0 && m.hidden % m.heads != 0)
         fail("model.hidden", "hidden size " + str(m.hidden) + " is not a multiple of the "
-                                 + str(m.heads) + " attention heads");
+                                 + str(m.heads) + " attention heads (set model.head_dim)");
     const int kv = m.kvHeads == 0 ? m.heads : m.kvHeads;
     if (m.heads % kv != 0)
         fail("model.kv_heads", str(m.heads) + " attention heads do not form equal groups over "
@@ -133,6 +135,32 @@ void checkWorkload(const ModelSpec &m, const TrainingSpec &tr, const DeviceSpec 
                                           + " micro-batches per replica exceed the limit "
                                           + str(limits::kMaxMicrobatches));
 
+    // Data-parallel sharding and fp8 parameter gathers build on the distributed optimizer
+    // (Megatron-LM: --fp8-param-gather needs --use-distributed-optimizer or FSDP).
+    if (tr.dpSharding != DpSharding::Optim && !tr.distributedOptimizer)
+        fail("training.dp_sharding", "\"" + std::string(dpShardingName(tr.dpSharding))
+                                         + "\" shards beyond the optimizer state and needs "
+                                           "distributed_optimizer true");
+    if (tr.fp8ParamGather && tr.precision != Precision::Fp8)
+        fail("training.fp8_param_gather", "gathers fp8 parameters and needs precision fp8, got "
+                                              + std::string(precisionName(tr.precision)));
+    if (tr.fp8ParamGather && !tr.distributedOptimizer)
+        fail("training.fp8_param_gather", "is the distributed optimizer's parameter all-gather "
+                                          "and needs distributed_optimizer true");
+    if (tr.gradReduceBf16 && tr.precision == Precision::Fp16)
+        fail("training.grad_reduce_bf16", "applies to bf16 and fp8 runs; fp16 gradients are "
+                                          "reduced in fp16 already");
+    const MemoryAllowanceSpec &mem = tr.memoryAllowance;
+    const auto checkBytes = [](const char *field, const std::optional<double> &v) {
+        if (v && !(*v >= 0.0 && std::isfinite(*v)))
+            fail(field, "must be zero or positive, got " + std::to_string(*v));
+    };
+    checkBytes("training.memory_allowance.cuda_context_gb", mem.cudaContextBytes);
+    checkBytes("training.memory_allowance.nccl_gb", mem.ncclBytes);
+    if (mem.fragmentation && !(*mem.fragmentation >= 0.0 && *mem.fragmentation < 1.0))
+        fail("training.memory_allowance.fragmentation",
+             "is a share of the ledger in 0..1, got " + std::to_string(*mem.fragmentation));
+
     // Device.
     checkPositive(std::string("device.peak_tflops_") + std::string(precisionName(tr.precision)),
                   peakTflops(dev, tr.precision));
@@ -143,6 +171,9 @@ void checkWorkload(const ModelSpec &m, const TrainingSpec &tr, const DeviceSpec 
     if (!(dev.maxEfficiency >= 0.0 && dev.maxEfficiency <= 1.0))
         fail("device.max_efficiency", "must lie in 0..1, got "
                                           + std::to_string(dev.maxEfficiency));
+    if (!(dev.maxEfficiencyFp8 >= 0.0 && dev.maxEfficiencyFp8 <= 1.0))
+        fail("device.max_efficiency_fp8", "must lie in 0..1, got "
+                                              + std::to_string(dev.maxEfficiencyFp8));
     if (!(dev.kernelOverheadUs >= 0.0) || !std::isfinite(dev.kernelOverheadUs))
         fail("device.kernel_overhead_us", "must be zero or positive, got "
                                               + std::to_string(dev.kernelOverheadUs));

@@ -8,6 +8,8 @@ namespace {
 
 constexpr std::array<std::string_view, 3> kPrecisionNames{"bf16", "fp16", "fp8"};
 constexpr std::array<std::string_view, 3> kRecomputeNames{"none", "selective", "full"};
+constexpr std::array<std::string_view, 3> kDpShardingNames{"optim", "optim_grads",
+                                                           "optim_grads_params"};
 
 } // namespace
 
@@ -37,6 +39,22 @@ bool parseRecompute(std::string_view name, Recompute &out)
     for (std::size_t i = 0; i < kRecomputeNames.size(); ++i) {
         if (kRecomputeNames[i] == name) {
             out = static_cast<Recompute>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string_view dpShardingName(DpSharding d)
+{
+    return kDpShardingNames[static_cast<std::size_t>(d)];
+}
+
+bool parseDpSharding(std::string_view name, DpSharding &out)
+{
+    for (std::size_t i = 0; i < kDpShardingNames.size(); ++i) {
+        if (kDpShardingNames[i] == name) {
+            out = static_cast<DpSharding>(i);
             return true;
         }
     }

@@ -14,12 +14,23 @@ bool parsePrecision(std::string_view name, Precision &out);
 std::string_view recomputeName(Recompute r);
 bool parseRecompute(std::string_view name, Recompute &out);
 
-/**
- * Bytes per element of activations and of the activation-sized messages (TP, CP, EP, PP) for a
- * training precision: bf16/fp16 2, fp8 1. With fp8 (Transformer Engine's recipe as Megatron-LM
- * uses it) the GEMM inputs and the activation communication are 8-bit; parameters, gradients
- * and optimizer state keep their bf16/fp32 sizes (workloadplan.cpp documents each use).
- */
+/// "optim", "optim_grads", "optim_grads_params" (Megatron-FSDP's sharding strategy names).
+std::string_view dpShardingName(DpSharding d);
+bool parseDpSharding(std::string_view name, DpSharding &out);
+
+/// Bytes per element of a tensor stored at a precision: fp8 1, bf16/fp16 2 (GEMM operands, fp8
+/// KV caches). Parameters, gradients and optimizer state keep their own sizes
+/// (workloadplan.cpp documents each use).
 constexpr double precisionBytes(Precision p) { return p == Precision::Fp8 ? 1.0 : 2.0; }
+
+/**
+ * Bytes per element of the activation-sized exchanges of a training run (TP all-gather and
+ * reduce-scatter, pipeline sends, context-parallel K/V, MoE dispatch and combine): 2 for every
+ * precision. Transformer Engine casts to fp8 inside its GEMM modules only; the tensors between
+ * modules, and so every message Megatron-LM sends, stay bf16 (TE docs, "Using FP8 with
+ * Transformer Engine": fp8_autocast changes only the GEMMs of TE modules). The one exchange
+ * that can travel in fp8 is the parameter all-gather, by option (TrainingSpec::fp8ParamGather).
+ */
+constexpr double activationMessageBytes(Precision) { return 2.0; }
 
 } // namespace railyard

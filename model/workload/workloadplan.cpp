@@ -57,16 +57,24 @@ struct LayerParams
     double expert = 0.0;  ///< all experts of the layer (sharded over EP)
 };
 
+/// Per-head width: head_dim when the model sets it, else hidden / heads.
+double headDimOf(const ModelSpec &m)
+{
+    return m.headDim > 0 ? m.headDim : static_cast<double>(m.hidden) / m.heads;
+}
+
 LayerParams layerParams(const ModelSpec &m, bool moe)
 {
     const double h = m.hidden;
-    const double kv = static_cast<double>(m.kvHeads == 0 ? m.heads : m.kvHeads) * h / m.heads;
+    const double q = m.heads * headDimOf(m);
+    const double kv = static_cast<double>(m.kvHeads == 0 ? m.heads : m.kvHeads) * headDimOf(m);
     const double ffn = m.ffn;
     const bool gpt = !m.gatedMlp;
-    // Attention: W_qkv h x (h + 2 kvDim), W_o h x h; GPT adds biases (h + 2 kvDim) + h.
-    double attention = h * (h + 2.0 * kv) + h * h;
+    // Attention: W_qkv h x (q + 2 kvDim), W_o q x h with q = heads x head_dim (= h unless the
+    // model sets head_dim); GPT adds biases (q + 2 kvDim) + h.
+    double attention = h * (q + 2.0 * kv) + q * h;
     if (gpt)
-        attention += (h + 2.0 * kv) + h;
+        attention += (q + 2.0 * kv) + h;
     // Norms: two per layer, LayerNorm (weight + bias) in GPT, RMSNorm (weight) in Llama.
     const double norms = gpt ? 4.0 * h : 2.0 * h;
     // MLP: GeLU 2 h ffn (+ biases ffn + h), SwiGLU 3 h ffn.
@@ -93,52 +101,6 @@ bool isMoeLayer(const ModelSpec &m, int layer)
 {
     // Megatron-LM's moe_layer_freq: layer i (0-based) is MoE when i % freq == 0.
     return m.experts > 0 && layer % m.moeLayerFreq == 0;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Activation memory [Korthikanti22] §4, generalised to GQA, gated MLPs and MoE.
-
-/**
- * Bytes stored per layer per micro-batch (without recompute). Per token, bf16 activations with
- * 1-byte dropout masks, [Korthikanti22] §4.1 (their 34 s b h + 5 a s^2 b for the GPT block):
- * attention: QKV input 2h, Q and K 2(h + kvDim), V 2 kvDim, projection input 2h, dropout mask h
- * (11h for MHA); MLP: fc1 input 2h, activation input 2 ffn (4 ffn gated), fc2 input 2 ffn, dropout
- * mask h (19h for ffn = 4h); norms 4h; the GPT block's masks vanish in the Llama block. Without
- * SP the norms, the QKV and fc1 inputs and the masks (10 s b h) are replicated on every TP rank
- * and the rest is split (sbh(10 + 24/t)); with SP everything is split by t. The quadratic
- * 5 a s^2 b term (scores, softmax, dropout) is split by t and disappears with selective
- * recompute or FlashAttention (which keeps O(s) statistics). fp8 stores the four GEMM inputs in
- * one byte. Full recompute keeps only the layer input, 2 s b h (split by t with SP).
- */
-double layerActivationBytes(const ModelSpec &m, const TrainingSpec &tr, const Shape &x, bool moe)
-{
-    const double tokens = x.tokens; // b s / c
-    const double h = x.h;
-    const double kv = x.kvDim;
-    const double t = x.t;
-    const bool sp = tr.sequenceParallel && x.t > 1;
-    if (tr.recompute == Recompute::Full)
-        return 2.0 * tokens * h / (sp ? t : 1.0);
-
-    const double mask = x.gptStyle ? 1.0 : 0.0;
-    const double g = precisionBytes(tr.precision) / 2.0; // fp8 GEMM inputs
-    const double up = x.gated ? 2.0 : 1.0;
-    // Per token, bytes.
-    const double replicated = 4.0 * h + 2.0 * h * g + (moe ? 0.0 : 2.0 * h * g) + 2.0 * mask * h;
-    double split = 2.0 * (h + kv) + 2.0 * kv + 2.0 * h * g;
-    const double mlpSplit = 2.0 * up * x.ffn + 2.0 * x.ffn * g;
-    if (moe) {
-        // Routed tokens: topK copies of fc1 input, activation input and fc2 input, over ETP = t;
-        // with skewed routing the busiest EP member holds expertLoad times as many.
-        split += x.topK * x.expertLoad * (2.0 * h * g + mlpSplit);
-    } else {
-        split += mlpSplit;
-    }
-    double perLayer = tokens * (sp ? (replicated + split) / t : replicated + split / t);
-    const bool keepScores = tr.recompute == Recompute::None && !tr.flashAttention;
-    if (keepScores)
-        perLayer += 5.0 * m.heads * x.b * (x.s / x.c) * x.s / t;
-    return perLayer;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,7 +150,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     x.s = model.seq;
     x.h = model.hidden;
     x.a = model.heads;
-    x.headDim = x.h / x.a;
+    x.headDim = headDimOf(model);
+    x.qDim = model.headDim > 0 ? x.a * x.headDim : 0.0;
     x.kvDim = kvHeads * x.headDim;
     x.ffn = model.ffn;
     x.vocab = paddedVocab(model, tp);
@@ -196,7 +159,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     x.c = degrees.cp;
     x.tokens = x.b * x.s / x.c;
     x.spTokens = sp ? x.tokens / x.t : x.tokens;
-    x.e = precisionBytes(training.precision);
+    x.e = activationMessageBytes(training.precision);
     x.gated = model.gatedMlp;
     x.gptStyle = !model.gatedMlp;
     x.experts = model.experts;
@@ -234,15 +197,31 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     // and v sharded); fp16 params + fp16 grads: 20 = 2 + 2 + 16, distributed 4 + 16/d (fp32 main
     // params and main grads join the sharded state). fp8 training keeps bf16 parameters (TE's
     // recipe), so it books like bf16. Gradients are reduced in their stored type: Megatron-LM
-    // sets accumulate_allreduce_grads_in_fp32 for bf16, so 4 bytes, fp16 reduces in fp16.
-    const bool fp16 = training.precision == Precision::Fp16;
+    // sets accumulate_allreduce_grads_in_fp32 for bf16, so 4 bytes, fp16 reduces in fp16; with
+    // --grad-reduce-in-bf16 bf16 gradients stay 2 bytes.
+    // Gradients kept and reduced in 16 bits (fp16, or bf16 with grad_reduce_bf16) book like the
+    // fp16 row: the optimizer then holds fp32 main gradients in its shard too.
+    const bool grads16 = training.precision == Precision::Fp16 || training.gradReduceBf16;
     const double paramBytes = 2.0;
-    const double gradBytes = fp16 ? 2.0 : 4.0;
-    const double optimizerBytes = fp16 ? 16.0 : 12.0;
+    const double gradBytes = grads16 ? 2.0 : 4.0;
+    const double optimizerBytes = grads16 ? 16.0 : 12.0;
+    // The distributed optimizer all-gathers the updated parameters in bf16, or in fp8 with
+    // Megatron-LM's --fp8-param-gather (TE fp8 primary weights); gradients keep gradBytes.
+    const double gatherBytes =
+        training.fp8ParamGather && training.precision == Precision::Fp8 ? 1.0 : paramBytes;
     // Dense gradients sync over the dp x cp group (Megatron's data_parallel_group_with_cp),
     // expert gradients over the expert-data-parallel group dp x cp / ep.
     const double dpGroup = static_cast<double>(degrees.dp) * degrees.cp;
     const double edpGroup = dpGroup / degrees.ep;
+    // ZeRO stages beyond the optimizer [ZeRO20]: OptimGrads also shards the gradients,
+    // OptimGradsParams also the parameters. Both then reduce-scatter every micro-batch's
+    // gradients (no unsharded buffer accumulates them), and ZeRO-3 all-gathers each layer's
+    // parameters for the forward and again for the backward of every micro-batch.
+    const bool shardGrads = training.dpSharding != DpSharding::Optim;
+    const bool shardParams = training.dpSharding == DpSharding::OptimGradsParams;
+    const double syncsPerIteration = shardGrads ? plan.microbatches : 1.0;
+
+    const Allowance allowance = memoryAllowance(training.memoryAllowance, degrees, model);
 
     const int layersPerChunk = model.layers / (pp * chunks);
     double modelForwardFlops = 0.0; // one micro-batch, whole replica (times t c below)
@@ -317,11 +296,19 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         const double expertRank = expertParamsStage / (x.ep * x.t);
         const double dDense = training.distributedOptimizer ? dpGroup : 1.0;
         const double dExpert = training.distributedOptimizer ? edpGroup : 1.0;
-        mem.parameters = (denseRank + expertRank) * paramBytes;
-        mem.gradients = (denseRank + expertRank) * gradBytes;
-        mem.optimizer = denseRank * optimizerBytes / dDense + expertRank * optimizerBytes / dExpert;
+        const double shardedRank = denseRank / dDense + expertRank / dExpert;
+        // ZeRO-3 keeps only its shard, plus the gathered parameters of the layer being computed
+        // and of the next one, prefetched (DeepSpeed's and FSDP's default of one layer ahead).
+        const double gathered = std::min(2.0, static_cast<double>(sc.layers))
+                                * (denseRank + expertRank) / std::max(1, sc.layers);
+        mem.parameters = (shardParams ? shardedRank + gathered : denseRank + expertRank) * paramBytes;
+        mem.gradients = (shardGrads ? shardedRank : denseRank + expertRank) * gradBytes;
+        mem.optimizer = shardedRank * optimizerBytes;
         mem.activationsPerMicrobatch = activations;
         mem.activations = 0.0;
+        mem.cudaContext = allowance.cudaContext;
+        mem.nccl = allowance.nccl;
+        mem.fragmentationShare = allowance.fragmentationShare;
         sc.optimizerTime = (denseRank / dDense + expertRank / dExpert) * kAdamBytesPerParameter
                                / r.hbm
                            + r.overhead;
@@ -437,11 +424,19 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             if (sync.group <= 1.0 || sync.params <= 0.0)
                 continue;
             const std::string n = sync.name;
+            // The engine sizes the DP sync from these ops' bytes (one run each per iteration),
+            // so per-micro-batch exchanges are folded into the bytes.
             if (training.distributedOptimizer) {
                 addOp(plan, Dim::Dp, Collective::ReduceScatter, OpPass::Iteration, s,
-                      sync.params * gradBytes, 1, n + " gradient reduce-scatter");
+                      sync.params * gradBytes * syncsPerIteration, 1,
+                      n + (shardGrads ? " gradient reduce-scatter (every micro-batch)"
+                                      : " gradient reduce-scatter"));
+                const double gathers = shardParams ? 2.0 * plan.microbatches : 1.0;
                 addOp(plan, Dim::Dp, Collective::AllGather, OpPass::Iteration, s,
-                      sync.params * paramBytes, 1, n + " parameter all-gather");
+                      sync.params * gatherBytes * gathers, 1,
+                      n + (shardParams ? " parameter all-gather (forward + backward, every "
+                                         "micro-batch)"
+                                       : " parameter all-gather"));
             } else {
                 addOp(plan, Dim::Dp, Collective::AllReduce, OpPass::Iteration, s,
                       sync.params * gradBytes, 1, n + " gradient all-reduce");

@@ -2,6 +2,7 @@
 
 #include "layout/parallellayout.h"
 #include "base/units.h"
+#include "workload/memoryledger.h"
 #include "workload/workload.h"
 
 #include <vector>
@@ -52,17 +53,6 @@ struct StageCompute
     double attentionCoreForwardTime = 0.0; ///< what CP ring exchange can overlap with
     double attentionCoreBackwardTime = 0.0;
     double optimizerTime = 0.0;  ///< per iteration: the Adam step over this rank's optimizer shard
-};
-
-/** Bytes held per rank of one stage (Megatron-LM / ZeRO accounting). */
-struct MemoryLedger
-{
-    double parameters = 0.0;
-    double gradients = 0.0;
-    double optimizer = 0.0;
-    double activationsPerMicrobatch = 0.0; ///< stored for one in-flight micro-batch
-    double activations = 0.0;              ///< * peak in-flight micro-batches (set by the engine)
-    double total() const { return parameters + gradients + optimizer + activations; }
 };
 
 /**

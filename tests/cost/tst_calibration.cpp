@@ -1,70 +1,191 @@
-// The whole engine (compute + communication + pipeline + DP sync) against published
-// Megatron-LM training runs on A100 clusters (tests/common/calibration_data.h cites them).
-// The device constants were fitted once for all runs (workloadplan.cpp), never per case;
-// this test bounds the error and prints the table the README reports.
-#include "calibration_data.h"
-#include "cost/costengine.h"
-#include "workload/presets.h"
+// The whole engine (compute, communication, pipeline, data-parallel sync) against the published
+// training runs of tests/data/published/training_runs.json (SOURCES.md there gives provenance,
+// caveats and the calibration/validation split). The GEMM efficiency table
+// (model/workload/deviceefficiency.cpp) was fitted once on the calibration runs and never on the
+// validation runs. The goal on each set's complete runs is mean |error| <= 5 % and worst
+// |error| <= 10 % (Calculon, Isaev et al. SC'23, reports 3.65 % mean and 8.87 % worst on Selene
+// A100 runs); the test prints whether it is met and fails above the regression bounds below.
+//
+//   build/bin/cost_tst_calibration              the tables and the bounds
+//   build/bin/cost_tst_calibration fit          refits the table on the calibration set, prints it
+//   RAILYARD_FIT_OVERHEAD_ONLY=1 build/bin/cost_tst_calibration fit   keeps the later devices'
+//                                                efficiencies, fits the overheads
+#include "publishedruns.h"
 
+#include "cost/costengine.h"
+#include "scenario/scenariofile.h"
+#include "workload/deviceefficiency.h"
+#include "workload/workloadnames.h"
+
+#include <QCoreApplication>
 #include <QTest>
 
 #include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
 
 using namespace railyard;
-using namespace railyard::calibration;
+using namespace railyard::published;
 
 namespace {
 
-/// Selene-like DGX A100 SuperPOD: 8 GPUs per node on NVLink3 (300 GB/s per direction),
-/// 8 x HDR 200 Gb/s NICs per node, rail-optimised with 20 nodes per SU and 40-port switches
-/// (NVIDIA DGX A100 SuperPOD reference architecture).
-Scenario scenarioFor(const PublishedRun &run)
+/// The goal for both sets: mean |error| <= 5 %, worst <= 10 % (Calculon's 3.65 % / 8.87 %).
+constexpr double kGoalMean = 0.05;
+constexpr double kGoalWorst = 0.10;
+/// What the engine meets today, as regression bounds; the README's tables say which runs miss
+/// the goal and why. A change that moves a set above its bounds fails the test.
+constexpr double kCalibrationMean = 0.06;
+constexpr double kCalibrationWorst = 0.21;
+constexpr double kValidationMean = 0.29;
+constexpr double kValidationWorst = 0.73;
+
+/// One run's engine; the fabric and router are kept so a refit re-evaluates without rebuilding.
+struct Evaluated
 {
-    Scenario s;
-    s.name = std::string(run.source) + " " + run.label;
-    const int gpus = run.tp * run.pp * run.dp;
-    s.fabric.kind = FabricKind::RailOptimised;
-    s.fabric.gpusPerServer = 8;
-    s.fabric.servers = (gpus + 7) / 8;
-    s.fabric.serversPerSu = 20;
-    s.fabric.switchRadix = 40;
-    s.fabric.scaleUp.gbps = 2400.0;
-    s.fabric.nic.gbps = 200.0;
-    s.fabric.fabricPort.gbps = 200.0;
-    s.fabric.pcie.gbps = 256.0; // PCIe Gen4 x16
-    s.degrees = {run.tp, run.pp, run.dp, 1, 1};
-    s.model.name = run.label;
-    s.model.layers = run.layers;
-    s.model.hidden = run.hidden;
-    s.model.heads = run.heads;
-    s.model.kvHeads = run.heads;
-    s.model.ffn = 4 * run.hidden;
-    s.model.gatedMlp = false;
-    s.model.seq = run.seq;
-    s.model.vocab = run.vocab;
-    s.training.microBatch = run.microBatch;
-    s.training.globalBatch = run.globalBatch;
-    s.training.precision = Precision::Fp16;
-    s.training.recompute = run.recompute;
-    s.training.sequenceParallel = run.sequenceParallel;
-    s.training.distributedOptimizer = false; // 2021-22 Megatron-LM: plain DDP
-    s.training.dpOverlap = false;            // gradient all-reduce after the last backward
-    s.training.flashAttention = false;
-    s.training.schedule = ScheduleKind::OneFOneB;
-    s.device = *devicePreset("a100-80g");
-    return s;
+    const PublishedRun *run = nullptr;
+    std::shared_ptr<const Fabric> fabric;
+    std::shared_ptr<Router> router;
+    double predicted = 0.0;
+    CostReport report;      ///< the prediction's breakdown
+    double published = 0.0; ///< the run's step time, or its throughput converted (see evaluateWith)
+    double error() const { return predicted / published - 1.0; }
+};
+
+double evaluateWith(Evaluated &e, const DeviceSpec &device)
+{
+    Scenario s = e.run->scenario;
+    s.device = device;
+    CostEngine engine(s, e.fabric, e.router);
+    e.fabric = engine.sharedFabric();
+    e.router = engine.sharedRouter();
+    if (e.run->stepSeconds <= 0.0 && e.run->tflopsPerGpu > 0.0)
+        e.published = engine.plan().modelFlopsPerIteration / (e.run->gpus * e.run->tflopsPerGpu * 1e12);
+    e.report = engine.report();
+    return e.report.iterationTime;
 }
 
-/// The published iteration time, from the source or from its TFLOP/s and FLOP convention.
-double publishedSeconds(const PublishedRun &run)
+struct SetStats
 {
-    if (run.iterationSeconds > 0.0)
-        return run.iterationSeconds;
-    const double B = run.globalBatch, s = run.seq, l = run.layers, h = run.hidden, V = run.vocab;
-    // Narayanan et al. SC'21 Eq. 3 (with activation recomputation).
-    const double flops = 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
-    const double gpus = run.tp * run.pp * run.dp;
-    return flops / (run.tflopsPerGpu * 1e12 * gpus);
+    int count = 0;
+    double mean = 0.0;
+    double worst = 0.0;
+};
+
+SetStats printTable(const char *title, std::vector<Evaluated> &rows)
+{
+    qInfo("\n%s", title);
+    qInfo("| run | GPUs | device, precision | t/p/d/c/e (vp) | published s | predicted s | error | bubble | exposed tp/dp/ep s |");
+    qInfo("|---|---|---|---|---|---|---|---|---|");
+    SetStats st;
+    double sum = 0.0;
+    for (Evaluated &e : rows) {
+        const PublishedRun &r = *e.run;
+        const ParallelDegrees &d = r.scenario.degrees;
+        const int vp = chunksPerRank(r.scenario.training);
+        const std::string layout = std::to_string(d.tp) + "/" + std::to_string(d.pp) + "/"
+                                   + std::to_string(d.dp) + "/" + std::to_string(d.cp) + "/"
+                                   + std::to_string(d.ep)
+                                   + (vp > 1 ? " (" + std::to_string(vp) + ")" : "");
+        const DimArray &x = e.report.dimExposed;
+        qInfo("| %s | %d | %s %s | %s | %.3f | %.3f | %+.1f %% | %.1f %% | %.2f / %.2f / %.2f |",
+              r.id.c_str(), r.gpus, r.device.c_str(), r.precision.c_str(), layout.c_str(),
+              e.published, e.predicted, 100.0 * e.error(), 100.0 * e.report.bubbleFraction,
+              x[index(Dim::Tp)], x[index(Dim::Dp)], x[index(Dim::Ep)]);
+        sum += std::abs(e.error());
+        st.worst = std::max(st.worst, std::abs(e.error()));
+        ++st.count;
+    }
+    st.mean = st.count > 0 ? sum / st.count : 0.0;
+    qInfo("%d runs: mean |error| %.2f %%, worst %.2f %% (goal %.0f %% / %.0f %%: %s)", st.count,
+          100.0 * st.mean, 100.0 * st.worst, 100.0 * kGoalMean, 100.0 * kGoalWorst,
+          st.mean <= kGoalMean && st.worst <= kGoalWorst ? "met" : "not met");
+    return st;
+}
+
+/**
+ * The fit: Gauss-Newton (with a small Levenberg damping) on sum_i log(predicted_i / published_i)^2
+ * over every complete dense calibration run at once. Each parameter is one number of the table
+ * and `apply` writes it into the devices of the runs it belongs to.
+ */
+struct Parameter
+{
+    std::string name;
+    double value;
+    double lo;
+    double hi;
+    std::function<void(std::map<std::string, DeviceSpec> &, double)> apply;
+};
+
+void gaussNewton(std::vector<Evaluated *> &runs, std::map<std::string, DeviceSpec> &devices,
+                 std::vector<Parameter> &params)
+{
+    const auto residuals = [&]() {
+        for (Parameter &p : params)
+            p.apply(devices, p.value);
+        std::vector<double> r;
+        for (Evaluated *e : runs)
+            r.push_back(std::log(evaluateWith(*e, devices.at(e->run->device)) / e->published));
+        return r;
+    };
+    // A parameter that reaches a bound stays there (a projected Gauss-Newton with an active
+    // set); the others are refitted without it.
+    std::vector<bool> atBound(params.size(), false);
+    for (int iteration = 0; iteration < 20; ++iteration) {
+        const std::vector<double> r0 = residuals();
+        std::vector<std::size_t> active;
+        for (std::size_t j = 0; j < params.size(); ++j)
+            if (!atBound[j])
+                active.push_back(j);
+        const std::size_t n = active.size();
+        std::vector<std::vector<double>> jac(n);
+        for (std::size_t j = 0; j < n; ++j) {
+            Parameter &p = params[active[j]];
+            const double keep = p.value;
+            const double step = keep * 0.01;
+            p.value = keep + step;
+            const std::vector<double> r1 = residuals();
+            p.value = keep;
+            for (std::size_t i = 0; i < r0.size(); ++i)
+                jac[j].push_back((r1[i] - r0[i]) / step);
+        }
+        // Normal equations (J^T J + lambda diag) delta = -J^T r, solved by Gaussian elimination.
+        std::vector<std::vector<double>> a(n, std::vector<double>(n + 1, 0.0));
+        for (std::size_t p = 0; p < n; ++p) {
+            for (std::size_t q = 0; q < n; ++q)
+                a[p][q] = std::inner_product(jac[p].begin(), jac[p].end(), jac[q].begin(), 0.0);
+            a[p][p] += 1e-9 + 1e-3 * a[p][p];
+            a[p][n] = -std::inner_product(jac[p].begin(), jac[p].end(), r0.begin(), 0.0);
+        }
+        for (std::size_t c = 0; c < n; ++c) {
+            for (std::size_t rr = c + 1; rr < n; ++rr) {
+                const double f = a[rr][c] / a[c][c];
+                for (std::size_t k = c; k <= n; ++k)
+                    a[rr][k] -= f * a[c][k];
+            }
+        }
+        std::vector<double> delta(n, 0.0);
+        for (std::size_t c = n; c-- > 0;) {
+            double v = a[c][n];
+            for (std::size_t k = c + 1; k < n; ++k)
+                v -= a[c][k] * delta[k];
+            delta[c] = v / a[c][c];
+        }
+        double moved = 0.0;
+        for (std::size_t j = 0; j < n; ++j) {
+            Parameter &p = params[active[j]];
+            const double next = std::clamp(p.value + delta[j], p.lo, p.hi);
+            moved = std::max(moved, std::abs(next - p.value) / p.value);
+            atBound[active[j]] = next <= p.lo || next >= p.hi;
+            p.value = next;
+        }
+        const double sse = std::inner_product(r0.begin(), r0.end(), r0.begin(), 0.0);
+        qInfo("  iteration %d: rms log error %.4f", iteration, std::sqrt(sse / r0.size()));
+        if (moved < 1e-4)
+            break;
+    }
+    residuals(); // leave the devices at the final values
 }
 
 } // namespace
@@ -74,34 +195,166 @@ class TestCalibration : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void publishedRuns();
+    void initTestCase();
+    void calibrationSet();
+    void validationSet();
+    void moeRuns();
+    void runsUnderAssumptions();
+    void fit();
+
+private:
+    std::vector<Evaluated> completeRuns(const std::string &set, bool moe);
+    std::vector<PublishedRun> m_runs;
 };
 
-void TestCalibration::publishedRuns()
+void TestCalibration::initTestCase()
 {
-    double sumSq = 0.0;
-    double worst = 0.0;
-    qInfo("| run | GPUs (t x p x d) | published s/iter | predicted s/iter | predicted / published |");
-    qInfo("|---|---|---|---|---|");
-    for (const PublishedRun &run : kPublishedRuns) {
-        const CostReport r = evaluate(scenarioFor(run));
-        const double published = publishedSeconds(run);
-        const double ratio = r.iterationTime / published;
-        const double err = std::log(ratio);
-        sumSq += err * err;
-        worst = std::max(worst, std::abs(err));
-        qInfo("| %s %s | %d (%d x %d x %d) | %.2f | %.2f | %.3f |", run.source, run.label,
-              run.tp * run.pp * run.dp, run.tp, run.pp, run.dp, published, r.iterationTime, ratio);
-        // Every run within 25 % of its measurement: the model is analytical, not fitted per case.
-        QVERIFY2(ratio > 0.75 && ratio < 1.25, qPrintable(QStringLiteral("%1 %2: ratio %3")
-                                                              .arg(QLatin1String(run.source),
-                                                                   QLatin1String(run.label))
-                                                              .arg(ratio)));
+    m_runs = loadPublishedRuns();
+    QCOMPARE(m_runs.size(), std::size_t{83});
+    // RAILYARD_CALIBRATION_DIR=DIR writes each run's scenario as DIR/<id>.json, so a row can be
+    // reproduced (and inspected phase by phase) with railyard-cli evaluate.
+    if (const QByteArray dir = qgetenv("RAILYARD_CALIBRATION_DIR"); !dir.isEmpty())
+        for (const PublishedRun &r : m_runs)
+            if (r.unsupported.empty())
+                saveScenario(r.scenario, dir.toStdString() + "/" + r.id + ".json");
+}
+
+std::vector<Evaluated> TestCalibration::completeRuns(const std::string &set, bool moe)
+{
+    std::vector<Evaluated> out;
+    for (const PublishedRun &r : m_runs) {
+        if (r.set != set || !r.complete || (r.scenario.model.experts > 0) != moe)
+            continue;
+        if (!r.unsupported.empty()) {
+            qInfo("%s: left out, %s", r.id.c_str(), r.unsupported.c_str());
+            continue;
+        }
+        Evaluated e;
+        e.run = &r;
+        e.published = r.stepSeconds;
+        e.predicted = evaluateWith(e, r.scenario.device);
+        out.push_back(std::move(e));
     }
-    const double rms = std::sqrt(sumSq / kPublishedRuns.size());
-    qInfo("RMS log error %.3f (about %.1f %%), worst %.1f %%", rms, 100.0 * (std::exp(rms) - 1.0),
-          100.0 * (std::exp(worst) - 1.0));
-    QVERIFY(rms < 0.15);
+    return out;
+}
+
+void TestCalibration::calibrationSet()
+{
+    std::vector<Evaluated> rows = completeRuns("calibration", false);
+    const SetStats st = printTable("Calibration set: complete dense runs", rows);
+    QVERIFY(st.count >= 10);
+    QVERIFY2(st.mean <= kCalibrationMean, qPrintable(QString("mean %1").arg(st.mean)));
+    QVERIFY2(st.worst <= kCalibrationWorst, qPrintable(QString("worst %1").arg(st.worst)));
+}
+
+void TestCalibration::validationSet()
+{
+    std::vector<Evaluated> rows = completeRuns("validation", false);
+    const SetStats st = printTable("Validation set: complete dense runs (held out)", rows);
+    QVERIFY(st.count >= 15);
+    QVERIFY2(st.mean <= kValidationMean, qPrintable(QString("mean %1").arg(st.mean)));
+    QVERIFY2(st.worst <= kValidationWorst, qPrintable(QString("worst %1").arg(st.worst)));
+}
+
+void TestCalibration::moeRuns()
+{
+    // Complete MoE runs of both sets, reported but not bounded: the same model and hardware
+    // differ by 1.7x in tokens/s/GPU between Megatron-Bridge releases (Qwen3 30B-A3B on 16 H100,
+    // 25.11 vs 26.04), so the MoE layer's software overheads are not a device constant.
+    for (const char *set : {"calibration", "validation"}) {
+        std::vector<Evaluated> rows = completeRuns(set, true);
+        printTable((std::string("MoE runs, ") + set + " set (not bounded)").c_str(), rows);
+        for (const Evaluated &e : rows)
+            QVERIFY(e.predicted > 0.0 && std::isfinite(e.predicted));
+    }
+}
+
+void TestCalibration::runsUnderAssumptions()
+{
+    // Incomplete runs, compared only under the assumptions listed per run; not in the headline
+    // figures and not bounded, except that the engine must evaluate them.
+    std::vector<Evaluated> rows;
+    for (const PublishedRun &r : m_runs) {
+        if (r.complete || !r.unsupported.empty())
+            continue;
+        Evaluated e;
+        e.run = &r;
+        e.published = r.stepSeconds;
+        try {
+            e.predicted = evaluateWith(e, r.scenario.device);
+        } catch (const std::exception &ex) {
+            qInfo("%s: not evaluated: %s", r.id.c_str(), ex.what());
+            continue;
+        }
+        rows.push_back(std::move(e));
+    }
+    printTable("Incomplete runs under stated assumptions (not bounded)", rows);
+    for (const Evaluated &e : rows) {
+        std::string all;
+        for (const std::string &a : e.run->assumptions)
+            all += (all.empty() ? "" : "; ") + a;
+        qInfo("%s: %s", e.run->id.c_str(), all.c_str());
+        QVERIFY(e.predicted > 0.0);
+    }
+}
+
+void TestCalibration::fit()
+{
+    // QTest reads a bare argument as the name of the test function to run: `fit` runs this one.
+    if (!QCoreApplication::arguments().contains(QStringLiteral("fit")))
+        QSKIP("the fit runs only when asked: cost_tst_calibration fit");
+    const bool holdMeasured = qEnvironmentVariableIsSet("RAILYARD_FIT_OVERHEAD_ONLY");
+    // Dense runs only: the MoE runs' software overheads are not a device constant (moeRuns()).
+    // Parameters: the GEMM efficiency of every (device, precision) the runs use, and the kernel
+    // overhead per software stack: 2021-22 Megatron-LM (the A100 runs), and NeMo /
+    // Megatron-Bridge with Transformer Engine (every later run), one value for all their
+    // devices since it is the per-kernel cost of the framework, not of the GPU.
+    // RAILYARD_FIT_OVERHEAD_ONLY=1 keeps every efficiency but the A100's at the table's value
+    // (e.g. the cuBLASLt-measured ones) and fits the rest.
+    std::vector<Evaluated> rows = completeRuns("calibration", false);
+    std::vector<Evaluated *> runs;
+    std::map<std::string, DeviceSpec> devices;
+    std::map<std::string, Precision> precisions;
+    for (Evaluated &e : rows) {
+        runs.push_back(&e);
+        devices.emplace(e.run->device, e.run->scenario.device);
+        precisions.emplace(e.run->device + " " + e.run->precision,
+                           e.run->scenario.training.precision);
+    }
+    std::vector<Parameter> params;
+    for (const auto &[key, precision] : precisions) {
+        const std::string device = key.substr(0, key.find(' '));
+        const bool fp8 = precision == Precision::Fp8;
+        if (holdMeasured && device != "a100-80g")
+            continue; // keep the table's value
+        params.push_back({key + " max_efficiency", gemmEfficiency(device, precision).maxEfficiency,
+                          0.3, 0.98, [device, fp8](std::map<std::string, DeviceSpec> &d, double v) {
+                              (fp8 ? d.at(device).maxEfficiencyFp8 : d.at(device).maxEfficiency) = v;
+                          }});
+    }
+    // The kernel overhead is bounded to what a kernel launch and its tail cost on the GPU,
+    // 1-10 us (CUDA C++ Best Practices Guide: launch overhead of a few microseconds): a fit
+    // pushed beyond that is compensating for something the engine does not model.
+    const auto overhead = [&](const std::string &name, bool a100) {
+        const std::string device = a100 ? "a100-80g" : "h100-sxm";
+        if (!devices.count(device))
+            return;
+        params.push_back({name, gemmEfficiency(device, precisions.begin()->second).kernelOverheadUs,
+                          1.0, 10.0, [a100](std::map<std::string, DeviceSpec> &d, double v) {
+                              for (auto &[n, spec] : d)
+                                  if ((n == "a100-80g") == a100)
+                                      spec.kernelOverheadUs = v;
+                          }});
+    };
+    overhead("kernel_overhead_us (Megatron-LM 2021-22, A100)", true);
+    overhead("kernel_overhead_us (NeMo / Megatron-Bridge with Transformer Engine)", false);
+    gaussNewton(runs, devices, params);
+    qInfo("fitted on %zu calibration runs:", runs.size());
+    for (const Parameter &p : params)
+        qInfo("  %s = %.4f", p.name.c_str(), p.value);
+    for (Evaluated *e : runs)
+        e->predicted = evaluateWith(*e, devices.at(e->run->device));
+    printTable("Calibration set with the fitted values", rows);
 }
 
 QTEST_GUILESS_MAIN(TestCalibration)

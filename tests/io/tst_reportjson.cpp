@@ -78,7 +78,10 @@ void TestReportJson::documentedFieldsPresent()
         "mfu", "spine_bytes_share", "links.count", "links.p50", "links.p95", "links.p99",
         "links.max", "bottleneck.link", "bottleneck.name", "bottleneck.tier",
         "bottleneck.dimension", "bottleneck.bytes", "bottleneck.utilisation",
-        "memory.max_bytes_per_rank", "memory.device_bytes", "memory.fits", "switches.leaf",
+        "memory.max_bytes_per_rank", "memory.device_bytes", "memory.fits",
+        "memory.allowance_bytes.total", "memory.allowance_bytes.cuda_context",
+        "memory.allowance_bytes.nccl", "memory.allowance_bytes.fragmentation",
+        "memory.allowance_bytes.fragmentation_share", "switches.leaf",
         "switches.spine", "switches.superspine", "stages", "boundaries", "dp_sync.time_s",
         "dp_sync.overlap_window_s", "phases", "warnings" };
     const QStringList dims { "tp", "pp", "dp", "ep", "cp" };
@@ -92,7 +95,8 @@ void TestReportJson::documentedFieldsPresent()
     for (const QString &p : paths)
         QVERIFY2(at(j, p.toStdString()) != nullptr, qPrintable(p));
     for (const char *key : { "forward_s", "backward_s", "parameters_bytes", "gradients_bytes",
-             "optimizer_bytes", "activations_bytes", "total_bytes", "peak_inflight" })
+             "optimizer_bytes", "activations_bytes", "allowance_bytes", "total_bytes",
+             "peak_inflight" })
         QVERIFY2(j["stages"][0].contains(key), key);
     for (const char *key : { "from", "to", "forward_s", "backward_s" })
         QVERIFY2(j["boundaries"][0].contains(key), key);
@@ -161,9 +165,12 @@ void TestReportJson::detailFieldsEqualTheReport()
         QCOMPARE(st["forward_s"].get<double>(), r.stageForward[s]);
         QCOMPARE(st["backward_s"].get<double>(), r.stageBackward[s]);
         QCOMPARE(st["total_bytes"].get<double>(), r.memory[s].total());
-        // The ledger adds up: parameters + gradients + optimizer + activations.
+        // The ledger adds up: parameters + gradients + optimizer + activations + the allowance
+        // (CUDA context, NCCL buffers, fragmentation).
+        QVERIFY(st["allowance_bytes"].get<double>() > 0.0);
         QVERIFY(near(st["parameters_bytes"].get<double>() + st["gradients_bytes"].get<double>()
-                + st["optimizer_bytes"].get<double>() + st["activations_bytes"].get<double>(),
+                + st["optimizer_bytes"].get<double>() + st["activations_bytes"].get<double>()
+                + st["allowance_bytes"].get<double>(),
             st["total_bytes"].get<double>()));
     }
     QCOMPARE(j["boundaries"].size(), std::size_t(3)); // pp - 1

@@ -85,6 +85,20 @@ void TestScenarioCheck::sameRefusalAsTheEngine_data()
         s.training.interleave = 2;
         s.training.globalBatch = 24; // 6 micro-batches, not a multiple of pp 4
     }) << "training.";
+    // The fp8 parameter all-gather is the distributed optimizer's, in an fp8 run.
+    QTest::newRow("fp8 param gather on bf16") << Edit([](Scenario &s) {
+        s.training.precision = Precision::Bf16;
+        s.training.fp8ParamGather = true;
+    }) << "training.fp8_param_gather: gathers fp8 parameters and needs precision fp8, got bf16";
+    QTest::newRow("fp8 param gather without distributed optimizer") << Edit([](Scenario &s) {
+        s.training.precision = Precision::Fp8;
+        s.training.distributedOptimizer = false;
+        s.training.fp8ParamGather = true;
+    }) << "training.fp8_param_gather: is the distributed optimizer's parameter all-gather";
+    QTest::newRow("zero-3 without distributed optimizer") << Edit([](Scenario &s) {
+        s.training.distributedOptimizer = false;
+        s.training.dpSharding = DpSharding::OptimGradsParams;
+    }) << "training.dp_sharding:";
 }
 
 void TestScenarioCheck::sameRefusalAsTheEngine()

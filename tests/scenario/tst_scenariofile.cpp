@@ -211,6 +211,19 @@ std::vector<BadCase> badCases()
         // Enumerations list what they accept.
         {"kind unknown", false, R"({"fabric": {"kind": "fat-tree"}})", "fabric.kind",
          "unknown value 'fat-tree' (accepted: rail-optimised, tor)"},
+        {"fp8 param gather string", false, R"({"training": {"fp8_param_gather": "yes"}})",
+         "training.fp8_param_gather", "expected true or false, got string"},
+        {"dp sharding unknown", false, R"({"training": {"dp_sharding": "zero4"}})",
+         "training.dp_sharding",
+         "unknown value 'zero4' (accepted: optim, optim_grads, optim_grads_params)"},
+        {"memory allowance unknown part", false,
+         R"({"training": {"memory_allowance": {"cuda_gb": 1}}})",
+         "training.memory_allowance.cuda_gb", "unknown field"},
+        {"memory allowance fragmentation", false,
+         R"({"training": {"memory_allowance": {"fragmentation": 1.5}}})",
+         "training.memory_allowance.fragmentation", "1.5"},
+        {"max efficiency fp8 above one", false, R"({"device": {"max_efficiency_fp8": 2}})",
+         "device.max_efficiency_fp8", "2"},
         {"precision unknown", false, R"({"training": {"precision": "bf32"}})",
          "training.precision", "unknown value 'bf32' (accepted: bf16, fp16, fp8)"},
         {"recompute unknown", false, R"({"training": {"recompute": "some"}})",
@@ -381,6 +394,7 @@ private Q_SLOTS:
     void roundTripThroughJson();
     void textIsExplicitAndOrdered();
     void defaults();
+    void newTrainingFieldsRoundTrip();
     void presets();
     void malformed_data();
     void malformed();
@@ -492,6 +506,33 @@ void TestScenarioFile::defaults()
     const Scenario t = scenarioFromJson(doc);
     QCOMPARE(t.fabric.kind, FabricKind::RailOptimised);
     QCOMPARE(t.degrees.tp, 8);
+}
+
+void TestScenarioFile::newTrainingFieldsRoundTrip()
+{
+    // fp8 exchanges, bf16 gradient reduction, ZeRO sharding and the memory allowance: written
+    // only when set, read back as written.
+    const json base = scenarioToJson(Scenario{});
+    QVERIFY(!base.at("training").contains("fp8_param_gather"));
+    QVERIFY(!base.at("training").contains("memory_allowance"));
+    QVERIFY(!base.at("device").contains("max_efficiency_fp8"));
+    Scenario s;
+    s.training.precision = Precision::Fp8;
+    s.training.distributedOptimizer = true;
+    s.training.fp8ParamGather = true;
+    s.training.gradReduceBf16 = true;
+    s.training.dpSharding = DpSharding::OptimGrads;
+    s.training.memoryAllowance.cudaContextBytes = 1.0e9;
+    s.training.memoryAllowance.fragmentation = 0.1;
+    s.device.maxEfficiencyFp8 = 0.6;
+    const json j = scenarioToJson(s);
+    QCOMPARE(j.at("training").at("fp8_param_gather").get<bool>(), true);
+    QCOMPARE(j.at("training").at("dp_sharding").get<std::string>(), std::string("optim_grads"));
+    QCOMPARE(j.at("training").at("memory_allowance").at("cuda_context_gb").get<double>(), 1.0);
+    QVERIFY(!j.at("training").at("memory_allowance").contains("nccl_gb"));
+    const Scenario back = scenarioFromJson(j);
+    QCOMPARE(back.training, s.training);
+    QCOMPARE(back.device.maxEfficiencyFp8, 0.6);
 }
 
 void TestScenarioFile::presets()

@@ -185,7 +185,8 @@ void TestPresets::namesAndUnknowns()
     for (const std::string &n : models)
         QVERIFY(modelPreset(n).has_value());
     const std::vector<std::string> devices = devicePresetNames();
-    QCOMPARE(devices.size(), std::size_t{4});
+    QCOMPARE(devices.size(), std::size_t{6});
+    QVERIFY(std::find(devices.begin(), devices.end(), "gb200") != devices.end());
     QVERIFY(std::find(devices.begin(), devices.end(), "b200") != devices.end());
     for (const std::string &n : devices)
         QVERIFY(devicePreset(n).has_value());

@@ -91,6 +91,7 @@ private Q_SLOTS:
     void noTensorOpsWithoutTp();
     void boundaryBytes_data();
     void boundaryBytes();
+    void fp8KeepsMessagesBf16();
     void dataParallelSync_data();
     void dataParallelSync();
     void expertAllToAll_data();
@@ -208,7 +209,53 @@ void TestWorkloadPlan::boundaryBytes_data()
                                         << full / 2;
     QTest::newRow("tp2 full tensor") << 2 << 1 << false << false << int(Precision::Bf16) << full;
     QTest::newRow("tp2 cp2 SP") << 2 << 2 << true << true << int(Precision::Bf16) << full / 4;
-    QTest::newRow("tp2 SP fp8") << 2 << 1 << true << true << int(Precision::Fp8) << full / 4;
+    // fp8 (Transformer Engine) casts inside its GEMMs only: the boundary tensor stays bf16.
+    QTest::newRow("tp2 SP fp8") << 2 << 1 << true << true << int(Precision::Fp8) << full / 2;
+}
+
+void TestWorkloadPlan::fp8KeepsMessagesBf16()
+{
+    // Transformer Engine casts to fp8 inside its GEMMs only: TP, pipeline and DP messages of an
+    // fp8 run have the bf16 run's bytes. The one exchange that can be fp8 is the distributed
+    // optimizer's parameter all-gather, with fp8_param_gather (Megatron-LM --fp8-param-gather):
+    // 1 byte a parameter instead of 2. Gradients keep their type: fp32 (4 bytes, Megatron's
+    // accumulate_allreduce_grads_in_fp32) unless grad_reduce_bf16.
+    TrainingSpec bf16 = smallTraining();
+    bf16.sequenceParallel = true;
+    bf16.distributedOptimizer = true;
+    TrainingSpec fp8 = bf16;
+    fp8.precision = Precision::Fp8;
+    TrainingSpec gather = fp8;
+    gather.fp8ParamGather = true;
+    const ParallelDegrees d = degrees(2, 2, 2);
+    const WorkloadPlan a = planWorkload(smallModel(), bf16, h100(), d);
+    const WorkloadPlan b = planWorkload(smallModel(), fp8, h100(), d);
+    const WorkloadPlan c = planWorkload(smallModel(), gather, h100(), d);
+    QCOMPARE(a.ops.size(), b.ops.size());
+    QCOMPARE(a.ops.size(), c.ops.size());
+    int gathers = 0, scatters = 0;
+    for (std::size_t i = 0; i < a.ops.size(); ++i) {
+        QCOMPARE(b.ops[i].bytes, a.ops[i].bytes);
+        const bool paramGather =
+            a.ops[i].dim == Dim::Dp && a.ops[i].collective == Collective::AllGather;
+        QCOMPARE(c.ops[i].bytes, paramGather ? a.ops[i].bytes / 2.0 : a.ops[i].bytes);
+        gathers += paramGather ? 1 : 0;
+        if (a.ops[i].dim == Dim::Dp && a.ops[i].collective == Collective::ReduceScatter) {
+            // The same parameters as the all-gather, at 4 bytes against 2.
+            ++scatters;
+            QCOMPARE(a.ops[i].bytes, 2.0 * a.ops[i + 1].bytes);
+        }
+    }
+    QVERIFY(gathers > 0);
+    QCOMPARE(scatters, gathers);
+    QCOMPARE(b.boundaryActivationBytes, a.boundaryActivationBytes);
+    // With bf16 gradients the reduce-scatter halves too.
+    TrainingSpec bf16Grads = fp8;
+    bf16Grads.gradReduceBf16 = true;
+    const WorkloadPlan e = planWorkload(smallModel(), bf16Grads, h100(), d);
+    for (std::size_t i = 0; i < a.ops.size(); ++i)
+        if (a.ops[i].dim == Dim::Dp && a.ops[i].collective == Collective::ReduceScatter)
+            QCOMPARE(e.ops[i].bytes, a.ops[i].bytes / 2.0);
 }
 
 void TestWorkloadPlan::boundaryBytes()

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "workload/workload.h"
+
+#include <string_view>
+#include <vector>
+
+namespace railyard {
+
+/**
+ * The calibrated constants of the compute model for one device and GEMM precision: the share of
+ * the dense peak a large, well-shaped GEMM reaches (tile and wave quantization and short
+ * reductions come on top, computemodel.cpp) and the fixed cost of each kernel. deviceefficiency.cpp
+ * holds the table, fitted once on the calibration runs of tests/data/published/training_runs.json,
+ * and names for every entry the runs it was fitted on (or the measurement it was derived from).
+ */
+struct GemmEfficiency
+{
+    double maxEfficiency = 0.80;
+    double kernelOverheadUs = 4.0;
+    /// A GEMM tile's fixed work (prologue, epilogue, scaling) in units of K: f = K / (K + K0)
+    /// (computemodel.cpp). Fitted on measured cuBLASLt sweeps, not on training runs.
+    double tileK0 = 48.0;
+    /// Fused causal attention (FlashAttention / cuDNN, as Transformer Engine runs it) forward and
+    /// backward, as shares of the bf16 dense peak: measured, not fitted (deviceefficiency.cpp).
+    double attentionForward = 0.68;
+    double attentionBackward = 0.56;
+    std::string_view basis; ///< the runs or the measurement behind the entry
+};
+
+/// The table's entry for a device preset name and precision; a device the table does not know
+/// gets the generic entry (the A100-era constants).
+GemmEfficiency gemmEfficiency(std::string_view device, Precision precision);
+
+/// A device's GEMM efficiency with its scenario overrides applied: DeviceSpec::maxEfficiencyFp8
+/// (fp8 only), maxEfficiency (every precision) and kernelOverheadUs replace the table's values
+/// when set (> 0).
+GemmEfficiency gemmEfficiency(const DeviceSpec &device, Precision precision);
+
+/** One row of the table, for reports and the calibration test. */
+struct GemmEfficiencyRow
+{
+    std::string_view device;
+    Precision precision = Precision::Bf16;
+    GemmEfficiency value;
+};
+std::vector<GemmEfficiencyRow> gemmEfficiencyTable();
+
+} // namespace railyard

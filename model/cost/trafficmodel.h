@@ -66,6 +66,9 @@ public:
         /// uniform, the plain pairwise all-to-all. When set, dispatch (i -> j, S H_j) and combine
         /// (j -> i, the same bytes back) get a pattern each, since skew makes them differ per link.
         std::vector<double> epShares;
+        /// Interleaved schedule: the last stage also sends to stage 0 between model chunks
+        /// (and gradients back), a boundary of its own (ppWrapForwardPattern()).
+        bool ppWrap = false;
     };
 
     TrafficModel(const Fabric &fabric, const ParallelLayout &layout, Router &router,
@@ -91,6 +94,9 @@ public:
     int epCombinePattern(int stage) const { return m_epCombine.empty() ? -1 : m_epCombine[stage]; }
     int ppForwardPattern(int boundary) const { return m_ppForward[boundary]; }
     int ppBackwardPattern(int boundary) const { return m_ppBackward[boundary]; }
+    /// The interleaved wrap-around: last stage -> stage 0 (forward), back (backward); -1 without.
+    int ppWrapForwardPattern() const { return m_ppWrapForward; }
+    int ppWrapBackwardPattern() const { return m_ppWrapBackward; }
     /// DP patterns: one flat ring, or [intra-server, inter-server] when hierarchical.
     const std::vector<int> &dpPatterns() const { return m_dp; }
     bool hierarchicalDp() const { return m_setup.hierarchicalDp; }
@@ -137,6 +143,8 @@ private:
     std::vector<TrafficPattern> m_patterns;
     std::vector<int> m_tp, m_cp, m_ep, m_ppForward, m_ppBackward, m_dp;
     std::vector<int> m_epCombine; ///< per stage; empty with uniform routing
+    int m_ppWrapForward = -1;
+    int m_ppWrapBackward = -1;
     std::vector<GroupRef> m_moving;
     Router::Parts m_parts;
     std::vector<int> m_changedLinks;

@@ -39,7 +39,7 @@ BundleItem::BundleItem(const FabricItem *root, Tier tier)
         }
     }
     m_bounds.adjust(-40, -40, 40, 40);
-    m_worst.assign(m_bundles.size(), 0.0);
+    m_worstCable.assign(m_bundles.size(), -1);
     m_routeMask.assign(m_bundles.size(), 0);
     m_emphasis.assign(m_bundles.size(), 0);
     setZValue(-1.0);
@@ -49,21 +49,47 @@ BundleItem::BundleItem(const FabricItem *root, Tier tier)
 
 void BundleItem::syncWithModel()
 {
+    for (std::size_t i = 0; i < m_bundles.size(); ++i)
+        findWorst(i);
+    if (isVisible())
+        update();
+}
+
+void BundleItem::syncLine(int i)
+{
+    findWorst(static_cast<std::size_t>(i));
+    if (isVisible()) {
+        const auto &all = m_root->layout().bundles();
+        update(all[static_cast<std::size_t>(m_bundles[static_cast<std::size_t>(i)])]
+                   .path.boundingRect()
+                   .adjusted(-8, -8, 8, 8));
+    }
+}
+
+void BundleItem::findWorst(std::size_t i)
+{
     const auto &all = m_root->layout().bundles();
     const int links = static_cast<int>(m_root->document()->report().links.size());
-    bool changed = false;
-    for (std::size_t i = 0; i < m_bundles.size(); ++i) {
-        double worst = 0.0;
-        for (int cable : all[static_cast<std::size_t>(m_bundles[i])].cables) {
-            if (2 * cable + 1 < links)
-                worst = std::max({worst, m_root->shownUtilisation(2 * cable),
-                                  m_root->shownUtilisation(2 * cable + 1)});
+    double worst = -1.0;
+    m_worstCable[i] = -1;
+    for (int cable : all[static_cast<std::size_t>(m_bundles[i])].cables) {
+        if (2 * cable + 1 >= links)
+            continue;
+        const double u = std::max(m_root->shownUtilisation(2 * cable),
+                                  m_root->shownUtilisation(2 * cable + 1));
+        if (u > worst) {
+            worst = u;
+            m_worstCable[i] = cable;
         }
-        changed = changed || worst != m_worst[i];
-        m_worst[i] = worst;
     }
-    if (changed && isVisible())
-        update();
+}
+
+double BundleItem::worstUtilisation(int i) const
+{
+    const int cable = m_worstCable[static_cast<std::size_t>(i)];
+    if (cable < 0 || 2 * cable + 1 >= static_cast<int>(m_root->document()->report().links.size()))
+        return 0.0;
+    return std::max(m_root->shownUtilisation(2 * cable), m_root->shownUtilisation(2 * cable + 1));
 }
 
 int BundleItem::lineAt(const QPointF &scenePos, double tolerance) const
@@ -141,7 +167,8 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     // lines last of all.
     for (int pass = 0; pass < (m_anyEmphasis ? 3 : 2); ++pass) {
         for (std::size_t i = 0; i < m_bundles.size(); ++i) {
-            const bool loaded = m_worst[i] > 0.0;
+            const double worst = worstUtilisation(static_cast<int>(i));
+            const bool loaded = worst > 0.0;
             const int linePass = m_emphasis[i] ? 2 : (loaded ? 1 : 0);
             if (linePass != pass)
                 continue;
@@ -177,7 +204,7 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 painter->setPen(core);
                 painter->drawPolyline(b.path);
             }
-            QColor c = ColorScale::utilisationColour(m_worst[i], maxUtil);
+            QColor c = ColorScale::utilisationColour(worst, maxUtil);
             if (!loaded && !m_emphasis[i])
                 c.setAlpha(110);
             QPen pen(c, loaded ? 2.5 : 1.0);

@@ -29,10 +29,13 @@ public:
     int count() const { return static_cast<int>(m_bundles.size()); }
     /// Index into FabricLayout::bundles() of line `i`.
     int layoutIndex(int i) const { return m_bundles[static_cast<std::size_t>(i)]; }
-    /// Recomputes each line's worst utilisation from the document's report.
+    /// Finds each line's worst cable again (after the overlay or the whole report changed).
     void syncWithModel();
-    /// Worst utilisation of line `i`, as drawn.
-    double worstUtilisation(int i) const { return m_worst[static_cast<std::size_t>(i)]; }
+    /// Finds line `i`'s worst cable again (one of its cables changed) and repaints it.
+    void syncLine(int i);
+    /// Worst utilisation of line `i`, as drawn: its worst cable's, read from the report. A
+    /// new iteration time scales every cable alike, so the worst cable stays the worst.
+    double worstUtilisation(int i) const;
     /// The line within `tolerance` (scene units) of `scenePos`, or -1.
     int lineAt(const QPointF &scenePos, double tolerance) const;
     /// Route highlight (bits of Dim) per line; see FabricItem::setFocusRank().
@@ -48,10 +51,12 @@ public:
                QWidget *widget) override;
 
 private:
+    void findWorst(std::size_t i);
+
     const FabricItem *m_root;
     Tier m_tier;
     std::vector<int> m_bundles; ///< layout bundle indices of this tier
-    std::vector<double> m_worst;
+    std::vector<int> m_worstCable; ///< per line, -1 when it has none
     std::vector<unsigned char> m_routeMask;
     std::vector<unsigned char> m_emphasis;
     bool m_anyEmphasis = false;

@@ -38,6 +38,7 @@ ChartsPanel::ChartsPanel(ScenarioDocument *doc, QWidget *parent)
     layout->addWidget(m_tabs);
 
     connect(m_doc, &ScenarioDocument::reportChanged, this, &ChartsPanel::scheduleRefresh);
+    connect(m_doc, &ScenarioDocument::mappingChanged, this, &ChartsPanel::scheduleRefresh);
     refresh();
 }
 

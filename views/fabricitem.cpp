@@ -5,7 +5,6 @@
 #include "fabriclayout.h"
 #include "framelabelsitem.h"
 #include "linkitem.h"
-#include "fabric/router.h"
 #include "document/scenariodocument.h"
 #include "serveritem.h"
 #include "slotitem.h"
@@ -28,10 +27,13 @@ FabricItem::FabricItem(ScenarioDocument *document, QGraphicsScene *scene)
     setZValue(-10.0);
     setAcceptedMouseButtons(Qt::NoButton);
     setFlag(ItemUsesExtendedStyleOption); // exposedRect: paint only the visible frames/bands
+    // The frames and rail bands never change with the load: every repaint of a drop blits
+    // them instead of filling translucent bands and rounded frames again.
+    setCacheMode(DeviceCoordinateCache);
     scene->addItem(this);
     connect(document, &ScenarioDocument::scenarioChanged, this, &FabricItem::onScenarioChanged);
-    connect(document, &ScenarioDocument::mappingChanged, this, &FabricItem::syncMapping);
-    connect(document, &ScenarioDocument::reportChanged, this, &FabricItem::syncReport);
+    connect(document, &ScenarioDocument::mappingChanged, this, &FabricItem::onMappingChanged);
+    connect(document, &ScenarioDocument::reportChanged, this, &FabricItem::onReportChanged);
     build();
 }
 
@@ -116,8 +118,9 @@ void FabricItem::build()
     }
     m_bottleneck = -1;
     m_focusRank = -1;
-    syncMapping();
-    syncReport();
+    syncChips(MappingChange{{}, true, {}});
+    refreshFocus();
+    recolour(ReportChange{{}, true, false}, true);
 }
 
 void FabricItem::clear()
@@ -132,7 +135,6 @@ void FabricItem::clear()
     m_litSlots.clear();
     m_litLinks.clear();
     m_litServers.clear();
-    m_router.reset(); // it references the old fabric
     qDeleteAll(m_links);
     m_links.clear();
     qDeleteAll(m_switches);
@@ -151,11 +153,12 @@ void FabricItem::clear()
 
 void FabricItem::onScenarioChanged()
 {
-    // A workload or degree edit keeps the shared Fabric: keep the items, re-read the model.
+    // A workload or degree edit keeps the shared Fabric: keep the items, re-read the chips.
+    // The report change that follows recolours.
     if (m_document->engine().sharedFabric() == m_fabric) {
         m_focusRank = -1;
-        syncMapping();
-        syncReport();
+        syncChips(MappingChange{{}, true, {}});
+        refreshFocus();
         Q_EMIT legendChanged();
         return;
     }
@@ -165,24 +168,44 @@ void FabricItem::onScenarioChanged()
     Q_EMIT rebuilt();
 }
 
-void FabricItem::syncMapping()
+void FabricItem::onMappingChanged(const MappingChange &change)
 {
-    for (SlotItem *slot : std::as_const(m_slots))
-        slot->syncWithModel();
-    if (m_overview) {
-        for (ServerItem *server : std::as_const(m_servers))
-            server->update();
-    }
+    syncChips(change);
     refreshFocus();
+    recolour(change.report, false);
 }
 
-void FabricItem::syncReport()
+void FabricItem::onReportChanged(const ReportChange &change)
 {
-    recolour(false);
+    recolour(change, false);
 }
 
-void FabricItem::recolour(bool force)
+void FabricItem::syncChips(const MappingChange &change)
 {
+    if (change.allRanks) {
+        for (SlotItem *slot : std::as_const(m_slots))
+            slot->syncWithModel();
+        if (m_overview) {
+            for (ServerItem *server : std::as_const(m_servers))
+                server->update();
+        }
+        return;
+    }
+    const int gpus = std::max(1, m_fabric->gpusPerServer());
+    for (const MovedRank &m : change.moves) {
+        for (int slot : {m.from, m.to}) {
+            if (SlotItem *item = slotItem(slot))
+                item->syncWithModel();
+            if (ServerItem *server = m_overview ? serverItem(slot / gpus) : nullptr)
+                server->update(); // its block shows the chip colours
+        }
+    }
+}
+
+void FabricItem::recolour(const ReportChange &change, bool force)
+{
+    ++m_recolours;
+    m_scaleReleased = false;
     const CostReport &r = m_document->report();
     const int links = static_cast<int>(r.links.size());
     // The scale spans 0 .. the bottleneck (the report's most utilised link).
@@ -191,9 +214,13 @@ void FabricItem::recolour(bool force)
         : 0.0;
     const double range = max > 0.0 ? max : 1.0;
     // While a drag previews, the scale stays put so colours compare with the state before.
-    const bool rescaled = force || (!m_scaleHeld && range != m_maxUtilisation);
     if (!m_scaleHeld)
         m_maxUtilisation = range;
+    // A colour is busy time / (iteration time x range). Unless that product moved, only the
+    // links whose load moved look different; an overlay's colours follow no report.
+    const double scale = m_overlayOn ? 1.0 : r.iterationTime * maxUtilisation();
+    const bool everything = force || change.allLinks || scale != m_colourScale;
+    m_colourScale = scale;
 
     if (m_bottleneck != r.bottleneckLink) {
         if (m_bottleneck >= 0) {
@@ -215,24 +242,45 @@ void FabricItem::recolour(bool force)
             }
         }
     }
-    for (LinkItem *link : std::as_const(m_links)) {
-        link->syncWithModel();
-        if (rescaled)
-            link->update();
-    }
-    for (ServerItem *server : std::as_const(m_servers)) {
-        server->syncWithModel();
-        if (rescaled)
-            server->update();
-    }
-    for (BundleItem *item : m_bundles) {
-        if (!item)
-            continue;
-        item->syncWithModel();
-        if (rescaled)
-            item->update();
+    if (everything) {
+        for (LinkItem *link : std::as_const(m_links))
+            link->syncWithModel();
+        for (ServerItem *server : std::as_const(m_servers))
+            server->syncWithModel();
+        for (BundleItem *item : m_bundles) {
+            if (item)
+                item->syncWithModel();
+        }
+    } else if (!m_overlayOn) {
+        recolourLinks(change.links);
     }
     Q_EMIT legendChanged();
+}
+
+void FabricItem::recolourLinks(const std::vector<int> &links)
+{
+    std::vector<int> servers;
+    for (int id : links) {
+        if (id < 0 || id >= m_fabric->linkCount())
+            continue;
+        const FabricLink &l = m_fabric->link(id);
+        if (l.tier == Tier::ScaleUp || l.tier == Tier::Pcie) {
+            const int gpu = m_fabric->node(l.src).kind == NodeKind::Gpu ? l.src : l.dst;
+            servers.push_back(m_fabric->node(gpu).server);
+            continue;
+        }
+        if (LinkItem *item = m_links.value(id >> 1))
+            item->syncWithModel();
+        const int line = m_cableLine[static_cast<std::size_t>(id >> 1)];
+        if (BundleItem *bundle = line >= 0 ? bundleItem(l.tier) : nullptr)
+            bundle->syncLine(line);
+    }
+    std::sort(servers.begin(), servers.end());
+    servers.erase(std::unique(servers.begin(), servers.end()), servers.end());
+    for (int server : servers) {
+        if (ServerItem *item = serverItem(server))
+            item->syncWithModel();
+    }
 }
 
 void FabricItem::holdScale(bool hold)
@@ -240,8 +288,13 @@ void FabricItem::holdScale(bool hold)
     if (hold == m_scaleHeld)
         return;
     m_scaleHeld = hold;
-    if (!hold)
-        syncReport(); // adopt the current report's range
+    m_scaleReleased = !hold;
+}
+
+void FabricItem::settleScale()
+{
+    if (m_scaleReleased)
+        recolour(ReportChange{}, false); // adopt the current report's range
 }
 
 void FabricItem::setColourBy(QChar coordinate)
@@ -321,6 +374,7 @@ void FabricItem::setOverview(bool overview)
 void FabricItem::setCaching(bool caching)
 {
     const CacheMode mode = caching ? DeviceCoordinateCache : NoCache;
+    setCacheMode(mode);
     for (ServerItem *server : std::as_const(m_servers))
         server->setCacheMode(mode);
     for (SlotItem *slot : std::as_const(m_slots))
@@ -349,13 +403,6 @@ bool FabricItem::hasCableItems(Tier tier) const
     return i >= 0 && i < 3 && m_cableItems[static_cast<std::size_t>(i)];
 }
 
-Router &FabricItem::router()
-{
-    if (!m_router)
-        m_router = std::make_unique<Router>(*m_fabric);
-    return *m_router;
-}
-
 void FabricItem::refreshFocus()
 {
     for (SlotItem *slot : m_litSlots) {
@@ -373,7 +420,6 @@ void FabricItem::refreshFocus()
     m_litLinks.clear();
     m_litServers.clear();
 
-    const ParallelLayout &layout = m_document->engine().layout();
     const Mapping &mapping = m_document->mapping();
     if (m_focusRank < 0 || m_focusRank >= mapping.rankCount())
         return;
@@ -381,43 +427,21 @@ void FabricItem::refreshFocus()
         self->setFocused(true);
         m_litSlots.push_back(self);
     }
-    const ParallelDegrees &deg = layout.degrees();
-    const std::tuple<Dim, GroupKind, int> kinds[] = {{Dim::Tp, GroupKind::Tp, deg.tp},
-                                                     {Dim::Pp, GroupKind::Pp, deg.pp},
-                                                     {Dim::Dp, GroupKind::Dp, deg.dp},
-                                                     {Dim::Ep, GroupKind::Ep, deg.ep},
-                                                     {Dim::Cp, GroupKind::Cp, deg.cp}};
-    std::unordered_map<int, unsigned> slotMask, cableMask;
+    // The model says whom the rank talks to and over which links; this only draws it.
+    const PartnerRoutes routes = m_document->partnerRoutes(m_focusRank);
+    std::unordered_map<int, unsigned> cableMask;
     std::map<std::tuple<int, int, bool>, unsigned> internalMask; // (server, gpu, scale-up)
-    Router &r = router();
-    const int from = mapping.slotOf(m_focusRank);
-    for (const auto &[dim, kind, degree] : kinds) {
-        if (degree <= 1)
-            continue;
-        const unsigned bit = dimBit(dim);
-        const std::vector<int> &members = layout.groups(kind)[static_cast<std::size_t>(
-            layout.groupOf(kind, m_focusRank))];
-        const auto self = std::find(members.begin(), members.end(), m_focusRank);
-        for (auto it = members.begin(); it != members.end(); ++it) {
-            if (it == self)
-                continue;
-            slotMask[mapping.slotOf(*it)] |= bit;
-            // A pipeline talks to the adjacent stages only; the collectives to every member.
-            if (kind == GroupKind::Pp && std::abs(it - self) != 1)
-                continue;
-            for (const RouteHop &hop : r.route(from, mapping.slotOf(*it))) {
-                const FabricLink &l = m_fabric->link(hop.link);
-                if (l.tier == Tier::ScaleUp || l.tier == Tier::Pcie) {
-                    const int gpu = m_fabric->node(l.src).kind == NodeKind::Gpu ? l.src : l.dst;
-                    const FabricNode &n = m_fabric->node(gpu);
-                    internalMask[{n.server, n.local, l.tier == Tier::ScaleUp}] |= bit;
-                } else {
-                    cableMask[hop.link >> 1] |= bit;
-                }
-            }
+    for (const auto &[link, mask] : routes.links) {
+        const FabricLink &l = m_fabric->link(link);
+        if (l.tier == Tier::ScaleUp || l.tier == Tier::Pcie) {
+            const int gpu = m_fabric->node(l.src).kind == NodeKind::Gpu ? l.src : l.dst;
+            const FabricNode &n = m_fabric->node(gpu);
+            internalMask[{n.server, n.local, l.tier == Tier::ScaleUp}] |= mask;
+        } else {
+            cableMask[link >> 1] |= mask;
         }
     }
-    for (const auto &[slot, mask] : slotMask) {
+    for (const auto &[slot, mask] : routes.slots) {
         if (SlotItem *item = slotItem(slot)) {
             item->setPartnerMask(mask);
             m_litSlots.push_back(item);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "document/changeevents.h"
 #include "fabric/fabric.h"
 
 #include <QChar>
@@ -21,7 +22,6 @@ class BundleItem;
 class FabricLayout;
 class FrameLabelsItem;
 class LinkItem;
-class Router;
 class ScenarioDocument;
 class ServerItem;
 class SlotItem;
@@ -31,7 +31,10 @@ class SwitchItem;
  * The root of the fabric scene: it listens to the ScenarioDocument, builds one item per server
  * (with its slot chips), switch and inter-switch/NIC cable from the engine's Fabric and a
  * FabricLayout, keeps QHash lookups from ids to items, and pushes model changes into them:
- * scenarioChanged -> rebuild, mappingChanged -> sync chips, reportChanged -> recolour only.
+ * scenarioChanged -> rebuild; mappingChanged -> sync the chips of the moved ranks and recolour
+ * the links it names; reportChanged -> recolour the links it names. Every link colour is its
+ * utilisation over the range; when the range over the iteration time moves (a new bottleneck
+ * load, a held range under a new iteration time) every link is repainted, else only those.
  * It paints the backdrop itself (SU/ToR/pod frames and the rail bands); a FrameLabelsItem
  * names the frames above the items. The application's marks (emphasised links, an external
  * value overlay, failed servers and slots) are pushed into the items from here too
@@ -103,8 +106,13 @@ public:
     static QColor failedColour() { return QColor(0xc9, 0x2a, 0x2a); }
     /// Keep the range while a drag previews, so colours compare with the state before the drag
     /// (links hotter than the old maximum saturate); releasing adopts the current report's.
+    /// Releasing defers the recolour to the next change the document announces (a drop's
+    /// command), so a drop recolours once; settleScale() recolours now if none came.
     void holdScale(bool hold);
+    void settleScale();
     bool isScaleHeld() const { return m_scaleHeld; }
+    /// Recolour passes so far (one per change the document announces, plus overlay edits).
+    int recolourCount() const { return m_recolours; }
     /// Zoomed out: servers as blocks, chips and cable items hidden, aggregates shown.
     void setOverview(bool overview);
     bool isOverview() const { return m_overview; }
@@ -129,22 +137,22 @@ Q_SIGNALS:
 
 private Q_SLOTS:
     void onScenarioChanged();
-    void syncMapping();
-    void syncReport();
+    void onMappingChanged(const railyard::MappingChange &change);
+    void onReportChanged(const railyard::ReportChange &change);
 
 private:
     void build();
-    void recolour(bool force);
+    void syncChips(const MappingChange &change);
+    void recolour(const ReportChange &change, bool force);
+    void recolourLinks(const std::vector<int> &links);
     void applyEmphasis(bool on);
     void applyFailed(bool on);
     void clear();
     void refreshFocus();
-    Router &router();
 
     ScenarioDocument *m_document;
     std::shared_ptr<const Fabric> m_fabric;
     std::unique_ptr<FabricLayout> m_layout;
-    std::unique_ptr<Router> m_router;
     QHash<int, ServerItem *> m_servers;
     QHash<int, SlotItem *> m_slots;
     QHash<int, SwitchItem *> m_switches;
@@ -157,6 +165,9 @@ private:
     double m_maxUtilisation = 1.0;
     bool m_overview = false;
     bool m_scaleHeld = false;
+    bool m_scaleReleased = false; ///< released, not yet adopted by a recolour
+    double m_colourScale = -1.0; ///< iteration time x range of the last recolour
+    int m_recolours = 0;
     int m_bottleneck = -1;
     int m_focusRank = -1;
     std::vector<QList<QRectF>> m_bandRects; ///< rail bands, per rail (batched painting)

@@ -80,7 +80,7 @@ void FabricItem::setLinkOverlay(std::unordered_map<int, double> valueByLink, con
     m_overlay = std::move(valueByLink);
     m_overlayTitle = title.isEmpty() ? QStringLiteral("Overlay") : title;
     m_overlayOn = true;
-    recolour(true);
+    recolour(ReportChange{}, true);
 }
 
 void FabricItem::clearLinkOverlay()
@@ -90,7 +90,7 @@ void FabricItem::clearLinkOverlay()
     m_overlayOn = false;
     m_overlay.clear();
     m_overlayTitle.clear();
-    recolour(true);
+    recolour(ReportChange{}, true);
 }
 
 void FabricItem::markFailed(const std::vector<int> &servers, const std::vector<int> &slots)

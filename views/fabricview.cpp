@@ -1,12 +1,12 @@
 #include "fabricview.h"
 
 #include "bundleitem.h"
-#include "dragghostitem.h"
 #include "fabricinfo.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "legenditem.h"
 #include "linkitem.h"
+#include "rankdragtool.h"
 #include "document/scenariodocument.h"
 #include "serveritem.h"
 #include "slotitem.h"
@@ -14,14 +14,13 @@
 
 #include <QApplication>
 #include <QContextMenuEvent>
-#include <QFileInfo>
+#include <QDragEnterEvent>
 #include <QHelpEvent>
-#include <QImage>
 #include <QKeyEvent>
 #include <QMimeData>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
-#include <QSvgGenerator>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -34,7 +33,6 @@ namespace railyard {
 FabricView::FabricView(ScenarioDocument *document, QWidget *parent)
     : QGraphicsView(parent)
     , m_document(document)
-    , m_documentAlive(document)
     , m_scene(new QGraphicsScene(this))
 {
     // No BSP index: long cables span most of a large scene and a BSP tree files an item in
@@ -44,7 +42,11 @@ FabricView::FabricView(ScenarioDocument *document, QWidget *parent)
     setScene(m_scene);
     setBackgroundBrush(Qt::white);
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-    setViewportUpdateMode(SmartViewportUpdate);
+    // One dirty rectangle per repaint, not a region: a drop changes cables all over the fabric,
+    // and painting a many-rectangle region (SmartViewportUpdate's choice) cost bench_gui's
+    // Drop/1024 about a quarter more CPU than its bounding rectangle (measured on the
+    // offscreen raster engine, where the cables' line stroking is most of a repaint).
+    setViewportUpdateMode(BoundingRectViewportUpdate);
     setOptimizationFlag(DontAdjustForAntialiasing);
     setTransformationAnchor(AnchorUnderMouse);
     setResizeAnchor(AnchorViewCenter);
@@ -54,22 +56,21 @@ FabricView::FabricView(ScenarioDocument *document, QWidget *parent)
     setFocusPolicy(Qt::StrongFocus);
 
     m_root = new FabricItem(document, m_scene);
+    m_tool = std::make_unique<RankDragTool>(this, m_root, document);
     m_legend = new LegendItem;
     m_scene->addItem(m_legend);
     connect(m_root, &FabricItem::legendChanged, this, &FabricView::updateLegend);
     connect(m_root, &FabricItem::rebuilt, this, &FabricView::onRebuilt);
     // A new scenario under a drag: drop the drag (the items it pointed at are gone).
-    connect(document, &ScenarioDocument::scenarioChanged, this, [this] { cancelDrag(QString()); });
+    connect(document, &ScenarioDocument::scenarioChanged, this, [this] { m_tool->cancel(QString()); });
     onRebuilt();
     updateLegend();
 }
 
 FabricView::~FabricView()
 {
-    if (m_previewing && m_documentAlive)
-        m_document->endPreview();
-    delete m_ghost;
-    delete m_root; // deletes the items it owns before the scene goes
+    m_tool.reset(); // ends its preview and takes its ghost away
+    delete m_root;  // deletes the items it owns before the scene goes
 }
 
 void FabricView::onRebuilt()
@@ -376,12 +377,8 @@ void FabricView::selectRank(int rank)
 
 void FabricView::keyPressEvent(QKeyEvent *event)
 {
-    if (event->key() == Qt::Key_Escape && m_dragging) {
-        cancelDrag(QStringLiteral("Drag cancelled"));
+    if (m_tool->keyPressed(event))
         return;
-    }
-    if (m_dragging)
-        cancelDrag(QString()); // no edits under a drag in progress
     // Reached only when no window shortcut took the key (the main window's Undo action wins).
     if (event->matches(QKeySequence::Undo)) {
         m_document->undoStack()->undo();
@@ -436,7 +433,7 @@ void FabricView::markFailed(const std::vector<int> &servers, const std::vector<i
 
 void FabricView::contextMenuEvent(QContextMenuEvent *event)
 {
-    if (m_dragging) {
+    if (m_tool->isDragging()) {
         event->accept(); // no menus under a drag in progress
         return;
     }
@@ -454,63 +451,131 @@ void FabricView::contextMenuEvent(QContextMenuEvent *event)
     QGraphicsView::contextMenuEvent(event);
 }
 
-bool FabricView::exportImage(const QString &path)
+void FabricView::mousePressEvent(QMouseEvent *event)
 {
-    const bool svg
-        = QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive) == 0;
-    QRectF source = m_root->boundingRect();
-    // PNG: up to 2x for a small fabric, at most 4096 px on the long side for a large one
-    // (a 16,384-GPU fabric then exports its overview in a few seconds).
-    const double scale
-        = svg ? 1.0 : std::min(2.0, 4096.0 / std::max(source.width(), source.height()));
-    // Room above the fabric for the legend (drawn at device size).
-    source.adjust(-20, -(m_legend->boundingRect().height() + 30.0) / scale, 20, 20);
-    const QSize size(static_cast<int>(std::ceil(source.width() * scale)),
-        static_cast<int>(std::ceil(source.height() * scale)));
-    const bool wasOverview = m_root->isOverview();
-    const int slots = m_root->fabric().slotCount();
-    // Below ~1/3 scale chips are unreadable in a file: export the overview (fast, small).
-    m_root->setOverview(svg ? slots > 4096 : scale < 0.34);
-    const QPointF legendPos = m_legend->pos();
-    m_legend->setPos(source.topLeft() + QPointF(10.0, 10.0) / scale);
-    if (m_ghost)
-        m_ghost->hide();
-    m_root->setCaching(false);
-
-    bool ok = false;
-    if (svg) {
-        QSvgGenerator generator;
-        generator.setFileName(path);
-        generator.setSize(size);
-        generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setTitle(QStringLiteral("Railyard fabric"));
-        generator.setDescription(QString::fromStdString(m_document->scenario().name));
-        QPainter painter;
-        if (painter.begin(&generator)) {
-            painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-            m_scene->render(&painter, QRectF(QPointF(0, 0), size), source);
-            ok = painter.end();
-        }
-        ok = ok && QFileInfo(path).size() > 0;
-    } else {
-        QImage image(size, QImage::Format_RGB32); // opaque: no alpha to encode
-        if (!image.isNull()) {
-            image.fill(Qt::white);
-            QPainter painter(&image);
-            painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-            m_scene->render(&painter, QRectF(QPointF(0, 0), size), source);
-            painter.end();
-            ok = image.save(path);
-        }
+    const QPoint pos = event->position().toPoint();
+    if (event->button() == Qt::MiddleButton) {
+        m_press = Press::Pan;
+        m_panLast = pos;
+        viewport()->setCursor(Qt::ClosedHandCursor);
+        event->accept();
+        return;
     }
-    if (m_ghost)
-        m_ghost->show();
-    m_legend->setPos(legendPos);
-    m_root->setCaching(true);
-    m_root->setOverview(wasOverview);
-    say(ok ? QStringLiteral("Exported %1").arg(path)
-           : QStringLiteral("Could not export %1").arg(path));
-    return ok;
+    if (m_tool->mousePressed(event)) {
+        m_press = Press::Tool;
+        event->accept();
+        return;
+    }
+    if (event->button() != Qt::LeftButton || m_tool->isDragging()) {
+        QGraphicsView::mousePressEvent(event);
+        return;
+    }
+    // Background: pan, or rubber-band select chips with Shift.
+    m_press = Press::Background;
+    m_pressPos = pos;
+    const bool shift = event->modifiers() & Qt::ShiftModifier;
+    if (!shift)
+        m_autoFit = false; // a hand drag pans
+    setDragMode(shift ? RubberBandDrag : ScrollHandDrag);
+    QGraphicsView::mousePressEvent(event);
+}
+
+void FabricView::mouseMoveEvent(QMouseEvent *event)
+{
+    const QPoint pos = event->position().toPoint();
+    if (m_press == Press::Pan) {
+        m_autoFit = false;
+        const QPoint delta = pos - m_panLast;
+        m_panLast = pos;
+        horizontalScrollBar()->setValue(horizontalScrollBar()->value() - delta.x());
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y());
+        return;
+    }
+    if (m_tool->mouseMoved(event))
+        return;
+    if (m_press == Press::None)
+        hover(pos);
+    QGraphicsView::mouseMoveEvent(event);
+}
+
+void FabricView::mouseReleaseEvent(QMouseEvent *event)
+{
+    const Press press = std::exchange(m_press, Press::None);
+    if (press == Press::Pan) {
+        viewport()->unsetCursor();
+        return;
+    }
+    if (m_tool->mouseReleased(event))
+        return;
+    QGraphicsView::mouseReleaseEvent(event);
+    if (press != Press::Background)
+        return;
+    setDragMode(NoDrag);
+    const QPoint pos = event->position().toPoint();
+    if ((pos - m_pressPos).manhattanLength() < QApplication::startDragDistance()
+        && m_scene->selectedItems().isEmpty() && m_pinnedRank >= 0) {
+        m_pinnedRank = -1; // a click on the background unpins
+        m_root->setFocusRank(-1);
+        Q_EMIT rankSelected(-1);
+    }
+}
+
+void FabricView::chipClicked(int slot, Qt::KeyboardModifiers modifiers)
+{
+    SlotItem *chip = m_root->slotItem(slot);
+    if (!(modifiers & Qt::ControlModifier))
+        m_scene->clearSelection();
+    if (!chip)
+        return;
+    chip->setSelected(!chip->isSelected() || !(modifiers & Qt::ControlModifier));
+    m_pinnedRank = chip->isSelected() ? chip->rank() : -1;
+    m_root->setFocusRank(m_pinnedRank);
+    Q_EMIT rankSelected(m_pinnedRank);
+}
+
+std::vector<int> FabricView::parseRanks(const QByteArray &payload) const
+{
+    std::vector<int> ranks;
+    const int count = m_document->mapping().rankCount();
+    for (const QByteArray &part : payload.split(',')) {
+        bool ok = false;
+        const int rank = part.trimmed().toInt(&ok);
+        if (!ok || rank < 0 || rank >= count)
+            return {};
+        if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end())
+            ranks.push_back(rank);
+    }
+    return ranks;
+}
+
+void FabricView::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (m_tool->dragEntered(event))
+        event->acceptProposedAction();
+    else
+        event->ignore();
+}
+
+void FabricView::dragMoveEvent(QDragMoveEvent *event)
+{
+    if (m_tool->dragMoved(event))
+        event->acceptProposedAction();
+    else
+        event->ignore();
+}
+
+void FabricView::dragLeaveEvent(QDragLeaveEvent *event)
+{
+    m_tool->dragLeft();
+    event->accept();
+}
+
+void FabricView::dropEvent(QDropEvent *event)
+{
+    if (m_tool->dropped(event))
+        event->acceptProposedAction();
+    else
+        event->ignore();
 }
 
 } // namespace railyard

@@ -1,18 +1,18 @@
 #pragma once
 
 #include <QGraphicsView>
-#include <QPointer>
 #include <QString>
 
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace railyard {
 
-class DragGhostItem;
 class FabricItem;
 class LegendItem;
+class RankDragTool;
 class ScenarioDocument;
 class ServerItem;
 
@@ -21,10 +21,10 @@ class ServerItem;
  * GPU slots in racks), links coloured by the engine's predicted load, and the place where
  * ranks are moved: drag a chip onto another slot (swap or move), a server's bar onto another
  * server (all its ranks), a rubber-band selection (Shift+drag) onto a server, or ranks from the
- * RankPalette (MIME "application/x-railyard-ranks"). While dragging over a slot or, with
- * several ranks, over a server that can take them, the links show the load "as if dropped
- * here" (ScenarioDocument::previewSwap / previewMove / previewMoves); a drop is one undoable
- * command, a drop outside any slot changes nothing.
+ * RankPalette (MIME "application/x-railyard-ranks"). The gesture is a RankDragTool's: the
+ * view forwards its mouse, key and drag-and-drop events to it. While dragging over a slot or,
+ * with several ranks, over a server that can take them, the links show the load "as if
+ * dropped here"; a drop is one undoable command, a drop outside any slot changes nothing.
  *
  * The application may lay its own information over the picture: emphasised links
  * (setEmphasis), links coloured by external values (setLinkOverlay) and failed servers and
@@ -61,6 +61,23 @@ public:
     QString toolTipAt(const QPoint &viewPos) const;
     /// Ranks a drop of these MIME bytes carries ("3,5,7"); empty when malformed or out of range.
     std::vector<int> parseRanks(const QByteArray &payload) const;
+
+    /** What lies under a scene point: a server, one of its GPU slots, a switch or a cable. */
+    struct Hit
+    {
+        ServerItem *server = nullptr;
+        int slot = -1; ///< GPU slot under the point (inside a server)
+        bool handle = false; ///< on the server's bar
+        int internalLink = -1;
+        int cable = -1;
+        int switchVertex = -1;
+        const std::vector<int> *bundleCables = nullptr; ///< an aggregated line's cables
+    };
+    Hit hitAt(const QPoint &viewPos) const;
+    /// Ranks of the selected chips, ascending.
+    std::vector<int> selectedRanks() const;
+    /// The rank whose partners stay highlighted (a clicked chip), or -1.
+    int pinnedRank() const { return m_pinnedRank; }
 
     /// Draw these links (directed FabricLink ids; either direction marks the cable) on top with
     /// a distinct outline, and outline their endpoints; the load colours do not change. The
@@ -109,18 +126,7 @@ protected:
     void paintEvent(QPaintEvent *event) override;
 
 private:
-    /** What lies under a scene point: a server, one of its GPU slots, a switch or a cable. */
-    struct Hit
-    {
-        ServerItem *server = nullptr;
-        int slot = -1; ///< GPU slot under the point (inside a server)
-        bool handle = false; ///< on the server's bar
-        int internalLink = -1;
-        int cable = -1;
-        int switchVertex = -1;
-        const std::vector<int> *bundleCables = nullptr; ///< an aggregated line's cables
-    };
-    Hit hitAt(const QPoint &viewPos) const;
+    friend class RankDragTool; // reports status and clicks through say() and chipClicked()
 
     void zoomBy(double factor);
     void updateLevelOfDetail();
@@ -130,45 +136,23 @@ private:
     void hover(const QPoint &viewPos);
     void say(const QString &message);
 
-    // Dragging ranks (from a chip, a server bar, the selection or the palette).
-    void beginDrag(const std::vector<int> &ranks, int sourceSlot, bool external);
-    void updateDrag(const QPoint &viewPos);
-    void finishDrag(const QPoint &viewPos);
-    void cancelDrag(const QString &why);
-    void clearDragVisuals();
-    void setTarget(int slot, int server);
-    /// The (rank, slot) moves a multi-rank drop onto `server` means (empty: impossible).
-    std::vector<std::pair<int, int>> multiMoves(int server, int hintSlot) const;
-    std::vector<int> selectedRanks() const;
+    /// A chip clicked without dragging: select it (Ctrl toggles) and pin its partners.
+    void chipClicked(int slot, Qt::KeyboardModifiers modifiers);
 
     ScenarioDocument *m_document;
-    QPointer<ScenarioDocument> m_documentAlive; ///< the document may go first at shutdown
     QGraphicsScene *m_scene;
     FabricItem *m_root;
     LegendItem *m_legend;
+    std::unique_ptr<RankDragTool> m_tool;
     bool m_autoFit = true; ///< fitted and not zoomed or panned since: refit on resize
     bool m_overviewForced = false;
     QString m_lastStatus;
     int m_pinnedRank = -1;
 
-    enum class Press { None, Chip, Server, Background, Pan };
+    enum class Press { None, Tool, Background, Pan };
     Press m_press = Press::None;
     QPoint m_pressPos;
     QPoint m_panLast;
-    int m_pressSlot = -1;
-    std::vector<int> m_pendingRanks; ///< ranks a press would drag
-
-    bool m_dragging = false;
-    bool m_external = false;
-    std::vector<int> m_dragRanks;
-    int m_dragSourceSlot = -1;
-    DragGhostItem *m_ghost = nullptr;
-    int m_targetSlot = -1;
-    int m_targetServer = -1;
-    bool m_previewing = false;
-    std::pair<int, int> m_previewPair { -1, -1 };
-    std::vector<std::pair<int, int>> m_previewMoves; ///< the multi-rank move being previewed
-    double m_iterationBefore = 0.0;
 };
 
 } // namespace railyard

@@ -10,7 +10,7 @@ class QTableWidget;
 namespace railyard {
 
 /**
- * The inference part of a scenario (issue #5) as numbers: the Minimal / Distributed
+ * The inference part of a scenario (prefill and decode pools) as numbers: the Minimal / Distributed
  * classification with the dependencies that cross hosts, the pools (role, servers, degrees, step
  * time, busy share, memory per GPU), the KV bytes per request, the KV transfer time and its path
  * tiers, TTFT / TPOT / end-to-end latency, the KV transfer's critical-path share and the hottest

@@ -31,17 +31,12 @@ LinkItem::LinkItem(const FabricItem *root, int cable, const QPolygonF &path)
     setAcceptedMouseButtons(Qt::NoButton);
 }
 
-void LinkItem::syncWithModel()
+double LinkItem::utilisation(int direction) const
 {
-    const int fwd = forwardLink();
-    if (fwd + 1 >= static_cast<int>(m_root->document()->report().links.size()))
-        return;
-    const double up = m_root->shownUtilisation(fwd), down = m_root->shownUtilisation(fwd + 1);
-    if (up == m_up && down == m_down)
-        return;
-    m_up = up;
-    m_down = down;
-    update();
+    const int link = forwardLink() + (direction == 0 ? 0 : 1);
+    if (link >= static_cast<int>(m_root->document()->report().links.size()))
+        return 0.0;
+    return m_root->shownUtilisation(link);
 }
 
 void LinkItem::setBottleneck(bool bottleneck)

@@ -16,7 +16,8 @@ class FabricItem;
  * One cable between a NIC and a leaf, a leaf and a spine, or a spine and a super-spine (a
  * switch-to-switch bundle of parallel ports is one cable in the Fabric, hence one line). Both
  * directions are loaded separately; the line shows the worse of the two, the tooltip both.
- * The values are the report's, stored as read (`utilisation(dir)`), never recomputed here.
+ * The values are read from the report (or the view's overlay) when asked and when painting,
+ * never stored or recomputed here, so a cable the root does not repaint still shows the truth.
  */
 class LinkItem : public QGraphicsItem
 {
@@ -29,13 +30,13 @@ public:
     int cable() const { return m_cable; }
     int forwardLink() const { return m_cable * 2; } ///< towards the upper tier
     int reverseLink() const { return m_cable * 2 + 1; }
-    /// Utilisation as shown: direction 0 = forward (up), 1 = reverse (down).
-    double utilisation(int direction) const { return direction == 0 ? m_up : m_down; }
-    double worstUtilisation() const { return std::max(m_up, m_down); }
+    /// Utilisation as shown: direction 0 = forward (up), 1 = reverse (down): the document's
+    /// report, or the view's external overlay (FabricItem::shownUtilisation()).
+    double utilisation(int direction) const;
+    double worstUtilisation() const { return std::max(utilisation(0), utilisation(1)); }
 
-    /// Re-reads both directions' utilisation from the document's report (or the view's
-    /// external overlay, FabricItem::shownUtilisation()).
-    void syncWithModel();
+    /// Its load changed: repaint.
+    void syncWithModel() { update(); }
     void setBottleneck(bool bottleneck);
     bool isBottleneck() const { return m_bottleneck; }
     /// Bit i: the cable carries a route of the focused rank to a partner in dimension Dim(i).
@@ -65,8 +66,6 @@ private:
     QList<QLineF> m_slanted;  ///< the others
     QRectF m_bounds;
     mutable QPainterPath m_shape; ///< built on first hit test
-    double m_up = 0.0;
-    double m_down = 0.0;
     unsigned m_routeMask = 0;
     bool m_bottleneck = false;
     bool m_emphasised = false;

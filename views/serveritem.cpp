@@ -33,8 +33,6 @@ ServerItem::ServerItem(const FabricItem *root, int server)
         m_pcieLinks.push_back(
             f.linkBetween(f.gpuVertex(slot), f.nicVertex(server, f.nicOfGpu(g))));
     }
-    m_scaleUpUtil.assign(static_cast<std::size_t>(gpus), 0.0f);
-    m_pcieUtil.assign(static_cast<std::size_t>(gpus), 0.0f);
     m_scaleUpMask.assign(static_cast<std::size_t>(gpus), 0);
     m_pcieMask.assign(static_cast<std::size_t>(gpus), 0);
     m_emphasis.assign(static_cast<std::size_t>(gpus), 0);
@@ -46,25 +44,14 @@ bool ServerItem::isOnHandle(const QPointF &localPos) const
     return m_root->layout().barRect().adjusted(-2, -2, 2, 2).contains(localPos);
 }
 
-void ServerItem::syncWithModel()
+double ServerItem::shownUtilisation(int gpu, bool scaleUp) const
 {
-    const int links = static_cast<int>(m_root->document()->report().links.size());
-    bool changed = false;
     // The report's utilisation, or the external overlay's value when one is shown.
-    auto worse = [this, links](int link) {
-        if (link < 0 || (link | 1) >= links)
-            return 0.0f;
-        return static_cast<float>(
-            std::max(m_root->shownUtilisation(link), m_root->shownUtilisation(link ^ 1)));
-    };
-    for (std::size_t g = 0; g < m_slots.size(); ++g) {
-        const float up = worse(m_scaleUpLinks[g]), pcie = worse(m_pcieLinks[g]);
-        changed = changed || up != m_scaleUpUtil[g] || pcie != m_pcieUtil[g];
-        m_scaleUpUtil[g] = up;
-        m_pcieUtil[g] = pcie;
-    }
-    if (changed)
-        update();
+    const int link = (scaleUp ? m_scaleUpLinks : m_pcieLinks)[static_cast<std::size_t>(gpu)];
+    const int links = static_cast<int>(m_root->document()->report().links.size());
+    if (link < 0 || (link | 1) >= links)
+        return 0.0;
+    return std::max(m_root->shownUtilisation(link), m_root->shownUtilisation(link ^ 1));
 }
 
 void ServerItem::setRouteMask(int gpu, bool scaleUp, unsigned mask)
@@ -234,8 +221,9 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         const QLineF pcie(nic.center().x(), nic.bottom(), chip.center().x(), chip.top());
         const QLineF nvlink(chip.center().x(), chip.bottom(), chip.center().x(), bar.top());
         for (const auto &[line, link, util, mask, emphasised] :
-             {std::tuple(pcie, m_pcieLinks[g], m_pcieUtil[g], m_pcieMask[g], (m_emphasis[g] & 1) != 0),
-              std::tuple(nvlink, m_scaleUpLinks[g], m_scaleUpUtil[g], m_scaleUpMask[g],
+             {std::tuple(pcie, m_pcieLinks[g], shownUtilisation(gpu, false), m_pcieMask[g],
+                         (m_emphasis[g] & 1) != 0),
+              std::tuple(nvlink, m_scaleUpLinks[g], shownUtilisation(gpu, true), m_scaleUpMask[g],
                          (m_emphasis[g] & 2) != 0)}) {
             if (mask)
                 drawRouteUnderlay(painter, line, mask);
@@ -251,7 +239,7 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 painter->drawLine(line);
             }
             painter->setPen(QPen(ColorScale::utilisationColour(util, maxUtil),
-                                 util > 0.0f ? 3.0 : 1.5, Qt::SolidLine, Qt::FlatCap));
+                                 util > 0.0 ? 3.0 : 1.5, Qt::SolidLine, Qt::FlatCap));
             painter->drawLine(line);
         }
     }

@@ -31,8 +31,8 @@ public:
     /// True when `localPos` lies on the drag handle (the NVSwitch bar with the name).
     bool isOnHandle(const QPointF &localPos) const;
 
-    /// Re-reads the utilisation of the internal links from the document's report.
-    void syncWithModel();
+    /// The load of its internal links changed: repaint (they are read when painting).
+    void syncWithModel() { update(); }
     /// Route highlight of internal links: per GPU, bit i = dimension Dim(i), for the NVLink
     /// port (scaleUp = true) or the PCIe path.
     void setRouteMask(int gpu, bool scaleUp, unsigned mask);
@@ -55,10 +55,7 @@ public:
     bool isNicEmphasised(int nic) const;
     bool isBarEmphasised() const { return m_barEmphasis; }
     /// The worse direction's utilisation of GPU `gpu`'s NVLink port or PCIe path, as drawn.
-    double shownUtilisation(int gpu, bool scaleUp) const
-    {
-        return (scaleUp ? m_scaleUpUtil : m_pcieUtil)[static_cast<std::size_t>(gpu)];
-    }
+    double shownUtilisation(int gpu, bool scaleUp) const;
     /// Greyed and crossed out (FabricView::markFailed).
     void setFailed(bool failed);
     bool isFailed() const { return m_failed; }
@@ -75,7 +72,6 @@ private:
     int m_server;
     std::vector<SlotItem *> m_slots;
     std::vector<int> m_scaleUpLinks, m_pcieLinks;
-    std::vector<float> m_scaleUpUtil, m_pcieUtil;
     std::vector<unsigned char> m_scaleUpMask, m_pcieMask;
     int m_bottleneck = -1;
     bool m_dropTarget = false;

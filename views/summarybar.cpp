@@ -58,6 +58,7 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     m_bottleneck->setMinimumWidth(140);
 
     connect(m_doc, &ScenarioDocument::reportChanged, this, &SummaryBar::refresh);
+    connect(m_doc, &ScenarioDocument::mappingChanged, this, &SummaryBar::refresh);
     connect(m_doc, &ScenarioDocument::evaluatingChanged, m_evaluating, &QLabel::setVisible);
     refresh();
 }

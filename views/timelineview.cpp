@@ -181,6 +181,7 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
 
     connect(m_doc, &ScenarioDocument::scenarioChanged, this, &TimelineView::syncControls);
     connect(m_doc, &ScenarioDocument::reportChanged, this, &TimelineView::syncReport);
+    connect(m_doc, &ScenarioDocument::mappingChanged, this, &TimelineView::syncReport);
     syncControls();
     syncReport();
 }

@@ -1,70 +1,41 @@
 #include "cliutil.h"
 
+#include "base/fileio.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <iostream>
 
 namespace railyard::cli {
 
-int fail(const std::string &message, int code)
+void writeOutput(const std::string &path, const std::string &text)
 {
-    std::cerr << "railyard-cli: " << message << std::endl;
-    return code;
-}
-
-bool parseArgs(QCommandLineParser &parser, const QStringList &args, int &exitCode)
-{
-    parser.addHelpOption();
-    if (!parser.parse(args)) {
-        exitCode = fail(parser.errorText().toStdString(), kExitUsage);
-        return false;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::cout << parser.helpText().toStdString();
-        exitCode = kExitOk;
-        return false;
-    }
-    return true;
-}
-
-int intOption(const QCommandLineParser &parser, const QString &name)
-{
-    bool ok = false;
-    const QString text = parser.value(name);
-    const int v = text.toInt(&ok);
-    if (!ok)
-        throw ScenarioError("--" + name.toStdString(),
-                            "expected an integer, got '" + text.toStdString() + "'");
-    return v;
-}
-
-double doubleOption(const QCommandLineParser &parser, const QString &name)
-{
-    bool ok = false;
-    const QString text = parser.value(name);
-    const double v = text.toDouble(&ok);
-    if (!ok)
-        throw ScenarioError("--" + name.toStdString(),
-                            "expected a number, got '" + text.toStdString() + "'");
-    return v;
-}
-
-void writeOutput(const QString &path, const std::string &text)
-{
-    if (path.isEmpty() || path == QLatin1String("-")) {
+    if (path.empty() || path == "-") {
         std::fwrite(text.data(), 1, text.size(), stdout);
         std::fflush(stdout);
         return;
     }
-    writeFileAtomically(path.toStdString(), text);
+    writeFileAtomically(path, text);
 }
 
-std::string jsonText(const nlohmann::json &json)
+Scenario loadScenarioFile(const std::string &path)
 {
+    try {
+        return loadScenario(path);
+    } catch (const ScenarioError &e) {
+        if (!e.field().empty())
+            throw;
+        // "not valid JSON: parse error at line 3, column 5" says where in which file.
+        throw ScenarioError(path, e.reason());
+    }
+}
+
+std::string jsonText(nlohmann::json json)
+{
+    if (json.is_object())
+        json["format_version"] = kJsonFormatVersion;
     return json.dump(2) + "\n";
 }
 

@@ -1,8 +1,6 @@
 #pragma once
 
-#include <QCommandLineParser>
-#include <QString>
-#include <QStringList>
+#include "scenario/scenario.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -15,21 +13,18 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitUsage = 2;
 
-/// Prints "railyard-cli: <message>" on one line to stderr and returns `code`.
-int fail(const std::string &message, int code = kExitBadInput);
-
-/// Parses args with `parser` (adds --help); on error prints the parser's message and returns
-/// false with `exitCode` set.
-bool parseArgs(QCommandLineParser &parser, const QStringList &args, int &exitCode);
-
-/// Integer option value; throws ScenarioError("--name", ...) when it is not an integer.
-int intOption(const QCommandLineParser &parser, const QString &name);
-double doubleOption(const QCommandLineParser &parser, const QString &name);
+/// The version of every JSON object railyard-cli prints (its "format_version" field): raised
+/// when a field is renamed or removed or changes meaning, not when one is added.
+inline constexpr int kJsonFormatVersion = 1;
 
 /// Writes text to `path` atomically, or to stdout when path is empty or "-".
-void writeOutput(const QString &path, const std::string &text);
+void writeOutput(const std::string &path, const std::string &text);
 
-/// Pretty-printed JSON text with a trailing newline.
-std::string jsonText(const nlohmann::json &json);
+/// loadScenario(path), naming the file in the messages the loader ties to no field: a JSON
+/// syntax error reads "x.json: not valid JSON: parse error at line 3, column 5: ...".
+Scenario loadScenarioFile(const std::string &path);
+
+/// Pretty-printed JSON text with a trailing newline, with "format_version" added to an object.
+std::string jsonText(nlohmann::json json);
 
 } // namespace railyard::cli

@@ -1,172 +1,189 @@
+/**
+ * `railyard-cli evaluate` predicts a scenario (link loads, phase times, pipeline, memory, and
+ * the inference pools when the file has them); `railyard-cli collective` predicts one
+ * collective alone on a scenario's fabric and mapping, by the nccl-tests definitions.
+ */
 #include "cliutil.h"
+#include "command.h"
+#include "commandline.h"
 #include "commands.h"
+#include "usageerror.h"
 
+#include "base/scenarioerror.h"
 #include "cost/costengine.h"
 #include "cost/epsummary.h"
+#include "io/reportjson.h"
+#include "scenario/scenariofile.h"
 #include "studies/inference.h"
 #include "studies/inferencereport.h"
-#include "io/reportjson.h"
-#include "base/scenarioerror.h"
-#include "scenario/scenariofile.h"
+#include "workload/eprouting.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <memory>
 #include <optional>
 
 namespace railyard::cli {
 
 namespace {
 
-/// "A:B" -> {A, B}; throws ScenarioError naming the option.
-std::pair<int, int> parseSwap(const QString &text)
+struct EvaluateOptions
 {
-    const QStringList parts = text.split(QLatin1Char(':'));
-    bool okA = false, okB = false;
-    const int a = parts.size() == 2 ? parts[0].toInt(&okA) : 0;
-    const int b = parts.size() == 2 ? parts[1].toInt(&okB) : 0;
-    if (!okA || !okB)
-        throw ScenarioError("--swap", "expected two global ranks as A:B, got '"
-                                          + text.toStdString() + "'");
-    return {a, b};
+    std::string file;
+    std::vector<std::pair<int, int>> swaps;
+    bool json = false;
+    bool links = false;
+    std::string routing;
+    const CLI::Option *routingOption = nullptr;
+    std::string output;
+};
+
+int runEvaluate(const EvaluateOptions &o)
+{
+    std::optional<ExpertRouting> routing;
+    if (o.routingOption->count() > 0)
+        routing = parseRoutingOption(o.routing);
+
+    Scenario scenario = loadScenarioFile(o.file);
+    if (routing) {
+        if (scenario.model.experts == 0 && !routing->isUniform())
+            throw ScenarioError("--routing",
+                "the model is dense (model.experts = 0): there are "
+                "no experts to route to");
+        scenario.model.routing = *routing;
+    }
+    CostEngine engine(scenario);
+    for (const auto &[a, b] : o.swaps)
+        engine.swapRanks(a, b);
+
+    std::string text;
+    if (o.json) {
+        nlohmann::json j = reportToJson(engine, o.links);
+        if (scenario.inference) // the serving pools on the same fabric
+            j["inference"] = inferenceReportToJson(
+                evaluateInference(scenario, engine.fabric()), engine.fabric());
+        text = jsonText(std::move(j));
+    } else {
+        text = reportToText(engine);
+        if (scenario.inference)
+            text += "\n"
+                + inferenceReportToText(
+                    evaluateInference(scenario, engine.fabric()), engine.fabric());
+    }
+    writeOutput(o.output, text);
+    return kExitOk;
+}
+
+struct CollectiveOptions
+{
+    std::string file;
+    std::string op;
+    std::string ranks;
+    double bytes = 0.0;
+    std::vector<std::pair<int, int>> swaps;
+    bool json = false;
+};
+
+int runCollective(const CollectiveOptions &o)
+{
+    Collective op;
+    if (!parseCollective(o.op, op))
+        throw ScenarioError("--op",
+            "unknown collective '" + o.op
+                + "' (all-reduce, all-gather, reduce-scatter, all-to-all, send-recv)");
+    std::vector<int> ranks;
+    std::size_t start = 0;
+    while (start <= o.ranks.size()) {
+        const std::size_t comma = std::min(o.ranks.find(',', start), o.ranks.size());
+        std::string r = o.ranks.substr(start, comma - start);
+        const std::size_t first = r.find_first_not_of(" \t");
+        const std::size_t last = r.find_last_not_of(" \t");
+        const std::string trimmed
+            = first == std::string::npos ? std::string() : r.substr(first, last - first + 1);
+        try {
+            ranks.push_back(toInt("--ranks", parseInteger("--ranks", trimmed)));
+        } catch (const ScenarioError &) {
+            throw ScenarioError("--ranks", "'" + r + "' is not a rank number");
+        }
+        start = comma + 1;
+    }
+
+    const Scenario scenario = loadScenarioFile(o.file);
+    CostEngine engine(scenario);
+    for (const auto &[a, b] : o.swaps)
+        engine.swapRanks(a, b);
+    const CollectiveResult r = engine.collective(op, ranks, o.bytes);
+    const std::string link
+        = r.bottleneckLink >= 0 ? engine.fabric().linkName(r.bottleneckLink) : "";
+    if (o.json) {
+        nlohmann::json j
+            = { { "op", o.op }, { "ranks", ranks }, { "bytes", o.bytes }, { "time_s", r.time },
+                  { "alpha_s", r.alphaTime }, { "algbw_gbps", r.algBandwidth * 8.0 / 1e9 },
+                  { "busbw_gbps", r.busBandwidth * 8.0 / 1e9 },
+                  { "algbw_bytes_per_s", r.algBandwidth }, { "busbw_bytes_per_s", r.busBandwidth },
+                  { "bus_factor", r.busFactor }, { "bytes_sent_per_rank", r.bytesSentPerRank },
+                  { "bottleneck_link", r.bottleneckLink }, { "bottleneck_name", link } };
+        writeOutput({}, jsonText(std::move(j)));
+    } else {
+        std::string text = o.op + " of " + formatBytes(o.bytes) + " over "
+            + std::to_string(ranks.size()) + " ranks: " + formatSeconds(r.time) + " (latency "
+            + formatSeconds(r.alphaTime) + ")\n";
+        char line[160];
+        std::snprintf(line, sizeof line, "algbw %.2f GB/s, busbw %.2f GB/s (bus factor %.4f)\n",
+            r.algBandwidth / 1e9, r.busBandwidth / 1e9, r.busFactor);
+        text += line;
+        if (!link.empty())
+            text += "bottleneck link: " + link + "\n";
+        writeOutput({}, text);
+    }
+    return kExitOk;
+}
+
+std::vector<std::string> collectiveNames()
+{
+    std::vector<std::string> names;
+    for (Collective c : { Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
+             Collective::AllToAll, Collective::SendRecv })
+        names.emplace_back(collectiveName(c));
+    return names;
 }
 
 } // namespace
 
-int runEvaluate(const QStringList &args)
+void addEvaluate(CommandLine &line)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Predict per-link load, per-dimension cost, the pipeline timeline and memory per rank."));
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("scenario file"));
-    parser.addOption({QStringLiteral("swap"),
-                      QStringLiteral("Exchange the slots of global ranks A and B first (repeatable)."),
-                      QStringLiteral("A:B")});
-    parser.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object.")});
-    parser.addOption({QStringLiteral("links"),
-                      QStringLiteral("With --json: add every loaded link (link_loads).")});
-    parser.addOption({QStringLiteral("routing"),
-                      QStringLiteral("MoE router model, overriding the file's model.routing: "
-                                     "uniform, zipf:S or hotness:FILE."),
-                      QStringLiteral("MODEL")});
-    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")},
-                      QStringLiteral("Write to FILE instead of stdout."), QStringLiteral("FILE")});
-    int code = 0;
-    if (!parseArgs(parser, args, code))
-        return code;
-    if (parser.positionalArguments().size() != 1)
-        return fail("evaluate takes exactly one scenario FILE", kExitUsage);
-
-    std::vector<std::pair<int, int>> swaps;
-    for (const QString &s : parser.values(QStringLiteral("swap")))
-        swaps.push_back(parseSwap(s));
-
-    std::optional<ExpertRouting> routing;
-    if (parser.isSet(QStringLiteral("routing")))
-        routing = parseRoutingOption(parser.value(QStringLiteral("routing")).toStdString());
-
-    Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
-    if (routing) {
-        if (scenario.model.experts == 0 && !routing->isUniform())
-            throw ScenarioError("--routing", "the model is dense (model.experts = 0): there are "
-                                             "no experts to route to");
-        scenario.model.routing = *routing;
-    }
-    CostEngine engine(scenario);
-    for (const auto &[a, b] : swaps)
-        engine.swapRanks(a, b);
-
-    std::string text;
-    if (parser.isSet(QStringLiteral("json"))) {
-        nlohmann::json j = reportToJson(engine, parser.isSet(QStringLiteral("links")));
-        if (scenario.inference) // issue #5: the serving pools on the same fabric
-            j["inference"] = inferenceReportToJson(evaluateInference(scenario, engine.fabric()),
-                                                   engine.fabric());
-        text = jsonText(j);
-    } else {
-        text = reportToText(engine);
-        if (scenario.inference)
-            text += "\n" + inferenceReportToText(evaluateInference(scenario, engine.fabric()),
-                                                 engine.fabric());
-    }
-    writeOutput(parser.value(QStringLiteral("output")), text);
-    return kExitOk;
+    auto o = std::make_shared<EvaluateOptions>();
+    Command c(line,
+        line.addCommand("evaluate",
+            "Predict per-link load, per-dimension cost, the pipeline "
+            "timeline and memory per rank.",
+            [o] { return runEvaluate(*o); }));
+    c.positionalFile("FILE", o->file, "Scenario file.");
+    c.swaps(o->swaps, "Exchange the slots of global ranks A and B first (repeatable, in order).");
+    CLI::Option *json = c.json(o->json);
+    c.flag("--links", o->links, "Add every loaded link (link_loads) to the JSON.")->needs(json);
+    o->routingOption = c.text("--routing", o->routing, "MODEL",
+        "MoE router model, overriding the file's model.routing: uniform, "
+        "zipf:S or hotness:FILE.");
+    c.output(o->output);
 }
 
-int runCollective(const QStringList &args)
+void addCollective(CommandLine &line)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Predict one collective alone on a scenario's fabric and mapping (nccl-tests algbw/busbw)."));
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("scenario file"));
-    parser.addOption({QStringLiteral("op"),
-                      QStringLiteral("all-reduce | all-gather | reduce-scatter | all-to-all | send-recv"),
-                      QStringLiteral("OP")});
-    parser.addOption({QStringLiteral("ranks"), QStringLiteral("Comma-separated global ranks, in ring order."),
-                      QStringLiteral("r0,r1,...")});
-    parser.addOption({QStringLiteral("bytes"), QStringLiteral("Message size S (nccl-tests convention)."),
-                      QStringLiteral("S")});
-    parser.addOption({QStringLiteral("swap"), QStringLiteral("Exchange two ranks first (repeatable)."),
-                      QStringLiteral("A:B")});
-    parser.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object.")});
-    int code = 0;
-    if (!parseArgs(parser, args, code))
-        return code;
-    if (parser.positionalArguments().size() != 1)
-        return fail("collective takes exactly one scenario FILE", kExitUsage);
-    for (const char *required : {"op", "ranks", "bytes"})
-        if (!parser.isSet(QString::fromLatin1(required)))
-            return fail(std::string("collective needs --") + required, kExitUsage);
-
-    Collective op;
-    const std::string opName = parser.value(QStringLiteral("op")).toStdString();
-    if (!parseCollective(opName, op))
-        throw ScenarioError("--op", "unknown collective '" + opName
-                                        + "' (all-reduce, all-gather, reduce-scatter, all-to-all, send-recv)");
-    std::vector<int> ranks;
-    for (const QString &r : parser.value(QStringLiteral("ranks")).split(QLatin1Char(','))) {
-        bool ok = false;
-        ranks.push_back(r.trimmed().toInt(&ok));
-        if (!ok)
-            throw ScenarioError("--ranks", "'" + r.toStdString() + "' is not a rank number");
-    }
-    const double bytes = doubleOption(parser, QStringLiteral("bytes"));
-
-    const Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
-    CostEngine engine(scenario);
-    for (const QString &s : parser.values(QStringLiteral("swap"))) {
-        const auto [a, b] = parseSwap(s);
-        engine.swapRanks(a, b);
-    }
-    const CollectiveResult r = engine.collective(op, ranks, bytes);
-    const std::string link = r.bottleneckLink >= 0 ? engine.fabric().linkName(r.bottleneckLink) : "";
-    if (parser.isSet(QStringLiteral("json"))) {
-        nlohmann::json j = {{"op", opName},
-                            {"ranks", ranks},
-                            {"bytes", bytes},
-                            {"time_s", r.time},
-                            {"alpha_s", r.alphaTime},
-                            {"algbw_gbps", r.algBandwidth * 8.0 / 1e9},
-                            {"busbw_gbps", r.busBandwidth * 8.0 / 1e9},
-                            {"algbw_bytes_per_s", r.algBandwidth},
-                            {"busbw_bytes_per_s", r.busBandwidth},
-                            {"bus_factor", r.busFactor},
-                            {"bytes_sent_per_rank", r.bytesSentPerRank},
-                            {"bottleneck_link", r.bottleneckLink},
-                            {"bottleneck_name", link}};
-        writeOutput(QString(), jsonText(j));
-    } else {
-        std::string text = opName + " of " + formatBytes(bytes) + " over "
-                           + std::to_string(ranks.size()) + " ranks: " + formatSeconds(r.time)
-                           + " (latency " + formatSeconds(r.alphaTime) + ")\n";
-        char line[160];
-        std::snprintf(line, sizeof line, "algbw %.2f GB/s, busbw %.2f GB/s (bus factor %.4f)\n",
-                      r.algBandwidth / 1e9, r.busBandwidth / 1e9, r.busFactor);
-        text += line;
-        if (!link.empty())
-            text += "bottleneck link: " + link + "\n";
-        writeOutput(QString(), text);
-    }
-    return kExitOk;
+    auto o = std::make_shared<CollectiveOptions>();
+    Command c(line,
+        line.addCommand("collective",
+            "Predict one collective alone on a scenario's fabric and "
+            "mapping (nccl-tests algbw/busbw).",
+            [o] { return runCollective(*o); }));
+    c.positionalFile("FILE", o->file, "Scenario file.");
+    c.choice("--op", o->op, "OP", "The collective to predict.", collectiveNames())->required();
+    c.text("--ranks", o->ranks, "R0,R1,...", "Comma-separated global ranks, in ring order.")
+        ->required();
+    c.number("--bytes", o->bytes, "S", "Message size S (nccl-tests convention).")->required();
+    c.swaps(o->swaps, "Exchange the slots of global ranks A and B first (repeatable, in order).");
+    c.json(o->json);
 }
 
 } // namespace railyard::cli

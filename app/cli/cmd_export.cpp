@@ -2,22 +2,29 @@
  * `railyard-cli export` writes the chosen mapping for deployment (run record, launcher files,
  * Megatron-LM arguments, the pipeline trace, the nccl-tests measurement plan), and
  * `railyard-cli import-mapping` turns a run record back into a scenario with explicit slots.
- * Both use the engine's exporters (model/export/exporters.h), as the GUI does. Nothing is written when
- * anything fails: the text is built first and written atomically.
+ * Both use the engine's exporters (model/export/exporters.h), as the GUI does. Nothing is
+ * written when anything fails: the text is built first and written atomically.
  */
 #include "cliutil.h"
+#include "command.h"
+#include "commandline.h"
 #include "commands.h"
+#include "usageerror.h"
 
+#include "base/fileio.h"
+#include "base/scenarioerror.h"
 #include "cost/costengine.h"
 #include "export/exporters.h"
-#include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 
-#include <QCommandLineOption>
-#include <QCommandLineParser>
-#include <QFile>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,31 +33,28 @@ namespace railyard::cli {
 
 namespace {
 
-/// "A:B" -> {A, B}; throws ScenarioError naming the option.
-std::pair<int, int> parseSwap(const QString &text)
+/// A small text file (host lists, run records up to 64 MiB); throws ScenarioError naming the
+/// option and the file.
+std::string readText(const std::string &path, const std::string &option, long long limit)
 {
-    const QStringList parts = text.split(QLatin1Char(':'));
-    bool okA = false, okB = false;
-    const int a = parts.size() == 2 ? parts[0].toInt(&okA) : 0;
-    const int b = parts.size() == 2 ? parts[1].toInt(&okB) : 0;
-    if (!okA || !okB)
-        throw ScenarioError(
-            "--swap", "expected two global ranks as A:B, got '" + text.toStdString() + "'");
-    return { a, b };
-}
-
-/// A small text file (host lists, run records up to 64 MiB); throws ScenarioError naming it.
-std::string readText(const QString &path, const std::string &option, qint64 limit)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw ScenarioError(option,
-            "cannot read '" + path.toStdString() + "': " + file.errorString().toStdString());
-    const QByteArray data = file.read(limit + 1);
-    if (data.size() > limit)
-        throw ScenarioError(option,
-            "'" + path.toStdString() + "' is larger than " + std::to_string(limit) + " bytes");
-    return data.toStdString();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw ScenarioError(option, "cannot read '" + path + "': " + errnoText(errno));
+    struct stat st
+    {
+    };
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        throw ScenarioError(option, "cannot read '" + path + "': it is a directory");
+    }
+    try {
+        std::string text = readAllLimited(fd, path, limit);
+        ::close(fd);
+        return text;
+    } catch (const ScenarioError &e) {
+        ::close(fd);
+        throw ScenarioError(option, "'" + path + "': " + e.reason());
+    }
 }
 
 std::string formatList()
@@ -63,128 +67,142 @@ std::string formatList()
     return out;
 }
 
-} // namespace
-
-int runExport(const QStringList &args)
+struct ExportCommandOptions
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QString::fromStdString(
-        "Export the scenario's mapping (after any --swap) for deployment. Formats:\n"
-        + formatList()));
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("scenario file"));
-    parser.addOption({ QStringLiteral("format"), QStringLiteral("Export format (see above)."),
-        QStringLiteral("F") });
-    parser.addOption({ { QStringLiteral("o"), QStringLiteral("output") },
-        QStringLiteral("Write to FILE (atomically) instead of stdout."), QStringLiteral("FILE") });
-    parser.addOption({ QStringLiteral("hosts"),
-        QStringLiteral("Host names per server: one per line, or 'index hostname'."),
-        QStringLiteral("HOSTFILE") });
-    parser.addOption({ QStringLiteral("swap"),
-        QStringLiteral("Exchange the slots of global ranks A and B first (repeatable)."),
-        QStringLiteral("A:B") });
-    parser.addOption({ QStringLiteral("cpus-per-host"),
-        QStringLiteral("rankfile: logical cores per host shared over the GPUs "
-                       "(default 0: core g for GPU g)."),
-        QStringLiteral("N"), QStringLiteral("0") });
-    parser.addOption({ QStringLiteral("master-port"),
-        QStringLiteral("torchrun/slurm: rendezvous port (default 29500)."), QStringLiteral("PORT"),
-        QStringLiteral("29500") });
-    parser.addOption({ QStringLiteral("program"),
-        QStringLiteral("torchrun/slurm: the training program (default pretrain_gpt.py)."),
-        QStringLiteral("CMD"), QStringLiteral("pretrain_gpt.py") });
-    parser.addOption({ QStringLiteral("hca-prefix"),
-        QStringLiteral("nccl-plan: NIC i is RDMA device PREFIXi (default mlx5_)."),
-        QStringLiteral("PREFIX"), QStringLiteral("mlx5_") });
-    parser.addOption({ QStringLiteral("json-plan"),
-        QStringLiteral("nccl-plan: write the plan as JSON instead of a shell script.") });
-    int code = 0;
-    if (!parseArgs(parser, args, code))
-        return code;
-    if (parser.positionalArguments().size() != 1)
-        return fail("export takes exactly one scenario FILE", kExitUsage);
-    if (!parser.isSet(QStringLiteral("format")))
-        return fail(
-            "export needs --format (" +
-                [] {
-                    std::string names;
-                    for (ExportFormat f : allExportFormats())
-                        names += (names.empty() ? "" : ", ") + std::string(exportFormatName(f));
-                    return names;
-                }()
-                + ")",
-            kExitUsage);
-    ExportFormat format;
-    const std::string formatName = parser.value(QStringLiteral("format")).toStdString();
-    if (!parseExportFormat(formatName, format))
-        return fail(
-            "--format: unknown format '" + formatName + "' (try export --help)", kExitUsage);
-
+    std::string file;
+    std::string format;
+    std::string output;
+    std::string hosts;
     std::vector<std::pair<int, int>> swaps;
-    for (const QString &s : parser.values(QStringLiteral("swap")))
-        swaps.push_back(parseSwap(s));
     ExportOptions options;
-    options.cpusPerHost = intOption(parser, QStringLiteral("cpus-per-host"));
+    const CLI::App *app = nullptr;
+
+    bool given(const char *option) const { return app->count(option) > 0; }
+};
+
+/**
+ * The exporter options each format reads (model/export/): an option the chosen format would
+ * ignore is refused, so a mistyped --format does not quietly drop --cpus-per-host.
+ */
+void refuseOptionsThatDoNotApply(const ExportCommandOptions &o, ExportFormat format)
+{
+    const std::string name(exportFormatName(format));
+    const auto only = [&](const char *option, std::initializer_list<ExportFormat> formats,
+                          const char *which) {
+        if (o.given(option) && std::find(formats.begin(), formats.end(), format) == formats.end())
+            throw UsageError(
+                std::string(option) + " applies only to --format " + which + ", not to " + name);
+    };
+    only("--cpus-per-host", { ExportFormat::Rankfile }, "rankfile");
+    only("--master-port", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
+    only("--program", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
+    only("--json-plan", { ExportFormat::NcclPlan }, "nccl-plan");
+    only("--hca-prefix", { ExportFormat::NcclPlan }, "nccl-plan");
+    if (o.given("--hca-prefix") && o.given("--json-plan"))
+        throw UsageError("--hca-prefix applies only to the nccl-plan script: the --json-plan "
+                         "plan names NICs by index");
+    if (o.given("--hosts") && format == ExportFormat::ChromeTrace)
+        throw UsageError("--hosts does not apply to --format chrome-trace, which names no hosts");
+}
+
+int runExport(const ExportCommandOptions &o)
+{
+    ExportFormat format;
+    if (!parseExportFormat(o.format, format))
+        throw UsageError("--format: unknown format '" + o.format + "' (try export --help)", false);
+    refuseOptionsThatDoNotApply(o, format);
+
+    ExportOptions options = o.options;
     if (options.cpusPerHost < 0)
         throw ScenarioError("--cpus-per-host", "must be 0 or a positive core count");
-    options.masterPort = intOption(parser, QStringLiteral("master-port"));
     if (options.masterPort < 1 || options.masterPort > 65535)
         throw ScenarioError("--master-port", "must be a TCP port, 1..65535");
-    options.program = parser.value(QStringLiteral("program")).toStdString();
-    options.hcaPrefix = parser.value(QStringLiteral("hca-prefix")).toStdString();
-    options.jsonPlan = parser.isSet(QStringLiteral("json-plan"));
     options.generator = "railyard-cli " RAILYARD_VERSION;
 
-    const Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
+    const Scenario scenario = loadScenarioFile(o.file);
     CostEngine engine(scenario); // refuses an invalid mapping with the validator's message
-    if (parser.isSet(QStringLiteral("hosts")))
+    if (o.given("--hosts"))
         options.hosts
-            = parseHostsFile(readText(parser.value(QStringLiteral("hosts")), "--hosts", 1 << 20),
-                engine.fabric().servers());
-    for (const auto &[a, b] : swaps)
+            = parseHostsFile(readText(o.hosts, "--hosts", 1 << 20), engine.fabric().servers());
+    for (const auto &[a, b] : o.swaps)
         engine.swapRanks(a, b);
 
     const std::string text = exportText(engine, format, options);
     for (const std::string &w : exportWarnings(engine, format, options))
         std::cerr << "railyard-cli: warning: " << w << "\n";
-    writeOutput(parser.value(QStringLiteral("output")), text);
+    writeOutput(o.output, text);
     return kExitOk;
 }
 
-int runImportMapping(const QStringList &args)
+struct ImportOptions
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Apply a run record (mapping-json or csv export) to a scenario on the same fabric and "
-        "write the scenario with explicit slots and the record's mapping version."));
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("scenario file"));
-    parser.addOption({ QStringLiteral("mapping"),
-        QStringLiteral("The record: a mapping-json (.json) or csv export."),
-        QStringLiteral("MAP") });
-    parser.addOption({ { QStringLiteral("o"), QStringLiteral("output") },
-        QStringLiteral("Write the scenario to FILE (atomically) instead of stdout."),
-        QStringLiteral("FILE") });
-    int code = 0;
-    if (!parseArgs(parser, args, code))
-        return code;
-    if (parser.positionalArguments().size() != 1)
-        return fail("import-mapping takes exactly one scenario FILE", kExitUsage);
-    if (!parser.isSet(QStringLiteral("mapping")))
-        return fail("import-mapping needs --mapping MAP", kExitUsage);
+    std::string file;
+    std::string mapping;
+    std::string output;
+};
 
-    Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
+int runImportMapping(const ImportOptions &o)
+{
+    Scenario scenario = loadScenarioFile(o.file);
     Scenario base = scenario;
     base.slots.clear(); // the record replaces the mapping: the file's own need not be valid
     const CostEngine engine(base);
-    const std::string text
-        = readText(parser.value(QStringLiteral("mapping")), "--mapping", 64 << 20);
+    const std::string text = readText(o.mapping, "--mapping", 64 << 20);
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     const ImportedMapping imported = first != std::string::npos && text[first] == '{'
         ? importMappingJson(text, engine)
         : importMappingCsv(text, engine);
     scenario.slots = imported.mapping.slots();
     scenario.mappingVersion = imported.mappingVersion;
-    writeOutput(parser.value(QStringLiteral("output")), scenarioToText(scenario));
+    writeOutput(o.output, scenarioToText(scenario));
     return kExitOk;
+}
+
+} // namespace
+
+void addExport(CommandLine &line)
+{
+    auto o = std::make_shared<ExportCommandOptions>();
+    CLI::App &app = line.addCommand("export",
+        "Export the scenario's mapping (after any --swap) for deployment. Formats:\n"
+            + formatList(),
+        [o] { return runExport(*o); });
+    o->app = &app;
+    Command c(line, app);
+    c.positionalFile("FILE", o->file, "Scenario file.");
+    std::vector<std::string> formats;
+    for (ExportFormat f : allExportFormats())
+        formats.emplace_back(exportFormatName(f));
+    c.choice("--format", o->format, "F", "Export format (see above).", formats)->required();
+    c.output(o->output, "Write to FILE (atomically) instead of stdout.");
+    c.file("--hosts", o->hosts, "HOSTFILE",
+        "Host names per server: one per line, or 'index hostname' (every format but "
+        "chrome-trace).");
+    c.swaps(o->swaps, "Exchange the slots of global ranks A and B first (repeatable, in order).");
+    c.integer("--cpus-per-host", o->options.cpusPerHost, "N",
+        "rankfile: logical cores per host shared over the GPUs (default 0: core g for GPU g).");
+    c.integer("--master-port", o->options.masterPort, "PORT",
+        "torchrun/slurm: rendezvous port (default 29500).");
+    c.text("--program", o->options.program, "CMD",
+        "torchrun/slurm: the training program (default pretrain_gpt.py).");
+    c.text("--hca-prefix", o->options.hcaPrefix, "PREFIX",
+        "nccl-plan script: NIC i is RDMA device PREFIXi (default mlx5_).");
+    c.flag("--json-plan", o->options.jsonPlan,
+        "nccl-plan: write the plan as JSON instead of a shell script.");
+}
+
+void addImportMapping(CommandLine &line)
+{
+    auto o = std::make_shared<ImportOptions>();
+    Command c(line,
+        line.addCommand("import-mapping",
+            "Apply a run record (mapping-json or csv export) to a scenario on the same fabric. It "
+            "writes the scenario with explicit slots and the record's mapping version.",
+            [o] { return runImportMapping(*o); }));
+    c.positionalFile("FILE", o->file, "Scenario file.");
+    c.file("--mapping", o->mapping, "MAP", "The record: a mapping-json (.json) or csv export.")
+        ->required();
+    c.output(o->output, "Write the scenario to FILE (atomically) instead of stdout.");
 }
 
 } // namespace railyard::cli

@@ -1,25 +1,29 @@
 /**
  * `railyard-cli generate`: writes a scenario file from flags. The flags become a scenario JSON
  * document that goes through the same loader as any file (so every range and size check and
- * every message is the loader's), then the written text is read back, the fabric is built and
- * the layout and workload are planned: a file is written only when `evaluate` can use it.
+ * every message is the loader's), then the written text is read back and checked by the
+ * engine's own validation (checkScenario): a file is written only when `evaluate` can use it.
  */
 #include "cliutil.h"
+#include "command.h"
+#include "commandline.h"
 #include "commands.h"
+#include "usageerror.h"
 
-#include "fabric/fabric.h"
-#include "layout/mapping.h"
-#include "layout/parallellayout.h"
-#include "workload/presets.h"
 #include "base/scenarioerror.h"
+#include "cost/pipelineschedule.h"
+#include "layout/mapping.h"
+#include "scenario/scenariocheck.h"
 #include "scenario/scenariofile.h"
-#include "workload/workloadplan.h"
-
-#include <QHash>
+#include "workload/presets.h"
+#include "workload/workloadnames.h"
 
 #include <nlohmann/json.hpp>
 
+#include <climits>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -29,88 +33,148 @@ namespace {
 
 using nlohmann::json;
 
-/** One command-line flag and the scenario field it sets (for error messages). */
+enum class Kind { Integer, Number, Text, Switch, Degree };
+
+/** One command-line flag, the scenario field it sets (for error messages) and its help. */
 struct Flag
 {
     const char *name;
     const char *field;
-    const char *valueName; ///< nullptr = a switch without a value
+    Kind kind;
+    const char *valueName;
     const char *help;
+    const char *group;
 };
+
+constexpr const char *kFabric = "Fabric";
+constexpr const char *kLayout = "Layout";
+constexpr const char *kWorkload = "Workload";
+constexpr const char *kScenario = "Scenario";
 
 // Bandwidths are per link per direction in Gbit/s, as in scenario files.
 const std::vector<Flag> &flags()
 {
-    static const std::vector<Flag> all{
-        {"fabric", "fabric.kind", "KIND", "rail-optimised | tor (required)."},
-        {"servers", "fabric.servers", "N", "Number of servers (required)."},
-        {"gpus-per-server", "fabric.gpus_per_server", "G", "GPU slots per server (required)."},
-        {"nics-per-server", "fabric.nics_per_server", "N", "NICs per server (default: one per GPU)."},
-        {"servers-per-su", "fabric.servers_per_su", "K", "Rail-optimised: servers per scalable unit (32)."},
-        {"servers-per-leaf", "fabric.servers_per_leaf", "K", "ToR: servers per leaf (0 = derived)."},
-        {"spines", "fabric.spines", "S", "Spines per pod (0 = derived from the radix)."},
-        {"super-spines", "fabric.super_spines", "S", "Super-spines (0 = derived)."},
-        {"switch-radix", "fabric.switch_radix", "R", "Ports per switch (64)."},
-        {"nic-gbps", "fabric.nic_gbps", "B", "One NIC port, Gbit/s per direction (device default, 400)."},
-        {"scaleup-gbps", "fabric.scaleup_gbps", "B", "One GPU's scale-up port, Gbit/s per direction (device default, 3600)."},
-        {"pxn", "fabric.pxn", nullptr, "NCCL PXN: cross-rail traffic hops over NVLink first."},
-        {"tp", "parallel.tp", "T", "Tensor-parallel degree (1)."},
-        {"pp", "parallel.pp", "P", "Pipeline-parallel degree (1)."},
-        {"dp", "parallel.dp", "D", "Data-parallel degree (default: all slots / (tp*pp*cp))."},
-        {"cp", "parallel.cp", "C", "Context-parallel degree (1)."},
-        {"ep", "parallel.ep", "E", "Expert-parallel degree (1)."},
-        {"order", "parallel.order", "ORDER", "Megatron-LM rank order (tp-cp-ep-dp-pp)."},
-        {"placement", "mapping.placement", "NAME", "packed | rail-aligned | scattered (packed)."},
-        {"model", "model.preset", "NAME", "Model preset (llama2-70b); the flags below override it."},
-        {"layers", "model.layers", "N", "Transformer layers."},
-        {"hidden", "model.hidden", "N", "Hidden size."},
-        {"heads", "model.heads", "N", "Attention heads."},
-        {"kv-heads", "model.kv_heads", "N", "Key/value heads (0 = heads)."},
-        {"ffn", "model.ffn", "N", "MLP intermediate size."},
-        {"seq", "model.seq", "N", "Sequence length."},
-        {"vocab", "model.vocab", "N", "Vocabulary size."},
-        {"experts", "model.experts", "N", "Experts per MoE layer (0 = dense)."},
-        {"top-k", "model.top_k", "K", "Experts per token."},
-        {"micro-batch", "training.micro_batch", "N", "Micro-batch size (1)."},
-        {"global-batch", "training.global_batch", "N", "Global batch size (512)."},
-        {"precision", "training.precision", "P", "bf16 | fp16 | fp8 (bf16)."},
-        {"recompute", "training.recompute", "R", "none | selective | full (selective)."},
-        {"sequence-parallel", "training.sequence_parallel", nullptr, "Megatron sequence parallelism (default on)."},
-        {"no-sequence-parallel", "training.sequence_parallel", nullptr, "Turn sequence parallelism off."},
-        {"distributed-optimizer", "training.distributed_optimizer", nullptr, "Shard optimizer state over DP (default on)."},
-        {"no-distributed-optimizer", "training.distributed_optimizer", nullptr, "Keep full optimizer state per replica."},
-        {"schedule", "training.schedule", "S", "gpipe | 1f1b | interleaved (1f1b)."},
-        {"interleave", "training.interleave", "V", "Virtual stages per rank (interleaved)."},
-        {"device", "device.preset", "NAME", "Device preset (h100-sxm); sets NIC and scale-up defaults."},
-        {"name", "name", "NAME", "Scenario name (default from model and degrees)."},
-        {"description", "description", "TEXT", "Scenario description (default: this command line)."},
+    static const std::vector<Flag> all {
+        { "fabric", "fabric.kind", Kind::Text, "KIND", "The fabric's wiring.", kFabric },
+        { "servers", "fabric.servers", Kind::Integer, "N", "Number of servers.", kFabric },
+        { "gpus-per-server", "fabric.gpus_per_server", Kind::Integer, "G", "GPU slots per server.",
+            kFabric },
+        { "nics-per-server", "fabric.nics_per_server", Kind::Integer, "N",
+            "NICs per server (default: one per GPU).", kFabric },
+        { "servers-per-su", "fabric.servers_per_su", Kind::Integer, "K",
+            "Rail-optimised: servers per scalable unit (32).", kFabric },
+        { "servers-per-leaf", "fabric.servers_per_leaf", Kind::Integer, "K",
+            "ToR: servers per leaf (0 = derived).", kFabric },
+        { "spines", "fabric.spines", Kind::Integer, "S",
+            "Spines per pod (0 = derived from the radix).", kFabric },
+        { "super-spines", "fabric.super_spines", Kind::Integer, "S", "Super-spines (0 = derived).",
+            kFabric },
+        { "switch-radix", "fabric.switch_radix", Kind::Integer, "R", "Ports per switch (64).",
+            kFabric },
+        { "nic-gbps", "fabric.nic_gbps", Kind::Number, "B",
+            "One NIC port, Gbit/s per direction (device default, 400).", kFabric },
+        { "scaleup-gbps", "fabric.scaleup_gbps", Kind::Number, "B",
+            "One GPU's scale-up port, Gbit/s per direction (device default, 3600).", kFabric },
+        { "pxn", "fabric.pxn", Kind::Switch, nullptr,
+            "NCCL PXN: cross-rail traffic hops over NVLink first.", kFabric },
+        { "tp", "parallel.tp", Kind::Degree, nullptr, nullptr, kLayout },
+        { "pp", "parallel.pp", Kind::Degree, nullptr, nullptr, kLayout },
+        { "dp", "parallel.dp", Kind::Degree, nullptr, nullptr, kLayout },
+        { "cp", "parallel.cp", Kind::Degree, nullptr, nullptr, kLayout },
+        { "ep", "parallel.ep", Kind::Degree, nullptr, nullptr, kLayout },
+        { "order", "parallel.order", Kind::Text, "ORDER",
+            "Megatron-LM rank order (tp-cp-ep-dp-pp).", kLayout },
+        { "placement", "mapping.placement", Kind::Text, "NAME", "Rank placement (packed).",
+            kLayout },
+        { "model", "model.preset", Kind::Text, "NAME",
+            "Model preset (llama2-70b); the flags below override it.", kWorkload },
+        { "layers", "model.layers", Kind::Integer, "N", "Transformer layers.", kWorkload },
+        { "hidden", "model.hidden", Kind::Integer, "N", "Hidden size.", kWorkload },
+        { "heads", "model.heads", Kind::Integer, "N", "Attention heads.", kWorkload },
+        { "kv-heads", "model.kv_heads", Kind::Integer, "N", "Key/value heads (0 = heads).",
+            kWorkload },
+        { "ffn", "model.ffn", Kind::Integer, "N", "MLP intermediate size.", kWorkload },
+        { "seq", "model.seq", Kind::Integer, "N", "Sequence length.", kWorkload },
+        { "vocab", "model.vocab", Kind::Integer, "N", "Vocabulary size.", kWorkload },
+        { "experts", "model.experts", Kind::Integer, "N", "Experts per MoE layer (0 = dense).",
+            kWorkload },
+        { "top-k", "model.top_k", Kind::Integer, "K", "Experts per token.", kWorkload },
+        { "micro-batch", "training.micro_batch", Kind::Integer, "N", "Micro-batch size (1).",
+            kWorkload },
+        { "global-batch", "training.global_batch", Kind::Integer, "N", "Global batch size (512).",
+            kWorkload },
+        { "precision", "training.precision", Kind::Text, "P", "Training precision (bf16).",
+            kWorkload },
+        { "recompute", "training.recompute", Kind::Text, "R",
+            "Activation recomputation (selective).", kWorkload },
+        { "sequence-parallel", "training.sequence_parallel", Kind::Switch, nullptr,
+            "Megatron sequence parallelism (default on).", kWorkload },
+        { "no-sequence-parallel", "training.sequence_parallel", Kind::Switch, nullptr,
+            "Turn sequence parallelism off.", kWorkload },
+        { "distributed-optimizer", "training.distributed_optimizer", Kind::Switch, nullptr,
+            "Shard optimizer state over DP (default on).", kWorkload },
+        { "no-distributed-optimizer", "training.distributed_optimizer", Kind::Switch, nullptr,
+            "Keep full optimizer state per replica.", kWorkload },
+        { "schedule", "training.schedule", Kind::Text, "S", "Pipeline schedule (1f1b).",
+            kWorkload },
+        { "interleave", "training.interleave", Kind::Integer, "V",
+            "Virtual stages per rank (interleaved).", kWorkload },
+        { "device", "device.preset", Kind::Text, "NAME",
+            "Device preset (h100-sxm); sets NIC and scale-up defaults.", kWorkload },
+        { "name", "name", Kind::Text, "NAME", "Scenario name (default from model and degrees).",
+            kScenario },
+        { "description", "description", Kind::Text, "TEXT",
+            "Scenario description (default: this command line).", kScenario },
     };
     return all;
 }
 
-QString q(const char *text)
+/// The values accepted where the engine has a name table; the loader checks them.
+std::vector<std::string> choicesOf(const std::string &flag)
 {
-    return QString::fromLatin1(text);
+    std::vector<std::string> out;
+    if (flag == "fabric")
+        out = { "rail-optimised", "tor" }; // FabricKind, as the loader names them
+    else if (flag == "placement")
+        for (Placement p : { Placement::Packed, Placement::RailAligned, Placement::Scattered })
+            out.emplace_back(placementName(p));
+    else if (flag == "precision")
+        for (Precision p : { Precision::Bf16, Precision::Fp16, Precision::Fp8 })
+            out.emplace_back(precisionName(p));
+    else if (flag == "recompute")
+        for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full })
+            out.emplace_back(recomputeName(r));
+    else if (flag == "schedule")
+        for (ScheduleKind k :
+            { ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved })
+            out.emplace_back(scheduleName(k));
+    else if (flag == "model")
+        out = modelPresetNames();
+    else if (flag == "device")
+        out = devicePresetNames();
+    return out;
 }
 
-/// The integer value of `--name`; range checks are the loader's.
-std::int64_t integerFlag(const QCommandLineParser &parser, const char *name)
+/** The parsed flags, keyed by name without the dashes. */
+struct GenerateOptions
 {
-    bool ok = false;
-    const QString text = parser.value(q(name));
-    const qlonglong v = text.toLongLong(&ok);
-    if (!ok)
-        throw ScenarioError(std::string("--") + name,
-                            "expected an integer, got '" + text.toStdString() + "'");
-    return v;
-}
+    const CLI::App *app = nullptr;
+    std::map<std::string, std::int64_t> integers;
+    std::map<std::string, double> numbers;
+    std::map<std::string, std::string> texts;
+    std::map<std::string, bool> switches;
+    DegreeOptions degrees;
+    std::string output;
 
-/// `--on` / `--no-on` into `object[key]`; both at once is a usage error.
-bool readSwitchPair(const QCommandLineParser &parser, const char *on, const char *off, json &object,
-                    const char *key)
+    bool given(const std::string &flag) const { return app->count("--" + flag) > 0; }
+};
+
+/// `--on` / `--no-on` into `object[key]`; both at once is a contradiction.
+bool readSwitchPair(
+    const GenerateOptions &o, const char *on, const char *off, json &object, const char *key)
 {
-    const bool yes = parser.isSet(q(on));
-    const bool no = parser.isSet(q(off));
+    const bool yes = o.given(on);
+    const bool no = o.given(off);
     if (yes && no)
         return false;
     if (yes || no)
@@ -119,34 +183,37 @@ bool readSwitchPair(const QCommandLineParser &parser, const char *on, const char
 }
 
 /// The loader names JSON fields; for a flag the user gave, name the flag instead.
-[[noreturn]] void rethrowForFlags(const ScenarioError &e, const QCommandLineParser &parser)
+[[noreturn]] void rethrowForFlags(const ScenarioError &e, const GenerateOptions &o)
 {
     for (const Flag &f : flags()) {
-        if (e.field() == f.field && parser.isSet(q(f.name)))
+        if (e.field() == f.field && o.given(f.name))
             throw ScenarioError(std::string("--") + f.name, e.reason());
     }
     // "model" / "device" hold the preset name when the loader reads them as strings.
     if (e.field() == "model.preset" || e.field() == "device.preset")
         throw ScenarioError(e.field() == "model.preset" ? "--model" : "--device", e.reason());
+    // The engine's mapping check: in a generated file the placement makes the mapping.
+    if (e.field() == "mapping")
+        throw ScenarioError("--placement", e.reason());
     throw e;
 }
 
 /// The scenario document the flags describe; values are checked by the loader afterwards.
-json documentFromFlags(const QCommandLineParser &parser)
+json documentFromFlags(const GenerateOptions &o)
 {
-    const auto integer = [&parser](json &object, const char *key, const char *flag) {
-        if (parser.isSet(q(flag)))
-            object[key] = integerFlag(parser, flag);
+    const auto integer = [&o](json &object, const char *key, const char *flag) {
+        if (o.given(flag))
+            object[key] = o.integers.at(flag);
     };
-    const auto text = [&parser](json &object, const char *key, const char *flag) {
-        if (parser.isSet(q(flag)))
-            object[key] = parser.value(q(flag)).toStdString();
+    const auto text = [&o](json &object, const char *key, const char *flag) {
+        if (o.given(flag))
+            object[key] = o.texts.at(flag);
     };
 
     json fabric = json::object();
     text(fabric, "kind", "fabric");
-    const std::int64_t servers = integerFlag(parser, "servers");
-    const std::int64_t gpus = integerFlag(parser, "gpus-per-server");
+    const std::int64_t servers = o.integers.at("servers");
+    const std::int64_t gpus = o.integers.at("gpus-per-server");
     fabric["servers"] = servers;
     fabric["gpus_per_server"] = gpus;
     integer(fabric, "nics_per_server", "nics-per-server");
@@ -155,55 +222,50 @@ json documentFromFlags(const QCommandLineParser &parser)
     integer(fabric, "spines", "spines");
     integer(fabric, "super_spines", "super-spines");
     integer(fabric, "switch_radix", "switch-radix");
-    const std::string device = parser.isSet(q("device")) ? parser.value(q("device")).toStdString()
-                                                         : std::string("h100-sxm");
+    const std::string device = o.given("device") ? o.texts.at("device") : std::string("h100-sxm");
     const DeviceFabricDefaults defaults = deviceFabricDefaults(device);
-    fabric["nic_gbps"] = parser.isSet(q("nic-gbps")) ? doubleOption(parser, q("nic-gbps"))
-                                                     : defaults.nicGbps;
-    fabric["scaleup_gbps"] = parser.isSet(q("scaleup-gbps"))
-                                 ? doubleOption(parser, q("scaleup-gbps"))
-                                 : defaults.scaleUpGbps;
-    fabric["pxn"] = parser.isSet(q("pxn"));
-    fabric["name"] = parser.value(q("fabric")).toStdString() + "-" + std::to_string(servers) + "x"
-                     + std::to_string(gpus);
+    fabric["nic_gbps"] = o.given("nic-gbps") ? o.numbers.at("nic-gbps") : defaults.nicGbps;
+    fabric["scaleup_gbps"]
+        = o.given("scaleup-gbps") ? o.numbers.at("scaleup-gbps") : defaults.scaleUpGbps;
+    fabric["pxn"] = o.given("pxn");
+    fabric["name"]
+        = o.texts.at("fabric") + "-" + std::to_string(servers) + "x" + std::to_string(gpus);
 
     json parallel = json::object();
-    std::int64_t degree[3] = {1, 1, 1}; // tp, pp, cp
-    const char *names[3] = {"tp", "pp", "cp"};
-    for (int i = 0; i < 3; ++i) {
-        if (parser.isSet(q(names[i])))
-            degree[i] = integerFlag(parser, names[i]);
-        parallel[names[i]] = degree[i];
-    }
-    integer(parallel, "ep", "ep");
+    const DegreeOptions &d = o.degrees;
+    parallel["tp"] = d.tp;
+    parallel["pp"] = d.pp;
+    parallel["cp"] = d.cp;
+    if (d.epOption->count() > 0)
+        parallel["ep"] = d.ep;
     text(parallel, "order", "order");
-    if (parser.isSet(q("dp"))) {
-        parallel["dp"] = integerFlag(parser, "dp");
+    if (d.dpOption->count() > 0) {
+        parallel["dp"] = d.dp;
     } else {
         // dp fills the fabric. Out-of-range inputs skip this: the loader names them.
         const std::int64_t slots = servers * gpus;
         bool sane = servers >= 1 && gpus >= 1 && servers <= INT32_MAX && gpus <= INT32_MAX;
         std::int64_t cell = 1;
-        for (std::int64_t d : degree) {
-            sane = sane && d >= 1 && d <= INT32_MAX;
+        for (std::int64_t degree : { d.tp, d.pp, d.cp }) {
+            sane = sane && degree >= 1 && degree <= INT32_MAX;
             if (sane)
-                sane = !__builtin_mul_overflow(cell, d, &cell);
+                sane = !__builtin_mul_overflow(cell, degree, &cell);
         }
         if (sane && (cell > slots || slots % cell != 0))
-            throw ScenarioError("--dp", "not given, and the " + std::to_string(slots)
-                                            + " GPU slots (servers * gpus-per-server) are not a "
-                                              "multiple of tp*pp*cp = "
-                                            + std::to_string(cell) + "; give --dp");
+            throw ScenarioError("--dp",
+                "not given, and the " + std::to_string(slots)
+                    + " GPU slots (servers * gpus-per-server) are not a "
+                      "multiple of tp*pp*cp = "
+                    + std::to_string(cell) + "; give --dp");
         parallel["dp"] = sane ? slots / cell : 1;
     }
 
     json model = json::object();
-    model["preset"] = parser.isSet(q("model")) ? parser.value(q("model")).toStdString()
-                                               : std::string("llama2-70b");
-    for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>>{
-             {"layers", "layers"}, {"hidden", "hidden"}, {"heads", "heads"},
-             {"kv_heads", "kv-heads"}, {"ffn", "ffn"}, {"seq", "seq"}, {"vocab", "vocab"},
-             {"experts", "experts"}, {"top_k", "top-k"}})
+    model["preset"] = o.given("model") ? o.texts.at("model") : std::string("llama2-70b");
+    for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
+             { "layers", "layers" }, { "hidden", "hidden" }, { "heads", "heads" },
+             { "kv_heads", "kv-heads" }, { "ffn", "ffn" }, { "seq", "seq" }, { "vocab", "vocab" },
+             { "experts", "experts" }, { "top_k", "top-k" } })
         integer(model, key, flag);
 
     json training = json::object();
@@ -213,11 +275,11 @@ json documentFromFlags(const QCommandLineParser &parser)
     text(training, "precision", "precision");
     text(training, "recompute", "recompute");
     text(training, "schedule", "schedule");
-    if (!readSwitchPair(parser, "sequence-parallel", "no-sequence-parallel", training,
-                        "sequence_parallel"))
+    if (!readSwitchPair(
+            o, "sequence-parallel", "no-sequence-parallel", training, "sequence_parallel"))
         throw ScenarioError("--sequence-parallel", "contradicts --no-sequence-parallel");
-    if (!readSwitchPair(parser, "distributed-optimizer", "no-distributed-optimizer", training,
-                        "distributed_optimizer"))
+    if (!readSwitchPair(o, "distributed-optimizer", "no-distributed-optimizer", training,
+            "distributed_optimizer"))
         throw ScenarioError("--distributed-optimizer", "contradicts --no-distributed-optimizer");
 
     json mapping = json::object();
@@ -231,7 +293,7 @@ json documentFromFlags(const QCommandLineParser &parser)
     doc["parallel"] = std::move(parallel);
     doc["model"] = std::move(model);
     doc["training"] = std::move(training);
-    doc["device"] = json{{"preset", device}};
+    doc["device"] = json { { "preset", device } };
     doc["mapping"] = std::move(mapping);
     return doc;
 }
@@ -241,7 +303,7 @@ std::string defaultName(const Scenario &s)
 {
     std::string name = s.model.name.empty() ? std::string("scenario") : s.model.name;
     name += "-tp" + std::to_string(s.degrees.tp) + "-pp" + std::to_string(s.degrees.pp) + "-dp"
-            + std::to_string(s.degrees.dp);
+        + std::to_string(s.degrees.dp);
     if (s.degrees.cp > 1)
         name += "-cp" + std::to_string(s.degrees.cp);
     if (s.degrees.ep > 1)
@@ -249,82 +311,116 @@ std::string defaultName(const Scenario &s)
     return name;
 }
 
-/// The command line without the output path, for the description.
-std::string commandLine(const QCommandLineParser &parser)
+/// The command line without the output path, for the description: the options in the order
+/// they were given, each value with it (an option given twice lists both).
+std::string commandLine(const CLI::App &app)
 {
     std::string line = "railyard-cli generate";
-    QHash<QString, int> seen; // an option given twice lists its values in order
-    for (const QString &name : parser.optionNames()) {
-        const int occurrence = seen[name]++;
-        if (name == QLatin1String("o") || name == QLatin1String("output"))
+    std::map<const CLI::Option *, std::size_t> seen;
+    for (const CLI::Option *option : app.parse_order()) {
+        const std::size_t occurrence = seen[option]++;
+        if (option->check_lname("output"))
             continue;
-        line += " --" + name.toStdString();
-        for (const Flag &f : flags()) {
-            if (name != q(f.name) || !f.valueName)
-                continue;
-            const QStringList values = parser.values(name);
-            const std::string value = values.value(occurrence).toStdString();
-            const bool quote = value.empty() || value.find_first_of(" \t'\"") != std::string::npos;
-            line += quote ? " '" + value + "'" : " " + value;
-        }
+        line += " " + option->get_name();
+        if (option->get_type_size() == 0 || occurrence >= option->results().size())
+            continue;
+        const std::string &value = option->results()[occurrence];
+        const bool quote = value.empty() || value.find_first_of(" \t'\"") != std::string::npos;
+        line += quote ? " '" + value + "'" : " " + value;
     }
     return line;
 }
 
-} // namespace
-
-int runGenerate(const QStringList &args)
+/// Flags the scenario would carry but nothing would read: refused, naming what they need.
+void refuseFlagsThatDoNotApply(const GenerateOptions &o)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Write a scenario (fabric, parallel layout, workload, device, placement) as JSON.\n"
-        "Bandwidths are per link per direction in Gbit/s. Workload flags override --model."));
-    for (const Flag &f : flags()) {
-        if (f.valueName)
-            parser.addOption({q(f.name), q(f.help), q(f.valueName)});
-        else
-            parser.addOption({q(f.name), q(f.help)});
-    }
-    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")},
-                      QStringLiteral("Write to FILE instead of stdout."), QStringLiteral("FILE")});
-    int code = 0;
-    if (!parseArgs(parser, args, code))
-        return code;
-    if (!parser.positionalArguments().isEmpty())
-        return fail("generate takes no positional arguments, got '"
-                        + parser.positionalArguments().front().toStdString() + "'",
-                    kExitUsage);
-    for (const char *required : {"fabric", "servers", "gpus-per-server"}) {
-        if (!parser.isSet(q(required)))
-            return fail(std::string("--") + required + " is required (see --help)", kExitUsage);
-    }
+    const std::string &fabric = o.texts.at("fabric");
+    if (o.given("servers-per-su") && fabric == "tor")
+        throw UsageError("--servers-per-su applies only to --fabric rail-optimised (a ToR "
+                         "fabric groups servers with --servers-per-leaf)");
+    if (o.given("servers-per-leaf") && fabric != "tor")
+        throw UsageError("--servers-per-leaf applies only to --fabric tor (a rail-optimised "
+                         "fabric groups servers with --servers-per-su)");
+    const bool interleaved = o.given("schedule") && o.texts.at("schedule") == "interleaved";
+    if (o.given("interleave") && !interleaved)
+        throw UsageError("--interleave applies only to --schedule interleaved");
+}
 
+int runGenerate(const GenerateOptions &o)
+{
+    refuseFlagsThatDoNotApply(o);
     Scenario scenario;
     std::string text;
     try {
-        json doc = documentFromFlags(parser);
+        json doc = documentFromFlags(o);
         scenario = scenarioFromJson(doc);
-        if (!parser.isSet(q("name")))
+        // Whether the model has experts is known once the preset is applied.
+        if (o.given("top-k") && scenario.model.experts == 0)
+            throw UsageError("--top-k applies only to a mixture-of-experts model (--experts > 0 "
+                             "or a MoE --model such as mixtral-8x7b)");
+        if (!o.given("name"))
             scenario.name = defaultName(scenario);
-        if (!parser.isSet(q("description")))
-            scenario.description = commandLine(parser);
+        if (!o.given("description"))
+            scenario.description = commandLine(*o.app);
 
         // What is written must load back, and the engine must accept it.
         text = scenarioToText(scenario);
-        const Scenario written = parseScenario(text);
-        const Fabric fabric = Fabric::build(written.fabric);
-        const ParallelLayout layout(written.degrees, written.order);
-        planWorkload(written.model, written.training, written.device, written.degrees);
-        const Mapping mapping = Mapping::place(written.placement, layout, fabric);
-        for (const MappingIssue &issue : mapping.validate(layout, fabric)) {
-            if (issue.severity == MappingIssue::Error)
-                throw ScenarioError("--placement", issue.message);
-        }
+        Scenario written = parseScenario(text);
+        checkScenario(written, nullptr);
     } catch (const ScenarioError &e) {
-        rethrowForFlags(e, parser);
+        rethrowForFlags(e, o);
     }
-    writeOutput(parser.value(QStringLiteral("output")), text);
+    writeOutput(o.output, text);
     return kExitOk;
+}
+
+} // namespace
+
+void addGenerate(CommandLine &line)
+{
+    auto o = std::make_shared<GenerateOptions>();
+    CLI::App &app = line.addCommand("generate",
+        "Write a scenario (fabric, parallel layout, workload, device, placement) as JSON.\n"
+        "Bandwidths are per link per direction in Gbit/s. Workload flags override --model.",
+        [o] { return runGenerate(*o); });
+    o->app = &app;
+    Command c(line, app);
+    for (const Flag &f : flags()) {
+        const std::string names = std::string("--") + f.name;
+        CLI::Option *option = nullptr;
+        switch (f.kind) {
+        case Kind::Integer:
+            option = c.integer(names, o->integers[f.name], f.valueName, f.help);
+            break;
+        case Kind::Number:
+            option = c.number(names, o->numbers[f.name], f.valueName, f.help);
+            break;
+        case Kind::Text: {
+            std::vector<std::string> values = choicesOf(f.name);
+            option = values.empty()
+                ? c.text(names, o->texts[f.name], f.valueName, f.help)
+                : c.choice(names, o->texts[f.name], f.valueName, f.help, std::move(values));
+            break;
+        }
+        case Kind::Switch:
+            option = c.flag(names, o->switches[f.name], f.help);
+            break;
+        case Kind::Degree:
+            // The table lists the degrees for rethrowForFlags; the shared degree options are
+            // added once, where the first of them stands, so the help keeps the table's order.
+            if (std::string(f.name) == "tp") {
+                c.degrees(o->degrees, "Data-parallel degree (default: all slots / (tp*pp*cp)).",
+                    "Expert-parallel degree (default 1).");
+                for (const char *degree : { "--tp", "--pp", "--dp", "--cp", "--ep" })
+                    app.get_option(degree)->group(f.group);
+            }
+            continue;
+        }
+        option->group(f.group);
+    }
+    for (const char *required : { "--fabric", "--servers", "--gpus-per-server" })
+        app.get_option(required)->required();
+    c.output(o->output)->group(kScenario);
 }
 
 } // namespace railyard::cli

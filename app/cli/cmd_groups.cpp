@@ -4,17 +4,17 @@
  * The groups come from ParallelLayout, the same generator the engine and the GUI use.
  */
 #include "cliutil.h"
+#include "command.h"
+#include "commandline.h"
 #include "commands.h"
 
-#include "layout/parallellayout.h"
 #include "base/scenarioerror.h"
-
-#include <QCommandLineOption>
-#include <QCommandLineParser>
+#include "layout/parallellayout.h"
 
 #include <nlohmann/json.hpp>
 
 #include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,12 +38,13 @@ std::string flagFor(const std::string &field)
     return field;
 }
 
-/// {"world_size": N, "groups": {kind: [[ranks], ...]}}, the kinds in kKinds order and one
-/// group per line: pretty-printing every rank on its own line would make 128 GPUs 2,000 lines.
+/// {"format_version": 1, "world_size": N, "groups": {kind: [[ranks], ...]}}, the kinds in kKinds
+/// order and one group per line: pretty-printing every rank on its own line would make 128 GPUs
+/// 2,000 lines.
 std::string groupsJson(const ParallelLayout &layout)
 {
-    std::string out
-        = "{\n  \"world_size\": " + std::to_string(layout.worldSize()) + ",\n  \"groups\": {\n";
+    std::string out = "{\n  \"format_version\": " + std::to_string(kJsonFormatVersion)
+        + ",\n  \"world_size\": " + std::to_string(layout.worldSize()) + ",\n  \"groups\": {\n";
     for (std::size_t k = 0; k < std::size(kKinds); ++k) {
         out += "    " + nlohmann::json(std::string(groupKindName(kKinds[k]))).dump() + ": [\n";
         const auto &groups = layout.groups(kKinds[k]);
@@ -78,61 +79,51 @@ std::string groupsText(const ParallelLayout &layout)
     return out;
 }
 
-} // namespace
-
-int runGroups(const QStringList &args)
+struct GroupsOptions
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "List the communication groups Megatron-LM's RankGenerator builds for the given degrees "
-        "(world = tp*pp*dp*cp; ep splits dp*cp). The order lists dimensions fastest-varying "
-        "first. Kinds: tp, pp, dp, cp, ep, dp-cp, tp-pp and edp (expert data parallel)."));
-    const QCommandLineOption tpOpt(QStringLiteral("tp"),
-        QStringLiteral("Tensor parallel degree (default 1)."), QStringLiteral("T"),
-        QStringLiteral("1"));
-    const QCommandLineOption ppOpt(QStringLiteral("pp"),
-        QStringLiteral("Pipeline parallel degree (default 1)."), QStringLiteral("P"),
-        QStringLiteral("1"));
-    const QCommandLineOption dpOpt(QStringLiteral("dp"),
-        QStringLiteral("Data parallel degree (default 1)."), QStringLiteral("D"),
-        QStringLiteral("1"));
-    const QCommandLineOption cpOpt(QStringLiteral("cp"),
-        QStringLiteral("Context parallel degree (default 1)."), QStringLiteral("C"),
-        QStringLiteral("1"));
-    const QCommandLineOption epOpt(QStringLiteral("ep"),
-        QStringLiteral("Expert parallel degree, divides dp*cp (default 1)."), QStringLiteral("E"),
-        QStringLiteral("1"));
-    const QCommandLineOption orderOpt(QStringLiteral("order"),
-        QStringLiteral("Rank order, fastest first (default tp-cp-ep-dp-pp)."),
-        QStringLiteral("ORDER"), QStringLiteral("tp-cp-ep-dp-pp"));
-    const QCommandLineOption jsonOpt(QStringLiteral("json"),
-        QStringLiteral("Print {\"world_size\": N, \"groups\": {kind: [[ranks]]}}."));
-    parser.addOptions({ tpOpt, ppOpt, dpOpt, cpOpt, epOpt, orderOpt, jsonOpt });
+    DegreeOptions degrees;
+    std::string order = "tp-cp-ep-dp-pp";
+    bool json = false;
+};
 
-    int exitCode = kExitOk;
-    if (!parseArgs(parser, args, exitCode))
-        return exitCode;
-    if (!parser.positionalArguments().isEmpty())
-        return fail(
-            "unexpected argument '" + parser.positionalArguments().first().toStdString() + "'",
-            kExitUsage);
-
+int runGroups(const GroupsOptions &o)
+{
     ParallelDegrees degrees;
-    degrees.tp = intOption(parser, QStringLiteral("tp"));
-    degrees.pp = intOption(parser, QStringLiteral("pp"));
-    degrees.dp = intOption(parser, QStringLiteral("dp"));
-    degrees.cp = intOption(parser, QStringLiteral("cp"));
-    degrees.ep = intOption(parser, QStringLiteral("ep"));
+    degrees.tp = toInt("--tp", o.degrees.tp);
+    degrees.pp = toInt("--pp", o.degrees.pp);
+    degrees.dp = toInt("--dp", o.degrees.dp);
+    degrees.cp = toInt("--cp", o.degrees.cp);
+    degrees.ep = toInt("--ep", o.degrees.ep);
 
     std::string text;
     try {
-        const ParallelLayout layout(degrees, parser.value(orderOpt).toStdString());
-        text = parser.isSet(jsonOpt) ? groupsJson(layout) : groupsText(layout);
+        const ParallelLayout layout(degrees, o.order);
+        text = o.json ? groupsJson(layout) : groupsText(layout);
     } catch (const ScenarioError &e) {
         throw ScenarioError(flagFor(e.field()), e.reason());
     }
-    writeOutput(QString(), text);
+    writeOutput({}, text);
     return kExitOk;
+}
+
+} // namespace
+
+void addGroups(CommandLine &line)
+{
+    auto o = std::make_shared<GroupsOptions>();
+    Command c(line,
+        line.addCommand("groups",
+            "List the Megatron-LM communication groups for given "
+            "degrees. They are the groups Megatron-LM's RankGenerator "
+            "builds (world = tp*pp*dp*cp; ep splits dp*cp); the order "
+            "lists dimensions fastest-varying first. Kinds: tp, pp, dp, "
+            "cp, ep, dp-cp, tp-pp and edp (expert data parallel).",
+            [o] { return runGroups(*o); }));
+    c.degrees(o->degrees, "Data-parallel degree (default 1).",
+        "Expert-parallel degree, divides dp*cp (default 1).");
+    c.text("--order", o->order, "ORDER", "Rank order, fastest first (default tp-cp-ep-dp-pp).");
+    c.json(o->json,
+        "Print {\"format_version\": 1, \"world_size\": N, \"groups\": {kind: [[ranks]]}}.");
 }
 
 } // namespace railyard::cli

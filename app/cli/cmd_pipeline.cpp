@@ -4,20 +4,21 @@
  * timeline, as JSON or as a summary with an ASCII Gantt chart.
  */
 #include "cliutil.h"
+#include "command.h"
+#include "commandline.h"
 #include "commands.h"
+#include "usageerror.h"
 
-#include "cost/pipelineschedule.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
-
-#include <QCommandLineOption>
-#include <QCommandLineParser>
+#include "cost/pipelineschedule.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -137,75 +138,51 @@ std::string flagFor(const std::string &field)
     return field;
 }
 
-/// A non-negative time option; ScenarioError("--name", ...) otherwise.
-double timeOption(const QCommandLineParser &parser, const QString &name)
+/// A time in seconds: finite and not negative.
+double checkedTime(const std::string &option, double v, const std::string &text)
 {
-    const double v = doubleOption(parser, name);
     if (!std::isfinite(v) || v < 0.0)
-        throw ScenarioError("--" + name.toStdString(),
-            "expected a time in seconds >= 0, got '" + parser.value(name).toStdString() + "'");
+        throw ScenarioError(option, "expected a time in seconds >= 0, got '" + text + "'");
     return v;
 }
 
-} // namespace
-
-int runPipeline(const QStringList &args)
+struct PipelineOptions
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Simulate a pipeline schedule for equal stages: makespan, bubble fraction (idle "
-        "stage-time / (stages x makespan)), peak in-flight micro-batches and the event timeline."));
-    const QCommandLineOption scheduleOpt(QStringLiteral("schedule"),
-        QStringLiteral("gpipe, 1f1b or interleaved (default 1f1b)."), QStringLiteral("kind"),
-        QStringLiteral("1f1b"));
-    const QCommandLineOption stagesOpt(QStringLiteral("stages"),
-        QStringLiteral("Pipeline stages P (required)."), QStringLiteral("P"));
-    const QCommandLineOption microOpt(QStringLiteral("microbatches"),
-        QStringLiteral("Micro-batches M per iteration (required)."), QStringLiteral("M"));
-    const QCommandLineOption chunksOpt(QStringLiteral("chunks"),
-        QStringLiteral("Model chunks per stage, interleaved only (>= 2, default 2)."),
-        QStringLiteral("V"), QStringLiteral("2"));
-    const QCommandLineOption tfOpt(QStringLiteral("tf"),
-        QStringLiteral("Forward seconds per micro-batch per stage (required)."),
-        QStringLiteral("seconds"));
-    const QCommandLineOption tbOpt(QStringLiteral("tb"),
-        QStringLiteral("Backward seconds per micro-batch per stage "
-                       "(required; 0 = forward only)."),
-        QStringLiteral("seconds"));
-    const QCommandLineOption sendOpt(QStringLiteral("send"),
-        QStringLiteral("Send seconds per boundary, each direction (default 0)."),
-        QStringLiteral("seconds"), QStringLiteral("0"));
-    const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("Print JSON."));
-    parser.addOptions(
-        { scheduleOpt, stagesOpt, microOpt, chunksOpt, tfOpt, tbOpt, sendOpt, jsonOpt });
+    std::string schedule = "1f1b";
+    int stages = 0;
+    int microbatches = 0;
+    int chunks = 2;
+    const CLI::Option *chunksOption = nullptr;
+    double tf = 0.0;
+    double tb = 0.0;
+    double send = 0.0;
+    const CLI::Option *tfOption = nullptr;
+    const CLI::Option *tbOption = nullptr;
+    const CLI::Option *sendOption = nullptr;
+    bool json = false;
+};
 
-    int exitCode = kExitOk;
-    if (!parseArgs(parser, args, exitCode))
-        return exitCode;
-    if (!parser.positionalArguments().isEmpty())
-        return fail(
-            "unexpected argument '" + parser.positionalArguments().first().toStdString() + "'",
-            kExitUsage);
-    for (const QCommandLineOption *required : { &stagesOpt, &microOpt, &tfOpt, &tbOpt }) {
-        if (!parser.isSet(*required))
-            return fail(
-                "--" + required->names().first().toStdString() + " is required (see --help)",
-                kExitUsage);
-    }
+/// The text the user gave for a number option (for the message of a bad value).
+std::string given(const CLI::Option *option)
+{
+    return option->results().empty() ? std::string() : option->results().back();
+}
 
+int runPipeline(const PipelineOptions &o)
+{
     PipelineInput in;
-    const std::string schedule = parser.value(scheduleOpt).toStdString();
-    if (!parseSchedule(schedule, in.kind))
+    if (!parseSchedule(o.schedule, in.kind))
         throw ScenarioError(
-            "--schedule", "expected gpipe, 1f1b or interleaved, got '" + schedule + "'");
-    in.stages = intOption(parser, stagesOpt.names().first());
-    in.microbatches = intOption(parser, microOpt.names().first());
-    // --chunks only matters for the interleaved schedule; ignore its default elsewhere.
-    in.chunks
-        = in.kind == ScheduleKind::Interleaved ? intOption(parser, chunksOpt.names().first()) : 1;
-    const double tf = timeOption(parser, tfOpt.names().first());
-    const double tb = timeOption(parser, tbOpt.names().first());
-    const double send = timeOption(parser, sendOpt.names().first());
+            "--schedule", "expected gpipe, 1f1b or interleaved, got '" + o.schedule + "'");
+    // --chunks shapes only the interleaved schedule: anywhere else it would be ignored.
+    if (o.chunksOption->count() > 0 && in.kind != ScheduleKind::Interleaved)
+        throw UsageError("--chunks applies only to --schedule interleaved, not to " + o.schedule);
+    in.stages = o.stages;
+    in.microbatches = o.microbatches;
+    in.chunks = in.kind == ScheduleKind::Interleaved ? o.chunks : 1;
+    const double tf = checkedTime("--tf", o.tf, given(o.tfOption));
+    const double tb = checkedTime("--tb", o.tb, given(o.tbOption));
+    const double send = checkedTime("--send", o.send, given(o.sendOption));
     // The engine checks the stage count with its limits; only size the vectors once it can.
     if (in.stages >= 1 && in.stages <= limits::kMaxDegree) {
         const auto n = static_cast<std::size_t>(in.stages);
@@ -221,13 +198,44 @@ int runPipeline(const QStringList &args)
     try {
         timeline = schedulePipeline(in);
     } catch (const ScenarioError &e) {
-        throw ScenarioError(flagFor(e.field()), e.reason()); // main.cpp prints it, exit 1
+        throw ScenarioError(flagFor(e.field()), e.reason());
     }
-    if (parser.isSet(jsonOpt))
-        writeOutput(QString(), jsonText(timelineJson(in, timeline)));
+    if (o.json)
+        writeOutput({}, jsonText(timelineJson(in, timeline)));
     else
-        writeOutput(QString(), summaryText(in, timeline));
+        writeOutput({}, summaryText(in, timeline));
     return kExitOk;
+}
+
+} // namespace
+
+void addPipeline(CommandLine &line)
+{
+    auto o = std::make_shared<PipelineOptions>();
+    Command c(line,
+        line.addCommand("pipeline",
+            "Simulate a pipeline schedule (GPipe, 1F1B, interleaved) for "
+            "equal stages. It prints the makespan, the bubble fraction "
+            "(idle stage-time / (stages x makespan)), the peak in-flight "
+            "micro-batches and the event timeline.",
+            [o] { return runPipeline(*o); }));
+    std::vector<std::string> schedules;
+    for (ScheduleKind k :
+        { ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved })
+        schedules.emplace_back(scheduleName(k));
+    c.choice("--schedule", o->schedule, "KIND", "The schedule (default 1f1b).", schedules);
+    c.integer("--stages", o->stages, "P", "Pipeline stages P.")->required();
+    c.integer("--microbatches", o->microbatches, "M", "Micro-batches M per iteration.")->required();
+    o->chunksOption = c.integer(
+        "--chunks", o->chunks, "V", "Model chunks per stage, interleaved only (>= 2, default 2).");
+    o->tfOption = c.number("--tf", o->tf, "SECONDS", "Forward seconds per micro-batch per stage.")
+                      ->required();
+    o->tbOption = c.number("--tb", o->tb, "SECONDS",
+                       "Backward seconds per micro-batch per stage (0 = forward only).")
+                      ->required();
+    o->sendOption = c.number(
+        "--send", o->send, "SECONDS", "Send seconds per boundary, each direction (default 0).");
+    c.json(o->json, "Print JSON.");
 }
 
 } // namespace railyard::cli

@@ -5,21 +5,22 @@
  * Nothing is written when anything fails; the scenario is written atomically.
  */
 #include "cliutil.h"
+#include "command.h"
+#include "commandline.h"
 #include "commands.h"
+#include "usageerror.h"
 
+#include "base/scenarioerror.h"
 #include "fabric/fabric.h"
+#include "scenario/scenariofile.h"
 #include "studies/failureremap.h"
 #include "studies/remaptext.h"
-#include "base/scenarioerror.h"
-#include "scenario/scenariofile.h"
-
-#include <QCommandLineOption>
-#include <QCommandLineParser>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -165,60 +166,44 @@ nlohmann::json resultJson(const RemapResult &r)
     return j;
 }
 
-} // namespace
-
-int runRemap(const QStringList &args)
+struct RemapOptions
 {
-    QCommandLineParser parser;
-    std::string strategies;
-    for (RemapStrategy s : allRemapStrategies())
-        strategies += "  " + std::string(remapStrategyName(s))
-            + std::string(11 - remapStrategyName(s).size(), ' ')
-            + std::string(remapStrategyDescription(s)) + "\n";
-    parser.setApplicationDescription(QString::fromStdString(
-        "Mark hardware failed and remap the job; print the healthy and degraded predictions side "
-        "by side and the ranks that moved. Strategies:\n"
-        + strategies
-        + "  all        compare all three; with -o write the best (possible, fits in memory, "
-          "highest samples/s)"));
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("scenario file"));
-    parser.addOption({ QStringLiteral("fail"),
-        QStringLiteral("A failed component: server:S, gpu:SLOT, nic:N, leaf:N "
-                       "(global 0-based indexes; repeatable)."),
-        QStringLiteral("KIND:INDEX") });
-    parser.addOption({ QStringLiteral("strategy"),
-        QStringLiteral("drop-dp | spares | shrink-pp | all (default all)."), QStringLiteral("S"),
-        QStringLiteral("all") });
-    parser.addOption({ { QStringLiteral("o"), QStringLiteral("output") },
-        QStringLiteral("Write the degraded scenario to FILE (atomically)."),
-        QStringLiteral("FILE") });
-    parser.addOption({ QStringLiteral("json"), QStringLiteral("Print one JSON object.") });
-    parser.addOption({ QStringLiteral("moves"), QStringLiteral("List every moved rank.") });
-    int code = 0;
-    if (!parseArgs(parser, args, code))
-        return code;
-    if (parser.positionalArguments().size() != 1)
-        return fail("remap takes exactly one scenario FILE", kExitUsage);
-    const QStringList failTexts = parser.values(QStringLiteral("fail"));
-    if (failTexts.isEmpty())
-        return fail("remap needs at least one --fail KIND:INDEX (server:3, gpu:17, nic:5, leaf:2)",
-            kExitUsage);
-    const std::string strategyName = parser.value(QStringLiteral("strategy")).toStdString();
+    std::string file;
+    std::vector<std::string> failures;
+    std::string strategy = "all";
+    std::string output;
+    bool json = false;
+    bool moves = false;
+};
+
+int runRemap(const RemapOptions &o)
+{
+    if (o.failures.empty())
+        throw UsageError("remap needs at least one --fail KIND:INDEX (server:3, gpu:17, nic:5, "
+                         "leaf:2)",
+            false);
     RemapStrategy strategy = RemapStrategy::DropDp;
-    const bool all = strategyName == "all";
-    if (!all && !parseRemapStrategy(strategyName, strategy))
-        return fail(
-            "--strategy: unknown strategy '" + strategyName + "' (drop-dp, spares, shrink-pp, all)",
-            kExitUsage);
-    const QString output = parser.value(QStringLiteral("output"));
-    if (output == QLatin1String("-"))
-        return fail("-o needs a file name: the report goes to stdout", kExitUsage);
+    const bool all = o.strategy == "all";
+    if (!all && !parseRemapStrategy(o.strategy, strategy))
+        throw UsageError(
+            "--strategy: unknown strategy '" + o.strategy + "' (drop-dp, spares, shrink-pp, all)",
+            false);
+    if (o.moves && o.json)
+        throw UsageError("--moves applies only to the text report: the JSON lists every move");
+    const std::string &output = o.output;
+    if (output == "-")
+        throw UsageError("-o needs a file name: the report goes to stdout", false);
 
     std::vector<FailedComponent> failures;
-    for (const QString &f : failTexts)
-        failures.push_back(parseFailure(f.trimmed().toStdString(), "--fail"));
+    for (const std::string &f : o.failures) {
+        const std::size_t first = f.find_first_not_of(" \t");
+        const std::size_t last = f.find_last_not_of(" \t");
+        failures.push_back(parseFailure(
+            first == std::string::npos ? std::string() : f.substr(first, last - first + 1),
+            "--fail"));
+    }
 
-    const Scenario scenario = loadScenario(parser.positionalArguments().front().toStdString());
+    const Scenario scenario = loadScenarioFile(o.file);
     const std::vector<RemapResult> results = all
         ? remapAll(scenario, failures)
         : std::vector<RemapResult> { remap(scenario, failures, strategy) };
@@ -226,7 +211,7 @@ int runRemap(const QStringList &args)
     if (!all && !results.front().possible)
         throw ScenarioError("remap",
             std::string(remapStrategyName(strategy)) + " is impossible: " + results.front().reason);
-    if (all && !output.isEmpty() && chosen < 0)
+    if (all && !output.empty() && chosen < 0)
         throw ScenarioError("remap",
             "no strategy is possible with shards that fit in memory; "
             "nothing written");
@@ -240,7 +225,7 @@ int runRemap(const QStringList &args)
     const int usableCount = static_cast<int>(std::count(usable.begin(), usable.end(), 1));
 
     std::string text;
-    if (parser.isSet(QStringLiteral("json"))) {
+    if (o.json) {
         nlohmann::json j;
         j["scenario"] = scenario.name;
         std::vector<std::string> names;
@@ -257,9 +242,8 @@ int runRemap(const QStringList &args)
         j["best"] = chosen >= 0 ? nlohmann::json(std::string(
                         remapStrategyName(results[static_cast<std::size_t>(chosen)].strategy)))
                                 : nlohmann::json(nullptr);
-        j["written"]
-            = output.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(output.toStdString());
-        text = jsonText(j);
+        j["written"] = output.empty() ? nlohmann::json(nullptr) : nlohmann::json(output);
+        text = jsonText(std::move(j));
     } else {
         std::string failed;
         for (const FailedComponent &f : failures)
@@ -271,7 +255,7 @@ int runRemap(const QStringList &args)
             + std::to_string(fabric.slotCount()) + " GPU slots usable\n\n";
         text += tableText(remapComparisonRows(results)) + "\n";
         for (const RemapResult &r : results)
-            text += resultText(fabric, r, parser.isSet(QStringLiteral("moves")));
+            text += resultText(fabric, r, o.moves);
         if (all)
             text += chosen >= 0 ? "best: "
                     + std::string(
@@ -279,16 +263,49 @@ int runRemap(const QStringList &args)
                     + "\n"
                                 : "best: none (no possible strategy fits in memory)\n";
     }
-    if (!output.isEmpty()) {
+    if (!output.empty()) {
         const RemapResult &r = results[static_cast<std::size_t>(chosen)];
-        saveScenario(r.degraded, output.toStdString()); // atomic: temp file, fsync, rename
-        if (!parser.isSet(QStringLiteral("json")))
-            text += "wrote " + output.toStdString() + " ("
-                + std::string(remapStrategyName(r.strategy)) + ", mapping version "
-                + std::to_string(r.degraded.mappingVersion) + ")\n";
+        saveScenario(r.degraded, output); // atomic: temp file, fsync, rename
+        if (!o.json)
+            text += "wrote " + output + " (" + std::string(remapStrategyName(r.strategy))
+                + ", mapping version " + std::to_string(r.degraded.mappingVersion) + ")\n";
     }
-    writeOutput(QString(), text);
+    writeOutput({}, text);
     return kExitOk;
+}
+
+} // namespace
+
+void addRemap(CommandLine &line)
+{
+    auto o = std::make_shared<RemapOptions>();
+    std::string strategies;
+    std::vector<std::string> names;
+    for (RemapStrategy s : allRemapStrategies()) {
+        strategies += "  " + std::string(remapStrategyName(s))
+            + std::string(11 - remapStrategyName(s).size(), ' ')
+            + std::string(remapStrategyDescription(s)) + "\n";
+        names.emplace_back(remapStrategyName(s));
+    }
+    names.emplace_back("all");
+    Command c(line,
+        line.addCommand("remap",
+            "Mark servers, GPUs, NICs or leaves failed and remap the job. It prints the healthy "
+            "and "
+            "degraded predictions side by side and the ranks that moved. Strategies:\n"
+                + strategies
+                + "  all        compare all three; with -o write the best (possible, fits in "
+                  "memory, "
+                  "highest samples/s)",
+            [o] { return runRemap(*o); }));
+    c.positionalFile("FILE", o->file, "Scenario file.");
+    c.texts("--fail", o->failures, "KIND:INDEX",
+        "A failed component: server:S, gpu:SLOT, nic:N, leaf:N (global 0-based indexes; "
+        "repeatable).");
+    c.choice("--strategy", o->strategy, "S", "The remap strategy (default all).", names);
+    c.file("-o,--output", o->output, "FILE", "Write the degraded scenario to FILE (atomically).");
+    c.json(o->json);
+    c.flag("--moves", o->moves, "List every moved rank in the text report (the JSON lists all).");
 }
 
 } // namespace railyard::cli

@@ -1,19 +1,23 @@
 #pragma once
 
-#include <QStringList>
-
 namespace railyard::cli {
 
-// Each subcommand takes its own arguments (argv[0] = "railyard-cli <command>") and returns
-// the process exit code. Errors go to stderr as one line; nothing is written on failure.
-int runGenerate(const QStringList &args);
-int runEvaluate(const QStringList &args);
-int runGroups(const QStringList &args);
-int runPipeline(const QStringList &args);
-int runCollective(const QStringList &args);
-int runExport(const QStringList &args);
-int runImportMapping(const QStringList &args);
-int runCompare(const QStringList &args);
-int runRemap(const QStringList &args);
+class CommandLine;
+
+// Each adds its subcommand to the command line: its options (bound to the values it runs
+// with) and the code that runs once they are parsed. That code returns the exit code and
+// reports failures by throwing (ScenarioError: exit 1, UsageError: exit 2); nothing is written
+// on failure.
+void addGenerate(CommandLine &line);
+void addEvaluate(CommandLine &line);
+void addGroups(CommandLine &line);
+void addPipeline(CommandLine &line);
+void addCollective(CommandLine &line);
+void addExport(CommandLine &line);
+void addImportMapping(CommandLine &line);
+void addCompare(CommandLine &line);
+void addRemap(CommandLine &line);
+/// The hidden `completion bash` and `man`, which print what the build installs.
+void addDocumentation(CommandLine &line);
 
 } // namespace railyard::cli

@@ -117,6 +117,7 @@ ExportDialog::ExportDialog(ScenarioDocument *doc, UserDialogs *dialogs, const QS
         scheduleRefresh();
     });
     connect(m_doc, &ScenarioDocument::reportChanged, this, &ExportDialog::scheduleRefresh);
+    connect(m_doc, &ScenarioDocument::mappingChanged, this, &ExportDialog::scheduleRefresh);
     connect(m_doc, &ScenarioDocument::scenarioChanged, this, &ExportDialog::scheduleRefresh);
 
     resize(860, 640);

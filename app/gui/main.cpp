@@ -1,6 +1,7 @@
-// railyard: the desktop explorer. `railyard [FILE]` opens FILE (default: the embedded seed
-// scenario); `railyard --screenshot OUT.png [FILE]` renders the main window to OUT.png and exits.
-// `--baseline A.json` pins A as the comparison baseline; `--panel NAME` raises a dock.
+// railyard: the desktop explorer. `railyard [FILE]` opens FILE (default: the embedded
+// 128-GPU sample, samples/seed-128.json); `railyard --screenshot OUT.png [FILE]` renders the main window to OUT.png and exits.
+// `--baseline A.json` pins A as the comparison baseline; `--panel NAME` raises a dock;
+// `--version` prints "railyard X.Y.Z" without opening a window.
 #include "consoledialogs.h"
 #include "fabricview.h"
 #include "mainwindow.h"
@@ -14,6 +15,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 namespace {
@@ -32,6 +34,13 @@ void settle(railyard::MainWindow &window)
 
 int main(int argc, char *argv[])
 {
+    // Before QApplication: `railyard --version` answers without a display or a window.
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0) {
+            std::printf("railyard %s\n", RAILYARD_VERSION);
+            return 0;
+        }
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Railyard"));
     QApplication::setOrganizationName(QStringLiteral("Railyard"));

@@ -7,7 +7,7 @@ class QListWidget;
 namespace railyard {
 
 /**
- * File > New: pick one of the scenarios shipped with Railyard (the seed's 128-GPU job, the
+ * File > New: pick one of the scenarios shipped with Railyard (the 128-GPU TP8 x PP4 x DP4 job, the
  * ToR variant, DGX SuperPOD units, an MoE job) as the starting point of a new, untitled
  * document. Everything else is then edited in the inspector.
  */

@@ -15,7 +15,7 @@ class QTreeWidget;
 namespace railyard {
 
 /**
- * "Mark failed…": the failure remap of issue #5 for one healthy scenario and a list of failed
+ * "Mark failed…": the failure remap (model/studies/failureremap.h) for one healthy scenario and a list of failed
  * components. Every strategy (model/studies/failureremap.h) is computed up front and shown side by side
  * in one comparison table, healthy column first, the same rows `railyard-cli remap` prints;
  * impossible strategies are greyed with their reason. The user picks a strategy (radio

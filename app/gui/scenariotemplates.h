@@ -15,7 +15,7 @@ struct ScenarioTemplate
     QString summary;  ///< one line: fabric, degrees, model
 };
 
-/// The embedded default (the seed's 128-GPU job); `railyard` without a file opens it.
+/// The embedded default (samples/seed-128.json, a 128-GPU TP8 x PP4 x DP4 job); `railyard` without a file opens it.
 QString defaultScenarioResource();
 /// Reads and checks an embedded scenario like any file. Throws ScenarioError.
 Scenario loadResourceScenario(const QString &resource);

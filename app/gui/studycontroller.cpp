@@ -51,6 +51,7 @@ StudyController::StudyController(MainWindow *window)
     buildMenu();
 
     connect(doc, &ScenarioDocument::reportChanged, this, &StudyController::scheduleRefresh);
+    connect(doc, &ScenarioDocument::mappingChanged, this, &StudyController::scheduleRefresh);
     connect(doc, &ScenarioDocument::evaluatingChanged, this, [this](bool evaluating) {
         if (!evaluating)
             scheduleRefresh();

@@ -17,12 +17,12 @@ ChangeScenario::ChangeScenario(ScenarioDocument *document, Scenario before, Scen
 
 void ChangeScenario::redo()
 {
-    m_document->applyScenarioState(m_after, m_structural);
+    m_document->applyState(m_after, m_structural);
 }
 
 void ChangeScenario::undo()
 {
-    m_document->applyScenarioState(m_before, m_structural);
+    m_document->applyState(m_before, m_structural);
 }
 
 int ChangeScenario::id() const

@@ -5,24 +5,23 @@
 
 namespace railyard {
 
-MoveRanks::MoveRanks(ScenarioDocument *document, std::vector<std::pair<int, int>> swaps,
-                     const QString &text, QUndoCommand *parent)
+MoveRanks::MoveRanks(
+    ScenarioDocument *document, MovedRanks moves, const QString &text, QUndoCommand *parent)
     : QUndoCommand(text, parent)
     , m_document(document)
-    , m_swaps(std::move(swaps))
+    , m_moves(std::move(moves))
     , m_versionBefore(document->scenario().mappingVersion)
-{}
+{
+}
 
 void MoveRanks::redo()
 {
-    m_document->applySwaps(m_swaps);
-    m_document->applyMappingVersion(m_versionBefore + 1);
+    m_document->applyMoves(m_moves, m_versionBefore + 1); // every remap is a new version
 }
 
 void MoveRanks::undo()
 {
-    m_document->applySwaps({m_swaps.rbegin(), m_swaps.rend()});
-    m_document->applyMappingVersion(m_versionBefore);
+    m_document->applyMoves(inverseMoves(m_moves), m_versionBefore);
 }
 
 int MoveRanks::id() const

@@ -1,34 +1,35 @@
 #pragma once
 
-#include <QUndoCommand>
+#include "document/rankmove.h"
 
-#include <utility>
-#include <vector>
+#include <QUndoCommand>
 
 namespace railyard {
 
 class ScenarioDocument;
 
 /**
- * Move several ranks to new slots in one step (a server's ranks dragged onto another server,
- * a selection). Stored as the sequence of pairwise swaps that realises the move, so redo and
- * undo (the swaps in reverse) use the engine's incremental update like a single swap does.
+ * Move ranks to other slots in one step: a chip dropped on a slot (onto an occupied one it is
+ * a swap, two moves), a server's ranks dragged onto another server, a selection. Holds the
+ * complete list of rank moves; redo applies it and undo its inverse, so the engine updates
+ * incrementally either way (and keeps a drag preview's result when it equals the edit). Each
+ * drop is its own undo step (no merging).
  */
 class MoveRanks : public QUndoCommand
 {
 public:
-    MoveRanks(ScenarioDocument *document, std::vector<std::pair<int, int>> swaps,
-              const QString &text, QUndoCommand *parent = nullptr);
+    MoveRanks(ScenarioDocument *document, MovedRanks moves, const QString &text,
+        QUndoCommand *parent = nullptr);
 
     void redo() override;
     void undo() override;
     int id() const override;
 
-    const std::vector<std::pair<int, int>> &swaps() const { return m_swaps; }
+    const MovedRanks &moves() const { return m_moves; }
 
 private:
     ScenarioDocument *m_document;
-    std::vector<std::pair<int, int>> m_swaps;
+    MovedRanks m_moves;
     int m_versionBefore;
 };
 

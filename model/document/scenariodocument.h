@@ -1,32 +1,32 @@
 #pragma once
 
 #include "cost/costengine.h"
+#include "cost/partnerroutes.h"
+#include "document/changeevents.h"
 #include "scenario/scenario.h"
 
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
 
-#include <memory>
 #include <utility>
 #include <vector>
 
 namespace railyard {
 
+class ChangeScenario;
+class Evaluator;
+class MoveRanks;
+
 /**
- * The open design: one Scenario, the CostEngine evaluating it, and the undo stack. Every edit
- * goes through an undoable command (the command classes beside this file); views observe the signals and
- * never change the scenario or call the engine themselves. The scenario's `slots` always hold
- * the current mapping, so saving writes exactly what the user sees.
+ * The open design: one Scenario and its undo stack. Every edit is one undoable command (the
+ * command classes beside this file), and only the commands change the scenario; views observe
+ * the typed signals and never change the scenario or call the engine themselves. The
+ * scenario's `slots` are the one mapping the document keeps, so saving writes exactly what the
+ * user made.
  *
- * Evaluation: a swap updates the engine incrementally on the UI thread (well under a
- * millisecond even at 16k GPUs). Structural edits (editScenario, presets, undo of those)
- * rebuild the engine, sharing the Fabric and Router when the fabric spec is unchanged; above
- * asyncThreshold() GPU slots the rebuild runs on a worker thread while the previous engine and
- * report stay visible (isEvaluating() is true). Edits made meanwhile are queued and applied in
- * order when the rebuild lands, so nothing is lost and no two threads touch one engine.
- *
- * Hence two views of the state:
+ * The evaluation is the Evaluator's (evaluator()): the engine, its background rebuilds for
+ * large scenarios and the drag preview. Hence two views of the state:
  *  - scenario(): the document itself, including edits whose evaluation is still running. Save
  *    writes it; editors (the inspector) start their changes from it.
  *  - engine(), report(), mapping(): the evaluation on screen, always consistent with each
@@ -51,18 +51,19 @@ public:
     const Scenario &scenario() const;
     const CostEngine &engine() const;
     const CostReport &report() const;   ///< the preview's report while a drag previews
-    const Mapping &mapping() const;     ///< the shown mapping, without the preview swap
+    const Mapping &mapping() const;     ///< the shown mapping, without the preview's moves
     QUndoStack *undoStack() const;
+    Evaluator *evaluator() const; ///< the evaluation's counters and state
 
     QString filePath() const;
     void setFilePath(const QString &path); ///< after Save As; marks the stack clean
     bool isModified() const;               ///< !undoStack()->isClean()
 
     // Edits: each pushes exactly one undo command (none when it would change nothing or the
-    // input is invalid: ranks/slots out of range, a slot listed twice).
+    // input is invalid: ranks/slots out of range, a slot listed twice, a failed slot).
     void swapRanks(int a, int b);
-    /// Move several ranks at once (a whole server's ranks, a selection): rank -> target slot;
-    /// ranks already on target slots are swapped out of the way. One command.
+    /// Move ranks at once (one rank onto a slot, a whole server's ranks, a selection): rank ->
+    /// target slot; ranks already on target slots are swapped out of the way. One MoveRanks.
     void moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, const QString &text);
     void applyPlacement(Placement placement);
     /// Replace the scenario's parameters (degrees, workload, fabric, schedule ...). Validates by
@@ -74,14 +75,13 @@ public:
     QString editScenario(const Scenario &next, const QString &text);
 
     // Drag preview: the links show the load "as if dropped here"; not an edit, not undoable.
-    // Ignored while isEvaluating() (the engine is being replaced).
+    // Ignored while isEvaluating() (the engine is being replaced). A drop that pushes the
+    // previewed moves keeps the preview's evaluation.
     void previewSwap(int a, int b);
     /// Preview one rank on a slot: an empty slot moves it there, an occupied one swaps.
     void previewMove(int rank, int slot);
-    /// Preview several ranks on target slots at once (a server bar or a selection dragged onto
-    /// a server), with moveRanks()' semantics: ranks already on target slots are swapped out
-    /// of the way. The engine moves them incrementally; endPreview() (or any edit) reverts.
-    /// Invalid input (out of range, a rank or slot listed twice) is ignored like moveRanks().
+    /// Preview several ranks on target slots at once, with moveRanks()' semantics. Invalid
+    /// input (out of range, a rank or slot listed twice, a failed slot) is ignored.
     void previewMoves(const std::vector<std::pair<int, int>> &rankToSlot);
     void endPreview();
     bool isPreviewing() const;
@@ -94,19 +94,17 @@ public:
     void setAsyncThreshold(int gpuSlots);
     int asyncThreshold() const;
 
-    /// Used by the undo commands only: set the engine and scenario to this state, emit signals.
-    /// `structural` = more than the mapping changed (the engine must be rebuilt).
-    void applyScenarioState(const Scenario &scenario, bool structural);
-    void applySwap(int a, int b);
-    /// Several swaps in this order, one round of signals (used by MoveRanks).
-    void applySwaps(const std::vector<std::pair<int, int>> &swaps);
-    /// Used by the undo commands only: the run record's mapping version (no signal).
-    void applyMappingVersion(int version);
+    /// The partners of `rank` on screen and the links of its routes to them (for highlighting).
+    PartnerRoutes partnerRoutes(int rank);
 
 Q_SIGNALS:
-    void scenarioChanged();  ///< fabric, layout or workload changed: rebuild the views
-    void mappingChanged();   ///< ranks moved: re-sync rank chips
-    void reportChanged();    ///< new numbers (after any edit or preview step): recolour
+    /// Fabric, layout or workload changed: rebuild the views. A reportChanged() follows.
+    void scenarioChanged();
+    /// Ranks moved on screen (an edit, undo, redo, a queued edit landing): the moved ranks and
+    /// the links whose load moved with them. The report changed with it; no reportChanged().
+    void mappingChanged(const railyard::MappingChange &change);
+    /// New numbers without a move on screen (a preview step, a parameter edit, a rebuild).
+    void reportChanged(const railyard::ReportChange &change);
     void filePathChanged(const QString &path);
     void modifiedChanged(bool modified);
     void evaluatingChanged(bool evaluating); ///< a background rebuild started / settled
@@ -115,8 +113,20 @@ Q_SIGNALS:
     void evaluationFailed(const QString &message);
 
 private:
-    struct Private;
-    std::unique_ptr<Private> d;
+    // The commands are the only writers of the scenario.
+    friend class ChangeScenario;
+    friend class MoveRanks;
+    /// Moves ranks in the scenario and on screen; `mappingVersion` is the run record's.
+    void applyMoves(const MovedRanks &moves, int mappingVersion);
+    /// Replaces the scenario state. `structural` = more than the mapping changed.
+    void applyState(const Scenario &scenario, bool structural);
+    void onEvaluationFailed(const QString &message);
+    QString rankText(int rank) const;
+
+    Scenario m_scenario;
+    QUndoStack *m_undoStack;
+    QString m_filePath;
+    Evaluator *m_evaluator;
 };
 
 } // namespace railyard

@@ -107,7 +107,7 @@ void TestCliCompare::badInputFailsAndWritesNothing_data()
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("message");
     QTest::newRow("one file") << QStringList { sample("seed-128.json") } << 2
-                              << QStringLiteral("exactly two scenario files");
+                              << QStringLiteral("railyard-cli compare: B is required");
     QTest::newRow("missing B") << QStringList { sample("seed-128.json"),
         QStringLiteral("/nonexistent.json") }
                                << 1 << QStringLiteral("/nonexistent.json");

@@ -226,14 +226,39 @@ void TestCliGenerate::badInput_data()
     QTest::newRow("contradicting switches")
         << seedWith({"--sequence-parallel", "--no-sequence-parallel"}) << 1
         << "railyard-cli: --sequence-parallel: contradicts --no-sequence-parallel";
-    QTest::newRow("missing servers") << QStringList{"--fabric", "tor", "--gpus-per-server", "8"}
-                                     << 2 << "railyard-cli: --servers is required (see --help)";
-    QTest::newRow("missing fabric") << QStringList{"--servers", "16", "--gpus-per-server", "8"}
-                                    << 2 << "railyard-cli: --fabric is required (see --help)";
-    QTest::newRow("unknown option") << seedWith({"--bogus"}) << 2
-                                    << "railyard-cli: Unknown option 'bogus'.";
-    QTest::newRow("positional") << seedWith({"extra"}) << 2
-                                << "railyard-cli: generate takes no positional arguments, got 'extra'";
+    QTest::newRow("missing servers")
+        << QStringList{"--fabric", "tor", "--gpus-per-server", "8"} << 2
+        << "railyard-cli generate: --servers is required (try 'railyard-cli generate --help')";
+    QTest::newRow("missing fabric")
+        << QStringList{"--servers", "16", "--gpus-per-server", "8"} << 2
+        << "railyard-cli generate: --fabric is required (try 'railyard-cli generate --help')";
+    QTest::newRow("unknown option")
+        << seedWith({"--bogus"}) << 2
+        << "railyard-cli generate: unknown option '--bogus' (try 'railyard-cli generate --help')";
+    QTest::newRow("misspelt option")
+        << seedWith({"--gobal-batch", "64"}) << 2
+        << "railyard-cli generate: unknown option '--gobal-batch'; did you mean '--global-batch'? "
+           "(try 'railyard-cli generate --help')";
+    // Flags nothing would read are refused, naming what they need.
+    QTest::newRow("servers-per-leaf on rail-optimised")
+        << seedWith({"--servers-per-leaf", "4"}) << 2
+        << "railyard-cli generate: --servers-per-leaf applies only to --fabric tor (a "
+           "rail-optimised fabric groups servers with --servers-per-su) (try 'railyard-cli "
+           "generate --help')";
+    QTest::newRow("servers-per-su on tor")
+        << QStringList{"--fabric", "tor", "--servers", "16", "--gpus-per-server", "8",
+                       "--servers-per-su", "8"}
+        << 2
+        << "railyard-cli generate: --servers-per-su applies only to --fabric rail-optimised";
+    QTest::newRow("interleave without interleaving")
+        << seedWith({"--interleave", "2"}) << 2
+        << "railyard-cli generate: --interleave applies only to --schedule interleaved";
+    QTest::newRow("top-k on a dense model")
+        << seedWith({"--top-k", "2"}) << 2
+        << "railyard-cli generate: --top-k applies only to a mixture-of-experts model";
+    QTest::newRow("positional")
+        << seedWith({"extra"}) << 2
+        << "railyard-cli generate: unexpected argument 'extra' (try 'railyard-cli generate --help')";
 }
 
 void TestCliGenerate::badInput()

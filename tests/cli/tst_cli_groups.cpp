@@ -1,7 +1,8 @@
 /**
  * Runs the real `railyard-cli groups` and checks its JSON against hand-derived Megatron-LM groups
  * (parallel_state.py's documented 16-GPU example and others), its text listing, and that bad
- * input gives a non-zero exit, one line on stderr and nothing on stdout.
+ * input gives a non-zero exit, one line on stderr (a JSON object under --json) and nothing on
+ * stdout.
  */
 #include "clirun.h"
 
@@ -126,7 +127,8 @@ void TestCliGroups::jsonShape()
     std::vector<std::string> keys;
     for (const auto &item : doc.items())
         keys.push_back(item.key());
-    QCOMPARE(keys, (std::vector<std::string> { "world_size", "groups" }));
+    QCOMPARE(keys, (std::vector<std::string> { "format_version", "world_size", "groups" }));
+    QCOMPARE(doc.at("format_version").get<int>(), 1);
 
     // Every kind is present and holds each of the 128 ranks exactly once.
     keys.clear();
@@ -189,8 +191,9 @@ void TestCliGroups::errors_data()
                                 << "railyard-cli: degrees: world size tp*pp*dp*cp = 1024*1024*2*1 "
                                    "exceeds the limit of 1048576 GPUs";
     QTest::newRow("unknown option") << QStringList { "--bogus" } << 2 << QString();
-    QTest::newRow("positional") << QStringList { "extra" } << 2
-                                << "railyard-cli: unexpected argument 'extra'";
+    QTest::newRow("positional")
+        << QStringList { "extra" } << 2
+        << "railyard-cli groups: unexpected argument 'extra' (try 'railyard-cli groups --help')";
 }
 
 void TestCliGroups::errors()
@@ -199,14 +202,29 @@ void TestCliGroups::errors()
     QFETCH(int, exitCode);
     QFETCH(QString, message);
 
-    const Run run = runCli(args + QStringList { "--json" });
+    const Run run = runCli(args);
     QCOMPARE(run.exitCode, exitCode);
     QCOMPARE(run.out, QByteArray());
     const QString err = QString::fromUtf8(run.err);
     QCOMPARE(err.count(QLatin1Char('\n')), 1);
-    QVERIFY(err.startsWith(QStringLiteral("railyard-cli: ")));
+    QVERIFY(err.startsWith(QStringLiteral("railyard-cli")));
     if (!message.isEmpty())
         QCOMPARE(err.trimmed(), message);
+
+    // Under --json the same error is one JSON object on stderr with the same exit code:
+    // {"error": {"message": M, "code": N}}, M the line above without "railyard-cli[ groups]: ".
+    const Run json = runCli(args + QStringList { "--json" });
+    QCOMPARE(json.exitCode, exitCode);
+    QCOMPARE(json.out, QByteArray());
+    QCOMPARE(json.err.count('\n'), 1);
+    const nlohmann::json error = nlohmann::json::parse(json.err.toStdString());
+    QCOMPARE(error.at("error").at("code").get<int>(), exitCode);
+    const QString line = err.trimmed();
+    const QString prefix = exitCode == 2 ? QStringLiteral("railyard-cli groups: ")
+                                         : QStringLiteral("railyard-cli: ");
+    QVERIFY2(line.startsWith(prefix), qPrintable(line));
+    QCOMPARE(QString::fromStdString(error.at("error").at("message").get<std::string>()),
+        line.mid(prefix.size()));
 }
 
 QTEST_GUILESS_MAIN(TestCliGroups)

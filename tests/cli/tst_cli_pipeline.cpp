@@ -161,8 +161,12 @@ void TestCliPipeline::badInput_data()
                                    << "--tf: expected a time in seconds >= 0, got '-1'";
     QTest::newRow("not a number") << "--stages four --microbatches 8 --tf 1 --tb 2" << 1
                                   << "--stages: expected an integer, got 'four'";
+    QTest::newRow("chunks without interleaving")
+        << "--schedule 1f1b --stages 4 --microbatches 8 --chunks 2 --tf 1 --tb 2" << 2
+        << "pipeline: --chunks applies only to --schedule interleaved, not to 1f1b "
+           "(try 'railyard-cli pipeline --help')";
     QTest::newRow("missing --tb") << "--stages 4 --microbatches 8 --tf 1" << 2
-                                  << "--tb is required (see --help)";
+                                  << "pipeline: --tb is required (try 'railyard-cli pipeline --help')";
 }
 
 void TestCliPipeline::badInput()
@@ -175,7 +179,10 @@ void TestCliPipeline::badInput()
     QVERIFY(run.out.isEmpty()); // nothing is written on failure
     const QString err = QString::fromUtf8(run.err);
     QCOMPARE(err.count(QLatin1Char('\n')), 1); // one line
-    QCOMPARE(err.trimmed(), QStringLiteral("railyard-cli: ") + message);
+    // Usage errors (exit 2) name the command: "railyard-cli pipeline: ...".
+    QCOMPARE(err.trimmed(),
+             (exitCode == 2 ? QStringLiteral("railyard-cli ") : QStringLiteral("railyard-cli: "))
+                 + message);
 }
 
 QTEST_GUILESS_MAIN(TestCliPipeline)

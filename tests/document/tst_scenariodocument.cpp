@@ -8,7 +8,6 @@
 #include "document/scenariodocument.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
-#include "document/swapranks.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -148,8 +147,15 @@ void TestScenarioDocument::swapRanks()
 
     doc.swapRanks(a, b);
     QCOMPARE(doc.undoStack()->count(), 1);
-    QVERIFY(dynamic_cast<const SwapRanks *>(doc.undoStack()->command(0)));
+    // A swap is one MoveRanks of two moves, announced once with both ranks.
+    const auto *move = dynamic_cast<const MoveRanks *>(doc.undoStack()->command(0));
+    QVERIFY(move);
+    QCOMPARE(move->moves().size(), std::size_t(2));
     QCOMPARE(mappingSpy.count(), 1);
+    const auto change = mappingSpy.last().at(0).value<MappingChange>();
+    QCOMPARE(change.moves.size(), std::size_t(2));
+    QCOMPARE(change.moves[0].rank, std::min(a, b));
+    QCOMPARE(change.moves[1].rank, std::max(a, b));
     QCOMPARE(doc.scenario().slots[a], before.slots[b]);
     QCOMPARE(doc.scenario().slots[b], before.slots[a]);
     QCOMPARE(doc.scenario().mappingVersion, before.mappingVersion + 1);
@@ -184,10 +190,13 @@ void TestScenarioDocument::moveRanksIsOneCommand()
     std::vector<std::pair<int, int>> moves;
     for (int g = 0; g < 8; ++g)
         moves.emplace_back(doc.mapping().rankAt(g), 16 + g);
+    QSignalSpy mappingSpy(&doc, &ScenarioDocument::mappingChanged);
     QSignalSpy reportSpy(&doc, &ScenarioDocument::reportChanged);
     doc.moveRanks(moves, QStringLiteral("Move node000 to node002"));
     QCOMPARE(doc.undoStack()->count(), 1);
-    QCOMPARE(reportSpy.count(), 1); // one round of signals for the whole move
+    QCOMPARE(mappingSpy.count(), 1); // one signal for the whole move, with its ranks and links
+    QCOMPARE(reportSpy.count(), 0);
+    QCOMPARE(mappingSpy.last().at(0).value<MappingChange>().moves.size(), std::size_t(16));
     QVERIFY(dynamic_cast<const MoveRanks *>(doc.undoStack()->command(0)));
     QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Move node000 to node002"));
     for (const auto &[rank, slot] : moves)
@@ -210,7 +219,8 @@ void TestScenarioDocument::moveRanksOntoSpareSlot()
     const Scenario before = doc.scenario();
     doc.moveRanks({ { 5, 130 } }, QString());
     QCOMPARE(doc.undoStack()->count(), 1);
-    QVERIFY(dynamic_cast<const ChangeScenario *>(doc.undoStack()->command(0)));
+    // Onto an empty slot it is a move like any other (incremental, not a whole new scenario).
+    QVERIFY(dynamic_cast<const MoveRanks *>(doc.undoStack()->command(0)));
     QCOMPARE(doc.scenario().slots[5], 130);
     QCOMPARE(doc.mapping().rankAt(5), -1);
     verifyMatchesFreshEngine(doc);
@@ -741,7 +751,7 @@ void TestScenarioDocument::asyncInvalidEditIsRejectedUpFront()
 
 void TestScenarioDocument::failedSlotsRefuseEveryGesture()
 {
-    // The drop-dp remap of the seed: server 3 failed, its 8 slots empty and unusable.
+    // The drop-dp remap of the 128-GPU sample: server 3 failed, its 8 slots empty and unusable.
     ScenarioDocument doc;
     doc.load(loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128-failed-server3.json"));
     QCOMPARE(doc.scenario().failures.size(), std::size_t { 1 });

@@ -253,7 +253,7 @@ void TestPanels::chartsHoldTheReport()
             QVERIFY(near(set->at(t) * tiers->unit(),
                 r.tierBytes[static_cast<std::size_t>(t)][static_cast<std::size_t>(index(d))]));
     }
-    // The seed's packed layout keeps DP on its rails: no DP bytes on the spine tier.
+    // The 128-GPU sample's packed layout keeps DP on its rails: no DP bytes on the spine tier.
     QCOMPARE(tiers->series()->barSets().at(index(Dim::Dp))->at(index(Tier::Spine)), 0.0);
     panel.tabs()->setCurrentWidget(tiers);
     grabIfAsked(&panel, QStringLiteral("chart-tiers.png"));

@@ -68,7 +68,7 @@ void TestRemapDialog::dropDpAccepted()
     auto *spares = dialog.findChild<QRadioButton *>(QStringLiteral("strategy-spares"));
     auto *shrink = dialog.findChild<QRadioButton *>(QStringLiteral("strategy-shrink-pp"));
     QVERIFY(dropDp && spares && shrink);
-    // No spare slot on the seed's 16 servers: spares is greyed with its reason.
+    // No spare slot on the sample's 16 servers: spares is greyed with its reason.
     QVERIFY(!spares->isEnabled());
     QVERIFY(spares->text().contains(QStringLiteral("short by 8")));
     QVERIFY(dropDp->isEnabled());

@@ -121,7 +121,7 @@ void TestStudies::swapAfterPinShowsWorseSpineAndOutlinesLinks()
     f.settle();
     QVERIFY(f.studies()->hasBaseline());
 
-    // The seed's same-rail DP is broken by swapping ranks 0 and 9 (different t, servers).
+    // The 128-GPU sample's same-rail DP is broken by swapping ranks 0 and 9 (different t, servers).
     f.doc()->swapRanks(0, 9);
     f.settle();
 
@@ -244,7 +244,7 @@ void TestStudies::serverMenuRemapsAndComparesWithHealthy()
     QCOMPARE(f.dialogs->dialogsShown, 1);
     QVERIFY2(f.dialogs->errors.isEmpty(), qPrintable(f.dialogs->errors.join(QLatin1Char('\n'))));
 
-    // The seed's example: drop DP keeps TP and PP, 96 ranks, version 2, nothing on node003.
+    // The 128-GPU sample with server 3 failed: drop DP keeps TP and PP, 96 ranks, version 2, nothing on node003.
     const Scenario &s = f.doc()->scenario();
     QCOMPARE(s.degrees.dp, 3);
     QCOMPARE(static_cast<int>(s.slots.size()), 96);

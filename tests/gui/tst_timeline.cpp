@@ -248,7 +248,7 @@ void TestTimeline::blocksHaveTooltips()
     QVERIFY(tip.contains(chartformat::seconds(e.start)));
     QVERIFY(tip.contains(chartformat::seconds(e.end)));
     QVERIFY(tip.contains(chartformat::seconds(e.end - e.start)));
-    if (send >= 0) { // the seed's boundaries cross servers, so sends have a duration
+    if (send >= 0) { // the sample's stage boundaries cross servers, so sends have a duration
         const QString sendTip = canvas->toolTipAt(canvas->eventCenter(send).toPoint());
         QVERIFY2(sendTip.contains(QStringLiteral("activation send")), qPrintable(sendTip));
     }

@@ -1,0 +1,55 @@
+/**
+ * The hidden `railyard-cli completion bash` and `railyard-cli man`: they print the bash
+ * completion and the man page from the command line's own option table. The build runs them
+ * and installs what they print, so neither can drift from --help.
+ */
+#include "cliutil.h"
+#include "command.h"
+#include "commandline.h"
+#include "commands.h"
+#include "documentation.h"
+#include "usageerror.h"
+
+#include <memory>
+
+namespace railyard::cli {
+
+namespace {
+
+struct DocumentationOptions
+{
+    std::string shell;
+    std::string output;
+};
+
+} // namespace
+
+void addDocumentation(CommandLine &line)
+{
+    auto completion = std::make_shared<DocumentationOptions>();
+    Command c(line,
+        line.addCommand(
+            "completion", "Print the bash completion script for railyard-cli.",
+            [completion, &line] {
+                if (completion->shell != "bash")
+                    throw UsageError("only bash is supported, not '" + completion->shell + "'");
+                writeOutput(completion->output, bashCompletion(line));
+                return kExitOk;
+            },
+            true));
+    c.choice("SHELL", completion->shell, "", "The shell.", { "bash" })->required();
+    c.output(completion->output);
+
+    auto man = std::make_shared<DocumentationOptions>();
+    Command m(line,
+        line.addCommand(
+            "man", "Print the railyard-cli(1) man page.",
+            [man, &line] {
+                writeOutput(man->output, manPage(line));
+                return kExitOk;
+            },
+            true));
+    m.output(man->output);
+}
+
+} // namespace railyard::cli

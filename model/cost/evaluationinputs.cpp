@@ -21,7 +21,8 @@ Mapping mappingFor(const Scenario &scenario, const ParallelLayout &layout, const
     return Mapping(scenario.slots, fabric.slotCount());
 }
 
-/// Megatron-LM's rules for its overlap switches (megatron/training/arguments.py asserts them):
+/// Megatron-LM's rules for its overlap switches (megatron/training/arguments.py asserts them,
+/// read at commit d98e8a6, August 2026, where all three switches default to off):
 /// --overlap-param-gather needs the distributed optimizer and --overlap-grad-reduce, and
 /// --tp-comm-overlap needs sequence parallelism. With tp 1 there is no TP traffic to overlap,
 /// so tp_comm_overlap is accepted and does nothing.
@@ -29,15 +30,15 @@ void checkOverlap(const TrainingSpec &t, const ParallelDegrees &d)
 {
     if (t.overlapParamGather && !t.distributedOptimizer)
         throw ScenarioError("training.overlap_param_gather",
-                            "needs the distributed optimizer (training.distributed_optimizer), "
-                            "whose parameter all-gather it overlaps");
+                            "needs the distributed optimizer, whose parameter all-gather it "
+                            "overlaps");
     if (t.overlapParamGather && !t.dpOverlap)
         throw ScenarioError("training.overlap_param_gather",
-                            "needs training.overlap_grad_reduce as well (Megatron-LM asserts it)");
+                            "needs overlap_grad_reduce as well (Megatron-LM asserts it)");
     if (t.tpCommOverlap && d.tp > 1 && !t.sequenceParallel)
         throw ScenarioError("training.tp_comm_overlap",
-                            "needs sequence parallelism (training.sequence_parallel): Transformer "
-                            "Engine overlaps the all-gathers and reduce-scatters it brings");
+                            "needs sequence parallelism: Transformer Engine overlaps the "
+                            "all-gathers and reduce-scatters it brings");
 }
 
 } // namespace

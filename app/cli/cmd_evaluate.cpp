@@ -4,6 +4,7 @@
  * collective alone on a scenario's fabric and mapping, by the nccl-tests definitions.
  */
 #include "cliutil.h"
+#include "collectiveoptions.h"
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
@@ -80,10 +81,27 @@ struct CollectiveOptions
     std::string file;
     std::string op;
     std::string ranks;
-    double bytes = 0.0;
+    std::string bytes;
+    std::string algo;
     std::vector<std::pair<int, int>> swaps;
     bool json = false;
 };
+
+nlohmann::json consideredJson(const CollectiveResult &r)
+{
+    nlohmann::json considered = nlohmann::json::array();
+    for (const AlgorithmTime &t : r.considered) {
+        nlohmann::json protocols = nlohmann::json::object();
+        for (const Protocol p : kAllProtocols)
+            if (t.protocolTimes[static_cast<int>(p)] > 0.0)
+                protocols[std::string(protocolName(p))] = t.protocolTimes[static_cast<int>(p)];
+        considered.push_back({ { "algorithm", std::string(planAlgorithmName(t.algorithm)) },
+            { "protocol", std::string(protocolName(t.protocol)) }, { "time_s", t.time },
+            { "alpha_s", t.alphaTime }, { "channels", t.channels },
+            { "protocol_times_s", protocols } });
+    }
+    return considered;
+}
 
 int runCollective(const CollectiveOptions &o)
 {
@@ -92,47 +110,56 @@ int runCollective(const CollectiveOptions &o)
         throw ScenarioError("--op",
             "unknown collective '" + o.op
                 + "' (all-reduce, all-gather, reduce-scatter, all-to-all, send-recv)");
-    std::vector<int> ranks;
-    std::size_t start = 0;
-    while (start <= o.ranks.size()) {
-        const std::size_t comma = std::min(o.ranks.find(',', start), o.ranks.size());
-        std::string r = o.ranks.substr(start, comma - start);
-        const std::size_t first = r.find_first_not_of(" \t");
-        const std::size_t last = r.find_last_not_of(" \t");
-        const std::string trimmed
-            = first == std::string::npos ? std::string() : r.substr(first, last - first + 1);
-        try {
-            ranks.push_back(toInt("--ranks", parseInteger("--ranks", trimmed)));
-        } catch (const ScenarioError &) {
-            throw ScenarioError("--ranks", "'" + r + "' is not a rank number");
-        }
-        start = comma + 1;
+    const double bytes = parseByteSize(o.bytes);
+    std::optional<CollectiveAlgorithm> algo;
+    if (!o.algo.empty()) {
+        CollectiveAlgorithm a;
+        if (!parseCollectiveAlgorithm(o.algo, a))
+            throw ScenarioError("--algo",
+                "unknown algorithm '" + o.algo
+                    + "' (auto, ring, member-order, tree, nvls, hierarchical, pat)");
+        algo = a;
     }
 
     const Scenario scenario = loadScenarioFile(o.file);
     CostEngine engine(scenario);
     for (const auto &[a, b] : o.swaps)
         engine.swapRanks(a, b);
-    const CollectiveResult r = engine.collective(op, ranks, o.bytes);
+    const std::vector<int> ranks = parseRankSelection(o.ranks, engine.layout());
+    const CollectiveAlgorithm requested = algo.value_or(scenario.collectives.algorithm);
+    const CollectiveResult r = engine.collective(op, ranks, bytes, requested);
     const std::string link
         = r.bottleneckLink >= 0 ? engine.fabric().linkName(r.bottleneckLink) : "";
     if (o.json) {
-        nlohmann::json j
-            = { { "op", o.op }, { "ranks", ranks }, { "bytes", o.bytes }, { "time_s", r.time },
-                  { "alpha_s", r.alphaTime }, { "algbw_gbps", r.algBandwidth * 8.0 / 1e9 },
-                  { "busbw_gbps", r.busBandwidth * 8.0 / 1e9 },
-                  { "algbw_bytes_per_s", r.algBandwidth }, { "busbw_bytes_per_s", r.busBandwidth },
-                  { "bus_factor", r.busFactor }, { "bytes_sent_per_rank", r.bytesSentPerRank },
-                  { "bottleneck_link", r.bottleneckLink }, { "bottleneck_name", link } };
+        nlohmann::json j = { { "op", o.op }, { "ranks", ranks }, { "bytes", bytes },
+            { "requested_algorithm", std::string(collectiveAlgorithmName(requested)) },
+            { "algorithm", std::string(planAlgorithmName(r.algorithm)) },
+            { "protocol", std::string(protocolName(r.protocol)) }, { "channels", r.channels },
+            { "considered", consideredJson(r) }, { "time_s", r.time }, { "alpha_s", r.alphaTime },
+            { "algbw_gbps", r.algBandwidth * 8.0 / 1e9 },
+            { "busbw_gbps", r.busBandwidth * 8.0 / 1e9 }, { "algbw_bytes_per_s", r.algBandwidth },
+            { "busbw_bytes_per_s", r.busBandwidth }, { "bus_factor", r.busFactor },
+            { "bytes_sent_per_rank", r.bytesSentPerRank }, { "bottleneck_link", r.bottleneckLink },
+            { "bottleneck_name", link } };
         writeOutput({}, jsonText(std::move(j)));
     } else {
-        std::string text = o.op + " of " + formatBytes(o.bytes) + " over "
+        std::string text = o.op + " of " + formatBytes(bytes) + " over "
             + std::to_string(ranks.size()) + " ranks: " + formatSeconds(r.time) + " (latency "
             + formatSeconds(r.alphaTime) + ")\n";
         char line[160];
         std::snprintf(line, sizeof line, "algbw %.2f GB/s, busbw %.2f GB/s (bus factor %.4f)\n",
             r.algBandwidth / 1e9, r.busBandwidth / 1e9, r.busFactor);
         text += line;
+        text += "algorithm " + std::string(planAlgorithmName(r.algorithm)) + ", protocol "
+            + std::string(protocolName(r.protocol)) + ", " + std::to_string(r.channels)
+            + (r.channels == 1 ? " channel" : " channels") + "\n";
+        if (r.considered.size() > 1) {
+            text += "considered:";
+            for (const AlgorithmTime &t : r.considered)
+                text += " " + std::string(planAlgorithmName(t.algorithm)) + " "
+                    + formatSeconds(t.time);
+            text += "\n";
+        }
         if (!link.empty())
             text += "bottleneck link: " + link + "\n";
         writeOutput({}, text);
@@ -179,9 +206,17 @@ void addCollective(CommandLine &line)
             [o] { return runCollective(*o); }));
     c.positionalFile("FILE", o->file, "Scenario file.");
     c.choice("--op", o->op, "OP", "The collective to predict.", collectiveNames())->required();
-    c.text("--ranks", o->ranks, "R0,R1,...", "Comma-separated global ranks, in ring order.")
+    c.text("--ranks", o->ranks, "RANKS",
+         "Global ranks in member order: lists and ranges (0-7,16), all, or a group: tp:0, "
+         "dp:p=0,t=3 (any Megatron group kind).")
         ->required();
-    c.number("--bytes", o->bytes, "S", "Message size S (nccl-tests convention).")->required();
+    c.text("--bytes", o->bytes, "S",
+         "Message size S (nccl-tests convention): 1e9, 256M, 1G (10^3 steps) or 1GiB (2^10 "
+         "steps).")
+        ->required();
+    c.choice("--algo", o->algo, "ALGO",
+        "Collective algorithm; default: the scenario's collectives.algorithm (auto).",
+        { "auto", "ring", "member-order", "tree", "nvls", "hierarchical", "pat" });
     c.swaps(o->swaps, "Exchange the slots of global ranks A and B first (repeatable, in order).");
     c.json(o->json);
 }

@@ -1,11 +1,14 @@
 #include "cost/collectiveestimate.h"
 
 #include "base/scenarioerror.h"
+#include "cost/collectiveplanner.h"
 #include "fabric/fabric.h"
 #include "fabric/router.h"
 #include "layout/mapping.h"
 
+#include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace railyard {
 
@@ -31,11 +34,79 @@ double busFactorOf(Collective c, int n)
     return 0.0;
 }
 
+/** A plan routed alone on the fabric. */
+struct Routed
+{
+    double secondsPerByte = 0.0; ///< busiest link: load / achievable bandwidth, per byte of S per pass
+    int bottleneck = -1;
+    double maxSent = 0.0;        ///< the largest bytes one member sends, per byte of S per pass
+};
+
+Routed route(const CollectivePlan &plan, const Fabric &fabric, Router &router,
+             const std::array<double, kTierCount> &efficiency)
+{
+    std::unordered_map<int, double> load;
+    std::unordered_map<int, double> sent;
+    for (const PlannedFlow &f : plan.flows) {
+        sent[f.src] += f.unit;
+        for (const RouteHop &hop : router.route(f.src, f.dst))
+            load[hop.link] += f.unit * hop.share;
+    }
+    for (const PlannedLinkLoad &l : plan.links) {
+        load[l.link] += l.unit;
+        const FabricLink &link = fabric.link(l.link);
+        if (fabric.node(link.src).kind == NodeKind::Gpu) // what a GPU pushes into the NVSwitch
+            sent[link.src] += l.unit;
+    }
+    Routed r;
+    for (const auto &[link, bytes] : load) {
+        const FabricLink &l = fabric.link(link);
+        const double t = bytes / (l.bandwidth * efficiency[index(l.tier)]);
+        if (t > r.secondsPerByte || (t == r.secondsPerByte && link < r.bottleneck)) {
+            r.secondsPerByte = t;
+            r.bottleneck = link;
+        }
+    }
+    for (const auto &[who, bytes] : sent)
+        r.maxSent = std::max(r.maxSent, bytes);
+    return r;
+}
+
 } // namespace
+
+std::vector<PlanAlgorithm> autoCandidates(Collective op)
+{
+    switch (op) {
+    case Collective::AllReduce:
+        // NCCL's own algorithms: "we only build flat rings, no 2D ring" (NVIDIA/nccl issue
+        // #471), so the hierarchical ring runs only when asked for.
+        return {PlanAlgorithm::Ring, PlanAlgorithm::Tree, PlanAlgorithm::Nvls};
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+        return {PlanAlgorithm::Ring, PlanAlgorithm::Pat, PlanAlgorithm::Nvls};
+    case Collective::AllToAll:
+        return {PlanAlgorithm::Pairwise};
+    case Collective::SendRecv:
+        break;
+    }
+    return {PlanAlgorithm::PointToPoint};
+}
+
+std::vector<PlanAlgorithm> requestedAlgorithms(CollectiveAlgorithm option, Collective op,
+                                               bool hierarchicalAllReduce)
+{
+    if (option != CollectiveAlgorithm::Auto)
+        return {planAlgorithmFor(option)}; // the planner falls back where it cannot run
+    if (hierarchicalAllReduce && op == Collective::AllReduce)
+        return {PlanAlgorithm::Hierarchical};
+    return autoCandidates(op);
+}
 
 CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const Mapping &mapping,
                                     int worldSize, Collective op, const std::vector<int> &ranks,
-                                    double bytes)
+                                    double bytes, CollectiveAlgorithm option,
+                                    const nccltuning::DeviceTuning &device,
+                                    bool hierarchicalAllReduce)
 {
     const int world = worldSize;
     const int n = static_cast<int>(ranks.size());
@@ -54,65 +125,52 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
     if (!(bytes > 0.0) || !std::isfinite(bytes))
         throw ScenarioError("bytes", "the message size must be a positive number of bytes");
 
-    // Route the collective alone: per-link bytes of one run, and the slowest hop's latency.
-    std::vector<std::pair<int, double>> touched;
-    std::vector<double> load(fabric.linkCount(), 0.0);
-    double alphaStep = 0.0;
-    auto flow = [&](int src, int dst, double b) {
-        const int s = mapping.slotOf(src), t = mapping.slotOf(dst);
-        if (s == t)
-            return;
-        alphaStep = std::max(alphaStep, router.latency(s, t));
-        for (const RouteHop &hop : router.route(s, t)) {
-            if (load[hop.link] == 0.0)
-                touched.push_back({hop.link, 0.0});
-            load[hop.link] += b * hop.share;
-        }
-    };
-    const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
-    int steps = 0;
-    double sent = 0.0;
-    switch (op) {
-    case Collective::AllReduce:
-    case Collective::AllGather:
-    case Collective::ReduceScatter: {
-        const int passes = ringPasses(op);
-        for (int i = 0; i < n && n > 1; ++i)
-            flow(ranks[i], ranks[(i + 1) % n], passes * frac * bytes);
-        steps = passes * (n - 1);
-        sent = passes * frac * bytes;
-        break;
-    }
-    case Collective::AllToAll:
-        for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j)
-                if (i != j)
-                    flow(ranks[i], ranks[j], bytes / n);
-        steps = n - 1;
-        sent = frac * bytes;
-        break;
-    case Collective::SendRecv:
-        flow(ranks[0], ranks[1], bytes);
-        steps = 1;
-        sent = bytes;
-        break;
-    }
-    CollectiveResult r;
-    double worst = 0.0;
-    for (auto &[link, unused] : touched) {
-        const double t = load[link] / fabric.link(link).bandwidth;
-        if (t > worst || (t == worst && link < r.bottleneckLink)) {
-            worst = t;
-            r.bottleneckLink = link;
+    std::vector<int> slots;
+    slots.reserve(ranks.size());
+    for (const int r : ranks)
+        slots.push_back(mapping.slotOf(r));
+    const int passes = op == Collective::AllToAll || op == Collective::SendRecv ? 1 : ringPasses(op);
+
+    CollectiveResult result;
+    result.busFactor = busFactorOf(op, n);
+    double bestSent = 0.0;
+    bool found = false;
+    for (const PlanAlgorithm wanted : requestedAlgorithms(option, op, hierarchicalAllReduce)) {
+        const CollectivePlan plan =
+            planCollective(wanted, op, slots, fabric, router, device.nvlsEfficiency);
+        const bool seenBefore = std::any_of(result.considered.begin(), result.considered.end(),
+            [&](const AlgorithmTime &t) { return t.algorithm == plan.algorithm; });
+        if (seenBefore)
+            continue; // e.g. hierarchical on one server is the ring
+        const Routed routed = route(plan, fabric, router,
+                                    nccltuning::linkEfficiency(plan.algorithm, device.nvlsEfficiency));
+        const nccltuning::ProtocolChoice choice = nccltuning::fastestProtocol(
+            plan.algorithm, plan.chain, passes, bytes, routed.secondsPerByte, device);
+        AlgorithmTime t;
+        t.algorithm = plan.algorithm;
+        t.protocol = choice.protocol;
+        t.time = n > 1 ? choice.time : 0.0;
+        t.alphaTime = n > 1 ? choice.alpha : 0.0;
+        t.channels = plan.channels;
+        if (n > 1)
+            t.protocolTimes = choice.times;
+        result.considered.push_back(t);
+        // The same margin as the protocol choice: a near-tie keeps the earlier candidate.
+        if (!found || t.time < result.time * (1.0 - 1e-9)) {
+            found = true;
+            result.time = t.time;
+            result.alphaTime = t.alphaTime;
+            result.algorithm = t.algorithm;
+            result.protocol = t.protocol;
+            result.channels = t.channels;
+            result.bottleneckLink = routed.bottleneck;
+            bestSent = routed.maxSent;
         }
     }
-    r.alphaTime = steps * alphaStep;
-    r.time = r.alphaTime + worst;
-    r.bytesSentPerRank = sent;
-    r.busFactor = busFactorOf(op, n);
-    r.algBandwidth = r.time > 0.0 ? bytes / r.time : 0.0;
-    r.busBandwidth = r.algBandwidth * r.busFactor;
-    return r;
+    result.bytesSentPerRank = passes * bestSent * bytes;
+    result.algBandwidth = result.time > 0.0 ? bytes / result.time : 0.0;
+    result.busBandwidth = result.algBandwidth * result.busFactor;
+    return result;
 }
 
 } // namespace railyard

@@ -4,6 +4,7 @@
 #include "cost/bytessent.h"
 #include "cost/evaluationinputs.h"
 #include "cost/linkranking.h"
+#include "cost/nccltuning.h"
 #include "cost/overlapchannels.h"
 #include "cost/stagetiming.h"
 #include "cost/trafficmodel.h"
@@ -71,7 +72,7 @@ void CostEngine::Impl::setUpTraffic()
     dpOps = std::move(tp.dpOps);
     stageDpBytes = tp.setup.stageDpBytes;
     traffic.emplace(fabric, layout, *router, tp.setup);
-    const std::vector<double> weight = patternWeights(*traffic, plan, dpOps, chunks());
+    const std::vector<double> weight = patternWeights(*traffic, plan, chunks());
     for (int p = 0; p < traffic->patternCount(); ++p)
         traffic->setWeight(p, weight[p]);
     bytesSent = railyard::bytesSent(plan, scenario.degrees, chunks());
@@ -144,7 +145,8 @@ PhaseTimes CostEngine::Impl::phaseTimes() const
         double run = 0.0;
         switch (op.dim) {
         case Dim::Tp:
-            run = opTime(traffic->tpPattern(op.stage), op.collective, op.bytes);
+            // Each TP op runs the algorithm and protocol its family chooses (tpChoice).
+            run = traffic->tpChoice(op.stage, op.collective, op.bytes).time;
             break;
         case Dim::Ep:
             run = epOpTime(op.stage, op.collective, op.bytes);
@@ -164,14 +166,13 @@ PhaseTimes CostEngine::Impl::phaseTimes() const
     t.wrapBackward = wrapTime(false);
     t.dpPresent = present[index(Dim::Dp)];
     for (const DpOp &op : dpOps) {
-        const int passes = ringPasses(op.collective);
+        // The DP loads are already in bytes (scaled by each stage's S): an op's S is its ratio.
+        // Each op runs the algorithm its family chooses; its latency and bandwidth parts split
+        // into the gradient reduction and the parameter all-gather.
+        const CollectiveChoice c = traffic->dpChoice(op.collective, op.ratio);
         const bool gather = op.collective == Collective::AllGather;
-        for (int pi : traffic->dpPatterns()) {
-            const TrafficPattern &p = traffic->pattern(pi);
-            // The DP pattern's load is already in bytes (weighted by each stage's S).
-            (gather ? t.gatherAlpha : t.reduceAlpha) += passes * p.stepCount() * p.maxLatency();
-            (gather ? t.gatherBeta : t.reduceBeta) += passes * op.ratio * p.maxRatio;
-        }
+        (gather ? t.gatherAlpha : t.reduceAlpha) += c.alpha;
+        (gather ? t.gatherBeta : t.reduceBeta) += std::max(0.0, c.time - c.alpha);
     }
     return t;
 }
@@ -228,6 +229,15 @@ void CostEngine::Impl::fillPhases()
         }
         report.phases.push_back(std::move(ph));
     };
+    // A collective family's op: the algorithm and protocol it runs, its time and busiest link.
+    const auto chosen = [&](const CollectiveChoice &c) {
+        PhaseResult &ph = report.phases.back();
+        ph.alphaTime = c.alpha;
+        ph.time = c.time;
+        ph.bottleneckLink = c.pattern >= 0 ? traffic->pattern(c.pattern).argmax : -1;
+        ph.algorithm = std::string(planAlgorithmName(c.algorithm));
+        ph.protocol = std::string(protocolName(c.protocol));
+    };
     for (const CommOp &op : plan.ops) {
         int pattern = -1;
         if (op.dim == Dim::Tp)
@@ -242,8 +252,11 @@ void CostEngine::Impl::fillPhases()
         add(std::string(dimName(op.dim)) + " " + pass + " stage " + std::to_string(op.stage) + ": "
                 + op.what,
             op.dim, op.collective, op.pass, op.stage, op.bytes, op.count, pattern);
-        if (op.dim == Dim::Tp) // the part a GEMM beside it hides (stagePasses())
+        if (op.dim == Dim::Tp) {
+            chosen(traffic->tpChoice(op.stage, op.collective, op.bytes));
+            // The part a GEMM beside it hides (stagePasses()).
             report.phases.back().hidden = std::min(op.overlapTime, report.phases.back().time);
+        }
         if (const int combine = op.dim == Dim::Ep ? traffic->epCombinePattern(op.stage) : -1;
             combine >= 0) {
             // Skewed routing: dispatch and combine load different links (epOpTime()).
@@ -279,17 +292,8 @@ void CostEngine::Impl::fillPhases()
         ph.stage = -1;
         ph.bytes = stageDpBytes.empty() ? 0.0 : op.ratio * stageDpBytes[0];
         ph.count = 1;
-        double worst = -1.0;
-        for (int pi : traffic->dpPatterns()) {
-            const TrafficPattern &p = traffic->pattern(pi);
-            ph.alphaTime += ringPasses(op.collective) * p.stepCount() * p.maxLatency();
-            ph.time += ringPasses(op.collective) * (p.stepCount() * p.maxLatency() + op.ratio * p.maxRatio);
-            if (p.maxRatio > worst) {
-                worst = p.maxRatio;
-                ph.bottleneckLink = p.argmax;
-            }
-        }
         report.phases.push_back(std::move(ph));
+        chosen(traffic->dpChoice(op.collective, op.ratio));
     }
 }
 
@@ -569,8 +573,18 @@ void CostEngine::setMapping(const Mapping &mapping)
 
 CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes)
 {
+    return collective(op, ranks, bytes, d->scenario.collectives.algorithm);
+}
+
+CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes,
+                                        CollectiveAlgorithm algorithm)
+{
+    // training.hierarchical_allreduce makes the all-reduce hierarchical under auto, as in
+    // the training traffic.
+    const Scenario &s = d->scenario;
     return estimateCollective(d->fabric, *d->router, d->mapping, d->layout.worldSize(), op, ranks,
-                              bytes);
+                              bytes, algorithm, nccltuning::deviceTuning(s.device, s.collectives),
+                              s.training.hierarchicalAllReduce);
 }
 
 PipelineInput CostEngine::pipelineInput() const

@@ -63,9 +63,12 @@ public:
     /// stage's last backward (minus its overlap window) and the optimizer step.
     double iterationTime(const PipelineTimeline &timeline) const;
 
-    /// One collective on the given ranks, alone on the fabric, with the current mapping
-    /// (estimateCollective(), cost/collectiveestimate.h).
+    /// One collective on the given ranks (in member order), alone on the fabric, with the
+    /// current mapping and the scenario's collective algorithm (estimateCollective(),
+    /// cost/collectiveestimate.h), or the given one.
     CollectiveResult collective(Collective op, const std::vector<int> &ranks, double bytes);
+    CollectiveResult collective(Collective op, const std::vector<int> &ranks, double bytes,
+                                CollectiveAlgorithm algorithm);
 
 private:
     struct Impl;

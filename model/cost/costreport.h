@@ -28,7 +28,8 @@ struct LinkLoad
 /**
  * One phase: a set of collectives that run at the same time (e.g. every TP group of stage 2
  * doing one attention all-reduce). Its time is its alpha terms plus its most loaded link's
- * bytes over that link's bandwidth.
+ * bytes over that link's (achievable) bandwidth; TP and DP collectives say which algorithm
+ * and protocol ran.
  */
 struct PhaseResult
 {
@@ -43,6 +44,8 @@ struct PhaseResult
     double time = 0.0;         ///< one run, seconds
     double hidden = 0.0;       ///< of one run, what overlaps a GEMM beside it (TP; <= time)
     int bottleneckLink = -1;
+    std::string algorithm;     ///< TP and DP collectives: what runs ("ring", "nvls", ...); else ""
+    std::string protocol;      ///< its NCCL protocol ("LL", "LL128", "Simple"); else ""
 };
 
 /**

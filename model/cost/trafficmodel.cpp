@@ -1,8 +1,12 @@
 #include "cost/trafficmodel.h"
 
+#include "cost/collectiveestimate.h"
+#include "cost/collectiveplanner.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 namespace railyard {
@@ -17,6 +21,42 @@ double TrafficPattern::maxLatency() const
     return latencies.empty() ? 0.0 : static_cast<double>(latencies.rbegin()->first) * 1e-9;
 }
 
+double TrafficPattern::alpha(Protocol p, int passes) const
+{
+    const std::map<long long, int> &m = chainLatency[passes > 1 ? 1 : 0][static_cast<int>(p)];
+    return m.empty() ? 0.0 : static_cast<double>(m.rbegin()->first) * 1e-9;
+}
+
+int TrafficPattern::maxServers() const
+{
+    return groupServers.empty() ? 0 : groupServers.rbegin()->first;
+}
+
+int TrafficPattern::minChannels() const
+{
+    return groupChannels.empty() ? 1 : groupChannels.begin()->first;
+}
+
+namespace {
+
+/// Adds (sign > 0) or removes one element of a multiset kept as value -> count.
+template<typename Key>
+void countIn(std::map<Key, int> &m, Key key, double sign)
+{
+    if (sign > 0) {
+        ++m[key];
+    } else if (auto it = m.find(key); it != m.end() && --it->second == 0) {
+        m.erase(it);
+    }
+}
+
+bool isAllReduce(Collective c)
+{
+    return c == Collective::AllReduce;
+}
+
+} // namespace
+
 TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, Router &router,
                            const Setup &setup)
     : m_fabric(fabric)
@@ -26,7 +66,7 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
 {
     const ParallelDegrees &deg = layout.degrees();
     const int stages = deg.pp;
-    m_tp.assign(stages, -1);
+    m_tp.assign(stages, Family{});
     m_cp.assign(stages, -1);
     m_ep.assign(stages, -1);
     // Names are built with append: GCC 12 warns falsely (-Wrestrict, PR105651) on
@@ -40,7 +80,9 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     };
     for (int s = 0; s < stages; ++s) {
         if (deg.tp > 1)
-            m_tp[s] = addPattern(named("tp stage ", s), Dim::Tp, s, 0);
+            m_tp[s] = addFamily(named("tp stage ", s), Dim::Tp, s,
+                                s < static_cast<int>(m_setup.tpOps.size()) ? m_setup.tpOps[s]
+                                                                             : std::vector<FamilyOp>{});
         if (deg.cp > 1)
             m_cp[s] = addPattern(named("cp stage ", s), Dim::Cp, s, 0);
         if (deg.ep > 1)
@@ -61,15 +103,8 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     const int dpSize = deg.dp * deg.cp;
     const bool expertDp = !m_setup.stageExpertDpBytes.empty();
     const int edpSize = dpSize / std::max(1, deg.ep);
-    if (dpSize > 1 || (expertDp && edpSize > 1)) {
-        if (m_setup.hierarchicalDp) {
-            // Ring sizes follow the mapping (members per server): see TrafficPattern::ringSteps.
-            m_dp.push_back(addPattern("dp intra-server", Dim::Dp, -1, 0));
-            m_dp.push_back(addPattern("dp inter-server", Dim::Dp, -1, 0));
-        } else {
-            m_dp.push_back(addPattern("dp", Dim::Dp, -1, 0));
-        }
-    }
+    if (dpSize > 1 || (expertDp && edpSize > 1))
+        m_dp = addFamily("dp", Dim::Dp, -1, m_setup.dpOps);
 
     const int links = fabric.linkCount();
     m_linkDimBytes.assign(static_cast<std::size_t>(links) * kDimCount, 0.0);
@@ -94,9 +129,166 @@ int TrafficModel::addPattern(std::string name, Dim dim, int stage, int steps)
     return static_cast<int>(m_patterns.size()) - 1;
 }
 
+std::vector<PlanAlgorithm> TrafficModel::familyAlgorithms(Collective op, Dim dim) const
+{
+    const bool dp = dim == Dim::Dp;
+    const CollectiveAlgorithm option = m_setup.algorithm;
+    if (option != CollectiveAlgorithm::Auto) {
+        const PlanAlgorithm a = planAlgorithmFor(option);
+        // NVLS all-gather / reduce-scatter load a GPU's up and down links differently; the
+        // families share one pattern for both ops, so they take the ring (which NVLS loses to
+        // on one server anyway: NVIDIA/nccl issue #1083).
+        const bool runs = algorithmRuns(a, op) && (a != PlanAlgorithm::Nvls || isAllReduce(op));
+        return {runs ? a : PlanAlgorithm::Ring};
+    }
+    if (dp && isAllReduce(op) && m_setup.hierarchicalDp)
+        return {PlanAlgorithm::Hierarchical};
+    std::vector<PlanAlgorithm> out;
+    for (const PlanAlgorithm a : autoCandidates(op)) {
+        if (a == PlanAlgorithm::Nvls && (m_setup.device.nvlsEfficiency <= 0.0 || !isAllReduce(op)))
+            continue; // no NVLS on this device; NVLS all-gather / reduce-scatter: see above
+        // TP groups belong inside a server, where a tree is a chain: trees are for the DP
+        // groups across servers.
+        if (!dp && a == PlanAlgorithm::Tree)
+            continue;
+        out.push_back(a);
+    }
+    return out;
+}
+
+TrafficModel::Family TrafficModel::addFamily(const std::string &name, Dim dim, int stage,
+                                             std::vector<FamilyOp> ops)
+{
+    Family f;
+    bool allReduce = false;
+    bool gatherScatter = false;
+    for (const FamilyOp &op : ops) {
+        allReduce = allReduce || isAllReduce(op.collective);
+        gatherScatter = gatherScatter || !isAllReduce(op.collective);
+    }
+    f.ops = std::move(ops);
+    const auto patternFor = [&](PlanAlgorithm a) {
+        for (const int p : f.patterns)
+            if (m_patterns[p].algorithm == a)
+                return p;
+        // The ring keeps the family's plain name ("tp stage 0", "dp"); tpPattern() and
+        // dpPatterns() list the patterns in the order of the candidates.
+        std::string n(name);
+        if (a != PlanAlgorithm::Ring)
+            n.append(" ").append(planAlgorithmName(a));
+        const int p = addPattern(std::move(n), dim, stage, 0);
+        TrafficPattern &tp = m_patterns[p];
+        tp.planned = true;
+        tp.algorithm = a;
+        tp.plannedFor = a == PlanAlgorithm::Pat ? Collective::AllGather : Collective::AllReduce;
+        tp.efficiency = nccltuning::linkEfficiency(a, m_setup.device.nvlsEfficiency);
+        f.patterns.push_back(p);
+        return p;
+    };
+    if (f.ops.empty()) { // one ring whose weight is set by hand (setWeight())
+        f.allReduce.push_back(patternFor(PlanAlgorithm::Ring));
+        f.gatherScatter = f.allReduce;
+        return f;
+    }
+    if (allReduce)
+        for (const PlanAlgorithm a : familyAlgorithms(Collective::AllReduce, dim))
+            f.allReduce.push_back(patternFor(a));
+    if (gatherScatter)
+        for (const PlanAlgorithm a : familyAlgorithms(Collective::AllGather, dim))
+            f.gatherScatter.push_back(patternFor(a));
+    return f;
+}
+
 void TrafficModel::setWeight(int pattern, double bytesPerIteration)
 {
     m_patterns[pattern].weight = bytesPerIteration;
+}
+
+int TrafficModel::tpPattern(int stage) const
+{
+    const Family &f = m_tp[stage];
+    return f.patterns.empty() ? -1 : f.patterns.front();
+}
+
+CollectiveChoice TrafficModel::choose(const Family &family, Collective c, double bytes) const
+{
+    CollectiveChoice best;
+    const std::vector<int> &candidates = isAllReduce(c) ? family.allReduce : family.gatherScatter;
+    // An op of a kind the family was not built for (none in a plan's ops) takes its patterns.
+    const std::vector<int> &pool = candidates.empty() ? family.patterns : candidates;
+    const int passes = ringPasses(c);
+    for (const int pi : pool) {
+        const TrafficPattern &p = m_patterns[pi];
+        CollectiveChain chain;
+        chain.servers = p.maxServers();
+        chain.channels = p.minChannels();
+        // Each protocol's latency is the slowest group's (TrafficPattern::chainLatency); the
+        // bandwidth part is the busiest link's, both at once as in nccltuning::fastestProtocol.
+        for (const Protocol proto : {Protocol::Simple, Protocol::LL128, Protocol::LL}) {
+            const double factor = nccltuning::bandwidthFactor(p.algorithm, proto, chain.servers);
+            if (factor <= 0.0)
+                continue;
+            const double alpha = p.alpha(proto, passes);
+            const double t = alpha + std::max(passes * bytes * p.maxRatio / factor,
+                nccltuning::bandwidthFloor(p.algorithm, proto, chain, m_setup.device, bytes));
+            // A candidate must be faster by more than rounding to replace the earlier one, so
+            // an incremental and a fresh evaluation choose alike.
+            if (best.pattern < 0 || t < best.time * (1.0 - 1e-9)) {
+                best.pattern = pi;
+                best.algorithm = p.algorithm;
+                best.protocol = proto;
+                best.time = t;
+                best.alpha = alpha;
+            }
+        }
+    }
+    return best;
+}
+
+CollectiveChoice TrafficModel::tpChoice(int stage, Collective c, double bytes) const
+{
+    if (stage < 0 || stage >= static_cast<int>(m_tp.size()) || m_tp[stage].patterns.empty())
+        return {};
+    return choose(m_tp[stage], c, bytes);
+}
+
+CollectiveChoice TrafficModel::dpChoice(Collective c, double ratio) const
+{
+    if (m_dp.patterns.empty())
+        return {};
+    return choose(m_dp, c, ratio);
+}
+
+void TrafficModel::refreshChoices()
+{
+    const auto refresh = [this](const Family &f) {
+        if (f.ops.empty())
+            return; // weights set by hand
+        std::unordered_map<int, double> weight;
+        for (const int p : f.patterns)
+            weight[p] = 0.0;
+        for (const FamilyOp &op : f.ops) {
+            const CollectiveChoice c = choose(f, op.collective, op.bytes);
+            if (c.pattern >= 0)
+                weight[c.pattern] += op.iterationBytes;
+        }
+        for (const int p : f.patterns)
+            reweight(p, weight[p]);
+    };
+    for (const Family &f : m_tp)
+        refresh(f);
+    refresh(m_dp);
+}
+
+void TrafficModel::reweight(int pattern, double weight)
+{
+    TrafficPattern &p = m_patterns[pattern];
+    const double delta = weight - p.weight;
+    if (delta == 0.0)
+        return;
+    for (const auto &[link, load] : p.load)
+        applyWeightedLoad(p, link, load, delta);
+    p.weight = weight;
 }
 
 int TrafficModel::stageOfGroup(GroupKind kind, int index) const
@@ -111,6 +303,11 @@ void TrafficModel::build(const Mapping &mapping)
         p.ringSteps.clear();
         p.pendingSegments.clear();
         p.latencies.clear();
+        for (auto &byPasses : p.chainLatency)
+            for (auto &m : byPasses)
+                m.clear();
+        p.groupServers.clear();
+        p.groupChannels.clear();
         p.maxRatio = 0.0;
         p.argmax = -1;
         p.rescan = false;
@@ -179,7 +376,7 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
     const int stage = stageOfGroup(group.kind, group.index);
     switch (group.kind) {
     case GroupKind::Tp:
-        emitRing(m_tp[stage], members, mapping, 1.0, sign);
+        emitFamily(m_tp[stage], members, mapping, 1.0, sign);
         break;
     case GroupKind::Cp:
         emitRing(m_cp[stage], members, mapping, 1.0, sign);
@@ -218,39 +415,51 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
                                                ? m_setup.stageDpBytes
                                                : m_setup.stageExpertDpBytes;
         const double bytes = stage < static_cast<int>(sizes.size()) ? sizes[stage] : 0.0;
-        if (!m_setup.hierarchicalDp) {
-            emitRing(m_dp[0], members, mapping, bytes, sign);
-            break;
-        }
-        // Hierarchical all-reduce (NCCL's tree/collnet-style 2D split, Horovod's hierarchical
-        // allreduce): reduce-scatter inside each server, all-reduce of S/l across servers among
-        // the members with the same local position, all-gather inside the server. Needs the
-        // same member count l on every server; otherwise the flat ring is used.
-        std::map<int, std::vector<int>> byServer;
-        for (int m : members)
-            byServer[m_fabric.serverOfSlot(mapping.slotOf(m))].push_back(m);
-        const std::size_t l = members.size() / byServer.size();
-        const bool uniform = std::all_of(byServer.begin(), byServer.end(),
-                                         [l](const auto &kv) { return kv.second.size() == l; });
-        if (!uniform) {
-            emitRing(m_dp[1], members, mapping, bytes, sign);
-            break;
-        }
-        for (const auto &kv : byServer)
-            emitRing(m_dp[0], kv.second, mapping, bytes, sign);
-        for (std::size_t j = 0; j < l; ++j) {
-            std::vector<int> column;
-            column.reserve(byServer.size());
-            for (const auto &kv : byServer)
-                column.push_back(kv.second[j]);
-            emitRing(m_dp[1], column, mapping, bytes / static_cast<double>(l), sign);
-        }
+        emitFamily(m_dp, members, mapping, bytes, sign);
         break;
     }
     case GroupKind::Dp:
     case GroupKind::TpPp:
         break; // no traffic of their own: DP sync runs on the dp-cp groups
     }
+}
+
+void TrafficModel::emitFamily(const Family &family, const std::vector<int> &members,
+                              const Mapping &mapping, double scale, double sign)
+{
+    for (const int p : family.patterns)
+        emitPlanned(p, members, mapping, scale, sign);
+}
+
+void TrafficModel::emitPlanned(int pattern, const std::vector<int> &members,
+                               const Mapping &mapping, double scale, double sign)
+{
+    if (members.size() < 2 || pattern < 0)
+        return;
+    std::vector<int> slots;
+    slots.reserve(members.size());
+    for (const int m : members)
+        slots.push_back(mapping.slotOf(m));
+    const TrafficPattern &p = m_patterns[pattern];
+    const CollectivePlan plan = planCollective(p.algorithm, p.plannedFor, slots, m_fabric,
+                                               m_router, m_setup.device.nvlsEfficiency);
+    for (const PlannedFlow &f : plan.flows)
+        emitFlow(pattern, f.src, f.dst, f.unit * scale, sign, false);
+    for (const PlannedLinkLoad &l : plan.links)
+        if (l.unit * scale != 0.0)
+            addLoad(m_patterns[pattern], l.link, sign * l.unit * scale);
+    // The group's latency per protocol, for ops of one and of two passes. A group whose
+    // geometry made the planner fall back (an NVLS group split over servers runs a ring) keeps
+    // its own algorithm's latency; the pattern's bandwidth factor and link efficiency stay
+    // those of the pattern's algorithm.
+    TrafficPattern &q = m_patterns[pattern];
+    for (int passes = 1; passes <= 2; ++passes)
+        for (const Protocol proto : kAllProtocols)
+            countIn(q.chainLatency[passes - 1][static_cast<int>(proto)],
+                    std::llround(nccltuning::latency(plan.algorithm, proto, plan.chain, passes) * 1e9),
+                    sign);
+    countIn(q.groupServers, plan.chain.servers, sign);
+    countIn(q.groupChannels, plan.channels, sign);
 }
 
 void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
@@ -297,18 +506,15 @@ void TrafficModel::emitAllToAll(int pattern, const std::vector<int> &members,
         }
 }
 
-void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign)
+void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign,
+                            bool trackLatency)
 {
     if (srcSlot == dstSlot || unit == 0.0)
         return;
     TrafficPattern &p = m_patterns[pattern];
     m_router.routeParts(srcSlot, dstSlot, m_parts);
-    const long long ns = std::llround(m_parts.latency * 1e9);
-    if (sign > 0) {
-        ++p.latencies[ns];
-    } else if (auto it = p.latencies.find(ns); it != p.latencies.end() && --it->second == 0) {
-        p.latencies.erase(it);
-    }
+    if (trackLatency)
+        countIn(p.latencies, std::llround(m_parts.latency * 1e9), sign);
     const double delta = sign * unit;
     for (int i = 0; i < m_parts.endCount; ++i)
         addLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
@@ -323,14 +529,20 @@ void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
     const double value = it->second;
     if (std::abs(value) <= 1e-9 * std::abs(delta))
         p.load.erase(it); // cancelled out: drop the rounding residue
-    applyWeightedLoad(p, link, delta);
-    const double ratio = value / m_fabric.link(link).bandwidth;
-    if (ratio > p.maxRatio || (ratio == p.maxRatio && link < p.argmax)) {
-        p.maxRatio = ratio;
+    applyWeightedLoad(p, link, delta, p.weight);
+    const double r = ratio(p, link, value);
+    if (r > p.maxRatio || (r == p.maxRatio && link < p.argmax)) {
+        p.maxRatio = r;
         p.argmax = link;
-    } else if (link == p.argmax && ratio < p.maxRatio) {
+    } else if (link == p.argmax && r < p.maxRatio) {
         p.rescan = true;
     }
+}
+
+double TrafficModel::ratio(const TrafficPattern &p, int link, double load) const
+{
+    const FabricLink &l = m_fabric.link(link);
+    return load / (l.bandwidth * p.efficiency[index(l.tier)]);
 }
 
 void TrafficModel::flushSegments(TrafficPattern &p)
@@ -344,9 +556,9 @@ void TrafficModel::flushSegments(TrafficPattern &p)
     p.pendingSegments.clear();
 }
 
-void TrafficModel::applyWeightedLoad(const TrafficPattern &p, int link, double load)
+void TrafficModel::applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight)
 {
-    const double bytes = load * p.weight;
+    const double bytes = load * weight;
     m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(p.dim)] += bytes;
     m_tierBytes[index(m_fabric.link(link).tier)][index(p.dim)] += bytes;
     if (m_linkIsNicUp[link])
@@ -375,14 +587,15 @@ void TrafficModel::refreshMaxima()
         p.maxRatio = 0.0;
         p.argmax = -1;
         for (const auto &[link, load] : p.load) {
-            const double ratio = load / m_fabric.link(link).bandwidth;
-            if (ratio > p.maxRatio || (ratio == p.maxRatio && link < p.argmax)) {
-                p.maxRatio = ratio;
+            const double r = ratio(p, link, load);
+            if (r > p.maxRatio || (r == p.maxRatio && link < p.argmax)) {
+                p.maxRatio = r;
                 p.argmax = link;
             }
         }
         p.rescan = false;
     }
+    refreshChoices();
 }
 
 } // namespace railyard

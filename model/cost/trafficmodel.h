@@ -1,10 +1,13 @@
 #pragma once
 
+#include "base/units.h"
+#include "cost/nccltuning.h"
 #include "fabric/fabric.h"
+#include "fabric/router.h"
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
-#include "fabric/router.h"
-#include "base/units.h"
+#include "scenario/collectivespec.h"
+#include "workload/workloadplan.h"
 
 #include <map>
 #include <string>
@@ -12,13 +15,6 @@
 #include <vector>
 
 namespace railyard {
-
-/** How the members of one group exchange data in one pass of a collective. */
-enum class FlowShape {
-    Ring,       ///< member i -> member i+1 (mod n), (n-1)/n of S per pass (NCCL ring)
-    AllToAll,   ///< every ordered pair, S/n each (pairwise exchange)
-    Boundary,   ///< pipeline group: member s -> member s+1 (forward) or s+1 -> s (backward)
-};
 
 /**
  * A traffic pattern: the link loads that one collective pass puts on the fabric when every
@@ -45,21 +41,72 @@ struct TrafficPattern
 
     double maxLatency() const; ///< seconds; 0 when the pattern has no flow
     int stepCount() const;     ///< latency steps per pass: the largest ring's, or `steps`
+
+    // Collective patterns (the TP and DP families): every group planned by the collective
+    // planner (cost/collectiveplanner.h) with one algorithm; times follow NCCL's cost model.
+    bool planned = false;
+    PlanAlgorithm algorithm = PlanAlgorithm::Ring;
+    Collective plannedFor = Collective::AllReduce; ///< the op the plans are built for
+    /// Share of each tier's line rate the algorithm achieves (nccltuning::linkEfficiency);
+    /// maxRatio divides by it.
+    std::array<double, kTierCount> efficiency {1.0, 1.0, 1.0, 1.0, 1.0};
+    /// Multisets of the groups' latencies in nanoseconds, [passes - 1][protocol]: the phase
+    /// waits for its slowest group.
+    std::array<std::array<std::map<long long, int>, kProtocolCount>, 2> chainLatency;
+    std::map<int, int> groupServers;  ///< multiset of the servers each group spans
+    std::map<int, int> groupChannels; ///< multiset of the groups' channels
+
+    /// Latency of one op of `passes` passes with protocol `p`: the slowest group's (seconds).
+    double alpha(Protocol p, int passes) const;
+    int maxServers() const;
+    int minChannels() const; ///< the fewest channels of any group (1 without groups)
+};
+
+/** The algorithm and protocol one op of a collective family runs, and its time (one run). */
+struct CollectiveChoice
+{
+    int pattern = -1; ///< -1: no group of that kind
+    PlanAlgorithm algorithm = PlanAlgorithm::Ring;
+    Protocol protocol = Protocol::Simple;
+    double time = 0.0;
+    double alpha = 0.0;
 };
 
 /**
  * Routes every group's flows onto the fabric and keeps, per pattern, the per-link load; also
  * the per-link, per-dimension bytes per iteration. A change of mapping re-emits only the flows
  * of the groups that contain the moved ranks (subtract with the old slots, add with the new).
+ *
+ * TP and DP groups form collective families: one pattern per algorithm the scenario lets them
+ * run (ring, tree, NVLS, hierarchical, PAT), every group planned by the collective planner in
+ * each. Each op takes the fastest algorithm and protocol (NCCL's cost model on the current
+ * loads), and only the chosen patterns carry its bytes per iteration; a move re-chooses.
  */
 class TrafficModel
 {
 public:
-    /// `stageDpBytes[s]` / `stageExpertDpBytes[s]`: S of the stage's gradient sync (dense over
-    /// the dp-cp group, expert over the expert-dp group); they weight the DP pattern's flows.
+    /// One op of a collective family: its S (for DP a ratio of the stage's sync size, which the
+    /// DP loads already carry) and the bytes per iteration one unit of load stands for when it
+    /// runs (passes x S x runs per iteration).
+    struct FamilyOp
+    {
+        Collective collective = Collective::AllReduce;
+        double bytes = 0.0;
+        double iterationBytes = 0.0;
+    };
+
     struct Setup
     {
-        bool hierarchicalDp = false;
+        bool hierarchicalDp = false; ///< under auto, the DP all-reduce runs hierarchically
+        CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto; ///< the scenario's option
+        nccltuning::DeviceTuning device; ///< NVLS and the tuner's generation (nccltuning::deviceTuning)
+        /// The TP ops per stage and the DP sync ops: each runs the algorithm and protocol its
+        /// family's cost model chooses, and its bytes go to that algorithm's links. Empty: the
+        /// family has one ring pattern and its weight is set by hand (setWeight()).
+        std::vector<std::vector<FamilyOp>> tpOps;
+        std::vector<FamilyOp> dpOps;
+        /// `stageDpBytes[s]` / `stageExpertDpBytes[s]`: S of the stage's gradient sync (dense
+        /// over the dp-cp group, expert over the expert-dp group); they scale the DP flows.
         std::vector<double> stageDpBytes;
         std::vector<double> stageExpertDpBytes;
         /// H_j, the share of routed tokens EP member j receives (model/workload/eprouting.h); empty =
@@ -80,13 +127,20 @@ public:
     void beginMove(const Mapping &before, const std::vector<int> &ranks);
     void endMove(const Mapping &after);
 
-    /// Sets how many bytes per iteration flow per unit load of a pattern (from the ops using it).
+    /// Sets how many bytes per iteration flow per unit load of a pattern (from the ops using
+    /// it); the TP and DP families set their own from the ops' choices.
     void setWeight(int pattern, double bytesPerIteration);
+    /// Spreads pending segment demand, rescans maxima and re-chooses the families' algorithms.
     void refreshMaxima();
 
     int patternCount() const { return static_cast<int>(m_patterns.size()); }
     const TrafficPattern &pattern(int i) const { return m_patterns[i]; }
-    int tpPattern(int stage) const { return m_tp[stage]; }
+    /// The TP family's first pattern of a stage (its ring under auto; -1 without TP).
+    int tpPattern(int stage) const;
+    /// What one TP op of `stage` runs: the fastest of its family's algorithms and protocols.
+    CollectiveChoice tpChoice(int stage, Collective c, double bytes) const;
+    /// What one DP sync op runs (`ratio` = its S over the stage's DP sync size).
+    CollectiveChoice dpChoice(Collective c, double ratio) const;
     int cpPattern(int stage) const { return m_cp[stage]; }
     int epPattern(int stage) const { return m_ep[stage]; }
     /// The combine direction of a skewed EP all-to-all; -1 with uniform routing (then the
@@ -97,9 +151,8 @@ public:
     /// The interleaved wrap-around: last stage -> stage 0 (forward), back (backward); -1 without.
     int ppWrapForwardPattern() const { return m_ppWrapForward; }
     int ppWrapBackwardPattern() const { return m_ppWrapBackward; }
-    /// DP patterns: one flat ring, or [intra-server, inter-server] when hierarchical.
-    const std::vector<int> &dpPatterns() const { return m_dp; }
-    bool hierarchicalDp() const { return m_setup.hierarchicalDp; }
+    /// The DP family's patterns, one per algorithm it weighs (under auto the ring first).
+    const std::vector<int> &dpPatterns() const { return m_dp.patterns; }
 
     /// Per link, per dimension, bytes per iteration (links x kDimCount, row-major).
     const std::vector<double> &linkDimBytes() const { return m_linkDimBytes; }
@@ -121,15 +174,36 @@ private:
         }
     };
 
+    /** The patterns of one collective family (one per algorithm) and the ops choosing among
+     *  them: all-reduces weigh `allReduce`, all-gathers and reduce-scatters `gatherScatter`. */
+    struct Family
+    {
+        std::vector<int> patterns;
+        std::vector<int> allReduce;
+        std::vector<int> gatherScatter;
+        std::vector<FamilyOp> ops;
+    };
+
     int addPattern(std::string name, Dim dim, int stage, int steps);
+    Family addFamily(const std::string &name, Dim dim, int stage, std::vector<FamilyOp> ops);
+    std::vector<PlanAlgorithm> familyAlgorithms(Collective op, Dim dim) const;
+    CollectiveChoice choose(const Family &family, Collective c, double bytes) const;
+    void refreshChoices();
+    void reweight(int pattern, double weight);
     void emitGroup(const GroupRef &group, const Mapping &mapping, double sign);
+    void emitFamily(const Family &family, const std::vector<int> &members, const Mapping &mapping,
+                    double scale, double sign);
+    void emitPlanned(int pattern, const std::vector<int> &members, const Mapping &mapping,
+                     double scale, double sign);
     void emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
                   double bytesPerPass, double sign);
     void emitAllToAll(int pattern, const std::vector<int> &members, const Mapping &mapping,
                       double sign, const std::vector<double> *shares = nullptr,
                       bool reverse = false);
-    void emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign);
-    void applyWeightedLoad(const TrafficPattern &p, int link, double load);
+    void emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign,
+                  bool trackLatency = true);
+    double ratio(const TrafficPattern &p, int link, double load) const;
+    void applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight);
     void addLoad(TrafficPattern &p, int link, double delta);
     void flushSegments(TrafficPattern &p);
     std::vector<GroupRef> groupsOf(const std::vector<int> &ranks) const;
@@ -141,7 +215,9 @@ private:
     Setup m_setup;
 
     std::vector<TrafficPattern> m_patterns;
-    std::vector<int> m_tp, m_cp, m_ep, m_ppForward, m_ppBackward, m_dp;
+    std::vector<Family> m_tp; ///< per stage
+    Family m_dp;
+    std::vector<int> m_cp, m_ep, m_ppForward, m_ppBackward;
     std::vector<int> m_epCombine; ///< per stage; empty with uniform routing
     int m_ppWrapForward = -1;
     int m_ppWrapBackward = -1;

@@ -1,5 +1,6 @@
 #include "cost/trafficplan.h"
 
+#include "cost/nccltuning.h"
 #include "workload/eprouting.h"
 
 #include <algorithm>
@@ -22,6 +23,8 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
     TrafficModel::Setup &setup = out.setup;
     setup.hierarchicalDp = scenario.training.hierarchicalAllReduce;
     setup.ppWrap = chunksPerRank(scenario.training) > 1;
+    setup.algorithm = scenario.collectives.algorithm;
+    setup.device = nccltuning::deviceTuning(scenario.device, scenario.collectives);
     setup.stageDpBytes.assign(stages, 0.0);
     std::vector<double> expertBytes(stages, 0.0);
     bool anyExpert = false;
@@ -51,11 +54,23 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
         const double ref = denseRef ? setup.stageDpBytes[0] : expertBytes[0];
         out.dpOps.push_back({ op.collective, ref > 0.0 ? op.bytes / ref : 0.0, op.what });
     }
+    // The families' ops (TrafficModel chooses their algorithms): TP per stage, runs per
+    // iteration; the DP sync once per iteration, its S a ratio of the stage's sync size.
+    const double m = plan.microbatches;
+    setup.tpOps.assign(static_cast<std::size_t>(stages), {});
+    if (scenario.degrees.tp > 1)
+        for (const CommOp &op : plan.ops)
+            if (op.dim == Dim::Tp) {
+                const double perIteration = op.pass == OpPass::Iteration ? op.count : op.count * m;
+                setup.tpOps[op.stage].push_back({ op.collective, op.bytes,
+                    ringPasses(op.collective) * op.bytes * perIteration });
+            }
+    for (const DpOp &op : out.dpOps)
+        setup.dpOps.push_back({ op.collective, op.ratio, ringPasses(op.collective) * op.ratio });
     return out;
 }
 
-std::vector<double> patternWeights(const TrafficModel &traffic, const WorkloadPlan &plan,
-    const std::vector<DpOp> &dpOps, int chunks)
+std::vector<double> patternWeights(const TrafficModel &traffic, const WorkloadPlan &plan, int chunks)
 {
     const int stages = static_cast<int>(plan.stages.size());
     const double m = plan.microbatches;
@@ -66,8 +81,7 @@ std::vector<double> patternWeights(const TrafficModel &traffic, const WorkloadPl
         int pattern = -1;
         switch (op.dim) {
         case Dim::Tp:
-            pattern = traffic.tpPattern(op.stage);
-            break;
+            break; // the TP family weighs its patterns by the ops' choices (TrafficModel)
         case Dim::Cp:
             pattern = traffic.cpPattern(op.stage);
             break;
@@ -99,12 +113,7 @@ std::vector<double> patternWeights(const TrafficModel &traffic, const WorkloadPl
         weight[traffic.ppWrapForwardPattern()] = w;
         weight[traffic.ppWrapBackwardPattern()] = w;
     }
-    double dpWeight = 0.0;
-    for (const DpOp &op : dpOps)
-        dpWeight += ringPasses(op.collective) * op.ratio;
-    for (int p : traffic.dpPatterns())
-        weight[p] = dpWeight;
-    return weight;
+    return weight; // the DP family weighs its own patterns too
 }
 
 } // namespace railyard

@@ -32,7 +32,8 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan);
 /// Per pattern of `traffic`: the bytes per iteration one unit of its load stands for (what
 /// TrafficModel::setWeight() takes), from the plan's ops, their counts per micro-batch or per
 /// iteration and their ring passes; a boundary carries every micro-batch once per model chunk.
+/// The TP and DP families' patterns get 0: the model weighs them by their ops' choices.
 std::vector<double> patternWeights(const TrafficModel &traffic, const WorkloadPlan &plan,
-    const std::vector<DpOp> &dpOps, int chunks);
+    int chunks);
 
 } // namespace railyard

@@ -219,7 +219,7 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     }
 
     nlohmann::json phases = nlohmann::json::array();
-    for (const PhaseResult &p : r.phases)
+    for (const PhaseResult &p : r.phases) {
         phases.push_back({{"name", p.name},
                           {"dimension", std::string(dimName(p.dim))},
                           {"collective", std::string(collectiveName(p.collective))},
@@ -230,6 +230,11 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
                           {"time_s", p.time},
                           {"hidden_s", p.hidden},
                           {"bottleneck_link", p.bottleneckLink}});
+        if (!p.algorithm.empty()) { // TP and DP collectives: what NCCL's cost model chose
+            phases.back()["algorithm"] = p.algorithm;
+            phases.back()["protocol"] = p.protocol;
+        }
+    }
     j["phases"] = phases;
     std::vector<std::string> warnings = engine.mappingWarnings();
     warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());

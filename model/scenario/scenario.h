@@ -6,6 +6,7 @@
 #include "fabric/failedcomponent.h"
 #include "layout/parallellayout.h"
 #include "layout/placement.h"
+#include "scenario/collectivespec.h"
 #include "workload/inferencespec.h"
 #include "workload/workload.h"
 
@@ -36,6 +37,8 @@ struct Scenario
     std::optional<InferenceSpec> inference; ///< serving pools; absent = training only
     /// Failed hardware (fabric/failedcomponent.h): no rank may sit on a slot it makes unusable.
     std::vector<FailedComponent> failures;
+    /// Which collective algorithms the engine uses (scenario/collectivespec.h); default auto.
+    CollectiveSpec collectives;
 
     /// Field by field: every field a scenario file stores, the mapping's slots included.
     bool operator==(const Scenario &) const = default;

@@ -71,7 +71,8 @@
  *       "overlap_param_gather": false,       --overlap-param-gather (distributed optimizer and
  *                                            overlap_grad_reduce needed)
  *       "tp_comm_overlap": false,            --tp-comm-overlap (sequence parallelism needed)
- *       "hierarchical_allreduce": false,
+ *       "hierarchical_allreduce": false,     true: with collectives.algorithm auto, all-reduces
+ *                                            run the hierarchical algorithm (cost/collectiveplanner.h)
  *       "flash_attention": true,             fused attention; false = Megatron's 2021 GEMMs + softmax
  *       "pipeline_scatter_gather": true      without SP, each rank sends 1/tp of a boundary tensor
  *     },
@@ -89,6 +90,12 @@
  *       "slots": [0, 1, ...],                optional, one GPU slot per rank (wins over placement);
  *                                            slot = server * gpus_per_server + gpu, each used once
  *       "version": 1                         >= 1, bumped by every remap
+ *     },
+ *     "collectives": {                       optional, written only when not the default
+ *       "algorithm": "auto" | "ring" | "member-order" | "tree" | "nvls" | "hierarchical" | "pat",
+ *                                            default auto: per op the fastest under NCCL's cost
+ *                                            model (cost/nccltuning.h)
+ *       "nvls": true | false                 optional: NVLink SHARP; default from the device
  *     },
  *     "failures": ["server:3", "gpu:17",      optional, written only when not empty: failed
  *                  "nic:5", "leaf:2"]         hardware, KIND:INDEX with global 0-based indexes
@@ -251,6 +258,13 @@ Json toJson(const Scenario &s)
     root["training"] = std::move(training);
     root["device"] = std::move(device);
     root["mapping"] = std::move(mapping);
+    if (s.collectives != CollectiveSpec {}) { // absent when default: files stay byte-identical
+        Json collectives;
+        collectives["algorithm"] = std::string(collectiveAlgorithmName(s.collectives.algorithm));
+        if (s.collectives.nvls)
+            collectives["nvls"] = *s.collectives.nvls;
+        root["collectives"] = std::move(collectives);
+    }
     if (!s.failures.empty()) // absent when empty: files without failures stay byte-identical
         root["failures"] = std::move(failures);
     if (s.inference) { // absent for training-only scenarios: their files stay byte-identical
@@ -301,7 +315,7 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
                                     + jsonTypeName(value));
     JsonFields top(value, "",
                    {"format_version", "name", "description", "fabric", "parallel", "model",
-                    "training", "device", "mapping", "failures", "inference"});
+                    "training", "device", "mapping", "collectives", "failures", "inference"});
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
@@ -326,6 +340,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
         s.device = readDevice(*device);
     if (const json *mapping = top.find("mapping"))
         readMapping(*mapping, slotCount, s);
+    if (const json *collectives = top.find("collectives"))
+        s.collectives = readCollectives(*collectives);
     if (const json *failures = top.find("failures"))
         s.failures = readFailures(*failures, s.fabric);
     if (const json *inference = top.find("inference")) {

@@ -334,6 +334,21 @@ TrainingSpec readTraining(const json &value)
     return t;
 }
 
+CollectiveSpec readCollectives(const json &value)
+{
+    JsonFields f(value, "collectives", {"algorithm", "nvls"});
+    f.rejectUnknown();
+    CollectiveSpec c;
+    using A = CollectiveAlgorithm;
+    c.algorithm = f.choice("algorithm", c.algorithm,
+                           {A::Auto, A::Ring, A::MemberOrder, A::Tree, A::Nvls, A::Hierarchical,
+                            A::Pat},
+                           collectiveAlgorithmName);
+    if (f.has("nvls"))
+        c.nvls = f.boolean("nvls", false);
+    return c;
+}
+
 DeviceSpec readDevice(const json &value)
 {
     if (value.is_string())

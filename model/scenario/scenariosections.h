@@ -28,6 +28,8 @@ TrainingSpec readTraining(const nlohmann::json &value);
 DeviceSpec readDevice(const nlohmann::json &value);
 /// Reads "mapping" into `s.placement`, `s.slots` and `s.mappingVersion` (after the degrees).
 void readMapping(const nlohmann::json &value, std::int64_t slotCount, Scenario &s);
+/// "collectives": {"algorithm": "auto" | "ring" | ..., "nvls": true | false} (collectivespec.h).
+CollectiveSpec readCollectives(const nlohmann::json &value);
 /// "failures": KIND:INDEX strings, each once, inside the fabric.
 std::vector<FailedComponent> readFailures(const nlohmann::json &value, const FabricSpec &fabric);
 

@@ -4,6 +4,10 @@
 //   BM_Compare16k   the A/B comparison the GUI recomputes after every edit once a baseline is
 //                   pinned (figures, changed links, moved ranks), at that size
 //   BM_Remap128     every failure-remap strategy for one failed server of the 128-GPU sample
+//   BM_Collective4096  `collective --algo auto`: a 1 GiB all-reduce over 4,096 GPUs (512 x 8
+//                   H100), every NCCL algorithm planned, routed and costed
+//   BM_Evaluate70B  a full evaluation of Llama-3.1-70B, TP4 x CP2 x PP4 x DP8 on 32 x 8 GPUs
+//                   (its dp-cp rings cross two NICs per server)
 #include "studies/compare.h"
 #include "cost/costengine.h"
 #include "studies/failureremap.h"
@@ -125,6 +129,51 @@ void BM_Compare16k(benchmark::State &state)
     }
 }
 
+/// 512 servers x 8 H100 (4,096 GPUs), rail-optimised; a small job only fills the mapping.
+Scenario scenario4096()
+{
+    Scenario s = scenario16k();
+    s.name = "bench-4096";
+    s.fabric.servers = 512;
+    s.degrees = {8, 1, 512, 1, 1};
+    s.model = *modelPreset("llama3-8b");
+    s.training.globalBatch = 512;
+    return s;
+}
+
+void BM_Collective4096(benchmark::State &state)
+{
+    CostEngine engine(scenario4096());
+    std::vector<int> ranks(static_cast<std::size_t>(engine.layout().worldSize()));
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+        ranks[i] = static_cast<int>(i);
+    for (auto _ : state) {
+        const CollectiveResult r = engine.collective(Collective::AllReduce, ranks, 1073741824.0);
+        benchmark::DoNotOptimize(r.time);
+    }
+}
+
+Scenario scenario70B()
+{
+    Scenario s = scenario16k();
+    s.name = "bench-70b-tp4-cp2";
+    s.fabric.servers = 32;
+    s.degrees = {4, 4, 8, 2, 1};
+    s.model = *modelPreset("llama3-70b");
+    s.model.seq = 8192;
+    s.training.globalBatch = 256;
+    return s;
+}
+
+void BM_Evaluate70B(benchmark::State &state)
+{
+    const Scenario s = scenario70B();
+    for (auto _ : state) {
+        CostEngine engine(s);
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
 void BM_Remap128(benchmark::State &state)
 {
     const Scenario s = scenario128();
@@ -145,4 +194,6 @@ BENCHMARK(BM_Evaluate128)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Swap128)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Compare16k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Remap128)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Collective4096)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Evaluate70B)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

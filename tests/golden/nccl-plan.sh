@@ -49,32 +49,32 @@ ry_test() {
 
 # tp-all-gather-67108864: all-gather of 67108864 B (67.1 MB): attention all-gather (20 per micro-batch), attention all-gather (backward) (20 per micro-batch), attention all-gather (backward re-gather) (20 per micro-batch), MLP all-gather (20 per micro-batch), MLP all-gather (backward) (20 per micro-batch), MLP all-gather (backward re-gather) (20 per micro-batch), embedding gradient (1 per micro-batch), output-layer all-gather (1 per micro-batch), output-layer all-gather (backward re-gather) (1 per micro-batch)
 # ranks 0-7 (first d0 p0 t0 c0 e0) on node000:0 node000:1 node000:2 node000:3 node000:4 node000:5 node000:6 node000:7 (host:GPU)
-# predicted: 138.9 us, algbw 483.18 GB/s, busbw 422.78 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
+# predicted: 195.1 us, algbw 343.97 GB/s, busbw 300.97 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
 ry_test tp-all-gather-67108864 "DIV 8" "node000 node000 node000 node000 node000 node000 node000 node000" "0 1 2 3 4 5 6 7" "0 1 2 3 4 5 6 7" all_gather_perf -b 67108864 -e 67108864
 
 # tp-all-gather-67108864-all: all-gather of 67108864 B (67.1 MB): attention all-gather (20 per micro-batch), attention all-gather (backward) (20 per micro-batch), attention all-gather (backward re-gather) (20 per micro-batch), MLP all-gather (20 per micro-batch), MLP all-gather (backward) (20 per micro-batch), MLP all-gather (backward re-gather) (20 per micro-batch), embedding gradient (1 per micro-batch), output-layer all-gather (1 per micro-batch), output-layer all-gather (backward re-gather) (1 per micro-batch)
 # 4 groups at once, 32 ranks (engine phase "tp fwd stage 0: attention all-gather")
-# predicted: 138.9 us, algbw 483.18 GB/s, busbw 422.78 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
+# predicted: 195.1 us, algbw 343.97 GB/s, busbw 300.97 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
 ry_test tp-all-gather-67108864-all "DIV 8" "node000 node000 node000 node000 node000 node000 node000 node000 node001 node001 node001 node001 node001 node001 node001 node001 node002 node002 node002 node002 node002 node002 node002 node002 node003 node003 node003 node003 node003 node003 node003 node003" "0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7" "0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7" all_gather_perf -b 67108864 -e 67108864
 
 # tp-reduce-scatter-67108864: reduce-scatter of 67108864 B (67.1 MB): attention reduce-scatter (20 per micro-batch), attention reduce-scatter (backward) (20 per micro-batch), MLP reduce-scatter (20 per micro-batch), MLP reduce-scatter (backward) (20 per micro-batch), embedding output (1 per micro-batch), output-layer reduce-scatter (1 per micro-batch)
 # ranks 0-7 (first d0 p0 t0 c0 e0) on node000:0 node000:1 node000:2 node000:3 node000:4 node000:5 node000:6 node000:7 (host:GPU)
-# predicted: 138.9 us, algbw 483.18 GB/s, busbw 422.78 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
+# predicted: 195.1 us, algbw 343.97 GB/s, busbw 300.97 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
 ry_test tp-reduce-scatter-67108864 "DIV 8" "node000 node000 node000 node000 node000 node000 node000 node000" "0 1 2 3 4 5 6 7" "0 1 2 3 4 5 6 7" reduce_scatter_perf -b 67108864 -e 67108864
 
 # tp-reduce-scatter-67108864-all: reduce-scatter of 67108864 B (67.1 MB): attention reduce-scatter (20 per micro-batch), attention reduce-scatter (backward) (20 per micro-batch), MLP reduce-scatter (20 per micro-batch), MLP reduce-scatter (backward) (20 per micro-batch), embedding output (1 per micro-batch), output-layer reduce-scatter (1 per micro-batch)
 # 4 groups at once, 32 ranks (engine phase "tp fwd stage 0: attention reduce-scatter")
-# predicted: 138.9 us, algbw 483.18 GB/s, busbw 422.78 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
+# predicted: 195.1 us, algbw 343.97 GB/s, busbw 300.97 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
 ry_test tp-reduce-scatter-67108864-all "DIV 8" "node000 node000 node000 node000 node000 node000 node000 node000 node001 node001 node001 node001 node001 node001 node001 node001 node002 node002 node002 node002 node002 node002 node002 node002 node003 node003 node003 node003 node003 node003 node003 node003" "0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7" "0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7" reduce_scatter_perf -b 67108864 -e 67108864
 
 # tp-all-reduce-16384: all-reduce of 16384 B (16.4 kB): cross-entropy all-reduce (3 per micro-batch)
 # ranks 96-103 (first d0 p3 t0 c0 e0) on node012:0 node012:1 node012:2 node012:3 node012:4 node012:5 node012:6 node012:7 (host:GPU)
-# predicted: 16.9 us, algbw 0.97 GB/s, busbw 1.70 GB/s (bottleneck node012/gpu0 -> node012/nvswitch)
+# predicted: 23.6 us, algbw 0.70 GB/s, busbw 1.22 GB/s (bottleneck node012/gpu0 -> node012/nvswitch)
 ry_test tp-all-reduce-16384 "DIV 8" "node012 node012 node012 node012 node012 node012 node012 node012" "0 1 2 3 4 5 6 7" "0 1 2 3 4 5 6 7" all_reduce_perf -b 16384 -e 16384
 
 # tp-all-reduce-16384-all: all-reduce of 16384 B (16.4 kB): cross-entropy all-reduce (3 per micro-batch)
 # 4 groups at once, 32 ranks (engine phase "tp fwd stage 3: cross-entropy all-reduce")
-# predicted: 16.9 us, algbw 0.97 GB/s, busbw 1.70 GB/s (bottleneck node012/gpu0 -> node012/nvswitch)
+# predicted: 23.6 us, algbw 0.70 GB/s, busbw 1.22 GB/s (bottleneck node012/gpu0 -> node012/nvswitch)
 ry_test tp-all-reduce-16384-all "DIV 8" "node012 node012 node012 node012 node012 node012 node012 node012 node013 node013 node013 node013 node013 node013 node013 node013 node014 node014 node014 node014 node014 node014 node014 node014 node015 node015 node015 node015 node015 node015 node015 node015" "0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7" "0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7" all_reduce_perf -b 16384 -e 16384
 
 # ==== pp groups (adjacent stages: pipeline boundaries) ====
@@ -113,40 +113,40 @@ ry_test pp-boundary-2-3-all "DIV 2" "node008 node012 node008 node012 node008 nod
 
 # dp-reduce-scatter-8690761728: reduce-scatter of 8690761728 B (8.69 GB): dense gradient reduce-scatter (1 per iteration)
 # ranks 0, 8, 16, 24 (first d0 p0 t0 c0 e0) on node000:0 node001:0 node002:0 node003:0 (host:GPU)
-# predicted: 130370.4 us, algbw 66.66 GB/s, busbw 50.00 GB/s (bottleneck node000/nic0 -> leaf-su0-rail0)
+# predicted: 138733.7 us, algbw 62.64 GB/s, busbw 46.98 GB/s (bottleneck node000/nic0 -> leaf-su0-rail0)
 ry_test dp-reduce-scatter-8690761728 "DIV 4" "node000 node001 node002 node003" "0 0 0 0" "0 0 0 0" reduce_scatter_perf -b 8690761728 -e 8690761728
 
 # dp-reduce-scatter-8690761728-all: reduce-scatter of 8690761728 B (8.69 GB): dense gradient reduce-scatter (1 per iteration)
 # 32 groups at once, 128 ranks (engine phase "dp sync: dense gradient reduce-scatter")
-# predicted: 130370.5 us, algbw 66.66 GB/s, busbw 50.00 GB/s (bottleneck node012/nic0 -> leaf-su0-rail0)
+# predicted: 138733.7 us, algbw 62.64 GB/s, busbw 46.98 GB/s (bottleneck node012/nic0 -> leaf-su0-rail0)
 ry_test dp-reduce-scatter-8690761728-all "DIV 4" "node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015" "0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7" "0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7" reduce_scatter_perf -b 8690761728 -e 8690761728
 
 # dp-all-gather-4345380864: all-gather of 4345380864 B (4.35 GB): dense parameter all-gather (1 per iteration)
 # ranks 0, 8, 16, 24 (first d0 p0 t0 c0 e0) on node000:0 node001:0 node002:0 node003:0 (host:GPU)
-# predicted: 65189.7 us, algbw 66.66 GB/s, busbw 49.99 GB/s (bottleneck node000/nic0 -> leaf-su0-rail0)
+# predicted: 69392.5 us, algbw 62.62 GB/s, busbw 46.97 GB/s (bottleneck node000/nic0 -> leaf-su0-rail0)
 ry_test dp-all-gather-4345380864 "DIV 4" "node000 node001 node002 node003" "0 0 0 0" "0 0 0 0" all_gather_perf -b 4345380864 -e 4345380864
 
 # dp-all-gather-4345380864-all: all-gather of 4345380864 B (4.35 GB): dense parameter all-gather (1 per iteration)
 # 32 groups at once, 128 ranks (engine phase "dp sync: dense parameter all-gather")
-# predicted: 65189.7 us, algbw 66.66 GB/s, busbw 49.99 GB/s (bottleneck node012/nic0 -> leaf-su0-rail0)
+# predicted: 69392.5 us, algbw 62.62 GB/s, busbw 46.97 GB/s (bottleneck node012/nic0 -> leaf-su0-rail0)
 ry_test dp-all-gather-4345380864-all "DIV 4" "node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node000 node001 node002 node003 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node004 node005 node006 node007 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node008 node009 node010 node011 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015 node012 node013 node014 node015" "0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7" "0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7" all_gather_perf -b 4345380864 -e 4345380864
 
 # dp-reduce-scatter-8556544000: reduce-scatter of 8556544000 B (8.56 GB): dense gradient reduce-scatter (1 per iteration)
 # ranks 32, 40, 48, 56 (first d0 p1 t0 c0 e0) on node004:0 node005:0 node006:0 node007:0 (host:GPU)
-# predicted: 128357.2 us, algbw 66.66 GB/s, busbw 50.00 GB/s (bottleneck node004/nic0 -> leaf-su0-rail0)
+# predicted: 136591.9 us, algbw 62.64 GB/s, busbw 46.98 GB/s (bottleneck node004/nic0 -> leaf-su0-rail0)
 ry_test dp-reduce-scatter-8556544000 "DIV 4" "node004 node005 node006 node007" "0 0 0 0" "0 0 0 0" reduce_scatter_perf -b 8556544000 -e 8556544000
 
 # dp-all-gather-4278272000: all-gather of 4278272000 B (4.28 GB): dense parameter all-gather (1 per iteration)
 # ranks 32, 40, 48, 56 (first d0 p1 t0 c0 e0) on node004:0 node005:0 node006:0 node007:0 (host:GPU)
-# predicted: 64183.1 us, algbw 66.66 GB/s, busbw 49.99 GB/s (bottleneck node004/nic0 -> leaf-su0-rail0)
+# predicted: 68321.6 us, algbw 62.62 GB/s, busbw 46.96 GB/s (bottleneck node004/nic0 -> leaf-su0-rail0)
 ry_test dp-all-gather-4278272000 "DIV 4" "node004 node005 node006 node007" "0 0 0 0" "0 0 0 0" all_gather_perf -b 4278272000 -e 4278272000
 
 # dp-reduce-scatter-8690765824: reduce-scatter of 8690765824 B (8.69 GB): dense gradient reduce-scatter (1 per iteration)
 # ranks 96, 104, 112, 120 (first d0 p3 t0 c0 e0) on node012:0 node013:0 node014:0 node015:0 (host:GPU)
-# predicted: 130370.5 us, algbw 66.66 GB/s, busbw 50.00 GB/s (bottleneck node012/nic0 -> leaf-su0-rail0)
+# predicted: 138733.7 us, algbw 62.64 GB/s, busbw 46.98 GB/s (bottleneck node012/nic0 -> leaf-su0-rail0)
 ry_test dp-reduce-scatter-8690765824 "DIV 4" "node012 node013 node014 node015" "0 0 0 0" "0 0 0 0" reduce_scatter_perf -b 8690765824 -e 8690765824
 
 # dp-all-gather-4345382912: all-gather of 4345382912 B (4.35 GB): dense parameter all-gather (1 per iteration)
 # ranks 96, 104, 112, 120 (first d0 p3 t0 c0 e0) on node012:0 node013:0 node014:0 node015:0 (host:GPU)
-# predicted: 65189.7 us, algbw 66.66 GB/s, busbw 49.99 GB/s (bottleneck node012/nic0 -> leaf-su0-rail0)
+# predicted: 69392.5 us, algbw 62.62 GB/s, busbw 46.97 GB/s (bottleneck node012/nic0 -> leaf-su0-rail0)
 ry_test dp-all-gather-4345382912 "DIV 4" "node012 node013 node014 node015" "0 0 0 0" "0 0 0 0" all_gather_perf -b 4345382912 -e 4345382912

@@ -1,0 +1,415 @@
+#include "cost/collectiveplanner.h"
+
+#include "cost/ringorder.h"
+#include "fabric/fabric.h"
+#include "fabric/router.h"
+
+#include <algorithm>
+#include <limits>
+
+/*
+ * Flows per algorithm, per byte of S and per pass (an all-reduce = two passes), for n members
+ * on N servers with L members each where that matters, C channels:
+ *
+ *  - ring: C rings (cost/ringorder.h), each edge (n-1)/n / C (Patarasuk & Yuan 2009: every
+ *    rank sends S/n in each of the n-1 steps of a pass; NCCL splits S over its channels).
+ *  - tree: per channel a chain inside each server and NCCL's two binary trees over the servers
+ *    (src/graph/trees.cc), each tree carrying half of the channel's data: an all-reduce reduces
+ *    up and broadcasts down, so every chain edge carries S/C each way and every tree edge
+ *    S/(2C) each way per tree over the whole operation (Sanders, Speck & Traeff, "Two-tree
+ *    algorithms for full bandwidth broadcast, reduction and scan", Parallel Computing 2009).
+ *  - nvls: NVLink SHARP in the NVSwitch: for a reduce-scatter a GPU sends S into the switch and
+ *    receives its reduced S/L, for an all-gather sends S/L and receives S (stated by the NCCL
+ *    team in NVIDIA/nccl issue #1083); the all-reduce does both.
+ *  - nvls-tree: NVLS reduce-scatter inside each server, a double binary tree of S/L per rail
+ *    (GPU j of every server) across servers, NVLS all-gather (NCCL's NVLSTree).
+ *  - hierarchical: ring reduce-scatter inside each server ((L-1)/L per edge), ring all-reduce
+ *    of S/L per rail across servers ((N-1)/N / L per edge), ring all-gather inside (Horovod's
+ *    hierarchical all-reduce; ASTRA-sim's multi-dimensional all-reduce).
+ *  - pat: log2(n) steps, the k-th sending min(2^k, n - 2^k) blocks of S/n to the member 2^k
+ *    ahead (Bruck et al., IEEE TPDS 1997, the pattern NCCL's PAT follows for one GPU per node).
+ *  - pairwise: S/n between every ordered pair (nccl-tests alltoall).
+ *
+ * Every phase of an algorithm runs at once, chunk by chunk (NCCL pipelines rings, trees and
+ * NVLS trees in chunks), so the engine times all of a plan's flows as one phase: the critical
+ * chain's latency plus the most loaded link's bytes over its bandwidth. A sequential sum of
+ * the phases (ASTRA-sim's analytical backend without chunk pipelining) would give a DGX H100
+ * multi-node all-reduce about 230 GB/s of bus bandwidth, where measurements show the NICs'
+ * 8 x ~47 GB/s (nccl-tests issues #290 and #119).
+ *
+ * The chain of a pipelined ring pass is every edge but the cheapest (the chunk that starts
+ * right after the cheapest edge crosses all the others), summed hop by hop; of parallel parts
+ * (channels, trees, servers) the one with the most steps counts.
+ */
+
+namespace railyard {
+
+PlanAlgorithm planAlgorithmFor(CollectiveAlgorithm option)
+{
+    switch (option) {
+    case CollectiveAlgorithm::MemberOrder:
+        return PlanAlgorithm::MemberOrder;
+    case CollectiveAlgorithm::Tree:
+        return PlanAlgorithm::Tree;
+    case CollectiveAlgorithm::Nvls:
+        return PlanAlgorithm::Nvls;
+    case CollectiveAlgorithm::Hierarchical:
+        return PlanAlgorithm::Hierarchical;
+    case CollectiveAlgorithm::Pat:
+        return PlanAlgorithm::Pat;
+    case CollectiveAlgorithm::Auto:
+    case CollectiveAlgorithm::Ring:
+        break;
+    }
+    return PlanAlgorithm::Ring;
+}
+
+bool algorithmRuns(PlanAlgorithm a, Collective op)
+{
+    const bool reduceLike = op == Collective::AllReduce || op == Collective::AllGather
+        || op == Collective::ReduceScatter;
+    switch (a) {
+    case PlanAlgorithm::Ring:
+    case PlanAlgorithm::MemberOrder:
+    case PlanAlgorithm::Nvls:
+        return reduceLike;
+    case PlanAlgorithm::Tree:
+    case PlanAlgorithm::NvlsTree:
+    case PlanAlgorithm::Hierarchical:
+        return op == Collective::AllReduce;
+    case PlanAlgorithm::Pat:
+        return op == Collective::AllGather || op == Collective::ReduceScatter;
+    case PlanAlgorithm::Pairwise:
+        return op == Collective::AllToAll;
+    case PlanAlgorithm::PointToPoint:
+        return op == Collective::SendRecv;
+    }
+    return false;
+}
+
+int doubleBinaryTreeParent(int tree, int r, int n)
+{
+    // Tree 0: the lowest set bit of r decides its level; its parent sets the next bit up, or
+    // clears its own bit when that would leave the tree. Tree 1 mirrors tree 0 (even n) or
+    // shifts it by one rank (odd n), so each node is a leaf in one of the two trees.
+    const auto btree = [n](int x) {
+        if (x == 0)
+            return -1;
+        const int bit = x & -x;
+        const int up = (x ^ bit) | (bit << 1);
+        return up < n ? up : (x ^ bit);
+    };
+    if (tree == 0)
+        return btree(r);
+    if (n % 2 == 0) {
+        const int p = btree(n - 1 - r);
+        return p < 0 ? -1 : n - 1 - p;
+    }
+    const int p = btree((r - 1 + n) % n);
+    return p < 0 ? -1 : (p + 1) % n;
+}
+
+namespace {
+
+/// A part of a chain: its summed hop latency and its steps by kind.
+struct ChainPart
+{
+    double wire = 0.0;
+    int scaleUp = 0;
+    int network = 0;
+};
+
+/// The longer of two concurrent chains: more steps first (every step pays the protocol's
+/// per-step latency, which exceeds the fabric's differences between hops), then more network
+/// steps, then more fabric latency; the earlier on a tie.
+ChainPart longer(const ChainPart &a, const ChainPart &b)
+{
+    const int sa = a.scaleUp + a.network, sb = b.scaleUp + b.network;
+    if (sa != sb)
+        return sb > sa ? b : a;
+    if (a.network != b.network)
+        return b.network > a.network ? b : a;
+    return b.wire > a.wire ? b : a;
+}
+
+ChainPart operator+(const ChainPart &a, const ChainPart &b)
+{
+    return { a.wire + b.wire, a.scaleUp + b.scaleUp, a.network + b.network };
+}
+
+class Builder
+{
+public:
+    Builder(
+        const Fabric &fabric, Router &router, const std::vector<int> &slots, CollectivePlan &plan)
+        : m_fabric(fabric)
+        , m_router(router)
+        , m_members(ringMembers(fabric, slots))
+        , m_servers(membersByServer(m_members))
+        , m_plan(plan)
+    {
+    }
+
+    const std::vector<RingMember> &members() const { return m_members; }
+    const std::vector<ServerMembers> &servers() const { return m_servers; }
+    int n() const { return static_cast<int>(m_members.size()); }
+    int serverCount() const { return static_cast<int>(m_servers.size()); }
+
+    void flow(int a, int b, double unit)
+    {
+        if (unit > 0.0 && m_members[a].slot != m_members[b].slot)
+            m_plan.flows.push_back({ m_members[a].slot, m_members[b].slot, unit });
+    }
+    /// One hop of the chain from member a to member b.
+    ChainPart hop(int a, int b)
+    {
+        const bool network = m_members[a].server != m_members[b].server;
+        return { m_router.latency(m_members[a].slot, m_members[b].slot), network ? 0 : 1,
+            network ? 1 : 0 };
+    }
+
+    /// Flows of one ring (member indexes) and the chain of one of its passes.
+    ChainPart ring(const std::vector<int> &order, double unit)
+    {
+        const std::size_t k = order.size();
+        if (k < 2)
+            return {};
+        ChainPart total, cheapest { std::numeric_limits<double>::infinity(), 0, 0 };
+        for (std::size_t i = 0; i < k; ++i) {
+            flow(order[i], order[(i + 1) % k], unit);
+            const ChainPart h = hop(order[i], order[(i + 1) % k]);
+            total = total + h;
+            if (h.wire < cheapest.wire)
+                cheapest = h;
+        }
+        return { total.wire - cheapest.wire, total.scaleUp - cheapest.scaleUp,
+            total.network - cheapest.network };
+    }
+
+    /// Both binary trees over the servers' members `heads` (one per server), each edge
+    /// `unit` each way; returns the longest path from a node to its root.
+    ChainPart trees(const std::vector<int> &heads, double unit)
+    {
+        const int nodes = static_cast<int>(heads.size());
+        ChainPart longest;
+        std::vector<ChainPart> path(static_cast<std::size_t>(nodes));
+        std::vector<int> parent(static_cast<std::size_t>(nodes));
+        for (int t = 0; t < 2 && nodes > 1; ++t) {
+            for (int r = 0; r < nodes; ++r) {
+                parent[r] = doubleBinaryTreeParent(t, r, nodes);
+                if (parent[r] >= 0) {
+                    flow(heads[r], heads[parent[r]], unit);
+                    flow(heads[parent[r]], heads[r], unit);
+                }
+            }
+            // Path to the root: parents are found by walking up (depth <= log2 n + 1).
+            for (int r = 0; r < nodes; ++r) {
+                ChainPart p;
+                for (int x = r; parent[x] >= 0; x = parent[x])
+                    p = p + hop(heads[x], heads[parent[x]]);
+                path[r] = p;
+                longest = longer(longest, p);
+            }
+        }
+        return longest;
+    }
+
+    /// NVLS: each member's GPU -> NVSwitch and NVSwitch -> GPU link, `up` and `down` each.
+    void nvlsLoads(const ServerMembers &s, double up, double down)
+    {
+        const int server = s.server;
+        for (const int i : s.members) {
+            const int gpu = m_fabric.gpuVertex(m_members[i].slot);
+            const int sw = m_fabric.scaleUpVertex(server);
+            m_plan.links.push_back({ m_fabric.linkBetween(gpu, sw), up });
+            m_plan.links.push_back({ m_fabric.linkBetween(sw, gpu), down });
+        }
+    }
+
+private:
+    const Fabric &m_fabric;
+    Router &m_router;
+    std::vector<RingMember> m_members;
+    std::vector<ServerMembers> m_servers;
+    CollectivePlan &m_plan;
+};
+
+/// The algorithm the group can really run.
+PlanAlgorithm resolve(PlanAlgorithm a, Collective op, const Builder &b, double nvls)
+{
+    if (!algorithmRuns(a, op)) {
+        if (op == Collective::AllToAll)
+            return PlanAlgorithm::Pairwise;
+        if (op == Collective::SendRecv)
+            return PlanAlgorithm::PointToPoint;
+        a = PlanAlgorithm::Ring;
+    }
+    const bool oneServer = b.serverCount() == 1;
+    const bool uniform = uniformPerServer(b.servers());
+    switch (a) {
+    case PlanAlgorithm::Nvls:
+    case PlanAlgorithm::NvlsTree:
+        if (nvls <= 0.0)
+            return PlanAlgorithm::Ring;
+        if (oneServer)
+            return PlanAlgorithm::Nvls;
+        if (op != Collective::AllReduce || !uniform)
+            return PlanAlgorithm::Ring;
+        // One member per server leaves no NVSwitch to reduce in: that is the plain tree.
+        return b.servers().front().members.size() > 1 ? PlanAlgorithm::NvlsTree
+                                                      : PlanAlgorithm::Tree;
+    case PlanAlgorithm::Hierarchical:
+        return oneServer || !uniform ? PlanAlgorithm::Ring : a;
+    case PlanAlgorithm::Pat:
+        return b.serverCount() == b.n() ? a : PlanAlgorithm::Ring;
+    case PlanAlgorithm::Ring:
+    case PlanAlgorithm::MemberOrder:
+    case PlanAlgorithm::Tree:
+    case PlanAlgorithm::Pairwise:
+    case PlanAlgorithm::PointToPoint:
+        break;
+    }
+    return a;
+}
+
+} // namespace
+
+CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::vector<int> &slots,
+    const Fabric &fabric, Router &router, double nvlsEfficiency)
+{
+    CollectivePlan plan;
+    Builder b(fabric, router, slots, plan);
+    const int n = b.n();
+    const int servers = b.serverCount();
+    plan.algorithm = resolve(wanted, op, b, nvlsEfficiency);
+    plan.chain.ranks = n;
+    plan.chain.servers = servers;
+    if (n < 2)
+        return plan;
+    const double dn = n;
+    ChainPart chain;
+    switch (plan.algorithm) {
+    case PlanAlgorithm::Ring: {
+        const std::vector<std::vector<int>> rings = buildRings(b.members());
+        plan.channels = static_cast<int>(rings.size());
+        for (const std::vector<int> &ring : rings)
+            chain = longer(chain, b.ring(ring, (dn - 1.0) / dn / plan.channels));
+        break;
+    }
+    case PlanAlgorithm::MemberOrder: {
+        std::vector<int> order(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i)
+            order[i] = i;
+        chain = b.ring(order, (dn - 1.0) / dn);
+        break;
+    }
+    case PlanAlgorithm::Tree: {
+        std::size_t channels = 1;
+        for (const ServerMembers &s : b.servers())
+            channels = std::max(channels, s.nics.size());
+        plan.channels = static_cast<int>(channels);
+        const double c = plan.channels;
+        for (int ch = 0; ch < plan.channels; ++ch) {
+            ChainPart inside;
+            std::vector<int> heads;
+            for (const ServerMembers &s : b.servers()) {
+                const std::vector<int> order = chainOrder(s, b.members(), ch);
+                heads.push_back(order.front());
+                ChainPart along;
+                for (std::size_t j = 0; j + 1 < order.size(); ++j) {
+                    b.flow(order[j], order[j + 1], 1.0 / (2.0 * c));
+                    b.flow(order[j + 1], order[j], 1.0 / (2.0 * c));
+                    along = along + b.hop(order[j + 1], order[j]);
+                }
+                inside = longer(inside, along);
+            }
+            chain = longer(chain, inside + b.trees(heads, 1.0 / (4.0 * c)));
+        }
+        break;
+    }
+    case PlanAlgorithm::Nvls: {
+        const ServerMembers &s = b.servers().front();
+        const double up = op == Collective::AllReduce ? 0.5 * (1.0 + 1.0 / dn)
+            : op == Collective::ReduceScatter         ? 1.0
+                                                      : 1.0 / dn;
+        const double down = op == Collective::AllReduce ? up
+            : op == Collective::ReduceScatter           ? 1.0 / dn
+                                                        : 1.0;
+        b.nvlsLoads(s, up, down);
+        chain = b.hop(s.members[0], s.members[1]);
+        break;
+    }
+    case PlanAlgorithm::NvlsTree: {
+        const std::size_t l = b.servers().front().members.size();
+        const double dl = static_cast<double>(l);
+        ChainPart inside;
+        if (l > 1) {
+            for (const ServerMembers &s : b.servers())
+                b.nvlsLoads(s, 0.5 * (1.0 + 1.0 / dl), 0.5 * (1.0 + 1.0 / dl));
+            const ServerMembers &s = b.servers().front();
+            inside = b.hop(s.members[0], s.members[1]);
+        }
+        plan.channels = static_cast<int>(l);
+        ChainPart across;
+        for (std::size_t j = 0; j < l; ++j) {
+            std::vector<int> column;
+            for (const ServerMembers &s : b.servers())
+                column.push_back(s.members[j]);
+            across = longer(across, b.trees(column, 1.0 / (4.0 * dl)));
+        }
+        chain = inside + across;
+        break;
+    }
+    case PlanAlgorithm::Hierarchical: {
+        const std::size_t l = b.servers().front().members.size();
+        const double dl = static_cast<double>(l);
+        const double dservers = servers;
+        ChainPart inside, across;
+        for (const ServerMembers &s : b.servers())
+            inside = longer(inside, b.ring(s.members, (dl - 1.0) / dl));
+        plan.channels = static_cast<int>(l);
+        for (std::size_t j = 0; j < l; ++j) {
+            std::vector<int> column;
+            for (const ServerMembers &s : b.servers())
+                column.push_back(s.members[j]);
+            across = longer(across, b.ring(column, (dservers - 1.0) / dservers / dl));
+        }
+        chain = inside + across;
+        break;
+    }
+    case PlanAlgorithm::Pat: {
+        for (int d = 1; d < n; d *= 2) {
+            const double blocks = std::min(d, n - d);
+            ChainPart step;
+            for (int i = 0; i < n; ++i) {
+                b.flow(i, (i + d) % n, blocks / dn);
+                step = longer(step, b.hop(i, (i + d) % n));
+            }
+            chain = chain + step;
+        }
+        break;
+    }
+    case PlanAlgorithm::Pairwise: {
+        for (int k = 1; k < n; ++k) {
+            ChainPart step;
+            for (int i = 0; i < n; ++i) {
+                b.flow(i, (i + k) % n, 1.0 / dn);
+                step = longer(step, b.hop(i, (i + k) % n));
+            }
+            chain = chain + step;
+        }
+        break;
+    }
+    case PlanAlgorithm::PointToPoint:
+        b.flow(0, 1, 1.0);
+        chain = b.hop(0, 1);
+        break;
+    }
+    plan.chain.channels = plan.channels;
+    plan.chain.wire = chain.wire;
+    plan.chain.scaleUpSteps = chain.scaleUp;
+    plan.chain.networkSteps = chain.network;
+    return plan;
+}
+
+} // namespace railyard

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "cost/nccltuning.h"
+#include "scenario/collectivespec.h"
+#include "workload/workloadplan.h"
+
+#include <vector>
+
+namespace railyard {
+
+class Fabric;
+class Router;
+
+/** Bytes from slot `src` to slot `dst`, per byte of the message size S and per pass. */
+struct PlannedFlow
+{
+    int src = -1;
+    int dst = -1;
+    double unit = 0.0;
+};
+
+/** Bytes on one link, per byte of S and per pass, that no slot-to-slot route describes
+ *  (NVLS: the NVSwitch reduces and multicasts, so a GPU's up and down links differ). */
+struct PlannedLinkLoad
+{
+    int link = -1;
+    double unit = 0.0;
+};
+
+/**
+ * What one collective on one group puts on the fabric: the flows of the algorithm (per byte of
+ * S per pass; an all-reduce has two passes, the others one) and its latency structure. Link
+ * loads are linear in S, so one plan serves every message size.
+ */
+struct CollectivePlan
+{
+    PlanAlgorithm algorithm = PlanAlgorithm::Ring; ///< what was built (after fallbacks)
+    int channels = 1;
+    std::vector<PlannedFlow> flows;
+    std::vector<PlannedLinkLoad> links;
+    CollectiveChain chain;
+};
+
+/// The plan algorithm a scenario option names (auto: the ring, the first candidate).
+PlanAlgorithm planAlgorithmFor(CollectiveAlgorithm option);
+
+/// Whether `a` can run `op` at all (before the group's geometry is looked at): trees, NVLS
+/// trees and the hierarchical algorithm are all-reduces, PAT is all-gather / reduce-scatter,
+/// all-to-all is pairwise and send-recv point to point.
+bool algorithmRuns(PlanAlgorithm a, Collective op);
+
+/**
+ * Plans `op` with algorithm `wanted` over the members at `slots` (in member order, distinct).
+ * Falls back where the group's geometry or the device does not allow `wanted`: NVLS needs
+ * NVLink SHARP (`nvlsEfficiency` > 0) and becomes NVLS-tree across servers (all-reduce;
+ * all-gather and reduce-scatter across servers need CollNet in NCCL, so they take the ring);
+ * the NVLS tree and the hierarchical algorithm need the same number of members on every
+ * server; PAT needs one member per server; anything an op cannot run becomes the ring. The
+ * chain's hop latencies come from `router`.
+ */
+CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::vector<int> &slots,
+    const Fabric &fabric, Router &router, double nvlsEfficiency);
+
+/// NCCL's double binary tree over n nodes (src/graph/trees.cc): the parent of node r in tree
+/// 0 (a binary tree with leaves on odd ranks) or tree 1 (its mirror for even n, shifted by one
+/// for odd n); -1 for the root.
+int doubleBinaryTreeParent(int tree, int r, int n);
+
+} // namespace railyard

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <vector>
+
+namespace railyard {
+
+class Fabric;
+
+/** Where one member of a collective group sits: its slot, server, GPU and NIC index. */
+struct RingMember
+{
+    int slot = -1;
+    int server = -1;
+    int gpu = -1;
+    int nic = -1;
+};
+
+/// The members of `slots` as RingMembers (server, GPU and NIC from the fabric's affinity).
+std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int> &slots);
+
+/** The members of a group on one server: indexes into the member list, by GPU index. */
+struct ServerMembers
+{
+    int server = -1;
+    std::vector<int> members; ///< sorted by GPU index
+    std::vector<int> nics; ///< distinct NIC indexes of those members, ascending
+};
+
+/// The group's servers in order of first appearance in the member list (NCCL numbers its
+/// nodes in rank order), each with its members.
+std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &members);
+
+/// True when every server holds the same number of members.
+bool uniformPerServer(const std::vector<ServerMembers> &servers);
+
+/**
+ * Rings the way NCCL builds them (src/graph/search.cc, connect.cc): within a server first,
+ * then across servers in node order, one channel per NIC the members use. A channel enters a
+ * server on one NIC and leaves it on another (NCCL's ring pattern "NET n -> GPU a -> ... ->
+ * GPU x -> NET m"), and odd servers swap the pair (connect.cc: "Alternate rings to avoid
+ * crossing rails"), so every hop between servers with the same NICs stays on one rail; where
+ * the NIC sets differ a server enters on the rail its predecessor left on when it can.
+ *
+ * Returns one ring per channel, each a permutation of member indexes (0..n-1). A group on
+ * one server gets a single ring by GPU index (every ring loads an NVSwitch alike).
+ */
+std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members);
+
+/// The members of server `s` in the order a chain of channel `channel` visits them: the
+/// member on the channel's NIC first (the tree's network end), the others by GPU index.
+std::vector<int> chainOrder(
+    const ServerMembers &s, const std::vector<RingMember> &members, int channel);
+
+} // namespace railyard

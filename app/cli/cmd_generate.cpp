@@ -16,14 +16,18 @@
 #include "scenario/scenariocheck.h"
 #include "scenario/scenariofile.h"
 #include "workload/presets.h"
+#include "workload/workload.h"
 #include "workload/workloadnames.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -75,6 +79,23 @@ const std::vector<Flag> &flags()
             "One NIC port, Gbit/s per direction (device default, 400).", kFabric },
         { "scaleup-gbps", "fabric.scaleup_gbps", Kind::Number, "B",
             "One GPU's scale-up port, Gbit/s per direction (device default, 3600).", kFabric },
+        { "pcie-gbps", "fabric.pcie_gbps", Kind::Number, "B",
+            "GPU <-> NIC host path, Gbit/s per direction (512).", kFabric },
+        { "fabric-gbps", "fabric.fabric_gbps", Kind::Number, "B",
+            "One switch-to-switch port (leaf <-> spine <-> super-spine), Gbit/s (400).",
+            kFabric },
+        { "scaleup-latency-us", "fabric.scaleup_latency_us", Kind::Number, "US",
+            "Scale-up (NVLink) hop latency, microseconds (0.6).", kFabric },
+        { "pcie-latency-us", "fabric.pcie_latency_us", Kind::Number, "US",
+            "GPU <-> NIC host path latency, microseconds (0.5).", kFabric },
+        { "nic-latency-us", "fabric.nic_latency_us", Kind::Number, "US",
+            "NIC <-> leaf hop latency, microseconds (1.0).", kFabric },
+        { "fabric-latency-us", "fabric.fabric_latency_us", Kind::Number, "US",
+            "Switch-to-switch hop latency, microseconds (0.6).", kFabric },
+        { "leaf-oversubscription", "fabric.leaf_oversubscription", Kind::Number, "R",
+            "Leaf downlink : uplink bandwidth (1 = non-blocking).", kFabric },
+        { "spine-oversubscription", "fabric.spine_oversubscription", Kind::Number, "R",
+            "Spine downlink : uplink bandwidth (1 = non-blocking).", kFabric },
         { "pxn", "fabric.pxn", Kind::Switch, nullptr,
             "NCCL PXN: cross-rail traffic hops over NVLink first.", kFabric },
         { "tp", "parallel.tp", Kind::Degree, nullptr, nullptr, kLayout },
@@ -119,6 +140,21 @@ const std::vector<Flag> &flags()
             kWorkload },
         { "interleave", "training.interleave", Kind::Integer, "V",
             "Virtual stages per rank (interleaved).", kWorkload },
+        { "layers-per-stage", "training.layers_per_stage", Kind::Text, "L,L,...",
+            "Layers per pipeline stage (pp entries, or pp x interleave per model chunk), "
+            "summing to the layers; default the even split.",
+            kWorkload },
+        { "overlap-grad-reduce", "training.overlap_grad_reduce", Kind::Switch, nullptr,
+            "Megatron-LM --overlap-grad-reduce: gradient reduction during backward (off).",
+            kWorkload },
+        { "overlap-param-gather", "training.overlap_param_gather", Kind::Switch, nullptr,
+            "Megatron-LM --overlap-param-gather: parameter all-gather behind the next forward "
+            "(off; needs the two above).",
+            kWorkload },
+        { "tp-comm-overlap", "training.tp_comm_overlap", Kind::Switch, nullptr,
+            "Megatron-LM --tp-comm-overlap: TP all-gather / reduce-scatter beside the GEMMs "
+            "(off; needs sequence parallelism).",
+            kWorkload },
         { "device", "device.preset", Kind::Text, "NAME",
             "Device preset (h100-sxm); sets NIC and scale-up defaults.", kWorkload },
         { "name", "name", Kind::Text, "NAME", "Scenario name (default from model and degrees).",
@@ -186,7 +222,9 @@ bool readSwitchPair(
 [[noreturn]] void rethrowForFlags(const ScenarioError &e, const GenerateOptions &o)
 {
     for (const Flag &f : flags()) {
-        if (e.field() == f.field && o.given(f.name))
+        const std::string field = f.field;
+        const bool element = e.field().rfind(field + "[", 0) == 0; // layers_per_stage[3]
+        if ((e.field() == field || element) && o.given(f.name))
             throw ScenarioError(std::string("--") + f.name, e.reason());
     }
     // "model" / "device" hold the preset name when the loader reads them as strings.
@@ -196,6 +234,40 @@ bool readSwitchPair(
     if (e.field() == "mapping")
         throw ScenarioError("--placement", e.reason());
     throw e;
+}
+
+/// "7,8,8,7" as a JSON array of integers; the loader checks the values against the model.
+json layersPerStage(const std::string &list)
+{
+    json out = json::array();
+    std::size_t at = 0;
+    while (at <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, comma - at);
+        std::size_t used = 0;
+        long long value = 0;
+        try {
+            value = std::stoll(item, &used);
+        } catch (const std::exception &) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size())
+            throw ScenarioError("--layers-per-stage",
+                "expected a comma-separated list of layer counts such as 9,8,8,9, got '" + list
+                    + "'");
+        out.push_back(value);
+        at = comma + 1;
+    }
+    return out;
+}
+
+/// Whether any flag describes the workload (a preset, the model, the training or the device).
+bool anyWorkloadFlag(const GenerateOptions &o)
+{
+    for (const Flag &f : flags())
+        if (std::string(f.group) == kWorkload && o.given(f.name))
+            return true;
+    return false;
 }
 
 /// The scenario document the flags describe; values are checked by the loader afterwards.
@@ -227,6 +299,15 @@ json documentFromFlags(const GenerateOptions &o)
     fabric["nic_gbps"] = o.given("nic-gbps") ? o.numbers.at("nic-gbps") : defaults.nicGbps;
     fabric["scaleup_gbps"]
         = o.given("scaleup-gbps") ? o.numbers.at("scaleup-gbps") : defaults.scaleUpGbps;
+    for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
+             { "pcie_gbps", "pcie-gbps" }, { "fabric_gbps", "fabric-gbps" },
+             { "scaleup_latency_us", "scaleup-latency-us" },
+             { "pcie_latency_us", "pcie-latency-us" }, { "nic_latency_us", "nic-latency-us" },
+             { "fabric_latency_us", "fabric-latency-us" },
+             { "leaf_oversubscription", "leaf-oversubscription" },
+             { "spine_oversubscription", "spine-oversubscription" } })
+        if (o.given(flag))
+            fabric[key] = o.numbers.at(flag);
     fabric["pxn"] = o.given("pxn");
     fabric["name"]
         = o.texts.at("fabric") + "-" + std::to_string(servers) + "x" + std::to_string(gpus);
@@ -281,6 +362,25 @@ json documentFromFlags(const GenerateOptions &o)
     if (!readSwitchPair(o, "distributed-optimizer", "no-distributed-optimizer", training,
             "distributed_optimizer"))
         throw ScenarioError("--distributed-optimizer", "contradicts --no-distributed-optimizer");
+
+    if (o.given("layers-per-stage"))
+        training["layers_per_stage"] = layersPerStage(o.texts.at("layers-per-stage"));
+    for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
+             { "overlap_grad_reduce", "overlap-grad-reduce" },
+             { "overlap_param_gather", "overlap-param-gather" },
+             { "tp_comm_overlap", "tp-comm-overlap" } })
+        if (o.given(flag))
+            training[key] = true;
+    if (!anyWorkloadFlag(o) && !training.contains("global_batch")) {
+        // A fabric-only scenario (no workload flag): the layout and the fabric are the study,
+        // so the batch is not the user's to check. The default global batch is rounded up to
+        // the next multiple of micro_batch x dp (x cp), so that the file evaluates.
+        const std::int64_t perStep = parallel["dp"].get<std::int64_t>() * d.cp;
+        if (perStep >= 1 && perStep <= INT32_MAX) {
+            const std::int64_t batch = TrainingSpec {}.globalBatch;
+            training["global_batch"] = (batch + perStep - 1) / perStep * perStep;
+        }
+    }
 
     json mapping = json::object();
     text(mapping, "placement", "placement");

@@ -1,33 +1,21 @@
 #include "cost/costengine.h"
 
 #include "base/scenarioerror.h"
+#include "cost/bytessent.h"
 #include "cost/evaluationinputs.h"
 #include "cost/linkranking.h"
 #include "cost/nccltuning.h"
+#include "cost/overlapchannels.h"
+#include "cost/stagetiming.h"
 #include "cost/trafficmodel.h"
 #include "cost/trafficplan.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <optional>
 
 namespace railyard {
-
-namespace {
-
-/** Which communication the stage-time model includes; the exposure ablation drops one dim. */
-struct DimMask
-{
-    std::array<bool, kDimCount> on{true, true, true, true, true};
-    static DimMask without(Dim d)
-    {
-        DimMask m;
-        m.on[index(d)] = false;
-        return m;
-    }
-};
-
-} // namespace
 
 struct CostEngine::Impl
 {
@@ -41,8 +29,13 @@ struct CostEngine::Impl
     std::optional<TrafficModel> traffic;
     std::vector<DpOp> dpOps;
     std::vector<double> stageDpBytes;
+    DimArray bytesSent{};  ///< depends on the plan alone
+    std::array<bool, kDimCount> present{};
+    PhaseTimes times;      ///< of the current mapping
     CostReport report;
     LinkRanking ranking; ///< busy time per link, for the bottleneck and the percentiles
+    OverlapChannels channels; ///< link bounds and the overlapped DP sync's contention
+    Timing main;
     std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
 
     Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
@@ -62,15 +55,15 @@ struct CostEngine::Impl
 
     double opTime(int pattern, Collective c, double bytes) const;
     double epOpTime(int stage, Collective c, double bytes) const; ///< dispatch/combine mean
-    double dpSyncTime() const;
-    std::vector<double> stageTimes(OpPass pass, const DimMask &mask) const;
+    PhaseTimes phaseTimes() const;
     std::vector<double> boundaryTimes(bool forward) const;
-    PipelineTimeline schedule(const DimMask &mask) const;
-    double iterationTime(const PipelineTimeline &t, bool withDp) const;
-    double optimizerTime() const;
+    double wrapTime(bool forward) const;
+    double linkBoundAt(int microbatches) const;
     void fillPhases();
     long long updateLink(int link);
-    void fillLinks(bool all);
+    void refreshLinks(bool all);
+    void fillLinkStats();
+    void fillStages();
 };
 
 void CostEngine::Impl::setUpTraffic()
@@ -82,6 +75,42 @@ void CostEngine::Impl::setUpTraffic()
     const std::vector<double> weight = patternWeights(*traffic, plan, chunks());
     for (int p = 0; p < traffic->patternCount(); ++p)
         traffic->setWeight(p, weight[p]);
+    bytesSent = railyard::bytesSent(plan, scenario.degrees, chunks());
+
+    // What turns a link's bytes into the overlap windows' traffic: the backward and forward
+    // shares of each dimension's per-micro-batch bytes, and the DP bytes' reduction and
+    // all-gather shares (from the ops and their ring passes, as patternWeights() counts them).
+    const ParallelDegrees &deg = scenario.degrees;
+    OverlapChannels::Shares sh;
+    present = {deg.tp > 1, deg.pp > 1, !dpOps.empty() && !traffic->dpPatterns().empty(),
+               deg.ep > 1, deg.cp > 1};
+    sh.present = present;
+    DimArray fwd{}, bwd{};
+    for (const CommOp &op : plan.ops) {
+        const double b = ringPasses(op.collective) * op.bytes * op.count;
+        if (op.pass == OpPass::Forward)
+            fwd[index(op.dim)] += b;
+        else if (op.pass == OpPass::Backward)
+            bwd[index(op.dim)] += b;
+    }
+    for (int d = 0; d < kDimCount; ++d) {
+        const double total = fwd[d] + bwd[d];
+        sh.forward[d] = total > 0.0 ? fwd[d] / total : 0.0;
+        sh.backward[d] = total > 0.0 ? bwd[d] / total : 0.0;
+    }
+    double all = 0.0;
+    for (const DpOp &op : dpOps) {
+        const double w = ringPasses(op.collective) * op.ratio;
+        all += w;
+        (op.collective == Collective::AllGather ? sh.gather : sh.reduce) += w;
+    }
+    sh.reduce = all > 0.0 ? sh.reduce / all : 0.0;
+    sh.gather = all > 0.0 ? sh.gather / all : 0.0;
+    sh.microbatches = plan.microbatches;
+    sh.reduceOverlapped = scenario.training.dpOverlap;
+    sh.gatherOverlapped = scenario.training.overlapParamGather
+                          && scenario.training.distributedOptimizer;
+    channels.setUp(sh, fabric.linkCount());
 }
 
 double CostEngine::Impl::opTime(int pattern, Collective c, double bytes) const
@@ -108,51 +137,42 @@ double CostEngine::Impl::epOpTime(int stage, Collective c, double bytes) const
     return 0.5 * (opTime(dispatch, c, bytes) + opTime(combine, c, bytes));
 }
 
-double CostEngine::Impl::dpSyncTime() const
+PhaseTimes CostEngine::Impl::phaseTimes() const
 {
-    // The DP loads are already in bytes (scaled by each stage's S): an op's S is its ratio.
-    double total = 0.0;
-    for (const DpOp &op : dpOps)
-        total += traffic->dpChoice(op.collective, op.ratio).time;
-    return total;
-}
-
-std::vector<double> CostEngine::Impl::stageTimes(OpPass pass, const DimMask &mask) const
-{
-    const int stages = scenario.degrees.pp;
-    std::vector<double> t(stages, 0.0);
-    std::vector<double> cp(stages, 0.0);
-    for (int s = 0; s < stages; ++s) {
-        const StageCompute &c = plan.stages[s];
-        t[s] = pass == OpPass::Forward ? c.forwardTime : c.backwardTime;
-    }
+    PhaseTimes t;
+    t.op.reserve(plan.ops.size());
     for (const CommOp &op : plan.ops) {
-        if (op.pass != pass || !mask.on[index(op.dim)])
-            continue;
+        double run = 0.0;
         switch (op.dim) {
         case Dim::Tp:
-            // TP collectives sit between dependent ops of a layer: on the critical path. Each
-            // runs the algorithm and protocol its family chooses (TrafficModel::tpChoice).
-            t[op.stage] += op.count * traffic->tpChoice(op.stage, op.collective, op.bytes).time;
-            continue;
+            // Each TP op runs the algorithm and protocol its family chooses (tpChoice).
+            run = traffic->tpChoice(op.stage, op.collective, op.bytes).time;
+            break;
         case Dim::Ep:
-            t[op.stage] += op.count * epOpTime(op.stage, op.collective, op.bytes);
-            continue;
+            run = epOpTime(op.stage, op.collective, op.bytes);
+            break;
         case Dim::Cp:
-            cp[op.stage] += op.count * opTime(traffic->cpPattern(op.stage), op.collective, op.bytes);
-            continue;
+            run = opTime(traffic->cpPattern(op.stage), op.collective, op.bytes);
+            break;
         case Dim::Pp:
         case Dim::Dp:
-            continue;
+            break;
         }
+        t.op.push_back(run);
     }
-    for (int s = 0; s < stages; ++s) {
-        // Ring attention overlaps the K/V exchange with the attention core (Liu et al. 2023,
-        // Megatron-LM context parallelism): only what the core cannot hide is exposed.
-        const StageCompute &c = plan.stages[s];
-        const double core =
-            pass == OpPass::Forward ? c.attentionCoreForwardTime : c.attentionCoreBackwardTime;
-        t[s] += std::max(0.0, cp[s] - core);
+    t.sendForward = boundaryTimes(true);
+    t.sendBackward = boundaryTimes(false);
+    t.wrapForward = wrapTime(true);
+    t.wrapBackward = wrapTime(false);
+    t.dpPresent = present[index(Dim::Dp)];
+    for (const DpOp &op : dpOps) {
+        // The DP loads are already in bytes (scaled by each stage's S): an op's S is its ratio.
+        // Each op runs the algorithm its family chooses; its latency and bandwidth parts split
+        // into the gradient reduction and the parameter all-gather.
+        const CollectiveChoice c = traffic->dpChoice(op.collective, op.ratio);
+        const bool gather = op.collective == Collective::AllGather;
+        (gather ? t.gatherAlpha : t.reduceAlpha) += c.alpha;
+        (gather ? t.gatherBeta : t.reduceBeta) += std::max(0.0, c.time - c.alpha);
     }
     return t;
 }
@@ -167,52 +187,25 @@ std::vector<double> CostEngine::Impl::boundaryTimes(bool forward) const
     return t;
 }
 
-PipelineTimeline CostEngine::Impl::schedule(const DimMask &mask) const
+double CostEngine::Impl::wrapTime(bool forward) const
 {
-    PipelineInput in;
-    in.kind = scenario.training.schedule;
-    in.stages = scenario.degrees.pp;
-    in.microbatches = plan.microbatches;
-    in.chunks = chunks();
-    in.forward = stageTimes(OpPass::Forward, mask);
-    in.backward = stageTimes(OpPass::Backward, mask);
-    if (mask.on[index(Dim::Pp)]) {
-        in.sendForward = boundaryTimes(true);
-        in.sendBackward = boundaryTimes(false);
-    }
-    return schedulePipeline(in);
+    const int pattern = forward ? traffic->ppWrapForwardPattern() : traffic->ppWrapBackwardPattern();
+    return pattern < 0 ? 0.0 : opTime(pattern, Collective::SendRecv, plan.boundaryActivationBytes);
 }
 
-double CostEngine::Impl::optimizerTime() const
+double CostEngine::Impl::linkBoundAt(int microbatches) const
 {
-    // The optimizer step runs after the gradient sync on every stage; the slowest stage's
-    // (workloadplan.cpp: a memory-bound Adam update) ends the iteration.
+    if (microbatches == plan.microbatches)
+        return main.sync.linkBound;
+    // Another micro-batch count (a bubble sweep): everything but the DP sync scales with it.
+    const double scale = static_cast<double>(microbatches) / plan.microbatches;
     double worst = 0.0;
-    for (const StageCompute &c : plan.stages)
-        worst = std::max(worst, c.optimizerTime);
-    return worst;
-}
-
-double CostEngine::Impl::iterationTime(const PipelineTimeline &t, bool withDp) const
-{
-    // Each stage may start its gradient sync while its last backward runs (Megatron-LM
-    // --overlap-grad-reduce): stage s ends at max(E_s, E_s - window_s + T_dp), where E_s is
-    // the end of its last compute. The overlappable window and this final sync point are what
-    // decide the exposed wait, so the report keeps both (dpOverlapWindow, dpSyncTime).
-    const int stages = scenario.degrees.pp;
-    std::vector<double> lastEnd(stages, 0.0);
-    for (const PipelineEvent &e : t.events)
-        if (e.kind == PipelineEventKind::Forward || e.kind == PipelineEventKind::Backward)
-            lastEnd[e.stage] = std::max(lastEnd[e.stage], e.end);
-    const double dp = withDp ? report.dpSyncTime : 0.0;
-    const std::vector<double> &bwd = report.stageBackward;
-    double end = t.makespan;
-    for (int s = 0; s < stages; ++s) {
-        const double window =
-            scenario.training.dpOverlap ? bwd[s] / static_cast<double>(chunks()) : 0.0;
-        end = std::max(end, lastEnd[s] + std::max(0.0, dp - window));
+    for (int i = 0; i < fabric.linkCount(); ++i) {
+        const LinkLoad &l = report.links[i];
+        const double dp = l.dimBytes[index(Dim::Dp)];
+        worst = std::max(worst, ((l.bytes - dp) * scale + dp) / fabric.link(i).bandwidth);
     }
-    return end + optimizerTime();
+    return worst;
 }
 
 void CostEngine::Impl::fillPhases()
@@ -259,8 +252,11 @@ void CostEngine::Impl::fillPhases()
         add(std::string(dimName(op.dim)) + " " + pass + " stage " + std::to_string(op.stage) + ": "
                 + op.what,
             op.dim, op.collective, op.pass, op.stage, op.bytes, op.count, pattern);
-        if (op.dim == Dim::Tp)
+        if (op.dim == Dim::Tp) {
             chosen(traffic->tpChoice(op.stage, op.collective, op.bytes));
+            // The part a GEMM beside it hides (stagePasses()).
+            report.phases.back().hidden = std::min(op.overlapTime, report.phases.back().time);
+        }
         if (const int combine = op.dim == Dim::Ep ? traffic->epCombinePattern(op.stage) : -1;
             combine >= 0) {
             // Skewed routing: dispatch and combine load different links (epOpTime()).
@@ -278,6 +274,14 @@ void CostEngine::Impl::fillPhases()
         add("pp bwd boundary " + std::to_string(b + 1) + "->" + std::to_string(b), Dim::Pp,
             Collective::SendRecv, OpPass::Backward, b + 1, plan.boundaryActivationBytes, chunks(),
             traffic->ppBackwardPattern(b));
+    }
+    if (const int wrap = traffic->ppWrapForwardPattern(); wrap >= 0) {
+        const int last = scenario.degrees.pp - 1;
+        add("pp fwd wrap " + std::to_string(last) + "->0", Dim::Pp, Collective::SendRecv,
+            OpPass::Forward, last, plan.boundaryActivationBytes, chunks() - 1, wrap);
+        add("pp bwd wrap 0->" + std::to_string(last), Dim::Pp, Collective::SendRecv,
+            OpPass::Backward, 0, plan.boundaryActivationBytes, chunks() - 1,
+            traffic->ppWrapBackwardPattern());
     }
     for (const DpOp &op : dpOps) {
         PhaseResult ph;
@@ -306,12 +310,13 @@ long long CostEngine::Impl::updateLink(int i)
     }
     l.bytes = total;
     l.busyTime = total / fabric.link(i).bandwidth;
+    channels.update(i, l.dimBytes, fabric.link(i).bandwidth);
     // Percentiles and the bottleneck compare busy times quantised to picoseconds, so that an
     // incremental update and a full evaluation rank links identically.
     return std::llround(l.busyTime * 1e12);
 }
 
-void CostEngine::Impl::fillLinks(bool all)
+void CostEngine::Impl::refreshLinks(bool all)
 {
     const int n = fabric.linkCount();
     const std::vector<int> changed = traffic->takeChangedLinks();
@@ -326,54 +331,100 @@ void CostEngine::Impl::fillLinks(bool all)
             ranking.change(i, updateLink(i));
         ranking.settle();
     }
+    channels.settle();
     report.bottleneckLink = ranking.bottleneck();
     report.bottleneckDim =
         report.bottleneckLink >= 0 ? report.links[report.bottleneckLink].topDim() : Dim::Tp;
+}
 
+void CostEngine::Impl::fillLinkStats()
+{
     // Nearest-rank percentiles of utilisation (busy / iteration time) over every directed link.
     const double toUtil = report.iterationTime > 0.0 ? 1e-12 / report.iterationTime : 0.0;
-    report.linkStats.count = n;
+    report.linkStats.count = fabric.linkCount();
     report.linkStats.p50 = ranking.percentile(0.50, toUtil);
     report.linkStats.p95 = ranking.percentile(0.95, toUtil);
     report.linkStats.p99 = ranking.percentile(0.99, toUtil);
     report.linkStats.max = ranking.max(toUtil);
 }
 
+void CostEngine::Impl::fillStages()
+{
+    const int stages = scenario.degrees.pp;
+    report.stages.assign(stages, StageReport{});
+    for (int s = 0; s < stages; ++s) {
+        StageReport &r = report.stages[s];
+        const StageCompute &c = plan.stages[s];
+        const StageSync &sync = main.iteration.stages[s];
+        r.layers = c.layers;
+        r.chunkLayers = c.chunkLayers;
+        r.embedding = s == 0;
+        r.outputLayer = s == stages - 1;
+        r.computeForward = main.forward[s].compute;
+        r.computeBackward = main.backward[s].compute;
+        r.commForward = main.forward[s].comm;
+        r.commBackward = main.backward[s].comm;
+        r.lastCompute = sync.lastCompute;
+        r.dpWindow = sync.window;
+        r.dpReduceEnd = sync.reduceEnd;
+        r.dpExposed = std::max(0.0, sync.reduceEnd - sync.lastCompute);
+        const std::vector<double> &ready = main.input.forwardReady;
+        r.paramGatherWait = static_cast<std::size_t>(s) < ready.size() ? ready[s] : 0.0;
+    }
+}
+
 void CostEngine::Impl::recompute(bool allLinks)
 {
     const int stages = scenario.degrees.pp;
-    const DimMask all;
     report.ranks = layout.worldSize();
-    report.stageForward = stageTimes(OpPass::Forward, all);
-    report.stageBackward = stageTimes(OpPass::Backward, all);
-    report.boundaryForward = boundaryTimes(true);
-    report.boundaryBackward = boundaryTimes(false);
-    report.dpSyncTime = dpSyncTime();
-    report.dpOverlapWindow =
-        scenario.training.dpOverlap && !report.stageBackward.empty()
-            ? *std::min_element(report.stageBackward.begin(), report.stageBackward.end())
-                  / static_cast<double>(chunks())
-            : 0.0;
+    // Links first: the overlap windows' contention and the link bound come from their bytes.
+    refreshLinks(allLinks);
+    times = phaseTimes();
+    main = timeVariant(scenario, plan, times, channels, std::nullopt);
+    report.stageForward = main.input.forward;
+    report.stageBackward = main.input.backward;
+    report.boundaryForward = times.sendForward;
+    report.boundaryBackward = times.sendBackward;
+    report.wrapForward = times.wrapForward;
+    report.wrapBackward = times.wrapBackward;
+    report.dpReduceTime = times.dpPresent ? times.reduceAlpha + times.reduceBeta : 0.0;
+    report.dpGatherTime = times.dpPresent ? times.gatherAlpha + times.gatherBeta : 0.0;
+    report.dpSyncTime = report.dpReduceTime + report.dpGatherTime;
+    report.dpReduceOverlapped =
+        present[index(Dim::Dp)] ? main.sync.reduceAlpha + main.sync.reduceBeta : 0.0;
+    report.dpGatherOverlapped = report.dpGatherTime > 0.0
+                                    ? main.sync.gatherAlpha + main.sync.gatherBeta
+                                    : 0.0;
+    report.dpOverlapWindow = 0.0;
+    if (present[index(Dim::Dp)] && scenario.training.dpOverlap && !main.iteration.stages.empty()) {
+        report.dpOverlapWindow = main.iteration.stages.front().window;
+        for (const StageSync &st : main.iteration.stages)
+            report.dpOverlapWindow = std::min(report.dpOverlapWindow, st.window);
+    }
 
-    report.timeline = schedule(all);
+    report.timeline = main.timeline;
     report.pipelineMakespan = report.timeline.makespan;
     report.bubbleFraction = report.timeline.bubbleFraction;
-    report.iterationTime = iterationTime(report.timeline, true);
+    report.iterationTime = main.iteration.end;
+    report.linkBoundTime = main.sync.linkBound;
+    report.linkBound = main.iteration.beforeBound < main.sync.linkBound;
 
     // Exposed time per dimension: how much sooner the iteration would end if that dimension's
-    // communication were free (everything else unchanged).
+    // communication were free (everything else unchanged, its bytes gone from the links).
     report.dimExposed = {};
-    report.dimExposed[index(Dim::Dp)] =
-        report.iterationTime - iterationTime(report.timeline, false);
-    const ParallelDegrees &deg = scenario.degrees;
-    const std::array<std::pair<Dim, bool>, 4> others{
-        {{Dim::Tp, deg.tp > 1}, {Dim::Pp, deg.pp > 1}, {Dim::Ep, deg.ep > 1}, {Dim::Cp, deg.cp > 1}}};
-    for (const auto &[dim, present] : others) {
-        if (!present)
+    for (Dim dim : kAllDims) {
+        if (!present[index(dim)])
             continue;
-        const PipelineTimeline without = schedule(DimMask::without(dim));
-        report.dimExposed[index(dim)] =
-            std::max(0.0, report.iterationTime - iterationTime(without, true));
+        double end = 0.0;
+        if (dim == Dim::Dp && main.input.forwardReady.empty()) {
+            // The DP sync does not move the pipeline: the same timeline, without the sync.
+            end = timeIteration(main.timeline, stages, chunks(),
+                                syncPlanFor(scenario, plan, times, channels, dim))
+                      .end;
+        } else {
+            end = timeVariant(scenario, plan, times, channels, dim).iteration.end;
+        }
+        report.dimExposed[index(dim)] = std::max(0.0, report.iterationTime - end);
     }
 
     report.tierBytes = traffic->tierBytes();
@@ -386,6 +437,7 @@ void CostEngine::Impl::recompute(bool allLinks)
             b = b > 0.5 ? b : 0.0;
     for (double &b : report.dimBytes)
         b = b > 0.5 ? b : 0.0;
+    report.dimBytesSent = bytesSent;
     report.spineBytesShare =
         traffic->nicUpBytes() > 0.5 ? std::max(0.0, traffic->leafUpBytes()) / traffic->nicUpBytes()
                                     : 0.0;
@@ -393,7 +445,13 @@ void CostEngine::Impl::recompute(bool allLinks)
         report.spineBytesShare = 0.0;
 
     fillPhases();
-    fillLinks(allLinks);
+    fillLinkStats();
+    fillStages();
+    // Physical invariants: no link busy longer than the iteration, nothing exposed beyond it.
+    assert(report.bottleneckLink < 0
+           || report.links[report.bottleneckLink].busyTime <= report.iterationTime);
+    assert(std::all_of(report.dimExposed.begin(), report.dimExposed.end(),
+                       [&](double e) { return e >= 0.0 && e <= report.iterationTime; }));
 
     report.memory = plan.memory;
     report.maxMemoryPerRank = 0.0;
@@ -419,6 +477,14 @@ void CostEngine::Impl::recompute(bool allLinks)
                                   + " GB but the device has "
                                   + std::to_string(scenario.device.hbmBytes / 1e9).substr(0, 6)
                                   + " GB");
+    if (report.linkBound && report.bottleneckLink >= 0)
+        report.warnings.push_back(
+            "link bound: " + fabric.linkName(report.bottleneckLink) + " carries "
+            + std::to_string(report.linkBoundTime).substr(0, 8) + " s of traffic per iteration, "
+            + "more than the overlapped schedule's "
+            + std::to_string(main.iteration.beforeBound).substr(0, 8)
+            + " s; the iteration waits for it (traffic of different stages or pipeline sends "
+              "contend on it)");
 }
 
 CostEngine::CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> fabric,
@@ -523,21 +589,18 @@ CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &r
 
 PipelineInput CostEngine::pipelineInput() const
 {
-    PipelineInput in;
-    in.kind = d->scenario.training.schedule;
-    in.stages = d->scenario.degrees.pp;
-    in.microbatches = d->plan.microbatches;
-    in.chunks = d->chunks();
-    in.forward = d->report.stageForward;
-    in.backward = d->report.stageBackward;
-    in.sendForward = d->report.boundaryForward;
-    in.sendBackward = d->report.boundaryBackward;
-    return in;
+    return d->main.input;
 }
 
 double CostEngine::iterationTime(const PipelineTimeline &timeline) const
 {
-    return d->iterationTime(timeline, true);
+    // The link bound depends on the micro-batch count the timeline was scheduled with.
+    int microbatches = 0;
+    for (const PipelineEvent &e : timeline.events)
+        microbatches = std::max(microbatches, e.microbatch + 1);
+    SyncPlan sync = d->main.sync;
+    sync.linkBound = d->linkBoundAt(microbatches > 0 ? microbatches : d->plan.microbatches);
+    return timeIteration(timeline, d->scenario.degrees.pp, d->chunks(), sync).end;
 }
 
 CostReport evaluate(const Scenario &scenario)

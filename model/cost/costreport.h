@@ -42,9 +42,31 @@ struct PhaseResult
     double count = 0.0;        ///< runs per micro-batch (fwd/bwd) or per iteration
     double alphaTime = 0.0;    ///< latency part of one run
     double time = 0.0;         ///< one run, seconds
+    double hidden = 0.0;       ///< of one run, what overlaps a GEMM beside it (TP; <= time)
     int bottleneckLink = -1;
     std::string algorithm;     ///< TP and DP collectives: what runs ("ring", "nvls", ...); else ""
     std::string protocol;      ///< its NCCL protocol ("LL", "LL128", "Simple"); else ""
+};
+
+/**
+ * One pipeline stage as the timeline and the inspector show it: its layers (per model chunk),
+ * what it computes and exposes per micro-batch, and how its gradient sync ends the iteration.
+ */
+struct StageReport
+{
+    int layers = 0;
+    std::vector<int> chunkLayers;  ///< per model chunk (one entry unless interleaved)
+    bool embedding = false;        ///< holds the word embedding (the first stage)
+    bool outputLayer = false;      ///< holds the LM head and the loss (the last stage)
+    double computeForward = 0.0;   ///< per micro-batch, compute only (all chunks)
+    double computeBackward = 0.0;  ///< including recompute
+    double commForward = 0.0;      ///< exposed TP/EP/CP communication per micro-batch
+    double commBackward = 0.0;
+    double lastCompute = 0.0;      ///< end of its last forward or backward in the timeline
+    double dpWindow = 0.0;         ///< how long its gradient reduction could overlap backward
+    double dpReduceEnd = 0.0;      ///< when its gradient reduction ends
+    double dpExposed = 0.0;        ///< dpReduceEnd - lastCompute
+    double paramGatherWait = 0.0;  ///< overlap_param_gather: earliest start of its first forward
 };
 
 struct LinkStats
@@ -61,7 +83,11 @@ struct CostReport
     double bubbleFraction = 0.0;
     double pipelineMakespan = 0.0;
     double mfu = 0.0;                      ///< model FLOPs utilisation of the whole job
-    DimArray dimBytes{};                   ///< bytes moved over links per iteration, per dim
+    /// Link bytes per iteration, per dim: every byte counted once per directed link it
+    /// crosses (a GPU -> NVSwitch -> GPU send counts twice); what loads the fabric.
+    DimArray dimBytes{};
+    /// Bytes the ranks send per iteration, per dim (nccl-tests definition, cost/bytessent.h).
+    DimArray dimBytesSent{};
     DimArray dimExposed{};                 ///< exposed (critical-path) seconds per iteration
     std::array<DimArray, kTierCount> tierBytes{}; ///< [tier][dim]
     double spineBytesShare = 0.0;          ///< leaf->spine bytes / NIC->leaf bytes
@@ -75,11 +101,24 @@ struct CostReport
     std::vector<double> stageBackward;
     std::vector<double> boundaryForward;   ///< per boundary s -> s+1
     std::vector<double> boundaryBackward;
+    double wrapForward = 0.0;              ///< interleaved wrap-around send, last stage -> 0
+    double wrapBackward = 0.0;             ///< and its gradient, stage 0 -> last
+    std::vector<StageReport> stages;       ///< per stage
     std::vector<MemoryLedger> memory;      ///< per stage (every rank of a stage holds the same)
     double maxMemoryPerRank = 0.0;
     bool memoryFits = true;
     double dpSyncTime = 0.0;               ///< the full gradient sync, before overlap
-    double dpOverlapWindow = 0.0;
+    double dpReduceTime = 0.0;             ///< its gradient reduce-scatter / all-reduce part
+    double dpGatherTime = 0.0;             ///< its parameter all-gather part
+    /// The reduction and the all-gather as they run overlapped, sharing links with the
+    /// traffic beside them (equal to the above when nothing shares a link or nothing overlaps).
+    double dpReduceOverlapped = 0.0;
+    double dpGatherOverlapped = 0.0;
+    double dpOverlapWindow = 0.0;          ///< the shortest stage window (0 without overlap)
+    /// The busiest link's busy time: no iteration is shorter. linkBound says whether it set the
+    /// iteration (the phase model packed more onto a link than it can carry in that time).
+    double linkBoundTime = 0.0;
+    bool linkBound = false;
     std::vector<std::string> warnings;     ///< model caveats (memory); see CostEngine::mappingWarnings()
 
     /// Busy time / iteration time of one directed link.

@@ -21,6 +21,26 @@ Mapping mappingFor(const Scenario &scenario, const ParallelLayout &layout, const
     return Mapping(scenario.slots, fabric.slotCount());
 }
 
+/// Megatron-LM's rules for its overlap switches (megatron/training/arguments.py asserts them,
+/// read at commit d98e8a6, August 2026, where all three switches default to off):
+/// --overlap-param-gather needs the distributed optimizer and --overlap-grad-reduce, and
+/// --tp-comm-overlap needs sequence parallelism. With tp 1 there is no TP traffic to overlap,
+/// so tp_comm_overlap is accepted and does nothing.
+void checkOverlap(const TrainingSpec &t, const ParallelDegrees &d)
+{
+    if (t.overlapParamGather && !t.distributedOptimizer)
+        throw ScenarioError("training.overlap_param_gather",
+                            "needs the distributed optimizer, whose parameter all-gather it "
+                            "overlaps");
+    if (t.overlapParamGather && !t.dpOverlap)
+        throw ScenarioError("training.overlap_param_gather",
+                            "needs overlap_grad_reduce as well (Megatron-LM asserts it)");
+    if (t.tpCommOverlap && d.tp > 1 && !t.sequenceParallel)
+        throw ScenarioError("training.tp_comm_overlap",
+                            "needs sequence parallelism: Transformer Engine overlaps the "
+                            "all-gathers and reduce-scatters it brings");
+}
+
 } // namespace
 
 void checkMapping(const Mapping &mapping, const ParallelLayout &layout, const Fabric &fabric,
@@ -38,6 +58,7 @@ EvaluationInputs prepareEvaluation(const Scenario &scenario, std::shared_ptr<con
 {
     std::shared_ptr<const Fabric> built = fabricFor(scenario.fabric, std::move(fabric));
     ParallelLayout layout(scenario.degrees, scenario.order);
+    checkOverlap(scenario.training, scenario.degrees);
     WorkloadPlan plan
         = planWorkload(scenario.model, scenario.training, scenario.device, scenario.degrees);
     Mapping mapping = mappingFor(scenario, layout, *built);

@@ -39,10 +39,12 @@
  * order; GPipe and 1F1B then give the same fill/drain timeline.
  *
  * Choices the papers leave open, made here:
- *  - Interleaved compute per chunk is forward[s]/v and backward[s]/v. The wrap from the last
- *    stage's chunk c to stage 0's chunk c+1 (and back for gradients) carries the same tensor
- *    as any boundary, but the input sizes only the p-1 linear boundaries, so the wrap costs the
- *    mean boundary send time of its direction.
+ *  - Interleaved compute per chunk is forward[s]/v and backward[s]/v, or the input's per-chunk
+ *    times when the chunks differ. The wrap from the last stage's chunk c to stage 0's chunk
+ *    c+1 (and back for gradients) is a send of its own (the engine times it on its own route);
+ *    an input that does not size it costs the mean boundary send time of its direction.
+ *  - A chunk's forwards may be held back until a given time (forwardReady: the parameters they
+ *    wait for); the wait is idle time of the stage like any other.
  *  - Sends of zero duration are not emitted as events (they would only clutter the timeline).
  *  - `chunks` is ignored by GPipe and 1F1B (treated as 1).
  *  - Peak in flight: see Simulation::peakInflight(); forward only it is one chunk (1, or 1/v).
@@ -184,6 +186,20 @@ void validate(const PipelineInput &in)
     checkTimes(in.backward, n, true, "pipeline.backward", "per-stage backward times");
     checkTimes(in.sendForward, n - 1, true, "pipeline.sendForward", "per-boundary send times");
     checkTimes(in.sendBackward, n - 1, true, "pipeline.sendBackward", "per-boundary send times");
+    const std::size_t virtualStages = n * static_cast<std::size_t>(chunks);
+    checkTimes(in.chunkForward, virtualStages, true, "pipeline.chunkForward",
+        "per-chunk forward times (stages x chunks)");
+    checkTimes(in.chunkBackward, virtualStages, true, "pipeline.chunkBackward",
+        "per-chunk backward times (stages x chunks)");
+    checkTimes(in.forwardReady, virtualStages, true, "pipeline.forwardReady",
+        "per-chunk ready times (stages x chunks)");
+    for (const auto &[wrap, field] :
+        { std::pair { in.wrapForward, "pipeline.wrapForward" },
+            std::pair { in.wrapBackward, "pipeline.wrapBackward" } }) {
+        if (wrap && (!std::isfinite(*wrap) || *wrap < 0.0))
+            throw ScenarioError(field,
+                "time must be a finite number of seconds >= 0, got " + formatNumber(*wrap));
+    }
 }
 
 /** One compute op in a stage's program order. */
@@ -260,18 +276,20 @@ public:
         , m_m(in.microbatches)
         , m_v(in.kind == ScheduleKind::Interleaved ? in.chunks : 1)
         , m_withBackward(
-              std::any_of(in.backward.begin(), in.backward.end(), [](double t) { return t > 0.0; }))
+              std::any_of(in.backward.begin(), in.backward.end(), [](double t) { return t > 0.0; })
+              || std::any_of(in.chunkBackward.begin(), in.chunkBackward.end(),
+                  [](double t) { return t > 0.0; }))
     {
         const std::size_t n = sz(m_p) * sz(m_v) * sz(m_m);
         m_forwardStart.assign(n, 0.0);
         m_forwardEnd.assign(n, -1.0);
         m_backwardEnd.assign(n, -1.0);
-        // The wrap from the last stage's chunk c to stage 0's chunk c+1 (interleaved only) is
-        // a boundary the input does not size separately: it carries the same activation (or
-        // gradient) shape as any other boundary, so it costs the mean boundary send time.
+        // The wrap from the last stage's chunk c to stage 0's chunk c+1 (interleaved only)
+        // carries the same activation (or gradient) shape as any other boundary: without its
+        // own time it costs the mean boundary send time.
         if (m_p > 1) {
-            m_wrapForward = mean(in.sendForward);
-            m_wrapBackward = mean(in.sendBackward);
+            m_wrapForward = in.wrapForward.value_or(mean(in.sendForward));
+            m_wrapBackward = in.wrapBackward.value_or(mean(in.sendBackward));
         }
     }
 
@@ -302,8 +320,7 @@ public:
                 const double ready = readyTime(s, op);
                 if (ready < 0.0)
                     break; // input not there yet: the producing stage re-queues us
-                const double duration
-                    = (op.backward ? backwardAt(s) : m_in.forward[sz(s)]) / double(m_v);
+                const double duration = durationOf(s, op);
                 const double start = std::max(freeAt[sz(s)], ready);
                 const double end = start + duration;
                 freeAt[sz(s)] = end;
@@ -349,6 +366,17 @@ private:
     }
 
     double backwardAt(int s) const { return m_in.backward.empty() ? 0.0 : m_in.backward[sz(s)]; }
+    /// One compute op's time: its chunk's own time when given, else the stage's over v.
+    double durationOf(int s, const Op &op) const
+    {
+        const std::size_t k = sz(op.chunk) * sz(m_p) + sz(s);
+        if (op.backward) {
+            if (!m_withBackward)
+                return 0.0;
+            return m_in.chunkBackward.empty() ? backwardAt(s) / double(m_v) : m_in.chunkBackward[k];
+        }
+        return m_in.chunkForward.empty() ? m_in.forward[sz(s)] / double(m_v) : m_in.chunkForward[k];
+    }
     double sendForwardAt(int boundary) const
     {
         return m_in.sendForward.empty() ? 0.0 : m_in.sendForward[sz(boundary)];
@@ -364,15 +392,18 @@ private:
         const int c = op.chunk;
         const int mb = op.microbatch;
         if (!op.backward) {
+            const double held = m_in.forwardReady.empty()
+                ? 0.0
+                : m_in.forwardReady[sz(c) * sz(m_p) + sz(s)];
             if (s > 0) {
                 const double e = m_forwardEnd[index(s - 1, c, mb)];
-                return e < 0.0 ? -1.0 : e + sendForwardAt(s - 1);
+                return e < 0.0 ? -1.0 : std::max(held, e + sendForwardAt(s - 1));
             }
             if (c > 0) { // wrap: stage p-1, chunk c-1 feeds stage 0, chunk c
                 const double e = m_forwardEnd[index(m_p - 1, c - 1, mb)];
-                return e < 0.0 ? -1.0 : e + m_wrapForward;
+                return e < 0.0 ? -1.0 : std::max(held, e + m_wrapForward);
             }
-            return 0.0;
+            return held;
         }
         // A backward needs its own forward's activations and the gradient from downstream.
         const double own = m_forwardEnd[index(s, c, mb)];

@@ -2,6 +2,7 @@
 
 #include "workload/workload.h"
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +22,17 @@ struct PipelineInput
     std::vector<double> backward;    ///< per stage; all zero = forward only
     std::vector<double> sendForward; ///< per boundary s -> s+1 (size stages-1; empty = 0)
     std::vector<double> sendBackward;///< per boundary s+1 -> s
+    /// Optional, per virtual stage (index chunk * stages + stage): one micro-batch's compute in
+    /// that chunk, for chunks of unequal size; empty = forward[s] / chunks (backward alike).
+    std::vector<double> chunkForward;
+    std::vector<double> chunkBackward;
+    /// Interleaved: the wrap-around sends between the last stage's chunk c and stage 0's chunk
+    /// c+1, forward and backward; unset = the mean boundary send time of that direction.
+    std::optional<double> wrapForward;
+    std::optional<double> wrapBackward;
+    /// Optional, per virtual stage (chunk * stages + stage): the earliest time that chunk's
+    /// forwards may start on its stage (a parameter all-gather it waits for); empty = 0.
+    std::vector<double> forwardReady;
 };
 
 enum class PipelineEventKind { Forward, Backward, SendForward, SendBackward };

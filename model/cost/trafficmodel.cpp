@@ -96,6 +96,10 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
         m_ppForward.push_back(addPattern(named("pp fwd ", b, b + 1), Dim::Pp, b, 1));
         m_ppBackward.push_back(addPattern(named("pp bwd ", b, b + 1), Dim::Pp, b + 1, 1));
     }
+    if (stages > 1 && m_setup.ppWrap) {
+        m_ppWrapForward = addPattern(named("pp wrap fwd ", stages - 1, 0), Dim::Pp, stages - 1, 1);
+        m_ppWrapBackward = addPattern(named("pp wrap bwd ", 0, stages - 1), Dim::Pp, 0, 1);
+    }
     const int dpSize = deg.dp * deg.cp;
     const bool expertDp = !m_setup.stageExpertDpBytes.empty();
     const int edpSize = dpSize / std::max(1, deg.ep);
@@ -395,6 +399,14 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
             const int b = mapping.slotOf(members[s + 1]);
             emitFlow(m_ppForward[s], a, b, 1.0, sign);
             emitFlow(m_ppBackward[s], b, a, 1.0, sign);
+        }
+        // Interleaved 1F1B: chunk c of the last stage feeds chunk c+1 of stage 0 (Narayanan et
+        // al. SC'21 §2.2.2), a point-to-point send like any boundary; gradients return.
+        if (m_ppWrapForward >= 0 && members.size() > 1) {
+            const int last = mapping.slotOf(members.back());
+            const int first = mapping.slotOf(members.front());
+            emitFlow(m_ppWrapForward, last, first, 1.0, sign);
+            emitFlow(m_ppWrapBackward, first, last, 1.0, sign);
         }
         break;
     case GroupKind::DpCp:

@@ -113,6 +113,9 @@ public:
         /// uniform, the plain pairwise all-to-all. When set, dispatch (i -> j, S H_j) and combine
         /// (j -> i, the same bytes back) get a pattern each, since skew makes them differ per link.
         std::vector<double> epShares;
+        /// Interleaved schedule: the last stage also sends to stage 0 between model chunks
+        /// (and gradients back), a boundary of its own (ppWrapForwardPattern()).
+        bool ppWrap = false;
     };
 
     TrafficModel(const Fabric &fabric, const ParallelLayout &layout, Router &router,
@@ -145,6 +148,9 @@ public:
     int epCombinePattern(int stage) const { return m_epCombine.empty() ? -1 : m_epCombine[stage]; }
     int ppForwardPattern(int boundary) const { return m_ppForward[boundary]; }
     int ppBackwardPattern(int boundary) const { return m_ppBackward[boundary]; }
+    /// The interleaved wrap-around: last stage -> stage 0 (forward), back (backward); -1 without.
+    int ppWrapForwardPattern() const { return m_ppWrapForward; }
+    int ppWrapBackwardPattern() const { return m_ppWrapBackward; }
     /// The DP family's patterns, one per algorithm it weighs (under auto the ring first).
     const std::vector<int> &dpPatterns() const { return m_dp.patterns; }
 
@@ -213,6 +219,8 @@ private:
     Family m_dp;
     std::vector<int> m_cp, m_ep, m_ppForward, m_ppBackward;
     std::vector<int> m_epCombine; ///< per stage; empty with uniform routing
+    int m_ppWrapForward = -1;
+    int m_ppWrapBackward = -1;
     std::vector<GroupRef> m_moving;
     Router::Parts m_parts;
     std::vector<int> m_changedLinks;

@@ -22,6 +22,7 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
     TrafficPlan out;
     TrafficModel::Setup &setup = out.setup;
     setup.hierarchicalDp = scenario.training.hierarchicalAllReduce;
+    setup.ppWrap = chunksPerRank(scenario.training) > 1;
     setup.algorithm = scenario.collectives.algorithm;
     setup.device = nccltuning::deviceTuning(scenario.device, scenario.collectives);
     setup.stageDpBytes.assign(stages, 0.0);
@@ -100,11 +101,17 @@ std::vector<double> patternWeights(const TrafficModel &traffic, const WorkloadPl
         if (pattern >= 0)
             weight[pattern] += bytes;
     }
-    // Every micro-batch crosses each boundary once per model chunk in each direction.
+    // Every micro-batch crosses each boundary once per model chunk in each direction, and the
+    // interleaved wrap-around once between consecutive chunks.
     for (int b = 0; b + 1 < stages; ++b) {
         const double w = plan.boundaryActivationBytes * m * chunks;
         weight[traffic.ppForwardPattern(b)] = w;
         weight[traffic.ppBackwardPattern(b)] = w;
+    }
+    if (traffic.ppWrapForwardPattern() >= 0) {
+        const double w = plan.boundaryActivationBytes * m * (chunks - 1);
+        weight[traffic.ppWrapForwardPattern()] = w;
+        weight[traffic.ppWrapBackwardPattern()] = w;
     }
     return weight; // the DP family weighs its own patterns too
 }

@@ -114,9 +114,12 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     j["bubble_fraction"] = r.bubbleFraction;
     j["mfu"] = r.mfu;
 
+    // bytes_sent: what the ranks send (nccl-tests definition); link_bytes: the same bytes
+    // counted once per directed link they cross (what loads the fabric, as the tiers count).
     nlohmann::json dims = nlohmann::json::object();
     for (Dim d : kAllDims)
-        dims[std::string(dimName(d))] = {{"bytes", r.dimBytes[index(d)]},
+        dims[std::string(dimName(d))] = {{"bytes_sent", r.dimBytesSent[index(d)]},
+                                         {"link_bytes", r.dimBytes[index(d)]},
                                          {"exposed_time_s", r.dimExposed[index(d)]}};
     j["dimensions"] = dims;
 
@@ -143,18 +146,41 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     nlohmann::json stages = nlohmann::json::array();
     for (std::size_t s = 0; s < r.memory.size(); ++s) {
         const MemoryLedger &m = r.memory[s];
-        stages.push_back({{"stage", s},
-                          {"forward_s", r.stageForward[s]},
-                          {"backward_s", r.stageBackward[s]},
-                          {"parameters_bytes", m.parameters},
-                          {"gradients_bytes", m.gradients},
-                          {"optimizer_bytes", m.optimizer},
-                          {"activations_bytes", m.activations},
-                          {"allowance_bytes", m.allowance()},
-                          {"total_bytes", m.total()},
-                          {"peak_inflight", s < r.timeline.peakInflight.size()
-                                                ? r.timeline.peakInflight[s]
-                                                : 0.0}});
+        nlohmann::json stage = {{"stage", s},
+                                {"forward_s", r.stageForward[s]},
+                                {"backward_s", r.stageBackward[s]},
+                                {"parameters_bytes", m.parameters},
+                                {"gradients_bytes", m.gradients},
+                                {"optimizer_bytes", m.optimizer},
+                                {"activations_bytes", m.activations},
+                                {"allowance_bytes", m.allowance()},
+                                {"total_bytes", m.total()},
+                                {"peak_inflight", s < r.timeline.peakInflight.size()
+                                                      ? r.timeline.peakInflight[s]
+                                                      : 0.0}};
+        if (s < r.stages.size()) {
+            const StageReport &st = r.stages[s];
+            stage["layers"] = st.layers;
+            stage["chunk_layers"] = st.chunkLayers;
+            stage["embedding"] = st.embedding;
+            stage["output_layer"] = st.outputLayer;
+            stage["compute_forward_s"] = st.computeForward;
+            stage["compute_backward_s"] = st.computeBackward;
+            stage["comm_forward_s"] = st.commForward;
+            stage["comm_backward_s"] = st.commBackward;
+            stage["boundary_forward_s"] = s < r.boundaryForward.size()
+                                              ? nlohmann::json(r.boundaryForward[s])
+                                              : nlohmann::json(nullptr);
+            stage["boundary_backward_s"] = s > 0 && s - 1 < r.boundaryBackward.size()
+                                               ? nlohmann::json(r.boundaryBackward[s - 1])
+                                               : nlohmann::json(nullptr);
+            stage["last_compute_s"] = st.lastCompute;
+            stage["dp_window_s"] = st.dpWindow;
+            stage["dp_reduce_end_s"] = st.dpReduceEnd;
+            stage["dp_exposed_s"] = st.dpExposed;
+            stage["param_gather_wait_s"] = st.paramGatherWait;
+        }
+        stages.push_back(std::move(stage));
     }
     j["stages"] = stages;
     nlohmann::json boundaries = nlohmann::json::array();
@@ -164,7 +190,22 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
                               {"forward_s", r.boundaryForward[b]},
                               {"backward_s", r.boundaryBackward[b]}});
     j["boundaries"] = boundaries;
-    j["dp_sync"] = {{"time_s", r.dpSyncTime}, {"overlap_window_s", r.dpOverlapWindow}};
+    const int pp = engine.scenario().degrees.pp;
+    if (chunksPerRank(engine.scenario().training) > 1 && pp > 1)
+        j["wrap"] = {{"from", pp - 1},
+                     {"to", 0},
+                     {"forward_s", r.wrapForward},
+                     {"backward_s", r.wrapBackward}};
+    j["dp_sync"] = {{"time_s", r.dpSyncTime},
+                    {"reduce_s", r.dpReduceTime},
+                    {"gather_s", r.dpGatherTime},
+                    {"reduce_overlapped_s", r.dpReduceOverlapped},
+                    {"gather_overlapped_s", r.dpGatherOverlapped},
+                    {"overlap_window_s", r.dpOverlapWindow}};
+    j["overlap"] = {{"tp_comm_overlap", engine.scenario().training.tpCommOverlap},
+                    {"overlap_grad_reduce", engine.scenario().training.dpOverlap},
+                    {"overlap_param_gather", engine.scenario().training.overlapParamGather}};
+    j["link_bound"] = {{"time_s", r.linkBoundTime}, {"binding", r.linkBound}};
     // The allowance of the fullest stage (what the ledger does not see: CUDA context, NCCL
     // buffers, allocator fragmentation), with its parts.
     nlohmann::json allowance = nullptr;
@@ -203,6 +244,7 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
                           {"count", p.count},
                           {"alpha_s", p.alphaTime},
                           {"time_s", p.time},
+                          {"hidden_s", p.hidden},
                           {"bottleneck_link", p.bottleneckLink}});
         if (!p.algorithm.empty()) { // TP and DP collectives: what NCCL's cost model chose
             phases.back()["algorithm"] = p.algorithm;
@@ -271,14 +313,47 @@ std::string reportToText(const CostEngine &engine)
     std::snprintf(line, sizeof line, "Spine share    %.2f %% of NIC->leaf bytes go up to a spine\n",
                   100.0 * r.spineBytesShare);
     out << line;
-    out << "\nPer dimension  bytes/iteration   exposed\n";
+    const TrainingSpec &tr = s.training;
+    out << "Overlap        tp_comm_overlap " << (tr.tpCommOverlap ? "on" : "off")
+        << ", overlap_grad_reduce " << (tr.dpOverlap ? "on" : "off") << ", overlap_param_gather "
+        << (tr.overlapParamGather ? "on" : "off") << "\n";
+    if (r.dpSyncTime > 0.0) {
+        out << "DP sync        " << formatSeconds(r.dpSyncTime) << " (reduce "
+            << formatSeconds(r.dpReduceTime) << ", gather " << formatSeconds(r.dpGatherTime)
+            << ")";
+        if (tr.dpOverlap)
+            out << "; overlapped reduce " << formatSeconds(r.dpReduceOverlapped) << " in a "
+                << formatSeconds(r.dpOverlapWindow) << " window";
+        out << "\n";
+    }
+    out << "\nPer dimension  sent/iteration  link bytes/iteration  exposed\n";
     for (Dim d : kAllDims) {
-        std::snprintf(line, sizeof line, "  %-4s         %-16s  %s\n",
-                      std::string(dimName(d)).c_str(), formatBytes(r.dimBytes[index(d)]).c_str(),
+        std::snprintf(line, sizeof line, "  %-4s         %-14s  %-20s  %s\n",
+                      std::string(dimName(d)).c_str(), formatBytes(r.dimBytesSent[index(d)]).c_str(),
+                      formatBytes(r.dimBytes[index(d)]).c_str(),
                       formatSeconds(r.dimExposed[index(d)]).c_str());
         out << line;
     }
-    out << "\nPer tier       tp / pp / dp / ep / cp bytes\n";
+    out << "  (sent: what the ranks send, nccl-tests' definition; link bytes: counted once per "
+           "link crossed)\n";
+    if (r.stages.size() > 1) {
+        out << "\nStages         layers  forward     backward    memory/rank\n";
+        for (std::size_t st = 0; st < r.stages.size(); ++st) {
+            const StageReport &sr = r.stages[st];
+            std::string layers = std::to_string(sr.layers);
+            if (sr.embedding)
+                layers += "+E";
+            if (sr.outputLayer)
+                layers += "+H";
+            std::snprintf(line, sizeof line, "  %-12zu %-7s %-11s %-11s %s\n", st, layers.c_str(),
+                          formatSeconds(r.stageForward[st]).c_str(),
+                          formatSeconds(r.stageBackward[st]).c_str(),
+                          formatBytes(r.memory[st].total()).c_str());
+            out << line;
+        }
+        out << "  (per micro-batch; E = embedding, H = LM head and loss)\n";
+    }
+    out << "\nPer tier       tp / pp / dp / ep / cp link bytes\n";
     for (Tier t : kAllTiers) {
         const DimArray &b = r.tierBytes[index(t)];
         out << "  " << tierName(t) << ":";

@@ -63,7 +63,15 @@
  *       "distributed_optimizer": true,
  *       "schedule": "gpipe" | "1f1b" | "interleaved",
  *       "interleave": 1,                     virtual stages per rank (interleaved)
- *       "dp_overlap": true,
+ *       "layers_per_stage": [7, 8, ..., 7],  optional: pp entries (layers per stage), or
+ *                                            pp x interleave entries (per virtual stage in
+ *                                            model order, entry c*pp + s = chunk c of stage s);
+ *                                            each >= 1, summing to model.layers; absent = even
+ *       "overlap_grad_reduce": false,        Megatron-LM --overlap-grad-reduce (old name
+ *                                            "dp_overlap", still read)
+ *       "overlap_param_gather": false,       --overlap-param-gather (distributed optimizer and
+ *                                            overlap_grad_reduce needed)
+ *       "tp_comm_overlap": false,            --tp-comm-overlap (sequence parallelism needed)
  *       "hierarchical_allreduce": false,     true: with collectives.algorithm auto, all-reduces
  *                                            run the hierarchical algorithm (cost/collectiveplanner.h)
  *       "flash_attention": true,             fused attention; false = Megatron's 2021 GEMMs + softmax
@@ -245,7 +253,11 @@ Json toJson(const Scenario &s)
     training["distributed_optimizer"] = t.distributedOptimizer;
     training["schedule"] = std::string(scheduleName(t.schedule));
     training["interleave"] = t.interleave;
-    training["dp_overlap"] = t.dpOverlap;
+    if (!t.layersPerStage.empty()) // absent for the even split: existing files stay identical
+        training["layers_per_stage"] = t.layersPerStage;
+    training["overlap_grad_reduce"] = t.dpOverlap;
+    training["overlap_param_gather"] = t.overlapParamGather;
+    training["tp_comm_overlap"] = t.tpCommOverlap;
     training["hierarchical_allreduce"] = t.hierarchicalAllReduce;
     training["flash_attention"] = t.flashAttention;
     training["pipeline_scatter_gather"] = t.pipelineScatterGather;

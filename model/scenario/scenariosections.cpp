@@ -310,7 +310,8 @@ TrainingSpec readTraining(const json &value)
 {
     JsonFields f(value, "training",
                  {"micro_batch", "global_batch", "precision", "sequence_parallel", "recompute",
-                  "distributed_optimizer", "schedule", "interleave", "dp_overlap",
+                  "distributed_optimizer", "schedule", "interleave", "layers_per_stage",
+                  "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "dp_overlap",
                   "hierarchical_allreduce", "flash_attention", "pipeline_scatter_gather",
                   "fp8_param_gather", "grad_reduce_bf16", "dp_sharding", "memory_allowance"});
     f.rejectUnknown();
@@ -328,7 +329,24 @@ TrainingSpec readTraining(const json &value)
                           {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved},
                           scheduleName);
     t.interleave = f.integer("interleave", t.interleave, 1, limits::kMaxLayers);
+    // One entry per pipeline stage or per virtual stage: at most kMaxDegree x kMaxLayers, but
+    // no split has more entries than layers, so the layer limit bounds the array first.
+    if (const json *split = f.array("layers_per_stage", static_cast<std::size_t>(limits::kMaxLayers))) {
+        const std::string path = f.fieldPath("layers_per_stage");
+        t.layersPerStage.reserve(split->size());
+        for (std::size_t i = 0; i < split->size(); ++i)
+            t.layersPerStage.push_back(static_cast<int>(
+                jsonInteger((*split)[i], jsonElementPath(path, i), 1, limits::kMaxLayers)));
+    }
+    // Megatron-LM's names; "dp_overlap" is the name files before them used for
+    // overlap_grad_reduce, still read (never written).
+    if (f.has("dp_overlap") && f.has("overlap_grad_reduce"))
+        throw ScenarioError(f.fieldPath("dp_overlap"),
+                            "the old name of overlap_grad_reduce: give only overlap_grad_reduce");
     t.dpOverlap = f.boolean("dp_overlap", t.dpOverlap);
+    t.dpOverlap = f.boolean("overlap_grad_reduce", t.dpOverlap);
+    t.overlapParamGather = f.boolean("overlap_param_gather", t.overlapParamGather);
+    t.tpCommOverlap = f.boolean("tp_comm_overlap", t.tpCommOverlap);
     t.hierarchicalAllReduce = f.boolean("hierarchical_allreduce", t.hierarchicalAllReduce);
     t.flashAttention = f.boolean("flash_attention", t.flashAttention);
     t.pipelineScatterGather = f.boolean("pipeline_scatter_gather", t.pipelineScatterGather);

@@ -76,6 +76,102 @@ std::optional<std::string> workloadProblem(
     return std::nullopt;
 }
 
+/// One micro-batch's forward + backward compute per stage under `training`'s split.
+std::vector<double> stageCompute(
+    const Scenario &h, const ParallelDegrees &deg, const TrainingSpec &training)
+{
+    const WorkloadPlan plan = planWorkload(h.model, training, h.device, deg);
+    std::vector<double> out;
+    for (const StageCompute &c : plan.stages)
+        out.push_back(c.forwardTime + c.backwardTime);
+    return out;
+}
+
+/**
+ * Layers per stage for `deg.pp` stages, balanced by compute time: the slowest stage sets the
+ * pipeline's pace (Narayanan et al. SC'21 §2.2: every stage runs every micro-batch), and the
+ * end stages also carry the embedding and the LM head with the loss. From the even split
+ * (the remainder to the middle stages), a layer (one per model chunk when interleaved) moves
+ * from the slowest stage to the fastest while that lowers the slowest stage's time. Throws
+ * ScenarioError for a workload the new degrees cannot hold. Empty = the even split.
+ */
+std::vector<int> balancedSplit(const Scenario &h, const ParallelDegrees &deg, TrainingSpec training)
+{
+    const int pp = deg.pp;
+    const int step = chunksPerRank(training); // layers move a model chunk's worth at a time
+    training.layersPerStage.clear();
+    if (pp == 1)
+        return {};
+    const int units = h.model.layers / step;
+    if (units < pp || h.model.layers % step != 0)
+        throw ScenarioError("model.layers", std::to_string(h.model.layers)
+                + " layers do not fill pp " + std::to_string(pp) + " x interleave "
+                + std::to_string(step) + " model chunks");
+    std::vector<int> split(static_cast<std::size_t>(pp), units / pp * step);
+    for (int extra = units % pp, s = 1; extra > 0; --extra, s = s % pp + 1)
+        split[static_cast<std::size_t>(s % pp)] += step; // middle stages first
+    training.layersPerStage = split;
+    std::vector<double> time = stageCompute(h, deg, training);
+    for (int round = 0; round < 4 * pp; ++round) {
+        const auto slow = std::max_element(time.begin(), time.end()) - time.begin();
+        const auto fast = std::min_element(time.begin(), time.end()) - time.begin();
+        if (split[static_cast<std::size_t>(slow)] <= step)
+            break;
+        std::vector<int> moved = split;
+        moved[static_cast<std::size_t>(slow)] -= step;
+        moved[static_cast<std::size_t>(fast)] += step;
+        training.layersPerStage = moved;
+        std::vector<double> next = stageCompute(h, deg, training);
+        if (*std::max_element(next.begin(), next.end())
+            >= *std::max_element(time.begin(), time.end()))
+            break;
+        split = std::move(moved);
+        time = std::move(next);
+    }
+    const bool even = h.model.layers % (pp * step) == 0
+        && std::all_of(split.begin(), split.end(),
+            [&](int l) { return l == h.model.layers / pp; });
+    return even ? std::vector<int> {} : split;
+}
+
+/// The healthy scenario's layers per pipeline stage (empty = the even split).
+std::vector<int> perStage(const Scenario &h, const ParallelDegrees &deg)
+{
+    const std::vector<int> &given = h.training.layersPerStage;
+    if (given.empty() || static_cast<int>(given.size()) == deg.pp)
+        return given;
+    // Given per virtual stage (entry c*pp + s): sum each stage's chunks.
+    std::vector<int> out(static_cast<std::size_t>(deg.pp), 0);
+    for (std::size_t k = 0; k < given.size(); ++k)
+        out[k % static_cast<std::size_t>(deg.pp)] += given[k];
+    return out;
+}
+
+/// "8" for an even split, "7, 9, 9, 7" otherwise.
+std::string splitText(const std::vector<int> &split, int layers, int pp)
+{
+    if (split.empty())
+        return std::to_string(layers / pp);
+    std::string out;
+    for (int l : split)
+        out += (out.empty() ? "" : ", ") + std::to_string(l);
+    return out;
+}
+
+/// The stage of `split` (layers per stage; empty = even over `pp`) that holds `layer`.
+int stageOfLayer(const std::vector<int> &split, int pp, int layers, int layer)
+{
+    if (split.empty())
+        return std::min(pp - 1, layer / std::max(1, layers / pp));
+    int first = 0;
+    for (int s = 0; s < static_cast<int>(split.size()); ++s) {
+        first += split[static_cast<std::size_t>(s)];
+        if (layer < first)
+            return s;
+    }
+    return pp - 1;
+}
+
 /// The placement for new degrees, each new rank continuing `predecessorOf(coord)`.
 template<typename Pred>
 Plan planFor(const Context &ctx, const ParallelDegrees &deg, const TrainingSpec &training,
@@ -239,13 +335,10 @@ std::optional<Plan> shrinkPp(const Context &ctx, std::string &reason)
             training.interleave = 1;
             scheduleNote = "schedule interleaved -> 1f1b: pp 1 has no virtual stages";
         }
-        const int chunks = chunksPerRank(training);
-        if (h.model.layers % (pp * chunks) != 0) {
-            rejected.push_back("pp " + std::to_string(pp) + ": " + std::to_string(h.model.layers)
-                + " layers do not split evenly"
-                + (chunks > 1 ? " into pp x interleave " + std::to_string(chunks) + " chunks" : "")
-                + " (the engine splits layers evenly, Megatron-LM's rule; an "
-                  "uneven split is not modelled)");
+        try {
+            training.layersPerStage = balancedSplit(h, nd, training);
+        } catch (const ScenarioError &e) {
+            rejected.push_back("pp " + std::to_string(pp) + ": " + e.what());
             continue;
         }
         const int ranks = deg.tp * pp * deg.dp * deg.cp;
@@ -258,18 +351,30 @@ std::optional<Plan> shrinkPp(const Context &ctx, std::string &reason)
             rejected.push_back("pp " + std::to_string(pp) + ": " + *problem);
             continue;
         }
-        // New stage q starts at layer q*L/pp', which the old stage floor(q*pp/pp') held: that
-        // rank's slot already holds the first of its layers (even split, workloadplan.cpp).
-        Plan plan = planFor(ctx, nd, training,
-            [&](const RankCoord &c) { return oldLayout.rankOf(c.t, c.p * deg.pp / pp, c.d, c.c); });
+        // New stage q continues the old stage that held its first layer: that rank's slot
+        // already holds the first of its layers.
+        std::vector<int> firstLayer(static_cast<std::size_t>(pp), 0);
+        for (int q = 1; q < pp; ++q)
+            firstLayer[static_cast<std::size_t>(q)] = firstLayer[static_cast<std::size_t>(q - 1)]
+                + (training.layersPerStage.empty()
+                        ? h.model.layers / pp
+                        : training.layersPerStage[static_cast<std::size_t>(q - 1)]);
+        const std::vector<int> oldSplit = perStage(h, deg);
+        Plan plan = planFor(ctx, nd, training, [&](const RankCoord &c) {
+            const int old = stageOfLayer(
+                oldSplit, deg.pp, h.model.layers, firstLayer[static_cast<std::size_t>(c.p)]);
+            return oldLayout.rankOf(c.t, old, c.d, c.c);
+        });
         if (plan.placed.shortfall > 0 || plan.placed.forcedSplits > 0) {
             rejected.push_back("pp " + std::to_string(pp) + " would force "
                 + std::to_string(plan.placed.forcedSplits) + " TP groups across servers");
             continue;
         }
         plan.notes.push_back("pp " + std::to_string(deg.pp) + " -> " + std::to_string(pp) + ": "
-            + std::to_string(h.model.layers / pp) + " layers per stage instead of "
-            + std::to_string(h.model.layers / deg.pp) + "; tp, dp and the global batch unchanged");
+            + splitText(training.layersPerStage, h.model.layers, pp) + " layers per stage instead of "
+            + splitText(perStage(h, deg), h.model.layers, deg.pp)
+            + " (balanced by compute time: the end stages also hold the embedding and the LM "
+              "head); tp, dp and the global batch unchanged");
         if (!scheduleNote.empty())
             plan.notes.push_back(scheduleNote);
         for (const std::string &r : rejected)

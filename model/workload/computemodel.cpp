@@ -102,12 +102,15 @@ GemmPair linear(const Roofline &r, double m, double n, double k, double batch)
 {
     GemmPair p;
     p.forward = gemm(r, m, n, k, batch);
-    p.backward = gemm(r, m, k, n, batch);
-    p.backward += gemm(r, k, n, m, batch);
+    p.dgrad = gemm(r, m, k, n, batch);
+    p.wgrad = gemm(r, k, n, m, batch);
     if (r.fp8) {
         p.forward += {m * k * batch / r.hbm, 0.0};
-        p.backward += streaming(r, 4.0 * m * n * batch, 1);
+        // The output gradient's cast-transpose runs before the dgrad GEMM that reads it.
+        p.dgrad += streaming(r, 4.0 * m * n * batch, 1);
     }
+    p.backward = p.dgrad;
+    p.backward += p.wgrad;
     return p;
 }
 
@@ -184,6 +187,8 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
     const double w = attentionWidth(x);
     const GemmPair qkv = linear(r, T, (w + 2.0 * x.kvDim) / x.t, x.h);
     const GemmPair proj = linear(r, T, x.h, w / x.t);
+    lc.qkv = qkv;
+    lc.proj = proj;
     lc.forward = qkv.forward;
     lc.forward += proj.forward;
     lc.backward = qkv.backward;
@@ -197,6 +202,8 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
     if (!moe) {
         const GemmPair fc1 = linear(r, T, up * x.ffn / x.t, x.h);
         const GemmPair fc2 = linear(r, T, x.h, x.ffn / x.t);
+        lc.fc1 = fc1;
+        lc.fc2 = fc2;
         lc.forward += fc1.forward;
         lc.forward += fc2.forward;
         lc.backward += fc1.backward;
@@ -212,6 +219,8 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
         const GemmPair router = linear(r.highPrecision(), x.spTokens, x.experts, x.h);
         const GemmPair fc1 = linear(r, perExpert, up * x.ffn / x.t, x.h, local);
         const GemmPair fc2 = linear(r, perExpert, x.h, x.ffn / x.t, local);
+        lc.fc1 = fc1;
+        lc.fc2 = fc2;
         lc.forward += router.forward;
         lc.forward += fc1.forward;
         lc.forward += fc2.forward;

@@ -76,6 +76,8 @@ struct GemmPair
 {
     Cost forward;
     Cost backward;
+    Cost dgrad; ///< the backward's input-gradient GEMM alone (included in backward)
+    Cost wgrad; ///< the backward's weight-gradient GEMM alone (included in backward)
 };
 
 /** One layer's compute on one rank for one micro-batch. */
@@ -85,6 +87,10 @@ struct LayerCompute
     Cost backward;         ///< backward without recompute
     Cost attentionForward; ///< the attention core alone (QK^T, softmax, AV)
     Cost attentionBackward;
+    /// The tensor-parallel linears alone (included above), the GEMMs TP communication can run
+    /// beside: column-parallel QKV and fc1, row-parallel projection and fc2 (for an MoE layer
+    /// fc1/fc2 are the local experts' GEMMs).
+    GemmPair qkv, proj, fc1, fc2;
 };
 
 /** Sizes shared by the per-layer formulas. */

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace railyard {
 
@@ -64,7 +65,20 @@ struct TrainingSpec
     bool distributedOptimizer = true;
     ScheduleKind schedule = ScheduleKind::OneFOneB;
     int interleave = 1;              ///< virtual stages (chunks) per rank, interleaved only
-    bool dpOverlap = true;           ///< overlap the gradient reduction with the last backward
+    /// Transformer layers per pipeline stage (pp entries), or per virtual stage in model order
+    /// (pp x interleave entries, entry c*pp + s = chunk c of stage s) for the interleaved
+    /// schedule; empty = the even split. Each entry >= 1, summing to model.layers.
+    std::vector<int> layersPerStage;
+    /// Megatron-LM --overlap-grad-reduce (scenario key training.overlap_grad_reduce): start
+    /// each gradient bucket's reduction during the last micro-batch's backward. Off by default,
+    /// as in Megatron-Core's DistributedDataParallelConfig.
+    bool dpOverlap = false;
+    /// Megatron-LM --overlap-param-gather: the distributed optimizer's parameter all-gather
+    /// runs behind the next forward instead of after the optimizer step. Off by default.
+    bool overlapParamGather = false;
+    /// Megatron-LM --tp-comm-overlap: Transformer Engine overlaps the TP all-gathers and
+    /// reduce-scatters with the GEMMs they feed (needs sequence parallelism). Off by default.
+    bool tpCommOverlap = false;
     bool hierarchicalAllReduce = false; ///< DP all-reduce as intra-server RS, inter AR, intra AG
     bool flashAttention = true;      ///< fused causal attention (FlashAttention); false = 2021 Megatron GEMMs + softmax
     bool pipelineScatterGather = true; ///< without SP, send 1/tp of the boundary tensor per rank (Narayanan 2021 §4.1)

@@ -81,18 +81,46 @@ void checkWorkload(const ModelSpec &m, const TrainingSpec &tr, const DeviceSpec 
     checkRouting(m.routing, m.experts, "model.routing"); // model/workload/eprouting.h
 
     // Pipeline split: equal layers per stage (per model chunk when interleaved), Megatron-LM's
-    // rule (num_layers % pipeline_model_parallel_size, and % virtual size when interleaved).
+    // rule (num_layers % pipeline_model_parallel_size, and % virtual size when interleaved),
+    // unless layers_per_stage gives the split (Megatron-LM's uneven first/last stages,
+    // --decoder-first/last-pipeline-num-layers, or a custom --pipeline-model-parallel-layout).
     const int chunks = chunksPerRank(tr);
     if (chunks > 1 && d.pp < 2)
         fail("training.interleave", "the interleaved schedule needs pp >= 2, got pp "
                                         + str(d.pp));
-    if (m.layers % (std::int64_t{d.pp} * chunks) != 0) {
+    if (!tr.layersPerStage.empty()) {
+        const std::string field = "training.layers_per_stage";
+        const auto n = static_cast<std::int64_t>(tr.layersPerStage.size());
+        const std::int64_t virtualStages = std::int64_t{d.pp} * chunks;
+        if (n != d.pp && n != virtualStages)
+            fail(field, "has " + str(n) + " entries but pp is " + str(d.pp)
+                            + (chunks > 1 ? " (give pp entries, or pp x interleave = "
+                                                + str(virtualStages) + " for uneven model chunks)"
+                                          : ""));
+        std::int64_t sum = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const int layers = tr.layersPerStage[static_cast<std::size_t>(i)];
+            const std::string at = field + "[" + str(i) + "]";
+            if (layers < 1)
+                fail(at, "a stage needs at least 1 layer, got " + str(layers));
+            if (n == d.pp && chunks > 1 && layers % chunks != 0)
+                fail(at, str(layers) + " layers do not split evenly into interleave "
+                             + str(chunks) + " model chunks (give pp x interleave = "
+                             + str(virtualStages) + " entries for uneven chunks)");
+            sum += layers;
+        }
+        if (sum != m.layers)
+            fail(field, "the entries sum to " + str(sum) + " layers but model.layers is "
+                            + str(m.layers));
+    } else if (m.layers % (std::int64_t{d.pp} * chunks) != 0) {
         if (chunks > 1)
             fail("model.layers", str(m.layers) + " layers do not split evenly into pp "
                                      + str(d.pp) + " x interleave " + str(chunks)
-                                     + " model chunks");
+                                     + " model chunks (training.layers_per_stage gives an "
+                                       "uneven split)");
         fail("model.layers", str(m.layers) + " layers do not split evenly over pp " + str(d.pp)
-                                 + " pipeline stages");
+                                 + " pipeline stages (training.layers_per_stage gives an uneven "
+                                   "split)");
     }
 
     // Tensor parallelism splits heads, key/value groups and the MLP columns: Megatron-Core

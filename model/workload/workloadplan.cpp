@@ -106,11 +106,11 @@ bool isMoeLayer(const ModelSpec &m, int layer)
 // ---------------------------------------------------------------------------------------------
 
 void addOp(WorkloadPlan &plan, Dim dim, Collective c, OpPass pass, int stage, double bytes,
-           double count, std::string what)
+           double count, std::string what, double overlapTime = 0.0)
 {
     if (count <= 0.0 || bytes <= 0.0)
         return;
-    plan.ops.push_back({dim, c, pass, stage, bytes, count, std::move(what)});
+    plan.ops.push_back({dim, c, pass, stage, bytes, count, std::move(what), overlapTime});
 }
 
 } // namespace
@@ -132,6 +132,25 @@ bool parseCollective(std::string_view name, Collective &out)
         }
     }
     return false;
+}
+
+std::vector<int> virtualStageLayers(const ModelSpec &model, const TrainingSpec &training,
+                                    const ParallelDegrees &degrees)
+{
+    const int pp = degrees.pp;
+    const int chunks = chunksPerRank(training);
+    const auto n = static_cast<std::size_t>(pp) * static_cast<std::size_t>(chunks);
+    const std::vector<int> &given = training.layersPerStage;
+    if (given.size() == n)
+        return given;
+    std::vector<int> out(n, 0);
+    for (std::size_t k = 0; k < n; ++k) {
+        // Virtual stage k is chunk k / pp on stage k % pp: a per-stage entry splits evenly.
+        const std::size_t stage = k % static_cast<std::size_t>(pp);
+        out[k] = given.size() == static_cast<std::size_t>(pp) ? given[stage] / chunks
+                                                               : model.layers / (pp * chunks);
+    }
+    return out;
 }
 
 WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
@@ -223,7 +242,11 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
 
     const Allowance allowance = memoryAllowance(training.memoryAllowance, degrees, model);
 
-    const int layersPerChunk = model.layers / (pp * chunks);
+    // Layers of each virtual stage and the first layer of each, in model order.
+    const std::vector<int> split = virtualStageLayers(model, training, degrees);
+    std::vector<int> firstLayer(split.size(), 0);
+    for (std::size_t k = 1; k < split.size(); ++k)
+        firstLayer[k] = firstLayer[k - 1] + split[k - 1];
     double modelForwardFlops = 0.0; // one micro-batch, whole replica (times t c below)
     double totalParams = 0.0;
 
@@ -238,9 +261,16 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         Cost recompute;
         Cost coreFwd;
         Cost coreBwd;
+        sc.chunkLayers.assign(chunks, 0);
+        sc.chunkForwardTime.assign(chunks, 0.0);
+        sc.chunkBackwardTime.assign(chunks, 0.0);
         for (int chunk = 0; chunk < chunks; ++chunk) {
-            const int first = (chunk * pp + s) * layersPerChunk;
-            for (int layer = first; layer < first + layersPerChunk; ++layer) {
+            const auto k = static_cast<std::size_t>(chunk * pp + s);
+            const int first = firstLayer[k];
+            const double fwdBefore = fwd.time;
+            const double bwdBefore = bwd.time + recompute.time;
+            sc.chunkLayers[chunk] = split[k];
+            for (int layer = first; layer < first + split[k]; ++layer) {
                 const bool isMoe = isMoeLayer(model, layer);
                 const LayerCompute &lc = isMoe ? moe : dense;
                 const LayerParams &lp = isMoe ? moeParams : denseParams;
@@ -260,6 +290,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                 expertParamsStage += lp.expert;
                 activations += layerActivationBytes(model, training, x, isMoe);
             }
+            sc.chunkForwardTime[chunk] = fwd.time - fwdBefore;
+            sc.chunkBackwardTime[chunk] = bwd.time + recompute.time - bwdBefore;
         }
         // Stage 0 holds the word embedding (and GPT's learned positions, s h); the last stage
         // the output layer (a copy of the embedding when tied, Megatron-LM keeps one per end),
@@ -267,8 +299,12 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         if (s == 0) {
             denseParamsStage += x.vocab * x.h + gptExtras * x.s * x.h;
             // Embedding lookup and (GPT) dropout: write T_sp h, negligible FLOPs.
-            fwd += streaming(r, 3.0 * kElementwiseBytes * x.spTokens * x.h, 2);
-            bwd += streaming(r, (4.0 + kElementwiseBytes) * x.spTokens * x.h, 2);
+            const Cost lookupFwd = streaming(r, 3.0 * kElementwiseBytes * x.spTokens * x.h, 2);
+            const Cost lookupBwd = streaming(r, (4.0 + kElementwiseBytes) * x.spTokens * x.h, 2);
+            fwd += lookupFwd;
+            bwd += lookupBwd;
+            sc.chunkForwardTime.front() += lookupFwd.time;
+            sc.chunkBackwardTime.front() += lookupBwd.time;
             activations += gptExtras * x.spTokens * x.h; // embedding dropout mask
         }
         if (s == pp - 1) {
@@ -276,6 +312,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             denseParamsStage += (sharedWithInput ? 0.0 : x.vocab * x.h) + (x.gptStyle ? 2.0 : 1.0) * x.h;
             fwd += output.forward;
             bwd += output.backward;
+            sc.chunkForwardTime.back() += output.forward.time;
+            sc.chunkBackwardTime.back() += output.backward.time;
             // [Korthikanti22] §4.3: final norm input and fp32 logits for the cross entropy,
             // 4 s b h / t (1 + v/h) with SP.
             activations += 4.0 * x.spTokens * x.h + 4.0 * x.tokens * x.vocab / x.t;
@@ -324,40 +362,79 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             // [Shoeybi19] f/g: forward one all-reduce after attention and one after the MLP;
             // backward the conjugate all-reduces. With SP [Korthikanti22] §4.2.2 each becomes an
             // all-gather before and a reduce-scatter after the block, same S = b s h e / c;
-            // backward swaps them. Full recompute repeats the forward's comm in the backward.
+            // backward swaps them, and the column-parallel linear (QKV, fc1) gathers its
+            // sequence-sharded input once more for its weight gradient (SP keeps only the shard,
+            // §4.2.2). Full recompute repeats the forward's comm in the backward.
             // MoE layers: Megatron-Core's alltoall dispatcher all-gathers the routed tokens over
             // the expert-TP group after the EP all-to-all and reduce-scatters them before the
             // combine, S = b s topK h e / c.
             // Without SP (possible for MoE only with ep = 1) the expert block all-reduces its
             // row-parallel output like a dense MLP.
+            //
+            // What each op runs beside (CommOp::overlapTime, one run):
+            //  - always, a column-parallel linear's backward: the input re-gather starts
+            //    asynchronously before the input-gradient GEMM and the input gradient's
+            //    reduce-scatter (all-reduce without SP) before the weight-gradient GEMM
+            //    (Megatron-LM megatron/core/tensor_parallel/layers.py,
+            //    LinearWithGradAccumulationAndAsyncCommunication.backward);
+            //  - with tp_comm_overlap, Transformer Engine's userbuffers overlap (NeMo/Megatron
+            //    "Communication Overlap" guide: TP all-gather and reduce-scatter pipelined with the
+            //    GEMM that consumes or produces them): the forward all-gather with the
+            //    column-parallel GEMM, the forward reduce-scatter with the row-parallel GEMM, the
+            //    backward output-gradient all-gather with the row-parallel input-gradient GEMM;
+            //  - nothing else: the expert blocks, the embedding and the cross entropy.
             struct Block
             {
                 const char *name;
                 double count;
                 double bytes;
+                const GemmPair *column; ///< null: nothing to overlap with (expert block)
+                const GemmPair *row;
             };
-            const std::array<Block, 3> blocks{{{"attention", layers, actBytes},
-                                               {"MLP", denseLayers, actBytes},
-                                               {"expert", moeLayers, sp ? actBytes * x.topK
-                                                                        : actBytes}}};
-            const std::string again = recomputeAll > 0 ? " (backward + recompute)" : " (backward)";
+            const std::array<Block, 3> blocks{
+                {{"attention", layers, actBytes, &dense.qkv, &dense.proj},
+                 {"MLP", denseLayers, actBytes, &dense.fc1, &dense.fc2},
+                 {"expert", moeLayers, sp ? actBytes * x.topK : actBytes, nullptr, nullptr}}};
+            const bool te = training.tpCommOverlap && sp;
             for (const Block &blk : blocks) {
                 const std::string n = blk.name;
-                const double backward = blk.count * (1.0 + recomputeAll);
+                const auto with = [&blk](Cost GemmPair::*part, bool column, bool when) {
+                    const GemmPair *g = column ? blk.column : blk.row;
+                    return g && when ? (g->*part).time : 0.0;
+                };
                 if (sp) {
                     addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Forward, s, blk.bytes,
-                          blk.count, n + " all-gather");
+                          blk.count, n + " all-gather", with(&GemmPair::forward, true, te));
                     addOp(plan, Dim::Tp, Collective::ReduceScatter, OpPass::Forward, s,
-                          blk.bytes, blk.count, n + " reduce-scatter");
+                          blk.bytes, blk.count, n + " reduce-scatter",
+                          with(&GemmPair::forward, false, te));
                     addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Backward, s, blk.bytes,
-                          backward, n + " all-gather" + again);
+                          blk.count, n + " all-gather (backward)",
+                          with(&GemmPair::dgrad, false, te));
                     addOp(plan, Dim::Tp, Collective::ReduceScatter, OpPass::Backward, s,
-                          blk.bytes, backward, n + " reduce-scatter" + again);
+                          blk.bytes, blk.count, n + " reduce-scatter (backward)",
+                          with(&GemmPair::wgrad, true, true));
+                    if (blk.column)
+                        addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Backward, s,
+                              blk.bytes, blk.count, n + " all-gather (backward re-gather)",
+                              with(&GemmPair::dgrad, true, true));
+                    if (recomputeAll > 0) {
+                        addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Backward, s,
+                              blk.bytes, blk.count, n + " all-gather (recompute)",
+                              with(&GemmPair::forward, true, te));
+                        addOp(plan, Dim::Tp, Collective::ReduceScatter, OpPass::Backward, s,
+                              blk.bytes, blk.count, n + " reduce-scatter (recompute)",
+                              with(&GemmPair::forward, false, te));
+                    }
                 } else {
                     addOp(plan, Dim::Tp, Collective::AllReduce, OpPass::Forward, s, blk.bytes,
                           blk.count, n + " all-reduce");
                     addOp(plan, Dim::Tp, Collective::AllReduce, OpPass::Backward, s, blk.bytes,
-                          backward, n + " all-reduce" + again);
+                          blk.count, n + " all-reduce (backward)",
+                          with(&GemmPair::wgrad, true, true));
+                    if (recomputeAll > 0)
+                        addOp(plan, Dim::Tp, Collective::AllReduce, OpPass::Backward, s,
+                              blk.bytes, blk.count, n + " all-reduce (recompute)");
                 }
             }
             // Vocab-parallel embedding: all-reduce (reduce-scatter with SP) of its output; the
@@ -372,14 +449,17 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                           "embedding gradient");
             }
             if (s == pp - 1) {
+                // The output layer is a column-parallel linear: its backward overlaps as above.
                 if (sp) {
                     addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Forward, s, actBytes, 1,
                           "output-layer all-gather");
                     addOp(plan, Dim::Tp, Collective::ReduceScatter, OpPass::Backward, s,
-                          actBytes, 1, "output-layer reduce-scatter");
+                          actBytes, 1, "output-layer reduce-scatter", output.wgrad.time);
+                    addOp(plan, Dim::Tp, Collective::AllGather, OpPass::Backward, s, actBytes, 1,
+                          "output-layer all-gather (backward re-gather)", output.dgrad.time);
                 } else {
                     addOp(plan, Dim::Tp, Collective::AllReduce, OpPass::Backward, s, actBytes, 1,
-                          "output-layer input-gradient all-reduce");
+                          "output-layer input-gradient all-reduce", output.wgrad.time);
                 }
                 addOp(plan, Dim::Tp, Collective::AllReduce, OpPass::Forward, s, x.tokens * 4.0,
                       3, "cross-entropy all-reduce");

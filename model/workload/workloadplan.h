@@ -39,6 +39,10 @@ struct CommOp
     double bytes = 0.0;
     double count = 0.0;
     std::string what;   ///< "attention all-reduce", "MLP reduce-scatter", ...
+    /// Seconds of one run's GEMM this op runs concurrently with (Megatron-LM's asynchronous
+    /// backward communication, Transformer Engine's TP overlap): the engine exposes only what
+    /// exceeds it. 0 = on the critical path.
+    double overlapTime = 0.0;
 };
 
 /** Per-stage compute for one micro-batch, seconds, with the FLOPs behind it. */
@@ -53,6 +57,12 @@ struct StageCompute
     double attentionCoreForwardTime = 0.0; ///< what CP ring exchange can overlap with
     double attentionCoreBackwardTime = 0.0;
     double optimizerTime = 0.0;  ///< per iteration: the Adam step over this rank's optimizer shard
+    /// Per model chunk (one entry unless interleaved): its layers and its share of forwardTime
+    /// and backwardTime (the embedding sits in the first stage's chunk 0, the output layer in
+    /// the last stage's last chunk).
+    std::vector<int> chunkLayers;
+    std::vector<double> chunkForwardTime;
+    std::vector<double> chunkBackwardTime;
 };
 
 /**
@@ -70,6 +80,12 @@ struct WorkloadPlan
     double modelFlopsPerIteration = 0.0;  ///< whole job, 6*N*tokens-style model FLOPs (no recompute)
     double parametersTotal = 0.0;         ///< whole model
 };
+
+/// Layers of every virtual stage in model order (entry c*pp + s = chunk c of stage s): the
+/// training spec's layers_per_stage (a per-stage entry split evenly over its chunks), else the
+/// even split. Assumes checkWorkload() accepted the spec.
+std::vector<int> virtualStageLayers(const ModelSpec &model, const TrainingSpec &training,
+                                    const ParallelDegrees &degrees);
 
 /** Throws ScenarioError for inconsistent sizes (layers not divisible by pp*interleave, ...). */
 WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,

@@ -63,7 +63,8 @@ void TestCliEvaluate::jsonHasTheStableFields()
     const double bubble = j["bubble_fraction"].get<double>();
     QVERIFY(bubble > 0.0 && bubble < 1.0);
     for (const char *d : {"tp", "pp", "dp", "ep", "cp"}) {
-        QVERIFY(j["dimensions"][d].contains("bytes"));
+        QVERIFY(j["dimensions"][d].contains("bytes_sent"));
+        QVERIFY(j["dimensions"][d].contains("link_bytes"));
         QVERIFY(j["dimensions"][d].contains("exposed_time_s"));
     }
     for (const char *t : {"scale_up", "leaf", "spine", "superspine"})

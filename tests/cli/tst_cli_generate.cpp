@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <numeric>
 #include <optional>
 
 using namespace railyard;
@@ -59,6 +60,9 @@ private Q_SLOTS:
     void modelPresetWithOverridesToFile();
     void deviceSetsFabricDefaults();
     void workloadAndFabricFlags();
+    void latencyOversubscriptionAndOverlapFlags();
+    void unevenStagesFlag();
+    void fabricOnlySkipsTheBatchCheck();
     void badInput_data();
     void badInput();
     void failureKeepsExistingOutput();
@@ -180,6 +184,70 @@ void TestCliGenerate::workloadAndFabricFlags()
     QCOMPARE(s.model.layers, 80); // still the default preset
 }
 
+void TestCliGenerate::latencyOversubscriptionAndOverlapFlags()
+{
+    const Run r = runCli(seedArgs() + QStringList{
+        "--scaleup-latency-us", "0.9", "--pcie-latency-us", "0.7", "--nic-latency-us", "2",
+        "--fabric-latency-us", "1.5", "--pcie-gbps", "256", "--fabric-gbps", "800",
+        "--leaf-oversubscription", "2", "--spine-oversubscription", "3",
+        "--overlap-grad-reduce", "--overlap-param-gather", "--tp-comm-overlap"});
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    const Scenario s = parseScenario(r.out);
+    QCOMPARE(s.fabric.scaleUp.latencyUs, 0.9);
+    QCOMPARE(s.fabric.pcie.latencyUs, 0.7);
+    QCOMPARE(s.fabric.nic.latencyUs, 2.0);
+    QCOMPARE(s.fabric.fabricPort.latencyUs, 1.5);
+    QCOMPARE(s.fabric.pcie.gbps, 256.0);
+    QCOMPARE(s.fabric.fabricPort.gbps, 800.0);
+    QCOMPARE(s.fabric.leafOversubscription, 2.0);
+    QCOMPARE(s.fabric.spineOversubscription, 3.0);
+    QVERIFY(s.training.dpOverlap && s.training.overlapParamGather && s.training.tpCommOverlap);
+    // Megatron-LM's defaults: every overlap off unless asked for.
+    const Run plain = runCli(seedArgs());
+    QVERIFY2(plain.exitCode == 0, plain.err.c_str());
+    const Scenario p = parseScenario(plain.out);
+    QVERIFY(!p.training.dpOverlap && !p.training.overlapParamGather && !p.training.tpCommOverlap);
+}
+
+void TestCliGenerate::unevenStagesFlag()
+{
+    // Llama 3 405B's 126 layers on pp 16, lighter end stages (they hold the embedding and the
+    // LM head): refused without the flag, written and evaluable with it.
+    const QStringList base{"--fabric", "rail-optimised", "--servers", "1024",
+                           "--gpus-per-server", "8", "--model", "llama3-405b", "--tp", "8",
+                           "--pp", "16", "--dp", "64", "--global-batch", "2048"};
+    const Run even = runCli(base);
+    QCOMPARE(even.exitCode, 1);
+    QVERIFY2(even.err.find("126 layers do not split evenly over pp 16") != std::string::npos,
+             even.err.c_str());
+    const Run r = runCli(base + QStringList{"--layers-per-stage",
+                                            "7,8,8,8,8,8,8,8,8,8,8,8,8,8,8,7"});
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    const Scenario s = parseScenario(r.out);
+    QCOMPARE(s.training.layersPerStage.size(), std::size_t{16});
+    QCOMPARE(s.training.layersPerStage.front(), 7);
+    QCOMPARE(s.training.layersPerStage[1], 8);
+    QCOMPARE(std::accumulate(s.training.layersPerStage.begin(), s.training.layersPerStage.end(), 0),
+             126);
+}
+
+void TestCliGenerate::fabricOnlySkipsTheBatchCheck()
+{
+    // 3 servers x 8 = 24 ranks of dp: the default global batch of 512 is no multiple of 24.
+    // Without any workload flag the scenario is a fabric study, and the batch rounds up to 528.
+    const QStringList fabric{"--fabric", "rail-optimised", "--servers", "3",
+                             "--gpus-per-server", "8"};
+    const Run r = runCli(fabric);
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    QCOMPARE(parseScenario(r.out).training.globalBatch, 528);
+    // A workload flag makes the batch the user's: then it is checked.
+    const Run w = runCli(fabric + QStringList{"--model", "llama3-8b"});
+    QCOMPARE(w.exitCode, 1);
+    QVERIFY2(w.err.find("global batch 512 is not a multiple of micro_batch x dp = 24")
+                 != std::string::npos,
+             w.err.c_str());
+}
+
 void TestCliGenerate::badInput_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -256,6 +324,26 @@ void TestCliGenerate::badInput_data()
     QTest::newRow("top-k on a dense model")
         << seedWith({"--top-k", "2"}) << 2
         << "railyard-cli generate: --top-k applies only to a mixture-of-experts model";
+    QTest::newRow("layers per stage, too few")
+        << seedWith({"--layers-per-stage", "20,20,20"}) << 1
+        << "railyard-cli: --layers-per-stage: has 3 entries but pp is 4";
+    QTest::newRow("layers per stage, wrong sum")
+        << seedWith({"--layers-per-stage", "20,20,20,19"}) << 1
+        << "railyard-cli: --layers-per-stage: the entries sum to 79 layers but model.layers is 80";
+    QTest::newRow("layers per stage, zero")
+        << seedWith({"--layers-per-stage", "0,40,20,20"}) << 1
+        << "railyard-cli: --layers-per-stage: must be at least 1, got 0";
+    QTest::newRow("layers per stage, not a list")
+        << seedWith({"--layers-per-stage", "20;20"}) << 1
+        << "railyard-cli: --layers-per-stage: expected a comma-separated list of layer counts";
+    QTest::newRow("param gather without grad reduce")
+        << seedWith({"--overlap-param-gather"}) << 1
+        << "railyard-cli: --overlap-param-gather: needs overlap_grad_reduce as well";
+    QTest::newRow("tp comm overlap without sp")
+        << seedWith({"--tp-comm-overlap", "--no-sequence-parallel"}) << 1
+        << "railyard-cli: --tp-comm-overlap: needs sequence parallelism";
+    QTest::newRow("negative latency")
+        << seedWith({"--nic-latency-us", "-1"}) << 1 << "railyard-cli: --nic-latency-us: ";
     QTest::newRow("positional")
         << seedWith({"extra"}) << 2
         << "railyard-cli generate: unexpected argument 'extra' (try 'railyard-cli generate --help')";

@@ -87,7 +87,8 @@ inline void requireSameReport(
     std::vector<std::string> paths { "/iteration_time_s", "/pipeline_makespan_s",
         "/bubble_fraction", "/spine_bytes_share" };
     for (const auto &item : a.at("dimensions").items()) {
-        paths.push_back("/dimensions/" + item.key() + "/bytes");
+        paths.push_back("/dimensions/" + item.key() + "/bytes_sent");
+        paths.push_back("/dimensions/" + item.key() + "/link_bytes");
         paths.push_back("/dimensions/" + item.key() + "/exposed_time_s");
     }
     for (const std::string &path : paths) {
@@ -98,6 +99,48 @@ inline void requireSameReport(
             what + ": " + path + " is " + std::to_string(x) + " incrementally but "
                 + std::to_string(y) + " evaluated afresh");
     }
+}
+
+/// The physical invariants every report keeps: no link busy longer than the iteration
+/// (utilisation <= 1), no negative time, no dimension exposing more than the iteration, and per
+/// stage a gradient sync that ends no earlier than the stage's last compute.
+inline void checkPhysical(const CostEngine &engine, const std::string &what)
+{
+    const CostReport &r = engine.report();
+    const double t = r.iterationTime;
+    require(std::isfinite(t) && t > 0.0, what + ": iteration time not positive");
+    // Busy times and the iteration are both rounded to picoseconds by the engine's link bound.
+    const double slack = 1e-9 * t + 2e-12;
+    for (int i = 0; i < static_cast<int>(r.links.size()); ++i) {
+        const LinkLoad &l = r.links[static_cast<std::size_t>(i)];
+        require(l.busyTime >= 0.0, what + ": link " + std::to_string(i) + " has negative busy time");
+        require(l.busyTime <= t + slack,
+            what + ": link " + engine.fabric().linkName(i) + " is busy "
+                + std::to_string(l.busyTime) + " s in a " + std::to_string(t)
+                + " s iteration (utilisation " + std::to_string(l.busyTime / t) + " > 1)");
+    }
+    require(r.linkStats.max <= 1.0 + 1e-9, what + ": link utilisation max above 1");
+    for (Dim d : kAllDims) {
+        const double e = r.dimExposed[index(d)];
+        require(e >= 0.0 && e <= t + slack,
+            what + ": " + std::string(dimName(d)) + " exposes " + std::to_string(e)
+                + " s of a " + std::to_string(t) + " s iteration");
+        require(r.dimBytesSent[index(d)] >= 0.0 && r.dimBytes[index(d)] >= 0.0,
+            what + ": negative bytes");
+    }
+    require(r.pipelineMakespan >= 0.0 && r.pipelineMakespan <= t + slack,
+        what + ": pipeline makespan outside the iteration");
+    require(r.bubbleFraction >= 0.0 && r.bubbleFraction <= 1.0, what + ": bubble outside [0, 1]");
+    for (const StageReport &st : r.stages) {
+        require(st.computeForward >= 0.0 && st.computeBackward >= 0.0 && st.commForward >= 0.0
+                && st.commBackward >= 0.0 && st.dpWindow >= 0.0 && st.dpExposed >= 0.0,
+            what + ": a stage has a negative time");
+        require(st.dpReduceEnd + slack >= st.lastCompute && st.dpReduceEnd <= t + slack,
+            what + ": a stage's gradient sync ends outside [its last compute, the iteration]");
+    }
+    for (const PhaseResult &p : r.phases)
+        require(p.time >= 0.0 && p.hidden >= 0.0 && p.hidden <= p.time + 1e-15,
+            what + ": phase " + p.name + " hides more than it takes");
 }
 
 /// Every export of the engine's mapping, and the run records read back to the same mapping.
@@ -235,6 +278,7 @@ inline Outcome evaluateScenario(const Scenario &scenario)
     const bool detailed = engine->fabric().slotCount() <= kMaxDetailedSlots;
     const nlohmann::json before = reportToJson(*engine, detailed);
     checkFinite(before, "report");
+    checkPhysical(*engine, "report");
     (void)reportToText(*engine);
     (void)engine->mappingWarnings();
 
@@ -248,6 +292,7 @@ inline Outcome evaluateScenario(const Scenario &scenario)
     if (world > 1) {
         engine->swapRanks(0, world - 1);
         checkFinite(reportToJson(*engine, false), "report after swap");
+        checkPhysical(*engine, "report after swap");
         engine->swapRanks(0, world - 1);
         const nlohmann::json after = reportToJson(*engine, false);
         // The incremental update must come back to the full evaluation (tst_costengine

@@ -47,12 +47,12 @@ ry_test() {
 
 # ==== tp groups (fixed (d, p): tensor parallel) ====
 
-# tp-all-gather-67108864: all-gather of 67108864 B (67.1 MB): attention all-gather (20 per micro-batch), attention all-gather (backward) (20 per micro-batch), MLP all-gather (20 per micro-batch), MLP all-gather (backward) (20 per micro-batch), embedding gradient (1 per micro-batch), output-layer all-gather (1 per micro-batch)
+# tp-all-gather-67108864: all-gather of 67108864 B (67.1 MB): attention all-gather (20 per micro-batch), attention all-gather (backward) (20 per micro-batch), attention all-gather (backward re-gather) (20 per micro-batch), MLP all-gather (20 per micro-batch), MLP all-gather (backward) (20 per micro-batch), MLP all-gather (backward re-gather) (20 per micro-batch), embedding gradient (1 per micro-batch), output-layer all-gather (1 per micro-batch), output-layer all-gather (backward re-gather) (1 per micro-batch)
 # ranks 0-7 (first d0 p0 t0 c0 e0) on node000:0 node000:1 node000:2 node000:3 node000:4 node000:5 node000:6 node000:7 (host:GPU)
 # predicted: 195.1 us, algbw 343.97 GB/s, busbw 300.97 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
 ry_test tp-all-gather-67108864 "DIV 8" "node000 node000 node000 node000 node000 node000 node000 node000" "0 1 2 3 4 5 6 7" "0 1 2 3 4 5 6 7" all_gather_perf -b 67108864 -e 67108864
 
-# tp-all-gather-67108864-all: all-gather of 67108864 B (67.1 MB): attention all-gather (20 per micro-batch), attention all-gather (backward) (20 per micro-batch), MLP all-gather (20 per micro-batch), MLP all-gather (backward) (20 per micro-batch), embedding gradient (1 per micro-batch), output-layer all-gather (1 per micro-batch)
+# tp-all-gather-67108864-all: all-gather of 67108864 B (67.1 MB): attention all-gather (20 per micro-batch), attention all-gather (backward) (20 per micro-batch), attention all-gather (backward re-gather) (20 per micro-batch), MLP all-gather (20 per micro-batch), MLP all-gather (backward) (20 per micro-batch), MLP all-gather (backward re-gather) (20 per micro-batch), embedding gradient (1 per micro-batch), output-layer all-gather (1 per micro-batch), output-layer all-gather (backward re-gather) (1 per micro-batch)
 # 4 groups at once, 32 ranks (engine phase "tp fwd stage 0: attention all-gather")
 # predicted: 195.1 us, algbw 343.97 GB/s, busbw 300.97 GB/s (bottleneck node000/gpu0 -> node000/nvswitch)
 ry_test tp-all-gather-67108864-all "DIV 8" "node000 node000 node000 node000 node000 node000 node000 node000 node001 node001 node001 node001 node001 node001 node001 node001 node002 node002 node002 node002 node002 node002 node002 node002 node003 node003 node003 node003 node003 node003 node003 node003" "0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7" "0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7" all_gather_perf -b 67108864 -e 67108864

@@ -450,7 +450,8 @@ void TestScenarioFile::textIsExplicitAndOrdered()
     QCOMPARE(j.at("fabric").size(), std::size_t{21});
     QCOMPARE(j.at("parallel").size(), std::size_t{6});
     QCOMPARE(j.at("model").size(), std::size_t{12});
-    QCOMPARE(j.at("training").size(), std::size_t{12});
+    // (14: layers_per_stage is left out for the even split.)
+    QCOMPARE(j.at("training").size(), std::size_t{14});
     QCOMPARE(j.at("device").size(), std::size_t{9});
     QCOMPARE(j.at("mapping").size(), std::size_t{2});
     // ...except empty optional arrays.

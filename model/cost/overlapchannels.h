@@ -1,0 +1,63 @@
+#pragma once
+
+#include "base/units.h"
+#include "cost/linkmaxima.h"
+
+#include <array>
+#include <optional>
+
+namespace railyard {
+
+/**
+ * The link maxima behind the iteration's physical bounds, kept up to date link by link:
+ *  - the link bound, per exposure variant: the largest busy time of any link with all of its
+ *    bytes, or without one dimension's (no iteration can end before a link carries its bytes);
+ *  - the contention of the overlapped DP sync: where a link carries both the gradient
+ *    reduction and backward traffic (TP, EP, CP) of the micro-batch it overlaps with, the
+ *    reduction's bandwidth time on that link is (its bytes + those bytes) / bandwidth; the
+ *    parameter all-gather alike with one micro-batch's forward traffic.
+ * Links where the sync does not share anything are left out of the contention (their time is
+ * the sync's own, uncontended). Keys are picoseconds, so incremental and fresh maxima agree.
+ */
+class OverlapChannels
+{
+public:
+    /** What turns a link's bytes per iteration into the quantities above. */
+    struct Shares
+    {
+        std::array<bool, kDimCount> present{}; ///< dimensions with traffic
+        DimArray backward{};   ///< share of a dimension's bytes that is backward traffic
+        DimArray forward{};    ///< share that is forward traffic
+        double microbatches = 1.0;
+        double reduce = 0.0;   ///< share of the DP bytes that is the gradient reduction
+        double gather = 0.0;   ///< share that is the parameter all-gather
+        bool reduceOverlapped = false;
+        bool gatherOverlapped = false;
+    };
+
+    void setUp(const Shares &shares, int links);
+    /// Link `link` now carries `bytes` (per dimension, per iteration) at `bandwidth` bytes/s.
+    void update(int link, const DimArray &bytes, double bandwidth);
+    void settle();
+
+    /// The busiest link's busy time (seconds, rounded up to the next picosecond), with every
+    /// dimension or `without` one.
+    double bound(std::optional<Dim> without = std::nullopt) const;
+    /// The largest (reduction bytes + overlapped backward bytes) / bandwidth over the links
+    /// they share, seconds; 0 when they share none. `without` drops a dimension's traffic.
+    double reduceContention(std::optional<Dim> without = std::nullopt) const;
+    double gatherContention(std::optional<Dim> without = std::nullopt) const;
+
+private:
+    static constexpr int kVariants = kDimCount + 1; ///< all, then without dim d
+    static int variant(std::optional<Dim> without) { return without ? 1 + index(*without) : 0; }
+    long long contentionKey(const DimArray &bytes, double bandwidth, double dpShare,
+                            const DimArray &passShare, int variant) const;
+
+    Shares m_shares;
+    LinkMaxima m_max;
+    /// Channel per (quantity, variant), -1 where the variant equals "all".
+    std::array<int, kVariants> m_bound{}, m_reduce{}, m_gather{};
+};
+
+} // namespace railyard

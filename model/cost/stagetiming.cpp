@@ -1,0 +1,133 @@
+#include "cost/stagetiming.h"
+
+#include <algorithm>
+
+namespace railyard {
+
+std::vector<StagePass> stagePasses(const WorkloadPlan &plan, const PhaseTimes &times, OpPass pass,
+                                   std::optional<Dim> off)
+{
+    const std::size_t stages = plan.stages.size();
+    std::vector<StagePass> t(stages);
+    std::vector<double> cp(stages, 0.0);
+    for (std::size_t s = 0; s < stages; ++s) {
+        const StageCompute &c = plan.stages[s];
+        t[s].compute = pass == OpPass::Forward ? c.forwardTime : c.backwardTime;
+    }
+    for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+        const CommOp &op = plan.ops[i];
+        if (op.pass != pass || off == op.dim)
+            continue;
+        const auto s = static_cast<std::size_t>(op.stage);
+        const double run = i < times.op.size() ? times.op[i] : 0.0;
+        switch (op.dim) {
+        case Dim::Tp:
+            // TP collectives sit between dependent ops of a layer: on the critical path, but for
+            // what runs beside a GEMM (compute-only overlap costs nothing).
+            t[s].comm += op.count * std::max(0.0, run - op.overlapTime);
+            break;
+        case Dim::Ep:
+            t[s].comm += op.count * run;
+            break;
+        case Dim::Cp:
+            cp[s] += op.count * run;
+            break;
+        case Dim::Pp:
+        case Dim::Dp:
+            break;
+        }
+    }
+    for (std::size_t s = 0; s < stages; ++s) {
+        // Ring attention overlaps the K/V exchange with the attention core (Liu et al. 2023,
+        // Megatron-LM context parallelism): only what the core cannot hide is exposed.
+        const StageCompute &c = plan.stages[s];
+        const double core =
+            pass == OpPass::Forward ? c.attentionCoreForwardTime : c.attentionCoreBackwardTime;
+        t[s].comm += std::max(0.0, cp[s] - core);
+    }
+    return t;
+}
+
+SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
+                     const OverlapChannels &channels, std::optional<Dim> off)
+{
+    const TrainingSpec &tr = scenario.training;
+    SyncPlan p;
+    p.present = times.dpPresent && off != Dim::Dp;
+    p.overlapReduce = tr.dpOverlap;
+    p.overlapGather = tr.overlapParamGather && tr.distributedOptimizer;
+    // Overlapped, the sync shares its links with the traffic of the pass it hides behind: on
+    // each shared link its time is (its bytes + theirs) / bandwidth (OverlapChannels).
+    p.reduceAlpha = times.reduceAlpha;
+    p.reduceBeta = p.overlapReduce ? std::max(times.reduceBeta, channels.reduceContention(off))
+                                   : times.reduceBeta;
+    p.gatherAlpha = times.gatherAlpha;
+    p.gatherBeta = p.overlapGather ? std::max(times.gatherBeta, channels.gatherContention(off))
+                                   : times.gatherBeta;
+    // Each chunk's gradients (and parameters) are its layers' share of the stage's, cut into one
+    // bucket per layer.
+    for (const StageCompute &c : plan.stages) {
+        std::vector<double> share;
+        for (int layers : c.chunkLayers)
+            share.push_back(c.layers > 0 ? static_cast<double>(layers) / c.layers : 0.0);
+        p.share.push_back(std::move(share));
+        p.buckets.push_back(c.chunkLayers);
+        // The optimizer step runs after the gradient sync on every stage; the slowest stage's
+        // (workloadplan.cpp: a memory-bound Adam update) ends the iteration.
+        p.optimizer = std::max(p.optimizer, c.optimizerTime);
+    }
+    p.linkBound = channels.bound(off);
+    return p;
+}
+
+Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
+                   const OverlapChannels &channels, std::optional<Dim> off)
+{
+    const int stages = scenario.degrees.pp;
+    const int v = chunksPerRank(scenario.training);
+    const bool pp = off != Dim::Pp;
+    Timing t;
+    t.forward = stagePasses(plan, times, OpPass::Forward, off);
+    t.backward = stagePasses(plan, times, OpPass::Backward, off);
+    t.sync = syncPlanFor(scenario, plan, times, channels, off);
+    PipelineInput &in = t.input;
+    in.kind = scenario.training.schedule;
+    in.stages = stages;
+    in.microbatches = plan.microbatches;
+    in.chunks = v;
+    for (int s = 0; s < stages; ++s) {
+        in.forward.push_back(t.forward[s].total());
+        in.backward.push_back(t.backward[s].total());
+    }
+    // Unequal chunks (uneven layers, the embedding, the LM head) keep their own compute; the
+    // stage's exposed communication is spread over its chunks like the compute.
+    const auto part = [v](const StagePass &p, const std::vector<double> &chunk, int c) {
+        const double own = static_cast<std::size_t>(c) < chunk.size() ? chunk[c] : p.compute / v;
+        return own + p.comm * (p.compute > 0.0 ? own / p.compute : 1.0 / v);
+    };
+    std::vector<double> chunkForward;
+    for (int c = 0; c < v; ++c) {
+        for (int s = 0; s < stages; ++s) {
+            const StageCompute &sc = plan.stages[s];
+            chunkForward.push_back(part(t.forward[s], sc.chunkForwardTime, c));
+            if (v > 1) {
+                in.chunkForward.push_back(chunkForward.back());
+                in.chunkBackward.push_back(part(t.backward[s], sc.chunkBackwardTime, c));
+            }
+        }
+    }
+    if (pp) {
+        in.sendForward = times.sendForward;
+        in.sendBackward = times.sendBackward;
+    }
+    if (v > 1) {
+        in.wrapForward = pp ? times.wrapForward : 0.0;
+        in.wrapBackward = pp ? times.wrapBackward : 0.0;
+    }
+    in.forwardReady = gatherReadyTimes(t.sync, stages, v, chunkForward);
+    t.timeline = schedulePipeline(in);
+    t.iteration = timeIteration(t.timeline, stages, v, t.sync);
+    return t;
+}
+
+} // namespace railyard

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "cost/iterationtiming.h"
+#include "cost/overlapchannels.h"
+#include "cost/pipelineschedule.h"
+#include "scenario/scenario.h"
+#include "workload/workloadplan.h"
+
+#include <optional>
+#include <vector>
+
+namespace railyard {
+
+/** The time of one run of every op and send for one mapping (from the traffic model's phases). */
+struct PhaseTimes
+{
+    std::vector<double> op;           ///< per WorkloadPlan::ops entry (TP, EP, CP; else 0)
+    std::vector<double> sendForward;  ///< per boundary s -> s+1
+    std::vector<double> sendBackward; ///< per boundary s+1 -> s
+    double wrapForward = 0.0;         ///< interleaved wrap-around, last stage -> stage 0
+    double wrapBackward = 0.0;
+    /// The DP sync (all groups at once): latency and bandwidth parts of the gradient reduction
+    /// and of the parameter all-gather, uncontended.
+    double reduceAlpha = 0.0, reduceBeta = 0.0, gatherAlpha = 0.0, gatherBeta = 0.0;
+    bool dpPresent = false;
+};
+
+/** One stage's pass over one micro-batch: its compute and the communication it exposes. */
+struct StagePass
+{
+    double compute = 0.0;
+    double comm = 0.0;
+    double total() const { return compute + comm; }
+};
+
+/** A timeline and the iteration derived from it, for one exposure variant. */
+struct Timing
+{
+    std::vector<StagePass> forward, backward;
+    SyncPlan sync;
+    PipelineInput input;
+    PipelineTimeline timeline;
+    IterationTiming iteration;
+};
+
+/// Per stage, one micro-batch's `pass`: compute plus the TP and EP collectives on the critical
+/// path (a TP op only beyond the GEMM it overlaps, CommOp::overlapTime) and the CP exchange
+/// beyond the attention core; dimension `off` is free (the exposure ablation).
+std::vector<StagePass> stagePasses(const WorkloadPlan &plan, const PhaseTimes &times, OpPass pass,
+                                   std::optional<Dim> off);
+
+/// How the DP sync runs for variant `off` (cost/iterationtiming.h): overlapped per the
+/// scenario's Megatron-LM switches, its bandwidth part at least the contention `channels` find.
+SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
+                     const OverlapChannels &channels, std::optional<Dim> off);
+
+/// The scheduler input for variant `off` (dimension `off` free), its timeline and iteration.
+Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
+                   const OverlapChannels &channels, std::optional<Dim> off);
+
+} // namespace railyard

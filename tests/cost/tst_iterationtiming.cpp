@@ -1,0 +1,419 @@
+// Iteration timing with overlap: the DP sync's windows (cost/iterationtiming.h) derived by hand,
+// contention-aware overlap that never loads a link above the iteration, uneven pipeline stages,
+// the interleaved wrap-around on its own route, and bytes sent versus link bytes.
+#include "cost/bytessent.h"
+#include "cost/costengine.h"
+#include "cost/iterationtiming.h"
+#include "base/scenarioerror.h"
+#include "scenario/scenariofile.h"
+#include "fixtures.h"
+#include "randomscenario.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+using namespace railyard;
+
+namespace {
+
+/// The largest link utilisation, busy time / iteration time, over every directed link.
+double maxUtilisation(const CostReport &r)
+{
+    double worst = 0.0;
+    for (const LinkLoad &l : r.links)
+        worst = std::max(worst, l.busyTime / r.iterationTime);
+    return worst;
+}
+
+/// Utilisation <= 1 and exposure within the iteration; `what` names the scenario.
+void checkInvariants(const CostReport &r, const QString &what)
+{
+    const double slack = 1e-9;
+    QVERIFY2(maxUtilisation(r) <= 1.0 + slack,
+             qPrintable(what + ": utilisation " + QString::number(maxUtilisation(r), 'f', 4)));
+    for (Dim d : kAllDims) {
+        const double e = r.dimExposed[index(d)];
+        QVERIFY2(e >= 0.0 && e <= r.iterationTime * (1.0 + slack), qPrintable(what));
+    }
+    QVERIFY2(r.iterationTime >= r.pipelineMakespan * (1.0 - slack), qPrintable(what));
+}
+
+/// The Llama-3-8B case: 16 servers x 8 H100 on a rail-optimised fabric, tp 8 scattered over
+/// servers, dp 16, one micro-batch per replica (global batch 16), every DP overlap on.
+Scenario llama8bScattered()
+{
+    Scenario s = parseScenario(R"({"format_version": 1,
+        "fabric": {"kind": "rail-optimised", "servers": 16, "gpus_per_server": 8},
+        "parallel": {"tp": 8, "pp": 1, "dp": 16, "cp": 1, "ep": 1}, "model": "llama3-8b",
+        "training": {"global_batch": 16, "overlap_grad_reduce": true,
+                     "overlap_param_gather": true},
+        "device": "h100-sxm", "mapping": {"placement": "scattered"}})");
+    return s;
+}
+
+PipelineEvent pipeEvent(PipelineEventKind kind, int stage, int chunk, double start, double end)
+{
+    PipelineEvent e;
+    e.kind = kind;
+    e.stage = stage;
+    e.chunk = chunk;
+    e.start = start;
+    e.end = end;
+    return e;
+}
+
+} // namespace
+
+class TestIterationTiming : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void syncWithoutOverlapFollowsLastBackward();
+    void overlappedSyncExposesOneBucket();
+    void overlappedSyncRunsChunkByChunk();
+    void linkBoundSetsTheFloor();
+    void paramGatherHoldsFirstForward();
+    void scatteredTpDpStaysWithinLinks();
+    void contentionLengthensOverlappedSync();
+    void randomScenariosStayWithinLinks();
+    void samplesStayWithinLinks();
+    void unevenStagesCarryEmbeddingAndHead();
+    void unevenStagesAreChecked_data();
+    void unevenStagesAreChecked();
+    void wrapAroundHasItsOwnRoute();
+    void bytesSentFollowNcclTests();
+    void sequenceParallelBackwardRegathers();
+};
+
+void TestIterationTiming::syncWithoutOverlapFollowsLastBackward()
+{
+    // One stage, one chunk: its only backward runs [2, 10]. Without overlap the reduction
+    // (alpha 1 + beta 3) starts after it, then the optimizer (0.5), then the all-gather (2).
+    PipelineTimeline t;
+    t.events = {pipeEvent(PipelineEventKind::Forward, 0, 0, 0, 2),
+                pipeEvent(PipelineEventKind::Backward, 0, 0, 2, 10)};
+    SyncPlan sync;
+    sync.present = true;
+    sync.reduceAlpha = 1.0;
+    sync.reduceBeta = 3.0;
+    sync.gatherAlpha = 0.5;
+    sync.gatherBeta = 1.5;
+    sync.optimizer = 0.5;
+    const IterationTiming it = timeIteration(t, 1, 1, sync);
+    QCOMPARE(it.stages[0].lastCompute, 10.0);
+    QCOMPARE(it.stages[0].reduceEnd, 14.0);
+    QCOMPARE(it.gatherExposed, 2.0);
+    QCOMPARE(it.end, 14.0 + 0.5 + 2.0);
+}
+
+void TestIterationTiming::overlappedSyncExposesOneBucket()
+{
+    // Overlapped with 4 buckets: T = 4 starts with the last backward at 2 and could end at 6,
+    // but the last bucket is ready only at 10, so it ends at 10 + T/4 = 11 (one bucket exposed).
+    PipelineTimeline t;
+    t.events = {pipeEvent(PipelineEventKind::Backward, 0, 0, 2, 10)};
+    SyncPlan sync;
+    sync.present = true;
+    sync.overlapReduce = true;
+    sync.reduceBeta = 4.0;
+    sync.share = {{1.0}};
+    sync.buckets = {{4}};
+    IterationTiming it = timeIteration(t, 1, 1, sync);
+    QCOMPARE(it.stages[0].window, 8.0);
+    QCOMPARE(it.stages[0].reduceEnd, 11.0);
+    // A reduction longer than the window: 20 from 2 ends at 22, 12 beyond the backward.
+    sync.reduceBeta = 20.0;
+    it = timeIteration(t, 1, 1, sync);
+    QCOMPARE(it.stages[0].reduceEnd, 22.0);
+}
+
+void TestIterationTiming::overlappedSyncRunsChunkByChunk()
+{
+    // Interleaved, two chunks on one stage: chunk 1's last backward runs [0, 4], chunk 0's
+    // [4, 8]; each holds half the gradients (beta 6 -> 3 each), one bucket each. Chunk 1's
+    // reduction runs [0, 3] behind its own backward and is done before chunk 0's starts at 4;
+    // chunk 0's [4, 7] ends at max(7, 8 + 3) = 11. With only the last chunk's window (the
+    // whole 6 after 4) it would end at max(10, 8 + 6) = 14.
+    PipelineTimeline t;
+    t.events = {pipeEvent(PipelineEventKind::Backward, 0, 1, 0, 4),
+                pipeEvent(PipelineEventKind::Backward, 0, 0, 4, 8)};
+    SyncPlan sync;
+    sync.present = true;
+    sync.overlapReduce = true;
+    sync.reduceBeta = 6.0;
+    sync.share = {{0.5, 0.5}};
+    sync.buckets = {{1, 1}};
+    const IterationTiming it = timeIteration(t, 1, 2, sync);
+    QCOMPARE(it.stages[0].window, 8.0);
+    QCOMPARE(it.stages[0].reduceEnd, 11.0);
+}
+
+void TestIterationTiming::linkBoundSetsTheFloor()
+{
+    PipelineTimeline t;
+    t.events = {pipeEvent(PipelineEventKind::Forward, 0, 0, 0, 5)};
+    SyncPlan sync;
+    sync.linkBound = 9.0;
+    const IterationTiming it = timeIteration(t, 1, 1, sync);
+    QCOMPARE(it.beforeBound, 5.0);
+    QCOMPARE(it.end, 9.0);
+}
+
+void TestIterationTiming::paramGatherHoldsFirstForward()
+{
+    // The all-gather of T = 4 in 4 buckets behind a forward of F = 8 over 4 layers: the forward
+    // starts after the first bucket (T/4 = 1) and never overtakes the last one
+    // (T - F (L-1)/L = 4 - 6 < 1): it waits 1. Behind a short forward (F = 2) it waits
+    // 4 - 1.5 = 2.5, so that its last layer starts when the last bucket is there.
+    SyncPlan sync;
+    sync.present = true;
+    sync.overlapGather = true;
+    sync.gatherBeta = 4.0;
+    sync.share = {{1.0}};
+    sync.buckets = {{4}};
+    QCOMPARE(gatherReadyTimes(sync, 1, 1, {8.0}).at(0), 1.0);
+    QCOMPARE(gatherReadyTimes(sync, 1, 1, {2.0}).at(0), 2.5);
+    sync.overlapGather = false;
+    QVERIFY(gatherReadyTimes(sync, 1, 1, {8.0}).empty());
+}
+
+void TestIterationTiming::scatteredTpDpStaysWithinLinks()
+{
+    // Before contention-aware overlap this case reported its busiest NIC link at 103.5 %: the
+    // DP sync was hidden in a backward whose TP traffic already saturated the same NICs.
+    CostEngine engine(llama8bScattered());
+    const CostReport &r = engine.report();
+    QVERIFY(r.dpSyncTime > 0.0);
+    checkInvariants(r, "llama3-8b tp8 dp16 scattered");
+    QVERIFY(r.iterationTime >= r.linkBoundTime * (1.0 - 1e-9));
+    // The busiest link carries TP and DP: what does not fit beside the TP traffic is exposed.
+    const LinkLoad &top = r.links[static_cast<std::size_t>(r.bottleneckLink)];
+    QVERIFY(top.dimBytes[index(Dim::Tp)] > 0.0 && top.dimBytes[index(Dim::Dp)] > 0.0);
+    QVERIFY(r.dpReduceOverlapped > r.dpReduceTime);
+}
+
+void TestIterationTiming::contentionLengthensOverlappedSync()
+{
+    // On the busiest shared link the overlapped reduction takes (its bytes + one micro-batch's
+    // backward TP bytes there) / bandwidth: at least its own time, and at least that sum.
+    Scenario s = llama8bScattered();
+    CostEngine engine(s);
+    const CostReport &r = engine.report();
+    const Fabric &f = engine.fabric();
+    double shared = 0.0;
+    for (int i = 0; i < f.linkCount(); ++i) {
+        const LinkLoad &l = r.links[static_cast<std::size_t>(i)];
+        if (l.dimBytes[index(Dim::Dp)] <= 0.0 || l.dimBytes[index(Dim::Tp)] <= 0.0)
+            continue;
+        // The reduction is two thirds of the DP bytes (reduce-scatter then all-gather of the
+        // same size with the distributed optimizer: one pass each, nccl-tests' busbw factors).
+        const double dp = l.dimBytes[index(Dim::Dp)] / 2.0;
+        // Backward TP traffic is a share of the TP bytes; the engine's share is at most all.
+        shared = std::max(shared, dp / f.link(i).bandwidth);
+    }
+    QVERIFY(shared > 0.0);
+    QVERIFY(r.dpReduceOverlapped >= shared * (1.0 - 1e-9));
+    // Turning overlap off gives back the uncontended reduction, exposed after the backward.
+    s.training.overlapParamGather = false;
+    s.training.dpOverlap = false;
+    const CostReport off = evaluate(s);
+    QCOMPARE(off.dpReduceOverlapped, off.dpReduceTime);
+    checkInvariants(off, "llama3-8b without overlap");
+}
+
+void TestIterationTiming::randomScenariosStayWithinLinks()
+{
+    int evaluated = 0;
+    for (std::uint32_t seed = 1; seed <= 150; ++seed) {
+        const Scenario s = fixtures::randomScenario(seed);
+        CostReport r;
+        try {
+            r = evaluate(s);
+        } catch (const ScenarioError &) {
+            continue; // a rule the generator does not know (the fuzz harness covers refusals)
+        }
+        ++evaluated;
+        checkInvariants(r, QStringLiteral("random scenario seed %1").arg(seed));
+        if (QTest::currentTestFailed())
+            return;
+    }
+    // The generator must mostly produce valid scenarios, or the property says little.
+    QVERIFY2(evaluated >= 100, qPrintable(QString::number(evaluated) + " of 150 evaluated"));
+}
+
+void TestIterationTiming::samplesStayWithinLinks()
+{
+    const QDir dir(QStringLiteral(RAILYARD_SOURCE_DIR "/samples"));
+    const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files);
+    QVERIFY(!files.isEmpty());
+    for (const QString &name : files) {
+        Scenario s = loadScenario(dir.filePath(name).toStdString());
+        checkInvariants(evaluate(s), name);
+        // And with every overlap Megatron-LM offers switched on.
+        s.training.dpOverlap = true;
+        s.training.overlapParamGather = s.training.distributedOptimizer;
+        s.training.tpCommOverlap = s.training.sequenceParallel;
+        checkInvariants(evaluate(s), name + " (all overlaps on)");
+    }
+}
+
+void TestIterationTiming::unevenStagesCarryEmbeddingAndHead()
+{
+    // Llama 3 405B's 126 layers on pp 16 (Dubey et al. 2024, "The Llama 3 Herd of Models"
+    // §3.3.2: the first and last stages hold one layer less each for the embedding and the
+    // LM head), here 7 + 14 x 8 + 7.
+    Scenario s = parseScenario(R"({"format_version": 1,
+        "fabric": {"kind": "rail-optimised", "servers": 1024, "gpus_per_server": 8},
+        "parallel": {"tp": 8, "pp": 16, "dp": 64, "cp": 1, "ep": 1}, "model": "llama3-405b",
+        "training": {"global_batch": 2048,
+                     "layers_per_stage": [7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7]},
+        "device": "h100-sxm"})");
+    CostEngine engine(s);
+    const CostReport &r = engine.report();
+    QCOMPARE(static_cast<int>(r.stages.size()), 16);
+    QCOMPARE(r.stages.front().layers, 7);
+    QCOMPARE(r.stages[1].layers, 8);
+    QVERIFY(r.stages.front().embedding && !r.stages[1].embedding);
+    QVERIFY(r.stages.back().outputLayer && !r.stages[14].outputLayer);
+    // A middle stage is 8 identical layers: per layer its compute and parameters are 1/8.
+    const double layerFwd = r.stages[1].computeForward / 8.0;
+    const double layerParams = r.memory[1].parameters / 8.0;
+    // The first stage adds the embedding lookup (memory-bound: small, not zero); the last the
+    // LM head, a GEMM of 2 x tokens x hidden x vocab / tp FLOPs, and the loss.
+    const double embFwd = r.stages.front().computeForward - 7.0 * layerFwd;
+    const double headFwd = r.stages.back().computeForward - 7.0 * layerFwd;
+    QVERIFY(embFwd > 0.0 && embFwd < layerFwd);
+    QVERIFY(headFwd > 10.0 * embFwd);
+    // Parameters: each end holds a vocab x hidden / tp table (Llama 3 does not tie them):
+    // 128256 x 16384 / 8 against one layer's shard, (h (h + 2 kv d) + h^2 + 3 h ffn) / tp
+    // (+ 2 h of norms) with h 16384, kv 8 heads of d 128, ffn 53248.
+    const double h = 16384.0, t = 8.0;
+    const double table = 128256.0 * h / t;
+    const double layer = (h * (h + 2.0 * 8.0 * 128.0) + h * h + 3.0 * h * 53248.0) / t + 2.0 * h;
+    const double firstExtra = (r.memory.front().parameters - 7.0 * layerParams) / layerParams;
+    const double lastExtra = (r.memory.back().parameters - 7.0 * layerParams) / layerParams;
+    QVERIFY2(std::abs(firstExtra - table / layer) < 0.01 * table / layer,
+             qPrintable(QString::number(firstExtra) + " vs " + QString::number(table / layer)));
+    QVERIFY(std::abs(lastExtra - table / layer) < 0.01 * table / layer);
+    // The logits (fp32, tokens x vocab / tp) make the last stage's activations the largest.
+    QVERIFY(r.memory.back().activationsPerMicrobatch > r.memory[1].activationsPerMicrobatch);
+    // The scheduler gets each stage's own time (compute + exposed communication).
+    QCOMPARE(r.stageForward.front(), r.stages.front().computeForward + r.stages.front().commForward);
+}
+
+void TestIterationTiming::unevenStagesAreChecked_data()
+{
+    QTest::addColumn<QString>("split");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("too few") << "[8, 8, 8]" << "training.layers_per_stage";
+    QTest::newRow("wrong sum") << "[8, 8, 8, 7]" << "training.layers_per_stage";
+    QTest::newRow("zero") << "[0, 16, 8, 8]" << "training.layers_per_stage[0]";
+}
+
+void TestIterationTiming::unevenStagesAreChecked()
+{
+    QFETCH(QString, split);
+    QFETCH(QString, field);
+    Scenario s = fixtures::smallDense(4, 8, fixtures::degrees(8, 4, 1));
+    s.model.layers = 32;
+    const std::string text = scenarioToText(s);
+    nlohmann::json doc = nlohmann::json::parse(text);
+    doc["training"]["layers_per_stage"] = nlohmann::json::parse(split.toStdString());
+    try {
+        (void)CostEngine(parseScenario(doc.dump()));
+        QFAIL("an inconsistent layers_per_stage was accepted");
+    } catch (const ScenarioError &e) {
+        QCOMPARE(QString::fromStdString(e.field()), field);
+    }
+}
+
+void TestIterationTiming::wrapAroundHasItsOwnRoute()
+{
+    // Interleaved, pp 2 over two servers: stage 1 (server 1) sends to stage 0 (server 0)
+    // between chunks. The wrap is a point-to-point send of the boundary tensor: its bytes
+    // reach the links (m x (v - 1) sends per direction), timed on its own route.
+    Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(8, 2, 1));
+    s.training.schedule = ScheduleKind::Interleaved;
+    s.training.interleave = 2;
+    CostEngine engine(s);
+    const CostReport &r = engine.report();
+    const PhaseResult *wrap = nullptr;
+    for (const PhaseResult &p : r.phases)
+        if (p.name.rfind("pp fwd wrap", 0) == 0)
+            wrap = &p;
+    QVERIFY(wrap);
+    const double m = engine.plan().microbatches;
+    QCOMPARE(wrap->count, 1.0);
+    QVERIFY(r.wrapForward > 0.0 && r.wrapBackward > 0.0);
+    // The wrap and the one linear boundary both cross the two servers' NICs: same route
+    // length here, so the same time.
+    QCOMPARE(r.wrapForward, r.boundaryForward.at(0));
+    // PP link bytes: per micro-batch 2 chunks x 1 boundary + 1 wrap, each way; 8 sending ranks;
+    // each send crosses GPU->NIC, NIC->leaf, leaf->NIC, NIC->GPU (4 links, same rail).
+    const double S = engine.plan().boundaryActivationBytes;
+    QCOMPARE(r.dimBytesSent[index(Dim::Pp)], 8.0 * 2.0 * (2.0 + 1.0) * m * S);
+    QVERIFY(r.dimBytes[index(Dim::Pp)] >= 4.0 * r.dimBytesSent[index(Dim::Pp)] * (1.0 - 1e-9));
+}
+
+void TestIterationTiming::bytesSentFollowNcclTests()
+{
+    // nccl-tests (doc/PERFORMANCE.md) bus bandwidth factors: all-reduce 2(n-1)/n, all-gather
+    // and reduce-scatter (n-1)/n, of the buffer S, per rank.
+    QCOMPARE(busFactor(Collective::AllReduce, 8), 2.0 * 7.0 / 8.0);
+    QCOMPARE(busFactor(Collective::AllGather, 4), 3.0 / 4.0);
+    QCOMPARE(busFactor(Collective::ReduceScatter, 2), 0.5);
+    QCOMPARE(busFactor(Collective::SendRecv, 2), 1.0);
+    QCOMPARE(busFactor(Collective::AllReduce, 1), 0.0);
+
+    // DP alone (tp = pp = 1, dp 8), no distributed optimizer: one gradient all-reduce of
+    // P x 4 bytes (fp32 gradients of bf16 training) per iteration, each of the 8 ranks sending
+    // 2 x 7/8 of it.
+    Scenario s = fixtures::smallDense(1, 8, fixtures::degrees(1, 1, 8));
+    s.training.distributedOptimizer = false;
+    CostEngine engine(s);
+    const CostReport &r = engine.report();
+    const double params = engine.plan().memory[0].gradients; // bytes of one replica's gradients
+    QCOMPARE(r.dimBytesSent[index(Dim::Dp)], 8.0 * 2.0 * 7.0 / 8.0 * params);
+    // Inside one server the ring crosses GPU -> NVSwitch -> GPU: two links per byte sent.
+    QCOMPARE(r.dimBytes[index(Dim::Dp)], 2.0 * r.dimBytesSent[index(Dim::Dp)]);
+}
+
+void TestIterationTiming::sequenceParallelBackwardRegathers()
+{
+    // With SP the backward all-gathers each column-parallel linear's input again for its
+    // weight gradient (Korthikanti et al. 2022 §4.2.2): per layer 3 backward all-gathers
+    // (attention and MLP output gradients, plus the two re-gathers = 2) against 2 forward.
+    Scenario s = fixtures::smallDense(1, 8, fixtures::degrees(8, 1, 1));
+    s.training.recompute = Recompute::Selective;
+    CostEngine engine(s);
+    double fwd = 0.0, bwd = 0.0;
+    for (const CommOp &op : engine.plan().ops) {
+        if (op.dim != Dim::Tp || op.collective != Collective::AllGather || op.stage != 0)
+            continue;
+        if (op.what.rfind("attention", 0) != 0 && op.what.rfind("MLP", 0) != 0)
+            continue;
+        (op.pass == OpPass::Forward ? fwd : bwd) += op.count;
+    }
+    const double layers = s.model.layers;
+    QCOMPARE(fwd, 2.0 * layers);
+    QCOMPARE(bwd, 4.0 * layers);
+    // The re-gather runs beside the input-gradient GEMM (Megatron-LM's asynchronous
+    // all-gather in the linear's backward): it hides up to that GEMM's time.
+    bool sawHidden = false;
+    for (const PhaseResult &p : engine.report().phases)
+        if (p.name.find("re-gather") != std::string::npos) {
+            QVERIFY(p.hidden > 0.0 && p.hidden <= p.time);
+            sawHidden = true;
+        }
+    QVERIFY(sawHidden);
+}
+
+QTEST_GUILESS_MAIN(TestIterationTiming)
+#include "tst_iterationtiming.moc"

@@ -69,33 +69,14 @@ closure=$( { echo "$sim" | awk '$1 == "Inst" {print $2}';
            sed 's/:.*$//' | sort -u)
 [ -n "$closure" ] || { echo "check_packages: empty closure for '${list[*]}'" >&2; exit 2; }
 
-# path -> owning package (arch qualifier dropped); empty when dpkg does not know the file.
-owner_of() {
-  local path=$1 found
-  found=$(dpkg-query -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1)
-  if [ -z "$found" ]; then
-    # Debian 12 merges /usr (/bin -> /usr/bin, /lib -> /usr/lib): dpkg records either spelling.
-    case "$path" in
-      /usr/*) found=$(dpkg-query -S "${path#/usr}" 2>/dev/null | head -n 1 | cut -d: -f1) ;;
-      /*) found=$(dpkg-query -S "/usr$path" 2>/dev/null | head -n 1 | cut -d: -f1) ;;
-    esac
-  fi
-  echo "$found"
-}
-
-declare -A why=()
+# Files to check, gathered first and looked up in one dpkg-query call (one call per file costs
+# a scan of dpkg's whole file database each time).
 missing_tools=()
-checked=0
+paths=()
+whats=()
 need() { # need PATH WHAT
-  local path=$1 what=$2 pkg
-  pkg=$(owner_of "$path")
-  if [ -z "$pkg" ]; then
-    echo "check_packages: note: $path ($what) belongs to no Debian package; not checked" >&2
-    return
-  fi
-  checked=$((checked + 1))
-  grep -qx "$pkg" <<<"$closure" && return
-  [ -n "${why[$pkg]:-}" ] || why[$pkg]="$path ($what)"
+  paths+=("$1")
+  whats+=("$2")
 }
 
 # 1. Package configs CMake resolved.
@@ -130,6 +111,43 @@ for tool in "${tools[@]}"; do
     continue
   fi
   need "$(realpath "$path")" "the tool '$tool' the tests run"
+done
+
+# path -> owning package (arch qualifier dropped). Debian 12 merges /usr (/bin -> /usr/bin,
+# /lib -> /usr/lib): dpkg records either spelling, so both are asked for.
+declare -A owner=()
+queries=()
+for path in "${paths[@]}"; do
+  case "$path" in
+    /usr/*) queries+=("$path" "${path#/usr}") ;;
+    /*) queries+=("$path" "/usr$path") ;;
+  esac
+done
+if [ ${#queries[@]} -gt 0 ]; then
+  while IFS= read -r line; do
+    pkgs=${line%%: /*}
+    file=/${line#*: /}
+    pkg=${pkgs%%,*}
+    owner[$file]=${pkg%%:*}
+  done < <(dpkg-query -S "${queries[@]}" 2>/dev/null || true)
+fi
+
+declare -A why=()
+checked=0
+for i in "${!paths[@]}"; do
+  path=${paths[$i]}
+  case "$path" in
+    /usr/*) alt=${path#/usr} ;;
+    *) alt=/usr$path ;;
+  esac
+  pkg=${owner[$path]:-${owner[$alt]:-}}
+  if [ -z "$pkg" ]; then
+    echo "check_packages: note: $path (${whats[$i]}) belongs to no Debian package; not checked" >&2
+    continue
+  fi
+  checked=$((checked + 1))
+  grep -qx "$pkg" <<<"$closure" && continue
+  [ -n "${why[$pkg]:-}" ] || why[$pkg]="$path (${whats[$i]})"
 done
 
 if [ ${#why[@]} -gt 0 ] || [ ${#missing_tools[@]} -gt 0 ]; then

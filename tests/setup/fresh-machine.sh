@@ -6,6 +6,8 @@
 #
 #   tests/setup/fresh-machine.sh [DIR]     (default /var/tmp/railyard-fresh; needs root)
 #
+# The minimal root is debootstrapped once into DIR.base and copied afresh to DIR for every run.
+#
 # It takes a while (debootstrap ~3 min, the install ~2 min, the build and the suite ~15 min on
 # 2 cores) and is not part of CI, which itself starts from a fresh machine.
 set -euo pipefail
@@ -15,10 +17,17 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 [ "$(id -u)" -eq 0 ] || { echo "fresh-machine: run as root (debootstrap and chroot)" >&2; exit 2; }
 
 "$top/railyard.sh" install-profile fresh
-if [ ! -x "$root/usr/bin/apt-get" ]; then
-  echo "fresh-machine: debootstrap bookworm (minbase) into $root"
-  debootstrap --variant=minbase bookworm "$root" "$mirror"
+# Every run starts from the untouched minimal root (kept in DIR.base, debootstrapped once), so
+# nothing an earlier run installed can help this one.
+base=$root.base
+if [ ! -x "$base/usr/bin/apt-get" ]; then
+  echo "fresh-machine: debootstrap bookworm (minbase) into $base"
+  rm -rf "$base"
+  debootstrap --variant=minbase bookworm "$base" "$mirror"
 fi
+for fs in dev sys proc; do umount -R "$root/$fs" 2>/dev/null || true; done
+rm -rf "$root"
+cp -a "$base" "$root"
 # git and CA certificates are what a user needs to clone; the rest must come from railyard.sh.
 chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends git ca-certificates >/dev/null
 rm -rf "$root/root/railyard"

@@ -377,6 +377,7 @@ void TestIterationTiming::bytesSentFollowNcclTests()
     // 2 x 7/8 of it.
     Scenario s = fixtures::smallDense(1, 8, fixtures::degrees(1, 1, 8));
     s.training.distributedOptimizer = false;
+    s.collectives.algorithm = CollectiveAlgorithm::Ring; // NVLS would reduce in the switch
     CostEngine engine(s);
     const CostReport &r = engine.report();
     const double params = engine.plan().memory[0].gradients; // bytes of one replica's gradients

@@ -6,6 +6,7 @@
 #include "cost/linkranking.h"
 #include "cost/nccltuning.h"
 #include "cost/overlapchannels.h"
+#include "cost/reportwarnings.h"
 #include "cost/stagetiming.h"
 #include "cost/trafficmodel.h"
 #include "cost/trafficplan.h"
@@ -469,22 +470,9 @@ void CostEngine::Impl::recompute(bool allLinks)
                      ? plan.modelFlopsPerIteration / (report.iterationTime * report.ranks * peak)
                      : 0.0;
 
-    report.warnings.clear();
+    report.warnings =
+        iterationWarnings(report, fabric, scenario.device.hbmBytes, main.iteration.beforeBound);
     mappingWarnings.reset();
-    if (!report.memoryFits)
-        report.warnings.push_back("memory: a rank needs "
-                                  + std::to_string(report.maxMemoryPerRank / 1e9).substr(0, 6)
-                                  + " GB but the device has "
-                                  + std::to_string(scenario.device.hbmBytes / 1e9).substr(0, 6)
-                                  + " GB");
-    if (report.linkBound && report.bottleneckLink >= 0)
-        report.warnings.push_back(
-            "link bound: " + fabric.linkName(report.bottleneckLink) + " carries "
-            + std::to_string(report.linkBoundTime).substr(0, 8) + " s of traffic per iteration, "
-            + "more than the overlapped schedule's "
-            + std::to_string(main.iteration.beforeBound).substr(0, 8)
-            + " s; the iteration waits for it (traffic of different stages or pipeline sends "
-              "contend on it)");
 }
 
 CostEngine::CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> fabric,

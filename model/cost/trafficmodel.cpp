@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
-#include <unordered_map>
 #include <utility>
 
 namespace railyard {

@@ -239,7 +239,7 @@ private Q_SLOTS:
         window.actions()->exportDialog()->close();
     }
 
-    void pdfReportIsOnePage()
+    void pdfReportIsWritten()
     {
         MainWindow window;
         auto owned = std::make_unique<ScriptedDialogs>();
@@ -252,7 +252,8 @@ private Q_SLOTS:
         const QByteArray pdf = readAll(dir.filePath(QStringLiteral("report.pdf")));
         QVERIFY(pdf.size() > 10000);
         QVERIFY(pdf.startsWith("%PDF"));
-        QCOMPARE(QString::fromLatin1(pdf).count(QRegularExpression(QStringLiteral("/Type\\s*/Page\\b"))), 1);
+        // Several A4 pages (summary, fabric, timeline, charts): gui_tst_pdfreport reads them back.
+        QVERIFY(QString::fromLatin1(pdf).count(QRegularExpression(QStringLiteral("/Type\\s*/Page\\b"))) >= 2);
         QVERIFY(window.statusBar()->currentMessage().contains(QLatin1String("report.pdf")));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("report.pdf")});
         if (const QString keep = artifact(QStringLiteral("report.pdf")); !keep.isEmpty()) {

@@ -342,7 +342,9 @@ void TestFabricView::cableLayerPaintsTheReportsColours()
         return;
     QVERIFY2(sampled >= 20, qPrintable(QString::number(sampled)));
     QVERIFY2(tooltips >= 3, qPrintable(QString::number(tooltips)));
-    QVERIFY(colours.size() >= 2); // NIC and leaf-spine cables carry different loads
+    // The seed job's loaded cables are its NIC <-> rail-leaf cables, all with the same DP and PP
+    // load (its rings stay on their rails): one colour here; the overlay below checks many.
+    QVERIFY(!colours.empty());
 
     // Values that differ from cable to cable (an overlay): each drawn in its own colour.
     std::unordered_map<int, double> values;

@@ -135,7 +135,7 @@ void TestRemapDialog::dropDpAccepted()
     QCOMPARE(cell(table, QStringLiteral("ranks"), QStringLiteral("drop-dp")), QStringLiteral("96"));
     QCOMPARE(cell(table, QStringLiteral("ranks"), QStringLiteral("spares")), QStringLiteral("-"));
     QCOMPARE(
-        cell(table, QStringLiteral("ranks"), QStringLiteral("shrink-pp")), QStringLiteral("64"));
+        cell(table, QStringLiteral("ranks"), QStringLiteral("shrink-pp")), QStringLiteral("96"));
     QCOMPARE(cell(table, QStringLiteral("TP groups across servers"), QStringLiteral("drop-dp")),
         QStringLiteral("0"));
     QCOMPARE(cell(table, QStringLiteral("status"), QStringLiteral("spares")),
@@ -171,15 +171,16 @@ void TestRemapDialog::shrinkPpSelected()
     auto *shrink = dialog.findChild<QRadioButton *>(QStringLiteral("strategy-shrink-pp"));
     QTest::mouseClick(shrink, Qt::LeftButton, {}, QPoint(8, shrink->height() / 2));
     QCOMPARE(dialog.strategy(), RemapStrategy::ShrinkPp);
-    // 8 moved (the TP group on server 3), 32 renumbered (stage 2 -> 1), 64 dropped.
+    // 120 usable slots hold tp 8 x dp 4 x pp 3 = 96 ranks: the 32 ranks of the last stage are
+    // dropped, the 8 on server 3 (one TP group) move, the other 88 stay.
     QCOMPARE(
-        dialog.findChild<QTreeWidget *>(QStringLiteral("movesTree"))->topLevelItemCount(), 104);
+        dialog.findChild<QTreeWidget *>(QStringLiteral("movesTree"))->topLevelItemCount(), 40);
     QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("remapNotes"))
                 ->text()
-                .contains(QStringLiteral("pp 4 -> 2: 40 layers per stage instead of 20")));
+                .contains(QStringLiteral("pp 4 -> 3: 27, 27, 26 layers per stage instead of 20")));
     QTest::mouseClick(okButton(dialog), Qt::LeftButton);
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
-    QCOMPARE(dialog.degradedScenario().degrees.pp, 2);
+    QCOMPARE(dialog.degradedScenario().degrees.pp, 3);
 }
 
 void TestRemapDialog::nothingPossible()

@@ -1,0 +1,24 @@
+#include "cost/reportwarnings.h"
+
+namespace railyard {
+
+std::vector<std::string> iterationWarnings(const CostReport &report, const Fabric &fabric,
+                                           double deviceBytes, double scheduleEnd)
+{
+    std::vector<std::string> warnings;
+    if (!report.memoryFits)
+        warnings.push_back("memory: a rank needs "
+                           + std::to_string(report.maxMemoryPerRank / 1e9).substr(0, 6)
+                           + " GB but the device has "
+                           + std::to_string(deviceBytes / 1e9).substr(0, 6) + " GB");
+    if (report.linkBound && report.bottleneckLink >= 0)
+        warnings.push_back("link bound: " + fabric.linkName(report.bottleneckLink) + " carries "
+                           + std::to_string(report.linkBoundTime).substr(0, 8)
+                           + " s of traffic per iteration, more than the overlapped schedule's "
+                           + std::to_string(scheduleEnd).substr(0, 8)
+                           + " s; the iteration waits for it (traffic of different stages or "
+                             "pipeline sends contend on it)");
+    return warnings;
+}
+
+} // namespace railyard

@@ -10,24 +10,40 @@
 
 namespace railyard {
 
-/** Answers the window's modal questions from a script and records what was asked (study tests). */
+/** Answers the window's modal questions from a script and records what was asked. */
 class ScriptedDialogs : public UserDialogs
 {
 public:
     SaveChoice saveChoice = SaveChoice::Discard;
+    QStringList actions; ///< what each unsaved-changes prompt said the user was doing
     QString openName;
+    QString saveName;         ///< saveFileName's answer (empty = cancelled)
+    QString templateResource; ///< chooseTemplate's answer (empty = cancelled)
+    int saveNameQuestions = 0;
     QString textAnswer; ///< askText's answer (empty = cancelled)
     QStringList errors; ///< "title|message"
     /// execDialog: sets the dialog's choices and returns its result (default: rejects).
     std::function<int(QDialog *)> onDialog;
     int dialogsShown = 0;
 
-    SaveChoice askToSaveChanges(QWidget *, const QString &, const QString &) override { return saveChoice; }
+    int saveQuestionCount() const { return static_cast<int>(actions.size()); }
+
+    SaveChoice askToSaveChanges(QWidget *, const QString &, const QString &action) override
+    {
+        actions << action;
+        return saveChoice;
+    }
     void showError(QWidget *, const QString &title, const QString &message) override
     {
         errors << title + QLatin1Char('|') + message;
     }
     QString openFileName(QWidget *, const QString &) override { return openName; }
+    QString saveFileName(QWidget *, const QString &, const QString &, const QString &) override
+    {
+        ++saveNameQuestions;
+        return saveName;
+    }
+    QString chooseTemplate(QWidget *) override { return templateResource; }
     void showAbout(QWidget *) override { }
     int execDialog(QDialog *dialog) override
     {

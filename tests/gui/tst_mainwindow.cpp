@@ -11,7 +11,7 @@
 #include "document/scenariodocument.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
-#include "userdialogs.h"
+#include "scripteddialogs.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -29,38 +29,6 @@ using namespace railyard;
 
 namespace {
 
-/** Answers every question from a script and records what was asked. */
-class ScriptedDialogs : public UserDialogs
-{
-public:
-    SaveChoice saveChoice = SaveChoice::Cancel;
-    QString openName;
-    QString saveName;
-    QString templateResource;
-    int saveQuestions = 0;
-    QString lastAction; ///< what the last unsaved-changes prompt said the user was doing
-    int saveNameQuestions = 0;
-    QStringList errors; ///< "title|message"
-
-    SaveChoice askToSaveChanges(QWidget *, const QString &, const QString &action) override
-    {
-        ++saveQuestions;
-        lastAction = action;
-        return saveChoice;
-    }
-    void showError(QWidget *, const QString &title, const QString &message) override
-    {
-        errors << title + QLatin1Char('|') + message;
-    }
-    QString openFileName(QWidget *, const QString &) override { return openName; }
-    QString saveFileName(QWidget *, const QString &, const QString &, const QString &) override
-    {
-        ++saveNameQuestions;
-        return saveName;
-    }
-    QString chooseTemplate(QWidget *) override { return templateResource; }
-    void showAbout(QWidget *) override {}
-};
 
 /** A window with scripted dialogs. */
 struct Fixture
@@ -72,6 +40,7 @@ struct Fixture
     {
         auto owned = std::make_unique<ScriptedDialogs>();
         dialogs = owned.get();
+        dialogs->saveChoice = UserDialogs::SaveChoice::Cancel; // nothing is lost by accident
         window.setDialogs(std::move(owned));
     }
     ScenarioDocument *doc() const { return window.document(); }
@@ -210,12 +179,12 @@ void TestMainWindow::openActionPromptsThenReportsError()
 
     f.dialogs->saveChoice = UserDialogs::SaveChoice::Cancel;
     f.action("actionOpen")->trigger();
-    QCOMPARE(f.dialogs->saveQuestions, 1);
+    QCOMPARE(f.dialogs->saveQuestionCount(), 1);
     QVERIFY(f.dialogs->errors.isEmpty()); // cancelled before the file was read
 
     f.dialogs->saveChoice = UserDialogs::SaveChoice::Discard;
     f.action("actionOpen")->trigger();
-    QCOMPARE(f.dialogs->saveQuestions, 2);
+    QCOMPARE(f.dialogs->saveQuestionCount(), 2);
     QCOMPARE(f.dialogs->errors.size(), 1);
     QVERIFY(sameScenario(f.doc()->scenario(), before)); // "discard" applies only to a successful open
     QVERIFY(f.doc()->isModified());
@@ -332,17 +301,17 @@ void TestMainWindow::closeAsksWhenModified()
     f.doc()->swapRanks(0, 9);
     f.dialogs->saveChoice = UserDialogs::SaveChoice::Cancel;
     QVERIFY(!f.window.close());
-    QCOMPARE(f.dialogs->saveQuestions, 1);
+    QCOMPARE(f.dialogs->saveQuestionCount(), 1);
     QVERIFY(f.window.isVisible());
 
     f.dialogs->saveChoice = UserDialogs::SaveChoice::Discard;
     QVERIFY(f.window.close());
-    QCOMPARE(f.dialogs->saveQuestions, 2);
+    QCOMPARE(f.dialogs->saveQuestionCount(), 2);
 
     Fixture clean;
     clean.window.show();
     QVERIFY(clean.window.close());
-    QCOMPARE(clean.dialogs->saveQuestions, 0); // nothing to lose: no question
+    QCOMPARE(clean.dialogs->saveQuestionCount(), 0); // nothing to lose: no question
 }
 
 void TestMainWindow::closeWithSaveChoiceSaves()
@@ -376,7 +345,7 @@ void TestMainWindow::newFromTemplate()
     f.dialogs->templateResource = resource;
     f.dialogs->saveChoice = UserDialogs::SaveChoice::Discard;
     f.action("actionNew")->trigger();
-    QCOMPARE(f.dialogs->saveQuestions, 1);
+    QCOMPARE(f.dialogs->saveQuestionCount(), 1);
     QVERIFY(!f.doc()->isModified());
     QVERIFY(f.doc()->filePath().isEmpty());
     QCOMPARE(f.doc()->undoStack()->count(), 0);

@@ -16,7 +16,7 @@
 #include "slotitem.h"
 #include "studycontroller.h"
 #include "summarybar.h"
-#include "userdialogs.h"
+#include "scripteddialogs.h"
 
 #include <QAction>
 #include <QApplication>
@@ -43,35 +43,6 @@ using namespace railyard;
 
 namespace {
 
-/** Records the questions and answers them from a script. */
-class ScriptedDialogs : public UserDialogs
-{
-public:
-    SaveChoice saveChoice = SaveChoice::Cancel;
-    QStringList actions; ///< what each unsaved-changes prompt said the user was doing
-    QString openName;
-    QString saveName;
-    int saveNameQuestions = 0;
-    QStringList errors;
-
-    SaveChoice askToSaveChanges(QWidget *, const QString &, const QString &action) override
-    {
-        actions << action;
-        return saveChoice;
-    }
-    void showError(QWidget *, const QString &title, const QString &message) override
-    {
-        errors << title + QLatin1Char('|') + message;
-    }
-    QString openFileName(QWidget *, const QString &) override { return openName; }
-    QString saveFileName(QWidget *, const QString &, const QString &, const QString &) override
-    {
-        ++saveNameQuestions;
-        return saveName;
-    }
-    QString chooseTemplate(QWidget *) override { return QString(); }
-    void showAbout(QWidget *) override {}
-};
 
 struct Fixture
 {
@@ -82,6 +53,7 @@ struct Fixture
     {
         auto owned = std::make_unique<ScriptedDialogs>();
         dialogs = owned.get();
+        dialogs->saveChoice = UserDialogs::SaveChoice::Cancel; // nothing is lost by accident
         window.setDialogs(std::move(owned));
     }
     ScenarioDocument *doc() const { return window.document(); }

@@ -87,6 +87,12 @@ void FabricView::setColourBy(QChar coordinate)
     m_root->setColourBy(coordinate);
 }
 
+void FabricView::setLoadScale(LoadScale scale)
+{
+    m_root->setLoadScale(scale);
+    updateLegend();
+}
+
 QChar FabricView::colourBy() const
 {
     return m_root->colourBy();
@@ -109,13 +115,10 @@ void FabricView::updateLegend()
     QString bottleneck = QStringLiteral("none");
     if (r.bottleneckLink >= 0 && r.bottleneckLink < f.linkCount())
         bottleneck = QString::fromStdString(f.linkName(r.bottleneckLink));
-    if (m_root->hasLinkOverlay())
-        m_legend->setLoadRange(1.0, bottleneck, false); // the given values' fixed scale
-    else
-        m_legend->setLoadRange(m_root->isScaleHeld() ? m_root->maxUtilisation()
-                : r.bottleneckLink >= 0              ? r.utilisation(r.bottleneckLink)
-                                                     : 0.0,
-            bottleneck, m_root->isScaleHeld());
+    const double peak = r.bottleneckLink >= 0 ? r.utilisation(r.bottleneckLink) : 0.0;
+    m_legend->setLoadRange(m_root->maxUtilisation(), peak, bottleneck,
+                           !m_root->hasLinkOverlay()
+                               && m_root->loadScale() == LoadScale::Relative);
     m_legend->setOverlayTitle(m_root->overlayTitle());
     m_legend->setCaption(m_root->emphasisCaption());
     m_legend->setColouring(m_root->colourBy(), m_root->colourValueCount());

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colorscale.h"
+
 #include <QGraphicsView>
 #include <QString>
 
@@ -53,6 +55,8 @@ public:
     /// Colour chips by 'd', 'p' or 't' (also 'c', 'e').
     void setColourBy(QChar coordinate);
     QChar colourBy() const;
+    /// Link colours on the absolute 0-100 % scale (default) or relative to the bottleneck.
+    void setLoadScale(LoadScale scale);
     void fitAll();
     /// PNG (QImage render) or SVG (QSvgGenerator) by the file extension; false on failure.
     bool exportImage(const QString &path);

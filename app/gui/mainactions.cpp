@@ -222,7 +222,7 @@ void MainActions::buildViewMenu(std::initializer_list<QDockWidget *> docks)
         m_colourGroup->addAction(a);
         colour->addAction(a);
     }
-    QAction *relative = make(QStringLiteral("actionRelativeLoadScale"), tr("tr("&Relative Load Colours")Relative Colour Scale"),
+    QAction *relative = make(QStringLiteral("actionRelativeLoadScale"), tr("&Relative Colour Scale"),
         tr("Colour links from 0 to the bottleneck's load instead of 0-100 % (separates lightly loaded links; colours then differ between layouts)"));
     relative->setCheckable(true);
     connect(relative, &QAction::toggled, this, [this](bool on) {

@@ -24,6 +24,7 @@ class InspectorPanel;
 class MainActions;
 class RankPalette;
 class ScenarioDocument;
+class AnnotationController;
 class StudyController;
 class SummaryBar;
 class TimelineView;
@@ -51,6 +52,7 @@ public:
     TimelineView *timelineView() const { return m_timelineView; }
     ChartsPanel *chartsPanel() const { return m_charts; }
     StudyController *studies() const { return m_studies; }
+    AnnotationController *annotations() const { return m_annotations; }
     RankPalette *rankPalette() const { return m_rankPalette; }
     SnapshotStrip *snapshotStrip() const { return m_snapshotStrip; }
     PresentationMode *presentation() const { return m_presentation; }
@@ -109,6 +111,7 @@ private:
     TimelineView *m_timelineView = nullptr;
     MainActions *m_actions = nullptr;
     StudyController *m_studies = nullptr;
+    AnnotationController *m_annotations = nullptr;
     AutoSaver *m_autoSaver = nullptr;
     SnapshotStrip *m_snapshotStrip = nullptr;
     PresentationMode *m_presentation = nullptr;

@@ -187,6 +187,18 @@ bool MainWindow::restoreCrashedSession()
     return true;
 }
 
+void MainWindow::resizeForScreen(const QSize &size)
+{
+    const QRect available = WindowLayout::availableGeometry(this);
+    QRect r(QPoint(0, 0), size);
+    r.moveCenter(available.center());
+    setGeometry(WindowLayout::clampedTo(r, available));
+    WindowLayout::arrange(this, m_docks, this->size());
+    m_restoredLayout = false; // sized on the first show
+    if (m_shown)
+        WindowLayout::sizeDocks(this, m_docks);
+}
+
 void MainWindow::showPanel(QDockWidget *dock)
 {
     dock->show();

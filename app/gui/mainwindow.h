@@ -82,6 +82,9 @@ public:
 
     /// Shows a dock and brings it to the front of its tab group.
     void showPanel(QDockWidget *dock);
+    /// Resizes the window to `size` (clamped to the screen) and arranges the docks for it, as
+    /// a first launch at that size would (railyard --size).
+    void resizeForScreen(const QSize &size);
 
     /// Shows a message in the status bar for a few seconds.
     void showStatus(const QString &message);

@@ -163,7 +163,10 @@ void TestCliDocs::manPageCoversEveryCommandAndOption()
             && line.at(2) != QLatin1Char(' '))
             commands << line.trimmed().section(QLatin1Char(' '), 0, 0);
     }
-    QCOMPARE(commands.size(), 9);
+    // The help's parsing found the commands (at least these; others land over time).
+    for (const char *name : {"generate", "evaluate", "groups", "pipeline", "collective", "export",
+                             "import-mapping", "import-topology", "compare", "remap"})
+        QVERIFY2(commands.contains(QLatin1String(name)), name);
     QStringList subsections;
     static const QRegularExpression ss(
         QStringLiteral("^\\.SS (\\S+)$"), QRegularExpression::MultilineOption);

@@ -98,6 +98,7 @@ std::vector<std::string> parseHostsFile(const std::string &text, int servers)
 {
     std::vector<std::string> plain;
     std::map<int, std::string> indexed;
+    std::map<std::string, int> lineOfHost;
     int lineNo = 0;
     std::size_t pos = 0;
     while (pos <= text.size()) {
@@ -130,6 +131,12 @@ std::vector<std::string> parseHostsFile(const std::string &text, int servers)
         if (!exportdetail::plainHostName(name))
             throw ScenarioError(where,
                 "'" + name.substr(0, 60) + "' is not a host name (letters, digits, '.', '-', '_')");
+        const std::string shortName = exportdetail::shortHostName(name);
+        if (const auto seen = lineOfHost.find(shortName); seen != lineOfHost.end())
+            throw ScenarioError(where,
+                "'" + name + "' names the same host as line " + std::to_string(seen->second)
+                    + " (host names, and their short names before the first '.', must differ)");
+        lineOfHost.emplace(shortName, lineNo);
         if (words.size() == 1) {
             plain.push_back(name);
             continue;

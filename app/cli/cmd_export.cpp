@@ -96,14 +96,18 @@ void refuseOptionsThatDoNotApply(const ExportCommandOptions &o, ExportFormat for
     };
     only("--cpus-per-host", { ExportFormat::Rankfile, ExportFormat::Slurm }, "rankfile or slurm");
     only("--master-port", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
-    only("--program", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
+    only("--program", { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::PyTorchJob },
+        "torchrun, slurm or pytorchjob");
+    only("--image", { ExportFormat::PyTorchJob }, "pytorchjob");
     only("--json-plan", { ExportFormat::NcclPlan }, "nccl-plan");
     only("--hca-prefix",
         { ExportFormat::NcclPlan, ExportFormat::Slurm, ExportFormat::Torchrun,
-            ExportFormat::MappingJson, ExportFormat::Csv },
-        "nccl-plan, slurm, torchrun, mapping-json or csv");
-    only("--record", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
-    only("--no-preflight", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
+            ExportFormat::MappingJson, ExportFormat::Csv, ExportFormat::PyTorchJob },
+        "nccl-plan, slurm, torchrun, pytorchjob, mapping-json or csv");
+    const std::initializer_list<ExportFormat> preflighted
+        = { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::PyTorchJob };
+    only("--record", preflighted, "torchrun, slurm or pytorchjob");
+    only("--no-preflight", preflighted, "torchrun, slurm or pytorchjob");
     if (o.given("--record") && o.given("--no-preflight"))
         throw UsageError("--record names the preflight's run record; --no-preflight turns the "
                          "preflight off");
@@ -215,6 +219,8 @@ void addExport(CommandLine &line)
     c.file("--record", o->options.record, "RECORD",
         "torchrun/slurm: the run record every rank's preflight checks (default "
         "railyard.mapping.json; RAILYARD_RECORD overrides it at run time).");
+    c.text("--image", o->options.image, "IMAGE",
+        "pytorchjob: the training container image (default nvcr.io/nvidia/pytorch:24.12-py3).");
     c.flag("--no-preflight", o->noPreflight,
         "torchrun/slurm: do not run 'railyard-cli preflight' before the program.");
     c.flag("--json-plan", o->options.jsonPlan,

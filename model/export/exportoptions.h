@@ -28,6 +28,9 @@ struct ExportOptions
     bool preflight = true;
     /// torchrun / slurm: the run record (mapping-json export) the preflight checks against.
     std::string record = "railyard.mapping.json";
+    /// pytorchjob: the container image of the training pods (it needs torchrun, the program
+    /// and, for the preflight, railyard-cli).
+    std::string image = "nvcr.io/nvidia/pytorch:24.12-py3";
     /// Written into mapping-json as "generator" (the CLI puts "railyard-cli <version>").
     std::string generator = "railyard";
 };

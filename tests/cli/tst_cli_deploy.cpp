@@ -229,7 +229,7 @@ void TestCliDeploy::hostileStringsRunNothing_data()
 {
     QTest::addColumn<QString>("format");
     for (const char *f : { "mapping-json", "csv", "rankfile", "slurm", "torchrun", "hostfile",
-             "megatron", "chrome-trace", "nccl-plan" })
+             "megatron", "chrome-trace", "nccl-plan", "pytorchjob" })
         QTest::newRow(f) << QString::fromLatin1(f);
 }
 
@@ -251,7 +251,8 @@ void TestCliDeploy::hostileStringsRunNothing()
     const QString record = dir.filePath(QStringLiteral("rec ord $(touch pwned8).json"));
     QStringList args { QStringLiteral("export"), scenario, QStringLiteral("--format"), format,
         QStringLiteral("-o"), dir.filePath(QStringLiteral("out")) };
-    const bool launcher = format == QLatin1String("slurm") || format == QLatin1String("torchrun");
+    const bool pod = format == QLatin1String("pytorchjob");
+    const bool launcher = format == QLatin1String("slurm") || format == QLatin1String("torchrun") || pod;
     if (launcher)
         args << QStringLiteral("--program") << bin + QStringLiteral("/train ") + QLatin1String(kHostile)
              << QStringLiteral("--record") << record;
@@ -261,7 +262,15 @@ void TestCliDeploy::hostileStringsRunNothing()
                        QStringLiteral("mapping-json"), QStringLiteral("-o"), record })
                 .exitCode
         == 0);
-    const QString out = dir.filePath(QStringLiteral("out"));
+    QString out = dir.filePath(QStringLiteral("out"));
+    if (pod) {
+        // The pod's command is the torchrun script: run it as the container would.
+        const nlohmann::json m = nlohmann::json::parse(readAll(out).toStdString());
+        out = dir.filePath(QStringLiteral("pod.sh"));
+        writeFile(out, QByteArray::fromStdString(
+            m["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["command"][2]
+                .get<std::string>()));
+    }
     const QByteArray text = readAll(out);
     QVERIFY(!text.isEmpty());
     // No line of the file begins with an injected command: newlines stayed inside comments.
@@ -273,8 +282,7 @@ void TestCliDeploy::hostileStringsRunNothing()
     env.insert(QStringLiteral("RESULTS"), dir.filePath(QStringLiteral("results")));
     env.insert(QStringLiteral("SLURM_HOSTFILE"), dir.filePath(QStringLiteral("hosts")));
     env.insert(QStringLiteral("RAILYARD_HOST"), QStringLiteral("node001"));
-    if (format == QLatin1String("slurm") || format == QLatin1String("torchrun")
-        || format == QLatin1String("nccl-plan") || format == QLatin1String("megatron")) {
+    if (launcher || format == QLatin1String("nccl-plan") || format == QLatin1String("megatron")) {
         const Run syntax = runProgram(QStringLiteral("bash"), { QStringLiteral("-n"), out }, env, dir.path());
         QVERIFY2(syntax.exitCode == 0, syntax.err.constData());
         const Run run = format == QLatin1String("megatron")
@@ -355,7 +363,7 @@ void TestCliDeploy::preflightCatchesAMisplacedRank_data()
     QTest::addColumn<QString>("launcher");
     QTest::addColumn<QString>("record");
     QTest::addColumn<QString>("says");
-    for (const char *l : { "torchrun", "slurm", "rankfile" }) {
+    for (const char *l : { "torchrun", "slurm", "rankfile", "pytorchjob" }) {
         QTest::newRow(qPrintable(QStringLiteral("%1 as recorded").arg(QLatin1String(l))))
             << QString::fromLatin1(l) << QStringLiteral("same") << QString();
         QTest::newRow(qPrintable(QStringLiteral("%1 other mapping").arg(QLatin1String(l))))
@@ -410,6 +418,17 @@ void TestCliDeploy::preflightCatchesAMisplacedRank()
     if (launcher == QLatin1String("torchrun")) {
         env.insert(QStringLiteral("RAILYARD_HOST"), QStringLiteral("node001"));
         run = runProgram(QStringLiteral("sh"), { script }, env, dir.path());
+    } else if (launcher == QLatin1String("pytorchjob")) {
+        // The Worker pod on node001: its command, with the node name the downward API gives.
+        const nlohmann::json m = nlohmann::json::parse(readAll(script).toStdString());
+        const nlohmann::json &c = m["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0];
+        QStringList command;
+        for (const auto &w : c["command"])
+            command << QString::fromStdString(w.get<std::string>());
+        QCOMPARE(c["env"][0]["name"].get<std::string>(), std::string("RAILYARD_HOST"));
+        env.insert(QStringLiteral("RAILYARD_HOST"), QStringLiteral("node001"));
+        env.insert(QStringLiteral("MASTER_ADDR"), QStringLiteral("small-master-0"));
+        run = runProgram(command.front(), command.mid(1), env, dir.path());
     } else if (launcher == QLatin1String("slurm")) {
         run = runProgram(QStringLiteral("bash"), { script }, env, dir.path());
     } else {
@@ -439,6 +458,8 @@ void TestCliDeploy::preflightCatchesAMisplacedRank()
     if (says.isEmpty()) {
         QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
         QCOMPARE(run.out.count("TRAIN "), launcher == QLatin1String("slurm") ? 8 : 4);
+        if (launcher == QLatin1String("pytorchjob"))
+            QVERIFY(run.out.contains("TRAIN 4 0 2,1,0,3 =mlx5_2 1"));
         return;
     }
     QVERIFY2(run.exitCode != 0, run.out.constData());

@@ -136,7 +136,7 @@ void TestCliExport::exportMatchesGoldens_data()
         { "csv", "csv.csv" }, { "rankfile", "rankfile.txt" }, { "slurm", "slurm.sh" },
         { "torchrun", "torchrun.sh" }, { "hostfile", "hostfile.txt" },
         { "megatron", "megatron.sh" }, { "chrome-trace", "chrome-trace.json" },
-        { "nccl-plan", "nccl-plan.sh" } };
+        { "nccl-plan", "nccl-plan.sh" }, { "pytorchjob", "pytorchjob.json" } };
     for (const auto &[format, file] : files)
         QTest::newRow(format) << QStringList { QStringLiteral("--format"),
             QString::fromLatin1(format) }

@@ -100,7 +100,7 @@ private Q_SLOTS:
 
 void TestExporters::formatNames()
 {
-    QCOMPARE(static_cast<int>(allExportFormats().size()), 9);
+    QCOMPARE(static_cast<int>(allExportFormats().size()), 10);
     for (ExportFormat f : allExportFormats()) {
         ExportFormat back;
         QVERIFY(parseExportFormat(exportFormatName(f), back));
@@ -121,7 +121,7 @@ void TestExporters::goldens_data()
         { "csv", "csv.csv" }, { "rankfile", "rankfile.txt" }, { "slurm", "slurm.sh" },
         { "torchrun", "torchrun.sh" }, { "hostfile", "hostfile.txt" },
         { "megatron", "megatron.sh" }, { "chrome-trace", "chrome-trace.json" },
-        { "nccl-plan", "nccl-plan.sh" } };
+        { "nccl-plan", "nccl-plan.sh" }, { "pytorchjob", "pytorchjob.json" } };
     for (const auto &[format, file] : files)
         QTest::newRow(format) << QString::fromLatin1(format) << false << QString::fromLatin1(file);
     QTest::newRow("nccl-plan json")

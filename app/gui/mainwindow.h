@@ -24,6 +24,7 @@ class InspectorPanel;
 class MainActions;
 class RankPalette;
 class ScenarioDocument;
+class AnnotationController;
 class StudyController;
 class SummaryBar;
 class TimelineView;
@@ -51,6 +52,7 @@ public:
     TimelineView *timelineView() const { return m_timelineView; }
     ChartsPanel *chartsPanel() const { return m_charts; }
     StudyController *studies() const { return m_studies; }
+    AnnotationController *annotations() const { return m_annotations; }
     RankPalette *rankPalette() const { return m_rankPalette; }
     SnapshotStrip *snapshotStrip() const { return m_snapshotStrip; }
     PresentationMode *presentation() const { return m_presentation; }
@@ -80,6 +82,9 @@ public:
 
     /// Shows a dock and brings it to the front of its tab group.
     void showPanel(QDockWidget *dock);
+    /// Resizes the window to `size` (clamped to the screen) and arranges the docks for it, as
+    /// a first launch at that size would (railyard --size).
+    void resizeForScreen(const QSize &size);
 
     /// Shows a message in the status bar for a few seconds.
     void showStatus(const QString &message);
@@ -109,6 +114,7 @@ private:
     TimelineView *m_timelineView = nullptr;
     MainActions *m_actions = nullptr;
     StudyController *m_studies = nullptr;
+    AnnotationController *m_annotations = nullptr;
     AutoSaver *m_autoSaver = nullptr;
     SnapshotStrip *m_snapshotStrip = nullptr;
     PresentationMode *m_presentation = nullptr;

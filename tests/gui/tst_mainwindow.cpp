@@ -3,7 +3,9 @@
 // Modal dialogs are replaced by a scripted UserDialogs, so nothing blocks.
 #include "cost/costengine.h"
 #include "documentfiles.h"
+#include "fabricitem.h"
 #include "fabricview.h"
+#include "legenditem.h"
 #include "mainactions.h"
 #include "mainwindow.h"
 #include "recentfiles.h"
@@ -83,6 +85,7 @@ private Q_SLOTS:
     void saveWritesTheCurrentFile();
     void undoRedoActions();
     void keyboardUndoRedo();
+    void relativeLoadScaleIsRemembered();
     void presetsAreUndoable();
     void closeAsksWhenModified();
     void closeWithSaveChoiceSaves();
@@ -252,6 +255,28 @@ void TestMainWindow::undoRedoActions()
     redo->trigger();
     QCOMPARE(f.doc()->scenario().slots[0], before[9]);
     QVERIFY(f.window.statusBar()->currentMessage().startsWith(QStringLiteral("Redone: Swap")));
+}
+
+void TestMainWindow::relativeLoadScaleIsRemembered()
+{
+    {
+        Fixture f;
+        f.window.show(); // a hidden window's close() sends no close event
+        QAction *relative = f.action("actionRelativeLoadScale");
+        QVERIFY(relative && relative->isCheckable() && !relative->isChecked());
+        QCOMPARE(f.window.fabricView()->rootItem()->loadScale(), LoadScale::Absolute);
+        QCOMPARE(f.window.fabricView()->legendItem()->maxUtilisation(), 1.0);
+        relative->trigger();
+        const CostReport &r = f.doc()->report();
+        QCOMPARE(f.window.fabricView()->rootItem()->loadScale(), LoadScale::Relative);
+        QCOMPARE(f.window.fabricView()->legendItem()->maxUtilisation(),
+                 r.utilisation(r.bottleneckLink));
+        QVERIFY(f.window.close()); // unmodified: no prompt; writes the settings
+    }
+    Fixture g; // the next launch (main() reads the settings) keeps the choice
+    g.window.readSettings();
+    QVERIFY(g.action("actionRelativeLoadScale")->isChecked());
+    QCOMPARE(g.window.fabricView()->rootItem()->loadScale(), LoadScale::Relative);
 }
 
 void TestMainWindow::keyboardUndoRedo()

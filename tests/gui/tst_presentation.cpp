@@ -14,6 +14,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -21,6 +22,7 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
@@ -30,6 +32,32 @@
 using namespace railyard;
 
 namespace {
+
+/// The summary's items whose text (rich, two lines) does not fit their label, with why.
+QStringList clippedSummaryItems(const QMainWindow &window)
+{
+    QStringList clipped;
+    const QWidget *bar = window.findChild<QWidget *>(QStringLiteral("summaryBar"));
+    if (!bar)
+        return {QStringLiteral("no summary bar")};
+    for (const QLabel *label : bar->findChildren<QLabel *>()) {
+        if (!label->isVisible() || label->text().isEmpty())
+            continue;
+        QTextDocument doc;
+        doc.setDefaultFont(label->font());
+        doc.setDocumentMargin(0);
+        doc.setHtml(label->text());
+        const QRect room = label->contentsRect();
+        if (doc.idealWidth() > room.width() + 1.0 || doc.size().height() > room.height() + 2.0)
+            clipped << QStringLiteral("%1: needs %2x%3, has %4x%5")
+                           .arg(label->objectName())
+                           .arg(doc.idealWidth())
+                           .arg(doc.size().height())
+                           .arg(room.width())
+                           .arg(room.height());
+    }
+    return clipped;
+}
 
 struct Fixture
 {
@@ -110,6 +138,9 @@ void TestPresentation::f5TogglesPresentationMode()
     QVERIFY(f.strip()->isVisible());
     QVERIFY(f.window.font().pointSizeF() >= points * 1.45);
     QVERIFY(f.window.fabricView()->font().pointSizeF() >= points * 1.45); // inherited by the views
+    // The summary's columns and height follow the larger font: nothing clipped.
+    const QStringList clipped = clippedSummaryItems(f.window);
+    QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(QLatin1Char('\n'))));
     QVERIFY(f.window.fabricView()->noticeText().contains(QStringLiteral("Presentation mode")));
 
     QTest::keyClick(&f.window, Qt::Key_F5);
@@ -120,6 +151,7 @@ void TestPresentation::f5TogglesPresentationMode()
     QVERIFY(f.window.menuBar()->isVisible());
     QCOMPARE(f.window.font().pointSizeF(), points);
     QCOMPARE(f.window.geometry(), geometry);
+    QVERIFY(clippedSummaryItems(f.window).isEmpty());
 }
 
 void TestPresentation::escapeLeavesAndShortcutsStillWork()

@@ -44,25 +44,17 @@ int wholeNumber(const std::string &name, const std::string &text)
     return std::stoi(text);
 }
 
-/// One number from the first variable of `names` that is set, checked against the others.
+/// The number in the first variable of `names` that is set. The later ones are not checked
+/// against it: launchers nest (torchrun started by srun sees SLURM_PROCID = its node's task,
+/// RANK = its own rank), and the innermost launcher's variable comes first.
 std::optional<int> numberFrom(const PreflightEnvironment &e, std::initializer_list<const char *> names)
 {
-    std::optional<std::pair<std::string, int>> first;
     for (const char *n : names) {
         const auto it = e.env.find(n);
-        if (it == e.env.end() || it->second.empty())
-            continue;
-        const int v = wholeNumber(n, it->second);
-        if (!first)
-            first = std::make_pair(std::string(n), v);
-        else if (first->second != v)
-            throw ScenarioError("preflight",
-                first->first + "=" + std::to_string(first->second) + " but " + n + "="
-                    + std::to_string(v) + ": the launcher's rank numbering disagrees");
+        if (it != e.env.end() && !it->second.empty())
+            return wholeNumber(n, it->second);
     }
-    if (!first)
-        return std::nullopt;
-    return first->second;
+    return std::nullopt;
 }
 
 std::string shortName(const std::string &host)

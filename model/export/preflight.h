@@ -32,7 +32,8 @@ struct PreflightPlace
  * one-line reason when the rank is not where the record puts it.
  *
  * - rank: RANK (torchrun, the Slurm export's wrapper), else SLURM_PROCID, else
- *   OMPI_COMM_WORLD_RANK (Open MPI), else PMI_RANK; two that disagree are refused;
+ *   OMPI_COMM_WORLD_RANK (Open MPI), else PMI_RANK (the first that is set: under torchrun
+ *   started by srun, SLURM_PROCID numbers the nodes, RANK the ranks);
  * - world size: WORLD_SIZE, SLURM_NTASKS or OMPI_COMM_WORLD_SIZE against the record;
  * - host: the host name, or its short name before the first '.', against the record's
  *   (RAILYARD_HOST overrides the host name, as in the torchrun export);

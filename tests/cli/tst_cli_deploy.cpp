@@ -244,9 +244,11 @@ void TestCliDeploy::hostileStringsRunNothing()
     // The scenario's name and description and the fabric's name (written into comment lines)
     // carry the hostile text, a newline included.
     writeScenario(scenario, 2, 4, 2, 2, 2, [](railyard::Scenario &s) {
-        s.name = std::string(kHostile) + "\ntouch pwned5";
-        s.description = std::string("desc\ntouch pwned6 ") + kHostile;
-        s.fabric.name = std::string(kHostile) + "\r\ntouch pwned7";
+        // Built with QString: GCC 12 warns falsely (-Warray-bounds) on std::string + here.
+        const QString hostile = QLatin1String(kHostile);
+        s.name = (hostile + QStringLiteral("\ntouch pwned5")).toStdString();
+        s.description = (QStringLiteral("desc\ntouch pwned6 ") + hostile).toStdString();
+        s.fabric.name = (hostile + QStringLiteral("\r\ntouch pwned7")).toStdString();
     });
     const QString record = dir.filePath(QStringLiteral("rec ord $(touch pwned8).json"));
     QStringList args { QStringLiteral("export"), scenario, QStringLiteral("--format"), format,

@@ -331,22 +331,22 @@ void TestCliExport::mpirunAcceptsTheRankfile()
         QSKIP("the rankfile test binds ranks to two cores; this machine has one");
     QTemporaryDir dir;
     const QString scenario = dir.filePath(QStringLiteral("local.json"));
-    writeSmallScenario(scenario, 1, 4, 2, 2, 1);
+    writeSmallScenario(scenario, 1, 2, 2, 1, 1);
     writeFile(dir.filePath(QStringLiteral("hosts")), "0 localhost\n");
     const QString rankfile = dir.filePath(QStringLiteral("ranks.rf"));
-    // Rank 0 (t0 p0) and rank 3 (t1 p1) exchange GPUs 0 and 3; 2 cores shared over 4 GPUs:
-    // GPU g is bound to core g*2/4, so rank 0 must land on core 1 and rank 3 on core 0.
+    // Ranks 0 and 1 exchange GPUs 0 and 1; 2 cores over 2 GPUs on two NUMA nodes (GPU 0 on
+    // node 0, GPU 1 on node 1): GPU g is bound to core g, so rank 0 must land on core 1.
     const Run exp = runCli({ QStringLiteral("export"), scenario, QStringLiteral("--format"),
         QStringLiteral("rankfile"), QStringLiteral("--hosts"),
         dir.filePath(QStringLiteral("hosts")), QStringLiteral("--cpus-per-host"),
-        QStringLiteral("2"), QStringLiteral("--swap"), QStringLiteral("0:3"), QStringLiteral("-o"),
+        QStringLiteral("2"), QStringLiteral("--swap"), QStringLiteral("0:1"), QStringLiteral("-o"),
         rankfile });
     QVERIFY2(exp.exitCode == 0, exp.err.constData());
     QVERIFY(readAll(rankfile).contains("rank 0=localhost slot=1\n"));
 
     const Run run = runProgram(mpirun,
         { QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"),
-            QStringLiteral("-np"), QStringLiteral("4"), QStringLiteral("--rankfile"), rankfile,
+            QStringLiteral("-np"), QStringLiteral("2"), QStringLiteral("--rankfile"), rankfile,
             QStringLiteral("sh"), QStringLiteral("-c"),
             QStringLiteral("echo RANK $OMPI_COMM_WORLD_RANK $(hostname) "
                            "$(grep Cpus_allowed_list /proc/self/status | cut -f2)") },
@@ -361,11 +361,11 @@ void TestCliExport::mpirunAcceptsTheRankfile()
             cores.insert(w[1].toInt(), w[3]);
     }
     qInfo("mpirun placed: %s", run.out.simplified().constData());
-    QCOMPARE(cores.size(), 4);
-    // Packed before the swap: rank r on GPU r; after it 0 <-> 3.
-    const int gpuOf[] = { 3, 1, 2, 0 };
-    for (int r = 0; r < 4; ++r)
-        QCOMPARE(cores.value(r), QString::number(gpuOf[r] * 2 / 4));
+    QCOMPARE(cores.size(), 2);
+    // Packed before the swap: rank r on GPU r; after it 0 <-> 1.
+    const int gpuOf[] = { 1, 0 };
+    for (int r = 0; r < 2; ++r)
+        QCOMPARE(cores.value(r), QString::number(gpuOf[r]));
 }
 
 void TestCliExport::ncclPlanRunsUnderMpirun()

@@ -491,6 +491,7 @@ void TestDeployment::preflightAccepts_data()
     QTest::newRow("one gpu visible") << QStringLiteral("one");
     QTest::newRow("fqdn") << QStringLiteral("fqdn");
     QTest::newRow("uuid") << QStringLiteral("uuid");
+    QTest::newRow("torchrun under srun") << QStringLiteral("nested");
 }
 
 /// Rank 12 of seed-128 after swapping ranks 12 and 14: node001, GPU 6, NIC mlx5_6.
@@ -500,7 +501,7 @@ PreflightEnvironment rank12(const QString &launcher)
     e.hostname = "node001";
     e.env["CUDA_VISIBLE_DEVICES"] = "0,1,2,3,6,5,4,7";
     e.env["NCCL_IB_HCA"] = "=mlx5_6";
-    if (launcher == QLatin1String("torchrun")) {
+    if (launcher == QLatin1String("torchrun") || launcher == QLatin1String("nested")) {
         e.env["RANK"] = "12";
         e.env["LOCAL_RANK"] = "4";
         e.env["WORLD_SIZE"] = "128";
@@ -526,6 +527,12 @@ void TestDeployment::preflightAccepts()
     PreflightEnvironment e = rank12(launcher);
     if (launcher == QLatin1String("one"))
         e.env["CUDA_VISIBLE_DEVICES"] = "6";
+    if (launcher == QLatin1String("nested")) {
+        // srun started one torchrun per node: its task id and task count are the node's.
+        e.env["SLURM_PROCID"] = "1";
+        e.env["SLURM_LOCALID"] = "0";
+        e.env["SLURM_NTASKS"] = "16";
+    }
     if (launcher == QLatin1String("fqdn"))
         e.hostname = "node001.cluster.example";
     if (launcher == QLatin1String("uuid")) {
@@ -548,7 +555,6 @@ void TestDeployment::preflightRefuses_data()
     QTest::newRow("wrong nic") << QStringLiteral("nic") << QStringLiteral("NCCL_IB_HCA=mlx5_4 but the run record gives it NIC mlx5_6");
     QTest::newRow("world size") << QStringLiteral("world") << QStringLiteral("the job has 64 ranks but the run record 128");
     QTest::newRow("no rank") << QStringLiteral("norank") << QStringLiteral("no rank in the environment");
-    QTest::newRow("disagreeing ranks") << QStringLiteral("disagree") << QStringLiteral("RANK=12 but SLURM_PROCID=13");
     QTest::newRow("stale record") << QStringLiteral("version") << QStringLiteral("mapping version 1 but the launcher was written for version 2");
     QTest::newRow("missing gpu") << QStringLiteral("smi") << QStringLiteral("GPU 6 does not exist on node001 (nvidia-smi lists 2)");
     QTest::newRow("other bus id") << QStringLiteral("bus") << QStringLiteral("GPU 6 on node001 is 0000:9a:00.0 but the run record says 0000:1e:00.0");
@@ -582,9 +588,7 @@ void TestDeployment::preflightRefuses()
     else if (edit == QLatin1String("norank")) {
         e.env.erase("SLURM_PROCID");
         e.env.erase("RANK");
-    } else if (edit == QLatin1String("disagree"))
-        e.env["SLURM_PROCID"] = "13";
-    else if (edit == QLatin1String("version"))
+    } else if (edit == QLatin1String("version"))
         version = 2;
     else if (edit == QLatin1String("smi"))
         e.nvidiaSmi = "0, GPU-a, 00000000:18:00.0\n1, GPU-b, 00000000:19:00.0\n";

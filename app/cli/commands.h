@@ -15,6 +15,7 @@ void addPipeline(CommandLine &line);
 void addCollective(CommandLine &line);
 void addExport(CommandLine &line);
 void addImportMapping(CommandLine &line);
+void addImportTopology(CommandLine &line);
 void addPreflight(CommandLine &line);
 void addCompare(CommandLine &line);
 void addRemap(CommandLine &line);

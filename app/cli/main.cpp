@@ -20,6 +20,7 @@ int main(int argc, char *argv[])
     addCollective(line);
     addExport(line);
     addImportMapping(line);
+    addImportTopology(line);
     addPreflight(line);
     addCompare(line);
     addRemap(line);

@@ -40,6 +40,41 @@ std::string readAllLimited(int fd, const std::string &path, long long limit,
 
 namespace {
 
+/// Closes a descriptor when it goes out of scope.
+struct FdCloser
+{
+    explicit FdCloser(int descriptor)
+        : fd(descriptor)
+    {}
+    FdCloser(const FdCloser &) = delete;
+    FdCloser &operator=(const FdCloser &) = delete;
+    ~FdCloser() { ::close(fd); }
+    int fd;
+};
+
+} // namespace
+
+std::string readFileLimited(const std::string &path, long long limit, const std::string &what,
+                            const std::string &limitSuffix)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw ScenarioError(path, "cannot open: " + errnoText(errno));
+    const FdCloser closer(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        throw ScenarioError(path, "cannot read: " + errnoText(errno));
+    if (S_ISDIR(st.st_mode))
+        throw ScenarioError(path, "is a directory, not " + what);
+    if (S_ISREG(st.st_mode) && st.st_size > limit)
+        throw ScenarioError(path, "file is " + std::to_string(st.st_size)
+                                      + " bytes, more than the limit of " + std::to_string(limit)
+                                      + " bytes" + limitSuffix);
+    return readAllLimited(fd, path, limit, limitSuffix);
+}
+
+namespace {
+
 /// Removes a temporary file (and closes its descriptor) unless the write was committed.
 class TempFile
 {

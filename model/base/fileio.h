@@ -13,6 +13,12 @@ std::string errnoText(int error);
 std::string readAllLimited(int fd, const std::string &path, long long limit,
                            const std::string &limitSuffix = std::string());
 
+/// Reads a whole regular file (or pipe) of at most `limit` bytes. Throws ScenarioError(path,
+/// ...): cannot open or read (with the system's reason), a directory ("is a directory, not
+/// <what>"), or a file above the limit ("file is N bytes, more than the limit of ...").
+std::string readFileLimited(const std::string &path, long long limit, const std::string &what,
+                            const std::string &limitSuffix = std::string());
+
 /**
  * Writes text to `path` atomically: a temporary file with a random name in the same directory
  * (O_EXCL), fsync, rename over the target, fsync of the directory. A failure throws

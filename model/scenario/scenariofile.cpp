@@ -163,11 +163,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <climits>
 #include <cstdint>
 
@@ -359,21 +354,6 @@ json parseJson(const std::string &text)
     return parseJsonGuarded(text, limits::kMaxJsonDepth);
 }
 
-/** Closes a descriptor when the scope ends, whichever way. */
-struct FdCloser
-{
-    explicit FdCloser(int descriptor)
-        : fd(descriptor)
-    {}
-    FdCloser(const FdCloser &) = delete;
-    FdCloser &operator=(const FdCloser &) = delete;
-    ~FdCloser()
-    {
-        if (fd >= 0)
-            ::close(fd);
-    }
-    int fd = -1;
-};
 
 } // namespace
 
@@ -462,20 +442,8 @@ Scenario parseScenario(const std::string &text)
 
 Scenario loadScenario(const std::string &path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        throw ScenarioError(path, "cannot open: " + errnoText(errno));
-    const FdCloser closer(fd);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0)
-        throw ScenarioError(path, "cannot read: " + errnoText(errno));
-    if (S_ISDIR(st.st_mode))
-        throw ScenarioError(path, "is a directory, not a scenario file");
-    if (S_ISREG(st.st_mode) && st.st_size > limits::kMaxFileBytes)
-        throw ScenarioError(path, "file is " + std::to_string(st.st_size)
-                                      + " bytes, more than the limit of "
-                                      + std::to_string(limits::kMaxFileBytes) + " bytes (64 MiB)");
-    const std::string text = readAllLimited(fd, path, limits::kMaxFileBytes, " (64 MiB)");
+    const std::string text
+        = readFileLimited(path, limits::kMaxFileBytes, "a scenario file", " (64 MiB)");
     // Relative paths inside the file (model.routing.hotness_file) start at its directory.
     const std::size_t slash = path.rfind('/');
     return scenarioFromJson(parseJson(text),

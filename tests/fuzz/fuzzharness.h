@@ -22,6 +22,7 @@
 #include "studies/inferencereport.h"
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
+#include "io/nccltopology.h"
 #include "io/reportjson.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
@@ -600,6 +601,40 @@ inline Outcome fuzzMapping(std::string_view input)
     } catch (const ScenarioError &) {
     }
     return outcome;
+}
+
+/**
+ * fuzz_topology: the input is NCCL topology XML (model/io/nccltopology.h). What parses must
+ * give every GPU a rail among the NICs it found, and set a server model a two-server fabric
+ * accepts (or refuses with a ScenarioError, e.g. more GPUs per server than the limit).
+ */
+inline Outcome fuzzTopology(std::string_view input)
+{
+    ServerTopology t;
+    try {
+        t = parseNcclTopology(std::string(input), "fuzz.xml");
+    } catch (const ScenarioError &) {
+        return Outcome::Rejected;
+    }
+    require(!t.gpus.empty() && !t.rails.empty(), "a parsed topology without GPUs or rails");
+    for (const TopologyGpu &g : t.gpus)
+        require(g.nic >= 0 && g.nic < static_cast<int>(t.rails.size()),
+                "GPU " + std::to_string(g.dev) + " has no rail");
+    for (int r : t.rails)
+        require(r >= 0 && r < static_cast<int>(t.nics.size()), "a rail outside the NIC list");
+    require(t.scaleUpGbps >= 0.0 && std::isfinite(t.scaleUpGbps), "scale-up bandwidth not finite");
+    FabricSpec spec;
+    spec.servers = 2;
+    spec.gpusPerServer = static_cast<int>(std::min<std::size_t>(t.gpus.size(), 1u << 20));
+    try {
+        applyTopology(spec, t);
+        const Fabric fabric = Fabric::build(spec);
+        require(fabric.nicsPerServer() == static_cast<int>(t.rails.size()),
+                "the fabric's NICs per server differ from the topology's rails");
+    } catch (const ScenarioError &) {
+        return Outcome::Loaded;
+    }
+    return Outcome::Evaluated;
 }
 
 } // namespace railyard::fuzz

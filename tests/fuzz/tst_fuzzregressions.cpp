@@ -22,7 +22,7 @@ namespace {
 
 const QString kFuzzDir = QStringLiteral(RAILYARD_SOURCE_DIR "/tests/fuzz");
 
-enum class Target { Scenario, Mapping };
+enum class Target { Scenario, Mapping, Topology };
 
 /// Adds one row per file of `dir`; `target` decides the harness, or the name prefix does.
 int addRows(const QString &dir, std::optional<Target> target)
@@ -34,8 +34,10 @@ int addRows(const QString &dir, std::optional<Target> target)
             t = *target;
         } else if (file.fileName().startsWith(QLatin1String("mapping-"))) {
             t = Target::Mapping;
+        } else if (file.fileName().startsWith(QLatin1String("topology-"))) {
+            t = Target::Topology;
         } else if (!file.fileName().startsWith(QLatin1String("scenario-"))) {
-            qWarning("%s: name it scenario-* or mapping-* after its fuzz target",
+            qWarning("%s: name it scenario-*, mapping-* or topology-* after its fuzz target",
                 qPrintable(file.filePath()));
             continue;
         }
@@ -80,6 +82,7 @@ void TestFuzzRegressions::replay_data()
     // The samples are seeds of fuzz_scenario too (README, "Fuzzing").
     QVERIFY(addRows(QStringLiteral(RAILYARD_SOURCE_DIR "/samples"), Target::Scenario) > 0);
     QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/mapping"), Target::Mapping) > 0);
+    QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/topology"), Target::Topology) > 0);
 }
 
 void TestFuzzRegressions::replay()
@@ -91,9 +94,10 @@ void TestFuzzRegressions::replay()
     const QByteArray bytes = file.readAll();
     const std::string_view input(bytes.constData(), static_cast<std::size_t>(bytes.size()));
     try {
-        const fuzz::Outcome outcome = static_cast<Target>(target) == Target::Mapping
-            ? fuzz::fuzzMapping(input)
-            : fuzz::fuzzScenario(input);
+        const Target t = static_cast<Target>(target);
+        const fuzz::Outcome outcome = t == Target::Mapping ? fuzz::fuzzMapping(input)
+            : t == Target::Topology                         ? fuzz::fuzzTopology(input)
+                                                            : fuzz::fuzzScenario(input);
         qDebug("%s", outcomeName(outcome));
     } catch (const fuzz::HarnessFailure &e) {
         QFAIL(qPrintable(QStringLiteral("broken invariant: ") + QString::fromStdString(e.what())));

@@ -11,6 +11,7 @@
 #include "fabricview.h"
 #include "mainwindow.h"
 #include "scripteddialogs.h"
+#include "scriptedwindow.h"
 #include "slotitem.h"
 
 #include <QApplication>
@@ -29,22 +30,13 @@ using namespace railyard;
 
 namespace {
 
-struct Fixture
+struct Fixture : ScriptedWindow
 {
-    MainWindow window;
-    ScriptedDialogs *dialogs;
-
-    Fixture()
+    Fixture() : ScriptedWindow(QSize(1600, 1000))
     {
-        auto owned = std::make_unique<ScriptedDialogs>();
-        dialogs = owned.get();
-        window.setDialogs(std::move(owned));
-        window.resize(1600, 1000);
-        window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         view()->fitAll();
     }
-    ScenarioDocument *doc() const { return window.document(); }
     FabricView *view() const { return window.fabricView(); }
     AnnotationLayer *layer() const { return view()->annotationLayer(); }
     const std::vector<Annotation> &annotations() const { return doc()->scenario().annotations; }

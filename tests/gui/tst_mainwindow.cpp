@@ -14,6 +14,7 @@
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "scripteddialogs.h"
+#include "scriptedwindow.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -33,19 +34,12 @@ namespace {
 
 
 /** A window with scripted dialogs. */
-struct Fixture
+struct Fixture : ScriptedWindow
 {
-    MainWindow window;
-    ScriptedDialogs *dialogs;
-
-    Fixture()
+    Fixture() : ScriptedWindow(QSize(), false)
     {
-        auto owned = std::make_unique<ScriptedDialogs>();
-        dialogs = owned.get();
         dialogs->saveChoice = UserDialogs::SaveChoice::Cancel; // nothing is lost by accident
-        window.setDialogs(std::move(owned));
     }
-    ScenarioDocument *doc() const { return window.document(); }
     QAction *action(const char *name) const { return window.actions()->action(QString::fromLatin1(name)); }
 };
 

@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 #include "presentationmode.h"
 #include "scripteddialogs.h"
+#include "scriptedwindow.h"
 #include "snapshotstrip.h"
 #include "studycontroller.h"
 
@@ -59,20 +60,9 @@ QStringList clippedSummaryItems(const QMainWindow &window)
     return clipped;
 }
 
-struct Fixture
+struct Fixture : ScriptedWindow
 {
-    MainWindow window;
-    ScriptedDialogs *dialogs;
-
-    Fixture()
-    {
-        auto owned = std::make_unique<ScriptedDialogs>();
-        dialogs = owned.get();
-        window.setDialogs(std::move(owned));
-        window.resize(1400, 900);
-        window.show();
-    }
-    ScenarioDocument *doc() const { return window.document(); }
+    Fixture() : ScriptedWindow(QSize(1400, 900)) {}
     SnapshotStrip *strip() const { return window.snapshotStrip(); }
     void settle()
     {

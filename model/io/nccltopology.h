@@ -1,0 +1,72 @@
+#pragma once
+
+#include "fabric/fabricspec.h"
+
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+/**
+ * One server as NCCL sees it: the XML NCCL writes with NCCL_TOPO_DUMP_FILE (and reads with
+ * NCCL_TOPO_FILE), elements `system` > `cpu` (numaid) > nested `pci` (busid) > `gpu` (dev, sm,
+ * with `nvlink` targets and counts) or `nic` > `net` (name, dev, speed in Mbit/s). Element and
+ * attribute names follow NCCL's src/graph/xml.cc and topo.cc.
+ *
+ * The GPU <-> NIC affinity is chosen the way NCCL ranks paths (topo.h: PIX, a single PCIe
+ * switch between them; PXB, several switches; PHB, through the CPU's host bridge; SYS, across
+ * the CPU interconnect): each GPU takes its closest NIC, ties going to the NIC with fewer GPUs
+ * so far, then the lower device index. The NICs some GPU takes are the server's rails, in
+ * device order.
+ */
+struct TopologyGpu
+{
+    int dev = 0;
+    int sm = 0;               ///< compute capability x 10 (90 = Hopper)
+    std::string busId;
+    int numa = -1;
+    int nvlinks = 0;          ///< NVLink lanes to NVSwitches or GPUs (sum of `count`)
+    int nic = -1;             ///< index into ServerTopology::rails
+    std::string pathType;     ///< PIX, PXB, PHB or SYS to that NIC
+    std::vector<std::string> pciChain; ///< bus ids from the CPU down to the GPU
+};
+
+struct TopologyNic
+{
+    std::string name;         ///< RDMA device, e.g. mlx5_0
+    int dev = 0;
+    double gbps = 0.0;        ///< `speed` / 1000 (NCCL writes Mbit/s)
+    std::string busId;
+    int numa = -1;
+    std::vector<std::string> pciChain;
+};
+
+struct ServerTopology
+{
+    std::string file;
+    std::vector<TopologyGpu> gpus;  ///< by dev
+    std::vector<TopologyNic> nics;  ///< every net, by dev
+    std::vector<int> rails;         ///< indexes into nics of the NICs some GPU takes, by dev
+    double scaleUpGbps = 0.0;       ///< per GPU and direction from its NVLink lanes; 0: none
+    std::vector<std::string> warnings;
+
+    /// GPU i -> rail index (what FabricSpec::gpuToNic holds).
+    std::vector<int> gpuToRail() const;
+};
+
+/// Parses NCCL topology XML text. Throws ScenarioError naming `file` (and the line, for
+/// malformed XML) when it is not one: no `system`, no GPU, a GPU or net without its device
+/// index, a duplicated index, a negative speed, nesting deeper than NCCL writes.
+ServerTopology parseNcclTopology(const std::string &text, const std::string &file);
+/// Reads and parses a file (at most 4 MiB).
+ServerTopology loadNcclTopology(const std::string &path);
+
+/// Warnings comparing servers: the same GPU index on different rails, different rail counts.
+std::vector<std::string> compareTopologies(const std::vector<ServerTopology> &servers);
+
+/// Sets the fabric's server model from `t`: GPU -> NIC affinity, NICs per server, the NIC
+/// speed (the slowest rail's) and the scale-up bandwidth when the XML has NVLinks. Throws
+/// ScenarioError("fabric.gpus_per_server") when the GPU counts differ.
+void applyTopology(FabricSpec &spec, const ServerTopology &t);
+
+} // namespace railyard

@@ -1,0 +1,129 @@
+// railyard-cli import-topology, run as a user would: the sample server XML on the seed job, a
+// server whose NICs are numbered against its GPUs, several servers compared, and bad input
+// (exit 1, nothing written; a missing option exits 2).
+#include "clirun.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+QString sample(const char *name)
+{
+    return QStringLiteral(RAILYARD_SOURCE_DIR "/samples/") + QLatin1String(name);
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void write(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+}
+
+/// The sample with the nets dev 0 and dev 2 renumbered (NIC 0 on the second PCIe switch).
+QByteArray swappedSample()
+{
+    QByteArray xml = readAll(sample("dgx-h100-topology.xml"));
+    xml.replace("name=\"mlx5_0\" dev=\"0\"", "name=\"mlx5_0\" dev=\"TMP\"");
+    xml.replace("name=\"mlx5_2\" dev=\"2\"", "name=\"mlx5_2\" dev=\"0\"");
+    xml.replace("name=\"mlx5_0\" dev=\"TMP\"", "name=\"mlx5_0\" dev=\"2\"");
+    return xml;
+}
+
+} // namespace
+
+class TestCliTopology : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void sampleSetsTheServerModel();
+    void swappedNicsChangeTheAffinityAndWarn();
+    void badInputWritesNothing_data();
+    void badInputWritesNothing();
+};
+
+void TestCliTopology::sampleSetsTheServerModel()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("seed-topo.json"));
+    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
+                                     QStringLiteral("--topology"), sample("dgx-h100-topology.xml"),
+                                     QStringLiteral("-o"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.err.contains("8 GPUs, 8 rail NICs, NVLink 450 GB/s per GPU and direction"));
+    QVERIFY(r.err.contains("GPU 7 0000:db:00.0   -> mlx5_7   rail 7  PIX  numa 1"));
+    QVERIFY(!r.err.contains("warning:"));
+    const nlohmann::json s = nlohmann::json::parse(readAll(out).toStdString());
+    QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({0, 1, 2, 3, 4, 5, 6, 7}));
+    QCOMPARE(s["fabric"]["nics_per_server"].get<int>(), 8);
+    QCOMPARE(s["fabric"]["scaleup_gbps"].get<double>(), 3600.0);
+    // The result is a scenario the engine takes.
+    const CliRun e = runRailyardCli({QStringLiteral("evaluate"), out, QStringLiteral("--json")});
+    QVERIFY2(e.exitCode == 0, e.err.constData());
+}
+
+void TestCliTopology::swappedNicsChangeTheAffinityAndWarn()
+{
+    QTemporaryDir dir;
+    const QString xml = dir.filePath(QStringLiteral("node001.xml"));
+    write(xml, swappedSample());
+    const QString out = dir.filePath(QStringLiteral("out.json"));
+    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
+                                     QStringLiteral("--topology"), xml, QStringLiteral("--topology"),
+                                     sample("dgx-h100-topology.xml"), QStringLiteral("-o"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const nlohmann::json s = nlohmann::json::parse(readAll(out).toStdString());
+    QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({1, 2, 0, 3, 4, 5, 6, 7}));
+    // The pairing warnings of the first file and the comparison with the second.
+    QVERIFY2(r.err.contains("warning: GPU 0 (0000:18:00.0) sits closest to NIC mlx5_1 (rail 1), not rail 0"), r.err.constData());
+    QVERIFY2(r.err.contains("the same GPU index lands on different rails across servers"), r.err.constData());
+    QCOMPARE(r.err.count("warning: "), 6); // 3 unpaired GPUs, 3 GPUs on other rails than node000
+}
+
+void TestCliTopology::badInputWritesNothing_data()
+{
+    QTest::addColumn<QByteArray>("xml");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("malformed") << QByteArray("<system>\n<cpu numaid=0>\n</cpu></system>\n")
+                               << QStringLiteral("bad.xml:2: not XML: ") << 1;
+    QTest::newRow("no gpu") << QByteArray("<system><cpu numaid=\"0\"/></system>")
+                            << QStringLiteral("bad.xml: no <gpu> element under <system>") << 1;
+    QTest::newRow("too few gpus for the servers")
+        << readAll(sample("dgx-h100-topology.xml")).replace("<gpu dev=\"7\"", "<gpux dev=\"7\"")
+        << QStringLiteral("fabric.gpus_per_server: ") << 1;
+}
+
+void TestCliTopology::badInputWritesNothing()
+{
+    QFETCH(QByteArray, xml);
+    QFETCH(QString, message);
+    QFETCH(int, exitCode);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.xml"));
+    write(path, xml);
+    const QString out = dir.filePath(QStringLiteral("out.json"));
+    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
+                                     QStringLiteral("--topology"), path, QStringLiteral("-o"), out});
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    QVERIFY(!QFile::exists(out));
+    QVERIFY(r.out.isEmpty());
+    // Without --topology: a usage error.
+    const CliRun u = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json")});
+    QCOMPARE(u.exitCode, 2);
+    QVERIFY(u.err.contains("--topology"));
+}
+
+QTEST_APPLESS_MAIN(TestCliTopology)
+#include "tst_cli_topology.moc"

@@ -75,6 +75,7 @@ struct ExportCommandOptions
     std::string hosts;
     std::vector<std::pair<int, int>> swaps;
     ExportOptions options;
+    bool noPreflight = false;
     const CLI::App *app = nullptr;
 
     bool given(const char *option) const { return app->count(option) > 0; }
@@ -93,14 +94,23 @@ void refuseOptionsThatDoNotApply(const ExportCommandOptions &o, ExportFormat for
             throw UsageError(
                 std::string(option) + " applies only to --format " + which + ", not to " + name);
     };
-    only("--cpus-per-host", { ExportFormat::Rankfile }, "rankfile");
+    only("--cpus-per-host", { ExportFormat::Rankfile, ExportFormat::Slurm }, "rankfile or slurm");
     only("--master-port", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
-    only("--program", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
+    only("--program", { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::PyTorchJob },
+        "torchrun, slurm or pytorchjob");
+    only("--image", { ExportFormat::PyTorchJob }, "pytorchjob");
     only("--json-plan", { ExportFormat::NcclPlan }, "nccl-plan");
-    only("--hca-prefix", { ExportFormat::NcclPlan }, "nccl-plan");
-    if (o.given("--hca-prefix") && o.given("--json-plan"))
-        throw UsageError("--hca-prefix applies only to the nccl-plan script: the --json-plan "
-                         "plan names NICs by index");
+    only("--hca-prefix",
+        { ExportFormat::NcclPlan, ExportFormat::Slurm, ExportFormat::Torchrun,
+            ExportFormat::MappingJson, ExportFormat::Csv, ExportFormat::PyTorchJob },
+        "nccl-plan, slurm, torchrun, pytorchjob, mapping-json or csv");
+    const std::initializer_list<ExportFormat> preflighted
+        = { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::PyTorchJob };
+    only("--record", preflighted, "torchrun, slurm or pytorchjob");
+    only("--no-preflight", preflighted, "torchrun, slurm or pytorchjob");
+    if (o.given("--record") && o.given("--no-preflight"))
+        throw UsageError("--record names the preflight's run record; --no-preflight turns the "
+                         "preflight off");
     if (o.given("--hosts") && format == ExportFormat::ChromeTrace)
         throw UsageError("--hosts does not apply to --format chrome-trace, which names no hosts");
 }
@@ -113,6 +123,7 @@ int runExport(const ExportCommandOptions &o)
     refuseOptionsThatDoNotApply(o, format);
 
     ExportOptions options = o.options;
+    options.preflight = !o.noPreflight;
     if (options.cpusPerHost < 0)
         throw ScenarioError("--cpus-per-host", "must be 0 or a positive core count");
     if (options.masterPort < 1 || options.masterPort > 65535)
@@ -120,15 +131,23 @@ int runExport(const ExportCommandOptions &o)
     options.generator = "railyard-cli " RAILYARD_VERSION;
 
     const Scenario scenario = loadScenarioFile(o.file);
-    CostEngine engine(scenario); // refuses an invalid mapping with the validator's message
+    // Refuses an invalid mapping with the validator's message.
+    auto engine = std::make_unique<CostEngine>(scenario);
     if (o.given("--hosts"))
         options.hosts
-            = parseHostsFile(readText(o.hosts, "--hosts", 1 << 20), engine.fabric().servers());
+            = parseHostsFile(readText(o.hosts, "--hosts", 1 << 20), engine->fabric().servers());
     for (const auto &[a, b] : o.swaps)
-        engine.swapRanks(a, b);
+        engine->swapRanks(a, b);
+    if (!o.swaps.empty() && !(engine->mapping() == CostEngine(scenario).mapping())) {
+        // The swaps made a new mapping: its records carry the next mapping version.
+        Scenario moved = scenario;
+        moved.slots = engine->mapping().slots();
+        moved.mappingVersion = scenario.mappingVersion + 1;
+        engine = std::make_unique<CostEngine>(moved);
+    }
 
-    const std::string text = exportText(engine, format, options);
-    for (const std::string &w : exportWarnings(engine, format, options))
+    const std::string text = exportText(*engine, format, options);
+    for (const std::string &w : exportWarnings(*engine, format, options))
         std::cerr << "railyard-cli: warning: " << w << "\n";
     writeOutput(o.output, text);
     return kExitOk;
@@ -144,9 +163,18 @@ struct ImportOptions
 int runImportMapping(const ImportOptions &o)
 {
     Scenario scenario = loadScenarioFile(o.file);
-    Scenario base = scenario;
-    base.slots.clear(); // the record replaces the mapping: the file's own need not be valid
-    const CostEngine engine(base);
+    // The record replaces the mapping, so the file's own need not be valid; when it is, it is
+    // the current mapping the record is compared with (a changed mapping is a new version, and
+    // a record edited in its slot column only may keep the old slot's derived columns).
+    std::unique_ptr<CostEngine> own;
+    try {
+        own = std::make_unique<CostEngine>(scenario);
+    } catch (const ScenarioError &) {
+        Scenario base = scenario;
+        base.slots.clear();
+        own = std::make_unique<CostEngine>(base);
+    }
+    const CostEngine &engine = *own;
     const std::string text = readText(o.mapping, "--mapping", 64 << 20);
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     const ImportedMapping imported = first != std::string::npos && text[first] == '{'
@@ -180,13 +208,21 @@ void addExport(CommandLine &line)
         "chrome-trace).");
     c.swaps(o->swaps, "Exchange the slots of global ranks A and B first (repeatable, in order).");
     c.integer("--cpus-per-host", o->options.cpusPerHost, "N",
-        "rankfile: logical cores per host shared over the GPUs (default 0: core g for GPU g).");
+        "rankfile/slurm: logical cores per host (at least one per GPU), an equal block per NUMA "
+        "node shared over its GPUs (default 0: rankfile core g for GPU g, slurm no binding).");
     c.integer("--master-port", o->options.masterPort, "PORT",
         "torchrun/slurm: rendezvous port (default 29500).");
     c.text("--program", o->options.program, "CMD",
         "torchrun/slurm: the training program (default pretrain_gpt.py).");
     c.text("--hca-prefix", o->options.hcaPrefix, "PREFIX",
-        "nccl-plan script: NIC i is RDMA device PREFIXi (default mlx5_).");
+        "NIC i is RDMA device PREFIXi unless the fabric names its NICs (default mlx5_).");
+    c.file("--record", o->options.record, "RECORD",
+        "torchrun/slurm: the run record every rank's preflight checks (default "
+        "railyard.mapping.json; RAILYARD_RECORD overrides it at run time).");
+    c.text("--image", o->options.image, "IMAGE",
+        "pytorchjob: the training container image (default nvcr.io/nvidia/pytorch:24.12-py3).");
+    c.flag("--no-preflight", o->noPreflight,
+        "torchrun/slurm: do not run 'railyard-cli preflight' before the program.");
     c.flag("--json-plan", o->options.jsonPlan,
         "nccl-plan: write the plan as JSON instead of a shell script.");
 }

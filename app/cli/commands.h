@@ -16,6 +16,7 @@ void addCollective(CommandLine &line);
 void addExport(CommandLine &line);
 void addImportMapping(CommandLine &line);
 void addImportTopology(CommandLine &line);
+void addPreflight(CommandLine &line);
 void addCompare(CommandLine &line);
 void addRemap(CommandLine &line);
 /// The hidden `completion bash` and `man`, which print what the build installs.

@@ -21,6 +21,7 @@ int main(int argc, char *argv[])
     addExport(line);
     addImportMapping(line);
     addImportTopology(line);
+    addPreflight(line);
     addCompare(line);
     addRemap(line);
     addDocumentation(line);

@@ -9,6 +9,11 @@
 
 namespace railyard::exportdetail {
 
+std::string shortHostName(const std::string &name)
+{
+    return name.substr(0, name.find('.'));
+}
+
 bool plainHostName(const std::string &name)
 {
     if (name.empty() || name.size() > 253 || name.front() == '-' || name.front() == '.')
@@ -47,11 +52,19 @@ std::vector<std::string> hostNames(
             throw ScenarioError("--hosts",
                 "lists " + std::to_string(options.hosts.size()) + " hosts but the fabric has "
                     + std::to_string(fabric.servers()) + " servers");
-        for (std::size_t i = 0; i < options.hosts.size(); ++i)
+        for (std::size_t i = 0; i < options.hosts.size(); ++i) {
             if (!plainHostName(options.hosts[i]))
                 throw ScenarioError("--hosts",
-                    "host " + std::to_string(i) + " '" + options.hosts[i].substr(0, 60)
+                    "host " + std::to_string(i) + " '" + oneLine(options.hosts[i].substr(0, 60))
                         + "' is not a host name");
+            for (std::size_t j = 0; j < i; ++j)
+                if (shortHostName(options.hosts[j]) == shortHostName(options.hosts[i]))
+                    throw ScenarioError("--hosts",
+                        "servers " + std::to_string(j) + " and " + std::to_string(i)
+                            + " are both '" + shortHostName(options.hosts[i])
+                            + "' (a host name, or its short name before the first '.', names "
+                              "one server)");
+        }
         return options.hosts;
     }
     std::vector<std::string> names;
@@ -67,8 +80,52 @@ std::vector<std::string> hostNames(
     return names;
 }
 
-std::vector<RankPlacement> placements(
-    const CostEngine &engine, const std::vector<std::string> &hosts)
+int numaOfGpu(const FabricSpec &spec, int gpu)
+{
+    if (static_cast<std::size_t>(gpu) < spec.gpuNuma.size())
+        return spec.gpuNuma[static_cast<std::size_t>(gpu)];
+    return spec.gpusPerServer >= 2 && gpu >= spec.gpusPerServer / 2 ? 1 : 0;
+}
+
+int numaNodes(const FabricSpec &spec)
+{
+    int n = 1;
+    for (int g = 0; g < spec.gpusPerServer; ++g)
+        n = std::max(n, numaOfGpu(spec, g) + 1);
+    return n;
+}
+
+std::string rdmaDevice(const FabricSpec &spec, const std::string &prefix, int nic)
+{
+    if (static_cast<std::size_t>(nic) < spec.nicDevices.size())
+        return spec.nicDevices[static_cast<std::size_t>(nic)];
+    return prefix + std::to_string(nic);
+}
+
+std::pair<int, int> coresOfGpu(const FabricSpec &spec, int gpu, int cpus)
+{
+    const int gpus = spec.gpusPerServer;
+    if (cpus < gpus)
+        throw ScenarioError("--cpus-per-host",
+            std::to_string(cpus) + " cores per host is fewer than the " + std::to_string(gpus)
+                + " GPUs: every rank needs a core of its own");
+    const int nodes = numaNodes(spec);
+    const int node = numaOfGpu(spec, gpu);
+    int index = 0, onNode = 0;
+    for (int g = 0; g < gpus; ++g)
+        if (numaOfGpu(spec, g) == node) {
+            index += g < gpu;
+            ++onNode;
+        }
+    const long long base = static_cast<long long>(node) * cpus / nodes;
+    const long long size = static_cast<long long>(node + 1) * cpus / nodes - base;
+    const long long lo = base + index * size / onNode;
+    const long long hi = std::max(lo, base + (index + 1) * size / onNode - 1);
+    return { static_cast<int>(lo), static_cast<int>(hi) };
+}
+
+std::vector<RankPlacement> placements(const CostEngine &engine,
+    const std::vector<std::string> &hosts, const std::string &hcaPrefix)
 {
     const Fabric &fabric = engine.fabric();
     const Mapping &mapping = engine.mapping();
@@ -87,6 +144,13 @@ std::vector<RankPlacement> placements(
         p.leaf = fabric.leafOfNic(p.server, p.nic);
         p.leafName = fabric.node(fabric.leafVertex(p.leaf)).name;
         p.leafPort = fabric.leafPortOfNic(p.server, p.nic);
+        const FabricSpec &spec = fabric.spec();
+        p.numa = numaOfGpu(spec, p.gpu);
+        p.hca = rdmaDevice(spec, hcaPrefix, p.nic);
+        if (static_cast<std::size_t>(p.gpu) < spec.gpuPciBusIds.size())
+            p.gpuBusId = spec.gpuPciBusIds[static_cast<std::size_t>(p.gpu)];
+        if (static_cast<std::size_t>(p.nic) < spec.nicPciBusIds.size())
+            p.nicBusId = spec.nicPciBusIds[static_cast<std::size_t>(p.nic)];
     }
     return out;
 }
@@ -151,6 +215,76 @@ std::string oneLine(std::string text)
         if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
             ch = ' ';
     return text;
+}
+
+std::string shellQuote(const std::string &text)
+{
+    std::string out = "'";
+    for (char ch : text) {
+        if (ch == '\'')
+            out += "'\\''";
+        else
+            out += ch;
+    }
+    return out + "'";
+}
+
+void refuseControlCharacters(const std::string &field, const std::string &text)
+{
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto ch = static_cast<unsigned char>(text[i]);
+        if (ch < 0x20 || ch == 0x7f)
+            throw ScenarioError(field,
+                strf("holds a control character (0x%02x at offset %zu); a newline or other "
+                     "control character cannot be passed safely to a launcher",
+                    ch, i));
+    }
+}
+
+std::vector<std::string> commandWords(const std::string &field, const std::string &command)
+{
+    refuseControlCharacters(field, command);
+    std::vector<std::string> words;
+    std::size_t i = 0;
+    while (i < command.size()) {
+        while (i < command.size() && command[i] == ' ')
+            ++i;
+        std::size_t j = i;
+        while (j < command.size() && command[j] != ' ')
+            ++j;
+        if (j > i)
+            words.push_back(command.substr(i, j - i));
+        i = j;
+    }
+    if (words.empty())
+        throw ScenarioError(field, "is empty: give the training program (and its fixed arguments)");
+    return words;
+}
+
+std::string checkedHcaPrefix(const std::string &prefix)
+{
+    if (prefix.empty())
+        throw ScenarioError("--hca-prefix",
+            "is empty: NIC i is the RDMA device <prefix><i> (e.g. mlx5_ gives mlx5_0), so an "
+            "empty prefix would give NCCL_IB_HCA=\"=0\"");
+    const bool ok = prefix.size() <= 32
+        && std::all_of(prefix.begin(), prefix.end(), [](char ch) {
+               return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')
+                   || ch == '_' || ch == '-' || ch == '.';
+           });
+    if (!ok)
+        throw ScenarioError("--hca-prefix",
+            "'" + oneLine(prefix.substr(0, 40))
+                + "' is not an RDMA device prefix (1..32 letters, digits, '_', '-', '.')");
+    return prefix;
+}
+
+std::string quotedWords(const std::vector<std::string> &words)
+{
+    std::string out;
+    for (const std::string &w : words)
+        out += (out.empty() ? "" : " ") + shellQuote(w);
+    return out;
 }
 
 std::string layoutText(const CostEngine &engine)

@@ -9,6 +9,7 @@
 #include "base/scenarioerror.h"
 #include "export/chrometrace.h"
 #include "export/exportcommon.h"
+#include "export/kubernetesexport.h"
 #include "export/launcherexport.h"
 #include "export/megatronexport.h"
 #include "export/ncclplan.h"
@@ -31,7 +32,7 @@ struct FormatInfo
     std::string_view description;
 };
 
-constexpr std::array<FormatInfo, 9> kFormats { {
+constexpr std::array<FormatInfo, 10> kFormats { {
     { ExportFormat::MappingJson, "mapping-json", ".mapping.json",
         "run record: rank, coordinates, server, GPU, NIC, rail, leaf port (importable)" },
     { ExportFormat::Csv, "csv", ".csv", "run record as CSV, one row per rank (importable)" },
@@ -45,9 +46,11 @@ constexpr std::array<FormatInfo, 9> kFormats { {
         "DeepSpeed / Open MPI hostfile: host slots=N" },
     { ExportFormat::Megatron, "megatron", ".megatron.sh", "Megatron-LM arguments for this layout" },
     { ExportFormat::ChromeTrace, "chrome-trace", ".trace.json",
-        "pipeline timeline as Chrome trace events (Perfetto)" },
+        "predicted iteration as Chrome trace events, a track per phase (Perfetto)" },
     { ExportFormat::NcclPlan, "nccl-plan", ".nccl-plan.sh",
         "nccl-tests measurement plan with the engine's predictions" },
+    { ExportFormat::PyTorchJob, "pytorchjob", ".pytorchjob.yaml",
+        "Kubeflow PyTorchJob: one pod per node on its host, GPUs and NICs per rank" },
 } };
 
 const FormatInfo &info(ExportFormat f)
@@ -98,6 +101,7 @@ std::vector<std::string> parseHostsFile(const std::string &text, int servers)
 {
     std::vector<std::string> plain;
     std::map<int, std::string> indexed;
+    std::map<std::string, int> lineOfHost;
     int lineNo = 0;
     std::size_t pos = 0;
     while (pos <= text.size()) {
@@ -130,6 +134,12 @@ std::vector<std::string> parseHostsFile(const std::string &text, int servers)
         if (!exportdetail::plainHostName(name))
             throw ScenarioError(where,
                 "'" + name.substr(0, 60) + "' is not a host name (letters, digits, '.', '-', '_')");
+        const std::string shortName = exportdetail::shortHostName(name);
+        if (const auto seen = lineOfHost.find(shortName); seen != lineOfHost.end())
+            throw ScenarioError(where,
+                "'" + name + "' names the same host as line " + std::to_string(seen->second)
+                    + " (host names, and their short names before the first '.', must differ)");
+        lineOfHost.emplace(shortName, lineNo);
         if (words.size() == 1) {
             plain.push_back(name);
             continue;
@@ -192,6 +202,8 @@ std::string exportText(const CostEngine &engine, ExportFormat format, const Expo
         return exportChromeTrace(engine, options);
     case ExportFormat::NcclPlan:
         return exportNcclPlan(engine, options);
+    case ExportFormat::PyTorchJob:
+        return exportPyTorchJob(engine, options);
     }
     throw ScenarioError("format", "unknown export format");
 }
@@ -201,7 +213,7 @@ std::vector<std::string> exportWarnings(
 {
     using namespace exportdetail;
     std::vector<std::string> out;
-    const bool nodeMajorLauncher = format == ExportFormat::Torchrun
+    const bool nodeMajorLauncher = format == ExportFormat::Torchrun || format == ExportFormat::PyTorchJob
         || format == ExportFormat::Hostfile || format == ExportFormat::Megatron;
     if (nodeMajorLauncher) {
         const NodeMajor nm = nodeMajor(engine, hostNames(engine, options, false));

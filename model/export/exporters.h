@@ -26,6 +26,7 @@ enum class ExportFormat {
     Megatron,
     ChromeTrace,
     NcclPlan,
+    PyTorchJob,
 };
 
 /// Every format, in menu order.

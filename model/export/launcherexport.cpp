@@ -54,16 +54,96 @@ std::string commentLines(const std::vector<std::string> &lines, const std::strin
     return out;
 }
 
+/// The NCCL settings the engine's numbers assume, as `export` lines (NCCL "Environment
+/// Variables" documentation): NCCL_PXN_DISABLE (PXN is on by default in NCCL >= 2.12) from the
+/// fabric's pxn, NCCL_ALGO when the scenario fixes an algorithm NCCL has, NCCL_NVLS_ENABLE
+/// when the scenario sets NVLS.
+std::string ncclEnvironment(const CostEngine &engine)
+{
+    const Scenario &s = engine.scenario();
+    std::string out = "# NCCL as the engine modelled it (PXN "
+        + std::string(engine.fabric().spec().pxn ? "on" : "off") + ", algorithm "
+        + std::string(collectiveAlgorithmName(s.collectives.algorithm)) + ").\n";
+    out += std::string("export NCCL_PXN_DISABLE=") + (engine.fabric().spec().pxn ? "0" : "1")
+        + "\n";
+    const char *algo = nullptr;
+    switch (s.collectives.algorithm) {
+    case CollectiveAlgorithm::Ring:
+        algo = "Ring";
+        break;
+    case CollectiveAlgorithm::Tree:
+        algo = "Tree";
+        break;
+    case CollectiveAlgorithm::Nvls:
+        algo = "NVLS,NVLSTree";
+        break;
+    case CollectiveAlgorithm::Pat:
+        algo = "PAT";
+        break;
+    case CollectiveAlgorithm::Auto:
+    case CollectiveAlgorithm::MemberOrder:
+    case CollectiveAlgorithm::Hierarchical:
+        break; // auto is NCCL's own tuner; the others are not NCCL algorithms
+    }
+    if (algo)
+        out += std::string("export NCCL_ALGO=") + algo + "\n";
+    if (s.collectives.nvls)
+        out += std::string("export NCCL_NVLS_ENABLE=") + (*s.collectives.nvls ? "1" : "0") + "\n";
+    return out;
+}
+
+/// `NAME=value` unless NAME is already set and not empty; the value is a literal (quoted
+/// outside any other quotes, where POSIX sh removes the quotes).
+std::string defaultTo(const std::string &name, const std::string &value, bool exported)
+{
+    return "if [ -z \"${" + name + ":-}\" ]; then " + name + "=" + shellQuote(value) + "; fi\n"
+        + (exported ? "export " + name + "\n" : "");
+}
+
+/// The preflight command line (empty when switched off); RAILYARD_CLI and RAILYARD_RECORD are
+/// the script's variables.
+std::string preflightCall(const CostEngine &engine, const ExportOptions &options)
+{
+    if (!options.preflight)
+        return {};
+    return "\"$RAILYARD_CLI\" preflight \"$RAILYARD_RECORD\" --mapping-version "
+        + std::to_string(engine.scenario().mappingVersion);
+}
+
+std::string preflightVariables(const ExportOptions &options)
+{
+    if (!options.preflight)
+        return {};
+    refuseControlCharacters("--record", options.record);
+    if (options.record.empty())
+        throw ScenarioError("--record", "is empty: name the run record (mapping-json export)");
+    return "# Every rank first runs the preflight: it exits non-zero, naming the rank, when the\n"
+           "# rank is not on the host, GPU and NIC the run record gives it.\n"
+        + defaultTo("RAILYARD_CLI", "railyard-cli", true)
+        + defaultTo("RAILYARD_RECORD", options.record, true);
+}
+
+/// The program and its fixed arguments as quoted words; a Python script runs under
+/// ${PYTHON:-python3} -u, as torchrun itself would run it.
+std::string programWords(const ExportOptions &options)
+{
+    const std::vector<std::string> words = commandWords("--program", options.program);
+    const std::string &first = words.front();
+    const bool python = first.size() > 3 && first.compare(first.size() - 3, 3, ".py") == 0;
+    return (python ? "\"${PYTHON:-python3}\" -u " : "") + quotedWords(words);
+}
+
 } // namespace
 
 std::string exportRankfile(const CostEngine &engine, const ExportOptions &options)
 {
     const std::vector<std::string> hosts = hostNames(engine, options, true);
     const std::vector<RankPlacement> rows = placements(engine, hosts);
-    const int gpus = engine.fabric().gpusPerServer();
     const int cpus = options.cpusPerHost;
     if (cpus < 0)
         throw ScenarioError("--cpus-per-host", "must be 0 (one core per GPU) or a core count");
+    if (cpus > 0)
+        coresOfGpu(engine.fabric().spec(), 0, cpus); // refuses fewer cores than GPUs
 
     std::string out = headerComment(engine,
         "Open MPI rankfile: mpirun --rankfile FILE -np " + std::to_string(rows.size()) + " ...");
@@ -74,13 +154,15 @@ std::string exportRankfile(const CostEngine &engine, const ExportOptions &option
                "out\n"
                "# over the GPUs instead (GPU g of G gets cores g*C/G .. (g+1)*C/G-1).\n";
     else
-        out += strf(
-            "# lists logical cores: %d cores per host shared over %d GPUs (GPU g gets cores\n"
-            "# g*%d/%d .. (g+1)*%d/%d-1; fewer cores than GPUs share one: add --oversubscribe).\n",
-            cpus, gpus, cpus, gpus, cpus, gpus);
+        out += strf("# lists logical cores: %d cores per host, an equal block per NUMA node (%d "
+                    "nodes),\n# shared over the GPUs of that node (GPU g's NUMA node from the "
+                    "fabric).\n",
+            cpus, numaNodes(engine.fabric().spec()));
     out += "# A rankfile binds CPUs only: the program must use GPU CUDA_VISIBLE_DEVICES[local "
            "rank]\n"
-           "# (OMPI_COMM_WORLD_LOCAL_RANK counts a host's ranks in rank order) with, per host:\n";
+           "# (OMPI_COMM_WORLD_LOCAL_RANK counts a host's ranks in rank order) and should run\n"
+           "# 'railyard-cli preflight RECORD' first (it checks rank, host and GPU), with, per "
+           "host:\n";
     const auto byServer = ranksByServer(rows, engine.fabric().servers());
     for (std::size_t s = 0; s < byServer.size(); ++s)
         if (!byServer[s].empty())
@@ -90,8 +172,7 @@ std::string exportRankfile(const CostEngine &engine, const ExportOptions &option
         if (cpus == 0) {
             slot = std::to_string(p.gpu);
         } else {
-            const long long lo = static_cast<long long>(p.gpu) * cpus / gpus;
-            const long long hi = std::max(lo, static_cast<long long>(p.gpu + 1) * cpus / gpus - 1);
+            const auto [lo, hi] = coresOfGpu(engine.fabric().spec(), p.gpu, cpus);
             slot = std::to_string(lo) + (hi > lo ? "-" + std::to_string(hi) : "");
         }
         out += "rank " + std::to_string(p.rank) + "=" + p.host + " slot=" + slot + "\n";
@@ -125,16 +206,19 @@ std::string exportHostfile(const CostEngine &engine, const ExportOptions &option
 std::string exportTorchrun(const CostEngine &engine, const ExportOptions &options)
 {
     const std::vector<std::string> hosts = hostNames(engine, options, true);
-    const std::vector<RankPlacement> rows = placements(engine, hosts);
+    const std::vector<RankPlacement> rows
+        = placements(engine, hosts, checkedHcaPrefix(options.hcaPrefix));
     const NodeMajor nm = nodeMajor(engine, hosts);
     const auto byServer = ranksByServer(rows, engine.fabric().servers());
+    const std::string program = programWords(options);
 
     std::string out = "#!/bin/sh\n";
     out += headerComment(engine, "torchrun launch: run this script on every node");
     out += "# torchrun numbers ranks node-major (RANK = node_rank * nproc_per_node + LOCAL_RANK)\n"
            "# and the program uses cuda:LOCAL_RANK, so each node lists its GPUs in local-rank "
            "order\n"
-           "# in CUDA_VISIBLE_DEVICES. RAILYARD_HOST overrides the host name matched below.\n";
+           "# in CUDA_VISIBLE_DEVICES, and each rank gets its NIC in NCCL_IB_HCA. The host is\n"
+           "# matched by its short name (an FQDN matches too); RAILYARD_HOST overrides it.\n";
     if (!nm.expressible) {
         out += "#\n# WARNING: torchrun cannot express this mapping: a node's ranks must be one "
                "block\n"
@@ -147,32 +231,59 @@ std::string exportTorchrun(const CostEngine &engine, const ExportOptions &option
                "exit 1\n";
         return out;
     }
+    // Short names must tell the nodes apart, since the script matches them.
+    for (std::size_t a = 0; a < nm.nodeServer.size(); ++a)
+        for (std::size_t b = 0; b < a; ++b)
+            if (shortHostName(hosts[static_cast<std::size_t>(nm.nodeServer[a])])
+                == shortHostName(hosts[static_cast<std::size_t>(nm.nodeServer[b])]))
+                throw ScenarioError("--hosts",
+                    "'" + hosts[static_cast<std::size_t>(nm.nodeServer[a])] + "' and '"
+                        + hosts[static_cast<std::size_t>(nm.nodeServer[b])]
+                        + "' have the same short name, which torchrun's script matches");
     const std::string master = hosts[static_cast<std::size_t>(nm.nodeServer.front())];
     out += "set -eu\n";
-    out += "MASTER_ADDR=${MASTER_ADDR:-" + master + "}\n";
-    out += "MASTER_PORT=${MASTER_PORT:-" + std::to_string(options.masterPort) + "}\n";
-    out += "case \"${RAILYARD_HOST:-$(hostname -s)}\" in\n";
+    out += defaultTo("MASTER_ADDR", master, false);
+    out += "MASTER_PORT=\"${MASTER_PORT:-" + std::to_string(options.masterPort) + "}\"\n";
+    out += preflightVariables(options);
+    out += "host=\"${RAILYARD_HOST:-$(hostname)}\"\n";
+    out += "case \"${host%%.*}\" in\n";
     for (std::size_t k = 0; k < nm.nodeServer.size(); ++k) {
         const auto s = static_cast<std::size_t>(nm.nodeServer[k]);
-        out += strf("  %s) NODE_RANK=%zu; CUDA_VISIBLE_DEVICES=%s ;;  # ranks %d-%d\n",
-            hosts[s].c_str(), k, gpuList(byServer[s]).c_str(), byServer[s].front()->rank,
-            byServer[s].back()->rank);
+        std::string hcas;
+        for (const RankPlacement *p : byServer[s])
+            hcas += (hcas.empty() ? "" : " ") + p->hca;
+        out += strf("  %s) NODE_RANK=%zu; CUDA_VISIBLE_DEVICES=%s; RY_HCAS=%s ;;  # ranks %d-%d\n",
+            shellQuote(shortHostName(hosts[s])).c_str(), k, gpuList(byServer[s]).c_str(),
+            shellQuote(hcas).c_str(), byServer[s].front()->rank, byServer[s].back()->rank);
     }
-    out += "  *) echo \"$0: host ${RAILYARD_HOST:-$(hostname -s)} is not in this mapping\" >&2; "
-           "exit 1 ;;\n";
-    out += "esac\nexport CUDA_VISIBLE_DEVICES\n";
+    out += "  *) echo \"$0: host $host is not in this mapping\" >&2; exit 1 ;;\n";
+    out += "esac\nexport CUDA_VISIBLE_DEVICES RY_HCAS\n";
+    out += ncclEnvironment(engine);
+    // torchrun starts one process per local rank with RANK / LOCAL_RANK set; --no-python runs
+    // this per-rank shell, which picks the rank's NIC and runs the preflight first.
+    const std::string check = preflightCall(engine, options);
     out += strf("exec torchrun --nnodes=%zu --node-rank=\"$NODE_RANK\" --nproc-per-node=%d \\\n"
-                "  --master-addr=\"$MASTER_ADDR\" --master-port=\"$MASTER_PORT\" \\\n"
-                "  %s \"$@\"\n",
-        nm.nodeServer.size(), nm.nproc, oneLine(options.program).c_str());
+                "  --master-addr=\"$MASTER_ADDR\" --master-port=\"$MASTER_PORT\" --no-python \\\n",
+        nm.nodeServer.size(), nm.nproc);
+    out += "  sh -c 'set -eu\n"
+           "n=$((LOCAL_RANK + 1)); NCCL_IB_HCA=\"=$(echo \"$RY_HCAS\" | cut -d\" \" -f$n)\"\n"
+           "export NCCL_IB_HCA\n"
+        + (check.empty() ? std::string() : check + "\n")
+        + "exec \"$@\"' railyard-rank \\\n  " + program + " \"$@\"\n";
     return out;
 }
 
 std::string exportSlurm(const CostEngine &engine, const ExportOptions &options)
 {
     const std::vector<std::string> hosts = hostNames(engine, options, true);
-    const std::vector<RankPlacement> rows = placements(engine, hosts);
+    const std::vector<RankPlacement> rows
+        = placements(engine, hosts, checkedHcaPrefix(options.hcaPrefix));
     const auto byServer = ranksByServer(rows, engine.fabric().servers());
+    const std::string program = programWords(options);
+    const int cpus = options.cpusPerHost;
+    if (cpus < 0)
+        throw ScenarioError("--cpus-per-host", "must be 0 (no CPU binding) or a core count");
+    const FabricSpec &spec = engine.fabric().spec();
     std::vector<std::string> used;
     std::vector<int> nodeOf(static_cast<std::size_t>(engine.fabric().servers()), -1);
     for (const RankPlacement &p : rows)
@@ -189,23 +300,36 @@ std::string exportSlurm(const CostEngine &engine, const ExportOptions &options)
     out += strf("#SBATCH --nodes=%zu\n#SBATCH --ntasks=%zu\n#SBATCH --nodelist=%s\n"
                 "#SBATCH --gpus-per-node=%d\n#SBATCH --exclusive\n",
         used.size(), rows.size(), nodelist.c_str(), engine.fabric().gpusPerServer());
+    int perTask = 0;
+    if (cpus > 0) {
+        const auto [lo, hi] = coresOfGpu(spec, 0, cpus);
+        perTask = hi - lo + 1;
+        for (int g = 1; g < spec.gpusPerServer; ++g) {
+            const auto [l, h] = coresOfGpu(spec, g, cpus);
+            perTask = std::min(perTask, h - l + 1);
+        }
+        out += strf("#SBATCH --cpus-per-task=%d\n", perTask);
+    }
     out += "#\n# Task i is global rank i: srun --distribution=arbitrary places task i on line i "
            "of\n"
            "# SLURM_HOSTFILE (srun(1)). The job holds whole nodes; each task then sees its node's\n"
            "# GPUs in local-rank order in CUDA_VISIBLE_DEVICES and uses cuda:LOCAL_RANK, which is\n"
            "# the GPU slot the mapping chose (a wrapper, since --gpu-bind=map_gpu applies one "
            "list\n"
-           "# to every node). RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT are set "
-           "for\n"
-           "# torch.distributed's env:// initialisation.\n";
+           "# to every node), and its NIC in NCCL_IB_HCA. RANK, LOCAL_RANK, WORLD_SIZE, "
+           "MASTER_ADDR\n"
+           "# and MASTER_PORT are set for torch.distributed's env:// initialisation.\n";
+    if (cpus > 0)
+        out += "# CPU binding: the task's cores follow its GPU's NUMA node (taskset -c; srun's\n"
+               "# --cpu-bind=map_cpu would apply one list to every node, so it is off).\n";
     out += "set -euo pipefail\n";
-    out += "export SLURM_HOSTFILE=${SLURM_HOSTFILE:-railyard-hosts.${SLURM_JOB_ID:-local}}\n";
+    out += "export SLURM_HOSTFILE=\"${SLURM_HOSTFILE:-railyard-hosts.${SLURM_JOB_ID:-local}}\"\n";
     out += "cat > \"$SLURM_HOSTFILE\" <<'EOF'\n";
     for (const RankPlacement &p : rows)
         out += p.host + "\n";
     out += "EOF\n";
     // Per rank: its node's GPU list (by node index) and its position in that list.
-    std::string nodeGpus, nodeOfRank, localOfRank;
+    std::string nodeGpus, nodeOfRank, localOfRank, hcas, cores;
     for (const std::string &h : used) {
         const auto s
             = static_cast<std::size_t>(std::find(hosts.begin(), hosts.end(), h) - hosts.begin());
@@ -217,20 +341,39 @@ std::string exportSlurm(const CostEngine &engine, const ExportOptions &options)
             + std::to_string(nodeOf[static_cast<std::size_t>(p.server)]);
         localOfRank += (localOfRank.empty() ? "" : " ")
             + std::to_string(seen[static_cast<std::size_t>(p.server)]++);
+        hcas += (hcas.empty() ? "" : " ") + p.hca;
+        if (cpus > 0) {
+            const auto [lo, hi] = coresOfGpu(spec, p.gpu, cpus);
+            cores += (cores.empty() ? "" : " ") + std::to_string(lo)
+                + (hi > lo ? "-" + std::to_string(hi) : "");
+        }
     }
-    out += "# Node n's GPUs in local-rank order; per rank: its node n and its local rank.\n";
+    out += "# Node n's GPUs in local-rank order; per rank: its node n, its local rank, its NIC.\n";
     out += "export RAILYARD_NODE_GPUS=\"" + nodeGpus + "\"\n";
     out += "export RAILYARD_NODE=\"" + nodeOfRank + "\"\n";
     out += "export RAILYARD_LOCAL=\"" + localOfRank + "\"\n";
-    out += "export MASTER_ADDR=${MASTER_ADDR:-" + rows.front().host + "}\n";
-    out += "export MASTER_PORT=${MASTER_PORT:-" + std::to_string(options.masterPort) + "}\n";
-    out += strf("srun --ntasks=%zu --distribution=arbitrary bash -c '\n", rows.size());
-    out += "  gpus=($RAILYARD_NODE_GPUS); node=($RAILYARD_NODE); lrank=($RAILYARD_LOCAL)\n"
+    out += "export RAILYARD_HCAS=" + shellQuote(hcas) + "\n";
+    if (cpus > 0)
+        out += "export RAILYARD_CPUS=\"" + cores + "\"\n";
+    out += preflightVariables(options);
+    out += defaultTo("MASTER_ADDR", rows.front().host, true);
+    out += "export MASTER_PORT=\"${MASTER_PORT:-" + std::to_string(options.masterPort) + "}\"\n";
+    out += ncclEnvironment(engine);
+    const std::string check = preflightCall(engine, options);
+    out += strf("srun --ntasks=%zu --distribution=arbitrary%s bash -c '\n", rows.size(),
+        cpus > 0 ? strf(" --cpus-per-task=%d --cpu-bind=none", perTask).c_str() : "");
+    out += "  set -euo pipefail\n"
+           "  gpus=($RAILYARD_NODE_GPUS); node=($RAILYARD_NODE); lrank=($RAILYARD_LOCAL); "
+           "hcas=($RAILYARD_HCAS)\n"
            "  export CUDA_VISIBLE_DEVICES=${gpus[${node[$SLURM_PROCID]}]}\n"
            "  export LOCAL_RANK=${lrank[$SLURM_PROCID]} RANK=$SLURM_PROCID "
            "WORLD_SIZE=$SLURM_NTASKS\n"
-           "  exec \"$@\"' railyard-task "
-        + oneLine(options.program) + " \"$@\"\n";
+           "  export NCCL_IB_HCA=\"=${hcas[$SLURM_PROCID]}\"\n"
+        + (check.empty() ? std::string() : "  " + check + "\n")
+        + (cpus > 0 ? "  cpus=($RAILYARD_CPUS)\n  exec taskset -c \"${cpus[$SLURM_PROCID]}\" "
+                      "\"$@\"' railyard-task "
+                    : "  exec \"$@\"' railyard-task ")
+        + program + " \"$@\"\n";
     return out;
 }
 

@@ -1,7 +1,18 @@
 /**
- * Megatron-LM arguments reproducing the scenario's layout and training switches.
+ * Megatron-LM arguments reproducing the scenario's layout, training switches and model.
  *
- * Flags as defined in Megatron-LM's megatron/training/arguments.py (NVIDIA/Megatron-LM):
+ * Every flag is checked against Megatron-LM's megatron/training/arguments.py at tag
+ * core_v0.12.0 (NVIDIA/Megatron-LM, May 2025); the defaults quoted below are that file's.
+ * Megatron's defaults build a GPT-2/3-style model (--position-embedding-type learned_absolute,
+ * --normalization LayerNorm, biases in every linear layer, GeLU, tied input and output
+ * embeddings, dropout 0.1), so a gated-MLP (SwiGLU) scenario - the Llama 2/3 and Mixtral
+ * family, as the engine's compute model assumes it - names each difference: rope, RMSNorm,
+ * --disable-bias-linear, --swiglu, --untie-embeddings-and-output-weights, no dropout, and the
+ * GQA group count. An MoE model runs --moe-token-dispatcher-type alltoall: Megatron's default
+ * (allgather) all-gathers every token to every expert rank instead of the all-to-all traffic
+ * the engine predicts.
+ *
+ * Flags as defined there:
  * --tensor-model-parallel-size, --pipeline-model-parallel-size, --context-parallel-size,
  * --expert-model-parallel-size, --num-layers-per-virtual-pipeline-stage, --sequence-parallel,
  * --use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather, --micro-batch-size,
@@ -69,6 +80,10 @@ std::vector<std::string> megatronWarnings(const CostEngine &engine)
     if (engine.scenario().training.schedule == ScheduleKind::GPipe)
         out.push_back(
             "schedule gpipe has no Megatron-LM flag: Megatron runs 1F1B (or interleaved)");
+    const TrainingSpec &t = engine.scenario().training;
+    if (t.overlapParamGather && t.distributedOptimizer && !t.dpOverlap)
+        out.push_back("overlap_param_gather without overlap_grad_reduce: Megatron-LM refuses "
+                      "--overlap-param-gather alone, so the flag is left out");
     if (engine.scenario().training.hierarchicalAllReduce)
         out.push_back(
             "hierarchical_allreduce has no Megatron-LM flag (NCCL chooses its algorithm)");
@@ -119,8 +134,11 @@ std::string exportMegatron(const CostEngine &engine, const ExportOptions &option
     if (t.distributedOptimizer)
         out += "  --use-distributed-optimizer\n";
     if (t.dpOverlap)
-        out += t.distributedOptimizer ? "  --overlap-grad-reduce\n  --overlap-param-gather\n"
-                                      : "  --overlap-grad-reduce\n";
+        out += "  --overlap-grad-reduce\n";
+    if (t.overlapParamGather && t.distributedOptimizer && t.dpOverlap)
+        out += "  --overlap-param-gather\n";
+    if (t.tpCommOverlap && d.tp > 1 && t.sequenceParallel)
+        out += "  --tp-comm-overlap\n";
     switch (t.recompute) {
     case Recompute::None:
         break;
@@ -141,8 +159,12 @@ std::string exportMegatron(const CostEngine &engine, const ExportOptions &option
         break;
     case Precision::Fp8:
         out += "  --bf16\n  --fp8-format hybrid\n";
+        if (t.fp8ParamGather)
+            out += "  --fp8-param-gather\n";
         break;
     }
+    if (t.gradReduceBf16 && t.precision != Precision::Fp16)
+        out += "  --grad-reduce-in-bf16\n";
     out += ")\n";
 
     out += "MEGATRON_MODEL_ARGS=(\n";
@@ -150,12 +172,24 @@ std::string exportMegatron(const CostEngine &engine, const ExportOptions &option
         m.hidden, m.heads);
     if (m.kvHeads > 0 && m.kvHeads != m.heads)
         out += strf("  --group-query-attention\n  --num-query-groups %d\n", m.kvHeads);
+    if (m.headDim > 0 && m.headDim * m.heads != m.hidden)
+        out += strf("  --kv-channels %d\n", m.headDim);
     out += strf("  --ffn-hidden-size %d\n", m.ffn);
-    if (m.gatedMlp)
-        out += "  --swiglu\n";
+    if (m.gatedMlp) {
+        // The Llama / Mixtral block (Touvron et al. 2023, Jiang et al. 2024): rotary positions,
+        // RMSNorm, no biases, SwiGLU, separate output layer, no dropout.
+        out += "  --position-embedding-type rope\n  --normalization RMSNorm\n"
+               "  --disable-bias-linear\n  --swiglu\n"
+               "  --untie-embeddings-and-output-weights\n"
+               "  --attention-dropout 0.0\n  --hidden-dropout 0.0\n";
+    } else {
+        // GPT-3 (Brown et al. 2020): Megatron's defaults, named so the file says what it is.
+        out += "  --position-embedding-type learned_absolute\n  --normalization LayerNorm\n";
+    }
     out += strf("  --seq-length %d\n  --max-position-embeddings %d\n", m.seq, m.seq);
     if (m.experts > 0)
-        out += strf("  --num-experts %d\n  --moe-router-topk %d\n  --moe-layer-freq %d\n",
+        out += strf("  --num-experts %d\n  --moe-router-topk %d\n  --moe-layer-freq %d\n"
+                    "  --moe-token-dispatcher-type alltoall\n",
             m.experts, m.topK, m.moeLayerFreq);
     out += ")\n";
     out += strf("# vocabulary: %d tokens (set by the tokenizer).%s\n", m.vocab,

@@ -17,7 +17,15 @@
  * one-GPU CUDA_VISIBLE_DEVICES pins each process to its GPU. Open MPI's sequential mapper
  * (--map-by seq with a hostfile, one line per process) places world rank i on line i's host;
  * NCCL_IB_HCA="=<dev>" (NCCL environment variables, exact match) pins the NIC the mapping
- * gives the GPU.
+ * gives the GPU; NCCL_PXN_DISABLE follows the fabric's PXN setting (NCCL enables PXN by
+ * default); NCCL_ALGO pins the algorithm the engine predicted with where NCCL has it (Ring, Tree,
+ * NVLS, NVLSTree, PAT: NCCL's "Environment Variables" page). -d names the element type the
+ * engine sized the message with (nccl-tests' default is float): activations in the training
+ * precision, gradients as Megatron-LM reduces them (fp32 for bf16 unless --grad-reduce-in-bf16).
+ *
+ * Failures stop the script: each run's exit status is kept (POSIX sh has no pipefail, so the
+ * status goes through a file, not the pipe to tee), and the log's "#wrong" columns and "Out of
+ * bounds values" line (nccl-tests src/util.cu, writeResultHeader / writeResultFooter) must be 0.
  */
 #include "export/ncclplan.h"
 
@@ -38,6 +46,42 @@ namespace {
 bool isExpert(const CommOp &op)
 {
     return op.what.find("expert") != std::string::npos;
+}
+
+/// NCCL_ALGO's name for the engine's algorithm, or "" where NCCL has none (the member-order
+/// ring and the hierarchical all-reduce are Railyard's, all-to-all and send-recv have no choice).
+std::string ncclAlgo(std::string_view engineName)
+{
+    if (engineName == "ring")
+        return "Ring";
+    if (engineName == "tree")
+        return "Tree";
+    if (engineName == "nvls")
+        return "NVLS";
+    if (engineName == "nvls-tree")
+        return "NVLSTree";
+    if (engineName == "pat")
+        return "PAT";
+    return "";
+}
+
+/// nccl-tests' -d name for the element type the workload plan sized `op` with.
+std::string dtypeOf(const CommOp &op, const TrainingSpec &t)
+{
+    const std::string activation = t.precision == Precision::Fp16 ? "half" : "bfloat16";
+    if (op.what.find("cross-entropy") != std::string::npos)
+        return "float"; // three fp32 values per token (max, target logit, sum of exps)
+    if (op.what.find("parameter all-gather") != std::string::npos)
+        return t.fp8ParamGather && t.precision == Precision::Fp8 ? "uint8" : activation;
+    // Weight gradients (the DP sync, the tied embedding's all-reduce); a TP op named "embedding
+    // gradient" moves activation gradients, which stay in the activation type.
+    if (op.dim == Dim::Dp || op.what.find("weight gradient") != std::string::npos
+        || op.what.find("tied embedding gradient") != std::string::npos) {
+        if (t.precision == Precision::Fp16)
+            return "half";
+        return t.gradReduceBf16 ? "bfloat16" : "float";
+    }
+    return activation;
 }
 
 const char *binaryOf(Collective c)
@@ -66,6 +110,8 @@ struct PlanTest
     std::string groupText;
     Collective op = Collective::AllReduce;
     long long bytes = 0;
+    std::string dtype = "float"; ///< nccl-tests -d
+    std::string algo; ///< NCCL_ALGO ("" = NCCL's choice)
     std::vector<std::vector<int>> groups;
     double time = 0.0, busFactor = 0.0;
     std::string bottleneck;
@@ -80,6 +126,7 @@ struct Distinct
     Collective op;
     long long bytes;
     int stage;
+    std::string dtype;
     std::string firstWhat;
     std::string whats;
 };
@@ -143,6 +190,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
     const ParallelLayout &layout = engine.layout();
     const CostReport &report = engine.report();
     const Fabric &fabric = engine.fabric();
+    const std::string hcaPrefix = checkedHcaPrefix(options.hcaPrefix);
 
     std::vector<Distinct> distinct;
     for (const CommOp &op : engine.plan().ops) {
@@ -151,14 +199,17 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         const long long bytes = std::llround(op.bytes);
         const auto it = std::find_if(distinct.begin(), distinct.end(), [&](const Distinct &d) {
             return d.dim == op.dim && d.expert == isExpert(op) && d.op == op.collective
-                && d.bytes == bytes;
+                && d.bytes == bytes && d.dtype == dtypeOf(op, engine.scenario().training);
         });
         const std::string what = op.what
             + strf(op.pass == OpPass::Iteration ? " (%g per iteration)" : " (%g per micro-batch)",
                 op.count);
+        const std::string dtype = dtypeOf(op, engine.scenario().training);
         if (it == distinct.end())
             distinct.push_back(
-                { op.dim, isExpert(op), op.collective, bytes, op.stage, op.what, what });
+                { op.dim, isExpert(op), op.collective, bytes, op.stage, dtype, op.what, what });
+        else if (it->dtype != dtype)
+            it->dtype = "uint8"; // one size, two element types: bytes are what the run measures
         else if (it->whats.find(op.what) == std::string::npos)
             it->whats += ", " + what;
     }
@@ -171,6 +222,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         t.time = res.time;
         t.busFactor = res.busFactor;
         t.bottleneck = res.bottleneckLink >= 0 ? fabric.linkName(res.bottleneckLink) : "";
+        t.algo = ncclAlgo(planAlgorithmName(res.algorithm));
         t.groupText = describeGroup(engine, group, rows);
         tests.push_back(t);
         return res.busFactor;
@@ -189,6 +241,8 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         t.bottleneck
             = phase && phase->bottleneckLink >= 0 ? fabric.linkName(phase->bottleneckLink) : "";
         t.phase = phase ? phase->name : "";
+        if (phase && !phase->algorithm.empty())
+            t.algo = ncclAlgo(phase->algorithm);
         t.groupText = std::to_string(t.groups.size()) + " groups at once, "
             + std::to_string(t.groups.size() * t.groups.front().size()) + " ranks";
         tests.push_back(std::move(t));
@@ -221,6 +275,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
             t.section = section;
             t.op = d.op;
             t.bytes = d.bytes;
+            t.dtype = d.dtype;
             t.what = d.whats;
             t.name
                 = section + "-" + std::string(collectiveName(d.op)) + "-" + std::to_string(d.bytes);
@@ -246,6 +301,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         t.section = "pp";
         t.op = Collective::SendRecv;
         t.bytes = boundaryBytes;
+        t.dtype = engine.scenario().training.precision == Precision::Fp16 ? "half" : "bfloat16";
         t.what = strf("boundary %d->%d activation (and its gradient back)", b, b + 1);
         t.name = strf("pp-boundary-%d-%d", b, b + 1);
         const double bf = finishOne(t, pairs.front());
@@ -254,12 +310,23 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
     for (const char *section : { "dp", "edp", "ep", "cp" })
         planKind(section);
 
+    // Runs of one kind, op and size that differ in element type get the type in their names.
+    std::map<std::string, int> uses;
+    for (const PlanTest &t : tests)
+        ++uses[t.name];
+    for (PlanTest &t : tests)
+        if (uses[t.name] > 1) {
+            const bool all = t.concurrent;
+            t.name = t.name.substr(0, t.name.size() - (all ? 4 : 0)) + "-" + t.dtype + (all ? "-all" : "");
+        }
     if (options.jsonPlan) {
         using ojson = nlohmann::ordered_json;
         std::string out = "{\n  \"format\": \"railyard-nccl-plan\",\n  \"scenario\": "
             + ojson(engine.scenario().name).dump()
             + ",\n  \"mapping_version\": " + std::to_string(engine.scenario().mappingVersion)
-            + ",\n  \"fabric_hash\": \"" + fabricHash(fabric.spec()) + "\",\n  \"tests\": [\n";
+            + ",\n  \"fabric_hash\": \"" + fabricHash(fabric.spec())
+            + "\",\n  \"nccl_env\": {\"NCCL_PXN_DISABLE\": \"" + (fabric.spec().pxn ? "0" : "1")
+            + "\"},\n  \"tests\": [\n";
         for (std::size_t i = 0; i < tests.size(); ++i) {
             const PlanTest &t = tests[i];
             ojson j;
@@ -268,11 +335,14 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
             j["binary"] = binaryOf(t.op);
             j["collective"] = std::string(collectiveName(t.op));
             j["bytes"] = t.bytes;
+            j["dtype"] = t.dtype;
+            j["nccl_algo"] = t.algo.empty() ? ojson(nullptr) : ojson(t.algo);
             j["ops"] = t.what;
             j["split"] = "DIV " + std::to_string(t.groups.front().size());
             std::vector<int> ranks;
             std::vector<std::string> hs;
             std::vector<int> gpus, nics;
+            std::vector<std::string> hcas;
             for (const auto &g : t.groups)
                 for (int r : g) {
                     const RankPlacement &p = rows[static_cast<std::size_t>(r)];
@@ -280,23 +350,31 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
                     hs.push_back(p.host);
                     gpus.push_back(p.gpu);
                     nics.push_back(p.nic);
+                    hcas.push_back(hcaPrefix + std::to_string(p.nic));
                 }
             j["groups"] = t.groups.size();
             j["ranks"] = ranks;
             j["hosts"] = hs;
             j["gpus"] = gpus;
             j["nics"] = nics;
+            j["hcas"] = hcas;
+            // A run without a prediction says so (null), never a time of 0.
+            const auto num = [](double v) { return std::strtod(strf("%.6g", v).c_str(), nullptr); };
+            const auto orNull = [](const std::string &v) { return v.empty() ? ojson(nullptr) : ojson(v); };
             const double algbw = t.time > 0.0 ? static_cast<double>(t.bytes) / t.time : 0.0;
-            j["predicted"] = { { "time_s", std::strtod(strf("%.6g", t.time).c_str(), nullptr) },
-                { "algbw_gbytes_per_s", std::strtod(strf("%.6g", algbw / 1e9).c_str(), nullptr) },
-                { "busbw_gbytes_per_s",
-                    std::strtod(strf("%.6g", algbw * t.busFactor / 1e9).c_str(), nullptr) },
-                { "bottleneck", t.bottleneck }, { "engine_phase", t.phase } };
+            j["predicted"] = t.time > 0.0
+                ? ojson { { "time_s", num(t.time) }, { "algbw_gbytes_per_s", num(algbw / 1e9) },
+                      { "busbw_gbytes_per_s", num(algbw * t.busFactor / 1e9) },
+                      { "bottleneck", orNull(t.bottleneck) }, { "engine_phase", orNull(t.phase) } }
+                : ojson { { "time_s", nullptr }, { "algbw_gbytes_per_s", nullptr },
+                      { "busbw_gbytes_per_s", nullptr }, { "bottleneck", nullptr },
+                      { "engine_phase", orNull(t.phase) } };
             out += "    " + j.dump() + (i + 1 < tests.size() ? ",\n" : "\n");
         }
         return out + "  ]\n}\n";
     }
 
+    const std::string pxnDisable = fabric.spec().pxn ? "0" : "1";
     std::string out = "#!/bin/sh\n";
     out += headerComment(engine, "nccl-tests measurement plan: sh FILE");
     out += "#\n"
@@ -308,19 +386,27 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
            "# (GB/s = 1e9 bytes/s) with the engine's prediction above each run.\n"
            "# sendrecv_perf with 2 ranks sends both ways at once; links are full duplex, so its\n"
            "# time compares with one direction's prediction.\n"
-           "#\n"
-           "# Needs: nccl-tests built with MPI=1 (github.com/NVIDIA/nccl-tests), Open MPI's "
-           "mpirun,\n"
-           "# ssh to every host and $RESULTS on a file system every host sees.\n"
-           "# Environment: NCCL_TESTS_DIR (./build), HCA_PREFIX (NIC i is ${HCA_PREFIX}i, default\n"
-           "# "
-        + oneLine(options.hcaPrefix)
+           "# Every run pins NCCL_ALGO to the algorithm of the prediction where NCCL has it and\n"
+           "# sets NCCL_PXN_DISABLE="
+        + pxnDisable
+        + (fabric.spec().pxn ? " (the fabric model uses PXN, NCCL's default)"
+                             : " (the fabric model has no PXN; NCCL enables it by default)")
+        + ".\n"
+          "# The script stops at the first run whose mpirun fails or whose log reports wrong\n"
+          "# values (nccl-tests' #wrong columns, \"Out of bounds values\"), naming the run.\n"
+          "#\n"
+          "# Needs: nccl-tests built with MPI=1 (github.com/NVIDIA/nccl-tests), Open MPI's "
+          "mpirun,\n"
+          "# ssh to every host and $RESULTS on a file system every host sees.\n"
+          "# Environment: NCCL_TESTS_DIR (./build), HCA_PREFIX (NIC i is ${HCA_PREFIX}i, default\n"
+          "# "
+        + hcaPrefix
         + "), MPIRUN (mpirun), MPIRUN_ARGS (extra options), "
           "RESULTS (./nccl-results).\n";
     out += "set -eu\n"
            "NCCL_TESTS_DIR=${NCCL_TESTS_DIR:-./build}\n"
            "HCA_PREFIX=${HCA_PREFIX:-"
-        + oneLine(options.hcaPrefix)
+        + hcaPrefix
         + "}\n"
           "MPIRUN=${MPIRUN:-mpirun}\n"
           "MPIRUN_ARGS=${MPIRUN_ARGS:-}\n"
@@ -337,19 +423,49 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
           "NCCL_IB_HCA=\"=${RY_HCA_PREFIX}${n}\"\n"
           "exec \"$@\"\n"
           "EOF\n"
-          "# ry_test NAME SPLIT HOSTS GPUS NICS BINARY ARGS...: one run, output in "
+          "# Prints the number of wrong values a nccl-tests log reports (nothing when 0): the\n"
+          "# data rows' #wrong columns (found from the header) and the \"Out of bounds values\" "
+          "line.\n"
+          "ry_wrong() {\n"
+          "  awk '/^#/ && /#wrong/ { n = 0; for (i = 2; i <= NF; i++) if ($i == \"#wrong\") "
+          "col[++n] = i - 1; next }\n"
+          "    /Out of bounds values/ { split($0, a, \":\"); v = a[2] + 0; if (v > oob) oob = v; "
+          "next }\n"
+          "    /^#/ { next }\n"
+          "    $1 ~ /^[0-9]+$/ { for (k = 1; k <= n; k++) { v = $(col[k]); if (v ~ /^[0-9]+$/) "
+          "rows += v } }\n"
+          "    END { w = rows > oob ? rows : oob; if (w > 0) print w }' \"$1\"\n"
+          "}\n"
+          "# ry_test NAME SPLIT HOSTS GPUS NICS ALGO BINARY ARGS...: one run, output in "
           "$RESULTS/NAME.log\n"
           "ry_test() {\n"
-          "  name=$1 split=$2 hosts=$3 gpus=$4 nics=$5 bin=$6\n"
-          "  shift 6\n"
+          "  name=$1 split=$2 hosts=$3 gpus=$4 nics=$5 algo=$6 bin=$7\n"
+          "  shift 7\n"
+          "  log=\"$RESULTS/$name.log\"\n"
           "  printf '%s\\n' $hosts > \"$RESULTS/$name.hosts\"\n"
+          "  rm -f \"$RESULTS/$name.status\"\n"
           "  echo \"== $name\"\n"
-          "  $MPIRUN $MPIRUN_ARGS -np \"$(wc -l < \"$RESULTS/$name.hosts\")\" \\\n"
-          "    --hostfile \"$RESULTS/$name.hosts\" --map-by seq --bind-to none \\\n"
-          "    -x RY_GPUS=\"$gpus\" -x RY_NICS=\"$nics\" -x RY_HCA_PREFIX=\"$HCA_PREFIX\" \\\n"
-          "    -x NCCL_TESTS_SPLIT=\"$split\" \\\n"
-          "    sh \"$RESULTS/ry-bind.sh\" \"$NCCL_TESTS_DIR/$bin\" -g 1 \"$@\" | tee "
-          "\"$RESULTS/$name.log\"\n"
+          "  { st=0\n"
+          "    $MPIRUN $MPIRUN_ARGS -np \"$(wc -l < \"$RESULTS/$name.hosts\")\" \\\n"
+          "      --hostfile \"$RESULTS/$name.hosts\" --map-by seq --bind-to none \\\n"
+          "      -x RY_GPUS=\"$gpus\" -x RY_NICS=\"$nics\" -x RY_HCA_PREFIX=\"$HCA_PREFIX\" \\\n"
+          "      -x NCCL_TESTS_SPLIT=\"$split\" -x NCCL_PXN_DISABLE="
+        + pxnDisable
+        + " ${algo:+-x NCCL_ALGO=$algo} \\\n"
+          "      sh \"$RESULTS/ry-bind.sh\" \"$NCCL_TESTS_DIR/$bin\" -g 1 \"$@\" 2>&1 || st=$?\n"
+          "    echo \"$st\" > \"$RESULTS/$name.status\"\n"
+          "  } | tee \"$log\"\n"
+          "  st=$(cat \"$RESULTS/$name.status\" 2>/dev/null || echo 1)\n"
+          "  if [ \"$st\" != 0 ]; then\n"
+          "    echo \"$0: run $name failed: mpirun exited with status $st (log: $log)\" >&2\n"
+          "    exit 1\n"
+          "  fi\n"
+          "  wrong=$(ry_wrong \"$log\")\n"
+          "  if [ -n \"$wrong\" ]; then\n"
+          "    echo \"$0: run $name failed: nccl-tests reports $wrong wrong values (log: $log)\" "
+          ">&2\n"
+          "    exit 1\n"
+          "  fi\n"
           "}\n";
     std::string section;
     for (const PlanTest &t : tests) {
@@ -378,9 +494,11 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         out += "# " + t.groupText + (t.phase.empty() ? "" : " (engine phase \"" + t.phase + "\")")
             + "\n";
         out += "# predicted: " + predictionText(t) + "\n";
+        out += "# NCCL_ALGO: " + (t.algo.empty() ? std::string("NCCL's choice") : t.algo) + "\n";
         out += "ry_test " + t.name + " \"DIV " + std::to_string(t.groups.front().size()) + "\" \""
-            + hs + "\" \"" + gpus + "\" \"" + nics + "\" " + binaryOf(t.op) + " -b "
-            + std::to_string(t.bytes) + " -e " + std::to_string(t.bytes) + "\n";
+            + hs + "\" \"" + gpus + "\" \"" + nics + "\" \"" + t.algo + "\" " + binaryOf(t.op)
+            + " -b " + std::to_string(t.bytes) + " -e " + std::to_string(t.bytes) + " -d " + t.dtype
+            + "\n";
     }
     return out;
 }

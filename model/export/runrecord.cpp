@@ -61,6 +61,12 @@ ojson rankJson(const RankPlacement &p)
     j["rail"] = p.rail >= 0 ? ojson(p.rail) : ojson(nullptr);
     j["leaf"] = p.leafName;
     j["leaf_port"] = p.leafPort;
+    // The host identity a launcher and the preflight need: the GPU's NUMA node, the NIC's RDMA
+    // device and, when the fabric knows them (a topology import), both PCI bus IDs.
+    j["numa"] = p.numa;
+    j["hca"] = p.hca;
+    j["gpu_pci_bus_id"] = p.gpuBusId.empty() ? ojson(nullptr) : ojson(p.gpuBusId);
+    j["nic_pci_bus_id"] = p.nicBusId.empty() ? ojson(nullptr) : ojson(p.nicBusId);
     return j;
 }
 
@@ -78,7 +84,7 @@ std::string csvField(const std::string &s)
 }
 
 constexpr const char *kCsvColumns[] = { "rank", "d", "p", "t", "c", "e", "server", "host", "slot",
-    "gpu", "nic", "rail", "leaf", "leaf_port" };
+    "gpu", "nic", "rail", "leaf", "leaf_port", "numa", "hca", "gpu_pci_bus_id", "nic_pci_bus_id" };
 
 /// RFC 4180 records; throws ScenarioError for an unterminated quote.
 std::vector<std::vector<std::string>> parseCsv(const std::string &text)
@@ -168,9 +174,14 @@ struct RankCollector
         if (slot < 0 || slot >= fabric.slotCount())
             throw ScenarioError(where + ".slot",
                 "expected a GPU slot in 0.." + std::to_string(fabric.slotCount() - 1));
-        const auto expect = [&](const char *name, int want, const std::string &owner) {
+        // Derived columns (server, gpu) may still describe the rank's current slot: a record
+        // edited in its slot column only is accepted, its stale columns ignored. A value that
+        // matches neither the new slot nor the current one is an edit of its own: refused.
+        const int current = engine.mapping().slotOf(rank);
+        const auto expect = [&](const char *name, int want, const std::string &owner,
+                                int stale = -3) {
             const int got = field(name);
-            if (got != -2 && got != want)
+            if (got != -2 && got != want && got != stale)
                 throw ScenarioError(where + "." + name,
                     "is " + std::to_string(got) + " but " + owner + " has " + name + " "
                         + std::to_string(want) + " in this scenario");
@@ -183,8 +194,10 @@ struct RankCollector
         expect("t", c.t, ofRank);
         expect("c", c.c, ofRank);
         expect("e", c.e, ofRank);
-        expect("server", fabric.serverOfSlot(slot), ofSlot);
-        expect("gpu", fabric.gpuOfSlot(slot), ofSlot);
+        const bool slotEdited = slot != current && current >= 0 && current < fabric.slotCount();
+        expect("server", fabric.serverOfSlot(slot), ofSlot,
+            slotEdited ? fabric.serverOfSlot(current) : -3);
+        expect("gpu", fabric.gpuOfSlot(slot), ofSlot, slotEdited ? fabric.gpuOfSlot(current) : -3);
         slots[static_cast<std::size_t>(rank)] = slot;
     }
 
@@ -254,7 +267,8 @@ std::string exportMappingJson(const CostEngine &engine, const ExportOptions &opt
     out += "  \"parallel\": " + par.dump() + ",\n";
     out += "  \"prediction\": " + pred.dump() + ",\n";
     out += "  \"ranks\": [\n";
-    const std::vector<RankPlacement> rows = placements(engine, hostNames(engine, options, false));
+    const std::vector<RankPlacement> rows = placements(
+        engine, hostNames(engine, options, false), checkedHcaPrefix(options.hcaPrefix));
     for (std::size_t i = 0; i < rows.size(); ++i)
         out += "    " + rankJson(rows[i]).dump() + (i + 1 < rows.size() ? ",\n" : "\n");
     out += "  ]\n}\n";
@@ -267,13 +281,16 @@ std::string exportCsv(const CostEngine &engine, const ExportOptions &options)
     for (const char *c : kCsvColumns)
         out += std::string(out.empty() ? "" : ",") + c;
     out += "\n";
-    for (const RankPlacement &p : placements(engine, hostNames(engine, options, false))) {
+    for (const RankPlacement &p : placements(
+             engine, hostNames(engine, options, false), checkedHcaPrefix(options.hcaPrefix))) {
         out += strf("%d,%d,%d,%d,%d,%d,%d,", p.rank, p.coord.d, p.coord.p, p.coord.t, p.coord.c,
             p.coord.e, p.server);
         out += csvField(p.host);
         out += strf(",%d,%d,%d,", p.slot, p.gpu, p.nic);
         out += p.rail >= 0 ? std::to_string(p.rail) : std::string();
-        out += "," + csvField(p.leafName) + "," + std::to_string(p.leafPort) + "\n";
+        out += "," + csvField(p.leafName) + "," + std::to_string(p.leafPort) + ","
+            + std::to_string(p.numa) + "," + csvField(p.hca) + "," + csvField(p.gpuBusId) + ","
+            + csvField(p.nicBusId) + "\n";
     }
     return out;
 }
@@ -299,8 +316,29 @@ std::string fabricHash(const FabricSpec &spec)
     return buf;
 }
 
-ImportedMapping importMappingJson(const std::string &text, const CostEngine &engine)
+namespace {
+
+/// A record whose mapping differs from the scenario's current one is a new mapping version
+/// (a remap is saved as a version): above the scenario's unless the record already is.
+int versionAfterImport(const Mapping &imported, int recordVersion, const CostEngine &engine)
 {
+    const int current = engine.scenario().mappingVersion;
+    if (imported == engine.mapping())
+        return std::max(recordVersion, 1);
+    return recordVersion > current ? recordVersion : current + 1;
+}
+
+/// Text without a UTF-8 byte order mark (spreadsheets save one): RFC 3629 section 6.
+std::string withoutBom(const std::string &text)
+{
+    return text.rfind("\xEF\xBB\xBF", 0) == 0 ? text.substr(3) : text;
+}
+
+} // namespace
+
+ImportedMapping importMappingJson(const std::string &bomText, const CostEngine &engine)
+{
+    const std::string text = withoutBom(bomText);
     using nlohmann::json;
     if (static_cast<std::int64_t>(text.size()) > limits::kMaxFileBytes)
         throw ScenarioError("mapping", "the record is larger than 64 MiB");
@@ -369,7 +407,7 @@ ImportedMapping importMappingJson(const std::string &text, const CostEngine &eng
         const std::string where = jsonElementPath("ranks", i);
         JsonFields row((*ranks)[i], where,
             { "rank", "d", "p", "t", "c", "e", "server", "host", "slot", "gpu", "nic", "rail",
-                "leaf", "leaf_port" });
+                "leaf", "leaf_port", "numa", "hca", "gpu_pci_bus_id", "nic_pci_bus_id" });
         collect.add(where, [&row](const char *key) {
             if (!row.has(key))
                 return std::string(key) == "rank" || std::string(key) == "slot" ? -1 : -2;
@@ -377,11 +415,13 @@ ImportedMapping importMappingJson(const std::string &text, const CostEngine &eng
         });
     }
     out.mapping = collect.finish("ranks");
+    out.mappingVersion = versionAfterImport(out.mapping, out.mappingVersion, engine);
     return out;
 }
 
-ImportedMapping importMappingCsv(const std::string &text, const CostEngine &engine)
+ImportedMapping importMappingCsv(const std::string &bomText, const CostEngine &engine)
 {
+    const std::string text = withoutBom(bomText);
     if (static_cast<std::int64_t>(text.size()) > limits::kMaxFileBytes)
         throw ScenarioError("csv", "the file is larger than 64 MiB");
     const auto rows = exportdetail::parseCsv(text);
@@ -422,7 +462,8 @@ ImportedMapping importMappingCsv(const std::string &text, const CostEngine &engi
     }
     ImportedMapping out;
     out.mapping = collect.finish("csv");
-    out.mappingVersion = engine.scenario().mappingVersion;
+    out.mappingVersion
+        = versionAfterImport(out.mapping, engine.scenario().mappingVersion, engine);
     out.scenario = engine.scenario().name;
     return out;
 }

@@ -31,6 +31,14 @@ struct FabricSpec
     int nicsPerServer = 0;             ///< 0 = one NIC per GPU
     std::vector<int> gpuToNic;         ///< GPU i -> NIC index; empty = GPU i <-> NIC i (mod nics)
     std::vector<std::string> serverNames; ///< empty = "node000", "node001", ...
+    /// GPU i -> NUMA node (CPU socket) it hangs off; empty = the first half of the GPUs on
+    /// node 0 and the second half on node 1 (8-GPU HGX/DGX H100: GPUs 0-3 socket 0, 4-7 socket 1).
+    std::vector<int> gpuNuma;
+    /// NIC i -> its RDMA device name (NCCL_IB_HCA); empty = the exporter's prefix + i (mlx5_i).
+    std::vector<std::string> nicDevices;
+    /// PCI bus IDs ("0000:18:00.0") per GPU and per NIC, from a topology import; empty = unknown.
+    std::vector<std::string> gpuPciBusIds;
+    std::vector<std::string> nicPciBusIds;
 
     int serversPerSu = 32;             ///< rail-optimised: servers per scalable unit
     int serversPerLeaf = 0;            ///< tor: servers per top-of-rack leaf; 0 = radix/2 / nics

@@ -21,6 +21,10 @@
  *       "nics_per_server": 8,                default 0 = one NIC per GPU
  *       "gpu_to_nic": [0, 1, ...],           optional, gpus_per_server entries, each a NIC index
  *       "server_names": ["node000", ...],    optional, servers entries, unique and non-empty
+ *       "gpu_numa": [0, 0, 0, 0, 1, ...],    optional, gpus_per_server NUMA nodes (0..63)
+ *       "nic_devices": ["mlx5_0", ...],      optional, one RDMA device name per NIC
+ *       "gpu_pci_bus_ids": ["0000:18:00.0", ...], "nic_pci_bus_ids": [...]   optional, per
+ *                                            GPU / per NIC (from a topology import)
  *       "servers_per_su": 32,                default 32, rail-optimised servers per scalable unit
  *       "servers_per_leaf": 0,               default 0 = derived (tor)
  *       "switch_radix": 64,                  default 64, 2..65536 ports per switch
@@ -187,6 +191,15 @@ Json toJson(const Scenario &s)
         fabric["gpu_to_nic"] = f.gpuToNic;
     if (!f.serverNames.empty())
         fabric["server_names"] = f.serverNames;
+    // Written only when set, so a fabric without them keeps its hash (and its run records).
+    if (!f.gpuNuma.empty())
+        fabric["gpu_numa"] = f.gpuNuma;
+    if (!f.nicDevices.empty())
+        fabric["nic_devices"] = f.nicDevices;
+    if (!f.gpuPciBusIds.empty())
+        fabric["gpu_pci_bus_ids"] = f.gpuPciBusIds;
+    if (!f.nicPciBusIds.empty())
+        fabric["nic_pci_bus_ids"] = f.nicPciBusIds;
     fabric["servers_per_su"] = f.serversPerSu;
     fabric["servers_per_leaf"] = f.serversPerLeaf;
     fabric["switch_radix"] = f.switchRadix;

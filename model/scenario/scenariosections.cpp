@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -140,7 +142,8 @@ FabricSpec readFabric(const json &value)
                   "server_names", "servers_per_su", "servers_per_leaf", "switch_radix", "spines",
                   "super_spines", "leaf_oversubscription", "spine_oversubscription",
                   "scaleup_gbps", "scaleup_latency_us", "pcie_gbps", "pcie_latency_us",
-                  "nic_gbps", "nic_latency_us", "fabric_gbps", "fabric_latency_us", "pxn"});
+                  "nic_gbps", "nic_latency_us", "fabric_gbps", "fabric_latency_us", "pxn",
+                  "gpu_numa", "nic_devices", "gpu_pci_bus_ids", "nic_pci_bus_ids"});
     f.rejectUnknown();
 
     FabricSpec spec;
@@ -216,6 +219,64 @@ FabricSpec readFabric(const json &value)
             spec.serverNames.push_back(text);
         }
     }
+
+    // The host's identity for launchers and the run record (NUMA, RDMA names, PCI bus IDs).
+    if (const json *numa = f.array("gpu_numa", limits::kMaxGpusPerServer)) {
+        if (numa->size() != static_cast<std::size_t>(spec.gpusPerServer))
+            throw ScenarioError(f.fieldPath("gpu_numa"),
+                                "has " + std::to_string(numa->size())
+                                    + " entries but gpus_per_server is "
+                                    + std::to_string(spec.gpusPerServer));
+        for (std::size_t i = 0; i < numa->size(); ++i)
+            spec.gpuNuma.push_back(static_cast<int>(
+                jsonInteger((*numa)[i], jsonElementPath(f.fieldPath("gpu_numa"), i), 0, 63)));
+    }
+    const auto names = [&f](const char *key, std::size_t count, const char *per,
+                            bool (*valid)(const std::string &), const char *form) {
+        std::vector<std::string> out;
+        const json *list = f.array(key, count);
+        if (!list)
+            return out;
+        if (list->size() != count)
+            throw ScenarioError(f.fieldPath(key), "has " + std::to_string(list->size())
+                                                      + " entries but the server has "
+                                                      + std::to_string(count) + " " + per);
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            const std::string path = jsonElementPath(f.fieldPath(key), i);
+            const json &v = (*list)[i];
+            if (!v.is_string())
+                throw ScenarioError(path, "expected a string, got " + jsonTypeName(v));
+            const auto &text = v.get_ref<const std::string &>();
+            if (!valid(text))
+                throw ScenarioError(path, jsonQuote(v).substr(0, 80) + " is not " + form);
+            out.push_back(text);
+        }
+        return out;
+    };
+    const auto rdmaName = [](const std::string &t) {
+        return !t.empty() && t.size() <= 64 && std::all_of(t.begin(), t.end(), [](char ch) {
+            return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-'
+                || ch == '.';
+        });
+    };
+    // domain:bus:device.function, hexadecimal (lspci -D, nvidia-smi's pci.bus_id).
+    const auto busId = [](const std::string &t) {
+        if (t.size() < 7 || t.size() > 16)
+            return false;
+        const std::size_t dot = t.rfind('.'), colon = t.rfind(':');
+        return dot != std::string::npos && colon != std::string::npos && colon < dot
+            && std::all_of(t.begin(), t.end(), [](char ch) {
+                   return std::isxdigit(static_cast<unsigned char>(ch)) || ch == ':' || ch == '.';
+               });
+    };
+    const auto gpus = static_cast<std::size_t>(spec.gpusPerServer);
+    const auto nicCount = static_cast<std::size_t>(nics);
+    spec.nicDevices = names("nic_devices", nicCount, "NICs", +rdmaName,
+                            "an RDMA device name (letters, digits, '_', '-', '.')");
+    spec.gpuPciBusIds = names("gpu_pci_bus_ids", gpus, "GPUs", +busId,
+                              "a PCI bus ID (domain:bus:device.function)");
+    spec.nicPciBusIds = names("nic_pci_bus_ids", nicCount, "NICs", +busId,
+                              "a PCI bus ID (domain:bus:device.function)");
 
     spec.serversPerSu = f.integer("servers_per_su", spec.serversPerSu, 1, limits::kMaxServers);
     spec.serversPerLeaf =

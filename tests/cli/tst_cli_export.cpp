@@ -136,7 +136,7 @@ void TestCliExport::exportMatchesGoldens_data()
         { "csv", "csv.csv" }, { "rankfile", "rankfile.txt" }, { "slurm", "slurm.sh" },
         { "torchrun", "torchrun.sh" }, { "hostfile", "hostfile.txt" },
         { "megatron", "megatron.sh" }, { "chrome-trace", "chrome-trace.json" },
-        { "nccl-plan", "nccl-plan.sh" } };
+        { "nccl-plan", "nccl-plan.sh" }, { "pytorchjob", "pytorchjob.json" } };
     for (const auto &[format, file] : files)
         QTest::newRow(format) << QStringList { QStringLiteral("--format"),
             QString::fromLatin1(format) }
@@ -331,22 +331,22 @@ void TestCliExport::mpirunAcceptsTheRankfile()
         QSKIP("the rankfile test binds ranks to two cores; this machine has one");
     QTemporaryDir dir;
     const QString scenario = dir.filePath(QStringLiteral("local.json"));
-    writeSmallScenario(scenario, 1, 4, 2, 2, 1);
+    writeSmallScenario(scenario, 1, 2, 2, 1, 1);
     writeFile(dir.filePath(QStringLiteral("hosts")), "0 localhost\n");
     const QString rankfile = dir.filePath(QStringLiteral("ranks.rf"));
-    // Rank 0 (t0 p0) and rank 3 (t1 p1) exchange GPUs 0 and 3; 2 cores shared over 4 GPUs:
-    // GPU g is bound to core g*2/4, so rank 0 must land on core 1 and rank 3 on core 0.
+    // Ranks 0 and 1 exchange GPUs 0 and 1; 2 cores over 2 GPUs on two NUMA nodes (GPU 0 on
+    // node 0, GPU 1 on node 1): GPU g is bound to core g, so rank 0 must land on core 1.
     const Run exp = runCli({ QStringLiteral("export"), scenario, QStringLiteral("--format"),
         QStringLiteral("rankfile"), QStringLiteral("--hosts"),
         dir.filePath(QStringLiteral("hosts")), QStringLiteral("--cpus-per-host"),
-        QStringLiteral("2"), QStringLiteral("--swap"), QStringLiteral("0:3"), QStringLiteral("-o"),
+        QStringLiteral("2"), QStringLiteral("--swap"), QStringLiteral("0:1"), QStringLiteral("-o"),
         rankfile });
     QVERIFY2(exp.exitCode == 0, exp.err.constData());
     QVERIFY(readAll(rankfile).contains("rank 0=localhost slot=1\n"));
 
     const Run run = runProgram(mpirun,
         { QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"),
-            QStringLiteral("-np"), QStringLiteral("4"), QStringLiteral("--rankfile"), rankfile,
+            QStringLiteral("-np"), QStringLiteral("2"), QStringLiteral("--rankfile"), rankfile,
             QStringLiteral("sh"), QStringLiteral("-c"),
             QStringLiteral("echo RANK $OMPI_COMM_WORLD_RANK $(hostname) "
                            "$(grep Cpus_allowed_list /proc/self/status | cut -f2)") },
@@ -361,11 +361,11 @@ void TestCliExport::mpirunAcceptsTheRankfile()
             cores.insert(w[1].toInt(), w[3]);
     }
     qInfo("mpirun placed: %s", run.out.simplified().constData());
-    QCOMPARE(cores.size(), 4);
-    // Packed before the swap: rank r on GPU r; after it 0 <-> 3.
-    const int gpuOf[] = { 3, 1, 2, 0 };
-    for (int r = 0; r < 4; ++r)
-        QCOMPARE(cores.value(r), QString::number(gpuOf[r] * 2 / 4));
+    QCOMPARE(cores.size(), 2);
+    // Packed before the swap: rank r on GPU r; after it 0 <-> 1.
+    const int gpuOf[] = { 1, 0 };
+    for (int r = 0; r < 2; ++r)
+        QCOMPARE(cores.value(r), QString::number(gpuOf[r]));
 }
 
 void TestCliExport::ncclPlanRunsUnderMpirun()
@@ -418,14 +418,15 @@ void TestCliExport::ncclPlanRunsUnderMpirun()
         const QString bytes = QString::number(t.at("bytes").get<long long>());
         for (std::size_t r = 0; r < gpus.size(); ++r) {
             const QString want
-                = QStringLiteral("FAKE %1 %2 %3 0 =mlx5_%4 %5 | -g 1 -b %6 -e %6")
+                = QStringLiteral("FAKE %1 %2 %3 0 =mlx5_%4 %5 | -g 1 -b %6 -e %6 -d %7")
                       .arg(r)
                       .arg(QString::fromStdString(QSysInfo::machineHostName().toStdString())
                                .section(QLatin1Char('.'), 0, 0))
                       .arg(gpus[r])
                       .arg(nics[r])
                       .arg(QString::fromStdString(t.at("split").get<std::string>()))
-                      .arg(bytes);
+                      .arg(bytes)
+                      .arg(QString::fromStdString(t.at("dtype").get<std::string>()));
             QVERIFY2(log.contains(want), qPrintable(name + ": no line '" + want + "' in\n" + log));
             ++checked;
         }
@@ -458,9 +459,13 @@ void TestCliExport::torchrunScriptPlacesEveryRank()
     const Run run = runProgram(QStringLiteral("sh"), { script, QStringLiteral("--extra") }, env);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     // node001 holds ranks 4-7: rank 4 on GPU 2, rank 6 on GPU 0.
-    QCOMPARE(run.out,
-        QByteArray("CVD=2,1,0,3 --nnodes=2 --node-rank=1 --nproc-per-node=4 "
-                   "--master-addr=node000 --master-port=29500 pretrain_gpt.py --extra\n"));
+    // torchrun runs a per-rank shell (--no-python) that picks the NIC and runs the preflight
+    // before the program, which a .py script gets python for.
+    QVERIFY2(run.out.startsWith("CVD=2,1,0,3 --nnodes=2 --node-rank=1 --nproc-per-node=4 "
+                                "--master-addr=node000 --master-port=29500 --no-python sh -c "),
+        run.out.constData());
+    QVERIFY(run.out.endsWith(" railyard-rank python3 -u pretrain_gpt.py --extra\n"));
+    QVERIFY(run.out.contains("preflight"));
     env.insert(QStringLiteral("RAILYARD_HOST"), QStringLiteral("elsewhere"));
     QCOMPARE(runProgram(QStringLiteral("sh"), { script }, env).exitCode, 1);
 }
@@ -486,7 +491,8 @@ void TestCliExport::slurmScriptPlacesEveryRank()
         "#!/bin/bash\nwhile [ \"${1#-}\" != \"$1\" ]; do shift; done\n"
         "n=$(wc -l < \"$SLURM_HOSTFILE\"); i=0\n"
         "for h in $(cat \"$SLURM_HOSTFILE\"); do\n"
-        "  SLURM_PROCID=$i SLURM_NTASKS=$n FAKE_HOST=$h \"$@\" < /dev/null; i=$((i + 1))\n"
+        "  SLURM_PROCID=$i SLURM_NTASKS=$n FAKE_HOST=$h RAILYARD_HOST=$h \"$@\" < /dev/null; "
+        "i=$((i + 1))\n"
         "done\n",
         true);
     QCOMPARE(runCli(QStringList { QStringLiteral("export"), scenario, QStringLiteral("--format"),
@@ -504,6 +510,15 @@ void TestCliExport::slurmScriptPlacesEveryRank()
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("PATH"), bin + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
     env.insert(QStringLiteral("SLURM_HOSTFILE"), dir.filePath(QStringLiteral("hosts")));
+    // Each task runs the preflight against the run record of the same mapping first.
+    env.insert(QStringLiteral("RAILYARD_CLI"), QStringLiteral(RAILYARD_CLI));
+    const QString record = dir.filePath(QStringLiteral("record.json"));
+    QCOMPARE(runCli(QStringList { QStringLiteral("export"), scenario, QStringLiteral("--format"),
+                        QStringLiteral("mapping-json"), QStringLiteral("-o"), record }
+                 + swaps)
+                 .exitCode,
+        0);
+    env.insert(QStringLiteral("RAILYARD_RECORD"), record);
     const Run run = runProgram(QStringLiteral("bash"), { script, QStringLiteral("--x") }, env);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     int tasks = 0;

@@ -179,23 +179,29 @@ void TestCliUsage::optionsThatDoNotApplyAreRefused_data()
     // Each exporter option where model/export/ does not read it.
     QTest::newRow("--cpus-per-host with csv")
         << exportAs("csv", { "--cpus-per-host", "64" })
-        << "export: --cpus-per-host applies only to --format rankfile, not to csv";
-    QTest::newRow("--cpus-per-host with slurm")
-        << exportAs("slurm", { "--cpus-per-host", "64" })
-        << "export: --cpus-per-host applies only to --format rankfile, not to slurm";
+        << "export: --cpus-per-host applies only to --format rankfile or slurm, not to csv";
+    QTest::newRow("--cpus-per-host with torchrun")
+        << exportAs("torchrun", { "--cpus-per-host", "64" })
+        << "export: --cpus-per-host applies only to --format rankfile or slurm, not to torchrun";
     QTest::newRow("--master-port with rankfile")
         << exportAs("rankfile", { "--master-port", "29600" })
         << "export: --master-port applies only to --format torchrun or slurm, not to rankfile";
     QTest::newRow("--program with megatron")
         << exportAs("megatron", { "--program", "train.py" })
-        << "export: --program applies only to --format torchrun or slurm, not to megatron";
+        << "export: --program applies only to --format torchrun, slurm or pytorchjob, not to "
+           "megatron";
     QTest::newRow("--hca-prefix with hostfile")
         << exportAs("hostfile", { "--hca-prefix", "mlx5_" })
-        << "export: --hca-prefix applies only to --format nccl-plan, not to hostfile";
-    QTest::newRow("--hca-prefix with --json-plan")
-        << exportAs("nccl-plan", { "--json-plan", "--hca-prefix", "ib" })
-        << "export: --hca-prefix applies only to the nccl-plan script: the --json-plan plan "
-           "names NICs by index";
+        << "export: --hca-prefix applies only to --format nccl-plan, slurm, torchrun, "
+           "pytorchjob, mapping-json or csv, not to hostfile";
+    QTest::newRow("--record with rankfile")
+        << exportAs("rankfile", { "--record", "r.json" })
+        << "export: --record applies only to --format torchrun, slurm or pytorchjob, not to "
+           "rankfile";
+    QTest::newRow("--record with --no-preflight")
+        << exportAs("slurm", { "--record", "r.json", "--no-preflight" })
+        << "export: --record names the preflight's run record; --no-preflight turns the "
+           "preflight off";
     QTest::newRow("--json-plan with torchrun")
         << exportAs("torchrun", { "--json-plan" })
         << "export: --json-plan applies only to --format nccl-plan, not to torchrun";

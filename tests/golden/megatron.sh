@@ -13,7 +13,6 @@ MEGATRON_TRAINING_ARGS=(
   --global-batch-size 64
   --use-distributed-optimizer
   --overlap-grad-reduce
-  --overlap-param-gather
   --recompute-granularity selective
   --bf16
 )
@@ -24,7 +23,13 @@ MEGATRON_MODEL_ARGS=(
   --group-query-attention
   --num-query-groups 8
   --ffn-hidden-size 28672
+  --position-embedding-type rope
+  --normalization RMSNorm
+  --disable-bias-linear
   --swiglu
+  --untie-embeddings-and-output-weights
+  --attention-dropout 0.0
+  --hidden-dropout 0.0
   --seq-length 4096
   --max-position-embeddings 4096
 )

@@ -13,10 +13,10 @@
 # SLURM_HOSTFILE (srun(1)). The job holds whole nodes; each task then sees its node's
 # GPUs in local-rank order in CUDA_VISIBLE_DEVICES and uses cuda:LOCAL_RANK, which is
 # the GPU slot the mapping chose (a wrapper, since --gpu-bind=map_gpu applies one list
-# to every node). RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT are set for
-# torch.distributed's env:// initialisation.
+# to every node), and its NIC in NCCL_IB_HCA. RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR
+# and MASTER_PORT are set for torch.distributed's env:// initialisation.
 set -euo pipefail
-export SLURM_HOSTFILE=${SLURM_HOSTFILE:-railyard-hosts.${SLURM_JOB_ID:-local}}
+export SLURM_HOSTFILE="${SLURM_HOSTFILE:-railyard-hosts.${SLURM_JOB_ID:-local}}"
 cat > "$SLURM_HOSTFILE" <<'EOF'
 node000
 node000
@@ -147,14 +147,27 @@ node015
 node015
 node015
 EOF
-# Node n's GPUs in local-rank order; per rank: its node n and its local rank.
+# Node n's GPUs in local-rank order; per rank: its node n, its local rank, its NIC.
 export RAILYARD_NODE_GPUS="0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7 0,1,2,3,4,5,6,7"
 export RAILYARD_NODE="0 0 0 0 0 0 0 0 1 1 1 1 1 1 1 1 2 2 2 2 2 2 2 2 3 3 3 3 3 3 3 3 4 4 4 4 4 4 4 4 5 5 5 5 5 5 5 5 6 6 6 6 6 6 6 6 7 7 7 7 7 7 7 7 8 8 8 8 8 8 8 8 9 9 9 9 9 9 9 9 10 10 10 10 10 10 10 10 11 11 11 11 11 11 11 11 12 12 12 12 12 12 12 12 13 13 13 13 13 13 13 13 14 14 14 14 14 14 14 14 15 15 15 15 15 15 15 15"
 export RAILYARD_LOCAL="0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7"
-export MASTER_ADDR=${MASTER_ADDR:-node000}
-export MASTER_PORT=${MASTER_PORT:-29500}
+export RAILYARD_HCAS='mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7 mlx5_0 mlx5_1 mlx5_2 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_7'
+# Every rank first runs the preflight: it exits non-zero, naming the rank, when the
+# rank is not on the host, GPU and NIC the run record gives it.
+if [ -z "${RAILYARD_CLI:-}" ]; then RAILYARD_CLI='railyard-cli'; fi
+export RAILYARD_CLI
+if [ -z "${RAILYARD_RECORD:-}" ]; then RAILYARD_RECORD='railyard.mapping.json'; fi
+export RAILYARD_RECORD
+if [ -z "${MASTER_ADDR:-}" ]; then MASTER_ADDR='node000'; fi
+export MASTER_ADDR
+export MASTER_PORT="${MASTER_PORT:-29500}"
+# NCCL as the engine modelled it (PXN off, algorithm auto).
+export NCCL_PXN_DISABLE=1
 srun --ntasks=128 --distribution=arbitrary bash -c '
-  gpus=($RAILYARD_NODE_GPUS); node=($RAILYARD_NODE); lrank=($RAILYARD_LOCAL)
+  set -euo pipefail
+  gpus=($RAILYARD_NODE_GPUS); node=($RAILYARD_NODE); lrank=($RAILYARD_LOCAL); hcas=($RAILYARD_HCAS)
   export CUDA_VISIBLE_DEVICES=${gpus[${node[$SLURM_PROCID]}]}
   export LOCAL_RANK=${lrank[$SLURM_PROCID]} RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS
-  exec "$@"' railyard-task pretrain_gpt.py "$@"
+  export NCCL_IB_HCA="=${hcas[$SLURM_PROCID]}"
+  "$RAILYARD_CLI" preflight "$RAILYARD_RECORD" --mapping-version 1
+  exec "$@"' railyard-task "${PYTHON:-python3}" -u 'pretrain_gpt.py' "$@"

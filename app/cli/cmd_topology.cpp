@@ -38,7 +38,9 @@ int runImportTopology(const TopologyOptions &o)
         servers.push_back(loadNcclTopology(path));
     const ServerTopology &t = servers.front();
     applyTopology(scenario.fabric, t);
-    const CostEngine check(scenario); // the engine's checks, before anything is written
+    // The loader's checks (bus ids, device names) and the engine's, before anything is written.
+    const std::string text = scenarioToText(scenario);
+    const CostEngine check(parseScenario(text));
 
     std::string summary = t.file + ": " + std::to_string(t.gpus.size()) + " GPUs, "
         + std::to_string(t.rails.size()) + " rail NICs";
@@ -59,7 +61,7 @@ int runImportTopology(const TopologyOptions &o)
     warnings.insert(warnings.end(), across.begin(), across.end());
     for (const std::string &w : warnings)
         summary += "warning: " + w + "\n";
-    writeOutput(o.output, scenarioToText(scenario));
+    writeOutput(o.output, text);
     std::fputs(summary.c_str(), stderr);
     return kExitOk;
 }

@@ -314,6 +314,23 @@ void applyTopology(FabricSpec &spec, const ServerTopology &t)
         spec.nic.gbps = slow;
     if (t.scaleUpGbps > 0.0)
         spec.scaleUp.gbps = t.scaleUpGbps;
+    // Identity for the launchers and the run record: RDMA device names, PCI bus ids, sockets.
+    spec.nicDevices.clear();
+    spec.nicPciBusIds.clear();
+    for (int r : t.rails) {
+        spec.nicDevices.push_back(t.nics[static_cast<std::size_t>(r)].name);
+        spec.nicPciBusIds.push_back(t.nics[static_cast<std::size_t>(r)].busId);
+    }
+    spec.gpuPciBusIds.clear();
+    spec.gpuNuma.clear();
+    bool numaKnown = true;
+    for (const TopologyGpu &g : t.gpus) {
+        spec.gpuPciBusIds.push_back(g.busId);
+        numaKnown = numaKnown && g.numa >= 0;
+        spec.gpuNuma.push_back(g.numa);
+    }
+    if (!numaKnown)
+        spec.gpuNuma.clear(); // a cpu without numaid: keep the default split
 }
 
 } // namespace railyard

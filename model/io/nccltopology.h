@@ -65,7 +65,8 @@ ServerTopology loadNcclTopology(const std::string &path);
 std::vector<std::string> compareTopologies(const std::vector<ServerTopology> &servers);
 
 /// Sets the fabric's server model from `t`: GPU -> NIC affinity, NICs per server, the NIC
-/// speed (the slowest rail's) and the scale-up bandwidth when the XML has NVLinks. Throws
+/// speed (the slowest rail's), the scale-up bandwidth when the XML has NVLinks, and the
+/// identity the launchers and the run record carry (RDMA device names, PCI bus ids, sockets). Throws
 /// ScenarioError("fabric.gpus_per_server") when the GPU counts differ.
 void applyTopology(FabricSpec &spec, const ServerTopology &t);
 

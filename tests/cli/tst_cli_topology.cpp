@@ -67,6 +67,13 @@ void TestCliTopology::sampleSetsTheServerModel()
     QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({0, 1, 2, 3, 4, 5, 6, 7}));
     QCOMPARE(s["fabric"]["nics_per_server"].get<int>(), 8);
     QCOMPARE(s["fabric"]["scaleup_gbps"].get<double>(), 3600.0);
+    QCOMPARE(s["fabric"]["nic_devices"][7].get<std::string>(), std::string("mlx5_7"));
+    QCOMPARE(s["fabric"]["gpu_pci_bus_ids"][0].get<std::string>(), std::string("0000:18:00.0"));
+    // What the launchers take from it: the rank's rail NIC by its RDMA name.
+    const CliRun x = runRailyardCli({QStringLiteral("export"), out, QStringLiteral("--format"),
+                                     QStringLiteral("mapping-json")});
+    QVERIFY2(x.exitCode == 0, x.err.constData());
+    QVERIFY(x.out.contains("\"gpu_pci_bus_id\": \"0000:18:00.0\"") || x.out.contains("\"gpu_pci_bus_id\":\"0000:18:00.0\""));
     // The result is a scenario the engine takes.
     const CliRun e = runRailyardCli({QStringLiteral("evaluate"), out, QStringLiteral("--json")});
     QVERIFY2(e.exitCode == 0, e.err.constData());

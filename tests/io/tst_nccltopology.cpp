@@ -151,6 +151,11 @@ void TestNcclTopology::appliesTheServerModel()
     QCOMPARE(spec.gpuToNic, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
     QCOMPARE(spec.nic.gbps, 400.0);
     QCOMPARE(spec.scaleUp.gbps, 3600.0);
+    QCOMPARE(spec.nicDevices.front(), std::string("mlx5_0"));
+    QCOMPARE(spec.nicDevices.back(), std::string("mlx5_7"));
+    QCOMPARE(spec.nicPciBusIds.front(), std::string("0000:19:00.0"));
+    QCOMPARE(spec.gpuPciBusIds.back(), std::string("0000:db:00.0"));
+    QCOMPARE(spec.gpuNuma, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
     FabricSpec four;
     four.gpusPerServer = 4;
     try {

@@ -17,6 +17,7 @@ void addExport(CommandLine &line);
 void addImportMapping(CommandLine &line);
 void addCompare(CommandLine &line);
 void addRemap(CommandLine &line);
+void addCalibrate(CommandLine &line);
 /// The hidden `completion bash` and `man`, which print what the build installs.
 void addDocumentation(CommandLine &line);
 

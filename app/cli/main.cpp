@@ -22,6 +22,7 @@ int main(int argc, char *argv[])
     addImportMapping(line);
     addCompare(line);
     addRemap(line);
+    addCalibrate(line);
     addDocumentation(line);
     return line.run(argc, argv);
 }

@@ -83,6 +83,22 @@ std::string binaryIn(std::string_view line)
     return std::string(line.substr(start, at + 5 - start));
 }
 
+/// NCCL_ALGO's value if the line sets it.
+std::string ncclAlgoIn(std::string_view line)
+{
+    for (const std::string_view key : { std::string_view("NCCL_ALGO="), std::string_view("NCCL_ALGO set by environment to ") }) {
+        const std::size_t at = line.find(key);
+        if (at == std::string_view::npos)
+            continue;
+        std::size_t end = at + key.size();
+        while (end < line.size() && line[end] != ' ' && line[end] != '\t' && line[end] != '"'
+            && line[end] != '\'' && line[end] != '\r')
+            ++end;
+        return std::string(line.substr(at + key.size(), end - at - key.size()));
+    }
+    return {};
+}
+
 void setBinary(NcclTestsLog &log, const std::string &name, int line)
 {
     if (name.empty())
@@ -205,6 +221,15 @@ void parseText(std::string_view text, NcclTestsLog &log)
         const std::vector<std::string_view> w = words(line);
         if (w.empty())
             continue;
+        if (const std::string algo = ncclAlgoIn(line); !algo.empty())
+            log.ncclAlgo = algo;
+        // NCCL's banner ("host:1:1 [0] NCCL INFO NCCL version 2.26.2+cuda12.8").
+        if (const std::size_t at = line.find("NCCL version "); at != std::string_view::npos
+            && at + 13 < line.size() && std::isdigit(static_cast<unsigned char>(line[at + 13]))
+            && log.ncclVersion.empty()) {
+            const std::string_view v = line.substr(at + 13);
+            log.ncclVersion = std::string(v.substr(0, v.find_first_of("+ \r")));
+        }
         if (w[0] == "#" || w[0].front() == '#') {
             if (auto c = headerColumns(w)) {
                 if (cols && !log.rows.empty())
@@ -249,13 +274,6 @@ void parseText(std::string_view text, NcclTestsLog &log)
             if (body.rfind("Collective test concluded:", 0) == 0) {
                 setBinary(log, binaryIn(body), lineNo);
                 continue;
-            }
-            if (body.rfind("NCCL version", 0) == 0 || body.find("NCCL version ") != std::string::npos) {
-                const std::size_t at = body.find("NCCL version ") + 13;
-                std::string v = trimmed(std::string_view(body).substr(at));
-                v = v.substr(0, v.find_first_of("+ "));
-                if (log.ncclVersion.empty())
-                    log.ncclVersion = v;
             }
             continue;
         }
@@ -374,6 +392,10 @@ void parseJson(std::string_view text, NcclTestsLog &log)
             setBinary(log, binaryIn(log.args.back()), 1);
         }
     }
+    if (const nlohmann::json *env = member(doc, "env"); env && env->is_array())
+        for (const nlohmann::json &e : *env)
+            if (const std::string algo = ncclAlgoIn(jsonText(&e)); !algo.empty())
+                log.ncclAlgo = algo;
     if (const nlohmann::json *v = member(doc, "nccl_version"); v && v->is_number_integer())
         log.ncclVersion = std::to_string(v->get<long long>());
     log.startTime = jsonText(member(doc, "start_time"));

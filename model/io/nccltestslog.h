@@ -54,6 +54,9 @@ struct NcclTestsLog
     std::string ncclVersion; ///< as printed ("2.26.2" from "NCCL version 2.26.2+cuda12.8"; JSON: 22602)
     bool cpuTime = false; ///< times are -C 1 CPU times
     std::vector<std::string> args; ///< the command line when the log carries one
+    /// NCCL_ALGO as the log shows it (JSON env, "NCCL_ALGO=..." on a quoted command line, or
+    /// NCCL's "NCCL_ALGO set by environment to ..."); "" when the log does not say
+    std::string ncclAlgo;
     std::string startTime; ///< JSON start_time
     std::vector<NcclTestsRow> rows;
     double averageBusBw = -1.0; ///< the "# Avg bus bandwidth" footer, GB/s; -1 when absent

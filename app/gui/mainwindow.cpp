@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "autosaver.h"
+#include "calibrationcontroller.h"
 #include "chartspanel.h"
 #include "documentfiles.h"
 #include "helpbrowser.h"
@@ -84,6 +85,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_studies = new StudyController(this);
     m_lessons = new LessonController(this);
     m_actions->addPanelToggle(m_lessons->dock());
+    m_calibration = new CalibrationController(this);
+    m_actions->addPanelToggle(m_calibration->dockWidget());
     // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
     // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).
     addToolBar(Qt::TopToolBarArea, m_snapshotStrip);

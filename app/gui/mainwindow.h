@@ -12,6 +12,7 @@ class QLabel;
 namespace railyard {
 
 class AutoSaver;
+class CalibrationController;
 class ChartsPanel;
 class DocumentFiles;
 class ElidedLabel;
@@ -51,6 +52,7 @@ public:
     TimelineView *timelineView() const { return m_timelineView; }
     ChartsPanel *chartsPanel() const { return m_charts; }
     StudyController *studies() const { return m_studies; }
+    CalibrationController *calibration() const { return m_calibration; }
     RankPalette *rankPalette() const { return m_rankPalette; }
     SnapshotStrip *snapshotStrip() const { return m_snapshotStrip; }
     PresentationMode *presentation() const { return m_presentation; }
@@ -109,6 +111,7 @@ private:
     TimelineView *m_timelineView = nullptr;
     MainActions *m_actions = nullptr;
     StudyController *m_studies = nullptr;
+    CalibrationController *m_calibration = nullptr;
     AutoSaver *m_autoSaver = nullptr;
     SnapshotStrip *m_snapshotStrip = nullptr;
     PresentationMode *m_presentation = nullptr;

@@ -4,9 +4,11 @@
  * (tests/fuzz/fuzzharness.h): each must load, or be refused with a ScenarioError, and never
  * crash, throw anything else or break an invariant. Under the sanitizer build (CMakePresets.json
  * "asan") this also runs them with ASan and UBSan. Regression files are named after their target:
- * scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping.
+ * scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping, nccltests-* for
+ * fuzz_nccltests.
  */
 #include "fuzzharness.h"
+#include "fuzznccltests.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,7 +24,7 @@ namespace {
 
 const QString kFuzzDir = QStringLiteral(RAILYARD_SOURCE_DIR "/tests/fuzz");
 
-enum class Target { Scenario, Mapping };
+enum class Target { Scenario, Mapping, NcclTests };
 
 /// Adds one row per file of `dir`; `target` decides the harness, or the name prefix does.
 int addRows(const QString &dir, std::optional<Target> target)
@@ -34,6 +36,8 @@ int addRows(const QString &dir, std::optional<Target> target)
             t = *target;
         } else if (file.fileName().startsWith(QLatin1String("mapping-"))) {
             t = Target::Mapping;
+        } else if (file.fileName().startsWith(QLatin1String("nccltests-"))) {
+            t = Target::NcclTests;
         } else if (!file.fileName().startsWith(QLatin1String("scenario-"))) {
             qWarning("%s: name it scenario-* or mapping-* after its fuzz target",
                 qPrintable(file.filePath()));
@@ -80,6 +84,7 @@ void TestFuzzRegressions::replay_data()
     // The samples are seeds of fuzz_scenario too (README, "Fuzzing").
     QVERIFY(addRows(QStringLiteral(RAILYARD_SOURCE_DIR "/samples"), Target::Scenario) > 0);
     QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/mapping"), Target::Mapping) > 0);
+    QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/nccltests"), Target::NcclTests) > 0);
 }
 
 void TestFuzzRegressions::replay()
@@ -91,9 +96,10 @@ void TestFuzzRegressions::replay()
     const QByteArray bytes = file.readAll();
     const std::string_view input(bytes.constData(), static_cast<std::size_t>(bytes.size()));
     try {
-        const fuzz::Outcome outcome = static_cast<Target>(target) == Target::Mapping
-            ? fuzz::fuzzMapping(input)
-            : fuzz::fuzzScenario(input);
+        const Target t = static_cast<Target>(target);
+        const fuzz::Outcome outcome = t == Target::Mapping ? fuzz::fuzzMapping(input)
+            : t == Target::NcclTests                       ? fuzz::fuzzNcclTestsLog(input)
+                                                           : fuzz::fuzzScenario(input);
         qDebug("%s", outcomeName(outcome));
     } catch (const fuzz::HarnessFailure &e) {
         QFAIL(qPrintable(QStringLiteral("broken invariant: ") + QString::fromStdString(e.what())));

@@ -199,9 +199,10 @@ void CalibrationDock::fillChart(const CalibrationSpec &spec)
     for (QAbstractAxis *a : chart->axes())
         chart->removeAxis(a);
     auto *x = new QLogValueAxis(chart);
-    x->setBase(2.0);
+    x->setBase(10.0);
     x->setTitleText(tr("message size (bytes)"));
     x->setLabelFormat(QStringLiteral("%.0e"));
+    x->setMinorTickCount(0);
     auto *y = new QValueAxis(chart);
     y->setTitleText(tr("busbw (GB/s)"));
     chart->addAxis(x, Qt::AlignBottom);
@@ -261,7 +262,7 @@ void CalibrationDock::fillTable(const CalibrationSpec &spec)
             const double d = busbw(r, p.bytes, p.defaultUs);
             const double c = busbw(r, p.bytes, p.calibratedUs);
             const QStringList cells { QString::fromStdString(r.id), sizeText(p.bytes),
-                QString::number(m, 'f', 2), QString::number(d, 'f', 2), QString::number(c, 'f', 2),
+                QString::number(m, 'g', 4), QString::number(d, 'g', 4), QString::number(c, 'g', 4),
                 QStringLiteral("%1 %").arg(100.0 * (p.measuredUs / p.calibratedUs - 1.0), 0, 'f', 1),
                 QString::number(p.weight, 'f', 2) };
             for (int col = 0; col < cells.size(); ++col) {

@@ -5,7 +5,9 @@
 #   ./railyard.sh bench      the same set-up, then run the engine benchmarks
 #   ./railyard.sh build      set-up and build only
 #   ./railyard.sh sanitize   the same set-up, then build everything with ASan + UBSan (preset
-#                            'asan', build-asan/) and run the whole test suite under it
+#                            'asan', build-asan/) and run the whole test suite under it;
+#                            --engine: only the suites without widgets (CTest label 'engine':
+#                            model, CLI, loaders, fuzz regressions), what CI runs
 #   ./railyard.sh fuzz [SECONDS]  install clang-14 + libFuzzer, build the fuzz preset and fuzz
 #                            the scenario and mapping loaders for SECONDS each (default 600)
 #   ./railyard.sh packages [main|sanitize|fuzz|fresh]  print the apt packages a profile installs
@@ -93,8 +95,14 @@ case "$cmd" in
   sanitize)
     install_missing "${SANITIZE_PACKAGES[@]}"
     cmake --preset asan
-    cmake --build --preset asan --parallel "$(nproc)"
-    ctest --preset asan -j "$(nproc)" "$@"
+    if [ "${1:-}" = "--engine" ]; then
+      shift
+      cmake --build --preset asan --target railyard_engine_tests --parallel "$(nproc)"
+      ctest --preset asan -j "$(nproc)" -L engine "$@"
+    else
+      cmake --build --preset asan --parallel "$(nproc)"
+      ctest --preset asan -j "$(nproc)" "$@"
+    fi
     exit 0 ;;
 esac
 install_missing

@@ -9,6 +9,13 @@
 namespace railyard {
 
 /**
+ * How link load maps to colour: Absolute (the default) spans 0-100 % utilisation, so one colour
+ * means one load on every layout and before and after an edit; Relative spans 0 to the shown
+ * report's bottleneck, which separates lightly loaded links but re-scales with every edit.
+ */
+enum class LoadScale { Absolute, Relative };
+
+/**
  * The colours every view shares: link load (utilisation -> a perceptual sequential scale),
  * coordinate values (d, p, t, ... -> categorical chip colours), rails and parallel dimensions.
  * Pure functions of their arguments, so two views colouring the same value agree.

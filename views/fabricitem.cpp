@@ -216,17 +216,13 @@ void FabricItem::syncChips(const MappingChange &change)
 void FabricItem::recolour(const ReportChange &change, bool force)
 {
     ++m_recolours;
-    m_scaleReleased = false;
     const CostReport &r = m_document->report();
     const int links = static_cast<int>(r.links.size());
-    // The scale spans 0 .. the bottleneck (the report's most utilised link).
+    // The relative scale spans 0 .. the bottleneck (the shown report's most utilised link).
     const double max = r.bottleneckLink >= 0 && r.bottleneckLink < links
         ? r.utilisation(r.bottleneckLink)
         : 0.0;
-    const double range = max > 0.0 ? max : 1.0;
-    // While a drag previews, the scale stays put so colours compare with the state before.
-    if (!m_scaleHeld)
-        m_maxUtilisation = range;
+    m_maxUtilisation = max > 0.0 ? max : 1.0;
     // A colour is busy time / (iteration time x range). Unless that product moved, only the
     // links whose load moved look different; an overlay's colours follow no report.
     const double scale = m_overlayOn ? 1.0 : r.iterationTime * maxUtilisation();
@@ -294,18 +290,12 @@ void FabricItem::recolourLinks(const std::vector<int> &links)
     }
 }
 
-void FabricItem::holdScale(bool hold)
+void FabricItem::setLoadScale(LoadScale scale)
 {
-    if (hold == m_scaleHeld)
+    if (scale == m_loadScale)
         return;
-    m_scaleHeld = hold;
-    m_scaleReleased = !hold;
-}
-
-void FabricItem::settleScale()
-{
-    if (m_scaleReleased)
-        recolour(ReportChange{}, false); // adopt the current report's range
+    m_loadScale = scale;
+    recolour(ReportChange{}, true);
 }
 
 void FabricItem::setColourBy(QChar coordinate)

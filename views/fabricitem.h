@@ -1,5 +1,6 @@
 #pragma once
 
+#include "colorscale.h"
 #include "document/changeevents.h"
 #include "fabric/fabric.h"
 
@@ -85,9 +86,16 @@ public:
     QColor chipColour(int rank) const;
     int colourValueCount() const;
 
-    /// The legend's range: the report's highest link utilisation (never 0); 1 (100 %) while an
-    /// external overlay is shown.
-    double maxUtilisation() const { return m_overlayOn ? 1.0 : m_maxUtilisation; }
+    /// How link load maps to colour (colorscale.h); the scale follows the report being shown,
+    /// a drag's preview as well as a committed edit.
+    void setLoadScale(LoadScale scale);
+    LoadScale loadScale() const { return m_loadScale; }
+    /// The top of the colour range: 1 (100 %) on the absolute scale and while an external
+    /// overlay is shown; the shown report's highest link utilisation (never 0) on the relative.
+    double maxUtilisation() const
+    {
+        return m_overlayOn || m_loadScale == LoadScale::Absolute ? 1.0 : m_maxUtilisation;
+    }
     /// What the items show for directed link `link`: the report's utilisation, or the
     /// overlay's value (0 when the overlay has none for it).
     double shownUtilisation(int link) const;
@@ -107,13 +115,6 @@ public:
     void markFailed(const std::vector<int> &servers, const std::vector<int> &slots);
     static QColor emphasisColour() { return QColor(0x70, 0x48, 0xe8); }
     static QColor failedColour() { return QColor(0xc9, 0x2a, 0x2a); }
-    /// Keep the range while a drag previews, so colours compare with the state before the drag
-    /// (links hotter than the old maximum saturate); releasing adopts the current report's.
-    /// Releasing defers the recolour to the next change the document announces (a drop's
-    /// command), so a drop recolours once; settleScale() recolours now if none came.
-    void holdScale(bool hold);
-    void settleScale();
-    bool isScaleHeld() const { return m_scaleHeld; }
     /// Recolour passes so far (one per change the document announces, plus overlay edits).
     int recolourCount() const { return m_recolours; }
     /// Zoomed out: servers as blocks, chips and cable items hidden, aggregates shown.
@@ -168,8 +169,7 @@ private:
     QChar m_colourBy = QLatin1Char('t');
     double m_maxUtilisation = 1.0;
     bool m_overview = false;
-    bool m_scaleHeld = false;
-    bool m_scaleReleased = false; ///< released, not yet adopted by a recolour
+    LoadScale m_loadScale = LoadScale::Absolute;
     double m_colourScale = -1.0; ///< iteration time x range of the last recolour
     int m_recolours = 0;
     int m_bottleneck = -1;

@@ -1,5 +1,6 @@
 #include "fabricview.h"
 
+#include "annotationlayer.h"
 #include "bundleitem.h"
 #include "fabricinfo.h"
 #include "fabricitem.h"
@@ -59,6 +60,11 @@ FabricView::FabricView(ScenarioDocument *document, QWidget *parent)
     m_tool = std::make_unique<RankDragTool>(this, m_root, document);
     m_legend = new LegendItem;
     m_scene->addItem(m_legend);
+    m_annotations = new AnnotationLayer(document, m_root);
+    m_scene->addItem(m_annotations);
+    m_annotations->rebuild();
+    connect(m_annotations, &AnnotationLayer::editRequested, this,
+            &FabricView::annotationEditRequested);
     connect(m_root, &FabricItem::legendChanged, this, &FabricView::updateLegend);
     connect(m_root, &FabricItem::rebuilt, this, &FabricView::onRebuilt);
     // A new scenario under a drag: drop the drag (the items it pointed at are gone).
@@ -70,6 +76,7 @@ FabricView::FabricView(ScenarioDocument *document, QWidget *parent)
 FabricView::~FabricView()
 {
     m_tool.reset(); // ends its preview and takes its ghost away
+    delete m_annotations; // reads the root's layout while it goes
     delete m_root;  // deletes the items it owns before the scene goes
 }
 
@@ -85,6 +92,12 @@ void FabricView::onRebuilt()
 void FabricView::setColourBy(QChar coordinate)
 {
     m_root->setColourBy(coordinate);
+}
+
+void FabricView::setLoadScale(LoadScale scale)
+{
+    m_root->setLoadScale(scale);
+    updateLegend();
 }
 
 QChar FabricView::colourBy() const
@@ -109,13 +122,10 @@ void FabricView::updateLegend()
     QString bottleneck = QStringLiteral("none");
     if (r.bottleneckLink >= 0 && r.bottleneckLink < f.linkCount())
         bottleneck = QString::fromStdString(f.linkName(r.bottleneckLink));
-    if (m_root->hasLinkOverlay())
-        m_legend->setLoadRange(1.0, bottleneck, false); // the given values' fixed scale
-    else
-        m_legend->setLoadRange(m_root->isScaleHeld() ? m_root->maxUtilisation()
-                : r.bottleneckLink >= 0              ? r.utilisation(r.bottleneckLink)
-                                                     : 0.0,
-            bottleneck, m_root->isScaleHeld());
+    const double peak = r.bottleneckLink >= 0 ? r.utilisation(r.bottleneckLink) : 0.0;
+    m_legend->setLoadRange(m_root->maxUtilisation(), peak, bottleneck,
+                           !m_root->hasLinkOverlay()
+                               && m_root->loadScale() == LoadScale::Relative);
     m_legend->setOverlayTitle(m_root->overlayTitle());
     m_legend->setCaption(m_root->emphasisCaption());
     m_legend->setColouring(m_root->colourBy(), m_root->colourValueCount());
@@ -299,6 +309,8 @@ void FabricView::keyPressEvent(QKeyEvent *event)
 {
     if (m_tool->keyPressed(event))
         return;
+    if (!m_tool->isDragging() && annotationKey(event))
+        return;
     if (!m_tool->isDragging() && spacePanKey(event, true))
         return;
     // Reached only when no window shortcut took the key (the main window's Undo action wins).
@@ -359,6 +371,11 @@ void FabricView::contextMenuEvent(QContextMenuEvent *event)
         event->accept(); // no menus under a drag in progress
         return;
     }
+    if (const int note = annotationAt(event->pos()); note >= 0) {
+        Q_EMIT annotationContextMenuRequested(note, event->globalPos());
+        event->accept();
+        return;
+    }
     const Hit hit = hitAt(event->pos());
     if (hit.slot >= 0 && !m_root->isOverview()) {
         Q_EMIT slotContextMenuRequested(hit.slot, event->globalPos());
@@ -367,6 +384,11 @@ void FabricView::contextMenuEvent(QContextMenuEvent *event)
     }
     if (hit.server) {
         Q_EMIT serverContextMenuRequested(hit.server->server(), event->globalPos());
+        event->accept();
+        return;
+    }
+    if (hit.cable >= 0) {
+        Q_EMIT linkContextMenuRequested(hit.cable << 1, event->globalPos());
         event->accept();
         return;
     }
@@ -381,6 +403,13 @@ void FabricView::mousePressEvent(QMouseEvent *event)
         m_panLast = pos;
         viewport()->setCursor(Qt::ClosedHandCursor);
         event->accept();
+        return;
+    }
+    if (event->button() == Qt::LeftButton && !m_tool->isDragging()
+        && annotationAt(pos) >= 0) {
+        m_press = Press::Annotation; // the note card moves itself (QGraphicsItem's drag)
+        m_autoFit = false;
+        QGraphicsView::mousePressEvent(event);
         return;
     }
     if (m_tool->mousePressed(event)) {
@@ -411,6 +440,10 @@ void FabricView::mouseMoveEvent(QMouseEvent *event)
         panBy(-delta.x(), -delta.y());
         return;
     }
+    if (m_press == Press::Annotation) {
+        QGraphicsView::mouseMoveEvent(event);
+        return;
+    }
     if (m_tool->mouseMoved(event))
         return;
     if (m_press == Press::None)
@@ -426,6 +459,10 @@ void FabricView::mouseReleaseEvent(QMouseEvent *event)
             viewport()->setCursor(Qt::OpenHandCursor);
         else
             viewport()->unsetCursor();
+        return;
+    }
+    if (press == Press::Annotation) {
+        QGraphicsView::mouseReleaseEvent(event);
         return;
     }
     if (m_tool->mouseReleased(event))

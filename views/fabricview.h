@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colorscale.h"
+
 #include <QGraphicsView>
 #include <QString>
 
@@ -13,6 +15,7 @@ class QTimer;
 
 namespace railyard {
 
+class AnnotationLayer;
 class FabricItem;
 class LegendItem;
 class RankDragTool;
@@ -53,12 +56,18 @@ public:
     /// Colour chips by 'd', 'p' or 't' (also 'c', 'e').
     void setColourBy(QChar coordinate);
     QChar colourBy() const;
+    /// Link colours on the absolute 0-100 % scale (default) or relative to the bottleneck.
+    void setLoadScale(LoadScale scale);
     void fitAll();
     /// PNG (QImage render) or SVG (QSvgGenerator) by the file extension; false on failure.
     bool exportImage(const QString &path);
 
     FabricItem *rootItem() const { return m_root; }
     LegendItem *legendItem() const { return m_legend; }
+    /// The notes and arrows drawn over the fabric.
+    AnnotationLayer *annotationLayer() const { return m_annotations; }
+    /// The annotation (index in the scenario) at view point `viewPos`, or -1.
+    int annotationAt(const QPoint &viewPos) const;
     double zoom() const;
     /// The tooltip for a viewport position (a chip, server, switch, cable or bundle): the
     /// report's numbers, plus the overlay's values when links are coloured by one.
@@ -119,6 +128,12 @@ Q_SIGNALS:
     void serverContextMenuRequested(int server, const QPoint &globalPos);
     /// Right-click on a GPU slot (a chip or an empty slot) in the detailed view.
     void slotContextMenuRequested(int slot, const QPoint &globalPos);
+    /// Right-click on a cable between servers and switches (its forward link id).
+    void linkContextMenuRequested(int link, const QPoint &globalPos);
+    /// Right-click on a note or an arrow (its index in the scenario's annotations).
+    void annotationContextMenuRequested(int annotation, const QPoint &globalPos);
+    /// A note was double-clicked: the window asks for its new text.
+    void annotationEditRequested(int annotation);
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
@@ -126,6 +141,8 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    /// Delete or Backspace on a selected note removes it (one undo step); true when taken.
+    bool annotationKey(QKeyEvent *event);
     void keyReleaseEvent(QKeyEvent *event) override;
     void focusOutEvent(QFocusEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
@@ -160,13 +177,14 @@ private:
     QGraphicsScene *m_scene;
     FabricItem *m_root;
     LegendItem *m_legend;
+    AnnotationLayer *m_annotations;
     std::unique_ptr<RankDragTool> m_tool;
     bool m_autoFit = true; ///< fitted and not zoomed or panned since: refit on resize
     bool m_overviewForced = false;
     QString m_lastStatus;
     int m_pinnedRank = -1;
 
-    enum class Press { None, Tool, Background, Pan };
+    enum class Press { None, Tool, Background, Pan, Annotation };
     Press m_press = Press::None;
     QPoint m_pressPos;
     QPoint m_panLast;

@@ -1,6 +1,7 @@
 // FabricView, part 2: the fabric as a PNG or SVG file.
 #include "fabricview.h"
 
+#include "annotationlayer.h"
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "legenditem.h"
@@ -25,6 +26,11 @@ bool FabricView::exportImage(const QString &path)
     // (a 16,384-GPU fabric then exports its overview in a few seconds).
     const double scale
         = svg ? 1.0 : std::min(2.0, 4096.0 / std::max(source.width(), source.height()));
+    // The notes and arrows, their cards drawn at device size from their positions.
+    if (!m_annotations->boundingRect().isEmpty())
+        source |= m_annotations->boundingRect();
+    for (const AnnotationNoteItem *note : m_annotations->notes())
+        source |= QRectF(note->pos(), note->boundingRect().size() / scale);
     // Room above the fabric for the legend (drawn at device size).
     source.adjust(-20, -(m_legend->boundingRect().height() + 30.0) / scale, 20, 20);
     const QSize size(static_cast<int>(std::ceil(source.width() * scale)),

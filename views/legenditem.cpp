@@ -44,13 +44,16 @@ LegendItem::LegendItem()
     setZValue(1000.0);
 }
 
-void LegendItem::setLoadRange(double maxUtilisation, const QString &bottleneck, bool held)
+void LegendItem::setLoadRange(double scaleTop, double peak, const QString &bottleneck,
+                              bool relative)
 {
-    if (maxUtilisation == m_max && bottleneck == m_bottleneck && held == m_held)
+    if (scaleTop == m_max && peak == m_peak && bottleneck == m_bottleneck
+        && relative == m_relative)
         return;
-    m_max = maxUtilisation;
+    m_max = scaleTop;
+    m_peak = peak;
     m_bottleneck = bottleneck;
-    m_held = held;
+    m_relative = relative;
     update();
 }
 
@@ -131,10 +134,9 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->drawRect(ramp);
     painter->setPen(ink);
     x = text(painter, ramp.right() + 4, kRow1,
-             overlay ? QStringLiteral("100 % (given values)")
-                     : percent(m_max)
-                           + (m_held ? QStringLiteral(" (held while dragging)")
-                                     : QStringLiteral(" max (busy / iteration)")),
+             overlay      ? QStringLiteral("100 % (given values)")
+                 : m_relative ? percent(m_max) + QStringLiteral(" (relative: 0 .. bottleneck)")
+                              : QStringLiteral("100 % busy / iteration"),
              12);
     QPen glow(QColor(0xe0, 0x31, 0x31, 90), 8.0, Qt::SolidLine, Qt::RoundCap);
     painter->setPen(glow);
@@ -145,7 +147,8 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     const QFontMetricsF fm(font);
     painter->drawText(QRectF(x + 24, kRow1, kWidth - x - 30, kRowHeight),
                       Qt::AlignLeft | Qt::AlignVCenter,
-                      fm.elidedText(QStringLiteral("bottleneck ") + m_bottleneck, Qt::ElideMiddle,
+                      fm.elidedText(QStringLiteral("bottleneck %1 %2").arg(m_bottleneck, percent(m_peak)),
+                                    Qt::ElideMiddle,
                                     kWidth - x - 30));
 
     // Row 2: chip colours, partner rings, the gestures.

@@ -6,8 +6,8 @@
 namespace railyard {
 
 /**
- * The key of the fabric view: the link-load colour scale with its numeric range (0 to the
- * report's highest utilisation), the idle and bottleneck styles, the chip colouring and the
+ * The key of the fabric view: the link-load colour scale with its numeric range (0-100 %, or
+ * 0 to the report's highest utilisation on the relative scale), the idle and bottleneck styles, the chip colouring and the
  * partner highlight colours. Ignores the view transform (constant size on screen); the view
  * keeps it in its top-left corner.
  */
@@ -19,9 +19,12 @@ public:
     LegendItem();
 
     int type() const override { return Type; }
-    /// `held`: the range is the one before a drag (the preview may exceed it).
-    void setLoadRange(double maxUtilisation, const QString &bottleneck, bool held = false);
+    /// The colour ramp spans 0 .. `scaleTop` (1 = 100 % on the absolute scale; the bottleneck's
+    /// utilisation on the relative one, `relative` true); `peak` is the bottleneck's
+    /// utilisation, shown next to its name.
+    void setLoadRange(double scaleTop, double peak, const QString &bottleneck, bool relative);
     double maxUtilisation() const { return m_max; }
+    bool isRelative() const { return m_relative; }
     QString bottleneckText() const { return m_bottleneck; }
     void setColouring(QChar coordinate, int values);
     void setDimensions(bool ep, bool cp);
@@ -38,9 +41,10 @@ public:
                QWidget *widget) override;
 
 private:
-    double m_max = 0.0;
+    double m_max = 1.0;
+    double m_peak = 0.0;
     QString m_bottleneck;
-    bool m_held = false;
+    bool m_relative = false;
     QChar m_coordinate = QLatin1Char('t');
     int m_values = 1;
     bool m_ep = false;

@@ -158,7 +158,6 @@ void RankDragTool::begin(const std::vector<int> &ranks, bool external)
     m_targetServer = -1;
     m_previewed.clear();
     m_iterationBefore = m_document->report().iterationTime;
-    m_root->holdScale(true);
     m_root->setFocusRank(ranks.size() == 1 ? ranks.front() : -1);
     std::vector<DragGhostItem::Chip> chips;
     for (int rank : ranks) {
@@ -300,9 +299,6 @@ void RankDragTool::clearVisuals()
     delete m_ghost;
     m_ghost = nullptr;
     m_view->viewport()->unsetCursor();
-    // The range is adopted by the recolour of whatever the document announces next (the
-    // drop's command or the end of the preview); settleScale() covers neither coming.
-    m_root->holdScale(false);
 }
 
 void RankDragTool::cancel(const QString &why)
@@ -311,7 +307,6 @@ void RankDragTool::cancel(const QString &why)
         return;
     clearVisuals();
     endPreview();
-    m_root->settleScale();
     m_dragging = false;
     m_press = Press::None;
     m_ranks.clear();
@@ -344,8 +339,7 @@ void RankDragTool::finish(const QPoint &viewPos)
     m_ranks.clear();
     if (moves.empty()) {
         endPreview();
-        m_root->settleScale();
-        m_root->setFocusRank(m_view->pinnedRank());
+            m_root->setFocusRank(m_view->pinnedRank());
         m_view->say(count == 1
                 ? QStringLiteral("Drop cancelled: not on another slot")
                 : QStringLiteral("Drop cancelled: not on a server that can take %1 ranks")
@@ -361,7 +355,6 @@ void RankDragTool::finish(const QPoint &viewPos)
     m_previewed.clear();
     if (m_document->isPreviewing())
         m_document->endPreview(); // the edit was refused (a failed slot): nothing changes
-    m_root->settleScale();
     m_root->setFocusRank(m_view->pinnedRank());
     m_view->say(done + QStringLiteral(" · ")
         + FabricInfo::iterationDelta(m_iterationBefore, m_document->report().iterationTime));

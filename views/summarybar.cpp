@@ -75,6 +75,21 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     m_evaluating->setVisible(m_doc->isEvaluating());
     layout->addWidget(m_evaluating);
 
+    m_bottleneck->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    layout->setStretchFactor(m_bottleneck, 4);
+    m_bottleneck->installEventFilter(this); // re-elide whenever its column changes width
+    fitColumns();
+
+    connect(m_doc, &ScenarioDocument::reportChanged, this, &SummaryBar::refresh);
+    connect(m_doc, &ScenarioDocument::scenarioChanged, this, &SummaryBar::refresh);
+    connect(m_doc, &ScenarioDocument::mappingChanged, this, &SummaryBar::refresh);
+    connect(m_doc, &ScenarioDocument::evaluatingChanged, m_evaluating, &QLabel::setVisible);
+    refresh();
+    fitHeight();
+}
+
+void SummaryBar::fitColumns()
+{
     // Every column has a width of its own, set from the widest value it can show, so the
     // columns stay put when a value changes length (a new bottleneck, "does not fit").
     const QFont f = font();
@@ -94,17 +109,34 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
         QStringLiteral("node000/gpu0 -> leaf-su0-rail0 <span style='font-weight:normal'>(super-spine · dp · 100.0 %)</span>")));
     m_bottleneck->setMinimumWidth(m_bottleneckFull / 3);
     m_bottleneck->setMaximumWidth(m_bottleneckFull);
-    m_bottleneck->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-    layout->setStretchFactor(m_bottleneck, 4);
+}
 
-    connect(m_doc, &ScenarioDocument::reportChanged, this, &SummaryBar::refresh);
-    connect(m_doc, &ScenarioDocument::scenarioChanged, this, &SummaryBar::refresh);
-    connect(m_doc, &ScenarioDocument::mappingChanged, this, &SummaryBar::refresh);
-    connect(m_doc, &ScenarioDocument::evaluatingChanged, m_evaluating, &QLabel::setVisible);
-    refresh();
-    // Its height is that of its two-line items (filled in now): the top dock area must never
+void SummaryBar::fitHeight()
+{
+    // Its height is that of its two-line items (filled in): the top dock area must never
     // squeeze them, whatever the docks below ask for.
+    setMinimumHeight(0);
+    setMaximumHeight(QWIDGETSIZE_MAX);
     setFixedHeight(minimumSizeHint().height());
+}
+
+bool SummaryBar::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_bottleneck && event->type() == QEvent::Resize)
+        showBottleneck();
+    return QFrame::eventFilter(watched, event);
+}
+
+void SummaryBar::changeEvent(QEvent *event)
+{
+    QFrame::changeEvent(event);
+    // A new font (presentation mode's larger one, a system change): every fixed width and
+    // the height were measured in the old one.
+    if (event->type() == QEvent::FontChange) {
+        fitColumns();
+        fitHeight();
+        showBottleneck();
+    }
 }
 
 QLabel *SummaryBar::addItem(const QString &objectName)
@@ -124,12 +156,17 @@ void SummaryBar::resizeEvent(QResizeEvent *event)
 
 void SummaryBar::showBottleneck()
 {
-    const QString detail = m_bottleneckDetail.isEmpty()
+    QString detail = m_bottleneckDetail.isEmpty()
         ? QString()
         : QStringLiteral(" <span style='font-weight:normal'>(%1)</span>").arg(m_bottleneckDetail.toHtmlEscaped());
     QFont bold = font();
     bold.setBold(true);
-    const int room = m_bottleneck->width() - htmlWidth(font(), item(QString(), detail)) - 6;
+    int room = m_bottleneck->width() - htmlWidth(font(), item(QString(), detail)) - 6;
+    if (room < 60) {
+        // A narrow column (large fonts): the name alone; the tooltip keeps the detail.
+        detail.clear();
+        room = m_bottleneck->width() - 6;
+    }
     const QString name = QFontMetrics(bold).elidedText(m_bottleneckName, Qt::ElideMiddle, std::max(room, 40));
     m_bottleneck->setText(item(tr("Bottleneck link"), name.toHtmlEscaped() + detail));
 }

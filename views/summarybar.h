@@ -34,10 +34,14 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void refresh();
     void showBottleneck(); ///< the name elided to the column's width
+    void fitColumns();     ///< each column's width from the widest value it shows, in this font
+    void fitHeight();      ///< the two-line height, in this font
     QLabel *addItem(const QString &objectName);
 
     ScenarioDocument *m_doc = nullptr;

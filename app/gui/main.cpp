@@ -5,6 +5,7 @@
 #include "consoledialogs.h"
 #include "fabricview.h"
 #include "mainwindow.h"
+#include "presentationmode.h"
 #include "document/scenariodocument.h"
 #include "studycontroller.h"
 
@@ -64,7 +65,26 @@ int main(int argc, char *argv[])
                                                   "experts, inference, calibration."),
                                    QStringLiteral("NAME"));
     parser.addOption(panel);
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  QStringLiteral("Open the window at WIDTHxHEIGHT logical pixels (e.g. 1280x720)."),
+                                  QStringLiteral("WxH"));
+    parser.addOption(size);
+    const QCommandLineOption presentation(QStringLiteral("presentation"),
+                                          QStringLiteral("Start in presentation mode (F5 leaves it)."));
+    parser.addOption(presentation);
     parser.process(app);
+    QSize windowSize;
+    if (parser.isSet(size)) {
+        const QStringList parts = parser.value(size).split(QLatin1Char('x'));
+        const int w = parts.size() == 2 ? parts[0].toInt() : 0;
+        const int h = parts.size() == 2 ? parts[1].toInt() : 0;
+        if (w < 320 || h < 240 || w > 16384 || h > 16384) {
+            std::fprintf(stderr, "railyard: --size: expected WIDTHxHEIGHT between 320x240 and 16384x16384, got '%s'\n",
+                         qPrintable(parser.value(size)));
+            return 2;
+        }
+        windowSize = QSize(w, h);
+    }
     const bool shoot = parser.isSet(screenshot);
 
     railyard::MainWindow window;
@@ -92,7 +112,11 @@ int main(int argc, char *argv[])
         }
         raised->show();
     }
+    if (windowSize.isValid())
+        window.resizeForScreen(windowSize);
     window.show();
+    if (parser.isSet(presentation))
+        window.presentation()->setActive(true);
     if (raised) // tabbed docks take raise() once the window is laid out
         QTimer::singleShot(0, &window, [&window, raised] { window.showPanel(raised); });
     if (!shoot) // once the window is up, so the question has a parent to sit on

@@ -222,6 +222,16 @@ void MainActions::buildViewMenu(std::initializer_list<QDockWidget *> docks)
         m_colourGroup->addAction(a);
         colour->addAction(a);
     }
+    QAction *relative = make(QStringLiteral("actionRelativeLoadScale"), tr("&Relative Colour Scale"),
+        tr("Colour links from 0 to the bottleneck's load instead of 0-100 % (separates lightly loaded links; colours then differ between layouts)"));
+    relative->setCheckable(true);
+    connect(relative, &QAction::toggled, this, [this](bool on) {
+        m_window->fabricView()->setLoadScale(on ? LoadScale::Relative
+                                                : LoadScale::Absolute);
+        m_window->showStatus(on ? tr("Link colours: 0 to the bottleneck's load")
+                                : tr("Link colours: 0-100 % utilisation"));
+    });
+    menu->addAction(relative);
     menu->addSeparator();
 
     QAction *fit = make(QStringLiteral("actionFitView"), tr("&Fit to Window"), tr("Show the whole fabric"));
@@ -441,11 +451,15 @@ void MainActions::readSettings(const QSettings &settings)
     const QString c = settings.value(QStringLiteral("view/colourBy"), QString(m_colourBy)).toString();
     if (c.size() == 1 && QStringLiteral("dpt").contains(c[0]))
         setColourBy(c[0]);
+    action(QStringLiteral("actionRelativeLoadScale"))
+        ->setChecked(settings.value(QStringLiteral("view/relativeLoadScale"), false).toBool());
 }
 
 void MainActions::writeSettings(QSettings &settings) const
 {
     settings.setValue(QStringLiteral("view/colourBy"), QString(m_colourBy));
+    settings.setValue(QStringLiteral("view/relativeLoadScale"),
+                      action(QStringLiteral("actionRelativeLoadScale"))->isChecked());
 }
 
 } // namespace railyard

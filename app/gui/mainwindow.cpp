@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "annotationcontroller.h"
 #include "autosaver.h"
 #include "calibrationcontroller.h"
 #include "chartspanel.h"
@@ -83,6 +84,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_presentation = new PresentationMode(this);
     m_actions = new MainActions(this, {ranks, inspector, charts, timeline});
     m_studies = new StudyController(this);
+    m_annotations = new AnnotationController(this);
     m_lessons = new LessonController(this);
     m_actions->addPanelToggle(m_lessons->dock());
     m_calibration = new CalibrationController(this);
@@ -186,6 +188,18 @@ bool MainWindow::restoreCrashedSession()
         return false;
     showStatus(tr("Restored the autosaved changes; save them to keep them"));
     return true;
+}
+
+void MainWindow::resizeForScreen(const QSize &size)
+{
+    const QRect available = WindowLayout::availableGeometry(this);
+    QRect r(QPoint(0, 0), size);
+    r.moveCenter(available.center());
+    setGeometry(WindowLayout::clampedTo(r, available));
+    WindowLayout::arrange(this, m_docks, this->size());
+    m_restoredLayout = false; // sized on the first show
+    if (m_shown)
+        WindowLayout::sizeDocks(this, m_docks);
 }
 
 void MainWindow::showPanel(QDockWidget *dock)

@@ -25,6 +25,7 @@ class InspectorPanel;
 class MainActions;
 class RankPalette;
 class ScenarioDocument;
+class AnnotationController;
 class StudyController;
 class SummaryBar;
 class TimelineView;
@@ -53,6 +54,7 @@ public:
     ChartsPanel *chartsPanel() const { return m_charts; }
     StudyController *studies() const { return m_studies; }
     CalibrationController *calibration() const { return m_calibration; }
+    AnnotationController *annotations() const { return m_annotations; }
     RankPalette *rankPalette() const { return m_rankPalette; }
     SnapshotStrip *snapshotStrip() const { return m_snapshotStrip; }
     PresentationMode *presentation() const { return m_presentation; }
@@ -82,6 +84,9 @@ public:
 
     /// Shows a dock and brings it to the front of its tab group.
     void showPanel(QDockWidget *dock);
+    /// Resizes the window to `size` (clamped to the screen) and arranges the docks for it, as
+    /// a first launch at that size would (railyard --size).
+    void resizeForScreen(const QSize &size);
 
     /// Shows a message in the status bar for a few seconds.
     void showStatus(const QString &message);
@@ -112,6 +117,7 @@ private:
     MainActions *m_actions = nullptr;
     StudyController *m_studies = nullptr;
     CalibrationController *m_calibration = nullptr;
+    AnnotationController *m_annotations = nullptr;
     AutoSaver *m_autoSaver = nullptr;
     SnapshotStrip *m_snapshotStrip = nullptr;
     PresentationMode *m_presentation = nullptr;

@@ -1,5 +1,6 @@
 #include "studycontroller.h"
 
+#include "annotationcontroller.h"
 #include "studies/compare.h"
 #include "comparepanel.h"
 #include "cost/costengine.h"
@@ -185,6 +186,7 @@ QMenu *StudyController::serverMenu(int server)
               remapAfterFailure({ { FailedComponent::Kind::Server, server } });
           });
     fail->setObjectName(QStringLiteral("actionFailServer"));
+    m_window->annotations()->extendMenu(menu, {AnnotationAnchor::Kind::Server, server}, name);
     return menu;
 }
 
@@ -213,6 +215,15 @@ QMenu *StudyController::slotMenu(int slot)
               remapAfterFailure({ { FailedComponent::Kind::Server, server } });
           });
     serverAction->setObjectName(QStringLiteral("actionFailServer"));
+    // A note on a chip follows its rank; on an empty slot it pins the server.
+    const int rank = m_window->document()->mapping().rankAt(slot);
+    if (rank >= 0)
+        m_window->annotations()->extendMenu(menu, {AnnotationAnchor::Kind::Rank, rank},
+                                            tr("Rank %1").arg(rank));
+    else
+        m_window->annotations()->extendMenu(
+            menu, {AnnotationAnchor::Kind::Server, server},
+            QString::fromStdString(fabric.serverName(server)));
     return menu;
 }
 

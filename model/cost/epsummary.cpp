@@ -54,12 +54,13 @@ EpSummary epSummary(const CostEngine &engine, int group)
 
     // The all-to-all buffer per rank, as workloadplan.cpp sizes the EP op: T = b s / c tokens,
     // the sequence-parallel shard T / t with SP ([MegatronMoE] dispatches the SP shard),
-    // S = T topK h e.
+    // S = T topK h e, e the exchanged activation's width: bf16 also in fp8 runs (Transformer
+    // Engine casts to fp8 inside the GEMMs; the dispatcher moves bf16 hidden states).
     const bool sp = s.training.sequenceParallel && s.degrees.tp > 1;
     const double tokens = static_cast<double>(s.training.microBatch) * m.seq / s.degrees.cp;
     out.tokensPerRank = sp ? tokens / s.degrees.tp : tokens;
     out.sendBytesPerRank
-        = out.tokensPerRank * m.topK * m.hidden * precisionBytes(s.training.precision);
+        = out.tokensPerRank * m.topK * m.hidden * activationMessageBytes(s.training.precision);
     const double S = out.sendBytesPerRank;
 
     out.expertShare = expertShares(m.routing, m.experts, m.topK);

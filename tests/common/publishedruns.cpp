@@ -25,7 +25,9 @@
  *    the distributed optimizer with overlapped gradient reduce-scatter, sequence parallelism
  *    whenever tp > 1, no recompute, unless the run states otherwise. Megatron-Bridge's recipes
  *    set all of these by default (sequence_parallel = tp > 1, use_distributed_optimizer,
- *    overlap_grad_reduce, overlap_param_gather).
+ *    overlap_grad_reduce, overlap_param_gather), and their performance recipes for tp > 1
+ *    Transformer Engine's TP communication overlap (tp_comm_overlap with userbuffers configs
+ *    for GPT-3 20B/175B, Llama 3 70B, Llama 3.1 405B).
  *  - A virtual pipeline size vp > 1 is the interleaved 1F1B schedule with vp chunks.
  *  - Layers that do not split evenly over pp x vp: Megatron-Bridge's large recipes count the
  *    embedding and the loss as one layer slot each (account_for_embedding_in_pipeline_split,
@@ -285,6 +287,12 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
             t.distributedOptimizer = !present(parallel, "distributed_optimizer")
                                      || parallel.at("distributed_optimizer").get<bool>();
             t.dpOverlap = true;
+            t.overlapParamGather = t.distributedOptimizer;
+            // The NeMo / Megatron-Bridge performance recipes of every model here with tp > 1
+            // (GPT-3 20B and 175B, Llama 3 70B, Llama 3.1 405B) turn on Transformer Engine's
+            // TP communication overlap (CommOverlapConfig / MegatronCommOverlapCallback with
+            // tp_comm_overlap=True and a userbuffers_* configuration); it needs SP.
+            t.tpCommOverlap = t.sequenceParallel && d.tp > 1;
             t.flashAttention = true;
             if (!present(parallel, "sequence_parallel") && d.tp > 1)
                 assume("sequence parallelism (tp > 1)");

@@ -244,13 +244,27 @@ void TestFabricView::linksShowTheReport()
     QCOMPARE(loadedSpineCables(m_view->scene(), m_doc->engine().fabric()), 0);
     const CostReport &r = m_doc->report();
     QVERIFY(r.bottleneckLink >= 0);
+    // Absolute by default: the ramp spans 0-100 % whatever the bottleneck, which the legend
+    // names with its load.
+    QCOMPARE(m_view->rootItem()->loadScale(), LoadScale::Absolute);
+    QCOMPARE(m_view->rootItem()->maxUtilisation(), 1.0);
+    QCOMPARE(m_view->legendItem()->maxUtilisation(), 1.0);
+    QVERIFY(!m_view->legendItem()->isRelative());
+    QVERIFY(r.utilisation(r.bottleneckLink) < 1.0); // so the two scales differ below
+    // Relative: 0 .. the bottleneck; the cables recolour on that scale.
+    m_view->setLoadScale(LoadScale::Relative);
     QCOMPARE(m_view->rootItem()->maxUtilisation(), r.utilisation(r.bottleneckLink));
     QCOMPARE(m_view->legendItem()->maxUtilisation(), r.utilisation(r.bottleneckLink));
+    QVERIFY(m_view->legendItem()->isRelative());
+    VERIFY_LINKS(m_view->scene(), *m_doc);
+    m_view->setLoadScale(LoadScale::Absolute);
+    QCOMPARE(m_view->legendItem()->maxUtilisation(), 1.0);
+    VERIFY_LINKS(m_view->scene(), *m_doc);
 }
 
 /// The cable layer draws every cable (the LinkItems paint nothing): on screen each loaded cable
-/// wears ColorScale's colour of its worse direction's utilisation in the report, on the scale
-/// 0 .. the bottleneck's, and hovering that very pixel tooltips the same cable.
+/// wears ColorScale's colour of its worse direction's utilisation in the report, on the
+/// absolute 0-100 % scale, and hovering that very pixel tooltips the same cable.
 void TestFabricView::cableLayerPaintsTheReportsColours()
 {
     FabricItem *root = m_view->rootItem();
@@ -260,8 +274,8 @@ void TestFabricView::cableLayerPaintsTheReportsColours()
     QCOMPARE(root->cableLayer()->count(), links.size());
     for (const LinkItem *l : links)
         QVERIFY(l->flags() & QGraphicsItem::ItemHasNoContents);
-    const double range = r.utilisation(r.bottleneckLink);
-    QVERIFY(range > 0.0);
+    const double range = 1.0; // the absolute scale, the default
+    QCOMPARE(root->maxUtilisation(), range);
     // At 100 %, where the parallel cables of a rail band (4 units apart) are pixels apart.
     while (m_view->zoom() < 1.0)
         m_view->zoomIn();
@@ -373,6 +387,8 @@ void TestFabricView::dragSwapsRanksWithLivePreview()
         before.push_back(l->worstUtilisation());
     const QColor colour0 = chip0->fillColour();
     const int commands = m_doc->undoStack()->count();
+    // On the relative scale, so the preview's range differs from the one before the drag.
+    m_view->setLoadScale(LoadScale::Relative);
     const double rangeBefore = m_view->rootItem()->maxUtilisation();
 
     QWidget *vp = m_view->viewport();
@@ -384,9 +400,12 @@ void TestFabricView::dragSwapsRanksWithLivePreview()
     QCOMPARE(m_doc->mapping().slotOf(0), slot0); // not an edit yet
     VERIFY_LINKS(scene, *m_doc);
     QVERIFY(loadedSpineCables(scene, fabric) > 0);
-    // The colour scale is held during the drag: colours compare with the state before it.
-    QVERIFY(m_view->rootItem()->isScaleHeld());
-    QCOMPARE(m_view->rootItem()->maxUtilisation(), rangeBefore);
+    // The preview is coloured on its own report's scale, the one the drop will show (a scale
+    // held from before the drag would saturate and then jump on the drop).
+    const double previewRange = m_doc->report().utilisation(m_doc->report().bottleneckLink);
+    QVERIFY(previewRange != rangeBefore);
+    QCOMPARE(m_view->rootItem()->maxUtilisation(), previewRange);
+    QCOMPARE(m_view->legendItem()->maxUtilisation(), previewRange);
     std::vector<double> preview;
     for (LinkItem *l : links)
         preview.push_back(l->worstUtilisation());
@@ -395,7 +414,7 @@ void TestFabricView::dragSwapsRanksWithLivePreview()
     QTest::mouseRelease(vp, Qt::LeftButton, {}, viewPos(*m_view, chip9));
     QVERIFY(!m_doc->isPreviewing());
     QVERIFY(status.last().first().toString().startsWith(QStringLiteral("Swapped rank 0 ↔ rank 9")));
-    QVERIFY(!m_view->rootItem()->isScaleHeld());
+    QCOMPARE(m_view->rootItem()->maxUtilisation(), previewRange);
     QCOMPARE(m_view->rootItem()->maxUtilisation(),
         m_doc->report().utilisation(m_doc->report().bottleneckLink));
     QCOMPARE(m_doc->undoStack()->count(), commands + 1);
@@ -638,7 +657,6 @@ void TestFabricView::serverBarDragPreviewsTheMove()
     QVERIFY(m_doc->isPreviewing());
     QCOMPARE(m_doc->mapping().slots(), start.slots); // not an edit yet
     QCOMPARE(m_doc->engine().mapping().slots(), moved.slots);
-    QVERIFY(root->isScaleHeld());
     VERIFY_LINKS(scene, *m_doc);
     // Every cable shows the moved mapping's load as the second engine computes it; some changed.
     int changed = 0;
@@ -667,7 +685,6 @@ void TestFabricView::serverBarDragPreviewsTheMove()
     QVERIFY(sameLoads(shownLoads(links), preview));
     QTest::keyClick(m_view.get(), Qt::Key_Escape);
     QVERIFY(!m_doc->isPreviewing());
-    QVERIFY(!root->isScaleHeld());
     QTest::mouseRelease(vp, Qt::LeftButton, {}, target);
     QCOMPARE(m_doc->undoStack()->count(), 0);
     QCOMPARE(m_doc->mapping().slots(), start.slots);
@@ -827,6 +844,8 @@ void TestFabricView::overlayColoursLinksByGivenValues()
     QVERIFY(m_view->legendItem()->overlayTitle().isEmpty());
     VERIFY_LINKS(m_view->scene(), *m_doc);
     const CostReport &r = m_doc->report();
+    QCOMPARE(root->maxUtilisation(), 1.0); // the absolute scale
+    root->setLoadScale(LoadScale::Relative);
     QCOMPARE(root->maxUtilisation(), r.utilisation(r.bottleneckLink));
     QCOMPARE(float(root->serverItem(6)->shownUtilisation(2, true)),
         float(std::max(r.utilisation(nvlink), r.utilisation(nvlink ^ 1))));

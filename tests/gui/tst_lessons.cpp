@@ -15,6 +15,7 @@
 #include "rankpalette.h"
 #include "remapdialog.h"
 #include "scripteddialogs.h"
+#include "scriptedwindow.h"
 #include "slotitem.h"
 #include "studycontroller.h"
 #include "timelineview.h"
@@ -42,20 +43,9 @@ using namespace railyard;
 
 namespace {
 
-struct Fixture
+struct Fixture : ScriptedWindow
 {
-    MainWindow window;
-    ScriptedDialogs *dialogs;
-
-    Fixture()
-    {
-        auto owned = std::make_unique<ScriptedDialogs>();
-        dialogs = owned.get();
-        window.setDialogs(std::move(owned));
-        window.resize(1600, 1000);
-        window.show();
-    }
-    ScenarioDocument *doc() const { return window.document(); }
+    Fixture() : ScriptedWindow(QSize(1600, 1000)) {}
     LessonController *lessons() const { return window.lessons(); }
     LessonsPanel *panel() const { return window.lessons()->panel(); }
     void settle()

@@ -3,7 +3,9 @@
 // Modal dialogs are replaced by a scripted UserDialogs, so nothing blocks.
 #include "cost/costengine.h"
 #include "documentfiles.h"
+#include "fabricitem.h"
 #include "fabricview.h"
+#include "legenditem.h"
 #include "mainactions.h"
 #include "mainwindow.h"
 #include "recentfiles.h"
@@ -12,6 +14,7 @@
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "scripteddialogs.h"
+#include "scriptedwindow.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -31,19 +34,12 @@ namespace {
 
 
 /** A window with scripted dialogs. */
-struct Fixture
+struct Fixture : ScriptedWindow
 {
-    MainWindow window;
-    ScriptedDialogs *dialogs;
-
-    Fixture()
+    Fixture() : ScriptedWindow(QSize(), false)
     {
-        auto owned = std::make_unique<ScriptedDialogs>();
-        dialogs = owned.get();
         dialogs->saveChoice = UserDialogs::SaveChoice::Cancel; // nothing is lost by accident
-        window.setDialogs(std::move(owned));
     }
-    ScenarioDocument *doc() const { return window.document(); }
     QAction *action(const char *name) const { return window.actions()->action(QString::fromLatin1(name)); }
 };
 
@@ -83,6 +79,7 @@ private Q_SLOTS:
     void saveWritesTheCurrentFile();
     void undoRedoActions();
     void keyboardUndoRedo();
+    void relativeLoadScaleIsRemembered();
     void presetsAreUndoable();
     void closeAsksWhenModified();
     void closeWithSaveChoiceSaves();
@@ -252,6 +249,28 @@ void TestMainWindow::undoRedoActions()
     redo->trigger();
     QCOMPARE(f.doc()->scenario().slots[0], before[9]);
     QVERIFY(f.window.statusBar()->currentMessage().startsWith(QStringLiteral("Redone: Swap")));
+}
+
+void TestMainWindow::relativeLoadScaleIsRemembered()
+{
+    {
+        Fixture f;
+        f.window.show(); // a hidden window's close() sends no close event
+        QAction *relative = f.action("actionRelativeLoadScale");
+        QVERIFY(relative && relative->isCheckable() && !relative->isChecked());
+        QCOMPARE(f.window.fabricView()->rootItem()->loadScale(), LoadScale::Absolute);
+        QCOMPARE(f.window.fabricView()->legendItem()->maxUtilisation(), 1.0);
+        relative->trigger();
+        const CostReport &r = f.doc()->report();
+        QCOMPARE(f.window.fabricView()->rootItem()->loadScale(), LoadScale::Relative);
+        QCOMPARE(f.window.fabricView()->legendItem()->maxUtilisation(),
+                 r.utilisation(r.bottleneckLink));
+        QVERIFY(f.window.close()); // unmodified: no prompt; writes the settings
+    }
+    Fixture g; // the next launch (main() reads the settings) keeps the choice
+    g.window.readSettings();
+    QVERIFY(g.action("actionRelativeLoadScale")->isChecked());
+    QCOMPARE(g.window.fabricView()->rootItem()->loadScale(), LoadScale::Relative);
 }
 
 void TestMainWindow::keyboardUndoRedo()

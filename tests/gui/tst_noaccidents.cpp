@@ -17,6 +17,7 @@
 #include "studycontroller.h"
 #include "summarybar.h"
 #include "scripteddialogs.h"
+#include "scriptedwindow.h"
 
 #include <QAction>
 #include <QApplication>
@@ -44,19 +45,12 @@ using namespace railyard;
 namespace {
 
 
-struct Fixture
+struct Fixture : ScriptedWindow
 {
-    MainWindow window;
-    ScriptedDialogs *dialogs;
-
-    Fixture()
+    Fixture() : ScriptedWindow(QSize(), false)
     {
-        auto owned = std::make_unique<ScriptedDialogs>();
-        dialogs = owned.get();
         dialogs->saveChoice = UserDialogs::SaveChoice::Cancel; // nothing is lost by accident
-        window.setDialogs(std::move(owned));
     }
-    ScenarioDocument *doc() const { return window.document(); }
     QAction *action(const char *name) const { return window.actions()->action(QString::fromLatin1(name)); }
     QDockWidget *dock(const char *name) const { return window.findChild<QDockWidget *>(QString::fromLatin1(name)); }
 };

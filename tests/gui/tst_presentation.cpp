@@ -9,11 +9,13 @@
 #include "mainwindow.h"
 #include "presentationmode.h"
 #include "scripteddialogs.h"
+#include "scriptedwindow.h"
 #include "snapshotstrip.h"
 #include "studycontroller.h"
 
 #include <QAction>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -21,6 +23,7 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
@@ -31,20 +34,35 @@ using namespace railyard;
 
 namespace {
 
-struct Fixture
+/// The summary's items whose text (rich, two lines) does not fit their label, with why.
+QStringList clippedSummaryItems(const QMainWindow &window)
 {
-    MainWindow window;
-    ScriptedDialogs *dialogs;
-
-    Fixture()
-    {
-        auto owned = std::make_unique<ScriptedDialogs>();
-        dialogs = owned.get();
-        window.setDialogs(std::move(owned));
-        window.resize(1400, 900);
-        window.show();
+    QStringList clipped;
+    const QWidget *bar = window.findChild<QWidget *>(QStringLiteral("summaryBar"));
+    if (!bar)
+        return {QStringLiteral("no summary bar")};
+    for (const QLabel *label : bar->findChildren<QLabel *>()) {
+        if (!label->isVisible() || label->text().isEmpty())
+            continue;
+        QTextDocument doc;
+        doc.setDefaultFont(label->font());
+        doc.setDocumentMargin(0);
+        doc.setHtml(label->text());
+        const QRect room = label->contentsRect();
+        if (doc.idealWidth() > room.width() + 1.0 || doc.size().height() > room.height() + 2.0)
+            clipped << QStringLiteral("%1: needs %2x%3, has %4x%5")
+                           .arg(label->objectName())
+                           .arg(doc.idealWidth())
+                           .arg(doc.size().height())
+                           .arg(room.width())
+                           .arg(room.height());
     }
-    ScenarioDocument *doc() const { return window.document(); }
+    return clipped;
+}
+
+struct Fixture : ScriptedWindow
+{
+    Fixture() : ScriptedWindow(QSize(1400, 900)) {}
     SnapshotStrip *strip() const { return window.snapshotStrip(); }
     void settle()
     {
@@ -110,6 +128,9 @@ void TestPresentation::f5TogglesPresentationMode()
     QVERIFY(f.strip()->isVisible());
     QVERIFY(f.window.font().pointSizeF() >= points * 1.45);
     QVERIFY(f.window.fabricView()->font().pointSizeF() >= points * 1.45); // inherited by the views
+    // The summary's columns and height follow the larger font: nothing clipped.
+    const QStringList clipped = clippedSummaryItems(f.window);
+    QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(QLatin1Char('\n'))));
     QVERIFY(f.window.fabricView()->noticeText().contains(QStringLiteral("Presentation mode")));
 
     QTest::keyClick(&f.window, Qt::Key_F5);
@@ -120,6 +141,7 @@ void TestPresentation::f5TogglesPresentationMode()
     QVERIFY(f.window.menuBar()->isVisible());
     QCOMPARE(f.window.font().pointSizeF(), points);
     QCOMPARE(f.window.geometry(), geometry);
+    QVERIFY(clippedSummaryItems(f.window).isEmpty());
 }
 
 void TestPresentation::escapeLeavesAndShortcutsStillWork()

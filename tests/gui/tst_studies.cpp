@@ -14,6 +14,7 @@
 #include "document/scenariodocument.h"
 #include "scenario/scenariofile.h"
 #include "scripteddialogs.h"
+#include "scriptedwindow.h"
 #include "studycontroller.h"
 #include "timelinecanvas.h"
 
@@ -33,19 +34,8 @@ using namespace railyard;
 
 namespace {
 
-struct Fixture
+struct Fixture : ScriptedWindow
 {
-    MainWindow window;
-    ScriptedDialogs *dialogs;
-
-    Fixture()
-    {
-        auto owned = std::make_unique<ScriptedDialogs>();
-        dialogs = owned.get();
-        window.setDialogs(std::move(owned));
-        window.show();
-    }
-    ScenarioDocument *doc() const { return window.document(); }
     StudyController *studies() const { return window.studies(); }
     ComparePanel *panel() const { return studies()->comparePanel(); }
     QAction *action(const char *name) const

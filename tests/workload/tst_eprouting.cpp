@@ -82,6 +82,7 @@ private Q_SLOTS:
     void topKCapsTheHottestExpert();
     void explicitMemberShares();
     void uniformMatrixIsFlat();
+    void fp8DispatchStaysBf16();
     void uniformEngineBytesMatchHandCount();
     void skewedEngineBytesFollowTheShares();
     void skewRaisesTheEpPhaseByTheHotShare();
@@ -179,6 +180,22 @@ void TestEpRouting::uniformMatrixIsFlat()
             found = true;
         }
     QVERIFY(found);
+}
+
+void TestEpRouting::fp8DispatchStaysBf16()
+{
+    // Transformer Engine computes the expert GEMMs in fp8 but the token dispatcher moves bf16
+    // hidden states, so an fp8 run's all-to-all buffer is the bf16 one, in the summary (the
+    // EP matrix view) as in the engine's op.
+    Scenario s = fixtures::smallMoe(2, 4, { 1, 1, 8, 1, 8 });
+    s.training.precision = Precision::Fp8;
+    CostEngine engine(s);
+    const EpSummary ep = epSummary(engine);
+    const double S = 2048.0 * 2 * 1024 * 2;
+    QCOMPARE(ep.sendBytesPerRank, S);
+    for (const CommOp &op : engine.plan().ops)
+        if (op.dim == Dim::Ep)
+            QCOMPARE(op.bytes, ep.sendBytesPerRank);
 }
 
 void TestEpRouting::uniformEngineBytesMatchHandCount()

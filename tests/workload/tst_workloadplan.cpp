@@ -575,7 +575,7 @@ void TestWorkloadPlan::computeTimeDependsOnShape()
 
     // The device's own constants override the calibrated defaults.
     DeviceSpec slow = h100();
-    slow.maxEfficiency = 0.4;
+    slow.maxEfficiency = 0.25; // well under the calibrated bf16 value (0.603)
     const WorkloadPlan s = planWorkload(big, smallTraining(), slow, degrees(1));
     QVERIFY(s.stages[0].forwardTime > 1.5 * bf.stages[0].forwardTime);
     QVERIFY(bf.stages[0].optimizerTime > 0.0);

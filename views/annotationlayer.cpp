@@ -1,0 +1,334 @@
+#include "annotationlayer.h"
+
+#include "document/scenariodocument.h"
+#include "fabricitem.h"
+#include "fabriclayout.h"
+
+#include <QFontMetricsF>
+#include <QGraphicsScene>
+#include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
+#include <cmath>
+
+namespace railyard {
+
+namespace {
+
+constexpr double kCardWidth = 150.0; ///< screen pixels
+constexpr double kPadding = 6.0;
+const QColor kArrowColour(0x1c, 0x4e, 0xd8);
+
+QFont cardFont()
+{
+    QFont font;
+    font.setPixelSize(12);
+    return font;
+}
+
+/// The screen scale of a painter (device pixels per scene unit).
+double screenScale(const QPainter *painter)
+{
+    const QTransform &t = painter->worldTransform();
+    const double s = std::sqrt(std::abs(t.determinant()));
+    return s > 0.0 ? s : 1.0;
+}
+
+/// Distance from `p` to the segment a-b.
+double distanceToSegment(QPointF p, QPointF a, QPointF b)
+{
+    const QPointF ab = b - a;
+    const double len2 = QPointF::dotProduct(ab, ab);
+    const double t = len2 > 0.0 ? std::clamp(QPointF::dotProduct(p - a, ab) / len2, 0.0, 1.0) : 0.0;
+    const QPointF d = p - (a + t * ab);
+    return std::hypot(d.x(), d.y());
+}
+
+} // namespace
+
+AnnotationLayer::AnnotationLayer(ScenarioDocument *document, FabricItem *root)
+    : m_document(document)
+    , m_root(root)
+{
+    setZValue(900.0); // over the fabric's items, under the legend
+    setAcceptedMouseButtons(Qt::NoButton); // the cards take the clicks; arrows via the view
+    connect(document, &ScenarioDocument::annotationsChanged, this, &AnnotationLayer::rebuild);
+    connect(document, &ScenarioDocument::mappingChanged, this, &AnnotationLayer::rebuild);
+    connect(root, &FabricItem::rebuilt, this, &AnnotationLayer::rebuild);
+    // A load or a structural edit replaces the annotation list without annotationsChanged();
+    // the fabric may be the same (the root then does not rebuild).
+    connect(document, &ScenarioDocument::scenarioChanged, this, &AnnotationLayer::rebuild);
+}
+
+std::optional<QPointF> AnnotationLayer::pinPosition(const AnnotationAnchor &anchor) const
+{
+    const Fabric &f = m_root->fabric();
+    const FabricLayout &layout = m_root->layout();
+    switch (anchor.kind) {
+    case AnnotationAnchor::Kind::Server: {
+        if (anchor.index < 0 || anchor.index >= f.servers())
+            return std::nullopt;
+        const QRectF r = layout.serverRect(anchor.index);
+        return m_root->mapToScene(QPointF(r.center().x(), r.top()));
+    }
+    case AnnotationAnchor::Kind::Rank: {
+        const Mapping &m = m_document->mapping();
+        if (anchor.index < 0 || anchor.index >= m.rankCount())
+            return std::nullopt;
+        const int slot = m.slotOf(anchor.index);
+        if (slot < 0 || slot >= f.slotCount())
+            return std::nullopt;
+        const QPointF chip = layout.serverPos(f.serverOfSlot(slot))
+            + layout.slotRect(f.gpuOfSlot(slot)).center();
+        return m_root->mapToScene(chip);
+    }
+    case AnnotationAnchor::Kind::Link: {
+        if (anchor.index < 0 || anchor.index >= f.linkCount())
+            return std::nullopt;
+        const QPolygonF &path = layout.cablePath(anchor.index >> 1);
+        if (path.size() >= 2) {
+            // The middle of the polyline, by length.
+            double total = 0.0;
+            for (qsizetype i = 0; i + 1 < path.size(); ++i)
+                total += QLineF(path[i], path[i + 1]).length();
+            double left = total / 2.0;
+            for (qsizetype i = 0; i + 1 < path.size(); ++i) {
+                const QLineF seg(path[i], path[i + 1]);
+                if (left <= seg.length() || i + 2 == path.size())
+                    return m_root->mapToScene(seg.pointAt(seg.length() > 0.0 ? left / seg.length() : 0.0));
+                left -= seg.length();
+            }
+        }
+        // A server-internal link (GPU <-> NVSwitch or NIC): its server's middle.
+        const FabricLink &l = f.link(anchor.index);
+        const int server = f.node(l.src).server >= 0 ? f.node(l.src).server : f.node(l.dst).server;
+        if (server < 0)
+            return std::nullopt;
+        return m_root->mapToScene(layout.serverRect(server).center());
+    }
+    }
+    return std::nullopt;
+}
+
+void AnnotationLayer::rebuild()
+{
+    prepareGeometryChange();
+    for (AnnotationNoteItem *note : std::as_const(m_notes))
+        delete note;
+    m_notes.clear();
+    m_bounds = QRectF();
+    const std::vector<Annotation> &all = m_document->scenario().annotations;
+    for (int i = 0; i < static_cast<int>(all.size()); ++i) {
+        const Annotation &a = all[static_cast<std::size_t>(i)];
+        const std::optional<QPointF> pin = pinPosition(a.anchor);
+        if (!pin)
+            continue;
+        if (a.kind == Annotation::Kind::Note) {
+            auto *note = new AnnotationNoteItem(this, i, a, *pin);
+            m_notes.push_back(note);
+            m_bounds |= QRectF(*pin, note->pos()).normalized();
+        } else if (const std::optional<QPointF> head = pinPosition(a.target)) {
+            m_bounds |= QRectF(*pin, *head).normalized();
+        }
+    }
+    // Room for the arrowheads and labels (drawn at screen size) at ordinary zooms.
+    m_bounds.adjust(-60, -60, 60, 60);
+    update();
+}
+
+QRectF AnnotationLayer::boundingRect() const
+{
+    return m_bounds;
+}
+
+void AnnotationLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    const double scale = screenScale(painter);
+    painter->setRenderHint(QPainter::Antialiasing);
+    // Each card's line back to its pin, and a dot on the pin.
+    for (const AnnotationNoteItem *note : std::as_const(m_notes)) {
+        QPen pen(note->paper().darker(160), 1.5);
+        pen.setCosmetic(true);
+        painter->setPen(pen);
+        painter->drawLine(note->pin(), note->pos());
+        painter->setBrush(note->paper().darker(160));
+        painter->drawEllipse(note->pin(), 3.0 / scale, 3.0 / scale);
+    }
+    // Arrows: a line, a head of constant screen size, the label at the middle.
+    const std::vector<Annotation> &all = m_document->scenario().annotations;
+    QFont font = cardFont();
+    font.setBold(true);
+    for (const Annotation &a : all) {
+        if (a.kind != Annotation::Kind::Arrow)
+            continue;
+        const std::optional<QPointF> tail = pinPosition(a.anchor);
+        const std::optional<QPointF> head = pinPosition(a.target);
+        if (!tail || !head || *tail == *head)
+            continue;
+        QPen pen(kArrowColour, 2.5);
+        pen.setCosmetic(true);
+        painter->setPen(pen);
+        painter->drawLine(*tail, *head);
+        const QLineF line(*head, *tail);
+        const double size = 12.0 / scale;
+        QLineF side1 = QLineF::fromPolar(size, line.angle() + 25.0).translated(*head);
+        QLineF side2 = QLineF::fromPolar(size, line.angle() - 25.0).translated(*head);
+        QPainterPath tip;
+        tip.moveTo(*head);
+        tip.lineTo(side1.p2());
+        tip.lineTo(side2.p2());
+        tip.closeSubpath();
+        painter->fillPath(tip, kArrowColour);
+        if (a.text.empty())
+            continue;
+        // The label at screen size, on a white plate, at the middle of the arrow.
+        painter->save();
+        painter->translate((*tail + *head) / 2.0);
+        painter->scale(1.0 / scale, 1.0 / scale);
+        painter->setFont(font);
+        const QString text = QString::fromStdString(a.text);
+        const QFontMetricsF fm(font);
+        const QRectF box = fm.boundingRect(text).adjusted(-4, -2, 4, 2);
+        const QRectF plate(-box.width() / 2.0, -box.height() / 2.0, box.width(), box.height());
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(QColor(255, 255, 255, 230));
+        painter->drawRoundedRect(plate, 3, 3);
+        painter->setPen(kArrowColour);
+        painter->drawText(plate, Qt::AlignCenter, text);
+        painter->restore();
+    }
+}
+
+int AnnotationLayer::annotationAt(const QPointF &p, double viewScale) const
+{
+    for (auto it = m_notes.crbegin(); it != m_notes.crend(); ++it) {
+        if ((*it)->sceneBoundingRect().contains(p) || (*it)->contains((*it)->mapFromScene(p)))
+            return (*it)->index();
+    }
+    const std::vector<Annotation> &all = m_document->scenario().annotations;
+    const double tolerance = 5.0 / (viewScale > 0.0 ? viewScale : 1.0);
+    for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i) {
+        const Annotation &a = all[static_cast<std::size_t>(i)];
+        if (a.kind != Annotation::Kind::Arrow)
+            continue;
+        const std::optional<QPointF> tail = pinPosition(a.anchor);
+        const std::optional<QPointF> head = pinPosition(a.target);
+        if (tail && head && distanceToSegment(p, *tail, *head) <= tolerance)
+            return i;
+    }
+    return -1;
+}
+
+int AnnotationLayer::selectedNote() const
+{
+    for (const AnnotationNoteItem *note : m_notes)
+        if (note->isSelected())
+            return note->index();
+    return -1;
+}
+
+void AnnotationLayer::noteDragged(int index, const QPointF &pos)
+{
+    const std::vector<Annotation> &all = m_document->scenario().annotations;
+    if (index < 0 || index >= static_cast<int>(all.size()))
+        return;
+    Annotation moved = all[static_cast<std::size_t>(index)];
+    const std::optional<QPointF> pin = pinPosition(moved.anchor);
+    if (!pin)
+        return;
+    moved.dx = std::round(pos.x() - pin->x());
+    moved.dy = std::round(pos.y() - pin->y());
+    m_document->editAnnotation(index, moved, tr("Move note"));
+    rebuild(); // an unchanged position pushes no edit: put the card back where the file says
+}
+
+AnnotationNoteItem::AnnotationNoteItem(AnnotationLayer *layer, int index, const Annotation &note,
+                                       QPointF pin)
+    : QGraphicsItem(layer)
+    , m_layer(layer)
+    , m_index(index)
+    , m_text(QString::fromStdString(note.text))
+    , m_colour(note.colour)
+    , m_pin(pin)
+{
+    setFlags(ItemIgnoresTransformations | ItemIsMovable | ItemIsSelectable
+             | ItemSendsGeometryChanges);
+    setCursor(Qt::OpenHandCursor);
+    setToolTip(QObject::tr("Note: drag to move, double-click to edit, right-click for more"));
+    const QFontMetricsF fm(cardFont());
+    const QRectF text = fm.boundingRect(QRectF(0, 0, kCardWidth - 2 * kPadding, 400),
+                                        Qt::TextWordWrap, m_text.isEmpty() ? QStringLiteral(" ") : m_text);
+    m_card = QRectF(0, 0, kCardWidth, std::min(text.height(), 160.0) + 2 * kPadding);
+    setPos(pin + QPointF(note.dx, note.dy));
+}
+
+QColor AnnotationNoteItem::paper() const
+{
+    if (m_colour == "blue")
+        return QColor(0xc5, 0xe3, 0xfc);
+    if (m_colour == "green")
+        return QColor(0xc8, 0xf0, 0xc4);
+    if (m_colour == "pink")
+        return QColor(0xfc, 0xd0, 0xe4);
+    return QColor(0xff, 0xf1, 0x9c); // yellow
+}
+
+QRectF AnnotationNoteItem::boundingRect() const
+{
+    return m_card.adjusted(-2, -2, 4, 4); // the shadow
+}
+
+void AnnotationNoteItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QColor(0, 0, 0, 40));
+    painter->drawRoundedRect(m_card.translated(2.5, 2.5), 3, 3);
+    painter->setBrush(paper());
+    painter->setPen(QPen(isSelected() ? QColor(0x1c, 0x4e, 0xd8) : paper().darker(140),
+                         isSelected() ? 2.0 : 1.0));
+    painter->drawRoundedRect(m_card, 3, 3);
+    painter->setPen(QColor(0x21, 0x25, 0x29));
+    painter->setFont(cardFont());
+    painter->drawText(m_card.adjusted(kPadding, kPadding, -kPadding, -kPadding),
+                      Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, m_text);
+}
+
+QVariant AnnotationNoteItem::itemChange(GraphicsItemChange change, const QVariant &value)
+{
+    if (change == ItemPositionHasChanged)
+        m_layer->update(); // its line back to the pin
+    return QGraphicsItem::itemChange(change, value);
+}
+
+void AnnotationNoteItem::mousePressEvent(QGraphicsSceneMouseEvent *event)
+{
+    m_pressPos = pos();
+    setCursor(Qt::ClosedHandCursor);
+    QGraphicsItem::mousePressEvent(event);
+}
+
+void AnnotationNoteItem::mouseReleaseEvent(QGraphicsSceneMouseEvent *event)
+{
+    QGraphicsItem::mouseReleaseEvent(event);
+    setCursor(Qt::OpenHandCursor);
+    if (pos() != m_pressPos) {
+        // After this event: the edit rebuilds the cards, this one included.
+        AnnotationLayer *layer = m_layer;
+        const int index = m_index;
+        const QPointF to = pos();
+        QMetaObject::invokeMethod(
+            layer, [layer, index, to] { layer->noteDragged(index, to); }, Qt::QueuedConnection);
+    }
+}
+
+void AnnotationNoteItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent *event)
+{
+    event->accept();
+    Q_EMIT m_layer->editRequested(m_index);
+}
+
+} // namespace railyard

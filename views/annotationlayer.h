@@ -1,0 +1,103 @@
+#pragma once
+
+#include "scenario/annotation.h"
+
+#include <QGraphicsObject>
+#include <QList>
+#include <QPointF>
+#include <QRectF>
+
+#include <optional>
+
+namespace railyard {
+
+class FabricItem;
+class ScenarioDocument;
+class AnnotationNoteItem;
+
+/**
+ * The whiteboard marks of the scenario drawn over the fabric: each sticky note as a paper card
+ * (constant size on screen, so it reads at any zoom) with a line back to its pin, each arrow
+ * from its tail's pin to its head's with its label. Pins are the server's top edge, the chip of
+ * the rank (following the rank when it moves) or the middle of the link's cable.
+ *
+ * A note can be dragged (one undoable edit when released) and selected (Delete removes it via
+ * the view); everything else about editing goes through the window's menus. The layer rebuilds
+ * its cards from the document whenever the annotations, the mapping or the fabric change: a
+ * scenario holds a handful of notes, so rebuilding is cheaper than tracking each one.
+ */
+class AnnotationLayer : public QGraphicsObject
+{
+    Q_OBJECT
+
+public:
+    enum { Type = UserType + 20 };
+
+    AnnotationLayer(ScenarioDocument *document, FabricItem *root);
+
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+               QWidget *widget) override;
+
+    /// The scene position of a pin, or nothing when it names no server, rank or link of the
+    /// fabric shown (a note kept from an edit that shrank the fabric stays in the file).
+    std::optional<QPointF> pinPosition(const AnnotationAnchor &anchor) const;
+    /// The note cards, in annotation order (arrows have none).
+    QList<AnnotationNoteItem *> notes() const { return m_notes; }
+    /// The annotation whose card or arrow is at scene point `p` (within a few pixels of an
+    /// arrow at view scale `viewScale`), or -1.
+    int annotationAt(const QPointF &p, double viewScale) const;
+    /// The selected note's annotation index, or -1.
+    int selectedNote() const;
+
+    /// Rebuilds the cards from the document (also called by the document's signals).
+    void rebuild();
+    /// A card was dragged to scene position `pos`: its new offset from the pin, as one edit.
+    void noteDragged(int index, const QPointF &pos);
+
+Q_SIGNALS:
+    /// A note card was double-clicked: the window asks for its new text.
+    void editRequested(int index);
+
+private:
+    ScenarioDocument *m_document;
+    FabricItem *m_root;
+    QList<AnnotationNoteItem *> m_notes;
+    QRectF m_bounds;
+};
+
+/** One sticky note's card: movable and selectable, painted at screen size. */
+class AnnotationNoteItem : public QGraphicsItem
+{
+public:
+    enum { Type = UserType + 21 };
+
+    AnnotationNoteItem(AnnotationLayer *layer, int index, const Annotation &note, QPointF pin);
+
+    int type() const override { return Type; }
+    int index() const { return m_index; }
+    QString text() const { return m_text; }
+    QPointF pin() const { return m_pin; }
+    QColor paper() const;
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+               QWidget *widget) override;
+
+protected:
+    QVariant itemChange(GraphicsItemChange change, const QVariant &value) override;
+    void mousePressEvent(QGraphicsSceneMouseEvent *event) override;
+    void mouseReleaseEvent(QGraphicsSceneMouseEvent *event) override;
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent *event) override;
+
+private:
+    AnnotationLayer *m_layer;
+    int m_index;
+    QString m_text;
+    std::string m_colour;
+    QPointF m_pin;
+    QRectF m_card;
+    QPointF m_pressPos;
+};
+
+} // namespace railyard

@@ -165,6 +165,7 @@ class TestCalibrationFit : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void engineUsesCalibration();
     void recoversScaleUp_data();
     void recoversScaleUp();
     void recoversNetworkTier();
@@ -173,6 +174,58 @@ private Q_SLOTS:
     void publishedTwoNodes();
     void badInput();
 };
+
+void TestCalibrationFit::engineUsesCalibration()
+{
+    // One server, ring all-reduce: 8 members, 7 NVLink steps per pass (the ring's 8 hops less
+    // its cheapest, cost/collectiveplanner.cpp), two passes. NCCL's tuner (tuning.cc, as
+    // cost/nccltuning.cpp cites it): LL ring base 6.6 us, no per-step extra for LL, so with a
+    // calibrated α of 2 us the latency is 6.6 + 2 x 7 x 2 = 34.6 us, and LL wins at 8 B.
+    Scenario s = fixtures::smallDense(1, 8, fixtures::degrees(8));
+    s.collectives.algorithm = CollectiveAlgorithm::Ring;
+    CostEngine e(s);
+    const std::vector<int> ranks = iota(8);
+    const auto run = [&](const std::vector<CalibratedTier> &cal, double bytes) {
+        nccltuning::DeviceTuning d = nccltuning::deviceTuning(s.device, s.collectives);
+        d.calibration = cal;
+        return estimateCollective(e.fabric(), *e.sharedRouter(), e.mapping(), 8,
+            Collective::AllReduce, ranks, bytes, CollectiveAlgorithm::Ring, d, false);
+    };
+    const CollectiveResult plain = run({}, 8.0);
+    QCOMPARE(plain.chain.scaleUpSteps, 7);
+    QCOMPARE(plain.chain.networkSteps, 0);
+    QCOMPARE(plain.chain.networkWire, 0.0);
+    QVERIFY(plain.chain.reach == Tier::ScaleUp);
+    QVERIFY(std::abs(plain.alphaTime - (6.6e-6 + 2.0 * plain.chain.wire)) < 1e-12);
+    CalibratedTier alpha;
+    alpha.tier = Tier::ScaleUp;
+    alpha.stepLatencyUs = 2.0;
+    const CollectiveResult small = run({ alpha }, 8.0);
+    QVERIFY(small.protocol == Protocol::LL);
+    QVERIFY2(std::abs(small.alphaTime - 34.6e-6) < 1e-12, qPrintable(QString::number(small.alphaTime)));
+    // Another tier's or another algorithm's entry changes nothing here.
+    CalibratedTier other = alpha;
+    other.tier = Tier::Leaf;
+    QCOMPARE(run({ other }, 8.0).time, plain.time);
+    other.tier = Tier::ScaleUp;
+    other.algorithm = "tree";
+    QCOMPARE(run({ other }, 8.0).time, plain.time);
+
+    // The bandwidth factor scales the bytes / B part (Simple at 1 GiB): x0.5 doubles it; x2
+    // would give more than line rate, so the share stops at 1 (370/450 of it by default,
+    // nccl-tests issue #212).
+    const double S = 1 << 30;
+    const CollectiveResult big = run({}, S);
+    QVERIFY(big.protocol == Protocol::Simple);
+    CalibratedTier bw;
+    bw.tier = Tier::ScaleUp;
+    bw.bandwidthScale = 0.5;
+    const CollectiveResult half = run({ bw }, S);
+    QVERIFY(std::abs((half.time - half.alphaTime) / (big.time - big.alphaTime) - 2.0) < 1e-9);
+    bw.bandwidthScale = 2.0;
+    const CollectiveResult capped = run({ bw }, S);
+    QVERIFY(std::abs((capped.time - capped.alphaTime) / (big.time - big.alphaTime) - 370.0 / 450.0) < 1e-9);
+}
 
 void TestCalibrationFit::recoversScaleUp_data()
 {

@@ -66,7 +66,7 @@ run_fuzzers() {
   cmake --preset fuzz
   tests/setup/check_packages.sh --cache build-fuzz/CMakeCache.txt --profile fuzz
   cmake --build --preset fuzz --parallel "$(nproc)"
-  for target in scenario mapping topology; do
+  for target in scenario mapping topology nccltests; do
     local corpus="build-fuzz/corpus-$target"
     mkdir -p "$corpus"
     echo "railyard: fuzzing the $target loader for ${seconds}s (corpus $corpus)"

@@ -60,6 +60,12 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     m_spine = addItem(QStringLiteral("summarySpine"));
     m_memory = addItem(QStringLiteral("summaryMemory"));
     m_warnings = addItem(QStringLiteral("summaryWarnings"));
+    // A badge while the scenario carries a calibration fitted on measured runs.
+    m_calibrated = new QLabel(tr("calibrated"), this);
+    m_calibrated->setObjectName(QStringLiteral("summaryCalibrated"));
+    m_calibrated->setStyleSheet(QStringLiteral(
+        "QLabel { color: white; background: #2e7d32; border-radius: 4px; padding: 1px 6px; }"));
+    layout->addWidget(m_calibrated);
     layout->addStretch(1);
     m_evaluating = new QLabel(tr("evaluating…"), this);
     m_evaluating->setObjectName(QStringLiteral("summaryEvaluating"));
@@ -75,6 +81,7 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     fitColumns();
 
     connect(m_doc, &ScenarioDocument::reportChanged, this, &SummaryBar::refresh);
+    connect(m_doc, &ScenarioDocument::scenarioChanged, this, &SummaryBar::refresh);
     connect(m_doc, &ScenarioDocument::mappingChanged, this, &SummaryBar::refresh);
     connect(m_doc, &ScenarioDocument::evaluatingChanged, m_evaluating, &QLabel::setVisible);
     refresh();
@@ -234,6 +241,14 @@ void SummaryBar::refresh()
     if (n > 40)
         tip += tr("\n… and %1 more").arg(n - 40);
     m_warnings->setToolTip(tip);
+
+    const CalibrationSpec &cal = s.calibration;
+    m_calibrated->setVisible(!cal.empty());
+    QString calTip = tr("Fitted on %1 measured nccl-tests run(s), %2:").arg(cal.runs.size()).arg(QString::fromStdString(cal.measuredAt));
+    for (const CalibratedTier &t : cal.tiers)
+        calTip += QStringLiteral("\n") + latin(tierName(t.tier))
+            + (t.algorithm.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(t.algorithm)));
+    m_calibrated->setToolTip(calTip);
 }
 
 } // namespace railyard

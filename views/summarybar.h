@@ -29,6 +29,8 @@ public:
     QLabel *spineLabel() const { return m_spine; }
     QLabel *memoryLabel() const { return m_memory; }
     QLabel *warningsLabel() const { return m_warnings; }
+    /// Shown while the scenario has a calibration (its tooltip lists the calibrated tiers).
+    QLabel *calibratedBadge() const { return m_calibrated; }
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
@@ -51,6 +53,7 @@ private:
     QLabel *m_memory = nullptr;
     QLabel *m_warnings = nullptr;
     QLabel *m_evaluating = nullptr;
+    QLabel *m_calibrated = nullptr;
     QString m_bottleneckName;
     QString m_bottleneckDetail;
     int m_bottleneckFull = 0;

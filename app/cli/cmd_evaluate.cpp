@@ -13,6 +13,7 @@
 #include "base/scenarioerror.h"
 #include "cost/costengine.h"
 #include "cost/epsummary.h"
+#include "io/calibrationreport.h"
 #include "io/reportjson.h"
 #include "scenario/scenariofile.h"
 #include "studies/inference.h"
@@ -64,9 +65,12 @@ int runEvaluate(const EvaluateOptions &o)
         if (scenario.inference) // the serving pools on the same fabric
             j["inference"] = inferenceReportToJson(
                 evaluateInference(scenario, engine.fabric()), engine.fabric());
+        j["calibration"] = calibrationStatusJson(engine);
         text = jsonText(std::move(j));
     } else {
         text = reportToText(engine);
+        if (!scenario.calibration.empty()) // uncalibrated reports stay as they were
+            text += "\n" + calibrationStatusText(engine);
         if (scenario.inference)
             text += "\n"
                 + inferenceReportToText(

@@ -25,6 +25,7 @@ constexpr DockPage kDockPages[] = {
     {"ranksDock", "ranks.html"},         {"inspectorDock", "inspector.html"}, {"chartsDock", "charts.html"},
     {"timelineDock", "pipeline.html"},   {"compareDock", "compare.html"},     {"expertsDock", "experts.html"},
     {"inferenceDock", "inference.html"}, {"lessonsDock", "lessons.html"},     {"summaryDock", "summary.html"},
+    {"calibrationDock", "calibration.html"},
 };
 
 } // namespace

@@ -62,7 +62,7 @@ int main(int argc, char *argv[])
     parser.addOption(baseline);
     const QCommandLineOption panel(QStringLiteral("panel"),
                                    QStringLiteral("Show and raise a panel: ranks, inspector, charts, timeline, compare, "
-                                                  "experts, inference."),
+                                                  "experts, inference, calibration."),
                                    QStringLiteral("NAME"));
     parser.addOption(panel);
     const QCommandLineOption size(QStringLiteral("size"),

@@ -2,6 +2,7 @@
 
 #include "annotationcontroller.h"
 #include "autosaver.h"
+#include "calibrationcontroller.h"
 #include "chartspanel.h"
 #include "documentfiles.h"
 #include "helpbrowser.h"
@@ -86,6 +87,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_annotations = new AnnotationController(this);
     m_lessons = new LessonController(this);
     m_actions->addPanelToggle(m_lessons->dock());
+    m_calibration = new CalibrationController(this);
+    m_actions->addPanelToggle(m_calibration->dockWidget());
     // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
     // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).
     addToolBar(Qt::TopToolBarArea, m_snapshotStrip);

@@ -12,6 +12,7 @@ class QLabel;
 namespace railyard {
 
 class AutoSaver;
+class CalibrationController;
 class ChartsPanel;
 class DocumentFiles;
 class ElidedLabel;
@@ -52,6 +53,7 @@ public:
     TimelineView *timelineView() const { return m_timelineView; }
     ChartsPanel *chartsPanel() const { return m_charts; }
     StudyController *studies() const { return m_studies; }
+    CalibrationController *calibration() const { return m_calibration; }
     AnnotationController *annotations() const { return m_annotations; }
     RankPalette *rankPalette() const { return m_rankPalette; }
     SnapshotStrip *snapshotStrip() const { return m_snapshotStrip; }
@@ -114,6 +116,7 @@ private:
     TimelineView *m_timelineView = nullptr;
     MainActions *m_actions = nullptr;
     StudyController *m_studies = nullptr;
+    CalibrationController *m_calibration = nullptr;
     AnnotationController *m_annotations = nullptr;
     AutoSaver *m_autoSaver = nullptr;
     SnapshotStrip *m_snapshotStrip = nullptr;

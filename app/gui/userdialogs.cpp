@@ -79,6 +79,12 @@ QString UserDialogs::openFileName(QWidget *parent, const QString &directory)
                                         QObject::tr("Scenario files (*.json);;All files (*)"));
 }
 
+QStringList UserDialogs::openMeasurementFiles(QWidget *parent, const QString &directory)
+{
+    return QFileDialog::getOpenFileNames(parent, QObject::tr("Import Measurements"), directory,
+        QObject::tr("nccl-tests output (*.log *.txt *.json);;All files (*)"));
+}
+
 QString UserDialogs::saveFileName(QWidget *parent, const QString &title, const QString &suggested,
                                   const QString &filter)
 {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 class QDateTime;
 class QDialog;
@@ -35,6 +36,8 @@ public:
     virtual void showError(QWidget *parent, const QString &title, const QString &message);
     /// An existing scenario file to open, or empty when cancelled.
     virtual QString openFileName(QWidget *parent, const QString &directory);
+    /// File > Import Measurements: nccl-tests output files, or none when cancelled.
+    virtual QStringList openMeasurementFiles(QWidget *parent, const QString &directory);
     /// A file to write, or empty when cancelled. `filter` as for QFileDialog.
     virtual QString saveFileName(QWidget *parent, const QString &title, const QString &suggested,
                                  const QString &filter);

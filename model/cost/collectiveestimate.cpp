@@ -143,7 +143,7 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
         if (seenBefore)
             continue; // e.g. hierarchical on one server is the ring
         const Routed routed = route(plan, fabric, router,
-                                    nccltuning::linkEfficiency(plan.algorithm, device.nvlsEfficiency));
+                                    nccltuning::linkEfficiency(plan.algorithm, device));
         const nccltuning::ProtocolChoice choice = nccltuning::fastestProtocol(
             plan.algorithm, plan.chain, passes, bytes, routed.secondsPerByte, device);
         AlgorithmTime t;
@@ -164,6 +164,7 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
             result.protocol = t.protocol;
             result.channels = t.channels;
             result.bottleneckLink = routed.bottleneck;
+            result.chain = plan.chain;
             bestSent = routed.maxSent;
         }
     }

@@ -37,6 +37,7 @@ struct CollectiveResult
     Protocol protocol = Protocol::Simple;
     int channels = 1;
     std::vector<AlgorithmTime> considered; ///< every algorithm tried, the chosen one included
+    CollectiveChain chain; ///< the latency structure of the chosen algorithm's plan
 };
 
 /// The algorithms `auto` weighs for an op (before fallbacks), NCCL's own: all-reduce ring,

@@ -117,6 +117,8 @@ struct ChainPart
     double wire = 0.0;
     int scaleUp = 0;
     int network = 0;
+    double networkWire = 0.0; ///< the network steps' part of `wire`
+    Tier reach = Tier::ScaleUp; ///< the farthest tier a step's route takes
 };
 
 /// The longer of two concurrent chains: more steps first (every step pays the protocol's
@@ -134,7 +136,8 @@ ChainPart longer(const ChainPart &a, const ChainPart &b)
 
 ChainPart operator+(const ChainPart &a, const ChainPart &b)
 {
-    return { a.wire + b.wire, a.scaleUp + b.scaleUp, a.network + b.network };
+    return { a.wire + b.wire, a.scaleUp + b.scaleUp, a.network + b.network,
+        a.networkWire + b.networkWire, std::max(a.reach, b.reach) };
 }
 
 class Builder
@@ -164,8 +167,13 @@ public:
     ChainPart hop(int a, int b)
     {
         const bool network = m_members[a].server != m_members[b].server;
-        return { m_router.latency(m_members[a].slot, m_members[b].slot), network ? 0 : 1,
-            network ? 1 : 0 };
+        const double wire = m_router.latency(m_members[a].slot, m_members[b].slot);
+        if (!network)
+            return { wire, 1, 0, 0.0, Tier::ScaleUp };
+        Tier reach = Tier::ScaleUp;
+        for (const RouteHop &h : m_router.route(m_members[a].slot, m_members[b].slot))
+            reach = std::max(reach, m_fabric.link(h.link).tier);
+        return { wire, 0, 1, wire, reach };
     }
 
     /// Flows of one ring (member indexes) and the chain of one of its passes.
@@ -183,7 +191,8 @@ public:
                 cheapest = h;
         }
         return { total.wire - cheapest.wire, total.scaleUp - cheapest.scaleUp,
-            total.network - cheapest.network };
+            total.network - cheapest.network, total.networkWire - cheapest.networkWire,
+            total.reach };
     }
 
     /// Both binary trees over the servers' members `heads` (one per server), each edge
@@ -409,6 +418,8 @@ CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::ve
     plan.chain.wire = chain.wire;
     plan.chain.scaleUpSteps = chain.scaleUp;
     plan.chain.networkSteps = chain.network;
+    plan.chain.networkWire = chain.networkWire;
+    plan.chain.reach = chain.reach;
     return plan;
 }
 

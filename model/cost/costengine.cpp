@@ -571,7 +571,7 @@ CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &r
     // the training traffic.
     const Scenario &s = d->scenario;
     return estimateCollective(d->fabric, *d->router, d->mapping, d->layout.worldSize(), op, ranks,
-                              bytes, algorithm, nccltuning::deviceTuning(s.device, s.collectives),
+                              bytes, algorithm, nccltuning::deviceTuning(s.device, s.collectives, s.calibration),
                               s.training.hierarchicalAllReduce);
 }
 

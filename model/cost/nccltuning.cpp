@@ -225,9 +225,64 @@ double bandwidthFloor(PlanAlgorithm a, Protocol p, const CollectiveChain &chain,
     return bytes / (0.5 * std::max(1, chain.channels) * cap);
 }
 
-double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int passes)
+namespace {
+
+/// The entry of `tier` for algorithm `a` with the value `has` says it has, else the one for
+/// every algorithm that has it.
+template<typename Has>
+const CalibratedTier *calibrationEntry(const DeviceTuning &device, Tier tier, PlanAlgorithm a, Has has)
 {
-    const double perPass = chain.wire + chain.scaleUpSteps * stepExtra(a, p, false)
+    const CalibratedTier *any = nullptr;
+    for (const CalibratedTier &c : device.calibration) {
+        if (c.tier != tier || !has(c))
+            continue;
+        if (c.algorithm == planAlgorithmName(a))
+            return &c;
+        if (c.algorithm.empty() && !any)
+            any = &c;
+    }
+    return any;
+}
+
+} // namespace
+
+double calibratedStepLatency(const DeviceTuning &device, Tier tier, PlanAlgorithm a)
+{
+    const CalibratedTier *c = calibrationEntry(
+        device, tier, a, [](const CalibratedTier &e) { return e.stepLatencyUs >= 0.0; });
+    return c ? microseconds(c->stepLatencyUs) : -1.0;
+}
+
+double calibratedBandwidthScale(const DeviceTuning &device, Tier tier, PlanAlgorithm a)
+{
+    const CalibratedTier *c = calibrationEntry(
+        device, tier, a, [](const CalibratedTier &e) { return e.bandwidthScale > 0.0; });
+    return c ? c->bandwidthScale : 1.0;
+}
+
+std::array<double, kTierCount> linkEfficiency(PlanAlgorithm a, const DeviceTuning &device)
+{
+    std::array<double, kTierCount> eff = linkEfficiency(a, device.nvlsEfficiency);
+    for (const Tier t : kAllTiers)
+        eff[index(t)] = std::min(1.0, eff[index(t)] * calibratedBandwidthScale(device, t, a));
+    return eff;
+}
+
+double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int passes,
+    const DeviceTuning &device)
+{
+    // The measured per-step α replaces the fabric's hop latency of those steps (the knob the
+    // defaults stand for, see the top of this file); NCCL's per-protocol extras stay on top.
+    double scaleUpWire = chain.wire - chain.networkWire;
+    double networkWire = chain.networkWire;
+    if (!device.calibration.empty()) {
+        if (const double s = calibratedStepLatency(device, Tier::ScaleUp, a); s >= 0.0)
+            scaleUpWire = chain.scaleUpSteps * s;
+        if (chain.networkSteps > 0)
+            if (const double s = calibratedStepLatency(device, chain.reach, a); s >= 0.0)
+                networkWire = chain.networkSteps * s;
+    }
+    const double perPass = scaleUpWire + networkWire + chain.scaleUpSteps * stepExtra(a, p, false)
         + chain.networkSteps * stepExtra(a, p, true);
     return baseLatency(a, p) + fixedLatency(a, p, chain.ranks) + passes * perPass;
 }
@@ -243,7 +298,7 @@ ProtocolChoice fastestProtocol(PlanAlgorithm a, const CollectiveChain &chain, in
         const double factor = bandwidthFactor(a, p, chain.servers);
         if (factor <= 0.0)
             continue;
-        const double alpha = latency(a, p, chain, passes);
+        const double alpha = latency(a, p, chain, passes, device);
         const double t = alpha
             + std::max(passes * bytes * secondsPerByte / factor,
                 bandwidthFloor(a, p, chain, device, bytes));
@@ -282,6 +337,14 @@ DeviceTuning deviceTuning(const DeviceSpec &device, const CollectiveSpec &spec)
     t.nvlsEfficiency = generation < 0 ? 0.0 : nvls[generation];
     if (spec.nvls)
         t.nvlsEfficiency = *spec.nvls ? (t.nvlsEfficiency > 0.0 ? t.nvlsEfficiency : 0.85) : 0.0;
+    return t;
+}
+
+DeviceTuning deviceTuning(
+    const DeviceSpec &device, const CollectiveSpec &spec, const CalibrationSpec &calibration)
+{
+    DeviceTuning t = deviceTuning(device, spec);
+    t.calibration = calibration.tiers;
     return t;
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "base/units.h"
+#include "scenario/calibrationspec.h"
 #include "scenario/collectivespec.h"
 #include "workload/workload.h"
 
 #include <array>
+#include <vector>
 #include <string_view>
 
 namespace railyard {
@@ -42,6 +44,8 @@ struct CollectiveChain
     double wire = 0.0; ///< seconds per pass: the chain's route latencies summed
     int scaleUpSteps = 0; ///< per pass: steps inside a server (NVLink / NVSwitch)
     int networkSteps = 0; ///< per pass: steps between servers
+    double networkWire = 0.0; ///< the network steps' part of `wire`
+    Tier reach = Tier::ScaleUp; ///< the farthest tier a step's route takes
     int ranks = 0; ///< members of the group
     int servers = 0; ///< servers the members sit on
     int channels = 1; ///< the plan's channels (NCCL caps a tree's bandwidth per channel)
@@ -64,7 +68,15 @@ struct DeviceTuning
 {
     double nvlsEfficiency = 0.0; ///< 0 = no NVLink SHARP
     int generation = 2; ///< 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell (tuning.cc's rows)
+    /// Values fitted on measured runs (the scenario's "calibration" section); empty = defaults.
+    std::vector<CalibratedTier> calibration;
 };
+
+/// The calibrated per-step latency (seconds) of steps at `tier` under `a`: the entry for that
+/// algorithm, else the one for every algorithm; below 0 when neither calibrates it.
+double calibratedStepLatency(const DeviceTuning &device, Tier tier, PlanAlgorithm a);
+/// The calibrated factor on the achievable bandwidth of `tier`'s links under `a` (1 = default).
+double calibratedBandwidthScale(const DeviceTuning &device, Tier tier, PlanAlgorithm a);
 
 /// NCCL's baseLat: once per operation (seconds).
 double baseLatency(PlanAlgorithm a, Protocol p);
@@ -81,6 +93,8 @@ double bandwidthFactor(PlanAlgorithm a, Protocol p, int servers);
 /// 370 of 450 GB/s on NVLink, 47 of 50 GB/s on a 400G network path (nccl-tests figures), NVLS
 /// times the device's NVLS efficiency; 1 for send/recv and all-to-all (not modelled yet).
 std::array<double, kTierCount> linkEfficiency(PlanAlgorithm a, double nvlsEfficiency);
+/// The same with the device's calibrated bandwidth factors applied (a share never above 1).
+std::array<double, kTierCount> linkEfficiency(PlanAlgorithm a, const DeviceTuning &device);
 
 /// NCCL's ceiling on a tree's bandwidth, per channel (tuning.cc perChMaxTreeBws and
 /// perChMaxTreeLL128Bws, by generation and 1 / 2 / more nodes), as the time it sets for S
@@ -88,8 +102,11 @@ std::array<double, kTierCount> linkEfficiency(PlanAlgorithm a, double nvlsEffici
 double bandwidthFloor(PlanAlgorithm a, Protocol p, const CollectiveChain &chain,
     const DeviceTuning &device, double bytes);
 
-/// The latency part of T above (seconds).
-double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int passes);
+/// The latency part of T above (seconds). A calibrated step latency of the scale-up tier
+/// replaces the wire latency of the chain's scale-up steps, one of the tier its network steps
+/// reach (chain.reach) that of its network steps; NCCL's per-protocol extras stay.
+double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int passes,
+    const DeviceTuning &device);
 
 /** The fastest protocol of one algorithm for one op, and every protocol's time. */
 struct ProtocolChoice
@@ -111,6 +128,9 @@ ProtocolChoice fastestProtocol(PlanAlgorithm a, const CollectiveChain &chain, in
 /// names Hopper) and its NVLS efficiency (NCCL's nvlsEfficiency: Hopper 0.85, Blackwell 0.74,
 /// earlier 0 = no NVLink SHARP; CollectiveSpec::nvls overrides).
 DeviceTuning deviceTuning(const DeviceSpec &device, const CollectiveSpec &spec);
+/// The same with the scenario's calibration.
+DeviceTuning deviceTuning(
+    const DeviceSpec &device, const CollectiveSpec &spec, const CalibrationSpec &calibration);
 
 } // namespace nccltuning
 

@@ -179,7 +179,7 @@ TrafficModel::Family TrafficModel::addFamily(const std::string &name, Dim dim, i
         tp.planned = true;
         tp.algorithm = a;
         tp.plannedFor = a == PlanAlgorithm::Pat ? Collective::AllGather : Collective::AllReduce;
-        tp.efficiency = nccltuning::linkEfficiency(a, m_setup.device.nvlsEfficiency);
+        tp.efficiency = nccltuning::linkEfficiency(a, m_setup.device);
         f.patterns.push_back(p);
         return p;
     };
@@ -454,7 +454,8 @@ void TrafficModel::emitPlanned(int pattern, const std::vector<int> &members,
     for (int passes = 1; passes <= 2; ++passes)
         for (const Protocol proto : kAllProtocols)
             countIn(q.chainLatency[passes - 1][static_cast<int>(proto)],
-                    std::llround(nccltuning::latency(plan.algorithm, proto, plan.chain, passes) * 1e9),
+                    std::llround(nccltuning::latency(plan.algorithm, proto, plan.chain, passes,
+                                  m_setup.device) * 1e9),
                     sign);
     countIn(q.groupServers, plan.chain.servers, sign);
     countIn(q.groupChannels, plan.channels, sign);

@@ -24,7 +24,8 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
     setup.hierarchicalDp = scenario.training.hierarchicalAllReduce;
     setup.ppWrap = chunksPerRank(scenario.training) > 1;
     setup.algorithm = scenario.collectives.algorithm;
-    setup.device = nccltuning::deviceTuning(scenario.device, scenario.collectives);
+    setup.device
+        = nccltuning::deviceTuning(scenario.device, scenario.collectives, scenario.calibration);
     setup.stageDpBytes.assign(stages, 0.0);
     std::vector<double> expertBytes(stages, 0.0);
     bool anyExpert = false;

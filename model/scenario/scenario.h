@@ -7,6 +7,7 @@
 #include "layout/parallellayout.h"
 #include "layout/placement.h"
 #include "scenario/annotation.h"
+#include "scenario/calibrationspec.h"
 #include "scenario/collectivespec.h"
 #include "scenario/snapshot.h"
 #include "workload/inferencespec.h"
@@ -41,6 +42,9 @@ struct Scenario
     std::vector<FailedComponent> failures;
     /// Which collective algorithms the engine uses (scenario/collectivespec.h); default auto.
     CollectiveSpec collectives;
+    /// Values fitted on measured nccl-tests runs (scenario/calibrationspec.h); empty = the
+    /// engine's defaults.
+    CalibrationSpec calibration;
     /// Whiteboard marks on the fabric (notes and arrows); the engine never reads them.
     std::vector<Annotation> annotations;
     /// Named versions of the mapping (scenario/snapshot.h); the engine never reads them.

@@ -143,6 +143,9 @@
  *        "failures": [...]}                   as the top-level "failures"
  *     ]
  *
+ * An optional "calibration" section comes last: values fitted on measured nccl-tests runs,
+ * which the engine uses in place of its defaults per tier (schema in calibrationsection.h).
+ *
  * Loading checks types, ranges and sizes against base/sizelimits.h before anything is allocated
  * from them (the section readers, scenariosections.cpp), and throws ScenarioError naming the
  * field path. The workload's divisibility rules (layers % pp, heads % tp, ...) belong to
@@ -156,6 +159,7 @@
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "cost/pipelineschedule.h"
+#include "scenario/calibrationsection.h"
 #include "scenario/scenarionotes.h"
 #include "scenario/scenariosections.h"
 #include "studies/inferencecheck.h"
@@ -341,6 +345,9 @@ Json toJson(const Scenario &s)
         root["annotations"] = scenarionotes::annotationsToJson<Json>(s.annotations);
     if (!s.snapshots.empty())
         root["snapshots"] = scenarionotes::snapshotsToJson<Json>(s.snapshots);
+    // Absent when empty: files never calibrated stay byte-identical.
+    if (!s.calibration.empty())
+        root["calibration"] = calibrationsection::calibrationToJson<Json>(s.calibration);
     return root;
 }
 
@@ -370,7 +377,7 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     JsonFields top(value, "",
                    {"format_version", "name", "description", "fabric", "parallel", "model",
                     "training", "device", "mapping", "collectives", "failures", "inference",
-                    "annotations", "snapshots"});
+                    "annotations", "snapshots", "calibration"});
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
@@ -407,6 +414,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
         s.annotations = scenarionotes::readAnnotations(*annotations);
     if (const json *snapshots = top.find("snapshots"))
         s.snapshots = scenarionotes::readSnapshots(*snapshots, s.fabric);
+    if (const json *calibration = top.find("calibration"))
+        s.calibration = calibrationsection::readCalibration(*calibration);
 
     // The pipeline scheduler allocates events per micro-batch: refuse absurd counts here.
     const std::int64_t perStep = std::int64_t{s.training.microBatch} * s.degrees.dp;

@@ -4,9 +4,11 @@
  * (tests/fuzz/fuzzharness.h): each must load, or be refused with a ScenarioError, and never
  * crash, throw anything else or break an invariant. Under the sanitizer build (CMakePresets.json
  * "asan") this also runs them with ASan and UBSan. Regression files are named after their target:
- * scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping.
+ * scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping, nccltests-* for
+ * fuzz_nccltests.
  */
 #include "fuzzharness.h"
+#include "fuzznccltests.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,7 +24,7 @@ namespace {
 
 const QString kFuzzDir = QStringLiteral(RAILYARD_SOURCE_DIR "/tests/fuzz");
 
-enum class Target { Scenario, Mapping, Topology };
+enum class Target { Scenario, Mapping, Topology, NcclTests };
 
 /// Adds one row per file of `dir`; `target` decides the harness, or the name prefix does.
 int addRows(const QString &dir, std::optional<Target> target)
@@ -36,8 +38,10 @@ int addRows(const QString &dir, std::optional<Target> target)
             t = Target::Mapping;
         } else if (file.fileName().startsWith(QLatin1String("topology-"))) {
             t = Target::Topology;
+        } else if (file.fileName().startsWith(QLatin1String("nccltests-"))) {
+            t = Target::NcclTests;
         } else if (!file.fileName().startsWith(QLatin1String("scenario-"))) {
-            qWarning("%s: name it scenario-*, mapping-* or topology-* after its fuzz target",
+            qWarning("%s: name it scenario-*, mapping-*, topology-* or nccltests-* after its fuzz target",
                 qPrintable(file.filePath()));
             continue;
         }
@@ -83,6 +87,7 @@ void TestFuzzRegressions::replay_data()
     QVERIFY(addRows(QStringLiteral(RAILYARD_SOURCE_DIR "/samples"), Target::Scenario) > 0);
     QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/mapping"), Target::Mapping) > 0);
     QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/topology"), Target::Topology) > 0);
+    QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/nccltests"), Target::NcclTests) > 0);
 }
 
 void TestFuzzRegressions::replay()
@@ -97,6 +102,7 @@ void TestFuzzRegressions::replay()
         const Target t = static_cast<Target>(target);
         const fuzz::Outcome outcome = t == Target::Mapping ? fuzz::fuzzMapping(input)
             : t == Target::Topology                         ? fuzz::fuzzTopology(input)
+            : t == Target::NcclTests                        ? fuzz::fuzzNcclTestsLog(input)
                                                             : fuzz::fuzzScenario(input);
         qDebug("%s", outcomeName(outcome));
     } catch (const fuzz::HarnessFailure &e) {

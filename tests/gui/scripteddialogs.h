@@ -17,6 +17,7 @@ public:
     SaveChoice saveChoice = SaveChoice::Discard;
     QStringList actions; ///< what each unsaved-changes prompt said the user was doing
     QString openName;
+    QStringList measurementFiles; ///< openMeasurementFiles' answer (empty = cancelled)
     QString saveName;         ///< saveFileName's answer (empty = cancelled)
     QString templateResource; ///< chooseTemplate's answer (empty = cancelled)
     int saveNameQuestions = 0;
@@ -38,6 +39,7 @@ public:
         errors << title + QLatin1Char('|') + message;
     }
     QString openFileName(QWidget *, const QString &) override { return openName; }
+    QStringList openMeasurementFiles(QWidget *, const QString &) override { return measurementFiles; }
     QString saveFileName(QWidget *, const QString &, const QString &, const QString &) override
     {
         ++saveNameQuestions;

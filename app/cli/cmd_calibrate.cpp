@@ -1,0 +1,147 @@
+/**
+ * `railyard-cli calibrate FILE --measured RESULTS... [--run ID=FILE]... [-o OUT]`: reads
+ * nccl-tests output (the text table or the -J JSON), ties each log to a group of the scenario
+ * (io/measuredruns.h), fits per fabric tier the per-step α and the achievable bandwidth the
+ * engine uses (cost/calibrationfit.h), prints the fit and its residuals, and with -o writes the
+ * scenario with its "calibration" section. Any bad log, binding or fit stops it before anything
+ * is written.
+ */
+#include "cliutil.h"
+#include "collectiveoptions.h"
+#include "command.h"
+#include "commandline.h"
+#include "commands.h"
+
+#include "base/scenarioerror.h"
+#include "cost/calibrationfit.h"
+#include "cost/costengine.h"
+#include "export/runrecord.h"
+#include "io/calibrationreport.h"
+#include "io/measuredruns.h"
+#include "io/nccltestslog.h"
+#include "scenario/calibrationsection.h"
+#include "scenario/scenariofile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <ctime>
+#include <memory>
+
+namespace railyard::cli {
+
+namespace {
+
+struct CalibrateOptions
+{
+    std::string file;
+    std::vector<std::string> measured;
+    std::vector<std::string> runs;
+    std::string output;
+    bool json = false;
+};
+
+std::string utcNow()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm tm {};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+int runCalibrate(const CalibrateOptions &o)
+{
+    Scenario scenario = loadScenarioFile(o.file);
+    Scenario base = scenario;
+    base.calibration = {}; // fit against the defaults, not an older calibration
+    CostEngine engine(base);
+
+    std::vector<NcclTestsLog> logs;
+    for (const std::string &path : o.measured)
+        logs.push_back(readNcclTestsLog(path));
+    std::vector<RunBinding> bindings;
+    const std::vector<PlanRun> plan = ncclPlanRuns(engine);
+    for (const std::string &text : o.runs) {
+        const std::size_t eq = text.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+            throw ScenarioError("--run", "expected ID=FILE, got '" + text + "'");
+        RunBinding b;
+        b.id = text.substr(0, eq);
+        b.file = text.substr(eq + 1);
+        const bool planned = std::any_of(
+            plan.begin(), plan.end(), [&b](const PlanRun &r) { return r.id == b.id; });
+        if (!planned) {
+            try {
+                b.ranks = parseRankSelection(b.id, engine.layout());
+            } catch (const ScenarioError &e) {
+                throw ScenarioError("--run " + text,
+                    "\"" + b.id + "\" is neither a run of the scenario's nccl-plan nor a rank "
+                        "selection (" + e.reason() + ")");
+            }
+        }
+        bindings.push_back(std::move(b));
+    }
+    const std::vector<MeasuredRun> runs = matchMeasuredRuns(engine, logs, bindings);
+
+    CalibrationFitOptions fit;
+    fit.measuredAt = utcNow();
+    for (const NcclTestsLog &l : logs)
+        if (fit.ncclVersion.empty())
+            fit.ncclVersion = l.ncclVersion;
+    CalibrationSpec spec = fitCalibration(engine, runs, fit);
+    spec.fabricHash = fabricHash(scenario.fabric);
+    spec.mappingVersion = scenario.mappingVersion;
+    scenario.calibration = spec;
+
+    std::string text;
+    if (o.json) {
+        nlohmann::json j;
+        j["scenario"] = scenario.name;
+        j["calibration"] = calibrationsection::calibrationToJson<nlohmann::json>(spec);
+        nlohmann::json checks = nlohmann::json::array();
+        for (const CalibrationRun &r : spec.runs)
+            checks.push_back({ { "id", r.id }, { "fitted", r.fitted },
+                { "plateau_busbw_error", plateauBusbwError(r) } });
+        j["runs"] = checks;
+        j["written"] = o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output);
+        text = jsonText(std::move(j));
+    } else {
+        text = calibrationFitText(spec);
+    }
+    if (!o.output.empty()) {
+        saveScenario(scenario, o.output); // atomic: temp file, fsync, rename
+        if (!o.json)
+            text += "wrote " + o.output + " (calibration of " + std::to_string(spec.tiers.size())
+                + (spec.tiers.size() == 1 ? " tier entry" : " tier entries") + ")\n";
+    }
+    writeOutput({}, text);
+    return kExitOk;
+}
+
+} // namespace
+
+void addCalibrate(CommandLine &line)
+{
+    auto o = std::make_shared<CalibrateOptions>();
+    Command c(line,
+        line.addCommand("calibrate",
+            "Fit the engine's per-tier start-up latency and achievable bandwidth to measured "
+            "nccl-tests runs (text output or -J JSON) of the scenario's groups, print the fit "
+            "and its residuals, and with -o write the scenario with a calibration section that "
+            "evaluate uses. Each log is tied to a run of `export --format nccl-plan` by its "
+            "file name (RUN.log), by its command line, or by --run.",
+            [o] { return runCalibrate(*o); }));
+    c.positionalFile("FILE", o->file, "Scenario file.");
+    CLI::Option *measured = c.texts("--measured", o->measured, "RESULTS",
+        "nccl-tests output files (one run each; several after one --measured).");
+    measured->expected(1, 1 << 16)->required();
+    line.setFileValue(measured);
+    c.texts("--run", o->runs, "ID=FILE",
+        "Tie FILE to the plan run ID, or to a group given as ranks (0-7, all, tp:0, dp:p=0,t=3) "
+        "(repeatable).");
+    c.file("-o,--output", o->output, "OUT", "Write the calibrated scenario to OUT (atomically).");
+    c.json(o->json);
+}
+
+} // namespace railyard::cli

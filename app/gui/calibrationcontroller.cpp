@@ -1,0 +1,94 @@
+#include "calibrationcontroller.h"
+
+#include "calibrationdock.h"
+#include "documentfiles.h"
+#include "mainwindow.h"
+#include "userdialogs.h"
+
+#include "cost/calibrationfit.h"
+#include "cost/costengine.h"
+#include "document/scenariodocument.h"
+#include "export/runrecord.h"
+#include "io/measuredruns.h"
+#include "io/nccltestslog.h"
+
+#include <QAction>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+
+#include <exception>
+
+namespace railyard {
+
+CalibrationController::CalibrationController(MainWindow *window)
+    : QObject(window)
+    , m_window(window)
+{
+    m_panel = new CalibrationDock(window->document());
+    m_dock = new QDockWidget(tr("Calibration"), window);
+    m_dock->setObjectName(QStringLiteral("calibrationDock"));
+    m_dock->setWidget(m_panel);
+    window->addDockWidget(Qt::BottomDockWidgetArea, m_dock);
+    m_dock->hide();
+
+    m_import = new QAction(tr("Import &Measurements…"), window);
+    m_import->setObjectName(QStringLiteral("actionImportMeasurements"));
+    m_import->setStatusTip(tr("Read nccl-tests logs of the exported plan and fit the engine's "
+                              "latency and bandwidth per tier to them"));
+    connect(m_import, &QAction::triggered, this, &CalibrationController::importMeasurements);
+    // File menu, before Export.
+    for (QAction *top : window->menuBar()->actions()) {
+        QMenu *file = top->menu();
+        if (!file || top->text().remove(QLatin1Char('&')) != tr("File"))
+            continue;
+        QAction *before = nullptr;
+        for (QAction *a : file->actions())
+            if (a->menu() && a->menu()->objectName() == QLatin1String("menuExport"))
+                before = a;
+        file->insertAction(before, m_import);
+    }
+}
+
+void CalibrationController::importMeasurements()
+{
+    const QStringList paths = m_window->files()->dialogs()->openMeasurementFiles(
+        m_window, QFileInfo(m_window->document()->filePath()).absolutePath());
+    if (!paths.isEmpty())
+        importFiles(paths);
+}
+
+bool CalibrationController::importFiles(const QStringList &paths)
+{
+    try {
+        std::vector<NcclTestsLog> logs;
+        for (const QString &p : paths)
+            logs.push_back(readNcclTestsLog(p.toStdString()));
+        // Against the defaults: a calibration already in the scenario does not feed the fit.
+        Scenario base = m_window->document()->scenario();
+        base.calibration = {};
+        CostEngine engine(base);
+        const std::vector<MeasuredRun> runs = matchMeasuredRuns(engine, logs, {});
+        CalibrationFitOptions options;
+        options.measuredAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+        for (const NcclTestsLog &l : logs)
+            if (options.ncclVersion.empty())
+                options.ncclVersion = l.ncclVersion;
+        CalibrationSpec spec = fitCalibration(engine, runs, options);
+        spec.fabricHash = fabricHash(base.fabric);
+        spec.mappingVersion = base.mappingVersion;
+        m_panel->setPending(spec,
+            paths.size() == 1 ? QFileInfo(paths.front()).fileName() : tr("%1 files").arg(paths.size()));
+        m_dock->show();
+        m_dock->raise();
+        return true;
+    } catch (const std::exception &e) {
+        m_window->files()->dialogs()->showError(
+            m_window, tr("Import Measurements"), QString::fromStdString(e.what()));
+        return false;
+    }
+}
+
+} // namespace railyard

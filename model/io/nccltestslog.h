@@ -1,0 +1,87 @@
+#pragma once
+
+#include "workload/workloadplan.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railyard {
+
+/** One block of a result row: the out-of-place or the in-place measurement. */
+struct NcclTestsTiming
+{
+    bool present = false; ///< false: the block was left empty (nccl-tests trace replay)
+    double timeUs = 0.0;  ///< time (or cputime under -C 1), microseconds
+    double algbw = 0.0;   ///< GB/s = 1e9 bytes/s, as nccl-tests prints it
+    double busbw = 0.0;   ///< GB/s
+};
+
+/** One size of an nccl-tests sweep. */
+struct NcclTestsRow
+{
+    long long bytes = 0;
+    long long count = 0;
+    std::string type;  ///< "float", "half", ...
+    std::string redop; ///< "sum", "none", ...
+    int root = -1;
+    NcclTestsTiming outOfPlace;
+    NcclTestsTiming inPlace;
+    int line = 0; ///< 1-based line in the file (text), or the result's index + 1 (JSON)
+};
+
+/**
+ * What one nccl-tests run printed, from its text table or from the JSON file it writes with
+ * -J. Text: the `size count type redop root` columns, then per block (out-of-place, then
+ * in-place) `time algbw busbw #wrong`, with `cputime` under -C 1 and four i_* columns after
+ * each #wrong under -I 1 (NVIDIA/nccl-tests src/util.cu, writeResultHeader). JSON (version 2.19.6
+ * of nccl-tests, src/util.cu): `args`, `env`, `nccl_version`, `config` with `devices[]`,
+ * `results[]` with `out_of_place` / `in_place` objects of `time` (or `cpu_time`), `alg_bw`,
+ * `bus_bw`, `nwrong`, and `average_bus_bandwidth.bandwidth`.
+ */
+struct NcclTestsLog
+{
+    std::string file;
+    bool json = false;
+    std::string binary; ///< "all_reduce_perf", ... from the command line or the footer; "" unknown
+    std::optional<Collective> op; ///< the collective the binary runs (unset: not named in the log)
+    /// The world: the highest "#  Rank N ..." line + 1 (an excerpt may list only the last),
+    /// JSON: config.devices; 0 when the log lists no rank
+    int ranks = 0;
+    std::vector<std::string> hosts; ///< per listed rank, in order
+    std::string device; ///< the first rank's device name
+    std::string ncclVersion; ///< as printed ("2.26.2" from "NCCL version 2.26.2+cuda12.8"; JSON: 22602)
+    bool cpuTime = false; ///< times are -C 1 CPU times
+    std::vector<std::string> args; ///< the command line when the log carries one
+    /// NCCL_ALGO as the log shows it (JSON env, "NCCL_ALGO=..." on a quoted command line, or
+    /// NCCL's "NCCL_ALGO set by environment to ..."); "" when the log does not say
+    std::string ncclAlgo;
+    std::string startTime; ///< JSON start_time
+    std::vector<NcclTestsRow> rows;
+    double averageBusBw = -1.0; ///< the "# Avg bus bandwidth" footer, GB/s; -1 when absent
+    int averageLine = 0;
+};
+
+/// The collective an nccl-tests binary runs ("all_reduce_perf" -> all-reduce); nullopt for the
+/// binaries Railyard does not model (broadcast, reduce, gather, scatter, hypercube).
+std::optional<Collective> ncclTestsCollective(std::string_view binary);
+
+/// nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md): all-reduce 2(n-1)/n, all-gather,
+/// reduce-scatter and all-to-all (n-1)/n, send-recv 1.
+double ncclTestsBusFactor(Collective op, int ranks);
+
+/**
+ * Parses nccl-tests output: JSON when the text starts with '{', the printed table otherwise.
+ * Throws ScenarioError whose field is "FILE:LINE" (JSON: "FILE: results[i].field") for a
+ * truncated or unreadable row, a row or footer reporting wrong results (#wrong > 0, "Out of
+ * bounds values : N FAILED"), rows of more than one collective (two binaries, or another type /
+ * redop / root within the table), no result row at all, sizes that do not grow, and negative or
+ * non-finite times. Nothing is returned partly read.
+ */
+NcclTestsLog parseNcclTestsLog(std::string_view text, const std::string &file);
+
+/// Reads and parses `path` (at most 16 MiB).
+NcclTestsLog readNcclTestsLog(const std::string &path);
+
+} // namespace railyard

@@ -1,0 +1,208 @@
+// The Calibration dock as a user drives it (offscreen): File ▸ Import Measurements… through the
+// scripted file dialog with nccl-tests logs of the exported plan (written from a known per-tier
+// α and bandwidth through the engine, named RUN.log as the plan's script names them), the chart
+// and residual table, Accept as one undo step (undo and redo), the summary bar's "calibrated"
+// badge, Revert, and a malformed log that shows an error naming file and line and changes
+// nothing.
+#include "calibrationcontroller.h"
+#include "calibrationdock.h"
+#include "cost/costengine.h"
+#include "document/scenariodocument.h"
+#include "fixtures.h"
+#include "io/measuredruns.h"
+#include "io/nccltestslog.h"
+#include "mainwindow.h"
+#include "scripteddialogs.h"
+#include "summarybar.h"
+
+#include <QAction>
+#include <QChart>
+#include <QChartView>
+#include <QDockWidget>
+#include <QFile>
+#include <QLabel>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace railyard;
+
+namespace {
+
+/// One nccl-tests run as its text output: `ranks` rank lines, one row of `bytes` at `us`.
+std::string logText(Collective op, int ranks, long long bytes, double us)
+{
+    char line[256];
+    std::snprintf(line, sizeof line, "# nThread 1 nGpus 1 minBytes %lld\n# Using devices\n", bytes);
+    std::string out = line;
+    for (int r = 0; r < ranks; ++r) {
+        std::snprintf(line, sizeof line, "#  Rank %2d Group  0 Pid %6d on node%03d device %2d [0000:%02x:00] NVIDIA H100\n",
+            r, 100 + r, r / 8, r % 8, r);
+        out += line;
+    }
+    out += "#       size         count      type   redop    root     time   algbw   busbw #wrong "
+           "    time   algbw   busbw #wrong\n";
+    const double alg = static_cast<double>(bytes) / us / 1e3;
+    const double bus = alg * ncclTestsBusFactor(op, ranks);
+    const bool reduces = op == Collective::AllReduce || op == Collective::ReduceScatter;
+    std::snprintf(line, sizeof line,
+        "%12lld  %12lld     float  %6s      -1  %7.1f  %6.2f  %6.2f      0  %7.1f  %6.2f  %6.2f      0\n",
+        bytes, bytes / 4, reduces ? "sum" : "none", us, alg, bus, us, alg, bus);
+    return out + line;
+}
+
+void writeFile(const QString &path, const std::string &text)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text.data(), static_cast<qint64>(text.size()));
+}
+
+struct Fixture
+{
+    MainWindow window;
+    ScriptedDialogs *dialogs;
+
+    Fixture()
+    {
+        auto owned = std::make_unique<ScriptedDialogs>();
+        dialogs = owned.get();
+        dialogs->saveChoice = UserDialogs::SaveChoice::Discard;
+        window.setDialogs(std::move(owned));
+    }
+    ScenarioDocument *doc() const { return window.document(); }
+    CalibrationDock *dock() const { return window.calibration()->dock(); }
+    QAction *importAction() const
+    {
+        return window.findChild<QAction *>(QStringLiteral("actionImportMeasurements"));
+    }
+};
+
+} // namespace
+
+class TestCalibrationDock : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void importAcceptUndoRevert();
+    void malformedLogChangesNothing();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestCalibrationDock::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+}
+
+void TestCalibrationDock::importAcceptUndoRevert()
+{
+    Fixture f;
+    const Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(8, 1, 2));
+    f.doc()->load(s);
+    QVERIFY(f.doc()->scenario().calibration.empty());
+
+    // The plan's single-group runs, "measured" under a known calibration.
+    Scenario truth = s;
+    CalibratedTier su, leaf;
+    su.tier = Tier::ScaleUp;
+    su.stepLatencyUs = 0.9;
+    su.bandwidthScale = 0.8;
+    leaf.tier = Tier::Leaf;
+    leaf.stepLatencyUs = 8.0;
+    leaf.bandwidthScale = 0.85;
+    truth.calibration.tiers = { su, leaf };
+    CostEngine measuring(truth);
+    CostEngine plain(s);
+    QStringList files;
+    std::vector<std::pair<PlanRun, double>> measured; // run, busbw (bytes/s)
+    for (const PlanRun &r : ncclPlanRuns(plain)) {
+        if (r.groups > 1)
+            continue;
+        const double t = measuring.collective(r.op, r.members.front(), static_cast<double>(r.bytes)).time;
+        const QString path = m_dir.filePath(QString::fromStdString(r.id) + QStringLiteral(".log"));
+        writeFile(path, logText(r.op, static_cast<int>(r.members.front().size()), r.bytes, t * 1e6));
+        files << path;
+        measured.emplace_back(r, static_cast<double>(r.bytes) / t
+                * ncclTestsBusFactor(r.op, static_cast<int>(r.members.front().size())));
+    }
+    QVERIFY(files.size() >= 3);
+
+    QVERIFY(f.importAction());
+    f.dialogs->measurementFiles = files;
+    const int steps = f.doc()->undoStack()->count();
+    f.importAction()->trigger();
+    QVERIFY2(f.dialogs->errors.isEmpty(), qPrintable(f.dialogs->errors.join(QLatin1Char('\n'))));
+    QVERIFY(f.window.calibration()->dockWidget()->isVisibleTo(&f.window));
+    QVERIFY(f.dock()->hasPending());
+    QCOMPARE(f.doc()->undoStack()->count(), steps); // nothing applied yet
+    QVERIFY(f.dock()->acceptButton()->isEnabled());
+    // Three series per run (measured, calibrated, default) and one table row per measurement.
+    QCOMPARE(f.dock()->chartView()->chart()->series().size(), 3 * files.size());
+    QCOMPARE(f.dock()->residualTable()->rowCount(), 2 * static_cast<int>(files.size()));
+    QVERIFY(f.dock()->tiersLabel()->text().contains(QStringLiteral("scale_up")));
+    QLabel *badge = f.window.findChild<SummaryBar *>()->calibratedBadge();
+    QVERIFY(!badge->isVisibleTo(&f.window));
+
+    QTest::mouseClick(f.dock()->acceptButton(), Qt::LeftButton);
+    f.doc()->waitForEvaluation();
+    QCOMPARE(f.doc()->undoStack()->count(), steps + 1);
+    QVERIFY(!f.doc()->scenario().calibration.empty());
+    QVERIFY(!f.dock()->hasPending());
+    QVERIFY(badge->isVisibleTo(&f.window));
+    // The document's engine now predicts every fitted run within 5 % of its measured busbw.
+    CostEngine calibrated(f.doc()->scenario());
+    for (const auto &[run, busbw] : measured) {
+        const CollectiveResult c = calibrated.collective(run.op, run.members.front(), static_cast<double>(run.bytes));
+        QVERIFY2(std::abs(c.busBandwidth / busbw - 1.0) < 0.05, run.id.c_str());
+    }
+
+    f.doc()->undoStack()->undo();
+    f.doc()->waitForEvaluation();
+    QVERIFY(f.doc()->scenario().calibration.empty());
+    QVERIFY(!badge->isVisibleTo(&f.window));
+    f.doc()->undoStack()->redo();
+    f.doc()->waitForEvaluation();
+    QVERIFY(!f.doc()->scenario().calibration.empty());
+    QVERIFY(badge->isVisibleTo(&f.window));
+
+    QVERIFY(f.dock()->revertButton()->isEnabled());
+    QTest::mouseClick(f.dock()->revertButton(), Qt::LeftButton);
+    f.doc()->waitForEvaluation();
+    QVERIFY(f.doc()->scenario().calibration.empty());
+    QCOMPARE(f.doc()->undoStack()->count(), steps + 2);
+    QVERIFY(!f.dock()->revertButton()->isEnabled());
+}
+
+void TestCalibrationDock::malformedLogChangesNothing()
+{
+    Fixture f;
+    f.doc()->load(fixtures::smallDense(1, 8, fixtures::degrees(8)));
+    const Scenario before = f.doc()->scenario();
+    const QString bad = m_dir.filePath(QStringLiteral("bad.log"));
+    std::string text = logText(Collective::AllReduce, 8, 1 << 20, 40.0);
+    text = text.substr(0, text.rfind("      0")); // the in-place #wrong cut off: a truncated row
+    writeFile(bad, text + "\n");
+    f.dialogs->measurementFiles = { bad };
+    const int steps = f.doc()->undoStack()->count();
+    f.importAction()->trigger();
+    QCOMPARE(f.dialogs->errors.size(), 1);
+    QVERIFY2(f.dialogs->errors.front().contains(QStringLiteral("bad.log:12: truncated row")),
+        qPrintable(f.dialogs->errors.front()));
+    QVERIFY(!f.dock()->hasPending());
+    QCOMPARE(f.doc()->undoStack()->count(), steps);
+    QVERIFY(f.doc()->scenario() == before);
+}
+
+QTEST_MAIN(TestCalibrationDock)
+#include "tst_calibrationdock.moc"

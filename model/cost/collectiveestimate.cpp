@@ -14,25 +14,6 @@ namespace railyard {
 
 namespace {
 
-/// nccl-tests bus-bandwidth factors (nccl-tests doc/PERFORMANCE.md): all-reduce 2(n-1)/n,
-/// all-gather / reduce-scatter / all-to-all (n-1)/n, send-recv 1.
-double busFactorOf(Collective c, int n)
-{
-    if (n <= 1)
-        return c == Collective::SendRecv ? 1.0 : 0.0;
-    const double f = static_cast<double>(n - 1) / static_cast<double>(n);
-    switch (c) {
-    case Collective::AllReduce:
-        return 2.0 * f;
-    case Collective::AllGather:
-    case Collective::ReduceScatter:
-    case Collective::AllToAll:
-        return f;
-    case Collective::SendRecv:
-        return 1.0;
-    }
-    return 0.0;
-}
 
 /** A plan routed alone on the fabric. */
 struct Routed
@@ -73,6 +54,26 @@ Routed route(const CollectivePlan &plan, const Fabric &fabric, Router &router,
 }
 
 } // namespace
+
+/// nccl-tests bus-bandwidth factors (nccl-tests doc/PERFORMANCE.md): all-reduce 2(n-1)/n,
+/// all-gather / reduce-scatter / all-to-all (n-1)/n, send-recv 1.
+double busBandwidthFactor(Collective c, int n)
+{
+    if (n <= 1)
+        return c == Collective::SendRecv ? 1.0 : 0.0;
+    const double f = static_cast<double>(n - 1) / static_cast<double>(n);
+    switch (c) {
+    case Collective::AllReduce:
+        return 2.0 * f;
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::AllToAll:
+        return f;
+    case Collective::SendRecv:
+        return 1.0;
+    }
+    return 0.0;
+}
 
 std::vector<PlanAlgorithm> autoCandidates(Collective op)
 {
@@ -132,7 +133,7 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
     const int passes = op == Collective::AllToAll || op == Collective::SendRecv ? 1 : ringPasses(op);
 
     CollectiveResult result;
-    result.busFactor = busFactorOf(op, n);
+    result.busFactor = busBandwidthFactor(op, n);
     double bestSent = 0.0;
     bool found = false;
     for (const PlanAlgorithm wanted : requestedAlgorithms(option, op, hierarchicalAllReduce)) {

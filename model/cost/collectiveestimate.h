@@ -8,6 +8,10 @@
 
 namespace railyard {
 
+/// nccl-tests' bus-bandwidth factor busbw / algbw (doc/PERFORMANCE.md): all-reduce 2(n-1)/n,
+/// all-gather / reduce-scatter / all-to-all (n-1)/n, send-recv 1; 0 for a collective of one rank.
+double busBandwidthFactor(Collective c, int n);
+
 class Fabric;
 class Mapping;
 class Router;

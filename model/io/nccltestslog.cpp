@@ -3,6 +3,7 @@
 #include "base/fileio.h"
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
+#include "cost/collectiveestimate.h"
 
 #include <nlohmann/json.hpp>
 
@@ -470,20 +471,7 @@ std::optional<Collective> ncclTestsCollective(std::string_view binary)
 
 double ncclTestsBusFactor(Collective op, int ranks)
 {
-    if (ranks <= 1)
-        return op == Collective::SendRecv ? 1.0 : 0.0;
-    const double f = static_cast<double>(ranks - 1) / ranks;
-    switch (op) {
-    case Collective::AllReduce:
-        return 2.0 * f;
-    case Collective::AllGather:
-    case Collective::ReduceScatter:
-    case Collective::AllToAll:
-        return f;
-    case Collective::SendRecv:
-        break;
-    }
-    return 1.0;
+    return busBandwidthFactor(op, ranks);
 }
 
 NcclTestsLog parseNcclTestsLog(std::string_view text, const std::string &file)

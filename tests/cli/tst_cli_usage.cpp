@@ -107,7 +107,8 @@ void TestCliUsage::noArgumentsPrintsUsageOnStderr()
     const QStringList commands = listedCommands();
     QCOMPARE(commands,
         (QStringList { "generate", "evaluate", "groups", "pipeline", "collective", "export",
-            "import-mapping", "compare", "remap", "calibrate" }));
+            "import-mapping", "import-topology", "preflight", "compare", "remap",
+            "calibrate" }));
     for (const QString &c : commands)
         QVERIFY2(r.err.contains("\n  " + c.toUtf8() + ' '), qPrintable(c));
     QVERIFY(r.err.contains("--version"));

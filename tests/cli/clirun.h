@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QByteArray>
+#include <QFile>
+#include <QTest>
 #include <QProcess>
 #include <QStringList>
 
@@ -26,4 +28,22 @@ inline CliRun runRailyardCli(const QStringList &args)
     run.out = process.readAllStandardOutput();
     run.err = process.readAllStandardError();
     return run;
+}
+
+/// A file's bytes, empty when it cannot be read.
+inline QByteArray readTestFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// Writes (truncating) a test input; `executable` for a stub program on PATH.
+inline void writeTestFile(const QString &path, const QByteArray &data, bool executable = false)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(data);
+    f.close();
+    if (executable)
+        f.setPermissions(f.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser);
 }

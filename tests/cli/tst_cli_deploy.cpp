@@ -44,22 +44,6 @@ Run runCli(const QStringList &args)
     return { r.exitCode, r.out, r.err };
 }
 
-QByteArray readAll(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-void writeFile(const QString &path, const QByteArray &data, bool executable = false)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(data);
-    f.close();
-    if (executable)
-        f.setPermissions(f.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser);
-}
-
 /// seed-128's workload on `servers` x `gpus` with the given degrees; `edit` may change more.
 void writeScenario(const QString &path, int servers, int gpus, int tp, int pp, int dp,
     const std::function<void(railyard::Scenario &)> &edit = {})
@@ -89,7 +73,7 @@ QString installStubs(const QString &dir)
 {
     const QString bin = dir + QStringLiteral("/bin");
     QDir().mkpath(bin);
-    writeFile(bin + QStringLiteral("/mpirun"),
+    writeTestFile(bin + QStringLiteral("/mpirun"),
         "#!/bin/sh\nnp=1\n"
         "while [ $# -gt 0 ]; do case \"$1\" in\n"
         "  -np) np=$2; shift 2 ;;\n  -x) export \"$2\"; shift 2 ;;\n"
@@ -97,14 +81,14 @@ QString installStubs(const QString &dir)
         "r=0; st=0\nwhile [ $r -lt $np ]; do OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=$np "
         "\"$@\" || st=$?; r=$((r + 1)); done\nexit $st\n",
         true);
-    writeFile(bin + QStringLiteral("/torchrun"),
+    writeTestFile(bin + QStringLiteral("/torchrun"),
         "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in --nnodes=*) nn=${a#*=} ;; "
         "--node-rank=*) nr=${a#*=} ;; --nproc-per-node=*) np=${a#*=} ;; esac; done\n"
         "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n"
         "i=0; st=0\nwhile [ $i -lt $np ]; do RANK=$((nr * np + i)) LOCAL_RANK=$i "
         "WORLD_SIZE=$((nn * np)) \"$@\" || st=$?; i=$((i + 1)); done\nexit $st\n",
         true);
-    writeFile(bin + QStringLiteral("/srun"),
+    writeTestFile(bin + QStringLiteral("/srun"),
         "#!/bin/bash\nwhile [ \"${1#-}\" != \"$1\" ]; do shift; done\n"
         "n=$(wc -l < \"$SLURM_HOSTFILE\"); i=0; st=0\n"
         "for h in $(cat \"$SLURM_HOSTFILE\"); do\n"
@@ -113,7 +97,7 @@ QString installStubs(const QString &dir)
         true);
     for (const char *b : { "all_reduce_perf", "all_gather_perf", "reduce_scatter_perf",
              "sendrecv_perf", "alltoall_perf" })
-        writeFile(bin + QLatin1Char('/') + QLatin1String(b),
+        writeTestFile(bin + QLatin1Char('/') + QLatin1String(b),
             QByteArray("#!/bin/sh\nme=") + b
                 + "\n[ \"$FAKE_FAIL\" = \"$me\" ] && { echo \"$me: NCCL failure\" >&2; exit 1; }\n"
                   "w=0; [ \"$FAKE_WRONG\" = \"$me\" ] && w=3\n"
@@ -126,7 +110,7 @@ QString installStubs(const QString &dir)
                   "echo \"# Out of bounds values : $w $( [ $w = 0 ] && echo OK || echo FAILED)\"\n"
                   "echo '# Avg bus bandwidth    : 58.72'\n",
             true);
-    writeFile(bin + QStringLiteral("/train"),
+    writeTestFile(bin + QStringLiteral("/train"),
         "#!/bin/sh\necho \"TRAIN $RANK $LOCAL_RANK $CUDA_VISIBLE_DEVICES $NCCL_IB_HCA "
         "$NCCL_PXN_DISABLE\"\nfor a in \"$@\"; do echo \"ARG $a\"; done\n",
         true);
@@ -267,13 +251,13 @@ void TestCliDeploy::hostileStringsRunNothing()
     QString out = dir.filePath(QStringLiteral("out"));
     if (pod) {
         // The pod's command is the torchrun script: run it as the container would.
-        const nlohmann::json m = nlohmann::json::parse(readAll(out).toStdString());
+        const nlohmann::json m = nlohmann::json::parse(readTestFile(out).toStdString());
         out = dir.filePath(QStringLiteral("pod.sh"));
-        writeFile(out, QByteArray::fromStdString(
+        writeTestFile(out, QByteArray::fromStdString(
             m["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["command"][2]
                 .get<std::string>()));
     }
-    const QByteArray text = readAll(out);
+    const QByteArray text = readTestFile(out);
     QVERIFY(!text.isEmpty());
     // No line of the file begins with an injected command: newlines stayed inside comments.
     for (const QByteArray &line : text.split('\n'))
@@ -342,7 +326,7 @@ void TestCliDeploy::hostileStringsRefused()
         if (field == QLatin1String("servers"))
             s.fabric.serverNames = { kHostile, "node001" };
     });
-    writeFile(dir.filePath(QStringLiteral("hosts")), QByteArray("$(touch pwned1)\nnode001\n"));
+    writeTestFile(dir.filePath(QStringLiteral("hosts")), QByteArray("$(touch pwned1)\nnode001\n"));
     QStringList args { QStringLiteral("export"), scenario, QStringLiteral("--format"), format,
         QStringLiteral("-o"), dir.filePath(QStringLiteral("out")) };
     if (field == QLatin1String("hosts"))
@@ -409,10 +393,10 @@ void TestCliDeploy::preflightCatchesAMisplacedRank()
                  .exitCode,
         0);
     if (record == QLatin1String("other")) {
-        nlohmann::json j = nlohmann::json::parse(readAll(rec).toStdString());
+        nlohmann::json j = nlohmann::json::parse(readTestFile(rec).toStdString());
         std::swap(j["ranks"][a]["gpu"], j["ranks"][b]["gpu"]);
         std::swap(j["ranks"][a]["slot"], j["ranks"][b]["slot"]);
-        writeFile(rec, QByteArray::fromStdString(j.dump()));
+        writeTestFile(rec, QByteArray::fromStdString(j.dump()));
     }
     QProcessEnvironment env = stubEnvironment(bin);
     env.insert(QStringLiteral("SLURM_HOSTFILE"), dir.filePath(QStringLiteral("hosts")));
@@ -422,7 +406,7 @@ void TestCliDeploy::preflightCatchesAMisplacedRank()
         run = runProgram(QStringLiteral("sh"), { script }, env, dir.path());
     } else if (launcher == QLatin1String("pytorchjob")) {
         // The Worker pod on node001: its command, with the node name the downward API gives.
-        const nlohmann::json m = nlohmann::json::parse(readAll(script).toStdString());
+        const nlohmann::json m = nlohmann::json::parse(readTestFile(script).toStdString());
         const nlohmann::json &c = m["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0];
         QStringList command;
         for (const auto &w : c["command"])
@@ -439,7 +423,7 @@ void TestCliDeploy::preflightCatchesAMisplacedRank()
         const QString mpirun = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
         if (mpirun.isEmpty())
             QSKIP("mpirun is not installed (apt-get install openmpi-bin)");
-        const QString text = QString::fromUtf8(readAll(script));
+        const QString text = QString::fromUtf8(readTestFile(script));
         QVERIFY(text.contains(QLatin1String("#   localhost: CUDA_VISIBLE_DEVICES=3,1,2,0\n")));
         QVERIFY(text.contains(QLatin1String("rank 0=localhost slot=3\n")));
         env.insert(QStringLiteral("OMPI_ALLOW_RUN_AS_ROOT"), QStringLiteral("1"));
@@ -488,7 +472,7 @@ void TestCliDeploy::importMappingAcceptsASlotEdit()
         f[8] = row == 1 ? "1" : "0";
         rows[row] = f.join(',');
     }
-    writeFile(dir.filePath(QStringLiteral("edited.csv")), "\xEF\xBB\xBF" + rows.join('\n'));
+    writeTestFile(dir.filePath(QStringLiteral("edited.csv")), "\xEF\xBB\xBF" + rows.join('\n'));
     const Run imp = runCli({ QStringLiteral("import-mapping"), scenario, QStringLiteral("--mapping"),
         dir.filePath(QStringLiteral("edited.csv")) });
     QVERIFY2(imp.exitCode == 0, imp.err.constData());

@@ -53,22 +53,6 @@ QString sample(const char *name)
     return QStringLiteral(RAILYARD_SOURCE_DIR "/samples/") + QLatin1String(name);
 }
 
-QByteArray readAll(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-void writeFile(const QString &path, const QByteArray &data, bool executable = false)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(data);
-    f.close();
-    if (executable)
-        f.setPermissions(f.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser);
-}
-
 /// seed-128's workload on `servers` x `gpus` with the given degrees, written to `path`.
 void writeSmallScenario(const QString &path, int servers, int gpus, int tp, int pp, int dp)
 {
@@ -156,8 +140,8 @@ void TestCliExport::exportMatchesGoldens()
         QStringList { QStringLiteral("export"), sample("seed-128.json"), QStringLiteral("-o"), out }
         + extra);
     QVERIFY2(r.exitCode == 0, r.err.constData());
-    QByteArray got = readAll(out);
-    QByteArray want = readAll(QStringLiteral(RAILYARD_SOURCE_DIR "/tests/golden/") + golden);
+    QByteArray got = readTestFile(out);
+    QByteArray want = readTestFile(QStringLiteral(RAILYARD_SOURCE_DIR "/tests/golden/") + golden);
     QVERIFY(!want.isEmpty());
     // The CLI names itself as the generator; the engine's default is "railyard".
     static const QRegularExpression generator(QStringLiteral("\"generator\": \"[^\"]*\""));
@@ -237,7 +221,7 @@ void TestCliExport::failuresWriteNothing()
     QFETCH(QString, message);
     QTemporaryDir dir;
     const QString scenario = dir.filePath(QStringLiteral("scenario.json"));
-    nlohmann::json s = nlohmann::json::parse(readAll(sample("seed-128.json")).toStdString());
+    nlohmann::json s = nlohmann::json::parse(readTestFile(sample("seed-128.json")).toStdString());
     std::vector<int> slots(128);
     for (int r = 0; r < 128; ++r)
         slots[static_cast<std::size_t>(r)] = r;
@@ -246,17 +230,17 @@ void TestCliExport::failuresWriteNothing()
     if (kind == QLatin1String("missing"))
         slots.pop_back();
     s["mapping"]["slots"] = slots;
-    writeFile(scenario, QByteArray::fromStdString(s.dump(2)));
+    writeTestFile(scenario, QByteArray::fromStdString(s.dump(2)));
     // The output directory holds a file from an earlier export that must stay as it is.
     const QString outDir = dir.filePath(QStringLiteral("out"));
     QVERIFY(QDir().mkpath(outDir));
     const QString out = outDir + QStringLiteral("/export.txt");
-    writeFile(out, "earlier export\n");
+    writeTestFile(out, "earlier export\n");
 
     QStringList args { QStringLiteral("export"), scenario, QStringLiteral("--format"),
         QStringLiteral("rankfile"), QStringLiteral("-o"), out };
     if (kind == QLatin1String("hosts")) {
-        writeFile(dir.filePath(QStringLiteral("hosts")), "a\nb\n");
+        writeTestFile(dir.filePath(QStringLiteral("hosts")), "a\nb\n");
         args << QStringLiteral("--hosts") << dir.filePath(QStringLiteral("hosts"));
     }
     if (kind == QLatin1String("swap"))
@@ -270,7 +254,7 @@ void TestCliExport::failuresWriteNothing()
                 .out.toStdString());
         record["ranks"][1]["slot"] = 0;
         record["ranks"][1]["gpu"] = 0;
-        writeFile(
+        writeTestFile(
             dir.filePath(QStringLiteral("record.json")), QByteArray::fromStdString(record.dump()));
         args = QStringList { QStringLiteral("import-mapping"), sample("seed-128.json"),
             QStringLiteral("--mapping"), dir.filePath(QStringLiteral("record.json")),
@@ -285,7 +269,7 @@ void TestCliExport::failuresWriteNothing()
     QVERIFY(r.out.isEmpty());
     QCOMPARE(QDir(outDir).entryList(QDir::Files | QDir::Hidden | QDir::System),
         QStringList { QStringLiteral("export.txt") });
-    QCOMPARE(readAll(out), QByteArray("earlier export\n"));
+    QCOMPARE(readTestFile(out), QByteArray("earlier export\n"));
 }
 
 void TestCliExport::importMappingRoundTrip()
@@ -312,13 +296,13 @@ void TestCliExport::importMappingRoundTrip()
         const Run imp = runCli({ QStringLiteral("import-mapping"), sample("seed-128.json"),
             QStringLiteral("--mapping"), input, QStringLiteral("-o"), applied });
         QVERIFY2(imp.exitCode == 0, imp.err.constData());
-        const nlohmann::json scenario = nlohmann::json::parse(readAll(applied).toStdString());
+        const nlohmann::json scenario = nlohmann::json::parse(readTestFile(applied).toStdString());
         QCOMPARE(scenario["mapping"]["slots"].size(), std::size_t(128));
         QCOMPARE(scenario["mapping"]["slots"][0].get<int>(), 9);
         // The applied scenario exports the same record as the swapped one.
         const Run again = runCli({ QStringLiteral("export"), applied, QStringLiteral("--format"),
             input == csv ? QStringLiteral("csv") : QStringLiteral("mapping-json") });
-        QCOMPARE(again.out, readAll(input));
+        QCOMPARE(again.out, readTestFile(input));
     }
 }
 
@@ -332,7 +316,7 @@ void TestCliExport::mpirunAcceptsTheRankfile()
     QTemporaryDir dir;
     const QString scenario = dir.filePath(QStringLiteral("local.json"));
     writeSmallScenario(scenario, 1, 2, 2, 1, 1);
-    writeFile(dir.filePath(QStringLiteral("hosts")), "0 localhost\n");
+    writeTestFile(dir.filePath(QStringLiteral("hosts")), "0 localhost\n");
     const QString rankfile = dir.filePath(QStringLiteral("ranks.rf"));
     // Ranks 0 and 1 exchange GPUs 0 and 1; 2 cores over 2 GPUs on two NUMA nodes (GPU 0 on
     // node 0, GPU 1 on node 1): GPU g is bound to core g, so rank 0 must land on core 1.
@@ -342,7 +326,7 @@ void TestCliExport::mpirunAcceptsTheRankfile()
         QStringLiteral("2"), QStringLiteral("--swap"), QStringLiteral("0:1"), QStringLiteral("-o"),
         rankfile });
     QVERIFY2(exp.exitCode == 0, exp.err.constData());
-    QVERIFY(readAll(rankfile).contains("rank 0=localhost slot=1\n"));
+    QVERIFY(readTestFile(rankfile).contains("rank 0=localhost slot=1\n"));
 
     const Run run = runProgram(mpirun,
         { QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"),
@@ -380,7 +364,7 @@ void TestCliExport::ncclPlanRunsUnderMpirun()
     QTemporaryDir dir;
     const QString scenario = dir.filePath(QStringLiteral("local.json"));
     writeSmallScenario(scenario, 1, 4, 2, 2, 1);
-    writeFile(dir.filePath(QStringLiteral("hosts")), host.toUtf8() + "\n");
+    writeTestFile(dir.filePath(QStringLiteral("hosts")), host.toUtf8() + "\n");
     const QStringList common { QStringLiteral("export"), scenario, QStringLiteral("--format"),
         QStringLiteral("nccl-plan"), QStringLiteral("--hosts"),
         dir.filePath(QStringLiteral("hosts")), QStringLiteral("--swap"), QStringLiteral("0:3") };
@@ -395,7 +379,7 @@ void TestCliExport::ncclPlanRunsUnderMpirun()
     QVERIFY(QDir().mkpath(bin));
     for (const char *b : { "all_reduce_perf", "all_gather_perf", "reduce_scatter_perf",
              "sendrecv_perf", "alltoall_perf" })
-        writeFile(bin + QLatin1Char('/') + QLatin1String(b),
+        writeTestFile(bin + QLatin1Char('/') + QLatin1String(b),
             "#!/bin/sh\necho \"FAKE $OMPI_COMM_WORLD_RANK $(hostname -s) $CUDA_VISIBLE_DEVICES "
             "$NCCL_TESTS_DEVICE $NCCL_IB_HCA $NCCL_TESTS_SPLIT | $*\"\n",
             true);
@@ -412,7 +396,7 @@ void TestCliExport::ncclPlanRunsUnderMpirun()
     for (const auto &t : plan.at("tests")) {
         const QString name = QString::fromStdString(t.at("name").get<std::string>());
         const QString log
-            = QString::fromUtf8(readAll(dir.filePath(QStringLiteral("results/") + name + ".log")));
+            = QString::fromUtf8(readTestFile(dir.filePath(QStringLiteral("results/") + name + ".log")));
         const auto gpus = t.at("gpus").get<std::vector<int>>();
         const auto nics = t.at("nics").get<std::vector<int>>();
         const QString bytes = QString::number(t.at("bytes").get<long long>());
@@ -451,7 +435,7 @@ void TestCliExport::torchrunScriptPlacesEveryRank()
         0);
     const QString bin = dir.filePath(QStringLiteral("bin"));
     QVERIFY(QDir().mkpath(bin));
-    writeFile(bin + QStringLiteral("/torchrun"),
+    writeTestFile(bin + QStringLiteral("/torchrun"),
         "#!/bin/sh\necho \"CVD=$CUDA_VISIBLE_DEVICES $*\"\n", true);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("PATH"), bin + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
@@ -483,11 +467,11 @@ void TestCliExport::slurmScriptPlacesEveryRank()
     const QString bin = dir.filePath(QStringLiteral("bin"));
     QVERIFY(QDir().mkpath(bin));
     // The stand-in program prints where the task runs; srun's runs it once per hostfile line.
-    writeFile(bin + QStringLiteral("/train"),
+    writeTestFile(bin + QStringLiteral("/train"),
         "#!/bin/sh\necho \"TASK $RANK $FAKE_HOST $CUDA_VISIBLE_DEVICES $LOCAL_RANK $WORLD_SIZE "
         "$*\"\n",
         true);
-    writeFile(bin + QStringLiteral("/srun"),
+    writeTestFile(bin + QStringLiteral("/srun"),
         "#!/bin/bash\nwhile [ \"${1#-}\" != \"$1\" ]; do shift; done\n"
         "n=$(wc -l < \"$SLURM_HOSTFILE\"); i=0\n"
         "for h in $(cat \"$SLURM_HOSTFILE\"); do\n"

@@ -16,23 +16,10 @@ QString sample(const char *name)
     return QStringLiteral(RAILYARD_SOURCE_DIR "/samples/") + QLatin1String(name);
 }
 
-QByteArray readAll(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-void write(const QString &path, const QByteArray &bytes)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
-}
-
 /// The sample with the nets dev 0 and dev 2 renumbered (NIC 0 on the second PCIe switch).
 QByteArray swappedSample()
 {
-    QByteArray xml = readAll(sample("dgx-h100-topology.xml"));
+    QByteArray xml = readTestFile(sample("dgx-h100-topology.xml"));
     xml.replace("name=\"mlx5_0\" dev=\"0\"", "name=\"mlx5_0\" dev=\"TMP\"");
     xml.replace("name=\"mlx5_2\" dev=\"2\"", "name=\"mlx5_2\" dev=\"0\"");
     xml.replace("name=\"mlx5_0\" dev=\"TMP\"", "name=\"mlx5_0\" dev=\"2\"");
@@ -63,7 +50,7 @@ void TestCliTopology::sampleSetsTheServerModel()
     QVERIFY(r.err.contains("8 GPUs, 8 rail NICs, NVLink 450 GB/s per GPU and direction"));
     QVERIFY(r.err.contains("GPU 7 0000:db:00.0   -> mlx5_7   rail 7  PIX  numa 1"));
     QVERIFY(!r.err.contains("warning:"));
-    const nlohmann::json s = nlohmann::json::parse(readAll(out).toStdString());
+    const nlohmann::json s = nlohmann::json::parse(readTestFile(out).toStdString());
     QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({0, 1, 2, 3, 4, 5, 6, 7}));
     QCOMPARE(s["fabric"]["nics_per_server"].get<int>(), 8);
     QCOMPARE(s["fabric"]["scaleup_gbps"].get<double>(), 3600.0);
@@ -83,13 +70,13 @@ void TestCliTopology::swappedNicsChangeTheAffinityAndWarn()
 {
     QTemporaryDir dir;
     const QString xml = dir.filePath(QStringLiteral("node001.xml"));
-    write(xml, swappedSample());
+    writeTestFile(xml, swappedSample());
     const QString out = dir.filePath(QStringLiteral("out.json"));
     const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
                                      QStringLiteral("--topology"), xml, QStringLiteral("--topology"),
                                      sample("dgx-h100-topology.xml"), QStringLiteral("-o"), out});
     QVERIFY2(r.exitCode == 0, r.err.constData());
-    const nlohmann::json s = nlohmann::json::parse(readAll(out).toStdString());
+    const nlohmann::json s = nlohmann::json::parse(readTestFile(out).toStdString());
     QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({1, 2, 0, 3, 4, 5, 6, 7}));
     // The pairing warnings of the first file and the comparison with the second.
     QVERIFY2(r.err.contains("warning: GPU 0 (0000:18:00.0) sits closest to NIC mlx5_1 (rail 1), not rail 0"), r.err.constData());
@@ -107,7 +94,7 @@ void TestCliTopology::badInputWritesNothing_data()
     QTest::newRow("no gpu") << QByteArray("<system><cpu numaid=\"0\"/></system>")
                             << QStringLiteral("bad.xml: no <gpu> element under <system>") << 1;
     QTest::newRow("too few gpus for the servers")
-        << readAll(sample("dgx-h100-topology.xml")).replace("<gpu dev=\"7\"", "<gpux dev=\"7\"")
+        << readTestFile(sample("dgx-h100-topology.xml")).replace("<gpu dev=\"7\"", "<gpux dev=\"7\"")
         << QStringLiteral("fabric.gpus_per_server: ") << 1;
 }
 
@@ -118,7 +105,7 @@ void TestCliTopology::badInputWritesNothing()
     QFETCH(int, exitCode);
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("bad.xml"));
-    write(path, xml);
+    writeTestFile(path, xml);
     const QString out = dir.filePath(QStringLiteral("out.json"));
     const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
                                      QStringLiteral("--topology"), path, QStringLiteral("-o"), out});

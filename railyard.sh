@@ -66,7 +66,8 @@ run_fuzzers() {
   cmake --preset fuzz
   tests/setup/check_packages.sh --cache build-fuzz/CMakeCache.txt --profile fuzz
   cmake --build --preset fuzz --parallel "$(nproc)"
-  for target in scenario mapping topology nccltests; do
+  # RAILYARD_FUZZ_TARGETS="topology cabling" fuzzes a subset.
+  for target in ${RAILYARD_FUZZ_TARGETS:-scenario mapping topology nccltests cabling}; do
     local corpus="build-fuzz/corpus-$target"
     mkdir -p "$corpus"
     echo "railyard: fuzzing the $target loader for ${seconds}s (corpus $corpus)"

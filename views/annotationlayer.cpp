@@ -3,6 +3,7 @@
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
+#include "geometry.h"
 
 #include <QFontMetricsF>
 #include <QGraphicsScene>
@@ -35,16 +36,6 @@ double screenScale(const QPainter *painter)
     const QTransform &t = painter->worldTransform();
     const double s = std::sqrt(std::abs(t.determinant()));
     return s > 0.0 ? s : 1.0;
-}
-
-/// Distance from `p` to the segment a-b.
-double distanceToSegment(QPointF p, QPointF a, QPointF b)
-{
-    const QPointF ab = b - a;
-    const double len2 = QPointF::dotProduct(ab, ab);
-    const double t = len2 > 0.0 ? std::clamp(QPointF::dotProduct(p - a, ab) / len2, 0.0, 1.0) : 0.0;
-    const QPointF d = p - (a + t * ab);
-    return std::hypot(d.x(), d.y());
 }
 
 } // namespace

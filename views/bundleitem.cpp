@@ -3,6 +3,7 @@
 #include "colorscale.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
+#include "geometry.h"
 #include "document/scenariodocument.h"
 
 #include <QLineF>
@@ -13,19 +14,6 @@
 #include <cmath>
 
 namespace railyard {
-
-namespace {
-
-/// Distance from p to the segment a-b.
-double distanceToSegment(const QPointF &p, const QPointF &a, const QPointF &b)
-{
-    const QPointF d = b - a;
-    const double len2 = QPointF::dotProduct(d, d);
-    const double t = len2 > 0.0 ? std::clamp(QPointF::dotProduct(p - a, d) / len2, 0.0, 1.0) : 0.0;
-    return QLineF(p, a + t * d).length();
-}
-
-} // namespace
 
 BundleItem::BundleItem(const FabricItem *root, Tier tier)
     : m_root(root)

@@ -4,6 +4,8 @@
 
 #include <QString>
 
+#include <string_view>
+
 namespace railyard {
 
 /**
@@ -19,6 +21,11 @@ inline QString seconds(double s)
 inline QString bytes(double b)
 {
     return QString::fromStdString(formatBytes(b));
+}
+/// An engine name (ASCII: dimension, tier, kind names) as a QString.
+inline QString latin(std::string_view s)
+{
+    return QString::fromLatin1(s.data(), static_cast<qsizetype>(s.size()));
 }
 /// 0.1875 -> "18.8 %"
 inline QString percent(double fraction, int decimals = 1)

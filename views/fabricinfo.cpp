@@ -19,7 +19,7 @@ QString qs(std::string_view s)
     return QString::fromLatin1(s.data(), static_cast<int>(s.size()));
 }
 
-QString percent(double u)
+QString utilisationPercent(double u)
 {
     const double p = u * 100.0;
     return QString::number(p, 'f', p > 0.0 && p < 1.0 ? 2 : 1) + QStringLiteral(" %");
@@ -55,7 +55,7 @@ QString directionRow(const ScenarioDocument &doc, int link, bool worse)
     return QStringLiteral("<tr%1><td>%2</td><td align=right>%3</td><td align=right>%4</td>"
                           "<td align=right>%5</td><td align=center>%6</td></tr>")
         .arg(style, qs(f.linkName(link)).toHtmlEscaped(), qs(formatBytes(load.bytes)),
-             percent(r.utilisation(link)), qs(formatSeconds(load.busyTime)), top);
+             utilisationPercent(r.utilisation(link)), qs(formatSeconds(load.busyTime)), top);
 }
 
 QString linkTable(const ScenarioDocument &doc, int forward)
@@ -104,7 +104,7 @@ QString FabricInfo::cableStatus(const ScenarioDocument &doc, int cable)
     const LinkLoad &load = r.links[static_cast<std::size_t>(link)];
     QString s = QStringLiteral("%1: %2/iter, %3 busy (%4)")
                     .arg(qs(f.linkName(link)), qs(formatBytes(load.bytes)),
-                         percent(r.utilisation(link)), qs(formatSeconds(load.busyTime)));
+                         utilisationPercent(r.utilisation(link)), qs(formatSeconds(load.busyTime)));
     if (load.bytes > 0.0)
         s += QStringLiteral(", mostly %1").arg(qs(dimName(load.topDim())).toUpper());
     return s;
@@ -147,7 +147,7 @@ QString FabricInfo::bundleStatus(const ScenarioDocument &doc, const std::vector<
     const auto order = worstFirst(doc, cables);
     return QStringLiteral("%1: worst %2 at %3")
         .arg(bundleTitle(doc, cables), qs(doc.engine().fabric().linkName(order.front().second)),
-             percent(order.front().first));
+             utilisationPercent(order.front().first));
 }
 
 QString FabricInfo::bundleToolTip(const ScenarioDocument &doc, const std::vector<int> &cables)
@@ -222,8 +222,8 @@ QString FabricInfo::slotToolTip(const ScenarioDocument &doc, int slot)
         const LinkLoad &a = r.links[static_cast<std::size_t>(link)];
         const LinkLoad &b = r.links[static_cast<std::size_t>(link ^ 1)];
         html += QStringLiteral("<tr><td>%1</td><td>out %2 (%3)</td><td>in %4 (%5)</td></tr>")
-                    .arg(label, qs(formatBytes(a.bytes)), percent(r.utilisation(link)),
-                         qs(formatBytes(b.bytes)), percent(r.utilisation(link ^ 1)));
+                    .arg(label, qs(formatBytes(a.bytes)), utilisationPercent(r.utilisation(link)),
+                         qs(formatBytes(b.bytes)), utilisationPercent(r.utilisation(link ^ 1)));
     }
     html += QStringLiteral("</table><i>drag to move or swap · hover shows partners</i>");
     return html;
@@ -267,7 +267,7 @@ QString FabricInfo::switchToolTip(const ScenarioDocument &doc, int vertex)
     QString html = QStringLiteral("<b>%1</b><br>%2 ports in use").arg(qs(n.name)).arg(ports);
     if (worstLink >= 0)
         html += QStringLiteral("<br>busiest: %1 at %2")
-                    .arg(qs(f.linkName(worstLink)).toHtmlEscaped(), percent(worst));
+                    .arg(qs(f.linkName(worstLink)).toHtmlEscaped(), utilisationPercent(worst));
     return html;
 }
 

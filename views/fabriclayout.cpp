@@ -66,11 +66,13 @@ FabricLayout::FabricLayout(const Fabric &fabric)
             m_nicX[static_cast<std::size_t>(n)] = kServerPad + inner * (n + 0.5) / nics;
     }
 
-    // Groups: a server's group is the scalable unit (rail) or the ToR leaf of its NIC 0.
+    // Groups: a server's group is the scalable unit (rail) or the ToR leaf of its first NIC.
     const int servers = fabric.servers();
     m_groupOfServer.resize(static_cast<std::size_t>(servers));
     for (int s = 0; s < servers; ++s) {
-        const int leaf = fabric.leafOfNic(s, 0);
+        int leaf = -1; // the leaf of its first cabled NIC (every server has one)
+        for (int nic = 0; leaf < 0 && nic < nics; ++nic)
+            leaf = fabric.leafOfNic(s, nic);
         const FabricNode &node = fabric.node(fabric.leafVertex(leaf));
         const int group = m_rail ? node.su : leaf;
         m_groupOfServer[static_cast<std::size_t>(s)] = group;
@@ -364,6 +366,8 @@ void FabricLayout::buildBundles()
         for (int s = rack.firstServer; s < rack.firstServer + rack.servers; ++s) {
             for (int nic = 0; nic < f.nicsPerServer(); ++nic) {
                 const int leaf = f.leafOfNic(s, nic);
+                if (leaf < 0)
+                    continue; // a NIC the cabling leaves without a cable
                 auto it = std::find_if(byLeaf.begin(), byLeaf.end(),
                                        [leaf](const auto &b) { return b.first == leaf; });
                 if (it == byLeaf.end()) {

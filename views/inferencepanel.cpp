@@ -1,5 +1,7 @@
 #include "inferencepanel.h"
 
+#include "chartformat.h"
+
 #include "io/reportjson.h"
 
 #include <QHeaderView>
@@ -14,11 +16,6 @@ namespace {
 QString qs(const std::string &s)
 {
     return QString::fromStdString(s);
-}
-
-QString percent(double share)
-{
-    return QStringLiteral("%1 %").arg(100.0 * share, 0, 'f', 2);
 }
 
 QString joined(const std::vector<std::string> &items, const QString &separator)
@@ -112,7 +109,7 @@ void InferencePanel::setReport(const InferenceReport &report)
             QString::number(p.ep),
             tr("%1 (%2 replicas)").arg(p.gpus).arg(p.replicas),
             qs(formatSeconds(p.stepTime)),
-            percent(p.utilisation),
+            chartformat::percent(p.utilisation, 2),
             tr("%1 + %2%3")
                 .arg(qs(formatBytes(p.weightBytesPerGpu)), qs(formatBytes(p.kvBytesPerGpu)),
                     p.fits ? QString() : tr(" (does not fit)")),
@@ -147,12 +144,12 @@ void InferencePanel::setReport(const InferenceReport &report)
                            .arg(qs(formatSeconds(r.ttft)), qs(formatSeconds(r.tpot)),
                                qs(formatSeconds(r.endToEnd))));
     m_share->setText(tr("Critical path: KV transfer is %1 of end-to-end, %2 of TTFT")
-                         .arg(percent(r.criticalPathShare), percent(r.ttftShare)));
+                         .arg(chartformat::percent(r.criticalPathShare, 2), chartformat::percent(r.ttftShare, 2)));
     if (const KvLinkLoad *hot = r.hottestLink())
         m_hottest->setText(tr("Hottest KV link: %1, %2 GB/s, utilisation %3")
                                .arg(qs(hot->name))
                                .arg(hot->bytesPerSecond / 1e9, 0, 'f', 2)
-                               .arg(percent(hot->utilisation)));
+                               .arg(chartformat::percent(hot->utilisation, 2)));
     else
         m_hottest->setText(tr("Hottest KV link: none (no KV crosses a link)"));
     m_warnings->setText(joined(r.warnings, QStringLiteral("\n")));

@@ -21,7 +21,7 @@ constexpr double kRowHeight = 15.0;
 constexpr double kRow3 = 42.0;
 constexpr double kCaptionHeight = 19.0;
 
-QString percent(double u)
+QString legendPercent(double u)
 {
     const double p = u * 100.0;
     return QString::number(p, 'f', p < 1.0 ? 2 : (p < 10.0 ? 1 : 0)) + QStringLiteral(" %");
@@ -135,7 +135,7 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->setPen(ink);
     x = text(painter, ramp.right() + 4, kRow1,
              overlay      ? QStringLiteral("100 % (given values)")
-                 : m_relative ? percent(m_max) + QStringLiteral(" (relative: 0 .. bottleneck)")
+                 : m_relative ? legendPercent(m_max) + QStringLiteral(" (relative: 0 .. bottleneck)")
                               : QStringLiteral("100 % busy / iteration"),
              12);
     QPen glow(QColor(0xe0, 0x31, 0x31, 90), 8.0, Qt::SolidLine, Qt::RoundCap);
@@ -147,7 +147,7 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     const QFontMetricsF fm(font);
     painter->drawText(QRectF(x + 24, kRow1, kWidth - x - 30, kRowHeight),
                       Qt::AlignLeft | Qt::AlignVCenter,
-                      fm.elidedText(QStringLiteral("bottleneck %1 %2").arg(m_bottleneck, percent(m_peak)),
+                      fm.elidedText(QStringLiteral("bottleneck %1 %2").arg(m_bottleneck, legendPercent(m_peak)),
                                     Qt::ElideMiddle,
                                     kWidth - x - 30));
 

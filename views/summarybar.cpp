@@ -17,11 +17,6 @@ namespace railyard {
 
 namespace {
 
-QString latin(std::string_view s)
-{
-    return QString::fromLatin1(s.data(), static_cast<int>(s.size()));
-}
-
 /// Width of a rich-text label's text in `font` (one line).
 int htmlWidth(const QFont &font, const QString &html)
 {
@@ -184,7 +179,7 @@ void SummaryBar::refresh()
                                 .arg(engine.plan().microbatches));
     m_mfu->setText(item(tr("MFU"), chartformat::percent(r.mfu)));
     m_mfu->setToolTip(tr("Model FLOPs utilisation of the whole job at %1 peak")
-                          .arg(latin(precisionName(s.training.precision))));
+                          .arg(chartformat::latin(precisionName(s.training.precision))));
     m_bubble->setText(item(tr("Bubble"), chartformat::percent(r.bubbleFraction)));
     m_bubble->setToolTip(tr("Idle stage-time / (stages × makespan)"));
 
@@ -192,14 +187,14 @@ void SummaryBar::refresh()
         const FabricLink &link = engine.fabric().link(r.bottleneckLink);
         const QString name = QString::fromStdString(engine.fabric().linkName(r.bottleneckLink));
         const QString detail = QStringLiteral("%1 · %2 · %3")
-                                   .arg(latin(tierName(link.tier)), latin(dimName(r.bottleneckDim)),
+                                   .arg(chartformat::latin(tierName(link.tier)), chartformat::latin(dimName(r.bottleneckDim)),
                                        chartformat::percent(r.utilisation(r.bottleneckLink)));
         m_bottleneckName = name;
         m_bottleneckDetail = detail;
         showBottleneck();
         m_bottleneck->setToolTip(
             tr("%1\ntier %2, mostly %3 traffic, busy %4 of the iteration")
-                .arg(name, latin(tierName(link.tier)), latin(dimName(r.bottleneckDim)),
+                .arg(name, chartformat::latin(tierName(link.tier)), chartformat::latin(dimName(r.bottleneckDim)),
                     chartformat::percent(r.utilisation(r.bottleneckLink))));
     } else {
         m_bottleneckName = tr("none");
@@ -246,7 +241,7 @@ void SummaryBar::refresh()
     m_calibrated->setVisible(!cal.empty());
     QString calTip = tr("Fitted on %1 measured nccl-tests run(s), %2:").arg(cal.runs.size()).arg(QString::fromStdString(cal.measuredAt));
     for (const CalibratedTier &t : cal.tiers)
-        calTip += QStringLiteral("\n") + latin(tierName(t.tier))
+        calTip += QStringLiteral("\n") + chartformat::latin(tierName(t.tier))
             + (t.algorithm.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(t.algorithm)));
     m_calibrated->setToolTip(calTip);
 }

@@ -17,16 +17,6 @@ namespace railyard {
 
 namespace {
 
-std::size_t uz(int v)
-{
-    return static_cast<std::size_t>(v);
-}
-
-bool isCompute(const PipelineEvent &e)
-{
-    return e.kind == PipelineEventKind::Forward || e.kind == PipelineEventKind::Backward;
-}
-
 } // namespace
 
 TimelineCanvas::TimelineCanvas(QWidget *parent)
@@ -168,7 +158,7 @@ QPointF TimelineCanvas::eventCenter(int i) const
     if (i < 0 || i >= static_cast<int>(t.events.size()))
         return {};
     const TimelinePainter::Layout l = layout();
-    const PipelineEvent &e = t.events[uz(i)];
+    const PipelineEvent &e = t.events[sz(i)];
     return (isCompute(e) ? m_painter.blockRect(l, e) : m_painter.sendRect(l, e)).center();
 }
 
@@ -205,22 +195,22 @@ QString TimelineCanvas::toolTipAt(const QPoint &pos) const
         int after = 0;
         const int hit = m_painter.computeAt(row, t, tolerance, &after);
         if (hit >= 0)
-            return describe(tl.events[uz(hit)], -1);
+            return describe(tl.events[sz(hit)], -1);
         if (t < 0.0 || t > tl.makespan)
             return {};
         // Idle: the gap between the neighbouring blocks.
         const std::vector<int> &ids = m_painter.computeOf(row);
         const double gapEnd = after < static_cast<int>(ids.size())
-            ? tl.events[uz(ids[uz(after)])].start
+            ? tl.events[sz(ids[sz(after)])].start
             : tl.makespan;
-        const double gapStart = after > 0 ? tl.events[uz(ids[uz(after - 1)])].end : 0.0;
+        const double gapStart = after > 0 ? tl.events[sz(ids[sz(after - 1)])].end : 0.0;
         return QStringLiteral("<b>stage %1 · idle</b><br>%2 – %3<br>duration %4")
             .arg(row)
             .arg(chartformat::seconds(gapStart), chartformat::seconds(gapEnd),
                 chartformat::seconds(gapEnd - gapStart));
     }
     for (const int i : m_painter.sends()) {
-        const PipelineEvent &e = tl.events[uz(i)];
+        const PipelineEvent &e = tl.events[sz(i)];
         if (m_painter.laneOf(e) != row)
             continue;
         if (m_painter.sendRect(l, e).adjusted(-2, -1, 2, 1).contains(pos)) {

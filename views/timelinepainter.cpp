@@ -13,16 +13,6 @@ namespace railyard {
 
 namespace {
 
-std::size_t uz(int v)
-{
-    return static_cast<std::size_t>(v);
-}
-
-bool isCompute(const PipelineEvent &e)
-{
-    return e.kind == PipelineEventKind::Forward || e.kind == PipelineEventKind::Backward;
-}
-
 /// 1-2-5 steps giving about `target` ticks over `span`.
 double niceStep(double span, double target)
 {
@@ -65,14 +55,14 @@ void TimelinePainter::setTimeline(
     m_stages = std::max(0, stages);
     m_chunks = std::max(1, chunks);
     m_iterationTime = iterationTime;
-    m_compute.assign(uz(m_stages), {});
+    m_compute.assign(sz(m_stages), {});
     m_sends.clear();
     for (int i = 0; i < static_cast<int>(m_timeline.events.size()); ++i) {
-        const PipelineEvent &e = m_timeline.events[uz(i)];
+        const PipelineEvent &e = m_timeline.events[sz(i)];
         if (e.stage < 0 || e.stage >= m_stages)
             continue;
         if (isCompute(e))
-            m_compute[uz(e.stage)].push_back(i);
+            m_compute[sz(e.stage)].push_back(i);
         else
             m_sends.push_back(i);
     }
@@ -88,12 +78,12 @@ double TimelinePainter::totalSpan() const
 
 int TimelinePainter::computeAt(int stage, double t, double tolerance, int *after) const
 {
-    const std::vector<int> &ids = m_compute[uz(stage)];
+    const std::vector<int> &ids = m_compute[sz(stage)];
     auto it = std::lower_bound(ids.begin(), ids.end(), t - tolerance,
-        [this](int i, double v) { return m_timeline.events[uz(i)].end < v; });
+        [this](int i, double v) { return m_timeline.events[sz(i)].end < v; });
     if (after)
         *after = static_cast<int>(it - ids.begin());
-    if (it != ids.end() && m_timeline.events[uz(*it)].start <= t + tolerance)
+    if (it != ids.end() && m_timeline.events[sz(*it)].start <= t + tolerance)
         return *it;
     return -1;
 }
@@ -204,8 +194,8 @@ void TimelinePainter::paintGutter(QPainter &p, const Layout &l) const
     for (int s = 0; s < m_stages; ++s) {
         const double top = l.rowTop(s);
         // Stage name and its utilisation (busy / makespan, from the timeline).
-        const double busy = uz(s) < m_timeline.busy.size() && makespan > 0.0
-            ? m_timeline.busy[uz(s)] / makespan
+        const double busy = sz(s) < m_timeline.busy.size() && makespan > 0.0
+            ? m_timeline.busy[sz(s)] / makespan
             : 0.0;
         p.setPen(text);
         const QRectF cell(l.plot.left() - kGutter + 6.0, top, kGutter - 12.0, l.blockHeight);
@@ -247,14 +237,14 @@ void TimelinePainter::paintRows(QPainter &p, const Layout &l, double t0, double 
     }
 
     for (int s = 0; s < m_stages; ++s) {
-        const std::vector<int> &ids = m_compute[uz(s)];
+        const std::vector<int> &ids = m_compute[sz(s)];
         // First event ending after t0 (ends are sorted as well, see setTimeline()).
         auto it = std::lower_bound(ids.begin(), ids.end(), t0,
-            [this](int i, double t) { return m_timeline.events[uz(i)].end < t; });
+            [this](int i, double t) { return m_timeline.events[sz(i)].end < t; });
         double lastPixel = -1e9;
         PipelineEventKind lastKind = PipelineEventKind::SendForward;
         for (; it != ids.end(); ++it) {
-            const PipelineEvent &e = m_timeline.events[uz(*it)];
+            const PipelineEvent &e = m_timeline.events[sz(*it)];
             if (e.start > t1)
                 break;
             const QRectF r = blockRect(l, e);
@@ -297,7 +287,7 @@ void TimelinePainter::paintRows(QPainter &p, const Layout &l, double t0, double 
 void TimelinePainter::paintSends(QPainter &p, const Layout &l, double t0, double t1) const
 {
     for (const int i : m_sends) {
-        const PipelineEvent &e = m_timeline.events[uz(i)];
+        const PipelineEvent &e = m_timeline.events[sz(i)];
         if (e.end < t0 || e.start > t1)
             continue;
         const QColor c = e.kind == PipelineEventKind::SendForward

@@ -27,7 +27,7 @@ constexpr GroupKind kKinds[] = { GroupKind::Tp, GroupKind::Pp, GroupKind::Dp, Gr
     GroupKind::Ep, GroupKind::DpCp, GroupKind::TpPp, GroupKind::ExpertDp };
 
 /// Engine field -> the flag the user typed, so errors name the option to fix.
-std::string flagFor(const std::string &field)
+std::string groupsFlagFor(const std::string &field)
 {
     static const std::pair<const char *, const char *> kFlags[] = { { "parallel.tp", "--tp" },
         { "parallel.pp", "--pp" }, { "parallel.dp", "--dp" }, { "parallel.cp", "--cp" },
@@ -100,7 +100,7 @@ int runGroups(const GroupsOptions &o)
         const ParallelLayout layout(degrees, o.order);
         text = o.json ? groupsJson(layout) : groupsText(layout);
     } catch (const ScenarioError &e) {
-        throw ScenarioError(flagFor(e.field()), e.reason());
+        throw ScenarioError(groupsFlagFor(e.field()), e.reason());
     }
     writeOutput({}, text);
     return kExitOk;

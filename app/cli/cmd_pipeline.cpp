@@ -125,7 +125,7 @@ std::string summaryText(const PipelineInput &in, const PipelineTimeline &t)
 }
 
 /// The command-line flag behind an engine field, so errors name what the user typed.
-std::string flagFor(const std::string &field)
+std::string pipelineFlagFor(const std::string &field)
 {
     static const std::pair<const char *, const char *> kFlags[]
         = { { "parallel.pp", "--stages" }, { "training.microbatches", "--microbatches" },
@@ -198,7 +198,7 @@ int runPipeline(const PipelineOptions &o)
     try {
         timeline = schedulePipeline(in);
     } catch (const ScenarioError &e) {
-        throw ScenarioError(flagFor(e.field()), e.reason());
+        throw ScenarioError(pipelineFlagFor(e.field()), e.reason());
     }
     if (o.json)
         writeOutput({}, jsonText(timelineJson(in, timeline)));

@@ -1,19 +1,27 @@
 /**
- * `railyard-cli import-topology FILE --topology XML...`: sets the scenario's server model (GPU
- * <-> NIC affinity, NICs per server, NIC speed, NVLink bandwidth) from the topology NCCL dumps
- * with NCCL_TOPO_DUMP_FILE (model/io/nccltopology.h), and says where the wiring is not what a
- * rail-optimised layout assumes. The scenario goes to stdout or -o; the affinity table and the
- * warnings to stderr.
+ * `railyard-cli import-topology FILE [--topology XML...] [--cabling CSV]`: sets the scenario's
+ * server model (GPU <-> NIC affinity, NICs per server, NIC speed, NVLink bandwidth) from the
+ * topology NCCL dumps with NCCL_TOPO_DUMP_FILE (model/io/nccltopology.h), and its network from
+ * a cabling inventory (model/io/cablingcsv.h, fabric/cablingbuilder.h), and says where the
+ * wiring is not what the design assumes. The scenario goes to stdout or -o; the affinity
+ * table, the fabric found and the findings to stderr.
  */
 #include "cliutil.h"
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
+#include "usageerror.h"
 
+#include "base/scenarioerror.h"
 #include "cost/costengine.h"
+#include "fabric/failedcomponent.h"
+#include "io/cablingcsv.h"
 #include "io/nccltopology.h"
+#include "layout/mapping.h"
 #include "scenario/scenariofile.h"
+#include "studies/remapplacement.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -27,21 +35,48 @@ struct TopologyOptions
 {
     std::string file;
     std::vector<std::string> topologies;
+    std::string cabling;
+    std::string serverPattern;
     std::string output;
 };
 
-int runImportTopology(const TopologyOptions &o)
+/// Keeps the scenario's mapping when it still fits the imported fabric; otherwise places its
+/// preset anew, moving ranks off GPUs whose NIC has no cable (the failure remap's rules).
+std::string fitMapping(Scenario &s)
 {
-    Scenario scenario = loadScenarioFile(o.file);
-    std::vector<ServerTopology> servers;
-    for (const std::string &path : o.topologies)
-        servers.push_back(loadNcclTopology(path));
-    const ServerTopology &t = servers.front();
-    applyTopology(scenario.fabric, t);
-    // The loader's checks (bus ids, device names) and the engine's, before anything is written.
-    const std::string text = scenarioToText(scenario);
-    const CostEngine check(parseScenario(text));
+    const Fabric fabric = Fabric::build(s.fabric);
+    const ParallelLayout layout(s.degrees, s.order);
+    if (layout.worldSize() > fabric.slotCount())
+        throw ScenarioError("parallel", "the job has " + std::to_string(layout.worldSize())
+                + " ranks but the imported fabric has " + std::to_string(fabric.slotCount())
+                + " GPU slots (" + std::to_string(fabric.servers()) + " servers x "
+                + std::to_string(fabric.gpusPerServer()) + ")");
+    const std::vector<char> usable = usableSlots(fabric, s.failures);
+    const auto fits = [&](const std::vector<int> &slots) {
+        return std::all_of(slots.begin(), slots.end(), [&](int slot) {
+            return slot >= 0 && slot < fabric.slotCount() && usable[static_cast<std::size_t>(slot)];
+        });
+    };
+    if (!s.slots.empty() && fits(s.slots))
+        return {};
+    const std::vector<int> preset = Mapping::place(s.placement, layout, fabric).slots();
+    if (s.slots.empty() && fits(preset))
+        return {};
+    const remap_detail::Placed placed = remap_detail::placeRanks(layout, fabric, usable, preset);
+    if (placed.shortfall > 0)
+        throw ScenarioError("parallel", std::to_string(placed.shortfall)
+                + " ranks find no GPU slot with a cabled NIC on the imported fabric");
+    const bool hadExplicit = !s.slots.empty();
+    s.slots = placed.slots;
+    ++s.mappingVersion;
+    return std::string(hadExplicit ? "the scenario's mapping does not fit the imported fabric: "
+                                   : "")
+        + "ranks placed " + std::string(placementName(s.placement))
+        + (placed.slots != preset ? ", moved off GPUs whose NIC has no cable" : "") + "\n";
+}
 
+std::string topologySummary(const ServerTopology &t)
+{
     std::string summary = t.file + ": " + std::to_string(t.gpus.size()) + " GPUs, "
         + std::to_string(t.rails.size()) + " rail NICs";
     if (t.scaleUpGbps > 0.0)
@@ -54,11 +89,48 @@ int runImportTopology(const TopologyOptions &o)
                       g.busId.c_str(), nic.name.c_str(), g.nic, g.pathType.c_str(), g.numa);
         summary += line;
     }
+    return summary;
+}
+
+int runImportTopology(const TopologyOptions &o)
+{
+    if (o.topologies.empty() && o.cabling.empty())
+        throw UsageError("import-topology needs --topology XML, --cabling CSV or both");
+    if (!o.serverPattern.empty() && o.cabling.empty())
+        throw UsageError("--server-pattern applies only with --cabling");
+    Scenario scenario = loadScenarioFile(o.file);
+    std::string summary;
     std::vector<std::string> warnings;
-    for (const ServerTopology &s : servers)
-        warnings.insert(warnings.end(), s.warnings.begin(), s.warnings.end());
-    const std::vector<std::string> across = compareTopologies(servers);
-    warnings.insert(warnings.end(), across.begin(), across.end());
+    std::vector<ServerTopology> servers;
+    for (const std::string &path : o.topologies)
+        servers.push_back(loadNcclTopology(path));
+    if (!servers.empty()) {
+        applyTopology(scenario.fabric, servers.front());
+        summary += topologySummary(servers.front());
+        for (const ServerTopology &s : servers)
+            warnings.insert(warnings.end(), s.warnings.begin(), s.warnings.end());
+        const std::vector<std::string> across = compareTopologies(servers);
+        warnings.insert(warnings.end(), across.begin(), across.end());
+    }
+    if (!o.cabling.empty()) {
+        const CablingCsv csv = loadCablingCsv(o.cabling);
+        const CablingImport result = importCabling(scenario.fabric, csv, o.serverPattern);
+        const Fabric fabric = Fabric::build(scenario.fabric);
+        summary += csv.file + ": " + std::to_string(csv.cables.size()) + " cables, "
+            + std::to_string(result.servers) + " servers, " + std::to_string(fabric.leafCount())
+            + " leaves, " + std::to_string(fabric.spineCount()) + " spines, "
+            + std::to_string(fabric.superSpineCount()) + " super-spines, "
+            + std::to_string(fabric.podCount()) + " pod(s)\n";
+        for (const std::string &note : result.notes)
+            summary += "  " + note + "\n";
+        summary += fitMapping(scenario);
+        for (const std::string &finding : fabric.cablingFindings())
+            warnings.push_back(finding);
+    }
+    // The loader's checks (bus ids, device names, cabling) and the engine's, before anything
+    // is written.
+    const std::string text = scenarioToText(scenario);
+    const CostEngine check(parseScenario(text));
     for (const std::string &w : warnings)
         summary += "warning: " + w + "\n";
     writeOutput(o.output, text);
@@ -76,13 +148,21 @@ void addImportTopology(CommandLine &line)
             "Set the scenario's server model from NCCL topology XML (NCCL_TOPO_DUMP_FILE): GPU "
             "<-> NIC affinity by PCIe proximity as NCCL ranks paths, NICs per server, NIC speed "
             "and NVLink bandwidth. Several files (one per server) are compared: a GPU index on "
-            "different rails is a warning. Writes the scenario; the affinity and the warnings go "
-            "to stderr.",
+            "different rails is a warning. With --cabling, the network comes from a cabling "
+            "inventory: any two- or three-tier fabric, with a NIC on the wrong rail leaf, two "
+            "NICs of a server on one leaf, unequal uplinks, missing cables and mixed speeds "
+            "named. Writes the scenario; the affinity, the fabric and the warnings go to stderr.",
             [o] { return runImportTopology(*o); }));
     c.positionalFile("FILE", o->file, "Scenario file.");
     c.texts("--topology", o->topologies, "XML",
-            "An NCCL topology file (repeatable: the first sets the server model).")
-        ->required();
+        "An NCCL topology file (repeatable: the first sets the server model).");
+    c.file("--cabling", o->cabling, "CSV",
+        "A cabling inventory, one cable per line: a_device,a_port,b_device,b_port,gbps"
+        "[,latency_us] (an LLDP or DCIM export). The network becomes exactly these cables: "
+        "tiers, rails, pods and miswirings are found from them.");
+    c.text("--server-pattern", o->serverPattern, "REGEX",
+        "With --cabling: the devices that are servers (ECMAScript regular expression on the "
+        "whole name); default: every device whose ports all name NICs (mlx5_0, nic0, ...).");
     c.output(o->output, "Write the scenario to FILE (atomically) instead of stdout.");
 }
 

@@ -12,11 +12,6 @@ namespace railyard {
 
 namespace {
 
-QString latin(std::string_view s)
-{
-    return QString::fromLatin1(s.data(), static_cast<qsizetype>(s.size()));
-}
-
 struct Plain
 {
     const char *name;
@@ -55,11 +50,11 @@ QStringList LessonFigures::names()
     for (const Plain &p : kPlain)
         out << QString::fromLatin1(p.name);
     for (Dim d : kAllDims) {
-        out << QStringLiteral("degree.") + latin(dimName(d));
-        out << QStringLiteral("exposed.") + latin(dimName(d));
-        out << QStringLiteral("bytes.") + latin(dimName(d));
+        out << QStringLiteral("degree.") + chartformat::latin(dimName(d));
+        out << QStringLiteral("exposed.") + chartformat::latin(dimName(d));
+        out << QStringLiteral("bytes.") + chartformat::latin(dimName(d));
         for (Tier t : kAllTiers)
-            out << QStringLiteral("tier_bytes.%1.%2").arg(latin(tierName(t)), latin(dimName(d)));
+            out << QStringLiteral("tier_bytes.%1.%2").arg(chartformat::latin(tierName(t)), chartformat::latin(dimName(d)));
     }
     return out;
 }
@@ -138,11 +133,11 @@ FigureValue LessonFigures::value(const QString &name, const Context &context)
         return v;
     }
     if (name == QLatin1String("placement")) {
-        v.word = latin(placementName(s.placement));
+        v.word = chartformat::latin(placementName(s.placement));
         return v;
     }
     if (name == QLatin1String("schedule")) {
-        v.word = latin(scheduleName(s.training.schedule));
+        v.word = chartformat::latin(scheduleName(s.training.schedule));
         return v;
     }
     if (name == QLatin1String("order")) {
@@ -150,7 +145,7 @@ FigureValue LessonFigures::value(const QString &name, const Context &context)
         return v;
     }
     for (Dim d : kAllDims) {
-        const QString dim = latin(dimName(d));
+        const QString dim = chartformat::latin(dimName(d));
         const auto i = static_cast<std::size_t>(d);
         if (name == QStringLiteral("degree.") + dim) {
             const ParallelDegrees &g = engine.layout().degrees();
@@ -162,7 +157,7 @@ FigureValue LessonFigures::value(const QString &name, const Context &context)
         if (name == QStringLiteral("bytes.") + dim)
             return number(r.dimBytes[i]);
         for (Tier t : kAllTiers)
-            if (name == QStringLiteral("tier_bytes.%1.%2").arg(latin(tierName(t)), dim))
+            if (name == QStringLiteral("tier_bytes.%1.%2").arg(chartformat::latin(tierName(t)), dim))
                 return number(r.tierBytes[static_cast<std::size_t>(index(t))][i]);
     }
     return v;

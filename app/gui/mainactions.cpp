@@ -1,6 +1,7 @@
 #include "mainactions.h"
 
 #include "actionicons.h"
+#include "chartformat.h"
 #include "documentfiles.h"
 #include "exportdialog.h"
 #include "fabricview.h"
@@ -28,15 +29,6 @@
 #include <QUndoStack>
 
 namespace railyard {
-
-namespace {
-
-QString percent(double fraction)
-{
-    return QString::number(fraction * 100.0, 'f', 1) + QStringLiteral(" %");
-}
-
-} // namespace
 
 MainActions::MainActions(MainWindow *window, std::initializer_list<QDockWidget *> docks)
     : QObject(window)
@@ -370,7 +362,7 @@ QString MainActions::reportSummary() const
 {
     const CostReport &r = m_window->document()->report();
     return tr("iteration %1 s, bubble %2, spine share %3")
-        .arg(QString::number(r.iterationTime, 'f', 3), percent(r.bubbleFraction), percent(r.spineBytesShare));
+        .arg(QString::number(r.iterationTime, 'f', 3), chartformat::percent(r.bubbleFraction), chartformat::percent(r.spineBytesShare));
 }
 
 bool MainActions::exportView(const QString &what)

@@ -44,11 +44,6 @@ constexpr int kVectorFabricGpus = 4096;
 constexpr double kLabelledBlock = 26.0;
 constexpr int kMaxStrips = 6;
 
-QString latin(std::string_view s)
-{
-    return QString::fromLatin1(s.data(), static_cast<qsizetype>(s.size()));
-}
-
 /** Writes the pages: a header line and a footer on each, content in between. */
 class Pages
 {
@@ -223,8 +218,8 @@ void summaryPage(QPainter &p, Pages &pages, const ScenarioDocument &doc)
         flow.row(QObject::tr("Bottleneck link"),
                  QObject::tr("%1 — %2 busy, %3 tier, mostly %4 traffic")
                      .arg(QString::fromStdString(engine.fabric().linkName(r.bottleneckLink)),
-                          chartformat::percent(r.utilisation(r.bottleneckLink)), latin(tierName(link.tier)),
-                          latin(dimName(r.bottleneckDim))));
+                          chartformat::percent(r.utilisation(r.bottleneckLink)), chartformat::latin(tierName(link.tier)),
+                          chartformat::latin(dimName(r.bottleneckDim))));
     } else {
         flow.row(QObject::tr("Bottleneck link"), QObject::tr("none"));
     }
@@ -246,7 +241,7 @@ void summaryPage(QPainter &p, Pages &pages, const ScenarioDocument &doc)
                at, true);
     for (Dim d : kAllDims) {
         const auto i = static_cast<std::size_t>(d);
-        flow.cells({latin(dimName(d)), chartformat::bytes(r.dimBytes[i]), chartformat::seconds(r.dimExposed[i]),
+        flow.cells({chartformat::latin(dimName(d)), chartformat::bytes(r.dimBytes[i]), chartformat::seconds(r.dimExposed[i]),
                     chartformat::percent(r.iterationTime > 0 ? r.dimExposed[i] / r.iterationTime : 0.0)},
                    at);
     }
@@ -278,7 +273,7 @@ void fabricPage(QPainter &p, Pages &pages, ScenarioDocument &doc, FabricView *fa
     if (!scratch.isValid())
         return;
     const Scenario &s = doc.scenario();
-    const bool vector = std::int64_t(s.fabric.servers) * s.fabric.gpusPerServer <= kVectorFabricGpus;
+    const bool vector = s.fabric.slotCount() <= kVectorFabricGpus;
     const QString file = scratch.filePath(vector ? QStringLiteral("fabric.svg") : QStringLiteral("fabric.png"));
     if (!fabric->exportImage(file))
         return;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -15,6 +16,8 @@ namespace railyard {
 /// Bytes per second of a link that runs at `gbps` Gbit/s (10^9 bit/s) in one direction.
 constexpr double gbpsToBytesPerSecond(double gbps) { return gbps * 1e9 / 8.0; }
 constexpr double bytesPerSecondToGbps(double bytesPerSecond) { return bytesPerSecond * 8.0 / 1e9; }
+/// An int id or count as a vector index (the engine's ids are dense ints >= 0).
+constexpr std::size_t sz(int v) { return static_cast<std::size_t>(v); }
 constexpr double microseconds(double us) { return us * 1e-6; }
 
 /// The parallel dimensions, in the order used by every per-dimension array.

@@ -472,6 +472,8 @@ void CostEngine::Impl::recompute(bool allLinks)
 
     report.warnings =
         iterationWarnings(report, fabric, scenario.device.hbmBytes, main.iteration.beforeBound);
+    for (const std::string &finding : fabric.cablingFindings())
+        report.warnings.push_back("cabling: " + finding);
     mappingWarnings.reset();
 }
 

@@ -1,5 +1,7 @@
 #include "cost/iterationtiming.h"
 
+#include "base/units.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -7,11 +9,6 @@
 namespace railyard {
 
 namespace {
-
-std::size_t sz(int v)
-{
-    return static_cast<std::size_t>(v);
-}
 
 double shareOf(const SyncPlan &sync, int stage, int chunk, int chunks)
 {

@@ -2,6 +2,7 @@
 
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "base/units.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,11 +97,6 @@ std::string_view eventKindName(PipelineEventKind k)
 }
 
 namespace {
-
-std::size_t sz(int v)
-{
-    return static_cast<std::size_t>(v);
-}
 
 /**
  * Upper bound on stages x micro-batches x chunks. The simulation keeps a few doubles and up to

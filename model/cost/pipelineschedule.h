@@ -48,6 +48,12 @@ struct PipelineEvent
     double end = 0.0;
 };
 
+/// A forward or backward block (not a send).
+inline bool isCompute(const PipelineEvent &e)
+{
+    return e.kind == PipelineEventKind::Forward || e.kind == PipelineEventKind::Backward;
+}
+
 /**
  * An event timeline per stage. Bubble fraction = idle compute time / (stages * makespan),
  * i.e. 1 - utilisation ((p-1)/(m+p-1) for p equal stages and m micro-batches, Huang et al.,

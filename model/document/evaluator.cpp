@@ -13,11 +13,6 @@ namespace railyard {
 
 namespace {
 
-std::int64_t slotCountOf(const Scenario &s)
-{
-    return std::int64_t(s.fabric.servers) * s.fabric.gpusPerServer;
-}
-
 /// A complete move list applied to the engine, each rank in turn onto its slot. Targets are
 /// distinct and every displaced rank is listed, so no step undoes an earlier one; a swap takes
 /// one engine step (its second move then finds the rank in place).
@@ -78,7 +73,7 @@ std::unique_ptr<CostEngine> Evaluator::build(const Scenario &scenario) const
 bool Evaluator::runsAsync(const Scenario &scenario) const
 {
     const std::int64_t shown = m_engine ? m_engine->fabric().slotCount() : 0;
-    return std::max(slotCountOf(scenario), shown) > m_asyncThreshold;
+    return std::max(scenario.fabric.slotCount(), shown) > m_asyncThreshold;
 }
 
 void Evaluator::show(std::unique_ptr<CostEngine> engine)

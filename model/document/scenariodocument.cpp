@@ -18,11 +18,6 @@ namespace railyard {
 
 namespace {
 
-std::int64_t slotCountOf(const Scenario &s)
-{
-    return std::int64_t(s.fabric.servers) * s.fabric.gpusPerServer;
-}
-
 bool sameDegrees(const ParallelDegrees &a, const ParallelDegrees &b)
 {
     return a.tp == b.tp && a.pp == b.pp && a.dp == b.dp && a.cp == b.cp && a.ep == b.ep;
@@ -108,7 +103,7 @@ void ScenarioDocument::swapRanks(int a, int b)
 void ScenarioDocument::moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, const QString &text)
 {
     const int world = static_cast<int>(m_scenario.slots.size());
-    const int slotCount = static_cast<int>(slotCountOf(m_scenario));
+    const int slotCount = static_cast<int>(m_scenario.fabric.slotCount());
     std::set<int> ranks, slots;
     for (const auto &[rank, slot] : rankToSlot) {
         if (rank < 0 || rank >= world || slot < 0 || slot >= slotCount
@@ -135,9 +130,9 @@ void ScenarioDocument::applyPlacement(Placement placement)
     const ParallelLayout &layout = engine().layout();
     const Fabric &fabric = engine().fabric();
     std::vector<int> slots = Mapping::place(placement, layout, fabric).slots();
-    if (!engine().scenario().failures.empty()) {
-        // The preset on the healthy hardware: ranks whose preset slot failed move, whole TP
-        // groups onto free lanes first, by the failure remap's placement rules.
+    if (!engine().scenario().failures.empty() || fabric.cabled()) {
+        // The preset on the healthy hardware: ranks whose preset slot failed (or whose NIC has
+        // no cable) move, whole TP groups onto free lanes first, by the failure remap's rules.
         const remap_detail::Placed placed = remap_detail::placeRanks(
             layout, fabric, usableSlots(fabric, engine().scenario().failures), slots);
         if (placed.shortfall > 0) {
@@ -170,7 +165,7 @@ QString ScenarioDocument::editScenario(const Scenario &next, const QString &text
     // re-placed with the placement. Bandwidth or workload edits keep the user's mapping.
     const bool layoutChanged = !sameDegrees(current.degrees, next.degrees) || current.order != next.order;
     const std::int64_t world = std::int64_t(next.degrees.tp) * next.degrees.pp * next.degrees.dp * next.degrees.cp;
-    const std::int64_t slots = slotCountOf(next);
+    const std::int64_t slots = next.fabric.slotCount();
     const bool slotsFit = std::int64_t(next.slots.size()) == world
                           && std::all_of(next.slots.begin(), next.slots.end(),
                                          [slots](int s) { return s >= 0 && s < slots; });

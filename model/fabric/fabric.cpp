@@ -1,5 +1,8 @@
 #include "fabric/fabric.h"
 
+#include "fabric/cablingbuilder.h"
+#include "fabric/fabricassembly.h"
+
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 
@@ -70,14 +73,6 @@ std::string str(i64 v)
     return std::to_string(v);
 }
 
-std::string paddedServerName(int server)
-{
-    std::string digits = std::to_string(server);
-    if (digits.size() < 3)
-        digits.insert(0, 3 - digits.size(), '0');
-    return "node" + digits;
-}
-
 void checkLink(const LinkSpec &link, const char *gbpsField, const char *latencyField)
 {
     if (!std::isfinite(link.gbps) || link.gbps <= 0.0)
@@ -99,6 +94,8 @@ public:
     {
         FabricBuilder b(spec);
         b.validate();
+        if (!spec.cabling.empty())
+            return buildCabledFabric(spec);
         b.plan();
         b.construct();
         return std::move(b.m_fabric);
@@ -139,37 +136,6 @@ private:
         return sum;
     }
 
-    int addVertex(FabricNode node)
-    {
-        const int v = m_nextVertex++;
-        m_fabric.m_graph[static_cast<std::size_t>(v)] = std::move(node);
-        return v;
-    }
-    /// One cable: the forward direction a -> b gets an even id, the reverse the next one.
-    void addCable(int a, int b, Tier tier, double gbps, double latencyUs, double ports)
-    {
-        FabricLink fwd;
-        fwd.id = static_cast<int>(m_fabric.m_links.size());
-        fwd.reverse = fwd.id + 1;
-        fwd.tier = tier;
-        fwd.src = a;
-        fwd.dst = b;
-        fwd.bandwidth = gbpsToBytesPerSecond(gbps * ports);
-        fwd.latency = microseconds(latencyUs);
-        fwd.ports = std::max(1, static_cast<int>(std::lround(ports)));
-        FabricLink rev = fwd;
-        rev.id = fwd.reverse;
-        rev.reverse = fwd.id;
-        rev.src = b;
-        rev.dst = a;
-        boost::add_edge(
-            static_cast<std::size_t>(a), static_cast<std::size_t>(b), fwd, m_fabric.m_graph);
-        boost::add_edge(
-            static_cast<std::size_t>(b), static_cast<std::size_t>(a), rev, m_fabric.m_graph);
-        m_fabric.m_links.push_back(fwd);
-        m_fabric.m_links.push_back(rev);
-    }
-
     const FabricSpec &m_spec;
     Fabric m_fabric;
 
@@ -188,7 +154,6 @@ private:
     i64 m_superPerPlane = 0;
     i64 m_vertices = 0;
     i64 m_links = 0;
-    int m_nextVertex = 0;
 };
 
 void FabricBuilder::validate()
@@ -397,57 +362,11 @@ void FabricBuilder::construct()
 {
     const FabricSpec &s = m_spec;
     Fabric &f = m_fabric;
+    FabricAssembly a(f);
     const int servers = static_cast<int>(m_servers);
-    const int gpus = static_cast<int>(m_gpus);
     const int nics = static_cast<int>(m_nics);
-
-    f.m_spec = s; // as given (0 = derived stays 0); nicsPerServer() answers the derived count
-    f.m_nicsPerServer = nics;
-    f.m_rails = m_rail ? nics : 0;
-    f.m_pods = static_cast<int>(m_pods);
-    f.m_gpuToNic.resize(static_cast<std::size_t>(gpus));
-    for (int g = 0; g < gpus; ++g)
-        f.m_gpuToNic[static_cast<std::size_t>(g)]
-            = s.gpuToNic.empty() ? g % nics : s.gpuToNic[static_cast<std::size_t>(g)];
-    f.m_serverNames.reserve(static_cast<std::size_t>(servers));
-    for (int i = 0; i < servers; ++i)
-        f.m_serverNames.push_back(s.serverNames.empty()
-                ? paddedServerName(i)
-                : s.serverNames[static_cast<std::size_t>(i)]);
-
-    f.m_graph = FabricGraph(static_cast<std::size_t>(m_vertices));
-    f.m_links.reserve(static_cast<std::size_t>(m_links));
-    f.m_gpuVertex.reserve(static_cast<std::size_t>(servers * gpus));
-    f.m_nicVertex.reserve(static_cast<std::size_t>(servers * nics));
-    f.m_scaleUpVertex.reserve(static_cast<std::size_t>(servers));
-
-    // Servers: GPUs, NICs, the scale-up switch.
-    for (int srv = 0; srv < servers; ++srv) {
-        const std::string &host = f.m_serverNames[static_cast<std::size_t>(srv)];
-        for (int g = 0; g < gpus; ++g) {
-            FabricNode n;
-            n.kind = NodeKind::Gpu;
-            n.server = srv;
-            n.local = g;
-            n.name = host + "/gpu" + std::to_string(g);
-            f.m_gpuVertex.push_back(addVertex(std::move(n)));
-        }
-        for (int i = 0; i < nics; ++i) {
-            FabricNode n;
-            n.kind = NodeKind::Nic;
-            n.server = srv;
-            n.local = i;
-            n.rail = m_rail ? i : -1;
-            n.name = host + "/nic" + std::to_string(i);
-            f.m_nicVertex.push_back(addVertex(std::move(n)));
-        }
-        FabricNode n;
-        n.kind = NodeKind::ScaleUpSwitch;
-        n.server = srv;
-        n.local = srv;
-        n.name = host + "/nvswitch";
-        f.m_scaleUpVertex.push_back(addVertex(std::move(n)));
-    }
+    a.begin(s, nics, m_rail ? nics : 0, static_cast<int>(m_pods), m_vertices, m_links);
+    a.addServers();
 
     // Leaves, group by group (rail leaves of one SU are consecutive: leaf = su * rails + rail).
     const int leaves = static_cast<int>(m_leaves);
@@ -465,7 +384,7 @@ void FabricBuilder::construct()
         } else {
             n.name = "tor-" + std::to_string(leaf);
         }
-        f.m_leafVertex.push_back(addVertex(std::move(n)));
+        a.addSwitch(std::move(n));
     }
     const int spinesPerPod = static_cast<int>(m_spinesPerPod);
     const int pods = static_cast<int>(m_pods);
@@ -477,7 +396,7 @@ void FabricBuilder::construct()
             n.local = p * spinesPerPod + j;
             n.pod = p;
             n.name = "spine-p" + std::to_string(p) + "-" + std::to_string(j);
-            f.m_spineVertex.push_back(addVertex(std::move(n)));
+            a.addSwitch(std::move(n));
         }
     }
     const int perPlane = static_cast<int>(m_superPerPlane);
@@ -490,33 +409,21 @@ void FabricBuilder::construct()
                 n.local = plane * perPlane + k;
                 n.pod = plane;
                 n.name = "superspine-" + std::to_string(n.local);
-                f.m_superVertex.push_back(addVertex(std::move(n)));
+                a.addSwitch(std::move(n));
             }
         }
     }
 
     // Server-internal links and NIC <-> leaf.
-    f.m_nicLeaf.resize(static_cast<std::size_t>(servers * nics));
-    f.m_nicLeafPort.resize(static_cast<std::size_t>(servers * nics));
     for (int srv = 0; srv < servers; ++srv) {
-        const int scaleUp = f.m_scaleUpVertex[static_cast<std::size_t>(srv)];
-        for (int g = 0; g < gpus; ++g)
-            addCable(f.gpuVertex(srv * gpus + g), scaleUp, Tier::ScaleUp, s.scaleUp.gbps,
-                s.scaleUp.latencyUs, 1.0);
-        for (int g = 0; g < gpus; ++g)
-            addCable(f.gpuVertex(srv * gpus + g),
-                f.nicVertex(srv, f.m_gpuToNic[static_cast<std::size_t>(g)]), Tier::Pcie,
-                s.pcie.gbps, s.pcie.latencyUs, 1.0);
+        a.addServerCables(srv);
         const i64 group = srv / m_serversPerGroup;
         const i64 inGroup = srv % m_serversPerGroup;
         for (int i = 0; i < nics; ++i) {
             const i64 leaf = m_rail ? group * m_leavesPerGroup + i : group;
             const i64 port = m_rail ? inGroup : inGroup * m_nics + i;
-            const auto at = static_cast<std::size_t>(srv * nics + i);
-            f.m_nicLeaf[at] = static_cast<int>(leaf);
-            f.m_nicLeafPort[at] = static_cast<int>(port);
-            addCable(f.nicVertex(srv, i), f.leafVertex(static_cast<int>(leaf)), Tier::Leaf,
-                s.nic.gbps, s.nic.latencyUs, 1.0);
+            a.attachNic(srv, i, static_cast<int>(leaf), static_cast<int>(port), s.nic.gbps,
+                s.nic.latencyUs);
         }
     }
 
@@ -526,7 +433,7 @@ void FabricBuilder::construct()
         const int pod = static_cast<int>(group / m_groupsPerPod);
         const double ports = static_cast<double>(leafUplinks(group)) / spinesPerPod;
         for (int j = 0; j < spinesPerPod; ++j)
-            addCable(f.leafVertex(leaf), f.spineVertex(pod * spinesPerPod + j), Tier::Spine,
+            a.addCable(f.leafVertex(leaf), f.spineVertex(pod * spinesPerPod + j), Tier::Spine,
                 s.fabricPort.gbps, s.fabricPort.latencyUs, ports);
     }
     // Spine <-> super-spine bundles: spine j of every pod to every super-spine of plane j.
@@ -535,7 +442,7 @@ void FabricBuilder::construct()
         for (int p = 0; p < pods; ++p)
             for (int j = 0; j < spinesPerPod; ++j)
                 for (int k = 0; k < perPlane; ++k)
-                    addCable(f.spineVertex(p * spinesPerPod + j),
+                    a.addCable(f.spineVertex(p * spinesPerPod + j),
                         f.superSpineVertex(j * perPlane + k), Tier::SuperSpine, s.fabricPort.gbps,
                         s.fabricPort.latencyUs, ports);
     }

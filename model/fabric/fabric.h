@@ -95,6 +95,19 @@ public:
     /// "node003/gpu5 -> node003/nvswitch" style name for reports and tooltips.
     std::string linkName(int id) const;
 
+    /// false for a NIC a cabling inventory leaves without a cable (leafOfNic() is then -1).
+    bool nicCabled(int server, int nic) const { return leafOfNic(server, nic) >= 0; }
+    /// false when a slot's GPU sends through an uncabled NIC: no rank may sit there.
+    bool slotCabled(int slot) const { return nicCabled(serverOfSlot(slot), nicOfGpu(gpuOfSlot(slot))); }
+    /// Built from a cabling inventory (FabricSpec::cabling) rather than generated.
+    bool cabled() const { return !m_spec.cabling.empty(); }
+    /// Cabled fabrics: what deviates from the design, one line each (cablingbuilder.h).
+    const std::vector<std::string> &cablingFindings() const { return m_cablingFindings; }
+    /// Every leaf of a pod reaches every spine of its pod, and every super-spine exactly one
+    /// spine of every pod: the folded-Clos property the router's route cache relies on
+    /// (router.cpp). Always true for generated fabrics.
+    bool regularClos() const { return m_regularClos; }
+
 private:
     FabricSpec m_spec;
     FabricGraph m_graph;
@@ -104,11 +117,14 @@ private:
     std::vector<int> m_gpuVertex, m_nicVertex, m_scaleUpVertex;
     std::vector<int> m_leafVertex, m_spineVertex, m_superVertex;
     std::vector<int> m_nicLeaf, m_nicLeafPort; ///< per server*nics+nic
+    std::vector<std::string> m_cablingFindings;
     int m_nicsPerServer = 0;
     int m_pods = 1;
     int m_rails = 0;
+    bool m_regularClos = true;
 
     friend class FabricBuilder;
+    friend class FabricAssembly;
 };
 
 } // namespace railyard

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,20 @@ struct LinkSpec
     double gbps = 400.0;
     double latencyUs = 1.0;
     bool operator==(const LinkSpec &) const = default;
+};
+
+/**
+ * One cable of a cabling inventory (the shape of an LLDP neighbour table or a DCIM export):
+ * device and port at each end, the link speed and, optionally, its latency. A server end names
+ * the server (FabricSpec::serverNames) and its NIC: the RDMA device name of nicDevices, or any
+ * name ending in the NIC index ("mlx5_3", "nic3", "ib3"); a switch end names any switch and port.
+ */
+struct Cable
+{
+    std::string aDevice, aPort, bDevice, bPort;
+    double gbps = 0.0;        ///< per direction, Gbit/s
+    double latencyUs = -1.0;  ///< < 0: the tier's default (nic / fabric latency of the spec)
+    bool operator==(const Cable &) const = default;
 };
 
 /**
@@ -54,6 +69,15 @@ struct FabricSpec
     LinkSpec fabricPort{400.0, 0.6};   ///< one switch-to-switch port (leaf<->spine, spine<->super)
 
     bool pxn = false;                  ///< NCCL PXN: cross-rail traffic hops over NVLink first
+
+    /// Non-empty: the network is exactly these cables (cablingbuilder.h) - leaves, spines and
+    /// super-spines are found from how the switches are cabled, and the generator's counts
+    /// (servers_per_su, radix, spines, oversubscription, fabric_gbps) are not used. Servers,
+    /// GPUs, NICs and the scale-up and PCIe links still come from the fields above.
+    std::vector<Cable> cabling;
+
+    /// GPU slots (servers x GPUs per server), in 64 bits so an absurd spec cannot overflow.
+    std::int64_t slotCount() const { return std::int64_t { servers } * gpusPerServer; }
 
     /// Equal specs build identical fabrics (Fabric::build() is deterministic).
     bool operator==(const FabricSpec &) const = default;

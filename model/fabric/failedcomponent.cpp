@@ -12,7 +12,7 @@ namespace railyard {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kKindNames { "server", "gpu", "nic", "leaf" };
+constexpr std::array<std::string_view, 4> kComponentKindNames { "server", "gpu", "nic", "leaf" };
 
 std::string failuresPath(std::size_t i)
 {
@@ -23,7 +23,7 @@ std::string failuresPath(std::size_t i)
 
 std::string_view failureKindName(FailedComponent::Kind kind)
 {
-    return kKindNames[static_cast<std::size_t>(kind)];
+    return kComponentKindNames[static_cast<std::size_t>(kind)];
 }
 
 std::string failureText(const FailedComponent &failure)
@@ -49,8 +49,8 @@ FailedComponent parseFailure(std::string_view text, const std::string &field)
     const std::string_view number = text.substr(colon + 1);
     FailedComponent f;
     bool known = false;
-    for (std::size_t k = 0; k < kKindNames.size(); ++k) {
-        if (kKindNames[k] == kind) {
+    for (std::size_t k = 0; k < kComponentKindNames.size(); ++k) {
+        if (kComponentKindNames[k] == kind) {
             f.kind = static_cast<FailedComponent::Kind>(k);
             known = true;
         }
@@ -150,7 +150,7 @@ std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComp
     const std::vector<int> cause = failedSlotCauses(fabric, failures);
     std::vector<char> usable(cause.size(), 1);
     for (std::size_t s = 0; s < cause.size(); ++s)
-        usable[s] = cause[s] < 0;
+        usable[s] = cause[s] < 0 && fabric.slotCabled(static_cast<int>(s));
     return usable;
 }
 

@@ -48,7 +48,8 @@ void checkFailureRange(
 /// or -1. Throws ScenarioError("failures[i]", ...) for an index the fabric does not have.
 std::vector<int> failedSlotCauses(
     const Fabric &fabric, const std::vector<FailedComponent> &failures);
-/// true per usable slot (the complement of failedSlotCauses()).
+/// true per usable slot: not made unusable by a failure, and its GPU's NIC is cabled (a cabling
+/// inventory may leave a NIC without a cable, cablingbuilder.h).
 std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComponent> &failures);
 /// "server:3 (node003)", "nic:5 (node000/nic5)", "leaf:2 (leaf-su0-rail2)".
 std::string describeFailure(const Fabric &fabric, const FailedComponent &failure);

@@ -41,6 +41,11 @@
  * the general BFS + ECMP sweep for that leaf pair and stores its hops by part. The cache holds
  * O(leaves x spines per pod + pods x spine-super links) hops (74k for 16,384 GPUs), so it
  * never thrashes; tests check routes against an independent ECMP computation.
+ *
+ * A fabric read from a cabling inventory need not be such a Clos network (a leaf missing a
+ * spine cable, a super-spine missing a pod): the upward split then depends on the destination,
+ * so the router caches one segment per leaf pair instead (Fabric::regularClos() says which).
+ * That cache grows with the leaf pairs traffic actually uses, at most leaves^2 segments.
  */
 namespace railyard {
 
@@ -102,10 +107,12 @@ Router::Router(const Fabric &fabric)
         m_pcieUp[at] = f.linkBetween(gpu, nic);
         m_pcieDown[at] = f.linkBetween(nic, gpu);
     }
-    m_nicUp.resize(static_cast<std::size_t>(f.servers() * nics));
-    m_nicDown.resize(static_cast<std::size_t>(f.servers() * nics));
+    m_nicUp.assign(static_cast<std::size_t>(f.servers() * nics), -1);
+    m_nicDown.assign(static_cast<std::size_t>(f.servers() * nics), -1);
     for (int server = 0; server < f.servers(); ++server) {
         for (int i = 0; i < nics; ++i) {
+            if (!f.nicCabled(server, i))
+                continue; // its GPUs hold no rank (usableSlots()), so no route starts there
             const int nic = f.nicVertex(server, i);
             const int leaf = f.leafVertex(f.leafOfNic(server, i));
             const auto at = static_cast<std::size_t>(server * nics + i);
@@ -190,7 +197,7 @@ std::span<const RouteHop> Router::route(int srcSlot, int dstSlot)
         m_scratch.push_back({ e.head[static_cast<std::size_t>(i)], 1.0 });
     if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf) {
         std::array<const Segment *, kPartCount> parts {};
-        const int n = leafToLeaf(e.srcLeaf, e.dstLeaf, parts);
+        const int n = switchParts(e.srcLeaf, e.dstLeaf, parts);
         for (int i = 0; i < n; ++i) {
             const Segment &seg = *parts[static_cast<std::size_t>(i)];
             const RouteHop *first = m_arena.data() + seg.offset;
@@ -221,6 +228,12 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
     }
     if (e.srcLeaf < 0 || e.srcLeaf == e.dstLeaf)
         return;
+    if (!m_fabric.regularClos()) {
+        const int id = pairSegment(e.srcLeaf, e.dstLeaf);
+        out.latency += m_pairs[static_cast<std::size_t>(id)].latency;
+        out.segments[static_cast<std::size_t>(out.segmentCount++)] = pairSegmentBase() + id;
+        return;
+    }
     std::array<const Segment *, kPartCount> parts {};
     const int n = leafToLeaf(e.srcLeaf, e.dstLeaf, parts);
     // Segment ids: spine-up [within, across][leaf], spine-down [within, across][leaf],
@@ -241,16 +254,42 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
     out.segments[static_cast<std::size_t>(out.segmentCount++)] = (2 + k) * leaves + e.dstLeaf;
 }
 
-int Router::segmentIdLimit() const
+int Router::pairSegmentBase() const
 {
     return 4 * m_fabric.leafCount() + 2 * m_fabric.podCount();
+}
+
+int Router::segmentIdLimit() const
+{
+    return pairSegmentBase() + static_cast<int>(m_pairs.size());
+}
+
+int Router::pairSegment(int srcLeaf, int dstLeaf)
+{
+    const auto key = static_cast<std::uint64_t>(srcLeaf) << 32 | static_cast<std::uint32_t>(dstLeaf);
+    const auto [it, fresh] = m_pairOf.try_emplace(key, static_cast<int>(m_pairs.size()));
+    if (!fresh)
+        return it->second;
+    sweep(srcLeaf, dstLeaf);
+    Segment seg;
+    seg.offset = static_cast<std::uint32_t>(m_arena.size());
+    seg.count = static_cast<std::uint32_t>(m_pairHops.size());
+    // Latency of one shortest path: the sweep lists the hops level by level, so the first hop
+    // of each level (shares aside) traces one path.
+    for (const int level : m_pairLevelStart)
+        seg.latency += m_fabric.link(m_pairHops[static_cast<std::size_t>(level)].link).latency;
+    m_arena.insert(m_arena.end(), m_pairHops.begin(), m_pairHops.end());
+    m_pairs.push_back(seg);
+    return it->second;
 }
 
 std::span<const RouteHop> Router::segmentHops(int segment) const
 {
     const int leaves = m_fabric.leafCount();
     const Segment *seg = nullptr;
-    if (segment < 2 * leaves)
+    if (segment >= pairSegmentBase())
+        seg = &m_pairs[static_cast<std::size_t>(segment - pairSegmentBase())];
+    else if (segment < 2 * leaves)
         seg = &m_spineUp[static_cast<std::size_t>(segment / leaves)][static_cast<std::size_t>(segment % leaves)];
     else if (segment < 4 * leaves)
         seg = &m_spineDown[static_cast<std::size_t>((segment - 2 * leaves) / leaves)]
@@ -275,7 +314,7 @@ double Router::latency(int srcSlot, int dstSlot)
         sum += m_fabric.link(e.head[static_cast<std::size_t>(i)]).latency;
     if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf) {
         std::array<const Segment *, kPartCount> parts {};
-        const int n = leafToLeaf(e.srcLeaf, e.dstLeaf, parts);
+        const int n = switchParts(e.srcLeaf, e.dstLeaf, parts);
         for (int i = 0; i < n; ++i)
             sum += parts[static_cast<std::size_t>(i)]->latency;
     }
@@ -298,6 +337,14 @@ std::array<Router::Segment *, Router::kPartCount> Router::slots(
         out[SuperDown] = &m_superDown[static_cast<std::size_t>(m_leafPod[d])];
     }
     return out;
+}
+
+int Router::switchParts(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts)
+{
+    if (m_fabric.regularClos())
+        return leafToLeaf(srcLeaf, dstLeaf, parts);
+    parts[0] = &m_pairs[static_cast<std::size_t>(pairSegment(srcLeaf, dstLeaf))];
+    return 1;
 }
 
 int Router::leafToLeaf(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts)
@@ -348,7 +395,7 @@ const std::vector<int> &Router::distancesTo(int dstLeaf)
     return dist;
 }
 
-void Router::computeLeafPair(int srcLeaf, int dstLeaf)
+void Router::sweep(int srcLeaf, int dstLeaf)
 {
     const std::vector<int> &dist = distancesTo(dstLeaf);
     const int hops = dist[static_cast<std::size_t>(srcLeaf)];
@@ -360,11 +407,13 @@ void Router::computeLeafPair(int srcLeaf, int dstLeaf)
     // switch splits the flow it holds evenly over its neighbours one hop closer; flows meeting
     // at a switch merge, so each link appears once.
     m_pairHops.clear();
+    m_pairLevelStart.clear();
     m_frontier.clear();
     m_frontier.push_back(srcLeaf);
     m_flow[static_cast<std::size_t>(srcLeaf)] = 1.0;
     for (int level = hops; level > 0; --level) {
         m_next.clear();
+        m_pairLevelStart.push_back(static_cast<int>(m_pairHops.size()));
         for (const int u : m_frontier) {
             const auto uv = static_cast<std::size_t>(u);
             const auto first = m_adj.begin() + m_adjOffset[uv];
@@ -387,7 +436,11 @@ void Router::computeLeafPair(int srcLeaf, int dstLeaf)
         m_frontier.swap(m_next);
     }
     m_flow[static_cast<std::size_t>(dstLeaf)] = 0.0;
+}
 
+void Router::computeLeafPair(int srcLeaf, int dstLeaf)
+{
+    sweep(srcLeaf, dstLeaf);
     // Sort the hops into the four parts (a stable partition keeps the sweep's order).
     const Fabric &f = m_fabric;
     const auto partOf = [&f](const RouteHop &h) {

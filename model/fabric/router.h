@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -87,6 +88,15 @@ private:
     };
 
     void ends(int srcSlot, int dstSlot, Ends &out) const;
+    /// The switch part of a route: the factorised parts (regular Clos) or the leaf pair's one
+    /// segment (any other fabric).
+    int switchParts(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts);
+    /// Fabrics that are no regular Clos (Fabric::regularClos()): one cached segment per leaf
+    /// pair, its index in m_pairs (computed on a miss).
+    int pairSegment(int srcLeaf, int dstLeaf);
+    int pairSegmentBase() const;
+    /// The ECMP sweep from srcLeaf to dstLeaf into m_pairHops (level by level).
+    void sweep(int srcLeaf, int dstLeaf);
     /// The cached parts of the route srcLeaf -> dstLeaf (computed on a miss); srcLeaf != dstLeaf.
     int leafToLeaf(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts);
     std::array<Segment *, kPartCount> slots(int srcLeaf, int dstLeaf, bool acrossPods);
@@ -105,6 +115,8 @@ private:
     std::vector<RouteHop> m_arena; ///< hops of every cached segment
     std::array<std::vector<Segment>, 2> m_spineUp, m_spineDown; ///< [within pod, across pods][leaf]
     std::vector<Segment> m_superUp, m_superDown; ///< [pod]
+    std::vector<Segment> m_pairs; ///< per leaf pair, fabrics that are no regular Clos
+    std::unordered_map<std::uint64_t, int> m_pairOf; ///< (src << 32 | dst) -> index in m_pairs
     // Fixed links per slot / per server NIC, looked up once.
     std::vector<int> m_gpuUp, m_gpuDown; ///< GPU -> scale-up, scale-up -> GPU
     std::vector<int> m_pcieUp, m_pcieDown; ///< GPU -> its NIC, its NIC -> GPU
@@ -114,6 +126,7 @@ private:
     std::vector<double> m_flow;
     std::vector<int> m_frontier, m_next;
     std::vector<RouteHop> m_pairHops;
+    std::vector<int> m_pairLevelStart; ///< index in m_pairHops of each level's first hop
 };
 
 } // namespace railyard

@@ -3,6 +3,7 @@
 #include "base/fileio.h"
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
+#include "base/text.h"
 #include "cost/collectiveestimate.h"
 
 #include <nlohmann/json.hpp>
@@ -36,15 +37,6 @@ std::vector<std::string_view> words(std::string_view line)
             out.push_back(line.substr(start, i - start));
     }
     return out;
-}
-
-std::string trimmed(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return std::string(s);
 }
 
 bool toInteger(std::string_view w, long long &out)
@@ -318,8 +310,9 @@ const nlohmann::json *member(const nlohmann::json &o, const char *key)
 {
     if (!o.is_object())
         return nullptr;
-    const auto it = o.find(key);
-    return it == o.end() || it->is_null() ? nullptr : &*it;
+    const auto &members = o.get_ref<const nlohmann::json::object_t &>();
+    const auto it = members.find(key);
+    return it == members.end() || it->second.is_null() ? nullptr : &it->second;
 }
 
 double jsonValue(const nlohmann::json &v, const std::string &field, const NcclTestsLog &log)

@@ -353,18 +353,26 @@ std::vector<MappingIssue> Mapping::validate(
 void checkRanksOnUsableSlots(const Mapping &mapping, const ParallelLayout &layout,
     const Fabric &fabric, const std::vector<FailedComponent> &failures)
 {
-    if (failures.empty())
+    if (failures.empty() && !fabric.cabled())
         return;
     const std::vector<int> cause = failedSlotCauses(fabric, failures);
     for (int r = 0; r < mapping.rankCount(); ++r) {
         const int slot = mapping.slotOf(r);
         if (slot < 0 || slot >= static_cast<int>(cause.size()))
             continue; // Mapping::validate() names these
+        const std::string coords
+            = r < layout.worldSize() ? " (" + coordText(layout.coord(r), layout) + ")" : "";
+        if (!fabric.slotCabled(slot)) {
+            const int server = fabric.serverOfSlot(slot);
+            throw ScenarioError("mapping",
+                "rank " + std::to_string(r) + coords + " is on slot " + std::to_string(slot) + " ("
+                    + fabric.node(fabric.gpuVertex(slot)).name + "), whose NIC "
+                    + fabric.node(fabric.nicVertex(server, fabric.nicOfGpu(fabric.gpuOfSlot(slot)))).name
+                    + " has no cable in the fabric's cabling");
+        }
         const int c = cause[static_cast<std::size_t>(slot)];
         if (c < 0)
             continue;
-        const std::string coords
-            = r < layout.worldSize() ? " (" + coordText(layout.coord(r), layout) + ")" : "";
         throw ScenarioError("mapping",
             "rank " + std::to_string(r) + coords + " is on slot " + std::to_string(slot) + " ("
                 + fabric.node(fabric.gpuVertex(slot)).name + "), which is unusable: "

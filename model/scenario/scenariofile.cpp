@@ -36,7 +36,11 @@
  *       "pcie_gbps": 512,     "pcie_latency_us": 0.5,      GPU <-> NIC host path
  *       "nic_gbps": 400,      "nic_latency_us": 1.0,       NIC port <-> leaf
  *       "fabric_gbps": 400,   "fabric_latency_us": 0.6,    one switch-to-switch port
- *       "pxn": false                         NCCL PXN (cross-rail traffic over NVLink first)
+ *       "pxn": false,                        NCCL PXN (cross-rail traffic over NVLink first)
+ *       "cabling": [["node000", "mlx5_0", "leaf-1", "swp1", 400], ...]   optional: the network
+ *                                            is exactly these cables, [a_device, a_port,
+ *                                            b_device, b_port, gbps(, latency_us)] each
+ *                                            (fabric/cablingbuilder.h; import-topology --cabling)
  *     },
  *     "parallel": {                          required
  *       "tp": 8, "pp": 4, "dp": 4,           required, each 1..1048576
@@ -159,6 +163,7 @@
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "cost/pipelineschedule.h"
+#include "scenario/cablingsection.h"
 #include "scenario/calibrationsection.h"
 #include "scenario/scenarionotes.h"
 #include "scenario/scenariosections.h"
@@ -220,6 +225,8 @@ Json toJson(const Scenario &s)
     fabric["fabric_gbps"] = f.fabricPort.gbps;
     fabric["fabric_latency_us"] = f.fabricPort.latencyUs;
     fabric["pxn"] = f.pxn;
+    if (!f.cabling.empty())
+        fabric["cabling"] = cablingToJson(f.cabling);
 
     Json parallel;
     parallel["tp"] = s.degrees.tp;

@@ -10,6 +10,7 @@
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "cost/pipelineschedule.h"
+#include "scenario/cablingsection.h"
 #include "workload/presets.h"
 #include "workload/workloadnames.h"
 
@@ -143,7 +144,7 @@ FabricSpec readFabric(const json &value)
                   "super_spines", "leaf_oversubscription", "spine_oversubscription",
                   "scaleup_gbps", "scaleup_latency_us", "pcie_gbps", "pcie_latency_us",
                   "nic_gbps", "nic_latency_us", "fabric_gbps", "fabric_latency_us", "pxn",
-                  "gpu_numa", "nic_devices", "gpu_pci_bus_ids", "nic_pci_bus_ids"});
+                  "gpu_numa", "nic_devices", "gpu_pci_bus_ids", "nic_pci_bus_ids", "cabling"});
     f.rejectUnknown();
 
     FabricSpec spec;
@@ -306,6 +307,8 @@ FabricSpec readFabric(const json &value)
     spec.nic = link("nic_gbps", "nic_latency_us", spec.nic);
     spec.fabricPort = link("fabric_gbps", "fabric_latency_us", spec.fabricPort);
     spec.pxn = f.boolean("pxn", spec.pxn);
+    if (const json *cabling = f.find("cabling"))
+        spec.cabling = readCabling(*cabling);
     return spec;
 }
 

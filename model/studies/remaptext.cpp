@@ -17,7 +17,7 @@ std::string num(double v, const char *format)
     return text;
 }
 
-std::string percent(double v)
+std::string percentOneDecimal(double v)
 {
     return num(100.0 * v, "%.1f %%");
 }
@@ -85,9 +85,9 @@ std::vector<std::vector<std::string>> remapComparisonRows(const std::vector<Rema
         });
     const auto tokens = [](const RemapSummary &s) { return num(s.tokensPerSecond, "%.0f"); };
     row("tokens/s", tokens, same(tokens));
-    const auto bubble = [](const RemapSummary &s) { return percent(s.bubble); };
+    const auto bubble = [](const RemapSummary &s) { return percentOneDecimal(s.bubble); };
     row("bubble", bubble, same(bubble));
-    const auto mfu = [](const RemapSummary &s) { return percent(s.mfu); };
+    const auto mfu = [](const RemapSummary &s) { return percentOneDecimal(s.mfu); };
     row("MFU", mfu, same(mfu));
     const auto memory = [](const RemapSummary &s) {
         return formatBytes(s.maxMemoryPerRank) + " of " + formatBytes(s.deviceMemory)

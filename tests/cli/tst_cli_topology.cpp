@@ -37,6 +37,9 @@ private Q_SLOTS:
     void swappedNicsChangeTheAffinityAndWarn();
     void badInputWritesNothing_data();
     void badInputWritesNothing();
+    void cablingInventoryBuildsTheFabric();
+    void badCablingWritesNothing_data();
+    void badCablingWritesNothing();
 };
 
 void TestCliTopology::sampleSetsTheServerModel()
@@ -117,6 +120,60 @@ void TestCliTopology::badInputWritesNothing()
     const CliRun u = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json")});
     QCOMPARE(u.exitCode, 2);
     QVERIFY(u.err.contains("--topology"));
+}
+
+void TestCliTopology::cablingInventoryBuildsTheFabric()
+{
+    // The 2-SU sample inventory under the 1-SU job: 64 servers, the three findings of its two
+    // miswirings on stderr and in evaluate's warnings; the job (256 ranks) keeps its preset.
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("cabled.json"));
+    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("dgx-h100-1su.json"),
+        QStringLiteral("--topology"), sample("dgx-h100-topology.xml"), QStringLiteral("--cabling"),
+        sample("cabling-2su.csv"), QStringLiteral("-o"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.err.contains("1023 cables, 64 servers, 16 leaves, 8 spines, 0 super-spines"));
+    QVERIFY(r.err.contains("dgx-su1-n07 NIC 2 is on leaf-su1-r3"));
+    QVERIFY(r.err.contains("dgx-su2-n20 NICs 4 and 5 on leaf-su2-r4"));
+    QVERIFY(r.err.contains("leaf-su2-r4 has 31"));
+    const nlohmann::json scenario = nlohmann::json::parse(readTestFile(out).toStdString());
+    QCOMPARE(scenario["fabric"]["servers"].get<int>(), 64);
+    QCOMPARE(scenario["fabric"]["cabling"].size(), std::size_t(1023));
+    QCOMPARE(scenario["fabric"]["nic_devices"][0].get<std::string>(), std::string("mlx5_0"));
+    const CliRun e = runRailyardCli({QStringLiteral("evaluate"), out, QStringLiteral("--json")});
+    QVERIFY2(e.exitCode == 0, e.err.constData());
+    const nlohmann::json report = nlohmann::json::parse(e.out.toStdString());
+    int cabling = 0;
+    for (const auto &w : report["warnings"])
+        cabling += w.get<std::string>().rfind("cabling: ", 0) == 0;
+    QCOMPARE(cabling, 3);
+}
+
+void TestCliTopology::badCablingWritesNothing_data()
+{
+    QTest::addColumn<QByteArray>("csv");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("port twice") << QByteArray("node000,nic0,leaf,p1,400\nnode001,nic0,leaf,p1,400\n")
+                                << QStringLiteral("bad.csv:2: leaf port p1 is already cabled");
+    QTest::newRow("columns") << QByteArray("node000,nic0,leaf\n")
+                             << QStringLiteral("bad.csv:1: expected 5 or 6 columns");
+    QTest::newRow("job too large") << QByteArray("node000,nic0,leaf,p1,400\nnode001,nic0,leaf,p2,400\n")
+                                   << QStringLiteral("the job has 128 ranks but the imported fabric has 16 GPU slots");
+}
+
+void TestCliTopology::badCablingWritesNothing()
+{
+    QFETCH(QByteArray, csv);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.csv"));
+    writeTestFile(path, csv);
+    const QString out = dir.filePath(QStringLiteral("out.json"));
+    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
+        QStringLiteral("--cabling"), path, QStringLiteral("-o"), out});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    QVERIFY(!QFile::exists(out));
 }
 
 QTEST_APPLESS_MAIN(TestCliTopology)

@@ -5,8 +5,9 @@
  * crash, throw anything else or break an invariant. Under the sanitizer build (CMakePresets.json
  * "asan") this also runs them with ASan and UBSan. Regression files are named after their target:
  * scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping, nccltests-* for
- * fuzz_nccltests.
+ * fuzz_nccltests, cabling-* for fuzz_cabling.
  */
+#include "fuzzcabling.h"
 #include "fuzzharness.h"
 #include "fuzznccltests.h"
 
@@ -24,7 +25,7 @@ namespace {
 
 const QString kFuzzDir = QStringLiteral(RAILYARD_SOURCE_DIR "/tests/fuzz");
 
-enum class Target { Scenario, Mapping, Topology, NcclTests };
+enum class Target { Scenario, Mapping, Topology, NcclTests, Cabling };
 
 /// Adds one row per file of `dir`; `target` decides the harness, or the name prefix does.
 int addRows(const QString &dir, std::optional<Target> target)
@@ -40,8 +41,10 @@ int addRows(const QString &dir, std::optional<Target> target)
             t = Target::Topology;
         } else if (file.fileName().startsWith(QLatin1String("nccltests-"))) {
             t = Target::NcclTests;
+        } else if (file.fileName().startsWith(QLatin1String("cabling-"))) {
+            t = Target::Cabling;
         } else if (!file.fileName().startsWith(QLatin1String("scenario-"))) {
-            qWarning("%s: name it scenario-*, mapping-*, topology-* or nccltests-* after its fuzz target",
+            qWarning("%s: name it scenario-*, mapping-*, topology-*, nccltests-* or cabling-* after its fuzz target",
                 qPrintable(file.filePath()));
             continue;
         }
@@ -88,6 +91,10 @@ void TestFuzzRegressions::replay_data()
     QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/mapping"), Target::Mapping) > 0);
     QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/topology"), Target::Topology) > 0);
     QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/nccltests"), Target::NcclTests) > 0);
+    QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/cabling"), Target::Cabling) > 0);
+    // The sample inventory is a seed of fuzz_cabling.
+    QTest::newRow("samples/cabling-2su.csv as an inventory")
+        << QStringLiteral(RAILYARD_SOURCE_DIR "/samples/cabling-2su.csv") << static_cast<int>(Target::Cabling);
 }
 
 void TestFuzzRegressions::replay()
@@ -103,6 +110,7 @@ void TestFuzzRegressions::replay()
         const fuzz::Outcome outcome = t == Target::Mapping ? fuzz::fuzzMapping(input)
             : t == Target::Topology                         ? fuzz::fuzzTopology(input)
             : t == Target::NcclTests                        ? fuzz::fuzzNcclTestsLog(input)
+            : t == Target::Cabling                          ? fuzz::fuzzCabling(input)
                                                             : fuzz::fuzzScenario(input);
         qDebug("%s", outcomeName(outcome));
     } catch (const fuzz::HarnessFailure &e) {

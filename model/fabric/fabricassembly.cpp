@@ -1,0 +1,149 @@
+#include "fabric/fabricassembly.h"
+
+#include "base/units.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+namespace railyard {
+
+std::string defaultServerName(int index)
+{
+    std::string digits = std::to_string(index);
+    if (digits.size() < 3)
+        digits.insert(0, 3 - digits.size(), '0');
+    return "node" + digits;
+}
+
+void FabricAssembly::begin(const FabricSpec &s, int nics, int rails, int pods,
+    std::int64_t vertices, std::int64_t links)
+{
+    Fabric &f = m_f;
+    f.m_spec = s; // as given (0 = derived stays 0); nicsPerServer() answers the derived count
+    f.m_nicsPerServer = nics;
+    f.m_rails = rails;
+    f.m_pods = pods;
+    const int gpus = s.gpusPerServer;
+    f.m_gpuToNic.resize(sz(gpus));
+    for (int g = 0; g < gpus; ++g)
+        f.m_gpuToNic[sz(g)] = s.gpuToNic.empty() ? g % nics : s.gpuToNic[sz(g)];
+    f.m_serverNames.clear();
+    f.m_serverNames.reserve(sz(s.servers));
+    for (int i = 0; i < s.servers; ++i)
+        f.m_serverNames.push_back(s.serverNames.empty() ? defaultServerName(i) : s.serverNames[sz(i)]);
+
+    f.m_graph = FabricGraph(static_cast<std::size_t>(vertices));
+    f.m_links.reserve(static_cast<std::size_t>(links));
+    f.m_gpuVertex.reserve(sz(s.servers * gpus));
+    f.m_nicVertex.reserve(sz(s.servers * nics));
+    f.m_scaleUpVertex.reserve(sz(s.servers));
+    f.m_nicLeaf.assign(sz(s.servers * nics), -1);
+    f.m_nicLeafPort.assign(sz(s.servers * nics), -1);
+    m_nextVertex = 0;
+}
+
+int FabricAssembly::addVertex(FabricNode node)
+{
+    const int v = m_nextVertex++;
+    m_f.m_graph[sz(v)] = std::move(node);
+    return v;
+}
+
+void FabricAssembly::addServers()
+{
+    Fabric &f = m_f;
+    const int gpus = f.m_spec.gpusPerServer;
+    for (int srv = 0; srv < f.m_spec.servers; ++srv) {
+        const std::string &host = f.m_serverNames[sz(srv)];
+        for (int g = 0; g < gpus; ++g) {
+            FabricNode n;
+            n.kind = NodeKind::Gpu;
+            n.server = srv;
+            n.local = g;
+            n.name = host + "/gpu" + std::to_string(g);
+            f.m_gpuVertex.push_back(addVertex(std::move(n)));
+        }
+        for (int i = 0; i < f.m_nicsPerServer; ++i) {
+            FabricNode n;
+            n.kind = NodeKind::Nic;
+            n.server = srv;
+            n.local = i;
+            n.rail = f.m_rails > 0 ? i : -1;
+            n.name = host + "/nic" + std::to_string(i);
+            f.m_nicVertex.push_back(addVertex(std::move(n)));
+        }
+        FabricNode n;
+        n.kind = NodeKind::ScaleUpSwitch;
+        n.server = srv;
+        n.local = srv;
+        n.name = host + "/nvswitch";
+        f.m_scaleUpVertex.push_back(addVertex(std::move(n)));
+    }
+}
+
+int FabricAssembly::addSwitch(FabricNode node)
+{
+    const NodeKind kind = node.kind;
+    const int v = addVertex(std::move(node));
+    if (kind == NodeKind::Leaf)
+        m_f.m_leafVertex.push_back(v);
+    else if (kind == NodeKind::Spine)
+        m_f.m_spineVertex.push_back(v);
+    else
+        m_f.m_superVertex.push_back(v);
+    return v;
+}
+
+void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double latencyUs, double ports)
+{
+    FabricLink fwd;
+    fwd.id = static_cast<int>(m_f.m_links.size());
+    fwd.reverse = fwd.id + 1;
+    fwd.tier = tier;
+    fwd.src = a;
+    fwd.dst = b;
+    fwd.bandwidth = gbpsToBytesPerSecond(gbps * ports);
+    fwd.latency = microseconds(latencyUs);
+    fwd.ports = std::max(1, static_cast<int>(std::lround(ports)));
+    FabricLink rev = fwd;
+    rev.id = fwd.reverse;
+    rev.reverse = fwd.id;
+    rev.src = b;
+    rev.dst = a;
+    boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), fwd, m_f.m_graph);
+    boost::add_edge(static_cast<std::size_t>(b), static_cast<std::size_t>(a), rev, m_f.m_graph);
+    m_f.m_links.push_back(fwd);
+    m_f.m_links.push_back(rev);
+}
+
+void FabricAssembly::addServerCables(int server)
+{
+    const Fabric &f = m_f;
+    const FabricSpec &s = f.m_spec;
+    const int gpus = s.gpusPerServer;
+    const int scaleUp = f.m_scaleUpVertex[sz(server)];
+    for (int g = 0; g < gpus; ++g)
+        addCable(f.gpuVertex(server * gpus + g), scaleUp, Tier::ScaleUp, s.scaleUp.gbps,
+            s.scaleUp.latencyUs, 1.0);
+    for (int g = 0; g < gpus; ++g)
+        addCable(f.gpuVertex(server * gpus + g), f.nicVertex(server, f.m_gpuToNic[sz(g)]),
+            Tier::Pcie, s.pcie.gbps, s.pcie.latencyUs, 1.0);
+}
+
+void FabricAssembly::attachNic(int server, int nic, int leaf, int port, double gbps, double latencyUs)
+{
+    const auto at = sz(server * m_f.m_nicsPerServer + nic);
+    m_f.m_nicLeaf[at] = leaf;
+    m_f.m_nicLeafPort[at] = port;
+    addCable(m_f.nicVertex(server, nic), m_f.leafVertex(leaf), Tier::Leaf, gbps, latencyUs, 1.0);
+}
+
+void FabricAssembly::setCablingResult(std::vector<std::string> findings, bool regularClos)
+{
+    m_f.m_cablingFindings = std::move(findings);
+    m_f.m_regularClos = regularClos;
+}
+
+} // namespace railyard

@@ -1,0 +1,330 @@
+#include "io/cablingcsv.h"
+
+#include "base/fileio.h"
+#include "base/scenarioerror.h"
+#include "base/sizelimits.h"
+#include "base/text.h"
+#include "fabric/cablingbuilder.h"
+#include "fabric/fabric.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+#include <string_view>
+
+namespace railyard {
+
+namespace {
+
+constexpr std::array<std::string_view, 6> kColumns { "a_device", "a_port", "b_device", "b_port",
+    "gbps", "latency_us" };
+
+std::string lineRef(const std::string &file, int line)
+{
+    return file + ":" + std::to_string(line);
+}
+
+/// One CSV record (RFC 4180 quoting inside the line; a record never spans lines here).
+std::vector<std::string> splitRecord(std::string_view line, const std::string &where)
+{
+    std::vector<std::string> fields;
+    std::string field;
+    bool quoted = false, wasQuoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == '"' && trimmed(field).empty()) {
+            quoted = wasQuoted = true;
+            field.clear();
+        } else if (c == ',') {
+            fields.push_back(wasQuoted ? field : trimmed(field));
+            field.clear();
+            wasQuoted = false;
+        } else {
+            field += c;
+        }
+    }
+    if (quoted)
+        throw ScenarioError(where, "a quoted field is not closed");
+    fields.push_back(wasQuoted ? field : trimmed(field));
+    return fields;
+}
+
+/// "400", "400G", "400Gbps", "400 Gb/s" -> 400; NaN when it is none of these.
+double parseGbps(const std::string &text)
+{
+    double value = 0.0;
+    const char *end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr == text.data())
+        return NAN;
+    std::string unit = trimmed(std::string_view(ptr, static_cast<std::size_t>(end - ptr)));
+    std::transform(unit.begin(), unit.end(), unit.begin(),
+        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (unit.empty() || unit == "g" || unit == "gbps" || unit == "gb/s" || unit == "gbit/s")
+        return value;
+    return NAN;
+}
+
+bool looksLikeNicPort(const FabricSpec &spec, const std::string &port)
+{
+    if (std::find(spec.nicDevices.begin(), spec.nicDevices.end(), port) != spec.nicDevices.end())
+        return true;
+    static const std::regex kNicPort("(mlx5_|nic|hca|ib|rdma)[0-9]{1,6}", std::regex::icase);
+    return std::regex_match(port, kNicPort);
+}
+
+/// "node2" before "node10": digit runs compare by value.
+bool naturalLess(const std::string &a, const std::string &b)
+{
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+            std::size_t ie = i, je = j;
+            while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie])))
+                ++ie;
+            while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je])))
+                ++je;
+            const std::string_view da = std::string_view(a).substr(i, ie - i);
+            const std::string_view db = std::string_view(b).substr(j, je - j);
+            const auto strip = [](std::string_view d) {
+                while (d.size() > 1 && d.front() == '0')
+                    d.remove_prefix(1);
+                return d;
+            };
+            const std::string_view sa = strip(da), sb = strip(db);
+            if (sa.size() != sb.size())
+                return sa.size() < sb.size();
+            if (sa != sb)
+                return sa < sb;
+            i = ie;
+            j = je;
+        } else {
+            if (a[i] != b[j])
+                return a[i] < b[j];
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+
+/// Fabric::build(), with a cable's error pointed at its file and line.
+Fabric buildNamingLines(const FabricSpec &spec, const CablingCsv &csv)
+{
+    try {
+        return Fabric::build(spec);
+    } catch (const ScenarioError &e) {
+        const std::string prefix = "fabric.cabling[";
+        if (e.field().rfind(prefix, 0) == 0) {
+            const std::size_t row = std::stoul(e.field().substr(prefix.size()));
+            if (row < csv.lines.size())
+                throw ScenarioError(lineRef(csv.file, csv.lines[row]), e.reason());
+        }
+        if (e.field() == "fabric.cabling")
+            throw ScenarioError(csv.file, e.reason());
+        throw;
+    }
+}
+
+} // namespace
+
+CablingCsv parseCablingCsv(const std::string &text, const std::string &file)
+{
+    CablingCsv out;
+    out.file = file;
+    // Column positions: a header line may reorder them and add others.
+    std::array<int, kColumns.size()> at { 0, 1, 2, 3, 4, 5 };
+    std::size_t columns = 0; // 0: no header seen yet, positional
+    bool first = true;
+    std::size_t pos = 0;
+    int lineNo = 0;
+    while (pos <= text.size()) {
+        const std::size_t nl = text.find('\n', pos);
+        std::string_view line = std::string_view(text).substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+        pos = nl == std::string::npos ? text.size() + 1 : nl + 1;
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        const std::string t = trimmed(line);
+        if (t.empty() || t.front() == '#')
+            continue;
+        const std::string where = lineRef(file, lineNo);
+        std::vector<std::string> f = splitRecord(line, where);
+        if (first) {
+            first = false;
+            std::string lower = t;
+            std::transform(lower.begin(), lower.end(), lower.begin(),
+                [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            if (lower.rfind("a_device", 0) == 0 || lower.find(",a_device") != std::string::npos) {
+                at.fill(-1);
+                for (std::size_t k = 0; k < f.size(); ++k) {
+                    std::string name = f[k];
+                    std::transform(name.begin(), name.end(), name.begin(),
+                        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+                    for (std::size_t c = 0; c < kColumns.size(); ++c)
+                        if (name == kColumns[c]) {
+                            if (at[c] >= 0)
+                                throw ScenarioError(where, "column " + name + " appears twice");
+                            at[c] = static_cast<int>(k);
+                        }
+                }
+                for (std::size_t c = 0; c < 5; ++c)
+                    if (at[c] < 0)
+                        throw ScenarioError(where, "the header has no " + std::string(kColumns[c])
+                                + " column (a cabling CSV has a_device,a_port,b_device,b_port,gbps"
+                                  "[,latency_us])");
+                columns = f.size();
+                continue;
+            }
+        }
+        if (columns == 0 ? (f.size() < 5 || f.size() > 6) : f.size() != columns)
+            throw ScenarioError(where, "expected " + (columns ? std::to_string(columns) + " columns as the header has"
+                        : std::string("5 or 6 columns (a_device,a_port,b_device,b_port,gbps[,latency_us])"))
+                    + ", got " + std::to_string(f.size()));
+        if (static_cast<std::int64_t>(out.cables.size()) >= limits::kMaxLinks / 2)
+            throw ScenarioError(where, "more than " + std::to_string(limits::kMaxLinks / 2) + " cables");
+        const auto field = [&](std::size_t c) -> const std::string & {
+            static const std::string kEmpty;
+            return at[c] >= 0 && static_cast<std::size_t>(at[c]) < f.size() ? f[static_cast<std::size_t>(at[c])] : kEmpty;
+        };
+        Cable c;
+        c.aDevice = field(0);
+        c.aPort = field(1);
+        c.bDevice = field(2);
+        c.bPort = field(3);
+        for (std::size_t k = 0; k < 4; ++k)
+            if (field(k).empty() || field(k).size() > limits::kMaxNameBytes)
+                throw ScenarioError(where, std::string(kColumns[k]) + " must be 1 to "
+                        + std::to_string(limits::kMaxNameBytes) + " characters");
+        c.gbps = parseGbps(field(4));
+        if (!std::isfinite(c.gbps) || c.gbps <= 0.0 || c.gbps > 1e6)
+            throw ScenarioError(where, "gbps \"" + field(4) + "\" is not a link speed in Gbit/s "
+                                       "(a positive number, optionally with G, Gbps or Gb/s)");
+        if (!field(5).empty()) {
+            const std::string &lat = field(5);
+            double v = NAN;
+            const auto [ptr, ec] = std::from_chars(lat.data(), lat.data() + lat.size(), v);
+            if (ec != std::errc() || ptr != lat.data() + lat.size() || !std::isfinite(v) || v < 0.0 || v > 1e6)
+                throw ScenarioError(where, "latency_us \"" + lat + "\" is not a latency in microseconds");
+            c.latencyUs = v;
+        }
+        out.cables.push_back(std::move(c));
+        out.lines.push_back(lineNo);
+    }
+    if (out.cables.empty())
+        throw ScenarioError(file, "no cables (a cabling CSV has one line per cable: "
+                                  "a_device,a_port,b_device,b_port,gbps[,latency_us])");
+    return out;
+}
+
+CablingCsv loadCablingCsv(const std::string &path)
+{
+    return parseCablingCsv(readFileLimited(path, limits::kMaxFileBytes, "a cabling CSV"), path);
+}
+
+CablingImport importCabling(FabricSpec &spec, const CablingCsv &csv, const std::string &serverPattern)
+{
+    // Devices and their ports.
+    std::map<std::string, std::vector<std::string>> ports;
+    for (const Cable &c : csv.cables) {
+        ports[c.aDevice].push_back(c.aPort);
+        ports[c.bDevice].push_back(c.bPort);
+    }
+    std::vector<std::string> servers;
+    std::regex pattern;
+    if (!serverPattern.empty()) {
+        try {
+            pattern = std::regex(serverPattern);
+        } catch (const std::regex_error &e) {
+            throw ScenarioError("--server-pattern", "\"" + serverPattern + "\" is no regular expression: " + e.what());
+        }
+    }
+    for (const auto &[device, list] : ports) {
+        const bool server = serverPattern.empty()
+            ? std::all_of(list.begin(), list.end(), [&spec](const std::string &p) { return looksLikeNicPort(spec, p); })
+            : std::regex_match(device, pattern);
+        if (server)
+            servers.push_back(device);
+    }
+    if (servers.empty())
+        throw ScenarioError(csv.file, serverPattern.empty()
+                ? "no device looks like a server (a server's ports name its NICs: mlx5_0, nic0, "
+                  "or the fabric's nic_devices); name them with --server-pattern"
+                : "no device matches --server-pattern \"" + serverPattern + "\"");
+    if (static_cast<std::int64_t>(servers.size()) > limits::kMaxServers)
+        throw ScenarioError(csv.file, std::to_string(servers.size()) + " servers exceed the limit of "
+                + std::to_string(limits::kMaxServers));
+    std::sort(servers.begin(), servers.end(), naturalLess);
+
+    // Rail-optimised when every leaf's NICs share one index (a few miswired ones aside).
+    CablingImport result;
+    const std::set<std::string> serverSet(servers.begin(), servers.end());
+    std::map<std::string, std::map<int, int>> leafIndexes;
+    for (const Cable &c : csv.cables) {
+        const bool a = serverSet.count(c.aDevice) > 0, b = serverSet.count(c.bDevice) > 0;
+        if (a == b)
+            continue;
+        const int nic = cablingNicIndex(spec, a ? c.aPort : c.bPort);
+        ++leafIndexes[a ? c.bDevice : c.aDevice][nic];
+    }
+    const int nics = spec.nicsPerServer > 0 ? spec.nicsPerServer : spec.gpusPerServer;
+    bool rail = true;
+    for (const auto &[leaf, counts] : leafIndexes) {
+        int total = 0, most = 0;
+        for (const auto &[nic, n] : counts) {
+            total += n;
+            most = std::max(most, n);
+        }
+        rail = rail && 2 * most > total;
+    }
+    result.kind = nics == 1 ? spec.kind : (rail ? FabricKind::RailOptimised : FabricKind::Tor);
+    result.notes.push_back(std::string("kind: ")
+        + (result.kind == FabricKind::Tor ? "top-of-rack (leaves hold several NIC indexes)"
+                                          : "rail-optimised (each leaf's NICs share one index)"));
+
+    FabricSpec next = spec;
+    next.kind = result.kind;
+    next.servers = static_cast<int>(servers.size());
+    next.serverNames = servers;
+    next.cabling = csv.cables;
+    Fabric fabric = buildNamingLines(next, csv);
+
+    // Servers of one scalable unit (or ToR leaf) together: the fabric view draws groups as racks.
+    std::vector<std::pair<int, int>> groupOf; // (group, natural-order index)
+    for (int s = 0; s < fabric.servers(); ++s) {
+        int leaf = -1;
+        for (int n = 0; leaf < 0 && n < fabric.nicsPerServer(); ++n)
+            leaf = fabric.leafOfNic(s, n);
+        const FabricNode &node = fabric.node(fabric.leafVertex(leaf));
+        groupOf.emplace_back(result.kind == FabricKind::RailOptimised ? node.su : leaf, s);
+    }
+    std::stable_sort(groupOf.begin(), groupOf.end());
+    std::vector<std::string> ordered;
+    for (const auto &[group, s] : groupOf)
+        ordered.push_back(servers[static_cast<std::size_t>(s)]);
+    if (ordered != servers) {
+        next.serverNames = ordered;
+        fabric = buildNamingLines(next, csv);
+        result.notes.push_back("servers ordered by their scalable unit or leaf, then by name");
+    }
+    spec = next;
+    result.servers = fabric.servers();
+    result.switches = fabric.leafCount() + fabric.spineCount() + fabric.superSpineCount();
+    return result;
+}
+
+} // namespace railyard

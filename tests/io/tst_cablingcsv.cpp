@@ -1,0 +1,145 @@
+// Tests of the cabling inventory CSV reader and importer (model/io/cablingcsv.cpp): header
+// columns in any order with extra columns, quoting, speed units, a clear file:line for every
+// malformed line, server detection, rail/top-of-rack detection and server ordering.
+
+#include "base/scenarioerror.h"
+#include "fabric/fabric.h"
+#include "fixtures.h"
+#include "io/cablingcsv.h"
+
+#include <QTest>
+
+#include <string>
+
+using namespace railyard;
+
+namespace {
+
+std::string refusal(const std::string &text)
+{
+    try {
+        (void)parseCablingCsv(text, "c.csv");
+    } catch (const ScenarioError &e) {
+        return e.what();
+    }
+    return "(parsed)";
+}
+
+} // namespace
+
+class TestCablingCsv : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void readsHeaderQuotesAndUnits();
+    void positionalWithoutHeader();
+    void malformedLinesNameFileAndLine_data();
+    void malformedLinesNameFileAndLine();
+    void importDetectsServersKindAndOrder();
+    void importNamesTheLineOfABadCable();
+};
+
+void TestCablingCsv::readsHeaderQuotesAndUnits()
+{
+    const CablingCsv csv = parseCablingCsv("# LLDP dump\n"
+                                           "cable_id,b_port,b_device,gbps,a_device,a_port,latency_us\n"
+                                           "c1,swp1,leaf-1,400G,node-a,mlx5_0,\n"
+                                           "\n"
+                                           "c2,\"Ethernet1/2\",\"leaf, one\",400 Gb/s,node-b,mlx5_0,0.8\r\n"
+                                           "c3,swp9,spine,200Gbps,leaf-1,swp64,\n",
+        "c.csv");
+    QCOMPARE(csv.cables.size(), std::size_t(3));
+    QCOMPARE(csv.lines, std::vector<int>({ 3, 5, 6 }));
+    QCOMPARE(csv.cables[0].aDevice, std::string("node-a"));
+    QCOMPARE(csv.cables[0].bPort, std::string("swp1"));
+    QCOMPARE(csv.cables[0].gbps, 400.0);
+    QCOMPARE(csv.cables[0].latencyUs, -1.0);
+    QCOMPARE(csv.cables[1].bDevice, std::string("leaf, one"));
+    QCOMPARE(csv.cables[1].bPort, std::string("Ethernet1/2"));
+    QCOMPARE(csv.cables[1].latencyUs, 0.8);
+    QCOMPARE(csv.cables[2].gbps, 200.0);
+}
+
+void TestCablingCsv::positionalWithoutHeader()
+{
+    const CablingCsv csv = parseCablingCsv("n0,nic0,l0,p1,100\nn0,nic1,l1,p1,100,2\n", "c.csv");
+    QCOMPARE(csv.cables.size(), std::size_t(2));
+    QCOMPARE(csv.cables[1].latencyUs, 2.0);
+}
+
+void TestCablingCsv::malformedLinesNameFileAndLine_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("columns") << "n0,nic0,l0,p1,400\nn0,nic1,l1\n" << "c.csv:2: expected 5 or 6 columns";
+    QTest::newRow("speed") << "n0,nic0,l0,p1,fast\n" << "c.csv:1: gbps \"fast\" is not a link speed";
+    QTest::newRow("negative") << "n0,nic0,l0,p1,-400\n" << "c.csv:1: gbps";
+    QTest::newRow("latency") << "n0,nic0,l0,p1,400,soon\n" << "c.csv:1: latency_us \"soon\"";
+    QTest::newRow("empty device") << "# x\n,nic0,l0,p1,400\n" << "c.csv:2: a_device must be 1 to";
+    QTest::newRow("quote") << "n0,\"nic0,l0,p1,400\n" << "c.csv:1: a quoted field is not closed";
+    QTest::newRow("header") << "a_device,a_port,b_device,gbps\n" << "c.csv:1: the header has no b_port";
+    QTest::newRow("header width") << "a_device,a_port,b_device,b_port,gbps\nn0,nic0,l0,p1,400,1\n"
+                                  << "c.csv:2: expected 5 columns as the header has";
+    QTest::newRow("empty") << "# nothing\n\n" << "c.csv: no cables";
+}
+
+void TestCablingCsv::malformedLinesNameFileAndLine()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, message);
+    const std::string what = refusal(text.toStdString());
+    QVERIFY2(what.rfind(message.toStdString(), 0) == 0, what.c_str());
+}
+
+void TestCablingCsv::importDetectsServersKindAndOrder()
+{
+    // Servers named so that plain string order would be wrong (n10 before n2), in two ToR
+    // racks listed out of order: n10 and n2 on tor-b, n1 and n3 on tor-a.
+    std::string text;
+    for (const auto &[server, tor] : { std::pair { "n10", "tor-b" }, std::pair { "n2", "tor-b" },
+             std::pair { "n1", "tor-a" }, std::pair { "n3", "tor-a" } })
+        for (int nic = 0; nic < 2; ++nic)
+            text += std::string(server) + ",nic" + std::to_string(nic) + "," + tor + ",p"
+                + server + std::to_string(nic) + ",400\n";
+    text += "tor-a,u1,spine,d1,400\ntor-b,u1,spine,d2,400\n";
+    FabricSpec spec = fixtures::railFabric(4, 2);
+    const CablingImport result = importCabling(spec, parseCablingCsv(text, "c.csv"), {});
+    QCOMPARE(result.kind, FabricKind::Tor);
+    QCOMPARE(spec.kind, FabricKind::Tor);
+    QCOMPARE(spec.serverNames, std::vector<std::string>({ "n1", "n3", "n2", "n10" }));
+    const Fabric f = Fabric::build(spec);
+    QCOMPARE(f.leafCount(), 2);
+    QCOMPARE(f.spineCount(), 1);
+    QCOMPARE(f.node(f.leafVertex(0)).name, std::string("tor-a"));
+    // --server-pattern picks the servers instead of the port names.
+    FabricSpec named = fixtures::railFabric(4, 2);
+    (void)importCabling(named, parseCablingCsv(text, "c.csv"), "n[0-9]+");
+    QCOMPARE(named.serverNames.size(), std::size_t(4));
+    try {
+        FabricSpec none = fixtures::railFabric(4, 2);
+        (void)importCabling(none, parseCablingCsv(text, "c.csv"), "gpu.*");
+        QFAIL("a pattern matching nothing was accepted");
+    } catch (const ScenarioError &e) {
+        QVERIFY2(std::string(e.what()).find("no device matches --server-pattern") != std::string::npos, e.what());
+    }
+}
+
+void TestCablingCsv::importNamesTheLineOfABadCable()
+{
+    // Line 4 reuses leaf port p1 of line 2: the message points at the file's line, not at an
+    // index into the scenario.
+    const std::string text = "# two servers\nn0,nic0,leaf,p1,400\nn1,nic0,leaf,p2,400\nn1,nic1,leaf,p1,400\n";
+    FabricSpec spec = fixtures::railFabric(2, 2);
+    const FabricSpec before = spec;
+    try {
+        (void)importCabling(spec, parseCablingCsv(text, "inv.csv"), {});
+        QFAIL("a port cabled twice was accepted");
+    } catch (const ScenarioError &e) {
+        QVERIFY2(std::string(e.what()).rfind("inv.csv:4: leaf port p1 is already cabled", 0) == 0, e.what());
+    }
+    QVERIFY(spec == before); // nothing applied
+}
+
+QTEST_GUILESS_MAIN(TestCablingCsv)
+#include "tst_cablingcsv.moc"

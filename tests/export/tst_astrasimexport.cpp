@@ -112,6 +112,7 @@ private Q_SLOTS:
     void commGroupsAreTheLayoutsGroups();
     void ecnMapsCoverEveryRate();
     void failedServerIsLeftOut();
+    void failedLeafAndNicAreLeftOut();
     void swapMovesTheNpu();
     void scatteredMapping();
     void simAiHeaderAndLinks();
@@ -323,6 +324,27 @@ void TestAstraSimExport::failedServerIsLeftOut()
     QVERIFY(files.at("replay.txt").find("node003") == std::string::npos);
     for (int i = 2; i < topo.size(); ++i)
         QVERIFY(topo[i].split(QLatin1Char(' '))[1].toInt() < nodes);
+}
+
+void TestAstraSimExport::failedLeafAndNicAreLeftOut()
+{
+    // tp 4 x dp 2 on GPUs 0-3 of both servers; the rail-7 leaf (leaf:7) and node001's NIC 4
+    // (nic:12, its GPU holds no rank) failed. Left: 8 NPUs, 2 NVSwitches, 15 NICs, 7 leaves,
+    // 2 spines = 34 nodes. Cables: 8 NVLink + 8 PCIe (the NPUs'), NIC-leaf for 16 NICs less
+    // the failed one and the two on leaf 7 = 13, leaf-spine 7 x 2 = 14: 43.
+    Scenario s = twoByEight();
+    s.degrees = fixtures::degrees(4, 1, 2);
+    s.slots = { 0, 1, 2, 3, 8, 9, 10, 11 };
+    s.failures = { { FailedComponent::Kind::Leaf, 7 }, { FailedComponent::Kind::Nic, 12 } };
+    CostEngine engine(s);
+    const auto files = filesOf(engine);
+    const QStringList topo = linesOf(files.at("topology.txt"));
+    QCOMPARE(topo[0], QStringLiteral("34 26 43"));
+    const std::string &replay = files.at("replay.txt");
+    QVERIFY(replay.find("leaf-su0-rail7") == std::string::npos);
+    QVERIFY(replay.find("node001/nic4") == std::string::npos);
+    QVERIFY(replay.find("node000/nic4") != std::string::npos); // healthy, on a used server
+    QVERIFY(replay.find("node000/gpu4") == std::string::npos); // holds no rank
 }
 
 void TestAstraSimExport::swapMovesTheNpu()

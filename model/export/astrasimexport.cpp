@@ -48,7 +48,7 @@ struct Dimension
     const char *what; ///< "scale-up" or "scale-out", for replay.txt
     int npus = 0;
     double bytesPerSecond = 0.0; ///< per NPU, one direction
-    double hopLatency = 0.0;     ///< seconds per hop (a Switch dimension crosses two)
+    double hopLatency = 0.0; ///< seconds per hop (a Switch dimension crosses two)
 };
 
 struct Dimensions
@@ -69,7 +69,8 @@ Dimensions dimensionsOf(const CostEngine &engine)
     const int gpuV = fabric.gpuVertex(slot0);
     const int server0 = fabric.serverOfSlot(slot0);
     const int nic0 = fabric.nicOfGpu(fabric.gpuOfSlot(slot0));
-    const FabricLink &scaleUp = fabric.link(fabric.linkBetween(gpuV, fabric.scaleUpVertex(server0)));
+    const FabricLink &scaleUp
+        = fabric.link(fabric.linkBetween(gpuV, fabric.scaleUpVertex(server0)));
     const FabricLink &pcie = fabric.link(fabric.linkBetween(gpuV, fabric.nicVertex(server0, nic0)));
     const int nicV = fabric.nicVertex(server0, nic0);
     const FabricLink &port
@@ -156,7 +157,7 @@ std::string systemJson(const CostEngine &engine, const Dimensions &d)
     // Expert dispatch is pairwise, as the engine routes it.
     j["all-to-all-implementation"] = direct;
     j["collective-optimization"] = "localBWAware";
-    j["local-mem-bw"] = device.hbmGBps;          // GB/s (Sys.cc multiplies by 1e9)
+    j["local-mem-bw"] = device.hbmGBps; // GB/s (Sys.cc multiplies by 1e9)
     j["boost-mode"] = 0;
     j["roofline-enabled"] = 0;
     j["peak-perf"] = device.peakTflopsBf16; // TFLOP/s (Sys.cc multiplies by 1e12)
@@ -199,8 +200,8 @@ GroupTable commGroups(const CostEngine &engine)
     std::string body;
     for (GroupKind kind : kinds) {
         const auto &groups = layout.groups(kind);
-        t.kinds.push_back({ kind, id, static_cast<int>(groups.size()),
-            static_cast<int>(groups.front().size()) });
+        t.kinds.push_back(
+            { kind, id, static_cast<int>(groups.size()), static_cast<int>(groups.front().size()) });
         for (const std::vector<int> &g : groups) {
             body += std::string(body.empty() ? "" : ",\n") + "  \"" + std::to_string(id++)
                 + "\": " + nlohmann::json(g).dump();

@@ -25,7 +25,8 @@ class Staging
 public:
     explicit Staging(std::string dir)
         : m_dir(std::move(dir))
-    {}
+    {
+    }
     Staging(const Staging &) = delete;
     Staging &operator=(const Staging &) = delete;
     ~Staging()
@@ -68,8 +69,8 @@ std::string makeStagingDirectory(const std::string &path, const std::string &pre
         if (errno != EEXIST)
             break;
     }
-    throw ScenarioError(path, "cannot create a directory in '" + parentOf(prefix) + "': "
-                                  + errnoText(errno));
+    throw ScenarioError(
+        path, "cannot create a directory in '" + parentOf(prefix) + "': " + errnoText(errno));
 }
 
 } // namespace
@@ -108,8 +109,7 @@ void writeExportDirectory(const std::string &path, const std::vector<ExportFile>
         return;
     }
     for (const ExportFile &f : files)
-        if (::rename((staging.dir() + "/" + f.name).c_str(), (target + "/" + f.name).c_str())
-            != 0)
+        if (::rename((staging.dir() + "/" + f.name).c_str(), (target + "/" + f.name).c_str()) != 0)
             throw ScenarioError(path + "/" + f.name, "cannot replace: " + errnoText(errno));
     staging.commit();
     ::rmdir(staging.dir().c_str());

@@ -17,7 +17,7 @@ struct PacketLink
     int a = -1; ///< node id, the lower of the two
     int b = -1;
     double bitsPerSecond = 0.0; ///< one direction (a bundle of ports: their total)
-    double latency = 0.0;       ///< seconds, one way
+    double latency = 0.0; ///< seconds, one way
     Tier tier = Tier::ScaleUp;
 };
 
@@ -33,11 +33,11 @@ struct PacketLink
 struct PacketTopology
 {
     int npus = 0;
-    int servers = 0;              ///< servers that hold a rank
-    std::vector<int> scaleUp;     ///< ids of the scale-up (NVSwitch) nodes
-    std::vector<int> switches;    ///< ids of the other forwarding nodes (NICs, leaves, spines)
+    int servers = 0; ///< servers that hold a rank
+    std::vector<int> scaleUp; ///< ids of the scale-up (NVSwitch) nodes
+    std::vector<int> switches; ///< ids of the other forwarding nodes (NICs, leaves, spines)
     std::vector<std::string> names; ///< per node id: the fabric vertex's name
-    std::vector<PacketLink> links;  ///< ordered by (a, b)
+    std::vector<PacketLink> links; ///< ordered by (a, b)
 
     int nodeCount() const { return static_cast<int>(names.size()); }
 };

@@ -48,14 +48,13 @@ void TestCliAstraSim::writesTheDirectory()
 {
     QTemporaryDir tmp;
     const QString out = tmp.filePath(QStringLiteral("seed.astra-sim"));
-    const CliRun r = runRailyardCli(exportArgs(sample("seed-128.json"), "astra-sim")
-        << QStringLiteral("-o") << out);
+    const CliRun r = runRailyardCli(
+        exportArgs(sample("seed-128.json"), "astra-sim") << QStringLiteral("-o") << out);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.out.isEmpty());
     QCOMPARE(entries(out),
-        QStringList({ "comm-groups.json", "logical-topology.json", "network.yml",
-            "ns3-config.txt", "ns3-trace.txt", "remote-memory.json", "replay.txt", "system.json",
-            "topology.txt" }));
+        QStringList({ "comm-groups.json", "logical-topology.json", "network.yml", "ns3-config.txt",
+            "ns3-trace.txt", "remote-memory.json", "replay.txt", "system.json", "topology.txt" }));
     QCOMPARE(entries(tmp.path()), QStringList({ "seed.astra-sim" })); // no staging left
 
     // seed-128: 128 NPUs; tp 8 (16 groups), pp 4 (32 groups), dp 4 (32 groups), ids 1..80.
@@ -64,11 +63,11 @@ void TestCliAstraSim::writesTheDirectory()
     QCOMPARE(static_cast<int>(groups.size()), 16 + 32 + 32);
     QCOMPARE(groups["1"], nlohmann::json({ 0, 1, 2, 3, 4, 5, 6, 7 }));
     QCOMPARE(groups["17"], nlohmann::json({ 0, 32, 64, 96 })); // pp group of rank 0
-    QCOMPARE(groups["49"], nlohmann::json({ 0, 8, 16, 24 }));  // dp group of rank 0
+    QCOMPARE(groups["49"], nlohmann::json({ 0, 8, 16, 24 })); // dp group of rank 0
     const QByteArray topo = readTestFile(out + QStringLiteral("/topology.txt"));
     QVERIFY(topo.contains("\n0 128 3600Gbps 0.0006ms 0\n")); // rank 0 to node000's NVSwitch
-    QCOMPARE(readTestFile(out + QStringLiteral("/network.yml")).contains("npus_count: [ 8, 16 ]"),
-        true);
+    QCOMPARE(
+        readTestFile(out + QStringLiteral("/network.yml")).contains("npus_count: [ 8, 16 ]"), true);
 
     // Again into the same directory: the files are replaced, a file of the user's stays.
     writeTestFile(out + QStringLiteral("/notes.txt"), "mine\n");
@@ -135,8 +134,8 @@ void TestCliAstraSim::simAiTopology()
 {
     QTemporaryDir tmp;
     const QString out = tmp.filePath(QStringLiteral("seed.topo"));
-    const CliRun r = runRailyardCli(exportArgs(sample("seed-128.json"), "simai-topo")
-        << QStringLiteral("-o") << out);
+    const CliRun r = runRailyardCli(
+        exportArgs(sample("seed-128.json"), "simai-topo") << QStringLiteral("-o") << out);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const railyard::Scenario seed = railyard::loadScenario(sample("seed-128.json").toStdString());
     const QList<QByteArray> lines = readTestFile(out).split('\n');

@@ -69,7 +69,7 @@ double parseRate(const QString &rate)
         return -1;
     const double unit = m.captured(2) == QLatin1String("G") ? 1e9
         : m.captured(2) == QLatin1String("M")               ? 1e6
-                                                              : 1.0;
+                                                            : 1.0;
     return m.captured(1).toDouble() * unit;
 }
 
@@ -90,9 +90,10 @@ void compareGolden(const QString &name, const std::string &text)
     const QStringList now = QString::fromStdString(text).split(QLatin1Char('\n'));
     for (int i = 0; i < std::min(want.size(), now.size()); ++i)
         if (want[i] != now[i])
-            QFAIL(qPrintable(name + QStringLiteral(" line %1: golden '%2', now '%3'")
-                                        .arg(i + 1)
-                                        .arg(want[i].left(160), now[i].left(160))));
+            QFAIL(qPrintable(name
+                + QStringLiteral(" line %1: golden '%2', now '%3'")
+                      .arg(i + 1)
+                      .arg(want[i].left(160), now[i].left(160))));
     QCOMPARE(now.size(), want.size());
 }
 
@@ -142,9 +143,9 @@ void TestAstraSimExport::registered()
 void TestAstraSimExport::goldens_data()
 {
     QTest::addColumn<QString>("file");
-    for (const char *f : { "topology.txt", "ns3-config.txt", "ns3-trace.txt",
-             "logical-topology.json", "network.yml", "system.json", "remote-memory.json",
-             "comm-groups.json", "replay.txt" })
+    for (const char *f :
+        { "topology.txt", "ns3-config.txt", "ns3-trace.txt", "logical-topology.json", "network.yml",
+            "system.json", "remote-memory.json", "comm-groups.json", "replay.txt" })
         QTest::newRow(f) << QString::fromLatin1(f);
     QTest::newRow("simai-topo") << QString();
 }
@@ -154,8 +155,8 @@ void TestAstraSimExport::goldens()
     QFETCH(QString, file);
     CostEngine engine(twoByEight());
     if (file.isEmpty()) {
-        compareGolden(QStringLiteral("simai-topo-2x8.txt"),
-            exportText(engine, ExportFormat::SimAiTopo));
+        compareGolden(
+            QStringLiteral("simai-topo-2x8.txt"), exportText(engine, ExportFormat::SimAiTopo));
         return;
     }
     const auto files = filesOf(engine);
@@ -180,8 +181,7 @@ void TestAstraSimExport::handCountsOfTwoByEight()
     for (const char *l : { "0 16 3600Gbps 0.0006ms 0", "0 18 512Gbps 0.0005ms 0",
              "18 34 400Gbps 0.001ms 0", "34 42 400Gbps 0.0006ms 0", "34 43 400Gbps 0.0006ms 0",
              // rank 15 = node001/gpu7: NVSwitch 17, NIC 33 on the rail-7 leaf 41
-             "15 17 3600Gbps 0.0006ms 0", "15 33 512Gbps 0.0005ms 0",
-             "33 41 400Gbps 0.001ms 0" })
+             "15 17 3600Gbps 0.0006ms 0", "15 33 512Gbps 0.0005ms 0", "33 41 400Gbps 0.001ms 0" })
         QVERIFY2(links.contains(QString::fromLatin1(l)), l);
     // The node list names every id.
     const std::string replay = filesOf(engine).at("replay.txt");
@@ -267,9 +267,9 @@ void TestAstraSimExport::commGroupsAreTheLayoutsGroups()
     const auto groups = nlohmann::json::parse(filesOf(engine).at("comm-groups.json"));
     // tp 8 groups, pp 16, dp 8, ep 16 and edp (dp/ep = 2) 16; ids from 1 (0 = all ranks).
     int id = 1;
-    for (const auto &[kind, degree] : std::vector<std::pair<GroupKind, int>> {
-             { GroupKind::Tp, 4 }, { GroupKind::Pp, 2 }, { GroupKind::Dp, 4 },
-             { GroupKind::Ep, 2 }, { GroupKind::ExpertDp, 2 } }) {
+    for (const auto &[kind, degree] :
+        std::vector<std::pair<GroupKind, int>> { { GroupKind::Tp, 4 }, { GroupKind::Pp, 2 },
+            { GroupKind::Dp, 4 }, { GroupKind::Ep, 2 }, { GroupKind::ExpertDp, 2 } }) {
         std::vector<int> seen(32, 0);
         for (const std::vector<int> &g : layout.groups(kind)) {
             const auto &members = groups.at(std::to_string(id++));

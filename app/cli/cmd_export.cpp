@@ -1,9 +1,10 @@
 /**
  * `railyard-cli export` writes the chosen mapping for deployment (run record, launcher files,
- * Megatron-LM arguments, the pipeline trace, the nccl-tests measurement plan), and
- * `railyard-cli import-mapping` turns a run record back into a scenario with explicit slots.
- * Both use the engine's exporters (model/export/exporters.h), as the GUI does. Nothing is
- * written when anything fails: the text is built first and written atomically.
+ * Megatron-LM arguments, the pipeline trace, the nccl-tests measurement plan, the ASTRA-sim and
+ * SimAI inputs), and `railyard-cli import-mapping` turns a run record back into a scenario with
+ * explicit slots. Both use the engine's exporters (model/export/exporters.h), as the GUI does.
+ * Nothing is written when anything fails: the text (or every file of a directory export) is
+ * built first and written atomically.
  */
 #include "cliutil.h"
 #include "command.h"
@@ -111,8 +112,13 @@ void refuseOptionsThatDoNotApply(const ExportCommandOptions &o, ExportFormat for
     if (o.given("--record") && o.given("--no-preflight"))
         throw UsageError("--record names the preflight's run record; --no-preflight turns the "
                          "preflight off");
-    if (o.given("--hosts") && format == ExportFormat::ChromeTrace)
-        throw UsageError("--hosts does not apply to --format chrome-trace, which names no hosts");
+    if (o.given("--hosts")
+        && (format == ExportFormat::ChromeTrace || format == ExportFormat::AstraSim
+            || format == ExportFormat::SimAiTopo))
+        throw UsageError("--hosts does not apply to --format " + name + ", which names no hosts");
+    if (exportWritesDirectory(format) && (o.output.empty() || o.output == "-"))
+        throw UsageError("--format " + name
+            + " writes a directory of files: give -o DIR (created if it does not exist)");
 }
 
 int runExport(const ExportCommandOptions &o)
@@ -146,6 +152,13 @@ int runExport(const ExportCommandOptions &o)
         engine = std::make_unique<CostEngine>(moved);
     }
 
+    if (exportWritesDirectory(format)) {
+        const std::vector<ExportFile> files = exportFiles(*engine, format, options);
+        for (const std::string &w : exportWarnings(*engine, format, options))
+            std::cerr << "railyard-cli: warning: " << w << "\n";
+        writeExportDirectory(o.output, files);
+        return kExitOk;
+    }
     const std::string text = exportText(*engine, format, options);
     for (const std::string &w : exportWarnings(*engine, format, options))
         std::cerr << "railyard-cli: warning: " << w << "\n";
@@ -202,7 +215,9 @@ void addExport(CommandLine &line)
     for (ExportFormat f : allExportFormats())
         formats.emplace_back(exportFormatName(f));
     c.choice("--format", o->format, "F", "Export format (see above).", formats)->required();
-    c.output(o->output, "Write to FILE (atomically) instead of stdout.");
+    c.output(o->output,
+        "Write to FILE (atomically) instead of stdout; astra-sim: the directory to write "
+        "(required).");
     c.file("--hosts", o->hosts, "HOSTFILE",
         "Host names per server: one per line, or 'index hostname' (every format but "
         "chrome-trace).");

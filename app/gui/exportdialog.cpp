@@ -287,8 +287,13 @@ bool ExportDialog::exportToFile()
         path += suffix;
     try {
         m_doc->waitForEvaluation(); // an edit may have landed while the file chooser was open
-        const std::string text = exportText(m_doc->engine(), f, options());
-        writeFileAtomically(QFile::encodeName(path).toStdString(), text);
+        if (exportWritesDirectory(f)) {
+            // The chosen name is the directory the files go into (created when new).
+            writeExportDirectory(QFile::encodeName(path).toStdString(), exportFiles(m_doc->engine(), f, options()));
+        } else {
+            const std::string text = exportText(m_doc->engine(), f, options());
+            writeFileAtomically(QFile::encodeName(path).toStdString(), text);
+        }
     } catch (const std::exception &e) {
         showError(QString::fromUtf8(e.what()));
         Q_EMIT statusMessage(tr("Export failed: %1").arg(QString::fromUtf8(e.what())));

@@ -25,7 +25,9 @@ class UserDialogs;
  * applied to the document's current mapping. The user picks a format and its options, sees
  * the exporter's warnings (amber) and the first lines of the text it would write, and Export…
  * writes the file atomically. A refused export (an invalid mapping, a bad hosts file) shows
- * the ScenarioError's message in red and writes nothing. The preview follows every edit.
+ * the ScenarioError's message in red and writes nothing. The preview follows every edit. A
+ * directory format (astra-sim) previews its files one after another and writes them into the
+ * directory named in the file chooser.
  */
 class ExportDialog : public QDialog
 {

@@ -2,11 +2,13 @@
  * Exporters: the format registry, the dispatcher, the export warnings and the --hosts file.
  * The formats themselves live in runrecord.cpp (mapping-json, csv and their import),
  * launcherexport.cpp (rankfile, slurm, torchrun, hostfile), megatronexport.cpp,
- * chrometrace.cpp and ncclplan.cpp (the measurement plan); what they share in exportcommon.cpp.
+ * chrometrace.cpp, ncclplan.cpp (the measurement plan), astrasimexport.cpp and simaiexport.cpp (the
+ * packet-level simulators, over packettopology.cpp); what they share in exportcommon.cpp.
  */
 #include "export/exporters.h"
 
 #include "base/scenarioerror.h"
+#include "export/astrasimexport.h"
 #include "export/chrometrace.h"
 #include "export/exportcommon.h"
 #include "export/kubernetesexport.h"
@@ -14,6 +16,7 @@
 #include "export/megatronexport.h"
 #include "export/ncclplan.h"
 #include "export/runrecord.h"
+#include "export/simaiexport.h"
 
 #include <algorithm>
 #include <array>
@@ -32,7 +35,7 @@ struct FormatInfo
     std::string_view description;
 };
 
-constexpr std::array<FormatInfo, 10> kFormats { {
+constexpr std::array<FormatInfo, 12> kFormats { {
     { ExportFormat::MappingJson, "mapping-json", ".mapping.json",
         "run record: rank, coordinates, server, GPU, NIC, rail, leaf port (importable)" },
     { ExportFormat::Csv, "csv", ".csv", "run record as CSV, one row per rank (importable)" },
@@ -51,6 +54,10 @@ constexpr std::array<FormatInfo, 10> kFormats { {
         "nccl-tests measurement plan with the engine's predictions" },
     { ExportFormat::PyTorchJob, "pytorchjob", ".pytorchjob.yaml",
         "Kubeflow PyTorchJob: one pod per node on its host, GPUs and NICs per rank" },
+    { ExportFormat::AstraSim, "astra-sim", ".astra-sim",
+        "ASTRA-sim inputs (a directory): ns-3 topology, analytical network, system, comm groups" },
+    { ExportFormat::SimAiTopo, "simai-topo", ".simai-topo.txt",
+        "SimAI topology file: GPUs, NVSwitches, switches and one line per link" },
 } };
 
 const FormatInfo &info(ExportFormat f)
@@ -180,6 +187,20 @@ std::vector<std::string> parseHostsFile(const std::string &text, int servers)
     return plain;
 }
 
+bool exportWritesDirectory(ExportFormat f)
+{
+    return f == ExportFormat::AstraSim;
+}
+
+std::vector<ExportFile> exportFiles(
+    const CostEngine &engine, ExportFormat format, const ExportOptions &options)
+{
+    if (format == ExportFormat::AstraSim)
+        return exportdetail::exportAstraSim(engine, options);
+    throw ScenarioError("format",
+        std::string(exportFormatName(format)) + " writes one file, not a directory");
+}
+
 std::string exportText(const CostEngine &engine, ExportFormat format, const ExportOptions &options)
 {
     using namespace exportdetail;
@@ -204,6 +225,10 @@ std::string exportText(const CostEngine &engine, ExportFormat format, const Expo
         return exportNcclPlan(engine, options);
     case ExportFormat::PyTorchJob:
         return exportPyTorchJob(engine, options);
+    case ExportFormat::AstraSim:
+        return exportFilesListing(exportAstraSim(engine, options));
+    case ExportFormat::SimAiTopo:
+        return exportSimAiTopology(engine, options);
     }
     throw ScenarioError("format", "unknown export format");
 }
@@ -223,6 +248,12 @@ std::vector<std::string> exportWarnings(
     if (format == ExportFormat::Megatron)
         for (const std::string &w : megatronWarnings(engine))
             out.push_back("megatron: " + w);
+    if (format == ExportFormat::AstraSim)
+        for (const std::string &w : astraSimWarnings(engine))
+            out.push_back("astra-sim: " + w);
+    if (format == ExportFormat::SimAiTopo)
+        for (const std::string &w : simAiWarnings(engine))
+            out.push_back("simai-topo: " + w);
     return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cost/costengine.h"
+#include "export/exportdirectory.h"
 #include "export/exportoptions.h"
 #include "export/runrecord.h" // the run record's import side belongs to this API too
 
@@ -13,8 +14,9 @@ namespace railyard {
 /**
  * What the chosen mapping can be exported as (README, "Exports"): the run record (mapping-json,
  * csv), launcher inputs (rankfile, slurm, torchrun, hostfile, megatron), the pipeline timeline
- * (chrome-trace) and an nccl-tests measurement plan of its groups (nccl-plan). Every export is derived from the
- * engine's current mapping, so a swap in the GUI or `--swap` on the CLI shows up in all of them.
+ * (chrome-trace), an nccl-tests measurement plan of its groups (nccl-plan) and the inputs of the
+ * packet-level simulators ASTRA-sim (astra-sim, a directory) and SimAI (simai-topo). Every export
+ * is derived from the engine's current mapping, so a swap in the GUI or `--swap` on the CLI shows up in all of them.
  */
 enum class ExportFormat {
     MappingJson,
@@ -27,6 +29,8 @@ enum class ExportFormat {
     ChromeTrace,
     NcclPlan,
     PyTorchJob,
+    AstraSim,
+    SimAiTopo,
 };
 
 /// Every format, in menu order.
@@ -38,7 +42,17 @@ std::string_view exportFormatDescription(ExportFormat f);
 /// Suggested file name ending, with the dot: ".mapping.json", ".rankfile", ".slurm.sh", ...
 std::string_view exportFormatSuffix(ExportFormat f);
 
-/// The text of one export of the engine's current mapping. Throws ScenarioError when the
+/// Formats that write a directory of files (astra-sim) rather than one file.
+bool exportWritesDirectory(ExportFormat f);
+
+/// The files of a directory format (exportWritesDirectory()), built completely before anything
+/// is written (writeExportDirectory() then writes them all or nothing). Throws ScenarioError
+/// as exportText() does, and for a format that writes one file.
+std::vector<ExportFile> exportFiles(
+    const CostEngine &engine, ExportFormat format, const ExportOptions &options = {});
+
+/// The text of one export of the engine's current mapping; for a directory format, every file
+/// after a "==> name <==" line (exportFilesListing()), for a preview. Throws ScenarioError when the
 /// export is impossible (a host name unusable in a launcher file, a bad --hosts list).
 /// nccl-plan routes each planned collective through the engine's router (CostEngine::collective):
 /// do not call it while another thread uses the same engine.

@@ -100,7 +100,7 @@ private Q_SLOTS:
 
 void TestExporters::formatNames()
 {
-    QCOMPARE(static_cast<int>(allExportFormats().size()), 10);
+    QCOMPARE(static_cast<int>(allExportFormats().size()), 12);
     for (ExportFormat f : allExportFormats()) {
         ExportFormat back;
         QVERIFY(parseExportFormat(exportFormatName(f), back));

@@ -45,19 +45,21 @@ struct SearchOutcome
  * Simulated annealing over rank -> slot mappings on a cost engine. Each step draws one move (a
  * swap of two ranks, a swap within one server, a move that gathers a group's member onto a
  * server the group already uses or onto another member's rail, one that brings a whole TP group
- * onto the server holding most of it, a move onto a free slot, the exchange of two servers' contents
- * or of two whole groups member by member), checks the constraint and the failed hardware,
- * applies it through the engine's incremental update, and accepts it with the Metropolis rule
- * exp(-dE / T) (Kirkpatrick, Gelatt, Vecchi, "Optimization by Simulated Annealing", Science
- * 1983) on E = objective / start objective + 1e-3 x iteration / start iteration (ties on
- * plateaus such as zero spine bytes) + 0.3 x the sum of squared link busy times over the
- * start's (leads across the plateaus of the max-type objectives) + the TP groups' servers
- * outside the servers the constraint allows over the start's (a start that breaks it is
- * repaired). Only the objective (then the
- * iteration time) decides which mapping is best. T falls geometrically over the
- * budget from the mean uphill step of a short greedy warm-up to a thousandth of it. A rejected move is undone without refreshing the report. The random
- * numbers come from one std::mt19937_64 seeded with the options' seed, so a move-limited run is
- * the same on every machine.
+ * onto the server holding most of it, a move onto a free slot, the exchange of two servers'
+ * contents or of two whole groups member by member), checks the constraint and the failed
+ * hardware, applies it through the engine's incremental update, and accepts it with the
+ * Metropolis rule exp(-dE / T) (Kirkpatrick, Gelatt, Vecchi, "Optimization by Simulated
+ * Annealing", Science 1983). E = objective / start objective
+ *   + 1e-3 x iteration / start iteration (ties on plateaus such as zero spine bytes)
+ *   + 0.3 x sum of squared link busy times / the start's (leads across the plateaus of the
+ *     max-type objectives)
+ *   + TP members outside their groups' allowed servers / the start's (repairs a start that
+ *     breaks the constraint).
+ * Only the objective (then the iteration time) decides which mapping is best. T falls
+ * geometrically over the budget from the mean uphill step of a short greedy warm-up to a
+ * thousandth of it. A rejected move is undone without refreshing the report. The random numbers
+ * come from one std::mt19937_64 seeded with the options' seed, so a move-limited run is the
+ * same on every machine.
  */
 class PlacementSearch
 {

@@ -15,7 +15,8 @@ void CostEngine::moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, b
     const int slots = d->fabric.slotCount();
     if (!d->scenario.failures.empty() && d->usable.empty())
         d->usable = usableSlots(d->fabric, d->scenario.failures);
-    const std::vector<int> ranks = checkRankMoves(d->mapping, d->layout.worldSize(), d->usable, rankToSlot);
+    const std::vector<int> ranks
+        = checkRankMoves(d->mapping, d->layout.worldSize(), d->usable, rankToSlot);
     if (rankToSlot.empty())
         return;
     std::vector<int> next = d->mapping.slots();

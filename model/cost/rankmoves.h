@@ -13,6 +13,6 @@ namespace railyard {
 /// `usable` is not empty, no slot it marks unusable. Returns the listed ranks in order; throws
 /// ScenarioError("move", ...) naming the rank or slot at fault.
 std::vector<int> checkRankMoves(const Mapping &mapping, int world, const std::vector<char> &usable,
-                                const std::vector<std::pair<int, int>> &rankToSlot);
+    const std::vector<std::pair<int, int>> &rankToSlot);
 
 } // namespace railyard

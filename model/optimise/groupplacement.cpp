@@ -14,8 +14,8 @@ int distinct(std::vector<int> &values)
 
 } // namespace
 
-GroupSpread groupSpread(const Fabric &fabric, const std::vector<int> &members,
-                        const std::vector<int> &slots)
+GroupSpread groupSpread(
+    const Fabric &fabric, const std::vector<int> &members, const std::vector<int> &slots)
 {
     std::vector<int> servers, rails, leaves;
     const bool railed = fabric.railCount() > 0;
@@ -44,7 +44,8 @@ int tpGroupsSplit(const Fabric &fabric, const ParallelLayout &layout, const std:
     return split;
 }
 
-int dpGroupsOffRail(const Fabric &fabric, const ParallelLayout &layout, const std::vector<int> &slots)
+int dpGroupsOffRail(
+    const Fabric &fabric, const ParallelLayout &layout, const std::vector<int> &slots)
 {
     if (fabric.railCount() == 0)
         return 0;

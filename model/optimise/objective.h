@@ -47,8 +47,8 @@ struct OptimiseOptions
     KeepConstraint keep = KeepConstraint::TpInServer;
     StartFrom from = StartFrom::Current;
     std::uint64_t seed = 1;
-    double seconds = 10.0;     ///< wall-time limit; <= 0: none (then maxMoves must be set)
-    long long maxMoves = 0;    ///< evaluated moves; 0: none. With it alone the run is deterministic
+    double seconds = 10.0; ///< wall-time limit; <= 0: none (then maxMoves must be set)
+    long long maxMoves = 0; ///< evaluated moves; 0: none. With it alone the run is deterministic
 };
 
 } // namespace railyard

@@ -32,9 +32,9 @@ std::vector<int> startSlots(const CostEngine &engine, StartFrom from)
 {
     if (from == StartFrom::Current)
         return engine.mapping().slots();
-    const Placement placement = from == StartFrom::Packed        ? Placement::Packed
-                                : from == StartFrom::RailAligned ? Placement::RailAligned
-                                                                 : Placement::Scattered;
+    const Placement placement = from == StartFrom::Packed ? Placement::Packed
+        : from == StartFrom::RailAligned                  ? Placement::RailAligned
+                                                          : Placement::Scattered;
     const ParallelLayout &layout = engine.layout();
     const Fabric &fabric = engine.fabric();
     std::vector<int> slots = Mapping::place(placement, layout, fabric).slots();
@@ -43,28 +43,28 @@ std::vector<int> startSlots(const CostEngine &engine, StartFrom from)
         return slots;
     // The preset on healthy hardware, as the GUI's presets place it: ranks whose preset slot
     // failed move, whole TP groups onto free lanes first.
-    const remap_detail::Placed placed =
-        remap_detail::placeRanks(layout, fabric, usableSlots(fabric, failures), slots);
+    const remap_detail::Placed placed
+        = remap_detail::placeRanks(layout, fabric, usableSlots(fabric, failures), slots);
     if (placed.shortfall > 0)
-        throw ScenarioError("from", std::to_string(placed.shortfall) + " ranks of the "
-                                        + std::string(startName(from))
-                                        + " preset find no healthy GPU slot");
+        throw ScenarioError("from",
+            std::to_string(placed.shortfall) + " ranks of the " + std::string(startName(from))
+                + " preset find no healthy GPU slot");
     return placed.slots;
 }
 
 double dimSpine(const CostReport &r, Dim d)
 {
-    return r.tierBytes[index(Tier::Spine)][index(d)] + r.tierBytes[index(Tier::SuperSpine)][index(d)];
+    return r.tierBytes[index(Tier::Spine)][index(d)]
+        + r.tierBytes[index(Tier::SuperSpine)][index(d)];
 }
 
-std::vector<GroupLocality> stageLocality(const CostEngine &e, int stage,
-                                         const std::vector<int> &before,
-                                         const std::vector<int> &after)
+std::vector<GroupLocality> stageLocality(
+    const CostEngine &e, int stage, const std::vector<int> &before, const std::vector<int> &after)
 {
     std::vector<GroupLocality> out;
     const ParallelDegrees &deg = e.layout().degrees();
-    const std::pair<GroupKind, int> kinds[] = {
-        {GroupKind::Tp, deg.tp}, {GroupKind::Dp, deg.dp}, {GroupKind::Ep, deg.ep}, {GroupKind::Cp, deg.cp}};
+    const std::pair<GroupKind, int> kinds[] = { { GroupKind::Tp, deg.tp },
+        { GroupKind::Dp, deg.dp }, { GroupKind::Ep, deg.ep }, { GroupKind::Cp, deg.cp } };
     for (const auto &[kind, degree] : kinds) {
         if (degree < 2)
             continue;
@@ -91,7 +91,7 @@ std::vector<GroupLocality> stageLocality(const CostEngine &e, int stage,
 
 /// Replays start -> best stage by stage on `engine` (which ends on `best`).
 std::vector<StageStep> replayByStage(CostEngine &engine, const std::vector<int> &start,
-                                     const std::vector<int> &best, Objective objective)
+    const std::vector<int> &best, Objective objective)
 {
     const ParallelLayout &layout = engine.layout();
     const int slots = engine.fabric().slotCount();
@@ -161,8 +161,8 @@ double ObjectiveFigures::value(Objective o) const
     return 0.0;
 }
 
-OptimiseResult optimise(const Scenario &scenario, const OptimiseOptions &options,
-                        const SearchMonitor &monitor)
+OptimiseResult optimise(
+    const Scenario &scenario, const OptimiseOptions &options, const SearchMonitor &monitor)
 {
     OptimiseResult out;
     out.options = options;
@@ -182,7 +182,8 @@ OptimiseResult optimise(const Scenario &scenario, const OptimiseOptions &options
     out.accepted = found.accepted;
     out.improvements = found.improvements;
     out.seconds = found.seconds;
-    out.movesPerSecond = found.seconds > 0.0 ? static_cast<double>(found.evaluated) / found.seconds : 0.0;
+    out.movesPerSecond
+        = found.seconds > 0.0 ? static_cast<double>(found.evaluated) / found.seconds : 0.0;
     out.cancelled = found.cancelled;
 
     // The engine is on the best mapping, freshly evaluated; floating-point residue of the
@@ -190,7 +191,7 @@ OptimiseResult optimise(const Scenario &scenario, const OptimiseOptions &options
     std::vector<int> best = engine.mapping().slots();
     out.result = figuresOf(engine);
     out.improved = best != start && notWorse(out.result, out.start, options.objective)
-                   && !notWorse(out.start, out.result, options.objective);
+        && !notWorse(out.start, out.result, options.objective);
     if (!out.improved && best != start) {
         best = start;
         engine.setMapping(Mapping(best, engine.fabric().slotCount()));
@@ -202,9 +203,9 @@ OptimiseResult optimise(const Scenario &scenario, const OptimiseOptions &options
         out.ranksMoved += best[r] != start[r];
 
     // Most rejections first (two entries at most, so no sort is needed).
-    ConstraintCount failed{"failed hardware", found.rejectedFailed};
+    ConstraintCount failed { "failed hardware", found.rejectedFailed };
     if (options.keep != KeepConstraint::None && engine.layout().degrees().tp > 1) {
-        ConstraintCount tp{std::string(keepName(options.keep)), found.rejectedTp};
+        ConstraintCount tp { std::string(keepName(options.keep)), found.rejectedTp };
         if (tp.rejected >= failed.rejected) {
             out.constraints.push_back(std::move(tp));
             out.constraints.push_back(std::move(failed));
@@ -224,8 +225,8 @@ OptimiseResult optimise(const Scenario &scenario, const OptimiseOptions &options
     for (Dim d : kAllDims) {
         if (before.dimBytes[index(d)] <= 0.0 && after.dimBytes[index(d)] <= 0.0)
             continue;
-        out.dims.push_back({d, dimSpine(before, d), dimSpine(after, d), before.dimExposed[index(d)],
-                            after.dimExposed[index(d)]});
+        out.dims.push_back({ d, dimSpine(before, d), dimSpine(after, d),
+            before.dimExposed[index(d)], after.dimExposed[index(d)] });
     }
 
     out.scenario = scenario;
@@ -234,7 +235,7 @@ OptimiseResult optimise(const Scenario &scenario, const OptimiseOptions &options
         out.scenario.mappingVersion = scenario.mappingVersion + 1;
     if (out.start.tpGroupsSplit > 0 && options.keep != KeepConstraint::None)
         out.notes.push_back("the start had " + std::to_string(out.start.tpGroupsSplit)
-                            + " TP groups split across servers; moves could only repair them");
+            + " TP groups split across servers; moves could only repair them");
     return out;
 }
 

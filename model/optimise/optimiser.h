@@ -14,7 +14,7 @@ namespace railyard {
 /// worse than the start (the start is returned when the search found nothing better). Throws
 /// ScenarioError for a scenario the engine refuses, a preset that finds too few healthy slots
 /// or a constraint the layout cannot meet.
-OptimiseResult optimise(const Scenario &scenario, const OptimiseOptions &options,
-                        const SearchMonitor &monitor = {});
+OptimiseResult optimise(
+    const Scenario &scenario, const OptimiseOptions &options, const SearchMonitor &monitor = {});
 
 } // namespace railyard

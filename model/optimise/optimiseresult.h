@@ -12,12 +12,12 @@ namespace railyard {
 /** The four objectives and the figures beside them, of one mapping. */
 struct ObjectiveFigures
 {
-    double iteration = 0.0;  ///< seconds
+    double iteration = 0.0; ///< seconds
     double spineBytes = 0.0; ///< per iteration
-    double p99Busy = 0.0;    ///< seconds per iteration
-    double maxBusy = 0.0;    ///< seconds per iteration
+    double p99Busy = 0.0; ///< seconds per iteration
+    double maxBusy = 0.0; ///< seconds per iteration
     double spineShare = 0.0; ///< leaf->spine bytes / NIC->leaf bytes
-    int tpGroupsSplit = 0;   ///< TP groups on more servers than they need
+    int tpGroupsSplit = 0; ///< TP groups on more servers than they need
     int dpGroupsOffRail = 0; ///< DP groups on more than one rail (rail-optimised fabrics)
 
     double value(Objective o) const;
@@ -27,7 +27,7 @@ struct ObjectiveFigures
 struct DimensionChange
 {
     Dim dim = Dim::Tp;
-    double spineBefore = 0.0, spineAfter = 0.0;     ///< bytes over spine-tier links
+    double spineBefore = 0.0, spineAfter = 0.0; ///< bytes over spine-tier links
     double exposedBefore = 0.0, exposedAfter = 0.0; ///< critical-path seconds
 };
 
@@ -69,18 +69,18 @@ struct OptimiseResult
     Scenario scenario; ///< the input with the new mapping (explicit slots, version + 1)
     OptimiseOptions options;
     ObjectiveFigures current; ///< the file's own mapping
-    ObjectiveFigures start;   ///< where the search started (--from)
+    ObjectiveFigures start; ///< where the search started (--from)
     ObjectiveFigures result;
-    bool improved = false;    ///< the result beats the start on the objective (or ties and is faster)
-    int ranksMoved = 0;       ///< against the start
+    bool improved = false; ///< the result beats the start on the objective (or ties and is faster)
+    int ranksMoved = 0; ///< against the start
     long long proposed = 0, evaluated = 0, accepted = 0, improvements = 0;
     double seconds = 0.0;
     double movesPerSecond = 0.0;
     bool cancelled = false;
     std::vector<ConstraintCount> constraints; ///< most rejections first
     std::string binding; ///< the constraint that refused most moves, or "" when none refused any
-    std::vector<DimensionChange> dims;        ///< the dimensions the job has
-    std::vector<StageStep> steps;             ///< stages whose ranks moved
+    std::vector<DimensionChange> dims; ///< the dimensions the job has
+    std::vector<StageStep> steps; ///< stages whose ranks moved
     std::vector<std::string> notes;
 };
 

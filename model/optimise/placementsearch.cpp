@@ -18,10 +18,10 @@ namespace {
 /// of scale in simulated annealing", ICCD 1984).
 constexpr double kCooling = 1e-3;
 constexpr int kWarmUpMoves = 64;
-constexpr double kTieWeight = 1e-3;     ///< weight of the iteration time in the energy
-constexpr double kShapeWeight = 0.3;    ///< weight of the links' squared busy times
+constexpr double kTieWeight = 1e-3; ///< weight of the iteration time in the energy
+constexpr double kShapeWeight = 0.3; ///< weight of the links' squared busy times
 constexpr double kRelativeTolerance = 1e-9;
-constexpr int kMonitorEvery = 256;      ///< evaluated moves between two monitor calls
+constexpr int kMonitorEvery = 256; ///< evaluated moves between two monitor calls
 
 /// Uniform in [0, 1) from 53 random bits: the same on every standard library, unlike
 /// std::uniform_real_distribution, whose algorithm the standard leaves open.
@@ -50,10 +50,10 @@ PlacementSearch::PlacementSearch(CostEngine &engine, const OptimiseOptions &opti
         break;
     case KeepConstraint::TpInScaleUp:
         if (deg.tp > gpus)
-            throw ScenarioError("keep", "tp-in-scaleup: tp " + std::to_string(deg.tp)
-                                            + " exceeds the scale-up domain of one server ("
-                                            + std::to_string(gpus)
-                                            + " GPUs); use tp-in-server or none");
+            throw ScenarioError("keep",
+                "tp-in-scaleup: tp " + std::to_string(deg.tp)
+                    + " exceeds the scale-up domain of one server (" + std::to_string(gpus)
+                    + " GPUs); use tp-in-server or none");
         m_tpAllowed = deg.tp > 1 ? 1 : 0;
         break;
     case KeepConstraint::None:
@@ -75,7 +75,7 @@ int PlacementSearch::pick(int n)
     // Rejection sampling keeps every value equally likely and the sequence portable.
     const std::uint64_t range = static_cast<std::uint64_t>(n);
     const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max()
-                                - std::numeric_limits<std::uint64_t>::max() % range;
+        - std::numeric_limits<std::uint64_t>::max() % range;
     std::uint64_t x = m_rng();
     while (x >= limit)
         x = m_rng();
@@ -87,7 +87,7 @@ PlacementSearch::Move PlacementSearch::swapMove(int a, int b) const
     const Mapping &m = m_engine.mapping();
     if (a == b)
         return {};
-    return {{a, m.slotOf(b)}, {b, m.slotOf(a)}};
+    return { { a, m.slotOf(b) }, { b, m.slotOf(a) } };
 }
 
 PlacementSearch::Move PlacementSearch::rankToSlot(int rank, int slot) const
@@ -95,13 +95,13 @@ PlacementSearch::Move PlacementSearch::rankToSlot(int rank, int slot) const
     const int other = m_engine.mapping().rankAt(slot);
     if (other >= 0)
         return swapMove(rank, other);
-    return {{rank, slot}};
+    return { { rank, slot } };
 }
 
 PlacementSearch::Move PlacementSearch::randomSwap()
 {
     const int world = m_layout.worldSize();
-    return world < 2 ? Move{} : swapMove(pick(world), pick(world));
+    return world < 2 ? Move {} : swapMove(pick(world), pick(world));
 }
 
 PlacementSearch::Move PlacementSearch::intraServerSwap()
@@ -119,7 +119,8 @@ PlacementSearch::Move PlacementSearch::consolidateMove()
     // A whole TP group onto the server that holds most of it (tp <= G): each member elsewhere
     // trades slots with a rank of another group there, which takes the member's old slot.
     const auto &groups = m_layout.groups(GroupKind::Tp);
-    const std::vector<int> &g = groups[static_cast<std::size_t>(pick(static_cast<int>(groups.size())))];
+    const std::vector<int> &g
+        = groups[static_cast<std::size_t>(pick(static_cast<int>(groups.size())))];
     const Mapping &m = m_engine.mapping();
     const int gpus = m_fabric.gpusPerServer();
     if (static_cast<int>(g.size()) > gpus)
@@ -128,8 +129,10 @@ PlacementSearch::Move PlacementSearch::consolidateMove()
     int target = -1;
     for (int r : g) {
         const int server = m_fabric.serverOfSlot(m.slotOf(r));
-        if (target < 0 || ++count[static_cast<std::size_t>(server)] > count[static_cast<std::size_t>(target)]
-            || (count[static_cast<std::size_t>(server)] == count[static_cast<std::size_t>(target)] && pick(2) == 0))
+        if (target < 0
+            || ++count[static_cast<std::size_t>(server)] > count[static_cast<std::size_t>(target)]
+            || (count[static_cast<std::size_t>(server)] == count[static_cast<std::size_t>(target)]
+                && pick(2) == 0))
             target = server;
     }
     std::vector<int> spare; // slots on the target that hold no member
@@ -163,9 +166,11 @@ PlacementSearch::Move PlacementSearch::gatherMove()
     const bool rail = pick(m_excess > 0 ? 8 : 2) == 0 || m_gatherKinds.empty();
     GroupKind kind = GroupKind::Dp;
     if (!rail)
-        kind = m_gatherKinds[static_cast<std::size_t>(pick(static_cast<int>(m_gatherKinds.size())))];
+        kind
+            = m_gatherKinds[static_cast<std::size_t>(pick(static_cast<int>(m_gatherKinds.size())))];
     const auto &groups = m_layout.groups(kind);
-    const std::vector<int> &g = groups[static_cast<std::size_t>(pick(static_cast<int>(groups.size())))];
+    const std::vector<int> &g
+        = groups[static_cast<std::size_t>(pick(static_cast<int>(groups.size())))];
     if (g.size() < 2)
         return randomSwap();
     const Mapping &m = m_engine.mapping();
@@ -173,7 +178,8 @@ PlacementSearch::Move PlacementSearch::gatherMove()
     const int y = g[static_cast<std::size_t>(pick(static_cast<int>(g.size())))];
     const int gpus = m_fabric.gpusPerServer();
     if (rail)
-        return rankToSlot(x, m_fabric.serverOfSlot(m.slotOf(x)) * gpus + m_fabric.gpuOfSlot(m.slotOf(y)));
+        return rankToSlot(
+            x, m_fabric.serverOfSlot(m.slotOf(x)) * gpus + m_fabric.gpuOfSlot(m.slotOf(y)));
     const int server = m_fabric.serverOfSlot(m.slotOf(y));
     if (x == y || m_fabric.serverOfSlot(m.slotOf(x)) == server)
         return {};
@@ -188,7 +194,8 @@ PlacementSearch::Move PlacementSearch::gatherMove()
             continue;
         bool fit = holder < 0;
         if (holder >= 0)
-            for (int r : m_layout.groups(GroupKind::Tp)[static_cast<std::size_t>(m_layout.groupOf(GroupKind::Tp, holder))])
+            for (int r : m_layout.groups(GroupKind::Tp)[static_cast<std::size_t>(
+                     m_layout.groupOf(GroupKind::Tp, holder))])
                 fit = fit || (r != holder && m_fabric.serverOfSlot(m.slotOf(r)) == home);
         (fit ? fits : others).push_back(slot);
     }
@@ -207,7 +214,7 @@ PlacementSearch::Move PlacementSearch::freeSlotMove()
     const int slot = pick(slots);
     if (m_engine.mapping().rankAt(slot) >= 0)
         return {};
-    return {{pick(m_layout.worldSize()), slot}};
+    return { { pick(m_layout.worldSize()), slot } };
 }
 
 PlacementSearch::Move PlacementSearch::serverSwap()
@@ -237,7 +244,8 @@ PlacementSearch::Move PlacementSearch::groupSwap()
     // pipeline paths (pp groups) trade all their stages' slots.
     if (m_groupKinds.empty())
         return randomSwap();
-    const GroupKind kind = m_groupKinds[static_cast<std::size_t>(pick(static_cast<int>(m_groupKinds.size())))];
+    const GroupKind kind
+        = m_groupKinds[static_cast<std::size_t>(pick(static_cast<int>(m_groupKinds.size())))];
     const auto &groups = m_layout.groups(kind);
     const int n = static_cast<int>(groups.size());
     if (n < 2)
@@ -283,7 +291,8 @@ int PlacementSearch::tpExcess(int group, const Move &move, bool after) const
     // more servers than allowed, and it falls with every member that joins the majority, so
     // it guides a repair where the plain server count would sit on a plateau.
     const Mapping &m = m_engine.mapping();
-    const std::vector<int> &members = m_layout.groups(GroupKind::Tp)[static_cast<std::size_t>(group)];
+    const std::vector<int> &members
+        = m_layout.groups(GroupKind::Tp)[static_cast<std::size_t>(group)];
     std::vector<std::pair<int, int>> counts; // server, members there
     counts.reserve(members.size());
     for (int r : members) {
@@ -293,15 +302,15 @@ int PlacementSearch::tpExcess(int group, const Move &move, bool after) const
                 if (rank == r)
                     slot = s;
         const int server = m_fabric.serverOfSlot(slot);
-        const auto it = std::find_if(counts.begin(), counts.end(),
-                                     [server](const auto &c) { return c.first == server; });
+        const auto it = std::find_if(
+            counts.begin(), counts.end(), [server](const auto &c) { return c.first == server; });
         if (it == counts.end())
             counts.emplace_back(server, 1);
         else
             ++it->second;
     }
     std::sort(counts.begin(), counts.end(),
-              [](const auto &a, const auto &b) { return a.second > b.second; });
+        [](const auto &a, const auto &b) { return a.second > b.second; });
     int kept = 0;
     for (std::size_t i = 0; i < counts.size() && static_cast<int>(i) < m_tpAllowed; ++i)
         kept += counts[i].second;
@@ -368,8 +377,8 @@ double PlacementSearch::energy(const CostReport &report) const
     return e;
 }
 
-bool PlacementSearch::better(double value, double iteration, double bestValue,
-                             double bestIteration) const
+bool PlacementSearch::better(
+    double value, double iteration, double bestValue, double bestIteration) const
 {
     const double tol = kRelativeTolerance * std::max(std::abs(bestValue), 1e-30);
     if (value < bestValue - tol)

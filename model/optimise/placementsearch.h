@@ -16,8 +16,8 @@ namespace railyard {
 struct SearchProgress
 {
     long long evaluated = 0;
-    double fraction = 0.0;            ///< of the move or time budget, 0..1
-    double bestValue = 0.0;           ///< the objective of the best mapping so far
+    double fraction = 0.0; ///< of the move or time budget, 0..1
+    double bestValue = 0.0; ///< the objective of the best mapping so far
     const std::vector<int> *bestSlots = nullptr; ///< rank -> slot of that mapping
 };
 
@@ -28,15 +28,15 @@ using SearchMonitor = std::function<bool(const SearchProgress &)>;
 struct SearchOutcome
 {
     std::vector<int> bestSlots;
-    double startValue = 0.0, bestValue = 0.0;           ///< the objective
-    double startIteration = 0.0, bestIteration = 0.0;   ///< the tie-breaker
-    long long proposed = 0;   ///< moves drawn, constraint-rejected ones included
-    long long evaluated = 0;  ///< moves the engine evaluated
+    double startValue = 0.0, bestValue = 0.0; ///< the objective
+    double startIteration = 0.0, bestIteration = 0.0; ///< the tie-breaker
+    long long proposed = 0; ///< moves drawn, constraint-rejected ones included
+    long long evaluated = 0; ///< moves the engine evaluated
     long long accepted = 0;
     long long improvements = 0; ///< moves that set a new best
-    long long rejectedTp = 0;     ///< would have spread a TP group over more servers
+    long long rejectedTp = 0; ///< would have spread a TP group over more servers
     long long rejectedFailed = 0; ///< would have put a rank on failed hardware
-    long long noop = 0;           ///< changed nothing (e.g. swapping two empty slots)
+    long long noop = 0; ///< changed nothing (e.g. swapping two empty slots)
     double seconds = 0.0;
     bool cancelled = false;
 };
@@ -98,12 +98,12 @@ private:
     const Fabric &m_fabric;
     std::vector<char> m_usable;
     std::vector<GroupKind> m_gatherKinds; ///< TP, EP, CP when wider than one rank
-    std::vector<GroupKind> m_groupKinds;  ///< those and PP, for whole-group swaps
-    int m_tpAllowed = 0;                 ///< servers a TP group may span; 0 = unconstrained
+    std::vector<GroupKind> m_groupKinds; ///< those and PP, for whole-group swaps
+    int m_tpAllowed = 0; ///< servers a TP group may span; 0 = unconstrained
     std::mt19937_64 m_rng;
     double m_startValue = 0.0, m_startIteration = 0.0, m_startSquares = 0.0;
     int m_excess = 0, m_startExcess = 0; ///< TP members outside their groups' allowed servers
-    mutable int m_excessChange = 0;      ///< of the move check() passed last
+    mutable int m_excessChange = 0; ///< of the move check() passed last
 };
 
 } // namespace railyard

@@ -30,7 +30,7 @@ Scenario sample(const char *name)
 }
 
 OptimiseOptions budget(Objective objective, long long moves, StartFrom from = StartFrom::Current,
-                       std::uint64_t seed = 1)
+    std::uint64_t seed = 1)
 {
     OptimiseOptions o;
     o.objective = objective;
@@ -45,7 +45,7 @@ OptimiseOptions budget(Objective objective, long long moves, StartFrom from = St
 double bestPreset(const Scenario &s, Objective objective)
 {
     double best = std::numeric_limits<double>::infinity();
-    for (StartFrom from : {StartFrom::Packed, StartFrom::RailAligned, StartFrom::Scattered}) {
+    for (StartFrom from : { StartFrom::Packed, StartFrom::RailAligned, StartFrom::Scattered }) {
         const OptimiseResult r = optimise(s, budget(objective, 1, from));
         best = std::min(best, r.start.value(objective));
     }
@@ -56,9 +56,8 @@ int ranksOnFailedSlots(const Scenario &s, const std::vector<int> &slots)
 {
     const Fabric fabric = Fabric::build(s.fabric);
     const std::vector<char> usable = usableSlots(fabric, s.failures);
-    return static_cast<int>(std::count_if(slots.begin(), slots.end(), [&](int slot) {
-        return !usable[static_cast<std::size_t>(slot)];
-    }));
+    return static_cast<int>(std::count_if(slots.begin(), slots.end(),
+        [&](int slot) { return !usable[static_cast<std::size_t>(slot)]; }));
 }
 
 } // namespace
@@ -101,12 +100,13 @@ void TestOptimiser::batchMoveEqualsAFullEvaluation()
     moved.slots = engine.mapping().slots();
     const CostReport fresh = evaluate(moved);
     QCOMPARE(engine.mapping().slotOf(0), 8);
-    QVERIFY(std::abs(engine.report().iterationTime - fresh.iterationTime) <= 1e-9 * fresh.iterationTime);
+    QVERIFY(std::abs(engine.report().iterationTime - fresh.iterationTime)
+        <= 1e-9 * fresh.iterationTime);
     QVERIFY(std::abs(engine.report().linkStats.max - fresh.linkStats.max) <= 1e-9);
     // A deferred move followed by its undo: the report after refresh() is the start's.
     const double start = engine.report().iterationTime;
-    engine.moveRanks({{0, 20}, {20, 8}}, false);
-    engine.moveRanks({{0, 8}, {20, 20}}, false);
+    engine.moveRanks({ { 0, 20 }, { 20, 8 } }, false);
+    engine.moveRanks({ { 0, 8 }, { 20, 20 } }, false);
     engine.refresh();
     QVERIFY(std::abs(engine.report().iterationTime - start) <= 1e-9 * start);
 }
@@ -116,10 +116,10 @@ void TestOptimiser::badBatchMovesChangeNothing()
     CostEngine engine(sample("seed-128-failed-server3.json"));
     const std::vector<int> before = engine.mapping().slots();
     // Slot 24 is on failed server 3; slot 1 holds rank 1, which is not listed; a slot twice.
-    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRanks({{0, 24}}));
-    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRanks({{0, 1}}));
-    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRanks({{0, 2}, {1, 2}, {2, 0}}));
-    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRanks({{9999, 0}}));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRanks({ { 0, 24 } }));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRanks({ { 0, 1 } }));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRanks({ { 0, 2 }, { 1, 2 }, { 2, 0 } }));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRanks({ { 9999, 0 } }));
     QCOMPARE(engine.mapping().slots(), before);
 }
 
@@ -134,7 +134,7 @@ void TestOptimiser::fromScatteredReachesRailAligned()
     const OptimiseResult r = optimise(s, budget(Objective::Iteration, 1500, StartFrom::Scattered));
     QCOMPARE(r.start.tpGroupsSplit, 16);
     QVERIFY2(r.result.iteration <= railAligned * 1.005,
-             qPrintable(QString::number(r.result.iteration) + " vs " + QString::number(railAligned)));
+        qPrintable(QString::number(r.result.iteration) + " vs " + QString::number(railAligned)));
     QCOMPARE(r.result.tpGroupsSplit, 0);
     QCOMPARE(r.evaluated, 1500LL);
 }
@@ -158,7 +158,7 @@ void TestOptimiser::beatsEveryPresetOnSkewedMoe()
     const double preset = bestPreset(s, o);
     const OptimiseResult r = optimise(s, budget(o, 2500));
     QVERIFY2(r.result.value(o) < 0.95 * preset,
-             qPrintable(QString::number(r.result.value(o)) + " vs " + QString::number(preset)));
+        qPrintable(QString::number(r.result.value(o)) + " vs " + QString::number(preset)));
     QVERIFY(r.improved);
 }
 
@@ -173,7 +173,8 @@ void TestOptimiser::fromScatteredMatchesTheBestPreset_data()
     // for the seed job) is the check.
     QTest::newRow("tor iteration") << "seed-128-tor.json" << int(Objective::Iteration);
     QTest::newRow("tor spine") << "seed-128-tor.json" << int(Objective::Spine);
-    QTest::newRow("failed iteration") << "seed-128-failed-server3.json" << int(Objective::Iteration);
+    QTest::newRow("failed iteration")
+        << "seed-128-failed-server3.json" << int(Objective::Iteration);
     QTest::newRow("failed max-link") << "seed-128-failed-server3.json" << int(Objective::MaxLink);
 }
 
@@ -187,20 +188,24 @@ void TestOptimiser::fromScatteredMatchesTheBestPreset()
     const OptimiseResult r = optimise(s, budget(o, 1500, StartFrom::Scattered));
     QVERIFY(r.start.value(o) > 2.0 * preset); // scattered really is far off
     QVERIFY2(r.result.value(o) <= preset * 1.005,
-             qPrintable(QString::number(r.result.value(o)) + " vs " + QString::number(preset)));
+        qPrintable(QString::number(r.result.value(o)) + " vs " + QString::number(preset)));
 }
 
 void TestOptimiser::sameSeedSameMapping()
 {
     const Scenario s = sample("seed-128.json");
-    const OptimiseResult a = optimise(s, budget(Objective::Iteration, 300, StartFrom::Scattered, 7));
-    const OptimiseResult b = optimise(s, budget(Objective::Iteration, 300, StartFrom::Scattered, 7));
-    const OptimiseResult c = optimise(s, budget(Objective::Iteration, 300, StartFrom::Scattered, 8));
+    const OptimiseResult a
+        = optimise(s, budget(Objective::Iteration, 300, StartFrom::Scattered, 7));
+    const OptimiseResult b
+        = optimise(s, budget(Objective::Iteration, 300, StartFrom::Scattered, 7));
+    const OptimiseResult c
+        = optimise(s, budget(Objective::Iteration, 300, StartFrom::Scattered, 8));
     QCOMPARE(a.scenario.slots, b.scenario.slots);
     QCOMPARE(a.accepted, b.accepted);
     QCOMPARE(a.proposed, b.proposed);
     // Another seed draws other moves (its mapping may or may not end the same).
-    QVERIFY(a.scenario.slots != c.scenario.slots || a.proposed != c.proposed || a.accepted != c.accepted);
+    QVERIFY(a.scenario.slots != c.scenario.slots || a.proposed != c.proposed
+        || a.accepted != c.accepted);
 }
 
 void TestOptimiser::tpGroupsStayOnTheirServers()
@@ -208,7 +213,7 @@ void TestOptimiser::tpGroupsStayOnTheirServers()
     // From a start that keeps every TP group on one server, no best-so-far mapping the
     // monitor sees, and not the result, ever splits one, whatever the objective prefers.
     const Scenario s = sample("seed-128.json");
-    for (Objective o : {Objective::Spine, Objective::MaxLink}) {
+    for (Objective o : { Objective::Spine, Objective::MaxLink }) {
         int checks = 0;
         const Fabric fabric = Fabric::build(s.fabric);
         const ParallelLayout layout(s.degrees, s.order);
@@ -259,7 +264,7 @@ void TestOptimiser::neverWorseThanTheStart_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<int>("objective");
-    for (const char *f : {"seed-128.json", "mixtral-ep8-zipf.json", "seed-128-tor.json"})
+    for (const char *f : { "seed-128.json", "mixtral-ep8-zipf.json", "seed-128-tor.json" })
         for (Objective o : allObjectives())
             QTest::newRow((std::string(f) + " " + std::string(objectiveName(o))).c_str())
                 << QString(f) << int(o);
@@ -286,7 +291,8 @@ void TestOptimiser::explanationAddsUp()
     const Scenario s = sample("mixtral-ep8-zipf.json");
     const OptimiseResult r = optimise(s, budget(Objective::Spine, 1000));
     QVERIFY(!r.steps.empty());
-    const auto near = [](double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(b)); };
+    const auto near
+        = [](double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(b)); };
     QVERIFY(near(r.steps.front().before, r.start.spineBytes));
     for (std::size_t i = 1; i < r.steps.size(); ++i)
         QVERIFY(near(r.steps[i].before, r.steps[i - 1].after));
@@ -294,9 +300,12 @@ void TestOptimiser::explanationAddsUp()
     int moved = 0;
     for (const StageStep &st : r.steps)
         moved += st.ranksMoved;
-    QVERIFY(moved >= r.ranksMoved); // a stage's move can displace other stages' ranks
+    // Each step counts its own stage's ranks; a rank an earlier step displaced straight onto
+    // its final slot is not counted again.
+    QVERIFY(moved > 0 && moved <= r.ranksMoved);
     // The EP dimension's spine bytes fall, and the text says so per stage.
-    const auto ep = std::find_if(r.dims.begin(), r.dims.end(), [](const DimensionChange &d) { return d.dim == Dim::Ep; });
+    const auto ep = std::find_if(
+        r.dims.begin(), r.dims.end(), [](const DimensionChange &d) { return d.dim == Dim::Ep; });
     QVERIFY(ep != r.dims.end());
     QVERIFY(ep->spineAfter < ep->spineBefore);
     const std::string text = optimiseText(r);

@@ -24,6 +24,7 @@ int main(int argc, char *argv[])
     addPreflight(line);
     addCompare(line);
     addRemap(line);
+    addOptimise(line);
     addCalibrate(line);
     addDocumentation(line);
     return line.run(argc, argv);

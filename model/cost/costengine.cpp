@@ -2,6 +2,7 @@
 
 #include "base/scenarioerror.h"
 #include "cost/bytessent.h"
+#include "cost/costengineimpl.h"
 #include "cost/evaluationinputs.h"
 #include "cost/linkranking.h"
 #include "cost/nccltuning.h"
@@ -17,55 +18,6 @@
 #include <optional>
 
 namespace railyard {
-
-struct CostEngine::Impl
-{
-    Scenario scenario;
-    std::shared_ptr<const Fabric> fabricPtr;
-    const Fabric &fabric;
-    ParallelLayout layout;
-    WorkloadPlan plan;
-    Mapping mapping;
-    std::shared_ptr<Router> router;
-    std::optional<TrafficModel> traffic;
-    std::vector<DpOp> dpOps;
-    std::vector<double> stageDpBytes;
-    DimArray bytesSent{};  ///< depends on the plan alone
-    std::array<bool, kDimCount> present{};
-    PhaseTimes times;      ///< of the current mapping
-    CostReport report;
-    LinkRanking ranking; ///< busy time per link, for the bottleneck and the percentiles
-    OverlapChannels channels; ///< link bounds and the overlapped DP sync's contention
-    Timing main;
-    std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
-
-    Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
-        : scenario(s)
-        , fabricPtr(std::move(in.fabric))
-        , fabric(*fabricPtr)
-        , layout(std::move(in.layout))
-        , plan(std::move(in.plan))
-        , mapping(std::move(in.mapping))
-        , router(r ? std::move(r) : std::make_shared<Router>(fabric))
-    {}
-
-    int chunks() const { return chunksPerRank(scenario.training); }
-
-    void setUpTraffic();
-    void recompute(bool allLinks);
-
-    double opTime(int pattern, Collective c, double bytes) const;
-    double epOpTime(int stage, Collective c, double bytes) const; ///< dispatch/combine mean
-    PhaseTimes phaseTimes() const;
-    std::vector<double> boundaryTimes(bool forward) const;
-    double wrapTime(bool forward) const;
-    double linkBoundAt(int microbatches) const;
-    void fillPhases();
-    long long updateLink(int link);
-    void refreshLinks(bool all);
-    void fillLinkStats();
-    void fillStages();
-};
 
 void CostEngine::Impl::setUpTraffic()
 {
@@ -526,6 +478,7 @@ void CostEngine::swapRanks(int a, int b)
     d->mapping.swapRanks(a, b);
     d->traffic->endMove(d->mapping);
     d->recompute(false);
+    d->stale = false;
 }
 
 void CostEngine::moveRank(int rank, int slot)
@@ -551,6 +504,7 @@ void CostEngine::moveRank(int rank, int slot)
     d->mapping.moveRank(rank, slot);
     d->traffic->endMove(d->mapping);
     d->recompute(false);
+    d->stale = false;
 }
 
 void CostEngine::setMapping(const Mapping &mapping)
@@ -559,6 +513,7 @@ void CostEngine::setMapping(const Mapping &mapping)
     d->mapping = mapping;
     d->traffic->build(d->mapping);
     d->recompute(true);
+    d->stale = false;
 }
 
 CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &ranks, double bytes)

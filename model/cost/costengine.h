@@ -10,6 +10,7 @@
 #include "workload/workloadplan.h"
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace railyard {
@@ -53,6 +54,15 @@ public:
     void swapRanks(int a, int b);
     /// Move a rank to a slot (an occupied slot's rank swaps with it), incrementally.
     void moveRank(int rank, int slot);
+    /// Places each listed rank on its slot in one step (the listed ranks trade slots among
+    /// themselves or take free ones), re-routing every group they belong to once. With
+    /// `refresh` false the report stays as it was until refresh(), so a search that undoes a
+    /// rejected move pays for no report it never reads. Throws ScenarioError (nothing changed)
+    /// for a rank or slot out of range, a rank or slot listed twice, a slot held by a rank not
+    /// listed, or a slot on failed hardware.
+    void moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, bool refresh = true);
+    /// Brings report() up to date after moveRanks(..., false); cheap when it already is.
+    void refresh();
     /// Replace the whole mapping (validated; throws ScenarioError with the validator's message).
     void setMapping(const Mapping &mapping);
 

@@ -6,10 +6,14 @@
 //   BM_Remap128     every failure-remap strategy for one failed server of the 128-GPU sample
 //   BM_Collective4096  `collective --algo auto`: a 1 GiB all-reduce over 4,096 GPUs (512 x 8
 //                   H100), every NCCL algorithm planned, routed and costed
+//   BM_Optimise/128, /1024, /16384  the placement optimiser's annealing loop: moves evaluated
+//                   per second through the engine's incremental update (counter moves_per_s;
+//                   goal >= 10,000 at 1,024 GPUs on one core)
 //   BM_Evaluate70B  a full evaluation of Llama-3.1-70B, TP4 x CP2 x PP4 x DP8 on 32 x 8 GPUs
 //                   (its dp-cp rings cross two NICs per server)
 #include "studies/compare.h"
 #include "cost/costengine.h"
+#include "optimise/placementsearch.h"
 #include "studies/failureremap.h"
 #include "workload/presets.h"
 
@@ -184,8 +188,44 @@ void BM_Remap128(benchmark::State &state)
     }
 }
 
+/// 128 servers x 8 GPUs (1,024), GPT-3 175B with TP8 PP8 DP16, 16 micro-batches per replica.
+Scenario scenario1024()
+{
+    Scenario s = scenario16k();
+    s.name = "bench-1024";
+    s.fabric.servers = 128;
+    s.degrees = {8, 8, 16, 1, 1};
+    s.training.globalBatch = 256;
+    return s;
+}
+
+/// One annealing run per iteration on a warm engine (packed start, iteration-time objective,
+/// tp-in-server, a fixed move budget); moves_per_s counts only the search loop, not the final
+/// re-evaluation of the best mapping.
+void BM_Optimise(benchmark::State &state)
+{
+    const int gpus = static_cast<int>(state.range(0));
+    const Scenario s = gpus == 128 ? scenario128() : gpus == 1024 ? scenario1024() : scenario16k();
+    CostEngine engine(s);
+    OptimiseOptions options;
+    options.maxMoves = gpus == 128 ? 400 : gpus == 1024 ? 100 : 20;
+    options.seconds = 0.0;
+    long long moves = 0;
+    double seconds = 0.0;
+    for (auto _ : state) {
+        options.seed += 1;
+        PlacementSearch search(engine, options);
+        const SearchOutcome out = search.run();
+        moves += out.evaluated;
+        seconds += out.seconds;
+        benchmark::DoNotOptimize(out.bestValue);
+    }
+    state.counters["moves_per_s"] = seconds > 0.0 ? static_cast<double>(moves) / seconds : 0.0;
+}
+
 } // namespace
 
+BENCHMARK(BM_Optimise)->Arg(128)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_BuildFabric16k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Evaluate16kCold)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Evaluate16k)->Unit(benchmark::kMillisecond);

@@ -107,7 +107,7 @@ void TestCliUsage::noArgumentsPrintsUsageOnStderr()
     const QStringList commands = listedCommands();
     QCOMPARE(commands,
         (QStringList { "generate", "evaluate", "groups", "pipeline", "collective", "export",
-            "import-mapping", "import-topology", "preflight", "compare", "remap",
+            "import-mapping", "import-topology", "preflight", "compare", "remap", "optimise",
             "calibrate" }));
     for (const QString &c : commands)
         QVERIFY2(r.err.contains("\n  " + c.toUtf8() + ' '), qPrintable(c));
@@ -284,6 +284,7 @@ void TestCliUsage::everyCommandsHelpShowsItsUsage_data()
         { "import-mapping", "Usage: railyard-cli import-mapping [OPTIONS] FILE\n" },
         { "compare", "Usage: railyard-cli compare [OPTIONS] A B\n" },
         { "remap", "Usage: railyard-cli remap [OPTIONS] FILE\n" },
+        { "optimise", "Usage: railyard-cli optimise [OPTIONS] FILE\n" },
     };
     for (const auto &[command, usage] : expected)
         QTest::newRow(command) << QString::fromLatin1(command) << QString::fromLatin1(usage);

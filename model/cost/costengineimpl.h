@@ -1,0 +1,72 @@
+#pragma once
+
+// Internal to the cost engine (costengine.cpp, costenginemoves.cpp): its state between moves.
+
+#include "cost/costengine.h"
+#include "cost/evaluationinputs.h"
+#include "cost/linkranking.h"
+#include "cost/overlapchannels.h"
+#include "cost/stagetiming.h"
+#include "cost/trafficmodel.h"
+#include "cost/trafficplan.h"
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+struct CostEngine::Impl
+{
+    Scenario scenario;
+    std::shared_ptr<const Fabric> fabricPtr;
+    const Fabric &fabric;
+    ParallelLayout layout;
+    WorkloadPlan plan;
+    Mapping mapping;
+    std::shared_ptr<Router> router;
+    std::optional<TrafficModel> traffic;
+    std::vector<DpOp> dpOps;
+    std::vector<double> stageDpBytes;
+    DimArray bytesSent{};  ///< depends on the plan alone
+    std::array<bool, kDimCount> present{};
+    PhaseTimes times;      ///< of the current mapping
+    CostReport report;
+    LinkRanking ranking; ///< busy time per link, for the bottleneck and the percentiles
+    OverlapChannels channels; ///< link bounds and the overlapped DP sync's contention
+    Timing main;
+    std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
+    std::vector<char> usable; ///< per slot, for moveRanks(); filled on first use with failures
+    bool stale = false;       ///< moveRanks(..., false) left the report behind the mapping
+
+    Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
+        : scenario(s)
+        , fabricPtr(std::move(in.fabric))
+        , fabric(*fabricPtr)
+        , layout(std::move(in.layout))
+        , plan(std::move(in.plan))
+        , mapping(std::move(in.mapping))
+        , router(r ? std::move(r) : std::make_shared<Router>(fabric))
+    {}
+
+    int chunks() const { return chunksPerRank(scenario.training); }
+
+    void setUpTraffic();
+    void recompute(bool allLinks);
+
+    double opTime(int pattern, Collective c, double bytes) const;
+    double epOpTime(int stage, Collective c, double bytes) const; ///< dispatch/combine mean
+    PhaseTimes phaseTimes() const;
+    std::vector<double> boundaryTimes(bool forward) const;
+    double wrapTime(bool forward) const;
+    double linkBoundAt(int microbatches) const;
+    void fillPhases();
+    long long updateLink(int link);
+    void refreshLinks(bool all);
+    void fillLinkStats();
+    void fillStages();
+};
+
+} // namespace railyard

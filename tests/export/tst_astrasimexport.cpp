@@ -18,6 +18,7 @@
 #include "export/exporters.h"
 #include "export/packettopology.h"
 #include "fixtures.h"
+#include "golden.h"
 #include "scenario/scenariofile.h"
 
 #include <QDir>
@@ -71,30 +72,6 @@ double parseRate(const QString &rate)
         : m.captured(2) == QLatin1String("M")               ? 1e6
                                                             : 1.0;
     return m.captured(1).toDouble() * unit;
-}
-
-/// Compares `text` with tests/golden/<name>, or rewrites it under RAILYARD_UPDATE_GOLDEN=1.
-void compareGolden(const QString &name, const std::string &text)
-{
-    const QString path = QStringLiteral(RAILYARD_SOURCE_DIR "/tests/golden/") + name;
-    if (qEnvironmentVariableIntValue("RAILYARD_UPDATE_GOLDEN") == 1) {
-        QDir().mkpath(QFileInfo(path).path());
-        writeFileAtomically(path.toStdString(), text);
-        qInfo("rewrote %s", qPrintable(path));
-        return;
-    }
-    QFile golden(path);
-    QVERIFY2(golden.open(QIODevice::ReadOnly),
-        qPrintable(path + " is missing; run with RAILYARD_UPDATE_GOLDEN=1"));
-    const QStringList want = QString::fromUtf8(golden.readAll()).split(QLatin1Char('\n'));
-    const QStringList now = QString::fromStdString(text).split(QLatin1Char('\n'));
-    for (int i = 0; i < std::min(want.size(), now.size()); ++i)
-        if (want[i] != now[i])
-            QFAIL(qPrintable(name
-                + QStringLiteral(" line %1: golden '%2', now '%3'")
-                      .arg(i + 1)
-                      .arg(want[i].left(160), now[i].left(160))));
-    QCOMPARE(now.size(), want.size());
 }
 
 } // namespace
@@ -155,14 +132,14 @@ void TestAstraSimExport::goldens()
     QFETCH(QString, file);
     CostEngine engine(twoByEight());
     if (file.isEmpty()) {
-        compareGolden(
+        fixtures::compareWithGolden(
             QStringLiteral("simai-topo-2x8.txt"), exportText(engine, ExportFormat::SimAiTopo));
         return;
     }
     const auto files = filesOf(engine);
     QCOMPARE(static_cast<int>(files.size()), 9);
     QVERIFY(files.count(file.toStdString()));
-    compareGolden(QStringLiteral("astra-sim-2x8/") + file, files.at(file.toStdString()));
+    fixtures::compareWithGolden(QStringLiteral("astra-sim-2x8/") + file, files.at(file.toStdString()));
 }
 
 void TestAstraSimExport::handCountsOfTwoByEight()

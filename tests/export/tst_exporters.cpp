@@ -10,6 +10,7 @@
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "fixtures.h"
+#include "golden.h"
 
 #include <QFile>
 #include <QSet>
@@ -27,11 +28,6 @@
 using namespace railyard;
 
 namespace {
-
-QString goldenPath(const QString &name)
-{
-    return QStringLiteral(RAILYARD_SOURCE_DIR "/tests/golden/") + name;
-}
 
 QStringList lines(const std::string &text)
 {
@@ -141,27 +137,7 @@ void TestExporters::goldens()
     const std::string text = exportText(engine, f, options);
     QVERIFY(!text.empty() && text.back() == '\n');
 
-    const QString path = goldenPath(file);
-    if (qEnvironmentVariableIntValue("RAILYARD_UPDATE_GOLDEN") == 1) {
-        writeFileAtomically(path.toStdString(), text);
-        qInfo("rewrote %s", qPrintable(path));
-        return;
-    }
-    QFile golden(path);
-    QVERIFY2(golden.open(QIODevice::ReadOnly),
-        qPrintable(path + " is missing; run with RAILYARD_UPDATE_GOLDEN=1"));
-    const QByteArray want = golden.readAll();
-    if (want != QByteArray::fromStdString(text)) {
-        const QStringList a = QString::fromUtf8(want).split(QLatin1Char('\n'));
-        const QStringList b = lines(text);
-        for (int i = 0; i < std::min(a.size(), b.size()); ++i)
-            if (a[i] != b[i])
-                qWarning("first difference at line %d:\n golden: %s\n now:    %s", i + 1,
-                    qPrintable(a[i].left(200)), qPrintable(b[i].left(200)));
-        QFAIL(qPrintable(file
-            + " differs from the exporter's output (RAILYARD_UPDATE_GOLDEN=1 "
-              "regenerates it)"));
-    }
+    fixtures::compareWithGolden(file, text);
 }
 
 void TestExporters::swapChangesExactlyTwoRanks_data()

@@ -30,23 +30,26 @@ using i64 = std::int64_t;
 
 int CablingPlan::switchId(const std::string &name)
 {
-    const auto [it, inserted] = m_switchOf.try_emplace(name, static_cast<int>(m_switchNames.size()));
+    const auto [it, inserted]
+        = m_switchOf.try_emplace(name, static_cast<int>(m_switchNames.size()));
     if (inserted) {
         if (static_cast<i64>(m_switchNames.size()) >= limits::kMaxSwitches)
-            throw ScenarioError("fabric.cabling", "more than " + std::to_string(limits::kMaxSwitches)
-                    + " switches exceed the limit");
+            throw ScenarioError("fabric.cabling",
+                "more than " + std::to_string(limits::kMaxSwitches) + " switches exceed the limit");
         m_switchNames.push_back(name);
     }
     return it->second;
 }
 
-int CablingPlan::nicOfPort(const std::string &port, const std::string &server, std::size_t row) const
+int CablingPlan::nicOfPort(
+    const std::string &port, const std::string &server, std::size_t row) const
 {
     const int nic = cablingNicIndex(m_spec, port);
     if (nic < 0)
         throw ScenarioError(rowPath(row),
-            server + " port \"" + port + "\" names no NIC: expected an RDMA device name of "
-                "nic_devices or a name ending in the NIC index, such as mlx5_3");
+            server + " port \"" + port
+                + "\" names no NIC: expected an RDMA device name of "
+                  "nic_devices or a name ending in the NIC index, such as mlx5_3");
     if (nic >= m_nics)
         throw ScenarioError(rowPath(row),
             server + " port \"" + port + "\" is NIC " + std::to_string(nic)
@@ -59,11 +62,13 @@ void CablingPlan::readCables()
 {
     const FabricSpec &s = m_spec;
     if (static_cast<i64>(s.cabling.size()) > limits::kMaxLinks / 2)
-        throw ScenarioError("fabric.cabling", std::to_string(s.cabling.size())
-                + " cables exceed the limit of " + std::to_string(limits::kMaxLinks / 2));
+        throw ScenarioError("fabric.cabling",
+            std::to_string(s.cabling.size()) + " cables exceed the limit of "
+                + std::to_string(limits::kMaxLinks / 2));
     std::unordered_map<std::string, int> serverOf;
     for (int i = 0; i < s.servers; ++i) {
-        m_serverNames.push_back(s.serverNames.empty() ? defaultServerName(i) : s.serverNames[sz(i)]);
+        m_serverNames.push_back(
+            s.serverNames.empty() ? defaultServerName(i) : s.serverNames[sz(i)]);
         serverOf.emplace(m_serverNames.back(), i);
     }
     m_nicRow.assign(sz(s.servers * m_nics), kNoRow);
@@ -71,29 +76,34 @@ void CablingPlan::readCables()
     for (std::size_t row = 0; row < s.cabling.size(); ++row) {
         const Cable &c = s.cabling[row];
         const std::string where = rowPath(row);
-        for (const auto &[text, field] : { std::pair { &c.aDevice, "a_device" },
-                 std::pair { &c.aPort, "a_port" }, std::pair { &c.bDevice, "b_device" },
-                 std::pair { &c.bPort, "b_port" } })
+        for (const auto &[text, field] :
+            { std::pair { &c.aDevice, "a_device" }, std::pair { &c.aPort, "a_port" },
+                std::pair { &c.bDevice, "b_device" }, std::pair { &c.bPort, "b_port" } })
             if (text->empty() || text->size() > limits::kMaxNameBytes)
-                throw ScenarioError(where, std::string(field) + " must be 1 to "
-                        + std::to_string(limits::kMaxNameBytes) + " characters");
+                throw ScenarioError(where,
+                    std::string(field) + " must be 1 to " + std::to_string(limits::kMaxNameBytes)
+                        + " characters");
         if (!std::isfinite(c.gbps) || c.gbps <= 0.0)
-            throw ScenarioError(where, cableText(c) + ": speed must be a positive number of Gbit/s");
+            throw ScenarioError(
+                where, cableText(c) + ": speed must be a positive number of Gbit/s");
         if (!std::isfinite(c.latencyUs))
             throw ScenarioError(where, cableText(c) + ": latency must be a number of microseconds");
         if (c.aDevice == c.bDevice)
             throw ScenarioError(where, cableText(c) + " joins " + c.aDevice + " to itself");
-        for (const auto &[device, port] : { std::pair { &c.aDevice, &c.aPort },
-                 std::pair { &c.bDevice, &c.bPort } }) {
+        for (const auto &[device, port] :
+            { std::pair { &c.aDevice, &c.aPort }, std::pair { &c.bDevice, &c.bPort } }) {
             const auto [it, fresh] = portRow.try_emplace(*device + '\n' + *port, row);
             if (!fresh)
-                throw ScenarioError(where, *device + " port " + *port + " is already cabled by "
-                        + rowPath(it->second) + " (" + cableText(s.cabling[it->second]) + ")");
+                throw ScenarioError(where,
+                    *device + " port " + *port + " is already cabled by " + rowPath(it->second)
+                        + " (" + cableText(s.cabling[it->second]) + ")");
         }
         const auto a = serverOf.find(c.aDevice), b = serverOf.find(c.bDevice);
         if (a != serverOf.end() && b != serverOf.end())
-            throw ScenarioError(where, cableText(c) + " joins two servers; a server's NICs "
-                    "are cabled to leaf switches");
+            throw ScenarioError(where,
+                cableText(c)
+                    + " joins two servers; a server's NICs "
+                      "are cabled to leaf switches");
         if (a == serverOf.end() && b == serverOf.end()) {
             SwitchCable sc;
             sc.a = switchId(c.aDevice);
@@ -114,9 +124,9 @@ void CablingPlan::readCables()
         nc.row = row;
         std::size_t &seen = m_nicRow[sz(nc.server * m_nics + nc.nic)];
         if (seen != kNoRow)
-            throw ScenarioError(where, nicName(nc.server, nc.nic) + " is cabled twice: by "
-                    + rowPath(seen) + " (" + cableText(s.cabling[seen]) + ") and by this cable ("
-                    + cableText(c) + ")");
+            throw ScenarioError(where,
+                nicName(nc.server, nc.nic) + " is cabled twice: by " + rowPath(seen) + " ("
+                    + cableText(s.cabling[seen]) + ") and by this cable (" + cableText(c) + ")");
         seen = row;
         m_nicCables.push_back(nc);
     }
@@ -127,15 +137,18 @@ void CablingPlan::readCables()
         for (const int sw : { c.a, c.b })
             m_firstRow[sz(sw)] = std::min(m_firstRow[sz(sw)], c.row);
     if (m_nicCables.empty())
-        throw ScenarioError("fabric.cabling", "no cable reaches a server NIC (the servers are "
-                + m_serverNames.front() + "...; does server_names name them as the cabling does?)");
+        throw ScenarioError("fabric.cabling",
+            "no cable reaches a server NIC (the servers are " + m_serverNames.front()
+                + "...; does server_names name them as the cabling does?)");
     for (int srv = 0; srv < s.servers; ++srv) {
         bool any = false;
         for (int n = 0; n < m_nics; ++n)
             any = any || m_nicRow[sz(srv * m_nics + n)] != kNoRow;
         if (!any)
-            throw ScenarioError("fabric.cabling", "server " + serverName(srv)
-                    + " has no cable: cable at least one of its NICs or leave it out of the fabric");
+            throw ScenarioError("fabric.cabling",
+                "server " + serverName(srv)
+                    + " has no cable: cable at least one of its NICs or leave it out of the "
+                      "fabric");
     }
 }
 
@@ -167,12 +180,14 @@ void CablingPlan::findTiers()
     }
     for (std::size_t sw = 0; sw < switches; ++sw) {
         if (m_tier[sw] < 0)
-            throw ScenarioError(rowPath(m_firstRow[sw]), "switch " + m_switchNames[sw]
+            throw ScenarioError(rowPath(m_firstRow[sw]),
+                "switch " + m_switchNames[sw]
                     + " is not connected to any leaf switch (no path to a server NIC)");
         if (m_tier[sw] > kTierSuper)
-            throw ScenarioError(rowPath(m_firstRow[sw]), "switch " + m_switchNames[sw] + " is "
-                    + std::to_string(m_tier[sw]) + " switch hops above the servers; Railyard "
-                    "models three tiers at most (leaf, spine, super-spine)");
+            throw ScenarioError(rowPath(m_firstRow[sw]),
+                "switch " + m_switchNames[sw] + " is " + std::to_string(m_tier[sw])
+                    + " switch hops above the servers; Railyard "
+                      "models three tiers at most (leaf, spine, super-spine)");
     }
     // Cables between tiers point upwards; peer links inside a tier carry no routed traffic.
     std::vector<SwitchCable> kept;
@@ -188,8 +203,9 @@ void CablingPlan::findTiers()
     }
     m_switchCables.swap(kept);
     if (!peers.empty())
-        listFindings(peers, "cable(s) join two switches of one tier; peer links carry no routed "
-                            "traffic here and are left out:");
+        listFindings(peers,
+            "cable(s) join two switches of one tier; peer links carry no routed "
+            "traffic here and are left out:");
 }
 
 void CablingPlan::findRails()
@@ -309,9 +325,10 @@ void CablingPlan::checkConnected()
     const std::vector<int> &leaves = m_byTier[kTierLeaf];
     for (const int leaf : leaves)
         if (sets.find_set(sz(leaf)) != sets.find_set(sz(leaves.front())))
-            throw ScenarioError("fabric.cabling", "leaf " + name(leaf) + " cannot reach leaf "
-                    + name(leaves.front()) + ": the cabling splits the fabric into parts with "
-                    "no switch path between them");
+            throw ScenarioError("fabric.cabling",
+                "leaf " + name(leaf) + " cannot reach leaf " + name(leaves.front())
+                    + ": the cabling splits the fabric into parts with "
+                      "no switch path between them");
 }
 
 Fabric CablingPlan::assemble()
@@ -324,9 +341,7 @@ Fabric CablingPlan::assemble()
         double gbps = 0.0, latencyUs = 0.0;
     };
     std::map<std::pair<int, int>, Bundle> bundles; // (lower vertex order, upper) -> bundle
-    const auto rank = [this](int sw) {
-        return std::pair(m_tier[sz(sw)], m_order[sz(sw)]);
-    };
+    const auto rank = [this](int sw) { return std::pair(m_tier[sz(sw)], m_order[sz(sw)]); };
     std::map<std::tuple<int, int, int, int>, std::pair<int, int>> ordered;
     for (const SwitchCable &c : m_switchCables) {
         const auto [ta, oa] = rank(c.a);
@@ -344,7 +359,8 @@ Fabric CablingPlan::assemble()
         * (servers * gpus * 2 + static_cast<i64>(m_nicCables.size())
             + static_cast<i64>(bundles.size()));
     if (links > limits::kMaxLinks)
-        throw ScenarioError("fabric.cabling", std::to_string(links) + " links exceed the limit of "
+        throw ScenarioError("fabric.cabling",
+            std::to_string(links) + " links exceed the limit of "
                 + std::to_string(limits::kMaxLinks));
 
     Fabric fabric;
@@ -356,8 +372,9 @@ Fabric CablingPlan::assemble()
     for (int tier = kTierLeaf; tier <= kTierSuper; ++tier) {
         for (const int sw : m_byTier[sz(tier)]) {
             FabricNode n;
-            n.kind = tier == kTierLeaf ? NodeKind::Leaf
-                                       : (tier == kTierSpine ? NodeKind::Spine : NodeKind::SuperSpine);
+            n.kind = tier == kTierLeaf
+                ? NodeKind::Leaf
+                : (tier == kTierSpine ? NodeKind::Spine : NodeKind::SuperSpine);
             n.local = m_order[sz(sw)];
             n.pod = m_pod[sz(sw)];
             n.name = name(sw);
@@ -379,7 +396,8 @@ Fabric CablingPlan::assemble()
         for (int n = 0; n < m_nics; ++n) {
             const NicCable *c = nicCable[sz(srv * m_nics + n)];
             if (c)
-                a.attachNic(srv, n, m_order[sz(c->sw)], nextPort[sz(c->sw)]++, c->gbps, c->latencyUs);
+                a.attachNic(
+                    srv, n, m_order[sz(c->sw)], nextPort[sz(c->sw)]++, c->gbps, c->latencyUs);
         }
     }
     for (const auto &[key, ends] : ordered) {

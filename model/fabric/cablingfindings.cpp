@@ -36,14 +36,16 @@ void CablingPlan::checkRegular()
             + std::to_string(all.size()) + " spines (none to " + missing + ")");
     }
     if (!partial.empty())
-        listFindings(partial, "leaf(s) are not cabled to every spine of their pod (routes use "
-                              "the spines they reach):");
+        listFindings(partial,
+            "leaf(s) are not cabled to every spine of their pod (routes use "
+            "the spines they reach):");
     for (const int super : m_byTier[kTierSuper]) {
         std::vector<std::set<int>> perPod(sz(m_pods)); // distinct spines (a bundle is one)
         for (const SwitchCable &c : m_switchCables)
             if (c.b == super)
                 perPod[sz(m_pod[sz(c.a)])].insert(c.a);
-        if (std::any_of(perPod.begin(), perPod.end(), [](const std::set<int> &s) { return s.size() != 1; }))
+        if (std::any_of(
+                perPod.begin(), perPod.end(), [](const std::set<int> &s) { return s.size() != 1; }))
             m_regular = false;
     }
 }
@@ -67,7 +69,8 @@ void CablingPlan::collectFindings()
             if (m_nicRow[sz(srv * m_nics + n)] == kNoRow)
                 uncabled.push_back(nicName(srv, n));
     if (!uncabled.empty())
-        listFindings(uncabled, "NIC(s) have no cable, so the GPUs bound to them cannot hold a rank:");
+        listFindings(
+            uncabled, "NIC(s) have no cable, so the GPUs bound to them cannot hold a rank:");
 
     if (m_rail) {
         // A NIC on another rail's leaf, and two NICs of one server on one leaf.
@@ -82,8 +85,9 @@ void CablingPlan::collectFindings()
             perServerLeaf[{ c.server, c.sw }].push_back(c.nic);
             if (c.nic != m_leafRail[sz(c.sw)])
                 wrong.push_back(nicName(c.server, c.nic) + " is on " + name(c.sw) + ", a rail-"
-                    + std::to_string(m_leafRail[sz(c.sw)]) + " leaf (" + std::to_string(railCount[sz(c.sw)])
-                    + " of its " + std::to_string(nicCount[sz(c.sw)]) + " NICs are NIC "
+                    + std::to_string(m_leafRail[sz(c.sw)]) + " leaf ("
+                    + std::to_string(railCount[sz(c.sw)]) + " of its "
+                    + std::to_string(nicCount[sz(c.sw)]) + " NICs are NIC "
                     + std::to_string(m_leafRail[sz(c.sw)]) + ")");
         }
         for (const auto &[key, nics] : perServerLeaf) {
@@ -97,8 +101,9 @@ void CablingPlan::collectFindings()
         if (!wrong.empty())
             listFindings(wrong, "NIC(s) are cabled to another rail's leaf:");
         if (!doubled.empty())
-            listFindings(doubled, "server(s) have two NICs on one leaf (a rail-optimised server "
-                                  "puts each NIC on its own rail):");
+            listFindings(doubled,
+                "server(s) have two NICs on one leaf (a rail-optimised server "
+                "puts each NIC on its own rail):");
     }
 
     // Unequal uplink counts per tier (each cable one port).
@@ -118,7 +123,8 @@ void CablingPlan::collectFindings()
             if (uplinks[sz(sw)] != usual)
                 odd.push_back(name(sw) + " has " + std::to_string(uplinks[sz(sw)]));
         if (!odd.empty())
-            listFindings(odd, std::string(tier == kTierLeaf ? "leaf" : "spine")
+            listFindings(odd,
+                std::string(tier == kTierLeaf ? "leaf" : "spine")
                     + "(s) have another uplink count than the " + std::to_string(usual)
                     + " most of their tier have:");
     }
@@ -133,8 +139,8 @@ void CablingPlan::collectFindings()
         if (c.gbps != nicUsual)
             odd.push_back(nicName(c.server, c.nic) + " at " + speedText(c.gbps));
     if (!odd.empty())
-        listFindings(odd, "NIC cable(s) run at another speed than the " + speedText(nicUsual)
-                              + " of most:");
+        listFindings(
+            odd, "NIC cable(s) run at another speed than the " + speedText(nicUsual) + " of most:");
     if (!m_switchCables.empty()) {
         std::vector<double> speeds;
         for (const SwitchCable &c : m_switchCables)
@@ -145,8 +151,8 @@ void CablingPlan::collectFindings()
             if (c.gbps != usual)
                 odd.push_back(name(c.a) + " - " + name(c.b) + " at " + speedText(c.gbps));
         if (!odd.empty())
-            listFindings(odd, "switch cable(s) run at another speed than the " + speedText(usual)
-                                  + " of most:");
+            listFindings(odd,
+                "switch cable(s) run at another speed than the " + speedText(usual) + " of most:");
     }
 }
 

@@ -48,8 +48,7 @@ struct SwitchCable
 };
 
 /// The most common value of `values` (the smallest on a tie); `values` is not empty.
-template <typename T>
-T modeOf(const std::vector<T> &values)
+template<typename T> T modeOf(const std::vector<T> &values)
 {
     std::map<T, int> count;
     for (const T &v : values)
@@ -116,15 +115,15 @@ private:
     std::vector<std::size_t> m_firstRow; ///< per switch: the first cable naming it
     std::vector<NicCable> m_nicCables;
     std::vector<SwitchCable> m_switchCables; ///< between tiers (peer links are dropped)
-    std::vector<std::size_t> m_nicRow;       ///< per server * nics + nic, kNoRow = uncabled
+    std::vector<std::size_t> m_nicRow; ///< per server * nics + nic, kNoRow = uncabled
 
-    std::vector<int> m_tier;   ///< per switch
+    std::vector<int> m_tier; ///< per switch
     std::vector<int> m_leafRail; ///< per switch (leaves), -1 on top-of-rack fabrics
-    std::vector<int> m_group;  ///< per switch (leaves): scalable unit or the leaf itself
+    std::vector<int> m_group; ///< per switch (leaves): scalable unit or the leaf itself
     std::vector<int> m_groupKey; ///< per group: its first server, for ordering
-    std::vector<int> m_pod;    ///< per switch (leaves, spines); -1 for super-spines
+    std::vector<int> m_pod; ///< per switch (leaves, spines); -1 for super-spines
     int m_pods = 1;
-    std::vector<int> m_order;  ///< per switch: its index inside its tier (Fabric order)
+    std::vector<int> m_order; ///< per switch: its index inside its tier (Fabric order)
     std::array<std::vector<int>, 3> m_byTier; ///< switch ids in Fabric order, per tier
     bool m_regular = true;
     std::vector<std::string> m_findings;

@@ -17,8 +17,8 @@ std::string defaultServerName(int index)
     return "node" + digits;
 }
 
-void FabricAssembly::begin(const FabricSpec &s, int nics, int rails, int pods,
-    std::int64_t vertices, std::int64_t links)
+void FabricAssembly::begin(
+    const FabricSpec &s, int nics, int rails, int pods, std::int64_t vertices, std::int64_t links)
 {
     Fabric &f = m_f;
     f.m_spec = s; // as given (0 = derived stays 0); nicsPerServer() answers the derived count
@@ -32,7 +32,8 @@ void FabricAssembly::begin(const FabricSpec &s, int nics, int rails, int pods,
     f.m_serverNames.clear();
     f.m_serverNames.reserve(sz(s.servers));
     for (int i = 0; i < s.servers; ++i)
-        f.m_serverNames.push_back(s.serverNames.empty() ? defaultServerName(i) : s.serverNames[sz(i)]);
+        f.m_serverNames.push_back(
+            s.serverNames.empty() ? defaultServerName(i) : s.serverNames[sz(i)]);
 
     f.m_graph = FabricGraph(static_cast<std::size_t>(vertices));
     f.m_links.reserve(static_cast<std::size_t>(links));
@@ -132,7 +133,8 @@ void FabricAssembly::addServerCables(int server)
             Tier::Pcie, s.pcie.gbps, s.pcie.latencyUs, 1.0);
 }
 
-void FabricAssembly::attachNic(int server, int nic, int leaf, int port, double gbps, double latencyUs)
+void FabricAssembly::attachNic(
+    int server, int nic, int leaf, int port, double gbps, double latencyUs)
 {
     const auto at = sz(server * m_f.m_nicsPerServer + nic);
     m_f.m_nicLeaf[at] = leaf;

@@ -92,7 +92,8 @@ bool naturalLess(const std::string &a, const std::string &b)
 {
     std::size_t i = 0, j = 0;
     while (i < a.size() && j < b.size()) {
-        if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+        if (std::isdigit(static_cast<unsigned char>(a[i]))
+            && std::isdigit(static_cast<unsigned char>(b[j]))) {
             std::size_t ie = i, je = j;
             while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie])))
                 ++ie;
@@ -154,7 +155,8 @@ CablingCsv parseCablingCsv(const std::string &text, const std::string &file)
     int lineNo = 0;
     while (pos <= text.size()) {
         const std::size_t nl = text.find('\n', pos);
-        std::string_view line = std::string_view(text).substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+        std::string_view line = std::string_view(text).substr(
+            pos, nl == std::string::npos ? std::string::npos : nl - pos);
         pos = nl == std::string::npos ? text.size() + 1 : nl + 1;
         ++lineNo;
         if (!line.empty() && line.back() == '\r')
@@ -184,7 +186,8 @@ CablingCsv parseCablingCsv(const std::string &text, const std::string &file)
                 }
                 for (std::size_t c = 0; c < 5; ++c)
                     if (at[c] < 0)
-                        throw ScenarioError(where, "the header has no " + std::string(kColumns[c])
+                        throw ScenarioError(where,
+                            "the header has no " + std::string(kColumns[c])
                                 + " column (a cabling CSV has a_device,a_port,b_device,b_port,gbps"
                                   "[,latency_us])");
                 columns = f.size();
@@ -192,42 +195,58 @@ CablingCsv parseCablingCsv(const std::string &text, const std::string &file)
             }
         }
         if (columns == 0 ? (f.size() < 5 || f.size() > 6) : f.size() != columns)
-            throw ScenarioError(where, "expected " + (columns ? std::to_string(columns) + " columns as the header has"
-                        : std::string("5 or 6 columns (a_device,a_port,b_device,b_port,gbps[,latency_us])"))
+            throw ScenarioError(where,
+                "expected "
+                    + (columns ? std::to_string(columns) + " columns as the header has"
+                               : std::string("5 or 6 columns "
+                                             "(a_device,a_port,b_device,b_port,gbps[,latency_us])"))
                     + ", got " + std::to_string(f.size()));
         if (static_cast<std::int64_t>(out.cables.size()) >= limits::kMaxLinks / 2)
-            throw ScenarioError(where, "more than " + std::to_string(limits::kMaxLinks / 2) + " cables");
+            throw ScenarioError(
+                where, "more than " + std::to_string(limits::kMaxLinks / 2) + " cables");
         const auto field = [&](std::size_t c) -> const std::string & {
             static const std::string kEmpty;
-            return at[c] >= 0 && static_cast<std::size_t>(at[c]) < f.size() ? f[static_cast<std::size_t>(at[c])] : kEmpty;
+            return at[c] >= 0 && static_cast<std::size_t>(at[c]) < f.size()
+                ? f[static_cast<std::size_t>(at[c])]
+                : kEmpty;
         };
         Cable c;
         c.aDevice = field(0);
         c.aPort = field(1);
         c.bDevice = field(2);
         c.bPort = field(3);
-        for (std::size_t k = 0; k < 4; ++k)
+        for (std::size_t k = 0; k < 4; ++k) {
+            if (!isPrintableUtf8(field(k)))
+                throw ScenarioError(where, std::string(kColumns[k])
+                        + " is not printable UTF-8 text (control characters or invalid bytes)");
             if (field(k).empty() || field(k).size() > limits::kMaxNameBytes)
-                throw ScenarioError(where, std::string(kColumns[k]) + " must be 1 to "
+                throw ScenarioError(where,
+                    std::string(kColumns[k]) + " must be 1 to "
                         + std::to_string(limits::kMaxNameBytes) + " characters");
+        }
         c.gbps = parseGbps(field(4));
         if (!std::isfinite(c.gbps) || c.gbps <= 0.0 || c.gbps > 1e6)
-            throw ScenarioError(where, "gbps \"" + field(4) + "\" is not a link speed in Gbit/s "
-                                       "(a positive number, optionally with G, Gbps or Gb/s)");
+            throw ScenarioError(where,
+                "gbps \"" + field(4)
+                    + "\" is not a link speed in Gbit/s "
+                      "(a positive number, optionally with G, Gbps or Gb/s)");
         if (!field(5).empty()) {
             const std::string &lat = field(5);
             double v = NAN;
             const auto [ptr, ec] = std::from_chars(lat.data(), lat.data() + lat.size(), v);
-            if (ec != std::errc() || ptr != lat.data() + lat.size() || !std::isfinite(v) || v < 0.0 || v > 1e6)
-                throw ScenarioError(where, "latency_us \"" + lat + "\" is not a latency in microseconds");
+            if (ec != std::errc() || ptr != lat.data() + lat.size() || !std::isfinite(v) || v < 0.0
+                || v > 1e6)
+                throw ScenarioError(
+                    where, "latency_us \"" + lat + "\" is not a latency in microseconds");
             c.latencyUs = v;
         }
         out.cables.push_back(std::move(c));
         out.lines.push_back(lineNo);
     }
     if (out.cables.empty())
-        throw ScenarioError(file, "no cables (a cabling CSV has one line per cable: "
-                                  "a_device,a_port,b_device,b_port,gbps[,latency_us])");
+        throw ScenarioError(file,
+            "no cables (a cabling CSV has one line per cable: "
+            "a_device,a_port,b_device,b_port,gbps[,latency_us])");
     return out;
 }
 
@@ -236,7 +255,8 @@ CablingCsv loadCablingCsv(const std::string &path)
     return parseCablingCsv(readFileLimited(path, limits::kMaxFileBytes, "a cabling CSV"), path);
 }
 
-CablingImport importCabling(FabricSpec &spec, const CablingCsv &csv, const std::string &serverPattern)
+CablingImport importCabling(
+    FabricSpec &spec, const CablingCsv &csv, const std::string &serverPattern)
 {
     // Devices and their ports.
     std::map<std::string, std::vector<std::string>> ports;
@@ -250,23 +270,26 @@ CablingImport importCabling(FabricSpec &spec, const CablingCsv &csv, const std::
         try {
             pattern = std::regex(serverPattern);
         } catch (const std::regex_error &e) {
-            throw ScenarioError("--server-pattern", "\"" + serverPattern + "\" is no regular expression: " + e.what());
+            throw ScenarioError("--server-pattern",
+                "\"" + serverPattern + "\" is no regular expression: " + e.what());
         }
     }
     for (const auto &[device, list] : ports) {
-        const bool server = serverPattern.empty()
-            ? std::all_of(list.begin(), list.end(), [&spec](const std::string &p) { return looksLikeNicPort(spec, p); })
-            : std::regex_match(device, pattern);
+        const bool server = serverPattern.empty() ? std::all_of(list.begin(), list.end(),
+                                [&spec](const std::string &p) { return looksLikeNicPort(spec, p); })
+                                                  : std::regex_match(device, pattern);
         if (server)
             servers.push_back(device);
     }
     if (servers.empty())
-        throw ScenarioError(csv.file, serverPattern.empty()
+        throw ScenarioError(csv.file,
+            serverPattern.empty()
                 ? "no device looks like a server (a server's ports name its NICs: mlx5_0, nic0, "
                   "or the fabric's nic_devices); name them with --server-pattern"
                 : "no device matches --server-pattern \"" + serverPattern + "\"");
     if (static_cast<std::int64_t>(servers.size()) > limits::kMaxServers)
-        throw ScenarioError(csv.file, std::to_string(servers.size()) + " servers exceed the limit of "
+        throw ScenarioError(csv.file,
+            std::to_string(servers.size()) + " servers exceed the limit of "
                 + std::to_string(limits::kMaxServers));
     std::sort(servers.begin(), servers.end(), naturalLess);
 

@@ -46,6 +46,7 @@ struct CablingImport
  * top-of-rack; spec.cabling is the cables. Throws ScenarioError naming the file and line of a
  * cable the fabric cannot be built from (Fabric::build's checks, cablingbuilder.h).
  */
-CablingImport importCabling(FabricSpec &spec, const CablingCsv &csv, const std::string &serverPattern);
+CablingImport importCabling(
+    FabricSpec &spec, const CablingCsv &csv, const std::string &serverPattern);
 
 } // namespace railyard

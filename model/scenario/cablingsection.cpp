@@ -3,6 +3,7 @@
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "base/text.h"
 
 #include <string>
 
@@ -10,7 +11,7 @@ namespace railyard {
 
 namespace {
 
-constexpr double kMaxGbps = 1e6;      // as the fabric's own link fields
+constexpr double kMaxGbps = 1e6; // as the fabric's own link fields
 constexpr double kMaxLatencyUs = 1e6; // one second
 
 } // namespace
@@ -33,7 +34,8 @@ std::vector<Cable> readCabling(const nlohmann::json &value)
     if (!value.is_array())
         throw ScenarioError(path, "expected an array of cables, got " + jsonTypeName(value));
     if (value.size() > static_cast<std::size_t>(limits::kMaxLinks / 2))
-        throw ScenarioError(path, std::to_string(value.size()) + " cables exceed the limit of "
+        throw ScenarioError(path,
+            std::to_string(value.size()) + " cables exceed the limit of "
                 + std::to_string(limits::kMaxLinks / 2));
     std::vector<Cable> out;
     out.reserve(value.size());
@@ -41,15 +43,18 @@ std::vector<Cable> readCabling(const nlohmann::json &value)
         const std::string at = jsonElementPath(path, i);
         const nlohmann::json &row = value[i];
         if (!row.is_array() || row.size() < 5 || row.size() > 6)
-            throw ScenarioError(at, "expected [a_device, a_port, b_device, b_port, gbps"
-                                    "(, latency_us)], got " + jsonQuote(row));
+            throw ScenarioError(at,
+                "expected [a_device, a_port, b_device, b_port, gbps"
+                "(, latency_us)], got "
+                    + jsonQuote(row));
         const auto text = [&](std::size_t k) {
             const nlohmann::json &v = row[k];
             if (!v.is_string() || v.get_ref<const std::string &>().empty()
-                || v.get_ref<const std::string &>().size() > limits::kMaxNameBytes)
+                || v.get_ref<const std::string &>().size() > limits::kMaxNameBytes
+                || !isPrintableUtf8(v.get_ref<const std::string &>()))
                 throw ScenarioError(jsonElementPath(at, k),
                     "expected a device or port name (1 to " + std::to_string(limits::kMaxNameBytes)
-                        + " characters), got " + jsonQuote(v));
+                        + " printable characters), got " + jsonQuote(v));
             return v.get<std::string>();
         };
         Cable c;

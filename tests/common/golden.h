@@ -33,7 +33,8 @@ inline void compareWithGolden(const QString &name, const std::string &text)
     for (int i = 0; i < std::min(want.size(), now.size()); ++i)
         if (want[i] != now[i])
             QFAIL(qPrintable(name
-                + QStringLiteral(" line %1: golden '%2', now '%3' (RAILYARD_UPDATE_GOLDEN=1 regenerates it)")
+                + QStringLiteral(
+                    " line %1: golden '%2', now '%3' (RAILYARD_UPDATE_GOLDEN=1 regenerates it)")
                       .arg(i + 1)
                       .arg(want[i].left(160), now[i].left(160))));
     QCOMPARE(now.size(), want.size());

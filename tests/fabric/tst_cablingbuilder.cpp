@@ -75,7 +75,8 @@ void compareFabrics(const Fabric &generated, const Fabric &cabled)
     QCOMPARE(cabled.linkCount(), generated.linkCount());
     const auto a = tierBandwidth(generated), b = tierBandwidth(cabled);
     for (const auto &[tier, bw] : a)
-        QVERIFY2(std::abs(b.at(tier) - bw) <= 1e-9 * bw, qPrintable(QString::fromStdString(std::string(tierName(tier)))));
+        QVERIFY2(std::abs(b.at(tier) - bw) <= 1e-9 * bw,
+            qPrintable(QString::fromStdString(std::string(tierName(tier)))));
     for (int s = 0; s < generated.servers(); ++s)
         for (int n = 0; n < generated.nicsPerServer(); ++n) {
             const FabricNode &g = generated.node(generated.leafVertex(generated.leafOfNic(s, n)));
@@ -163,7 +164,8 @@ void TestCablingBuilder::generatedTwoTierRoundTrips()
     compareFabrics(Fabric::build(s.fabric), Fabric::build(c.fabric));
     // The same cables give the same costs, to rounding.
     const CostEngine a(s), b(c);
-    QVERIFY(std::abs(a.report().iterationTime - b.report().iterationTime) <= 1e-12 * a.report().iterationTime);
+    QVERIFY(std::abs(a.report().iterationTime - b.report().iterationTime)
+        <= 1e-12 * a.report().iterationTime);
     QVERIFY(std::abs(a.report().spineBytesShare - b.report().spineBytesShare) <= 1e-12);
 }
 
@@ -179,7 +181,8 @@ void TestCablingBuilder::generatedThreeTierRoundTrips()
     const Scenario c = withCabling(s);
     compareFabrics(generated, Fabric::build(c.fabric));
     const CostEngine a(s), b(c);
-    QVERIFY(std::abs(a.report().iterationTime - b.report().iterationTime) <= 1e-12 * a.report().iterationTime);
+    QVERIFY(std::abs(a.report().iterationTime - b.report().iterationTime)
+        <= 1e-12 * a.report().iterationTime);
 }
 
 void TestCablingBuilder::torRoundTrips()
@@ -189,7 +192,8 @@ void TestCablingBuilder::torRoundTrips()
     const Scenario c = withCabling(s);
     compareFabrics(Fabric::build(s.fabric), Fabric::build(c.fabric));
     const CostEngine a(s), b(c);
-    QVERIFY(std::abs(a.report().iterationTime - b.report().iterationTime) <= 1e-12 * a.report().iterationTime);
+    QVERIFY(std::abs(a.report().iterationTime - b.report().iterationTime)
+        <= 1e-12 * a.report().iterationTime);
 }
 
 void TestCablingBuilder::sampleMiswiringsAreNamed()
@@ -272,8 +276,9 @@ void TestCablingBuilder::uncabledNicHoldsNoRank()
 {
     FabricSpec spec = smallCabled(2, 2, {});
     // node001 nic1 loses its cable.
-    spec.cabling.erase(std::remove_if(spec.cabling.begin(), spec.cabling.end(),
-                           [](const Cable &c) { return c.aDevice == "node001" && c.aPort == "nic1"; }),
+    spec.cabling.erase(
+        std::remove_if(spec.cabling.begin(), spec.cabling.end(),
+            [](const Cable &c) { return c.aDevice == "node001" && c.aPort == "nic1"; }),
         spec.cabling.end());
     const Fabric f = Fabric::build(spec);
     QVERIFY(!f.nicCabled(1, 1));
@@ -287,7 +292,8 @@ void TestCablingBuilder::uncabledNicHoldsNoRank()
         const CostEngine engine(s);
         QFAIL("a rank on the uncabled NIC's GPU was accepted");
     } catch (const ScenarioError &e) {
-        QVERIFY2(std::string(e.what()).find("node001/nic1 has no cable") != std::string::npos, e.what());
+        QVERIFY2(
+            std::string(e.what()).find("node001/nic1 has no cable") != std::string::npos, e.what());
     }
     // Three ranks on the three cabled slots evaluate.
     Scenario three = fixtures::smallDense(2, 2, fixtures::degrees(1, 1, 3));
@@ -317,21 +323,34 @@ void TestCablingBuilder::impossibleCablingsAreRefused()
     QFETCH(QString, message);
     FabricSpec spec = smallCabled(2, 2, {});
     switch (change) {
-    case 0: spec.cabling.push_back({ "node001", "nic5x", "r0", "p0", 400.0, -1.0 }); break;
-    case 1: spec.cabling.push_back({ "node000", "mlx5_0", "r1", "p9", 400.0, -1.0 }); break;
-    case 2: spec.cabling.push_back({ "node000", "nic8", "node001", "nic9", 400.0, -1.0 }); break;
-    case 3: spec.cabling.push_back({ "node000", "bmc", "mgmt", "p1", 1.0, -1.0 }); break;
-    case 4: spec.cabling.push_back({ "node000", "nic7", "r0", "p7", 400.0, -1.0 }); break;
+    case 0:
+        spec.cabling.push_back({ "node001", "nic5x", "r0", "p0", 400.0, -1.0 });
+        break;
+    case 1:
+        spec.cabling.push_back({ "node000", "mlx5_0", "r1", "p9", 400.0, -1.0 });
+        break;
+    case 2:
+        spec.cabling.push_back({ "node000", "nic8", "node001", "nic9", 400.0, -1.0 });
+        break;
+    case 3:
+        spec.cabling.push_back({ "node000", "bmc", "mgmt", "p1", 1.0, -1.0 });
+        break;
+    case 4:
+        spec.cabling.push_back({ "node000", "nic7", "r0", "p7", 400.0, -1.0 });
+        break;
     case 5:
         spec.cabling.push_back({ "s0", "x", "core", "y", 400.0, -1.0 });
         spec.cabling.push_back({ "core", "z", "top", "w", 400.0, -1.0 });
         break;
     case 6:
-        spec.cabling.erase(std::remove_if(spec.cabling.begin(), spec.cabling.end(),
-                               [](const Cable &c) { return c.aDevice == "r1" && c.bDevice[0] == 's'; }),
+        spec.cabling.erase(
+            std::remove_if(spec.cabling.begin(), spec.cabling.end(),
+                [](const Cable &c) { return c.aDevice == "r1" && c.bDevice[0] == 's'; }),
             spec.cabling.end());
         break;
-    case 7: spec.cabling[1].gbps = 0.0; break;
+    case 7:
+        spec.cabling[1].gbps = 0.0;
+        break;
     }
     const std::string what = refusal(spec);
     QVERIFY2(what.find(message.toStdString()) != std::string::npos, what.c_str());

@@ -29,7 +29,7 @@ inline Outcome fuzzCabling(std::string_view input)
         return Outcome::Rejected;
     }
     require(!csv.cables.empty() && csv.cables.size() == csv.lines.size(),
-            "cables and their line numbers differ");
+        "cables and their line numbers differ");
     Scenario s;
     s.fabric.gpusPerServer = 2;
     s.fabric.servers = 1;
@@ -40,9 +40,10 @@ inline Outcome fuzzCabling(std::string_view input)
     }
     const Fabric fabric = Fabric::build(s.fabric); // importCabling built it once: must not throw
     require(fabric.servers() == static_cast<int>(s.fabric.serverNames.size()),
-            "the imported server list and the fabric differ");
+        "the imported server list and the fabric differ");
     for (const FabricLink &l : fabric.links())
-        require(l.bandwidth > 0.0 && l.latency >= 0.0, "a link without bandwidth or with negative latency");
+        require(l.bandwidth > 0.0 && l.latency >= 0.0,
+            "a link without bandwidth or with negative latency");
     if (csv.cables.size() > kMaxEvaluatedCables)
         return Outcome::Loaded;
     // A data-parallel job on every usable slot (at most 16 ranks), placed explicitly.

@@ -36,19 +36,21 @@ private Q_SLOTS:
     void positionalWithoutHeader();
     void malformedLinesNameFileAndLine_data();
     void malformedLinesNameFileAndLine();
+    void invalidUtf8IsRefused();
     void importDetectsServersKindAndOrder();
     void importNamesTheLineOfABadCable();
 };
 
 void TestCablingCsv::readsHeaderQuotesAndUnits()
 {
-    const CablingCsv csv = parseCablingCsv("# LLDP dump\n"
-                                           "cable_id,b_port,b_device,gbps,a_device,a_port,latency_us\n"
-                                           "c1,swp1,leaf-1,400G,node-a,mlx5_0,\n"
-                                           "\n"
-                                           "c2,\"Ethernet1/2\",\"leaf, one\",400 Gb/s,node-b,mlx5_0,0.8\r\n"
-                                           "c3,swp9,spine,200Gbps,leaf-1,swp64,\n",
-        "c.csv");
+    const CablingCsv csv
+        = parseCablingCsv("# LLDP dump\n"
+                          "cable_id,b_port,b_device,gbps,a_device,a_port,latency_us\n"
+                          "c1,swp1,leaf-1,400G,node-a,mlx5_0,\n"
+                          "\n"
+                          "c2,\"Ethernet1/2\",\"leaf, one\",400 Gb/s,node-b,mlx5_0,0.8\r\n"
+                          "c3,swp9,spine,200Gbps,leaf-1,swp64,\n",
+            "c.csv");
     QCOMPARE(csv.cables.size(), std::size_t(3));
     QCOMPARE(csv.lines, std::vector<int>({ 3, 5, 6 }));
     QCOMPARE(csv.cables[0].aDevice, std::string("node-a"));
@@ -72,16 +74,25 @@ void TestCablingCsv::malformedLinesNameFileAndLine_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("message");
-    QTest::newRow("columns") << "n0,nic0,l0,p1,400\nn0,nic1,l1\n" << "c.csv:2: expected 5 or 6 columns";
-    QTest::newRow("speed") << "n0,nic0,l0,p1,fast\n" << "c.csv:1: gbps \"fast\" is not a link speed";
-    QTest::newRow("negative") << "n0,nic0,l0,p1,-400\n" << "c.csv:1: gbps";
-    QTest::newRow("latency") << "n0,nic0,l0,p1,400,soon\n" << "c.csv:1: latency_us \"soon\"";
-    QTest::newRow("empty device") << "# x\n,nic0,l0,p1,400\n" << "c.csv:2: a_device must be 1 to";
-    QTest::newRow("quote") << "n0,\"nic0,l0,p1,400\n" << "c.csv:1: a quoted field is not closed";
-    QTest::newRow("header") << "a_device,a_port,b_device,gbps\n" << "c.csv:1: the header has no b_port";
+    QTest::newRow("columns") << "n0,nic0,l0,p1,400\nn0,nic1,l1\n"
+                             << "c.csv:2: expected 5 or 6 columns";
+    QTest::newRow("speed") << "n0,nic0,l0,p1,fast\n"
+                           << "c.csv:1: gbps \"fast\" is not a link speed";
+    QTest::newRow("negative") << "n0,nic0,l0,p1,-400\n"
+                              << "c.csv:1: gbps";
+    QTest::newRow("latency") << "n0,nic0,l0,p1,400,soon\n"
+                             << "c.csv:1: latency_us \"soon\"";
+    QTest::newRow("empty device") << "# x\n,nic0,l0,p1,400\n"
+                                  << "c.csv:2: a_device must be 1 to";
+    QTest::newRow("quote") << "n0,\"nic0,l0,p1,400\n"
+                           << "c.csv:1: a quoted field is not closed";
+    QTest::newRow("header") << "a_device,a_port,b_device,gbps\n"
+                            << "c.csv:1: the header has no b_port";
     QTest::newRow("header width") << "a_device,a_port,b_device,b_port,gbps\nn0,nic0,l0,p1,400,1\n"
                                   << "c.csv:2: expected 5 columns as the header has";
-    QTest::newRow("empty") << "# nothing\n\n" << "c.csv: no cables";
+    QTest::newRow("control character") << QString::fromLatin1("n0,nic0,l\x01,p1,400\n") << "c.csv:1: b_device is not printable UTF-8";
+    QTest::newRow("empty") << "# nothing\n\n"
+                           << "c.csv: no cables";
 }
 
 void TestCablingCsv::malformedLinesNameFileAndLine()
@@ -92,6 +103,19 @@ void TestCablingCsv::malformedLinesNameFileAndLine()
     QVERIFY2(what.rfind(message.toStdString(), 0) == 0, what.c_str());
 }
 
+void TestCablingCsv::invalidUtf8IsRefused()
+{
+    // Raw bytes (the fuzzer's find: a 0xff in a name later broke the JSON exports).
+    for (const std::string &bad : { std::string("n0,nic0,l\xff,p1,400\n"),
+             std::string("n0,nic\xc0\x80,l0,p1,400\n"), std::string("n0,nic0,l\xed\xa0\x80,p1,400\n") }) {
+        const std::string what = refusal(bad);
+        QVERIFY2(what.find("is not printable UTF-8") != std::string::npos, what.c_str());
+    }
+    // Real UTF-8 is fine.
+    QCOMPARE(parseCablingCsv("n0,nic0,leaf-\xc3\xa9,p1,400\n", "c.csv").cables[0].bDevice,
+        std::string("leaf-\xc3\xa9"));
+}
+
 void TestCablingCsv::importDetectsServersKindAndOrder()
 {
     // Servers named so that plain string order would be wrong (n10 before n2), in two ToR
@@ -100,8 +124,8 @@ void TestCablingCsv::importDetectsServersKindAndOrder()
     for (const auto &[server, tor] : { std::pair { "n10", "tor-b" }, std::pair { "n2", "tor-b" },
              std::pair { "n1", "tor-a" }, std::pair { "n3", "tor-a" } })
         for (int nic = 0; nic < 2; ++nic)
-            text += std::string(server) + ",nic" + std::to_string(nic) + "," + tor + ",p"
-                + server + std::to_string(nic) + ",400\n";
+            text += std::string(server) + ",nic" + std::to_string(nic) + "," + tor + ",p" + server
+                + std::to_string(nic) + ",400\n";
     text += "tor-a,u1,spine,d1,400\ntor-b,u1,spine,d2,400\n";
     FabricSpec spec = fixtures::railFabric(4, 2);
     const CablingImport result = importCabling(spec, parseCablingCsv(text, "c.csv"), {});
@@ -121,7 +145,9 @@ void TestCablingCsv::importDetectsServersKindAndOrder()
         (void)importCabling(none, parseCablingCsv(text, "c.csv"), "gpu.*");
         QFAIL("a pattern matching nothing was accepted");
     } catch (const ScenarioError &e) {
-        QVERIFY2(std::string(e.what()).find("no device matches --server-pattern") != std::string::npos, e.what());
+        QVERIFY2(
+            std::string(e.what()).find("no device matches --server-pattern") != std::string::npos,
+            e.what());
     }
 }
 
@@ -129,14 +155,16 @@ void TestCablingCsv::importNamesTheLineOfABadCable()
 {
     // Line 4 reuses leaf port p1 of line 2: the message points at the file's line, not at an
     // index into the scenario.
-    const std::string text = "# two servers\nn0,nic0,leaf,p1,400\nn1,nic0,leaf,p2,400\nn1,nic1,leaf,p1,400\n";
+    const std::string text
+        = "# two servers\nn0,nic0,leaf,p1,400\nn1,nic0,leaf,p2,400\nn1,nic1,leaf,p1,400\n";
     FabricSpec spec = fixtures::railFabric(2, 2);
     const FabricSpec before = spec;
     try {
         (void)importCabling(spec, parseCablingCsv(text, "inv.csv"), {});
         QFAIL("a port cabled twice was accepted");
     } catch (const ScenarioError &e) {
-        QVERIFY2(std::string(e.what()).rfind("inv.csv:4: leaf port p1 is already cabled", 0) == 0, e.what());
+        QVERIFY2(std::string(e.what()).rfind("inv.csv:4: leaf port p1 is already cabled", 0) == 0,
+            e.what());
     }
     QVERIFY(spec == before); // nothing applied
 }

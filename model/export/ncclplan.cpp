@@ -31,6 +31,7 @@
 
 #include "export/exportcommon.h"
 #include "export/runrecord.h"
+#include "io/nccltestslog.h"
 #include "io/reportjson.h"
 
 #include <nlohmann/json.hpp>
@@ -82,23 +83,6 @@ std::string dtypeOf(const CommOp &op, const TrainingSpec &t)
         return t.gradReduceBf16 ? "bfloat16" : "float";
     }
     return activation;
-}
-
-const char *binaryOf(Collective c)
-{
-    switch (c) {
-    case Collective::AllReduce:
-        return "all_reduce_perf";
-    case Collective::AllGather:
-        return "all_gather_perf";
-    case Collective::ReduceScatter:
-        return "reduce_scatter_perf";
-    case Collective::AllToAll:
-        return "alltoall_perf";
-    case Collective::SendRecv:
-        return "sendrecv_perf";
-    }
-    return "all_reduce_perf";
 }
 
 /** One nccl-tests run of the plan. */
@@ -332,7 +316,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
             ojson j;
             j["name"] = t.name;
             j["kind"] = t.section;
-            j["binary"] = binaryOf(t.op);
+            j["binary"] = ncclTestsBinary(t.op);
             j["collective"] = std::string(collectiveName(t.op));
             j["bytes"] = t.bytes;
             j["dtype"] = t.dtype;
@@ -496,7 +480,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         out += "# predicted: " + predictionText(t) + "\n";
         out += "# NCCL_ALGO: " + (t.algo.empty() ? std::string("NCCL's choice") : t.algo) + "\n";
         out += "ry_test " + t.name + " \"DIV " + std::to_string(t.groups.front().size()) + "\" \""
-            + hs + "\" \"" + gpus + "\" \"" + nics + "\" \"" + t.algo + "\" " + binaryOf(t.op)
+            + hs + "\" \"" + gpus + "\" \"" + nics + "\" \"" + t.algo + "\" " + ncclTestsBinary(t.op)
             + " -b " + std::to_string(t.bytes) + " -e " + std::to_string(t.bytes) + " -d " + t.dtype
             + "\n";
     }

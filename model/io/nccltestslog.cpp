@@ -14,6 +14,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -447,19 +448,31 @@ void parseJson(std::string_view text, NcclTestsLog &log)
 
 } // namespace
 
+namespace {
+
+/// nccl-tests' binaries (src/*.cu: all_reduce.cu -> all_reduce_perf, ...) for the collectives
+/// the engine models.
+constexpr std::pair<Collective, std::string_view> kNcclTestsBinaries[] = {
+    { Collective::AllReduce, "all_reduce_perf" }, { Collective::AllGather, "all_gather_perf" },
+    { Collective::ReduceScatter, "reduce_scatter_perf" }, { Collective::AllToAll, "alltoall_perf" },
+    { Collective::SendRecv, "sendrecv_perf" } };
+
+} // namespace
+
 std::optional<Collective> ncclTestsCollective(std::string_view binary)
 {
-    if (binary == "all_reduce_perf")
-        return Collective::AllReduce;
-    if (binary == "all_gather_perf")
-        return Collective::AllGather;
-    if (binary == "reduce_scatter_perf")
-        return Collective::ReduceScatter;
-    if (binary == "alltoall_perf")
-        return Collective::AllToAll;
-    if (binary == "sendrecv_perf")
-        return Collective::SendRecv;
+    for (const auto &[op, name] : kNcclTestsBinaries)
+        if (name == binary)
+            return op;
     return std::nullopt;
+}
+
+const char *ncclTestsBinary(Collective op)
+{
+    for (const auto &[c, name] : kNcclTestsBinaries)
+        if (c == op)
+            return name.data();
+    return "sendrecv_perf";
 }
 
 double ncclTestsBusFactor(Collective op, int ranks)

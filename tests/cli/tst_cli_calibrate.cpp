@@ -38,23 +38,6 @@ void writeText(const QString &path, const std::string &text)
     f.write(text.data(), static_cast<qint64>(text.size()));
 }
 
-const char *binaryOf(Collective c)
-{
-    switch (c) {
-    case Collective::AllReduce:
-        return "all_reduce_perf";
-    case Collective::AllGather:
-        return "all_gather_perf";
-    case Collective::ReduceScatter:
-        return "reduce_scatter_perf";
-    case Collective::AllToAll:
-        return "alltoall_perf";
-    case Collective::SendRecv:
-        break;
-    }
-    return "sendrecv_perf";
-}
-
 /// One nccl-tests run as its text output: `ranks` rank lines, one row of `bytes` at `us`.
 std::string logText(Collective op, int ranks, long long bytes, double us)
 {
@@ -81,7 +64,7 @@ std::string logText(Collective op, int ranks, long long bytes, double us)
     out += line;
     std::snprintf(line, sizeof line,
         "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %g\n#\n# Collective test concluded: %s\n",
-        bus, binaryOf(op));
+        bus, ncclTestsBinary(op));
     out += line;
     return out;
 }

@@ -262,16 +262,15 @@ void TrafficModel::refreshChoices()
     const auto refresh = [this](const Family &f) {
         if (f.ops.empty())
             return; // weights set by hand
-        std::unordered_map<int, double> weight;
-        for (const int p : f.patterns)
-            weight[p] = 0.0;
+        std::vector<double> weight(f.patterns.size(), 0.0); // per entry of f.patterns
         for (const FamilyOp &op : f.ops) {
             const CollectiveChoice c = choose(f, op.collective, op.bytes);
-            if (c.pattern >= 0)
-                weight[c.pattern] += op.iterationBytes;
+            const auto at = std::find(f.patterns.begin(), f.patterns.end(), c.pattern);
+            if (at != f.patterns.end())
+                weight[sz(static_cast<int>(at - f.patterns.begin()))] += op.iterationBytes;
         }
-        for (const int p : f.patterns)
-            reweight(p, weight[p]);
+        for (std::size_t i = 0; i < f.patterns.size(); ++i)
+            reweight(f.patterns[i], weight[i]);
     };
     for (const Family &f : m_tp)
         refresh(f);
@@ -523,11 +522,11 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
 
 void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
 {
-    auto [it, inserted] = p.load.try_emplace(link, 0.0);
-    it->second += delta;
-    const double value = it->second;
+    double &slot = p.load[link];
+    slot += delta;
+    const double value = slot;
     if (std::abs(value) <= 1e-9 * std::abs(delta))
-        p.load.erase(it); // cancelled out: drop the rounding residue
+        p.load.erase(link); // cancelled out: drop the rounding residue
     applyWeightedLoad(p, link, delta, p.weight);
     const double r = ratio(p, link, value);
     if (r > p.maxRatio || (r == p.maxRatio && link < p.argmax)) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "base/flatintmap.h"
 #include "base/units.h"
 #include "cost/nccltuning.h"
 #include "fabric/fabric.h"
@@ -11,7 +12,6 @@
 
 #include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace railyard {
@@ -30,10 +30,10 @@ struct TrafficPattern
     std::map<int, int> ringSteps; ///< multiset of the emitted rings' n-1 (sizes follow the mapping
                                   ///< in hierarchical DP, so a move can lower them again)
     double weight = 0.0;       ///< bytes per iteration on a link per unit of `load`
-    std::unordered_map<int, double> load; ///< link id -> bytes per byte of S per pass
+    FlatIntMap<double> load; ///< link id -> bytes per byte of S per pass
     /// Net demand entering each cached route segment (Router::Parts) since the last flush;
     /// spread over the segment's links in one go, so a swap touches only what really moved.
-    std::unordered_map<int, double> pendingSegments;
+    FlatIntMap<double> pendingSegments;
     std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
     double maxRatio = 0.0;     ///< max over links of load / bandwidth (seconds per byte of S)
     int argmax = -1;

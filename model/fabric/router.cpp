@@ -37,10 +37,12 @@
  * switch to a leaf is unique (Al-Fares et al., SIGCOMM 2008, section 3.3: two-level tables spread
  * traffic upward, downward routing is by destination only). A route is
  * therefore cached in four parts, leaf -> spines and spines -> leaf per leaf (keyed by whether the
- * route stays in the pod), spines -> super-spines and super-spines -> spines per pod; a miss runs
- * the general BFS + ECMP sweep for that leaf pair and stores its hops by part. The cache holds
- * O(leaves x spines per pod + pods x spine-super links) hops (74k for 16,384 GPUs), so it
- * never thrashes; tests check routes against an independent ECMP computation.
+ * route stays in the pod), spines -> super-spines and super-spines -> spines per pod. When the
+ * switch graph is such a folded Clos (checked link by link, isFoldedClos()), every part is built
+ * up front from the switch links in one pass (routerclos.cpp); otherwise a miss runs the general
+ * BFS + ECMP sweep for that leaf pair and stores its hops by part. The parts hold
+ * O(leaves x spines per pod + pods x spine-super links) hops (74k for 16,384 GPUs), so they
+ * never thrash; tests check routes against an independent ECMP computation.
  *
  * A fabric read from a cabling inventory need not be such a Clos network (a leaf missing a
  * spine cable, a super-spine missing a pod): the upward split then depends on the destination,
@@ -148,6 +150,18 @@ Router::Router(const Fabric &fabric)
     m_superDown.resize(static_cast<std::size_t>(std::max(1, f.podCount())));
     m_flow.assign(static_cast<std::size_t>(switches), 0.0);
     m_scratch.reserve(64);
+
+    m_switchKind.resize(static_cast<std::size_t>(switches));
+    m_switchPod.resize(static_cast<std::size_t>(switches));
+    for (int v = 0; v < switches; ++v) {
+        const FabricNode &node = m_switches[static_cast<std::size_t>(v)];
+        m_switchKind[static_cast<std::size_t>(v)] = node.kind;
+        m_switchPod[static_cast<std::size_t>(v)]
+            = node.kind == NodeKind::SuperSpine ? -1 : std::max(0, node.pod);
+    }
+    m_foldedClos = f.regularClos() && isFoldedClos();
+    if (m_foldedClos)
+        buildClosSegments();
 }
 
 void Router::ends(int srcSlot, int dstSlot, Ends &out) const

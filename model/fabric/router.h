@@ -42,6 +42,9 @@ public:
     double latency(int srcSlot, int dstSlot);
 
     const Fabric &fabric() const { return m_fabric; }
+    /// Whether every route segment was built up front from the folded-Clos structure
+    /// (routerclos.cpp) rather than by an ECMP sweep per leaf pair on demand.
+    bool foldedClos() const { return m_foldedClos; }
 
     /**
      * A route as its fixed end links (GPU, PCIe, NIC and PXN hops, each carrying the whole flow)
@@ -102,6 +105,10 @@ private:
     std::array<Segment *, kPartCount> slots(int srcLeaf, int dstLeaf, bool acrossPods);
     void computeLeafPair(int srcLeaf, int dstLeaf);
     const std::vector<int> &distancesTo(int dstLeaf);
+    /// Whether the switch graph is a folded Clos (routerclos.cpp); then every segment is built
+    /// up front by buildClosSegments() and no leaf pair needs an ECMP sweep.
+    bool isFoldedClos() const;
+    void buildClosSegments();
 
     const Fabric &m_fabric;
     std::vector<RouteHop> m_scratch;
@@ -110,6 +117,10 @@ private:
     std::vector<int> m_adjOffset; ///< CSR copy of m_switches for the ECMP sweep
     std::vector<std::pair<int, int>> m_adj; ///< (neighbour, link id)
     std::vector<int> m_leafPod;
+    /// Per switch (index in m_switches): its kind and pod (super-spines: -1).
+    std::vector<NodeKind> m_switchKind;
+    std::vector<int> m_switchPod;
+    bool m_foldedClos = false;
     std::vector<std::vector<int>> m_distance; ///< per destination leaf (BFS hop counts), lazily
     std::size_t m_distanceEntries = 0;
     std::vector<RouteHop> m_arena; ///< hops of every cached segment

@@ -72,8 +72,8 @@ struct Setup
 
 double loadOf(const TrafficPattern &p, int link)
 {
-    const auto it = p.load.find(link);
-    return it == p.load.end() ? 0.0 : it->second;
+    const double *load = p.load.find(link);
+    return load ? *load : 0.0;
 }
 
 bool near(double a, double b)

@@ -158,9 +158,8 @@ EpSummary epSummary(const CostEngine &engine, int group)
     }
     const bool epLocal = out.epGroupsOneServer == out.groupCount;
     const bool dpLocal = out.dpGroupsOneLeaf == out.dpGroups;
-    out.locality = epLocal && dpLocal     ? "both-local"
-        : epLocal                         ? (fabric.scaleUpDomainServers() > 1 ? "ep-in-scaleup"
-                                                                               : "ep-in-server")
+    out.locality = epLocal && dpLocal ? "both-local"
+        : epLocal ? (fabric.scaleUpDomainServers() > 1 ? "ep-in-scaleup" : "ep-in-server")
         : out.epGroupsSpanningLeaves == 0 ? "dp-on-leaf"
                                           : "ep-spans-leaves";
     return out;

@@ -53,8 +53,7 @@ PlacementSearch::PlacementSearch(CostEngine &engine, const OptimiseOptions &opti
         const int domainGpus = m_fabric.scaleUpDomainGpus();
         if (deg.tp > domainGpus)
             throw ScenarioError("keep",
-                "tp-in-scaleup: tp " + std::to_string(deg.tp)
-                    + " exceeds the scale-up domain ("
+                "tp-in-scaleup: tp " + std::to_string(deg.tp) + " exceeds the scale-up domain ("
                     + (m_fabric.scaleUpDomainServers() == 1
                             ? "one server, " + std::to_string(gpus) + " GPUs"
                             : std::to_string(m_fabric.scaleUpDomainServers()) + " servers, "

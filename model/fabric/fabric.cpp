@@ -46,7 +46,9 @@
  * partial SU has fewer uplinks than there are spines) that quotient is fractional: the bandwidth
  * keeps the fraction (the average a per-flow ECMP hash sees), `ports` is the rounded count (>= 1).
  *
- * Vertex order: per server its G GPUs, N NICs and the scale-up switch; then leaves, spines
+ * Vertex order: per server its G GPUs and N NICs, followed by the scale-up switch when the
+ * server is the first of its scale-up domain (so, with one server per domain, per server its
+ * GPUs, NICs and switch); then leaves, spines
  * (pod-major), super-spines (plane-major). Link ids: per cable the forward direction (towards
  * the upper tier) then its reverse, so link id ^ 1 is always the reverse.
  */

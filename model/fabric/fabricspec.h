@@ -83,11 +83,6 @@ struct FabricSpec
 
     /// GPU slots (servers x GPUs per server), in 64 bits so an absurd spec cannot overflow.
     std::int64_t slotCount() const { return std::int64_t { servers } * gpusPerServer; }
-    /// Scale-up domains (servers / scaleUpDomainServers, at least 1 for a valid spec).
-    int scaleUpDomains() const
-    {
-        return scaleUpDomainServers > 0 ? servers / scaleUpDomainServers : servers;
-    }
 
     /// Equal specs build identical fabrics (Fabric::build() is deterministic).
     bool operator==(const FabricSpec &) const = default;

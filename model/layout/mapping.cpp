@@ -330,6 +330,32 @@ std::vector<MappingIssue> Mapping::validate(
                 + nameList(names));
         }
     }
+    if (fabric.scaleUpDomainServers() > 1 && layout.degrees().ep > 1) {
+        // Rack-scale NVLink domains: an EP group's all-to-all stays on NVLink exactly when the
+        // group needs no more domains than ceil(members / domain GPUs). (With one server per
+        // domain the EP locality summary, epsummary.h, reports this instead.)
+        IssueKind split(issues, MappingIssue::Warning, "ep groups split across scale-up domains");
+        const auto &groups = layout.groups(GroupKind::Ep);
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            if (!placedSlots(groups[g], groupSlots))
+                continue;
+            const int allowed
+                = ceilDiv(static_cast<int>(groups[g].size()), fabric.scaleUpDomainGpus());
+            std::vector<int> domains;
+            for (int s : groupSlots)
+                if (std::find(domains.begin(), domains.end(), fabric.scaleUpDomainOfSlot(s))
+                    == domains.end())
+                    domains.push_back(fabric.scaleUpDomainOfSlot(s));
+            if (static_cast<int>(domains.size()) <= allowed)
+                continue;
+            std::sort(domains.begin(), domains.end());
+            std::vector<std::string> names;
+            for (int d : domains)
+                names.push_back(fabric.scaleUpDomainName(d));
+            split.add("ep group " + std::to_string(g) + " (ranks " + rankList(groups[g])
+                + ") is split across scale-up domains " + nameList(names));
+        }
+    }
     if (fabric.spec().kind == FabricKind::RailOptimised) {
         // Same-rail DP groups never touch a spine: their members share a rail leaf.
         IssueKind rails(issues, MappingIssue::Warning, "dp groups span several rails");

@@ -105,6 +105,7 @@ private Q_SLOTS:
     void nvl72SampleKeepsTpAndEpInTheRack();
     void nvl72Presets();
     void exportsKeepTraysAndEnableMnnvl();
+    void epSplitAcrossRacksIsWarned();
 };
 
 void TestScaleUpDomain::oneSwitchPerDomain()
@@ -361,6 +362,32 @@ void TestScaleUpDomain::exportsKeepTraysAndEnableMnnvl()
     CostEngine seed(fixtures::seed128());
     for (ExportFormat f : { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::NcclPlan })
         QVERIFY(exportText(seed, f).find("MNNVL") == std::string::npos);
+}
+
+void TestScaleUpDomain::epSplitAcrossRacksIsWarned()
+{
+    // Rail-aligned puts replica d of a column (one stage p) on tray d of its block of dp = 72
+    // trays (4 racks), shard t on GPU t + 2 x lane. An EP group is 4 consecutive replicas
+    // (Megatron carves EP out of DP), so for each (p, t) the 18 groups cover trays [4j, 4j+3];
+    // a group straddles racks when a multiple of 18 falls inside (4j, 4j+3]: j = 4 (16-19) and
+    // j = 13 (52-55). Each of the 4 stages x 2 shards has those, so 16 warnings.
+    Scenario s = nvl72Sample();
+    s.placement = Placement::RailAligned;
+    s.slots.clear();
+    CostEngine engine(s);
+    int straddling = 0;
+    for (int j = 0; j < 18; ++j)
+        straddling += (4 * j) / 18 != (4 * j + 3) / 18 ? 1 : 0;
+    QCOMPARE(straddling, 2);
+    int warned = 0;
+    for (const std::string &w : engine.mappingWarnings())
+        warned += w.rfind("ep group", 0) == 0
+            && w.find("split across scale-up domains rack") != std::string::npos;
+    QCOMPARE(warned, s.degrees.pp * s.degrees.tp * straddling);
+    // The shipped (packed) sample: none.
+    CostEngine packed(nvl72Sample());
+    for (const std::string &w : packed.mappingWarnings())
+        QVERIFY2(w.find("ep group") == std::string::npos, w.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestScaleUpDomain)

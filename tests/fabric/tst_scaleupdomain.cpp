@@ -4,6 +4,7 @@
 #include "base/scenarioerror.h"
 #include "cost/costengine.h"
 #include "cost/epsummary.h"
+#include "export/exportdirectory.h"
 #include "export/exporters.h"
 #include "fabric/fabric.h"
 #include "fabric/fabricassembly.h"
@@ -106,6 +107,7 @@ private Q_SLOTS:
     void nvl72Presets();
     void exportsKeepTraysAndEnableMnnvl();
     void epSplitAcrossRacksIsWarned();
+    void simulatorHandOffsSeeTheRack();
 };
 
 void TestScaleUpDomain::oneSwitchPerDomain()
@@ -388,6 +390,22 @@ void TestScaleUpDomain::epSplitAcrossRacksIsWarned()
     CostEngine packed(nvl72Sample());
     for (const std::string &w : packed.mappingWarnings())
         QVERIFY2(w.find("ep group") == std::string::npos, w.c_str());
+}
+
+void TestScaleUpDomain::simulatorHandOffsSeeTheRack()
+{
+    // SimAI pairs GPU i with NVSwitch i / gpus_per_server and ASTRA-sim's first dimension is the
+    // NPUs behind one scale-up switch: for 8 racks of 72 GPUs both must say 72 (and 8 switches /
+    // 8 racks), not the tray's 4.
+    CostEngine engine(nvl72Sample());
+    const std::string simai = exportText(engine, ExportFormat::SimAiTopo);
+    const std::string header = simai.substr(0, simai.find('\n'));
+    QCOMPARE(header.substr(header.find(' ') + 1, 5), std::string("72 8 "));
+    std::string network;
+    for (const ExportFile &f : exportFiles(engine, ExportFormat::AstraSim))
+        if (f.name == "network.yml")
+            network = f.text;
+    QVERIFY2(network.find("npus_count: [ 72, 8 ]") != std::string::npos, network.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestScaleUpDomain)

@@ -506,6 +506,20 @@ void FabricItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 painter->drawRect(frame.rect);
         }
     }
+    // Rack-scale NVLink domains: one band around each domain's trays, in the scale-up colour
+    // family (violet), under the rail bands and the servers.
+    for (const FabricLayout::Domain &domain : m_layout->domains()) {
+        if (!exposed.intersects(domain.rect))
+            continue;
+        QPen pen(domainOutline(), 2.0);
+        pen.setCosmetic(true);
+        painter->setPen(pen);
+        painter->setBrush(domainFill());
+        if (lod > 0.3)
+            painter->drawRoundedRect(domain.rect, 6, 6);
+        else
+            painter->drawRect(domain.rect);
+    }
     // Rail bands: axis-aligned, one batched call per rail. Not when zoomed far out: thousands
     // of translucent slivers cost more than they show (the leaves carry the rail colours).
     if (lod < 0.15)

@@ -115,6 +115,9 @@ public:
     void markFailed(const std::vector<int> &servers, const std::vector<int> &slots);
     static QColor emphasisColour() { return QColor(0x70, 0x48, 0xe8); }
     static QColor failedColour() { return QColor(0xc9, 0x2a, 0x2a); }
+    /// Rack-scale NVLink domain band (FabricLayout::domains()): outline and fill.
+    static QColor domainOutline() { return QColor(0x86, 0x5c, 0xd6); }
+    static QColor domainFill() { return QColor(0xe9, 0xe1, 0xf9); }
     /// Recolour passes so far (one per change the document announces, plus overlay edits).
     int recolourCount() const { return m_recolours; }
     /// Zoomed out: servers as blocks, chips and cable items hidden, aggregates shown.

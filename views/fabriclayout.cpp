@@ -103,6 +103,7 @@ FabricLayout::FabricLayout(const Fabric &fabric)
 
     chooseArrangement();
     placeServersAndLeaves();
+    placeDomains();
     placeSpines();
     routeCables();
     buildBundles();
@@ -266,6 +267,32 @@ void FabricLayout::placeServersAndLeaves()
                               podBottom + kFrameMargin - (podY - kFrameLabel - 10.0));
         if (m_podGroups.size() > 1)
             m_frames.push_back({m_podRect[p], QStringLiteral("pod %1").arg(pi), true});
+    }
+}
+
+void FabricLayout::placeDomains()
+{
+    // A domain is consecutive servers; its band is the bounding box of their rectangles with a
+    // margin inside the gaps between servers and racks (kServerGap, kRackGap), so bands of
+    // neighbouring domains never overlap and the group frame still encloses them.
+    const Fabric &f = m_fabric;
+    const int per = f.scaleUpDomainServers();
+    if (per <= 1)
+        return;
+    const double margin = std::min(kServerGap, kRackGap) / 2.0 - 1.0;
+    for (int d = 0; d < f.scaleUpDomainCount(); ++d) {
+        Domain dom;
+        dom.domain = d;
+        dom.firstServer = d * per;
+        dom.servers = per;
+        QRectF r;
+        for (int s = dom.firstServer; s < dom.firstServer + per; ++s)
+            r = r.isNull() ? serverRect(s) : r.united(serverRect(s));
+        dom.rect = r.adjusted(-margin, -margin, margin, margin);
+        dom.label = QStringLiteral("%1 · NVLink domain · %2 GPUs")
+                        .arg(QString::fromStdString(f.scaleUpDomainName(d)))
+                        .arg(f.scaleUpDomainGpus());
+        m_domains.push_back(std::move(dom));
     }
 }
 

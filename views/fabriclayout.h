@@ -76,6 +76,18 @@ public:
         QRectF rect;
         int rail = 0;
     };
+    /**
+     * A rack-scale scale-up domain (fabric.scaleup_domain_servers > 1, e.g. an NVL72 rack):
+     * one band around all of its trays, so the NVLink domain shows as one unit.
+     */
+    struct Domain
+    {
+        QRectF rect;
+        int domain = 0;
+        int firstServer = 0;
+        int servers = 0;
+        QString label;
+    };
     /** One aggregated line of the zoomed-out view: several cables of one tier. */
     struct Bundle
     {
@@ -86,6 +98,8 @@ public:
     const std::vector<Rack> &racks() const { return m_racks; }
     const std::vector<Frame> &frames() const { return m_frames; }
     const std::vector<Band> &bands() const { return m_bands; }
+    /// Empty when every server is its own scale-up domain (the view looks as before).
+    const std::vector<Domain> &domains() const { return m_domains; }
     const std::vector<Bundle> &bundles() const { return m_bundles; }
     int rackColumns() const { return m_rackColumns; }
     int podColumns() const { return m_podColumns; }
@@ -94,6 +108,7 @@ private:
     void chooseArrangement();
     void placeServersAndLeaves();
     void placeSpines();
+    void placeDomains();
     void routeCables();
     void buildBundles();
     void setSwitchRect(int vertex, const QRectF &r);
@@ -128,6 +143,7 @@ private:
     std::vector<int> m_rackOfServer;
     std::vector<Frame> m_frames;
     std::vector<Band> m_bands;
+    std::vector<Domain> m_domains;
     std::vector<Bundle> m_bundles;
     QRectF m_bounds;
 };

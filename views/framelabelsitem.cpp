@@ -63,6 +63,29 @@ void FrameLabelsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *o
         painter->drawText(box, Qt::AlignCenter,
                           fm.elidedText(frame.label, Qt::ElideRight, box.width() - px * 0.4));
     }
+    // Rack-scale NVLink domains: the label sits just above the band's top edge, in the cable
+    // tray between the racks and their leaves, once the band is wide enough on screen.
+    for (const FabricLayout::Domain &domain : m_root->layout().domains()) {
+        if (domain.rect.width() * lod < 90.0)
+            continue;
+        const double px = lod < 1.0 ? 11.0 / lod : 11.0;
+        font.setPixelSize(std::max(1, static_cast<int>(px)));
+        font.setBold(false);
+        painter->setFont(font);
+        const QFontMetricsF fm(font);
+        const double w = std::min(fm.horizontalAdvance(domain.label) + px * 0.8,
+                                  domain.rect.width());
+        const double h = fm.height() + px * 0.2;
+        const QRectF box(domain.rect.left(), domain.rect.top() - h - 1.0, w, h);
+        if (!exposed.intersects(box))
+            continue;
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(FabricItem::domainFill());
+        painter->drawRoundedRect(box, px * 0.3, px * 0.3);
+        painter->setPen(FabricItem::domainOutline().darker(140));
+        painter->drawText(box, Qt::AlignCenter,
+                          fm.elidedText(domain.label, Qt::ElideRight, box.width() - px * 0.4));
+    }
 }
 
 } // namespace railyard

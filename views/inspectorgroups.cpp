@@ -247,6 +247,10 @@ std::vector<InspectorField *> fabricFields()
     f.push_back(intOf(QStringLiteral("fabric.servers_per_su"), QObject::tr("servers / SU"), 1,
         static_cast<int>(limits::kMaxServers), fab, &FabricSpec::serversPerSu));
     f.back()->setToolTip(QObject::tr("Rail-optimised: servers per scalable unit"));
+    f.push_back(intOf(QStringLiteral("fabric.scaleup_domain_servers"), QObject::tr("servers / NVLink"),
+        1, static_cast<int>(limits::kMaxServers), fab, &FabricSpec::scaleUpDomainServers));
+    f.back()->setToolTip(
+        QObject::tr("Servers (trays) per scale-up NVLink domain: 1, or 18 for an NVL72 rack"));
     f.push_back(intOf(QStringLiteral("fabric.switch_radix"), QObject::tr("switch radix"), 2, 4096,
         fab, &FabricSpec::switchRadix));
     f.push_back(intOf(QStringLiteral("fabric.spines"), QObject::tr("spines"), 0, 65536, fab,

@@ -98,6 +98,12 @@ const std::vector<Flag> &flags()
             "Spine downlink : uplink bandwidth (1 = non-blocking).", kFabric },
         { "pxn", "fabric.pxn", Kind::Switch, nullptr,
             "NCCL PXN: cross-rail traffic hops over NVLink first.", kFabric },
+        { "scaleup-domain-servers", "fabric.scaleup_domain_servers", Kind::Integer, "K",
+            "Servers (trays) per NVLink domain (1; 18 for an NVL72 rack).", kFabric },
+        { "nvl72", "fabric.scaleup_domain_servers", Kind::Switch, nullptr,
+            "GB200/GB300 NVL72 racks: the device's 18 trays of 4 GPUs per NVLink domain, one "
+            "rack per SU (device default gb200).",
+            kFabric },
         { "tp", "parallel.tp", Kind::Degree, nullptr, nullptr, kLayout },
         { "pp", "parallel.pp", Kind::Degree, nullptr, nullptr, kLayout },
         { "dp", "parallel.dp", Kind::Degree, nullptr, nullptr, kLayout },
@@ -294,8 +300,18 @@ json documentFromFlags(const GenerateOptions &o)
     integer(fabric, "spines", "spines");
     integer(fabric, "super_spines", "super-spines");
     integer(fabric, "switch_radix", "switch-radix");
-    const std::string device = o.given("device") ? o.texts.at("device") : std::string("h100-sxm");
+    const std::string device = o.given("device") ? o.texts.at("device")
+        : o.given("nvl72")                       ? std::string("gb200")
+                                                 : std::string("h100-sxm");
     const DeviceFabricDefaults defaults = deviceFabricDefaults(device);
+    integer(fabric, "scaleup_domain_servers", "scaleup-domain-servers");
+    if (o.given("nvl72")) {
+        // The rack is the device's (presets.cpp cites the NVL72 figures); refused below when
+        // the device has none or the tray size differs.
+        fabric["scaleup_domain_servers"] = defaults.rackTrays;
+        if (!o.given("servers-per-su") && o.texts.at("fabric") != "tor")
+            fabric["servers_per_su"] = defaults.rackTrays; // a rack's trays on its rail leaves
+    }
     fabric["nic_gbps"] = o.given("nic-gbps") ? o.numbers.at("nic-gbps") : defaults.nicGbps;
     fabric["scaleup_gbps"]
         = o.given("scaleup-gbps") ? o.numbers.at("scaleup-gbps") : defaults.scaleUpGbps;
@@ -441,6 +457,20 @@ void refuseFlagsThatDoNotApply(const GenerateOptions &o)
     if (o.given("servers-per-leaf") && fabric != "tor")
         throw UsageError("--servers-per-leaf applies only to --fabric tor (a rail-optimised "
                          "fabric groups servers with --servers-per-su)");
+    if (o.given("nvl72")) {
+        const std::string device = o.given("device") ? o.texts.at("device") : "gb200";
+        const DeviceFabricDefaults d = deviceFabricDefaults(device);
+        if (o.given("scaleup-domain-servers"))
+            throw UsageError("--nvl72 sets the NVLink domain (--scaleup-domain-servers); give "
+                             "one of them");
+        if (d.rackTrays == 0)
+            throw UsageError("--nvl72 applies only to a device with NVL72 racks (--device gb200 "
+                             "or gb300), not " + device);
+        if (o.integers.at("gpus-per-server") != d.trayGpus)
+            throw UsageError("--nvl72: a " + device + " compute tray holds "
+                + std::to_string(d.trayGpus) + " GPUs; give --gpus-per-server "
+                + std::to_string(d.trayGpus));
+    }
     const bool interleaved = o.given("schedule") && o.texts.at("schedule") == "interleaved";
     if (o.given("interleave") && !interleaved)
         throw UsageError("--interleave applies only to --schedule interleaved");

@@ -30,6 +30,12 @@
  *    ahead (Bruck et al., IEEE TPDS 1997, the pattern NCCL's PAT follows for one GPU per node).
  *  - pairwise: S/n between every ordered pair (nccl-tests alltoall).
  *
+ * "Server" above means a scale-up domain: with rack-scale domains (GB200 NVL72, 18 trays on one
+ * NVLink switch system) the members of one rack form one node, as in NCCL's multi-node NVLink
+ * (MNNVL) support, where the GPUs of an NVLink domain are treated as one node and their rings
+ * and trees run over NVLink. NVLS in a rack-scale domain uses the same per-GPU NVLink loads as on
+ * one server; the NVLink switch trays' SHARP capacity and the NVLS domain limits are not modelled.
+ *
  * Every phase of an algorithm runs at once, chunk by chunk (NCCL pipelines rings, trees and
  * NVLS trees in chunks), so the engine times all of a plan's flows as one phase: the critical
  * chain's latency plus the most loaded link's bytes over its bandwidth. A sequential sum of
@@ -166,7 +172,7 @@ public:
     /// One hop of the chain from member a to member b.
     ChainPart hop(int a, int b)
     {
-        const bool network = m_members[a].server != m_members[b].server;
+        const bool network = m_members[a].domain != m_members[b].domain;
         const double wire = m_router.latency(m_members[a].slot, m_members[b].slot);
         if (!network)
             return { wire, 1, 0, 0.0, Tier::ScaleUp };

@@ -125,8 +125,9 @@ EpSummary epSummary(const CostEngine &engine, int group)
     out.exposedTime = report.dimExposed[index(Dim::Ep)];
 
     // Locality: experts spread over rail leaves push dispatch onto the spine, against the
-    // same-rail locality DP enjoys. A group needs a spine iff its members use > 1 server and
-    // > 1 leaf: then some pair differs in both (no PXN considered here).
+    // same-rail locality DP enjoys. A group needs a spine iff its members use > 1 scale-up
+    // domain and > 1 leaf: then some pair differs in both (no PXN considered here). A domain is
+    // a server, or a rack of trays sharing one NVLink switch system (NVL72).
     struct Span
     {
         std::size_t servers = 0;
@@ -139,7 +140,7 @@ EpSummary epSummary(const CostEngine &engine, int group)
         for (int r : members) {
             const int slot = mapping.slotOf(r);
             const int server = fabric.serverOfSlot(slot);
-            servers.insert(server);
+            servers.insert(fabric.scaleUpDomainOfSlot(slot));
             leaves.insert(fabric.leafOfNic(server, fabric.nicOfGpu(fabric.gpuOfSlot(slot))));
         }
         return Span { servers.size(), leaves.size() };
@@ -157,8 +158,8 @@ EpSummary epSummary(const CostEngine &engine, int group)
     }
     const bool epLocal = out.epGroupsOneServer == out.groupCount;
     const bool dpLocal = out.dpGroupsOneLeaf == out.dpGroups;
-    out.locality = epLocal && dpLocal     ? "both-local"
-        : epLocal                         ? "ep-in-server"
+    out.locality = epLocal && dpLocal ? "both-local"
+        : epLocal ? (fabric.scaleUpDomainServers() > 1 ? "ep-in-scaleup" : "ep-in-server")
         : out.epGroupsSpanningLeaves == 0 ? "dp-on-leaf"
                                           : "ep-spans-leaves";
     return out;

@@ -69,8 +69,9 @@ struct EpSummary
     int dpGroupsOneLeaf = 0; ///< dense DP (dp-cp) groups that never need a spine
     int epGroupsOneServer = 0; ///< EP groups whose all-to-all stays on the scale-up domain
     int epGroupsSpanningLeaves = 0; ///< EP groups whose dispatch crosses a spine
-    /// "both-local", "ep-in-server" (DP leaves its leaf), "dp-on-leaf" (EP over the NICs of one
-    /// leaf) or "ep-spans-leaves" (EP dispatch on the spine).
+    /// "both-local", "ep-in-server" (DP leaves its leaf; "ep-in-scaleup" when the fabric's
+    /// scale-up domains are rack-scale: EP inside one NVLink domain), "dp-on-leaf" (EP over the
+    /// NICs of one leaf) or "ep-spans-leaves" (EP dispatch on the spine).
     std::string locality;
 };
 

@@ -13,7 +13,8 @@ std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int>
     out.reserve(slots.size());
     for (const int slot : slots) {
         const int gpu = fabric.gpuOfSlot(slot);
-        out.push_back({ slot, fabric.serverOfSlot(slot), gpu, fabric.nicOfGpu(gpu) });
+        out.push_back({ slot, fabric.serverOfSlot(slot), gpu, fabric.nicOfGpu(gpu),
+            fabric.scaleUpDomainOfSlot(slot) });
     }
     return out;
 }
@@ -23,14 +24,14 @@ std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &member
     std::vector<ServerMembers> out;
     std::unordered_map<int, std::size_t> at;
     for (std::size_t i = 0; i < members.size(); ++i) {
-        const auto [it, inserted] = at.try_emplace(members[i].server, out.size());
+        const auto [it, inserted] = at.try_emplace(members[i].domain, out.size());
         if (inserted)
             out.push_back({ members[i].server, {}, {} });
         out[it->second].members.push_back(static_cast<int>(i));
     }
     for (ServerMembers &s : out) {
         std::stable_sort(s.members.begin(), s.members.end(),
-            [&](int a, int b) { return members[a].gpu < members[b].gpu; });
+            [&](int a, int b) { return members[a].slot < members[b].slot; });
         for (const int m : s.members)
             s.nics.push_back(members[m].nic);
         std::sort(s.nics.begin(), s.nics.end());

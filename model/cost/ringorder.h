@@ -6,28 +6,37 @@ namespace railyard {
 
 class Fabric;
 
-/** Where one member of a collective group sits: its slot, server, GPU and NIC index. */
+/**
+ * Where one member of a collective group sits: its slot, server, GPU and NIC index, and its
+ * scale-up (NVLink) domain: the server itself, or the rack of an NVL72-style fabric.
+ */
 struct RingMember
 {
     int slot = -1;
     int server = -1;
     int gpu = -1;
     int nic = -1;
+    int domain = -1;
 };
 
 /// The members of `slots` as RingMembers (server, GPU and NIC from the fabric's affinity).
 std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int> &slots);
 
-/** The members of a group on one server: indexes into the member list, by GPU index. */
+/**
+ * The members of a group in one scale-up domain (one server unless the fabric has rack-scale
+ * domains): indexes into the member list, by slot (= by GPU index on one server). NCCL treats a
+ * multi-node NVLink domain as one node (its MNNVL support), so rings, trees and NVLS see the
+ * domain where they would see a server.
+ */
 struct ServerMembers
 {
-    int server = -1;
-    std::vector<int> members; ///< sorted by GPU index
+    int server = -1; ///< the server of the domain's first member
+    std::vector<int> members; ///< sorted by slot
     std::vector<int> nics; ///< distinct NIC indexes of those members, ascending
 };
 
-/// The group's servers in order of first appearance in the member list (NCCL numbers its
-/// nodes in rank order), each with its members.
+/// The group's scale-up domains (servers) in order of first appearance in the member list
+/// (NCCL numbers its nodes in rank order), each with its members.
 std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &members);
 
 /// True when every server holds the same number of members.

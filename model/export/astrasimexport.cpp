@@ -96,9 +96,22 @@ Dimensions dimensionsOf(const CostEngine &engine)
               "topology.txt (ns-3) keeps every rank on its GPU");
         return d;
     }
-    const int servers = world / nm.nproc;
-    if (nm.nproc > 1)
-        d.dims.push_back({ "scale-up", nm.nproc, scaleUp.bandwidth, scaleUp.latency });
+    // Rack-scale NVLink domains (NVL72): when full trays fill whole domains in rank order, the
+    // scale-up dimension is the domain (its GPUs share one NVLink switch), not the tray.
+    int unit = nm.nproc;
+    const int domainGpus = fabric.scaleUpDomainGpus();
+    if (fabric.scaleUpDomainServers() > 1 && nm.nproc == fabric.gpusPerServer()
+        && world % domainGpus == 0) {
+        bool whole = true;
+        for (int r = 0; r < world && whole; ++r)
+            whole = fabric.sameScaleUpDomain(
+                engine.mapping().slotOf(r), engine.mapping().slotOf(r - r % domainGpus));
+        if (whole)
+            unit = domainGpus;
+    }
+    const int servers = world / unit;
+    if (unit > 1)
+        d.dims.push_back({ "scale-up", unit, scaleUp.bandwidth, scaleUp.latency });
     if (servers > 1) {
         d.dims.push_back(out);
         d.dims.back().npus = servers;

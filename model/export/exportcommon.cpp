@@ -309,4 +309,11 @@ std::string headerComment(const CostEngine &engine, const std::string &what)
     return out;
 }
 
+std::string mnnvlEnvironment(int domainServers)
+{
+    return "# Rack-scale NVLink domains of " + std::to_string(domainServers)
+        + " servers: NCCL's multi-node NVLink (MNNVL) carries tray-to-tray traffic.\n"
+          "export NCCL_MNNVL_ENABLE=1\n";
+}
+
 } // namespace railyard::exportdetail

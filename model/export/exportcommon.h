@@ -96,6 +96,12 @@ std::string checkedHcaPrefix(const std::string &prefix);
 std::string quotedWords(const std::vector<std::string> &words);
 /// "tp 8 x pp 4 x dp 4 x cp 1 x ep 1, order tp-cp-ep-dp-pp".
 std::string layoutText(const CostEngine &engine);
+/// `export NCCL_MNNVL_ENABLE=1` with its reason, for fabrics whose scale-up domains span
+/// `domainServers` > 1 servers (NCCL "Environment Variables": NCCL_MNNVL_ENABLE, since 2.21;
+/// 0 off, 1 on, 2 = auto, the default; NVIDIA's Multi-Node NVLink tuning guide: GB200 MNNVL
+/// needs NCCL >= 2.25.2). Set to 1 so that a run without MNNVL fails instead of silently sending
+/// tray-to-tray traffic over the NICs, which the engine's numbers do not assume.
+std::string mnnvlEnvironment(int domainServers);
 /// The comment block every shell-like export starts with (each line "# ...").
 std::string headerComment(const CostEngine &engine, const std::string &what);
 

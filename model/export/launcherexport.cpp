@@ -57,7 +57,7 @@ std::string commentLines(const std::vector<std::string> &lines, const std::strin
 /// The NCCL settings the engine's numbers assume, as `export` lines (NCCL "Environment
 /// Variables" documentation): NCCL_PXN_DISABLE (PXN is on by default in NCCL >= 2.12) from the
 /// fabric's pxn, NCCL_ALGO when the scenario fixes an algorithm NCCL has, NCCL_NVLS_ENABLE
-/// when the scenario sets NVLS.
+/// when the scenario sets NVLS, and NCCL_MNNVL_ENABLE=1 for rack-scale NVLink domains.
 std::string ncclEnvironment(const CostEngine &engine)
 {
     const Scenario &s = engine.scenario();
@@ -66,6 +66,8 @@ std::string ncclEnvironment(const CostEngine &engine)
         + std::string(collectiveAlgorithmName(s.collectives.algorithm)) + ").\n";
     out += std::string("export NCCL_PXN_DISABLE=") + (engine.fabric().spec().pxn ? "0" : "1")
         + "\n";
+    if (engine.fabric().scaleUpDomainServers() > 1)
+        out += mnnvlEnvironment(engine.fabric().scaleUpDomainServers());
     const char *algo = nullptr;
     switch (s.collectives.algorithm) {
     case CollectiveAlgorithm::Ring:

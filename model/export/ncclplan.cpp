@@ -17,7 +17,8 @@
  * one-GPU CUDA_VISIBLE_DEVICES pins each process to its GPU. Open MPI's sequential mapper
  * (--map-by seq with a hostfile, one line per process) places world rank i on line i's host;
  * NCCL_IB_HCA="=<dev>" (NCCL environment variables, exact match) pins the NIC the mapping
- * gives the GPU; NCCL_PXN_DISABLE follows the fabric's PXN setting (NCCL enables PXN by
+ * gives the GPU; NCCL_MNNVL_ENABLE=1 where the fabric has rack-scale NVLink domains (NCCL's
+ * multi-node NVLink, see exportcommon.h); NCCL_PXN_DISABLE follows the fabric's PXN setting (NCCL enables PXN by
  * default); NCCL_ALGO pins the algorithm the engine predicted with where NCCL has it (Ring, Tree,
  * NVLS, NVLSTree, PAT: NCCL's "Environment Variables" page). -d names the element type the
  * engine sized the message with (nccl-tests' default is float): activations in the training
@@ -310,6 +311,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
             + ",\n  \"mapping_version\": " + std::to_string(engine.scenario().mappingVersion)
             + ",\n  \"fabric_hash\": \"" + fabricHash(fabric.spec())
             + "\",\n  \"nccl_env\": {\"NCCL_PXN_DISABLE\": \"" + (fabric.spec().pxn ? "0" : "1")
+            + (fabric.scaleUpDomainServers() > 1 ? "\", \"NCCL_MNNVL_ENABLE\": \"1" : "")
             + "\"},\n  \"tests\": [\n";
         for (std::size_t i = 0; i < tests.size(); ++i) {
             const PlanTest &t = tests[i];
@@ -434,7 +436,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
           "      --hostfile \"$RESULTS/$name.hosts\" --map-by seq --bind-to none \\\n"
           "      -x RY_GPUS=\"$gpus\" -x RY_NICS=\"$nics\" -x RY_HCA_PREFIX=\"$HCA_PREFIX\" \\\n"
           "      -x NCCL_TESTS_SPLIT=\"$split\" -x NCCL_PXN_DISABLE="
-        + pxnDisable
+        + pxnDisable + (fabric.scaleUpDomainServers() > 1 ? " -x NCCL_MNNVL_ENABLE=1" : "")
         + " ${algo:+-x NCCL_ALGO=$algo} \\\n"
           "      sh \"$RESULTS/ry-bind.sh\" \"$NCCL_TESTS_DIR/$bin\" -g 1 \"$@\" 2>&1 || st=$?\n"
           "    echo \"$st\" > \"$RESULTS/$name.status\"\n"

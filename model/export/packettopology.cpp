@@ -30,7 +30,8 @@ std::vector<char> failedVertices(const Fabric &fabric, const std::vector<FailedC
                 mark(fabric.gpuVertex(f.index * gpus + g));
             for (int n = 0; n < nics; ++n)
                 mark(fabric.nicVertex(f.index, n));
-            mark(fabric.scaleUpVertex(f.index));
+            if (fabric.scaleUpDomainServers() == 1) // a rack's NVLink switch outlives a tray
+                mark(fabric.scaleUpVertex(f.index));
             break;
         case FailedComponent::Kind::Gpu:
             mark(fabric.gpuVertex(f.index));

@@ -63,9 +63,24 @@ std::string exportSimAiTopology(const CostEngine &engine, const ExportOptions &)
             "SimAI's servers are full: each holds gpus_per_server = "
                 + std::to_string(fabric.gpusPerServer()) + " GPUs, but the mapping puts "
                 + std::to_string(nm.nproc) + " ranks on each server it uses");
+    if (fabric.scaleUpDomainServers() > 1) {
+        const int per = fabric.scaleUpDomainGpus();
+        const Mapping &m = engine.mapping();
+        for (int r = 0; r < m.rankCount(); ++r)
+            if (!fabric.sameScaleUpDomain(m.slotOf(r), m.slotOf(r - r % per)))
+                throw ScenarioError("mapping",
+                    "SimAI pairs GPU i with NVSwitch i / " + std::to_string(per)
+                        + ", so with rack-scale NVLink domains every domain must hold one block "
+                          "of consecutive ranks; rank "
+                        + std::to_string(r) + " is not in the domain of rank "
+                        + std::to_string(r - r % per));
+    }
     const PacketTopology t = packetTopology(engine, NicModel::FoldedIntoGpu);
 
-    std::string out = std::to_string(t.nodeCount()) + " " + std::to_string(fabric.gpusPerServer())
+    // SimAI pairs GPU i with NVSwitch i / gpus_per_server: with rack-scale NVLink domains the
+    // unit behind one NVSwitch is the domain (a packed mapping fills trays, hence domains, in
+    // rank order; the node-major check above holds per tray).
+    std::string out = std::to_string(t.nodeCount()) + " " + std::to_string(fabric.scaleUpDomainGpus())
         + " " + std::to_string(t.scaleUp.size()) + " " + std::to_string(t.switches.size()) + " "
         + std::to_string(t.links.size()) + " " + gpuType(engine.scenario().device) + "\n";
     std::string ids;

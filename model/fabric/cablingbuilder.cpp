@@ -354,7 +354,8 @@ Fabric CablingPlan::assemble()
     }
     const i64 servers = s.servers, gpus = s.gpusPerServer;
     const i64 switches = static_cast<i64>(m_switchNames.size());
-    const i64 vertices = servers * (gpus + m_nics + 1) + switches;
+    const i64 domains = servers / std::max(1, s.scaleUpDomainServers);
+    const i64 vertices = servers * (gpus + m_nics) + domains + switches;
     const i64 links = 2
         * (servers * gpus * 2 + static_cast<i64>(m_nicCables.size())
             + static_cast<i64>(bundles.size()));

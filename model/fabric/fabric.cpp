@@ -46,7 +46,9 @@
  * partial SU has fewer uplinks than there are spines) that quotient is fractional: the bandwidth
  * keeps the fraction (the average a per-flow ECMP hash sees), `ports` is the rounded count (>= 1).
  *
- * Vertex order: per server its G GPUs, N NICs and the scale-up switch; then leaves, spines
+ * Vertex order: per server its G GPUs and N NICs, followed by the scale-up switch when the
+ * server is the first of its scale-up domain (so, with one server per domain, per server its
+ * GPUs, NICs and switch); then leaves, spines
  * (pod-major), super-spines (plane-major). Link ids: per cable the forward direction (towards
  * the upper tier) then its reverse, so link id ^ 1 is always the reverse.
  */
@@ -108,6 +110,7 @@ private:
     }
 
     void validate();
+    void validateScaleUpDomain();
     void plan();
     void construct();
 
@@ -142,6 +145,7 @@ private:
     // The plan, all in 64-bit so absurd specs are refused before anything is allocated.
     bool m_rail = true;
     i64 m_servers = 0, m_gpus = 0, m_nics = 0;
+    i64 m_domainServers = 1; ///< servers per scale-up domain
     i64 m_serversPerGroup = 0; ///< per SU (rail) or per ToR leaf
     i64 m_groups = 0; ///< SUs or ToR leaves
     i64 m_leavesPerGroup = 0; ///< rails or 1
@@ -240,9 +244,42 @@ void FabricBuilder::validate()
         throw ScenarioError("fabric.spine_oversubscription",
             "must be a positive ratio, got " + std::to_string(s.spineOversubscription));
     checkLink(s.scaleUp, "fabric.scaleup_gbps", "fabric.scaleup_latency_us");
+    validateScaleUpDomain();
     checkLink(s.pcie, "fabric.pcie_gbps", "fabric.pcie_latency_us");
     checkLink(s.nic, "fabric.nic_gbps", "fabric.nic_latency_us");
     checkLink(s.fabricPort, "fabric.fabric_gbps", "fabric.fabric_latency_us");
+}
+
+void FabricBuilder::validateScaleUpDomain()
+{
+    // A rack-scale NVLink domain (GB200 NVL72: 18 compute trays of 4 GPUs on one NVLink switch
+    // system) is a block of consecutive servers; the fabric must consist of whole domains, and
+    // a rail-optimised SU of whole domains, so that every rack's NICs land on one SU's rail
+    // leaves (NVIDIA's DGX SuperPOD with GB200 RA groups 8 NVL72 racks per SU).
+    const FabricSpec &s = m_spec;
+    const char *field = "fabric.scaleup_domain_servers";
+    if (s.scaleUpDomainServers < 1)
+        throw ScenarioError(field, "must be at least 1, got " + str(s.scaleUpDomainServers));
+    m_domainServers = s.scaleUpDomainServers;
+    if (m_domainServers == 1)
+        return;
+    if (s.servers % s.scaleUpDomainServers != 0)
+        throw ScenarioError(field,
+            str(s.scaleUpDomainServers) + " servers per scale-up domain do not divide the "
+                + str(s.servers) + " servers of the fabric");
+    if (i64 { s.scaleUpDomainServers } * s.gpusPerServer > limits::kMaxGpusPerServer)
+        throw ScenarioError(field,
+            str(i64 { s.scaleUpDomainServers } * s.gpusPerServer)
+                + " GPUs per scale-up domain exceed the limit of "
+                + str(limits::kMaxGpusPerServer));
+    if (s.cabling.empty() && m_rail) {
+        const i64 su = std::min<i64>(s.serversPerSu, s.servers);
+        if (su % s.scaleUpDomainServers != 0)
+            throw ScenarioError(field,
+                str(s.scaleUpDomainServers) + " servers per scale-up domain do not fit whole into "
+                    + "a scalable unit of " + str(su)
+                    + " servers (fabric.servers_per_su); a domain would straddle two SUs");
+    }
 }
 
 void FabricBuilder::plan()
@@ -355,7 +392,7 @@ void FabricBuilder::plan()
     if (m_links > limits::kMaxLinks)
         throw ScenarioError("fabric.servers",
             str(m_links) + " links exceed the limit of " + str(limits::kMaxLinks));
-    m_vertices = m_servers * (m_gpus + m_nics + 1) + switches;
+    m_vertices = m_servers * (m_gpus + m_nics) + m_servers / m_domainServers + switches;
 }
 
 void FabricBuilder::construct()
@@ -479,6 +516,11 @@ int Fabric::linkBetween(int a, int b) const
             return m_graph[*it].id;
     }
     return -1;
+}
+
+std::string Fabric::scaleUpDomainName(int domain) const
+{
+    return m_domainServers == 1 ? serverName(domain) : "rack" + std::to_string(domain);
 }
 
 std::string Fabric::linkName(int id) const

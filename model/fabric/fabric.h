@@ -17,7 +17,7 @@ enum class NodeKind : std::uint8_t { Gpu, Nic, ScaleUpSwitch, Leaf, Spine, Super
 struct FabricNode
 {
     NodeKind kind = NodeKind::Gpu;
-    int server = -1; ///< GPU, NIC, scale-up switch
+    int server = -1; ///< GPU, NIC, scale-up switch (its domain's first server)
     int local = -1;  ///< GPU or NIC index inside its server; switch index inside its tier
     int rail = -1;   ///< NIC and rail-optimised leaf: the rail; -1 for ToR leaves
     int su = -1;     ///< leaf: scalable unit (rail-optimised) or -1
@@ -47,8 +47,10 @@ using FabricGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidir
                                           FabricNode, FabricLink>;
 
 /**
- * The hardware graph: servers with G GPU slots, NICs, one scale-up switch per server (the
- * NVLink/NVSwitch domain), leaves, spines and optional super-spines, joined by full-duplex links.
+ * The hardware graph: servers with G GPU slots, NICs, one scale-up switch per scale-up domain
+ * (the NVLink/NVSwitch domain: one server, or FabricSpec::scaleUpDomainServers servers such as
+ * the 18 trays of an NVL72 rack), leaves, spines and optional super-spines, joined by
+ * full-duplex links.
  * Built once from a FabricSpec; immutable afterwards. Slot s*G+g is GPU g of server s.
  */
 class Fabric
@@ -68,6 +70,22 @@ public:
     int gpuOfSlot(int slot) const { return slot % m_spec.gpusPerServer; }
     const std::string &serverName(int server) const { return m_serverNames[server]; }
 
+    /// Scale-up (NVLink) domains: consecutive blocks of scaleUpDomainServers() servers.
+    int scaleUpDomainServers() const { return m_domainServers; }
+    int scaleUpDomainCount() const { return m_spec.servers / m_domainServers; }
+    int scaleUpDomainGpus() const { return m_domainServers * m_spec.gpusPerServer; }
+    int scaleUpDomainOfServer(int server) const { return server / m_domainServers; }
+    int scaleUpDomainOfSlot(int slot) const { return scaleUpDomainOfServer(serverOfSlot(slot)); }
+    /// The one answer to "may these two GPUs talk over NVLink": the same scale-up domain. Every
+    /// routing, planning, placement and warning rule asks this; "same server" stays for what is
+    /// really about the host (PCIe, NUMA, launcher hosts).
+    bool sameScaleUpDomain(int slotA, int slotB) const
+    {
+        return scaleUpDomainOfSlot(slotA) == scaleUpDomainOfSlot(slotB);
+    }
+    /// "rack0" style name of a domain (domains of one server are named after the server).
+    std::string scaleUpDomainName(int domain) const;
+
     int nicOfGpu(int gpu) const { return m_gpuToNic[gpu]; } ///< GPU<->NIC affinity (per server)
     int railOfSlot(int slot) const;                          ///< rail of the slot's NIC
     int leafOfNic(int server, int nic) const;                ///< leaf switch index (0-based)
@@ -81,7 +99,9 @@ public:
 
     int gpuVertex(int slot) const { return m_gpuVertex[slot]; }
     int nicVertex(int server, int nic) const { return m_nicVertex[server * m_nicsPerServer + nic]; }
-    int scaleUpVertex(int server) const { return m_scaleUpVertex[server]; }
+    /// The NVLink switch of the scale-up domain `server` belongs to.
+    int scaleUpVertex(int server) const { return m_scaleUpVertex[scaleUpDomainOfServer(server)]; }
+    int scaleUpDomainVertex(int domain) const { return m_scaleUpVertex[domain]; }
     int leafVertex(int leaf) const { return m_leafVertex[leaf]; }
     int spineVertex(int spine) const { return m_spineVertex[spine]; }
     int superSpineVertex(int s) const { return m_superVertex[s]; }
@@ -119,6 +139,7 @@ private:
     std::vector<int> m_nicLeaf, m_nicLeafPort; ///< per server*nics+nic
     std::vector<std::string> m_cablingFindings;
     int m_nicsPerServer = 0;
+    int m_domainServers = 1;
     int m_pods = 1;
     int m_rails = 0;
     bool m_regularClos = true;

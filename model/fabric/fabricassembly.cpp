@@ -23,6 +23,7 @@ void FabricAssembly::begin(
     Fabric &f = m_f;
     f.m_spec = s; // as given (0 = derived stays 0); nicsPerServer() answers the derived count
     f.m_nicsPerServer = nics;
+    f.m_domainServers = std::max(1, s.scaleUpDomainServers);
     f.m_rails = rails;
     f.m_pods = pods;
     const int gpus = s.gpusPerServer;
@@ -39,7 +40,7 @@ void FabricAssembly::begin(
     f.m_links.reserve(static_cast<std::size_t>(links));
     f.m_gpuVertex.reserve(sz(s.servers * gpus));
     f.m_nicVertex.reserve(sz(s.servers * nics));
-    f.m_scaleUpVertex.reserve(sz(s.servers));
+    f.m_scaleUpVertex.reserve(sz(s.servers / f.m_domainServers));
     f.m_nicLeaf.assign(sz(s.servers * nics), -1);
     f.m_nicLeafPort.assign(sz(s.servers * nics), -1);
     m_nextVertex = 0;
@@ -75,11 +76,17 @@ void FabricAssembly::addServers()
             n.name = host + "/nic" + std::to_string(i);
             f.m_nicVertex.push_back(addVertex(std::move(n)));
         }
+        // One NVLink switch per domain, after its first server's GPUs and NICs (with one server
+        // per domain: per server its GPUs, NICs and switch, the numbering of fabric.h).
+        if (srv % f.m_domainServers != 0)
+            continue;
         FabricNode n;
         n.kind = NodeKind::ScaleUpSwitch;
         n.server = srv;
-        n.local = srv;
-        n.name = host + "/nvswitch";
+        const int domain = srv / f.m_domainServers;
+        n.local = domain;
+        n.name = f.m_domainServers == 1 ? host + "/nvswitch"
+                                        : "rack" + std::to_string(domain) + "/nvswitch";
         f.m_scaleUpVertex.push_back(addVertex(std::move(n)));
     }
 }
@@ -124,7 +131,7 @@ void FabricAssembly::addServerCables(int server)
     const Fabric &f = m_f;
     const FabricSpec &s = f.m_spec;
     const int gpus = s.gpusPerServer;
-    const int scaleUp = f.m_scaleUpVertex[sz(server)];
+    const int scaleUp = f.scaleUpVertex(server);
     for (int g = 0; g < gpus; ++g)
         addCable(f.gpuVertex(server * gpus + g), scaleUp, Tier::ScaleUp, s.scaleUp.gbps,
             s.scaleUp.latencyUs, 1.0);

@@ -11,8 +11,9 @@ namespace railyard {
 /**
  * The steps both fabric builders share: the generated Clos networks (fabric.cpp) and the
  * fabrics read from a cabling inventory (cablingbuilder.cpp). It owns the vertex and link
- * numbering rules of fabric.h (per server its GPUs, NICs and scale-up switch; then the
- * switches; per cable the forward direction then its reverse, so link id ^ 1 is the reverse).
+ * numbering rules of fabric.h (per server its GPUs, NICs and, for the first server of a
+ * scale-up domain, the domain's switch; then the switches; per cable the forward direction then
+ * its reverse, so link id ^ 1 is the reverse).
  */
 /// The default name of server `index` when the spec has no server_names ("node007").
 std::string defaultServerName(int index);
@@ -29,14 +30,14 @@ public:
     /// for top-of-rack fabrics. Every NIC starts uncabled (leafOfNic() == -1).
     void begin(const FabricSpec &spec, int nics, int rails, int pods, std::int64_t vertices,
         std::int64_t links);
-    /// The GPU, NIC and scale-up switch vertices of every server (NIC i is on rail i when
-    /// `rails` > 0).
+    /// The GPU and NIC vertices of every server and the scale-up switch of every scale-up
+    /// domain (NIC i is on rail i when `rails` > 0).
     void addServers();
     /// A leaf, spine or super-spine vertex, appended to its tier's list.
     int addSwitch(FabricNode node);
     /// One cable a <-> b as two links; `ports` parallel cables make one bundle of ports x gbps.
     void addCable(int a, int b, Tier tier, double gbps, double latencyUs, double ports);
-    /// GPU <-> scale-up switch and GPU <-> affinity NIC cables of one server.
+    /// GPU <-> its domain's scale-up switch and GPU <-> affinity NIC cables of one server.
     void addServerCables(int server);
     /// NIC `nic` of `server` cabled to leaf index `leaf` on its downlink port `port`.
     void attachNic(int server, int nic, int leaf, int port, double gbps, double latencyUs);

@@ -63,6 +63,11 @@ struct FabricSpec
     double leafOversubscription = 1.0; ///< leaf downlink:uplink bandwidth ratio (1 = non-blocking)
     double spineOversubscription = 1.0;///< spine downlink:uplink ratio (3-tier only)
 
+    /// Servers (compute trays) per scale-up (NVLink) domain: 1 = each server its own NVSwitch
+    /// (HGX/DGX); 18 = a GB200/GB300 NVL72 rack, 72 GPUs on one NVLink switch fabric across
+    /// 18 trays of 4. Must divide `servers`; rail-optimised SUs hold whole domains.
+    int scaleUpDomainServers = 1;
+
     LinkSpec scaleUp{3600.0, 0.6};     ///< one GPU's scale-up (NVLink) port; H100 NVLink4 = 450 GB/s
     LinkSpec pcie{512.0, 0.5};         ///< GPU <-> NIC host path (PCIe Gen5 x16 ~ 64 GB/s)
     LinkSpec nic{400.0, 1.0};          ///< NIC port <-> leaf

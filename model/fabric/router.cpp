@@ -12,7 +12,9 @@
  * Routing model.
  *
  * Fixed parts: GPU -> NIC over PCIe, NIC -> leaf, leaf -> NIC, NIC -> GPU each carry the whole
- * flow (share 1); inside a server the flow crosses the scale-up switch (GPU -> NVSwitch -> GPU).
+ * flow (share 1); inside a scale-up domain the flow crosses its NVLink switch (GPU -> NVSwitch ->
+ * GPU), also between two trays of one rack-scale domain (GB200 NVL72: the 72 GPUs of 18 trays
+ * share one NVLink switch system, so tray-to-tray traffic never reaches a NIC).
  *
  * Leaf to leaf: shortest paths on the switch subgraph (leaves, spines, super-spines; the GPUs,
  * NICs and scale-up switches are left out, so no path "turns" inside a server). A Boost.Graph
@@ -170,7 +172,7 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
     const int srcServer = f.serverOfSlot(srcSlot);
     const int dstServer = f.serverOfSlot(dstSlot);
     out = Ends {};
-    if (srcServer == dstServer) {
+    if (f.sameScaleUpDomain(srcSlot, dstSlot)) {
         out.head[0] = m_gpuUp[static_cast<std::size_t>(srcSlot)];
         out.head[1] = m_gpuDown[static_cast<std::size_t>(dstSlot)];
         out.headCount = 2;
@@ -182,7 +184,8 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
     int sendSlot = srcSlot; // the GPU that hands the data to its NIC
     if (f.spec().pxn && f.railCount() > 0 && srcNic != dstNic) {
         // Rail-optimised: rail == NIC index. Every server has the destination rail's NIC; PXN
-        // needs a GPU whose affinity NIC it is.
+        // needs a GPU whose affinity NIC it is (on the sender's own tray: the NVLink hop stays
+        // inside the domain, and the host's NIC is the one the GPU's tray owns).
         const int proxy = m_proxyGpu[static_cast<std::size_t>(dstNic)];
         if (proxy >= 0) {
             sendSlot = srcServer * f.gpusPerServer() + proxy;

@@ -395,9 +395,10 @@ std::string reportToText(const CostEngine &engine)
                       formatBytes(ep.spineDispatchBytesPerLayerJob).c_str());
         out << line;
         std::snprintf(line, sizeof line,
-                      "  locality     %s: %d of %d EP groups on one server, %d span leaves; "
+                      "  locality     %s: %d of %d EP groups on one %s, %d span leaves; "
                       "%d of %d DP groups on one leaf\n",
                       ep.locality.c_str(), ep.epGroupsOneServer, ep.groupCount,
+                      engine.fabric().scaleUpDomainServers() > 1 ? "scale-up domain" : "server",
                       ep.epGroupsSpanningLeaves, ep.dpGroupsOneLeaf, ep.dpGroups);
         out << line;
     }

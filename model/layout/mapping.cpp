@@ -303,26 +303,57 @@ std::vector<MappingIssue> Mapping::validate(
     };
     std::vector<int> groupSlots;
     {
-        // A TP group needs ceil(tp/G) servers at least; more means TP traffic leaves NVLink.
-        IssueKind split(issues, MappingIssue::Warning, "tp groups split across servers");
-        const int allowed = ceilDiv(layout.degrees().tp, fabric.gpusPerServer());
+        // A TP group needs ceil(tp / domain GPUs) scale-up domains at least; more means TP
+        // traffic leaves NVLink. A domain is one server (HGX/DGX) or a rack of trays (NVL72),
+        // so the warning names servers or racks accordingly.
+        const bool racks = fabric.scaleUpDomainServers() > 1;
+        IssueKind split(issues, MappingIssue::Warning,
+            racks ? "tp groups split across scale-up domains" : "tp groups split across servers");
+        const int allowed = ceilDiv(layout.degrees().tp, fabric.scaleUpDomainGpus());
         const auto &groups = layout.groups(GroupKind::Tp);
         for (std::size_t g = 0; g < groups.size(); ++g) {
             if (!placedSlots(groups[g], groupSlots))
                 continue;
-            std::vector<int> servers;
+            std::vector<int> domains;
             for (int s : groupSlots)
-                if (std::find(servers.begin(), servers.end(), fabric.serverOfSlot(s))
-                    == servers.end())
-                    servers.push_back(fabric.serverOfSlot(s));
-            if (static_cast<int>(servers.size()) <= allowed)
+                if (std::find(domains.begin(), domains.end(), fabric.scaleUpDomainOfSlot(s))
+                    == domains.end())
+                    domains.push_back(fabric.scaleUpDomainOfSlot(s));
+            if (static_cast<int>(domains.size()) <= allowed)
                 continue;
-            std::sort(servers.begin(), servers.end());
+            std::sort(domains.begin(), domains.end());
             std::vector<std::string> names;
-            for (int s : servers)
-                names.push_back(fabric.serverName(s));
+            for (int d : domains)
+                names.push_back(fabric.scaleUpDomainName(d));
             split.add("tp group " + std::to_string(g) + " (ranks " + rankList(groups[g])
-                + ") is split across servers " + nameList(names));
+                + (racks ? ") is split across scale-up domains " : ") is split across servers ")
+                + nameList(names));
+        }
+    }
+    if (fabric.scaleUpDomainServers() > 1 && layout.degrees().ep > 1) {
+        // Rack-scale NVLink domains: an EP group's all-to-all stays on NVLink exactly when the
+        // group needs no more domains than ceil(members / domain GPUs). (With one server per
+        // domain the EP locality summary, epsummary.h, reports this instead.)
+        IssueKind split(issues, MappingIssue::Warning, "ep groups split across scale-up domains");
+        const auto &groups = layout.groups(GroupKind::Ep);
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            if (!placedSlots(groups[g], groupSlots))
+                continue;
+            const int allowed
+                = ceilDiv(static_cast<int>(groups[g].size()), fabric.scaleUpDomainGpus());
+            std::vector<int> domains;
+            for (int s : groupSlots)
+                if (std::find(domains.begin(), domains.end(), fabric.scaleUpDomainOfSlot(s))
+                    == domains.end())
+                    domains.push_back(fabric.scaleUpDomainOfSlot(s));
+            if (static_cast<int>(domains.size()) <= allowed)
+                continue;
+            std::sort(domains.begin(), domains.end());
+            std::vector<std::string> names;
+            for (int d : domains)
+                names.push_back(fabric.scaleUpDomainName(d));
+            split.add("ep group " + std::to_string(g) + " (ranks " + rankList(groups[g])
+                + ") is split across scale-up domains " + nameList(names));
         }
     }
     if (fabric.spec().kind == FabricKind::RailOptimised) {

@@ -26,8 +26,9 @@ double objectiveValue(const CostReport &report, Objective o);
 
 /**
  * What a move may not break. TpInServer: no TP group on more servers than it needs
- * (ceil(tp / G)); TpInScaleUp: every TP group inside one scale-up (NVLink) domain, which in
- * this fabric model is one server's NVSwitch, so tp must not exceed G; None: anything goes.
+ * (ceil(tp / G)); TpInScaleUp: every TP group inside one scale-up (NVLink) domain (one server's
+ * NVSwitch, or a rack-scale domain of fabric.scaleup_domain_servers trays such as NVL72), so tp
+ * must not exceed the domain's GPUs; None: anything goes.
  * A start that breaks the constraint is repaired, never made worse: a move may not raise the
  * number of servers beyond the allowance summed over the groups it touches.
  */

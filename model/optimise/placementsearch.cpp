@@ -48,14 +48,21 @@ PlacementSearch::PlacementSearch(CostEngine &engine, const OptimiseOptions &opti
     case KeepConstraint::TpInServer:
         m_tpAllowed = deg.tp > 1 ? (deg.tp + gpus - 1) / gpus : 0;
         break;
-    case KeepConstraint::TpInScaleUp:
-        if (deg.tp > gpus)
+    case KeepConstraint::TpInScaleUp: {
+        // One scale-up domain per TP group: a server, or a rack-scale NVLink domain (NVL72).
+        const int domainGpus = m_fabric.scaleUpDomainGpus();
+        if (deg.tp > domainGpus)
             throw ScenarioError("keep",
-                "tp-in-scaleup: tp " + std::to_string(deg.tp)
-                    + " exceeds the scale-up domain of one server (" + std::to_string(gpus)
-                    + " GPUs); use tp-in-server or none");
+                "tp-in-scaleup: tp " + std::to_string(deg.tp) + " exceeds the scale-up domain ("
+                    + (m_fabric.scaleUpDomainServers() == 1
+                            ? "one server, " + std::to_string(gpus) + " GPUs"
+                            : std::to_string(m_fabric.scaleUpDomainServers()) + " servers, "
+                                + std::to_string(domainGpus) + " GPUs")
+                    + "); use tp-in-server or none");
         m_tpAllowed = deg.tp > 1 ? 1 : 0;
+        m_tpByDomain = true;
         break;
+    }
     case KeepConstraint::None:
         break;
     }
@@ -301,7 +308,8 @@ int PlacementSearch::tpExcess(int group, const Move &move, bool after) const
             for (const auto &[rank, s] : move)
                 if (rank == r)
                     slot = s;
-        const int server = m_fabric.serverOfSlot(slot);
+        const int server
+            = m_tpByDomain ? m_fabric.scaleUpDomainOfSlot(slot) : m_fabric.serverOfSlot(slot);
         const auto it = std::find_if(
             counts.begin(), counts.end(), [server](const auto &c) { return c.first == server; });
         if (it == counts.end())

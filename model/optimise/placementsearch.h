@@ -100,6 +100,7 @@ private:
     std::vector<GroupKind> m_gatherKinds; ///< TP, EP, CP when wider than one rank
     std::vector<GroupKind> m_groupKinds; ///< those and PP, for whole-group swaps
     int m_tpAllowed = 0; ///< servers a TP group may span; 0 = unconstrained
+    bool m_tpByDomain = false; ///< tp-in-scaleup: m_tpAllowed counts scale-up domains
     std::mt19937_64 m_rng;
     double m_startValue = 0.0, m_startIteration = 0.0, m_startSquares = 0.0;
     int m_excess = 0, m_startExcess = 0; ///< TP members outside their groups' allowed servers

@@ -27,6 +27,9 @@
  *                                            GPU / per NIC (from a topology import)
  *       "servers_per_su": 32,                default 32, rail-optimised servers per scalable unit
  *       "servers_per_leaf": 0,               default 0 = derived (tor)
+ *       "scaleup_domain_servers": 1,         default 1; servers (trays) per NVLink domain, 18 for
+ *                                            a GB200/GB300 NVL72 rack; divides servers (and a
+ *                                            rail-optimised SU)
  *       "switch_radix": 64,                  default 64, 2..65536 ports per switch
  *       "spines": 0,                         default 0 = derived from the radix
  *       "super_spines": 0,                   default 0 = derived; spines + super_spines <= 131072
@@ -210,6 +213,9 @@ Json toJson(const Scenario &s)
     if (!f.nicPciBusIds.empty())
         fabric["nic_pci_bus_ids"] = f.nicPciBusIds;
     fabric["servers_per_su"] = f.serversPerSu;
+    // Written only when > 1, so a fabric of one-server domains keeps its hash.
+    if (f.scaleUpDomainServers != 1)
+        fabric["scaleup_domain_servers"] = f.scaleUpDomainServers;
     fabric["servers_per_leaf"] = f.serversPerLeaf;
     fabric["switch_radix"] = f.switchRadix;
     fabric["spines"] = f.spines;

@@ -144,7 +144,8 @@ FabricSpec readFabric(const json &value)
                   "super_spines", "leaf_oversubscription", "spine_oversubscription",
                   "scaleup_gbps", "scaleup_latency_us", "pcie_gbps", "pcie_latency_us",
                   "nic_gbps", "nic_latency_us", "fabric_gbps", "fabric_latency_us", "pxn",
-                  "gpu_numa", "nic_devices", "gpu_pci_bus_ids", "nic_pci_bus_ids", "cabling"});
+                  "gpu_numa", "nic_devices", "gpu_pci_bus_ids", "nic_pci_bus_ids", "cabling",
+                  "scaleup_domain_servers"});
     f.rejectUnknown();
 
     FabricSpec spec;
@@ -280,6 +281,9 @@ FabricSpec readFabric(const json &value)
                               "a PCI bus ID (domain:bus:device.function)");
 
     spec.serversPerSu = f.integer("servers_per_su", spec.serversPerSu, 1, limits::kMaxServers);
+    // Servers per scale-up (NVLink) domain; Fabric::build() checks that it divides the servers.
+    spec.scaleUpDomainServers = f.integer("scaleup_domain_servers", spec.scaleUpDomainServers, 1,
+                                          limits::kMaxServers);
     spec.serversPerLeaf =
         f.integer("servers_per_leaf", spec.serversPerLeaf, 0, limits::kMaxServers);
     spec.switchRadix = f.integer("switch_radix", spec.switchRadix, 2, kMaxSwitchRadix);

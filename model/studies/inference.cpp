@@ -149,7 +149,7 @@ std::string serverList(const Fabric &fabric, const std::set<int> &servers)
 
 PathTier tierOf(const Fabric &fabric, Router &router, int a, int b)
 {
-    if (fabric.serverOfSlot(a) == fabric.serverOfSlot(b))
+    if (fabric.sameScaleUpDomain(a, b)) // one server, or one rack-scale NVLink domain
         return PathTier::ScaleUp;
     for (const RouteHop &hop : router.route(a, b)) {
         const Tier t = fabric.link(hop.link).tier;

@@ -115,14 +115,18 @@ const std::array<NamedDevice, 6> &devices()
         // FP8 5 PFLOPS dense, 8 TB/s HBM3e (glennklockwood.com's GB200 table, ml-engineering;
         // tests/data/published/devices.json), 185 GB as nvidia-smi reports it on Azure ND GB200
         // v6, the B200's 148 SMs; NVLink 5 at 900 GB/s per direction over the 72-GPU rack
-        // (7200 Gbit/s), one ConnectX-7 400 Gb/s NIC per GPU.
+        // (7200 Gbit/s), one ConnectX-7 400 Gb/s NIC per GPU. NVIDIA's GB200 NVL72 page: 72
+        // Blackwell GPUs in one NVLink domain, 130 TB/s of NVLink bandwidth (72 x 1.8 TB/s),
+        // built of 18 compute trays with 2 Grace CPUs and 4 GPUs each (the DGX GB200 user
+        // guide's "compute tray": 4 x ConnectX-7 400 Gb/s for the compute fabric).
         {"gb200", makeDevice("gb200", 2500.0, 2500.0, 5000.0, 185.0, 8000.0, 148),
-         {7200.0, 400.0}},
+         {7200.0, 400.0, 18, 4}},
         // GB300 NVL72 (Blackwell Ultra): BF16 2.5 / FP8 5 PFLOPS dense, 279 GB HBM3e at 8 TB/s
         // (devices.json), 160 SMs (NVIDIA's Blackwell Ultra brief); NVLink 5 as GB200, one
-        // ConnectX-8 800 Gb/s NIC per GPU.
+        // ConnectX-8 800 Gb/s NIC per GPU. NVIDIA's GB300 NVL72 page: 72 Blackwell Ultra GPUs in
+        // one NVLink domain (130 TB/s), 18 compute trays of 4 GPUs, ConnectX-8 SuperNICs.
         {"gb300", makeDevice("gb300", 2500.0, 2500.0, 5000.0, 279.0, 8000.0, 160),
-         {7200.0, 800.0}},
+         {7200.0, 800.0, 18, 4}},
     }};
     return list;
 }

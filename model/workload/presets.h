@@ -19,11 +19,14 @@ std::vector<std::string> modelPresetNames();
 std::optional<DeviceSpec> devicePreset(std::string_view name); ///< "a100-80g", "h100-sxm", "h200", "b200", "gb200", "gb300"
 std::vector<std::string> devicePresetNames();
 
-/// Scale-up (one GPU's NVLink port, per direction) and NIC defaults that go with a device.
+/// Scale-up (one GPU's NVLink port, per direction) and NIC defaults that go with a device, and
+/// its rack-scale NVLink domain where it has one (GB200/GB300 NVL72: 18 trays of 4 GPUs).
 struct DeviceFabricDefaults
 {
     double scaleUpGbps = 3600.0;
     double nicGbps = 400.0;
+    int rackTrays = 0; ///< compute trays (servers) per NVLink domain; 0 = one server per domain
+    int trayGpus = 0;  ///< GPUs per compute tray of that rack; 0 = none
 };
 DeviceFabricDefaults deviceFabricDefaults(std::string_view deviceName);
 

@@ -297,7 +297,7 @@ private:
         if (send > 0.0) {
             out.events.push_back({ s, eventMicrobatch(chunk, mb), chunk,
                 backward ? PipelineEventKind::SendBackward : PipelineEventKind::SendForward, end,
-                end + send });
+                end + send, false, consumer });
         }
         consumers.push_back(consumer);
     }

@@ -72,6 +72,7 @@ struct PipelineEvent
     double start = 0.0;
     double end = 0.0;
     bool overlapped = false; ///< DualPipe: one half of an overlapped forward-and-backward pair
+    int peer = -1; ///< sends: the receiving stage; -1 for compute
 };
 
 /// A forward, backward or weight-gradient block (not a send).

@@ -5,13 +5,13 @@
 // regenerate them with
 //   RAILYARD_UPDATE_GOLDEN=1 <build>/bin/export_tst_exporters goldens
 // and review the diff before committing it.
+#include "base/scenarioerror.h"
 #include "cost/costengine.h"
 #include "cost/pipelineschedule.h"
 #include "export/exporters.h"
-#include "base/scenarioerror.h"
-#include "scenario/scenariofile.h"
 #include "fixtures.h"
 #include "golden.h"
+#include "scenario/scenariofile.h"
 
 #include <QFile>
 #include <QSet>

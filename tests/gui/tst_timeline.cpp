@@ -5,11 +5,11 @@
  * document alone, blocks have tooltips, and the timeline exports to PNG and SVG.
  * Set RAILYARD_GRAB_DIR to also save what the panel looks like.
  */
+#include "base/scenarioerror.h"
 #include "chartformat.h"
 #include "chartpalette.h"
 #include "cost/costengine.h"
 #include "document/scenariodocument.h"
-#include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "timelinecanvas.h"
 #include "timelineview.h"
@@ -330,7 +330,8 @@ void TestTimeline::zeroBubbleDrawsWeightBlocks()
     const PipelineTimeline &t = canvas->timeline();
     int weight = -1;
     for (int i = 0; i < static_cast<int>(t.events.size()); ++i)
-        if (weight < 0 && t.events[static_cast<std::size_t>(i)].kind == PipelineEventKind::WeightGrad)
+        if (weight < 0
+            && t.events[static_cast<std::size_t>(i)].kind == PipelineEventKind::WeightGrad)
             weight = i;
     QVERIFY(weight >= 0);
     const QString tip = canvas->toolTipAt(canvas->eventCenter(weight).toPoint());

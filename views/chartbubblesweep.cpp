@@ -113,15 +113,13 @@ void ChartBubbleSweep::setEngine(const CostEngine &engine)
     // (the common case while dragging) does not re-run ~50 schedules.
     const CostReport &rep = engine.report();
     const PipelineInput in = bubbleSweepInput(engine, m);
-    std::vector<double> key { static_cast<double>(in.kind == ScheduleKind::GPipe ? 0
-                                      : in.kind == ScheduleKind::OneFOneB        ? 1
-                                                                                 : 2),
+    std::vector<double> key { static_cast<double>(static_cast<int>(in.kind)),
         static_cast<double>(in.stages), static_cast<double>(in.chunks), static_cast<double>(m),
         rep.dpSyncTime, engine.scenario().training.dpOverlap ? 1.0 : 0.0 };
     for (const StageCompute &c : engine.plan().stages)
         key.push_back(c.optimizerTime);
-    for (const std::vector<double> *v :
-        { &in.forward, &in.backward, &in.sendForward, &in.sendBackward })
+    for (const std::vector<double> *v : { &in.forward, &in.backward, &in.sendForward,
+             &in.sendBackward, &in.weightGrad, &in.forwardComm, &in.backwardComm })
         key.insert(key.end(), v->begin(), v->end());
     if (key == m_key)
         return;

@@ -58,6 +58,12 @@ inline QColor warnColor()
     return QColor(0xb2, 0x6a, 0x00);
 }
 
+/// A deferred weight-gradient pass (W of ZB-H1 and DualPipe): amber, apart from F and B.
+inline QColor weightGradColor()
+{
+    return QColor(0xed, 0xa2, 0x1c);
+}
+
 /// Model chunk c of an interleaved stage: the base colour lightened or darkened in turn, so
 /// adjacent chunks differ while F stays blue and B stays red.
 inline QColor chunkShade(const QColor &base, int chunk)

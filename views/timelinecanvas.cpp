@@ -28,11 +28,11 @@ TimelineCanvas::TimelineCanvas(QWidget *parent)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
-void TimelineCanvas::setTimeline(
-    const PipelineTimeline &timeline, int stages, int chunks, double iterationTime)
+void TimelineCanvas::setTimeline(const PipelineTimeline &timeline, int stages, int chunks,
+    double iterationTime, bool bidirectional)
 {
     const double oldTotal = totalSpan();
-    m_painter.setTimeline(timeline, stages, chunks, iterationTime);
+    m_painter.setTimeline(timeline, stages, chunks, iterationTime, bidirectional);
     if (m_fitted || oldTotal <= 0.0) {
         fit();
     } else {
@@ -214,9 +214,9 @@ QString TimelineCanvas::toolTipAt(const QPoint &pos) const
         if (m_painter.laneOf(e) != row)
             continue;
         if (m_painter.sendRect(l, e).adjusted(-2, -1, 2, 1).contains(pos)) {
-            const int receiver = e.kind == PipelineEventKind::SendForward
-                ? (e.stage + 1) % stages
-                : (e.stage - 1 + stages) % stages;
+            const int receiver = e.peer >= 0               ? e.peer
+                : e.kind == PipelineEventKind::SendForward ? (e.stage + 1) % stages
+                                                           : (e.stage - 1 + stages) % stages;
             return describe(e, receiver);
         }
     }

@@ -26,8 +26,9 @@ public:
     explicit TimelineCanvas(QWidget *parent = nullptr);
 
     /// Copies the events; keeps the zoom (as a share of the whole) unless the view was fitted.
-    void setTimeline(
-        const PipelineTimeline &timeline, int stages, int chunks, double iterationTime);
+    /// `bidirectional`: DualPipe (TimelinePainter::setTimeline()).
+    void setTimeline(const PipelineTimeline &timeline, int stages, int chunks, double iterationTime,
+        bool bidirectional = false);
     const PipelineTimeline &timeline() const { return m_painter.timeline(); }
 
     /// Seconds on the time axis when fitted: the timeline's, or the extent when that is longer.

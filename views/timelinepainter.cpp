@@ -44,16 +44,21 @@ QString TimelinePainter::eventLabel(PipelineEventKind k)
         return QStringLiteral("activation send");
     case PipelineEventKind::SendBackward:
         return QStringLiteral("gradient send");
+    case PipelineEventKind::WeightGrad:
+        return QStringLiteral("weight gradient (W)");
     }
     return {};
 }
 
-void TimelinePainter::setTimeline(
-    const PipelineTimeline &timeline, int stages, int chunks, double iterationTime)
+void TimelinePainter::setTimeline(const PipelineTimeline &timeline, int stages, int chunks,
+    double iterationTime, bool bidirectional)
 {
     m_timeline = timeline;
     m_stages = std::max(0, stages);
-    m_chunks = std::max(1, chunks);
+    m_bidirectional = bidirectional;
+    m_chunks = bidirectional ? 2 : std::max(1, chunks);
+    m_hasWeightGrad = std::any_of(m_timeline.events.begin(), m_timeline.events.end(),
+        [](const PipelineEvent &e) { return e.kind == PipelineEventKind::WeightGrad; });
     m_iterationTime = iterationTime;
     m_compute.assign(sz(m_stages), {});
     m_sends.clear();
@@ -130,7 +135,10 @@ QRectF TimelinePainter::blockRect(const Layout &l, const PipelineEvent &e) const
 int TimelinePainter::laneOf(const PipelineEvent &e) const
 {
     // Lane s lies between rows s and s+1; the last lane carries the interleaved wrap-around
-    // (last stage -> stage 0 for activations, stage 0 -> last stage for gradients).
+    // (last stage -> stage 0 for activations, stage 0 -> last stage for gradients). A send to a
+    // neighbour (either way: DualPipe's direction 1 runs up the rows) is drawn between the two.
+    if (e.peer >= 0 && std::abs(e.peer - e.stage) == 1)
+        return std::min(e.peer, e.stage);
     if (e.kind == PipelineEventKind::SendForward)
         return e.stage < m_stages - 1 ? e.stage : m_stages - 1;
     return e.stage > 0 ? e.stage - 1 : m_stages - 1;
@@ -253,9 +261,9 @@ void TimelinePainter::paintRows(QPainter &p, const Layout &l, double t0, double 
                 continue;
             lastPixel = std::floor(r.left());
             lastKind = e.kind;
-            const QColor base = e.kind == PipelineEventKind::Forward
-                ? chartpalette::forwardColor()
-                : chartpalette::backwardColor();
+            const QColor base = e.kind == PipelineEventKind::Forward ? chartpalette::forwardColor()
+                : e.kind == PipelineEventKind::Backward              ? chartpalette::backwardColor()
+                                                        : chartpalette::weightGradColor();
             const QColor fill = m_chunks > 1 ? chartpalette::chunkShade(base, e.chunk) : base;
             p.fillRect(r, fill);
             if (r.width() >= 4.0) {
@@ -317,7 +325,18 @@ void TimelinePainter::paintLegend(QPainter &p, const QRectF &area) const
             Qt::AlignVCenter | Qt::AlignLeft, label);
         x += fm.horizontalAdvance(label) + 14.0;
     };
-    if (m_chunks > 1) {
+    if (m_bidirectional) {
+        // DualPipe: direction 0 enters at stage 0 (down the rows), direction 1 at the last.
+        const QString down = QStringLiteral("\u2193"), up = QStringLiteral("\u2191");
+        swatch(
+            chartpalette::chunkShade(chartpalette::forwardColor(), 0), QStringLiteral("F ") + down);
+        swatch(
+            chartpalette::chunkShade(chartpalette::forwardColor(), 1), QStringLiteral("F ") + up);
+        swatch(chartpalette::chunkShade(chartpalette::backwardColor(), 0),
+            QStringLiteral("B ") + down);
+        swatch(
+            chartpalette::chunkShade(chartpalette::backwardColor(), 1), QStringLiteral("B ") + up);
+    } else if (m_chunks > 1) {
         for (int c = 0; c < m_chunks && c < 4; ++c)
             swatch(chartpalette::chunkShade(chartpalette::forwardColor(), c),
                 c == 0 ? QStringLiteral("F chunk 0") : QString::number(c));
@@ -328,6 +347,8 @@ void TimelinePainter::paintLegend(QPainter &p, const QRectF &area) const
         swatch(chartpalette::forwardColor(), QStringLiteral("forward"));
         swatch(chartpalette::backwardColor(), QStringLiteral("backward"));
     }
+    if (m_hasWeightGrad)
+        swatch(chartpalette::weightGradColor(), QStringLiteral("weight grad W"));
     swatch(chartpalette::forwardColor().darker(125), QStringLiteral("activation send"));
     swatch(chartpalette::backwardColor().darker(125), QStringLiteral("gradient send"));
     swatch(hatchBrush(), QStringLiteral("idle (bubble)"), chartpalette::idleColor());

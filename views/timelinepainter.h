@@ -45,11 +45,13 @@ public:
         double rowTop(int stage) const { return plot.top() + stage * rowPitch; }
     };
 
-    /// "forward", "backward", "activation send", "gradient send".
+    /// "forward", "backward", "activation send", "gradient send", "weight gradient (W)".
     static QString eventLabel(PipelineEventKind k);
 
-    void setTimeline(
-        const PipelineTimeline &timeline, int stages, int chunks, double iterationTime);
+    /// `bidirectional`: DualPipe, whose events' chunk is the direction (0 down the stages, 1 up);
+    /// each direction gets its shade and legend entry.
+    void setTimeline(const PipelineTimeline &timeline, int stages, int chunks, double iterationTime,
+        bool bidirectional = false);
     void setTextColor(const QColor &c) { m_text = c; }
 
     const PipelineTimeline &timeline() const { return m_timeline; }
@@ -88,6 +90,8 @@ private:
     std::vector<int> m_sends;
     int m_stages = 0;
     int m_chunks = 1;
+    bool m_bidirectional = false;
+    bool m_hasWeightGrad = false; ///< any W block: the legend lists it
     double m_iterationTime = 0.0;
     QColor m_text = Qt::black;
 };

@@ -1,10 +1,10 @@
 #include "timelineview.h"
 
+#include "base/sizelimits.h"
 #include "chartformat.h"
 #include "chartpalette.h"
-#include "elidedlabel.h"
 #include "document/scenariodocument.h"
-#include "base/sizelimits.h"
+#include "elidedlabel.h"
 #include "timelinecanvas.h"
 
 #include <QComboBox>
@@ -40,6 +40,10 @@ QString scheduleLabel(ScheduleKind k)
         return QStringLiteral("1F1B");
     case ScheduleKind::Interleaved:
         return QStringLiteral("Interleaved 1F1B");
+    case ScheduleKind::ZbH1:
+        return QStringLiteral("ZB-H1 (zero bubble)");
+    case ScheduleKind::DualPipe:
+        return QStringLiteral("DualPipe");
     }
     return {};
 }
@@ -74,12 +78,13 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
 
     m_schedule = new QComboBox(this);
     m_schedule->setObjectName(QStringLiteral("scheduleCombo"));
-    for (const ScheduleKind k :
-        { ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved })
+    for (const ScheduleKind k : kScheduleKinds)
         m_schedule->addItem(scheduleLabel(k), static_cast<int>(k));
     m_schedule->setToolTip(tr("Pipeline schedule: GPipe (all forwards, then all backwards), 1F1B "
-                              "(one forward, one backward in the steady state) or interleaved 1F1B "
-                              "(several model chunks per rank)"));
+                              "(one forward, one backward in the steady state), interleaved 1F1B "
+                              "(several model chunks per rank), ZB-H1 (1F1B with the weight "
+                              "gradients deferred into the bubbles) or DualPipe (micro-batches "
+                              "from both ends, two stages per rank; even stages, m >= 2 pp)"));
 
     m_chunks = new QSpinBox(this);
     m_chunks->setObjectName(QStringLiteral("chunksSpin"));
@@ -209,9 +214,9 @@ void TimelineView::syncControls()
     const std::int64_t perStep = std::int64_t { s.training.microBatch } * s.degrees.dp;
     m_microbatches->setValue(perStep > 0 ? static_cast<int>(s.training.globalBatch / perStep) : 1);
     m_batchLabel->setFullText(tr("global batch %1 = m × micro-batch %2 × dp %3")
-                              .arg(s.training.globalBatch)
-                              .arg(s.training.microBatch)
-                              .arg(s.degrees.dp));
+                                  .arg(s.training.globalBatch)
+                                  .arg(s.training.microBatch)
+                                  .arg(s.degrees.dp));
     showError(QString()); // the controls now show a valid document again
 }
 
@@ -236,7 +241,8 @@ void TimelineView::syncReport()
                 schedule)
             .arg(s.degrees.pp)
             .arg(m_doc->engine().plan().microbatches));
-    m_canvas->setTimeline(r.timeline, s.degrees.pp, chunks, r.iterationTime);
+    m_canvas->setTimeline(r.timeline, s.degrees.pp, chunks, r.iterationTime,
+        s.training.schedule == ScheduleKind::DualPipe);
     syncScrollBar();
 }
 

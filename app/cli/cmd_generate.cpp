@@ -187,8 +187,7 @@ std::vector<std::string> choicesOf(const std::string &flag)
         for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full })
             out.emplace_back(recomputeName(r));
     else if (flag == "schedule")
-        for (ScheduleKind k :
-            { ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved })
+        for (ScheduleKind k : kScheduleKinds)
             out.emplace_back(scheduleName(k));
     else if (flag == "model")
         out = modelPresetNames();

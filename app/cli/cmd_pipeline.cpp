@@ -1,7 +1,7 @@
 /**
- * `railyard-cli pipeline`: simulates one pipeline schedule (GPipe, 1F1B, interleaved 1F1B) for
- * equal stages and prints the makespan, bubble, peak in-flight micro-batches and the event
- * timeline, as JSON or as a summary with an ASCII Gantt chart.
+ * `railyard-cli pipeline`: simulates one pipeline schedule (GPipe, 1F1B, interleaved 1F1B,
+ * ZB-H1, DualPipe) for equal stages and prints the makespan, bubble, peak in-flight micro-batches
+ * and the event timeline, as JSON or as a summary with an ASCII Gantt chart.
  */
 #include "cliutil.h"
 #include "command.h"
@@ -58,12 +58,12 @@ std::string ganttChart(const PipelineTimeline &t, int allStages)
     std::vector<std::string> rows(static_cast<std::size_t>(stages), std::string(kGanttWidth, '.'));
     const double cell = t.makespan / kGanttWidth;
     for (const PipelineEvent &e : t.events) {
-        if (e.stage >= stages
-            || (e.kind != PipelineEventKind::Forward && e.kind != PipelineEventKind::Backward))
+        if (e.stage >= stages || !isCompute(e))
             continue;
         const char mark = e.kind == PipelineEventKind::Forward
             ? static_cast<char>('0' + e.microbatch % 10)
-            : static_cast<char>('a' + e.microbatch % 26);
+            : e.kind == PipelineEventKind::Backward ? static_cast<char>('a' + e.microbatch % 26)
+                                                    : static_cast<char>('A' + e.microbatch % 26);
         // Columns whose midpoint lies inside [start, end).
         const int first = std::max(0, static_cast<int>(std::ceil(e.start / cell - 0.5)));
         const int last
@@ -81,7 +81,7 @@ std::string ganttChart(const PipelineTimeline &t, int allStages)
         out += "          (" + std::to_string(allStages - stages) + " more stages not drawn)\n";
     out += "           0" + std::string(kGanttWidth - 1, ' ') + formatSeconds(t.makespan) + "\n";
     out += "           digits: forward of micro-batch n (mod 10); "
-           "letters: backward (a = 0, mod 26); . idle\n";
+           "letters: backward (a = 0, mod 26); capitals: weight gradient W (A = 0); . idle\n";
     return out;
 }
 
@@ -91,7 +91,7 @@ nlohmann::json timelineJson(const PipelineInput &in, const PipelineTimeline &t)
     for (const PipelineEvent &e : t.events) {
         events.push_back({ { "stage", e.stage }, { "microbatch", e.microbatch },
             { "chunk", e.chunk }, { "kind", std::string(eventKindName(e.kind)) },
-            { "start", e.start }, { "end", e.end } });
+            { "start", e.start }, { "end", e.end }, { "overlapped", e.overlapped } });
     }
     return { { "schedule", std::string(scheduleName(in.kind)) }, { "stages", in.stages },
         { "microbatches", in.microbatches },
@@ -127,10 +127,10 @@ std::string summaryText(const PipelineInput &in, const PipelineTimeline &t)
 /// The command-line flag behind an engine field, so errors name what the user typed.
 std::string pipelineFlagFor(const std::string &field)
 {
-    static const std::pair<const char *, const char *> kFlags[]
-        = { { "parallel.pp", "--stages" }, { "training.microbatches", "--microbatches" },
-              { "training.interleave", "--chunks" }, { "pipeline.forward", "--tf" },
-              { "pipeline.backward", "--tb" }, { "pipeline.send", "--send" } };
+    static const std::pair<const char *, const char *> kFlags[] = { { "parallel.pp", "--stages" },
+        { "training.microbatches", "--microbatches" }, { "training.interleave", "--chunks" },
+        { "pipeline.forward", "--tf" }, { "pipeline.backward", "--tb" },
+        { "pipeline.weightGrad", "--tw" }, { "pipeline.send", "--send" } };
     for (const auto &[engine, flag] : kFlags) {
         if (field.rfind(engine, 0) == 0)
             return flag;
@@ -155,9 +155,11 @@ struct PipelineOptions
     const CLI::Option *chunksOption = nullptr;
     double tf = 0.0;
     double tb = 0.0;
+    double tw = 0.0;
     double send = 0.0;
     const CLI::Option *tfOption = nullptr;
     const CLI::Option *tbOption = nullptr;
+    const CLI::Option *twOption = nullptr;
     const CLI::Option *sendOption = nullptr;
     bool json = false;
 };
@@ -171,23 +173,33 @@ std::string given(const CLI::Option *option)
 int runPipeline(const PipelineOptions &o)
 {
     PipelineInput in;
-    if (!parseSchedule(o.schedule, in.kind))
+    if (!parseSchedule(o.schedule, in.kind)) {
+        std::string names;
+        for (const ScheduleKind k : kScheduleKinds)
+            names += (names.empty() ? "" : ", ") + std::string(scheduleName(k));
         throw ScenarioError(
-            "--schedule", "expected gpipe, 1f1b or interleaved, got '" + o.schedule + "'");
+            "--schedule", "expected one of " + names + ", got '" + o.schedule + "'");
+    }
     // --chunks shapes only the interleaved schedule: anywhere else it would be ignored.
     if (o.chunksOption->count() > 0 && in.kind != ScheduleKind::Interleaved)
         throw UsageError("--chunks applies only to --schedule interleaved, not to " + o.schedule);
+    // --tw splits the backward only for the schedules that defer W.
+    if (o.twOption->count() > 0 && !splitsWeightGrad(in.kind))
+        throw UsageError("--tw applies only to --schedule zb-h1 or dualpipe, not to " + o.schedule);
     in.stages = o.stages;
     in.microbatches = o.microbatches;
     in.chunks = in.kind == ScheduleKind::Interleaved ? o.chunks : 1;
     const double tf = checkedTime("--tf", o.tf, given(o.tfOption));
     const double tb = checkedTime("--tb", o.tb, given(o.tbOption));
+    const double tw = checkedTime("--tw", o.tw, given(o.twOption));
     const double send = checkedTime("--send", o.send, given(o.sendOption));
     // The engine checks the stage count with its limits; only size the vectors once it can.
     if (in.stages >= 1 && in.stages <= limits::kMaxDegree) {
         const auto n = static_cast<std::size_t>(in.stages);
         in.forward.assign(n, tf);
         in.backward.assign(n, tb);
+        if (tw > 0.0)
+            in.weightGrad.assign(n, tw);
         if (send > 0.0) {
             in.sendForward.assign(n - 1, send);
             in.sendBackward.assign(n - 1, send);
@@ -214,14 +226,13 @@ void addPipeline(CommandLine &line)
     auto o = std::make_shared<PipelineOptions>();
     Command c(line,
         line.addCommand("pipeline",
-            "Simulate a pipeline schedule (GPipe, 1F1B, interleaved) for "
+            "Simulate a pipeline schedule (GPipe, 1F1B, interleaved, ZB-H1, DualPipe) for "
             "equal stages. It prints the makespan, the bubble fraction "
             "(idle stage-time / (stages x makespan)), the peak in-flight "
             "micro-batches and the event timeline.",
             [o] { return runPipeline(*o); }));
     std::vector<std::string> schedules;
-    for (ScheduleKind k :
-        { ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved })
+    for (ScheduleKind k : kScheduleKinds)
         schedules.emplace_back(scheduleName(k));
     c.choice("--schedule", o->schedule, "KIND", "The schedule (default 1f1b).", schedules);
     c.integer("--stages", o->stages, "P", "Pipeline stages P.")->required();
@@ -233,6 +244,9 @@ void addPipeline(CommandLine &line)
     o->tbOption = c.number("--tb", o->tb, "SECONDS",
                        "Backward seconds per micro-batch per stage (0 = forward only).")
                       ->required();
+    o->twOption = c.number("--tw", o->tw, "SECONDS",
+        "Weight-gradient part of --tb that zb-h1 and dualpipe run as a deferred W pass "
+        "(default 0, at most --tb).");
     o->sendOption = c.number(
         "--send", o->send, "SECONDS", "Send seconds per boundary, each direction (default 0).");
     c.json(o->json, "Print JSON.");

@@ -69,7 +69,11 @@ std::vector<int> bubbleSweepCounts(const CostEngine &engine, int maxPoints)
     const Scenario &s = engine.scenario();
     const int pp = std::max(1, s.degrees.pp);
     const int current = engine.plan().microbatches;
-    const int step = s.training.schedule == ScheduleKind::Interleaved ? pp : 1;
+    // Interleaved needs m % pp == 0, DualPipe an even m (half from each end, and m >= 2 pp:
+    // smaller counts come back invalid with the scheduler's message).
+    const int step = s.training.schedule == ScheduleKind::Interleaved ? pp
+        : s.training.schedule == ScheduleKind::DualPipe               ? 2
+                                                                      : 1;
     const auto limit = static_cast<int>(limits::kMaxMicrobatches);
     int hi = std::max({ 2 * current, 4 * pp, 8 });
     hi = std::min(hi, limit);

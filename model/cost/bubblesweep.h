@@ -44,8 +44,8 @@ BubbleSweepPoint bubbleSweepPoint(const CostEngine &engine, int microbatches);
 
 /**
  * The counts a bubble-versus-m chart should show: multiples of the step the schedule allows
- * (pp for interleaved, 1 otherwise) from the smallest up to max(2m, 4pp), thinned to at most
- * `maxPoints` roughly geometric steps, always including the current m. Sorted, unique.
+ * (pp for interleaved, 2 for DualPipe, 1 otherwise) from the smallest up to max(2m, 4pp), thinned
+ * to at most `maxPoints` roughly geometric steps, always including the current m. Sorted, unique.
  */
 std::vector<int> bubbleSweepCounts(const CostEngine &engine, int maxPoints = 48);
 

@@ -30,21 +30,26 @@ IterationTiming timeIteration(
     const PipelineTimeline &timeline, int stages, int chunks, const SyncPlan &sync)
 {
     IterationTiming out;
-    out.stages.assign(sz(stages), StageSync{});
+    out.stages.assign(sz(stages), StageSync {});
     // Per (stage, chunk): the last backward (the last forward when there is none).
     constexpr double kNone = -std::numeric_limits<double>::infinity();
     const std::size_t n = sz(stages) * sz(chunks);
     std::vector<double> lastStart(n, kNone), lastEnd(n, kNone);
     std::vector<char> sawBackward(n, 0);
     for (const PipelineEvent &e : timeline.events) {
-        const bool backward = e.kind == PipelineEventKind::Backward;
+        // A deferred W pass (ZB-H1, DualPipe) is the backward that finishes the gradients.
+        const bool backward
+            = e.kind == PipelineEventKind::Backward || e.kind == PipelineEventKind::WeightGrad;
         if (!backward && e.kind != PipelineEventKind::Forward)
             continue;
-        if (e.stage < 0 || e.stage >= stages || e.chunk < 0 || e.chunk >= chunks)
+        // DualPipe's events name their direction as chunk; a rank's two stages reduce their
+        // gradients as one set here (chunks = 1).
+        const int chunk = chunks == 1 ? 0 : e.chunk;
+        if (e.stage < 0 || e.stage >= stages || chunk < 0 || chunk >= chunks)
             continue;
         StageSync &st = out.stages[sz(e.stage)];
         st.lastCompute = std::max(st.lastCompute, e.end);
-        const std::size_t k = sz(e.chunk) * sz(stages) + sz(e.stage);
+        const std::size_t k = sz(chunk) * sz(stages) + sz(e.stage);
         if (backward && !sawBackward[k]) {
             sawBackward[k] = 1;
             lastEnd[k] = kNone;

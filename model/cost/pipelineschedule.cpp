@@ -1,7 +1,8 @@
 #include "cost/pipelineschedule.h"
 
-#include "base/scenarioerror.h"
-#include "base/sizelimits.h"
+#include "cost/pipelinecheck.h"
+#include "cost/pipelineorders.h"
+
 #include "base/units.h"
 
 #include <algorithm>
@@ -35,6 +36,12 @@
  *    (backwards take the chunks in reverse), so micro-batches go through each chunk in groups
  *    of p. Warm-up is (p - s - 1)*2 + (v - 1)*p virtual micro-batches, or all of them when
  *    m == p, as in Megatron-LM.
+ *  - ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, §3.1) and DualPipe
+ *    (DeepSeek-V3 Technical Report, §3.2.1): pipelineorders.cpp gives their orders. Their
+ *    backwards may split into B (input gradient, backward - weightGrad) and a later W pass
+ *    (weightGrad) on the same stage; DualPipe's rank s runs stage s of direction 0 and stage
+ *    p-1-s of direction 1 (chunk = direction), and its overlapped forward-and-backward pair
+ *    takes one slot (pairTime()).
  *
  * Forward only (every backward time zero, or `backward` empty): each stage runs its forwards in
  * order; GPipe and 1F1B then give the same fill/drain timeline.
@@ -46,12 +53,13 @@
  *    an input that does not size it costs the mean boundary send time of its direction.
  *  - A chunk's forwards may be held back until a given time (forwardReady: the parameters they
  *    wait for); the wait is idle time of the stage like any other.
- *  - Sends of zero duration are not emitted as events (they would only clutter the timeline).
- *  - `chunks` is ignored by GPipe and 1F1B (treated as 1).
+ *  - Sends and W passes of zero duration are not emitted as events (they would only clutter
+ *    the timeline).
+ *  - `chunks` is ignored by every schedule but interleaved (treated as 1).
  *  - Peak in flight: see Simulation::peakInflight(); forward only it is one chunk (1, or 1/v).
  * With equal stages and no sends this reproduces (m+p-1)(tf+tb) for GPipe and 1F1B and
- * (m + (p-1)/v)(tf+tb), i.e. bubble (p-1)/(v*m+p-1), for interleaved (SC'21 §2.2.2); the
- * tests check both.
+ * (m + (p-1)/v)(tf+tb), i.e. bubble (p-1)/(v*m+p-1), for interleaved (SC'21 §2.2.2), and
+ * the closed forms of ZB-H1 and DualPipe given in pipelineorders.cpp; the tests check them.
  */
 
 namespace railyard {
@@ -65,14 +73,17 @@ std::string_view scheduleName(ScheduleKind k)
         return "1f1b";
     case ScheduleKind::Interleaved:
         return "interleaved";
+    case ScheduleKind::ZbH1:
+        return "zb-h1";
+    case ScheduleKind::DualPipe:
+        return "dualpipe";
     }
     return "1f1b";
 }
 
 bool parseSchedule(std::string_view name, ScheduleKind &out)
 {
-    for (const ScheduleKind k :
-        { ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved }) {
+    for (const ScheduleKind k : kScheduleKinds) {
         if (name == scheduleName(k)) {
             out = k;
             return true;
@@ -92,168 +103,13 @@ std::string_view eventKindName(PipelineEventKind k)
         return "send-F";
     case PipelineEventKind::SendBackward:
         return "send-B";
+    case PipelineEventKind::WeightGrad:
+        return "W";
     }
     return "F";
 }
 
 namespace {
-
-/**
- * Upper bound on stages x micro-batches x chunks. The simulation keeps a few doubles and up to
- * four events per compute op, so this caps memory near 300 MB; real runs (p = 64, m = 4096,
- * v = 8 is 2^21) sit at or below it.
- */
-constexpr std::int64_t kMaxPipelineOps = std::int64_t { 1 } << 21;
-
-std::string formatNumber(double v)
-{
-    std::string s = std::to_string(v);
-    // std::to_string gives fixed 6 decimals; trim the zeros for a readable message.
-    if (s.find('.') != std::string::npos) {
-        while (!s.empty() && s.back() == '0')
-            s.pop_back();
-        if (!s.empty() && s.back() == '.')
-            s.pop_back();
-    }
-    return s;
-}
-
-/// Checks size (`expected`, or 0 when `allowEmpty`) and that every entry is finite and >= 0.
-void checkTimes(const std::vector<double> &times, std::size_t expected, bool allowEmpty,
-    const std::string &field, const char *what)
-{
-    if (times.size() != expected && !(allowEmpty && times.empty())) {
-        throw ScenarioError(field,
-            "expected " + std::to_string(expected) + " " + what + (allowEmpty ? " (or none)" : "")
-                + ", got " + std::to_string(times.size()));
-    }
-    for (std::size_t i = 0; i < times.size(); ++i) {
-        if (!std::isfinite(times[i]) || times[i] < 0.0) {
-            throw ScenarioError(field + "[" + std::to_string(i) + "]",
-                "time must be a finite number of seconds >= 0, got " + formatNumber(times[i]));
-        }
-    }
-}
-
-void validate(const PipelineInput &in)
-{
-    if (in.stages < 1)
-        throw ScenarioError(
-            "parallel.pp", "a pipeline needs at least 1 stage, got " + std::to_string(in.stages));
-    if (in.stages > limits::kMaxDegree)
-        throw ScenarioError("parallel.pp",
-            "at most " + std::to_string(limits::kMaxDegree) + " stages, got "
-                + std::to_string(in.stages));
-    if (in.microbatches < 1)
-        throw ScenarioError("training.microbatches",
-            "a pipeline needs at least 1 micro-batch, got " + std::to_string(in.microbatches));
-    if (in.microbatches > limits::kMaxMicrobatches)
-        throw ScenarioError("training.microbatches",
-            "at most " + std::to_string(limits::kMaxMicrobatches) + " micro-batches, got "
-                + std::to_string(in.microbatches));
-
-    std::int64_t chunks = 1;
-    if (in.kind == ScheduleKind::Interleaved) {
-        if (in.chunks < 2)
-            throw ScenarioError("training.interleave",
-                "the interleaved schedule needs at least 2 model chunks per "
-                "stage, got "
-                    + std::to_string(in.chunks));
-        if (in.chunks > limits::kMaxLayers)
-            throw ScenarioError("training.interleave",
-                "at most " + std::to_string(limits::kMaxLayers) + " model chunks per stage, got "
-                    + std::to_string(in.chunks));
-        // Megatron-LM asserts this too: micro-batches enter each chunk in groups of pp.
-        if (in.microbatches % in.stages != 0)
-            throw ScenarioError("training.microbatches",
-                "the interleaved schedule needs a multiple of the "
-                "pipeline stages ("
-                    + std::to_string(in.stages) + "), got " + std::to_string(in.microbatches));
-        chunks = in.chunks;
-    }
-    const std::int64_t ops = std::int64_t(in.stages) * in.microbatches * chunks;
-    if (ops > kMaxPipelineOps)
-        throw ScenarioError("training.microbatches",
-            "stages x micro-batches x chunks = " + std::to_string(ops)
-                + " exceeds the scheduler's limit of " + std::to_string(kMaxPipelineOps));
-
-    const auto n = static_cast<std::size_t>(in.stages);
-    checkTimes(in.forward, n, false, "pipeline.forward", "per-stage forward times");
-    checkTimes(in.backward, n, true, "pipeline.backward", "per-stage backward times");
-    checkTimes(in.sendForward, n - 1, true, "pipeline.sendForward", "per-boundary send times");
-    checkTimes(in.sendBackward, n - 1, true, "pipeline.sendBackward", "per-boundary send times");
-    const std::size_t virtualStages = n * static_cast<std::size_t>(chunks);
-    checkTimes(in.chunkForward, virtualStages, true, "pipeline.chunkForward",
-        "per-chunk forward times (stages x chunks)");
-    checkTimes(in.chunkBackward, virtualStages, true, "pipeline.chunkBackward",
-        "per-chunk backward times (stages x chunks)");
-    checkTimes(in.forwardReady, virtualStages, true, "pipeline.forwardReady",
-        "per-chunk ready times (stages x chunks)");
-    for (const auto &[wrap, field] :
-        { std::pair { in.wrapForward, "pipeline.wrapForward" },
-            std::pair { in.wrapBackward, "pipeline.wrapBackward" } }) {
-        if (wrap && (!std::isfinite(*wrap) || *wrap < 0.0))
-            throw ScenarioError(field,
-                "time must be a finite number of seconds >= 0, got " + formatNumber(*wrap));
-    }
-}
-
-/** One compute op in a stage's program order. */
-struct Op
-{
-    int chunk = 0;
-    int microbatch = 0;
-    bool backward = false;
-};
-
-/** Program order of every stage, as Megatron-LM's schedules.py issues the ops. */
-std::vector<std::vector<Op>> stageOrders(ScheduleKind kind, int p, int m, int v, bool withBackward)
-{
-    std::vector<std::vector<Op>> orders(static_cast<std::size_t>(p));
-    for (int s = 0; s < p; ++s) {
-        auto &order = orders[static_cast<std::size_t>(s)];
-        order.reserve(static_cast<std::size_t>(m) * static_cast<std::size_t>(v) * 2);
-        if (kind == ScheduleKind::Interleaved) {
-            const int total = m * v;
-            // get_model_chunk_id / get_microbatch_id_in_model_chunk in schedules.py.
-            const auto virtualOp = [p, v](int k, bool backward) {
-                const int inGroup = k % (p * v);
-                int chunk = inGroup / p;
-                if (backward)
-                    chunk = v - 1 - chunk;
-                return Op { chunk, (k / (p * v)) * p + k % p, backward };
-            };
-            int warmup = total;
-            if (withBackward && m != p)
-                warmup = std::min((p - s - 1) * 2 + (v - 1) * p, total);
-            for (int k = 0; k < warmup; ++k)
-                order.push_back(virtualOp(k, false));
-            for (int k = 0; k < total - warmup; ++k) {
-                order.push_back(virtualOp(k + warmup, false));
-                order.push_back(virtualOp(k, true));
-            }
-            if (withBackward) {
-                for (int k = std::max(total - warmup, 0); k < total; ++k)
-                    order.push_back(virtualOp(k, true));
-            }
-            continue;
-        }
-        // GPipe fills first; 1F1B warms up with p - s - 1 forwards. Forward only: all forwards.
-        const int warmup
-            = !withBackward || kind == ScheduleKind::GPipe ? m : std::min(p - s - 1, m);
-        for (int i = 0; i < warmup; ++i)
-            order.push_back(Op { 0, i, false });
-        for (int i = 0; i < m - warmup; ++i) {
-            order.push_back(Op { 0, warmup + i, false });
-            order.push_back(Op { 0, i, true });
-        }
-        if (withBackward) {
-            for (int i = m - warmup; i < m; ++i)
-                order.push_back(Op { 0, i, true });
-        }
-    }
-    return orders;
-}
 
 double mean(const std::vector<double> &values)
 {
@@ -269,8 +125,11 @@ public:
     explicit Simulation(const PipelineInput &in)
         : m_in(in)
         , m_p(in.stages)
-        , m_m(in.microbatches)
-        , m_v(in.kind == ScheduleKind::Interleaved ? in.chunks : 1)
+        , m_dual(in.kind == ScheduleKind::DualPipe)
+        , m_m(m_dual ? in.microbatches / 2 : in.microbatches)
+        , m_v(in.kind == ScheduleKind::Interleaved ? in.chunks
+                  : m_dual                         ? 2
+                                                   : 1)
         , m_withBackward(
               std::any_of(in.backward.begin(), in.backward.end(), [](double t) { return t > 0.0; })
               || std::any_of(in.chunkBackward.begin(), in.chunkBackward.end(),
@@ -280,6 +139,7 @@ public:
         m_forwardStart.assign(n, 0.0);
         m_forwardEnd.assign(n, -1.0);
         m_backwardEnd.assign(n, -1.0);
+        m_freedAt.assign(n, -1.0);
         // The wrap from the last stage's chunk c to stage 0's chunk c+1 (interleaved only)
         // carries the same activation (or gradient) shape as any other boundary: without its
         // own time it costs the mean boundary send time.
@@ -291,12 +151,12 @@ public:
 
     PipelineTimeline run()
     {
-        const auto orders = stageOrders(m_in.kind, m_p, m_m, m_v, m_withBackward);
+        const auto orders = pipelineOrders(m_in.kind, m_p, m_in.microbatches, m_v, m_withBackward);
         std::vector<std::size_t> next(sz(m_p), 0);
-        std::vector<double> freeAt(sz(m_p), 0.0);
         std::vector<char> queued(sz(m_p), 1);
         std::vector<int> work(sz(m_p), 0);
         std::iota(work.rbegin(), work.rend(), 0); // pop_back() takes stage 0 first
+        m_freeAt.assign(sz(m_p), 0.0);
 
         PipelineTimeline out;
         out.busy.assign(sz(m_p), 0.0);
@@ -312,40 +172,20 @@ public:
             const auto &order = orders[sz(s)];
             auto &i = next[sz(s)];
             while (i < order.size()) {
-                const Op &op = order[i];
-                const double ready = readyTime(s, op);
-                if (ready < 0.0)
+                std::vector<int> consumers;
+                if (!runOp(s, order[i], out, consumers))
                     break; // input not there yet: the producing stage re-queues us
-                const double duration = durationOf(s, op);
-                const double start = std::max(freeAt[sz(s)], ready);
-                const double end = start + duration;
-                freeAt[sz(s)] = end;
-                out.busy[sz(s)] += duration;
-                const std::size_t at = index(s, op.chunk, op.microbatch);
-                if (!op.backward)
-                    m_forwardStart[at] = start;
-                (op.backward ? m_backwardEnd : m_forwardEnd)[at] = end;
-                out.events.push_back(PipelineEvent { s, op.microbatch, op.chunk,
-                    op.backward ? PipelineEventKind::Backward : PipelineEventKind::Forward, start,
-                    end });
                 ++i;
-
-                // The send to the consumer (none for the pipeline's ends or a stage to itself).
-                const auto [consumer, send] = consumerOf(s, op);
-                if (consumer >= 0 && consumer != s && send > 0.0) {
-                    out.events.push_back(PipelineEvent { s, op.microbatch, op.chunk,
-                        op.backward ? PipelineEventKind::SendBackward
-                                    : PipelineEventKind::SendForward,
-                        end, end + send });
-                }
-                if (consumer >= 0 && consumer != s && !queued[sz(consumer)]) {
-                    queued[sz(consumer)] = 1;
-                    work.push_back(consumer);
+                for (const int consumer : consumers) {
+                    if (!queued[sz(consumer)]) {
+                        queued[sz(consumer)] = 1;
+                        work.push_back(consumer);
+                    }
                 }
             }
         }
         for (int s = 0; s < m_p; ++s) {
-            // Every Megatron-LM order respects the data dependencies, so this cannot happen.
+            // Every order respects the data dependencies, so this cannot happen.
             if (next[sz(s)] != orders[sz(s)].size())
                 throw std::logic_error(
                     "pipeline schedule deadlocked at stage " + std::to_string(s));
@@ -360,18 +200,157 @@ private:
     {
         return (sz(chunk) * sz(m_p) + sz(s)) * sz(m_m) + sz(mb);
     }
+    /// DualPipe: rank s computes pipeline stage s of direction 0 and stage p-1-s of direction 1.
+    int modelStage(int s, int chunk) const { return m_dual && chunk == 1 ? m_p - 1 - s : s; }
+    /// The event's micro-batch: DualPipe's direction 1 counts on from m/2.
+    int eventMicrobatch(int chunk, int mb) const { return m_dual ? chunk * m_m + mb : mb; }
+
+    /// Runs op on stage s if its inputs are there: events, the stages to wake; false if not.
+    bool runOp(int s, const PipelineOp &op, PipelineTimeline &out, std::vector<int> &consumers)
+    {
+        const std::size_t at = index(s, op.chunk, op.microbatch);
+        const int mb = eventMicrobatch(op.chunk, op.microbatch);
+        double ready = 0.0;
+        double duration = 0.0;
+        switch (op.kind) {
+        case PipelineOpKind::Forward:
+            ready = forwardReady(s, op.chunk, op.microbatch);
+            duration = forwardTime(s, op.chunk);
+            break;
+        case PipelineOpKind::Backward:
+        case PipelineOpKind::InputGrad:
+            ready = backwardReady(s, op.chunk, op.microbatch);
+            duration = backwardTime(s, op.chunk)
+                - (op.kind == PipelineOpKind::InputGrad ? weightTime(s, op.chunk) : 0.0);
+            break;
+        case PipelineOpKind::WeightGrad:
+            ready = m_backwardEnd[at];
+            duration = m_withBackward ? weightTime(s, op.chunk) : 0.0;
+            break;
+        case PipelineOpKind::ForwardBackward: {
+            const double f = forwardReady(s, op.chunk, op.microbatch);
+            const double b = backwardReady(s, op.chunk2, op.microbatch2);
+            ready = f < 0.0 || b < 0.0 ? -1.0 : std::max(f, b);
+            duration = pairTime(s, op.chunk, op.chunk2);
+            break;
+        }
+        }
+        if (ready < 0.0)
+            return false;
+        const double start = std::max(m_freeAt[sz(s)], ready);
+        const double end = start + duration;
+        m_freeAt[sz(s)] = end;
+        out.busy[sz(s)] += duration;
+
+        switch (op.kind) {
+        case PipelineOpKind::Forward:
+            m_forwardStart[at] = start;
+            m_forwardEnd[at] = end;
+            out.events.push_back({ s, mb, op.chunk, PipelineEventKind::Forward, start, end });
+            emitSend(s, op.chunk, op.microbatch, false, end, out, consumers);
+            break;
+        case PipelineOpKind::Backward:
+        case PipelineOpKind::InputGrad:
+            m_backwardEnd[at] = end;
+            if (op.kind == PipelineOpKind::Backward)
+                m_freedAt[at] = end;
+            out.events.push_back({ s, mb, op.chunk, PipelineEventKind::Backward, start, end });
+            emitSend(s, op.chunk, op.microbatch, true, end, out, consumers);
+            break;
+        case PipelineOpKind::WeightGrad:
+            m_freedAt[at] = end;
+            if (duration > 0.0) // no W to defer (weightGrad 0): no block to draw
+                out.events.push_back(
+                    { s, mb, op.chunk, PipelineEventKind::WeightGrad, start, end });
+            break;
+        case PipelineOpKind::ForwardBackward: {
+            // One slot for both chunks; drawn as the forward then the backward, each its share
+            // of the slot. Their outputs leave when the pair ends (DualPipe sends after
+            // _forward_backward_compute_chunk).
+            const double f = forwardTime(s, op.chunk);
+            const double b = backwardTime(s, op.chunk2);
+            const double split = f + b > 0.0 ? start + duration * f / (f + b) : start;
+            const std::size_t back = index(s, op.chunk2, op.microbatch2);
+            m_forwardStart[at] = start;
+            m_forwardEnd[at] = end;
+            m_backwardEnd[back] = end;
+            m_freedAt[back] = end;
+            out.events.push_back(
+                { s, mb, op.chunk, PipelineEventKind::Forward, start, split, true });
+            out.events.push_back({ s, eventMicrobatch(op.chunk2, op.microbatch2), op.chunk2,
+                PipelineEventKind::Backward, split, end, true });
+            emitSend(s, op.chunk, op.microbatch, false, end, out, consumers);
+            emitSend(s, op.chunk2, op.microbatch2, true, end, out, consumers);
+            break;
+        }
+        }
+        return true;
+    }
+
+    /// The send of a forward's (or backward's) output to its consumer, and the stage to wake.
+    void emitSend(int s, int chunk, int mb, bool backward, double end, PipelineTimeline &out,
+        std::vector<int> &consumers) const
+    {
+        const auto [consumer, send] = consumerOf(s, chunk, backward);
+        if (consumer < 0 || consumer == s)
+            return; // the pipeline's ends, or a stage's own backward
+        if (send > 0.0) {
+            out.events.push_back({ s, eventMicrobatch(chunk, mb), chunk,
+                backward ? PipelineEventKind::SendBackward : PipelineEventKind::SendForward, end,
+                end + send, false, consumer });
+        }
+        consumers.push_back(consumer);
+    }
 
     double backwardAt(int s) const { return m_in.backward.empty() ? 0.0 : m_in.backward[sz(s)]; }
-    /// One compute op's time: its chunk's own time when given, else the stage's over v.
-    double durationOf(int s, const Op &op) const
+    /// Index of per-chunk inputs: virtual stage c*p + s (interleaved), the model stage otherwise.
+    std::size_t chunkIndex(int s, int chunk) const
     {
-        const std::size_t k = sz(op.chunk) * sz(m_p) + sz(s);
-        if (op.backward) {
-            if (!m_withBackward)
-                return 0.0;
-            return m_in.chunkBackward.empty() ? backwardAt(s) / double(m_v) : m_in.chunkBackward[k];
-        }
-        return m_in.chunkForward.empty() ? m_in.forward[sz(s)] / double(m_v) : m_in.chunkForward[k];
+        return m_in.kind == ScheduleKind::Interleaved ? sz(chunk) * sz(m_p) + sz(s)
+                                                      : sz(modelStage(s, chunk));
+    }
+    /// One forward's time: its chunk's own time when given, else the stage's over v.
+    double forwardTime(int s, int chunk) const
+    {
+        const int v = m_in.kind == ScheduleKind::Interleaved ? m_v : 1;
+        return m_in.chunkForward.empty() ? m_in.forward[sz(modelStage(s, chunk))] / double(v)
+                                         : m_in.chunkForward[chunkIndex(s, chunk)];
+    }
+    /// One whole backward's time (B + W), as forwardTime().
+    double backwardTime(int s, int chunk) const
+    {
+        if (!m_withBackward)
+            return 0.0;
+        const int v = m_in.kind == ScheduleKind::Interleaved ? m_v : 1;
+        return m_in.chunkBackward.empty() ? backwardAt(modelStage(s, chunk)) / double(v)
+                                          : m_in.chunkBackward[chunkIndex(s, chunk)];
+    }
+    /// The weight-gradient part W of one backward (validate() keeps it <= the backward).
+    double weightTime(int s, int chunk) const
+    {
+        if (m_in.weightGrad.empty())
+            return 0.0;
+        return std::min(m_in.weightGrad[sz(modelStage(s, chunk))], backwardTime(s, chunk));
+    }
+    double commPart(const std::vector<double> &comm, int s, int chunk, double total) const
+    {
+        return comm.empty() ? 0.0 : std::min(comm[sz(modelStage(s, chunk))], total);
+    }
+    /**
+     * DualPipe's overlapped pair (DeepSeek-V3 §3.2.1, Figure 4): the two chunks' compute runs
+     * back to back while each chunk's communication (all-to-all dispatch and combine, TP, CP)
+     * runs during the other chunk's compute; what exceeds that compute stays exposed.
+     */
+    double pairTime(int s, int forwardChunk, int backwardChunk) const
+    {
+        const double f = forwardTime(s, forwardChunk);
+        const double b = backwardTime(s, backwardChunk);
+        const double fComm = commPart(m_in.forwardComm, s, forwardChunk, f);
+        const double bComm = commPart(m_in.backwardComm, s, backwardChunk, b);
+        const double fCompute = f - fComm;
+        const double bCompute = b - bComm;
+        return fCompute + bCompute + std::max(0.0, fComm - bCompute)
+            + std::max(0.0, bComm - fCompute);
     }
     double sendForwardAt(int boundary) const
     {
@@ -381,30 +360,55 @@ private:
     {
         return m_in.sendBackward.empty() ? 0.0 : m_in.sendBackward[sz(boundary)];
     }
-
-    /// When op's input is available on stage s, or -1 when its producer has not run yet.
-    double readyTime(int s, const Op &op) const
+    /**
+     * DualPipe's direction 1 runs the other way over the same links: its activations go from
+     * rank s+1 to s on the route that carries direction 0's gradients (sendBackward[s]), its
+     * gradients from s to s+1 on the activations' route (sendForward[s]). Both tensors have
+     * the boundary activation's shape.
+     */
+    double linkTime(int from, int to) const
     {
-        const int c = op.chunk;
-        const int mb = op.microbatch;
-        if (!op.backward) {
-            const double held = m_in.forwardReady.empty()
-                ? 0.0
-                : m_in.forwardReady[sz(c) * sz(m_p) + sz(s)];
-            if (s > 0) {
-                const double e = m_forwardEnd[index(s - 1, c, mb)];
-                return e < 0.0 ? -1.0 : std::max(held, e + sendForwardAt(s - 1));
-            }
-            if (c > 0) { // wrap: stage p-1, chunk c-1 feeds stage 0, chunk c
-                const double e = m_forwardEnd[index(m_p - 1, c - 1, mb)];
-                return e < 0.0 ? -1.0 : std::max(held, e + m_wrapForward);
-            }
-            return held;
+        return to == from + 1 ? sendForwardAt(from) : sendBackwardAt(to);
+    }
+
+    /// When chunk's forward of mb may start on stage s, or -1 when its input is not there yet.
+    double forwardReady(int s, int c, int mb) const
+    {
+        const double held = m_in.forwardReady.empty()
+            ? 0.0
+            : m_in.forwardReady[m_dual ? sz(s) : sz(c) * sz(m_p) + sz(s)];
+        if (m_dual) {
+            const int from = c == 0 ? s - 1 : s + 1;
+            if (from < 0 || from >= m_p)
+                return held; // the direction's first stage
+            const double e = m_forwardEnd[index(from, c, mb)];
+            return e < 0.0 ? -1.0 : std::max(held, e + linkTime(from, s));
         }
-        // A backward needs its own forward's activations and the gradient from downstream.
+        if (s > 0) {
+            const double e = m_forwardEnd[index(s - 1, c, mb)];
+            return e < 0.0 ? -1.0 : std::max(held, e + sendForwardAt(s - 1));
+        }
+        if (c > 0) { // wrap: stage p-1, chunk c-1 feeds stage 0, chunk c
+            const double e = m_forwardEnd[index(m_p - 1, c - 1, mb)];
+            return e < 0.0 ? -1.0 : std::max(held, e + m_wrapForward);
+        }
+        return held;
+    }
+
+    /// When chunk's backward of mb may start on stage s: its own forward's activations and the
+    /// gradient from downstream; -1 when either is missing.
+    double backwardReady(int s, int c, int mb) const
+    {
         const double own = m_forwardEnd[index(s, c, mb)];
         if (own < 0.0)
             return -1.0;
+        if (m_dual) {
+            const int from = c == 0 ? s + 1 : s - 1;
+            if (from < 0 || from >= m_p)
+                return own; // the direction's last stage turns its own forward around
+            const double e = m_backwardEnd[index(from, c, mb)];
+            return e < 0.0 ? -1.0 : std::max(own, e + linkTime(from, s));
+        }
         if (s < m_p - 1) {
             const double e = m_backwardEnd[index(s + 1, c, mb)];
             return e < 0.0 ? -1.0 : std::max(own, e + sendBackwardAt(s));
@@ -416,19 +420,27 @@ private:
         return own; // the last virtual stage turns its own forward around
     }
 
-    /// The stage that consumes op's output and the send time to it; -1 at the pipeline's ends.
-    std::pair<int, double> consumerOf(int s, const Op &op) const
+    /// The stage that consumes a forward's (backward's) output and the send time to it; -1 at
+    /// the pipeline's ends.
+    std::pair<int, double> consumerOf(int s, int chunk, bool backward) const
     {
-        if (!op.backward) {
+        if (m_dual) {
+            // Direction 0 runs up the ranks, 1 down; gradients the other way.
+            const int to = (chunk == 0) != backward ? s + 1 : s - 1;
+            if (to >= 0 && to < m_p)
+                return { to, linkTime(s, to) };
+            return { !backward && m_withBackward ? s : -1, 0.0 };
+        }
+        if (!backward) {
             if (s < m_p - 1)
                 return { s + 1, sendForwardAt(s) };
-            if (op.chunk < m_v - 1)
+            if (chunk < m_v - 1)
                 return { 0, m_wrapForward };
             return { m_withBackward ? s : -1, 0.0 }; // its own backward
         }
         if (s > 0)
             return { s - 1, sendBackwardAt(s - 1) };
-        if (op.chunk > 0)
+        if (chunk > 0)
             return { m_p - 1, m_wrapBackward };
         return { -1, 0.0 };
     }
@@ -442,6 +454,9 @@ private:
                 if (a.stage != b.stage)
                     return a.stage < b.stage;
                 // compute before sends, then micro-batch and chunk: deterministic
+                const bool ac = isCompute(a);
+                if (ac != isCompute(b))
+                    return ac;
                 if (a.kind != b.kind)
                     return int(a.kind) < int(b.kind);
                 if (a.microbatch != b.microbatch)
@@ -463,13 +478,16 @@ private:
 
     /**
      * Peak micro-batches in flight per stage: a (micro-batch, chunk) is in flight from its
-     * forward's start to its backward's end (its activations are stashed, the quantity that
-     * sizes activation memory), and counts 1/v. Forward only, nothing is stashed: it is in
-     * flight while its forward runs, so the peak is one chunk (1, or 1/v interleaved).
+     * forward's start until its stash is freed, at the end of its backward, or of its W pass
+     * when the schedule defers it (W reads the stored layer inputs, Qi et al. §2), the quantity
+     * that sizes activation memory. An interleaved chunk counts 1/v; DualPipe's two
+     * directions are each a whole stage's micro-batch and count 1. Forward only, nothing is
+     * stashed: it is in flight while its forward runs, so the peak is one chunk (1, or 1/v).
      * Zero-length intervals never overlap anything and are skipped.
      */
     std::vector<double> peakInflight() const
     {
+        const double weight = m_in.kind == ScheduleKind::Interleaved ? 1.0 / double(m_v) : 1.0;
         std::vector<double> peaks(sz(m_p), 0.0);
         std::vector<std::pair<double, int>> marks; // (time, +1 start / -1 end)
         for (int s = 0; s < m_p; ++s) {
@@ -477,7 +495,7 @@ private:
             for (int c = 0; c < m_v; ++c) {
                 for (int mb = 0; mb < m_m; ++mb) {
                     const std::size_t i = index(s, c, mb);
-                    const double end = m_withBackward ? m_backwardEnd[i] : m_forwardEnd[i];
+                    const double end = m_withBackward ? m_freedAt[i] : m_forwardEnd[i];
                     const double start = m_forwardStart[i];
                     if (end > start) {
                         marks.emplace_back(start, +1);
@@ -493,28 +511,31 @@ private:
                 count += mark.second;
                 peak = std::max(peak, count);
             }
-            peaks[sz(s)] = double(peak) / double(m_v);
+            peaks[sz(s)] = double(peak) * weight;
         }
         return peaks;
     }
 
     const PipelineInput &m_in;
     int m_p;
-    int m_m;
-    int m_v;
+    bool m_dual;
+    int m_m; ///< micro-batches per chunk index (DualPipe: per direction)
+    int m_v; ///< chunk indices: interleaved chunks, DualPipe's 2 directions, else 1
     bool m_withBackward;
     double m_wrapForward = 0.0;
     double m_wrapBackward = 0.0;
+    std::vector<double> m_freeAt; ///< per stage: when its current op ends
     std::vector<double> m_forwardStart; ///< [chunk][stage][micro-batch]
     std::vector<double> m_forwardEnd; ///< [chunk][stage][micro-batch], -1 = not yet run
-    std::vector<double> m_backwardEnd;
+    std::vector<double> m_backwardEnd; ///< the whole backward, or B alone
+    std::vector<double> m_freedAt; ///< when the stash is freed (backward or W end)
 };
 
 } // namespace
 
 PipelineTimeline schedulePipeline(const PipelineInput &input)
 {
-    validate(input);
+    checkPipelineInput(input);
     return Simulation(input).run();
 }
 

@@ -2,14 +2,28 @@
 
 #include "workload/workload.h"
 
+#include <array>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 namespace railyard {
 
-std::string_view scheduleName(ScheduleKind k); ///< "gpipe", "1f1b", "interleaved"
+/// Every schedule, in the order the CLI's help and the GUI's picker list them.
+inline constexpr std::array<ScheduleKind, 5> kScheduleKinds { ScheduleKind::GPipe,
+    ScheduleKind::OneFOneB, ScheduleKind::Interleaved, ScheduleKind::ZbH1, ScheduleKind::DualPipe };
+
+/// "gpipe", "1f1b", "interleaved", "zb-h1", "dualpipe": the names of the scenario key
+/// training.schedule and of the CLI's --schedule.
+std::string_view scheduleName(ScheduleKind k);
 bool parseSchedule(std::string_view name, ScheduleKind &out);
+
+/// Whether the schedule splits the backward into B (input gradient) and a deferred W (weight
+/// gradient): ZB-H1 and DualPipe.
+inline bool splitsWeightGrad(ScheduleKind k)
+{
+    return k == ScheduleKind::ZbH1 || k == ScheduleKind::DualPipe;
+}
 
 /** Inputs of the pipeline scheduler: per-stage compute and per-boundary transfer times. */
 struct PipelineInput
@@ -17,11 +31,11 @@ struct PipelineInput
     ScheduleKind kind = ScheduleKind::OneFOneB;
     int stages = 1;
     int microbatches = 1;
-    int chunks = 1;                  ///< interleaved: model chunks (virtual stages) per rank
-    std::vector<double> forward;     ///< per stage, whole stage (all its chunks) per micro-batch
-    std::vector<double> backward;    ///< per stage; all zero = forward only
+    int chunks = 1; ///< interleaved: model chunks (virtual stages) per rank
+    std::vector<double> forward; ///< per stage, whole stage (all its chunks) per micro-batch
+    std::vector<double> backward; ///< per stage; all zero = forward only
     std::vector<double> sendForward; ///< per boundary s -> s+1 (size stages-1; empty = 0)
-    std::vector<double> sendBackward;///< per boundary s+1 -> s
+    std::vector<double> sendBackward; ///< per boundary s+1 -> s
     /// Optional, per virtual stage (index chunk * stages + stage): one micro-batch's compute in
     /// that chunk, for chunks of unequal size; empty = forward[s] / chunks (backward alike).
     std::vector<double> chunkForward;
@@ -32,26 +46,40 @@ struct PipelineInput
     std::optional<double> wrapBackward;
     /// Optional, per virtual stage (chunk * stages + stage): the earliest time that chunk's
     /// forwards may start on its stage (a parameter all-gather it waits for); empty = 0.
+    /// DualPipe: per stage, for both directions.
     std::vector<double> forwardReady;
+    /// ZB-H1 and DualPipe, per stage: the weight-gradient part (W) of `backward`, which these
+    /// schedules may run later than the input gradient (B = backward - W); empty = none.
+    std::vector<double> weightGrad;
+    /// DualPipe, per stage: the exposed communication (TP, EP, CP) included in `forward` and
+    /// `backward`. An overlapped forward-and-backward pair hides each chunk's communication
+    /// behind the other chunk's compute (DeepSeek-V3 §3.2.1); empty = none.
+    std::vector<double> forwardComm;
+    std::vector<double> backwardComm;
 };
 
-enum class PipelineEventKind { Forward, Backward, SendForward, SendBackward };
-std::string_view eventKindName(PipelineEventKind k); ///< "F", "B", "send-F", "send-B"
+/// Backward is the whole backward, or its input-gradient part B when the schedule defers the
+/// weight gradient W to an event of its own (ZB-H1, DualPipe).
+enum class PipelineEventKind { Forward, Backward, SendForward, SendBackward, WeightGrad };
+std::string_view eventKindName(PipelineEventKind k); ///< "F", "B", "send-F", "send-B", "W"
 
 struct PipelineEvent
 {
-    int stage = 0;       ///< the stage that computes (for sends: the sender)
-    int microbatch = 0;
-    int chunk = 0;
+    int stage = 0; ///< the stage that computes (for sends: the sender)
+    int microbatch = 0; ///< DualPipe: direction 1 counts on from m/2
+    int chunk = 0; ///< model chunk (interleaved) or direction (DualPipe: 1 = reverse)
     PipelineEventKind kind = PipelineEventKind::Forward;
     double start = 0.0;
     double end = 0.0;
+    bool overlapped = false; ///< DualPipe: one half of an overlapped forward-and-backward pair
+    int peer = -1; ///< sends: the receiving stage; -1 for compute
 };
 
-/// A forward or backward block (not a send).
+/// A forward, backward or weight-gradient block (not a send).
 inline bool isCompute(const PipelineEvent &e)
 {
-    return e.kind == PipelineEventKind::Forward || e.kind == PipelineEventKind::Backward;
+    return e.kind == PipelineEventKind::Forward || e.kind == PipelineEventKind::Backward
+        || e.kind == PipelineEventKind::WeightGrad;
 }
 
 /**
@@ -63,12 +91,15 @@ struct PipelineTimeline
 {
     double makespan = 0.0;
     double bubbleFraction = 0.0;
-    std::vector<double> busy;          ///< per stage compute seconds
-    std::vector<double> peakInflight;  ///< per stage, micro-batches (chunks count 1/v each)
+    std::vector<double> busy; ///< per stage compute seconds
+    std::vector<double> peakInflight; ///< per stage, micro-batches (chunks count 1/v each)
     std::vector<PipelineEvent> events; ///< sorted by start time
 };
 
-/** Throws ScenarioError for impossible inputs (interleaved with m % stages != 0, ...). */
+/**
+ * Throws ScenarioError for impossible inputs (interleaved with m % stages != 0; DualPipe with
+ * an odd number of stages, an odd m or m < 2 stages, ...).
+ */
 PipelineTimeline schedulePipeline(const PipelineInput &input);
 
 } // namespace railyard

@@ -4,8 +4,8 @@
 
 namespace railyard {
 
-std::vector<StagePass> stagePasses(const WorkloadPlan &plan, const PhaseTimes &times, OpPass pass,
-                                   std::optional<Dim> off)
+std::vector<StagePass> stagePasses(
+    const WorkloadPlan &plan, const PhaseTimes &times, OpPass pass, std::optional<Dim> off)
 {
     const std::size_t stages = plan.stages.size();
     std::vector<StagePass> t(stages);
@@ -41,15 +41,15 @@ std::vector<StagePass> stagePasses(const WorkloadPlan &plan, const PhaseTimes &t
         // Ring attention overlaps the K/V exchange with the attention core (Liu et al. 2023,
         // Megatron-LM context parallelism): only what the core cannot hide is exposed.
         const StageCompute &c = plan.stages[s];
-        const double core =
-            pass == OpPass::Forward ? c.attentionCoreForwardTime : c.attentionCoreBackwardTime;
+        const double core
+            = pass == OpPass::Forward ? c.attentionCoreForwardTime : c.attentionCoreBackwardTime;
         t[s].comm += std::max(0.0, cp[s] - core);
     }
     return t;
 }
 
 SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
-                     const OverlapChannels &channels, std::optional<Dim> off)
+    const OverlapChannels &channels, std::optional<Dim> off)
 {
     const TrainingSpec &tr = scenario.training;
     SyncPlan p;
@@ -81,7 +81,7 @@ SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const P
 }
 
 Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
-                   const OverlapChannels &channels, std::optional<Dim> off)
+    const OverlapChannels &channels, std::optional<Dim> off)
 {
     const int stages = scenario.degrees.pp;
     const int v = chunksPerRank(scenario.training);
@@ -98,6 +98,17 @@ Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const Pha
     for (int s = 0; s < stages; ++s) {
         in.forward.push_back(t.forward[s].total());
         in.backward.push_back(t.backward[s].total());
+    }
+    if (splitsWeightGrad(in.kind)) {
+        // W: the weight-gradient GEMMs (workloadplan.h, StageCompute::weightGradTime); the
+        // backward's communication stays with B, whose gradient the upstream stage waits for.
+        // DualPipe's overlapped pairs hide each chunk's exposed communication behind the other
+        // chunk's compute (PipelineInput::forwardComm).
+        for (int s = 0; s < stages; ++s) {
+            in.weightGrad.push_back(std::min(plan.stages[s].weightGradTime, in.backward[s]));
+            in.forwardComm.push_back(t.forward[s].comm);
+            in.backwardComm.push_back(t.backward[s].comm);
+        }
     }
     // Unequal chunks (uneven layers, the embedding, the LM head) keep their own compute; the
     // stage's exposed communication is spread over its chunks like the compute.

@@ -24,6 +24,8 @@
 
 #include "export/exportcommon.h"
 
+#include "cost/pipelineschedule.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -84,9 +86,10 @@ public:
     }
     void track(int track, const std::string &name)
     {
-        for (const auto &[key, args] : { std::pair<const char *, ojson> { "thread_name",
-                                              { { "name", name } } },
-                 std::pair<const char *, ojson> { "thread_sort_index", { { "sort_index", track } } } }) {
+        for (const auto &[key, args] :
+            { std::pair<const char *, ojson> { "thread_name", { { "name", name } } },
+                std::pair<const char *, ojson> {
+                    "thread_sort_index", { { "sort_index", track } } } }) {
             ojson e;
             e["name"] = key;
             e["ph"] = "M";
@@ -151,9 +154,7 @@ std::string exportChromeTrace(const CostEngine &engine, const ExportOptions &)
     const double T = r.iterationTime;
 
     TraceWriter w;
-    const std::string schedule = s.training.schedule == ScheduleKind::GPipe ? "gpipe"
-        : s.training.schedule == ScheduleKind::Interleaved                  ? "interleaved"
-                                                                            : "1f1b";
+    const std::string schedule(scheduleName(s.training.schedule));
     w.process(s.name + " iteration (" + schedule + ", " + std::to_string(stages) + " stages, "
         + std::to_string(engine.plan().microbatches) + " micro-batches)");
     w.track(kIterationTid, "iteration");
@@ -182,6 +183,14 @@ std::string exportChromeTrace(const CostEngine &engine, const ExportOptions &)
     for (std::size_t i = 0; i < tl.events.size(); ++i) {
         const PipelineEvent &ev = tl.events[i];
         const bool fwd = ev.kind == PipelineEventKind::Forward;
+        if (ev.kind == PipelineEventKind::WeightGrad) {
+            // ZB-H1 / DualPipe: the deferred weight-gradient GEMMs, compute only.
+            computeNs[i] = w.slice(tid(ev.stage, Compute),
+                "W mb" + std::to_string(ev.microbatch) + " c" + std::to_string(ev.chunk),
+                "weight-gradient", ev.start, ev.end,
+                { { "stage", ev.stage }, { "microbatch", ev.microbatch }, { "chunk", ev.chunk } });
+            continue;
+        }
         if (!fwd && ev.kind != PipelineEventKind::Backward)
             continue;
         const StageReport &sr = r.stages[static_cast<std::size_t>(ev.stage)];
@@ -192,9 +201,13 @@ std::string exportChromeTrace(const CostEngine &engine, const ExportOptions &)
         const double computeEnd = ev.start + d * computeShare;
         const std::string label = std::string(fwd ? "F" : "B") + " mb"
             + std::to_string(ev.microbatch) + " c" + std::to_string(ev.chunk);
-        const ojson args = { { "stage", ev.stage }, { "microbatch", ev.microbatch },
-            { "chunk", ev.chunk } };
-        const bool lastSlice = comm <= 0.0;
+        ojson args
+            = { { "stage", ev.stage }, { "microbatch", ev.microbatch }, { "chunk", ev.chunk } };
+        // DualPipe's overlapped pair hides its communication behind the other chunk's compute:
+        // one slice per half, no exposed part.
+        if (ev.overlapped)
+            args["overlapped"] = true;
+        const bool lastSlice = comm <= 0.0 || ev.overlapped;
         computeNs[i] = w.slice(tid(ev.stage, Compute), label, fwd ? "forward" : "backward",
             ev.start, lastSlice ? ev.end : computeEnd, args);
         if (lastSlice)
@@ -204,8 +217,7 @@ std::string exportChromeTrace(const CostEngine &engine, const ExportOptions &)
             (deg.tp > 1 ? cw.tp : deg.ep > 1 ? cw.ep : cw.cp) = 1.0;
         double t = computeEnd;
         const double rest = ev.end - computeEnd;
-        const std::pair<Track, double> parts[]
-            = { { Tp, cw.tp }, { Ep, cw.ep }, { Cp, cw.cp } };
+        const std::pair<Track, double> parts[] = { { Tp, cw.tp }, { Ep, cw.ep }, { Cp, cw.cp } };
         const char *names[] = { "TP", "EP", "CP" };
         double given = 0.0;
         for (int k = 0; k < 3; ++k) {
@@ -227,8 +239,10 @@ std::string exportChromeTrace(const CostEngine &engine, const ExportOptions &)
         const bool fwd = ev.kind == PipelineEventKind::SendForward;
         if (!fwd && ev.kind != PipelineEventKind::SendBackward)
             continue;
-        int to = fwd ? ev.stage + 1 : ev.stage - 1;
-        if (to < 0 || to >= stages) // the interleaved schedule's wrap-around send
+        // The scheduler names the receiver (DualPipe's direction 1 runs down the ranks, the
+        // interleaved wrap-around from the last stage to stage 0); older timelines do not.
+        int to = ev.peer >= 0 ? ev.peer : fwd ? ev.stage + 1 : ev.stage - 1;
+        if (to < 0 || to >= stages)
             to = fwd ? 0 : stages - 1;
         const auto ns = w.slice(tid(ev.stage, Send),
             std::string(eventKindName(ev.kind)) + " mb" + std::to_string(ev.microbatch) + " c"

@@ -28,6 +28,8 @@
 
 #include "export/exportcommon.h"
 
+#include "cost/pipelineschedule.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -80,6 +82,15 @@ std::vector<std::string> megatronWarnings(const CostEngine &engine)
     if (engine.scenario().training.schedule == ScheduleKind::GPipe)
         out.push_back(
             "schedule gpipe has no Megatron-LM flag: Megatron runs 1F1B (or interleaved)");
+    // Upstream Megatron-LM's arguments.py has no flag for either: the zero-bubble schedules
+    // live in a fork (sail-sg/zero-bubble-pipeline-parallelism, --enable-zero-bubble) and
+    // DualPipe in its own repository (deepseek-ai/DualPipe). No schedule flag is written.
+    if (const ScheduleKind k = engine.scenario().training.schedule;
+        k == ScheduleKind::ZbH1 || k == ScheduleKind::DualPipe)
+        out.push_back("schedule " + std::string(scheduleName(k))
+            + " has no upstream Megatron-LM flag: these arguments run plain 1F1B (zero-bubble "
+              "schedules need the sail-sg/zero-bubble-pipeline-parallelism fork, DualPipe "
+              "deepseek-ai/DualPipe), so the timings here do not describe that run");
     const TrainingSpec &t = engine.scenario().training;
     if (t.overlapParamGather && t.distributedOptimizer && !t.dpOverlap)
         out.push_back("overlap_param_gather without overlap_grad_reduce: Megatron-LM refuses "

@@ -394,7 +394,8 @@ TrainingSpec readTraining(const json &value)
                            recomputeName);
     t.distributedOptimizer = f.boolean("distributed_optimizer", t.distributedOptimizer);
     t.schedule = f.choice("schedule", t.schedule,
-                          {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved},
+                          {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
+                           ScheduleKind::ZbH1, ScheduleKind::DualPipe},
                           scheduleName);
     t.interleave = f.integer("interleave", t.interleave, 1, limits::kMaxLayers);
     // One entry per pipeline stage or per virtual stage: at most kMaxDegree x kMaxLayers, but

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <numeric>
 #include <optional>
@@ -334,6 +335,15 @@ std::optional<Plan> shrinkPp(const Context &ctx, std::string &reason)
             training.schedule = ScheduleKind::OneFOneB;
             training.interleave = 1;
             scheduleNote = "schedule interleaved -> 1f1b: pp 1 has no virtual stages";
+        }
+        // DualPipe pairs the ranks (pp even) and needs m >= 2 pp; ZB-H1 keeps the deferred W
+        // passes on a pipeline that cannot pair up.
+        const std::int64_t m
+            = training.globalBatch / (std::int64_t { training.microBatch } * std::max(1, deg.dp));
+        if (training.schedule == ScheduleKind::DualPipe && (pp % 2 != 0 || m < 2 * pp)) {
+            training.schedule = ScheduleKind::ZbH1;
+            scheduleNote = "schedule dualpipe -> zb-h1: pp " + std::to_string(pp)
+                + (pp % 2 != 0 ? " is odd" : " needs at least 2 pp micro-batches");
         }
         try {
             training.layersPerStage = balancedSplit(h, nd, training);

@@ -189,6 +189,8 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
     const GemmPair proj = linear(r, T, x.h, w / x.t);
     lc.qkv = qkv;
     lc.proj = proj;
+    lc.weightGrad = qkv.wgrad;
+    lc.weightGrad += proj.wgrad;
     lc.forward = qkv.forward;
     lc.forward += proj.forward;
     lc.backward = qkv.backward;
@@ -204,6 +206,8 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
         const GemmPair fc2 = linear(r, T, x.h, x.ffn / x.t);
         lc.fc1 = fc1;
         lc.fc2 = fc2;
+        lc.weightGrad += fc1.wgrad;
+        lc.weightGrad += fc2.wgrad;
         lc.forward += fc1.forward;
         lc.forward += fc2.forward;
         lc.backward += fc1.backward;
@@ -221,6 +225,9 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
         const GemmPair fc2 = linear(r, perExpert, x.h, x.ffn / x.t, local);
         lc.fc1 = fc1;
         lc.fc2 = fc2;
+        lc.weightGrad += router.wgrad;
+        lc.weightGrad += fc1.wgrad;
+        lc.weightGrad += fc2.wgrad;
         lc.forward += router.forward;
         lc.forward += fc1.forward;
         lc.forward += fc2.forward;

@@ -91,6 +91,12 @@ struct LayerCompute
     /// beside: column-parallel QKV and fc1, row-parallel projection and fc2 (for an MoE layer
     /// fc1/fc2 are the local experts' GEMMs).
     GemmPair qkv, proj, fc1, fc2;
+    /// The backward's weight-gradient GEMMs alone (included in backward): the W pass that
+    /// ZB-H1 and DualPipe defer (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, §2:
+    /// each linear's backward is an input-gradient GEMM B and a weight-gradient GEMM W of one
+    /// forward GEMM's FLOPs each). The attention core, the element-wise kernels and recompute
+    /// have no weights and stay in B.
+    Cost weightGrad;
 };
 
 /** Sizes shared by the per-layer formulas. */

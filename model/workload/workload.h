@@ -11,24 +11,25 @@ namespace railyard {
 
 enum class Precision { Bf16, Fp16, Fp8 };
 enum class Recompute { None, Selective, Full };
-enum class ScheduleKind { GPipe, OneFOneB, Interleaved };
+/// Pipeline schedules (cost/pipelineschedule.h: scheduleName() is the one name table).
+enum class ScheduleKind { GPipe, OneFOneB, Interleaved, ZbH1, DualPipe };
 
 /** A GPT-style decoder-only transformer (dense, or MoE when experts > 0). */
 struct ModelSpec
 {
-    std::string name;      ///< preset name or free text
+    std::string name; ///< preset name or free text
     int layers = 80;
     int hidden = 8192;
     int heads = 64;
-    int kvHeads = 0;       ///< 0 = heads (multi-head attention); fewer = GQA
-    int headDim = 0;       ///< 0 = hidden / heads; Qwen3 and GPT-OSS set heads x head_dim != hidden
-    int ffn = 28672;       ///< MLP intermediate size (per expert for MoE)
-    bool gatedMlp = true;  ///< SwiGLU-style (3 matrices) vs GeLU (2 matrices)
+    int kvHeads = 0; ///< 0 = heads (multi-head attention); fewer = GQA
+    int headDim = 0; ///< 0 = hidden / heads; Qwen3 and GPT-OSS set heads x head_dim != hidden
+    int ffn = 28672; ///< MLP intermediate size (per expert for MoE)
+    bool gatedMlp = true; ///< SwiGLU-style (3 matrices) vs GeLU (2 matrices)
     int seq = 4096;
     int vocab = 32000;
-    int experts = 0;       ///< 0 = dense
+    int experts = 0; ///< 0 = dense
     int topK = 0;
-    int moeLayerFreq = 1;  ///< every n-th layer is MoE (when experts > 0)
+    int moeLayerFreq = 1; ///< every n-th layer is MoE (when experts > 0)
     ExpertRouting routing; ///< the router's destination distribution (MoE only; eprouting.h)
     bool operator==(const ModelSpec &) const = default;
 };
@@ -49,8 +50,8 @@ enum class DpSharding { Optim, OptimGrads, OptimGradsParams };
 struct MemoryAllowanceSpec
 {
     std::optional<double> cudaContextBytes; ///< CUDA context, kernels and library workspaces
-    std::optional<double> ncclBytes;        ///< NCCL's buffers, all communicators of a rank
-    std::optional<double> fragmentation;    ///< caching-allocator overhead, share of the ledger
+    std::optional<double> ncclBytes; ///< NCCL's buffers, all communicators of a rank
+    std::optional<double> fragmentation; ///< caching-allocator overhead, share of the ledger
     bool operator==(const MemoryAllowanceSpec &) const = default;
 };
 
@@ -64,7 +65,7 @@ struct TrainingSpec
     Recompute recompute = Recompute::Selective;
     bool distributedOptimizer = true;
     ScheduleKind schedule = ScheduleKind::OneFOneB;
-    int interleave = 1;              ///< virtual stages (chunks) per rank, interleaved only
+    int interleave = 1; ///< virtual stages (chunks) per rank, interleaved only
     /// Transformer layers per pipeline stage (pp entries), or per virtual stage in model order
     /// (pp x interleave entries, entry c*pp + s = chunk c of stage s) for the interleaved
     /// schedule; empty = the even split. Each entry >= 1, summing to model.layers.
@@ -80,8 +81,10 @@ struct TrainingSpec
     /// reduce-scatters with the GEMMs they feed (needs sequence parallelism). Off by default.
     bool tpCommOverlap = false;
     bool hierarchicalAllReduce = false; ///< DP all-reduce as intra-server RS, inter AR, intra AG
-    bool flashAttention = true;      ///< fused causal attention (FlashAttention); false = 2021 Megatron GEMMs + softmax
-    bool pipelineScatterGather = true; ///< without SP, send 1/tp of the boundary tensor per rank (Narayanan 2021 §4.1)
+    bool flashAttention
+        = true; ///< fused causal attention (FlashAttention); false = 2021 Megatron GEMMs + softmax
+    bool pipelineScatterGather
+        = true; ///< without SP, send 1/tp of the boundary tensor per rank (Narayanan 2021 §4.1)
     /// fp8 only: the distributed optimizer all-gathers the updated parameters in fp8
     /// (Megatron-LM --fp8-param-gather, Transformer Engine's fp8 primary weights); off, they
     /// travel in bf16 like every other exchange of an fp8 run.
@@ -109,14 +112,15 @@ inline int chunksPerRank(const TrainingSpec &training)
 struct DeviceSpec
 {
     std::string name = "h100-sxm";
-    double peakTflopsBf16 = 989.0;   ///< dense, no sparsity
+    double peakTflopsBf16 = 989.0; ///< dense, no sparsity
     double peakTflopsFp16 = 989.0;
     double peakTflopsFp8 = 1979.0;
     double hbmBytes = 80e9;
-    double hbmGBps = 3350.0;         ///< HBM bandwidth, GB/s
-    double maxEfficiency = 0.0;      ///< 0 = the calibrated table (deviceefficiency.h); set: every precision
-    double maxEfficiencyFp8 = 0.0;   ///< fp8 GEMMs only; 0 = maxEfficiency when set, else the table
-    double kernelOverheadUs = 0.0;   ///< 0 = the calibrated table
+    double hbmGBps = 3350.0; ///< HBM bandwidth, GB/s
+    double maxEfficiency
+        = 0.0; ///< 0 = the calibrated table (deviceefficiency.h); set: every precision
+    double maxEfficiencyFp8 = 0.0; ///< fp8 GEMMs only; 0 = maxEfficiency when set, else the table
+    double kernelOverheadUs = 0.0; ///< 0 = the calibrated table
     int streamingMultiprocessors = 132; ///< SM count, for the wave quantization of GEMM tiles
     bool operator==(const DeviceSpec &) const = default;
 };

@@ -261,6 +261,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         Cost recompute;
         Cost coreFwd;
         Cost coreBwd;
+        Cost weightGrad;
         sc.chunkLayers.assign(chunks, 0);
         sc.chunkForwardTime.assign(chunks, 0.0);
         sc.chunkBackwardTime.assign(chunks, 0.0);
@@ -280,6 +281,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                 bwd += lc.backward;
                 coreFwd += lc.attentionForward;
                 coreBwd += lc.attentionBackward;
+                weightGrad += lc.weightGrad;
                 // Recompute [Korthikanti22] §5: full re-runs the layer's forward before its
                 // backward; selective re-runs only the attention core.
                 if (training.recompute == Recompute::Full)
@@ -312,6 +314,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             denseParamsStage += (sharedWithInput ? 0.0 : x.vocab * x.h) + (x.gptStyle ? 2.0 : 1.0) * x.h;
             fwd += output.forward;
             bwd += output.backward;
+            weightGrad += output.wgrad;
             sc.chunkForwardTime.back() += output.forward.time;
             sc.chunkBackwardTime.back() += output.backward.time;
             // [Korthikanti22] §4.3: final norm input and fp32 logits for the cross entropy,
@@ -324,6 +327,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         sc.backwardFlops = bwd.flops + recompute.flops;
         sc.forwardTime = fwd.time;
         sc.backwardTime = bwd.time + recompute.time;
+        sc.weightGradTime = weightGrad.time;
         sc.attentionCoreForwardTime = coreFwd.time;
         sc.attentionCoreBackwardTime =
             coreBwd.time + (training.recompute != Recompute::None ? coreFwd.time : 0.0);
@@ -527,6 +531,28 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         if (pp > 1 && x.gptStyle && (s == 0 || s == pp - 1))
             addOp(plan, Dim::Pp, Collective::AllReduce, OpPass::Iteration, s,
                   x.vocab * x.h / x.t * gradBytes, 1, "tied embedding gradient all-reduce");
+    }
+
+    // DualPipe: rank r holds pipeline stage r of one direction and stage p-1-r of the other
+    // (DeepSeek-V3 Technical Report §3.2.1 and Table 2, "Parameter 2x"), so it keeps both
+    // stages' parameters, gradients and optimizer state and runs the optimizer step over both.
+    // Its stashed micro-batches come from both directions: each counts the mean of the two
+    // stages' activations.
+    if (training.schedule == ScheduleKind::DualPipe) {
+        const std::vector<MemoryLedger> single = plan.memory;
+        const std::vector<StageCompute> stages = plan.stages;
+        for (int s = 0; s < pp; ++s) {
+            const MemoryLedger &own = single[s];
+            const MemoryLedger &mirror = single[pp - 1 - s];
+            MemoryLedger &mem = plan.memory[s];
+            mem.parameters = own.parameters + mirror.parameters;
+            mem.gradients = own.gradients + mirror.gradients;
+            mem.optimizer = own.optimizer + mirror.optimizer;
+            mem.activationsPerMicrobatch =
+                0.5 * (own.activationsPerMicrobatch + mirror.activationsPerMicrobatch);
+            plan.stages[s].optimizerTime =
+                stages[s].optimizerTime + stages[pp - 1 - s].optimizerTime;
+        }
     }
 
     // PP boundary: the b s h e / c activation; with SP each rank already holds a 1/t sequence

@@ -54,6 +54,9 @@ struct StageCompute
     double backwardFlops = 0.0;  ///< per rank, including recompute
     double forwardTime = 0.0;
     double backwardTime = 0.0;   ///< including recompute
+    /// The part of backwardTime that is weight-gradient GEMMs (LayerCompute::weightGrad, plus the
+    /// output layer's), what ZB-H1 and DualPipe run as a separate, deferrable W pass.
+    double weightGradTime = 0.0;
     double attentionCoreForwardTime = 0.0; ///< what CP ring exchange can overlap with
     double attentionCoreBackwardTime = 0.0;
     double optimizerTime = 0.0;  ///< per iteration: the Adam step over this rank's optimizer shard

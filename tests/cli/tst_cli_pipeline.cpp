@@ -3,10 +3,10 @@
  * seed's forward-only example, 1F1B fill/drain, the interleaved bubble, a boundary send), its
  * text summary, and that bad input gives a non-zero exit and one line on stderr.
  */
+#include "clirun.h"
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include "clirun.h"
 
 #include <QTest>
 
@@ -18,7 +18,7 @@ using Run = CliRun;
 
 Run runCli(const QStringList &args)
 {
-    return runRailyardCli(QStringList{QStringLiteral("pipeline")} + args);
+    return runRailyardCli(QStringList { QStringLiteral("pipeline") } + args);
 }
 
 bool near(double a, double b)
@@ -74,6 +74,18 @@ void TestCliPipeline::json_data()
     QTest::newRow("interleaved p=4 m=8 v=2")
         << args("--schedule interleaved --stages 4 --microbatches 8 --chunks 2 --tf 1 --tb 2")
         << 28.5 << 16.0 / 19.0 << QList<double> { 5.5, 4.5, 3.5, 2.5 } << 128;
+    // ZB-H1 (Qi et al. 2024 §3.1), tf=2, backward 2.5 of which W 1 (T_B = 1.5): makespan
+    // m(tf+tb) + (p-1)(T_F + T_B - T_W) = 36 + 7.5; p in flight on every stage; F, B, W per
+    // micro-batch and stage.
+    QTest::newRow("zb-h1 p=4 m=8")
+        << args("--schedule zb-h1 --stages 4 --microbatches 8 --tf 2 --tb 2.5 --tw 1") << 43.5
+        << 36.0 / 43.5 << QList<double> { 4, 4, 4, 4 } << 96;
+    // DualPipe (DeepSeek-V3 Table 2), tf=1, backward 2, W 1: bubble (p/2-1)(F&B + B - 3W) =
+    // 3 + 2 - 3 = 2 after the 24 s of work; p+1 in flight. Events: 32 F, 32 B and the W passes
+    // DualPipe.step() defers: 3 on ranks 0 and 3 (steps 3, 6, 7), 2 on the middle ranks (step 6).
+    QTest::newRow("dualpipe p=4 m=8")
+        << args("--schedule dualpipe --stages 4 --microbatches 8 --tf 1 --tb 2 --tw 1") << 26.0
+        << 24.0 / 26.0 << QList<double> { 5, 5, 5, 5 } << 74;
     // Forward only, p=2, m=1: F 0-1, send 1-1.5, F 1.5-2.5; utilisation 2/(2*2.5).
     QTest::newRow("send p=2 m=1") << args("--stages 2 --microbatches 1 --tf 1 --tb 0 --send 0.5")
                                   << 2.5 << 0.4 << QList<double> { 1, 1 } << 3;
@@ -114,7 +126,8 @@ void TestCliPipeline::json()
             QVERIFY2(e.contains(QLatin1String(key)), key);
         const QString kind = e.value(QLatin1String("kind")).toString();
         QVERIFY(kind == QLatin1String("F") || kind == QLatin1String("B")
-            || kind == QLatin1String("send-F") || kind == QLatin1String("send-B"));
+            || kind == QLatin1String("send-F") || kind == QLatin1String("send-B")
+            || kind == QLatin1String("W"));
         const double start = e.value(QLatin1String("start")).toDouble();
         QVERIFY(start >= lastStart); // sorted by start time
         lastStart = start;
@@ -154,7 +167,23 @@ void TestCliPipeline::badInput_data()
         << "--chunks: the interleaved schedule needs at least 2 model chunks per stage, got 1";
     QTest::newRow("unknown schedule")
         << "--schedule zb --stages 4 --microbatches 8 --tf 1 --tb 2" << 1
-        << "--schedule: expected gpipe, 1f1b or interleaved, got 'zb'";
+        << "--schedule: expected one of gpipe, 1f1b, interleaved, zb-h1, dualpipe, got 'zb'";
+    QTest::newRow("dualpipe odd stages")
+        << "--schedule dualpipe --stages 3 --microbatches 8 --tf 1 --tb 2" << 1
+        << "--stages: the dualpipe schedule needs an even number of pipeline stages "
+           "(micro-batches enter from both ends, each rank holding two stages), got 3";
+    QTest::newRow("dualpipe too few micro-batches")
+        << "--schedule dualpipe --stages 4 --microbatches 6 --tf 1 --tb 2" << 1
+        << "--microbatches: the dualpipe schedule needs an even number of micro-batches (half "
+           "enter from each end) and at least twice the pipeline stages (8), got 6";
+    QTest::newRow("W beyond the backward")
+        << "--schedule zb-h1 --stages 4 --microbatches 8 --tf 1 --tb 2 --tw 3" << 1
+        << "--tw: the weight gradient is part of the backward: 3 s exceeds the stage's backward "
+           "of 2 s";
+    QTest::newRow("tw without a zero-bubble schedule")
+        << "--schedule 1f1b --stages 4 --microbatches 8 --tf 1 --tb 2 --tw 1" << 2
+        << "pipeline: --tw applies only to --schedule zb-h1 or dualpipe, not to 1f1b "
+           "(try 'railyard-cli pipeline --help')";
     QTest::newRow("no stages") << "--stages 0 --microbatches 8 --tf 1 --tb 2" << 1
                                << "--stages: a pipeline needs at least 1 stage, got 0";
     QTest::newRow("negative time") << "--stages 4 --microbatches 8 --tf -1 --tb 2" << 1
@@ -165,8 +194,9 @@ void TestCliPipeline::badInput_data()
         << "--schedule 1f1b --stages 4 --microbatches 8 --chunks 2 --tf 1 --tb 2" << 2
         << "pipeline: --chunks applies only to --schedule interleaved, not to 1f1b "
            "(try 'railyard-cli pipeline --help')";
-    QTest::newRow("missing --tb") << "--stages 4 --microbatches 8 --tf 1" << 2
-                                  << "pipeline: --tb is required (try 'railyard-cli pipeline --help')";
+    QTest::newRow("missing --tb")
+        << "--stages 4 --microbatches 8 --tf 1" << 2
+        << "pipeline: --tb is required (try 'railyard-cli pipeline --help')";
 }
 
 void TestCliPipeline::badInput()
@@ -181,8 +211,8 @@ void TestCliPipeline::badInput()
     QCOMPARE(err.count(QLatin1Char('\n')), 1); // one line
     // Usage errors (exit 2) name the command: "railyard-cli pipeline: ...".
     QCOMPARE(err.trimmed(),
-             (exitCode == 2 ? QStringLiteral("railyard-cli ") : QStringLiteral("railyard-cli: "))
-                 + message);
+        (exitCode == 2 ? QStringLiteral("railyard-cli ") : QStringLiteral("railyard-cli: "))
+            + message);
 }
 
 QTEST_GUILESS_MAIN(TestCliPipeline)

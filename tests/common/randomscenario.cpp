@@ -62,10 +62,13 @@ Scenario randomScenario(std::uint32_t seed)
     t.distributedOptimizer = coin(rng, 0.7);
     t.recompute = pick(rng, std::array<Recompute, 3>{Recompute::None, Recompute::Selective,
                                                      Recompute::Full});
-    t.schedule = pp > 1 ? pick(rng, std::array<ScheduleKind, 3>{ScheduleKind::GPipe,
-                                                                ScheduleKind::OneFOneB,
-                                                                ScheduleKind::Interleaved})
+    t.schedule = pp > 1 ? pick(rng,
+                     std::array<ScheduleKind, 5> { ScheduleKind::GPipe, ScheduleKind::OneFOneB,
+                         ScheduleKind::Interleaved, ScheduleKind::ZbH1, ScheduleKind::DualPipe })
                         : ScheduleKind::OneFOneB;
+    // DualPipe needs an even pp and m >= 2 pp (even, as m is a multiple of pp here).
+    if (t.schedule == ScheduleKind::DualPipe && (pp % 2 != 0 || m < 2 * pp))
+        t.schedule = ScheduleKind::ZbH1;
     t.interleave = t.schedule == ScheduleKind::Interleaved ? 2 : 1;
     t.dpOverlap = coin(rng, 0.6);
     t.overlapParamGather = t.dpOverlap && t.distributedOptimizer && coin(rng);

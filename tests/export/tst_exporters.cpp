@@ -5,12 +5,13 @@
 // regenerate them with
 //   RAILYARD_UPDATE_GOLDEN=1 <build>/bin/export_tst_exporters goldens
 // and review the diff before committing it.
-#include "cost/costengine.h"
-#include "export/exporters.h"
 #include "base/scenarioerror.h"
-#include "scenario/scenariofile.h"
+#include "cost/costengine.h"
+#include "cost/pipelineschedule.h"
+#include "export/exporters.h"
 #include "fixtures.h"
 #include "golden.h"
+#include "scenario/scenariofile.h"
 
 #include <QFile>
 #include <QSet>
@@ -91,6 +92,8 @@ private Q_SLOTS:
     void rankfileCoresFollowGpus();
     void torchrunNeedsNodeMajor();
     void megatronOrderFlag();
+    void zeroBubbleSchedules_data();
+    void zeroBubbleSchedules();
     void ncclPlanUsesRealSizesAndPredictions();
 };
 
@@ -388,6 +391,40 @@ void TestExporters::megatronOrderFlag()
     s.training.interleave = 2;
     const QString inter = QString::fromStdString(exportText(CostEngine(s), ExportFormat::Megatron));
     QVERIFY(inter.contains(QStringLiteral("  --num-layers-per-virtual-pipeline-stage 10\n")));
+}
+
+void TestExporters::zeroBubbleSchedules_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::newRow("zb-h1") << int(ScheduleKind::ZbH1);
+    QTest::newRow("dualpipe") << int(ScheduleKind::DualPipe);
+}
+
+void TestExporters::zeroBubbleSchedules()
+{
+    // Upstream Megatron-LM has no flag for ZB-H1 or DualPipe: the export says so and writes no
+    // schedule flag; the Chrome trace carries every W pass of the timeline.
+    QFETCH(int, kind);
+    Scenario s = fixtures::seed128(); // pp 4, 16 micro-batches: DualPipe's m >= 2 pp holds
+    s.training.schedule = static_cast<ScheduleKind>(kind);
+    const CostEngine engine(s);
+    const std::string name(scheduleName(s.training.schedule));
+    const QString megatron = QString::fromStdString(exportText(engine, ExportFormat::Megatron));
+    QVERIFY2(megatron.contains(QString::fromStdString(
+                 "# WARNING: schedule " + name + " has no upstream Megatron-LM flag")),
+        qPrintable(megatron.left(800)));
+    QVERIFY(!megatron.contains(QStringLiteral("--enable-zero-bubble")));
+    QVERIFY(!megatron.contains(QStringLiteral("--dualpipe")));
+    QVERIFY(!exportWarnings(engine, ExportFormat::Megatron).empty());
+
+    const QString trace = QString::fromStdString(exportText(engine, ExportFormat::ChromeTrace));
+    const int weightSlices = int(trace.count(QStringLiteral("\"cat\":\"weight-gradient\"")));
+    const auto &events = engine.report().timeline.events;
+    const int weights = int(std::count_if(events.begin(), events.end(),
+        [](const PipelineEvent &e) { return e.kind == PipelineEventKind::WeightGrad; }));
+    QVERIFY(weights > 0);
+    QCOMPARE(weightSlices, weights);
+    QVERIFY(trace.contains(QString::fromStdString("(" + name + ", 4 stages")));
 }
 
 void TestExporters::ncclPlanUsesRealSizesAndPredictions()

@@ -5,10 +5,11 @@
  * document alone, blocks have tooltips, and the timeline exports to PNG and SVG.
  * Set RAILYARD_GRAB_DIR to also save what the panel looks like.
  */
+#include "base/scenarioerror.h"
 #include "chartformat.h"
+#include "chartpalette.h"
 #include "cost/costengine.h"
 #include "document/scenariodocument.h"
-#include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "timelinecanvas.h"
 #include "timelineview.h"
@@ -48,6 +49,18 @@ QString engineMessage(const Scenario &s)
     return {};
 }
 
+/// Pixels of exactly `color` in what the widget paints.
+int pixelsOf(QWidget *w, const QColor &color)
+{
+    const QImage image = w->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    const QRgb rgb = color.rgb(); // chunkShade() may hand back an HSV-specced colour
+    int n = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            n += image.pixel(x, y) == rgb ? 1 : 0;
+    return n;
+}
+
 void grabIfAsked(QWidget *w, const QString &name)
 {
     const QByteArray dir = qgetenv("RAILYARD_GRAB_DIR");
@@ -80,6 +93,8 @@ private Q_SLOTS:
     void blocksHaveTooltips();
     void zoomAndPanStayInRange();
     void exportsPngAndSvg();
+    void zeroBubbleDrawsWeightBlocks();
+    void dualPipeDrawsBothDirections();
 
 private:
     ScenarioDocument *m_doc = nullptr;
@@ -301,6 +316,61 @@ void TestTimeline::exportsPngAndSvg()
     if (!dirEnv.isEmpty())
         m_view->exportImage(
             QString::fromLocal8Bit(dirEnv) + QStringLiteral("/timeline-export.png"));
+}
+
+void TestTimeline::zeroBubbleDrawsWeightBlocks()
+{
+    TimelineCanvas *canvas = m_view->canvas();
+    const QColor amber = chartpalette::weightGradColor();
+    QCOMPARE(pixelsOf(canvas, amber), 0); // 1F1B: no W blocks, no legend entry
+    auto *combo = m_view->findChild<QComboBox *>(QStringLiteral("scheduleCombo"));
+    QVERIFY(combo->findText(QStringLiteral("ZB-H1 (zero bubble)")) >= 0);
+    combo->setCurrentIndex(combo->findData(static_cast<int>(ScheduleKind::ZbH1)));
+    QCOMPARE(m_doc->scenario().training.schedule, ScheduleKind::ZbH1);
+    const PipelineTimeline &t = canvas->timeline();
+    int weight = -1;
+    for (int i = 0; i < static_cast<int>(t.events.size()); ++i)
+        if (weight < 0
+            && t.events[static_cast<std::size_t>(i)].kind == PipelineEventKind::WeightGrad)
+            weight = i;
+    QVERIFY(weight >= 0);
+    const QString tip = canvas->toolTipAt(canvas->eventCenter(weight).toPoint());
+    QVERIFY2(tip.contains(QStringLiteral("weight gradient (W)")), qPrintable(tip));
+    QVERIFY(pixelsOf(canvas, amber) > 0); // the W blocks and their legend swatch
+    // ZB-H1 fills 1F1B's cool-down: less bubble than the 1F1B it replaced.
+    const double zb = m_doc->report().bubbleFraction;
+    grabIfAsked(m_view, QStringLiteral("timeline-zb-h1.png"));
+    m_doc->undoStack()->undo();
+    QCOMPARE(m_doc->scenario().training.schedule, ScheduleKind::OneFOneB);
+    QVERIFY(zb < m_doc->report().bubbleFraction);
+    QCOMPARE(pixelsOf(canvas, amber), 0);
+}
+
+void TestTimeline::dualPipeDrawsBothDirections()
+{
+    TimelineCanvas *canvas = m_view->canvas();
+    const QColor reverse = chartpalette::chunkShade(chartpalette::forwardColor(), 1);
+    QCOMPARE(pixelsOf(canvas, reverse), 0);
+    auto *combo = m_view->findChild<QComboBox *>(QStringLiteral("scheduleCombo"));
+    combo->setCurrentIndex(combo->findData(static_cast<int>(ScheduleKind::DualPipe)));
+    QCOMPARE(m_doc->scenario().training.schedule, ScheduleKind::DualPipe);
+    QVERIFY(m_view->errorText().isEmpty());
+    const PipelineTimeline &t = canvas->timeline();
+    const int stages = m_doc->scenario().degrees.pp;
+    // Direction 1 enters at the last stage: its first forward starts there at time 0.
+    bool reverseStart = false;
+    for (const PipelineEvent &e : t.events)
+        reverseStart |= e.kind == PipelineEventKind::Forward && e.chunk == 1 && e.start == 0.0
+            && e.stage == stages - 1;
+    QVERIFY(reverseStart);
+    QVERIFY(pixelsOf(canvas, reverse) > 0); // direction 1's forwards in their own shade
+    QVERIFY(pixelsOf(canvas, chartpalette::weightGradColor()) > 0);
+    grabIfAsked(m_view, QStringLiteral("timeline-dualpipe.png"));
+    // 15 micro-batches: odd, DualPipe refuses and the document keeps 16.
+    typeInto(m_view->findChild<QSpinBox *>(QStringLiteral("microbatchSpin")), 15);
+    QVERIFY2(m_view->errorText().contains(QStringLiteral("even number of micro-batches")),
+        qPrintable(m_view->errorText()));
+    QCOMPARE(m_doc->engine().plan().microbatches, 16);
 }
 
 QTEST_MAIN(TestTimeline)

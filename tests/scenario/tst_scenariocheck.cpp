@@ -85,6 +85,10 @@ void TestScenarioCheck::sameRefusalAsTheEngine_data()
         s.training.interleave = 2;
         s.training.globalBatch = 24; // 6 micro-batches, not a multiple of pp 4
     }) << "training.";
+    QTest::newRow("dualpipe micro-batches") << Edit([](Scenario &s) {
+        s.training.schedule = ScheduleKind::DualPipe;
+        s.training.globalBatch = 24; // 6 micro-batches, fewer than 2 pp = 8
+    }) << "training.microbatches: the dualpipe schedule needs an even number of micro-batches";
     // The fp8 parameter all-gather is the distributed optimizer's, in an fp8 run.
     QTest::newRow("fp8 param gather on bf16") << Edit([](Scenario &s) {
         s.training.precision = Precision::Bf16;

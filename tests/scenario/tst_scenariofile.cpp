@@ -229,7 +229,7 @@ std::vector<BadCase> badCases()
         {"recompute unknown", false, R"({"training": {"recompute": "some"}})",
          "training.recompute", "unknown value 'some' (accepted: none, selective, full)"},
         {"schedule unknown", false, R"({"training": {"schedule": "zb"}})", "training.schedule",
-         "unknown value 'zb' (accepted: gpipe, 1f1b, interleaved)"},
+         "unknown value 'zb' (accepted: gpipe, 1f1b, interleaved, zb-h1, dualpipe)"},
         {"placement unknown", false, R"({"mapping": {"placement": "random"}})",
          "mapping.placement", "unknown value 'random' (accepted: packed, rail-aligned, scattered)"},
         {"model preset unknown", false, R"({"model": {"preset": "gpt5"}})", "model.preset",

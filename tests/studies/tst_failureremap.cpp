@@ -82,6 +82,7 @@ private Q_SLOTS:
     void sparesShortfall();
     void shrinkPpSeed();
     void shrinkPpImpossible();
+    void shrinkPpLeavesDualPipe();
     void leafFailureSplitsEveryServer();
     void remapInputErrors();
     void allStrategiesAndBest();
@@ -441,6 +442,20 @@ void TestFailureRemap::shrinkPpSeed()
     QVERIFY(r.memoryGrowth > 1.1); // about 4/3 the weights, the same activations (1F1B)
     QVERIFY(r.result.memoryFits); // still under the H100's 80 GB
     QVERIFY(r.result.maxMemoryPerRank < 80e9);
+}
+
+void TestFailureRemap::shrinkPpLeavesDualPipe()
+{
+    // DualPipe pairs its ranks: pp 4 -> 3 cannot run it, so the plan falls back to ZB-H1 and
+    // says so.
+    Scenario healthy = fixtures::seed128();
+    healthy.training.schedule = ScheduleKind::DualPipe;
+    const RemapResult r = remap(healthy, fails({ "server:3" }), RemapStrategy::ShrinkPp);
+    QVERIFY2(r.possible, r.reason.c_str());
+    QCOMPARE(r.degraded.degrees.pp, 3);
+    QCOMPARE(r.degraded.training.schedule, ScheduleKind::ZbH1);
+    QVERIFY(std::find(r.notes.begin(), r.notes.end(), "schedule dualpipe -> zb-h1: pp 3 is odd")
+        != r.notes.end());
 }
 
 void TestFailureRemap::shrinkPpImpossible()

@@ -63,6 +63,8 @@ private Q_SLOTS:
     void allowanceOverrides();
     void allowanceAddsToTheLedger();
     void llama3_405bFitsWithMetasSplit();
+    void dualPipeHoldsTwoStages();
+    void weightGradIsTheWeightGemms();
 };
 
 void TestMemoryLedger::ncclBuffersPerCommunicator_data()
@@ -184,6 +186,64 @@ void TestMemoryLedger::llama3_405bFitsWithMetasSplit()
     // FlashAttention already keeps no s x s scores (selective recompute's target).
     const CostEngine none(llama405b(Recompute::None));
     QCOMPARE(none.report().maxMemoryPerRank, r.maxMemoryPerRank);
+}
+
+void TestMemoryLedger::dualPipeHoldsTwoStages()
+{
+    // DeepSeek-V3 Table 2: DualPipe keeps 2x the parameters (rank r holds stage r of one
+    // direction and stage p-1-r of the other) and p+1 micro-batches of activations. Llama 3
+    // 405B on PP16 with 128 layers: the middle stages hold 8 layers each, the same state.
+    Scenario one = llama405b(Recompute::Selective);
+    Scenario dual = one;
+    dual.training.schedule = ScheduleKind::DualPipe;
+    const WorkloadPlan a = planWorkload(one.model, one.training, one.device, one.degrees);
+    const WorkloadPlan b = planWorkload(dual.model, dual.training, dual.device, dual.degrees);
+    const int pp = one.degrees.pp;
+    for (int s = 0; s < pp; ++s) {
+        const MemoryLedger &own = a.memory[std::size_t(s)];
+        const MemoryLedger &mirror = a.memory[std::size_t(pp - 1 - s)];
+        const MemoryLedger &both = b.memory[std::size_t(s)];
+        QCOMPARE(both.parameters, own.parameters + mirror.parameters);
+        QCOMPARE(both.gradients, own.gradients + mirror.gradients);
+        QCOMPARE(both.optimizer, own.optimizer + mirror.optimizer);
+    }
+    const MemoryLedger &middle = a.memory[5];
+    QCOMPARE(b.memory[5].parameters, 2.0 * middle.parameters);
+    QCOMPARE(b.memory[5].activationsPerMicrobatch, middle.activationsPerMicrobatch);
+    // Stage 0 pairs with the last stage: the embedding and the output layer on one rank.
+    QVERIFY(b.memory[0].parameters > 2.0 * middle.parameters);
+
+    // The engine's ledger: 32 micro-batches (2048 / dp 64) = 2 pp, DualPipe's minimum; p+1 =
+    // 17 in flight on every rank against 1F1B's 16 on stage 0 and 16 - s on stage s.
+    const CostEngine oneEngine(one);
+    const CostEngine dualEngine(dual);
+    const auto &oneMem = oneEngine.report().memory;
+    const auto &dualMem = dualEngine.report().memory;
+    QCOMPARE(oneMem[5].activations, 11.0 * middle.activationsPerMicrobatch);
+    QCOMPARE(dualMem[5].activations, 17.0 * middle.activationsPerMicrobatch);
+    QVERIFY(dualEngine.report().maxMemoryPerRank > oneEngine.report().maxMemoryPerRank);
+}
+
+void TestMemoryLedger::weightGradIsTheWeightGemms()
+{
+    // W (Qi et al. 2024 §2) is the weight-gradient GEMMs alone: part of the backward, without
+    // the attention core's backward, and the same with or without recompute (which re-runs
+    // forwards, all on B's side).
+    const Scenario none = llama405b(Recompute::None);
+    const Scenario full = llama405b(Recompute::Full);
+    const WorkloadPlan a = planWorkload(none.model, none.training, none.device, none.degrees);
+    const WorkloadPlan b = planWorkload(full.model, full.training, full.device, full.degrees);
+    for (std::size_t s = 0; s < a.stages.size(); ++s) {
+        const StageCompute &c = a.stages[s];
+        QVERIFY(c.weightGradTime > 0.0);
+        QVERIFY(c.weightGradTime < c.backwardTime - c.attentionCoreBackwardTime);
+        QCOMPARE(b.stages[s].weightGradTime, c.weightGradTime);
+        QVERIFY(b.stages[s].backwardTime > c.backwardTime);
+        // A weight-gradient GEMM costs one forward GEMM's FLOPs: W is about a third of the
+        // 2x-forward backward's GEMMs, never more than the whole forward.
+        QVERIFY(c.weightGradTime <= c.forwardTime * 1.05);
+        QVERIFY(c.weightGradTime >= 0.25 * c.forwardTime);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestMemoryLedger)

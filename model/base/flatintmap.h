@@ -79,7 +79,7 @@ public:
     /// The value of `key`, default-constructed (and inserted) when absent.
     Value &operator[](int key)
     {
-        if ((m_size + 1) * 4 > m_slots.size() * 3) // keep the load factor at most 3/4
+        if ((m_size + 1) * 2 > m_slots.size()) // keep the load factor at most 1/2
             grow();
         std::size_t i = home(key);
         while (m_slots[i].first >= 0) {

@@ -173,12 +173,10 @@ public:
     ChainPart hop(int a, int b)
     {
         const bool network = m_members[a].domain != m_members[b].domain;
-        const double wire = m_router.latency(m_members[a].slot, m_members[b].slot);
+        Tier reach = Tier::ScaleUp;
+        const double wire = m_router.latency(m_members[a].slot, m_members[b].slot, reach);
         if (!network)
             return { wire, 1, 0, 0.0, Tier::ScaleUp };
-        Tier reach = Tier::ScaleUp;
-        for (const RouteHop &h : m_router.route(m_members[a].slot, m_members[b].slot))
-            reach = std::max(reach, m_fabric.link(h.link).tier);
         return { wire, 0, 1, wire, reach };
     }
 

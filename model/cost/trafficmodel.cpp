@@ -123,6 +123,7 @@ int TrafficModel::addPattern(std::string name, Dim dim, int stage, int steps)
     p.dim = dim;
     p.stage = stage;
     p.steps = steps;
+    p.load.setLinkCount(m_fabric.linkCount());
     m_patterns.push_back(std::move(p));
     return static_cast<int>(m_patterns.size()) - 1;
 }
@@ -522,11 +523,7 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
 
 void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
 {
-    double &slot = p.load[link];
-    slot += delta;
-    const double value = slot;
-    if (std::abs(value) <= 1e-9 * std::abs(delta))
-        p.load.erase(link); // cancelled out: drop the rounding residue
+    const double value = p.load.add(link, delta); // drops the residue of cancelled loads
     applyWeightedLoad(p, link, delta, p.weight);
     const double r = ratio(p, link, value);
     if (r > p.maxRatio || (r == p.maxRatio && link < p.argmax)) {
@@ -557,6 +554,8 @@ void TrafficModel::flushSegments(TrafficPattern &p)
 void TrafficModel::applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight)
 {
     const double bytes = load * weight;
+    if (bytes == 0.0)
+        return; // a pattern no op uses yet (a family's, before its choice): nothing moves
     m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(p.dim)] += bytes;
     m_tierBytes[index(m_fabric.link(link).tier)][index(p.dim)] += bytes;
     if (m_linkIsNicUp[link])

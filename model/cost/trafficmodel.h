@@ -1,6 +1,7 @@
 #pragma once
 
 #include "base/flatintmap.h"
+#include "cost/linkloads.h"
 #include "base/units.h"
 #include "cost/nccltuning.h"
 #include "fabric/fabric.h"
@@ -30,7 +31,7 @@ struct TrafficPattern
     std::map<int, int> ringSteps; ///< multiset of the emitted rings' n-1 (sizes follow the mapping
                                   ///< in hierarchical DP, so a move can lower them again)
     double weight = 0.0;       ///< bytes per iteration on a link per unit of `load`
-    FlatIntMap<double> load; ///< link id -> bytes per byte of S per pass
+    LinkLoads load; ///< link id -> bytes per byte of S per pass
     /// Net demand entering each cached route segment (Router::Parts) since the last flush;
     /// spread over the segment's links in one go, so a swap touches only what really moved.
     FlatIntMap<double> pendingSegments;

@@ -6,6 +6,7 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,44 @@ using FabricGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidir
                                           FabricNode, FabricLink>;
 
 /**
+ * A FabricGraph held by pointer, copied deeply. Boost 1.74's adjacency_list declares a copy
+ * constructor but no move constructor, so a Fabric holding the graph by value copied every
+ * vertex and edge each time it was moved (out of Fabric::build(), into a shared_ptr): a
+ * measurable share of a 131,072-GPU evaluation. Moving this moves the pointer.
+ */
+class FabricGraphBox
+{
+public:
+    FabricGraphBox()
+        : m_graph(std::make_unique<FabricGraph>())
+    {
+    }
+    explicit FabricGraphBox(std::size_t vertices)
+        : m_graph(std::make_unique<FabricGraph>(vertices))
+    {
+    }
+    FabricGraphBox(const FabricGraphBox &o)
+        : m_graph(std::make_unique<FabricGraph>(*o.m_graph))
+    {
+    }
+    FabricGraphBox &operator=(const FabricGraphBox &o)
+    {
+        if (this != &o)
+            m_graph = std::make_unique<FabricGraph>(*o.m_graph);
+        return *this;
+    }
+    FabricGraphBox(FabricGraphBox &&) noexcept = default;
+    FabricGraphBox &operator=(FabricGraphBox &&) noexcept = default;
+    ~FabricGraphBox() = default;
+
+    FabricGraph &operator*() { return *m_graph; }
+    const FabricGraph &operator*() const { return *m_graph; }
+
+private:
+    std::unique_ptr<FabricGraph> m_graph;
+};
+
+/**
  * The hardware graph: servers with G GPU slots, NICs, one scale-up switch per scale-up domain
  * (the NVLink/NVSwitch domain: one server, or FabricSpec::scaleUpDomainServers servers such as
  * the 18 trays of an NVL72 rack), leaves, spines and optional super-spines, joined by
@@ -60,7 +99,7 @@ public:
     static Fabric build(const FabricSpec &spec);
 
     const FabricSpec &spec() const { return m_spec; }
-    const FabricGraph &graph() const { return m_graph; }
+    const FabricGraph &graph() const { return *m_graph; }
 
     int servers() const { return m_spec.servers; }
     int gpusPerServer() const { return m_spec.gpusPerServer; }
@@ -105,7 +144,7 @@ public:
     int leafVertex(int leaf) const { return m_leafVertex[leaf]; }
     int spineVertex(int spine) const { return m_spineVertex[spine]; }
     int superSpineVertex(int s) const { return m_superVertex[s]; }
-    const FabricNode &node(int vertex) const { return m_graph[static_cast<std::size_t>(vertex)]; }
+    const FabricNode &node(int vertex) const { return (*m_graph)[static_cast<std::size_t>(vertex)]; }
 
     int linkCount() const { return static_cast<int>(m_links.size()); }
     const FabricLink &link(int id) const { return m_links[id]; }
@@ -130,7 +169,7 @@ public:
 
 private:
     FabricSpec m_spec;
-    FabricGraph m_graph;
+    FabricGraphBox m_graph;
     std::vector<FabricLink> m_links; ///< copy of the edge bundles, indexed by id (fast access)
     std::vector<int> m_gpuToNic;
     std::vector<std::string> m_serverNames;

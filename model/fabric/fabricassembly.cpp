@@ -36,7 +36,7 @@ void FabricAssembly::begin(
         f.m_serverNames.push_back(
             s.serverNames.empty() ? defaultServerName(i) : s.serverNames[sz(i)]);
 
-    f.m_graph = FabricGraph(static_cast<std::size_t>(vertices));
+    f.m_graph = FabricGraphBox(static_cast<std::size_t>(vertices));
     f.m_links.reserve(static_cast<std::size_t>(links));
     f.m_gpuVertex.reserve(sz(s.servers * gpus));
     f.m_nicVertex.reserve(sz(s.servers * nics));
@@ -49,7 +49,7 @@ void FabricAssembly::begin(
 int FabricAssembly::addVertex(FabricNode node)
 {
     const int v = m_nextVertex++;
-    m_f.m_graph[sz(v)] = std::move(node);
+    (*m_f.m_graph)[sz(v)] = std::move(node);
     return v;
 }
 
@@ -120,8 +120,8 @@ void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double laten
     rev.reverse = fwd.id;
     rev.src = b;
     rev.dst = a;
-    boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), fwd, m_f.m_graph);
-    boost::add_edge(static_cast<std::size_t>(b), static_cast<std::size_t>(a), rev, m_f.m_graph);
+    boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), fwd, *m_f.m_graph);
+    boost::add_edge(static_cast<std::size_t>(b), static_cast<std::size_t>(a), rev, *m_f.m_graph);
     m_f.m_links.push_back(fwd);
     m_f.m_links.push_back(rev);
 }

@@ -322,21 +322,42 @@ std::span<const RouteHop> Router::segmentHops(int segment) const
 
 double Router::latency(int srcSlot, int dstSlot)
 {
+    Tier reach = Tier::ScaleUp;
+    return latency(srcSlot, dstSlot, reach);
+}
+
+double Router::latency(int srcSlot, int dstSlot, Tier &reach)
+{
+    reach = Tier::ScaleUp;
     if (srcSlot == dstSlot)
         return 0.0;
     Ends e;
     ends(srcSlot, dstSlot, e);
     double sum = 0.0;
+    const auto fixed = [&](int link) {
+        const FabricLink &l = m_fabric.link(link);
+        sum += l.latency;
+        reach = std::max(reach, l.tier);
+    };
     for (int i = 0; i < e.headCount; ++i)
-        sum += m_fabric.link(e.head[static_cast<std::size_t>(i)]).latency;
+        fixed(e.head[static_cast<std::size_t>(i)]);
     if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf) {
         std::array<const Segment *, kPartCount> parts {};
         const int n = switchParts(e.srcLeaf, e.dstLeaf, parts);
-        for (int i = 0; i < n; ++i)
-            sum += parts[static_cast<std::size_t>(i)]->latency;
+        for (int i = 0; i < n; ++i) {
+            const Segment *seg = parts[static_cast<std::size_t>(i)];
+            sum += seg->latency;
+            for (std::uint32_t h = 0; h < seg->count; ++h) {
+                // A Clos part is one tier, so its first hop says it; a leaf pair's segment
+                // (fabrics that are no Clos) is read to its end.
+                reach = std::max(reach, m_fabric.link(m_arena[seg->offset + h].link).tier);
+                if (m_foldedClos)
+                    break;
+            }
+        }
     }
     for (int i = 0; i < e.tailCount; ++i)
-        sum += m_fabric.link(e.tail[static_cast<std::size_t>(i)]).latency;
+        fixed(e.tail[static_cast<std::size_t>(i)]);
     return sum;
 }
 

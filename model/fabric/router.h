@@ -40,6 +40,9 @@ public:
 
     /// One-way latency of the route (sum of link latencies along one shortest path), seconds.
     double latency(int srcSlot, int dstSlot);
+    /// latency() and the highest tier the route reaches (ScaleUp for src == dst), without
+    /// listing its hops.
+    double latency(int srcSlot, int dstSlot, Tier &reach);
 
     const Fabric &fabric() const { return m_fabric; }
     /// Whether every route segment was built up front from the folded-Clos structure

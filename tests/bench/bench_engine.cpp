@@ -9,6 +9,9 @@
 //   BM_Optimise/128, /1024, /16384  the placement optimiser's annealing loop: moves evaluated
 //                   per second through the engine's incremental update (counter moves_per_s;
 //                   goal >= 10,000 at 1,024 GPUs on one core)
+//   BM_ScalingCold/N, BM_ScalingWarm/N, BM_ScalingSwap/N  N = 1,024 ... 131,072 GPUs (radix 128,
+//                   TP8 PP16): scenario -> report (goal <= 1 s at 131k), a full evaluation on a
+//                   built fabric (goal <= 0.4 s) and one swap (goal <= 2 ms)
 //   BM_Evaluate70B  a full evaluation of Llama-3.1-70B, TP4 x CP2 x PP4 x DP8 on 32 x 8 GPUs
 //                   (its dp-cp rings cross two NICs per server)
 #include "studies/compare.h"
@@ -223,8 +226,62 @@ void BM_Optimise(benchmark::State &state)
     state.counters["moves_per_s"] = seconds > 0.0 ? static_cast<double>(moves) / seconds : 0.0;
 }
 
+/// The scaling series (1,024 to 131,072 GPUs): rail-optimised, 8 GPUs per server, radix-128
+/// switches, GPT-3 175B with TP8 PP16 and DP filling the fabric, 16 micro-batches per replica
+/// (what `railyard-cli generate --fabric rail-optimised --servers N --gpus-per-server 8
+/// --switch-radix 128 --tp 8 --pp 16 --model gpt3-175b --global-batch 16*dp` writes).
+Scenario scalingScenario(int gpus)
+{
+    Scenario s = scenario16k();
+    s.name = "bench-scaling";
+    s.fabric.servers = gpus / 8;
+    s.fabric.switchRadix = 128;
+    const int dp = gpus / (8 * 16);
+    s.degrees = {8, 16, dp, 1, 1};
+    s.training.globalBatch = 16 * dp;
+    return s;
+}
+
+/// Scenario struct -> report: fabric graph, routes, layout, plan, every link's load (the
+/// CLI's `evaluate` without reading the file and printing).
+void BM_ScalingCold(benchmark::State &state)
+{
+    const Scenario s = scalingScenario(static_cast<int>(state.range(0)));
+    for (auto _ : state) {
+        CostEngine engine(s);
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
+/// A full evaluation on a built fabric and router (what the GUI runs after an edit).
+void BM_ScalingWarm(benchmark::State &state)
+{
+    const Scenario s = scalingScenario(static_cast<int>(state.range(0)));
+    const auto fabric = std::make_shared<const Fabric>(Fabric::build(s.fabric));
+    const auto router = std::make_shared<Router>(*fabric);
+    for (auto _ : state) {
+        CostEngine engine(s, fabric, router);
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
+/// One random swap and its report, incrementally.
+void BM_ScalingSwap(benchmark::State &state)
+{
+    CostEngine engine(scalingScenario(static_cast<int>(state.range(0))));
+    std::mt19937 rng(1);
+    std::uniform_int_distribution<int> pick(0, engine.layout().worldSize() - 1);
+    for (auto _ : state) {
+        engine.swapRanks(pick(rng), pick(rng));
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
 } // namespace
 
+BENCHMARK(BM_ScalingCold)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScalingWarm)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScalingSwap)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Optimise)->Arg(128)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_BuildFabric16k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Evaluate16kCold)->Unit(benchmark::kMillisecond);

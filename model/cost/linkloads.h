@@ -1,0 +1,139 @@
+#pragma once
+
+#include "base/flatintmap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace railyard {
+
+/**
+ * One traffic pattern's load per link (link id -> bytes per byte of S per pass), non-zero
+ * entries only. Small patterns (a TP group's NVLink ports, one pipeline boundary) stay a flat
+ * hash map; once a pattern covers more than an eighth of the fabric's links (the DP families,
+ * whose rings and trees reach every NIC and switch port), it switches to one dense array
+ * indexed by link id, where an update is a plain store instead of a hash probe - on a
+ * 131,072-GPU fabric the probes into multi-megabyte tables were a third of the evaluation.
+ */
+class LinkLoads
+{
+public:
+    /// The fabric's link count, which bounds the ids and sets when the array pays off.
+    void setLinkCount(int links) { m_links = links; }
+
+    std::size_t size() const { return m_dense.empty() ? m_sparse.size() : m_denseCount; }
+
+    /// Removes every load; a dense pattern stays dense (it will cover as much again).
+    void clear()
+    {
+        m_sparse.clear();
+        std::fill(m_dense.begin(), m_dense.end(), 0.0);
+        m_denseCount = 0;
+    }
+
+    /// The load on `link` after adding `delta`; a result within `1e-9 * |delta|` of zero is
+    /// rounding residue of loads that cancelled out, and the entry is dropped.
+    double add(int link, double delta)
+    {
+        if (m_dense.empty()) {
+            double &value = m_sparse[link];
+            value += delta;
+            if (std::abs(value) > 1e-9 * std::abs(delta)) {
+                const double v = value;
+                if (m_links > 0 && m_sparse.size() * 8 > static_cast<std::size_t>(m_links))
+                    toDense();
+                return v;
+            }
+            m_sparse.erase(link);
+            return 0.0;
+        }
+        double &value = m_dense[static_cast<std::size_t>(link)];
+        const bool was = value != 0.0;
+        value += delta;
+        if (std::abs(value) <= 1e-9 * std::abs(delta))
+            value = 0.0;
+        const bool is = value != 0.0;
+        m_denseCount += static_cast<std::size_t>(is) - static_cast<std::size_t>(was);
+        return value;
+    }
+
+    /// The load on `link`, or nullptr when it carries none.
+    const double *find(int link) const
+    {
+        if (m_dense.empty())
+            return m_sparse.find(link);
+        const double &value = m_dense[static_cast<std::size_t>(link)];
+        return value != 0.0 ? &value : nullptr;
+    }
+
+    /// Visits (link, load) of every loaded link.
+    class const_iterator
+    {
+    public:
+        const_iterator(const LinkLoads &owner, FlatIntMap<double>::const_iterator sparse, int dense)
+            : m_owner(&owner)
+            , m_sparse(sparse)
+            , m_dense(dense)
+        {
+            skipZeros();
+        }
+        std::pair<int, double> operator*() const
+        {
+            if (m_owner->m_dense.empty())
+                return *m_sparse;
+            return { m_dense, m_owner->m_dense[static_cast<std::size_t>(m_dense)] };
+        }
+        const_iterator &operator++()
+        {
+            if (m_owner->m_dense.empty()) {
+                ++m_sparse;
+            } else {
+                ++m_dense;
+                skipZeros();
+            }
+            return *this;
+        }
+        bool operator==(const const_iterator &o) const
+        {
+            return m_sparse == o.m_sparse && m_dense == o.m_dense;
+        }
+
+    private:
+        void skipZeros()
+        {
+            const std::vector<double> &d = m_owner->m_dense;
+            while (!d.empty() && m_dense < static_cast<int>(d.size())
+                && d[static_cast<std::size_t>(m_dense)] == 0.0)
+                ++m_dense;
+        }
+        const LinkLoads *m_owner;
+        FlatIntMap<double>::const_iterator m_sparse;
+        int m_dense;
+    };
+
+    const_iterator begin() const { return { *this, m_sparse.begin(), 0 }; }
+    const_iterator end() const
+    {
+        return { *this, m_sparse.end(), m_dense.empty() ? 0 : static_cast<int>(m_dense.size()) };
+    }
+
+private:
+    void toDense()
+    {
+        m_dense.assign(static_cast<std::size_t>(m_links), 0.0);
+        for (const auto &[link, value] : m_sparse)
+            m_dense[static_cast<std::size_t>(link)] = value;
+        m_denseCount = m_sparse.size();
+        m_sparse = FlatIntMap<double>();
+    }
+
+    int m_links = 0;
+    FlatIntMap<double> m_sparse;
+    std::vector<double> m_dense; ///< per link id once dense; empty while sparse
+    std::size_t m_denseCount = 0; ///< non-zero entries of m_dense
+};
+
+} // namespace railyard

@@ -25,6 +25,7 @@ struct PlannedLinkLoad
 {
     int link = -1;
     double unit = 0.0;
+    bool operator==(const PlannedLinkLoad &) const = default;
 };
 
 /**

@@ -25,6 +25,8 @@ public:
     void setLinkCount(int links) { m_links = links; }
 
     std::size_t size() const { return m_dense.empty() ? m_sparse.size() : m_denseCount; }
+    /// Whether the loads are held in one array indexed by link id (large patterns).
+    bool dense() const { return !m_dense.empty(); }
 
     /// Removes every load; a dense pattern stays dense (it will cover as much again).
     void clear()

@@ -37,17 +37,6 @@ int TrafficPattern::minChannels() const
 
 namespace {
 
-/// Adds (sign > 0) or removes one element of a multiset kept as value -> count.
-template<typename Key>
-void countIn(std::map<Key, int> &m, Key key, double sign)
-{
-    if (sign > 0) {
-        ++m[key];
-    } else if (auto it = m.find(key); it != m.end() && --it->second == 0) {
-        m.erase(it);
-    }
-}
-
 bool isAllReduce(Collective c)
 {
     return c == Collective::AllReduce;
@@ -296,6 +285,7 @@ int TrafficModel::stageOfGroup(GroupKind kind, int index) const
 
 void TrafficModel::build(const Mapping &mapping)
 {
+    m_emitted.clear();
     for (TrafficPattern &p : m_patterns) {
         p.load.clear();
         p.ringSteps.clear();
@@ -309,6 +299,8 @@ void TrafficModel::build(const Mapping &mapping)
         p.maxRatio = 0.0;
         p.argmax = -1;
         p.rescan = false;
+        if (p.ratios.size() > 0)
+            p.ratios.assign(p.ratios.size());
     }
     std::fill(m_linkDimBytes.begin(), m_linkDimBytes.end(), 0.0);
     m_tierBytes = {};
@@ -374,7 +366,7 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
     const int stage = stageOfGroup(group.kind, group.index);
     switch (group.kind) {
     case GroupKind::Tp:
-        emitFamily(m_tp[stage], members, mapping, 1.0, sign);
+        emitFamily(m_tp[stage], group, members, mapping, 1.0, sign);
         break;
     case GroupKind::Cp:
         emitRing(m_cp[stage], members, mapping, 1.0, sign);
@@ -413,52 +405,13 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
                                                ? m_setup.stageDpBytes
                                                : m_setup.stageExpertDpBytes;
         const double bytes = stage < static_cast<int>(sizes.size()) ? sizes[stage] : 0.0;
-        emitFamily(m_dp, members, mapping, bytes, sign);
+        emitFamily(m_dp, group, members, mapping, bytes, sign);
         break;
     }
     case GroupKind::Dp:
     case GroupKind::TpPp:
         break; // no traffic of their own: DP sync runs on the dp-cp groups
     }
-}
-
-void TrafficModel::emitFamily(const Family &family, const std::vector<int> &members,
-                              const Mapping &mapping, double scale, double sign)
-{
-    for (const int p : family.patterns)
-        emitPlanned(p, members, mapping, scale, sign);
-}
-
-void TrafficModel::emitPlanned(int pattern, const std::vector<int> &members,
-                               const Mapping &mapping, double scale, double sign)
-{
-    if (members.size() < 2 || pattern < 0)
-        return;
-    std::vector<int> slots;
-    slots.reserve(members.size());
-    for (const int m : members)
-        slots.push_back(mapping.slotOf(m));
-    const TrafficPattern &p = m_patterns[pattern];
-    const CollectivePlan plan = planCollective(p.algorithm, p.plannedFor, slots, m_fabric,
-                                               m_router, m_setup.device.nvlsEfficiency);
-    for (const PlannedFlow &f : plan.flows)
-        emitFlow(pattern, f.src, f.dst, f.unit * scale, sign, false);
-    for (const PlannedLinkLoad &l : plan.links)
-        if (l.unit * scale != 0.0)
-            addLoad(m_patterns[pattern], l.link, sign * l.unit * scale);
-    // The group's latency per protocol, for ops of one and of two passes. A group whose
-    // geometry made the planner fall back (an NVLS group split over servers runs a ring) keeps
-    // its own algorithm's latency; the pattern's bandwidth factor and link efficiency stay
-    // those of the pattern's algorithm.
-    TrafficPattern &q = m_patterns[pattern];
-    for (int passes = 1; passes <= 2; ++passes)
-        for (const Protocol proto : kAllProtocols)
-            countIn(q.chainLatency[passes - 1][static_cast<int>(proto)],
-                    std::llround(nccltuning::latency(plan.algorithm, proto, plan.chain, passes,
-                                  m_setup.device) * 1e9),
-                    sign);
-    countIn(q.groupServers, plan.chain.servers, sign);
-    countIn(q.groupChannels, plan.channels, sign);
 }
 
 void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
@@ -526,6 +479,16 @@ void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
     const double value = p.load.add(link, delta); // drops the residue of cancelled loads
     applyWeightedLoad(p, link, delta, p.weight);
     const double r = ratio(p, link, value);
+    if (p.load.dense()) {
+        // Large patterns keep their ratios in a tournament tree (refreshMaxima() reads it).
+        if (p.ratios.size() == 0) {
+            p.ratios.assign(static_cast<std::size_t>(m_fabric.linkCount()));
+            for (const auto &[l, load] : p.load)
+                p.ratios.set(static_cast<std::size_t>(l), ratio(p, l, load));
+        }
+        p.ratios.set(static_cast<std::size_t>(link), r);
+        return;
+    }
     if (r > p.maxRatio || (r == p.maxRatio && link < p.argmax)) {
         p.maxRatio = r;
         p.argmax = link;
@@ -579,6 +542,13 @@ void TrafficModel::refreshMaxima()
 {
     for (TrafficPattern &p : m_patterns) {
         flushSegments(p);
+        if (p.load.dense()) {
+            p.ratios.settle();
+            p.maxRatio = p.ratios.max() > 0.0 ? p.ratios.max() : 0.0;
+            p.argmax = p.maxRatio > 0.0 ? static_cast<int>(p.ratios.argmax()) : -1;
+            p.rescan = false;
+            continue;
+        }
         if (!p.rescan)
             continue;
         p.maxRatio = 0.0;

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "base/flatintmap.h"
-#include "cost/linkloads.h"
 #include "base/units.h"
+#include "cost/collectiveplanner.h"
+#include "cost/linkloads.h"
+#include "cost/maxtree.h"
 #include "cost/nccltuning.h"
 #include "fabric/fabric.h"
 #include "fabric/router.h"
@@ -11,8 +13,10 @@
 #include "scenario/collectivespec.h"
 #include "workload/workloadplan.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace railyard {
@@ -36,6 +40,8 @@ struct TrafficPattern
     /// spread over the segment's links in one go, so a swap touches only what really moved.
     FlatIntMap<double> pendingSegments;
     std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
+    /// Dense patterns (LinkLoads::dense()): every link's load / bandwidth, for maxRatio.
+    MaxTree ratios;
     double maxRatio = 0.0;     ///< max over links of load / bandwidth (seconds per byte of S)
     int argmax = -1;
     bool rescan = false;
@@ -192,10 +198,39 @@ private:
     void refreshChoices();
     void reweight(int pattern, double weight);
     void emitGroup(const GroupRef &group, const Mapping &mapping, double sign);
-    void emitFamily(const Family &family, const std::vector<int> &members, const Mapping &mapping,
-                    double scale, double sign);
-    void emitPlanned(int pattern, const std::vector<int> &members, const Mapping &mapping,
-                     double scale, double sign);
+    /**
+     * What one group's plan put on one planned pattern (trafficmodelplans.cpp): its flows
+     * merged per (source, destination) slot and sorted, link loads and units times the group's
+     * scale, and its entries in the pattern's latency, server and channel multisets. A move
+     * re-plans the group once and re-emits only the flows whose units changed.
+     */
+    struct EmittedPlan
+    {
+        std::vector<PlannedFlow> flows;
+        std::vector<PlannedLinkLoad> links;
+        std::array<std::array<long long, kProtocolCount>, 2> latency {};
+        int servers = 0;
+        int channels = 0;
+    };
+    void emitFamily(const Family &family, const GroupRef &group, const std::vector<int> &members,
+                    const Mapping &mapping, double scale, double sign);
+    void emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
+                     const Mapping &mapping, double scale, double sign);
+    EmittedPlan planGroup(int pattern, const std::vector<int> &members, const Mapping &mapping,
+                          double scale);
+    /// Adds (sign > 0) or removes what `plan` emits; `flows` false: all but its flows.
+    void emitPlan(int pattern, const EmittedPlan &plan, double sign, bool flows = true);
+    void emitPlanChange(int pattern, const EmittedPlan &before, const EmittedPlan &after);
+    /// Adds (sign > 0) or removes one element of a multiset kept as value -> count.
+    template<typename Key>
+    static void countIn(std::map<Key, int> &m, Key key, double sign)
+    {
+        if (sign > 0) {
+            ++m[key];
+        } else if (auto it = m.find(key); it != m.end() && --it->second == 0) {
+            m.erase(it);
+        }
+    }
     void emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
                   double bytesPerPass, double sign);
     void emitAllToAll(int pattern, const std::vector<int> &members, const Mapping &mapping,
@@ -223,6 +258,8 @@ private:
     int m_ppWrapForward = -1;
     int m_ppWrapBackward = -1;
     std::vector<GroupRef> m_moving;
+    /// Per (pattern, group): what its plan emitted (EmittedPlan); filled by build().
+    std::unordered_map<std::uint64_t, EmittedPlan> m_emitted;
     Router::Parts m_parts;
     std::vector<int> m_changedLinks;
     std::vector<unsigned char> m_changedMark;

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace railyard {
+
+/**
+ * The largest of n values and where it is (the smallest index among equal maxima), kept as a
+ * tournament tree (a binary heap-ordered max tree, as in Knuth's replacement selection, TAOCP
+ * vol. 3, §5.4.1): a changed value costs log2 n comparisons when settled, instead of a scan of
+ * all n when the old maximum shrinks. Changes are batched: set() marks, settle() repairs the
+ * paths to the root (or rebuilds every level when most values changed).
+ */
+class MaxTree
+{
+public:
+    std::size_t size() const { return m_n; }
+
+    /// n values, all zero.
+    void assign(std::size_t n)
+    {
+        m_n = n;
+        m_leaves = 1;
+        while (m_leaves < n)
+            m_leaves *= 2;
+        m_node.assign(2 * m_leaves, 0.0);
+        m_dirty.clear();
+    }
+
+    void set(std::size_t i, double value)
+    {
+        m_node[m_leaves + i] = value;
+        m_dirty.push_back(i);
+    }
+
+    void settle()
+    {
+        if (m_dirty.size() * 8 > m_n) {
+            for (std::size_t v = m_leaves - 1; v >= 1; --v)
+                m_node[v] = std::max(m_node[2 * v], m_node[2 * v + 1]);
+        } else {
+            for (std::size_t i : m_dirty)
+                for (std::size_t v = (m_leaves + i) / 2; v >= 1; v /= 2)
+                    m_node[v] = std::max(m_node[2 * v], m_node[2 * v + 1]);
+        }
+        m_dirty.clear();
+    }
+
+    /// The largest value (0 without values); call settle() first.
+    double max() const { return m_n == 0 ? 0.0 : m_node[1]; }
+
+    /// The smallest index holding max().
+    std::size_t argmax() const
+    {
+        std::size_t v = 1;
+        while (v < m_leaves)
+            v = m_node[2 * v] >= m_node[2 * v + 1] ? 2 * v : 2 * v + 1;
+        return v - m_leaves;
+    }
+
+private:
+    std::size_t m_n = 0;
+    std::size_t m_leaves = 1;
+    std::vector<double> m_node; ///< 1-based heap order; leaves at [m_leaves, 2 m_leaves)
+    std::vector<std::size_t> m_dirty;
+};
+
+} // namespace railyard

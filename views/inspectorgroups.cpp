@@ -230,18 +230,22 @@ std::vector<InspectorField *> fabricFields()
     std::vector<InspectorField *> f;
     f.push_back(InspectorField::choice(
         QStringLiteral("fabric.kind"), QObject::tr("kind"),
-        { QStringLiteral("rail-optimised"), QStringLiteral("tor") },
+        { QStringLiteral("rail-optimised"), QStringLiteral("tor"), QStringLiteral("rail-only") },
         [](const Scenario &s) {
             return QVariant(s.fabric.kind == FabricKind::Tor ? QStringLiteral("tor")
+                    : s.fabric.kind == FabricKind::RailOnly  ? QStringLiteral("rail-only")
                                                              : QStringLiteral("rail-optimised"));
         },
         [](Scenario &s, const QVariant &v) {
             s.fabric.kind = v.toString() == QLatin1String("tor") ? FabricKind::Tor
+                : v.toString() == QLatin1String("rail-only")     ? FabricKind::RailOnly
                                                                  : FabricKind::RailOptimised;
         }));
     const auto fab = &Scenario::fabric;
     f.push_back(intOf(QStringLiteral("fabric.servers"), QObject::tr("servers"), 1,
         static_cast<int>(limits::kMaxServers), fab, &FabricSpec::servers));
+    f.push_back(intOf(QStringLiteral("fabric.planes"), QObject::tr("network planes"), 1, 16, fab,
+        &FabricSpec::planes));
     f.push_back(intOf(QStringLiteral("fabric.gpus_per_server"), QObject::tr("GPUs / server"), 1,
         static_cast<int>(limits::kMaxGpusPerServer), fab, &FabricSpec::gpusPerServer));
     f.push_back(intOf(QStringLiteral("fabric.servers_per_su"), QObject::tr("servers / SU"), 1,

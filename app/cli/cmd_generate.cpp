@@ -98,6 +98,13 @@ const std::vector<Flag> &flags()
             "Spine downlink : uplink bandwidth (1 = non-blocking).", kFabric },
         { "pxn", "fabric.pxn", Kind::Switch, nullptr,
             "NCCL PXN: cross-rail traffic hops over NVLink first.", kFabric },
+        { "planes", "fabric.planes", Kind::Integer, "P",
+            "Network planes: every NIC has P ports, one per independent switch plane (1; 2 = "
+            "Alibaba HPN dual-plane, 8 = DeepSeek-V3 multi-plane).",
+            kFabric },
+        { "plane-port-gbps", "fabric.plane_port_gbps", Kind::Number, "B",
+            "One NIC port's speed with several planes, Gbit/s (0 = NIC speed / planes).",
+            kFabric },
         { "scaleup-domain-servers", "fabric.scaleup_domain_servers", Kind::Integer, "K",
             "Servers (trays) per NVLink domain (1; 18 for an NVL72 rack).", kFabric },
         { "nvl72", "fabric.scaleup_domain_servers", Kind::Switch, nullptr,
@@ -176,7 +183,7 @@ std::vector<std::string> choicesOf(const std::string &flag)
 {
     std::vector<std::string> out;
     if (flag == "fabric")
-        out = { "rail-optimised", "tor" }; // FabricKind, as the loader names them
+        out = { "rail-optimised", "tor", "rail-only" }; // FabricKind, as the loader names them
     else if (flag == "placement")
         for (Placement p : { Placement::Packed, Placement::RailAligned, Placement::Scattered })
             out.emplace_back(placementName(p));
@@ -299,6 +306,9 @@ json documentFromFlags(const GenerateOptions &o)
     integer(fabric, "spines", "spines");
     integer(fabric, "super_spines", "super-spines");
     integer(fabric, "switch_radix", "switch-radix");
+    integer(fabric, "planes", "planes");
+    if (o.given("plane-port-gbps"))
+        fabric["plane_port_gbps"] = o.numbers.at("plane-port-gbps");
     const std::string device = o.given("device") ? o.texts.at("device")
         : o.given("nvl72")                       ? std::string("gb200")
                                                  : std::string("h100-sxm");
@@ -450,9 +460,15 @@ std::string commandLine(const CLI::App &app)
 void refuseFlagsThatDoNotApply(const GenerateOptions &o)
 {
     const std::string &fabric = o.texts.at("fabric");
-    if (o.given("servers-per-su") && fabric == "tor")
+    if (o.given("servers-per-su") && fabric != "rail-optimised")
         throw UsageError("--servers-per-su applies only to --fabric rail-optimised (a ToR "
-                         "fabric groups servers with --servers-per-leaf)");
+                         "fabric groups servers with --servers-per-leaf, a rail-only fabric "
+                         "has one rail switch per rail)");
+    if ((o.given("spines") || o.given("super-spines")) && fabric == "rail-only")
+        throw UsageError("--spines and --super-spines do not apply to --fabric rail-only (it "
+                         "has no spine)");
+    if (o.given("plane-port-gbps") && !o.given("planes"))
+        throw UsageError("--plane-port-gbps applies only with --planes P (P > 1)");
     if (o.given("servers-per-leaf") && fabric != "tor")
         throw UsageError("--servers-per-leaf applies only to --fabric tor (a rail-optimised "
                          "fabric groups servers with --servers-per-su)");

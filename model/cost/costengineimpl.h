@@ -9,6 +9,7 @@
 #include "cost/stagetiming.h"
 #include "cost/trafficmodel.h"
 #include "cost/trafficplan.h"
+#include "fabric/failedcomponent.h"
 
 #include <array>
 #include <memory>
@@ -48,8 +49,19 @@ struct CostEngine::Impl
         , layout(std::move(in.layout))
         , plan(std::move(in.plan))
         , mapping(std::move(in.mapping))
-        , router(r ? std::move(r) : std::make_shared<Router>(fabric))
+        , router(routerFor(fabric, s, std::move(r)))
     {}
+
+    /// The given router when it routes around the same failed leaves, else a new one (a router
+    /// of a multi-plane fabric avoids failed leaves' ports, Router).
+    static std::shared_ptr<Router> routerFor(
+        const Fabric &fabric, const Scenario &s, std::shared_ptr<Router> r)
+    {
+        std::vector<char> failed = routedFailures(fabric, s.failures);
+        if (r && r->failedLeaves() == failed)
+            return r;
+        return std::make_shared<Router>(fabric, std::move(failed));
+    }
 
     int chunks() const { return chunksPerRank(scenario.training); }
 

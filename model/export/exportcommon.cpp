@@ -2,6 +2,7 @@
 
 #include "base/scenarioerror.h"
 #include "export/runrecord.h"
+#include "scenario/scenariosections.h"
 
 #include <algorithm>
 #include <cstdarg>
@@ -304,7 +305,7 @@ std::string headerComment(const CostEngine &engine, const std::string &what)
         + " ranks\n";
     out += "# layout " + layoutText(engine) + "\n";
     out += strf("# fabric \"%s\" (%s, %d servers x %d GPUs), %s\n", oneLine(f.name).c_str(),
-        f.kind == FabricKind::Tor ? "tor" : "rail-optimised", f.servers, f.gpusPerServer,
+        std::string(scenariosections::fabricKindText(f.kind)).c_str(), f.servers, f.gpusPerServer,
         fabricHash(f).c_str());
     return out;
 }

@@ -16,6 +16,7 @@
 
 #include "export/exportcommon.h"
 #include "scenario/scenariofile.h"
+#include "scenario/scenariosections.h"
 #include "fabric/failedcomponent.h"
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
@@ -226,7 +227,7 @@ std::string exportMappingJson(const CostEngine &engine, const ExportOptions &opt
 
     ojson fab;
     fab["name"] = spec.name;
-    fab["kind"] = spec.kind == FabricKind::Tor ? "tor" : "rail-optimised";
+    fab["kind"] = std::string(scenariosections::fabricKindText(spec.kind));
     fab["servers"] = fabric.servers();
     fab["gpus_per_server"] = fabric.gpusPerServer();
     fab["nics_per_server"] = fabric.nicsPerServer();

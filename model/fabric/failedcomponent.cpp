@@ -1,9 +1,10 @@
 #include "fabric/failedcomponent.h"
 
-#include "fabric/fabric.h"
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
+#include "fabric/fabric.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <climits>
@@ -104,6 +105,7 @@ std::vector<int> failedSlotCauses(
 {
     std::vector<int> cause(static_cast<std::size_t>(fabric.slotCount()), -1);
     const int gpus = fabric.gpusPerServer();
+    const std::vector<char> failed = failedLeafMask(fabric, failures);
     const auto mark = [&cause](int slot, std::size_t i) {
         int &c = cause[static_cast<std::size_t>(slot)];
         if (c < 0)
@@ -129,20 +131,53 @@ std::vector<int> failedSlotCauses(
                     mark(server * gpus + g, i);
             break;
         }
-        case FailedComponent::Kind::Leaf:
+        case FailedComponent::Kind::Leaf: {
             if (f.index >= fabric.leafCount())
                 throw ScenarioError(failuresPath(i),
                     failureText(f) + " does not exist (the fabric has "
                         + std::to_string(fabric.leafCount()) + " leaf switches, 0.."
                         + std::to_string(fabric.leafCount() - 1) + ")");
+            // With several planes a NIC keeps working while one of its ports reaches a healthy
+            // leaf (its traffic moves to the planes left, router.h): the slot is lost only when
+            // every port's leaf has failed.
+            const int plane = fabric.planeOfLeaf(f.index);
             for (int s = 0; s < fabric.servers(); ++s)
-                for (int g = 0; g < gpus; ++g)
-                    if (fabric.leafOfNic(s, fabric.nicOfGpu(g)) == f.index)
+                for (int g = 0; g < gpus; ++g) {
+                    const int nic = fabric.nicOfGpu(g);
+                    if (fabric.leafOfNicPort(s, nic, plane) != f.index)
+                        continue;
+                    bool lost = true;
+                    for (int p = 0; p < fabric.planeCount() && lost; ++p) {
+                        const int leaf = fabric.leafOfNicPort(s, nic, p);
+                        lost = leaf < 0 || failed[static_cast<std::size_t>(leaf)];
+                    }
+                    if (lost)
                         mark(s * gpus + g, i);
+                }
             break;
+        }
         }
     }
     return cause;
+}
+
+std::vector<char> failedLeafMask(const Fabric &fabric, const std::vector<FailedComponent> &failures)
+{
+    std::vector<char> failed(static_cast<std::size_t>(fabric.leafCount()), 0);
+    for (const FailedComponent &f : failures)
+        if (f.kind == FailedComponent::Kind::Leaf && f.index >= 0 && f.index < fabric.leafCount())
+            failed[static_cast<std::size_t>(f.index)] = 1;
+    return failed;
+}
+
+std::vector<char> routedFailures(const Fabric &fabric, const std::vector<FailedComponent> &failures)
+{
+    if (fabric.planeCount() == 1)
+        return {};
+    std::vector<char> failed = failedLeafMask(fabric, failures);
+    if (std::find(failed.begin(), failed.end(), 1) == failed.end())
+        return {};
+    return failed;
 }
 
 std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComponent> &failures)

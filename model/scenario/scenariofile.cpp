@@ -14,7 +14,8 @@
  *     "name": "seed-128",                    default ""
  *     "description": "...",                  default ""
  *     "fabric": {                            required
- *       "kind": "rail-optimised" | "tor",    default "rail-optimised" ("rail-optimized" accepted)
+ *       "kind": "rail-optimised" | "tor" | "rail-only", default "rail-optimised" ("rail-optimized"
+ *                                            accepted); rail-only: rail switches, no spine
  *       "name": "dgx-h100-1su",              default ""
  *       "servers": 16,                       required, 1..131072
  *       "gpus_per_server": 8,                required, 1..1024; servers * gpus_per_server <= 1048576
@@ -40,6 +41,8 @@
  *       "nic_gbps": 400,      "nic_latency_us": 1.0,       NIC port <-> leaf
  *       "fabric_gbps": 400,   "fabric_latency_us": 0.6,    one switch-to-switch port
  *       "pxn": false,                        NCCL PXN (cross-rail traffic over NVLink first)
+ *       "planes": 1,                         default 1; network planes, one NIC port per plane
+ *       "plane_port_gbps": 0,                default 0 = nic_gbps / planes (per NIC port)
  *       "cabling": [["node000", "mlx5_0", "leaf-1", "swp1", 400], ...]   optional: the network
  *                                            is exactly these cables, [a_device, a_port,
  *                                            b_device, b_port, gbps(, latency_us)] each
@@ -231,6 +234,11 @@ Json toJson(const Scenario &s)
     fabric["fabric_gbps"] = f.fabricPort.gbps;
     fabric["fabric_latency_us"] = f.fabricPort.latencyUs;
     fabric["pxn"] = f.pxn;
+    // Written only when set, so a one-plane fabric keeps its hash (and its run records).
+    if (f.planes != 1)
+        fabric["planes"] = f.planes;
+    if (f.planePortGbps != 0.0)
+        fabric["plane_port_gbps"] = f.planePortGbps;
     if (!f.cabling.empty())
         fabric["cabling"] = cablingToJson(f.cabling);
 

@@ -133,7 +133,7 @@ MemoryAllowanceSpec readMemoryAllowance(const json &value, const std::string &pa
 
 std::string_view fabricKindText(FabricKind k)
 {
-    return k == FabricKind::Tor ? "tor" : "rail-optimised";
+    return k == FabricKind::Tor ? "tor" : k == FabricKind::RailOnly ? "rail-only" : "rail-optimised";
 }
 
 FabricSpec readFabric(const json &value)
@@ -145,7 +145,7 @@ FabricSpec readFabric(const json &value)
                   "scaleup_gbps", "scaleup_latency_us", "pcie_gbps", "pcie_latency_us",
                   "nic_gbps", "nic_latency_us", "fabric_gbps", "fabric_latency_us", "pxn",
                   "gpu_numa", "nic_devices", "gpu_pci_bus_ids", "nic_pci_bus_ids", "cabling",
-                  "scaleup_domain_servers"});
+                  "scaleup_domain_servers", "planes", "plane_port_gbps"});
     f.rejectUnknown();
 
     FabricSpec spec;
@@ -153,7 +153,7 @@ FabricSpec readFabric(const json &value)
                                            && kind->get<std::string>() == "rail-optimized")
         spec.kind = FabricKind::RailOptimised; // the American spelling is read, never written
     else
-        spec.kind = f.choice("kind", spec.kind, {FabricKind::RailOptimised, FabricKind::Tor},
+        spec.kind = f.choice("kind", spec.kind, {FabricKind::RailOptimised, FabricKind::Tor, FabricKind::RailOnly},
                              fabricKindText);
     spec.name = f.string("name", spec.name, limits::kMaxNameBytes);
 
@@ -311,6 +311,9 @@ FabricSpec readFabric(const json &value)
     spec.nic = link("nic_gbps", "nic_latency_us", spec.nic);
     spec.fabricPort = link("fabric_gbps", "fabric_latency_us", spec.fabricPort);
     spec.pxn = f.boolean("pxn", spec.pxn);
+    // Network planes (fabric.h): Fabric::build() checks the upper bound with its message.
+    spec.planes = f.integer("planes", spec.planes, 1, 16);
+    spec.planePortGbps = f.number("plane_port_gbps", spec.planePortGbps, 0.0, kMaxGbps);
     if (const json *cabling = f.find("cabling"))
         spec.cabling = readCabling(*cabling);
     return spec;

@@ -82,8 +82,7 @@ const std::vector<Flag> &flags()
         { "pcie-gbps", "fabric.pcie_gbps", Kind::Number, "B",
             "GPU <-> NIC host path, Gbit/s per direction (512).", kFabric },
         { "fabric-gbps", "fabric.fabric_gbps", Kind::Number, "B",
-            "One switch-to-switch port (leaf <-> spine <-> super-spine), Gbit/s (400).",
-            kFabric },
+            "One switch-to-switch port (leaf <-> spine <-> super-spine), Gbit/s (400).", kFabric },
         { "scaleup-latency-us", "fabric.scaleup_latency_us", Kind::Number, "US",
             "Scale-up (NVLink) hop latency, microseconds (0.6).", kFabric },
         { "pcie-latency-us", "fabric.pcie_latency_us", Kind::Number, "US",
@@ -103,8 +102,7 @@ const std::vector<Flag> &flags()
             "Alibaba HPN dual-plane, 8 = DeepSeek-V3 multi-plane).",
             kFabric },
         { "plane-port-gbps", "fabric.plane_port_gbps", Kind::Number, "B",
-            "One NIC port's speed with several planes, Gbit/s (0 = NIC speed / planes).",
-            kFabric },
+            "One NIC port's speed with several planes, Gbit/s (0 = NIC speed / planes).", kFabric },
         { "scaleup-domain-servers", "fabric.scaleup_domain_servers", Kind::Integer, "K",
             "Servers (trays) per NVLink domain (1; 18 for an NVL72 rack).", kFabric },
         { "nvl72", "fabric.scaleup_domain_servers", Kind::Switch, nullptr,
@@ -324,13 +322,13 @@ json documentFromFlags(const GenerateOptions &o)
     fabric["nic_gbps"] = o.given("nic-gbps") ? o.numbers.at("nic-gbps") : defaults.nicGbps;
     fabric["scaleup_gbps"]
         = o.given("scaleup-gbps") ? o.numbers.at("scaleup-gbps") : defaults.scaleUpGbps;
-    for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
-             { "pcie_gbps", "pcie-gbps" }, { "fabric_gbps", "fabric-gbps" },
-             { "scaleup_latency_us", "scaleup-latency-us" },
-             { "pcie_latency_us", "pcie-latency-us" }, { "nic_latency_us", "nic-latency-us" },
-             { "fabric_latency_us", "fabric-latency-us" },
-             { "leaf_oversubscription", "leaf-oversubscription" },
-             { "spine_oversubscription", "spine-oversubscription" } })
+    for (const auto &[key, flag] :
+        std::vector<std::pair<const char *, const char *>> { { "pcie_gbps", "pcie-gbps" },
+            { "fabric_gbps", "fabric-gbps" }, { "scaleup_latency_us", "scaleup-latency-us" },
+            { "pcie_latency_us", "pcie-latency-us" }, { "nic_latency_us", "nic-latency-us" },
+            { "fabric_latency_us", "fabric-latency-us" },
+            { "leaf_oversubscription", "leaf-oversubscription" },
+            { "spine_oversubscription", "spine-oversubscription" } })
         if (o.given(flag))
             fabric[key] = o.numbers.at(flag);
     fabric["pxn"] = o.given("pxn");
@@ -480,7 +478,8 @@ void refuseFlagsThatDoNotApply(const GenerateOptions &o)
                              "one of them");
         if (d.rackTrays == 0)
             throw UsageError("--nvl72 applies only to a device with NVL72 racks (--device gb200 "
-                             "or gb300), not " + device);
+                             "or gb300), not "
+                + device);
         if (o.integers.at("gpus-per-server") != d.trayGpus)
             throw UsageError("--nvl72: a " + device + " compute tray holds "
                 + std::to_string(d.trayGpus) + " GPUs; give --gpus-per-server "

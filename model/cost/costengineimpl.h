@@ -31,16 +31,16 @@ struct CostEngine::Impl
     std::optional<TrafficModel> traffic;
     std::vector<DpOp> dpOps;
     std::vector<double> stageDpBytes;
-    DimArray bytesSent{};  ///< depends on the plan alone
-    std::array<bool, kDimCount> present{};
-    PhaseTimes times;      ///< of the current mapping
+    DimArray bytesSent {}; ///< depends on the plan alone
+    std::array<bool, kDimCount> present {};
+    PhaseTimes times; ///< of the current mapping
     CostReport report;
     LinkRanking ranking; ///< busy time per link, for the bottleneck and the percentiles
     OverlapChannels channels; ///< link bounds and the overlapped DP sync's contention
     Timing main;
     std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
     std::vector<char> usable; ///< per slot, for moveRanks(); filled on first use with failures
-    bool stale = false;       ///< moveRanks(..., false) left the report behind the mapping
+    bool stale = false; ///< moveRanks(..., false) left the report behind the mapping
 
     Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
         : scenario(s)
@@ -50,7 +50,8 @@ struct CostEngine::Impl
         , plan(std::move(in.plan))
         , mapping(std::move(in.mapping))
         , router(routerFor(fabric, s, std::move(r)))
-    {}
+    {
+    }
 
     /// The given router when it routes around the same failed leaves, else a new one (a router
     /// of a multi-plane fabric avoids failed leaves' ports, Router).

@@ -13,7 +13,8 @@ namespace railyard {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kComponentKindNames { "server", "gpu", "nic", "leaf" };
+constexpr std::array<std::string_view, 5> kComponentKindNames { "server", "gpu", "nic", "leaf",
+    "plane" };
 
 std::string failuresPath(std::size_t i)
 {
@@ -59,7 +60,7 @@ FailedComponent parseFailure(std::string_view text, const std::string &field)
     if (!known)
         throw ScenarioError(field,
             "unknown component kind '" + std::string(kind.substr(0, 40)) + "' in " + quoted
-                + " (accepted: server, gpu, nic, leaf)");
+                + " (accepted: server, gpu, nic, leaf, plane)");
     long long value = -1;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
     if (number.empty() || ec != std::errc() || end != number.data() + number.size() || value < 0
@@ -93,6 +94,10 @@ void checkFailureRange(
         break;
     case FailedComponent::Kind::Leaf:
         return; // derived by Fabric::build(); failedSlotCauses() checks it
+    case FailedComponent::Kind::Plane:
+        count = spec.planes;
+        what = " network planes";
+        break;
     }
     if (failure.index >= count)
         throw ScenarioError(field,
@@ -156,6 +161,19 @@ std::vector<int> failedSlotCauses(
                 }
             break;
         }
+        case FailedComponent::Kind::Plane:
+            // Every slot whose NIC has no port left outside the failed planes and leaves.
+            for (int s = 0; s < fabric.servers(); ++s)
+                for (int g = 0; g < gpus; ++g) {
+                    bool lost = true;
+                    for (int p = 0; p < fabric.planeCount() && lost; ++p) {
+                        const int leaf = fabric.leafOfNicPort(s, fabric.nicOfGpu(g), p);
+                        lost = leaf < 0 || failed[static_cast<std::size_t>(leaf)];
+                    }
+                    if (lost)
+                        mark(s * gpus + g, i);
+                }
+            break;
         }
     }
     return cause;
@@ -164,9 +182,14 @@ std::vector<int> failedSlotCauses(
 std::vector<char> failedLeafMask(const Fabric &fabric, const std::vector<FailedComponent> &failures)
 {
     std::vector<char> failed(static_cast<std::size_t>(fabric.leafCount()), 0);
-    for (const FailedComponent &f : failures)
+    for (const FailedComponent &f : failures) {
         if (f.kind == FailedComponent::Kind::Leaf && f.index >= 0 && f.index < fabric.leafCount())
             failed[static_cast<std::size_t>(f.index)] = 1;
+        if (f.kind == FailedComponent::Kind::Plane && f.index >= 0 && f.index < fabric.planeCount())
+            for (int l = 0; l < fabric.leafCount(); ++l)
+                if (fabric.planeOfLeaf(l) == f.index)
+                    failed[static_cast<std::size_t>(l)] = 1;
+    }
     return failed;
 }
 
@@ -192,7 +215,7 @@ std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComp
 std::string describeFailure(const Fabric &fabric, const FailedComponent &failure)
 {
     const int count[] = { fabric.servers(), fabric.slotCount(),
-        fabric.servers() * fabric.nicsPerServer(), fabric.leafCount() };
+        fabric.servers() * fabric.nicsPerServer(), fabric.leafCount(), fabric.planeCount() };
     if (failure.index < 0 || failure.index >= count[static_cast<int>(failure.kind)])
         return failureText(failure) + " (not in this fabric)";
     std::string name;
@@ -211,6 +234,10 @@ std::string describeFailure(const Fabric &fabric, const FailedComponent &failure
         break;
     case FailedComponent::Kind::Leaf:
         name = fabric.node(fabric.leafVertex(failure.index)).name;
+        break;
+    case FailedComponent::Kind::Plane:
+        name = "network plane " + std::to_string(failure.index) + ", "
+            + std::to_string(fabric.leavesPerPlane()) + " leaves";
         break;
     }
     return failureText(failure) + " (" + name + ")";

@@ -1,5 +1,7 @@
 #include "fabric/router.h"
 
+#include "base/scenarioerror.h"
+
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 #include <boost/property_map/property_map.hpp>
@@ -350,9 +352,15 @@ int Router::nicPairSegment(int srcNic, int dstNic)
     int alive = 0;
     for (int p = 0; p < f.planeCount(); ++p)
         alive += healthy(leafOf(srcNic, p)) && healthy(leafOf(dstNic, p));
-    if (alive == 0) // failedSlotCauses() takes such slots out; reaching here is a bug
-        throw std::logic_error("router: NIC " + std::to_string(srcNic) + " and NIC "
-            + std::to_string(dstNic) + " share no healthy plane");
+    if (alive == 0) {
+        // Each NIC has a healthy port, but in different planes (e.g. plane 0's leaf failed in
+        // one SU, plane 1's in another): the planes share no switch, so nothing joins them.
+        const auto name = [&](int nic) { return f.node(f.nicVertex(nic / nics, nic % nics)).name; };
+        throw ScenarioError("failures",
+            name(srcNic) + " and " + name(dstNic)
+                + " have healthy ports only in different network planes, which share no switch: "
+                  "traffic between them cannot be routed");
+    }
     // An even split over the planes both ports can use (NCCL spreads a connection's QPs over the
     // NIC's ports; HPN, SIGCOMM 2024, section 4).
     const double w = 1.0 / alive;

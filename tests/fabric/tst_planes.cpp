@@ -240,6 +240,24 @@ void TestPlanes::failedLeafCostsOnePortNotTheServer()
         const int leaf = f.leafVertex(f.leafOfNicPort(0, 1, plane));
         QVERIFY(nearlyEqual(linkBytes(engine, nic, leaf), linkBytes(healthy, nic, leaf)));
     }
+    // Two SUs, plane 0's rail-0 leaf failed in SU 0 and plane 1's in SU 1: rail 0's NICs of the
+    // two SUs keep ports only in different planes, so a flow between them is refused, named.
+    {
+        Scenario two = fixtures::smallDense(4, 2, { 1, 1, 4, 1, 1 });
+        two.fabric.serversPerSu = 2;
+        two.fabric.planes = 2;
+        const Fabric g = Fabric::build(two.fabric);
+        two.failures = { { FailedComponent::Kind::Leaf, g.leafOfNicPort(0, 0, 0) },
+            { FailedComponent::Kind::Leaf, g.leafOfNicPort(2, 0, 1) } };
+        try {
+            const CostEngine refused(two);
+            QFAIL("a flow between disjoint planes was routed");
+        } catch (const ScenarioError &e) {
+            QCOMPARE(e.field(), std::string("failures"));
+            QVERIFY2(std::string(e.what()).find("different network planes") != std::string::npos,
+                e.what());
+        }
+    }
     // With one plane, the same failure takes the NIC's slots out.
     Scenario single = dpAcrossServers(1);
     const Fabric one = Fabric::build(single.fabric);
@@ -270,6 +288,26 @@ void TestPlanes::failedPlaneHalvesTheBandwidth()
     const CostEngine healthy(dpAcrossServers(2));
     QVERIFY(nearlyEqual(degraded.report().iterationTime, reference.report().iterationTime, 1e-9));
     QVERIFY(degraded.report().iterationTime > healthy.report().iterationTime);
+    // "plane:1" says the same in one entry: every leaf of plane 1.
+    Scenario byPlane = dpAcrossServers(2);
+    byPlane.failures = { parseFailure("plane:1", "failures[0]") };
+    QVERIFY(byPlane.failures[0].kind == FailedComponent::Kind::Plane);
+    const CostEngine planeDown(byPlane);
+    QCOMPARE(planeDown.report().iterationTime, degraded.report().iterationTime);
+    QCOMPARE(describeFailure(built, byPlane.failures[0]),
+        std::string("plane:1 (network plane 1, 2 leaves)"));
+    for (char usable : usableSlots(built, byPlane.failures))
+        QVERIFY(usable);
+    // Both planes down: nothing is left.
+    for (char usable :
+        usableSlots(built, { parseFailure("plane:0", "f"), parseFailure("plane:1", "f") }))
+        QVERIFY(!usable);
+    try {
+        checkFailureRange(parseFailure("plane:2", "failures[0]"), built.spec(), "failures[0]");
+        QFAIL("plane:2 of a dual-plane fabric was accepted");
+    } catch (const ScenarioError &e) {
+        QVERIFY2(std::string(e.what()).find("2 network planes") != std::string::npos, e.what());
+    }
 
     // A point-to-point send of S bytes between the servers: its bandwidth term is S over the
     // one surviving 200G port (25e9 B/s), twice the healthy dual-plane NIC's S / 50e9.

@@ -243,7 +243,7 @@ void TestPlanes::failedLeafCostsOnePortNotTheServer()
     // Two SUs, plane 0's rail-0 leaf failed in SU 0 and plane 1's in SU 1: rail 0's NICs of the
     // two SUs keep ports only in different planes, so a flow between them is refused, named.
     {
-        Scenario two = fixtures::smallDense(4, 2, { 1, 1, 4, 1, 1 });
+        Scenario two = fixtures::smallDense(4, 1, { 1, 1, 4, 1, 1 });
         two.fabric.serversPerSu = 2;
         two.fabric.planes = 2;
         const Fabric g = Fabric::build(two.fabric);

@@ -1,5 +1,7 @@
 #include "lessonfigures.h"
 
+#include "scenario/scenariosections.h"
+
 #include "chartformat.h"
 #include "document/scenariodocument.h"
 #include "cost/pipelineschedule.h"
@@ -129,7 +131,8 @@ FigureValue LessonFigures::value(const QString &name, const Context &context)
         return number(changed);
     }
     if (name == QLatin1String("fabric.kind")) {
-        v.word = s.fabric.kind == FabricKind::Tor ? QStringLiteral("tor") : QStringLiteral("rail-optimised");
+        const std::string_view kind = scenariosections::fabricKindText(s.fabric.kind);
+        v.word = QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size()));
         return v;
     }
     if (name == QLatin1String("placement")) {

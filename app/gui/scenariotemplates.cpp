@@ -42,7 +42,11 @@ QList<ScenarioTemplate> scenarioTemplates()
 
 QString scenarioSummary(const Scenario &s)
 {
-    const QString kind = s.fabric.kind == FabricKind::Tor ? QStringLiteral("ToR") : QStringLiteral("rail-optimised");
+    QString kind = s.fabric.kind == FabricKind::Tor ? QStringLiteral("ToR")
+        : s.fabric.kind == FabricKind::RailOnly     ? QStringLiteral("rail-only")
+                                                    : QStringLiteral("rail-optimised");
+    if (s.fabric.planes > 1)
+        kind += QStringLiteral(", %1 planes").arg(s.fabric.planes);
     QString degrees = QStringLiteral("TP %1 × PP %2 × DP %3").arg(s.degrees.tp).arg(s.degrees.pp).arg(s.degrees.dp);
     if (s.degrees.cp > 1)
         degrees += QStringLiteral(" × CP %1").arg(s.degrees.cp);

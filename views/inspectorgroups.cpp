@@ -1,8 +1,8 @@
 #include "inspectorgroups.h"
 
-#include "workload/presets.h"
-#include "scenario/scenario.h"
 #include "base/sizelimits.h"
+#include "scenario/scenario.h"
+#include "workload/presets.h"
 #include "workload/workloadnames.h"
 
 #include <QObject>
@@ -251,8 +251,9 @@ std::vector<InspectorField *> fabricFields()
     f.push_back(intOf(QStringLiteral("fabric.servers_per_su"), QObject::tr("servers / SU"), 1,
         static_cast<int>(limits::kMaxServers), fab, &FabricSpec::serversPerSu));
     f.back()->setToolTip(QObject::tr("Rail-optimised: servers per scalable unit"));
-    f.push_back(intOf(QStringLiteral("fabric.scaleup_domain_servers"), QObject::tr("servers / NVLink"),
-        1, static_cast<int>(limits::kMaxServers), fab, &FabricSpec::scaleUpDomainServers));
+    f.push_back(
+        intOf(QStringLiteral("fabric.scaleup_domain_servers"), QObject::tr("servers / NVLink"), 1,
+            static_cast<int>(limits::kMaxServers), fab, &FabricSpec::scaleUpDomainServers));
     f.back()->setToolTip(
         QObject::tr("Servers (trays) per scale-up NVLink domain: 1, or 18 for an NVL72 rack"));
     f.push_back(intOf(QStringLiteral("fabric.switch_radix"), QObject::tr("switch radix"), 2, 4096,

@@ -43,14 +43,14 @@
  * (0 = max(1, (radix/2) / NICs)); the same two/three-tier rule, a pod being d consecutive leaves.
  *
  * rail-only (Wang, Wang, Zhang et al., "Rail-only: A Low-Cost High-Performance Network for
- * Training LLMs with Trillion Parameters", arXiv 2307.12169, section 4): one rail switch per rail
+ * Training LLMs with Trillion Parameters", arXiv 2307.12169, its rail-only design): one rail switch per rail
  * for the whole cluster, NIC i of every server on rail switch i, and no spine. Traffic between
  * rails crosses the scale-up domain first (router.cpp). The paper's rail switches are large (or a
  * rail is itself a small Clos); we model the first: a rail switch terminates one port per server,
  * so the servers must fit the radix (a rail built as its own Clos is not modelled).
  *
  * planes (Qian et al., "Alibaba HPN: A Data Center Network for Large Language Model Training",
- * SIGCOMM 2024, section 4 dual-plane; DeepSeek-V3 technical report, arXiv 2412.19437, section 3.4
+ * SIGCOMM 2024, its dual-plane design; DeepSeek-V3 technical report, arXiv 2412.19437, section 3.4
  * multi-plane fat tree): the switch network above is built `planes` times, plane p's switches
  * named "planeP/...", and port p of every NIC is cabled to its leaf in plane p at
  * planePortGbps (0 = nic.gbps / planes). Planes share nothing but the NICs.

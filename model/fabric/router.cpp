@@ -31,11 +31,11 @@
  * PXN (NCCL >= 2.12, "PCI x NVLink"): when the destination NIC is on another rail, the source
  * hands the data over NVLink to the GPU of its own server whose affinity NIC is on the
  * destination rail, which sends it; the transfer then stays on one rail leaf inside an SU.
- * A rail-only fabric (no spine; Wang et al., arXiv 2307.12169, section 4: "forwarding through
- * the HB domain") always routes so: a cross-rail flow between servers crosses the source's
+ * A rail-only fabric (no spine; Wang et al., arXiv 2307.12169: cross-rail traffic is forwarded
+ * inside the high-bandwidth domain) always routes so: a cross-rail flow between servers crosses the source's
  * scale-up domain to the proxy GPU and then its rail switch, the NVLink hop carrying the bytes.
  *
- * Network planes (FabricSpec::planes; Alibaba HPN, SIGCOMM 2024, section 4, and DeepSeek-V3,
+ * Network planes (FabricSpec::planes; Alibaba HPN, SIGCOMM 2024, dual-plane, and DeepSeek-V3,
  * arXiv 2412.19437, section 3.4): a NIC's flow is split evenly over its ports, one per plane,
  * as NCCL spreads its QPs over both ports of an HPN dual-port NIC; inside a plane it is routed
  * as above. Ports on failed leaves carry nothing: the NIC's flow splits over the planes left,
@@ -362,7 +362,7 @@ int Router::nicPairSegment(int srcNic, int dstNic)
                   "traffic between them cannot be routed");
     }
     // An even split over the planes both ports can use (NCCL spreads a connection's QPs over the
-    // NIC's ports; HPN, SIGCOMM 2024, section 4).
+    // NIC's ports; the dual-plane design of HPN, SIGCOMM 2024).
     const double w = 1.0 / alive;
     m_nicPairHops.clear();
     double latency = -1.0;

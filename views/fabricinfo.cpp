@@ -1,7 +1,7 @@
 #include "fabricinfo.h"
 
-#include "io/reportjson.h"
 #include "document/scenariodocument.h"
+#include "io/reportjson.h"
 
 #include <algorithm>
 
@@ -50,12 +50,13 @@ QString directionRow(const ScenarioDocument &doc, int link, bool worse)
     if (link < 0 || link >= static_cast<int>(r.links.size()))
         return {};
     const LinkLoad &load = r.links[static_cast<std::size_t>(link)];
-    const QString top = load.bytes > 0.0 ? qs(dimName(load.topDim())).toUpper() : QStringLiteral("—");
+    const QString top
+        = load.bytes > 0.0 ? qs(dimName(load.topDim())).toUpper() : QStringLiteral("—");
     const QString style = worse ? QStringLiteral(" style='font-weight:bold'") : QString();
     return QStringLiteral("<tr%1><td>%2</td><td align=right>%3</td><td align=right>%4</td>"
                           "<td align=right>%5</td><td align=center>%6</td></tr>")
         .arg(style, qs(f.linkName(link)).toHtmlEscaped(), qs(formatBytes(load.bytes)),
-             utilisationPercent(r.utilisation(link)), qs(formatSeconds(load.busyTime)), top);
+            utilisationPercent(r.utilisation(link)), qs(formatSeconds(load.busyTime)), top);
 }
 
 QString linkTable(const ScenarioDocument &doc, int forward)
@@ -64,17 +65,33 @@ QString linkTable(const ScenarioDocument &doc, int forward)
     const Fabric &f = doc.engine().fabric();
     const FabricLink &l = f.link(forward);
     const bool upWorse = r.utilisation(forward) >= r.utilisation(forward ^ 1);
-    QString html = QStringLiteral("<b>%1</b> · %2 · %3 Gb/s per direction")
-                       .arg(tierLabel(l.tier))
-                       .arg(l.ports > 1 ? QStringLiteral("%1 ports").arg(l.ports)
-                                        : QStringLiteral("1 port"))
-                       .arg(bytesPerSecondToGbps(l.bandwidth), 0, 'f', 0);
+    QString html
+        = QStringLiteral("<b>%1</b> · %2 · %3 Gb/s per direction")
+              .arg(tierLabel(l.tier))
+              .arg(l.ports > 1 ? QStringLiteral("%1 ports").arg(l.ports) : QStringLiteral("1 port"))
+              .arg(bytesPerSecondToGbps(l.bandwidth), 0, 'f', 0);
     html += QStringLiteral("<table cellspacing=0 cellpadding=2>"
                            "<tr><th align=left>direction</th><th>bytes/iter</th><th>util</th>"
                            "<th>busy</th><th>top</th></tr>");
     html += directionRow(doc, forward, upWorse);
     html += directionRow(doc, forward ^ 1, !upWorse);
     html += QStringLiteral("</table>");
+    // Rail-only (and PXN) fabrics forward cross-rail sends between servers over NVLink to a
+    // proxy GPU (router.cpp): their bytes keep their dimension, so a scale-up link's DP and PP
+    // bytes include that forwarding (or are a pipeline boundary inside the domain).
+    if (l.tier == Tier::ScaleUp && (f.railOnly() || f.spec().pxn)) {
+        double carried = 0.0;
+        for (const int id : { forward, forward ^ 1 })
+            carried += r.links[static_cast<std::size_t>(id)].dimBytes[index(Dim::Dp)]
+                + r.links[static_cast<std::size_t>(id)].dimBytes[index(Dim::Pp)];
+        if (carried > 0.0)
+            html += QStringLiteral("<br>%1 of DP/PP bytes per iteration: cross-rail sends "
+                                   "forwarded over NVLink to the GPU on the destination rail "
+                                   "(%2), or pipeline boundaries inside the domain")
+                        .arg(qs(formatBytes(carried)),
+                            f.railOnly() ? QStringLiteral("rail-only: no spine")
+                                         : QStringLiteral("PXN"));
+    }
     if (r.bottleneckLink >= 0 && (r.bottleneckLink | 1) == (forward | 1))
         html += QStringLiteral("<br><span style='color:#c92a2a'><b>bottleneck</b> — the most "
                                "utilised link of the fabric</span>");
@@ -104,7 +121,7 @@ QString FabricInfo::cableStatus(const ScenarioDocument &doc, int cable)
     const LinkLoad &load = r.links[static_cast<std::size_t>(link)];
     QString s = QStringLiteral("%1: %2/iter, %3 busy (%4)")
                     .arg(qs(f.linkName(link)), qs(formatBytes(load.bytes)),
-                         utilisationPercent(r.utilisation(link)), qs(formatSeconds(load.busyTime)));
+                        utilisationPercent(r.utilisation(link)), qs(formatSeconds(load.busyTime)));
     if (load.bytes > 0.0)
         s += QStringLiteral(", mostly %1").arg(qs(dimName(load.topDim())).toUpper());
     return s;
@@ -120,12 +137,13 @@ QString bundleTitle(const ScenarioDocument &doc, const std::vector<int> &cables)
     const QString n = QString::number(cables.size());
     if (l.tier == Tier::Leaf)
         return QStringLiteral("%1 NIC cables of a rack to %2").arg(n, qs(f.node(l.dst).name));
-    return QStringLiteral("%1 uplinks of %2 (%3)").arg(n, qs(f.node(l.src).name), tierLabel(l.tier));
+    return QStringLiteral("%1 uplinks of %2 (%3)")
+        .arg(n, qs(f.node(l.src).name), tierLabel(l.tier));
 }
 
 /// Cables sorted by their worse direction's utilisation, highest first.
-std::vector<std::pair<double, int>> worstFirst(const ScenarioDocument &doc,
-                                               const std::vector<int> &cables)
+std::vector<std::pair<double, int>> worstFirst(
+    const ScenarioDocument &doc, const std::vector<int> &cables)
 {
     const CostReport &r = doc.report();
     std::vector<std::pair<double, int>> order;
@@ -133,8 +151,8 @@ std::vector<std::pair<double, int>> worstFirst(const ScenarioDocument &doc,
         const int link = r.utilisation(2 * c) >= r.utilisation(2 * c + 1) ? 2 * c : 2 * c + 1;
         order.emplace_back(r.utilisation(link), link);
     }
-    std::stable_sort(order.begin(), order.end(),
-                     [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::stable_sort(
+        order.begin(), order.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
     return order;
 }
 
@@ -147,7 +165,7 @@ QString FabricInfo::bundleStatus(const ScenarioDocument &doc, const std::vector<
     const auto order = worstFirst(doc, cables);
     return QStringLiteral("%1: worst %2 at %3")
         .arg(bundleTitle(doc, cables), qs(doc.engine().fabric().linkName(order.front().second)),
-             utilisationPercent(order.front().first));
+            utilisationPercent(order.front().first));
 }
 
 QString FabricInfo::bundleToolTip(const ScenarioDocument &doc, const std::vector<int> &cables)
@@ -215,15 +233,15 @@ QString FabricInfo::slotToolTip(const ScenarioDocument &doc, int slot)
     const int up = f.linkBetween(gpu, f.scaleUpVertex(server));
     const int pcie = f.linkBetween(gpu, f.nicVertex(server, f.nicOfGpu(f.gpuOfSlot(slot))));
     html += QStringLiteral("<table cellspacing=0 cellpadding=2>");
-    for (const auto &[label, link] : {std::pair(QStringLiteral("NVLink port"), up),
-                                      std::pair(QStringLiteral("PCIe to NIC"), pcie)}) {
+    for (const auto &[label, link] : { std::pair(QStringLiteral("NVLink port"), up),
+             std::pair(QStringLiteral("PCIe to NIC"), pcie) }) {
         if (link < 0)
             continue;
         const LinkLoad &a = r.links[static_cast<std::size_t>(link)];
         const LinkLoad &b = r.links[static_cast<std::size_t>(link ^ 1)];
         html += QStringLiteral("<tr><td>%1</td><td>out %2 (%3)</td><td>in %4 (%5)</td></tr>")
                     .arg(label, qs(formatBytes(a.bytes)), utilisationPercent(r.utilisation(link)),
-                         qs(formatBytes(b.bytes)), utilisationPercent(r.utilisation(link ^ 1)));
+                        qs(formatBytes(b.bytes)), utilisationPercent(r.utilisation(link ^ 1)));
     }
     html += QStringLiteral("</table><i>drag to move or swap · hover shows partners</i>");
     return html;
@@ -257,7 +275,7 @@ QString FabricInfo::switchToolTip(const ScenarioDocument &doc, int vertex)
     for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(vertex), g); it != end; ++it) {
         const int id = g[*it].id;
         ports += g[*it].ports;
-        for (int link : {id, id ^ 1}) {
+        for (int link : { id, id ^ 1 }) {
             if (r.utilisation(link) > worst) {
                 worst = r.utilisation(link);
                 worstLink = link;
@@ -276,7 +294,7 @@ QString FabricInfo::iterationDelta(double before, double after)
     const double change = before > 0.0 ? (after - before) / before * 100.0 : 0.0;
     return QStringLiteral("iteration %1 → %2 (%3%4 %)")
         .arg(qs(formatSeconds(before)), qs(formatSeconds(after)),
-             change >= 0.0 ? QStringLiteral("+") : QString())
+            change >= 0.0 ? QStringLiteral("+") : QString())
         .arg(change, 0, 'f', 1);
 }
 

@@ -9,16 +9,16 @@ namespace railyard {
 
 namespace {
 
-constexpr double kRackGap = 34.0;    // between rack columns of one group
-constexpr double kServerGap = 16.0;  // between stacked servers (the cables show through it)
-constexpr double kGroupGap = 90.0;   // between scalable units / ToR groups
+constexpr double kRackGap = 34.0; // between rack columns of one group
+constexpr double kServerGap = 16.0; // between stacked servers (the cables show through it)
+constexpr double kGroupGap = 90.0; // between scalable units / ToR groups
 constexpr double kPodGap = 170.0;
-constexpr double kNicTray = 120.0;   // racks <-> leaves
+constexpr double kNicTray = 120.0; // racks <-> leaves
 constexpr double kSpineTray = 150.0; // leaves <-> spines
 constexpr double kSuperTray = 230.0; // spines <-> super-spines
 constexpr double kFrameMargin = 14.0;
 constexpr double kFrameLabel = 22.0;
-constexpr double kRiserGap = 9.0;    // cables leave a rack this far above its top server
+constexpr double kRiserGap = 9.0; // cables leave a rack this far above its top server
 constexpr double kTargetAspect = 1.8;
 
 /// Spreads `count` switches evenly over [left, left + width) on one row.
@@ -26,7 +26,7 @@ QRectF rowSlot(double left, double width, int count, int i, double y, double max
 {
     const double slot = width / std::max(1, count);
     const double w = std::clamp(slot - 14.0, 6.0, maxWidth);
-    return {left + slot * (i + 0.5) - w / 2.0, y, w, FabricLayout::kSwitchHeight};
+    return { left + slot * (i + 0.5) - w / 2.0, y, w, FabricLayout::kSwitchHeight };
 }
 
 } // namespace
@@ -112,20 +112,20 @@ FabricLayout::FabricLayout(const Fabric &fabric)
 QRectF FabricLayout::slotRect(int gpu) const
 {
     const int col = gpu % m_chipsPerRow, row = gpu / m_chipsPerRow;
-    return {kServerPad + col * (kChipWidth + kChipGap), chipsTop() + row * (kChipHeight + kChipGap),
-            kChipWidth, kChipHeight};
+    return { kServerPad + col * (kChipWidth + kChipGap),
+        chipsTop() + row * (kChipHeight + kChipGap), kChipWidth, kChipHeight };
 }
 
 QRectF FabricLayout::nicRect(int nic) const
 {
     const double x = m_nicX[static_cast<std::size_t>(nic)];
-    return {x - 7.0, kServerPad, 14.0, kNicHeight};
+    return { x - 7.0, kServerPad, 14.0, kNicHeight };
 }
 
 QRectF FabricLayout::barRect() const
 {
     const double top = chipsTop() + m_chipRows * kChipHeight + (m_chipRows - 1) * kChipGap + 7.0;
-    return {kServerPad, top, m_serverWidth - 2 * kServerPad, kBarHeight};
+    return { kServerPad, top, m_serverWidth - 2 * kServerPad, kBarHeight };
 }
 
 QRectF FabricLayout::switchRect(int vertex) const
@@ -223,7 +223,7 @@ void FabricLayout::placeServersAndLeaves()
                 const double x = gx + col * (m_serverWidth + kRackGap);
                 for (int r = 0; r < rack.servers; ++r) {
                     const auto s = static_cast<std::size_t>(rack.firstServer + r);
-                    m_serverPos[s] = {x, rackY + r * (m_serverHeight + kServerGap)};
+                    m_serverPos[s] = { x, rackY + r * (m_serverHeight + kServerGap) };
                     m_rowOfServer[s] = r;
                     m_rackOfServer[s] = static_cast<int>(m_racks.size());
                 }
@@ -234,11 +234,10 @@ void FabricLayout::placeServersAndLeaves()
                     const double spacing = std::min(4.0, (kChipWidth - 14.0) / m_perRack);
                     const double bandW = spacing * m_perRack + 10.0;
                     for (int nic = 0; nic < f.nicsPerServer(); ++nic)
-                        m_bands.push_back({QRectF(x + m_nicX[static_cast<std::size_t>(nic)]
-                                                      - bandW / 2.0,
-                                                  rackY - kRiserGap - 4.0, bandW,
-                                                  h + kRiserGap + 4.0),
-                                           nic});
+                        m_bands.push_back(
+                            { QRectF(x + m_nicX[static_cast<std::size_t>(nic)] - bandW / 2.0,
+                                  rackY - kRiserGap - 4.0, bandW, h + kRiserGap + 4.0),
+                                nic });
                 }
                 m_racks.push_back(rack);
             }
@@ -247,26 +246,33 @@ void FabricLayout::placeServersAndLeaves()
             for (std::size_t l = 0; l < leaves.size(); ++l) {
                 const int leafCount = static_cast<int>(leaves.size());
                 QRectF r = rowSlot(gx, width, leafCount, static_cast<int>(l), leafY,
-                                   m_rail ? 170.0 : std::min(width - 20.0, 240.0));
+                    m_rail ? 170.0 : std::min(width - 20.0, 240.0));
                 setSwitchRect(f.leafVertex(leaves[l]), r);
             }
             m_groupRect[gi] = QRectF(gx - kFrameMargin, leafY - kFrameLabel - 6.0,
-                                     width + 2 * kFrameMargin,
-                                     bottom - leafY + kFrameLabel + 6.0 + kFrameMargin);
-            const QString label = m_rail
+                width + 2 * kFrameMargin, bottom - leafY + kFrameLabel + 6.0 + kFrameMargin);
+            QString label = f.railOnly()
+                ? QStringLiteral("rail-only · servers %1–%2 · no spine: cross-rail traffic "
+                                 "crosses NVLink first")
+                      .arg(first)
+                      .arg(first + count - 1)
+                : m_rail
                 ? QStringLiteral("SU %1 · servers %2–%3").arg(g).arg(first).arg(first + count - 1)
                 : QStringLiteral("ToR %1 · servers %2–%3").arg(g).arg(first).arg(first + count - 1);
-            m_frames.push_back({m_groupRect[gi], label, false});
+            // Several planes: every leaf row holds each plane's leaves in turn (plane-major).
+            if (f.planeCount() > 1)
+                label += QStringLiteral(" · %1 planes, leaves plane by plane").arg(f.planeCount());
+            m_frames.push_back({ m_groupRect[gi], label, false });
             right = gx + width;
         }
         double podBottom = rackY;
         for (int g : m_podGroups[p])
             podBottom = std::max(podBottom, m_groupRect[static_cast<std::size_t>(g)].bottom());
         m_podRect[p] = QRectF(podX - 2 * kFrameMargin, podY - kFrameLabel - 10.0,
-                              right - podX + 4 * kFrameMargin,
-                              podBottom + kFrameMargin - (podY - kFrameLabel - 10.0));
+            right - podX + 4 * kFrameMargin,
+            podBottom + kFrameMargin - (podY - kFrameLabel - 10.0));
         if (m_podGroups.size() > 1)
-            m_frames.push_back({m_podRect[p], QStringLiteral("pod %1").arg(pi), true});
+            m_frames.push_back({ m_podRect[p], QStringLiteral("pod %1").arg(pi), true });
     }
 }
 
@@ -312,8 +318,7 @@ void FabricLayout::placeSpines()
         const auto &list = podSpines[p];
         for (std::size_t i = 0; i < list.size(); ++i)
             setSwitchRect(f.spineVertex(list[i]),
-                          rowSlot(left, width, static_cast<int>(list.size()), static_cast<int>(i),
-                                  y, 170.0));
+                rowSlot(left, width, static_cast<int>(list.size()), static_cast<int>(i), y, 170.0));
         right = std::max(right, pod.right());
     }
     // Super-spines: one row over everything, plane-major (vertex order).
@@ -351,14 +356,14 @@ void FabricLayout::routeCables()
             const double offset = (m_rowOfServer[s] - (m_perRack - 1) / 2.0) * spacing;
             const QPointF at = m_serverPos[s]
                 + QPointF(m_nicX[static_cast<std::size_t>(nic.local)] + offset, kServerPad);
-            const double riser = m_racks[static_cast<std::size_t>(m_rackOfServer[s])].rect.top()
-                - kRiserGap;
+            const double riser
+                = m_racks[static_cast<std::size_t>(m_rackOfServer[s])].rect.top() - kRiserGap;
             path << at << QPointF(at.x(), riser) << QPointF();
-            down[sw(l.dst)].push_back({at.x(), cable});
+            down[sw(l.dst)].push_back({ at.x(), cable });
         } else if (l.tier == Tier::Spine || l.tier == Tier::SuperSpine) {
             path << QPointF() << QPointF();
-            up[sw(l.src)].push_back({switchRect(l.dst).center().x(), cable});
-            down[sw(l.dst)].push_back({switchRect(l.src).center().x(), cable});
+            up[sw(l.src)].push_back({ switchRect(l.dst).center().x(), cable });
+            down[sw(l.dst)].push_back({ switchRect(l.src).center().x(), cable });
         }
     }
     for (std::size_t i = 0; i < switches; ++i) {
@@ -366,7 +371,7 @@ void FabricLayout::routeCables()
         for (int side = 0; side < 2; ++side) {
             auto &ends = side == 0 ? down[i] : up[i];
             std::stable_sort(ends.begin(), ends.end(),
-                             [](const auto &a, const auto &b) { return a.first < b.first; });
+                [](const auto &a, const auto &b) { return a.first < b.first; });
             const double inset = std::min(6.0, r.width() / 4.0);
             const double span = r.width() - 2 * inset;
             for (std::size_t k = 0; k < ends.size(); ++k) {
@@ -396,9 +401,9 @@ void FabricLayout::buildBundles()
                 if (leaf < 0)
                     continue; // a NIC the cabling leaves without a cable
                 auto it = std::find_if(byLeaf.begin(), byLeaf.end(),
-                                       [leaf](const auto &b) { return b.first == leaf; });
+                    [leaf](const auto &b) { return b.first == leaf; });
                 if (it == byLeaf.end()) {
-                    byLeaf.push_back({leaf, Bundle{}});
+                    byLeaf.push_back({ leaf, Bundle {} });
                     it = std::prev(byLeaf.end());
                 }
                 const int id = f.linkBetween(f.nicVertex(s, nic), f.leafVertex(leaf));
@@ -442,8 +447,10 @@ void FabricLayout::buildBundles()
             m_bundles.push_back(std::move(b));
         }
     };
-    risers(f.leafCount(), [&f](int i) { return f.leafVertex(i); }, Tier::Spine);
-    risers(f.spineCount(), [&f](int i) { return f.spineVertex(i); }, Tier::SuperSpine);
+    risers(
+        f.leafCount(), [&f](int i) { return f.leafVertex(i); }, Tier::Spine);
+    risers(
+        f.spineCount(), [&f](int i) { return f.spineVertex(i); }, Tier::SuperSpine);
 }
 
 } // namespace railyard

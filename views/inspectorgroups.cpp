@@ -1,8 +1,8 @@
 #include "inspectorgroups.h"
 
-#include "workload/presets.h"
-#include "scenario/scenario.h"
 #include "base/sizelimits.h"
+#include "scenario/scenario.h"
+#include "workload/presets.h"
 #include "workload/workloadnames.h"
 
 #include <QObject>
@@ -230,25 +230,30 @@ std::vector<InspectorField *> fabricFields()
     std::vector<InspectorField *> f;
     f.push_back(InspectorField::choice(
         QStringLiteral("fabric.kind"), QObject::tr("kind"),
-        { QStringLiteral("rail-optimised"), QStringLiteral("tor") },
+        { QStringLiteral("rail-optimised"), QStringLiteral("tor"), QStringLiteral("rail-only") },
         [](const Scenario &s) {
             return QVariant(s.fabric.kind == FabricKind::Tor ? QStringLiteral("tor")
+                    : s.fabric.kind == FabricKind::RailOnly  ? QStringLiteral("rail-only")
                                                              : QStringLiteral("rail-optimised"));
         },
         [](Scenario &s, const QVariant &v) {
             s.fabric.kind = v.toString() == QLatin1String("tor") ? FabricKind::Tor
+                : v.toString() == QLatin1String("rail-only")     ? FabricKind::RailOnly
                                                                  : FabricKind::RailOptimised;
         }));
     const auto fab = &Scenario::fabric;
     f.push_back(intOf(QStringLiteral("fabric.servers"), QObject::tr("servers"), 1,
         static_cast<int>(limits::kMaxServers), fab, &FabricSpec::servers));
+    f.push_back(intOf(QStringLiteral("fabric.planes"), QObject::tr("network planes"), 1, 16, fab,
+        &FabricSpec::planes));
     f.push_back(intOf(QStringLiteral("fabric.gpus_per_server"), QObject::tr("GPUs / server"), 1,
         static_cast<int>(limits::kMaxGpusPerServer), fab, &FabricSpec::gpusPerServer));
     f.push_back(intOf(QStringLiteral("fabric.servers_per_su"), QObject::tr("servers / SU"), 1,
         static_cast<int>(limits::kMaxServers), fab, &FabricSpec::serversPerSu));
     f.back()->setToolTip(QObject::tr("Rail-optimised: servers per scalable unit"));
-    f.push_back(intOf(QStringLiteral("fabric.scaleup_domain_servers"), QObject::tr("servers / NVLink"),
-        1, static_cast<int>(limits::kMaxServers), fab, &FabricSpec::scaleUpDomainServers));
+    f.push_back(
+        intOf(QStringLiteral("fabric.scaleup_domain_servers"), QObject::tr("servers / NVLink"), 1,
+            static_cast<int>(limits::kMaxServers), fab, &FabricSpec::scaleUpDomainServers));
     f.back()->setToolTip(
         QObject::tr("Servers (trays) per scale-up NVLink domain: 1, or 18 for an NVL72 rack"));
     f.push_back(intOf(QStringLiteral("fabric.switch_radix"), QObject::tr("switch radix"), 2, 4096,

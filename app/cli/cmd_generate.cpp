@@ -82,8 +82,7 @@ const std::vector<Flag> &flags()
         { "pcie-gbps", "fabric.pcie_gbps", Kind::Number, "B",
             "GPU <-> NIC host path, Gbit/s per direction (512).", kFabric },
         { "fabric-gbps", "fabric.fabric_gbps", Kind::Number, "B",
-            "One switch-to-switch port (leaf <-> spine <-> super-spine), Gbit/s (400).",
-            kFabric },
+            "One switch-to-switch port (leaf <-> spine <-> super-spine), Gbit/s (400).", kFabric },
         { "scaleup-latency-us", "fabric.scaleup_latency_us", Kind::Number, "US",
             "Scale-up (NVLink) hop latency, microseconds (0.6).", kFabric },
         { "pcie-latency-us", "fabric.pcie_latency_us", Kind::Number, "US",
@@ -98,6 +97,12 @@ const std::vector<Flag> &flags()
             "Spine downlink : uplink bandwidth (1 = non-blocking).", kFabric },
         { "pxn", "fabric.pxn", Kind::Switch, nullptr,
             "NCCL PXN: cross-rail traffic hops over NVLink first.", kFabric },
+        { "planes", "fabric.planes", Kind::Integer, "P",
+            "Network planes: every NIC has P ports, one per independent switch plane (1; 2 = "
+            "Alibaba HPN dual-plane, 8 = DeepSeek-V3 multi-plane).",
+            kFabric },
+        { "plane-port-gbps", "fabric.plane_port_gbps", Kind::Number, "B",
+            "One NIC port's speed with several planes, Gbit/s (0 = NIC speed / planes).", kFabric },
         { "scaleup-domain-servers", "fabric.scaleup_domain_servers", Kind::Integer, "K",
             "Servers (trays) per NVLink domain (1; 18 for an NVL72 rack).", kFabric },
         { "nvl72", "fabric.scaleup_domain_servers", Kind::Switch, nullptr,
@@ -176,7 +181,7 @@ std::vector<std::string> choicesOf(const std::string &flag)
 {
     std::vector<std::string> out;
     if (flag == "fabric")
-        out = { "rail-optimised", "tor" }; // FabricKind, as the loader names them
+        out = { "rail-optimised", "tor", "rail-only" }; // FabricKind, as the loader names them
     else if (flag == "placement")
         for (Placement p : { Placement::Packed, Placement::RailAligned, Placement::Scattered })
             out.emplace_back(placementName(p));
@@ -299,6 +304,9 @@ json documentFromFlags(const GenerateOptions &o)
     integer(fabric, "spines", "spines");
     integer(fabric, "super_spines", "super-spines");
     integer(fabric, "switch_radix", "switch-radix");
+    integer(fabric, "planes", "planes");
+    if (o.given("plane-port-gbps"))
+        fabric["plane_port_gbps"] = o.numbers.at("plane-port-gbps");
     const std::string device = o.given("device") ? o.texts.at("device")
         : o.given("nvl72")                       ? std::string("gb200")
                                                  : std::string("h100-sxm");
@@ -314,13 +322,13 @@ json documentFromFlags(const GenerateOptions &o)
     fabric["nic_gbps"] = o.given("nic-gbps") ? o.numbers.at("nic-gbps") : defaults.nicGbps;
     fabric["scaleup_gbps"]
         = o.given("scaleup-gbps") ? o.numbers.at("scaleup-gbps") : defaults.scaleUpGbps;
-    for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
-             { "pcie_gbps", "pcie-gbps" }, { "fabric_gbps", "fabric-gbps" },
-             { "scaleup_latency_us", "scaleup-latency-us" },
-             { "pcie_latency_us", "pcie-latency-us" }, { "nic_latency_us", "nic-latency-us" },
-             { "fabric_latency_us", "fabric-latency-us" },
-             { "leaf_oversubscription", "leaf-oversubscription" },
-             { "spine_oversubscription", "spine-oversubscription" } })
+    for (const auto &[key, flag] :
+        std::vector<std::pair<const char *, const char *>> { { "pcie_gbps", "pcie-gbps" },
+            { "fabric_gbps", "fabric-gbps" }, { "scaleup_latency_us", "scaleup-latency-us" },
+            { "pcie_latency_us", "pcie-latency-us" }, { "nic_latency_us", "nic-latency-us" },
+            { "fabric_latency_us", "fabric-latency-us" },
+            { "leaf_oversubscription", "leaf-oversubscription" },
+            { "spine_oversubscription", "spine-oversubscription" } })
         if (o.given(flag))
             fabric[key] = o.numbers.at(flag);
     fabric["pxn"] = o.given("pxn");
@@ -450,9 +458,15 @@ std::string commandLine(const CLI::App &app)
 void refuseFlagsThatDoNotApply(const GenerateOptions &o)
 {
     const std::string &fabric = o.texts.at("fabric");
-    if (o.given("servers-per-su") && fabric == "tor")
+    if (o.given("servers-per-su") && fabric != "rail-optimised")
         throw UsageError("--servers-per-su applies only to --fabric rail-optimised (a ToR "
-                         "fabric groups servers with --servers-per-leaf)");
+                         "fabric groups servers with --servers-per-leaf, a rail-only fabric "
+                         "has one rail switch per rail)");
+    if ((o.given("spines") || o.given("super-spines")) && fabric == "rail-only")
+        throw UsageError("--spines and --super-spines do not apply to --fabric rail-only (it "
+                         "has no spine)");
+    if (o.given("plane-port-gbps") && !o.given("planes"))
+        throw UsageError("--plane-port-gbps applies only with --planes P (P > 1)");
     if (o.given("servers-per-leaf") && fabric != "tor")
         throw UsageError("--servers-per-leaf applies only to --fabric tor (a rail-optimised "
                          "fabric groups servers with --servers-per-su)");
@@ -464,7 +478,8 @@ void refuseFlagsThatDoNotApply(const GenerateOptions &o)
                              "one of them");
         if (d.rackTrays == 0)
             throw UsageError("--nvl72 applies only to a device with NVL72 racks (--device gb200 "
-                             "or gb300), not " + device);
+                             "or gb300), not "
+                + device);
         if (o.integers.at("gpus-per-server") != d.trayGpus)
             throw UsageError("--nvl72: a " + device + " compute tray holds "
                 + std::to_string(d.trayGpus) + " GPUs; give --gpus-per-server "

@@ -1,8 +1,10 @@
 #include "lessonfigures.h"
 
+#include "scenario/scenariosections.h"
+
 #include "chartformat.h"
-#include "document/scenariodocument.h"
 #include "cost/pipelineschedule.h"
+#include "document/scenariodocument.h"
 #include "studies/remapresult.h"
 #include "workload/workloadnames.h"
 
@@ -20,26 +22,26 @@ struct Plain
 
 // Figures with a fixed name; the per-dimension and per-tier ones are built below.
 constexpr Plain kPlain[] = {
-    {"iteration_time", LessonFigures::Unit::Seconds},
-    {"pipeline_makespan", LessonFigures::Unit::Seconds},
-    {"mfu", LessonFigures::Unit::Fraction},
-    {"bubble", LessonFigures::Unit::Fraction},
-    {"spine_share", LessonFigures::Unit::Fraction},
-    {"bottleneck_utilisation", LessonFigures::Unit::Fraction},
-    {"memory_fits", LessonFigures::Unit::Count},
-    {"max_memory_per_rank", LessonFigures::Unit::Bytes},
-    {"mapping_warnings", LessonFigures::Unit::Count},
-    {"tp_groups_across_servers", LessonFigures::Unit::Count},
-    {"dp_groups_across_rails", LessonFigures::Unit::Count},
-    {"microbatches", LessonFigures::Unit::Count},
-    {"ranks", LessonFigures::Unit::Count},
-    {"failed_components", LessonFigures::Unit::Count},
-    {"changed_slots", LessonFigures::Unit::Count},
-    {"baseline_pinned", LessonFigures::Unit::Count},
-    {"fabric.kind", LessonFigures::Unit::Word},
-    {"placement", LessonFigures::Unit::Word},
-    {"schedule", LessonFigures::Unit::Word},
-    {"order", LessonFigures::Unit::Word},
+    { "iteration_time", LessonFigures::Unit::Seconds },
+    { "pipeline_makespan", LessonFigures::Unit::Seconds },
+    { "mfu", LessonFigures::Unit::Fraction },
+    { "bubble", LessonFigures::Unit::Fraction },
+    { "spine_share", LessonFigures::Unit::Fraction },
+    { "bottleneck_utilisation", LessonFigures::Unit::Fraction },
+    { "memory_fits", LessonFigures::Unit::Count },
+    { "max_memory_per_rank", LessonFigures::Unit::Bytes },
+    { "mapping_warnings", LessonFigures::Unit::Count },
+    { "tp_groups_across_servers", LessonFigures::Unit::Count },
+    { "dp_groups_across_rails", LessonFigures::Unit::Count },
+    { "microbatches", LessonFigures::Unit::Count },
+    { "ranks", LessonFigures::Unit::Count },
+    { "failed_components", LessonFigures::Unit::Count },
+    { "changed_slots", LessonFigures::Unit::Count },
+    { "baseline_pinned", LessonFigures::Unit::Count },
+    { "fabric.kind", LessonFigures::Unit::Word },
+    { "placement", LessonFigures::Unit::Word },
+    { "schedule", LessonFigures::Unit::Word },
+    { "order", LessonFigures::Unit::Word },
 };
 
 } // namespace
@@ -54,7 +56,8 @@ QStringList LessonFigures::names()
         out << QStringLiteral("exposed.") + chartformat::latin(dimName(d));
         out << QStringLiteral("bytes.") + chartformat::latin(dimName(d));
         for (Tier t : kAllTiers)
-            out << QStringLiteral("tier_bytes.%1.%2").arg(chartformat::latin(tierName(t)), chartformat::latin(dimName(d)));
+            out << QStringLiteral("tier_bytes.%1.%2")
+                       .arg(chartformat::latin(tierName(t)), chartformat::latin(dimName(d)));
     }
     return out;
 }
@@ -129,7 +132,8 @@ FigureValue LessonFigures::value(const QString &name, const Context &context)
         return number(changed);
     }
     if (name == QLatin1String("fabric.kind")) {
-        v.word = s.fabric.kind == FabricKind::Tor ? QStringLiteral("tor") : QStringLiteral("rail-optimised");
+        const std::string_view kind = scenariosections::fabricKindText(s.fabric.kind);
+        v.word = QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size()));
         return v;
     }
     if (name == QLatin1String("placement")) {
@@ -149,7 +153,7 @@ FigureValue LessonFigures::value(const QString &name, const Context &context)
         const auto i = static_cast<std::size_t>(d);
         if (name == QStringLiteral("degree.") + dim) {
             const ParallelDegrees &g = engine.layout().degrees();
-            const int values[] = {g.tp, g.pp, g.dp, g.ep, g.cp};
+            const int values[] = { g.tp, g.pp, g.dp, g.ep, g.cp };
             return number(values[i]);
         }
         if (name == QStringLiteral("exposed.") + dim)
@@ -157,7 +161,8 @@ FigureValue LessonFigures::value(const QString &name, const Context &context)
         if (name == QStringLiteral("bytes.") + dim)
             return number(r.dimBytes[i]);
         for (Tier t : kAllTiers)
-            if (name == QStringLiteral("tier_bytes.%1.%2").arg(chartformat::latin(tierName(t)), dim))
+            if (name
+                == QStringLiteral("tier_bytes.%1.%2").arg(chartformat::latin(tierName(t)), dim))
                 return number(r.tierBytes[static_cast<std::size_t>(index(t))][i]);
     }
     return v;
@@ -175,7 +180,8 @@ QString LessonFigures::format(const QString &name, double value)
     case Unit::Bytes:
         return chartformat::bytes(value);
     case Unit::Count:
-        return value == std::floor(value) ? QString::number(static_cast<long long>(value)) : QString::number(value, 'g', 4);
+        return value == std::floor(value) ? QString::number(static_cast<long long>(value))
+                                          : QString::number(value, 'g', 4);
     case Unit::Word:
         break;
     }

@@ -23,16 +23,17 @@ Scenario loadResourceScenario(const QString &resource)
 
 QList<ScenarioTemplate> scenarioTemplates()
 {
-    QStringList resources{defaultScenarioResource()};
+    QStringList resources { defaultScenarioResource() };
     const QDir samples(QStringLiteral(":/samples"));
-    for (const QString &name : samples.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
+    for (const QString &name :
+        samples.entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name))
         resources << samples.filePath(name);
 
     QList<ScenarioTemplate> out;
     for (const QString &resource : std::as_const(resources)) {
         try {
             const Scenario s = loadResourceScenario(resource);
-            out.append({resource, QString::fromStdString(s.name), scenarioSummary(s)});
+            out.append({ resource, QString::fromStdString(s.name), scenarioSummary(s) });
         } catch (const ScenarioError &) {
             // A sample the loader refuses is not offered (the samples test catches it).
         }
@@ -42,8 +43,15 @@ QList<ScenarioTemplate> scenarioTemplates()
 
 QString scenarioSummary(const Scenario &s)
 {
-    const QString kind = s.fabric.kind == FabricKind::Tor ? QStringLiteral("ToR") : QStringLiteral("rail-optimised");
-    QString degrees = QStringLiteral("TP %1 × PP %2 × DP %3").arg(s.degrees.tp).arg(s.degrees.pp).arg(s.degrees.dp);
+    QString kind = s.fabric.kind == FabricKind::Tor ? QStringLiteral("ToR")
+        : s.fabric.kind == FabricKind::RailOnly     ? QStringLiteral("rail-only")
+                                                    : QStringLiteral("rail-optimised");
+    if (s.fabric.planes > 1)
+        kind += QStringLiteral(", %1 planes").arg(s.fabric.planes);
+    QString degrees = QStringLiteral("TP %1 × PP %2 × DP %3")
+                          .arg(s.degrees.tp)
+                          .arg(s.degrees.pp)
+                          .arg(s.degrees.dp);
     if (s.degrees.cp > 1)
         degrees += QStringLiteral(" × CP %1").arg(s.degrees.cp);
     if (s.degrees.ep > 1)

@@ -9,6 +9,7 @@
 #include "cost/stagetiming.h"
 #include "cost/trafficmodel.h"
 #include "cost/trafficplan.h"
+#include "fabric/failedcomponent.h"
 
 #include <array>
 #include <memory>
@@ -30,16 +31,16 @@ struct CostEngine::Impl
     std::optional<TrafficModel> traffic;
     std::vector<DpOp> dpOps;
     std::vector<double> stageDpBytes;
-    DimArray bytesSent{};  ///< depends on the plan alone
-    std::array<bool, kDimCount> present{};
-    PhaseTimes times;      ///< of the current mapping
+    DimArray bytesSent {}; ///< depends on the plan alone
+    std::array<bool, kDimCount> present {};
+    PhaseTimes times; ///< of the current mapping
     CostReport report;
     LinkRanking ranking; ///< busy time per link, for the bottleneck and the percentiles
     OverlapChannels channels; ///< link bounds and the overlapped DP sync's contention
     Timing main;
     std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
     std::vector<char> usable; ///< per slot, for moveRanks(); filled on first use with failures
-    bool stale = false;       ///< moveRanks(..., false) left the report behind the mapping
+    bool stale = false; ///< moveRanks(..., false) left the report behind the mapping
 
     Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
         : scenario(s)
@@ -48,8 +49,20 @@ struct CostEngine::Impl
         , layout(std::move(in.layout))
         , plan(std::move(in.plan))
         , mapping(std::move(in.mapping))
-        , router(r ? std::move(r) : std::make_shared<Router>(fabric))
-    {}
+        , router(routerFor(fabric, s, std::move(r)))
+    {
+    }
+
+    /// The given router when it routes around the same failed leaves, else a new one (a router
+    /// of a multi-plane fabric avoids failed leaves' ports, Router).
+    static std::shared_ptr<Router> routerFor(
+        const Fabric &fabric, const Scenario &s, std::shared_ptr<Router> r)
+    {
+        std::vector<char> failed = routedFailures(fabric, s.failures);
+        if (r && r->failedLeaves() == failed)
+            return r;
+        return std::make_shared<Router>(fabric, std::move(failed));
+    }
 
     int chunks() const { return chunksPerRank(scenario.training); }
 

@@ -25,6 +25,24 @@
 
 namespace railyard {
 
+namespace {
+
+/// Whether a route reaches a spine: it has a leaf-to-leaf segment, or (several network planes,
+/// where every cross-server route is one NIC-to-NIC segment) a segment holding a spine hop.
+bool routeReachesSpine(const Router &router, const Fabric &fabric, const Router::Parts &parts)
+{
+    if (fabric.planeCount() == 1)
+        return parts.segmentCount > 0;
+    for (int i = 0; i < parts.segmentCount; ++i)
+        for (const RouteHop &h : router.segmentHops(parts.segments[static_cast<std::size_t>(i)]))
+            if (fabric.link(h.link).tier == Tier::Spine
+                || fabric.link(h.link).tier == Tier::SuperSpine)
+                return true;
+    return false;
+}
+
+} // namespace
+
 EpSummary epSummary(const CostEngine &engine, int group)
 {
     EpSummary out;
@@ -106,7 +124,7 @@ EpSummary epSummary(const CostEngine &engine, int group)
                 if (i == j)
                     continue;
                 router->routeParts(mapping.slotOf(members[i]), mapping.slotOf(members[j]), parts);
-                if (parts.segmentCount == 0)
+                if (!routeReachesSpine(*router, engine.fabric(), parts))
                     continue;
                 crossing += out.matrix[i * n + j];
                 if (static_cast<int>(g) == out.group)

@@ -378,9 +378,13 @@ bool Evaluator::slotUsable(int slot)
 
 PartnerRoutes Evaluator::partnerRoutes(int rank)
 {
-    if (m_routesFabric != m_engine->sharedFabric()) {
+    // A multi-plane fabric's routes avoid the failed leaves' ports (Router), so the router is
+    // rebuilt when the failures it routes around change as well as with the fabric.
+    std::vector<char> failed = routedFailures(m_engine->fabric(), m_engine->scenario().failures);
+    if (m_routesFabric != m_engine->sharedFabric() || !m_routes
+        || m_routes->failedLeaves() != failed) {
         m_routesFabric = m_engine->sharedFabric();
-        m_routes = std::make_unique<Router>(*m_routesFabric);
+        m_routes = std::make_unique<Router>(*m_routesFabric, std::move(failed));
     }
     return railyard::partnerRoutes(m_engine->layout(), mapping(), *m_routes, rank);
 }

@@ -2,6 +2,7 @@
 
 #include "base/scenarioerror.h"
 #include "export/runrecord.h"
+#include "scenario/scenariosections.h"
 
 #include <algorithm>
 #include <cstdarg>
@@ -60,8 +61,8 @@ std::vector<std::string> hostNames(
             for (std::size_t j = 0; j < i; ++j)
                 if (shortHostName(options.hosts[j]) == shortHostName(options.hosts[i]))
                     throw ScenarioError("--hosts",
-                        "servers " + std::to_string(j) + " and " + std::to_string(i)
-                            + " are both '" + shortHostName(options.hosts[i])
+                        "servers " + std::to_string(j) + " and " + std::to_string(i) + " are both '"
+                            + shortHostName(options.hosts[i])
                             + "' (a host name, or its short name before the first '.', names "
                               "one server)");
         }
@@ -124,8 +125,8 @@ std::pair<int, int> coresOfGpu(const FabricSpec &spec, int gpu, int cpus)
     return { static_cast<int>(lo), static_cast<int>(hi) };
 }
 
-std::vector<RankPlacement> placements(const CostEngine &engine,
-    const std::vector<std::string> &hosts, const std::string &hcaPrefix)
+std::vector<RankPlacement> placements(
+    const CostEngine &engine, const std::vector<std::string> &hosts, const std::string &hcaPrefix)
 {
     const Fabric &fabric = engine.fabric();
     const Mapping &mapping = engine.mapping();
@@ -267,11 +268,10 @@ std::string checkedHcaPrefix(const std::string &prefix)
         throw ScenarioError("--hca-prefix",
             "is empty: NIC i is the RDMA device <prefix><i> (e.g. mlx5_ gives mlx5_0), so an "
             "empty prefix would give NCCL_IB_HCA=\"=0\"");
-    const bool ok = prefix.size() <= 32
-        && std::all_of(prefix.begin(), prefix.end(), [](char ch) {
-               return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')
-                   || ch == '_' || ch == '-' || ch == '.';
-           });
+    const bool ok = prefix.size() <= 32 && std::all_of(prefix.begin(), prefix.end(), [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')
+            || ch == '_' || ch == '-' || ch == '.';
+    });
     if (!ok)
         throw ScenarioError("--hca-prefix",
             "'" + oneLine(prefix.substr(0, 40))
@@ -304,7 +304,7 @@ std::string headerComment(const CostEngine &engine, const std::string &what)
         + " ranks\n";
     out += "# layout " + layoutText(engine) + "\n";
     out += strf("# fabric \"%s\" (%s, %d servers x %d GPUs), %s\n", oneLine(f.name).c_str(),
-        f.kind == FabricKind::Tor ? "tor" : "rail-optimised", f.servers, f.gpusPerServer,
+        std::string(scenariosections::fabricKindText(f.kind)).c_str(), f.servers, f.gpusPerServer,
         fabricHash(f).c_str());
     return out;
 }

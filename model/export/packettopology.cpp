@@ -42,6 +42,11 @@ std::vector<char> failedVertices(const Fabric &fabric, const std::vector<FailedC
         case FailedComponent::Kind::Leaf:
             mark(fabric.leafVertex(f.index));
             break;
+        case FailedComponent::Kind::Plane:
+            for (int l = 0; l < fabric.leafCount(); ++l)
+                if (fabric.planeOfLeaf(l) == f.index)
+                    mark(fabric.leafVertex(l));
+            break;
         }
     }
     return failed;

@@ -14,12 +14,13 @@
  */
 #include "export/runrecord.h"
 
-#include "export/exportcommon.h"
-#include "scenario/scenariofile.h"
-#include "fabric/failedcomponent.h"
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "export/exportcommon.h"
+#include "fabric/failedcomponent.h"
+#include "scenario/scenariofile.h"
+#include "scenario/scenariosections.h"
 
 #include <nlohmann/json.hpp>
 
@@ -178,14 +179,14 @@ struct RankCollector
         // edited in its slot column only is accepted, its stale columns ignored. A value that
         // matches neither the new slot nor the current one is an edit of its own: refused.
         const int current = engine.mapping().slotOf(rank);
-        const auto expect = [&](const char *name, int want, const std::string &owner,
-                                int stale = -3) {
-            const int got = field(name);
-            if (got != -2 && got != want && got != stale)
-                throw ScenarioError(where + "." + name,
-                    "is " + std::to_string(got) + " but " + owner + " has " + name + " "
-                        + std::to_string(want) + " in this scenario");
-        };
+        const auto expect
+            = [&](const char *name, int want, const std::string &owner, int stale = -3) {
+                  const int got = field(name);
+                  if (got != -2 && got != want && got != stale)
+                      throw ScenarioError(where + "." + name,
+                          "is " + std::to_string(got) + " but " + owner + " has " + name + " "
+                              + std::to_string(want) + " in this scenario");
+              };
         const RankCoord c = engine.layout().coord(rank);
         const std::string ofRank = "rank " + std::to_string(rank);
         const std::string ofSlot = "slot " + std::to_string(slot);
@@ -226,7 +227,7 @@ std::string exportMappingJson(const CostEngine &engine, const ExportOptions &opt
 
     ojson fab;
     fab["name"] = spec.name;
-    fab["kind"] = spec.kind == FabricKind::Tor ? "tor" : "rail-optimised";
+    fab["kind"] = std::string(scenariosections::fabricKindText(spec.kind));
     fab["servers"] = fabric.servers();
     fab["gpus_per_server"] = fabric.gpusPerServer();
     fab["nics_per_server"] = fabric.nicsPerServer();
@@ -462,8 +463,7 @@ ImportedMapping importMappingCsv(const std::string &bomText, const CostEngine &e
     }
     ImportedMapping out;
     out.mapping = collect.finish("csv");
-    out.mappingVersion
-        = versionAfterImport(out.mapping, engine.scenario().mappingVersion, engine);
+    out.mappingVersion = versionAfterImport(out.mapping, engine.scenario().mappingVersion, engine);
     out.scenario = engine.scenario().name;
     return out;
 }

@@ -1,4 +1,5 @@
 #include "fabric/fabric.h"
+#include "fabric/fabricbuilder.h"
 
 #include "fabric/cablingbuilder.h"
 #include "fabric/fabricassembly.h"
@@ -41,6 +42,19 @@
  * tor: every NIC of a server on one top-of-rack leaf, `serversPerLeaf` servers per leaf
  * (0 = max(1, (radix/2) / NICs)); the same two/three-tier rule, a pod being d consecutive leaves.
  *
+ * rail-only (Wang, Wang, Zhang et al., "Rail-only: A Low-Cost High-Performance Network for
+ * Training LLMs with Trillion Parameters", arXiv 2307.12169, its rail-only design): one rail switch per rail
+ * for the whole cluster, NIC i of every server on rail switch i, and no spine. Traffic between
+ * rails crosses the scale-up domain first (router.cpp). The paper's rail switches are large (or a
+ * rail is itself a small Clos); we model the first: a rail switch terminates one port per server,
+ * so the servers must fit the radix (a rail built as its own Clos is not modelled).
+ *
+ * planes (Qian et al., "Alibaba HPN: A Data Center Network for Large Language Model Training",
+ * SIGCOMM 2024, its dual-plane design; DeepSeek-V3 technical report, arXiv 2412.19437, section 3.4
+ * multi-plane fat tree): the switch network above is built `planes` times, plane p's switches
+ * named "planeP/...", and port p of every NIC is cabled to its leaf in plane p at
+ * planePortGbps (0 = nic.gbps / planes). Planes share nothing but the NICs.
+ *
  * Bundles: the parallel cables between two switches are one logical link per direction with
  * bandwidth = (uplinks / neighbours) * fabricPort. When the uplinks do not divide evenly (or a
  * partial SU has fewer uplinks than there are spines) that quotient is fractional: the bandwidth
@@ -55,239 +69,16 @@
 
 namespace railyard {
 
-namespace {
-
-using i64 = std::int64_t;
-
-i64 ceilDiv(i64 a, i64 b)
-{
-    return (a + b - 1) / b;
-}
-
-/// ceil() of a ratio computed in floating point, tolerant of rounding (32 / 1.0 stays 32).
-i64 ceilRatio(double x)
-{
-    return static_cast<i64>(std::ceil(x - 1e-9));
-}
-
-std::string str(i64 v)
-{
-    return std::to_string(v);
-}
-
-void checkLink(const LinkSpec &link, const char *gbpsField, const char *latencyField)
-{
-    if (!std::isfinite(link.gbps) || link.gbps <= 0.0)
-        throw ScenarioError(gbpsField,
-            "bandwidth must be a positive number of Gbit/s, got " + std::to_string(link.gbps));
-    if (!std::isfinite(link.latencyUs) || link.latencyUs < 0.0)
-        throw ScenarioError(latencyField,
-            "latency must be a non-negative number of microseconds, got "
-                + std::to_string(link.latencyUs));
-}
-
-} // namespace
-
-/** Validates a FabricSpec, sizes the fabric without allocating, then builds the graph. */
-class FabricBuilder
-{
-public:
-    static Fabric build(const FabricSpec &spec)
-    {
-        FabricBuilder b(spec);
-        b.validate();
-        if (!spec.cabling.empty())
-            return buildCabledFabric(spec);
-        b.plan();
-        b.construct();
-        return std::move(b.m_fabric);
-    }
-
-private:
-    explicit FabricBuilder(const FabricSpec &spec)
-        : m_spec(spec)
-    {
-    }
-
-    void validate();
-    void validateScaleUpDomain();
-    void plan();
-    void construct();
-
-    /// Servers in group g (an SU, or a ToR leaf's rack); the last group may be partial.
-    i64 serversInGroup(i64 g) const
-    {
-        return std::min(m_serversPerGroup, m_servers - g * m_serversPerGroup);
-    }
-    /// Downlink ports of a leaf of group g (one per NIC it terminates).
-    i64 leafDownlinks(i64 g) const
-    {
-        return m_rail ? serversInGroup(g) : serversInGroup(g) * m_nics;
-    }
-    /// Uplink ports of a leaf of group g: ceil(D / leafOversubscription), at least 1.
-    i64 leafUplinks(i64 g) const
-    {
-        return std::max<i64>(
-            1, ceilRatio(static_cast<double>(leafDownlinks(g)) / m_spec.leafOversubscription));
-    }
-    /// Sum of leaf uplinks over the groups [first, last).
-    i64 uplinksOfGroups(i64 first, i64 last) const
-    {
-        i64 sum = 0;
-        for (i64 g = first; g < last; ++g)
-            sum += m_leavesPerGroup * leafUplinks(g);
-        return sum;
-    }
-
-    const FabricSpec &m_spec;
-    Fabric m_fabric;
-
-    // The plan, all in 64-bit so absurd specs are refused before anything is allocated.
-    bool m_rail = true;
-    i64 m_servers = 0, m_gpus = 0, m_nics = 0;
-    i64 m_domainServers = 1; ///< servers per scale-up domain
-    i64 m_serversPerGroup = 0; ///< per SU (rail) or per ToR leaf
-    i64 m_groups = 0; ///< SUs or ToR leaves
-    i64 m_leavesPerGroup = 0; ///< rails or 1
-    i64 m_leaves = 0;
-    bool m_threeTier = false;
-    i64 m_groupsPerPod = 0;
-    i64 m_pods = 1;
-    i64 m_spinesPerPod = 0; ///< two tiers: all spines
-    i64 m_spineUplinks = 0; ///< three tiers: ports from one spine to its plane
-    i64 m_superPerPlane = 0;
-    i64 m_vertices = 0;
-    i64 m_links = 0;
-};
-
-void FabricBuilder::validate()
-{
-    const FabricSpec &s = m_spec;
-    // Counts first, against the limits, so that nothing below can overflow or allocate much.
-    if (s.servers <= 0)
-        throw ScenarioError("fabric.servers", "must be at least 1, got " + str(s.servers));
-    if (s.servers > limits::kMaxServers)
-        throw ScenarioError("fabric.servers",
-            str(s.servers) + " servers exceed the limit of " + str(limits::kMaxServers));
-    if (s.gpusPerServer <= 0)
-        throw ScenarioError(
-            "fabric.gpus_per_server", "must be at least 1, got " + str(s.gpusPerServer));
-    if (s.gpusPerServer > limits::kMaxGpusPerServer)
-        throw ScenarioError("fabric.gpus_per_server",
-            str(s.gpusPerServer) + " GPUs per server exceed the limit of "
-                + str(limits::kMaxGpusPerServer));
-    if (i64 { s.servers } * s.gpusPerServer > limits::kMaxGpus)
-        throw ScenarioError("fabric.servers",
-            str(s.servers) + " servers x " + str(s.gpusPerServer)
-                + " GPUs = " + str(i64 { s.servers } * s.gpusPerServer)
-                + " GPU slots exceed the limit of " + str(limits::kMaxGpus));
-    if (s.nicsPerServer < 0)
-        throw ScenarioError("fabric.nics_per_server",
-            "must be 0 (one per GPU) or positive, got " + str(s.nicsPerServer));
-    if (s.nicsPerServer > limits::kMaxGpusPerServer)
-        throw ScenarioError("fabric.nics_per_server",
-            str(s.nicsPerServer) + " NICs per server exceed the limit of "
-                + str(limits::kMaxGpusPerServer));
-    m_rail = s.kind == FabricKind::RailOptimised;
-    m_servers = s.servers;
-    m_gpus = s.gpusPerServer;
-    m_nics = s.nicsPerServer > 0 ? s.nicsPerServer : s.gpusPerServer;
-
-    if (!s.gpuToNic.empty()) {
-        if (static_cast<i64>(s.gpuToNic.size()) != m_gpus)
-            throw ScenarioError("fabric.gpu_to_nic",
-                "has " + str(static_cast<i64>(s.gpuToNic.size()))
-                    + " entries, expected one per GPU (" + str(m_gpus) + ")");
-        for (std::size_t i = 0; i < s.gpuToNic.size(); ++i) {
-            if (s.gpuToNic[i] < 0 || s.gpuToNic[i] >= m_nics)
-                throw ScenarioError("fabric.gpu_to_nic[" + std::to_string(i) + "]",
-                    "NIC " + str(s.gpuToNic[i]) + " does not exist (NICs are 0.." + str(m_nics - 1)
-                        + ")");
-        }
-    }
-    if (!s.serverNames.empty()) {
-        if (static_cast<i64>(s.serverNames.size()) != m_servers)
-            throw ScenarioError("fabric.server_names",
-                "has " + str(static_cast<i64>(s.serverNames.size()))
-                    + " names, expected one per server (" + str(m_servers) + ")");
-        std::unordered_set<std::string_view> seen;
-        seen.reserve(s.serverNames.size());
-        for (std::size_t i = 0; i < s.serverNames.size(); ++i) {
-            const std::string &name = s.serverNames[i];
-            const std::string field = "fabric.server_names[" + std::to_string(i) + "]";
-            if (name.empty())
-                throw ScenarioError(field, "a server name must not be empty");
-            if (!seen.insert(name).second)
-                throw ScenarioError(field, "duplicate server name \"" + name + "\"");
-        }
-    }
-
-    if (m_rail && s.serversPerSu <= 0)
-        throw ScenarioError(
-            "fabric.servers_per_su", "must be at least 1, got " + str(s.serversPerSu));
-    if (!m_rail && s.serversPerLeaf < 0)
-        throw ScenarioError("fabric.servers_per_leaf",
-            "must be 0 (derived) or positive, got " + str(s.serversPerLeaf));
-    if (s.switchRadix < 2)
-        throw ScenarioError(
-            "fabric.switch_radix", "a switch needs at least 2 ports, got " + str(s.switchRadix));
-    if (s.spines < 0)
-        throw ScenarioError(
-            "fabric.spines", "must be 0 (derived) or positive, got " + str(s.spines));
-    if (s.superSpines < 0)
-        throw ScenarioError(
-            "fabric.super_spines", "must be 0 (derived) or positive, got " + str(s.superSpines));
-    if (!std::isfinite(s.leafOversubscription) || s.leafOversubscription <= 0.0)
-        throw ScenarioError("fabric.leaf_oversubscription",
-            "must be a positive ratio, got " + std::to_string(s.leafOversubscription));
-    if (!std::isfinite(s.spineOversubscription) || s.spineOversubscription <= 0.0)
-        throw ScenarioError("fabric.spine_oversubscription",
-            "must be a positive ratio, got " + std::to_string(s.spineOversubscription));
-    checkLink(s.scaleUp, "fabric.scaleup_gbps", "fabric.scaleup_latency_us");
-    validateScaleUpDomain();
-    checkLink(s.pcie, "fabric.pcie_gbps", "fabric.pcie_latency_us");
-    checkLink(s.nic, "fabric.nic_gbps", "fabric.nic_latency_us");
-    checkLink(s.fabricPort, "fabric.fabric_gbps", "fabric.fabric_latency_us");
-}
-
-void FabricBuilder::validateScaleUpDomain()
-{
-    // A rack-scale NVLink domain (GB200 NVL72: 18 compute trays of 4 GPUs on one NVLink switch
-    // system) is a block of consecutive servers; the fabric must consist of whole domains, and
-    // a rail-optimised SU of whole domains, so that every rack's NICs land on one SU's rail
-    // leaves (NVIDIA's DGX SuperPOD with GB200 RA groups 8 NVL72 racks per SU).
-    const FabricSpec &s = m_spec;
-    const char *field = "fabric.scaleup_domain_servers";
-    if (s.scaleUpDomainServers < 1)
-        throw ScenarioError(field, "must be at least 1, got " + str(s.scaleUpDomainServers));
-    m_domainServers = s.scaleUpDomainServers;
-    if (m_domainServers == 1)
-        return;
-    if (s.servers % s.scaleUpDomainServers != 0)
-        throw ScenarioError(field,
-            str(s.scaleUpDomainServers) + " servers per scale-up domain do not divide the "
-                + str(s.servers) + " servers of the fabric");
-    if (i64 { s.scaleUpDomainServers } * s.gpusPerServer > limits::kMaxGpusPerServer)
-        throw ScenarioError(field,
-            str(i64 { s.scaleUpDomainServers } * s.gpusPerServer)
-                + " GPUs per scale-up domain exceed the limit of "
-                + str(limits::kMaxGpusPerServer));
-    if (s.cabling.empty() && m_rail) {
-        const i64 su = std::min<i64>(s.serversPerSu, s.servers);
-        if (su % s.scaleUpDomainServers != 0)
-            throw ScenarioError(field,
-                str(s.scaleUpDomainServers) + " servers per scale-up domain do not fit whole into "
-                    + "a scalable unit of " + str(su)
-                    + " servers (fabric.servers_per_su); a domain would straddle two SUs");
-    }
-}
-
 void FabricBuilder::plan()
 {
     const FabricSpec &s = m_spec;
     const i64 radix = s.switchRadix;
 
-    if (m_rail) {
+    if (m_railOnly) {
+        // One rail switch per rail for the whole cluster (one port per server).
+        m_serversPerGroup = m_servers;
+        m_leavesPerGroup = m_nics;
+    } else if (m_rail) {
         m_serversPerGroup = std::min<i64>(s.serversPerSu, m_servers);
         m_leavesPerGroup = m_nics; // one leaf per rail
     } else {
@@ -298,14 +89,19 @@ void FabricBuilder::plan()
     }
     m_groups = ceilDiv(m_servers, m_serversPerGroup);
     m_leaves = m_groups * m_leavesPerGroup;
-    if (m_leaves > limits::kMaxSwitches)
+    if (m_leaves * m_planes > limits::kMaxSwitches)
         throw ScenarioError("fabric.servers",
-            str(m_leaves) + " leaf switches exceed the limit of " + str(limits::kMaxSwitches)
-                + " switches");
+            str(m_leaves * m_planes) + " leaf switches exceed the limit of "
+                + str(limits::kMaxSwitches) + " switches");
 
     // Port budget of the fullest leaf (group 0): downlinks + uplinks must fit the radix.
     {
         const i64 down = leafDownlinks(0), up = leafUplinks(0);
+        if (m_railOnly && down > radix)
+            throw ScenarioError("fabric.switch_radix",
+                "a rail-only rail switch has one port per server: " + str(down)
+                    + " servers need a radix of at least " + str(down) + ", got " + str(radix)
+                    + " (a rail built as its own Clos is not modelled)");
         if (down + up > radix) {
             const char *field = m_rail
                 ? "fabric.servers_per_su"
@@ -317,7 +113,13 @@ void FabricBuilder::plan()
         }
     }
 
-    if (m_leaves <= radix) {
+    if (m_railOnly) {
+        // No spine: the rail switches are the whole network.
+        m_threeTier = false;
+        m_pods = 1;
+        m_groupsPerPod = m_groups;
+        m_spinesPerPod = 0;
+    } else if (m_leaves <= radix) {
         // Two tiers: every spine has a port for every leaf.
         m_threeTier = false;
         m_pods = 1;
@@ -380,14 +182,16 @@ void FabricBuilder::plan()
     // Totals, still before allocating anything.
     const i64 spines = m_spinesPerPod * m_pods;
     const i64 supers = m_threeTier ? m_superPerPlane * m_spinesPerPod : 0;
-    const i64 switches = m_leaves + spines + supers;
+    const i64 switches = (m_leaves + spines + supers) * m_planes;
     if (spines > limits::kMaxSwitches || supers > limits::kMaxSwitches
         || switches > limits::kMaxSwitches)
         throw ScenarioError(s.spines > 0 || s.superSpines > 0 ? "fabric.spines" : "fabric.servers",
             str(switches) + " switches (" + str(m_leaves) + " leaves, " + str(spines) + " spines, "
                 + str(supers) + " super-spines) exceed the limit of " + str(limits::kMaxSwitches));
-    const i64 cables = m_servers * m_gpus * 2 + m_servers * m_nics + m_leaves * m_spinesPerPod
-        + (m_threeTier ? spines * m_superPerPlane : 0);
+    const i64 cables = m_servers * m_gpus * 2
+        + m_planes
+            * (m_servers * m_nics + m_leaves * m_spinesPerPod
+                + (m_threeTier ? spines * m_superPerPlane : 0));
     m_links = 2 * cables;
     if (m_links > limits::kMaxLinks)
         throw ScenarioError("fabric.servers",
@@ -402,87 +206,123 @@ void FabricBuilder::construct()
     FabricAssembly a(f);
     const int servers = static_cast<int>(m_servers);
     const int nics = static_cast<int>(m_nics);
+    const int planes = static_cast<int>(m_planes);
     a.begin(s, nics, m_rail ? nics : 0, static_cast<int>(m_pods), m_vertices, m_links);
     a.addServers();
+    // Plane p's switches are named "planeP/..." (one plane: no prefix, today's names).
+    const auto planeName = [planes](int plane, std::string name) {
+        return planes == 1 ? name : "plane" + std::to_string(plane) + "/" + name;
+    };
 
-    // Leaves, group by group (rail leaves of one SU are consecutive: leaf = su * rails + rail).
+    // Leaves, plane by plane and group by group (rail leaves of one SU are consecutive:
+    // leaf = plane * leaves + su * rails + rail).
     const int leaves = static_cast<int>(m_leaves);
-    f.m_leafVertex.reserve(static_cast<std::size_t>(leaves));
-    for (int leaf = 0; leaf < leaves; ++leaf) {
-        const i64 group = leaf / m_leavesPerGroup;
-        FabricNode n;
-        n.kind = NodeKind::Leaf;
-        n.local = leaf;
-        n.pod = static_cast<int>(group / m_groupsPerPod);
-        if (m_rail) {
-            n.su = static_cast<int>(group);
-            n.rail = static_cast<int>(leaf % m_leavesPerGroup);
-            n.name = "leaf-su" + std::to_string(n.su) + "-rail" + std::to_string(n.rail);
-        } else {
-            n.name = "tor-" + std::to_string(leaf);
-        }
-        a.addSwitch(std::move(n));
-    }
-    const int spinesPerPod = static_cast<int>(m_spinesPerPod);
-    const int pods = static_cast<int>(m_pods);
-    f.m_spineVertex.reserve(static_cast<std::size_t>(spinesPerPod * pods));
-    for (int p = 0; p < pods; ++p) {
-        for (int j = 0; j < spinesPerPod; ++j) {
+    f.m_leafVertex.reserve(static_cast<std::size_t>(leaves * planes));
+    for (int plane = 0; plane < planes; ++plane) {
+        for (int leaf = 0; leaf < leaves; ++leaf) {
+            const i64 group = leaf / m_leavesPerGroup;
             FabricNode n;
-            n.kind = NodeKind::Spine;
-            n.local = p * spinesPerPod + j;
-            n.pod = p;
-            n.name = "spine-p" + std::to_string(p) + "-" + std::to_string(j);
+            n.kind = NodeKind::Leaf;
+            n.local = plane * leaves + leaf;
+            n.pod = static_cast<int>(group / m_groupsPerPod);
+            n.netPlane = plane;
+            if (m_railOnly) {
+                n.su = 0;
+                n.rail = static_cast<int>(leaf % m_leavesPerGroup);
+                n.name = planeName(plane, "rail-switch-" + std::to_string(n.rail));
+            } else if (m_rail) {
+                n.su = static_cast<int>(group);
+                n.rail = static_cast<int>(leaf % m_leavesPerGroup);
+                n.name = planeName(
+                    plane, "leaf-su" + std::to_string(n.su) + "-rail" + std::to_string(n.rail));
+            } else {
+                n.name = planeName(plane, "tor-" + std::to_string(leaf));
+            }
             a.addSwitch(std::move(n));
         }
     }
-    const int perPlane = static_cast<int>(m_superPerPlane);
-    if (m_threeTier) {
-        f.m_superVertex.reserve(static_cast<std::size_t>(perPlane * spinesPerPod));
-        for (int plane = 0; plane < spinesPerPod; ++plane) {
-            for (int k = 0; k < perPlane; ++k) {
+    const int spinesPerPod = static_cast<int>(m_spinesPerPod);
+    const int pods = static_cast<int>(m_pods);
+    const int spinesPerPlane = spinesPerPod * pods;
+    f.m_spineVertex.reserve(static_cast<std::size_t>(spinesPerPlane * planes));
+    for (int plane = 0; plane < planes; ++plane) {
+        for (int p = 0; p < pods; ++p) {
+            for (int j = 0; j < spinesPerPod; ++j) {
                 FabricNode n;
-                n.kind = NodeKind::SuperSpine;
-                n.local = plane * perPlane + k;
-                n.pod = plane;
-                n.name = "superspine-" + std::to_string(n.local);
+                n.kind = NodeKind::Spine;
+                n.local = plane * spinesPerPlane + p * spinesPerPod + j;
+                n.pod = p;
+                n.netPlane = plane;
+                n.name = planeName(plane, "spine-p" + std::to_string(p) + "-" + std::to_string(j));
                 a.addSwitch(std::move(n));
             }
         }
     }
+    const int perPlane = static_cast<int>(m_superPerPlane);
+    const int supersPerNetPlane = perPlane * spinesPerPod;
+    if (m_threeTier) {
+        f.m_superVertex.reserve(static_cast<std::size_t>(supersPerNetPlane * planes));
+        for (int netPlane = 0; netPlane < planes; ++netPlane) {
+            for (int plane = 0; plane < spinesPerPod; ++plane) {
+                for (int k = 0; k < perPlane; ++k) {
+                    FabricNode n;
+                    n.kind = NodeKind::SuperSpine;
+                    n.local = netPlane * supersPerNetPlane + plane * perPlane + k;
+                    n.pod = plane;
+                    n.netPlane = netPlane;
+                    n.name
+                        = planeName(netPlane, "superspine-" + std::to_string(plane * perPlane + k));
+                    a.addSwitch(std::move(n));
+                }
+            }
+        }
+    }
 
-    // Server-internal links and NIC <-> leaf.
+    // Server-internal links and NIC <-> leaf, one cable per NIC port (one port per plane).
+    const double portGbps = planes == 1 ? s.nic.gbps
+        : s.planePortGbps > 0.0         ? s.planePortGbps
+                                        : s.nic.gbps / planes;
     for (int srv = 0; srv < servers; ++srv) {
         a.addServerCables(srv);
         const i64 group = srv / m_serversPerGroup;
         const i64 inGroup = srv % m_serversPerGroup;
-        for (int i = 0; i < nics; ++i) {
-            const i64 leaf = m_rail ? group * m_leavesPerGroup + i : group;
-            const i64 port = m_rail ? inGroup : inGroup * m_nics + i;
-            a.attachNic(srv, i, static_cast<int>(leaf), static_cast<int>(port), s.nic.gbps,
-                s.nic.latencyUs);
+        for (int plane = 0; plane < planes; ++plane) {
+            for (int i = 0; i < nics; ++i) {
+                const i64 leaf = m_rail ? group * m_leavesPerGroup + i : group;
+                const i64 port = m_rail ? inGroup : inGroup * m_nics + i;
+                a.attachNic(srv, i, plane, plane * leaves + static_cast<int>(leaf),
+                    static_cast<int>(port), portGbps, s.nic.latencyUs);
+            }
         }
     }
 
     // Leaf <-> spine bundles: each leaf spreads its uplinks evenly over its pod's spines.
-    for (int leaf = 0; leaf < leaves; ++leaf) {
-        const i64 group = leaf / m_leavesPerGroup;
-        const int pod = static_cast<int>(group / m_groupsPerPod);
-        const double ports = static_cast<double>(leafUplinks(group)) / spinesPerPod;
-        for (int j = 0; j < spinesPerPod; ++j)
-            a.addCable(f.leafVertex(leaf), f.spineVertex(pod * spinesPerPod + j), Tier::Spine,
-                s.fabricPort.gbps, s.fabricPort.latencyUs, ports);
+    for (int plane = 0; plane < planes && spinesPerPod > 0; ++plane) {
+        for (int leaf = 0; leaf < leaves; ++leaf) {
+            const i64 group = leaf / m_leavesPerGroup;
+            const int pod = static_cast<int>(group / m_groupsPerPod);
+            const double ports = static_cast<double>(leafUplinks(group)) / spinesPerPod;
+            for (int j = 0; j < spinesPerPod; ++j)
+                a.addCable(f.leafVertex(plane * leaves + leaf),
+                    f.spineVertex(plane * spinesPerPlane + pod * spinesPerPod + j), Tier::Spine,
+                    s.fabricPort.gbps, s.fabricPort.latencyUs, ports);
+        }
     }
     // Spine <-> super-spine bundles: spine j of every pod to every super-spine of plane j.
     if (m_threeTier) {
         const double ports = static_cast<double>(m_spineUplinks) / perPlane;
-        for (int p = 0; p < pods; ++p)
-            for (int j = 0; j < spinesPerPod; ++j)
-                for (int k = 0; k < perPlane; ++k)
-                    a.addCable(f.spineVertex(p * spinesPerPod + j),
-                        f.superSpineVertex(j * perPlane + k), Tier::SuperSpine, s.fabricPort.gbps,
-                        s.fabricPort.latencyUs, ports);
+        for (int netPlane = 0; netPlane < planes; ++netPlane)
+            for (int p = 0; p < pods; ++p)
+                for (int j = 0; j < spinesPerPod; ++j)
+                    for (int k = 0; k < perPlane; ++k)
+                        a.addCable(f.spineVertex(netPlane * spinesPerPlane + p * spinesPerPod + j),
+                            f.superSpineVertex(netPlane * supersPerNetPlane + j * perPlane + k),
+                            Tier::SuperSpine, s.fabricPort.gbps, s.fabricPort.latencyUs, ports);
     }
+    // Several planes are disconnected switch networks: the router routes each NIC pair plane by
+    // plane (router.cpp) rather than through the one-network folded-Clos parts.
+    if (planes > 1)
+        f.m_regularClos = false;
 }
 
 Fabric Fabric::build(const FabricSpec &spec)
@@ -498,6 +338,12 @@ int Fabric::railOfSlot(int slot) const
 int Fabric::leafOfNic(int server, int nic) const
 {
     return m_nicLeaf[static_cast<std::size_t>(server * m_nicsPerServer + nic)];
+}
+
+int Fabric::leafOfNicPort(int server, int nic, int plane) const
+{
+    return m_nicLeaf[static_cast<std::size_t>(
+        (plane * m_spec.servers + server) * m_nicsPerServer + nic)];
 }
 
 int Fabric::leafPortOfNic(int server, int nic) const

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "fabric/fabricspec.h"
 #include "base/units.h"
+#include "fabric/fabricspec.h"
 
 #include <boost/graph/adjacency_list.hpp>
 
@@ -19,10 +19,11 @@ struct FabricNode
 {
     NodeKind kind = NodeKind::Gpu;
     int server = -1; ///< GPU, NIC, scale-up switch (its domain's first server)
-    int local = -1;  ///< GPU or NIC index inside its server; switch index inside its tier
-    int rail = -1;   ///< NIC and rail-optimised leaf: the rail; -1 for ToR leaves
-    int su = -1;     ///< leaf: scalable unit (rail-optimised) or -1
-    int pod = -1;    ///< leaf and spine: pod index; super-spine: plane index
+    int local = -1; ///< GPU or NIC index inside its server; switch index inside its tier
+    int rail = -1; ///< NIC and rail-optimised leaf: the rail; -1 for ToR leaves
+    int su = -1; ///< leaf: scalable unit (rail-optimised) or -1
+    int pod = -1; ///< leaf and spine: pod index; super-spine: plane index
+    int netPlane = -1; ///< switch: the network plane it belongs to (FabricSpec::planes), else -1
     std::string name;
 };
 
@@ -33,19 +34,19 @@ struct FabricNode
  */
 struct FabricLink
 {
-    int id = -1;         ///< dense index, 0..linkCount()-1: engine results are indexed by it
-    int reverse = -1;    ///< id of the opposite direction
+    int id = -1; ///< dense index, 0..linkCount()-1: engine results are indexed by it
+    int reverse = -1; ///< id of the opposite direction
     Tier tier = Tier::ScaleUp;
-    int src = -1;        ///< vertex index
+    int src = -1; ///< vertex index
     int dst = -1;
     double bandwidth = 0.0; ///< bytes per second, this direction
-    double latency = 0.0;   ///< seconds
+    double latency = 0.0; ///< seconds
     int ports = 1;
 };
 
 /// The graph typedef every part of the engine uses (vertex and edge bundles above).
 using FabricGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                          FabricNode, FabricLink>;
+    FabricNode, FabricLink>;
 
 /**
  * A FabricGraph held by pointer, copied deeply. Boost 1.74's adjacency_list declares a copy
@@ -126,9 +127,18 @@ public:
     std::string scaleUpDomainName(int domain) const;
 
     int nicOfGpu(int gpu) const { return m_gpuToNic[gpu]; } ///< GPU<->NIC affinity (per server)
-    int railOfSlot(int slot) const;                          ///< rail of the slot's NIC
-    int leafOfNic(int server, int nic) const;                ///< leaf switch index (0-based)
-    int leafPortOfNic(int server, int nic) const;            ///< downlink port on that leaf
+    int railOfSlot(int slot) const; ///< rail of the slot's NIC
+    int leafOfNic(int server, int nic) const; ///< leaf switch index (0-based)
+    int leafPortOfNic(int server, int nic) const; ///< downlink port on that leaf
+    /// Network planes (FabricSpec::planes): every NIC has one port per plane.
+    int planeCount() const { return m_planes; }
+    /// The leaf of NIC `nic`'s port in plane `plane` (plane 0 = leafOfNic()).
+    int leafOfNicPort(int server, int nic, int plane) const;
+    /// Leaves, spines and super-spines per plane (the switch lists are plane-major).
+    int leavesPerPlane() const { return leafCount() / m_planes; }
+    int planeOfLeaf(int leaf) const { return leaf / leavesPerPlane(); }
+    /// Rail-only (FabricKind::RailOnly): rail switches, no spine.
+    bool railOnly() const { return m_spec.kind == FabricKind::RailOnly; }
 
     int leafCount() const { return static_cast<int>(m_leafVertex.size()); }
     int spineCount() const { return static_cast<int>(m_spineVertex.size()); }
@@ -157,7 +167,10 @@ public:
     /// false for a NIC a cabling inventory leaves without a cable (leafOfNic() is then -1).
     bool nicCabled(int server, int nic) const { return leafOfNic(server, nic) >= 0; }
     /// false when a slot's GPU sends through an uncabled NIC: no rank may sit there.
-    bool slotCabled(int slot) const { return nicCabled(serverOfSlot(slot), nicOfGpu(gpuOfSlot(slot))); }
+    bool slotCabled(int slot) const
+    {
+        return nicCabled(serverOfSlot(slot), nicOfGpu(gpuOfSlot(slot)));
+    }
     /// Built from a cabling inventory (FabricSpec::cabling) rather than generated.
     bool cabled() const { return !m_spec.cabling.empty(); }
     /// Cabled fabrics: what deviates from the design, one line each (cablingbuilder.h).
@@ -175,12 +188,13 @@ private:
     std::vector<std::string> m_serverNames;
     std::vector<int> m_gpuVertex, m_nicVertex, m_scaleUpVertex;
     std::vector<int> m_leafVertex, m_spineVertex, m_superVertex;
-    std::vector<int> m_nicLeaf, m_nicLeafPort; ///< per server*nics+nic
+    std::vector<int> m_nicLeaf, m_nicLeafPort; ///< per plane*servers*nics + server*nics + nic
     std::vector<std::string> m_cablingFindings;
     int m_nicsPerServer = 0;
     int m_domainServers = 1;
     int m_pods = 1;
     int m_rails = 0;
+    int m_planes = 1;
     bool m_regularClos = true;
 
     friend class FabricBuilder;

@@ -41,8 +41,9 @@ void FabricAssembly::begin(
     f.m_gpuVertex.reserve(sz(s.servers * gpus));
     f.m_nicVertex.reserve(sz(s.servers * nics));
     f.m_scaleUpVertex.reserve(sz(s.servers / f.m_domainServers));
-    f.m_nicLeaf.assign(sz(s.servers * nics), -1);
-    f.m_nicLeafPort.assign(sz(s.servers * nics), -1);
+    f.m_planes = std::max(1, s.planes);
+    f.m_nicLeaf.assign(sz(f.m_planes * s.servers * nics), -1);
+    f.m_nicLeafPort.assign(sz(f.m_planes * s.servers * nics), -1);
     m_nextVertex = 0;
 }
 
@@ -143,7 +144,13 @@ void FabricAssembly::addServerCables(int server)
 void FabricAssembly::attachNic(
     int server, int nic, int leaf, int port, double gbps, double latencyUs)
 {
-    const auto at = sz(server * m_f.m_nicsPerServer + nic);
+    attachNic(server, nic, 0, leaf, port, gbps, latencyUs);
+}
+
+void FabricAssembly::attachNic(
+    int server, int nic, int plane, int leaf, int port, double gbps, double latencyUs)
+{
+    const auto at = sz((plane * m_f.m_spec.servers + server) * m_f.m_nicsPerServer + nic);
     m_f.m_nicLeaf[at] = leaf;
     m_f.m_nicLeafPort[at] = port;
     addCable(m_f.nicVertex(server, nic), m_f.leafVertex(leaf), Tier::Leaf, gbps, latencyUs, 1.0);

@@ -39,8 +39,11 @@ public:
     void addCable(int a, int b, Tier tier, double gbps, double latencyUs, double ports);
     /// GPU <-> its domain's scale-up switch and GPU <-> affinity NIC cables of one server.
     void addServerCables(int server);
-    /// NIC `nic` of `server` cabled to leaf index `leaf` on its downlink port `port`.
+    /// NIC `nic` of `server` cabled to leaf index `leaf` on its downlink port `port` (its port
+    /// in network plane `plane`, FabricSpec::planes).
     void attachNic(int server, int nic, int leaf, int port, double gbps, double latencyUs);
+    void attachNic(
+        int server, int nic, int plane, int leaf, int port, double gbps, double latencyUs);
     /// Cabled fabrics: the deviations from the design, and whether the router may use the
     /// factorised Clos cache (Fabric::regularClos()).
     void setCablingResult(std::vector<std::string> findings, bool regularClos);

@@ -6,7 +6,9 @@
 
 namespace railyard {
 
-enum class FabricKind { RailOptimised, Tor };
+/// RailOptimised and Tor are folded Clos networks (fabric.cpp); RailOnly has rail switches and no
+/// spine: cross-rail traffic crosses the scale-up domain first (fabric.cpp, router.cpp).
+enum class FabricKind { RailOptimised, Tor, RailOnly };
 
 /** Bandwidth (per link, per direction, Gbit/s) and latency (µs) of one tier's links. */
 struct LinkSpec
@@ -25,8 +27,8 @@ struct LinkSpec
 struct Cable
 {
     std::string aDevice, aPort, bDevice, bPort;
-    double gbps = 0.0;        ///< per direction, Gbit/s
-    double latencyUs = -1.0;  ///< < 0: the tier's default (nic / fabric latency of the spec)
+    double gbps = 0.0; ///< per direction, Gbit/s
+    double latencyUs = -1.0; ///< < 0: the tier's default (nic / fabric latency of the spec)
     bool operator==(const Cable &) const = default;
 };
 
@@ -40,11 +42,11 @@ struct Cable
 struct FabricSpec
 {
     FabricKind kind = FabricKind::RailOptimised;
-    std::string name;                  ///< fabric identity, e.g. "dgx-h100-1su"
+    std::string name; ///< fabric identity, e.g. "dgx-h100-1su"
     int servers = 16;
     int gpusPerServer = 8;
-    int nicsPerServer = 0;             ///< 0 = one NIC per GPU
-    std::vector<int> gpuToNic;         ///< GPU i -> NIC index; empty = GPU i <-> NIC i (mod nics)
+    int nicsPerServer = 0; ///< 0 = one NIC per GPU
+    std::vector<int> gpuToNic; ///< GPU i -> NIC index; empty = GPU i <-> NIC i (mod nics)
     std::vector<std::string> serverNames; ///< empty = "node000", "node001", ...
     /// GPU i -> NUMA node (CPU socket) it hangs off; empty = the first half of the GPUs on
     /// node 0 and the second half on node 1 (8-GPU HGX/DGX H100: GPUs 0-3 socket 0, 4-7 socket 1).
@@ -55,25 +57,34 @@ struct FabricSpec
     std::vector<std::string> gpuPciBusIds;
     std::vector<std::string> nicPciBusIds;
 
-    int serversPerSu = 32;             ///< rail-optimised: servers per scalable unit
-    int serversPerLeaf = 0;            ///< tor: servers per top-of-rack leaf; 0 = radix/2 / nics
-    int switchRadix = 64;              ///< ports per leaf/spine/super-spine switch
-    int spines = 0;                    ///< spines per pod; 0 = derived from radix
-    int superSpines = 0;               ///< 0 = derived (only when the leaves need >1 pod)
+    int serversPerSu = 32; ///< rail-optimised: servers per scalable unit
+    int serversPerLeaf = 0; ///< tor: servers per top-of-rack leaf; 0 = radix/2 / nics
+    int switchRadix = 64; ///< ports per leaf/spine/super-spine switch
+    int spines = 0; ///< spines per pod; 0 = derived from radix
+    int superSpines = 0; ///< 0 = derived (only when the leaves need >1 pod)
     double leafOversubscription = 1.0; ///< leaf downlink:uplink bandwidth ratio (1 = non-blocking)
-    double spineOversubscription = 1.0;///< spine downlink:uplink ratio (3-tier only)
+    double spineOversubscription = 1.0; ///< spine downlink:uplink ratio (3-tier only)
 
     /// Servers (compute trays) per scale-up (NVLink) domain: 1 = each server its own NVSwitch
     /// (HGX/DGX); 18 = a GB200/GB300 NVL72 rack, 72 GPUs on one NVLink switch fabric across
     /// 18 trays of 4. Must divide `servers`; rail-optimised SUs hold whole domains.
     int scaleUpDomainServers = 1;
 
-    LinkSpec scaleUp{3600.0, 0.6};     ///< one GPU's scale-up (NVLink) port; H100 NVLink4 = 450 GB/s
-    LinkSpec pcie{512.0, 0.5};         ///< GPU <-> NIC host path (PCIe Gen5 x16 ~ 64 GB/s)
-    LinkSpec nic{400.0, 1.0};          ///< NIC port <-> leaf
-    LinkSpec fabricPort{400.0, 0.6};   ///< one switch-to-switch port (leaf<->spine, spine<->super)
+    LinkSpec scaleUp { 3600.0, 0.6 }; ///< one GPU's scale-up (NVLink) port; H100 NVLink4 = 450 GB/s
+    LinkSpec pcie { 512.0, 0.5 }; ///< GPU <-> NIC host path (PCIe Gen5 x16 ~ 64 GB/s)
+    LinkSpec nic { 400.0, 1.0 }; ///< NIC port <-> leaf
+    LinkSpec fabricPort { 400.0, 0.6 }; ///< one switch-to-switch port (leaf<->spine, spine<->super)
 
-    bool pxn = false;                  ///< NCCL PXN: cross-rail traffic hops over NVLink first
+    bool pxn = false; ///< NCCL PXN: cross-rail traffic hops over NVLink first
+
+    /// Network planes (Alibaba HPN dual-plane, SIGCOMM 2024; DeepSeek-V3 multi-plane fat tree,
+    /// arXiv 2412.19437 section 3.4): every NIC has `planes` ports, port p cabled to a leaf of
+    /// plane p, and each plane is its own copy of the switch network (leaves, spines,
+    /// super-spines). 1 = one port per NIC, today's fabric.
+    int planes = 1;
+    /// Per-port speed in Gbit/s when planes > 1; 0 = nic.gbps / planes (the NIC's bandwidth is
+    /// split over its ports, as a 400G NIC run as 2 x 200G ports in HPN).
+    double planePortGbps = 0.0;
 
     /// Non-empty: the network is exactly these cables (cablingbuilder.h) - leaves, spines and
     /// super-spines are found from how the switches are cabled, and the generator's counts

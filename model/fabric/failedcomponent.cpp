@@ -1,9 +1,10 @@
 #include "fabric/failedcomponent.h"
 
-#include "fabric/fabric.h"
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
+#include "fabric/fabric.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <climits>
@@ -12,7 +13,8 @@ namespace railyard {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kComponentKindNames { "server", "gpu", "nic", "leaf" };
+constexpr std::array<std::string_view, 5> kComponentKindNames { "server", "gpu", "nic", "leaf",
+    "plane" };
 
 std::string failuresPath(std::size_t i)
 {
@@ -58,7 +60,7 @@ FailedComponent parseFailure(std::string_view text, const std::string &field)
     if (!known)
         throw ScenarioError(field,
             "unknown component kind '" + std::string(kind.substr(0, 40)) + "' in " + quoted
-                + " (accepted: server, gpu, nic, leaf)");
+                + " (accepted: server, gpu, nic, leaf, plane)");
     long long value = -1;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
     if (number.empty() || ec != std::errc() || end != number.data() + number.size() || value < 0
@@ -92,6 +94,10 @@ void checkFailureRange(
         break;
     case FailedComponent::Kind::Leaf:
         return; // derived by Fabric::build(); failedSlotCauses() checks it
+    case FailedComponent::Kind::Plane:
+        count = spec.planes;
+        what = " network planes";
+        break;
     }
     if (failure.index >= count)
         throw ScenarioError(field,
@@ -104,6 +110,7 @@ std::vector<int> failedSlotCauses(
 {
     std::vector<int> cause(static_cast<std::size_t>(fabric.slotCount()), -1);
     const int gpus = fabric.gpusPerServer();
+    const std::vector<char> failed = failedLeafMask(fabric, failures);
     const auto mark = [&cause](int slot, std::size_t i) {
         int &c = cause[static_cast<std::size_t>(slot)];
         if (c < 0)
@@ -129,20 +136,71 @@ std::vector<int> failedSlotCauses(
                     mark(server * gpus + g, i);
             break;
         }
-        case FailedComponent::Kind::Leaf:
+        case FailedComponent::Kind::Leaf: {
             if (f.index >= fabric.leafCount())
                 throw ScenarioError(failuresPath(i),
                     failureText(f) + " does not exist (the fabric has "
                         + std::to_string(fabric.leafCount()) + " leaf switches, 0.."
                         + std::to_string(fabric.leafCount() - 1) + ")");
+            // With several planes a NIC keeps working while one of its ports reaches a healthy
+            // leaf (its traffic moves to the planes left, router.h): the slot is lost only when
+            // every port's leaf has failed.
+            const int plane = fabric.planeOfLeaf(f.index);
             for (int s = 0; s < fabric.servers(); ++s)
-                for (int g = 0; g < gpus; ++g)
-                    if (fabric.leafOfNic(s, fabric.nicOfGpu(g)) == f.index)
+                for (int g = 0; g < gpus; ++g) {
+                    const int nic = fabric.nicOfGpu(g);
+                    if (fabric.leafOfNicPort(s, nic, plane) != f.index)
+                        continue;
+                    bool lost = true;
+                    for (int p = 0; p < fabric.planeCount() && lost; ++p) {
+                        const int leaf = fabric.leafOfNicPort(s, nic, p);
+                        lost = leaf < 0 || failed[static_cast<std::size_t>(leaf)];
+                    }
+                    if (lost)
                         mark(s * gpus + g, i);
+                }
+            break;
+        }
+        case FailedComponent::Kind::Plane:
+            // Every slot whose NIC has no port left outside the failed planes and leaves.
+            for (int s = 0; s < fabric.servers(); ++s)
+                for (int g = 0; g < gpus; ++g) {
+                    bool lost = true;
+                    for (int p = 0; p < fabric.planeCount() && lost; ++p) {
+                        const int leaf = fabric.leafOfNicPort(s, fabric.nicOfGpu(g), p);
+                        lost = leaf < 0 || failed[static_cast<std::size_t>(leaf)];
+                    }
+                    if (lost)
+                        mark(s * gpus + g, i);
+                }
             break;
         }
     }
     return cause;
+}
+
+std::vector<char> failedLeafMask(const Fabric &fabric, const std::vector<FailedComponent> &failures)
+{
+    std::vector<char> failed(static_cast<std::size_t>(fabric.leafCount()), 0);
+    for (const FailedComponent &f : failures) {
+        if (f.kind == FailedComponent::Kind::Leaf && f.index >= 0 && f.index < fabric.leafCount())
+            failed[static_cast<std::size_t>(f.index)] = 1;
+        if (f.kind == FailedComponent::Kind::Plane && f.index >= 0 && f.index < fabric.planeCount())
+            for (int l = 0; l < fabric.leafCount(); ++l)
+                if (fabric.planeOfLeaf(l) == f.index)
+                    failed[static_cast<std::size_t>(l)] = 1;
+    }
+    return failed;
+}
+
+std::vector<char> routedFailures(const Fabric &fabric, const std::vector<FailedComponent> &failures)
+{
+    if (fabric.planeCount() == 1)
+        return {};
+    std::vector<char> failed = failedLeafMask(fabric, failures);
+    if (std::find(failed.begin(), failed.end(), 1) == failed.end())
+        return {};
+    return failed;
 }
 
 std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComponent> &failures)
@@ -157,7 +215,7 @@ std::vector<char> usableSlots(const Fabric &fabric, const std::vector<FailedComp
 std::string describeFailure(const Fabric &fabric, const FailedComponent &failure)
 {
     const int count[] = { fabric.servers(), fabric.slotCount(),
-        fabric.servers() * fabric.nicsPerServer(), fabric.leafCount() };
+        fabric.servers() * fabric.nicsPerServer(), fabric.leafCount(), fabric.planeCount() };
     if (failure.index < 0 || failure.index >= count[static_cast<int>(failure.kind)])
         return failureText(failure) + " (not in this fabric)";
     std::string name;
@@ -176,6 +234,10 @@ std::string describeFailure(const Fabric &fabric, const FailedComponent &failure
         break;
     case FailedComponent::Kind::Leaf:
         name = fabric.node(fabric.leafVertex(failure.index)).name;
+        break;
+    case FailedComponent::Kind::Plane:
+        name = "network plane " + std::to_string(failure.index) + ", "
+            + std::to_string(fabric.leavesPerPlane()) + " leaves";
         break;
     }
     return failureText(failure) + " (" + name + ")";

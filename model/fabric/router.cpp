@@ -1,5 +1,7 @@
 #include "fabric/router.h"
 
+#include "base/scenarioerror.h"
+
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 #include <boost/property_map/property_map.hpp>
@@ -29,6 +31,16 @@
  * PXN (NCCL >= 2.12, "PCI x NVLink"): when the destination NIC is on another rail, the source
  * hands the data over NVLink to the GPU of its own server whose affinity NIC is on the
  * destination rail, which sends it; the transfer then stays on one rail leaf inside an SU.
+ * A rail-only fabric (no spine; Wang et al., arXiv 2307.12169: cross-rail traffic is forwarded
+ * inside the high-bandwidth domain) always routes so: a cross-rail flow between servers crosses the source's
+ * scale-up domain to the proxy GPU and then its rail switch, the NVLink hop carrying the bytes.
+ *
+ * Network planes (FabricSpec::planes; Alibaba HPN, SIGCOMM 2024, dual-plane, and DeepSeek-V3,
+ * arXiv 2412.19437, section 3.4): a NIC's flow is split evenly over its ports, one per plane,
+ * as NCCL spreads its QPs over both ports of an HPN dual-port NIC; inside a plane it is routed
+ * as above. Ports on failed leaves carry nothing: the NIC's flow splits over the planes left,
+ * so a dual-plane NIC that loses a leaf keeps half its bandwidth. Each NIC pair's ports-to-ports
+ * part is cached as one segment.
  *
  * Caching. In the folded Clos networks our generators build (fabric.cpp), a shortest
  * leaf-to-leaf path goes up to the lowest tier the two leaves share (the pod's spines, or the
@@ -66,8 +78,9 @@ bool isSwitch(NodeKind k)
 
 } // namespace
 
-Router::Router(const Fabric &fabric)
+Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     : m_fabric(fabric)
+    , m_failedLeaves(std::move(failedLeaves))
 {
     const Fabric &f = fabric;
     const int switches = f.leafCount() + f.spineCount() + f.superSpineCount();
@@ -111,17 +124,20 @@ Router::Router(const Fabric &fabric)
         m_pcieUp[at] = f.linkBetween(gpu, nic);
         m_pcieDown[at] = f.linkBetween(nic, gpu);
     }
-    m_nicUp.assign(static_cast<std::size_t>(f.servers() * nics), -1);
-    m_nicDown.assign(static_cast<std::size_t>(f.servers() * nics), -1);
-    for (int server = 0; server < f.servers(); ++server) {
-        for (int i = 0; i < nics; ++i) {
-            if (!f.nicCabled(server, i))
-                continue; // its GPUs hold no rank (usableSlots()), so no route starts there
-            const int nic = f.nicVertex(server, i);
-            const int leaf = f.leafVertex(f.leafOfNic(server, i));
-            const auto at = static_cast<std::size_t>(server * nics + i);
-            m_nicUp[at] = f.linkBetween(nic, leaf);
-            m_nicDown[at] = f.linkBetween(leaf, nic);
+    const int planes = f.planeCount();
+    m_nicUp.assign(static_cast<std::size_t>(planes * f.servers() * nics), -1);
+    m_nicDown.assign(static_cast<std::size_t>(planes * f.servers() * nics), -1);
+    for (int plane = 0; plane < planes; ++plane) {
+        for (int server = 0; server < f.servers(); ++server) {
+            for (int i = 0; i < nics; ++i) {
+                if (f.leafOfNicPort(server, i, plane) < 0)
+                    continue; // its GPUs hold no rank (usableSlots()), so no route starts there
+                const int nic = f.nicVertex(server, i);
+                const int leaf = f.leafVertex(f.leafOfNicPort(server, i, plane));
+                const auto at = static_cast<std::size_t>((plane * f.servers() + server) * nics + i);
+                m_nicUp[at] = f.linkBetween(nic, leaf);
+                m_nicDown[at] = f.linkBetween(leaf, nic);
+            }
         }
     }
     m_proxyGpu.assign(static_cast<std::size_t>(nics), -1);
@@ -182,7 +198,7 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
     const int dstNic = f.nicOfGpu(f.gpuOfSlot(dstSlot));
     int srcNic = f.nicOfGpu(f.gpuOfSlot(srcSlot));
     int sendSlot = srcSlot; // the GPU that hands the data to its NIC
-    if (f.spec().pxn && f.railCount() > 0 && srcNic != dstNic) {
+    if ((f.spec().pxn || f.railOnly()) && f.railCount() > 0 && srcNic != dstNic) {
         // Rail-optimised: rail == NIC index. Every server has the destination rail's NIC; PXN
         // needs a GPU whose affinity NIC it is (on the sender's own tray: the NVLink hop stays
         // inside the domain, and the host's NIC is the one the GPU's tray owns).
@@ -195,6 +211,13 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
         }
     }
     out.head[out.headCount++] = m_pcieUp[static_cast<std::size_t>(sendSlot)];
+    if (f.planeCount() > 1) {
+        out.srcNic = srcServer * nics + srcNic;
+        out.dstNic = dstServer * nics + dstNic;
+        out.tail[0] = m_pcieDown[static_cast<std::size_t>(dstSlot)];
+        out.tailCount = 1;
+        return;
+    }
     out.head[out.headCount++] = m_nicUp[static_cast<std::size_t>(srcServer * nics + srcNic)];
     out.srcLeaf = f.leafOfNic(srcServer, srcNic);
     out.dstLeaf = f.leafOfNic(dstServer, dstNic);
@@ -212,6 +235,11 @@ std::span<const RouteHop> Router::route(int srcSlot, int dstSlot)
     ends(srcSlot, dstSlot, e);
     for (int i = 0; i < e.headCount; ++i)
         m_scratch.push_back({ e.head[static_cast<std::size_t>(i)], 1.0 });
+    if (e.srcNic >= 0) {
+        const Segment &seg = m_pairs[static_cast<std::size_t>(nicPairSegment(e.srcNic, e.dstNic))];
+        const RouteHop *first = m_arena.data() + seg.offset;
+        m_scratch.insert(m_scratch.end(), first, first + seg.count);
+    }
     if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf) {
         std::array<const Segment *, kPartCount> parts {};
         const int n = switchParts(e.srcLeaf, e.dstLeaf, parts);
@@ -228,7 +256,7 @@ std::span<const RouteHop> Router::route(int srcSlot, int dstSlot)
 
 void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
 {
-    out = Parts{};
+    out = Parts {};
     if (srcSlot == dstSlot)
         return;
     Ends e;
@@ -242,6 +270,12 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
         const int link = e.tail[static_cast<std::size_t>(i)];
         out.ends[static_cast<std::size_t>(out.endCount++)] = link;
         out.latency += m_fabric.link(link).latency;
+    }
+    if (e.srcNic >= 0) {
+        const int id = nicPairSegment(e.srcNic, e.dstNic);
+        out.latency += m_pairs[static_cast<std::size_t>(id)].latency;
+        out.segments[static_cast<std::size_t>(out.segmentCount++)] = pairSegmentBase() + id;
+        return;
     }
     if (e.srcLeaf < 0 || e.srcLeaf == e.dstLeaf)
         return;
@@ -283,7 +317,8 @@ int Router::segmentIdLimit() const
 
 int Router::pairSegment(int srcLeaf, int dstLeaf)
 {
-    const auto key = static_cast<std::uint64_t>(srcLeaf) << 32 | static_cast<std::uint32_t>(dstLeaf);
+    const auto key
+        = static_cast<std::uint64_t>(srcLeaf) << 32 | static_cast<std::uint32_t>(dstLeaf);
     const auto [it, fresh] = m_pairOf.try_emplace(key, static_cast<int>(m_pairs.size()));
     if (!fresh)
         return it->second;
@@ -300,6 +335,68 @@ int Router::pairSegment(int srcLeaf, int dstLeaf)
     return it->second;
 }
 
+int Router::nicPairSegment(int srcNic, int dstNic)
+{
+    const auto key = static_cast<std::uint64_t>(srcNic) << 32 | static_cast<std::uint32_t>(dstNic);
+    if (const auto it = m_nicPairOf.find(key); it != m_nicPairOf.end())
+        return it->second;
+    const Fabric &f = m_fabric;
+    const int nics = f.nicsPerServer();
+    const int servers = f.servers();
+    const auto leafOf
+        = [&](int nic, int plane) { return f.leafOfNicPort(nic / nics, nic % nics, plane); };
+    const auto healthy = [&](int leaf) {
+        return leaf >= 0
+            && (m_failedLeaves.empty() || !m_failedLeaves[static_cast<std::size_t>(leaf)]);
+    };
+    int alive = 0;
+    for (int p = 0; p < f.planeCount(); ++p)
+        alive += healthy(leafOf(srcNic, p)) && healthy(leafOf(dstNic, p));
+    if (alive == 0) {
+        // Each NIC has a healthy port, but in different planes (e.g. plane 0's leaf failed in
+        // one SU, plane 1's in another): the planes share no switch, so nothing joins them.
+        const auto name = [&](int nic) { return f.node(f.nicVertex(nic / nics, nic % nics)).name; };
+        throw ScenarioError("failures",
+            name(srcNic) + " and " + name(dstNic)
+                + " have healthy ports only in different network planes, which share no switch: "
+                  "traffic between them cannot be routed");
+    }
+    // An even split over the planes both ports can use (NCCL spreads a connection's QPs over the
+    // NIC's ports; the dual-plane design of HPN, SIGCOMM 2024).
+    const double w = 1.0 / alive;
+    m_nicPairHops.clear();
+    double latency = -1.0;
+    for (int p = 0; p < f.planeCount(); ++p) {
+        const int a = leafOf(srcNic, p), b = leafOf(dstNic, p);
+        if (!healthy(a) || !healthy(b))
+            continue;
+        const int up = m_nicUp[static_cast<std::size_t>(p * servers * nics + srcNic)];
+        const int down = m_nicDown[static_cast<std::size_t>(p * servers * nics + dstNic)];
+        double planeLatency = f.link(up).latency + f.link(down).latency;
+        m_nicPairHops.push_back({ up, w });
+        if (a != b) {
+            const Segment seg = m_pairs[static_cast<std::size_t>(pairSegment(a, b))];
+            planeLatency += seg.latency;
+            for (std::uint32_t i = 0; i < seg.count; ++i) {
+                const RouteHop &h = m_arena[seg.offset + i];
+                m_nicPairHops.push_back({ h.link, h.share * w });
+            }
+        }
+        m_nicPairHops.push_back({ down, w });
+        if (latency < 0.0)
+            latency = planeLatency; // the planes are copies: any one's path length
+    }
+    Segment seg;
+    seg.offset = static_cast<std::uint32_t>(m_arena.size());
+    seg.count = static_cast<std::uint32_t>(m_nicPairHops.size());
+    seg.latency = latency;
+    m_arena.insert(m_arena.end(), m_nicPairHops.begin(), m_nicPairHops.end());
+    const int id = static_cast<int>(m_pairs.size());
+    m_pairs.push_back(seg);
+    m_nicPairOf.emplace(key, id);
+    return id;
+}
+
 std::span<const RouteHop> Router::segmentHops(int segment) const
 {
     const int leaves = m_fabric.leafCount();
@@ -307,7 +404,8 @@ std::span<const RouteHop> Router::segmentHops(int segment) const
     if (segment >= pairSegmentBase())
         seg = &m_pairs[static_cast<std::size_t>(segment - pairSegmentBase())];
     else if (segment < 2 * leaves)
-        seg = &m_spineUp[static_cast<std::size_t>(segment / leaves)][static_cast<std::size_t>(segment % leaves)];
+        seg = &m_spineUp[static_cast<std::size_t>(segment / leaves)]
+                        [static_cast<std::size_t>(segment % leaves)];
     else if (segment < 4 * leaves)
         seg = &m_spineDown[static_cast<std::size_t>((segment - 2 * leaves) / leaves)]
                           [static_cast<std::size_t>(segment % leaves)];
@@ -341,6 +439,13 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
     };
     for (int i = 0; i < e.headCount; ++i)
         fixed(e.head[static_cast<std::size_t>(i)]);
+    if (e.srcNic >= 0) {
+        // Multi-plane: the NIC pair's segment holds every plane's hops (nicPairSegment()).
+        const Segment &seg = m_pairs[static_cast<std::size_t>(nicPairSegment(e.srcNic, e.dstNic))];
+        sum += seg.latency;
+        for (std::uint32_t h = 0; h < seg.count; ++h)
+            reach = std::max(reach, m_fabric.link(m_arena[seg.offset + h].link).tier);
+    }
     if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf) {
         std::array<const Segment *, kPartCount> parts {};
         const int n = switchParts(e.srcLeaf, e.dstLeaf, parts);

@@ -32,7 +32,12 @@ struct RouteHop
 class Router
 {
 public:
-    explicit Router(const Fabric &fabric);
+    /// `failedLeaves` (per leaf, 1 = failed; empty = none): with several network planes
+    /// (FabricSpec::planes) a NIC's traffic avoids its ports on failed leaves and splits over
+    /// the planes it has left. With one plane a failed leaf's slots hold no rank, so no route
+    /// reaches it anyway.
+    explicit Router(const Fabric &fabric, std::vector<char> failedLeaves = {});
+    const std::vector<char> &failedLeaves() const { return m_failedLeaves; }
 
     /// The hops of the route from slot `src` to slot `dst`; empty when src == dst.
     /// The span stays valid until the next call.
@@ -57,9 +62,9 @@ public:
      */
     struct Parts
     {
-        std::array<int, 6> ends{};
+        std::array<int, 6> ends {};
         int endCount = 0;
-        std::array<int, 4> segments{};
+        std::array<int, 4> segments {};
         int segmentCount = 0;
         double latency = 0.0; ///< of the whole route, seconds (as latency())
     };
@@ -89,6 +94,10 @@ private:
         int headCount = 0;
         int srcLeaf = -1; ///< -1: no switch part (same server)
         int dstLeaf = -1;
+        /// Several planes: the NICs (server * nics + nic) whose ports carry the flow, the
+        /// NIC-to-NIC part being one segment (nicPairSegment()); -1 otherwise.
+        int srcNic = -1;
+        int dstNic = -1;
         std::array<int, 2> tail {};
         int tailCount = 0;
     };
@@ -101,6 +110,9 @@ private:
     /// pair, its index in m_pairs (computed on a miss).
     int pairSegment(int srcLeaf, int dstLeaf);
     int pairSegmentBase() const;
+    /// Several planes: the cached segment (index in m_pairs) from NIC srcNic's ports to NIC
+    /// dstNic's ports, an even split over the planes where both ports' leaves are healthy.
+    int nicPairSegment(int srcNic, int dstNic);
     /// The ECMP sweep from srcLeaf to dstLeaf into m_pairHops (level by level).
     void sweep(int srcLeaf, int dstLeaf);
     /// The cached parts of the route srcLeaf -> dstLeaf (computed on a miss); srcLeaf != dstLeaf.
@@ -131,10 +143,14 @@ private:
     std::vector<Segment> m_superUp, m_superDown; ///< [pod]
     std::vector<Segment> m_pairs; ///< per leaf pair, fabrics that are no regular Clos
     std::unordered_map<std::uint64_t, int> m_pairOf; ///< (src << 32 | dst) -> index in m_pairs
+    std::unordered_map<std::uint64_t, int> m_nicPairOf; ///< the same for NIC pairs (planes)
+    std::vector<char> m_failedLeaves;
+    std::vector<RouteHop> m_nicPairHops; ///< scratch of nicPairSegment()
     // Fixed links per slot / per server NIC, looked up once.
     std::vector<int> m_gpuUp, m_gpuDown; ///< GPU -> scale-up, scale-up -> GPU
     std::vector<int> m_pcieUp, m_pcieDown; ///< GPU -> its NIC, its NIC -> GPU
-    std::vector<int> m_nicUp, m_nicDown; ///< per server * nics + nic: NIC -> leaf, leaf -> NIC
+    /// per (plane * servers + server) * nics + nic: NIC port -> leaf, leaf -> NIC port
+    std::vector<int> m_nicUp, m_nicDown;
     std::vector<int> m_proxyGpu; ///< per NIC index: PXN proxy GPU (affinity), -1
     // ECMP sweep scratch (per switch flow, level frontiers, the hops of one leaf pair).
     std::vector<double> m_flow;

@@ -14,32 +14,31 @@
  *     "name": "seed-128",                    default ""
  *     "description": "...",                  default ""
  *     "fabric": {                            required
- *       "kind": "rail-optimised" | "tor",    default "rail-optimised" ("rail-optimized" accepted)
+ *       "kind": "rail-optimised" | "tor" | "rail-only", default "rail-optimised" ("rail-optimized"
+ *                                            accepted); rail-only: rail switches, no spine
  *       "name": "dgx-h100-1su",              default ""
  *       "servers": 16,                       required, 1..131072
- *       "gpus_per_server": 8,                required, 1..1024; servers * gpus_per_server <= 1048576
- *       "nics_per_server": 8,                default 0 = one NIC per GPU
- *       "gpu_to_nic": [0, 1, ...],           optional, gpus_per_server entries, each a NIC index
- *       "server_names": ["node000", ...],    optional, servers entries, unique and non-empty
- *       "gpu_numa": [0, 0, 0, 0, 1, ...],    optional, gpus_per_server NUMA nodes (0..63)
- *       "nic_devices": ["mlx5_0", ...],      optional, one RDMA device name per NIC
- *       "gpu_pci_bus_ids": ["0000:18:00.0", ...], "nic_pci_bus_ids": [...]   optional, per
- *                                            GPU / per NIC (from a topology import)
- *       "servers_per_su": 32,                default 32, rail-optimised servers per scalable unit
- *       "servers_per_leaf": 0,               default 0 = derived (tor)
- *       "scaleup_domain_servers": 1,         default 1; servers (trays) per NVLink domain, 18 for
- *                                            a GB200/GB300 NVL72 rack; divides servers (and a
- *                                            rail-optimised SU)
- *       "switch_radix": 64,                  default 64, 2..65536 ports per switch
- *       "spines": 0,                         default 0 = derived from the radix
- *       "super_spines": 0,                   default 0 = derived; spines + super_spines <= 131072
- *       "leaf_oversubscription": 1.0,        default 1 (non-blocking), > 0
+ *       "gpus_per_server": 8,                required, 1..1024; servers * gpus_per_server <=
+ * 1048576 "nics_per_server": 8,                default 0 = one NIC per GPU "gpu_to_nic": [0, 1,
+ * ...],           optional, gpus_per_server entries, each a NIC index "server_names": ["node000",
+ * ...],    optional, servers entries, unique and non-empty "gpu_numa": [0, 0, 0, 0, 1, ...],
+ * optional, gpus_per_server NUMA nodes (0..63) "nic_devices": ["mlx5_0", ...],      optional, one
+ * RDMA device name per NIC "gpu_pci_bus_ids": ["0000:18:00.0", ...], "nic_pci_bus_ids": [...]
+ * optional, per GPU / per NIC (from a topology import) "servers_per_su": 32,                default
+ * 32, rail-optimised servers per scalable unit "servers_per_leaf": 0,               default 0 =
+ * derived (tor) "scaleup_domain_servers": 1,         default 1; servers (trays) per NVLink domain,
+ * 18 for a GB200/GB300 NVL72 rack; divides servers (and a rail-optimised SU) "switch_radix": 64,
+ * default 64, 2..65536 ports per switch "spines": 0,                         default 0 = derived
+ * from the radix "super_spines": 0,                   default 0 = derived; spines + super_spines <=
+ * 131072 "leaf_oversubscription": 1.0,        default 1 (non-blocking), > 0
  *       "spine_oversubscription": 1.0,       default 1, > 0
  *       "scaleup_gbps": 3600, "scaleup_latency_us": 0.6,   one GPU's NVLink port
  *       "pcie_gbps": 512,     "pcie_latency_us": 0.5,      GPU <-> NIC host path
  *       "nic_gbps": 400,      "nic_latency_us": 1.0,       NIC port <-> leaf
  *       "fabric_gbps": 400,   "fabric_latency_us": 0.6,    one switch-to-switch port
  *       "pxn": false,                        NCCL PXN (cross-rail traffic over NVLink first)
+ *       "planes": 1,                         default 1; network planes, one NIC port per plane
+ *       "plane_port_gbps": 0,                default 0 = nic_gbps / planes (per NIC port)
  *       "cabling": [["node000", "mlx5_0", "leaf-1", "swp1", 400], ...]   optional: the network
  *                                            is exactly these cables, [a_device, a_port,
  *                                            b_device, b_port, gbps(, latency_us)] each
@@ -51,16 +50,14 @@
  *       "order": "tp-cp-ep-dp-pp"            default; Megatron-LM order, fastest dimension first
  *     },                                     tp*pp*dp*cp must fit in servers * gpus_per_server
  *     "model": {                             optional; or a preset name: "model": "llama3-8b"
- *       "preset": "llama2-70b",              optional: start from a preset, the fields below override
- *       "name": "llama2-70b",                default: the preset's name, else ""
- *       "layers": 80, "hidden": 8192, "heads": 64,
- *       "kv_heads": 8,                       0 = heads (multi-head attention)
- *       "head_dim": 0,                       0 = hidden / heads; written only when set
- *       "ffn": 28672, "gated_mlp": true, "seq": 4096, "vocab": 32000,
- *       "experts": 0, "top_k": 0, "moe_layer_freq": 1,    experts 0 = dense
- *       "routing": {                         optional, written only when not uniform
- *         "kind": "uniform" | "zipf" | "explicit",   the router's destination distribution
- *         "zipf_exponent": 1.0,              zipf only, 0..10: expert i has weight 1/(i+1)^s
+ *       "preset": "llama2-70b",              optional: start from a preset, the fields below
+ * override "name": "llama2-70b",                default: the preset's name, else "" "layers": 80,
+ * "hidden": 8192, "heads": 64, "kv_heads": 8,                       0 = heads (multi-head
+ * attention) "head_dim": 0,                       0 = hidden / heads; written only when set "ffn":
+ * 28672, "gated_mlp": true, "seq": 4096, "vocab": 32000, "experts": 0, "top_k": 0,
+ * "moe_layer_freq": 1,    experts 0 = dense "routing": {                         optional, written
+ * only when not uniform "kind": "uniform" | "zipf" | "explicit",   the router's destination
+ * distribution "zipf_exponent": 1.0,              zipf only, 0..10: expert i has weight 1/(i+1)^s
  *         "hotness": [4, 2, 1, 1],           explicit: one weight >= 0 per expert (not all 0)
  *         "hotness_file": "hot.csv"          explicit, instead of hotness: a JSON array or
  *       }                                    numbers separated by commas/spaces, relative to
@@ -84,12 +81,12 @@
  *                                            overlap_grad_reduce needed)
  *       "tp_comm_overlap": false,            --tp-comm-overlap (sequence parallelism needed)
  *       "hierarchical_allreduce": false,     true: with collectives.algorithm auto, all-reduces
- *                                            run the hierarchical algorithm (cost/collectiveplanner.h)
- *       "flash_attention": true,             fused attention; false = Megatron's 2021 GEMMs + softmax
- *       "pipeline_scatter_gather": true,     without SP, each rank sends 1/tp of a boundary tensor
- *       "fp8_param_gather": false,           fp8 + distributed optimizer: parameters all-gathered
- *                                            in fp8 (--fp8-param-gather); other messages stay bf16
- *       "grad_reduce_bf16": false,           bf16/fp8: gradients kept and reduced in bf16
+ *                                            run the hierarchical algorithm
+ * (cost/collectiveplanner.h) "flash_attention": true,             fused attention; false =
+ * Megatron's 2021 GEMMs + softmax "pipeline_scatter_gather": true,     without SP, each rank sends
+ * 1/tp of a boundary tensor "fp8_param_gather": false,           fp8 + distributed optimizer:
+ * parameters all-gathered in fp8 (--fp8-param-gather); other messages stay bf16 "grad_reduce_bf16":
+ * false,           bf16/fp8: gradients kept and reduced in bf16
  *                                            (--grad-reduce-in-bf16); default fp32
  *       "dp_sharding": "optim" | "optim_grads" | "optim_grads_params",   ZeRO-1/2/3 (needs
  *                                            distributed_optimizer); default "optim"
@@ -100,10 +97,9 @@
  *       }                                    the last three are written only when not default
  *     },
  *     "device": {                            optional; or a preset name: "device": "h100-sxm"
- *       "preset": "h100-sxm",                optional: start from a preset, the fields below override
- *       "name": "h100-sxm",
- *       "peak_tflops_bf16": 989, "peak_tflops_fp16": 989, "peak_tflops_fp8": 1979,  dense
- *       "hbm_gb": 80, "hbm_gbps": 3350,      HBM capacity (10^9 bytes) and bandwidth (GB/s)
+ *       "preset": "h100-sxm",                optional: start from a preset, the fields below
+ * override "name": "h100-sxm", "peak_tflops_bf16": 989, "peak_tflops_fp16": 989, "peak_tflops_fp8":
+ * 1979,  dense "hbm_gb": 80, "hbm_gbps": 3350,      HBM capacity (10^9 bytes) and bandwidth (GB/s)
  *       "max_efficiency": 0,                 0..1; 0 = the calibrated table (deviceefficiency.cpp)
  *       "max_efficiency_fp8": 0,             0..1, fp8 GEMMs only; 0 = max_efficiency / the table
  *       "kernel_overhead_us": 0,             0 = the calibrated default
@@ -189,8 +185,7 @@ using namespace scenariosections;
 // Writing: one template so scenarioToText keeps the schema's key order (ordered_json) while
 // scenarioToJson returns the plain json the header promises.
 
-template<typename Json>
-Json toJson(const Scenario &s)
+template<typename Json> Json toJson(const Scenario &s)
 {
     const FabricSpec &f = s.fabric;
     Json fabric;
@@ -231,6 +226,11 @@ Json toJson(const Scenario &s)
     fabric["fabric_gbps"] = f.fabricPort.gbps;
     fabric["fabric_latency_us"] = f.fabricPort.latencyUs;
     fabric["pxn"] = f.pxn;
+    // Written only when set, so a one-plane fabric keeps its hash (and its run records).
+    if (f.planes != 1)
+        fabric["planes"] = f.planes;
+    if (f.planePortGbps != 0.0)
+        fabric["plane_port_gbps"] = f.planePortGbps;
     if (!f.cabling.empty())
         fabric["cabling"] = cablingToJson(f.cabling);
 
@@ -294,7 +294,7 @@ Json toJson(const Scenario &s)
         training["grad_reduce_bf16"] = true;
     if (t.dpSharding != DpSharding::Optim)
         training["dp_sharding"] = std::string(dpShardingName(t.dpSharding));
-    if (t.memoryAllowance != MemoryAllowanceSpec{}) {
+    if (t.memoryAllowance != MemoryAllowanceSpec {}) {
         Json allowance;
         if (t.memoryAllowance.cudaContextBytes)
             allowance["cuda_context_gb"] = *t.memoryAllowance.cudaContextBytes / 1e9;
@@ -368,12 +368,11 @@ Json toJson(const Scenario &s)
 json parseJson(const std::string &text)
 {
     if (static_cast<std::int64_t>(text.size()) > limits::kMaxFileBytes)
-        throw ScenarioError("", "scenario text is " + std::to_string(text.size())
-                                    + " bytes, more than the limit of "
-                                    + std::to_string(limits::kMaxFileBytes) + " bytes (64 MiB)");
+        throw ScenarioError("",
+            "scenario text is " + std::to_string(text.size()) + " bytes, more than the limit of "
+                + std::to_string(limits::kMaxFileBytes) + " bytes (64 MiB)");
     return parseJsonGuarded(text, limits::kMaxJsonDepth);
 }
-
 
 } // namespace
 
@@ -385,27 +384,26 @@ Scenario scenarioFromJson(const json &value)
 Scenario scenarioFromJson(const json &value, const std::string &baseDir)
 {
     if (!value.is_object())
-        throw ScenarioError("", "expected a JSON object at the top level, got "
-                                    + jsonTypeName(value));
+        throw ScenarioError(
+            "", "expected a JSON object at the top level, got " + jsonTypeName(value));
     JsonFields top(value, "",
-                   {"format_version", "name", "description", "fabric", "parallel", "model",
-                    "training", "device", "mapping", "collectives", "failures", "inference",
-                    "annotations", "snapshots", "calibration"});
+        { "format_version", "name", "description", "fabric", "parallel", "model", "training",
+            "device", "mapping", "collectives", "failures", "inference", "annotations", "snapshots",
+            "calibration" });
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
         throw ScenarioError("format_version",
-                            "the file is format version " + std::to_string(version)
-                                + ", newer than this Railyard reads (up to version "
-                                + std::to_string(kScenarioFormatVersion)
-                                + "); upgrade Railyard to open it");
+            "the file is format version " + std::to_string(version)
+                + ", newer than this Railyard reads (up to version "
+                + std::to_string(kScenarioFormatVersion) + "); upgrade Railyard to open it");
     top.rejectUnknown();
 
     Scenario s;
     s.name = top.string("name", s.name, limits::kMaxNameBytes);
     s.description = top.string("description", s.description, limits::kMaxDescriptionBytes);
     s.fabric = readFabric(top.required("fabric"));
-    const std::int64_t slotCount = std::int64_t{s.fabric.servers} * s.fabric.gpusPerServer;
+    const std::int64_t slotCount = std::int64_t { s.fabric.servers } * s.fabric.gpusPerServer;
     readParallel(top.required("parallel"), slotCount, s);
     if (const json *model = top.find("model"))
         s.model = readModel(*model, baseDir);
@@ -431,16 +429,14 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
         s.calibration = calibrationsection::readCalibration(*calibration);
 
     // The pipeline scheduler allocates events per micro-batch: refuse absurd counts here.
-    const std::int64_t perStep = std::int64_t{s.training.microBatch} * s.degrees.dp;
+    const std::int64_t perStep = std::int64_t { s.training.microBatch } * s.degrees.dp;
     const std::int64_t microbatches = (s.training.globalBatch + perStep - 1) / perStep;
     if (microbatches > limits::kMaxMicrobatches)
         throw ScenarioError("training.global_batch",
-                            std::to_string(s.training.globalBatch) + " samples make "
-                                + std::to_string(microbatches)
-                                + " micro-batches per replica (micro_batch "
-                                + std::to_string(s.training.microBatch) + ", dp "
-                                + std::to_string(s.degrees.dp) + "), more than the limit of "
-                                + std::to_string(limits::kMaxMicrobatches));
+            std::to_string(s.training.globalBatch) + " samples make " + std::to_string(microbatches)
+                + " micro-batches per replica (micro_batch " + std::to_string(s.training.microBatch)
+                + ", dp " + std::to_string(s.degrees.dp) + "), more than the limit of "
+                + std::to_string(limits::kMaxMicrobatches));
     return s;
 }
 
@@ -454,7 +450,7 @@ std::string scenarioToText(const Scenario &scenario)
     // Names set in code may hold invalid UTF-8; replace it rather than fail the save.
     return toJson<nlohmann::ordered_json>(scenario).dump(
                2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-           + "\n";
+        + "\n";
 }
 
 Scenario parseScenario(const std::string &text)
@@ -468,8 +464,8 @@ Scenario loadScenario(const std::string &path)
         = readFileLimited(path, limits::kMaxFileBytes, "a scenario file", " (64 MiB)");
     // Relative paths inside the file (model.routing.hotness_file) start at its directory.
     const std::size_t slash = path.rfind('/');
-    return scenarioFromJson(parseJson(text),
-                            slash == std::string::npos ? std::string(".") : path.substr(0, slash + 1));
+    return scenarioFromJson(
+        parseJson(text), slash == std::string::npos ? std::string(".") : path.substr(0, slash + 1));
 }
 
 void saveScenario(const Scenario &scenario, const std::string &path)

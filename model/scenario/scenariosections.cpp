@@ -32,8 +32,8 @@ using nlohmann::json;
 
 constexpr std::size_t kMaxOrderBytes = 64;
 constexpr std::int64_t kMaxSwitchRadix = 1 << 16;
-constexpr double kMaxGbps = 1e6;             // 1 Pbit/s per link: far above any real port
-constexpr double kMaxLatencyUs = 1e6;        // one second
+constexpr double kMaxGbps = 1e6; // 1 Pbit/s per link: far above any real port
+constexpr double kMaxLatencyUs = 1e6; // one second
 constexpr double kMaxOversubscription = 1000.0;
 constexpr double kMaxTflops = 1e6;
 constexpr double kMaxHbmGB = 1e6;
@@ -63,34 +63,34 @@ ModelSpec presetModel(const std::string &name, const std::string &path)
 {
     if (std::optional<ModelSpec> preset = modelPreset(name))
         return *preset;
-    throw ScenarioError(path, "unknown preset " + jsonQuote(json(name)) + " (accepted: "
-                                  + joined(modelPresetNames()) + ")");
+    throw ScenarioError(path,
+        "unknown preset " + jsonQuote(json(name)) + " (accepted: " + joined(modelPresetNames())
+            + ")");
 }
 
 DeviceSpec presetDevice(const std::string &name, const std::string &path)
 {
     if (std::optional<DeviceSpec> preset = devicePreset(name))
         return *preset;
-    throw ScenarioError(path, "unknown preset " + jsonQuote(json(name)) + " (accepted: "
-                                  + joined(devicePresetNames()) + ")");
+    throw ScenarioError(path,
+        "unknown preset " + jsonQuote(json(name)) + " (accepted: " + joined(devicePresetNames())
+            + ")");
 }
 
 /// "model.routing" (workload/eprouting.h). `baseDir` resolves a relative hotness_file.
-ExpertRouting readRouting(const json &value, const std::string &path, int experts,
-                          const std::string &baseDir)
+ExpertRouting readRouting(
+    const json &value, const std::string &path, int experts, const std::string &baseDir)
 {
-    JsonFields f(value, path, {"kind", "zipf_exponent", "hotness", "hotness_file"});
+    JsonFields f(value, path, { "kind", "zipf_exponent", "hotness", "hotness_file" });
     f.rejectUnknown();
     ExpertRouting r;
     r.kind = f.choice("kind", r.kind,
-                      {RoutingKind::Uniform, RoutingKind::Zipf, RoutingKind::Explicit},
-                      routingKindName);
+        { RoutingKind::Uniform, RoutingKind::Zipf, RoutingKind::Explicit }, routingKindName);
     const auto onlyWith = [&f, &r](std::string_view key, RoutingKind kind) {
         if (f.has(key) && r.kind != kind)
-            throw ScenarioError(f.fieldPath(key), "only used with kind \""
-                                                      + std::string(routingKindName(kind))
-                                                      + "\", but kind is \""
-                                                      + std::string(routingKindName(r.kind)) + "\"");
+            throw ScenarioError(f.fieldPath(key),
+                "only used with kind \"" + std::string(routingKindName(kind)) + "\", but kind is \""
+                    + std::string(routingKindName(r.kind)) + "\"");
     };
     onlyWith("zipf_exponent", RoutingKind::Zipf);
     onlyWith("hotness", RoutingKind::Explicit);
@@ -98,12 +98,13 @@ ExpertRouting readRouting(const json &value, const std::string &path, int expert
     r.zipfExponent = f.number("zipf_exponent", r.zipfExponent, 0.0, kMaxZipfExponent);
     if (r.kind == RoutingKind::Explicit) {
         if (f.has("hotness") == f.has("hotness_file"))
-            throw ScenarioError(path, "explicit routing needs exactly one of hotness and "
-                                      "hotness_file");
+            throw ScenarioError(path,
+                "explicit routing needs exactly one of hotness and "
+                "hotness_file");
         if (const json *hot = f.array("hotness", static_cast<std::size_t>(kMaxExperts))) {
             for (std::size_t i = 0; i < hot->size(); ++i)
-                r.hotness.push_back(jsonNumber((*hot)[i], jsonElementPath(f.fieldPath("hotness"), i),
-                                               0.0, 1e300));
+                r.hotness.push_back(
+                    jsonNumber((*hot)[i], jsonElementPath(f.fieldPath("hotness"), i), 0.0, 1e300));
         } else {
             const std::string file = f.string("hotness_file", "", 4096, false);
             const bool relative = file.front() != '/' && !baseDir.empty();
@@ -117,7 +118,7 @@ ExpertRouting readRouting(const json &value, const std::string &path, int expert
 /// "training.memory_allowance": each part optional; an absent part keeps its default.
 MemoryAllowanceSpec readMemoryAllowance(const json &value, const std::string &path)
 {
-    JsonFields f(value, path, {"cuda_context_gb", "nccl_gb", "fragmentation"});
+    JsonFields f(value, path, { "cuda_context_gb", "nccl_gb", "fragmentation" });
     f.rejectUnknown();
     MemoryAllowanceSpec a;
     if (f.has("cuda_context_gb"))
@@ -133,28 +134,29 @@ MemoryAllowanceSpec readMemoryAllowance(const json &value, const std::string &pa
 
 std::string_view fabricKindText(FabricKind k)
 {
-    return k == FabricKind::Tor ? "tor" : "rail-optimised";
+    return k == FabricKind::Tor     ? "tor"
+        : k == FabricKind::RailOnly ? "rail-only"
+                                    : "rail-optimised";
 }
 
 FabricSpec readFabric(const json &value)
 {
     JsonFields f(value, "fabric",
-                 {"kind", "name", "servers", "gpus_per_server", "nics_per_server", "gpu_to_nic",
-                  "server_names", "servers_per_su", "servers_per_leaf", "switch_radix", "spines",
-                  "super_spines", "leaf_oversubscription", "spine_oversubscription",
-                  "scaleup_gbps", "scaleup_latency_us", "pcie_gbps", "pcie_latency_us",
-                  "nic_gbps", "nic_latency_us", "fabric_gbps", "fabric_latency_us", "pxn",
-                  "gpu_numa", "nic_devices", "gpu_pci_bus_ids", "nic_pci_bus_ids", "cabling",
-                  "scaleup_domain_servers"});
+        { "kind", "name", "servers", "gpus_per_server", "nics_per_server", "gpu_to_nic",
+            "server_names", "servers_per_su", "servers_per_leaf", "switch_radix", "spines",
+            "super_spines", "leaf_oversubscription", "spine_oversubscription", "scaleup_gbps",
+            "scaleup_latency_us", "pcie_gbps", "pcie_latency_us", "nic_gbps", "nic_latency_us",
+            "fabric_gbps", "fabric_latency_us", "pxn", "gpu_numa", "nic_devices", "gpu_pci_bus_ids",
+            "nic_pci_bus_ids", "cabling", "scaleup_domain_servers", "planes", "plane_port_gbps" });
     f.rejectUnknown();
 
     FabricSpec spec;
-    if (const json *kind = f.find("kind"); kind && kind->is_string()
-                                           && kind->get<std::string>() == "rail-optimized")
+    if (const json *kind = f.find("kind");
+        kind && kind->is_string() && kind->get<std::string>() == "rail-optimized")
         spec.kind = FabricKind::RailOptimised; // the American spelling is read, never written
     else
-        spec.kind = f.choice("kind", spec.kind, {FabricKind::RailOptimised, FabricKind::Tor},
-                             fabricKindText);
+        spec.kind = f.choice("kind", spec.kind,
+            { FabricKind::RailOptimised, FabricKind::Tor, FabricKind::RailOnly }, fabricKindText);
     spec.name = f.string("name", spec.name, limits::kMaxNameBytes);
 
     // The product is checked before the per-field limits, so an absurd size is named as such;
@@ -169,30 +171,29 @@ FabricSpec readFabric(const json &value)
     };
     const std::int64_t slots = loose("servers") * loose("gpus_per_server");
     if (slots > limits::kMaxGpus)
-        throw ScenarioError("fabric", std::to_string(slots) + " GPU slots exceed the limit of "
-                                          + std::to_string(limits::kMaxGpus)
-                                          + " (servers * gpus_per_server)");
+        throw ScenarioError("fabric",
+            std::to_string(slots) + " GPU slots exceed the limit of "
+                + std::to_string(limits::kMaxGpus) + " (servers * gpus_per_server)");
     spec.servers = static_cast<int>(f.requiredInteger("servers", 1, limits::kMaxServers));
-    spec.gpusPerServer =
-        static_cast<int>(f.requiredInteger("gpus_per_server", 1, limits::kMaxGpusPerServer));
-    spec.nicsPerServer = f.integer("nics_per_server", spec.nicsPerServer, 0,
-                                   limits::kMaxGpusPerServer);
+    spec.gpusPerServer
+        = static_cast<int>(f.requiredInteger("gpus_per_server", 1, limits::kMaxGpusPerServer));
+    spec.nicsPerServer
+        = f.integer("nics_per_server", spec.nicsPerServer, 0, limits::kMaxGpusPerServer);
     const int nics = spec.nicsPerServer > 0 ? spec.nicsPerServer : spec.gpusPerServer;
 
     if (const json *map = f.array("gpu_to_nic", limits::kMaxGpusPerServer)) {
         if (map->size() != static_cast<std::size_t>(spec.gpusPerServer))
             throw ScenarioError(f.fieldPath("gpu_to_nic"),
-                                "has " + std::to_string(map->size())
-                                    + " entries but gpus_per_server is "
-                                    + std::to_string(spec.gpusPerServer));
+                "has " + std::to_string(map->size()) + " entries but gpus_per_server is "
+                    + std::to_string(spec.gpusPerServer));
         spec.gpuToNic.reserve(map->size());
         for (std::size_t i = 0; i < map->size(); ++i) {
             const std::string path = jsonElementPath(f.fieldPath("gpu_to_nic"), i);
             const std::int64_t nic = jsonInteger((*map)[i], path, 0, INT_MAX);
             if (nic >= nics)
-                throw ScenarioError(path, "NIC " + std::to_string(nic)
-                                              + " does not exist (the server has "
-                                              + std::to_string(nics) + " NICs)");
+                throw ScenarioError(path,
+                    "NIC " + std::to_string(nic) + " does not exist (the server has "
+                        + std::to_string(nics) + " NICs)");
             spec.gpuToNic.push_back(static_cast<int>(nic));
         }
     }
@@ -200,8 +201,8 @@ FabricSpec readFabric(const json &value)
     if (const json *names = f.array("server_names", limits::kMaxServers)) {
         if (names->size() != static_cast<std::size_t>(spec.servers))
             throw ScenarioError(f.fieldPath("server_names"),
-                                "has " + std::to_string(names->size())
-                                    + " entries but servers is " + std::to_string(spec.servers));
+                "has " + std::to_string(names->size()) + " entries but servers is "
+                    + std::to_string(spec.servers));
         std::unordered_set<std::string> seen;
         spec.serverNames.reserve(names->size());
         for (std::size_t i = 0; i < names->size(); ++i) {
@@ -213,9 +214,9 @@ FabricSpec readFabric(const json &value)
             if (text.empty())
                 throw ScenarioError(path, "must not be empty");
             if (text.size() > limits::kMaxNameBytes)
-                throw ScenarioError(path, "text of " + std::to_string(text.size())
-                                              + " bytes exceeds the limit of "
-                                              + std::to_string(limits::kMaxNameBytes));
+                throw ScenarioError(path,
+                    "text of " + std::to_string(text.size()) + " bytes exceeds the limit of "
+                        + std::to_string(limits::kMaxNameBytes));
             if (!seen.insert(text).second)
                 throw ScenarioError(path, "duplicate server name " + jsonQuote(name));
             spec.serverNames.push_back(text);
@@ -226,23 +227,22 @@ FabricSpec readFabric(const json &value)
     if (const json *numa = f.array("gpu_numa", limits::kMaxGpusPerServer)) {
         if (numa->size() != static_cast<std::size_t>(spec.gpusPerServer))
             throw ScenarioError(f.fieldPath("gpu_numa"),
-                                "has " + std::to_string(numa->size())
-                                    + " entries but gpus_per_server is "
-                                    + std::to_string(spec.gpusPerServer));
+                "has " + std::to_string(numa->size()) + " entries but gpus_per_server is "
+                    + std::to_string(spec.gpusPerServer));
         for (std::size_t i = 0; i < numa->size(); ++i)
             spec.gpuNuma.push_back(static_cast<int>(
                 jsonInteger((*numa)[i], jsonElementPath(f.fieldPath("gpu_numa"), i), 0, 63)));
     }
     const auto names = [&f](const char *key, std::size_t count, const char *per,
-                            bool (*valid)(const std::string &), const char *form) {
+                           bool (*valid)(const std::string &), const char *form) {
         std::vector<std::string> out;
         const json *list = f.array(key, count);
         if (!list)
             return out;
         if (list->size() != count)
-            throw ScenarioError(f.fieldPath(key), "has " + std::to_string(list->size())
-                                                      + " entries but the server has "
-                                                      + std::to_string(count) + " " + per);
+            throw ScenarioError(f.fieldPath(key),
+                "has " + std::to_string(list->size()) + " entries but the server has "
+                    + std::to_string(count) + " " + per);
         for (std::size_t i = 0; i < list->size(); ++i) {
             const std::string path = jsonElementPath(f.fieldPath(key), i);
             const json &v = (*list)[i];
@@ -274,31 +274,30 @@ FabricSpec readFabric(const json &value)
     const auto gpus = static_cast<std::size_t>(spec.gpusPerServer);
     const auto nicCount = static_cast<std::size_t>(nics);
     spec.nicDevices = names("nic_devices", nicCount, "NICs", +rdmaName,
-                            "an RDMA device name (letters, digits, '_', '-', '.')");
-    spec.gpuPciBusIds = names("gpu_pci_bus_ids", gpus, "GPUs", +busId,
-                              "a PCI bus ID (domain:bus:device.function)");
-    spec.nicPciBusIds = names("nic_pci_bus_ids", nicCount, "NICs", +busId,
-                              "a PCI bus ID (domain:bus:device.function)");
+        "an RDMA device name (letters, digits, '_', '-', '.')");
+    spec.gpuPciBusIds = names(
+        "gpu_pci_bus_ids", gpus, "GPUs", +busId, "a PCI bus ID (domain:bus:device.function)");
+    spec.nicPciBusIds = names(
+        "nic_pci_bus_ids", nicCount, "NICs", +busId, "a PCI bus ID (domain:bus:device.function)");
 
     spec.serversPerSu = f.integer("servers_per_su", spec.serversPerSu, 1, limits::kMaxServers);
     // Servers per scale-up (NVLink) domain; Fabric::build() checks that it divides the servers.
-    spec.scaleUpDomainServers = f.integer("scaleup_domain_servers", spec.scaleUpDomainServers, 1,
-                                          limits::kMaxServers);
-    spec.serversPerLeaf =
-        f.integer("servers_per_leaf", spec.serversPerLeaf, 0, limits::kMaxServers);
+    spec.scaleUpDomainServers
+        = f.integer("scaleup_domain_servers", spec.scaleUpDomainServers, 1, limits::kMaxServers);
+    spec.serversPerLeaf
+        = f.integer("servers_per_leaf", spec.serversPerLeaf, 0, limits::kMaxServers);
     spec.switchRadix = f.integer("switch_radix", spec.switchRadix, 2, kMaxSwitchRadix);
     spec.spines = f.integer("spines", spec.spines, 0, limits::kMaxSwitches);
     spec.superSpines = f.integer("super_spines", spec.superSpines, 0, limits::kMaxSwitches);
-    if (std::int64_t{spec.spines} + spec.superSpines > limits::kMaxSwitches)
-        throw ScenarioError("fabric", "spines + super_spines = "
-                                          + std::to_string(std::int64_t{spec.spines}
-                                                           + spec.superSpines)
-                                          + " switches exceed the limit of "
-                                          + std::to_string(limits::kMaxSwitches));
+    if (std::int64_t { spec.spines } + spec.superSpines > limits::kMaxSwitches)
+        throw ScenarioError("fabric",
+            "spines + super_spines = "
+                + std::to_string(std::int64_t { spec.spines } + spec.superSpines)
+                + " switches exceed the limit of " + std::to_string(limits::kMaxSwitches));
     spec.leafOversubscription = f.number("leaf_oversubscription", spec.leafOversubscription, 0.0,
-                                         kMaxOversubscription, LowerBound::Exclusive);
-    spec.spineOversubscription = f.number("spine_oversubscription", spec.spineOversubscription,
-                                          0.0, kMaxOversubscription, LowerBound::Exclusive);
+        kMaxOversubscription, LowerBound::Exclusive);
+    spec.spineOversubscription = f.number("spine_oversubscription", spec.spineOversubscription, 0.0,
+        kMaxOversubscription, LowerBound::Exclusive);
 
     const auto link = [&f](const char *gbpsKey, const char *latencyKey, LinkSpec fallback) {
         LinkSpec l;
@@ -311,6 +310,9 @@ FabricSpec readFabric(const json &value)
     spec.nic = link("nic_gbps", "nic_latency_us", spec.nic);
     spec.fabricPort = link("fabric_gbps", "fabric_latency_us", spec.fabricPort);
     spec.pxn = f.boolean("pxn", spec.pxn);
+    // Network planes (fabric.h): Fabric::build() checks the upper bound with its message.
+    spec.planes = f.integer("planes", spec.planes, 1, 16);
+    spec.planePortGbps = f.number("plane_port_gbps", spec.planePortGbps, 0.0, kMaxGbps);
     if (const json *cabling = f.find("cabling"))
         spec.cabling = readCabling(*cabling);
     return spec;
@@ -319,7 +321,7 @@ FabricSpec readFabric(const json &value)
 /// Reads "parallel"; `slotCount` is the fabric's GPU slots (already checked against the limit).
 void readParallel(const json &value, std::int64_t slotCount, Scenario &s)
 {
-    JsonFields f(value, "parallel", {"tp", "pp", "dp", "cp", "ep", "order"});
+    JsonFields f(value, "parallel", { "tp", "pp", "dp", "cp", "ep", "order" });
     f.rejectUnknown();
     ParallelDegrees &d = s.degrees;
     d.tp = static_cast<int>(f.requiredInteger("tp", 1, limits::kMaxDegree));
@@ -330,16 +332,14 @@ void readParallel(const json &value, std::int64_t slotCount, Scenario &s)
     s.order = f.string("order", s.order, kMaxOrderBytes, false);
 
     // Each degree is <= 2^20, so tp*pp*dp fits in 64 bits; times cp it may not.
-    const std::int64_t tpPpDp = std::int64_t{d.tp} * d.pp * d.dp;
+    const std::int64_t tpPpDp = std::int64_t { d.tp } * d.pp * d.dp;
     std::int64_t world = 0;
-    const bool overflow = __builtin_mul_overflow(tpPpDp, std::int64_t{d.cp}, &world);
+    const bool overflow = __builtin_mul_overflow(tpPpDp, std::int64_t { d.cp }, &world);
     if (overflow || world > slotCount)
         throw ScenarioError("parallel",
-                            "tp*pp*dp*cp = "
-                                + (overflow ? "more than " + std::to_string(INT64_MAX)
-                                            : std::to_string(world))
-                                + " ranks but the fabric has " + std::to_string(slotCount)
-                                + " GPU slots");
+            "tp*pp*dp*cp = "
+                + (overflow ? "more than " + std::to_string(INT64_MAX) : std::to_string(world))
+                + " ranks but the fabric has " + std::to_string(slotCount) + " GPU slots");
 }
 
 ModelSpec readModel(const json &value, const std::string &baseDir)
@@ -347,11 +347,11 @@ ModelSpec readModel(const json &value, const std::string &baseDir)
     if (value.is_string())
         return presetModel(value.get<std::string>(), "model");
     if (!value.is_object())
-        throw ScenarioError("model", "expected an object or a preset name, got "
-                                         + jsonTypeName(value));
+        throw ScenarioError(
+            "model", "expected an object or a preset name, got " + jsonTypeName(value));
     JsonFields f(value, "model",
-                 {"preset", "name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
-                  "gated_mlp", "seq", "vocab", "experts", "top_k", "moe_layer_freq", "routing"});
+        { "preset", "name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "gated_mlp",
+            "seq", "vocab", "experts", "top_k", "moe_layer_freq", "routing" });
     f.rejectUnknown();
     ModelSpec m;
     if (f.has("preset"))
@@ -377,30 +377,30 @@ ModelSpec readModel(const json &value, const std::string &baseDir)
 TrainingSpec readTraining(const json &value)
 {
     JsonFields f(value, "training",
-                 {"micro_batch", "global_batch", "precision", "sequence_parallel", "recompute",
-                  "distributed_optimizer", "schedule", "interleave", "layers_per_stage",
-                  "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "dp_overlap",
-                  "hierarchical_allreduce", "flash_attention", "pipeline_scatter_gather",
-                  "fp8_param_gather", "grad_reduce_bf16", "dp_sharding", "memory_allowance"});
+        { "micro_batch", "global_batch", "precision", "sequence_parallel", "recompute",
+            "distributed_optimizer", "schedule", "interleave", "layers_per_stage",
+            "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "dp_overlap",
+            "hierarchical_allreduce", "flash_attention", "pipeline_scatter_gather",
+            "fp8_param_gather", "grad_reduce_bf16", "dp_sharding", "memory_allowance" });
     f.rejectUnknown();
     TrainingSpec t;
     t.microBatch = f.integer("micro_batch", t.microBatch, 1, kMaxMicroBatch);
     t.globalBatch = f.integer("global_batch", t.globalBatch, 1, kMaxGlobalBatch);
     t.precision = f.choice("precision", t.precision,
-                           {Precision::Bf16, Precision::Fp16, Precision::Fp8}, precisionName);
+        { Precision::Bf16, Precision::Fp16, Precision::Fp8 }, precisionName);
     t.sequenceParallel = f.boolean("sequence_parallel", t.sequenceParallel);
     t.recompute = f.choice("recompute", t.recompute,
-                           {Recompute::None, Recompute::Selective, Recompute::Full},
-                           recomputeName);
+        { Recompute::None, Recompute::Selective, Recompute::Full }, recomputeName);
     t.distributedOptimizer = f.boolean("distributed_optimizer", t.distributedOptimizer);
     t.schedule = f.choice("schedule", t.schedule,
-                          {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
-                           ScheduleKind::ZbH1, ScheduleKind::DualPipe},
-                          scheduleName);
+        { ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
+            ScheduleKind::ZbH1, ScheduleKind::DualPipe },
+        scheduleName);
     t.interleave = f.integer("interleave", t.interleave, 1, limits::kMaxLayers);
     // One entry per pipeline stage or per virtual stage: at most kMaxDegree x kMaxLayers, but
     // no split has more entries than layers, so the layer limit bounds the array first.
-    if (const json *split = f.array("layers_per_stage", static_cast<std::size_t>(limits::kMaxLayers))) {
+    if (const json *split
+        = f.array("layers_per_stage", static_cast<std::size_t>(limits::kMaxLayers))) {
         const std::string path = f.fieldPath("layers_per_stage");
         t.layersPerStage.reserve(split->size());
         for (std::size_t i = 0; i < split->size(); ++i)
@@ -411,7 +411,7 @@ TrainingSpec readTraining(const json &value)
     // overlap_grad_reduce, still read (never written).
     if (f.has("dp_overlap") && f.has("overlap_grad_reduce"))
         throw ScenarioError(f.fieldPath("dp_overlap"),
-                            "the old name of overlap_grad_reduce: give only overlap_grad_reduce");
+            "the old name of overlap_grad_reduce: give only overlap_grad_reduce");
     t.dpOverlap = f.boolean("dp_overlap", t.dpOverlap);
     t.dpOverlap = f.boolean("overlap_grad_reduce", t.dpOverlap);
     t.overlapParamGather = f.boolean("overlap_param_gather", t.overlapParamGather);
@@ -422,8 +422,8 @@ TrainingSpec readTraining(const json &value)
     t.fp8ParamGather = f.boolean("fp8_param_gather", t.fp8ParamGather);
     t.gradReduceBf16 = f.boolean("grad_reduce_bf16", t.gradReduceBf16);
     t.dpSharding = f.choice("dp_sharding", t.dpSharding,
-                            {DpSharding::Optim, DpSharding::OptimGrads, DpSharding::OptimGradsParams},
-                            dpShardingName);
+        { DpSharding::Optim, DpSharding::OptimGrads, DpSharding::OptimGradsParams },
+        dpShardingName);
     if (const json *allowance = f.find("memory_allowance"))
         t.memoryAllowance = readMemoryAllowance(*allowance, f.fieldPath("memory_allowance"));
     return t;
@@ -431,14 +431,13 @@ TrainingSpec readTraining(const json &value)
 
 CollectiveSpec readCollectives(const json &value)
 {
-    JsonFields f(value, "collectives", {"algorithm", "nvls"});
+    JsonFields f(value, "collectives", { "algorithm", "nvls" });
     f.rejectUnknown();
     CollectiveSpec c;
     using A = CollectiveAlgorithm;
     c.algorithm = f.choice("algorithm", c.algorithm,
-                           {A::Auto, A::Ring, A::MemberOrder, A::Tree, A::Nvls, A::Hierarchical,
-                            A::Pat},
-                           collectiveAlgorithmName);
+        { A::Auto, A::Ring, A::MemberOrder, A::Tree, A::Nvls, A::Hierarchical, A::Pat },
+        collectiveAlgorithmName);
     if (f.has("nvls"))
         c.nvls = f.boolean("nvls", false);
     return c;
@@ -449,21 +448,21 @@ DeviceSpec readDevice(const json &value)
     if (value.is_string())
         return presetDevice(value.get<std::string>(), "device");
     if (!value.is_object())
-        throw ScenarioError("device", "expected an object or a preset name, got "
-                                          + jsonTypeName(value));
+        throw ScenarioError(
+            "device", "expected an object or a preset name, got " + jsonTypeName(value));
     JsonFields f(value, "device",
-                 {"preset", "name", "peak_tflops_bf16", "peak_tflops_fp16", "peak_tflops_fp8",
-                  "hbm_gb", "hbm_gbps", "max_efficiency", "max_efficiency_fp8",
-                  "kernel_overhead_us", "streaming_multiprocessors"});
+        { "preset", "name", "peak_tflops_bf16", "peak_tflops_fp16", "peak_tflops_fp8", "hbm_gb",
+            "hbm_gbps", "max_efficiency", "max_efficiency_fp8", "kernel_overhead_us",
+            "streaming_multiprocessors" });
     f.rejectUnknown();
     DeviceSpec d;
     if (f.has("preset"))
         d = presetDevice(f.string("preset", "", limits::kMaxNameBytes), f.fieldPath("preset"));
     d.name = f.string("name", d.name, limits::kMaxNameBytes);
-    d.peakTflopsBf16 = f.number("peak_tflops_bf16", d.peakTflopsBf16, 0.0, kMaxTflops,
-                                LowerBound::Exclusive);
-    d.peakTflopsFp16 = f.number("peak_tflops_fp16", d.peakTflopsFp16, 0.0, kMaxTflops,
-                                LowerBound::Exclusive);
+    d.peakTflopsBf16
+        = f.number("peak_tflops_bf16", d.peakTflopsBf16, 0.0, kMaxTflops, LowerBound::Exclusive);
+    d.peakTflopsFp16
+        = f.number("peak_tflops_fp16", d.peakTflopsFp16, 0.0, kMaxTflops, LowerBound::Exclusive);
     // 0 = the device has no fp8 tensor cores (A100); planWorkload refuses fp8 on it.
     d.peakTflopsFp8 = f.number("peak_tflops_fp8", d.peakTflopsFp8, 0.0, kMaxTflops);
     d.hbmBytes = f.number("hbm_gb", d.hbmBytes / 1e9, 0.0, kMaxHbmGB, LowerBound::Exclusive) * 1e9;
@@ -471,44 +470,43 @@ DeviceSpec readDevice(const json &value)
     d.maxEfficiency = f.number("max_efficiency", d.maxEfficiency, 0.0, 1.0);
     d.maxEfficiencyFp8 = f.number("max_efficiency_fp8", d.maxEfficiencyFp8, 0.0, 1.0);
     d.kernelOverheadUs = f.number("kernel_overhead_us", d.kernelOverheadUs, 0.0, kMaxLatencyUs);
-    d.streamingMultiprocessors = f.integer("streaming_multiprocessors",
-                                           d.streamingMultiprocessors, 1, kMaxSms);
+    d.streamingMultiprocessors
+        = f.integer("streaming_multiprocessors", d.streamingMultiprocessors, 1, kMaxSms);
     return d;
 }
 
 void readMapping(const json &value, std::int64_t slotCount, Scenario &s)
 {
-    JsonFields f(value, "mapping", {"placement", "slots", "version"});
+    JsonFields f(value, "mapping", { "placement", "slots", "version" });
     f.rejectUnknown();
     s.placement = f.choice("placement", s.placement,
-                           {Placement::Packed, Placement::RailAligned, Placement::Scattered},
-                           placementName);
+        { Placement::Packed, Placement::RailAligned, Placement::Scattered }, placementName);
     s.mappingVersion = f.integer("version", s.mappingVersion, 1, INT_MAX);
 
-    const std::int64_t world =
-        std::int64_t{s.degrees.tp} * s.degrees.pp * s.degrees.dp * s.degrees.cp;
+    const std::int64_t world
+        = std::int64_t { s.degrees.tp } * s.degrees.pp * s.degrees.dp * s.degrees.cp;
     const json *slots = f.array("slots", static_cast<std::size_t>(limits::kMaxGpus));
     if (!slots)
         return;
     const std::string path = f.fieldPath("slots");
     if (slots->size() != static_cast<std::size_t>(world))
-        throw ScenarioError(path, "has " + std::to_string(slots->size())
-                                      + " entries but the layout has " + std::to_string(world)
-                                      + " ranks (tp*pp*dp*cp)");
+        throw ScenarioError(path,
+            "has " + std::to_string(slots->size()) + " entries but the layout has "
+                + std::to_string(world) + " ranks (tp*pp*dp*cp)");
     std::vector<int> rankOnSlot(static_cast<std::size_t>(slotCount), -1);
     s.slots.reserve(slots->size());
     for (std::size_t r = 0; r < slots->size(); ++r) {
         const std::string element = jsonElementPath(path, r);
         const std::int64_t slot = jsonInteger((*slots)[r], element, 0, INT_MAX);
         if (slot >= slotCount)
-            throw ScenarioError(element, "slot " + std::to_string(slot)
-                                             + " does not exist (the fabric has "
-                                             + std::to_string(slotCount) + " GPU slots)");
+            throw ScenarioError(element,
+                "slot " + std::to_string(slot) + " does not exist (the fabric has "
+                    + std::to_string(slotCount) + " GPU slots)");
         int &holder = rankOnSlot[static_cast<std::size_t>(slot)];
         if (holder >= 0)
-            throw ScenarioError(element, "slot " + std::to_string(slot)
-                                             + " is already taken by rank "
-                                             + std::to_string(holder));
+            throw ScenarioError(element,
+                "slot " + std::to_string(slot) + " is already taken by rank "
+                    + std::to_string(holder));
         holder = static_cast<int>(r);
         s.slots.push_back(static_cast<int>(slot));
     }
@@ -519,25 +517,25 @@ void readMapping(const json &value, std::int64_t slotCount, Scenario &s)
 std::vector<FailedComponent> readFailures(const json &value, const FabricSpec &fabric)
 {
     if (!value.is_array())
-        throw ScenarioError("failures", "expected an array of strings such as \"server:3\", got "
-                                            + jsonTypeName(value));
+        throw ScenarioError("failures",
+            "expected an array of strings such as \"server:3\", got " + jsonTypeName(value));
     if (value.size() > static_cast<std::size_t>(limits::kMaxGpus))
-        throw ScenarioError("failures", "has " + std::to_string(value.size())
-                                            + " entries, more than the limit of "
-                                            + std::to_string(limits::kMaxGpus));
+        throw ScenarioError("failures",
+            "has " + std::to_string(value.size()) + " entries, more than the limit of "
+                + std::to_string(limits::kMaxGpus));
     std::vector<FailedComponent> out;
     for (std::size_t i = 0; i < value.size(); ++i) {
         const std::string path = jsonElementPath("failures", i);
         if (!value[i].is_string())
-            throw ScenarioError(path, "expected a string such as \"server:3\", got "
-                                          + jsonTypeName(value[i]));
+            throw ScenarioError(
+                path, "expected a string such as \"server:3\", got " + jsonTypeName(value[i]));
         const FailedComponent f = parseFailure(value[i].get_ref<const std::string &>(), path);
         checkFailureRange(f, fabric, path);
         for (std::size_t j = 0; j < out.size(); ++j)
             if (out[j] == f)
-                throw ScenarioError(path, "duplicate entry \"" + failureText(f)
-                                              + "\" (already failures[" + std::to_string(j)
-                                              + "])");
+                throw ScenarioError(path,
+                    "duplicate entry \"" + failureText(f) + "\" (already failures["
+                        + std::to_string(j) + "])");
         out.push_back(f);
     }
     return out;

@@ -172,7 +172,7 @@ void TestCliRemap::badArguments_data()
     const QString seed = sample("seed-128.json");
     QTest::newRow("unknown kind") << QStringList { seed, "--fail", "rack:3" } << 1
                                   << "railyard-cli: --fail: unknown component kind 'rack' in "
-                                     "'rack:3' (accepted: server, gpu, nic, leaf)\n";
+                                     "'rack:3' (accepted: server, gpu, nic, leaf, plane)\n";
     QTest::newRow("out of range") << QStringList { seed, "--fail", "server:16" } << 1
                                   << "railyard-cli: failure: server:16 does not exist (the fabric "
                                      "has 16 servers, 0..15)\n";

@@ -1,5 +1,5 @@
-// Tests of the router (model/fabric/router.cpp): route shapes for rail-optimised and ToR fabrics, ECMP
-// shares, three-tier routes, PXN and latencies, all against hand-derived values.
+// Tests of the router (model/fabric/router.cpp): route shapes for rail-optimised and ToR fabrics,
+// ECMP shares, three-tier routes, PXN and latencies, all against hand-derived values.
 
 #include "fabric/fabric.h"
 #include "fabric/router.h"
@@ -223,6 +223,7 @@ private Q_SLOTS:
     void pxnWithSharedNics();
     void tor();
     void threeTier();
+    void multiPlaneMatchesReferencePerPlane();
     void sixteenThousandGpus();
     void unitFlow_data();
     void unitFlow();
@@ -419,6 +420,40 @@ void TestRouter::threeTier()
     QCOMPARE(inPod.size(), std::size_t { 2 + 2 + 2 + 2 });
     QCOMPARE(countTier(inPod, Tier::SuperSpine), 0);
     QCOMPARE(countTier(inPod, Tier::Spine), 4);
+}
+
+void TestRouter::multiPlaneMatchesReferencePerPlane()
+{
+    // The three-tier fabric above in 2 planes (fabric.planes): a route puts half of its flow on
+    // each plane, and inside plane p it is the reference ECMP between the two NICs' plane-p
+    // leaves, at half the share.
+    FabricSpec spec = railSpec(16, 2, 2, 8);
+    spec.planes = 2;
+    const Fabric f = Fabric::build(spec);
+    QCOMPARE(f.superSpineCount(), 2 * Fabric::build(railSpec(16, 2, 2, 8)).superSpineCount());
+    Router r(f);
+    const std::vector<std::pair<int, int>> pairs { { slotOf(f, 0, 0), slotOf(f, 15, 0) },
+        { slotOf(f, 0, 0), slotOf(f, 15, 1) }, { slotOf(f, 3, 1), slotOf(f, 2, 0) } };
+    for (const auto &[src, dst] : pairs) {
+        std::map<int, double> got[2];
+        for (const RouteHop &h : r.route(src, dst)) {
+            const FabricLink &l = f.link(h.link);
+            if (l.tier == Tier::Spine || l.tier == Tier::SuperSpine)
+                got[f.node(l.src).netPlane][h.link] += h.share;
+        }
+        for (int plane = 0; plane < 2; ++plane) {
+            const int a = f.leafVertex(
+                f.leafOfNicPort(f.serverOfSlot(src), f.nicOfGpu(f.gpuOfSlot(src)), plane));
+            const int b = f.leafVertex(
+                f.leafOfNicPort(f.serverOfSlot(dst), f.nicOfGpu(f.gpuOfSlot(dst)), plane));
+            const std::map<int, double> want = referenceEcmp(f, a, b);
+            QCOMPARE(got[plane].size(), want.size());
+            for (const auto &[link, share] : want)
+                QVERIFY2(std::abs(got[plane][link] - share / 2.0) <= 1e-12,
+                    qPrintable(QString::fromStdString(f.linkName(link))));
+        }
+        QCOMPARE(checkUnitFlow(f, src, dst, r.route(src, dst)), QString());
+    }
 }
 
 void TestRouter::sixteenThousandGpus()

@@ -210,7 +210,7 @@ std::vector<BadCase> badCases()
 
         // Enumerations list what they accept.
         {"kind unknown", false, R"({"fabric": {"kind": "fat-tree"}})", "fabric.kind",
-         "unknown value 'fat-tree' (accepted: rail-optimised, tor)"},
+         "unknown value 'fat-tree' (accepted: rail-optimised, tor, rail-only)"},
         {"fp8 param gather string", false, R"({"training": {"fp8_param_gather": "yes"}})",
          "training.fp8_param_gather", "expected true or false, got string"},
         {"dp sharding unknown", false, R"({"training": {"dp_sharding": "zero4"}})",

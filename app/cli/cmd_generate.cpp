@@ -8,6 +8,7 @@
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
+#include "generateerrors.h"
 #include "usageerror.h"
 
 #include "base/scenarioerror.h"
@@ -82,8 +83,7 @@ const std::vector<Flag> &flags()
         { "pcie-gbps", "fabric.pcie_gbps", Kind::Number, "B",
             "GPU <-> NIC host path, Gbit/s per direction (512).", kFabric },
         { "fabric-gbps", "fabric.fabric_gbps", Kind::Number, "B",
-            "One switch-to-switch port (leaf <-> spine <-> super-spine), Gbit/s (400).",
-            kFabric },
+            "One switch-to-switch port (leaf <-> spine <-> super-spine), Gbit/s (400).", kFabric },
         { "scaleup-latency-us", "fabric.scaleup_latency_us", Kind::Number, "US",
             "Scale-up (NVLink) hop latency, microseconds (0.6).", kFabric },
         { "pcie-latency-us", "fabric.pcie_latency_us", Kind::Number, "US",
@@ -223,22 +223,14 @@ bool readSwitchPair(
     return true;
 }
 
-/// The loader names JSON fields; for a flag the user gave, name the flag instead.
-[[noreturn]] void rethrowForFlags(const ScenarioError &e, const GenerateOptions &o)
+/// The loader names JSON fields; name the flags that set them (generateerrors.h).
+[[noreturn]] void rethrowForFlags(
+    const ScenarioError &e, const GenerateOptions &o, const json &values)
 {
-    for (const Flag &f : flags()) {
-        const std::string field = f.field;
-        const bool element = e.field().rfind(field + "[", 0) == 0; // layers_per_stage[3]
-        if ((e.field() == field || element) && o.given(f.name))
-            throw ScenarioError(std::string("--") + f.name, e.reason());
-    }
-    // "model" / "device" hold the preset name when the loader reads them as strings.
-    if (e.field() == "model.preset" || e.field() == "device.preset")
-        throw ScenarioError(e.field() == "model.preset" ? "--model" : "--device", e.reason());
-    // The engine's mapping check: in a generated file the placement makes the mapping.
-    if (e.field() == "mapping")
-        throw ScenarioError("--placement", e.reason());
-    throw e;
+    std::vector<FlagField> table;
+    for (const Flag &f : flags())
+        table.push_back({ f.name, f.field, o.given(f.name) });
+    throw errorNamingFlags(e, table, values);
 }
 
 /// "7,8,8,7" as a JSON array of integers; the loader checks the values against the model.
@@ -314,13 +306,13 @@ json documentFromFlags(const GenerateOptions &o)
     fabric["nic_gbps"] = o.given("nic-gbps") ? o.numbers.at("nic-gbps") : defaults.nicGbps;
     fabric["scaleup_gbps"]
         = o.given("scaleup-gbps") ? o.numbers.at("scaleup-gbps") : defaults.scaleUpGbps;
-    for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
-             { "pcie_gbps", "pcie-gbps" }, { "fabric_gbps", "fabric-gbps" },
-             { "scaleup_latency_us", "scaleup-latency-us" },
-             { "pcie_latency_us", "pcie-latency-us" }, { "nic_latency_us", "nic-latency-us" },
-             { "fabric_latency_us", "fabric-latency-us" },
-             { "leaf_oversubscription", "leaf-oversubscription" },
-             { "spine_oversubscription", "spine-oversubscription" } })
+    for (const auto &[key, flag] :
+        std::vector<std::pair<const char *, const char *>> { { "pcie_gbps", "pcie-gbps" },
+            { "fabric_gbps", "fabric-gbps" }, { "scaleup_latency_us", "scaleup-latency-us" },
+            { "pcie_latency_us", "pcie-latency-us" }, { "nic_latency_us", "nic-latency-us" },
+            { "fabric_latency_us", "fabric-latency-us" },
+            { "leaf_oversubscription", "leaf-oversubscription" },
+            { "spine_oversubscription", "spine-oversubscription" } })
         if (o.given(flag))
             fabric[key] = o.numbers.at(flag);
     fabric["pxn"] = o.given("pxn");
@@ -464,7 +456,8 @@ void refuseFlagsThatDoNotApply(const GenerateOptions &o)
                              "one of them");
         if (d.rackTrays == 0)
             throw UsageError("--nvl72 applies only to a device with NVL72 racks (--device gb200 "
-                             "or gb300), not " + device);
+                             "or gb300), not "
+                + device);
         if (o.integers.at("gpus-per-server") != d.trayGpus)
             throw UsageError("--nvl72: a " + device + " compute tray holds "
                 + std::to_string(d.trayGpus) + " GPUs; give --gpus-per-server "
@@ -480,9 +473,11 @@ int runGenerate(const GenerateOptions &o)
     refuseFlagsThatDoNotApply(o);
     Scenario scenario;
     std::string text;
+    json values; // what an error message quotes: the flags' document, then the scenario
     try {
-        json doc = documentFromFlags(o);
-        scenario = scenarioFromJson(doc);
+        values = documentFromFlags(o);
+        scenario = scenarioFromJson(values);
+        values = scenarioToJson(scenario);
         // Whether the model has experts is known once the preset is applied.
         if (o.given("top-k") && scenario.model.experts == 0)
             throw UsageError("--top-k applies only to a mixture-of-experts model (--experts > 0 "
@@ -497,7 +492,7 @@ int runGenerate(const GenerateOptions &o)
         Scenario written = parseScenario(text);
         checkScenario(written, nullptr);
     } catch (const ScenarioError &e) {
-        rethrowForFlags(e, o);
+        rethrowForFlags(e, o, values);
     }
     writeOutput(o.output, text);
     return kExitOk;

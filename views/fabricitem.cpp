@@ -3,10 +3,11 @@
 #include "bundleitem.h"
 #include "cablelayeritem.h"
 #include "colorscale.h"
+#include "document/scenariodocument.h"
 #include "fabriclayout.h"
 #include "framelabelsitem.h"
 #include "linkitem.h"
-#include "document/scenariodocument.h"
+#include "overviewblocksitem.h"
 #include "serveritem.h"
 #include "slotitem.h"
 #include "switchitem.h"
@@ -84,8 +85,8 @@ void FabricItem::build()
         ++cables[index(f.link(id).tier)];
     // NIC cables are local to a rack: always items. Switch tiers of a very large fabric (16k
     // leaf-spine cables at 16,384 GPUs) are drawn as per-switch aggregates instead.
-    m_cableItems = {true, cables[index(Tier::Spine)] <= kMaxCableItemsPerSwitchTier,
-                    cables[index(Tier::SuperSpine)] <= kMaxCableItemsPerSwitchTier};
+    m_cableItems = { true, cables[index(Tier::Spine)] <= kMaxCableItemsPerSwitchTier,
+        cables[index(Tier::SuperSpine)] <= kMaxCableItemsPerSwitchTier };
     m_cableLayer = new CableLayerItem(this);
     m_cableLayer->setVisible(!m_overview);
     m_cableLayer->setRasterised(cacheMode() != NoCache);
@@ -109,27 +110,35 @@ void FabricItem::build()
     m_labels = new FrameLabelsItem(this);
     s->addItem(m_labels);
     m_cableLine.assign(static_cast<std::size_t>(f.linkCount() / 2), -1);
-    for (Tier tier : {Tier::Leaf, Tier::Spine, Tier::SuperSpine}) {
+    for (Tier tier : { Tier::Leaf, Tier::Spine, Tier::SuperSpine }) {
         auto *item = new BundleItem(this, tier);
         item->setVisible(m_overview || !hasCableItems(tier));
         s->addItem(item);
         m_bundles[static_cast<std::size_t>(index(tier) - index(Tier::Leaf))] = item;
         for (int i = 0; i < item->count(); ++i) {
-            for (int cable : m_layout->bundles()[static_cast<std::size_t>(item->layoutIndex(i))].cables)
+            for (int cable :
+                m_layout->bundles()[static_cast<std::size_t>(item->layoutIndex(i))].cables)
                 m_cableLine[static_cast<std::size_t>(cable)] = i;
         }
     }
+    m_blocks = new OverviewBlocksItem(this);
+    m_blocks->setVisible(m_overview);
+    s->addItem(m_blocks);
     if (m_overview) {
         for (SlotItem *slot : std::as_const(m_slots))
             slot->setVisible(false);
-        for (ServerItem *server : std::as_const(m_servers))
+        for (ServerItem *server : std::as_const(m_servers)) {
             server->setLinksShown(false);
+            server->setVisible(false); // see setOverview
+        }
+        for (SwitchItem *sw : std::as_const(m_switches))
+            sw->setVisible(false);
     }
     m_bottleneck = -1;
     m_focusRank = -1;
-    syncChips(MappingChange{{}, true, {}});
+    syncChips(MappingChange { {}, true, {} });
     refreshFocus();
-    recolour(ReportChange{{}, true, false}, true);
+    recolour(ReportChange { {}, true, false }, true);
 }
 
 void FabricItem::clear()
@@ -144,6 +153,8 @@ void FabricItem::clear()
     m_litSlots.clear();
     m_litLinks.clear();
     m_litServers.clear();
+    delete m_blocks;
+    m_blocks = nullptr;
     delete m_cableLayer;
     m_cableLayer = nullptr;
     qDeleteAll(m_links);
@@ -168,7 +179,7 @@ void FabricItem::onScenarioChanged()
     // The report change that follows recolours.
     if (m_document->engine().sharedFabric() == m_fabric) {
         m_focusRank = -1;
-        syncChips(MappingChange{{}, true, {}});
+        syncChips(MappingChange { {}, true, {} });
         refreshFocus();
         Q_EMIT legendChanged();
         return;
@@ -191,37 +202,38 @@ void FabricItem::onReportChanged(const ReportChange &change)
     recolour(change, false);
 }
 
+void FabricItem::updateOverview()
+{
+    if (m_overview && m_blocks)
+        m_blocks->update();
+}
+
 void FabricItem::syncChips(const MappingChange &change)
 {
     if (change.allRanks) {
         for (SlotItem *slot : std::as_const(m_slots))
             slot->syncWithModel();
-        if (m_overview) {
-            for (ServerItem *server : std::as_const(m_servers))
-                server->update();
-        }
+        updateOverview();
         return;
     }
-    const int gpus = std::max(1, m_fabric->gpusPerServer());
     for (const MovedRank &m : change.moves) {
-        for (int slot : {m.from, m.to}) {
+        for (int slot : { m.from, m.to }) {
             if (SlotItem *item = slotItem(slot))
                 item->syncWithModel();
-            if (ServerItem *server = m_overview ? serverItem(slot / gpus) : nullptr)
-                server->update(); // its block shows the chip colours
         }
     }
+    updateOverview(); // the blocks show the chip colours
 }
 
 void FabricItem::recolour(const ReportChange &change, bool force)
 {
+    updateOverview(); // a deferred repaint of the blocks; cheap when not zoomed out
     ++m_recolours;
     const CostReport &r = m_document->report();
     const int links = static_cast<int>(r.links.size());
     // The relative scale spans 0 .. the bottleneck (the shown report's most utilised link).
-    const double max = r.bottleneckLink >= 0 && r.bottleneckLink < links
-        ? r.utilisation(r.bottleneckLink)
-        : 0.0;
+    const double max
+        = r.bottleneckLink >= 0 && r.bottleneckLink < links ? r.utilisation(r.bottleneckLink) : 0.0;
     m_maxUtilisation = max > 0.0 ? max : 1.0;
     // A colour is busy time / (iteration time x range). Unless that product moved, only the
     // links whose load moved look different; an overlay's colours follow no report.
@@ -295,7 +307,7 @@ void FabricItem::setLoadScale(LoadScale scale)
     if (scale == m_loadScale)
         return;
     m_loadScale = scale;
-    recolour(ReportChange{}, true);
+    recolour(ReportChange {}, true);
 }
 
 void FabricItem::setColourBy(QChar coordinate)
@@ -306,10 +318,7 @@ void FabricItem::setColourBy(QChar coordinate)
     m_colourBy = c;
     for (SlotItem *slot : std::as_const(m_slots))
         slot->syncWithModel();
-    if (m_overview) {
-        for (ServerItem *server : std::as_const(m_servers))
-            server->update();
-    }
+    updateOverview();
     Q_EMIT legendChanged();
 }
 
@@ -369,10 +378,17 @@ void FabricItem::setOverview(bool overview)
         if (item)
             item->setVisible(overview || !hasCableItems(item->tier()));
     }
+    // In the overview one item paints every server block and switch (overviewblocksitem.h):
+    // at 131,072 GPUs the scene's per-item visit, transform and pixmap cache for 16,384
+    // servers and thousands of switches were most of a frame (bench_gui's BM_Paint131k).
     for (ServerItem *server : std::as_const(m_servers)) {
         server->setLinksShown(!overview);
-        server->update();
+        server->setVisible(!overview);
     }
+    for (SwitchItem *sw : std::as_const(m_switches))
+        sw->setVisible(!overview);
+    if (m_blocks)
+        m_blocks->setVisible(overview);
     update();
 }
 
@@ -414,6 +430,7 @@ bool FabricItem::hasCableItems(Tier tier) const
 
 void FabricItem::refreshFocus()
 {
+    updateOverview(); // a deferred repaint of the blocks; cheap when not zoomed out
     for (SlotItem *slot : m_litSlots) {
         slot->setPartnerMask(0);
         slot->setFocused(false);
@@ -445,7 +462,7 @@ void FabricItem::refreshFocus()
         if (l.tier == Tier::ScaleUp || l.tier == Tier::Pcie) {
             const int gpu = m_fabric->node(l.src).kind == NodeKind::Gpu ? l.src : l.dst;
             const FabricNode &n = m_fabric->node(gpu);
-            internalMask[{n.server, n.local, l.tier == Tier::ScaleUp}] |= mask;
+            internalMask[{ n.server, n.local, l.tier == Tier::ScaleUp }] |= mask;
         } else {
             cableMask[link >> 1] |= mask;
         }
@@ -496,7 +513,7 @@ void FabricItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 continue;
             // Dashes only near: a dashed outline of a large frame is costly when zoomed out.
             QPen pen(QColor(0xad, 0xb5, 0xbd), frame.pod ? 1.5 : 1.0,
-                     frame.pod && lod > 0.3 ? Qt::DashLine : Qt::SolidLine);
+                frame.pod && lod > 0.3 ? Qt::DashLine : Qt::SolidLine);
             pen.setCosmetic(true);
             painter->setPen(pen);
             painter->setBrush(frame.pod ? QColor(0xfa, 0xfb, 0xfc) : QColor(0xf3, 0xf4, 0xf6));

@@ -24,6 +24,7 @@ class CableLayerItem;
 class FabricLayout;
 class FrameLabelsItem;
 class LinkItem;
+class OverviewBlocksItem;
 class ScenarioDocument;
 class ServerItem;
 class SlotItem;
@@ -34,12 +35,12 @@ class SwitchItem;
  * (with its slot chips), switch and inter-switch/NIC cable from the engine's Fabric and a
  * FabricLayout, keeps QHash lookups from ids to items, and pushes model changes into them:
  * scenarioChanged -> rebuild; mappingChanged -> sync the chips of the moved ranks and recolour
- * the links it names (one CableLayerItem draws all cables); reportChanged -> recolour the links it names. Every link colour is its
- * utilisation over the range; when the range over the iteration time moves (a new bottleneck
- * load, a held range under a new iteration time) every link is repainted, else only those.
- * It paints the backdrop itself (SU/ToR/pod frames and the rail bands); a FrameLabelsItem
- * names the frames above the items. The application's marks (emphasised links, an external
- * value overlay, failed servers and slots) are pushed into the items from here too
+ * the links it names (one CableLayerItem draws all cables); reportChanged -> recolour the links it
+ * names. Every link colour is its utilisation over the range; when the range over the iteration
+ * time moves (a new bottleneck load, a held range under a new iteration time) every link is
+ * repainted, else only those. It paints the backdrop itself (SU/ToR/pod frames and the rail bands);
+ * a FrameLabelsItem names the frames above the items. The application's marks (emphasised links, an
+ * external value overlay, failed servers and slots) are pushed into the items from here too
  * (fabricitemmarks.cpp).
  *
  * The leaf items are top-level scene items owned by this root (deleted with it), not its
@@ -68,6 +69,7 @@ public:
     SlotItem *slotItemOfRank(int rank) const;
     ServerItem *serverItem(int server) const { return m_servers.value(server); }
     SwitchItem *switchItem(int vertex) const { return m_switches.value(vertex); }
+    const QHash<int, SwitchItem *> &switchItems() const { return m_switches; }
     /// The cable item drawing link `linkId` (either direction); nullptr for internal links.
     LinkItem *linkItem(int linkId) const { return m_links.value(linkId >> 1); }
     const QHash<int, LinkItem *> &linkItems() const { return m_links; }
@@ -120,7 +122,8 @@ public:
     static QColor domainFill() { return QColor(0xe9, 0xe1, 0xf9); }
     /// Recolour passes so far (one per change the document announces, plus overlay edits).
     int recolourCount() const { return m_recolours; }
-    /// Zoomed out: servers as blocks, chips and cable items hidden, aggregates shown.
+    /// Zoomed out: servers as blocks, chips and cable items hidden, aggregates shown; the
+    /// servers and switches are hidden and one OverviewBlocksItem paints them.
     void setOverview(bool overview);
     bool isOverview() const { return m_overview; }
     /// Device-coordinate caching of servers, chips and switches (on by default). Off while
@@ -133,8 +136,7 @@ public:
     int focusRank() const { return m_focusRank; }
 
     QRectF boundingRect() const override;
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 Q_SIGNALS:
     /// The legend's inputs changed (range, bottleneck, colouring).
@@ -156,6 +158,8 @@ private:
     void applyFailed(bool on);
     void clear();
     void refreshFocus();
+    /// Repaints the overview's blocks (the hidden server and switch items do not repaint).
+    void updateOverview();
 
     ScenarioDocument *m_document;
     std::shared_ptr<const Fabric> m_fabric;
@@ -165,8 +169,9 @@ private:
     QHash<int, SwitchItem *> m_switches;
     QHash<int, LinkItem *> m_links; ///< by cable (link id >> 1)
     CableLayerItem *m_cableLayer = nullptr;
-    std::array<BundleItem *, 3> m_bundles{}; ///< Leaf, Spine, SuperSpine tiers
-    std::array<bool, 3> m_cableItems{true, true, true};
+    OverviewBlocksItem *m_blocks = nullptr;
+    std::array<BundleItem *, 3> m_bundles {}; ///< Leaf, Spine, SuperSpine tiers
+    std::array<bool, 3> m_cableItems { true, true, true };
     std::vector<int> m_cableLine; ///< per cable: its line in its tier's BundleItem, or -1
     FrameLabelsItem *m_labels = nullptr;
     QChar m_colourBy = QLatin1Char('t');

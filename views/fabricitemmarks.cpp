@@ -4,8 +4,8 @@
 #include "fabricitem.h"
 
 #include "bundleitem.h"
-#include "linkitem.h"
 #include "document/scenariodocument.h"
+#include "linkitem.h"
 #include "serveritem.h"
 #include "slotitem.h"
 #include "switchitem.h"
@@ -36,6 +36,7 @@ void FabricItem::setEmphasis(const std::vector<int> &linkIds, const QString &cap
 
 void FabricItem::applyEmphasis(bool on)
 {
+    updateOverview(); // a deferred repaint of the blocks; cheap when not zoomed out
     const Fabric &f = *m_fabric;
     for (int id : m_emphasis) {
         const FabricLink &l = f.link(id);
@@ -51,7 +52,7 @@ void FabricItem::applyEmphasis(bool on)
                 bundle->setEmphasised(line, on);
         }
         // Its endpoints: switches, NICs, GPUs, the NVSwitch.
-        for (int vertex : {l.src, l.dst}) {
+        for (int vertex : { l.src, l.dst }) {
             const FabricNode &n = f.node(vertex);
             switch (n.kind) {
             case NodeKind::Gpu:
@@ -80,7 +81,7 @@ void FabricItem::setLinkOverlay(std::unordered_map<int, double> valueByLink, con
     m_overlay = std::move(valueByLink);
     m_overlayTitle = title.isEmpty() ? QStringLiteral("Overlay") : title;
     m_overlayOn = true;
-    recolour(ReportChange{}, true);
+    recolour(ReportChange {}, true);
 }
 
 void FabricItem::clearLinkOverlay()
@@ -90,7 +91,7 @@ void FabricItem::clearLinkOverlay()
     m_overlayOn = false;
     m_overlay.clear();
     m_overlayTitle.clear();
-    recolour(ReportChange{}, true);
+    recolour(ReportChange {}, true);
 }
 
 void FabricItem::markFailed(const std::vector<int> &servers, const std::vector<int> &slots)
@@ -103,6 +104,7 @@ void FabricItem::markFailed(const std::vector<int> &servers, const std::vector<i
 
 void FabricItem::applyFailed(bool on)
 {
+    updateOverview(); // a deferred repaint of the blocks; cheap when not zoomed out
     for (int server : m_failedServers) {
         if (ServerItem *item = serverItem(server))
             item->setFailed(on);

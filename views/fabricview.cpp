@@ -2,13 +2,13 @@
 
 #include "annotationlayer.h"
 #include "bundleitem.h"
+#include "document/scenariodocument.h"
 #include "fabricinfo.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "legenditem.h"
 #include "linkitem.h"
 #include "rankdragtool.h"
-#include "document/scenariodocument.h"
 #include "serveritem.h"
 #include "slotitem.h"
 #include "switchitem.h"
@@ -63,12 +63,13 @@ FabricView::FabricView(ScenarioDocument *document, QWidget *parent)
     m_annotations = new AnnotationLayer(document, m_root);
     m_scene->addItem(m_annotations);
     m_annotations->rebuild();
-    connect(m_annotations, &AnnotationLayer::editRequested, this,
-            &FabricView::annotationEditRequested);
+    connect(
+        m_annotations, &AnnotationLayer::editRequested, this, &FabricView::annotationEditRequested);
     connect(m_root, &FabricItem::legendChanged, this, &FabricView::updateLegend);
     connect(m_root, &FabricItem::rebuilt, this, &FabricView::onRebuilt);
     // A new scenario under a drag: drop the drag (the items it pointed at are gone).
-    connect(document, &ScenarioDocument::scenarioChanged, this, [this] { m_tool->cancel(QString()); });
+    connect(
+        document, &ScenarioDocument::scenarioChanged, this, [this] { m_tool->cancel(QString()); });
     onRebuilt();
     updateLegend();
 }
@@ -77,7 +78,7 @@ FabricView::~FabricView()
 {
     m_tool.reset(); // ends its preview and takes its ghost away
     delete m_annotations; // reads the root's layout while it goes
-    delete m_root;  // deletes the items it owns before the scene goes
+    delete m_root; // deletes the items it owns before the scene goes
 }
 
 void FabricView::onRebuilt()
@@ -124,8 +125,7 @@ void FabricView::updateLegend()
         bottleneck = QString::fromStdString(f.linkName(r.bottleneckLink));
     const double peak = r.bottleneckLink >= 0 ? r.utilisation(r.bottleneckLink) : 0.0;
     m_legend->setLoadRange(m_root->maxUtilisation(), peak, bottleneck,
-                           !m_root->hasLinkOverlay()
-                               && m_root->loadScale() == LoadScale::Relative);
+        !m_root->hasLinkOverlay() && m_root->loadScale() == LoadScale::Relative);
     m_legend->setOverlayTitle(m_root->overlayTitle());
     m_legend->setCaption(m_root->emphasisCaption());
     m_legend->setColouring(m_root->colourBy(), m_root->colourValueCount());
@@ -162,6 +162,18 @@ FabricView::Hit FabricView::hitAt(const QPoint &viewPos) const
     }
     if (hit.server && !hit.server->sceneBoundingRect().contains(scenePos))
         hit.server = nullptr;
+    if (m_root->isOverview() && !hit.server && hit.switchVertex < 0) {
+        // Zoomed out, servers and switches are hidden (one OverviewBlocksItem paints them):
+        // find them by geometry, one rectangle test each.
+        const FabricLayout &layout = m_root->layout();
+        for (int s = 0; s < m_root->fabric().servers() && !hit.server; ++s)
+            if (layout.serverRect(s).contains(scenePos))
+                hit.server = m_root->serverItem(s);
+        for (auto it = m_root->switchItems().cbegin();
+             !hit.server && hit.switchVertex < 0 && it != m_root->switchItems().cend(); ++it)
+            if ((*it)->sceneBoundingRect().contains(scenePos))
+                hit.switchVertex = it.key();
+    }
     if (!hit.server && hit.switchVertex < 0 && hit.cable < 0) {
         // Aggregated lines (overview, or the switch tiers of a very large fabric).
         for (Tier tier : { Tier::Leaf, Tier::Spine, Tier::SuperSpine }) {
@@ -405,8 +417,7 @@ void FabricView::mousePressEvent(QMouseEvent *event)
         event->accept();
         return;
     }
-    if (event->button() == Qt::LeftButton && !m_tool->isDragging()
-        && annotationAt(pos) >= 0) {
+    if (event->button() == Qt::LeftButton && !m_tool->isDragging() && annotationAt(pos) >= 0) {
         m_press = Press::Annotation; // the note card moves itself (QGraphicsItem's drag)
         m_autoFit = false;
         QGraphicsView::mousePressEvent(event);

@@ -1,9 +1,9 @@
 #include "serveritem.h"
 
 #include "colorscale.h"
+#include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
-#include "document/scenariodocument.h"
 #include "serverlinksitem.h"
 #include "slotitem.h"
 
@@ -32,8 +32,7 @@ ServerItem::ServerItem(const FabricItem *root, int server)
         item->setPos(layout.slotRect(g).topLeft());
         m_slots.push_back(item);
         m_scaleUpLinks.push_back(f.linkBetween(f.gpuVertex(slot), f.scaleUpVertex(server)));
-        m_pcieLinks.push_back(
-            f.linkBetween(f.gpuVertex(slot), f.nicVertex(server, f.nicOfGpu(g))));
+        m_pcieLinks.push_back(f.linkBetween(f.gpuVertex(slot), f.nicVertex(server, f.nicOfGpu(g))));
     }
     m_scaleUpMask.assign(static_cast<std::size_t>(gpus), 0);
     m_pcieMask.assign(static_cast<std::size_t>(gpus), 0);
@@ -129,13 +128,13 @@ void ServerItem::setLinkEmphasised(int gpu, bool scaleUp, bool emphasised)
 bool ServerItem::isLinkEmphasised(int gpu, bool scaleUp) const
 {
     return gpu >= 0 && gpu < gpuCount()
-           && (m_emphasis[static_cast<std::size_t>(gpu)] & (scaleUp ? 2 : 1));
+        && (m_emphasis[static_cast<std::size_t>(gpu)] & (scaleUp ? 2 : 1));
 }
 
 bool ServerItem::isNicEmphasised(int nic) const
 {
     return nic >= 0 && nic < static_cast<int>(m_nicEmphasis.size())
-           && m_nicEmphasis[static_cast<std::size_t>(nic)];
+        && m_nicEmphasis[static_cast<std::size_t>(nic)];
 }
 
 void ServerItem::setNicEmphasised(int nic, bool emphasised)
@@ -191,10 +190,34 @@ QRectF ServerItem::boundingRect() const
     return QRectF(-3.0, -3.0, s.width() + 6.0, s.height() + 6.0);
 }
 
-void ServerItem::paintOverview(QPainter *painter)
+void ServerItem::paintOverviewBlock(QPainter *painter, double lod)
+{
+    paintOverview(painter, lod);
+    if (m_failed)
+        paintFailed(painter);
+}
+
+void ServerItem::paintOverview(QPainter *painter, double lod)
 {
     const FabricLayout &layout = m_root->layout();
-    painter->fillRect(QRectF(QPointF(0, 0), layout.serverSize()), QColor(0x86, 0x8e, 0x96));
+    const QRectF box(QPointF(0, 0), layout.serverSize());
+    if (lod * box.width()
+        < kSolidBelowPixels * static_cast<double>(std::max<std::size_t>(1, m_slots.size()))) {
+        // Under two device pixels per GPU the chips cannot be told apart: one block in their
+        // mean colour, what an area-averaging downscale of the chips would show, costs one
+        // fill instead of nine (16,384 servers at a 131,072-GPU fit-to-window zoom).
+        int r = 0, g = 0, b = 0;
+        for (const SlotItem *slot : m_slots) {
+            const QColor c = slot->rank() >= 0 ? slot->fillColour() : QColor(0xf1, 0xf3, 0xf5);
+            r += c.red();
+            g += c.green();
+            b += c.blue();
+        }
+        const int n = std::max(1, static_cast<int>(m_slots.size()));
+        painter->fillRect(box, QColor(r / n, g / n, b / n));
+        return;
+    }
+    painter->fillRect(box, QColor(0x86, 0x8e, 0x96));
     for (std::size_t g = 0; g < m_slots.size(); ++g) {
         const SlotItem *s = m_slots[g];
         const QColor c = s->rank() >= 0 ? s->fillColour() : QColor(0xf1, 0xf3, 0xf5);
@@ -207,7 +230,7 @@ namespace {
 /// The highlight underlay of a link on a partner's route (first dimension of the mask).
 void drawRouteUnderlay(QPainter *painter, const QLineF &line, unsigned mask)
 {
-    for (Dim d : {Dim::Dp, Dim::Pp, Dim::Ep, Dim::Cp, Dim::Tp}) {
+    for (Dim d : { Dim::Dp, Dim::Pp, Dim::Ep, Dim::Cp, Dim::Tp }) {
         if (mask & (1u << index(d))) {
             QColor c = ColorScale::dimColour(d);
             c.setAlpha(170);
@@ -235,25 +258,26 @@ void ServerItem::paintLinks(QPainter *painter, double lod) const
         const QLineF pcie(nic.center().x(), nic.bottom(), chip.center().x(), chip.top());
         const QLineF nvlink(chip.center().x(), chip.bottom(), chip.center().x(), bar.top());
         for (const auto &[line, link, util, mask, emphasised] :
-             {std::tuple(pcie, m_pcieLinks[g], shownUtilisation(gpu, false), m_pcieMask[g],
-                         (m_emphasis[g] & 1) != 0),
-              std::tuple(nvlink, m_scaleUpLinks[g], shownUtilisation(gpu, true), m_scaleUpMask[g],
-                         (m_emphasis[g] & 2) != 0)}) {
+            { std::tuple(pcie, m_pcieLinks[g], shownUtilisation(gpu, false), m_pcieMask[g],
+                  (m_emphasis[g] & 1) != 0),
+                std::tuple(nvlink, m_scaleUpLinks[g], shownUtilisation(gpu, true), m_scaleUpMask[g],
+                    (m_emphasis[g] & 2) != 0) }) {
             if (mask)
                 drawRouteUnderlay(painter, line, mask);
             if (emphasised) {
-                painter->setPen(QPen(FabricItem::emphasisColour(), 7.0, Qt::SolidLine, Qt::RoundCap));
+                painter->setPen(
+                    QPen(FabricItem::emphasisColour(), 7.0, Qt::SolidLine, Qt::RoundCap));
                 painter->drawLine(line);
                 painter->setPen(QPen(Qt::white, 4.0, Qt::SolidLine, Qt::RoundCap));
                 painter->drawLine(line);
             }
             if (m_bottleneck >= 0 && (m_bottleneck | 1) == (link | 1)) {
-                painter->setPen(QPen(QColor(0xe0, 0x31, 0x31, 110), 9.0, Qt::SolidLine,
-                                     Qt::RoundCap));
+                painter->setPen(
+                    QPen(QColor(0xe0, 0x31, 0x31, 110), 9.0, Qt::SolidLine, Qt::RoundCap));
                 painter->drawLine(line);
             }
             painter->setPen(QPen(ColorScale::utilisationColour(util, maxUtil),
-                                 util > 0.0 ? 3.0 : 1.5, Qt::SolidLine, Qt::FlatCap));
+                util > 0.0 ? 3.0 : 1.5, Qt::SolidLine, Qt::FlatCap));
             painter->drawLine(line);
         }
     }
@@ -262,7 +286,7 @@ void ServerItem::paintLinks(QPainter *painter, double lod) const
 void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
     if (m_root->isOverview()) {
-        paintOverview(painter);
+        paintOverview(painter, option->levelOfDetailFromTransform(painter->worldTransform()));
         if (m_failed)
             paintFailed(painter);
         return;
@@ -274,7 +298,7 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
 
     painter->setPen(QPen(m_dropTarget ? QColor(0x1c, 0x7e, 0xd6) : QColor(0x86, 0x8e, 0x96),
-                         m_dropTarget ? 3.0 : 1.0));
+        m_dropTarget ? 3.0 : 1.0));
     painter->setBrush(m_dropTarget ? QColor(0xe7, 0xf5, 0xff) : QColor(0xfc, 0xfc, 0xfd));
     painter->drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
 
@@ -292,8 +316,8 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         painter->setBrush(QColor(0x86, 0x8e, 0x96));
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 2; ++j)
-                painter->drawEllipse(QPointF(bar.left() + 6 + 4 * j, bar.top() + 3.5 + 3.5 * i),
-                                     0.9, 0.9);
+                painter->drawEllipse(
+                    QPointF(bar.left() + 6 + 4 * j, bar.top() + 3.5 + 3.5 * i), 0.9, 0.9);
         QFont font = painter->font();
         font.setPixelSize(10);
         font.setBold(true);
@@ -305,7 +329,7 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         painter->setFont(font);
         painter->setPen(QColor(0x6c, 0x75, 0x7d));
         painter->drawText(bar.adjusted(4, 0, -6, 0), Qt::AlignRight | Qt::AlignVCenter,
-                          QStringLiteral("NVSwitch"));
+            QStringLiteral("NVSwitch"));
     }
 
     // NICs on the top edge, in their rail's colour (grey on a ToR fabric).
@@ -315,7 +339,8 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         painter->setPen(QPen(fill.darker(170), 0.8));
         painter->setBrush(fill);
         painter->drawRect(layout.nicRect(n));
-        if (n < static_cast<int>(m_nicEmphasis.size()) && m_nicEmphasis[static_cast<std::size_t>(n)]) {
+        if (n < static_cast<int>(m_nicEmphasis.size())
+            && m_nicEmphasis[static_cast<std::size_t>(n)]) {
             painter->setPen(QPen(FabricItem::emphasisColour(), 2.5));
             painter->setBrush(Qt::NoBrush);
             painter->drawRect(layout.nicRect(n).adjusted(-2, -2, 2, 2));

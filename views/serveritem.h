@@ -67,13 +67,18 @@ public:
     /// Greyed and crossed out (FabricView::markFailed).
     void setFailed(bool failed);
     bool isFailed() const { return m_failed; }
+    /// The overview's look of this server at `lod` device pixels per unit, in server-local
+    /// coordinates: its block and, when failed, the veil (painted by OverviewBlocksItem).
+    void paintOverviewBlock(QPainter *painter, double lod);
 
     QRectF boundingRect() const override;
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
-    void paintOverview(QPainter *painter);
+    /// The overview's block: the chips' colours, or one block in their mean colour when a
+    /// chip would be narrower than kSolidBelowPixels device pixels (`lod` pixels per unit).
+    void paintOverview(QPainter *painter, double lod);
+    static constexpr double kSolidBelowPixels = 2.0;
     void paintFailed(QPainter *painter);
     void updateLinks();
 

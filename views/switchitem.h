@@ -23,10 +23,12 @@ public:
     /// Outlined as the endpoint of an emphasised link (FabricView::setEmphasis).
     void setEmphasised(bool emphasised);
     bool isEmphasised() const { return m_emphasised; }
+    /// The box (item coordinates) and its fill, for the overview's aggregate painting.
+    QRectF box() const { return m_rect; }
+    QColor fill() const { return m_fill; }
 
     QRectF boundingRect() const override;
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
     int m_vertex;

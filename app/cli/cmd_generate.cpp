@@ -8,6 +8,7 @@
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
+#include "generateerrors.h"
 #include "usageerror.h"
 
 #include "base/scenarioerror.h"
@@ -228,22 +229,14 @@ bool readSwitchPair(
     return true;
 }
 
-/// The loader names JSON fields; for a flag the user gave, name the flag instead.
-[[noreturn]] void rethrowForFlags(const ScenarioError &e, const GenerateOptions &o)
+/// The loader names JSON fields; name the flags that set them (generateerrors.h).
+[[noreturn]] void rethrowForFlags(
+    const ScenarioError &e, const GenerateOptions &o, const json &values)
 {
-    for (const Flag &f : flags()) {
-        const std::string field = f.field;
-        const bool element = e.field().rfind(field + "[", 0) == 0; // layers_per_stage[3]
-        if ((e.field() == field || element) && o.given(f.name))
-            throw ScenarioError(std::string("--") + f.name, e.reason());
-    }
-    // "model" / "device" hold the preset name when the loader reads them as strings.
-    if (e.field() == "model.preset" || e.field() == "device.preset")
-        throw ScenarioError(e.field() == "model.preset" ? "--model" : "--device", e.reason());
-    // The engine's mapping check: in a generated file the placement makes the mapping.
-    if (e.field() == "mapping")
-        throw ScenarioError("--placement", e.reason());
-    throw e;
+    std::vector<FlagField> table;
+    for (const Flag &f : flags())
+        table.push_back({ f.name, f.field, o.given(f.name) });
+    throw errorNamingFlags(e, table, values);
 }
 
 /// "7,8,8,7" as a JSON array of integers; the loader checks the values against the model.
@@ -495,9 +488,11 @@ int runGenerate(const GenerateOptions &o)
     refuseFlagsThatDoNotApply(o);
     Scenario scenario;
     std::string text;
+    json values; // what an error message quotes: the flags' document, then the scenario
     try {
-        json doc = documentFromFlags(o);
-        scenario = scenarioFromJson(doc);
+        values = documentFromFlags(o);
+        scenario = scenarioFromJson(values);
+        values = scenarioToJson(scenario);
         // Whether the model has experts is known once the preset is applied.
         if (o.given("top-k") && scenario.model.experts == 0)
             throw UsageError("--top-k applies only to a mixture-of-experts model (--experts > 0 "
@@ -512,7 +507,7 @@ int runGenerate(const GenerateOptions &o)
         Scenario written = parseScenario(text);
         checkScenario(written, nullptr);
     } catch (const ScenarioError &e) {
-        rethrowForFlags(e, o);
+        rethrowForFlags(e, o, values);
     }
     writeOutput(o.output, text);
     return kExitOk;

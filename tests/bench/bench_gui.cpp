@@ -3,6 +3,13 @@
 //   BM_Drop/1024   128 servers x 8 (goal: stays interactive)
 //   BM_PreviewServerMove/N  one step of a server-bar drag: the live preview of 8 ranks on
 //                  another server (ScenarioDocument::previewMoves) and the repaint
+//   The 131,072-GPU scenario of the README (16,384 servers x 8, rail-optimised, radix 128,
+//   GPT-3 175B TP8 PP16 DP1024), evaluated once and shared (goal: no frame over 50 ms):
+//   BM_Open131k        the fabric view built on the loaded document, fitted and first painted
+//   BM_Paint131k       one full-viewport repaint at fit-to-window zoom (aggregate detail)
+//   BM_Pan131k         one pan step (40 px) and its repaint
+//   BM_Zoom131k        one wheel-sized zoom step in or out at fit zoom and its repaint
+//   BM_Preview131k     one step of a server drag's preview (8 ranks) and its repaint
 #include "document/evaluator.h"
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
@@ -10,10 +17,14 @@
 #include "scenario/scenariofile.h"
 
 #include <QApplication>
+#include <QGraphicsScene>
+
+#include <nlohmann/json.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <utility>
 #include <vector>
@@ -54,9 +65,8 @@ void BM_Drop(benchmark::State &state)
         QApplication::processEvents();
     }
     state.counters["undo_steps"] = doc.undoStack()->count();
-    const auto perDrop = [&](int n) {
-        return benchmark::Counter(n, benchmark::Counter::kAvgIterations);
-    };
+    const auto perDrop
+        = [&](int n) { return benchmark::Counter(n, benchmark::Counter::kAvgIterations); };
     state.counters["engine_updates"] = perDrop(doc.evaluator()->engineUpdates() - updates);
     state.counters["recolours"] = perDrop(view.rootItem()->recolourCount() - recolours);
 }
@@ -85,10 +95,122 @@ void BM_PreviewServerMove(benchmark::State &state)
     doc.endPreview();
 }
 
+/// The scenario `railyard-cli generate --fabric rail-optimised --servers 16384
+/// --gpus-per-server 8 --switch-radix 128 --tp 8 --pp 16 --model gpt3-175b --global-batch
+/// 16384` writes, as the flags' document the CLI builds (defaults filled by the loader).
+Scenario scenario131k()
+{
+    const nlohmann::json doc = {
+        { "format_version", kScenarioFormatVersion },
+        { "fabric",
+            { { "kind", "rail-optimised" }, { "servers", 16384 }, { "gpus_per_server", 8 },
+                { "switch_radix", 128 } } },
+        { "parallel", { { "tp", 8 }, { "pp", 16 }, { "dp", 1024 } } },
+        { "model", { { "preset", "gpt3-175b" } } },
+        { "training", { { "global_batch", 16384 } } },
+        { "device", { { "preset", "h100-sxm" } } },
+    };
+    return scenarioFromJson(doc);
+}
+
+/// The 131k document, loaded (and evaluated) once for all the 131k benchmarks.
+ScenarioDocument &document131k()
+{
+    static std::unique_ptr<ScenarioDocument> doc = [] {
+        auto d = std::make_unique<ScenarioDocument>();
+        d->load(scenario131k());
+        return d;
+    }();
+    return *doc;
+}
+
+/// A shown 1400x900 view of the 131k document at fit-to-window zoom, first paint done.
+std::unique_ptr<FabricView> view131k()
+{
+    auto view = std::make_unique<FabricView>(&document131k());
+    view->resize(1400, 900);
+    view->show();
+    view->fitAll();
+    QApplication::processEvents();
+    view->viewport()->repaint();
+    return view;
+}
+
+void BM_Open131k(benchmark::State &state)
+{
+    document131k();
+    for (auto _ : state) {
+        std::unique_ptr<FabricView> view = view131k();
+        state.PauseTiming();
+        view.reset(); // closing is not opening
+        QApplication::processEvents();
+        state.ResumeTiming();
+    }
+}
+
+void BM_Paint131k(benchmark::State &state)
+{
+    std::unique_ptr<FabricView> view = view131k();
+    for (auto _ : state)
+        view->viewport()->repaint();
+    state.counters["overview"] = view->rootItem()->isOverview() ? 1 : 0;
+    state.counters["scene_items"] = static_cast<double>(view->scene()->items().size());
+}
+
+void BM_Pan131k(benchmark::State &state)
+{
+    std::unique_ptr<FabricView> view = view131k();
+    view->zoomIn(); // fit-to-window leaves nothing to pan sideways
+    view->viewport()->repaint();
+    int step = 0;
+    for (auto _ : state) {
+        view->panBy((step++ / 8) % 2 == 0 ? 40 : -40, 0);
+        view->viewport()->repaint();
+    }
+}
+
+void BM_Zoom131k(benchmark::State &state)
+{
+    std::unique_ptr<FabricView> view = view131k();
+    bool in = true;
+    for (auto _ : state) {
+        if (in)
+            view->zoomIn();
+        else
+            view->zoomOut();
+        in = !in;
+        view->viewport()->repaint();
+    }
+}
+
+void BM_Preview131k(benchmark::State &state)
+{
+    ScenarioDocument &doc = document131k();
+    std::unique_ptr<FabricView> view = view131k();
+    const int servers = doc.engine().fabric().servers();
+    int target = 1;
+    for (auto _ : state) {
+        std::vector<std::pair<int, int>> moves;
+        for (int g = 0; g < 8; ++g)
+            moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
+        doc.previewMoves(moves);
+        QApplication::processEvents();
+        view->viewport()->repaint();
+        target = target % (servers - 1) + 1;
+    }
+    doc.endPreview();
+    QApplication::processEvents();
+}
+
 } // namespace
 
 BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Open131k)->Iterations(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Paint131k)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Pan131k)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Zoom131k)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Preview131k)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char **argv)
 {

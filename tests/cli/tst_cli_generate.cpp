@@ -66,6 +66,8 @@ private Q_SLOTS:
     void fabricOnlySkipsTheBatchCheck();
     void badInput_data();
     void badInput();
+    void errorsNameFlags_data();
+    void errorsNameFlags();
     void failureKeepsExistingOutput();
     void outputIntoMissingDirectory();
 };
@@ -273,7 +275,9 @@ void TestCliGenerate::fabricOnlySkipsTheBatchCheck()
     // A workload flag makes the batch the user's: then it is checked.
     const Run w = runCli(fabric + QStringList { "--model", "llama3-8b" });
     QCOMPARE(w.exitCode, 1);
-    QVERIFY2(w.err.find("global batch 512 is not a multiple of micro_batch x dp = 24")
+    QVERIFY2(w.err.find("--global-batch: 512 (the default) is not a multiple of --micro-batch x "
+                        "--dp = 1 x 24 (dp derived from the GPU slots) = 24: pass "
+                        "--global-batch 528")
             != std::string::npos,
         w.err.c_str());
 }
@@ -292,16 +296,19 @@ void TestCliGenerate::badInput_data()
         << "railyard-cli: --dp: not given, and the 24 GPU slots (servers * gpus-per-server) are "
            "not a multiple of tp*pp*cp = 16; give --dp";
     QTest::newRow("too many ranks") << seedWith({ "--dp", "8" }) << 1
-                                    << "railyard-cli: parallel: tp*pp*dp*cp = 256 ranks but the "
-                                       "fabric has 128 GPU slots";
+                                    << "railyard-cli: --tp x --pp x --dp x --cp: tp*pp*dp*cp = "
+                                       "256 ranks but the fabric has 128 GPU slots; lower a "
+                                       "degree or add --servers";
     QTest::newRow("tp zero") << seedWith({ "--tp", "0", "--dp", "1" }) << 1
                              << "railyard-cli: --tp: must be at least 1, got 0";
     QTest::newRow("servers not a number")
         << QStringList { "--fabric", "tor", "--servers", "many", "--gpus-per-server", "8" } << 1
         << "railyard-cli: --servers: expected an integer, got 'many'";
-    QTest::newRow("billion gpus") << QStringList {
-        "--fabric", "tor", "--servers", "1000000", "--gpus-per-server", "1000"
-    } << 1 << "railyard-cli: fabric: 1000000000 GPU slots exceed the limit of 1048576";
+    QTest::newRow("billion gpus")
+        << QStringList { "--fabric", "tor", "--servers", "1000000", "--gpus-per-server", "1000" }
+        << 1
+        << "railyard-cli: --servers x --gpus-per-server: 1000000000 GPU slots exceed the limit "
+           "of 1048576 (--servers x --gpus-per-server)";
     QTest::newRow("ten million spines")
         << seedWith({ "--spines", "10000000" }) << 1
         << "railyard-cli: --spines: 10000000 exceeds the limit of 131072";
@@ -357,7 +364,7 @@ void TestCliGenerate::badInput_data()
         << "railyard-cli: --layers-per-stage: has 3 entries but pp is 4";
     QTest::newRow("layers per stage, wrong sum")
         << seedWith({ "--layers-per-stage", "20,20,20,19" }) << 1
-        << "railyard-cli: --layers-per-stage: the entries sum to 79 layers but model.layers is 80";
+        << "railyard-cli: --layers-per-stage: the entries sum to 79 layers but --layers is 80";
     QTest::newRow("layers per stage, zero")
         << seedWith({ "--layers-per-stage", "0,40,20,20" }) << 1
         << "railyard-cli: --layers-per-stage: must be at least 1, got 0";
@@ -366,7 +373,7 @@ void TestCliGenerate::badInput_data()
         << "railyard-cli: --layers-per-stage: expected a comma-separated list of layer counts";
     QTest::newRow("param gather without grad reduce")
         << seedWith({ "--overlap-param-gather" }) << 1
-        << "railyard-cli: --overlap-param-gather: needs overlap_grad_reduce as well";
+        << "railyard-cli: --overlap-param-gather: needs --overlap-grad-reduce as well";
     QTest::newRow("tp comm overlap without sp")
         << seedWith({ "--tp-comm-overlap", "--no-sequence-parallel" }) << 1
         << "railyard-cli: --tp-comm-overlap: needs sequence parallelism";
@@ -392,6 +399,84 @@ void TestCliGenerate::badInput()
     QVERIFY2(r.err.ends_with("\n") && r.err.find('\n') == r.err.size() - 1, r.err.c_str());
     QVERIFY2(r.err.starts_with(message.toStdString()), r.err.c_str());
     QVERIFY(!QFile::exists(path));
+    QVERIFY(QDir(dir.path()).isEmpty());
+}
+
+// Errors the engine raises on scenario fields name the flag that sets the field, given or
+// not, and say which flag to pass. The fixes are worked out by hand from the rules the checks
+// enforce: global batch % (micro-batch x dp) == 0 (Megatron-LM's num_microbatches), layers %
+// pp == 0, and tp dividing heads, key/value heads and the MLP size (Megatron-Core's divide()).
+void TestCliGenerate::errorsNameFlags_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+
+    const auto seedWith = [](const QStringList &extra) { return seedArgs() + extra; };
+    // 512 = 170 x 3 + 2: the next multiple of 3 is 171 x 3 = 513.
+    QTest::newRow("--dp and the default batch")
+        << seedWith({ "--model", "llama2-70b", "--dp", "3" })
+        << "railyard-cli: --global-batch: 512 (the default) is not a multiple of --micro-batch x "
+           "--dp = 1 x 3 = 3: pass --global-batch 513 (or a multiple of 3)";
+    // 96 servers x 8 GPUs / (tp 1 x pp 1) = dp 768 > 512: the next multiple is 768 itself.
+    QTest::newRow("derived dp")
+        << QStringList { "--fabric", "rail-optimised", "--servers", "96", "--gpus-per-server", "8",
+               "--tp", "1", "--pp", "1", "--model", "llama2-70b" }
+        << "railyard-cli: --global-batch: 512 (the default) is not a multiple of --micro-batch x "
+           "--dp = 1 x 768 (dp derived from the GPU slots) = 768: pass --global-batch 768 (or a "
+           "multiple of 768)";
+    // micro-batch 2 x dp 4 = 8; 100 = 12 x 8 + 4, so 13 x 8 = 104.
+    QTest::newRow("given batch")
+        << seedWith({ "--model", "llama2-70b", "--micro-batch", "2", "--global-batch", "100" })
+        << "railyard-cli: --global-batch: 100 is not a multiple of --micro-batch x --dp = 2 x 4 "
+           "(dp derived from the GPU slots) = 8: pass --global-batch 104 (or a multiple of 8)";
+    // Llama-2-70B's 80 layers over pp 3: the divisors of 80 around 3 are 2 and 4.
+    QTest::newRow("pp and the preset's layers")
+        << QStringList { "--fabric", "rail-optimised", "--servers", "16", "--gpus-per-server", "8",
+               "--tp", "8", "--pp", "3", "--dp", "2", "--model", "llama2-70b", "--global-batch",
+               "64" }
+        << "railyard-cli: --layers: 80 layers do not split evenly over pp 3 pipeline stages "
+           "(--layers-per-stage gives an uneven split) (--layers not given: 80, the model "
+           "preset's); pass a --pp that divides the 80 layers (such as 2 or 4)";
+    // 64 heads, 8 key/value heads, MLP 28672: gcd 8, whose divisors around 3 are 2 and 4.
+    QTest::newRow("tp and the preset's heads")
+        << QStringList { "--fabric", "rail-optimised", "--servers", "16", "--gpus-per-server", "8",
+               "--tp", "3", "--pp", "4", "--dp", "2", "--model", "llama2-70b", "--global-batch",
+               "64" }
+        << "railyard-cli: --heads: 64 attention heads do not split over tp 3 (--heads not given: "
+           "64, the model preset's); pass a --tp that divides 8 (such as 2 or 4)";
+    QTest::newRow("given heads over tp")
+        << seedWith({ "--model", "llama2-70b", "--heads", "4", "--kv-heads", "4" })
+        << "railyard-cli: --heads: 4 attention heads do not split over tp 8; pass a --tp that "
+           "divides 4 (such as 4)";
+    // 65,536 micro-batches per replica at most (sizelimits.h) x micro-batch 1 x dp 4.
+    QTest::newRow("too many micro-batches")
+        << seedWith({ "--model", "llama2-70b", "--global-batch", "100000000" })
+        << "railyard-cli: --global-batch: 100000000 samples make 25000000 micro-batches per "
+           "replica (--micro-batch 1, dp 4), more than the limit of 65536; pass a --global-batch "
+           "of at most 262144 or a larger --micro-batch";
+    QTest::newRow("cp and the preset's sequence")
+        << seedWith({ "--model", "llama2-70b", "--cp", "3", "--dp", "1", "--global-batch", "64" })
+        << "railyard-cli: --seq: sequence 4096 does not split into 2 x cp 3 equal chunks "
+           "(load-balanced context parallelism) (--seq not given: 4096, the model preset's)";
+    QTest::newRow("ep on a dense model")
+        << seedWith({ "--model", "llama2-70b", "--ep", "2" })
+        << "railyard-cli: --ep: ep 2 needs an MoE model (--experts > 0)";
+}
+
+void TestCliGenerate::errorsNameFlags()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("out.json"));
+    const Run r = runCli(args + QStringList { "-o", path });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.out.empty());
+    QCOMPARE(r.err, message.toStdString() + "\n");
+    // No scenario field path is left for the user to map back to a flag.
+    for (const char *section : { "training.", "model.", "parallel.", "fabric.", "micro_batch" })
+        QVERIFY2(r.err.find(section) == std::string::npos, r.err.c_str());
     QVERIFY(QDir(dir.path()).isEmpty());
 }
 

@@ -5,15 +5,16 @@
 #include "cablelayeritem.h"
 #include "colorscale.h"
 #include "cost/costengine.h"
+#include "document/scenariodocument.h"
 #include "fabricinfo.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
-#include "framelabelsitem.h"
 #include "fabricview.h"
+#include "framelabelsitem.h"
 #include "legenditem.h"
 #include "linkitem.h"
+#include "overviewblocksitem.h"
 #include "ranklistmodel.h"
-#include "document/scenariodocument.h"
 #include "scenario/scenariofile.h"
 #include "serveritem.h"
 #include "slotitem.h"
@@ -189,6 +190,7 @@ private Q_SLOTS:
     void colourByChangesChipColours_data();
     void colourByChangesChipColours();
     void levelOfDetailFollowsZoom();
+    void overviewBlocksStandForServersAndSwitches();
     void exportsPngAndSvg();
 
 private:
@@ -1008,6 +1010,55 @@ void TestFabricView::levelOfDetailFollowsZoom()
     QVERIFY(!root->isOverview());
     QVERIFY(chip->isVisible() && link->isVisible());
     QVERIFY(!root->bundleItem(Tier::Leaf)->isVisible());
+}
+
+// Zoomed out, one OverviewBlocksItem paints the hidden server and switch items: the chips'
+// colours must still reach the screen, follow a colouring change, and the hidden items must
+// still answer hit tests.
+void TestFabricView::overviewBlocksStandForServersAndSwitches()
+{
+    FabricItem *root = m_view->rootItem();
+    const Fabric &f = m_doc->engine().fabric();
+    const int leaf = f.leafVertex(0);
+    QVERIFY(root->serverItem(0)->isVisible() && root->switchItem(leaf)->isVisible());
+    while (m_view->zoom() >= FabricView::kOverviewBelow)
+        m_view->zoomOut();
+    QVERIFY(root->isOverview());
+    QVERIFY(!root->serverItem(0)->isVisible());
+    QVERIFY(!root->switchItem(leaf)->isVisible());
+    int blocks = 0;
+    for (QGraphicsItem *item : m_view->scene()->items())
+        blocks += item->isVisible() && qgraphicsitem_cast<OverviewBlocksItem *>(item) != nullptr;
+    QCOMPARE(blocks, 1);
+
+    // Server 0's block shows its chips' colours: rank 1's (t 1, p 0) by t, then by p.
+    const QRect block = m_view->mapFromScene(root->layout().serverRect(0)).boundingRect();
+    const auto inBlock
+        = [&](const QColor &c) { return pixelsNear(grabViewport(*m_view).copy(block), c); };
+    const SlotItem *slot = root->slotItem(1);
+    QVERIFY(slot != nullptr);
+    QVERIFY(slot->rank() >= 0);
+    const QColor byT = slot->fillColour();
+    const int tBefore = inBlock(byT);
+    QVERIFY2(tBefore > 10, "chip colour missing in the overview");
+    m_view->setColourBy(QChar('p'));
+    const QColor byP = slot->fillColour();
+    QVERIFY(byP != byT);
+    QVERIFY2(inBlock(byP) > 10, "overview not repainted on recolour");
+    QVERIFY(inBlock(byT) < tBefore);
+    const QPoint at = m_view->mapFromScene(
+        root->layout().serverRect(0).topLeft() + root->layout().slotRect(1).center());
+
+    // Hit tests find the hidden items by geometry.
+    const FabricView::Hit server = m_view->hitAt(at);
+    QVERIFY(server.server == root->serverItem(0));
+    QCOMPARE(server.slot, 1);
+    const FabricView::Hit sw = m_view->hitAt(viewPos(*m_view, root->switchItem(leaf)));
+    QCOMPARE(sw.switchVertex, leaf);
+
+    m_view->fitAll();
+    QVERIFY(!root->isOverview());
+    QVERIFY(root->serverItem(0)->isVisible() && root->switchItem(leaf)->isVisible());
 }
 
 void TestFabricView::exportsPngAndSvg()

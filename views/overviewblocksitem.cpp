@@ -1,0 +1,68 @@
+#include "overviewblocksitem.h"
+
+#include "fabricitem.h"
+#include "fabriclayout.h"
+#include "serveritem.h"
+#include "switchitem.h"
+
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+namespace railyard {
+
+namespace {
+
+/// Switch boxes narrower than this on screen are filled, not stroked.
+constexpr double kSolidBelowPixels = 12.0;
+
+} // namespace
+
+OverviewBlocksItem::OverviewBlocksItem(const FabricItem *root)
+    : m_root(root)
+{
+    setAcceptedMouseButtons(Qt::NoButton);
+    setFlag(ItemUsesExtendedStyleOption); // exposedRect: skip what is off screen
+}
+
+QRectF OverviewBlocksItem::boundingRect() const
+{
+    return m_root->boundingRect();
+}
+
+void OverviewBlocksItem::paint(
+    QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget)
+{
+    const QRectF exposed = option->exposedRect;
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const FabricLayout &layout = m_root->layout();
+    const int servers = m_root->fabric().servers();
+    for (int server = 0; server < servers; ++server) {
+        const QRectF rect = layout.serverRect(server);
+        if (!rect.intersects(exposed))
+            continue;
+        ServerItem *item = m_root->serverItem(server);
+        if (item == nullptr)
+            continue;
+        painter->translate(rect.topLeft());
+        item->paintOverviewBlock(painter, lod);
+        painter->translate(-rect.topLeft());
+    }
+    for (SwitchItem *sw : m_root->switchItems()) {
+        const QPointF at = sw->pos();
+        if (!sw->boundingRect().translated(at).intersects(exposed))
+            continue;
+        const QRectF box = sw->box().translated(at);
+        if (!sw->isEmphasised() && lod * box.width() < kSolidBelowPixels) {
+            // A few pixels wide: a filled box, no rounded outline to stroke (thousands of
+            // switches at 131,072 GPUs).
+            painter->fillRect(box, sw->fill());
+            continue;
+        }
+        painter->save();
+        painter->translate(at);
+        sw->paint(painter, option, widget); // its own look; it reads only the level of detail
+        painter->restore();
+    }
+}
+
+} // namespace railyard

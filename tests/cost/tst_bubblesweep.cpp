@@ -4,6 +4,7 @@
  * (p-1)/(v*m+p-1) interleaved, §2.2.2); on a real scenario each point equals the engine's own
  * numbers for a scenario whose global batch gives that m; refused counts carry the message.
  */
+#include "comparenear.h"
 #include "cost/bubblesweep.h"
 #include "cost/costengine.h"
 #include "scenario/scenariofile.h"
@@ -21,18 +22,6 @@ using namespace railyard;
 Q_DECLARE_METATYPE(railyard::ScheduleKind)
 
 namespace {
-
-bool near(double a, double b)
-{
-    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
-}
-
-#define COMPARE_NEAR(actual, expected)                                                             \
-    QVERIFY2(near((actual), (expected)),                                                           \
-        qPrintable(QStringLiteral("%1 = %2, expected %3")                                          \
-                       .arg(QStringLiteral(#actual))                                               \
-                       .arg((actual), 0, 'g', 12)                                                  \
-                       .arg((expected), 0, 'g', 12)))
 
 Scenario withMicrobatches(Scenario s, int m)
 {

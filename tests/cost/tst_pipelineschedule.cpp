@@ -4,6 +4,7 @@
  * interleaved bubble ((p-1)/(v*m+p-1), SC'21 §2.2.2), peak in-flight micro-batches, send
  * delays, unequal stages, and every input the scheduler must refuse.
  */
+#include "comparenear.h"
 #include "cost/pipelineschedule.h"
 #include "base/scenarioerror.h"
 
@@ -41,18 +42,6 @@ PipelineInput equalStages(
     }
     return in;
 }
-
-bool near(double a, double b)
-{
-    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
-}
-
-#define COMPARE_NEAR(actual, expected)                                                             \
-    QVERIFY2(near((actual), (expected)),                                                           \
-        qPrintable(QStringLiteral("%1 = %2, expected %3")                                          \
-                       .arg(QStringLiteral(#actual))                                               \
-                       .arg((actual), 0, 'g', 12)                                                  \
-                       .arg((expected), 0, 'g', 12)))
 
 /// The kinds of one stage's compute events in time order, e.g. "FFFBFB".
 QString computeOrder(const PipelineTimeline &t, int stage)

@@ -11,6 +11,7 @@
  * Also the peak in flight (1F1B and ZB-H1 p on stage 0, DualPipe p+1), the orders, the
  * overlapped pair's communication, the two directions' sends, refusals and determinism.
  */
+#include "comparenear.h"
 #include "base/scenarioerror.h"
 #include "cost/pipelineschedule.h"
 
@@ -41,18 +42,6 @@ PipelineInput splitStages(ScheduleKind kind, int p, int m, double tf, double tb,
     in.weightGrad.assign(std::size_t(p), tw);
     return in;
 }
-
-bool near(double a, double b)
-{
-    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
-}
-
-#define COMPARE_NEAR(actual, expected)                                                             \
-    QVERIFY2(near((actual), (expected)),                                                           \
-        qPrintable(QStringLiteral("%1 = %2, expected %3")                                          \
-                       .arg(QStringLiteral(#actual))                                               \
-                       .arg((actual), 0, 'g', 12)                                                  \
-                       .arg((expected), 0, 'g', 12)))
 
 /// One stage's compute events in time order: F, B and W.
 QString computeOrder(const PipelineTimeline &t, int stage)

@@ -302,6 +302,22 @@ std::vector<MappingIssue> Mapping::validate(
         return true;
     };
     std::vector<int> groupSlots;
+    // The scale-up domains a group's slots span, named in order, when they are more than
+    // `allowed`; empty otherwise.
+    const auto excessDomains = [&fabric](const std::vector<int> &slots, int allowed) {
+        std::vector<int> domains;
+        for (int s : slots)
+            if (std::find(domains.begin(), domains.end(), fabric.scaleUpDomainOfSlot(s))
+                == domains.end())
+                domains.push_back(fabric.scaleUpDomainOfSlot(s));
+        std::vector<std::string> names;
+        if (static_cast<int>(domains.size()) <= allowed)
+            return names;
+        std::sort(domains.begin(), domains.end());
+        for (int d : domains)
+            names.push_back(fabric.scaleUpDomainName(d));
+        return names;
+    };
     {
         // A TP group needs ceil(tp / domain GPUs) scale-up domains at least; more means TP
         // traffic leaves NVLink. A domain is one server (HGX/DGX) or a rack of trays (NVL72),
@@ -314,17 +330,9 @@ std::vector<MappingIssue> Mapping::validate(
         for (std::size_t g = 0; g < groups.size(); ++g) {
             if (!placedSlots(groups[g], groupSlots))
                 continue;
-            std::vector<int> domains;
-            for (int s : groupSlots)
-                if (std::find(domains.begin(), domains.end(), fabric.scaleUpDomainOfSlot(s))
-                    == domains.end())
-                    domains.push_back(fabric.scaleUpDomainOfSlot(s));
-            if (static_cast<int>(domains.size()) <= allowed)
+            const std::vector<std::string> names = excessDomains(groupSlots, allowed);
+            if (names.empty())
                 continue;
-            std::sort(domains.begin(), domains.end());
-            std::vector<std::string> names;
-            for (int d : domains)
-                names.push_back(fabric.scaleUpDomainName(d));
             split.add("tp group " + std::to_string(g) + " (ranks " + rankList(groups[g])
                 + (racks ? ") is split across scale-up domains " : ") is split across servers ")
                 + nameList(names));
@@ -341,17 +349,9 @@ std::vector<MappingIssue> Mapping::validate(
                 continue;
             const int allowed
                 = ceilDiv(static_cast<int>(groups[g].size()), fabric.scaleUpDomainGpus());
-            std::vector<int> domains;
-            for (int s : groupSlots)
-                if (std::find(domains.begin(), domains.end(), fabric.scaleUpDomainOfSlot(s))
-                    == domains.end())
-                    domains.push_back(fabric.scaleUpDomainOfSlot(s));
-            if (static_cast<int>(domains.size()) <= allowed)
+            const std::vector<std::string> names = excessDomains(groupSlots, allowed);
+            if (names.empty())
                 continue;
-            std::sort(domains.begin(), domains.end());
-            std::vector<std::string> names;
-            for (int d : domains)
-                names.push_back(fabric.scaleUpDomainName(d));
             split.add("ep group " + std::to_string(g) + " (ranks " + rankList(groups[g])
                 + ") is split across scale-up domains " + nameList(names));
         }

@@ -138,4 +138,50 @@ private:
     std::size_t m_denseCount = 0; ///< non-zero entries of m_dense
 };
 
+/**
+ * Demand per route segment id accumulated between flushes (TrafficPattern::pendingSegments):
+ * an array indexed by segment id plus the list of ids touched, so adding is a store and a
+ * flush visits only what changed. Segment ids are dense (Router::segmentIdLimit()); the array
+ * grows when a fabric that is no folded Clos caches a new leaf-pair segment.
+ */
+class SegmentDemand
+{
+public:
+    void add(int segment, double delta)
+    {
+        const auto at = static_cast<std::size_t>(segment);
+        if (at >= m_value.size()) {
+            m_value.resize(at + 1, 0.0);
+            m_touched.resize(at + 1, 0);
+        }
+        if (!m_touched[at]) {
+            m_touched[at] = 1;
+            m_list.push_back(segment);
+        }
+        m_value[at] += delta;
+    }
+
+    /// Calls `spread(segment, demand)` for each touched segment, then forgets them all.
+    template<typename Spread> void flush(const Spread &spread)
+    {
+        for (const int segment : m_list) {
+            const auto at = static_cast<std::size_t>(segment);
+            const double demand = std::exchange(m_value[at], 0.0);
+            m_touched[at] = 0;
+            spread(segment, demand);
+        }
+        m_list.clear();
+    }
+
+    void clear()
+    {
+        flush([](int, double) {});
+    }
+
+private:
+    std::vector<double> m_value;
+    std::vector<unsigned char> m_touched;
+    std::vector<int> m_list;
+};
+
 } // namespace railyard

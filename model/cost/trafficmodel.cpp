@@ -471,7 +471,7 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
     for (int i = 0; i < m_parts.endCount; ++i)
         addLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
     for (int i = 0; i < m_parts.segmentCount; ++i)
-        p.pendingSegments[m_parts.segments[static_cast<std::size_t>(i)]] += delta;
+        p.pendingSegments.add(m_parts.segments[static_cast<std::size_t>(i)], delta);
 }
 
 void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
@@ -505,13 +505,12 @@ double TrafficModel::ratio(const TrafficPattern &p, int link, double load) const
 
 void TrafficModel::flushSegments(TrafficPattern &p)
 {
-    for (const auto &[segment, demand] : p.pendingSegments) {
+    p.pendingSegments.flush([this, &p](int segment, double demand) {
         if (demand == 0.0)
-            continue; // a move that left this segment's demand unchanged
+            return; // a move that left this segment's demand unchanged
         for (const RouteHop &hop : m_router.segmentHops(segment))
             addLoad(p, hop.link, demand * hop.share);
-    }
-    p.pendingSegments.clear();
+    });
 }
 
 void TrafficModel::applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight)

@@ -1,6 +1,5 @@
 #pragma once
 
-#include "base/flatintmap.h"
 #include "base/units.h"
 #include "cost/collectiveplanner.h"
 #include "cost/linkloads.h"
@@ -38,7 +37,7 @@ struct TrafficPattern
     LinkLoads load; ///< link id -> bytes per byte of S per pass
     /// Net demand entering each cached route segment (Router::Parts) since the last flush;
     /// spread over the segment's links in one go, so a swap touches only what really moved.
-    FlatIntMap<double> pendingSegments;
+    SegmentDemand pendingSegments;
     std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
     /// Dense patterns (LinkLoads::dense()): every link's load / bandwidth, for maxRatio.
     MaxTree ratios;

@@ -1,5 +1,6 @@
 #include "fixtures.h"
 
+#include "cost/costengine.h"
 #include "scenario/scenariofile.h"
 
 namespace railyard::fixtures {
@@ -84,6 +85,16 @@ Scenario smallMoe(int servers, int gpus, ParallelDegrees deg, int experts, int t
     s.model.experts = experts;
     s.model.topK = topK;
     return s;
+}
+
+double tierDimBytes(const CostEngine &engine, Tier tier, Dim dim)
+{
+    double sum = 0.0;
+    const Fabric &f = engine.fabric();
+    for (int id = 0; id < f.linkCount(); ++id)
+        if (f.link(id).tier == tier)
+            sum += engine.report().links[static_cast<std::size_t>(id)].dimBytes[index(dim)];
+    return sum;
 }
 
 } // namespace railyard::fixtures

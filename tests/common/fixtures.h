@@ -1,5 +1,6 @@
 #pragma once
 
+#include "base/units.h"
 #include "fabric/fabricspec.h"
 #include "layout/parallellayout.h"
 #include "scenario/scenario.h"
@@ -34,5 +35,16 @@ Scenario smallDense(
 /// SwiGLU experts of 2048, sequence 2048, vocabulary 32000, `experts` experts with top-`topK`
 /// routing, micro-batch 1, 8 micro-batches per replica, bf16.
 Scenario smallMoe(int servers, int gpus, ParallelDegrees degrees, int experts = 8, int topK = 2);
+
+} // namespace railyard::fixtures
+
+namespace railyard {
+class CostEngine;
+}
+
+namespace railyard::fixtures {
+
+/// Bytes per iteration of dimension `dim` summed over the report's links of tier `tier`.
+double tierDimBytes(const CostEngine &engine, Tier tier, Dim dim);
 
 } // namespace railyard::fixtures

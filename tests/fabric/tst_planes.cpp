@@ -18,6 +18,7 @@
 #include <string>
 
 using namespace railyard;
+using railyard::fixtures::tierDimBytes;
 
 namespace {
 
@@ -43,16 +44,6 @@ std::map<int, double> sharesOf(std::span<const RouteHop> hops)
     for (const RouteHop &h : hops)
         out[h.link] += h.share;
     return out;
-}
-
-double tierDimBytes(const CostEngine &engine, Tier tier, Dim dim)
-{
-    double sum = 0.0;
-    const Fabric &f = engine.fabric();
-    for (int id = 0; id < f.linkCount(); ++id)
-        if (f.link(id).tier == tier)
-            sum += engine.report().links[static_cast<std::size_t>(id)].dimBytes[index(dim)];
-    return sum;
 }
 
 double linkBytes(const CostEngine &engine, int a, int b)

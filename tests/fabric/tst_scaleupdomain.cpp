@@ -21,6 +21,7 @@
 #include <string>
 
 using namespace railyard;
+using railyard::fixtures::tierDimBytes;
 
 namespace {
 
@@ -54,16 +55,6 @@ double ringBytesPerMember(const CostEngine &engine, int n)
         if (op.dim == Dim::Tp)
             sum += (op.collective == Collective::AllReduce ? 2.0 : 1.0) * (n - 1.0) / n * op.bytes
                 * op.count * engine.plan().microbatches;
-    return sum;
-}
-
-double tierDimBytes(const CostEngine &engine, Tier tier, Dim dim)
-{
-    double sum = 0.0;
-    const Fabric &f = engine.fabric();
-    for (int id = 0; id < f.linkCount(); ++id)
-        if (f.link(id).tier == tier)
-            sum += engine.report().links[static_cast<std::size_t>(id)].dimBytes[index(dim)];
     return sum;
 }
 

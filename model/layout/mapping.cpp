@@ -304,9 +304,9 @@ std::vector<MappingIssue> Mapping::validate(
     std::vector<int> groupSlots;
     // The scale-up domains a group's slots span, named in order, when they are more than
     // `allowed`; empty otherwise.
-    const auto excessDomains = [&fabric](const std::vector<int> &slots, int allowed) {
+    const auto excessDomains = [&fabric](const std::vector<int> &members, int allowed) {
         std::vector<int> domains;
-        for (int s : slots)
+        for (int s : members)
             if (std::find(domains.begin(), domains.end(), fabric.scaleUpDomainOfSlot(s))
                 == domains.end())
                 domains.push_back(fabric.scaleUpDomainOfSlot(s));

@@ -60,6 +60,12 @@ public:
     /// degraded scenario, a new mapping version, replaces the document as one undoable step.
     /// False when cancelled or refused.
     bool remapAfterFailure(const std::vector<FailedComponent> &failures);
+    /// Study ▸ Optimise Placement…: runs the placement optimiser in its dialog (OptimiseDialog)
+    /// on a copy of the document, previewing the best mapping so far on the fabric. On Apply
+    /// the ranks move to the result's slots as one undoable step, the start mapping becomes
+    /// baseline A and the optimiser's explanation appears in the Compare A/B dock. False when
+    /// cancelled (the document is then exactly as it was).
+    bool optimisePlacement();
     /// The right-click menus the fabric view asks for (built, not shown: tests trigger them).
     QMenu *serverMenu(int server);
     QMenu *slotMenu(int slot);

@@ -103,8 +103,10 @@ OptimiseDialog::OptimiseDialog(const Scenario &scenario, QWidget *parent)
                         "the constraint and the failed hardware. The document stays as it "
                         "is until you apply the result.")
                          .arg(optText(scenario.name).toHtmlEscaped())
-                         .arg(scenario.slots.size()),
+                         .arg(static_cast<long long>(scenario.degrees.tp) * scenario.degrees.pp
+                             * scenario.degrees.dp * scenario.degrees.cp),
             this);
+    intro->setObjectName(QStringLiteral("optimiseIntro"));
     intro->setWordWrap(true);
     layout->addWidget(intro);
 
@@ -177,7 +179,9 @@ OptimiseDialog::OptimiseDialog(const Scenario &scenario, QWidget *parent)
     budget->addWidget(m_budgetKind);
     budget->addWidget(m_seconds, 1);
     budget->addWidget(m_moves, 1);
-    form->addRow(tr("&Budget:"), budget);
+    auto *budgetLabel = new QLabel(tr("&Budget:"), this);
+    budgetLabel->setBuddy(m_budgetKind);
+    form->addRow(budgetLabel, budget);
     layout->addLayout(form);
 
     auto *runRow = new QHBoxLayout;

@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
+#include <QPixmap>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -97,14 +98,17 @@ private Q_SLOTS:
     void stopKeepsTheBestSoFar();
     void closingWhileRunningJoinsTheWorker();
     void refusedSearchSaysWhy();
+    void screenshot();
 };
 
 void TestOptimiseDialog::menuOpensTheDialog()
 {
     Fixture f;
-    QString title;
-    f.dialogs->onDialog = [&title](QDialog *d) {
+    QString title, intro;
+    f.dialogs->onDialog = [&title, &intro](QDialog *d) {
         title = d->windowTitle();
+        if (auto *label = d->findChild<QLabel *>(QStringLiteral("optimiseIntro")))
+            intro = label->text();
         return qobject_cast<OptimiseDialog *>(d) ? QDialog::Rejected : QDialog::Accepted;
     };
     auto *action = f.window.findChild<QAction *>(QStringLiteral("actionOptimisePlacement"));
@@ -113,6 +117,7 @@ void TestOptimiseDialog::menuOpensTheDialog()
     action->trigger();
     QCOMPARE(f.dialogs->dialogsShown, 1);
     QCOMPARE(title, QStringLiteral("Optimise Placement"));
+    QVERIFY2(intro.contains(QLatin1String("(128 ranks)")), qPrintable(intro));
     QCOMPARE(f.doc()->undoStack()->count(), 0);
 }
 
@@ -371,6 +376,27 @@ void TestOptimiseDialog::refusedSearchSaysWhy()
     QVERIFY(dialog.statusLabel()->text().contains(QString::fromStdString(message)));
     QVERIFY(!dialog.applyButton()->isEnabled());
     QVERIFY(dialog.runButton()->isEnabled());
+}
+
+void TestOptimiseDialog::screenshot()
+{
+    // The README's picture: a finished search from the Scattered preset. Written when
+    // RAILYARD_SCREENSHOT_DIR is set (e.g. resources/screenshots); the grab is checked always.
+    OptimiseDialog dialog(seed128());
+    dialog.resize(960, 680);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    dialog.setOptions(movesBudget(StartFrom::Scattered, 1, 3000));
+    QVERIFY(dialog.run());
+    QVERIFY(dialog.waitForFinished(120000));
+    QVERIFY(dialog.hasResult());
+    QCOMPARE(dialog.progressBar()->value(), 1000);
+    QVERIFY(dialog.reportView()->toPlainText().contains(QLatin1String("stage by stage")));
+    const QPixmap shot = dialog.grab();
+    QCOMPARE(shot.size(), dialog.size() * shot.devicePixelRatio());
+    const QByteArray dir = qgetenv("RAILYARD_SCREENSHOT_DIR");
+    if (!dir.isEmpty())
+        QVERIFY(shot.save(QString::fromLocal8Bit(dir) + QStringLiteral("/optimise-dialog.png")));
 }
 
 QTEST_MAIN(TestOptimiseDialog)

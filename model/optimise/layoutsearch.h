@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace railyard {
@@ -125,6 +126,11 @@ std::vector<LayoutCandidate> enumerateLayouts(const LayoutSearchOptions &options
 Scenario candidateScenario(const LayoutSearchOptions &options, const LayoutCandidate &candidate);
 /// The same on an already built base scenario (what the search itself uses).
 Scenario candidateScenario(const Scenario &base, const LayoutCandidate &candidate);
+/// "llama2-70b-tp8-pp4-dp32-mb1-1f1b-selective-sp-do-packed": the written scenario's name.
+std::string candidateName(const std::string &model, const LayoutCandidate &candidate);
+/// "rail-optimised", "tor", "rail-only" (the scenario loader's names).
+std::string_view fabricKindText(FabricKind kind);
+bool parseFabricKindText(std::string_view name, FabricKind &out);
 
 /// Why `scenario` cannot run before any routing: the field named by the workload and pipeline
 /// checks ("model.heads", ...), or "memory" when the ledger's peak per rank exceeds the HBM.

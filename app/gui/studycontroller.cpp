@@ -10,6 +10,7 @@
 #include "expertpanel.h"
 #include "fabricview.h"
 #include "inferencepanel.h"
+#include "layoutsearchdialog.h"
 #include "mainwindow.h"
 #include "optimise/optimisetext.h"
 #include "optimisedialog.h"
@@ -140,6 +141,12 @@ void StudyController::buildMenu()
     optimise->setObjectName(QStringLiteral("actionOptimisePlacement"));
     optimise->setStatusTip(tr("Search rank-to-slot mappings for a lower iteration time, fewer "
                               "spine bytes or less loaded links, and explain the result"));
+
+    QAction *search
+        = m_menu->addAction(tr("Search &Layouts…"), this, &StudyController::showLayoutSearch);
+    search->setObjectName(QStringLiteral("actionSearchLayouts"));
+    search->setStatusTip(tr("Search TP, PP, DP, CP, EP, micro-batch, schedule, recompute and "
+                            "placement for a model on a generated fabric"));
 
     m_menu->addSeparator();
     QAction *experts = m_menu->addAction(
@@ -319,6 +326,33 @@ bool StudyController::optimisePlacement()
                              .arg(objective)
                              .arg(result.ranksMoved));
     return true;
+}
+
+LayoutSearchDialog *StudyController::showLayoutSearch()
+{
+    if (!m_layoutSearch) {
+        m_layoutSearch = new LayoutSearchDialog(m_window);
+        connect(m_layoutSearch, &LayoutSearchDialog::candidateOpened, this,
+            [this](const Scenario &scenario) { openInNewWindow(scenario); });
+    }
+    m_layoutSearch->show();
+    m_layoutSearch->raise();
+    m_layoutSearch->activateWindow();
+    return m_layoutSearch;
+}
+
+MainWindow *StudyController::openInNewWindow(const Scenario &scenario)
+{
+    auto *window = new MainWindow;
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    if (!window->files()->loadUntitled(
+            scenario, tr("candidate %1").arg(QString::fromStdString(scenario.name)))) {
+        delete window;
+        return nullptr;
+    }
+    window->resize(m_window->size());
+    window->show();
+    return window;
 }
 
 void StudyController::onScenarioChanged()

@@ -5,9 +5,11 @@
 
 #include <QAbstractButton>
 #include <QCheckBox>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -36,7 +38,8 @@ QTableWidget *makeTable(const QStringList &headers, const QString &objectName, Q
     t->horizontalHeader()->setStretchLastSection(true);
     t->setWordWrap(false);
     // The select-all corner button is a control too (help: every control has a tooltip).
-    for (QAbstractButton *corner : t->findChildren<QAbstractButton *>(QString(), Qt::FindDirectChildrenOnly))
+    for (QAbstractButton *corner :
+        t->findChildren<QAbstractButton *>(QString(), Qt::FindDirectChildrenOnly))
         corner->setToolTip(QObject::tr("Select the whole table"));
     return t;
 }
@@ -154,6 +157,14 @@ ComparePanel::ComparePanel(QWidget *parent)
     tl->addWidget(m_timelineLabelB);
     tl->addWidget(m_timelineB, 1);
     m_tabs->addTab(timelines, tr("Timelines"));
+    // Added as a tab only while there is something to explain (setExplanation).
+    m_explanation = new QPlainTextEdit(m_tabs);
+    m_explanation->setObjectName(QStringLiteral("compareExplanation"));
+    m_explanation->setReadOnly(true);
+    m_explanation->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_explanation->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_explanation->setToolTip(tr("How B came about: the placement optimiser's report"));
+    m_explanation->hide();
     m_stack->addWidget(m_tabs);
     outer->addWidget(m_stack, 1);
 
@@ -195,6 +206,27 @@ void ComparePanel::clear()
     m_figures->setRowCount(0);
     m_links->setRowCount(0);
     m_ranks->setRowCount(0);
+    setExplanation(QString());
+}
+
+void ComparePanel::setExplanation(const QString &text)
+{
+    m_explanation->setPlainText(text);
+    const int index = m_tabs->indexOf(m_explanation);
+    if (text.isEmpty()) {
+        if (index >= 0)
+            m_tabs->removeTab(index);
+        m_explanation->hide();
+        return;
+    }
+    if (index < 0)
+        m_tabs->addTab(m_explanation, tr("Explanation"));
+    m_tabs->setCurrentWidget(m_explanation);
+}
+
+QString ComparePanel::explanation() const
+{
+    return m_tabs->indexOf(m_explanation) >= 0 ? m_explanation->toPlainText() : QString();
 }
 
 void ComparePanel::setComparison(

@@ -7,6 +7,7 @@
 
 class QCheckBox;
 class QLabel;
+class QPlainTextEdit;
 class QPushButton;
 class QStackedWidget;
 class QTabWidget;
@@ -37,6 +38,13 @@ public:
     /// The two timelines, drawn on one time scale (the longer one's).
     void setTimelines(const CostReport &a, int stagesA, int chunksA, const CostReport &b,
         int stagesB, int chunksB);
+
+    /// A text that explains how B came about (the placement optimiser's report), shown in an
+    /// "Explanation" tab brought to the front; empty removes the tab. clear() removes it too.
+    void setExplanation(const QString &text);
+    QString explanation() const;
+    QPlainTextEdit *explanationView() const { return m_explanation; }
+    QTabWidget *tabs() const { return m_tabs; }
 
     bool hasComparison() const;
     QTableWidget *figureTable() const { return m_figures; }
@@ -76,6 +84,7 @@ private:
     TimelineCanvas *m_timelineB = nullptr;
     QLabel *m_timelineLabelA = nullptr;
     QLabel *m_timelineLabelB = nullptr;
+    QPlainTextEdit *m_explanation = nullptr;
     bool m_syncing = false;
 };
 

@@ -20,6 +20,8 @@ void addPreflight(CommandLine &line);
 void addCompare(CommandLine &line);
 void addRemap(CommandLine &line);
 void addOptimise(CommandLine &line);
+void addSearch(CommandLine &line);
+void addMerge(CommandLine &line);
 void addCalibrate(CommandLine &line);
 /// The hidden `completion bash` and `man`, which print what the build installs.
 void addDocumentation(CommandLine &line);

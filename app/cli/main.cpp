@@ -25,6 +25,8 @@ int main(int argc, char *argv[])
     addCompare(line);
     addRemap(line);
     addOptimise(line);
+    addSearch(line);
+    addMerge(line);
     addCalibrate(line);
     addDocumentation(line);
     return line.run(argc, argv);

@@ -1,21 +1,24 @@
 #include "studycontroller.h"
 
 #include "annotationcontroller.h"
-#include "studies/compare.h"
+#include "base/scenarioerror.h"
 #include "comparepanel.h"
 #include "cost/costengine.h"
-#include "documentfiles.h"
 #include "cost/epsummary.h"
+#include "document/scenariodocument.h"
+#include "documentfiles.h"
 #include "expertpanel.h"
 #include "fabricview.h"
+#include "inferencepanel.h"
+#include "layoutsearchdialog.h"
+#include "mainwindow.h"
+#include "optimise/optimisetext.h"
+#include "optimisedialog.h"
+#include "remapdialog.h"
+#include "scenario/scenariofile.h"
+#include "studies/compare.h"
 #include "studies/failureremap.h"
 #include "studies/inference.h"
-#include "inferencepanel.h"
-#include "mainwindow.h"
-#include "remapdialog.h"
-#include "document/scenariodocument.h"
-#include "base/scenarioerror.h"
-#include "scenario/scenariofile.h"
 #include "userdialogs.h"
 
 #include <QAction>
@@ -133,6 +136,18 @@ void StudyController::buildMenu()
     remap->setStatusTip(tr("Mark a server, GPU, NIC or leaf failed and re-place the job (drop DP, "
                            "spares, shrink PP)"));
 
+    QAction *optimise
+        = m_menu->addAction(tr("&Optimise Placement…"), this, &StudyController::optimisePlacement);
+    optimise->setObjectName(QStringLiteral("actionOptimisePlacement"));
+    optimise->setStatusTip(tr("Search rank-to-slot mappings for a lower iteration time, fewer "
+                              "spine bytes or less loaded links, and explain the result"));
+
+    QAction *search
+        = m_menu->addAction(tr("Search &Layouts…"), this, &StudyController::showLayoutSearch);
+    search->setObjectName(QStringLiteral("actionSearchLayouts"));
+    search->setStatusTip(tr("Search TP, PP, DP, CP, EP, micro-batch, schedule, recompute and "
+                            "placement for a model on a generated fabric"));
+
     m_menu->addSeparator();
     QAction *experts = m_menu->addAction(
         tr("&Expert Routing…"), this, [this] { m_window->showPanel(m_expertDock); });
@@ -186,7 +201,7 @@ QMenu *StudyController::serverMenu(int server)
               remapAfterFailure({ { FailedComponent::Kind::Server, server } });
           });
     fail->setObjectName(QStringLiteral("actionFailServer"));
-    m_window->annotations()->extendMenu(menu, {AnnotationAnchor::Kind::Server, server}, name);
+    m_window->annotations()->extendMenu(menu, { AnnotationAnchor::Kind::Server, server }, name);
     return menu;
 }
 
@@ -218,11 +233,10 @@ QMenu *StudyController::slotMenu(int slot)
     // A note on a chip follows its rank; on an empty slot it pins the server.
     const int rank = m_window->document()->mapping().rankAt(slot);
     if (rank >= 0)
-        m_window->annotations()->extendMenu(menu, {AnnotationAnchor::Kind::Rank, rank},
-                                            tr("Rank %1").arg(rank));
-    else
         m_window->annotations()->extendMenu(
-            menu, {AnnotationAnchor::Kind::Server, server},
+            menu, { AnnotationAnchor::Kind::Rank, rank }, tr("Rank %1").arg(rank));
+    else
+        m_window->annotations()->extendMenu(menu, { AnnotationAnchor::Kind::Server, server },
             QString::fromStdString(fabric.serverName(server)));
     return menu;
 }
@@ -263,6 +277,82 @@ bool StudyController::remapAfterFailure(const std::vector<FailedComponent> &adde
     // The healthy placement is the baseline the degraded one is judged against.
     setBaseline(healthy, tr("healthy, before %1").arg(what));
     return true;
+}
+
+bool StudyController::optimisePlacement()
+{
+    ScenarioDocument *doc = m_window->document();
+    doc->waitForEvaluation();
+    const Scenario before = doc->scenario();
+    OptimiseDialog dialog(before, m_window);
+    // The best mapping so far, shown as a drag shows a drop: the links' load as if the ranks
+    // sat there. Not an edit; endPreview() below puts the document's own evaluation back.
+    connect(
+        &dialog, &OptimiseDialog::bestMappingChanged, this, [doc](const std::vector<int> &slots) {
+            if (static_cast<int>(slots.size()) != doc->mapping().rankCount())
+                return;
+            std::vector<std::pair<int, int>> all;
+            all.reserve(slots.size());
+            for (int rank = 0; rank < static_cast<int>(slots.size()); ++rank)
+                all.emplace_back(rank, slots[static_cast<std::size_t>(rank)]);
+            doc->previewMoves(all);
+        });
+    const int answer = m_window->files()->dialogs()->execDialog(&dialog);
+    doc->endPreview();
+    if (answer != QDialog::Accepted || !dialog.hasResult())
+        return false;
+
+    const OptimiseResult &result = dialog.optimiseResult();
+    const QString objective
+        = QString::fromStdString(std::string(objectiveName(result.options.objective)));
+    const QString from = QString::fromStdString(std::string(startName(result.options.from)));
+    std::vector<std::pair<int, int>> moves;
+    const Mapping &mapping = doc->mapping();
+    for (int rank = 0; rank < static_cast<int>(result.scenario.slots.size()); ++rank) {
+        const int slot = result.scenario.slots[static_cast<std::size_t>(rank)];
+        if (mapping.slotOf(rank) != slot)
+            moves.emplace_back(rank, slot);
+    }
+    // One MoveRanks: one undo step puts every rank back.
+    if (!moves.empty())
+        doc->moveRanks(moves, tr("Optimise placement (%1, from %2)").arg(objective, from));
+    // The start is what the result is judged against.
+    Scenario start = before;
+    start.slots = result.startSlots;
+    if (!setBaseline(start, tr("optimiser start (%1)").arg(from)))
+        return false;
+    m_panel->setExplanation(QString::fromStdString(optimiseText(result)));
+    m_window->showStatus(tr("Optimised the placement for %1: %2 ranks moved against the start")
+                             .arg(objective)
+                             .arg(result.ranksMoved));
+    return true;
+}
+
+LayoutSearchDialog *StudyController::showLayoutSearch()
+{
+    if (!m_layoutSearch) {
+        m_layoutSearch = new LayoutSearchDialog(m_window);
+        connect(m_layoutSearch, &LayoutSearchDialog::candidateOpened, this,
+            [this](const Scenario &scenario) { openInNewWindow(scenario); });
+    }
+    m_layoutSearch->show();
+    m_layoutSearch->raise();
+    m_layoutSearch->activateWindow();
+    return m_layoutSearch;
+}
+
+MainWindow *StudyController::openInNewWindow(const Scenario &scenario)
+{
+    auto *window = new MainWindow;
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    if (!window->files()->loadUntitled(
+            scenario, tr("candidate %1").arg(QString::fromStdString(scenario.name)))) {
+        delete window;
+        return nullptr;
+    }
+    window->resize(m_window->size());
+    window->show();
+    return window;
 }
 
 void StudyController::onScenarioChanged()
@@ -314,7 +404,8 @@ void StudyController::hideIdleStudies()
     hideIf(m_expertDock, s.model.experts <= 1);
     hideIf(m_inferenceDock, !s.inference.has_value());
     if (hid)
-        if (QDockWidget *timeline = m_window->findChild<QDockWidget *>(QStringLiteral("timelineDock")))
+        if (QDockWidget *timeline
+            = m_window->findChild<QDockWidget *>(QStringLiteral("timelineDock")))
             m_window->showPanel(timeline);
 }
 
@@ -426,6 +517,7 @@ bool StudyController::setBaseline(const Scenario &scenario, const QString &label
         return false;
     }
     m_sideB.reset(); // B is the document again unless compareSnapshots() sets it
+    m_panel->setExplanation(QString()); // it explained the last baseline, if any
     m_pinnedAt = tr("%1, %2").arg(label, QTime::currentTime().toString(QStringLiteral("HH:mm")));
     m_clearAction->setEnabled(true);
     m_window->showPanel(m_compareDock);
@@ -450,8 +542,10 @@ bool StudyController::compareSnapshots(int a, int b)
         try {
             sideB = std::make_unique<CostEngine>(withSnapshot(current, snapB));
         } catch (const std::exception &e) {
-            m_window->files()->dialogs()->showError(m_window, tr("Cannot compare with this snapshot"),
-                tr("Snapshot \"%1\": %2").arg(QString::fromStdString(snapB.name), QString::fromStdString(e.what())));
+            m_window->files()->dialogs()->showError(m_window,
+                tr("Cannot compare with this snapshot"),
+                tr("Snapshot \"%1\": %2")
+                    .arg(QString::fromStdString(snapB.name), QString::fromStdString(e.what())));
             return false;
         }
     }
@@ -460,8 +554,10 @@ bool StudyController::compareSnapshots(int a, int b)
         return false;
     m_sideB = std::move(sideB);
     if (b >= 0)
-        m_pinnedAt = tr("snapshot \"%1\" against snapshot \"%2\"")
-                         .arg(nameA, QString::fromStdString(current.snapshots[static_cast<std::size_t>(b)].name));
+        m_pinnedAt
+            = tr("snapshot \"%1\" against snapshot \"%2\"")
+                  .arg(nameA,
+                      QString::fromStdString(current.snapshots[static_cast<std::size_t>(b)].name));
     refreshComparison();
     return true;
 }

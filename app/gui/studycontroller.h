@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
 #include <memory>
@@ -19,6 +20,7 @@ class ComparePanel;
 class CostEngine;
 class ExpertPanel;
 class InferencePanel;
+class LayoutSearchDialog;
 class MainWindow;
 
 /**
@@ -60,6 +62,19 @@ public:
     /// degraded scenario, a new mapping version, replaces the document as one undoable step.
     /// False when cancelled or refused.
     bool remapAfterFailure(const std::vector<FailedComponent> &failures);
+    /// Study ▸ Optimise Placement…: runs the placement optimiser in its dialog (OptimiseDialog)
+    /// on a copy of the document, previewing the best mapping so far on the fabric. On Apply
+    /// the ranks move to the result's slots as one undoable step, the start mapping becomes
+    /// baseline A and the optimiser's explanation appears in the Compare A/B dock. False when
+    /// cancelled (the document is then exactly as it was).
+    bool optimisePlacement();
+    /// Study ▸ Search Layouts…: shows the parallel-layout search (LayoutSearchDialog, not
+    /// modal: it never touches the document) and raises it when it is already open.
+    LayoutSearchDialog *showLayoutSearch();
+    /// Opens `scenario` (a searched candidate) untitled in a new main window; this window's
+    /// document is untouched. The new window deletes itself when closed; nullptr when the
+    /// scenario does not load.
+    MainWindow *openInNewWindow(const Scenario &scenario);
     /// The right-click menus the fabric view asks for (built, not shown: tests trigger them).
     QMenu *serverMenu(int server);
     QMenu *slotMenu(int slot);
@@ -105,6 +120,7 @@ private:
     QString m_kvCaption;
     bool m_pending = false;
     bool m_inferenceDirty = true;
+    QPointer<LayoutSearchDialog> m_layoutSearch;
 };
 
 } // namespace railyard

@@ -231,6 +231,7 @@ OptimiseResult optimise(
 
     out.scenario = scenario;
     out.scenario.slots = best;
+    out.startSlots = start;
     if (best != current.mapping().slots())
         out.scenario.mappingVersion = scenario.mappingVersion + 1;
     if (out.start.tpGroupsSplit > 0 && options.keep != KeepConstraint::None)

@@ -67,6 +67,7 @@ struct ConstraintCount
 struct OptimiseResult
 {
     Scenario scenario; ///< the input with the new mapping (explicit slots, version + 1)
+    std::vector<int> startSlots; ///< rank -> slot where the search started (the options' start)
     OptimiseOptions options;
     ObjectiveFigures current; ///< the file's own mapping
     ObjectiveFigures start; ///< where the search started (--from)

@@ -130,12 +130,12 @@ void ExportDialog::buildOptions(QFormLayout *form)
     m_hostsPath = new QLineEdit;
     m_hostsPath->setObjectName(QStringLiteral("exportHostsFile"));
     m_hostsPath->setPlaceholderText(tr("the fabric's server names"));
-    m_hostsPath->setToolTip(tr("One host name per line (line i = server i), or \"index hostname\" lines"));
-    auto *browse = new QPushButton(tr("&Browse…"));
-    connect(browse, &QPushButton::clicked, this, &ExportDialog::browseHostsFile);
+    m_hostsBrowse = new QPushButton(tr("&Browse…"));
+    m_hostsBrowse->setObjectName(QStringLiteral("exportHostsBrowse"));
+    connect(m_hostsBrowse, &QPushButton::clicked, this, &ExportDialog::browseHostsFile);
     auto *hostsRow = new QHBoxLayout;
     hostsRow->addWidget(m_hostsPath, 1);
-    hostsRow->addWidget(browse);
+    hostsRow->addWidget(m_hostsBrowse);
     // A row holding a layout gets no buddy from addRow(QString, …): name it here so & works.
     auto *hostsLabel = new QLabel(tr("&Hosts file:"));
     hostsLabel->setBuddy(m_hostsPath);
@@ -145,7 +145,8 @@ void ExportDialog::buildOptions(QFormLayout *form)
     m_cpusPerHost->setObjectName(QStringLiteral("exportCpusPerHost"));
     m_cpusPerHost->setRange(0, 4096);
     m_cpusPerHost->setSpecialValueText(tr("one core per GPU"));
-    m_cpusPerHost->setToolTip(tr("rankfile: logical CPU cores per host, shared out over its GPUs"));
+    m_cpusPerHost->setToolTip(tr("rankfile / slurm / nccl-topo: logical CPU cores per host, shared "
+                                 "out over its GPUs by NUMA node"));
     form->addRow(tr("&CPUs per host:"), m_cpusPerHost);
 
     const ExportOptions defaults;
@@ -163,7 +164,8 @@ void ExportDialog::buildOptions(QFormLayout *form)
 
     m_hcaPrefix = new QLineEdit(QString::fromStdString(defaults.hcaPrefix));
     m_hcaPrefix->setObjectName(QStringLiteral("exportHcaPrefix"));
-    m_hcaPrefix->setToolTip(tr("nccl-plan: NIC i of a server is the RDMA device <prefix><i> (NCCL_IB_HCA)"));
+    m_hcaPrefix->setToolTip(tr("NIC i of a server is the RDMA device <prefix><i> (NCCL_IB_HCA) "
+                               "unless the fabric names its NICs"));
     form->addRow(tr("HCA pre&fix:"), m_hcaPrefix);
 
     m_jsonPlan = new QCheckBox(tr("Write the plan as &JSON"));
@@ -198,10 +200,22 @@ void ExportDialog::updateEnabledOptions()
 {
     const ExportFormat f = format();
     const bool launcher = f == ExportFormat::Torchrun || f == ExportFormat::Slurm;
-    m_cpusPerHost->setEnabled(f == ExportFormat::Rankfile);
+    // The options each exporter reads, as the CLI's export command accepts them.
+    const bool hosts = exportUsesHosts(f);
+    m_hostsPath->setEnabled(hosts);
+    m_hostsBrowse->setEnabled(hosts);
+    const QString hostsTip = tr("One host name per line (line i = server i), or \"index hostname\" lines");
+    m_hostsPath->setToolTip(hosts ? hostsTip
+                                  : tr("%1 names no hosts: the hosts file does not apply to it")
+                                        .arg(qs(exportFormatName(f))));
+    m_hostsBrowse->setToolTip(m_hostsPath->toolTip());
+    m_cpusPerHost->setEnabled(f == ExportFormat::Rankfile || f == ExportFormat::Slurm
+                              || f == ExportFormat::NcclTopo);
     m_masterPort->setEnabled(launcher);
-    m_program->setEnabled(launcher);
-    m_hcaPrefix->setEnabled(f == ExportFormat::NcclPlan);
+    m_program->setEnabled(launcher || f == ExportFormat::PyTorchJob);
+    m_hcaPrefix->setEnabled(f == ExportFormat::NcclPlan || launcher || f == ExportFormat::PyTorchJob
+                            || f == ExportFormat::MappingJson || f == ExportFormat::Csv
+                            || f == ExportFormat::NcclTopo);
     m_jsonPlan->setEnabled(f == ExportFormat::NcclPlan);
     m_description->setText(qs(exportFormatDescription(f)));
 }
@@ -218,7 +232,7 @@ ExportOptions ExportDialog::options() const
     const QString version = QCoreApplication::applicationVersion();
     o.generator = version.isEmpty() ? "railyard" : "railyard " + version.toStdString();
     const QString hosts = m_hostsPath->text().trimmed();
-    if (!hosts.isEmpty()) {
+    if (!hosts.isEmpty() && exportUsesHosts(format())) {
         QFile file(hosts);
         if (!file.open(QIODevice::ReadOnly))
             throw ScenarioError("hosts file", QDir::toNativeSeparators(hosts).toStdString() + ": "

@@ -27,7 +27,10 @@ class UserDialogs;
  * writes the file atomically. A refused export (an invalid mapping, a bad hosts file) shows
  * the ScenarioError's message in red and writes nothing. The preview follows every edit. A
  * directory format (astra-sim) previews its files one after another and writes them into the
- * directory named in the file chooser.
+ * directory named in the file chooser. Options a format does not read are disabled; the hosts
+ * field says in its tooltip why (chrome-trace, astra-sim, simai-topo and nccl-topo name no
+ * hosts), and its file is then not read. nccl-topo on a fabric without PCI bus ids shows the
+ * writer's refusal (which fields, and that import-topology fills them) as the inline error.
  */
 class ExportDialog : public QDialog
 {
@@ -74,6 +77,7 @@ private:
     QComboBox *m_format = nullptr;
     QLabel *m_description = nullptr;
     QLineEdit *m_hostsPath = nullptr;
+    QPushButton *m_hostsBrowse = nullptr;
     QSpinBox *m_cpusPerHost = nullptr;
     QSpinBox *m_masterPort = nullptr;
     QLineEdit *m_program = nullptr;

@@ -315,22 +315,38 @@ void applyTopology(FabricSpec &spec, const ServerTopology &t)
     if (t.scaleUpGbps > 0.0)
         spec.scaleUp.gbps = t.scaleUpGbps;
     // Identity for the launchers and the run record: RDMA device names, PCI bus ids, sockets.
+    // The PCIe tree as the bridges above each device (its chain without its own bus id), so
+    // the nccl-topo export can nest them again.
+    const auto bridges = [](const std::vector<std::string> &chain) {
+        return chain.empty() ? chain : std::vector<std::string>(chain.begin(), chain.end() - 1);
+    };
     spec.nicDevices.clear();
     spec.nicPciBusIds.clear();
+    spec.nicNuma.clear();
+    spec.nicPciPaths.clear();
+    bool nicNumaKnown = true;
     for (int r : t.rails) {
-        spec.nicDevices.push_back(t.nics[static_cast<std::size_t>(r)].name);
-        spec.nicPciBusIds.push_back(t.nics[static_cast<std::size_t>(r)].busId);
+        const TopologyNic &nic = t.nics[static_cast<std::size_t>(r)];
+        spec.nicDevices.push_back(nic.name);
+        spec.nicPciBusIds.push_back(nic.busId);
+        nicNumaKnown = nicNumaKnown && nic.numa >= 0;
+        spec.nicNuma.push_back(nic.numa);
+        spec.nicPciPaths.push_back(bridges(nic.pciChain));
     }
     spec.gpuPciBusIds.clear();
     spec.gpuNuma.clear();
+    spec.gpuPciPaths.clear();
     bool numaKnown = true;
     for (const TopologyGpu &g : t.gpus) {
         spec.gpuPciBusIds.push_back(g.busId);
         numaKnown = numaKnown && g.numa >= 0;
         spec.gpuNuma.push_back(g.numa);
+        spec.gpuPciPaths.push_back(bridges(g.pciChain));
     }
     if (!numaKnown)
         spec.gpuNuma.clear(); // a cpu without numaid: keep the default split
+    if (!nicNumaKnown)
+        spec.nicNuma.clear();
 }
 
 } // namespace railyard

@@ -1,10 +1,10 @@
 /**
  * `railyard-cli export` writes the chosen mapping for deployment (run record, launcher files,
  * Megatron-LM arguments, the pipeline trace, the nccl-tests measurement plan, the ASTRA-sim and
- * SimAI inputs, the NCCL_TOPO_FILE of a server), and `railyard-cli import-mapping` turns a run record back into a scenario with
- * explicit slots. Both use the engine's exporters (model/export/exporters.h), as the GUI does.
- * Nothing is written when anything fails: the text (or every file of a directory export) is
- * built first and written atomically.
+ * SimAI inputs, the NCCL_TOPO_FILE of a server), and `railyard-cli import-mapping` turns a run
+ * record back into a scenario with explicit slots. Both use the engine's exporters
+ * (model/export/exporters.h), as the GUI does. Nothing is written when anything fails: the text (or
+ * every file of a directory export) is built first and written atomically.
  */
 #include "cliutil.h"
 #include "command.h"
@@ -227,7 +227,8 @@ void addExport(CommandLine &line)
         "chrome-trace).");
     c.swaps(o->swaps, "Exchange the slots of global ranks A and B first (repeatable, in order).");
     c.integer("--cpus-per-host", o->options.cpusPerHost, "N",
-        "rankfile/slurm/nccl-topo: logical cores per host (at least one per GPU), an equal block per NUMA "
+        "rankfile/slurm/nccl-topo: logical cores per host (at least one per GPU), an equal block "
+        "per NUMA "
         "node shared over its GPUs (default 0: rankfile core g for GPU g, slurm no binding).");
     c.integer("--master-port", o->options.masterPort, "PORT",
         "torchrun/slurm: rendezvous port (default 29500).");

@@ -216,8 +216,8 @@ std::vector<ExportFile> exportFiles(
 {
     if (format == ExportFormat::AstraSim)
         return exportdetail::exportAstraSim(engine, options);
-    throw ScenarioError("format",
-        std::string(exportFormatName(format)) + " writes one file, not a directory");
+    throw ScenarioError(
+        "format", std::string(exportFormatName(format)) + " writes one file, not a directory");
 }
 
 std::string exportText(const CostEngine &engine, ExportFormat format, const ExportOptions &options)
@@ -263,8 +263,9 @@ std::vector<std::string> exportWarnings(
 {
     using namespace exportdetail;
     std::vector<std::string> out;
-    const bool nodeMajorLauncher = format == ExportFormat::Torchrun || format == ExportFormat::PyTorchJob
-        || format == ExportFormat::Hostfile || format == ExportFormat::Megatron;
+    const bool nodeMajorLauncher = format == ExportFormat::Torchrun
+        || format == ExportFormat::PyTorchJob || format == ExportFormat::Hostfile
+        || format == ExportFormat::Megatron;
     if (nodeMajorLauncher) {
         const NodeMajor nm = nodeMajor(engine, hostNames(engine, options, false));
         for (const std::string &p : nm.problems)

@@ -17,7 +17,8 @@ namespace railyard {
  * (chrome-trace), an nccl-tests measurement plan of its groups (nccl-plan) and the inputs of the
  * packet-level simulators ASTRA-sim (astra-sim, a directory) and SimAI (simai-topo), and the
  * server's topology as NCCL reads it from NCCL_TOPO_FILE (nccl-topo). Every export
- * is derived from the engine's current mapping, so a swap in the GUI or `--swap` on the CLI shows up in all of them.
+ * is derived from the engine's current mapping, so a swap in the GUI or `--swap` on the CLI shows
+ * up in all of them.
  */
 enum class ExportFormat {
     MappingJson,

@@ -18,9 +18,9 @@
  */
 #include "export/launcherexport.h"
 
+#include "base/scenarioerror.h"
 #include "export/exportcommon.h"
 #include "export/nccltopofile.h"
-#include "base/scenarioerror.h"
 
 #include <algorithm>
 
@@ -207,8 +207,8 @@ std::string exportRankfile(const CostEngine &engine, const ExportOptions &option
     if (topoFileAvailable(engine))
         out += "# NCCL_TOPO_FILE: write the server's topology with railyard-cli export --format\n"
                "# nccl-topo -o "
-            + oneLine(checkedTopoFile(options)) + " and pass it with mpirun -x NCCL_TOPO_FILE="
-            + oneLine(options.ncclTopoFile) + "\n";
+            + oneLine(checkedTopoFile(options))
+            + " and pass it with mpirun -x NCCL_TOPO_FILE=" + oneLine(options.ncclTopoFile) + "\n";
     else
         out += "# No NCCL_TOPO_FILE: the fabric has no PCI bus ids for it (railyard-cli "
                "import-topology).\n";
@@ -314,8 +314,8 @@ std::string exportTorchrun(const CostEngine &engine, const ExportOptions &option
     out += "  sh -c 'set -eu\n"
            "n=$((LOCAL_RANK + 1)); NCCL_IB_HCA=\"=$(echo \"$RY_HCAS\" | cut -d\" \" -f$n)\"\n"
            "export NCCL_IB_HCA\n"
-        + (check.empty() ? std::string() : check + "\n")
-        + "exec \"$@\"' railyard-rank \\\n  " + program + " \"$@\"\n";
+        + (check.empty() ? std::string() : check + "\n") + "exec \"$@\"' railyard-rank \\\n  "
+        + program + " \"$@\"\n";
     return out;
 }
 

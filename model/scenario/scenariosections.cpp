@@ -147,7 +147,8 @@ FabricSpec readFabric(const json &value)
             "super_spines", "leaf_oversubscription", "spine_oversubscription", "scaleup_gbps",
             "scaleup_latency_us", "pcie_gbps", "pcie_latency_us", "nic_gbps", "nic_latency_us",
             "fabric_gbps", "fabric_latency_us", "pxn", "gpu_numa", "nic_devices", "gpu_pci_bus_ids",
-            "nic_pci_bus_ids", "nic_numa", "gpu_pci_paths", "nic_pci_paths", "cabling", "scaleup_domain_servers", "planes", "plane_port_gbps" });
+            "nic_pci_bus_ids", "nic_numa", "gpu_pci_paths", "nic_pci_paths", "cabling",
+            "scaleup_domain_servers", "planes", "plane_port_gbps" });
     f.rejectUnknown();
 
     FabricSpec spec;
@@ -304,8 +305,8 @@ FabricSpec readFabric(const json &value)
             const std::string path = jsonElementPath(f.fieldPath(key), i);
             const json &chain = (*list)[i];
             if (!chain.is_array())
-                throw ScenarioError(path,
-                    "expected a list of PCIe bridge bus IDs, got " + jsonTypeName(chain));
+                throw ScenarioError(
+                    path, "expected a list of PCIe bridge bus IDs, got " + jsonTypeName(chain));
             if (chain.size() > kMaxPciDepth)
                 throw ScenarioError(path,
                     std::to_string(chain.size()) + " PCIe levels exceed the limit of "

@@ -10,6 +10,7 @@
 #include "cost/costengine.h"
 #include "export/exporters.h"
 #include "export/nccltopofile.h"
+#include "golden.h"
 #include "io/nccltopology.h"
 #include "scenario/scenariofile.h"
 
@@ -126,6 +127,7 @@ private Q_SLOTS:
     void badPathsAreNamed();
     void exportFormatAndLaunchers();
     void launcherUsesTheFileOnlyWhenItExists();
+    void golden();
 };
 
 void TestNcclTopoFile::importRecordsThePcieTree()
@@ -509,6 +511,15 @@ void TestNcclTopoFile::launcherUsesTheFileOnlyWhenItExists()
     f.close();
     QCOMPARE(run(dir.path(), {}), QStringLiteral("railyard.nccl-topo.xml"));
     QCOMPARE(run(dir.path(), QStringLiteral("/etc/mine.xml")), QStringLiteral("/etc/mine.xml"));
+}
+
+void TestNcclTopoFile::golden()
+{
+    // The seed after import-topology of the sample, with 112 cores per host (2 x 56): the file
+    // to read (RAILYARD_UPDATE_GOLDEN=1 build/bin/export_tst_nccltopofile golden rewrites it).
+    NcclTopoFileOptions o;
+    o.cpusPerHost = 112;
+    fixtures::compareWithGolden(QStringLiteral("nccl-topo.xml"), ncclTopoFileText(importedSpec(), o));
 }
 
 QTEST_GUILESS_MAIN(TestNcclTopoFile)

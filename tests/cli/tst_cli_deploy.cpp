@@ -216,7 +216,7 @@ void TestCliDeploy::hostileStringsRunNothing_data()
 {
     QTest::addColumn<QString>("format");
     for (const char *f : { "mapping-json", "csv", "rankfile", "slurm", "torchrun", "hostfile",
-             "megatron", "chrome-trace", "nccl-plan", "pytorchjob", "nccl-topo" })
+             "megatron", "chrome-trace", "nccl-plan", "pytorchjob", "nccl-topo", "simai-topo" })
         QTest::newRow(f) << QString::fromLatin1(f);
 }
 

@@ -19,9 +19,9 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <numeric>
 #include <random>
 
@@ -41,10 +41,11 @@ std::vector<long long> sweep(long long from, long long to)
 double truthTime(CostEngine &e, Collective op, const std::vector<int> &ranks, long long bytes,
     const std::vector<CalibratedTier> &truth)
 {
-    nccltuning::DeviceTuning d = nccltuning::deviceTuning(e.scenario().device, e.scenario().collectives);
+    nccltuning::DeviceTuning d
+        = nccltuning::deviceTuning(e.scenario().device, e.scenario().collectives);
     d.calibration = truth;
-    return estimateCollective(e.fabric(), *e.sharedRouter(), e.mapping(), e.layout().worldSize(), op,
-        ranks, static_cast<double>(bytes), e.scenario().collectives.algorithm, d,
+    return estimateCollective(e.fabric(), *e.sharedRouter(), e.mapping(), e.layout().worldSize(),
+        op, ranks, static_cast<double>(bytes), e.scenario().collectives.algorithm, d,
         e.scenario().training.hierarchicalAllReduce)
         .time;
 }
@@ -141,19 +142,21 @@ double latencyMedianResidual(const CalibrationRun &r)
 
 /// The largest |calibrated / truth - 1| over the run's sizes, split at the latency share of
 /// the truth: latency-bound sizes (share > 0.5) and the rest.
-std::pair<double, double> errorAgainstTruth(CostEngine &e, const CalibrationRun &r,
-    const std::vector<CalibratedTier> &truth)
+std::pair<double, double> errorAgainstTruth(
+    CostEngine &e, const CalibrationRun &r, const std::vector<CalibratedTier> &truth)
 {
     double lat = 0.0, bw = 0.0;
     for (const CalibrationPoint &p : r.points) {
         const double t = truthTime(e, Collective::AllReduce, r.ranks, p.bytes, truth) * 1e6;
         const double err = std::abs(p.calibratedUs / t - 1.0);
-        nccltuning::DeviceTuning d = nccltuning::deviceTuning(e.scenario().device, e.scenario().collectives);
+        nccltuning::DeviceTuning d
+            = nccltuning::deviceTuning(e.scenario().device, e.scenario().collectives);
         d.calibration = truth;
         const CollectiveResult c = estimateCollective(e.fabric(), *e.sharedRouter(), e.mapping(),
             e.layout().worldSize(), Collective::AllReduce, r.ranks, static_cast<double>(p.bytes),
             e.scenario().collectives.algorithm, d, false);
-        (c.alphaTime / c.time > 0.5 ? lat : bw) = std::max(c.alphaTime / c.time > 0.5 ? lat : bw, err);
+        (c.alphaTime / c.time > 0.5 ? lat : bw)
+            = std::max(c.alphaTime / c.time > 0.5 ? lat : bw, err);
     }
     return { lat, bw };
 }
@@ -202,7 +205,8 @@ void TestCalibrationFit::engineUsesCalibration()
     alpha.stepLatencyUs = 2.0;
     const CollectiveResult small = run({ alpha }, 8.0);
     QVERIFY(small.protocol == Protocol::LL);
-    QVERIFY2(std::abs(small.alphaTime - 34.6e-6) < 1e-12, qPrintable(QString::number(small.alphaTime)));
+    QVERIFY2(
+        std::abs(small.alphaTime - 34.6e-6) < 1e-12, qPrintable(QString::number(small.alphaTime)));
     // Another tier's or another algorithm's entry changes nothing here.
     CalibratedTier other = alpha;
     other.tier = Tier::Leaf;
@@ -224,7 +228,8 @@ void TestCalibrationFit::engineUsesCalibration()
     QVERIFY(std::abs((half.time - half.alphaTime) / (big.time - big.alphaTime) - 2.0) < 1e-9);
     bw.bandwidthScale = 2.0;
     const CollectiveResult capped = run({ bw }, S);
-    QVERIFY(std::abs((capped.time - capped.alphaTime) / (big.time - big.alphaTime) - 370.0 / 450.0) < 1e-9);
+    QVERIFY(std::abs((capped.time - capped.alphaTime) / (big.time - big.alphaTime) - 370.0 / 450.0)
+        < 1e-9);
 }
 
 void TestCalibrationFit::recoversScaleUp_data()
@@ -250,8 +255,8 @@ void TestCalibrationFit::recoversScaleUp()
     truth.stepLatencyUs = alphaUs;
     truth.bandwidthScale = scale;
     const std::vector<int> ranks = iota(8);
-    const NcclTestsLog log
-        = parseNcclTestsLog(syntheticLog(engine, ranks, { truth }, seed, { 2, 20 }), "synthetic.log");
+    const NcclTestsLog log = parseNcclTestsLog(
+        syntheticLog(engine, ranks, { truth }, seed, { 2, 20 }), "synthetic.log");
     const CalibrationSpec fit = fitCalibration(engine, { runFrom(log, ranks, "tp") });
     const CalibratedTier *su = entry(fit, Tier::ScaleUp);
     QVERIFY(su);
@@ -296,8 +301,10 @@ void TestCalibrationFit::recoversNetworkTier()
     QVERIFY(fit.runs[1].tier == Tier::ScaleUp);
     const CalibratedTier *l = entry(fit, Tier::Leaf);
     QVERIFY(l);
-    QVERIFY2(std::abs(l->stepLatencyUs / 6.0 - 1.0) < 0.10, qPrintable(QString::number(l->stepLatencyUs)));
-    QVERIFY2(std::abs(l->bandwidthScale / 0.8 - 1.0) < 0.02, qPrintable(QString::number(l->bandwidthScale)));
+    QVERIFY2(std::abs(l->stepLatencyUs / 6.0 - 1.0) < 0.10,
+        qPrintable(QString::number(l->stepLatencyUs)));
+    QVERIFY2(std::abs(l->bandwidthScale / 0.8 - 1.0) < 0.02,
+        qPrintable(QString::number(l->bandwidthScale)));
     const CalibratedTier *u = entry(fit, Tier::ScaleUp);
     QVERIFY(u);
     QVERIFY(std::abs(u->stepLatencyUs / 0.7 - 1.0) < 0.10);
@@ -327,13 +334,15 @@ void TestCalibrationFit::outliersAreDownWeighted()
     for (const int row : { 3, 12, 25 })
         for (const int block : { 0, 1 })
             QVERIFY2(r.points[static_cast<std::size_t>(2 * row + block)].weight < 0.5,
-                qPrintable(QString::number(r.points[static_cast<std::size_t>(2 * row + block)].weight)));
+                qPrintable(
+                    QString::number(r.points[static_cast<std::size_t>(2 * row + block)].weight)));
     const auto err = [](const CalibrationSpec &f) {
         const CalibratedTier *c = entry(f, Tier::ScaleUp);
         return c ? std::abs(c->stepLatencyUs / 0.8 - 1.0) + std::abs(c->bandwidthScale / 0.9 - 1.0)
                  : 1e9;
     };
-    QVERIFY2(err(robust) < err(ls), qPrintable(QStringLiteral("%1 vs %2").arg(err(robust)).arg(err(ls))));
+    QVERIFY2(err(robust) < err(ls),
+        qPrintable(QStringLiteral("%1 vs %2").arg(err(robust)).arg(err(ls))));
 }
 
 void TestCalibrationFit::publishedDgxH100()
@@ -342,8 +351,8 @@ void TestCalibrationFit::publishedDgxH100()
     // sweep, fitted with the scenario's auto algorithm (NVLS on H100 at large sizes).
     Scenario s = fixtures::smallDense(1, 8, fixtures::degrees(8));
     CostEngine engine(s);
-    const NcclTestsLog log = readNcclTestsLog(std::string(RAILYARD_SOURCE_DIR)
-        + "/tests/data/published/nccl-tests/nvidia-dgxc-dgx-h100-1node-all_reduce.txt");
+    const NcclTestsLog log = readNcclTestsLog(RAILYARD_SOURCE_DIR
+        "/tests/data/published/nccl-tests/nvidia-dgxc-dgx-h100-1node-all_reduce.txt");
     const CalibrationSpec fit = fitCalibration(engine, { runFrom(log, iota(8), "dgx-h100") });
     const CalibrationRun &r = fit.runs.front();
     printFit(fit);
@@ -368,8 +377,8 @@ void TestCalibrationFit::publishedTwoNodes()
     Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(8, 1, 2));
     s.fabric.nic.gbps = 200.0; // A3 Mega's 8 x 200 Gb/s NICs (Google Cloud documentation)
     CostEngine engine(s);
-    const NcclTestsLog log = readNcclTestsLog(std::string(RAILYARD_SOURCE_DIR)
-        + "/tests/data/published/nccl-tests/gcp-a3mega-h100-2node-all_reduce.txt");
+    const NcclTestsLog log = readNcclTestsLog(RAILYARD_SOURCE_DIR
+        "/tests/data/published/nccl-tests/gcp-a3mega-h100-2node-all_reduce.txt");
     const CalibrationSpec fit = fitCalibration(engine, { runFrom(log, iota(16), "a3-mega") });
     const CalibrationRun &r = fit.runs.front();
     printFit(fit);

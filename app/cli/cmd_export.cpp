@@ -1,10 +1,10 @@
 /**
  * `railyard-cli export` writes the chosen mapping for deployment (run record, launcher files,
  * Megatron-LM arguments, the pipeline trace, the nccl-tests measurement plan, the ASTRA-sim and
- * SimAI inputs), and `railyard-cli import-mapping` turns a run record back into a scenario with
- * explicit slots. Both use the engine's exporters (model/export/exporters.h), as the GUI does.
- * Nothing is written when anything fails: the text (or every file of a directory export) is
- * built first and written atomically.
+ * SimAI inputs, the NCCL_TOPO_FILE of a server), and `railyard-cli import-mapping` turns a run
+ * record back into a scenario with explicit slots. Both use the engine's exporters
+ * (model/export/exporters.h), as the GUI does. Nothing is written when anything fails: the text (or
+ * every file of a directory export) is built first and written atomically.
  */
 #include "cliutil.h"
 #include "command.h"
@@ -95,7 +95,12 @@ void refuseOptionsThatDoNotApply(const ExportCommandOptions &o, ExportFormat for
             throw UsageError(
                 std::string(option) + " applies only to --format " + which + ", not to " + name);
     };
-    only("--cpus-per-host", { ExportFormat::Rankfile, ExportFormat::Slurm }, "rankfile or slurm");
+    only("--cpus-per-host", { ExportFormat::Rankfile, ExportFormat::Slurm, ExportFormat::NcclTopo },
+        "rankfile, slurm or nccl-topo");
+    only("--nccl-topo",
+        { ExportFormat::Rankfile, ExportFormat::Slurm, ExportFormat::Torchrun,
+            ExportFormat::PyTorchJob },
+        "rankfile, slurm, torchrun or pytorchjob");
     only("--master-port", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
     only("--program", { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::PyTorchJob },
         "torchrun, slurm or pytorchjob");
@@ -103,8 +108,9 @@ void refuseOptionsThatDoNotApply(const ExportCommandOptions &o, ExportFormat for
     only("--json-plan", { ExportFormat::NcclPlan }, "nccl-plan");
     only("--hca-prefix",
         { ExportFormat::NcclPlan, ExportFormat::Slurm, ExportFormat::Torchrun,
-            ExportFormat::MappingJson, ExportFormat::Csv, ExportFormat::PyTorchJob },
-        "nccl-plan, slurm, torchrun, pytorchjob, mapping-json or csv");
+            ExportFormat::MappingJson, ExportFormat::Csv, ExportFormat::PyTorchJob,
+            ExportFormat::NcclTopo },
+        "nccl-plan, slurm, torchrun, pytorchjob, mapping-json, csv or nccl-topo");
     const std::initializer_list<ExportFormat> preflighted
         = { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::PyTorchJob };
     only("--record", preflighted, "torchrun, slurm or pytorchjob");
@@ -112,9 +118,7 @@ void refuseOptionsThatDoNotApply(const ExportCommandOptions &o, ExportFormat for
     if (o.given("--record") && o.given("--no-preflight"))
         throw UsageError("--record names the preflight's run record; --no-preflight turns the "
                          "preflight off");
-    if (o.given("--hosts")
-        && (format == ExportFormat::ChromeTrace || format == ExportFormat::AstraSim
-            || format == ExportFormat::SimAiTopo))
+    if (o.given("--hosts") && !exportUsesHosts(format))
         throw UsageError("--hosts does not apply to --format " + name + ", which names no hosts");
     if (exportWritesDirectory(format) && (o.output.empty() || o.output == "-"))
         throw UsageError("--format " + name
@@ -223,7 +227,8 @@ void addExport(CommandLine &line)
         "chrome-trace).");
     c.swaps(o->swaps, "Exchange the slots of global ranks A and B first (repeatable, in order).");
     c.integer("--cpus-per-host", o->options.cpusPerHost, "N",
-        "rankfile/slurm: logical cores per host (at least one per GPU), an equal block per NUMA "
+        "rankfile/slurm/nccl-topo: logical cores per host (at least one per GPU), an equal block "
+        "per NUMA "
         "node shared over its GPUs (default 0: rankfile core g for GPU g, slurm no binding).");
     c.integer("--master-port", o->options.masterPort, "PORT",
         "torchrun/slurm: rendezvous port (default 29500).");
@@ -231,6 +236,10 @@ void addExport(CommandLine &line)
         "torchrun/slurm: the training program (default pretrain_gpt.py).");
     c.text("--hca-prefix", o->options.hcaPrefix, "PREFIX",
         "NIC i is RDMA device PREFIXi unless the fabric names its NICs (default mlx5_).");
+    c.file("--nccl-topo", o->options.ncclTopoFile, "XML",
+        "slurm/torchrun/pytorchjob/rankfile: the NCCL_TOPO_FILE the ranks use when it exists "
+        "(default railyard.nccl-topo.xml, the nccl-topo export; only for fabrics with PCI bus "
+        "ids).");
     c.file("--record", o->options.record, "RECORD",
         "torchrun/slurm: the run record every rank's preflight checks (default "
         "railyard.mapping.json; RAILYARD_RECORD overrides it at run time).");

@@ -1,7 +1,7 @@
 #include "exportdialog.h"
 
-#include "document/scenariodocument.h"
 #include "base/scenarioerror.h"
+#include "document/scenariodocument.h"
 #include "scenario/scenariofile.h"
 #include "userdialogs.h"
 
@@ -49,8 +49,8 @@ QString firstLines(const std::string &text, int lines)
 
 } // namespace
 
-ExportDialog::ExportDialog(ScenarioDocument *doc, UserDialogs *dialogs, const QString &startDirectory,
-                           QWidget *parent)
+ExportDialog::ExportDialog(
+    ScenarioDocument *doc, UserDialogs *dialogs, const QString &startDirectory, QWidget *parent)
     : QDialog(parent)
     , m_doc(doc)
     , m_dialogs(dialogs)
@@ -65,7 +65,8 @@ ExportDialog::ExportDialog(ScenarioDocument *doc, UserDialogs *dialogs, const QS
     m_format->setObjectName(QStringLiteral("exportFormat"));
     for (ExportFormat f : allExportFormats()) {
         m_format->addItem(qs(exportFormatName(f)), static_cast<int>(f));
-        m_format->setItemData(m_format->count() - 1, qs(exportFormatDescription(f)), Qt::ToolTipRole);
+        m_format->setItemData(
+            m_format->count() - 1, qs(exportFormatDescription(f)), Qt::ToolTipRole);
     }
     form->addRow(tr("&Format:"), m_format);
     m_description = new QLabel;
@@ -96,7 +97,8 @@ ExportDialog::ExportDialog(ScenarioDocument *doc, UserDialogs *dialogs, const QS
     m_preview->setReadOnly(true);
     m_preview->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_preview->setToolTip(tr("The first %1 lines of the file, for the mapping shown now").arg(kPreviewLines));
+    m_preview->setToolTip(
+        tr("The first %1 lines of the file, for the mapping shown now").arg(kPreviewLines));
     layout->addWidget(m_preview, 1);
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
@@ -130,12 +132,12 @@ void ExportDialog::buildOptions(QFormLayout *form)
     m_hostsPath = new QLineEdit;
     m_hostsPath->setObjectName(QStringLiteral("exportHostsFile"));
     m_hostsPath->setPlaceholderText(tr("the fabric's server names"));
-    m_hostsPath->setToolTip(tr("One host name per line (line i = server i), or \"index hostname\" lines"));
-    auto *browse = new QPushButton(tr("&Browse…"));
-    connect(browse, &QPushButton::clicked, this, &ExportDialog::browseHostsFile);
+    m_hostsBrowse = new QPushButton(tr("&Browse…"));
+    m_hostsBrowse->setObjectName(QStringLiteral("exportHostsBrowse"));
+    connect(m_hostsBrowse, &QPushButton::clicked, this, &ExportDialog::browseHostsFile);
     auto *hostsRow = new QHBoxLayout;
     hostsRow->addWidget(m_hostsPath, 1);
-    hostsRow->addWidget(browse);
+    hostsRow->addWidget(m_hostsBrowse);
     // A row holding a layout gets no buddy from addRow(QString, …): name it here so & works.
     auto *hostsLabel = new QLabel(tr("&Hosts file:"));
     hostsLabel->setBuddy(m_hostsPath);
@@ -145,7 +147,8 @@ void ExportDialog::buildOptions(QFormLayout *form)
     m_cpusPerHost->setObjectName(QStringLiteral("exportCpusPerHost"));
     m_cpusPerHost->setRange(0, 4096);
     m_cpusPerHost->setSpecialValueText(tr("one core per GPU"));
-    m_cpusPerHost->setToolTip(tr("rankfile: logical CPU cores per host, shared out over its GPUs"));
+    m_cpusPerHost->setToolTip(tr("rankfile / slurm / nccl-topo: logical CPU cores per host, shared "
+                                 "out over its GPUs by NUMA node"));
     form->addRow(tr("&CPUs per host:"), m_cpusPerHost);
 
     const ExportOptions defaults;
@@ -163,16 +166,17 @@ void ExportDialog::buildOptions(QFormLayout *form)
 
     m_hcaPrefix = new QLineEdit(QString::fromStdString(defaults.hcaPrefix));
     m_hcaPrefix->setObjectName(QStringLiteral("exportHcaPrefix"));
-    m_hcaPrefix->setToolTip(tr("nccl-plan: NIC i of a server is the RDMA device <prefix><i> (NCCL_IB_HCA)"));
+    m_hcaPrefix->setToolTip(tr("NIC i of a server is the RDMA device <prefix><i> (NCCL_IB_HCA) "
+                               "unless the fabric names its NICs"));
     form->addRow(tr("HCA pre&fix:"), m_hcaPrefix);
 
     m_jsonPlan = new QCheckBox(tr("Write the plan as &JSON"));
     m_jsonPlan->setObjectName(QStringLiteral("exportJsonPlan"));
     form->addRow(QString(), m_jsonPlan);
 
-    for (QLineEdit *edit : {m_hostsPath, m_program, m_hcaPrefix})
+    for (QLineEdit *edit : { m_hostsPath, m_program, m_hcaPrefix })
         connect(edit, &QLineEdit::textChanged, this, &ExportDialog::scheduleRefresh);
-    for (QSpinBox *spin : {m_cpusPerHost, m_masterPort})
+    for (QSpinBox *spin : { m_cpusPerHost, m_masterPort })
         connect(spin, &QSpinBox::valueChanged, this, &ExportDialog::scheduleRefresh);
     connect(m_jsonPlan, &QCheckBox::toggled, this, &ExportDialog::scheduleRefresh);
 }
@@ -198,10 +202,22 @@ void ExportDialog::updateEnabledOptions()
 {
     const ExportFormat f = format();
     const bool launcher = f == ExportFormat::Torchrun || f == ExportFormat::Slurm;
-    m_cpusPerHost->setEnabled(f == ExportFormat::Rankfile);
+    // The options each exporter reads, as the CLI's export command accepts them.
+    const bool hosts = exportUsesHosts(f);
+    m_hostsPath->setEnabled(hosts);
+    m_hostsBrowse->setEnabled(hosts);
+    const QString hostsTip
+        = tr("One host name per line (line i = server i), or \"index hostname\" lines");
+    m_hostsPath->setToolTip(hosts ? hostsTip
+                                  : tr("%1 names no hosts: the hosts file does not apply to it")
+                                        .arg(qs(exportFormatName(f))));
+    m_hostsBrowse->setToolTip(m_hostsPath->toolTip());
+    m_cpusPerHost->setEnabled(
+        f == ExportFormat::Rankfile || f == ExportFormat::Slurm || f == ExportFormat::NcclTopo);
     m_masterPort->setEnabled(launcher);
-    m_program->setEnabled(launcher);
-    m_hcaPrefix->setEnabled(f == ExportFormat::NcclPlan);
+    m_program->setEnabled(launcher || f == ExportFormat::PyTorchJob);
+    m_hcaPrefix->setEnabled(f == ExportFormat::NcclPlan || launcher || f == ExportFormat::PyTorchJob
+        || f == ExportFormat::MappingJson || f == ExportFormat::Csv || f == ExportFormat::NcclTopo);
     m_jsonPlan->setEnabled(f == ExportFormat::NcclPlan);
     m_description->setText(qs(exportFormatDescription(f)));
 }
@@ -218,11 +234,12 @@ ExportOptions ExportDialog::options() const
     const QString version = QCoreApplication::applicationVersion();
     o.generator = version.isEmpty() ? "railyard" : "railyard " + version.toStdString();
     const QString hosts = m_hostsPath->text().trimmed();
-    if (!hosts.isEmpty()) {
+    if (!hosts.isEmpty() && exportUsesHosts(format())) {
         QFile file(hosts);
         if (!file.open(QIODevice::ReadOnly))
-            throw ScenarioError("hosts file", QDir::toNativeSeparators(hosts).toStdString() + ": "
-                                                  + file.errorString().toStdString());
+            throw ScenarioError("hosts file",
+                QDir::toNativeSeparators(hosts).toStdString() + ": "
+                    + file.errorString().toStdString());
         // The CLI's --hosts limit: a hosts file is a few kilobytes even at 2,048 servers.
         if (file.size() > (1 << 20))
             throw ScenarioError("hosts file", "larger than 1 MiB");
@@ -276,9 +293,10 @@ bool ExportDialog::exportToFile()
     }
     const ExportFormat f = format();
     const QString suffix = qs(exportFormatSuffix(f));
-    const QString suggested = QDir(m_startDirectory).filePath(QString::fromStdString(m_doc->scenario().name) + suffix);
-    QString path = m_dialogs->saveFileName(this, tr("Export %1").arg(qs(exportFormatName(f))), suggested,
-                                           tr("%1 (*%2);;All files (*)").arg(qs(exportFormatDescription(f)), suffix));
+    const QString suggested
+        = QDir(m_startDirectory).filePath(QString::fromStdString(m_doc->scenario().name) + suffix);
+    QString path = m_dialogs->saveFileName(this, tr("Export %1").arg(qs(exportFormatName(f))),
+        suggested, tr("%1 (*%2);;All files (*)").arg(qs(exportFormatDescription(f)), suffix));
     if (path.isEmpty()) {
         Q_EMIT statusMessage(tr("Export cancelled"));
         return false;
@@ -289,7 +307,8 @@ bool ExportDialog::exportToFile()
         m_doc->waitForEvaluation(); // an edit may have landed while the file chooser was open
         if (exportWritesDirectory(f)) {
             // The chosen name is the directory the files go into (created when new).
-            writeExportDirectory(QFile::encodeName(path).toStdString(), exportFiles(m_doc->engine(), f, options()));
+            writeExportDirectory(
+                QFile::encodeName(path).toStdString(), exportFiles(m_doc->engine(), f, options()));
         } else {
             const std::string text = exportText(m_doc->engine(), f, options());
             writeFileAtomically(QFile::encodeName(path).toStdString(), text);
@@ -299,15 +318,16 @@ bool ExportDialog::exportToFile()
         Q_EMIT statusMessage(tr("Export failed: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
-    Q_EMIT statusMessage(tr("Exported %1 to %2").arg(qs(exportFormatName(f)), QDir::toNativeSeparators(path)));
+    Q_EMIT statusMessage(
+        tr("Exported %1 to %2").arg(qs(exportFormatName(f)), QDir::toNativeSeparators(path)));
     return true;
 }
 
 void ExportDialog::browseHostsFile()
 {
     // A plain file chooser: the hosts file is optional and typed paths work as well.
-    const QString path = QFileDialog::getOpenFileName(this, tr("Hosts File"), m_startDirectory,
-                                                      tr("Host lists (*.txt *.hosts);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Hosts File"), m_startDirectory, tr("Host lists (*.txt *.hosts);;All files (*)"));
     if (!path.isEmpty())
         m_hostsPath->setText(path);
 }

@@ -21,13 +21,16 @@ class ScenarioDocument;
 class UserDialogs;
 
 /**
- * File > Export > Mapping / launcher files: one of the engine's exporters (model/export/exporters.h)
- * applied to the document's current mapping. The user picks a format and its options, sees
- * the exporter's warnings (amber) and the first lines of the text it would write, and Export…
- * writes the file atomically. A refused export (an invalid mapping, a bad hosts file) shows
- * the ScenarioError's message in red and writes nothing. The preview follows every edit. A
+ * File > Export > Mapping / launcher files: one of the engine's exporters
+ * (model/export/exporters.h) applied to the document's current mapping. The user picks a format and
+ * its options, sees the exporter's warnings (amber) and the first lines of the text it would write,
+ * and Export… writes the file atomically. A refused export (an invalid mapping, a bad hosts file)
+ * shows the ScenarioError's message in red and writes nothing. The preview follows every edit. A
  * directory format (astra-sim) previews its files one after another and writes them into the
- * directory named in the file chooser.
+ * directory named in the file chooser. Options a format does not read are disabled; the hosts
+ * field says in its tooltip why (chrome-trace, astra-sim, simai-topo and nccl-topo name no
+ * hosts), and its file is then not read. nccl-topo on a fabric without PCI bus ids shows the
+ * writer's refusal (which fields, and that import-topology fills them) as the inline error.
  */
 class ExportDialog : public QDialog
 {
@@ -38,7 +41,7 @@ public:
     static constexpr int kPreviewLines = 200;
 
     ExportDialog(ScenarioDocument *doc, UserDialogs *dialogs, const QString &startDirectory,
-                 QWidget *parent = nullptr);
+        QWidget *parent = nullptr);
 
     ExportFormat format() const;
     void setFormat(ExportFormat format);
@@ -55,7 +58,7 @@ public:
 
     QString previewText() const;
     QString warningText() const; ///< the warnings shown, one a line; empty when none
-    QString errorText() const;   ///< the inline error; empty when the export is possible
+    QString errorText() const; ///< the inline error; empty when the export is possible
 
 Q_SIGNALS:
     /// A one-line outcome ("Exported …", "Export failed: …") for the status bar.
@@ -74,6 +77,7 @@ private:
     QComboBox *m_format = nullptr;
     QLabel *m_description = nullptr;
     QLineEdit *m_hostsPath = nullptr;
+    QPushButton *m_hostsBrowse = nullptr;
     QSpinBox *m_cpusPerHost = nullptr;
     QSpinBox *m_masterPort = nullptr;
     QLineEdit *m_program = nullptr;

@@ -15,6 +15,7 @@
 #include "export/launcherexport.h"
 #include "export/megatronexport.h"
 #include "export/ncclplan.h"
+#include "export/nccltopofile.h"
 #include "export/runrecord.h"
 #include "export/simaiexport.h"
 
@@ -35,7 +36,7 @@ struct FormatInfo
     std::string_view description;
 };
 
-constexpr std::array<FormatInfo, 12> kFormats { {
+constexpr std::array<FormatInfo, 13> kFormats { {
     { ExportFormat::MappingJson, "mapping-json", ".mapping.json",
         "run record: rank, coordinates, server, GPU, NIC, rail, leaf port (importable)" },
     { ExportFormat::Csv, "csv", ".csv", "run record as CSV, one row per rank (importable)" },
@@ -58,6 +59,8 @@ constexpr std::array<FormatInfo, 12> kFormats { {
         "ASTRA-sim inputs (a directory): ns-3 topology, analytical network, system, comm groups" },
     { ExportFormat::SimAiTopo, "simai-topo", ".simai-topo.txt",
         "SimAI topology file: GPUs, NVSwitches, switches and one line per link" },
+    { ExportFormat::NcclTopo, "nccl-topo", ".nccl-topo.xml",
+        "NCCL_TOPO_FILE XML of one server: CPUs, PCIe switches, GPUs, NICs (needs bus ids)" },
 } };
 
 const FormatInfo &info(ExportFormat f)
@@ -192,13 +195,29 @@ bool exportWritesDirectory(ExportFormat f)
     return f == ExportFormat::AstraSim;
 }
 
+bool exportUsesHosts(ExportFormat f)
+{
+    return f != ExportFormat::ChromeTrace && f != ExportFormat::AstraSim
+        && f != ExportFormat::SimAiTopo && f != ExportFormat::NcclTopo;
+}
+
+std::string exportUnavailableReason(const CostEngine &engine, ExportFormat f)
+{
+    if (f == ExportFormat::NcclTopo) {
+        const std::vector<std::string> missing = ncclTopoMissingFields(engine.fabric().spec());
+        if (!missing.empty())
+            return ncclTopoMissingMessage(missing);
+    }
+    return {};
+}
+
 std::vector<ExportFile> exportFiles(
     const CostEngine &engine, ExportFormat format, const ExportOptions &options)
 {
     if (format == ExportFormat::AstraSim)
         return exportdetail::exportAstraSim(engine, options);
-    throw ScenarioError("format",
-        std::string(exportFormatName(format)) + " writes one file, not a directory");
+    throw ScenarioError(
+        "format", std::string(exportFormatName(format)) + " writes one file, not a directory");
 }
 
 std::string exportText(const CostEngine &engine, ExportFormat format, const ExportOptions &options)
@@ -229,6 +248,12 @@ std::string exportText(const CostEngine &engine, ExportFormat format, const Expo
         return exportFilesListing(exportAstraSim(engine, options));
     case ExportFormat::SimAiTopo:
         return exportSimAiTopology(engine, options);
+    case ExportFormat::NcclTopo: {
+        NcclTopoFileOptions topo;
+        topo.hcaPrefix = checkedHcaPrefix(options.hcaPrefix);
+        topo.cpusPerHost = options.cpusPerHost;
+        return ncclTopoFileText(engine.fabric().spec(), topo);
+    }
     }
     throw ScenarioError("format", "unknown export format");
 }
@@ -238,8 +263,9 @@ std::vector<std::string> exportWarnings(
 {
     using namespace exportdetail;
     std::vector<std::string> out;
-    const bool nodeMajorLauncher = format == ExportFormat::Torchrun || format == ExportFormat::PyTorchJob
-        || format == ExportFormat::Hostfile || format == ExportFormat::Megatron;
+    const bool nodeMajorLauncher = format == ExportFormat::Torchrun
+        || format == ExportFormat::PyTorchJob || format == ExportFormat::Hostfile
+        || format == ExportFormat::Megatron;
     if (nodeMajorLauncher) {
         const NodeMajor nm = nodeMajor(engine, hostNames(engine, options, false));
         for (const std::string &p : nm.problems)

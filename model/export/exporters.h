@@ -15,8 +15,10 @@ namespace railyard {
  * What the chosen mapping can be exported as (README, "Exports"): the run record (mapping-json,
  * csv), launcher inputs (rankfile, slurm, torchrun, hostfile, megatron), the pipeline timeline
  * (chrome-trace), an nccl-tests measurement plan of its groups (nccl-plan) and the inputs of the
- * packet-level simulators ASTRA-sim (astra-sim, a directory) and SimAI (simai-topo). Every export
- * is derived from the engine's current mapping, so a swap in the GUI or `--swap` on the CLI shows up in all of them.
+ * packet-level simulators ASTRA-sim (astra-sim, a directory) and SimAI (simai-topo), and the
+ * server's topology as NCCL reads it from NCCL_TOPO_FILE (nccl-topo). Every export
+ * is derived from the engine's current mapping, so a swap in the GUI or `--swap` on the CLI shows
+ * up in all of them.
  */
 enum class ExportFormat {
     MappingJson,
@@ -31,6 +33,7 @@ enum class ExportFormat {
     PyTorchJob,
     AstraSim,
     SimAiTopo,
+    NcclTopo,
 };
 
 /// Every format, in menu order.
@@ -44,6 +47,12 @@ std::string_view exportFormatSuffix(ExportFormat f);
 
 /// Formats that write a directory of files (astra-sim) rather than one file.
 bool exportWritesDirectory(ExportFormat f);
+/// Formats whose text names hosts (the launchers, the run record, the plan); --hosts and the
+/// GUI's hosts field apply only to these (not chrome-trace, astra-sim, simai-topo, nccl-topo).
+bool exportUsesHosts(ExportFormat f);
+/// Why the fabric cannot give this format ("" when it can): nccl-topo without PCI bus ids says
+/// which fields are missing and that import-topology fills them.
+std::string exportUnavailableReason(const CostEngine &engine, ExportFormat f);
 
 /// The files of a directory format (exportWritesDirectory()), built completely before anything
 /// is written (writeExportDirectory() then writes them all or nothing). Throws ScenarioError

@@ -28,6 +28,10 @@ struct ExportOptions
     bool preflight = true;
     /// torchrun / slurm: the run record (mapping-json export) the preflight checks against.
     std::string record = "railyard.mapping.json";
+    /// slurm, torchrun (and pytorchjob, which runs it), rankfile: the NCCL_TOPO_FILE the ranks
+    /// use when it exists where they start (the nccl-topo export, written beside the script);
+    /// only when the fabric has the PCI bus ids that export needs.
+    std::string ncclTopoFile = "railyard.nccl-topo.xml";
     /// pytorchjob: the container image of the training pods (it needs torchrun, the program
     /// and, for the preflight, railyard-cli).
     std::string image = "nvcr.io/nvidia/pytorch:24.12-py3";

@@ -18,8 +18,9 @@
  */
 #include "export/launcherexport.h"
 
-#include "export/exportcommon.h"
 #include "base/scenarioerror.h"
+#include "export/exportcommon.h"
+#include "export/nccltopofile.h"
 
 #include <algorithm>
 
@@ -92,6 +93,40 @@ std::string ncclEnvironment(const CostEngine &engine)
     if (s.collectives.nvls)
         out += std::string("export NCCL_NVLS_ENABLE=") + (*s.collectives.nvls ? "1" : "0") + "\n";
     return out;
+}
+
+/// Whether the fabric can give the nccl-topo export (it has every GPU's and NIC's bus id).
+bool topoFileAvailable(const CostEngine &engine)
+{
+    return ncclTopoMissingFields(engine.fabric().spec()).empty();
+}
+
+std::string checkedTopoFile(const ExportOptions &options)
+{
+    refuseControlCharacters("--nccl-topo", options.ncclTopoFile);
+    if (options.ncclTopoFile.empty())
+        throw ScenarioError("--nccl-topo", "is empty: name the nccl-topo export's file");
+    return options.ncclTopoFile;
+}
+
+/// NCCL_TOPO_FILE (NCCL "Environment Variables": the XML topology NCCL loads before it detects
+/// the machine's) set to the nccl-topo export when that file exists where the ranks start and
+/// NCCL_TOPO_FILE is not set already; without bus ids in the fabric, a comment says why not.
+std::string topoFileEnvironment(const CostEngine &engine, const ExportOptions &options)
+{
+    if (!topoFileAvailable(engine))
+        return "# No NCCL_TOPO_FILE: the fabric has no PCI bus ids for it (railyard-cli "
+               "import-topology\n# records them from a server's NCCL_TOPO_DUMP_FILE).\n";
+    const std::string file = shellQuote(checkedTopoFile(options));
+    return "# NCCL_TOPO_FILE: the server's CPUs, PCIe switches, GPUs and NICs as Railyard "
+           "modelled\n# them (railyard-cli export --format nccl-topo -o "
+        + oneLine(options.ncclTopoFile)
+        + "), used when that file\n# exists where the ranks start and NCCL_TOPO_FILE is not "
+          "set already.\n"
+          "if [ -z \"${NCCL_TOPO_FILE:-}\" ] && [ -f "
+        + file + " ]; then NCCL_TOPO_FILE=" + file
+        + "; fi\n"
+          "if [ -n \"${NCCL_TOPO_FILE:-}\" ]; then export NCCL_TOPO_FILE; fi\n";
 }
 
 /// `NAME=value` unless NAME is already set and not empty; the value is a literal (quoted
@@ -169,6 +204,14 @@ std::string exportRankfile(const CostEngine &engine, const ExportOptions &option
     for (std::size_t s = 0; s < byServer.size(); ++s)
         if (!byServer[s].empty())
             out += "#   " + hosts[s] + ": CUDA_VISIBLE_DEVICES=" + gpuList(byServer[s]) + "\n";
+    if (topoFileAvailable(engine))
+        out += "# NCCL_TOPO_FILE: write the server's topology with railyard-cli export --format\n"
+               "# nccl-topo -o "
+            + oneLine(checkedTopoFile(options))
+            + " and pass it with mpirun -x NCCL_TOPO_FILE=" + oneLine(options.ncclTopoFile) + "\n";
+    else
+        out += "# No NCCL_TOPO_FILE: the fabric has no PCI bus ids for it (railyard-cli "
+               "import-topology).\n";
     for (const RankPlacement &p : rows) {
         std::string slot;
         if (cpus == 0) {
@@ -261,6 +304,7 @@ std::string exportTorchrun(const CostEngine &engine, const ExportOptions &option
     out += "  *) echo \"$0: host $host is not in this mapping\" >&2; exit 1 ;;\n";
     out += "esac\nexport CUDA_VISIBLE_DEVICES RY_HCAS\n";
     out += ncclEnvironment(engine);
+    out += topoFileEnvironment(engine, options);
     // torchrun starts one process per local rank with RANK / LOCAL_RANK set; --no-python runs
     // this per-rank shell, which picks the rank's NIC and runs the preflight first.
     const std::string check = preflightCall(engine, options);
@@ -270,8 +314,8 @@ std::string exportTorchrun(const CostEngine &engine, const ExportOptions &option
     out += "  sh -c 'set -eu\n"
            "n=$((LOCAL_RANK + 1)); NCCL_IB_HCA=\"=$(echo \"$RY_HCAS\" | cut -d\" \" -f$n)\"\n"
            "export NCCL_IB_HCA\n"
-        + (check.empty() ? std::string() : check + "\n")
-        + "exec \"$@\"' railyard-rank \\\n  " + program + " \"$@\"\n";
+        + (check.empty() ? std::string() : check + "\n") + "exec \"$@\"' railyard-rank \\\n  "
+        + program + " \"$@\"\n";
     return out;
 }
 
@@ -361,6 +405,7 @@ std::string exportSlurm(const CostEngine &engine, const ExportOptions &options)
     out += defaultTo("MASTER_ADDR", rows.front().host, true);
     out += "export MASTER_PORT=\"${MASTER_PORT:-" + std::to_string(options.masterPort) + "}\"\n";
     out += ncclEnvironment(engine);
+    out += topoFileEnvironment(engine, options);
     const std::string check = preflightCall(engine, options);
     out += strf("srun --ntasks=%zu --distribution=arbitrary%s bash -c '\n", rows.size(),
         cpus > 0 ? strf(" --cpus-per-task=%d --cpu-bind=none", perTask).c_str() : "");

@@ -56,6 +56,15 @@ struct FabricSpec
     /// PCI bus IDs ("0000:18:00.0") per GPU and per NIC, from a topology import; empty = unknown.
     std::vector<std::string> gpuPciBusIds;
     std::vector<std::string> nicPciBusIds;
+    /// NIC i -> the NUMA node (CPU socket) its PCIe root port hangs off, from a topology
+    /// import; empty = the node of the first GPU that uses the NIC (gpuToNic).
+    std::vector<int> nicNuma;
+    /// The PCIe switches above GPU i / NIC i: the bus IDs of the bridges from the CPU's root
+    /// port down to the device (the device's own ID excluded; an empty list = the device sits
+    /// on a root port), as NCCL_TOPO_DUMP_FILE nests them. Devices that list the same bridge
+    /// share that PCIe switch (what NCCL ranks as PIX/PXB). Empty = the tree is unknown.
+    std::vector<std::vector<std::string>> gpuPciPaths;
+    std::vector<std::vector<std::string>> nicPciPaths;
 
     int serversPerSu = 32; ///< rail-optimised: servers per scalable unit
     int serversPerLeaf = 0; ///< tor: servers per top-of-rack leaf; 0 = radix/2 / nics

@@ -53,11 +53,12 @@ void checkDepth(const std::string &text, const std::string &file)
             --depth;
         } else if (next != '!' && next != '?') {
             const std::size_t close = text.find('>', i);
-            const bool selfClosing = close != std::string::npos && close > i && text[close - 1] == '/';
+            const bool selfClosing
+                = close != std::string::npos && close > i && text[close - 1] == '/';
             if (!selfClosing && ++depth > kMaxDepth)
                 throw ScenarioError(file + ":" + std::to_string(line),
-                                    "elements nested more than " + std::to_string(kMaxDepth)
-                                        + " deep; NCCL's topology files are far shallower");
+                    "elements nested more than " + std::to_string(kMaxDepth)
+                        + " deep; NCCL's topology files are far shallower");
         }
     }
 }
@@ -69,7 +70,7 @@ std::string attribute(const ptree &node, const char *name)
 
 /// An integer attribute (decimal, or 0x hex as NCCL writes classes); `fallback` when absent.
 long long integerAttribute(const ptree &node, const char *name, const std::string &where,
-                           long long fallback, bool required)
+    long long fallback, bool required)
 {
     const std::string text = attribute(node, name);
     if (text.empty()) {
@@ -84,8 +85,8 @@ long long integerAttribute(const ptree &node, const char *name, const std::strin
             throw std::invalid_argument(text);
         return v;
     } catch (const std::exception &) {
-        throw ScenarioError(where, std::string("attribute '") + name + "': expected an integer, got '"
-                                       + text + "'");
+        throw ScenarioError(where,
+            std::string("attribute '") + name + "': expected an integer, got '" + text + "'");
     }
 }
 
@@ -94,15 +95,15 @@ struct Walker
     ServerTopology &out;
     std::string file;
 
-    void walk(const ptree &node, const std::string &path, int numa,
-              std::vector<std::string> &chain)
+    void walk(const ptree &node, const std::string &path, int numa, std::vector<std::string> &chain)
     {
         for (const auto &[tag, child] : node) {
             if (tag == "<xmlattr>")
                 continue;
             const std::string where = path + "/" + tag;
             if (tag == "cpu") {
-                const int id = static_cast<int>(integerAttribute(child, "numaid", file + ": " + where, -1, false));
+                const int id = static_cast<int>(
+                    integerAttribute(child, "numaid", file + ": " + where, -1, false));
                 std::vector<std::string> fresh;
                 walk(child, where, id, fresh);
             } else if (tag == "pci") {
@@ -111,21 +112,26 @@ struct Walker
                 chain.pop_back();
             } else if (tag == "gpu") {
                 TopologyGpu g;
-                g.dev = static_cast<int>(integerAttribute(child, "dev", file + ": " + where, 0, true));
-                g.sm = static_cast<int>(integerAttribute(child, "sm", file + ": " + where, 0, false));
+                g.dev = static_cast<int>(
+                    integerAttribute(child, "dev", file + ": " + where, 0, true));
+                g.sm = static_cast<int>(
+                    integerAttribute(child, "sm", file + ": " + where, 0, false));
                 g.busId = chain.empty() ? std::string() : chain.back();
                 g.numa = numa;
                 g.pciChain = chain;
                 for (const auto &[linkTag, link] : child)
                     if (linkTag == "nvlink")
                         g.nvlinks += static_cast<int>(std::max(0LL,
-                            integerAttribute(link, "count", file + ": " + where + "/nvlink", 1, false)));
+                            integerAttribute(
+                                link, "count", file + ": " + where + "/nvlink", 1, false)));
                 out.gpus.push_back(std::move(g));
             } else if (tag == "net") {
                 TopologyNic n;
                 n.name = attribute(child, "name");
-                n.dev = static_cast<int>(integerAttribute(child, "dev", file + ": " + where, 0, true));
-                const long long mbps = integerAttribute(child, "speed", file + ": " + where, 0, false);
+                n.dev = static_cast<int>(
+                    integerAttribute(child, "dev", file + ": " + where, 0, true));
+                const long long mbps
+                    = integerAttribute(child, "speed", file + ": " + where, 0, false);
                 if (mbps < 0)
                     throw ScenarioError(file + ": " + where, "attribute 'speed' is negative");
                 n.gbps = static_cast<double>(mbps) / 1000.0;
@@ -144,15 +150,15 @@ struct Walker
 std::pair<int, int> pathRank(const TopologyGpu &g, const TopologyNic &n)
 {
     if (g.numa != n.numa)
-        return {4, 0}; // SYS: across the CPU interconnect
+        return { 4, 0 }; // SYS: across the CPU interconnect
     std::size_t common = 0;
     while (common < g.pciChain.size() && common < n.pciChain.size()
-           && g.pciChain[common] == n.pciChain[common])
+        && g.pciChain[common] == n.pciChain[common])
         ++common;
     if (common == 0)
-        return {3, 0}; // PHB: through the host bridge
+        return { 3, 0 }; // PHB: through the host bridge
     const int hops = static_cast<int>((g.pciChain.size() - common) + (n.pciChain.size() - common));
-    return {hops <= 2 ? 1 : 2, hops}; // PIX: one switch between them; PXB: more
+    return { hops <= 2 ? 1 : 2, hops }; // PIX: one switch between them; PXB: more
 }
 
 std::string gbpsText(double gbps)
@@ -165,10 +171,14 @@ std::string gbpsText(double gbps)
 const char *pathName(int rank)
 {
     switch (rank) {
-    case 1: return "PIX";
-    case 2: return "PXB";
-    case 3: return "PHB";
-    default: return "SYS";
+    case 1:
+        return "PIX";
+    case 2:
+        return "PXB";
+    case 3:
+        return "PHB";
+    default:
+        return "SYS";
     }
 }
 
@@ -194,11 +204,12 @@ ServerTopology parseNcclTopology(const std::string &text, const std::string &fil
     }
     const auto system = root.get_child_optional("system");
     if (!system)
-        throw ScenarioError(file, "no <system> element: not an NCCL topology file "
-                                  "(NCCL_TOPO_DUMP_FILE writes one)");
+        throw ScenarioError(file,
+            "no <system> element: not an NCCL topology file "
+            "(NCCL_TOPO_DUMP_FILE writes one)");
     ServerTopology t;
     t.file = file;
-    Walker walker{t, file};
+    Walker walker { t, file };
     std::vector<std::string> chain;
     walker.walk(*system, "system", -1, chain);
     if (t.gpus.empty())
@@ -210,16 +221,18 @@ ServerTopology parseNcclTopology(const std::string &text, const std::string &fil
     std::sort(t.nics.begin(), t.nics.end(), byDev);
     for (std::size_t i = 1; i < t.gpus.size(); ++i)
         if (t.gpus[i].dev == t.gpus[i - 1].dev)
-            throw ScenarioError(file, "two GPUs with dev=\"" + std::to_string(t.gpus[i].dev) + "\"");
+            throw ScenarioError(
+                file, "two GPUs with dev=\"" + std::to_string(t.gpus[i].dev) + "\"");
     for (std::size_t i = 1; i < t.nics.size(); ++i)
         if (t.nics[i].dev == t.nics[i - 1].dev)
-            throw ScenarioError(file, "two nets with dev=\"" + std::to_string(t.nics[i].dev) + "\"");
+            throw ScenarioError(
+                file, "two nets with dev=\"" + std::to_string(t.nics[i].dev) + "\"");
 
     // Each GPU's closest NIC; ties to the NIC with fewer GPUs so far, then the lower index.
     std::vector<int> load(t.nics.size(), 0);
     std::vector<int> chosen(t.gpus.size(), 0);
     for (std::size_t g = 0; g < t.gpus.size(); ++g) {
-        std::tuple<int, int, int, std::size_t> best{99, 0, 0, 0};
+        std::tuple<int, int, int, std::size_t> best { 99, 0, 0, 0 };
         for (std::size_t n = 0; n < t.nics.size(); ++n) {
             const auto [rank, hops] = pathRank(t.gpus[g], t.nics[n]);
             best = std::min(best, std::make_tuple(rank, hops, load[n], n));
@@ -233,17 +246,18 @@ ServerTopology parseNcclTopology(const std::string &text, const std::string &fil
             t.rails.push_back(static_cast<int>(n));
     for (std::size_t g = 0; g < t.gpus.size(); ++g) {
         TopologyGpu &gpu = t.gpus[g];
-        gpu.nic = static_cast<int>(std::find(t.rails.begin(), t.rails.end(), chosen[g]) - t.rails.begin());
+        gpu.nic = static_cast<int>(
+            std::find(t.rails.begin(), t.rails.end(), chosen[g]) - t.rails.begin());
         const TopologyNic &nic = t.nics[static_cast<std::size_t>(chosen[g])];
         const std::string who = "GPU " + std::to_string(gpu.dev) + " (" + gpu.busId + ")";
         if (t.rails.size() == t.gpus.size() && gpu.nic != static_cast<int>(g))
             t.warnings.push_back(who + " sits closest to NIC " + nic.name + " (rail "
-                                 + std::to_string(gpu.nic) + "), not rail " + std::to_string(g)
-                                 + ": GPU i and NIC i are not paired");
+                + std::to_string(gpu.nic) + "), not rail " + std::to_string(g)
+                + ": GPU i and NIC i are not paired");
         if (gpu.pathType == "PHB" || gpu.pathType == "SYS")
             t.warnings.push_back(who + " reaches its nearest NIC " + nic.name + " only through "
-                                 + (gpu.pathType == "SYS" ? "the other CPU (SYS)" : "the CPU (PHB)")
-                                 + ": no GPUDirect RDMA path through a PCIe switch");
+                + (gpu.pathType == "SYS" ? "the other CPU (SYS)" : "the CPU (PHB)")
+                + ": no GPUDirect RDMA path through a PCIe switch");
     }
     // The slowest rail sets the fabric's NIC speed; say so when they differ.
     double slow = 0.0, fast = 0.0;
@@ -254,7 +268,7 @@ ServerTopology parseNcclTopology(const std::string &text, const std::string &fil
     }
     if (fast > slow)
         t.warnings.push_back("the rail NICs run at different speeds (" + gbpsText(slow) + " to "
-                             + gbpsText(fast) + " Gb/s); the fabric takes the slowest");
+            + gbpsText(fast) + " Gb/s); the fabric takes the slowest");
     // Scale-up: the lanes the GPUs have in common, at the generation's lane rate.
     int lanes = t.gpus.front().nvlinks;
     for (const TopologyGpu &g : t.gpus)
@@ -265,8 +279,8 @@ ServerTopology parseNcclTopology(const std::string &text, const std::string &fil
 
 ServerTopology loadNcclTopology(const std::string &path)
 {
-    return parseNcclTopology(readFileLimited(path, kMaxTopologyBytes, "an NCCL topology file", " (4 MiB)"),
-                             path);
+    return parseNcclTopology(
+        readFileLimited(path, kMaxTopologyBytes, "an NCCL topology file", " (4 MiB)"), path);
 }
 
 std::vector<std::string> compareTopologies(const std::vector<ServerTopology> &servers)
@@ -278,19 +292,17 @@ std::vector<std::string> compareTopologies(const std::vector<ServerTopology> &se
     for (std::size_t s = 1; s < servers.size(); ++s) {
         const ServerTopology &other = servers[s];
         if (other.gpus.size() != first.gpus.size() || other.rails.size() != first.rails.size()) {
-            warnings.push_back(other.file + " has " + std::to_string(other.gpus.size()) + " GPUs on "
-                               + std::to_string(other.rails.size()) + " rails, " + first.file + " "
-                               + std::to_string(first.gpus.size()) + " on "
-                               + std::to_string(first.rails.size()));
+            warnings.push_back(other.file + " has " + std::to_string(other.gpus.size())
+                + " GPUs on " + std::to_string(other.rails.size()) + " rails, " + first.file + " "
+                + std::to_string(first.gpus.size()) + " on " + std::to_string(first.rails.size()));
             continue;
         }
         for (std::size_t g = 0; g < first.gpus.size(); ++g)
             if (other.gpus[g].nic != first.gpus[g].nic)
                 warnings.push_back("GPU " + std::to_string(first.gpus[g].dev) + " is on rail "
-                                   + std::to_string(other.gpus[g].nic) + " in " + other.file
-                                   + " but on rail " + std::to_string(first.gpus[g].nic) + " in "
-                                   + first.file
-                                   + ": the same GPU index lands on different rails across servers");
+                    + std::to_string(other.gpus[g].nic) + " in " + other.file + " but on rail "
+                    + std::to_string(first.gpus[g].nic) + " in " + first.file
+                    + ": the same GPU index lands on different rails across servers");
     }
     return warnings;
 }
@@ -299,9 +311,8 @@ void applyTopology(FabricSpec &spec, const ServerTopology &t)
 {
     if (static_cast<int>(t.gpus.size()) != spec.gpusPerServer)
         throw ScenarioError("fabric.gpus_per_server",
-                            t.file + " has " + std::to_string(t.gpus.size())
-                                + " GPUs; the scenario's servers have "
-                                + std::to_string(spec.gpusPerServer));
+            t.file + " has " + std::to_string(t.gpus.size()) + " GPUs; the scenario's servers have "
+                + std::to_string(spec.gpusPerServer));
     spec.nicsPerServer = static_cast<int>(t.rails.size());
     spec.gpuToNic = t.gpuToRail();
     double slow = 0.0;
@@ -315,22 +326,38 @@ void applyTopology(FabricSpec &spec, const ServerTopology &t)
     if (t.scaleUpGbps > 0.0)
         spec.scaleUp.gbps = t.scaleUpGbps;
     // Identity for the launchers and the run record: RDMA device names, PCI bus ids, sockets.
+    // The PCIe tree as the bridges above each device (its chain without its own bus id), so
+    // the nccl-topo export can nest them again.
+    const auto bridges = [](const std::vector<std::string> &chain) {
+        return chain.empty() ? chain : std::vector<std::string>(chain.begin(), chain.end() - 1);
+    };
     spec.nicDevices.clear();
     spec.nicPciBusIds.clear();
+    spec.nicNuma.clear();
+    spec.nicPciPaths.clear();
+    bool nicNumaKnown = true;
     for (int r : t.rails) {
-        spec.nicDevices.push_back(t.nics[static_cast<std::size_t>(r)].name);
-        spec.nicPciBusIds.push_back(t.nics[static_cast<std::size_t>(r)].busId);
+        const TopologyNic &nic = t.nics[static_cast<std::size_t>(r)];
+        spec.nicDevices.push_back(nic.name);
+        spec.nicPciBusIds.push_back(nic.busId);
+        nicNumaKnown = nicNumaKnown && nic.numa >= 0;
+        spec.nicNuma.push_back(nic.numa);
+        spec.nicPciPaths.push_back(bridges(nic.pciChain));
     }
     spec.gpuPciBusIds.clear();
     spec.gpuNuma.clear();
+    spec.gpuPciPaths.clear();
     bool numaKnown = true;
     for (const TopologyGpu &g : t.gpus) {
         spec.gpuPciBusIds.push_back(g.busId);
         numaKnown = numaKnown && g.numa >= 0;
         spec.gpuNuma.push_back(g.numa);
+        spec.gpuPciPaths.push_back(bridges(g.pciChain));
     }
     if (!numaKnown)
         spec.gpuNuma.clear(); // a cpu without numaid: keep the default split
+    if (!nicNumaKnown)
+        spec.nicNuma.clear();
 }
 
 } // namespace railyard

@@ -43,6 +43,10 @@
  *                                            is exactly these cables, [a_device, a_port,
  *                                            b_device, b_port, gbps(, latency_us)] each
  *                                            (fabric/cablingbuilder.h; import-topology --cabling)
+ *       "nic_numa": [0, 0, 0, 0, 1, ...],    optional, per NIC its NUMA node (0..63)
+ *       "gpu_pci_paths": [["0000:15:00.0"], ...], "nic_pci_paths": [...]   optional, per GPU /
+ *                                            per NIC the PCIe bridges above it, CPU side first
+ *                                            (import-topology; the nccl-topo export nests them)
  *     },
  *     "parallel": {                          required
  *       "tp": 8, "pp": 4, "dp": 4,           required, each 1..1048576
@@ -207,6 +211,12 @@ template<typename Json> Json toJson(const Scenario &s)
         fabric["gpu_pci_bus_ids"] = f.gpuPciBusIds;
     if (!f.nicPciBusIds.empty())
         fabric["nic_pci_bus_ids"] = f.nicPciBusIds;
+    if (!f.nicNuma.empty())
+        fabric["nic_numa"] = f.nicNuma;
+    if (!f.gpuPciPaths.empty())
+        fabric["gpu_pci_paths"] = f.gpuPciPaths;
+    if (!f.nicPciPaths.empty())
+        fabric["nic_pci_paths"] = f.nicPciPaths;
     fabric["servers_per_su"] = f.serversPerSu;
     // Written only when > 1, so a fabric of one-server domains keeps its hash.
     if (f.scaleUpDomainServers != 1)

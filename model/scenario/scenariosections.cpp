@@ -147,7 +147,8 @@ FabricSpec readFabric(const json &value)
             "super_spines", "leaf_oversubscription", "spine_oversubscription", "scaleup_gbps",
             "scaleup_latency_us", "pcie_gbps", "pcie_latency_us", "nic_gbps", "nic_latency_us",
             "fabric_gbps", "fabric_latency_us", "pxn", "gpu_numa", "nic_devices", "gpu_pci_bus_ids",
-            "nic_pci_bus_ids", "cabling", "scaleup_domain_servers", "planes", "plane_port_gbps" });
+            "nic_pci_bus_ids", "nic_numa", "gpu_pci_paths", "nic_pci_paths", "cabling",
+            "scaleup_domain_servers", "planes", "plane_port_gbps" });
     f.rejectUnknown();
 
     FabricSpec spec;
@@ -279,6 +280,55 @@ FabricSpec readFabric(const json &value)
         "gpu_pci_bus_ids", gpus, "GPUs", +busId, "a PCI bus ID (domain:bus:device.function)");
     spec.nicPciBusIds = names(
         "nic_pci_bus_ids", nicCount, "NICs", +busId, "a PCI bus ID (domain:bus:device.function)");
+    if (const json *numa = f.array("nic_numa", nicCount)) {
+        if (numa->size() != nicCount)
+            throw ScenarioError(f.fieldPath("nic_numa"),
+                "has " + std::to_string(numa->size()) + " entries but the server has "
+                    + std::to_string(nicCount) + " NICs");
+        for (std::size_t i = 0; i < numa->size(); ++i)
+            spec.nicNuma.push_back(static_cast<int>(
+                jsonInteger((*numa)[i], jsonElementPath(f.fieldPath("nic_numa"), i), 0, 63)));
+    }
+    // The PCIe tree: per device the bridges above it, each a bus ID (a few levels at most;
+    // NCCL_TOPO_DUMP_FILE of a DGX H100 has one or two).
+    const auto paths = [&f, &busId](const char *key, std::size_t count, const char *per) {
+        std::vector<std::vector<std::string>> out;
+        const json *list = f.array(key, count);
+        if (!list)
+            return out;
+        if (list->size() != count)
+            throw ScenarioError(f.fieldPath(key),
+                "has " + std::to_string(list->size()) + " entries but the server has "
+                    + std::to_string(count) + " " + per);
+        constexpr std::size_t kMaxPciDepth = 16;
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            const std::string path = jsonElementPath(f.fieldPath(key), i);
+            const json &chain = (*list)[i];
+            if (!chain.is_array())
+                throw ScenarioError(
+                    path, "expected a list of PCIe bridge bus IDs, got " + jsonTypeName(chain));
+            if (chain.size() > kMaxPciDepth)
+                throw ScenarioError(path,
+                    std::to_string(chain.size()) + " PCIe levels exceed the limit of "
+                        + std::to_string(kMaxPciDepth));
+            std::vector<std::string> bridges;
+            for (std::size_t j = 0; j < chain.size(); ++j) {
+                const std::string where = jsonElementPath(path, j);
+                const json &v = chain[j];
+                if (!v.is_string())
+                    throw ScenarioError(where, "expected a string, got " + jsonTypeName(v));
+                if (!busId(v.get_ref<const std::string &>()))
+                    throw ScenarioError(where,
+                        jsonQuote(v).substr(0, 80)
+                            + " is not a PCI bus ID (domain:bus:device.function)");
+                bridges.push_back(v.get<std::string>());
+            }
+            out.push_back(std::move(bridges));
+        }
+        return out;
+    };
+    spec.gpuPciPaths = paths("gpu_pci_paths", gpus, "GPUs");
+    spec.nicPciPaths = paths("nic_pci_paths", nicCount, "NICs");
 
     spec.serversPerSu = f.integer("servers_per_su", spec.serversPerSu, 1, limits::kMaxServers);
     // Servers per scale-up (NVLink) domain; Fabric::build() checks that it divides the servers.

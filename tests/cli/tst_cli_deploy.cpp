@@ -112,7 +112,8 @@ QString installStubs(const QString &dir)
             true);
     writeTestFile(bin + QStringLiteral("/train"),
         "#!/bin/sh\necho \"TRAIN $RANK $LOCAL_RANK $CUDA_VISIBLE_DEVICES $NCCL_IB_HCA "
-        "$NCCL_PXN_DISABLE\"\nfor a in \"$@\"; do echo \"ARG $a\"; done\n",
+        "$NCCL_PXN_DISABLE\"\necho \"TOPO ${NCCL_TOPO_FILE:-unset}\"\n"
+        "for a in \"$@\"; do echo \"ARG $a\"; done\n",
         true);
     return bin;
 }
@@ -166,9 +167,11 @@ void TestCliDeploy::ncclPlanStopsAtAFailedRun_data()
     QTest::addColumn<QString>("says");
     QTest::newRow("all pass") << QString() << 0 << QString();
     QTest::newRow("mpirun fails") << QStringLiteral("FAKE_FAIL") << 1
-                                  << QStringLiteral("run pp-boundary-0-1 failed: mpirun exited with status 1");
-    QTest::newRow("wrong values") << QStringLiteral("FAKE_WRONG") << 1
-                                  << QStringLiteral("run pp-boundary-0-1 failed: nccl-tests reports 6 wrong values");
+                                  << QStringLiteral(
+                                         "run pp-boundary-0-1 failed: mpirun exited with status 1");
+    QTest::newRow("wrong values")
+        << QStringLiteral("FAKE_WRONG") << 1
+        << QStringLiteral("run pp-boundary-0-1 failed: nccl-tests reports 6 wrong values");
 }
 
 void TestCliDeploy::ncclPlanStopsAtAFailedRun()
@@ -213,7 +216,7 @@ void TestCliDeploy::hostileStringsRunNothing_data()
 {
     QTest::addColumn<QString>("format");
     for (const char *f : { "mapping-json", "csv", "rankfile", "slurm", "torchrun", "hostfile",
-             "megatron", "chrome-trace", "nccl-plan", "pytorchjob" })
+             "megatron", "chrome-trace", "nccl-plan", "pytorchjob", "nccl-topo", "simai-topo" })
         QTest::newRow(f) << QString::fromLatin1(f);
 }
 
@@ -233,15 +236,27 @@ void TestCliDeploy::hostileStringsRunNothing()
         s.name = (hostile + QStringLiteral("\ntouch pwned5")).toStdString();
         s.description = (QStringLiteral("desc\ntouch pwned6 ") + hostile).toStdString();
         s.fabric.name = (hostile + QStringLiteral("\r\ntouch pwned7")).toStdString();
+        // Bus ids, so the launchers set NCCL_TOPO_FILE (and nccl-topo can be written).
+        for (int g = 0; g < s.fabric.gpusPerServer; ++g) {
+            s.fabric.gpuPciBusIds.push_back("0000:1" + std::to_string(g) + ":00.0");
+            s.fabric.nicPciBusIds.push_back("0000:2" + std::to_string(g) + ":00.0");
+        }
     });
     const QString record = dir.filePath(QStringLiteral("rec ord $(touch pwned8).json"));
     QStringList args { QStringLiteral("export"), scenario, QStringLiteral("--format"), format,
         QStringLiteral("-o"), dir.filePath(QStringLiteral("out")) };
     const bool pod = format == QLatin1String("pytorchjob");
-    const bool launcher = format == QLatin1String("slurm") || format == QLatin1String("torchrun") || pod;
+    const bool launcher
+        = format == QLatin1String("slurm") || format == QLatin1String("torchrun") || pod;
     if (launcher)
-        args << QStringLiteral("--program") << bin + QStringLiteral("/train ") + QLatin1String(kHostile)
+        args << QStringLiteral("--program")
+             << bin + QStringLiteral("/train ") + QLatin1String(kHostile)
              << QStringLiteral("--record") << record;
+    // The NCCL_TOPO_FILE path too, present so the script takes it.
+    const QString topo = dir.filePath(QStringLiteral("topo $(touch pwned10) `touch pwned11`.xml"));
+    writeTestFile(topo, QByteArray("<system version=\"1\"/>\n"));
+    if (launcher || format == QLatin1String("rankfile"))
+        args << QStringLiteral("--nccl-topo") << topo;
     const Run exp = runCli(args);
     QVERIFY2(exp.exitCode == 0, exp.err.constData());
     QVERIFY(runCli({ QStringLiteral("export"), scenario, QStringLiteral("--format"),
@@ -253,9 +268,10 @@ void TestCliDeploy::hostileStringsRunNothing()
         // The pod's command is the torchrun script: run it as the container would.
         const nlohmann::json m = nlohmann::json::parse(readTestFile(out).toStdString());
         out = dir.filePath(QStringLiteral("pod.sh"));
-        writeTestFile(out, QByteArray::fromStdString(
-            m["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["command"][2]
-                .get<std::string>()));
+        writeTestFile(out,
+            QByteArray::fromStdString(m["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
+                                       ["containers"][0]["command"][2]
+                                           .get<std::string>()));
     }
     const QByteArray text = readTestFile(out);
     QVERIFY(!text.isEmpty());
@@ -269,14 +285,17 @@ void TestCliDeploy::hostileStringsRunNothing()
     env.insert(QStringLiteral("SLURM_HOSTFILE"), dir.filePath(QStringLiteral("hosts")));
     env.insert(QStringLiteral("RAILYARD_HOST"), QStringLiteral("node001"));
     if (launcher || format == QLatin1String("nccl-plan") || format == QLatin1String("megatron")) {
-        const Run syntax = runProgram(QStringLiteral("bash"), { QStringLiteral("-n"), out }, env, dir.path());
+        const Run syntax
+            = runProgram(QStringLiteral("bash"), { QStringLiteral("-n"), out }, env, dir.path());
         QVERIFY2(syntax.exitCode == 0, syntax.err.constData());
         const Run run = format == QLatin1String("megatron")
             ? runProgram(QStringLiteral("bash"),
-                { QStringLiteral("-c"), QStringLiteral("source \"$1\"; printf '%s\\n' \"${MEGATRON_MODEL_ARGS[@]}\""),
+                { QStringLiteral("-c"),
+                    QStringLiteral("source \"$1\"; printf '%s\\n' \"${MEGATRON_MODEL_ARGS[@]}\""),
                     QStringLiteral("x"), out },
                 env, dir.path())
-            : runProgram(format == QLatin1String("slurm") ? QStringLiteral("bash") : QStringLiteral("sh"),
+            : runProgram(
+                format == QLatin1String("slurm") ? QStringLiteral("bash") : QStringLiteral("sh"),
                 { out, QStringLiteral("--extra $(touch pwned9)") }, env, dir.path());
         QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
         if (launcher) {
@@ -287,6 +306,9 @@ void TestCliDeploy::hostileStringsRunNothing()
             QVERIFY(o.contains(QLatin1String("\nARG a'b\"c\n")));
             QVERIFY(o.contains(QLatin1String("\nARG --extra $(touch pwned9)\n")));
             QVERIFY(o.startsWith(QLatin1String("TRAIN ")));
+            // NCCL_TOPO_FILE reached the program as the literal path.
+            QVERIFY2(o.contains(QLatin1String("\nTOPO ") + topo + QLatin1Char('\n')),
+                run.out.constData());
         }
     }
     QVERIFY2(pwned(dir.path()).isEmpty(), qPrintable(pwned(dir.path()).join(QLatin1Char(' '))));
@@ -299,7 +321,8 @@ void TestCliDeploy::hostileStringsRefused_data()
     QTest::addColumn<QString>("says");
     for (const char *f : { "rankfile", "slurm", "torchrun", "hostfile", "nccl-plan" }) {
         QTest::newRow(qPrintable(QStringLiteral("hosts %1").arg(QLatin1String(f))))
-            << QStringLiteral("hosts") << QString::fromLatin1(f) << QStringLiteral("--hosts line 1:");
+            << QStringLiteral("hosts") << QString::fromLatin1(f)
+            << QStringLiteral("--hosts line 1:");
         QTest::newRow(qPrintable(QStringLiteral("server_names %1").arg(QLatin1String(f))))
             << QStringLiteral("servers") << QString::fromLatin1(f)
             << QStringLiteral("fabric.server_names[0]:");
@@ -353,11 +376,11 @@ void TestCliDeploy::preflightCatchesAMisplacedRank_data()
         QTest::newRow(qPrintable(QStringLiteral("%1 as recorded").arg(QLatin1String(l))))
             << QString::fromLatin1(l) << QStringLiteral("same") << QString();
         QTest::newRow(qPrintable(QStringLiteral("%1 other mapping").arg(QLatin1String(l))))
-            << QString::fromLatin1(l) << QStringLiteral("other")
-            << QStringLiteral(" uses GPU ");
+            << QString::fromLatin1(l) << QStringLiteral("other") << QStringLiteral(" uses GPU ");
         QTest::newRow(qPrintable(QStringLiteral("%1 stale record").arg(QLatin1String(l))))
             << QString::fromLatin1(l) << QStringLiteral("stale")
-            << QStringLiteral("the run record is mapping version 1 but the launcher was written for version 2");
+            << QStringLiteral("the run record is mapping version 1 but the launcher was written "
+                              "for version 2");
     }
 }
 
@@ -372,7 +395,8 @@ void TestCliDeploy::preflightCatchesAMisplacedRank()
     // The rankfile case runs one host's four ranks under a real local mpirun.
     const bool rankfile = launcher == QLatin1String("rankfile");
     if (rankfile)
-        writeScenario(scenario, 1, 4, 2, 2, 1, [](railyard::Scenario &s) { s.fabric.serverNames = { "localhost" }; });
+        writeScenario(scenario, 1, 4, 2, 2, 1,
+            [](railyard::Scenario &s) { s.fabric.serverNames = { "localhost" }; });
     else
         writeScenario(scenario, 2, 4, 2, 2, 2);
     // The launcher is written for the mapping with ranks 4 and 6 (0 and 3) swapped: version 2.
@@ -407,7 +431,8 @@ void TestCliDeploy::preflightCatchesAMisplacedRank()
     } else if (launcher == QLatin1String("pytorchjob")) {
         // The Worker pod on node001: its command, with the node name the downward API gives.
         const nlohmann::json m = nlohmann::json::parse(readTestFile(script).toStdString());
-        const nlohmann::json &c = m["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0];
+        const nlohmann::json &c
+            = m["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0];
         QStringList command;
         for (const auto &w : c["command"])
             command << QString::fromStdString(w.get<std::string>());
@@ -428,12 +453,14 @@ void TestCliDeploy::preflightCatchesAMisplacedRank()
         QVERIFY(text.contains(QLatin1String("rank 0=localhost slot=3\n")));
         env.insert(QStringLiteral("OMPI_ALLOW_RUN_AS_ROOT"), QStringLiteral("1"));
         env.insert(QStringLiteral("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"), QStringLiteral("1"));
-        env.insert(QStringLiteral("PATH"), env.value(QStringLiteral("PATH")).section(QLatin1Char(':'), 1));
+        env.insert(
+            QStringLiteral("PATH"), env.value(QStringLiteral("PATH")).section(QLatin1Char(':'), 1));
         // The rankfile's core binding needs four cores; the ranks and their environment are
         // what a local mpirun gives them (OMPI_COMM_WORLD_RANK, _LOCAL_RANK, _SIZE).
         run = runProgram(mpirun,
             { QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"),
-                QStringLiteral("-np"), QStringLiteral("4"), QStringLiteral("sh"), QStringLiteral("-c"),
+                QStringLiteral("-np"), QStringLiteral("4"), QStringLiteral("sh"),
+                QStringLiteral("-c"),
                 QStringLiteral("RAILYARD_HOST=localhost CUDA_VISIBLE_DEVICES=3,1,2,0 "
                                "\"$RAILYARD_CLI\" preflight railyard.mapping.json "
                                "--mapping-version 2 && echo TRAIN $OMPI_COMM_WORLD_RANK") },
@@ -451,8 +478,9 @@ void TestCliDeploy::preflightCatchesAMisplacedRank()
     QVERIFY2(run.exitCode != 0, run.out.constData());
     QVERIFY2(QString::fromUtf8(run.err).contains(says), run.err.constData());
     if (record == QLatin1String("other"))
-        QVERIFY(run.err.contains(rankfile ? "preflight: rank 0 on localhost uses GPU 3 but the run record gives it GPU 0"
-                                          : "preflight: rank 4 on node001 uses GPU 2 but the run record gives it GPU 0"));
+        QVERIFY(run.err.contains(rankfile
+                ? "preflight: rank 0 on localhost uses GPU 3 but the run record gives it GPU 0"
+                : "preflight: rank 4 on node001 uses GPU 2 but the run record gives it GPU 0"));
     // The misplaced ranks never reached the program.
     QVERIFY(!run.out.contains("TRAIN 4 ") || launcher == QLatin1String("rankfile"));
 }
@@ -462,8 +490,8 @@ void TestCliDeploy::importMappingAcceptsASlotEdit()
     QTemporaryDir dir;
     const QString scenario = dir.filePath(QStringLiteral("s.json"));
     writeScenario(scenario, 2, 4, 2, 2, 2);
-    const Run csv = runCli({ QStringLiteral("export"), scenario, QStringLiteral("--format"),
-        QStringLiteral("csv") });
+    const Run csv = runCli(
+        { QStringLiteral("export"), scenario, QStringLiteral("--format"), QStringLiteral("csv") });
     QCOMPARE(csv.exitCode, 0);
     // Swap ranks 0 and 1 in the slot column only (column 9), saved with a byte order mark.
     QList<QByteArray> rows = csv.out.split('\n');
@@ -473,8 +501,8 @@ void TestCliDeploy::importMappingAcceptsASlotEdit()
         rows[row] = f.join(',');
     }
     writeTestFile(dir.filePath(QStringLiteral("edited.csv")), "\xEF\xBB\xBF" + rows.join('\n'));
-    const Run imp = runCli({ QStringLiteral("import-mapping"), scenario, QStringLiteral("--mapping"),
-        dir.filePath(QStringLiteral("edited.csv")) });
+    const Run imp = runCli({ QStringLiteral("import-mapping"), scenario,
+        QStringLiteral("--mapping"), dir.filePath(QStringLiteral("edited.csv")) });
     QVERIFY2(imp.exitCode == 0, imp.err.constData());
     const nlohmann::json s = nlohmann::json::parse(imp.out.toStdString());
     QCOMPARE(s.at("mapping").at("version").get<int>(), 2);

@@ -1,6 +1,8 @@
 // railyard-cli import-topology, run as a user would: the sample server XML on the seed job, a
 // server whose NICs are numbered against its GPUs, several servers compared, and bad input
-// (exit 1, nothing written; a missing option exits 2).
+// (exit 1, nothing written; a missing option exits 2). Then export --format nccl-topo of the
+// imported scenario, read back by import-topology (the same server model), and refused with
+// exit 1 and nothing written on a scenario without PCI bus ids.
 #include "clirun.h"
 
 #include <QFile>
@@ -40,32 +42,95 @@ private Q_SLOTS:
     void cablingInventoryBuildsTheFabric();
     void badCablingWritesNothing_data();
     void badCablingWritesNothing();
+    void ncclTopoExportRoundTrips();
+    void ncclTopoWithoutBusIdsWritesNothing();
 };
+
+void TestCliTopology::ncclTopoExportRoundTrips()
+{
+    QTemporaryDir dir;
+    const QString imported = dir.filePath(QStringLiteral("imported.json"));
+    QCOMPARE(runRailyardCli({ QStringLiteral("import-topology"), sample("seed-128.json"),
+                                QStringLiteral("--topology"), sample("dgx-h100-topology.xml"),
+                                QStringLiteral("-o"), imported })
+                 .exitCode,
+        0);
+    const QString xml = dir.filePath(QStringLiteral("railyard.nccl-topo.xml"));
+    const CliRun w = runRailyardCli({ QStringLiteral("export"), imported,
+        QStringLiteral("--format"), QStringLiteral("nccl-topo"), QStringLiteral("-o"), xml });
+    QVERIFY2(w.exitCode == 0, w.err.constData());
+    const QByteArray text = readTestFile(xml);
+    QVERIFY(text.contains("<system version=\"1\">"));
+    QVERIFY(text.contains("<net name=\"mlx5_7\" dev=\"7\" speed=\"400000\"/>"));
+    // Read back: the same server model as from NCCL's own dump, PCIe switches included.
+    const QString again = dir.filePath(QStringLiteral("again.json"));
+    const CliRun r = runRailyardCli({ QStringLiteral("import-topology"), imported,
+        QStringLiteral("--topology"), xml, QStringLiteral("-o"), again });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.err.contains("GPU 7 0000:db:00.0   -> mlx5_7   rail 7  PIX  numa 1"));
+    const nlohmann::json a = nlohmann::json::parse(readTestFile(imported).toStdString());
+    const nlohmann::json b = nlohmann::json::parse(readTestFile(again).toStdString());
+    for (const char *key : { "gpu_to_nic", "nic_devices", "gpu_pci_bus_ids", "nic_pci_bus_ids",
+             "gpu_numa", "nic_numa", "gpu_pci_paths", "nic_pci_paths", "nics_per_server" })
+        QVERIFY2(a["fabric"][key] == b["fabric"][key], key);
+    QCOMPARE(b["fabric"]["gpu_pci_paths"][0], nlohmann::json({ "0000:15:00.0" }));
+    // The launchers of the imported scenario use the file when it is there.
+    const CliRun t = runRailyardCli({ QStringLiteral("export"), imported,
+        QStringLiteral("--format"), QStringLiteral("torchrun"), QStringLiteral("--nccl-topo"),
+        QStringLiteral("topo/server.xml") });
+    QVERIFY2(t.exitCode == 0, t.err.constData());
+    QVERIFY(t.out.contains("[ -f 'topo/server.xml' ]; then NCCL_TOPO_FILE='topo/server.xml'; fi"));
+    // nccl-topo names no hosts; --nccl-topo is for the launchers.
+    const QString hosts = dir.filePath(QStringLiteral("hosts.txt"));
+    writeTestFile(hosts, QByteArray("h\n").repeated(16));
+    QCOMPARE(runRailyardCli({ QStringLiteral("export"), imported, QStringLiteral("--format"),
+                                QStringLiteral("nccl-topo"), QStringLiteral("--hosts"), hosts })
+                 .exitCode,
+        2);
+    QCOMPARE(runRailyardCli({ QStringLiteral("export"), imported, QStringLiteral("--format"),
+                                QStringLiteral("csv"), QStringLiteral("--nccl-topo"), xml })
+                 .exitCode,
+        2);
+}
+
+void TestCliTopology::ncclTopoWithoutBusIdsWritesNothing()
+{
+    QTemporaryDir dir;
+    const QString xml = dir.filePath(QStringLiteral("seed.nccl-topo.xml"));
+    const CliRun r = runRailyardCli({ QStringLiteral("export"), sample("seed-128.json"),
+        QStringLiteral("--format"), QStringLiteral("nccl-topo"), QStringLiteral("-o"), xml });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(
+        r.err.contains("fabric.gpu_pci_bus_ids and fabric.nic_pci_bus_ids"), r.err.constData());
+    QVERIFY(r.err.contains("railyard-cli import-topology"));
+    QVERIFY(!QFile::exists(xml));
+    QVERIFY(r.out.isEmpty());
+}
 
 void TestCliTopology::sampleSetsTheServerModel()
 {
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("seed-topo.json"));
-    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
-                                     QStringLiteral("--topology"), sample("dgx-h100-topology.xml"),
-                                     QStringLiteral("-o"), out});
+    const CliRun r = runRailyardCli({ QStringLiteral("import-topology"), sample("seed-128.json"),
+        QStringLiteral("--topology"), sample("dgx-h100-topology.xml"), QStringLiteral("-o"), out });
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.err.contains("8 GPUs, 8 rail NICs, NVLink 450 GB/s per GPU and direction"));
     QVERIFY(r.err.contains("GPU 7 0000:db:00.0   -> mlx5_7   rail 7  PIX  numa 1"));
     QVERIFY(!r.err.contains("warning:"));
     const nlohmann::json s = nlohmann::json::parse(readTestFile(out).toStdString());
-    QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({0, 1, 2, 3, 4, 5, 6, 7}));
+    QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({ 0, 1, 2, 3, 4, 5, 6, 7 }));
     QCOMPARE(s["fabric"]["nics_per_server"].get<int>(), 8);
     QCOMPARE(s["fabric"]["scaleup_gbps"].get<double>(), 3600.0);
     QCOMPARE(s["fabric"]["nic_devices"][7].get<std::string>(), std::string("mlx5_7"));
     QCOMPARE(s["fabric"]["gpu_pci_bus_ids"][0].get<std::string>(), std::string("0000:18:00.0"));
     // What the launchers take from it: the rank's rail NIC by its RDMA name.
-    const CliRun x = runRailyardCli({QStringLiteral("export"), out, QStringLiteral("--format"),
-                                     QStringLiteral("mapping-json")});
+    const CliRun x = runRailyardCli({ QStringLiteral("export"), out, QStringLiteral("--format"),
+        QStringLiteral("mapping-json") });
     QVERIFY2(x.exitCode == 0, x.err.constData());
-    QVERIFY(x.out.contains("\"gpu_pci_bus_id\": \"0000:18:00.0\"") || x.out.contains("\"gpu_pci_bus_id\":\"0000:18:00.0\""));
+    QVERIFY(x.out.contains("\"gpu_pci_bus_id\": \"0000:18:00.0\"")
+        || x.out.contains("\"gpu_pci_bus_id\":\"0000:18:00.0\""));
     // The result is a scenario the engine takes.
-    const CliRun e = runRailyardCli({QStringLiteral("evaluate"), out, QStringLiteral("--json")});
+    const CliRun e = runRailyardCli({ QStringLiteral("evaluate"), out, QStringLiteral("--json") });
     QVERIFY2(e.exitCode == 0, e.err.constData());
 }
 
@@ -75,15 +140,18 @@ void TestCliTopology::swappedNicsChangeTheAffinityAndWarn()
     const QString xml = dir.filePath(QStringLiteral("node001.xml"));
     writeTestFile(xml, swappedSample());
     const QString out = dir.filePath(QStringLiteral("out.json"));
-    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
-                                     QStringLiteral("--topology"), xml, QStringLiteral("--topology"),
-                                     sample("dgx-h100-topology.xml"), QStringLiteral("-o"), out});
+    const CliRun r = runRailyardCli({ QStringLiteral("import-topology"), sample("seed-128.json"),
+        QStringLiteral("--topology"), xml, QStringLiteral("--topology"),
+        sample("dgx-h100-topology.xml"), QStringLiteral("-o"), out });
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const nlohmann::json s = nlohmann::json::parse(readTestFile(out).toStdString());
-    QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({1, 2, 0, 3, 4, 5, 6, 7}));
+    QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({ 1, 2, 0, 3, 4, 5, 6, 7 }));
     // The pairing warnings of the first file and the comparison with the second.
-    QVERIFY2(r.err.contains("warning: GPU 0 (0000:18:00.0) sits closest to NIC mlx5_1 (rail 1), not rail 0"), r.err.constData());
-    QVERIFY2(r.err.contains("the same GPU index lands on different rails across servers"), r.err.constData());
+    QVERIFY2(r.err.contains(
+                 "warning: GPU 0 (0000:18:00.0) sits closest to NIC mlx5_1 (rail 1), not rail 0"),
+        r.err.constData());
+    QVERIFY2(r.err.contains("the same GPU index lands on different rails across servers"),
+        r.err.constData());
     QCOMPARE(r.err.count("warning: "), 6); // 3 unpaired GPUs, 3 GPUs on other rails than node000
 }
 
@@ -97,7 +165,8 @@ void TestCliTopology::badInputWritesNothing_data()
     QTest::newRow("no gpu") << QByteArray("<system><cpu numaid=\"0\"/></system>")
                             << QStringLiteral("bad.xml: no <gpu> element under <system>") << 1;
     QTest::newRow("too few gpus for the servers")
-        << readTestFile(sample("dgx-h100-topology.xml")).replace("<gpu dev=\"7\"", "<gpux dev=\"7\"")
+        << readTestFile(sample("dgx-h100-topology.xml"))
+               .replace("<gpu dev=\"7\"", "<gpux dev=\"7\"")
         << QStringLiteral("fabric.gpus_per_server: ") << 1;
 }
 
@@ -110,14 +179,14 @@ void TestCliTopology::badInputWritesNothing()
     const QString path = dir.filePath(QStringLiteral("bad.xml"));
     writeTestFile(path, xml);
     const QString out = dir.filePath(QStringLiteral("out.json"));
-    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
-                                     QStringLiteral("--topology"), path, QStringLiteral("-o"), out});
+    const CliRun r = runRailyardCli({ QStringLiteral("import-topology"), sample("seed-128.json"),
+        QStringLiteral("--topology"), path, QStringLiteral("-o"), out });
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
     QVERIFY(!QFile::exists(out));
     QVERIFY(r.out.isEmpty());
     // Without --topology: a usage error.
-    const CliRun u = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json")});
+    const CliRun u = runRailyardCli({ QStringLiteral("import-topology"), sample("seed-128.json") });
     QCOMPARE(u.exitCode, 2);
     QVERIFY(u.err.contains("--topology"));
 }
@@ -128,9 +197,9 @@ void TestCliTopology::cablingInventoryBuildsTheFabric()
     // miswirings on stderr and in evaluate's warnings; the job (256 ranks) keeps its preset.
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("cabled.json"));
-    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("dgx-h100-1su.json"),
-        QStringLiteral("--topology"), sample("dgx-h100-topology.xml"), QStringLiteral("--cabling"),
-        sample("cabling-2su.csv"), QStringLiteral("-o"), out});
+    const CliRun r = runRailyardCli({ QStringLiteral("import-topology"),
+        sample("dgx-h100-1su.json"), QStringLiteral("--topology"), sample("dgx-h100-topology.xml"),
+        QStringLiteral("--cabling"), sample("cabling-2su.csv"), QStringLiteral("-o"), out });
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.err.contains("1023 cables, 64 servers, 16 leaves, 8 spines, 0 super-spines"));
     QVERIFY(r.err.contains("dgx-su1-n07 NIC 2 is on leaf-su1-r3"));
@@ -140,7 +209,7 @@ void TestCliTopology::cablingInventoryBuildsTheFabric()
     QCOMPARE(scenario["fabric"]["servers"].get<int>(), 64);
     QCOMPARE(scenario["fabric"]["cabling"].size(), std::size_t(1023));
     QCOMPARE(scenario["fabric"]["nic_devices"][0].get<std::string>(), std::string("mlx5_0"));
-    const CliRun e = runRailyardCli({QStringLiteral("evaluate"), out, QStringLiteral("--json")});
+    const CliRun e = runRailyardCli({ QStringLiteral("evaluate"), out, QStringLiteral("--json") });
     QVERIFY2(e.exitCode == 0, e.err.constData());
     const nlohmann::json report = nlohmann::json::parse(e.out.toStdString());
     int cabling = 0;
@@ -153,12 +222,14 @@ void TestCliTopology::badCablingWritesNothing_data()
 {
     QTest::addColumn<QByteArray>("csv");
     QTest::addColumn<QString>("message");
-    QTest::newRow("port twice") << QByteArray("node000,nic0,leaf,p1,400\nnode001,nic0,leaf,p1,400\n")
+    QTest::newRow("port twice") << QByteArray(
+        "node000,nic0,leaf,p1,400\nnode001,nic0,leaf,p1,400\n")
                                 << QStringLiteral("bad.csv:2: leaf port p1 is already cabled");
     QTest::newRow("columns") << QByteArray("node000,nic0,leaf\n")
                              << QStringLiteral("bad.csv:1: expected 5 or 6 columns");
-    QTest::newRow("job too large") << QByteArray("node000,nic0,leaf,p1,400\nnode001,nic0,leaf,p2,400\n")
-                                   << QStringLiteral("the job has 128 ranks but the imported fabric has 16 GPU slots");
+    QTest::newRow("job too large")
+        << QByteArray("node000,nic0,leaf,p1,400\nnode001,nic0,leaf,p2,400\n")
+        << QStringLiteral("the job has 128 ranks but the imported fabric has 16 GPU slots");
 }
 
 void TestCliTopology::badCablingWritesNothing()
@@ -169,8 +240,8 @@ void TestCliTopology::badCablingWritesNothing()
     const QString path = dir.filePath(QStringLiteral("bad.csv"));
     writeTestFile(path, csv);
     const QString out = dir.filePath(QStringLiteral("out.json"));
-    const CliRun r = runRailyardCli({QStringLiteral("import-topology"), sample("seed-128.json"),
-        QStringLiteral("--cabling"), path, QStringLiteral("-o"), out});
+    const CliRun r = runRailyardCli({ QStringLiteral("import-topology"), sample("seed-128.json"),
+        QStringLiteral("--cabling"), path, QStringLiteral("-o"), out });
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
     QVERIFY(!QFile::exists(out));

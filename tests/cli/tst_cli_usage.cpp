@@ -178,12 +178,13 @@ void TestCliUsage::optionsThatDoNotApplyAreRefused_data()
     QTest::newRow("--links without --json")
         << QStringList { "evaluate", seed, "--links" } << "evaluate: --links requires --json";
     // Each exporter option where model/export/ does not read it.
-    QTest::newRow("--cpus-per-host with csv")
-        << exportAs("csv", { "--cpus-per-host", "64" })
-        << "export: --cpus-per-host applies only to --format rankfile or slurm, not to csv";
+    QTest::newRow("--cpus-per-host with csv") << exportAs("csv", { "--cpus-per-host", "64" })
+                                              << "export: --cpus-per-host applies only to --format "
+                                                 "rankfile, slurm or nccl-topo, not to csv";
     QTest::newRow("--cpus-per-host with torchrun")
         << exportAs("torchrun", { "--cpus-per-host", "64" })
-        << "export: --cpus-per-host applies only to --format rankfile or slurm, not to torchrun";
+        << "export: --cpus-per-host applies only to --format rankfile, slurm or nccl-topo, not to "
+           "torchrun";
     QTest::newRow("--master-port with rankfile")
         << exportAs("rankfile", { "--master-port", "29600" })
         << "export: --master-port applies only to --format torchrun or slurm, not to rankfile";
@@ -194,7 +195,11 @@ void TestCliUsage::optionsThatDoNotApplyAreRefused_data()
     QTest::newRow("--hca-prefix with hostfile")
         << exportAs("hostfile", { "--hca-prefix", "mlx5_" })
         << "export: --hca-prefix applies only to --format nccl-plan, slurm, torchrun, "
-           "pytorchjob, mapping-json or csv, not to hostfile";
+           "pytorchjob, mapping-json, csv or nccl-topo, not to hostfile";
+    QTest::newRow("--nccl-topo with csv")
+        << exportAs("csv", { "--nccl-topo", "topo.xml" })
+        << "export: --nccl-topo applies only to --format rankfile, slurm, torchrun or "
+           "pytorchjob, not to csv";
     QTest::newRow("--record with rankfile")
         << exportAs("rankfile", { "--record", "r.json" })
         << "export: --record applies only to --format torchrun, slurm or pytorchjob, not to "
@@ -209,6 +214,9 @@ void TestCliUsage::optionsThatDoNotApplyAreRefused_data()
     QTest::newRow("--hosts with chrome-trace")
         << exportAs("chrome-trace", { "--hosts", seed })
         << "export: --hosts does not apply to --format chrome-trace, which names no hosts";
+    QTest::newRow("--hosts with nccl-topo")
+        << exportAs("nccl-topo", { "--hosts", seed })
+        << "export: --hosts does not apply to --format nccl-topo, which names no hosts";
     QTest::newRow("--chunks without interleaving") << QStringList { "pipeline", "--stages", "4",
         "--microbatches", "8", "--tf", "1", "--tb", "2", "--schedule", "gpipe", "--chunks",
         "2" } << "pipeline: --chunks applies only to --schedule interleaved, not to gpipe";

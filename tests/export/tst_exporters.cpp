@@ -99,7 +99,7 @@ private Q_SLOTS:
 
 void TestExporters::formatNames()
 {
-    QCOMPARE(static_cast<int>(allExportFormats().size()), 12);
+    QCOMPARE(static_cast<int>(allExportFormats().size()), 13);
     for (ExportFormat f : allExportFormats()) {
         ExportFormat back;
         QVERIFY(parseExportFormat(exportFormatName(f), back));

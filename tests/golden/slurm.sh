@@ -163,6 +163,8 @@ export MASTER_ADDR
 export MASTER_PORT="${MASTER_PORT:-29500}"
 # NCCL as the engine modelled it (PXN off, algorithm auto).
 export NCCL_PXN_DISABLE=1
+# No NCCL_TOPO_FILE: the fabric has no PCI bus ids for it (railyard-cli import-topology
+# records them from a server's NCCL_TOPO_DUMP_FILE).
 srun --ntasks=128 --distribution=arbitrary bash -c '
   set -euo pipefail
   gpus=($RAILYARD_NODE_GPUS); node=($RAILYARD_NODE); lrank=($RAILYARD_LOCAL); hcas=($RAILYARD_HCAS)

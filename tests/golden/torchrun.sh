@@ -39,6 +39,8 @@ esac
 export CUDA_VISIBLE_DEVICES RY_HCAS
 # NCCL as the engine modelled it (PXN off, algorithm auto).
 export NCCL_PXN_DISABLE=1
+# No NCCL_TOPO_FILE: the fabric has no PCI bus ids for it (railyard-cli import-topology
+# records them from a server's NCCL_TOPO_DUMP_FILE).
 exec torchrun --nnodes=16 --node-rank="$NODE_RANK" --nproc-per-node=8 \
   --master-addr="$MASTER_ADDR" --master-port="$MASTER_PORT" --no-python \
   sh -c 'set -eu

@@ -1,19 +1,26 @@
 // File > Export: the ExportDialog's preview against the engine's exporters (before and after a
 // swap), the written file byte for byte, a bad hosts file refused with nothing written, the
-// wait for a background evaluation, and the one-page PDF report (written, or nothing at all).
+// wait for a background evaluation, the hosts field disabled (and its file unread) for formats
+// that name no hosts, the nccl-topo format's refusal without PCI bus ids shown inline (and its
+// file written once import-topology's ids are there), and the PDF report (written, or nothing).
 #include "cost/costengine.h"
-#include "exportdialog.h"
+#include "document/scenariodocument.h"
 #include "export/exporters.h"
+#include "export/nccltopofile.h"
+#include "exportdialog.h"
+#include "io/nccltopology.h"
 #include "mainactions.h"
 #include "mainwindow.h"
 #include "pdfreport.h"
-#include "document/scenariodocument.h"
 #include "scenario/scenariofile.h"
 #include "userdialogs.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -38,7 +45,8 @@ public:
     {
         errors << title + QLatin1Char('|') + message;
     }
-    QString saveFileName(QWidget *, const QString &, const QString &suggested, const QString &) override
+    QString saveFileName(
+        QWidget *, const QString &, const QString &suggested, const QString &) override
     {
         ++saveNameQuestions;
         lastSuggested = suggested;
@@ -98,7 +106,8 @@ private Q_SLOTS:
         QCOMPARE(dialog.format(), ExportFormat::Rankfile);
         const QStringList expected = lines(exportText(m_doc->engine(), ExportFormat::Rankfile, {}));
         const QStringList shown = dialog.previewText().split(QLatin1Char('\n'));
-        QCOMPARE(shown.size(), std::min<qsizetype>(ExportDialog::kPreviewLines, expected.size() - 1));
+        QCOMPARE(
+            shown.size(), std::min<qsizetype>(ExportDialog::kPreviewLines, expected.size() - 1));
         QCOMPARE(shown, expected.mid(0, shown.size()));
         QVERIFY(shown.contains(QStringLiteral("rank 0=node000 slot=0")));
         QVERIFY(dialog.errorText().isEmpty());
@@ -119,7 +128,8 @@ private Q_SLOTS:
         m_doc->swapRanks(0, 9);
         QTRY_VERIFY(dialog.previewText() != before.join(QLatin1Char('\n')));
         const QStringList after = dialog.previewText().split(QLatin1Char('\n'));
-        QCOMPARE(after, lines(exportText(m_doc->engine(), ExportFormat::Rankfile, {})).mid(0, after.size()));
+        QCOMPARE(after,
+            lines(exportText(m_doc->engine(), ExportFormat::Rankfile, {})).mid(0, after.size()));
         QCOMPARE(after.size(), before.size());
         QStringList changed;
         for (qsizetype i = 0; i < after.size(); ++i)
@@ -135,11 +145,14 @@ private Q_SLOTS:
         QVERIFY2(rankLines[0].startsWith(QLatin1String("rank 0=")), qPrintable(rankLines[0]));
         QVERIFY2(rankLines[1].startsWith(QLatin1String("rank 9=")), qPrintable(rankLines[1]));
         QCOMPARE(hostComments.size(), 2);
-        QVERIFY2(hostComments[0].startsWith(QLatin1Char('#')) && hostComments[0].contains(QLatin1String("node000")),
-                 qPrintable(hostComments[0]));
-        QVERIFY2(hostComments[1].startsWith(QLatin1Char('#')) && hostComments[1].contains(QLatin1String("node001")),
-                 qPrintable(hostComments[1]));
-        const QString old9 = before[before.indexOf(QRegularExpression(QStringLiteral("rank 9=.*")))];
+        QVERIFY2(hostComments[0].startsWith(QLatin1Char('#'))
+                && hostComments[0].contains(QLatin1String("node000")),
+            qPrintable(hostComments[0]));
+        QVERIFY2(hostComments[1].startsWith(QLatin1Char('#'))
+                && hostComments[1].contains(QLatin1String("node001")),
+            qPrintable(hostComments[1]));
+        const QString old9
+            = before[before.indexOf(QRegularExpression(QStringLiteral("rank 9=.*")))];
         QCOMPARE(rankLines[0].section(QLatin1Char('='), 1), old9.section(QLatin1Char('='), 1));
     }
 
@@ -154,11 +167,14 @@ private Q_SLOTS:
         m_dialogs->saveName = dir.filePath(QStringLiteral("job.rankfile"));
         dialog.findChild<QPushButton *>(QStringLiteral("exportButton"))->click();
         QCOMPARE(m_dialogs->saveNameQuestions, 1);
-        QVERIFY(m_dialogs->lastSuggested.endsWith(QString::fromUtf8(exportFormatSuffix(ExportFormat::Rankfile).data())));
+        QVERIFY(m_dialogs->lastSuggested.endsWith(
+            QString::fromUtf8(exportFormatSuffix(ExportFormat::Rankfile).data())));
         QCOMPARE(readAll(m_dialogs->saveName),
-                 QByteArray::fromStdString(exportText(m_doc->engine(), ExportFormat::Rankfile, {})));
-        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("job.rankfile")});
-        QVERIFY(!status.isEmpty() && status.last().at(0).toString().startsWith(QLatin1String("Exported rankfile")));
+            QByteArray::fromStdString(exportText(m_doc->engine(), ExportFormat::Rankfile, {})));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
+            QStringList { QStringLiteral("job.rankfile") });
+        QVERIFY(!status.isEmpty()
+            && status.last().at(0).toString().startsWith(QLatin1String("Exported rankfile")));
     }
 
     void exportWithoutSuffixGetsTheFormats()
@@ -168,8 +184,10 @@ private Q_SLOTS:
         dialog.setFormat(ExportFormat::Hostfile);
         m_dialogs->saveName = dir.filePath(QStringLiteral("hosts"));
         QVERIFY(dialog.exportToFile());
-        const QString written = m_dialogs->saveName + QString::fromUtf8(exportFormatSuffix(ExportFormat::Hostfile).data());
-        QCOMPARE(readAll(written), QByteArray::fromStdString(exportText(m_doc->engine(), ExportFormat::Hostfile, {})));
+        const QString written = m_dialogs->saveName
+            + QString::fromUtf8(exportFormatSuffix(ExportFormat::Hostfile).data());
+        QCOMPARE(readAll(written),
+            QByteArray::fromStdString(exportText(m_doc->engine(), ExportFormat::Hostfile, {})));
     }
 
     void badHostsFileWritesNothing_data()
@@ -190,12 +208,97 @@ private Q_SLOTS:
         dialog.setFormat(ExportFormat::Rankfile);
         dialog.setHostsFile(hostsPath);
         QVERIFY(!dialog.errorText().isEmpty());
-        QVERIFY2(dialog.errorText().contains(QLatin1String("host")), qPrintable(dialog.errorText()));
+        QVERIFY2(
+            dialog.errorText().contains(QLatin1String("host")), qPrintable(dialog.errorText()));
         QVERIFY(dialog.previewText().isEmpty());
         m_dialogs->saveName = out.filePath(QStringLiteral("job.rankfile"));
         QVERIFY(!dialog.exportToFile());
         QCOMPARE(m_dialogs->saveNameQuestions, 0);
-        QVERIFY(QDir(out.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).isEmpty());
+        QVERIFY(QDir(out.path())
+                    .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden)
+                    .isEmpty());
+    }
+
+    void hostsFieldFollowsTheFormat()
+    {
+        QTemporaryDir in;
+        const QString hostsPath = in.filePath(QStringLiteral("hosts.txt"));
+        writeFile(hostsPath, "alpha\nbeta\n"); // too few hosts for the seed's 16 servers
+        ExportDialog dialog(m_doc.get(), m_dialogs.get(), in.path());
+        auto *hosts = dialog.findChild<QLineEdit *>(QStringLiteral("exportHostsFile"));
+        auto *browse = dialog.findChild<QPushButton *>(QStringLiteral("exportHostsBrowse"));
+        auto *formats = dialog.findChild<QComboBox *>(QStringLiteral("exportFormat"));
+        QVERIFY(hosts && browse && formats);
+        dialog.setHostsFile(hostsPath);
+        const QList<ExportFormat> hostless { ExportFormat::ChromeTrace, ExportFormat::AstraSim,
+            ExportFormat::SimAiTopo, ExportFormat::NcclTopo };
+        for (int i = 0; i < formats->count(); ++i) {
+            formats->setCurrentIndex(i); // as the user picks it
+            dialog.refreshPreview();
+            const ExportFormat f = dialog.format();
+            const QString name = QString::fromUtf8(exportFormatName(f).data());
+            const bool usesHosts = !hostless.contains(f);
+            QCOMPARE(hosts->isEnabled(), usesHosts);
+            QCOMPARE(browse->isEnabled(), usesHosts);
+            if (usesHosts) {
+                // The bad file is read and refused.
+                QVERIFY2(dialog.errorText().contains(QLatin1String("host")), qPrintable(name));
+            } else {
+                QVERIFY2(hosts->toolTip().contains(QLatin1String("names no hosts")),
+                    qPrintable(hosts->toolTip()));
+                QVERIFY(hosts->toolTip().contains(name));
+                // Not read: the export does not fail on it.
+                QVERIFY2(!dialog.errorText().contains(QLatin1String("--hosts")),
+                    qPrintable(dialog.errorText()));
+            }
+        }
+        QVERIFY(formats->findText(QStringLiteral("nccl-topo")) >= 0); // the new format is offered
+    }
+
+    void ncclTopoWithoutBusIdsIsRefusedInline()
+    {
+        QTemporaryDir out;
+        ExportDialog dialog(m_doc.get(), m_dialogs.get(), out.path());
+        auto *formats = dialog.findChild<QComboBox *>(QStringLiteral("exportFormat"));
+        formats->setCurrentIndex(formats->findText(QStringLiteral("nccl-topo")));
+        dialog.refreshPreview();
+        QCOMPARE(dialog.format(), ExportFormat::NcclTopo);
+        // The seed has no bus ids: the writer's message, naming the fields and the fix.
+        const QString error = dialog.errorText();
+        QVERIFY2(error.contains(QLatin1String("fabric.gpu_pci_bus_ids")), qPrintable(error));
+        QVERIFY(error.contains(QLatin1String("fabric.nic_pci_bus_ids")));
+        QVERIFY(error.contains(QLatin1String("railyard-cli import-topology")));
+        QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("exportError"))->isVisibleTo(&dialog));
+        QVERIFY(dialog.previewText().isEmpty());
+        m_dialogs->saveName = out.filePath(QStringLiteral("server.nccl-topo.xml"));
+        dialog.findChild<QPushButton *>(QStringLiteral("exportButton"))->click();
+        QCOMPARE(m_dialogs->saveNameQuestions, 0); // refused before the file chooser
+        QVERIFY(QDir(out.path())
+                    .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden)
+                    .isEmpty());
+    }
+
+    void ncclTopoWithBusIdsIsWritten()
+    {
+        // The seed after import-topology of the sample server: bus ids and PCIe switches.
+        Scenario s = m_doc->scenario();
+        QFile xml(QStringLiteral(RAILYARD_SOURCE_DIR "/samples/dgx-h100-topology.xml"));
+        QVERIFY(xml.open(QIODevice::ReadOnly));
+        applyTopology(s.fabric, parseNcclTopology(xml.readAll().toStdString(), "dgx.xml"));
+        m_doc->load(s, seedPath());
+        QTemporaryDir out;
+        ExportDialog dialog(m_doc.get(), m_dialogs.get(), out.path());
+        dialog.setFormat(ExportFormat::NcclTopo);
+        QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+        const std::string expected = ncclTopoFileText(s.fabric);
+        QCOMPARE(dialog.previewText().split(QLatin1Char('\n')),
+            lines(expected).mid(0, dialog.previewText().split(QLatin1Char('\n')).size()));
+        QVERIFY(dialog.previewText().contains(QLatin1String("<pci busid=\"0000:18:00.0\"")));
+        m_dialogs->saveName = out.filePath(QStringLiteral("server"));
+        QVERIFY(dialog.exportToFile());
+        QVERIFY(m_dialogs->lastSuggested.endsWith(QLatin1String(".nccl-topo.xml")));
+        QCOMPARE(readAll(out.filePath(QStringLiteral("server.nccl-topo.xml"))),
+            QByteArray::fromStdString(expected));
     }
 
     void goodHostsFileNamesTheHosts()
@@ -224,7 +327,8 @@ private Q_SLOTS:
         QVERIFY(dialog.exportToFile());
         QVERIFY(!m_doc->isEvaluating());
         const CostEngine scattered(m_doc->scenario());
-        QCOMPARE(readAll(m_dialogs->saveName), QByteArray::fromStdString(exportText(scattered, ExportFormat::Csv, {})));
+        QCOMPARE(readAll(m_dialogs->saveName),
+            QByteArray::fromStdString(exportText(scattered, ExportFormat::Csv, {})));
     }
 
     void menuOpensTheDialog()
@@ -253,9 +357,12 @@ private Q_SLOTS:
         QVERIFY(pdf.size() > 10000);
         QVERIFY(pdf.startsWith("%PDF"));
         // Several A4 pages (summary, fabric, timeline, charts): gui_tst_pdfreport reads them back.
-        QVERIFY(QString::fromLatin1(pdf).count(QRegularExpression(QStringLiteral("/Type\\s*/Page\\b"))) >= 2);
+        QVERIFY(
+            QString::fromLatin1(pdf).count(QRegularExpression(QStringLiteral("/Type\\s*/Page\\b")))
+            >= 2);
         QVERIFY(window.statusBar()->currentMessage().contains(QLatin1String("report.pdf")));
-        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("report.pdf")});
+        QCOMPARE(
+            QDir(dir.path()).entryList(QDir::Files), QStringList { QStringLiteral("report.pdf") });
         if (const QString keep = artifact(QStringLiteral("report.pdf")); !keep.isEmpty()) {
             QFile::remove(keep);
             QVERIFY(QFile::copy(dir.filePath(QStringLiteral("report.pdf")), keep));
@@ -269,10 +376,12 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("missing/report.pdf"));
         QString error;
         QVERIFY(!writePdfReport(path, window.document(), window.fabricView(), window.timelineView(),
-                                window.chartsPanel(), &error));
+            window.chartsPanel(), &error));
         QVERIFY(!error.isEmpty());
         QVERIFY(!QFile::exists(path));
-        QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).isEmpty());
+        QVERIFY(QDir(dir.path())
+                    .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden)
+                    .isEmpty());
     }
 
 private:

@@ -76,8 +76,9 @@ void TestNcclTestsLog::publishedLogs_data()
                                   << 8589934592ll << 20299.0 << 834.57 << 745.53 << false;
     QTest::newRow("gb200 2 racks") << "coreweave-gb200-nvl72-2rack-144gpu-all_reduce.txt" << 6
                                    << 144 << 17179869184ll << 42067.0 << 810.41 << 688.487 << false;
-    QTest::newRow("gb200 20 racks") << "coreweave-gb200-nvl72-20rack-1440gpu-all_reduce.txt"
-                                    << 6 << 1440 << 17179869184ll << 84625.0 << 405.74 << 297.808 << false;
+    QTest::newRow("gb200 20 racks")
+        << "coreweave-gb200-nvl72-20rack-1440gpu-all_reduce.txt" << 6 << 1440 << 17179869184ll
+        << 84625.0 << 405.74 << 297.808 << false;
 }
 
 void TestNcclTestsLog::publishedLogs()
@@ -117,13 +118,13 @@ void TestNcclTestsLog::publishedLogs()
 void TestNcclTestsLog::busFactorOfPublishedRows()
 {
     // nccl-tests doc/PERFORMANCE.md: all-reduce busbw = algbw x 2(n-1)/n. The published rows
-    // must satisfy it to print precision (both rounded to 0.005), which checks that the reader takes the
-    // right columns of both blocks and the right rank count. (CoreWeave's 2- and 20-rack
+    // must satisfy it to print precision (both rounded to 0.005), which checks that the reader
+    // takes the right columns of both blocks and the right rank count. (CoreWeave's 2- and 20-rack
     // excerpts are left out: their busbw / algbw is 1.9843 = 2(n-1)/n for n = 128, not for the
     // 144 / 1440 ranks their last "Rank" lines name, so the publisher's excerpt mixes runs.)
-    for (const char *name : { "gcp-a3mega-h100-2node-all_reduce.txt",
-             "nvidia-dgxc-dgx-h100-1node-all_reduce.txt",
-             "coreweave-gb200-nvl72-1rack-72gpu-all_reduce.txt" }) {
+    for (const char *name :
+        { "gcp-a3mega-h100-2node-all_reduce.txt", "nvidia-dgxc-dgx-h100-1node-all_reduce.txt",
+            "coreweave-gb200-nvl72-1rack-72gpu-all_reduce.txt" }) {
         const NcclTestsLog log = readNcclTestsLog(published(name));
         const double f = ncclTestsBusFactor(Collective::AllReduce, log.ranks);
         int checked = 0;
@@ -146,9 +147,10 @@ void TestNcclTestsLog::busFactorOfPublishedRows()
 
 void TestNcclTestsLog::jsonMatchesText()
 {
-    const NcclTestsLog text = readNcclTestsLog(published("nvidia-dgxc-dgx-h100-1node-all_reduce.txt"));
+    const NcclTestsLog text
+        = readNcclTestsLog(published("nvidia-dgxc-dgx-h100-1node-all_reduce.txt"));
     const NcclTestsLog json = readNcclTestsLog(
-        std::string(RAILYARD_SOURCE_DIR) + "/tests/data/nccl-tests/dgx-h100-1node-all_reduce.json");
+        RAILYARD_SOURCE_DIR "/tests/data/nccl-tests/dgx-h100-1node-all_reduce.json");
     QVERIFY(json.json);
     QCOMPARE(json.rows.size(), text.rows.size());
     QCOMPARE(json.ranks, 8);
@@ -214,36 +216,35 @@ void TestNcclTestsLog::malformed_data()
     QTest::newRow("truncated row")
         << h + row8 + "          16             4     float     sum      -1    13.00    0.00\n"
         << "bad.log:5: truncated row: 7 columns where the header has 13";
-    QTest::newRow("wrong results")
-        << h + row8.left(row8.size() - 2) + "3\n" << "bad.log:4: in-place #wrong is 3";
-    QTest::newRow("wrong out of place")
-        << h
+    QTest::newRow("wrong results") << h + row8.left(row8.size() - 2) + "3\n"
+                                   << "bad.log:4: in-place #wrong is 3";
+    QTest::newRow("wrong out of place") << h
             + "          16             4     float     sum      -1    13.00    0.00    0.00     "
               "12    13.07    0.00    0.00      0\n"
-        << "bad.log:4: out-of-place #wrong is 12";
-    QTest::newRow("mixed ops in the table")
-        << h + row8
+                                        << "bad.log:4: out-of-place #wrong is 12";
+    QTest::newRow("mixed ops in the table") << h + row8
             + "          16             4     float    none      -1    13.00    0.00    0.00      "
               "0    13.07    0.00    0.00      0\n"
-        << "bad.log:5: mixed ops";
+                                            << "bad.log:5: mixed ops";
     QTest::newRow("mixed binaries")
         << h + row8 + "# Collective test concluded: all_reduce_perf\n"
             + "# Collective test concluded: all_gather_perf\n"
         << "bad.log:6: mixed ops: this log names all_gather_perf after all_reduce_perf";
     QTest::newRow("two sweeps") << h + row8 + row8 << "bad.log:5: size 8 does not grow";
-    QTest::newRow("out of bounds")
-        << h + row8 + "# Out of bounds values : 4 FAILED\n" << "bad.log:5: nccl-tests reports out-of-bounds";
+    QTest::newRow("out of bounds") << h + row8 + "# Out of bounds values : 4 FAILED\n"
+                                   << "bad.log:5: nccl-tests reports out-of-bounds";
     QTest::newRow("no rows") << h << "bad.log: no nccl-tests result rows";
     QTest::newRow("not a number")
         << h
-            + "           8             2     float     sum      -1    fast    0.00    0.00      0  "
+            + "           8             2     float     sum      -1    fast    0.00    0.00      0 "
+              " "
               "  13.03    0.00    0.00      0\n"
         << "bad.log:4: out-of-place time 'fast' is not a non-negative number";
-    QTest::newRow("zero time")
-        << h
-            + "           8             2     float     sum      -1     0.00    0.00    0.00      0  "
+    QTest::newRow("zero time") << h
+            + "           8             2     float     sum      -1     0.00    0.00    0.00      "
+              "0  "
               "  13.03    0.00    0.00      0\n"
-        << "bad.log:4: out-of-place time must be above 0 us";
+                               << "bad.log:4: out-of-place time must be above 0 us";
 }
 
 void TestNcclTestsLog::malformed()
@@ -260,8 +261,10 @@ void TestNcclTestsLog::malformedJson_data()
     QTest::addColumn<QString>("message");
     const QString oop = QStringLiteral(
         R"("out_of_place": {"time": 10.5, "alg_bw": 0.1, "bus_bw": 0.17, "nwrong": 0.000000})");
-    QTest::newRow("not json") << "{\"results\": [" << "bad.json: not valid JSON";
-    QTest::newRow("no results") << "{\"version\": 3}" << "bad.json: results: missing";
+    QTest::newRow("not json") << "{\"results\": ["
+                              << "bad.json: not valid JSON";
+    QTest::newRow("no results") << "{\"version\": 3}"
+                                << "bad.json: results: missing";
     QTest::newRow("truncated result")
         << R"({"results": [{"size": 8, "count": 2, "type": "float", "redop": "sum", "root": "    -1",
             "out_of_place": {"time": 10.5, "alg_bw": 0.1}}]})"

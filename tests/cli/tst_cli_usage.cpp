@@ -108,7 +108,7 @@ void TestCliUsage::noArgumentsPrintsUsageOnStderr()
     QCOMPARE(commands,
         (QStringList { "generate", "evaluate", "groups", "pipeline", "collective", "export",
             "import-mapping", "import-topology", "preflight", "compare", "remap", "optimise",
-            "calibrate" }));
+            "search", "merge", "calibrate" }));
     for (const QString &c : commands)
         QVERIFY2(r.err.contains("\n  " + c.toUtf8() + ' '), qPrintable(c));
     QVERIFY(r.err.contains("--version"));
@@ -285,6 +285,8 @@ void TestCliUsage::everyCommandsHelpShowsItsUsage_data()
         { "compare", "Usage: railyard-cli compare [OPTIONS] A B\n" },
         { "remap", "Usage: railyard-cli remap [OPTIONS] FILE\n" },
         { "optimise", "Usage: railyard-cli optimise [OPTIONS] FILE\n" },
+        { "search", "Usage: railyard-cli search [OPTIONS]\n" },
+        { "merge", "Usage: railyard-cli merge [OPTIONS] PART...\n" },
     };
     for (const auto &[command, usage] : expected)
         QTest::newRow(command) << QString::fromLatin1(command) << QString::fromLatin1(usage);

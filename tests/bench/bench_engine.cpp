@@ -12,10 +12,16 @@
 //   BM_ScalingCold/N, BM_ScalingWarm/N, BM_ScalingSwap/N  N = 1,024 ... 131,072 GPUs (radix 128,
 //                   TP8 PP16): scenario -> report (goal <= 1 s at 131k), a full evaluation on a
 //                   built fabric (goal <= 0.4 s) and one swap (goal <= 2 ms)
+//   BM_LayoutSearch1024  `railyard-cli search` of Llama 2 70B on 1,024 H100 GPUs (rail-optimised,
+//                   128 servers): one shard (1/64) of the whole candidate list enumerated,
+//                   pruned and evaluated with the full engine; counters evaluations_per_s
+//                   (wall) and evaluations_per_cpu_s (goal >= 100 on one core), candidates
+//                   (the whole list) and evaluated (the shard's full evaluations)
 //   BM_Evaluate70B  a full evaluation of Llama-3.1-70B, TP4 x CP2 x PP4 x DP8 on 32 x 8 GPUs
 //                   (its dp-cp rings cross two NICs per server)
 #include "studies/compare.h"
 #include "cost/costengine.h"
+#include "optimise/layoutsearch.h"
 #include "optimise/placementsearch.h"
 #include "studies/failureremap.h"
 #include "workload/presets.h"
@@ -279,6 +285,36 @@ void BM_ScalingSwap(benchmark::State &state)
 
 } // namespace
 
+/// The parallel-layout search at 1,024 GPUs: shard 0 of 64 of the default enumeration (every
+/// schedule, recompute mode, micro-batch 1-4, cp 1-2, the three placements), so that one
+/// iteration is a few seconds; the rate is engine evaluations over the shard's wall time,
+/// pruning included.
+void BM_LayoutSearch1024(benchmark::State &state)
+{
+    LayoutSearchOptions o;
+    o.model = "llama2-70b";
+    o.device = "h100-sxm";
+    o.gpus = 1024;
+    o.shardCount = 64;
+    long long evaluated = 0;
+    long long candidates = 0;
+    double seconds = 0.0;
+    for (auto _ : state) {
+        const LayoutSearchResult r = searchLayouts(o);
+        evaluated += r.evaluated;
+        candidates = r.enumerated;
+        seconds += r.seconds;
+        benchmark::DoNotOptimize(r.top);
+    }
+    // Wall time, as the progress line reports it, and CPU time (kIsRate divides by the
+    // benchmark's CPU time): on a busy shared machine the second is the one-core figure.
+    state.counters["evaluations_per_s"] = seconds > 0.0 ? double(evaluated) / seconds : 0.0;
+    state.counters["evaluations_per_cpu_s"]
+        = benchmark::Counter(double(evaluated), benchmark::Counter::kIsRate);
+    state.counters["candidates"] = double(candidates);
+    state.counters["evaluated"] = double(evaluated) / double(state.iterations());
+}
+
 BENCHMARK(BM_ScalingCold)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScalingWarm)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScalingSwap)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMicrosecond);
@@ -293,4 +329,5 @@ BENCHMARK(BM_Compare16k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Remap128)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Collective4096)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Evaluate70B)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LayoutSearch1024)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_MAIN();

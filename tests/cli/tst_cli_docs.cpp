@@ -166,7 +166,7 @@ void TestCliDocs::manPageCoversEveryCommandAndOption()
     // The help's parsing found the commands (at least these; others land over time).
     for (const char *name : {"generate", "evaluate", "groups", "pipeline", "collective", "export",
                              "import-mapping", "import-topology", "preflight", "compare", "remap",
-                             "optimise", "calibrate"})
+                             "optimise", "search", "merge", "calibrate"})
         QVERIFY2(commands.contains(QLatin1String(name)), name);
     QStringList subsections;
     static const QRegularExpression ss(

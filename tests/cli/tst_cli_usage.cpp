@@ -293,6 +293,8 @@ void TestCliUsage::everyCommandsHelpShowsItsUsage_data()
         { "compare", "Usage: railyard-cli compare [OPTIONS] A B\n" },
         { "remap", "Usage: railyard-cli remap [OPTIONS] FILE\n" },
         { "optimise", "Usage: railyard-cli optimise [OPTIONS] FILE\n" },
+        { "search", "Usage: railyard-cli search [OPTIONS]\n" },
+        { "merge", "Usage: railyard-cli merge [OPTIONS] PART...\n" },
     };
     for (const auto &[command, usage] : expected)
         QTest::newRow(command) << QString::fromLatin1(command) << QString::fromLatin1(usage);

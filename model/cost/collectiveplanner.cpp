@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
 /*
  * Flows per algorithm, per byte of S and per pass (an all-reduce = two passes), for n members
@@ -181,7 +182,7 @@ public:
     }
 
     /// Flows of one ring (member indexes) and the chain of one of its passes.
-    ChainPart ring(const std::vector<int> &order, double unit)
+    ChainPart ring(std::span<const int> order, double unit)
     {
         const std::size_t k = order.size();
         if (k < 2)
@@ -303,7 +304,7 @@ CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::ve
     ChainPart chain;
     switch (plan.algorithm) {
     case PlanAlgorithm::Ring: {
-        const std::vector<std::vector<int>> rings = buildRings(b.members());
+        const std::vector<std::vector<int>> rings = buildRings(b.members(), b.servers());
         plan.channels = static_cast<int>(rings.size());
         for (const std::vector<int> &ring : rings)
             chain = longer(chain, b.ring(ring, (dn - 1.0) / dn / plan.channels));
@@ -379,7 +380,7 @@ CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::ve
         const double dservers = servers;
         ChainPart inside, across;
         for (const ServerMembers &s : b.servers())
-            inside = longer(inside, b.ring(s.members, (dl - 1.0) / dl));
+            inside = longer(inside, b.ring({ s.members.data(), s.members.size() }, (dl - 1.0) / dl));
         plan.channels = static_cast<int>(l);
         for (std::size_t j = 0; j < l; ++j) {
             std::vector<int> column;

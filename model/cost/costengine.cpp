@@ -326,7 +326,32 @@ void CostEngine::Impl::fillStages()
     }
 }
 
-void CostEngine::Impl::recompute(bool allLinks)
+void CostEngine::Impl::fillExposed()
+{
+    const int stages = scenario.degrees.pp;
+    // Exposed time per dimension: how much sooner the iteration would end if that dimension's
+    // communication were free (everything else unchanged, its bytes gone from the links).
+    report.dimExposed = {};
+    for (Dim dim : kAllDims) {
+        if (!present[index(dim)])
+            continue;
+        double end = 0.0;
+        if (dim == Dim::Dp && main.input.forwardReady.empty()) {
+            // The DP sync does not move the pipeline: the same timeline, without the sync.
+            end = timeIteration(main.timeline, stages, chunks(),
+                                syncPlanFor(scenario, plan, times, channels, dim))
+                      .end;
+        } else {
+            end = timeVariant(scenario, plan, times, channels, dim).iteration.end;
+        }
+        report.dimExposed[index(dim)] = std::max(0.0, report.iterationTime - end);
+    }
+    // Physical invariant: nothing exposed beyond the iteration.
+    assert(std::all_of(report.dimExposed.begin(), report.dimExposed.end(),
+                       [&](double e) { return e >= 0.0 && e <= report.iterationTime; }));
+}
+
+void CostEngine::Impl::recompute(bool allLinks, bool full)
 {
     const int stages = scenario.degrees.pp;
     report.ranks = layout.worldSize();
@@ -362,24 +387,6 @@ void CostEngine::Impl::recompute(bool allLinks)
     report.linkBoundTime = main.sync.linkBound;
     report.linkBound = main.iteration.beforeBound < main.sync.linkBound;
 
-    // Exposed time per dimension: how much sooner the iteration would end if that dimension's
-    // communication were free (everything else unchanged, its bytes gone from the links).
-    report.dimExposed = {};
-    for (Dim dim : kAllDims) {
-        if (!present[index(dim)])
-            continue;
-        double end = 0.0;
-        if (dim == Dim::Dp && main.input.forwardReady.empty()) {
-            // The DP sync does not move the pipeline: the same timeline, without the sync.
-            end = timeIteration(main.timeline, stages, chunks(),
-                                syncPlanFor(scenario, plan, times, channels, dim))
-                      .end;
-        } else {
-            end = timeVariant(scenario, plan, times, channels, dim).iteration.end;
-        }
-        report.dimExposed[index(dim)] = std::max(0.0, report.iterationTime - end);
-    }
-
     report.tierBytes = traffic->tierBytes();
     report.dimBytes = {};
     for (const DimArray &tier : report.tierBytes)
@@ -399,12 +406,9 @@ void CostEngine::Impl::recompute(bool allLinks)
 
     fillPhases();
     fillLinkStats();
-    fillStages();
-    // Physical invariants: no link busy longer than the iteration, nothing exposed beyond it.
+    // Physical invariant: no link busy longer than the iteration.
     assert(report.bottleneckLink < 0
            || report.links[report.bottleneckLink].busyTime <= report.iterationTime);
-    assert(std::all_of(report.dimExposed.begin(), report.dimExposed.end(),
-                       [&](double e) { return e >= 0.0 && e <= report.iterationTime; }));
 
     report.memory = plan.memory;
     report.maxMemoryPerRank = 0.0;
@@ -422,11 +426,18 @@ void CostEngine::Impl::recompute(bool allLinks)
                      ? plan.modelFlopsPerIteration / (report.iterationTime * report.ranks * peak)
                      : 0.0;
 
+    mappingWarnings.reset();
+    partial = !full;
+    if (!full)
+        return; // a search's step: the figures above are current, the rest waits for refresh()
+    // What a search does not read: the exposed time of each dimension (one more timeline
+    // each), the per-stage table and the warnings.
+    fillExposed();
+    fillStages();
     report.warnings =
         iterationWarnings(report, fabric, scenario.device.hbmBytes, main.iteration.beforeBound);
     for (const std::string &finding : fabric.cablingFindings())
         report.warnings.push_back("cabling: " + finding);
-    mappingWarnings.reset();
 }
 
 CostEngine::CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> fabric,
@@ -474,6 +485,7 @@ void CostEngine::swapRanks(int a, int b)
                                         + " is outside 0.." + std::to_string(world - 1));
     if (a == b)
         return;
+    d->lastUndo.clear();
     d->traffic->beginMove(d->mapping, {a, b});
     d->mapping.swapRanks(a, b);
     d->traffic->endMove(d->mapping);
@@ -500,6 +512,7 @@ void CostEngine::moveRank(int rank, int slot)
         checkRanksOnUsableSlots(moved, d->layout, d->fabric, d->scenario.failures);
     }
     // Only the moved rank's groups change: re-route them from the old slot to the new one.
+    d->lastUndo.clear();
     d->traffic->beginMove(d->mapping, {rank});
     d->mapping.moveRank(rank, slot);
     d->traffic->endMove(d->mapping);
@@ -511,6 +524,7 @@ void CostEngine::setMapping(const Mapping &mapping)
 {
     checkMapping(mapping, d->layout, d->fabric, d->scenario.failures);
     d->mapping = mapping;
+    d->lastUndo.clear();
     d->traffic->build(d->mapping);
     d->recompute(true);
     d->stale = false;

@@ -61,8 +61,19 @@ public:
     /// for a rank or slot out of range, a rank or slot listed twice, a slot held by a rank not
     /// listed, or a slot on failed hardware.
     void moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, bool refresh = true);
-    /// Brings report() up to date after moveRanks(..., false); cheap when it already is.
+    /// Puts back the ranks the last moveRanks() moved, on the slots they had (no-op when the
+    /// engine changed otherwise since, or already reverted); the groups' earlier plans are
+    /// reused, not planned again. `refresh` as for moveRanks().
+    void revertMove(bool refresh = true);
+    /// Brings report() up to date after moveRanks(..., false) or refreshFigures(); cheap when
+    /// it already is.
     void refresh();
+    /// Brings up to date only what a placement search reads after each move: the iteration
+    /// time, the timeline, every link's load and busy time, the bottleneck, the percentiles, the
+    /// tier and dimension bytes and the memory. The exposed time per dimension, the per-stage
+    /// table and the warnings stay behind until refresh() (they cost one more timeline per
+    /// dimension and a pass of string building).
+    void refreshFigures();
     /// Replace the whole mapping (validated; throws ScenarioError with the validator's message).
     void setMapping(const Mapping &mapping);
 

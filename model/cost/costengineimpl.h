@@ -41,6 +41,8 @@ struct CostEngine::Impl
     std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
     std::vector<char> usable; ///< per slot, for moveRanks(); filled on first use with failures
     bool stale = false; ///< moveRanks(..., false) left the report behind the mapping
+    std::vector<std::pair<int, int>> lastUndo; ///< rank -> slot before the last moveRanks()
+    bool partial = false; ///< refreshFigures(): exposed times, stages and warnings are behind
 
     Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
         : scenario(s)
@@ -67,7 +69,9 @@ struct CostEngine::Impl
     int chunks() const { return chunksPerRank(scenario.training); }
 
     void setUpTraffic();
-    void recompute(bool allLinks);
+    /// `full` false: the figures a search reads only (CostEngine::refreshFigures()).
+    void recompute(bool allLinks, bool full = true);
+    void fillExposed();
 
     double opTime(int pattern, Collective c, double bytes) const;
     double epOpTime(int stage, Collective c, double bytes) const; ///< dispatch/combine mean

@@ -12,18 +12,34 @@ namespace railyard {
 
 void CostEngine::moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, bool refresh)
 {
-    const int slots = d->fabric.slotCount();
     if (!d->scenario.failures.empty() && d->usable.empty())
         d->usable = usableSlots(d->fabric, d->scenario.failures);
     const std::vector<int> ranks
         = checkRankMoves(d->mapping, d->layout.worldSize(), d->usable, rankToSlot);
+    d->lastUndo.clear();
     if (rankToSlot.empty())
         return;
-    std::vector<int> next = d->mapping.slots();
     for (const auto &[rank, slot] : rankToSlot)
-        next[static_cast<std::size_t>(rank)] = slot;
+        d->lastUndo.emplace_back(rank, d->mapping.slotOf(rank));
     d->traffic->beginMove(d->mapping, ranks);
-    d->mapping = Mapping(std::move(next), slots);
+    d->mapping.placeRanks(rankToSlot);
+    d->traffic->endMove(d->mapping);
+    d->stale = true;
+    if (refresh)
+        this->refresh();
+}
+
+void CostEngine::revertMove(bool refresh)
+{
+    if (d->lastUndo.empty())
+        return;
+    const std::vector<std::pair<int, int>> undo = std::exchange(d->lastUndo, {});
+    std::vector<int> ranks;
+    ranks.reserve(undo.size());
+    for (const auto &[rank, slot] : undo)
+        ranks.push_back(rank);
+    d->traffic->beginMove(d->mapping, ranks, true);
+    d->mapping.placeRanks(undo);
     d->traffic->endMove(d->mapping);
     d->stale = true;
     if (refresh)
@@ -32,9 +48,17 @@ void CostEngine::moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, b
 
 void CostEngine::refresh()
 {
+    if (!d->stale && !d->partial)
+        return;
+    d->recompute(false); // after refreshFigures() no link changed since: only the rest is new
+    d->stale = false;
+}
+
+void CostEngine::refreshFigures()
+{
     if (!d->stale)
         return;
-    d->recompute(false);
+    d->recompute(false, false);
     d->stale = false;
 }
 

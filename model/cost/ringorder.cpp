@@ -1,9 +1,9 @@
 #include "cost/ringorder.h"
 
+#include "base/flatintmap.h"
 #include "fabric/fabric.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace railyard {
 
@@ -22,16 +22,28 @@ std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int>
 std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &members)
 {
     std::vector<ServerMembers> out;
-    std::unordered_map<int, std::size_t> at;
+    FlatIntMap<int> at; // domain -> index in out, plus one (0: not seen yet)
+    int previousDomain = -1;
+    std::size_t previous = 0;
     for (std::size_t i = 0; i < members.size(); ++i) {
-        const auto [it, inserted] = at.try_emplace(members[i].domain, out.size());
-        if (inserted)
-            out.push_back({ members[i].server, {}, {} });
-        out[it->second].members.push_back(static_cast<int>(i));
+        // Members of one domain usually come in a run (Megatron's rank order keeps a server's
+        // GPUs together), which skips the lookup.
+        if (members[i].domain != previousDomain || out.empty()) {
+            int &index = at[members[i].domain];
+            if (index == 0) {
+                out.push_back({ members[i].server, {}, {} });
+                index = static_cast<int>(out.size());
+            }
+            previousDomain = members[i].domain;
+            previous = static_cast<std::size_t>(index - 1);
+        }
+        out[previous].members.push_back(static_cast<int>(i));
     }
     for (ServerMembers &s : out) {
-        std::stable_sort(s.members.begin(), s.members.end(),
-            [&](int a, int b) { return members[a].slot < members[b].slot; });
+        if (s.members.size() > 1)
+            std::stable_sort(s.members.begin(), s.members.end(),
+                [&](int a, int b) { return members[a].slot < members[b].slot; });
+        s.nics.reserve(s.members.size());
         for (const int m : s.members)
             s.nics.push_back(members[m].nic);
         std::sort(s.nics.begin(), s.nics.end());
@@ -48,7 +60,7 @@ bool uniformPerServer(const std::vector<ServerMembers> &servers)
 
 namespace {
 
-bool contains(const std::vector<int> &v, int x)
+bool contains(const ServerMembers::Indexes &v, int x)
 {
     return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -57,9 +69,9 @@ bool contains(const std::vector<int> &v, int x)
 std::vector<int> stretch(
     const ServerMembers &s, const std::vector<RingMember> &members, int entryNic, int exitNic)
 {
-    const std::vector<int> &m = s.members;
+    const ServerMembers::Indexes &m = s.members;
     if (m.size() == 1)
-        return m;
+        return { m.front() };
     int entry = -1;
     for (const int i : m)
         if (members[i].nic == entryNic) {
@@ -90,10 +102,16 @@ std::vector<int> stretch(
 
 std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members)
 {
-    const std::vector<ServerMembers> servers = membersByServer(members);
+    return buildRings(members, membersByServer(members));
+}
+
+std::vector<std::vector<int>> buildRings(
+    const std::vector<RingMember> &members, const std::vector<ServerMembers> &servers)
+{
     if (servers.size() <= 1) {
-        std::vector<int> ring = servers.empty() ? std::vector<int> {} : servers.front().members;
-        return { ring };
+        if (servers.empty())
+            return { std::vector<int> {} };
+        return { std::vector<int>(servers.front().members.begin(), servers.front().members.end()) };
     }
     std::size_t channels = 1;
     for (const ServerMembers &s : servers)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <boost/container/small_vector.hpp>
+
 #include <vector>
 
 namespace railyard {
@@ -31,8 +33,11 @@ std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int>
 struct ServerMembers
 {
     int server = -1; ///< the server of the domain's first member
-    std::vector<int> members; ///< sorted by slot
-    std::vector<int> nics; ///< distinct NIC indexes of those members, ascending
+    /// Inline storage for a server's worth of GPUs (Boost.Container's small_vector): a group
+    /// of 1,024 servers is grouped without 2,048 heap blocks.
+    using Indexes = boost::container::small_vector<int, 8>;
+    Indexes members; ///< sorted by slot
+    Indexes nics; ///< distinct NIC indexes of those members, ascending
 };
 
 /// The group's scale-up domains (servers) in order of first appearance in the member list
@@ -54,6 +59,9 @@ bool uniformPerServer(const std::vector<ServerMembers> &servers);
  * one server gets a single ring by GPU index (every ring loads an NVSwitch alike).
  */
 std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members);
+/// The same, with the members' servers already grouped (membersByServer(members)).
+std::vector<std::vector<int>> buildRings(
+    const std::vector<RingMember> &members, const std::vector<ServerMembers> &servers);
 
 /// The members of server `s` in the order a chain of channel `channel` visits them: the
 /// member on the channel's NIC first (the tree's network end), the others by GPU index.

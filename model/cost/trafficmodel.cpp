@@ -286,6 +286,7 @@ int TrafficModel::stageOfGroup(GroupKind kind, int index) const
 void TrafficModel::build(const Mapping &mapping)
 {
     m_emitted.clear();
+    m_replaced.clear();
     for (TrafficPattern &p : m_patterns) {
         p.load.clear();
         p.ringSteps.clear();
@@ -345,8 +346,11 @@ std::vector<TrafficModel::GroupRef> TrafficModel::groupsOf(const std::vector<int
     return {refs.begin(), refs.end()};
 }
 
-void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &ranks)
+void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &ranks, bool revert)
 {
+    m_reverting = revert;
+    if (!revert)
+        m_replaced.clear();
     m_moving = groupsOf(ranks);
     for (const GroupRef &g : m_moving)
         emitGroup(g, before, -1.0);
@@ -357,6 +361,9 @@ void TrafficModel::endMove(const Mapping &after)
     for (const GroupRef &g : m_moving)
         emitGroup(g, after, +1.0);
     m_moving.clear();
+    if (m_reverting)
+        m_replaced.clear(); // put back: nothing left to revert to
+    m_reverting = false;
     refreshMaxima();
 }
 

@@ -129,8 +129,12 @@ public:
 
     /// Routes everything for `mapping` from scratch.
     void build(const Mapping &mapping);
-    /// Re-routes the groups of ranks a and b; call with the mapping before and after the swap.
-    void beginMove(const Mapping &before, const std::vector<int> &ranks);
+    /// Re-routes the groups of the moved ranks; call with the mapping before and after the
+    /// move. The moved groups' previous plans are kept until the next move, so that a move
+    /// that puts the last one back (`revert`: the same ranks, each on the slot it had before
+    /// it) takes them instead of planning the groups again; a search that rejects a move
+    /// pays for its plans once.
+    void beginMove(const Mapping &before, const std::vector<int> &ranks, bool revert = false);
     void endMove(const Mapping &after);
 
     /// Sets how many bytes per iteration flow per unit load of a pattern (from the ops using
@@ -259,6 +263,9 @@ private:
     std::vector<GroupRef> m_moving;
     /// Per (pattern, group): what its plan emitted (EmittedPlan); filled by build().
     std::unordered_map<std::uint64_t, EmittedPlan> m_emitted;
+    /// The plans the last move replaced, by (pattern, group) id, for a move that reverts it.
+    std::vector<std::pair<std::uint64_t, EmittedPlan>> m_replaced;
+    bool m_reverting = false;
     Router::Parts m_parts;
     std::vector<int> m_changedLinks;
     std::vector<unsigned char> m_changedMark;

@@ -111,7 +111,17 @@ void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::ve
     const auto it = m_emitted.find(id);
     if (sign < 0 && it != m_emitted.end())
         return; // a move: the group is re-planned for the new mapping, then compared (below)
-    EmittedPlan plan = planGroup(pattern, members, mapping, scale);
+    EmittedPlan plan;
+    bool kept = false;
+    if (m_reverting && sign > 0 && it != m_emitted.end())
+        for (auto &[replacedId, replaced] : m_replaced)
+            if (replacedId == id) {
+                plan = std::move(replaced); // the plan for exactly this mapping, made before
+                kept = true;
+                break;
+            }
+    if (!kept)
+        plan = planGroup(pattern, members, mapping, scale);
     if (sign < 0) {
         emitPlan(pattern, plan, -1.0); // never emitted through build(): remove what it adds
         return;
@@ -122,6 +132,8 @@ void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::ve
         return;
     }
     emitPlanChange(pattern, it->second, plan);
+    if (!m_reverting)
+        m_replaced.emplace_back(id, std::move(it->second));
     it->second = std::move(plan);
 }
 

@@ -222,6 +222,20 @@ void Mapping::swapRanks(int a, int b)
         m_rankOfSlot[static_cast<std::size_t>(sb)] = b;
 }
 
+void Mapping::placeRanks(const std::vector<std::pair<int, int>> &rankToSlot)
+{
+    for (const auto &[rank, slot] : rankToSlot) {
+        const int old = m_slotOfRank[static_cast<std::size_t>(rank)];
+        if (old >= 0 && old < slotCount() && m_rankOfSlot[static_cast<std::size_t>(old)] == rank)
+            m_rankOfSlot[static_cast<std::size_t>(old)] = -1;
+    }
+    for (const auto &[rank, slot] : rankToSlot) {
+        assert(slot >= 0 && slot < slotCount() && m_rankOfSlot[static_cast<std::size_t>(slot)] < 0);
+        m_slotOfRank[static_cast<std::size_t>(rank)] = slot;
+        m_rankOfSlot[static_cast<std::size_t>(slot)] = rank;
+    }
+}
+
 void Mapping::moveRank(int rank, int slot)
 {
     assert(rank >= 0 && rank < rankCount());

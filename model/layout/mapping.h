@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace railyard {
@@ -47,6 +48,10 @@ public:
     void swapRanks(int a, int b);
     /// Move rank to slot; if the slot holds another rank, the two swap.
     void moveRank(int rank, int slot);
+    /// Puts each listed rank on its slot at once: the listed ranks trade slots among themselves
+    /// or take free ones (the caller has checked that no slot is held by a rank not listed,
+    /// cost/rankmoves.h). Touches only the listed ranks and slots.
+    void placeRanks(const std::vector<std::pair<int, int>> &rankToSlot);
 
     /// Size mismatch, slot out of range, duplicate slot, rank missing (errors); a TP group
     /// split across servers, a DP group leaving its rail (warnings). Each message one line.

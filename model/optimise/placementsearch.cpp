@@ -468,11 +468,8 @@ SearchOutcome PlacementSearch::run(const SearchMonitor &monitor)
         case Verdict::Ok:
             break;
         }
-        Move undo;
-        undo.reserve(move.size());
-        for (const auto &[rank, slot] : move)
-            undo.emplace_back(rank, m_engine.mapping().slotOf(rank));
-        m_engine.moveRanks(move, true);
+        m_engine.moveRanks(move, false);
+        m_engine.refreshFigures(); // what energy() and the objectives read
         ++out.evaluated;
         const CostReport &r = m_engine.report();
         const int excessBefore = m_excess;
@@ -503,7 +500,7 @@ SearchOutcome PlacementSearch::run(const SearchMonitor &monitor)
             }
         } else {
             m_excess = excessBefore;
-            m_engine.moveRanks(undo, false);
+            m_engine.revertMove(false); // the groups' earlier plans back, none planned again
         }
         if (out.evaluated % kMonitorEvery == 0 && !report()) {
             out.cancelled = true;

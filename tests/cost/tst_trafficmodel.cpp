@@ -1,6 +1,7 @@
 // The traffic model (model/cost/trafficmodel.cpp) on tiny fabrics: the load a ring, an all-to-all
 // and a pipeline boundary put on each link, counted by hand from the routes, and incremental
 // moves against a model built afresh for the moved mapping.
+#include "cost/maxtree.h"
 #include "cost/trafficmodel.h"
 #include "fabric/fabric.h"
 #include "fabric/router.h"
@@ -10,9 +11,11 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
+#include <random>
 #include <vector>
 
 using namespace railyard;
@@ -127,6 +130,7 @@ private Q_SLOTS:
     void weightsGiveBytesPerIteration();
     void incrementalMoveEqualsRebuild_data();
     void incrementalMoveEqualsRebuild();
+    void maxTreeMatchesScan();
 };
 
 void TestTrafficModel::ringInsideServer()
@@ -328,6 +332,39 @@ void TestTrafficModel::incrementalMoveEqualsRebuild()
     s.traffic->endMove(mapping);
     QCOMPARE(mapping, s.mapping);
     check("back to packed");
+}
+
+void TestTrafficModel::maxTreeMatchesScan()
+{
+    // Batches of changes of every size (one value, several set twice, most of them: the
+    // rebuild path) against a plain scan for the maximum and its smallest index. Values are
+    // drawn from a few levels so that ties and maxima that shrink are frequent.
+    std::mt19937 rng(7);
+    for (const std::size_t n : { std::size_t { 1 }, std::size_t { 5 }, std::size_t { 64 },
+             std::size_t { 1000 } }) {
+        MaxTree tree;
+        tree.assign(n);
+        std::vector<double> values(n, 0.0);
+        std::uniform_int_distribution<std::size_t> at(0, n - 1);
+        std::uniform_int_distribution<int> level(0, 6);
+        for (int round = 0; round < 300; ++round) {
+            const std::size_t changes = round % 3 == 0 ? 1 : round % 3 == 1 ? 1 + n / 16 : n;
+            for (std::size_t c = 0; c < changes; ++c) {
+                const std::size_t i = at(rng);
+                values[i] = 0.5 * level(rng);
+                tree.set(i, values[i]);
+                if (c % 2 == 0) { // the same value set again before settle()
+                    values[i] = 0.5 * level(rng);
+                    tree.set(i, values[i]);
+                }
+            }
+            tree.settle();
+            const auto best = std::max_element(values.begin(), values.end());
+            QCOMPARE(tree.max(), *best);
+            if (*best > 0.0)
+                QCOMPARE(tree.argmax(), static_cast<std::size_t>(best - values.begin()));
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTrafficModel)

@@ -76,6 +76,16 @@ public:
         m_size = 0;
     }
 
+    /// Makes room for `entries` without growing (no-op when there is room already).
+    void reserve(std::size_t entries)
+    {
+        std::size_t capacity = m_slots.empty() ? 16 : m_slots.size();
+        while (capacity < 2 * entries)
+            capacity *= 2;
+        if (capacity > m_slots.size())
+            rehash(capacity);
+    }
+
     /// The value of `key`, default-constructed (and inserted) when absent.
     Value &operator[](int key)
     {
@@ -140,9 +150,10 @@ private:
         return static_cast<std::size_t>(h >> m_shift);
     }
 
-    void grow()
+    void grow() { rehash(m_slots.empty() ? 16 : m_slots.size() * 2); }
+
+    void rehash(std::size_t capacity)
     {
-        const std::size_t capacity = m_slots.empty() ? 16 : m_slots.size() * 2;
         std::vector<Entry> old = std::move(m_slots);
         m_slots.assign(capacity, Entry { kEmpty, Value {} });
         m_mask = capacity - 1;

@@ -25,6 +25,18 @@ public:
     void setLinkCount(int links) { m_links = links; }
 
     std::size_t size() const { return m_dense.empty() ? m_sparse.size() : m_denseCount; }
+    /// Makes room for at least `entries` loaded links: the array at once when they would make
+    /// the pattern dense anyway (so it never fills and then drops a large hash table), else
+    /// a hash table that will not grow before it holds them.
+    void reserve(std::size_t entries)
+    {
+        if (!m_dense.empty())
+            return;
+        if (m_links > 0 && entries * 8 > static_cast<std::size_t>(m_links))
+            toDense();
+        else
+            m_sparse.reserve(entries);
+    }
     /// Whether the loads are held in one array indexed by link id (large patterns).
     bool dense() const { return !m_dense.empty(); }
 

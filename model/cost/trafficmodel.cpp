@@ -103,6 +103,13 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
         m_linkIsNicUp[l.id] = (l.tier == Tier::Leaf && from == NodeKind::Nic) ? 1 : 0;
         m_linkIsLeafUp[l.id] = (l.tier == Tier::Spine && from == NodeKind::Leaf) ? 1 : 0;
     }
+    // Every rank a pattern covers loads at least two links of its own: its GPU's port out and
+    // in (a route starts and ends at a GPU's own link). The DP family covers every rank, the
+    // others one stage's. Sizing the loads for that up front keeps a large pattern from
+    // growing its table a dozen times, or from filling one it then drops for the array.
+    const std::size_t world = static_cast<std::size_t>(layout.worldSize());
+    for (TrafficPattern &p : m_patterns)
+        p.load.reserve(2 * (p.stage < 0 ? world : world / static_cast<std::size_t>(stages)));
 }
 
 int TrafficModel::addPattern(std::string name, Dim dim, int stage, int steps)

@@ -74,6 +74,9 @@ public:
         return value;
     }
 
+    /// The load on `link` of a dense pattern (dense() true).
+    double denseAt(int link) const { return m_dense[static_cast<std::size_t>(link)]; }
+
     /// The load on `link`, or nullptr when it carries none.
     const double *find(int link) const
     {

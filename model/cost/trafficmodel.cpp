@@ -492,17 +492,17 @@ void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
 {
     const double value = p.load.add(link, delta); // drops the residue of cancelled loads
     applyWeightedLoad(p, link, delta, p.weight);
-    const double r = ratio(p, link, value);
     if (p.load.dense()) {
-        // Large patterns keep their ratios in a tournament tree (refreshMaxima() reads it).
+        // Large patterns find their largest ratio by blocks of links (refreshMaxima()).
         if (p.ratios.size() == 0) {
             p.ratios.assign(static_cast<std::size_t>(m_fabric.linkCount()));
             for (const auto &[l, load] : p.load)
-                p.ratios.set(static_cast<std::size_t>(l), ratio(p, l, load));
+                p.ratios.touch(static_cast<std::size_t>(l));
         }
-        p.ratios.set(static_cast<std::size_t>(link), r);
+        p.ratios.touch(static_cast<std::size_t>(link));
         return;
     }
+    const double r = ratio(p, link, value);
     if (r > p.maxRatio || (r == p.maxRatio && link < p.argmax)) {
         p.maxRatio = r;
         p.argmax = link;
@@ -556,9 +556,13 @@ void TrafficModel::refreshMaxima()
     for (TrafficPattern &p : m_patterns) {
         flushSegments(p);
         if (p.load.dense()) {
-            p.ratios.settle();
+            const auto ratioAt = [this, &p](std::size_t link) {
+                const int l = static_cast<int>(link);
+                return ratio(p, l, p.load.denseAt(l));
+            };
+            p.ratios.settle(ratioAt);
             p.maxRatio = p.ratios.max() > 0.0 ? p.ratios.max() : 0.0;
-            p.argmax = p.maxRatio > 0.0 ? static_cast<int>(p.ratios.argmax()) : -1;
+            p.argmax = p.maxRatio > 0.0 ? static_cast<int>(p.ratios.argmax(ratioAt)) : -1;
             p.rescan = false;
             continue;
         }

@@ -39,8 +39,8 @@ struct TrafficPattern
     /// spread over the segment's links in one go, so a swap touches only what really moved.
     SegmentDemand pendingSegments;
     std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
-    /// Dense patterns (LinkLoads::dense()): every link's load / bandwidth, for maxRatio.
-    MaxTree ratios;
+    /// Dense patterns (LinkLoads::dense()): the largest load / bandwidth, for maxRatio.
+    BlockMaxima ratios;
     double maxRatio = 0.0;     ///< max over links of load / bandwidth (seconds per byte of S)
     int argmax = -1;
     bool rescan = false;

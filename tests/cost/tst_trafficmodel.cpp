@@ -336,15 +336,18 @@ void TestTrafficModel::incrementalMoveEqualsRebuild()
 
 void TestTrafficModel::maxTreeMatchesScan()
 {
-    // Batches of changes of every size (one value, several set twice, most of them: the
-    // rebuild path) against a plain scan for the maximum and its smallest index. Values are
+    // MaxTree and BlockMaxima (model/cost/maxtree.h): batches of changes of every size (one
+    // value, several set twice, most of them: the rebuild path) against a plain scan for the maximum and its smallest index. Values are
     // drawn from a few levels so that ties and maxima that shrink are frequent.
     std::mt19937 rng(7);
     for (const std::size_t n : { std::size_t { 1 }, std::size_t { 5 }, std::size_t { 64 },
              std::size_t { 1000 } }) {
         MaxTree tree;
         tree.assign(n);
+        BlockMaxima blocks; // the same values, read back from `values` by blocks of 64
+        blocks.assign(n);
         std::vector<double> values(n, 0.0);
+        const auto valueOf = [&values](std::size_t i) { return values[i]; };
         std::uniform_int_distribution<std::size_t> at(0, n - 1);
         std::uniform_int_distribution<int> level(0, 6);
         for (int round = 0; round < 300; ++round) {
@@ -353,16 +356,22 @@ void TestTrafficModel::maxTreeMatchesScan()
                 const std::size_t i = at(rng);
                 values[i] = 0.5 * level(rng);
                 tree.set(i, values[i]);
+                blocks.touch(i);
                 if (c % 2 == 0) { // the same value set again before settle()
                     values[i] = 0.5 * level(rng);
                     tree.set(i, values[i]);
+                    blocks.touch(i);
                 }
             }
             tree.settle();
+            blocks.settle(valueOf);
             const auto best = std::max_element(values.begin(), values.end());
             QCOMPARE(tree.max(), *best);
-            if (*best > 0.0)
+            QCOMPARE(blocks.max(), *best);
+            if (*best > 0.0) {
                 QCOMPARE(tree.argmax(), static_cast<std::size_t>(best - values.begin()));
+                QCOMPARE(blocks.argmax(valueOf), static_cast<std::size_t>(best - values.begin()));
+            }
         }
     }
 }

@@ -198,6 +198,8 @@ void TestLayout::nothingOverlapsOrClips()
                                                                .arg(fabric->height())
                                                                .arg(fabric->zoom())));
     QVERIFY2(fabric->width() >= w.width() / 2, qPrintable(QString::number(fabric->width())));
+    qInfo("window %dx%d (minimum %dx%d), fabric %dx%d at zoom %.3f", w.width(), w.height(), w.minimumSizeHint().width(),
+          w.minimumSizeHint().height(), fabric->width(), fabric->height(), fabric->zoom());
     // From a 1280x720 screen up, every chip's (d,p,t) is legible at the default zoom: drawn (the
     // view's level of detail is above the chips' coordinates threshold), in type at least the
     // labels' readable size on screen, and inside its chip. 960x540 logical keeps the detail only.
@@ -227,6 +229,8 @@ void TestLayout::nothingOverlapsOrClips()
                              .arg(wide)
                              .arg(FabricLayout::kChipWidth);
         }
+        qInfo("chips' coordinates at %d px, %.1f px on screen (readable: %.1f)", w.fabricView()->rootItem()->smallestCoordinatePixels(),
+              w.fabricView()->rootItem()->smallestCoordinatePixels() * lod, readable);
         QCOMPARE(chips, 128); // the seed's ranks
         QVERIFY2(inView >= 8, qPrintable(QString::number(inView))); // a server's chips at least
         small = small.mid(0, 5);

@@ -44,7 +44,8 @@ class ServerItem;
  *
  * The view opens at its default zoom (fitDefault): the whole fabric when its chips' (d,p,t)
  * are readable that way, else as close to the readable size as the fabric's width allows,
- * scrolled to the first leaves and racks. Fit to Window (fitAll) shows everything; either
+ * scrolled to the first leaves and racks (a fabric too large for the detailed drawing even at
+ * its width opens whole). Fit to Window (fitAll) shows everything; either
  * choice is kept on resizes until the user zooms or pans.
  */
 class FabricView : public QGraphicsView
@@ -69,7 +70,8 @@ public:
     void fitAll();
     /// The default zoom: max(whole fabric, min(fabric's width, readableZoom())), so a fabric
     /// whose chips would be unreadable when fitted whole opens with its (d,p,t) readable, or as
-    /// near as its width allows; the top of the first leaves and racks in view.
+    /// near as its width allows; the top of the first leaves and racks in view. When even the
+    /// width's zoom is under kOverviewBelow (a very large fabric), the whole fabric.
     void fitDefault();
     /// The zoom from which every chip's coordinates are at least kReadablePoints on screen
     /// (and drawn at all: at least SlotItem::kCoordinatesLod).

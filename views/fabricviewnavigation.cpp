@@ -54,8 +54,10 @@ void FabricView::fitDefault()
         (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
     const double across = (vp.width() - 4.0) / std::max(1.0, content.width());
     const double s = std::min(across, readableZoom());
-    if (s <= whole || m_root->layout().racks().empty()) {
-        fitAll(); // everything fits at a readable size (or nothing to read): the whole fabric
+    // Cropping pays only when it buys the detailed drawing: a fabric that is an overview even at
+    // its width's zoom (16,384 GPUs) opens whole, as one that fits readably does.
+    if (s <= whole || s < kOverviewBelow || m_root->layout().racks().empty()) {
+        fitAll();
         m_fitWhole = false;
         return;
     }

@@ -44,6 +44,17 @@ FabricItem::~FabricItem()
     clear();
 }
 
+int FabricItem::smallestCoordinatePixels() const
+{
+    int smallest = 0;
+    for (const SlotItem *slot : std::as_const(m_slots))
+        if (slot->rank() >= 0) {
+            const int px = slot->coordinateFont().pixelSize();
+            smallest = smallest == 0 ? px : std::min(smallest, px);
+        }
+    return smallest;
+}
+
 SlotItem *FabricItem::slotItemOfRank(int rank) const
 {
     const Mapping &m = m_document->mapping();

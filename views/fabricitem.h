@@ -67,6 +67,8 @@ public:
     // Lookups (QHash by id, as the document speaks ids).
     SlotItem *slotItem(int slot) const { return m_slots.value(slot); }
     SlotItem *slotItemOfRank(int rank) const;
+    /// The smallest type (scene pixels) any occupied chip draws its coordinates in; 0 with no rank.
+    int smallestCoordinatePixels() const;
     ServerItem *serverItem(int server) const { return m_servers.value(server); }
     SwitchItem *switchItem(int vertex) const { return m_switches.value(vertex); }
     const QHash<int, SwitchItem *> &switchItems() const { return m_switches; }

@@ -19,7 +19,10 @@ constexpr double kSuperTray = 230.0; // spines <-> super-spines
 constexpr double kFrameMargin = 14.0;
 constexpr double kFrameLabel = 22.0;
 constexpr double kRiserGap = 9.0; // cables leave a rack this far above its top server
-constexpr double kTargetAspect = 1.8;
+// Narrower than a typical view: the window opens at the fabric's width (FabricView::fitDefault),
+// and fewer racks across give each chip the width its (d,p,t) needs to be read (the seed's 16
+// servers in 2 rack columns, 16 chips across, rather than 3).
+constexpr double kTargetAspect = 1.2;
 
 /// Spreads `count` switches evenly over [left, left + width) on one row.
 QRectF rowSlot(double left, double width, int count, int i, double y, double maxWidth)
@@ -148,8 +151,8 @@ void FabricLayout::setSwitchRect(int vertex, const QRectF &r)
 
 void FabricLayout::chooseArrangement()
 {
-    // Try every rack-column count and pod-column count; keep the one closest to the aspect of
-    // a typical view, preferring racks of equal height.
+    // Try every rack-column count and pod-column count; keep the one closest to kTargetAspect,
+    // preferring racks of equal height.
     const int n = m_maxGroupServers;
     const int pods = static_cast<int>(m_podGroups.size());
     std::size_t groupsPerPod = 1;

@@ -22,7 +22,7 @@ namespace railyard {
  * the switch edge in the order of the far ends, so the fan into one switch never crosses itself.
  * Server-internal links (NVLink, PCIe) are drawn by the server item from the local geometry.
  * Rack columns per scalable unit and pod columns are chosen so the whole picture is about as
- * wide as a typical view (aspect ~1.8).
+ * wide as about 1.2 times its height (the view opens at its width, FabricView::fitDefault).
  */
 class FabricLayout
 {

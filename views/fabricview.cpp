@@ -87,7 +87,7 @@ void FabricView::onRebuilt()
     m_scene->setSceneRect(m_root->boundingRect().adjusted(-16, -16, 16, 16));
     m_autoFit = true;
     if (isVisible())
-        fitAll();
+        refit();
 }
 
 void FabricView::setColourBy(QChar coordinate)

@@ -41,6 +41,12 @@ class ServerItem;
  * The wheel zooms under the mouse; Shift+wheel pans sideways; dragging the background, the
  * middle button or Space+drag (even over chips) pans. Below ~22 % zoom the scene switches to
  * its overview level of detail.
+ *
+ * The view opens at its default zoom (fitDefault): the whole fabric when its chips' (d,p,t)
+ * are readable that way, else as close to the readable size as the fabric's width allows,
+ * scrolled to the first leaves and racks (a fabric too large for the detailed drawing even at
+ * its width opens whole). Fit to Window (fitAll) shows everything; either
+ * choice is kept on resizes until the user zooms or pans.
  */
 class FabricView : public QGraphicsView
 {
@@ -48,6 +54,8 @@ class FabricView : public QGraphicsView
 
 public:
     static constexpr double kOverviewBelow = 0.22; ///< zoom under which the overview is drawn
+    /// The smallest type the view aims for on screen, in points (the layout test's floor for text).
+    static constexpr double kReadablePoints = 8.0;
     static constexpr const char *kRanksMimeType = "application/x-railyard-ranks";
 
     explicit FabricView(ScenarioDocument *document, QWidget *parent = nullptr);
@@ -58,7 +66,18 @@ public:
     QChar colourBy() const;
     /// Link colours on the absolute 0-100 % scale (default) or relative to the bottleneck.
     void setLoadScale(LoadScale scale);
+    /// The whole fabric in the view (the toolbar's Fit to Window).
     void fitAll();
+    /// The default zoom: max(whole fabric, min(fabric's width, readableZoom())), so a fabric
+    /// whose chips would be unreadable when fitted whole opens with its (d,p,t) readable, or as
+    /// near as its width allows; the top of the first leaves and racks in view. When even the
+    /// width's zoom is under kOverviewBelow (a very large fabric), the whole fabric.
+    void fitDefault();
+    /// The zoom from which every chip's coordinates are at least kReadablePoints on screen
+    /// (and drawn at all: at least SlotItem::kCoordinatesLod).
+    double readableZoom() const;
+    /// kReadablePoints in this view's logical pixels.
+    double readablePixels() const;
     /// PNG (QImage render) or SVG (QSvgGenerator) by the file extension; false on failure.
     bool exportImage(const QString &path);
 
@@ -180,6 +199,8 @@ private:
     AnnotationLayer *m_annotations;
     std::unique_ptr<RankDragTool> m_tool;
     bool m_autoFit = true; ///< fitted and not zoomed or panned since: refit on resize
+    bool m_fitWhole = false; ///< the refit is fitAll() (else fitDefault())
+    void refit();
     bool m_overviewForced = false;
     QString m_lastStatus;
     int m_pinnedRank = -1;

@@ -3,7 +3,9 @@
 #include "fabricview.h"
 
 #include "fabricitem.h"
+#include "fabriclayout.h"
 #include "legenditem.h"
+#include "slotitem.h"
 
 #include <QKeyEvent>
 #include <QLabel>
@@ -22,9 +24,65 @@ constexpr int kNoticeMs = 4000;
 
 } // namespace
 
+void FabricView::refit()
+{
+    if (m_fitWhole)
+        fitAll();
+    else
+        fitDefault();
+}
+
+double FabricView::readablePixels() const
+{
+    return kReadablePoints * logicalDpiY() / 72.0;
+}
+
+double FabricView::readableZoom() const
+{
+    const int px = m_root->smallestCoordinatePixels();
+    // The 2 % keep rounding from landing a hair under the size.
+    const double readable = px > 0 ? 1.02 * readablePixels() / px : 0.0;
+    return std::max(readable, 1.02 * SlotItem::kCoordinatesLod);
+}
+
+void FabricView::fitDefault()
+{
+    const QRectF content = m_scene->sceneRect();
+    const QRect vp = viewport()->rect();
+    const double reserve = m_legend->boundingRect().height() + 12.0;
+    const double whole = std::min((vp.width() - 4.0) / std::max(1.0, content.width()),
+        (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
+    const double across = (vp.width() - 4.0) / std::max(1.0, content.width());
+    const double s = std::min(across, readableZoom());
+    // Cropping pays only when it buys the detailed drawing: a fabric that is an overview even at
+    // its width's zoom (16,384 GPUs) opens whole, as one that fits readably does.
+    if (s <= whole || s < kOverviewBelow || m_root->layout().racks().empty()) {
+        fitAll();
+        m_fitWhole = false;
+        return;
+    }
+    m_autoFit = true;
+    m_fitWhole = false;
+    setTransform(QTransform::fromScale(s, s));
+    setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    // The first rack row under the legend, with its leaves and NIC cables above it when the
+    // height has room for them and a server row; else the racks' top.
+    const FabricLayout &layout = m_root->layout();
+    const double rackTop = layout.racks().front().rect.top();
+    const QRectF leaf = m_root->fabric().leafCount() > 0 ? layout.switchRect(m_root->fabric().leafVertex(0)) : QRectF();
+    const double shown = (vp.height() - reserve) / s;
+    double top = rackTop - 10.0;
+    if (!leaf.isEmpty() && shown >= rackTop - leaf.top() + layout.serverSize().height() + 30.0)
+        top = leaf.top() - 10.0;
+    centerOn(QPointF(content.center().x(), top - reserve / s + vp.height() / (2.0 * s)));
+    updateLevelOfDetail();
+    positionLegend();
+}
+
 void FabricView::fitAll()
 {
     m_autoFit = true;
+    m_fitWhole = true;
     // Fit the scene below the legend strip (kept at the viewport's top-left), with the scene
     // aligned to the bottom so the strip covers no cable or switch at this zoom.
     const QRectF content = m_scene->sceneRect();
@@ -138,7 +196,7 @@ void FabricView::resizeEvent(QResizeEvent *event)
 {
     QGraphicsView::resizeEvent(event);
     if (m_autoFit)
-        fitAll();
+        refit();
     positionLegend();
     positionNotice();
 }
@@ -147,7 +205,7 @@ void FabricView::showEvent(QShowEvent *event)
 {
     QGraphicsView::showEvent(event);
     if (m_autoFit)
-        fitAll();
+        refit();
 }
 
 void FabricView::showNotice(const QString &text)

@@ -5,8 +5,11 @@
 #include "fabriclayout.h"
 #include "document/scenariodocument.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
 
 namespace railyard {
 
@@ -43,6 +46,7 @@ void SlotItem::syncWithModel()
     m_rank = rank;
     m_fill = fill;
     m_coordText = coordText;
+    m_coordPixels = coordinateFont(coordText).pixelSize();
     m_rankText = rank >= 0 ? QString::number(rank) : QString();
     setData(kRankKey, rank);
     update();
@@ -96,6 +100,26 @@ void SlotItem::setFailed(bool failed)
     update();
 }
 
+QFont SlotItem::coordinateFont(const QString &text)
+{
+    QFont f; // the application font's family, as the chip paints it
+    f.setBold(false);
+    f.setPixelSize(kCoordinatesMaxPixels);
+    // Type scales with its size: one measurement at the largest size gives the fitting one.
+    const double room = FabricLayout::kChipWidth - 4.0;
+    const double wide = QFontMetricsF(f).horizontalAdvance(text);
+    if (wide > room)
+        f.setPixelSize(std::max(kCoordinatesMinPixels, static_cast<int>(kCoordinatesMaxPixels * room / wide)));
+    return f;
+}
+
+QFont SlotItem::coordinateFont() const
+{
+    QFont f = coordinateFont(QString());
+    f.setPixelSize(m_coordPixels);
+    return f;
+}
+
 QRectF SlotItem::boundingRect() const
 {
     return QRectF(-4.0, -4.0, FabricLayout::kChipWidth + 8.0, FabricLayout::kChipHeight + 8.0);
@@ -135,20 +159,19 @@ void SlotItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
         painter->setBrush(fill);
         painter->drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
         painter->setPen(m_dragSource ? QColor(0x86, 0x8e, 0x96) : QColor(0x21, 0x25, 0x29));
-        QFont f = painter->font();
+        QFont f = coordinateFont();
         f.setBold(true);
-        if (lod > 0.62) {
-            // Near: the rank and its (d,p,t) coordinates.
+        if (lod > kCoordinatesLod) {
+            // Near: the rank and under it its (d,p,t) coordinates, as large as the chip allows
+            // (at the window's default zoom they reach the readable size, FabricView::fitDefault).
             f.setPixelSize(14);
             painter->setFont(f);
-            painter->drawText(QRectF(0, 1, r.width(), 19), Qt::AlignHCenter | Qt::AlignVCenter,
+            painter->drawText(QRectF(0, 1, r.width(), 18), Qt::AlignHCenter | Qt::AlignVCenter,
                               m_rankText);
-            f.setBold(false);
-            f.setPixelSize(m_coordText.size() > 9 ? 8 : 10);
-            painter->setFont(f);
-            painter->drawText(QRectF(0, 18, r.width(), 16), Qt::AlignHCenter | Qt::AlignVCenter,
+            painter->setFont(coordinateFont());
+            painter->drawText(QRectF(0, 18, r.width(), r.height() - 18.5), Qt::AlignHCenter | Qt::AlignVCenter,
                               m_coordText);
-        } else if (lod > 0.28) {
+        } else if (lod > kRankOnlyLod) {
             // Fitted on a small screen: the rank number alone, as large as the chip allows.
             f.setPixelSize(m_rankText.size() > 3 ? 17 : 22);
             painter->setFont(f);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QColor>
+#include <QFont>
 #include <QGraphicsItem>
 
 namespace railyard {
@@ -19,6 +20,13 @@ public:
     enum { Type = UserType + 2 };
     static constexpr int kSlotKey = 0;
     static constexpr int kRankKey = 1;
+    /// Level of detail (zoom) above which a chip shows its (d,p,t) under the rank number;
+    /// from kRankOnlyLod up to it, the rank number alone; below, the colour alone.
+    static constexpr double kCoordinatesLod = 0.62;
+    static constexpr double kRankOnlyLod = 0.28;
+    /// The coordinates' type in scene pixels: as large as the chip's width allows, within these.
+    static constexpr int kCoordinatesMaxPixels = 14;
+    static constexpr int kCoordinatesMinPixels = 8;
 
     SlotItem(const FabricItem *root, int slot, QGraphicsItem *parent);
 
@@ -26,6 +34,13 @@ public:
     int slot() const { return m_slot; }
     int rank() const { return m_rank; } ///< -1 when the slot is empty
     QColor fillColour() const { return m_fill; }
+    /// "(d,p,t)" (with c and e where used), empty on an empty slot.
+    QString coordinateText() const { return m_coordText; }
+    /// The font paint() draws coordinateText() in (scene pixels, before the view's zoom).
+    QFont coordinateFont() const;
+    /// The font for `text` on a chip: the largest size from kCoordinatesMinPixels to
+    /// kCoordinatesMaxPixels at which it fits the chip's width.
+    static QFont coordinateFont(const QString &text);
 
     /// Reads the rank on this slot, its coordinates and chip colour from the document.
     void syncWithModel();
@@ -56,6 +71,7 @@ private:
     int m_rank = -1;
     QString m_rankText;
     QString m_coordText;
+    int m_coordPixels = kCoordinatesMaxPixels;
     QColor m_fill;
     unsigned m_partnerMask = 0;
     bool m_focused = false;

@@ -128,7 +128,11 @@ int main(int argc, char *argv[])
             settle(window);
             if (raised)
                 window.showPanel(raised);
-            window.fabricView()->fitAll();
+            // As the window opens (presentation mode shows the whole fabric, large).
+            if (window.presentation()->isActive())
+                window.fabricView()->fitAll();
+            else
+                window.fabricView()->fitDefault();
             settle(window);
             const bool ok = window.grab().save(out, "PNG");
             if (!ok)

@@ -112,7 +112,7 @@ void PresentationMode::leave()
         m_window->showNormal();
     m_window->restoreGeometry(m_geometry);
     m_window->restoreState(m_state); // docks and toolbars as they were
-    QTimer::singleShot(0, m_window, [this] { m_window->fabricView()->fitAll(); });
+    QTimer::singleShot(0, m_window, [this] { m_window->fabricView()->fitDefault(); });
 }
 
 } // namespace railyard

@@ -96,6 +96,11 @@ void WindowLayout::arrange(QMainWindow *window, const Docks &docks, const QSize 
     for (const auto &[dock, wasHidden] : hidden)
         if (wasHidden)
             dock->hide();
+    // Re-adding a dock stacks it in its area before tabifyDockWidget() moves it into the tab
+    // group; on a short screen that moment's minimum (the Ranks, Inspector and Lessons stacked)
+    // is taller than the window and grows it. Tabbed, the minimum fits again: take the size back.
+    if (window->size() != size)
+        window->resize(size);
     if (docks.inspector)
         docks.inspector->raise();
     if (first)

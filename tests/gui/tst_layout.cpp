@@ -1,14 +1,18 @@
 // The main window on a real screen size, from the offscreen platform's configured screen:
 // 1280x720 at scale 1 (gui_tst_layout) and 1920x1080 at QT_SCALE_FACTOR=2, 960x540 logical
-// (gui_tst_layout_scale2, RAILYARD_LAYOUT_SCREEN=1920x1080@2). On first launch the window fits
+// (gui_tst_layout_scale2, RAILYARD_LAYOUT_SCREEN=1920x1080@2), and 1465x900 at scale 1
+// (gui_tst_layout_1465x900). On first launch the window fits
 // the screen; with every tab of every dock group in front in turn, no two visible docks
 // intersect each other or the fabric, no panel is squeezed below its minimum size, every label
 // fits its text (QFontMetrics / its rich-text layout), text stays at a readable size, and the
-// fabric keeps its detailed drawing. A saved layout belongs to its screen.
+// fabric keeps its detailed drawing; from 1280x720 up, every chip's (d,p,t) is drawn at a readable
+// size at the default zoom. A saved layout belongs to its screen.
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
+#include "fabriclayout.h"
 #include "fabricview.h"
 #include "mainwindow.h"
+#include "slotitem.h"
 #include "windowlayout.h"
 
 #include <QApplication>
@@ -16,10 +20,13 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFontInfo>
+#include <QFontMetricsF>
+#include <QGraphicsScene>
 #include <QLabel>
 #include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStyleOptionGraphicsItem>
 #include <QTabBar>
 #include <QTest>
 #include <QTextDocument>
@@ -30,6 +37,9 @@
 using namespace railyard;
 
 namespace {
+
+/// The smallest type the window may show, in points.
+constexpr double kReadablePoints = FabricView::kReadablePoints;
 
 /// The visible docks of the window (in front in their tab group), but the title-less summary.
 QList<QDockWidget *> visibleDocks(QMainWindow &w)
@@ -188,6 +198,44 @@ void TestLayout::nothingOverlapsOrClips()
                                                                .arg(fabric->height())
                                                                .arg(fabric->zoom())));
     QVERIFY2(fabric->width() >= w.width() / 2, qPrintable(QString::number(fabric->width())));
+    qInfo("window %dx%d (minimum %dx%d), fabric %dx%d at zoom %.3f", w.width(), w.height(), w.minimumSizeHint().width(),
+          w.minimumSizeHint().height(), fabric->width(), fabric->height(), fabric->zoom());
+    // From a 1280x720 screen up, every chip's (d,p,t) is legible at the default zoom: drawn (the
+    // view's level of detail is above the chips' coordinates threshold), in type at least the
+    // labels' readable size on screen, and inside its chip. 960x540 logical keeps the detail only.
+    if (available.width() >= 1280 && available.height() >= 720) {
+        const double lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(fabric->viewportTransform());
+        QVERIFY2(lod > SlotItem::kCoordinatesLod, qPrintable(QString::number(lod)));
+        const double readable = kReadablePoints * fabric->logicalDpiY() / 72.0;
+        const QRectF shown = fabric->mapToScene(fabric->viewport()->rect()).boundingRect();
+        int chips = 0, inView = 0;
+        QStringList small;
+        for (QGraphicsItem *item : fabric->scene()->items()) {
+            const auto *chip = qgraphicsitem_cast<SlotItem *>(item);
+            if (!chip || chip->rank() < 0)
+                continue;
+            ++chips;
+            if (shown.contains(chip->sceneBoundingRect()))
+                ++inView;
+            const QFont font = chip->coordinateFont();
+            const double onScreen = QFontInfo(font).pixelSize() * lod;
+            const double wide = QFontMetricsF(font).horizontalAdvance(chip->coordinateText());
+            if (onScreen < readable || wide > FabricLayout::kChipWidth)
+                small << QStringLiteral("rank %1 %2: %3 px on screen (readable %4), %5 of %6 wide")
+                             .arg(chip->rank())
+                             .arg(chip->coordinateText())
+                             .arg(onScreen)
+                             .arg(readable)
+                             .arg(wide)
+                             .arg(FabricLayout::kChipWidth);
+        }
+        qInfo("chips' coordinates at %d px, %.1f px on screen (readable: %.1f)", w.fabricView()->rootItem()->smallestCoordinatePixels(),
+              w.fabricView()->rootItem()->smallestCoordinatePixels() * lod, readable);
+        QCOMPARE(chips, 128); // the seed's ranks
+        QVERIFY2(inView >= 8, qPrintable(QString::number(inView))); // a server's chips at least
+        small = small.mid(0, 5);
+        QVERIFY2(small.isEmpty(), qPrintable(small.join(QLatin1Char('\n'))));
+    }
 
     int checked = 0;
     QStringList problems;
@@ -223,7 +271,7 @@ void TestLayout::nothingOverlapsOrClips()
                                     .arg(label->objectName(), label->text().left(60),
                                          label->parentWidget() ? label->parentWidget()->objectName() : QString(), why);
                 const QFontInfo info(label->font());
-                if (info.pointSizeF() < 8.0)
+                if (info.pointSizeF() < kReadablePoints)
                     problems << QStringLiteral("label %1 \"%2\": %3 pt is too small to read")
                                     .arg(label->objectName(), label->text().left(40))
                                     .arg(info.pointSizeF());

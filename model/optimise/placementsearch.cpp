@@ -311,8 +311,8 @@ PlacementSearch::Move PlacementSearch::stageAlignMove()
             displaced.emplace_back(m_fabric.serverOfSlot(want), holder);
     }
     // Each server gives up as many slots as it claims, so its displaced ranks fit its freed slots.
-    std::stable_sort(freed.begin(), freed.end(),
-        [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::stable_sort(
+        freed.begin(), freed.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     std::stable_sort(displaced.begin(), displaced.end(),
         [](const auto &a, const auto &b) { return a.first < b.first; });
     std::size_t f = 0;

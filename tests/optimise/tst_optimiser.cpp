@@ -341,8 +341,7 @@ void TestOptimiser::torPresetsSitOnTheSpineBound()
     const CostReport rep = evaluate(packed);
     QCOMPARE(rep.tierBytes[index(Tier::Spine)][index(Dim::Pp)], preset);
     const int dpGroups = s.degrees.tp * s.degrees.pp;
-    const double perGroupBuffers
-        = rep.dimBytesSent[index(Dim::Dp)] / dpGroups / (s.degrees.dp - 1);
+    const double perGroupBuffers = rep.dimBytesSent[index(Dim::Dp)] / dpGroups / (s.degrees.dp - 1);
     const double cutBound = 8.0 * 2.0 * perGroupBuffers;
     QVERIFY2(cutBound > 3.0 * preset,
         qPrintable(QString::number(cutBound) + " vs " + QString::number(preset)));

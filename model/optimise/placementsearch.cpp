@@ -270,6 +270,62 @@ PlacementSearch::Move PlacementSearch::groupSwap()
     return move;
 }
 
+PlacementSearch::Move PlacementSearch::stageAlignMove()
+{
+    // Every rank of one pipeline stage takes, on its own server, the GPU index (hence the NIC
+    // and, on a rail-optimised fabric, the rail) of its partner in a neighbouring stage; the
+    // ranks it displaces take the slots it left on that server. A stage whose DP groups each sit
+    // on one rail, but on other rails than the next stage's, is a local minimum for single
+    // swaps (each one takes a DP group off its rail to bring one pipeline send onto it); this
+    // move aligns the whole stage at once and keeps every rank on its server.
+    const int pp = m_layout.degrees().pp;
+    if (pp < 2)
+        return randomSwap();
+    const int p = pick(pp);
+    const int q = p == 0 ? 1 : (p == pp - 1 ? pp - 2 : p + (pick(2) == 0 ? -1 : 1));
+    const Mapping &m = m_engine.mapping();
+    const int gpus = m_fabric.gpusPerServer();
+    std::vector<char> claimed(static_cast<std::size_t>(m_fabric.slotCount()), 0);
+    Move move;
+    std::vector<std::pair<int, int>> freed, displaced; // (server, slot) and (server, rank)
+    for (int r = 0; r < m_layout.worldSize(); ++r) {
+        const RankCoord c = m_layout.coord(r);
+        if (c.p != p)
+            continue;
+        const int slot = m.slotOf(r);
+        const int partner = m_layout.rankOf(c.t, q, c.d, c.c);
+        const int want = m_fabric.serverOfSlot(slot) * gpus + m_fabric.gpuOfSlot(m.slotOf(partner));
+        char &mark = claimed[static_cast<std::size_t>(want)];
+        if (mark)
+            return {}; // two ranks of the stage ask for one slot
+        mark = 1;
+        if (want != slot)
+            move.emplace_back(r, want);
+    }
+    for (const auto &[rank, want] : move) {
+        const int slot = m.slotOf(rank);
+        if (!claimed[static_cast<std::size_t>(slot)])
+            freed.emplace_back(m_fabric.serverOfSlot(slot), slot);
+        const int holder = m.rankAt(want);
+        if (holder >= 0 && m_layout.coord(holder).p != p)
+            displaced.emplace_back(m_fabric.serverOfSlot(want), holder);
+    }
+    // Each server gives up as many slots as it claims, so its displaced ranks fit its freed slots.
+    std::stable_sort(
+        freed.begin(), freed.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::stable_sort(displaced.begin(), displaced.end(),
+        [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::size_t f = 0;
+    for (const auto &[server, rank] : displaced) {
+        while (f < freed.size() && freed[f].first < server)
+            ++f;
+        if (f >= freed.size() || freed[f].first != server)
+            return {};
+        move.emplace_back(rank, freed[f++].second);
+    }
+    return move;
+}
+
 PlacementSearch::Move PlacementSearch::draw()
 {
     // The mix: plain swaps explore, the structured moves make the large steps (a whole TP group,
@@ -279,8 +335,10 @@ PlacementSearch::Move PlacementSearch::draw()
         return gatherMove(); // repairing a start that breaks the TP constraint
     if (m_excess > 0 && r < 50)
         return consolidateMove();
-    if (r < 30)
+    if (r < 25)
         return randomSwap();
+    if (r < 30)
+        return stageAlignMove();
     if (r < 45)
         return intraServerSwap();
     if (r < 65)

@@ -46,7 +46,8 @@ struct SearchOutcome
  * swap of two ranks, a swap within one server, a move that gathers a group's member onto a
  * server the group already uses or onto another member's rail, one that brings a whole TP group
  * onto the server holding most of it, a move onto a free slot, the exchange of two servers'
- * contents or of two whole groups member by member), checks the constraint and the failed
+ * contents or of two whole groups member by member, one that seats a whole pipeline stage on the
+ * GPU indices of its neighbour stage), checks the constraint and the failed
  * hardware, applies it through the engine's incremental update, and accepts it with the
  * Metropolis rule exp(-dE / T) (Kirkpatrick, Gelatt, Vecchi, "Optimization by Simulated
  * Annealing", Science 1983). E = objective / start objective
@@ -85,6 +86,7 @@ private:
     Move freeSlotMove();
     Move serverSwap();
     Move groupSwap();
+    Move stageAlignMove();
     Verdict check(const Move &move) const;
     int tpExcess(int group, const Move &move, bool after) const;
     static double linkSquares(const CostReport &report);

@@ -23,6 +23,14 @@
 
 using namespace railyard;
 
+// Search quality on thousands of moves is run by the release suite; under the sanitizers it takes
+// minutes and reaches no code the smaller cases miss.
+#ifdef RAILYARD_SANITIZED
+#define SKIP_SEARCH_QUALITY_WHEN_SANITIZED() QSKIP("search quality: run by the release suite")
+#else
+#define SKIP_SEARCH_QUALITY_WHEN_SANITIZED() (void)0
+#endif
+
 namespace {
 
 Scenario sample(const char *name)
@@ -154,10 +162,7 @@ void TestOptimiser::beatsEveryPresetOnSkewedMoe_data()
 
 void TestOptimiser::beatsEveryPresetOnSkewedMoe()
 {
-#ifdef RAILYARD_SANITIZED
-    QSKIP("search quality on thousands of moves: run by the release suite; under the sanitizers "
-          "it takes minutes and reaches no code the smaller cases miss");
-#endif
+    SKIP_SEARCH_QUALITY_WHEN_SANITIZED();
     // Zipf-skewed Mixtral, EP 8 spread over 8 servers by its order string: every preset leaves
     // the expert all-to-all on the spine. Gathering EP groups onto servers trades it for DP
     // bytes (the seed's EP-versus-DP locality tension); the search must find a better balance
@@ -193,10 +198,7 @@ void TestOptimiser::fromScatteredMatchesTheBestPreset_data()
 
 void TestOptimiser::fromScatteredMatchesTheBestPreset()
 {
-#ifdef RAILYARD_SANITIZED
-    QSKIP("search quality on thousands of moves: run by the release suite; under the sanitizers "
-          "it takes minutes and reaches no code the smaller cases miss");
-#endif
+    SKIP_SEARCH_QUALITY_WHEN_SANITIZED();
     QFETCH(QString, file);
     QFETCH(int, objective);
     const Objective o = static_cast<Objective>(objective);
@@ -217,10 +219,7 @@ void TestOptimiser::beatsEveryPresetOnDegradedLink_data()
 
 void TestOptimiser::beatsEveryPresetOnDegradedLink()
 {
-#ifdef RAILYARD_SANITIZED
-    QSKIP("search quality on thousands of moves: run by the release suite; under the sanitizers "
-          "it takes minutes and reaches no code the smaller cases miss");
-#endif
+    SKIP_SEARCH_QUALITY_WHEN_SANITIZED();
     // seed-128-degraded: the failed-server job on a cabled fabric whose node005 mlx5_2 link
     // runs at 100 Gb/s. The slow link is no failure, so every preset puts a rank on slot 42
     // (node005 GPU 2) and that rank's DP ring runs at a quarter of the NIC rate. A slower link

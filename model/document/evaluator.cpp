@@ -7,21 +7,37 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace railyard {
 
 namespace {
 
-/// A complete move list applied to the engine, each rank in turn onto its slot. Targets are
-/// distinct and every displaced rank is listed, so no step undoes an earlier one; a swap takes
-/// one engine step (its second move then finds the rank in place).
+/// Puts each listed rank on its slot in one engine step (CostEngine::moveRanks(): every group
+/// of the moved ranks re-planned once, one report). Targets are distinct and every displaced
+/// rank is listed, so the batch is one the engine accepts.
+void placeOnEngine(CostEngine &engine, const std::vector<std::pair<int, int>> &rankToSlot)
+{
+    std::vector<std::pair<int, int>> batch;
+    batch.reserve(rankToSlot.size());
+    for (const auto &[rank, slot] : rankToSlot)
+        if (engine.mapping().slotOf(rank) != slot)
+            batch.emplace_back(rank, slot);
+    if (!batch.empty())
+        engine.moveRanks(batch);
+}
+
+/// A complete move list applied to the engine: each rank onto its `to` slot.
 void moveOnEngine(CostEngine &engine, const MovedRanks &moves)
 {
-    for (const MovedRank &m : moves) {
-        if (engine.mapping().slotOf(m.rank) != m.to)
-            engine.moveRank(m.rank, m.to);
-    }
+    std::vector<std::pair<int, int>> rankToSlot;
+    rankToSlot.reserve(moves.size());
+    for (const MovedRank &m : moves)
+        rankToSlot.emplace_back(m.rank, m.to);
+    placeOnEngine(engine, rankToSlot);
 }
 
 } // namespace
@@ -344,12 +360,20 @@ void Evaluator::preview(const std::vector<std::pair<int, int>> &rankToSlot)
     }
     if (isPreviewing() && moves == m_previewMoves)
         return;
-    // Each step starts from the committed mapping, never from the previous step's.
-    if (isPreviewing())
-        moveOnEngine(*m_engine, inverseMoves(m_previewMoves));
-    else
+    // Each step's figures are those of the committed mapping with this step's moves, never
+    // built on the previous step's: one engine step takes the previous step's ranks back to
+    // their committed slots and this step's onto their targets.
+    if (isPreviewing()) {
+        std::map<int, int> target;
+        for (const MovedRank &m : m_previewMoves)
+            target[m.rank] = m.from;
+        for (const MovedRank &m : moves)
+            target[m.rank] = m.to;
+        placeOnEngine(*m_engine, { target.begin(), target.end() });
+    } else {
         m_committed = m_engine->mapping();
-    moveOnEngine(*m_engine, moves);
+        moveOnEngine(*m_engine, moves);
+    }
     m_previewMoves = std::move(moves);
     ++m_engineUpdates;
     Q_EMIT reportChanged(ReportChange { takeChangedLinks(), false, true });

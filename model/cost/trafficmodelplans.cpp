@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <tuple>
 
 namespace railyard {
@@ -29,9 +30,13 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
     CollectivePlan plan = planCollective(
         p.algorithm, p.plannedFor, slots, m_fabric, m_router, m_setup.device.nvlsEfficiency);
     EmittedPlan out;
-    std::sort(plan.flows.begin(), plan.flows.end(), [](const PlannedFlow &a, const PlannedFlow &b) {
-        return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
-    });
+    // By (source, destination) slot, as one 64-bit key (slots are non-negative ints).
+    const auto key = [](const PlannedFlow &f) {
+        return static_cast<std::uint64_t>(static_cast<std::uint32_t>(f.src)) << 32
+            | static_cast<std::uint32_t>(f.dst);
+    };
+    std::sort(plan.flows.begin(), plan.flows.end(),
+        [&key](const PlannedFlow &a, const PlannedFlow &b) { return key(a) < key(b); });
     for (const PlannedFlow &f : plan.flows) {
         if (f.src == f.dst)
             continue; // carries nothing (TrafficModel::emitFlow)

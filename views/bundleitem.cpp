@@ -33,6 +33,9 @@ BundleItem::BundleItem(const FabricItem *root, Tier tier)
     setZValue(-1.0);
     setAcceptedMouseButtons(Qt::NoButton);
     setFlag(ItemUsesExtendedStyleOption); // for exposedRect culling
+    // Thousands of antialiased lines at 131,072 GPUs: a repaint or a pan blits them, a
+    // recoloured line repaints its own rectangle (syncLine), a zoom step all of them.
+    setCacheMode(DeviceCoordinateCache);
 }
 
 void BundleItem::syncWithModel()

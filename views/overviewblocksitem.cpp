@@ -22,6 +22,13 @@ OverviewBlocksItem::OverviewBlocksItem(const FabricItem *root)
 {
     setAcceptedMouseButtons(Qt::NoButton);
     setFlag(ItemUsesExtendedStyleOption); // exposedRect: skip what is off screen
+    setCacheMode(DeviceCoordinateCache);
+}
+
+void OverviewBlocksItem::updateServer(int server)
+{
+    if (server >= 0 && server < m_root->fabric().servers())
+        update(m_root->layout().serverRect(server).adjusted(-3, -3, 3, 3)); // a failed mark's cross
 }
 
 QRectF OverviewBlocksItem::boundingRect() const
@@ -36,6 +43,10 @@ void OverviewBlocksItem::paint(
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const FabricLayout &layout = m_root->layout();
     const int servers = m_root->fabric().servers();
+    // Axis-aligned fills a few pixels wide: without antialiasing the raster engine fills whole
+    // device pixels (a span fill) instead of rasterising each rectangle's coverage, which was
+    // most of a 131k overview frame; the blocks' edges land on pixel boundaries.
+    painter->setRenderHint(QPainter::Antialiasing, false);
     for (int server = 0; server < servers; ++server) {
         const QRectF rect = layout.serverRect(server);
         if (!rect.intersects(exposed))
@@ -59,6 +70,7 @@ void OverviewBlocksItem::paint(
             continue;
         }
         painter->save();
+        painter->setRenderHint(QPainter::Antialiasing, true); // its rounded outline
         painter->translate(at);
         sw->paint(painter, option, widget); // its own look; it reads only the level of detail
         painter->restore();

@@ -14,6 +14,11 @@ class FabricItem;
  * painted each one on every frame (bench_gui's BM_Paint131k), most of a repaint. The hidden
  * items keep their state (colours, marks); hit testing finds them by geometry
  * (FabricView::hitAt).
+ *
+ * It keeps a device-coordinate cache (QGraphicsItem::DeviceCoordinateCache): a repaint or a pan
+ * blits the pixmap (a pan paints only the strip scrolled in), a zoom step paints it again. The
+ * blocks show chip colours, failed marks and switch emphasis, never link loads: a moved rank
+ * invalidates only its server's block (updateServer), a recolour of the links nothing.
  */
 class OverviewBlocksItem : public QGraphicsItem
 {
@@ -25,6 +30,8 @@ public:
     int type() const override { return Type; }
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+    /// Repaints only this server's block (its chips changed).
+    void updateServer(int server);
 
 private:
     const FabricItem *m_root;

@@ -216,7 +216,7 @@ void FabricItem::onReportChanged(const ReportChange &change)
 void FabricItem::updateOverview()
 {
     if (m_overview && m_blocks)
-        m_blocks->update();
+        m_blocks->syncAll();
 }
 
 void FabricItem::syncChips(const MappingChange &change)
@@ -233,7 +233,7 @@ void FabricItem::syncChips(const MappingChange &change)
                 item->syncWithModel();
                 // The blocks show the chip colours: repaint only the moved chips' servers.
                 if (m_overview && m_blocks)
-                    m_blocks->updateServer(static_cast<ServerItem *>(item->parentItem())->server());
+                    m_blocks->syncServer(static_cast<ServerItem *>(item->parentItem())->server());
             }
         }
     }
@@ -412,7 +412,8 @@ void FabricItem::setOverview(bool overview)
         sw->setVisible(!overview);
     if (m_blocks) {
         m_blocks->setVisible(overview);
-        m_blocks->update(); // its cache missed the changes made while it was hidden
+        if (overview)
+            m_blocks->syncAll(); // it missed the changes made while it was hidden
     }
     update();
 }

@@ -104,7 +104,6 @@ void FabricItem::markFailed(const std::vector<int> &servers, const std::vector<i
 
 void FabricItem::applyFailed(bool on)
 {
-    updateOverview(); // a deferred repaint of the blocks; cheap when not zoomed out
     for (int server : m_failedServers) {
         if (ServerItem *item = serverItem(server))
             item->setFailed(on);
@@ -113,6 +112,7 @@ void FabricItem::applyFailed(bool on)
         if (SlotItem *item = slotItem(slot))
             item->setFailed(on);
     }
+    updateOverview(); // the blocks read the marks again; cheap when not zoomed out
 }
 
 } // namespace railyard

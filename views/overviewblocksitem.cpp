@@ -8,6 +8,9 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
+#include <cstddef>
+
 namespace railyard {
 
 namespace {
@@ -25,10 +28,35 @@ OverviewBlocksItem::OverviewBlocksItem(const FabricItem *root)
     setCacheMode(DeviceCoordinateCache);
 }
 
-void OverviewBlocksItem::updateServer(int server)
+void OverviewBlocksItem::readServer(int server)
 {
-    if (server >= 0 && server < m_root->fabric().servers())
-        update(m_root->layout().serverRect(server).adjusted(-3, -3, 3, 3)); // a failed mark's cross
+    const ServerItem *item = m_root->serverItem(server);
+    if (item == nullptr)
+        return;
+    const int gpus = m_root->fabric().gpusPerServer();
+    for (int g = 0; g < gpus && g < item->gpuCount(); ++g)
+        m_chips[static_cast<std::size_t>(server * gpus + g)]
+            = ServerItem::blockColour(item->slotItem(g));
+    m_failed[static_cast<std::size_t>(server)] = item->isFailed() ? 1 : 0;
+}
+
+void OverviewBlocksItem::syncServer(int server)
+{
+    if (server < 0 || server >= m_root->fabric().servers())
+        return;
+    readServer(server);
+    update(m_root->layout().serverRect(server).adjusted(-3, -3, 3, 3)); // a failed mark's cross
+}
+
+void OverviewBlocksItem::syncAll()
+{
+    const int servers = m_root->fabric().servers();
+    m_chips.assign(static_cast<std::size_t>(servers * m_root->fabric().gpusPerServer()),
+        qRgb(0xf1, 0xf3, 0xf5));
+    m_failed.assign(static_cast<std::size_t>(servers), 0);
+    for (int server = 0; server < servers; ++server)
+        readServer(server);
+    update();
 }
 
 QRectF OverviewBlocksItem::boundingRect() const
@@ -42,7 +70,8 @@ void OverviewBlocksItem::paint(
     const QRectF exposed = option->exposedRect;
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const FabricLayout &layout = m_root->layout();
-    const int servers = m_root->fabric().servers();
+    const int servers = std::min(m_root->fabric().servers(), static_cast<int>(m_failed.size()));
+    const int gpus = m_root->fabric().gpusPerServer();
     // Axis-aligned fills a few pixels wide: without antialiasing the raster engine fills whole
     // device pixels (a span fill) instead of rasterising each rectangle's coverage, which was
     // most of a 131k overview frame; the blocks' edges land on pixel boundaries.
@@ -51,11 +80,14 @@ void OverviewBlocksItem::paint(
         const QRectF rect = layout.serverRect(server);
         if (!rect.intersects(exposed))
             continue;
-        ServerItem *item = m_root->serverItem(server);
-        if (item == nullptr)
-            continue;
         painter->translate(rect.topLeft());
-        item->paintOverviewBlock(painter, lod);
+        if (m_failed[static_cast<std::size_t>(server)] != 0) {
+            if (ServerItem *item = m_root->serverItem(server))
+                item->paintOverviewBlock(painter, lod); // the veil and the cross too
+        } else {
+            ServerItem::paintBlock(
+                painter, layout, m_chips.data() + static_cast<std::ptrdiff_t>(server) * gpus, gpus, lod);
+        }
         painter->translate(-rect.topLeft());
     }
     for (SwitchItem *sw : m_root->switchItems()) {

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <QGraphicsItem>
+#include <QRgb>
+
+#include <vector>
 
 namespace railyard {
 
@@ -18,7 +21,7 @@ class FabricItem;
  * It keeps a device-coordinate cache (QGraphicsItem::DeviceCoordinateCache): a repaint or a pan
  * blits the pixmap (a pan paints only the strip scrolled in), a zoom step paints it again. The
  * blocks show chip colours, failed marks and switch emphasis, never link loads: a moved rank
- * invalidates only its server's block (updateServer), a recolour of the links nothing.
+ * invalidates only its server's block (syncServer), a recolour of the links nothing.
  */
 class OverviewBlocksItem : public QGraphicsItem
 {
@@ -30,11 +33,19 @@ public:
     int type() const override { return Type; }
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
-    /// Repaints only this server's block (its chips changed).
-    void updateServer(int server);
+    /// Reads this server's chip colours and failed mark again and repaints only its block.
+    void syncServer(int server);
+    /// Reads every server's chips and marks again and repaints all (a new colouring, marks).
+    void syncAll();
 
 private:
+    void readServer(int server);
+
     const FabricItem *m_root;
+    // Copies of what the blocks show, contiguous: reading 131,072 chip items scattered over
+    // the heap on every paint was a cache miss per chip (most of a zoom step's frame).
+    std::vector<QRgb> m_chips; ///< per GPU slot (server x GPUs per server + GPU)
+    std::vector<unsigned char> m_failed; ///< per server
 };
 
 } // namespace railyard

@@ -57,6 +57,9 @@ private:
     Tier m_tier;
     std::vector<int> m_bundles; ///< layout bundle indices of this tier
     std::vector<int> m_worstCable; ///< per line, -1 when it has none
+    /// Per line, its worst cable's utilisation as of the last sync (read on every paint: a
+    /// lookup into the report's 1.3 million links per line was a cache miss each at 131k).
+    std::vector<double> m_worst;
     std::vector<unsigned char> m_routeMask;
     std::vector<unsigned char> m_emphasis;
     bool m_anyEmphasis = false;

@@ -56,6 +56,12 @@ void OverviewBlocksItem::syncAll()
     m_failed.assign(static_cast<std::size_t>(servers), 0);
     for (int server = 0; server < servers; ++server)
         readServer(server);
+    m_switches.clear();
+    for (SwitchItem *sw : m_root->switchItems()) {
+        const QPointF at = sw->pos();
+        m_switches.push_back({ sw->boundingRect().translated(at), sw->box().translated(at),
+            sw->fill(), sw->isEmphasised(), sw });
+    }
     update();
 }
 
@@ -90,21 +96,19 @@ void OverviewBlocksItem::paint(
         }
         painter->translate(-rect.topLeft());
     }
-    for (SwitchItem *sw : m_root->switchItems()) {
-        const QPointF at = sw->pos();
-        if (!sw->boundingRect().translated(at).intersects(exposed))
+    for (const Switch &sw : m_switches) {
+        if (!sw.bounds.intersects(exposed))
             continue;
-        const QRectF box = sw->box().translated(at);
-        if (!sw->isEmphasised() && lod * box.width() < kSolidBelowPixels) {
+        if (!sw.emphasised && lod * sw.box.width() < kSolidBelowPixels) {
             // A few pixels wide: a filled box, no rounded outline to stroke (thousands of
             // switches at 131,072 GPUs).
-            painter->fillRect(box, sw->fill());
+            painter->fillRect(sw.box, sw.fill);
             continue;
         }
         painter->save();
         painter->setRenderHint(QPainter::Antialiasing, true); // its rounded outline
-        painter->translate(at);
-        sw->paint(painter, option, widget); // its own look; it reads only the level of detail
+        painter->translate(sw.item->pos());
+        sw.item->paint(painter, option, widget); // its own look; it reads only the level of detail
         painter->restore();
     }
 }

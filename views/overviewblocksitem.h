@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QColor>
 #include <QGraphicsItem>
 #include <QRgb>
 
@@ -8,6 +9,7 @@
 namespace railyard {
 
 class FabricItem;
+class SwitchItem;
 
 /**
  * The zoomed-out view's servers and switches, drawn by one item: in the overview the
@@ -46,6 +48,15 @@ private:
     // the heap on every paint was a cache miss per chip (most of a zoom step's frame).
     std::vector<QRgb> m_chips; ///< per GPU slot (server x GPUs per server + GPU)
     std::vector<unsigned char> m_failed; ///< per server
+    struct Switch
+    {
+        QRectF bounds; ///< scene coordinates, for culling
+        QRectF box; ///< scene coordinates
+        QColor fill;
+        bool emphasised = false;
+        SwitchItem *item = nullptr;
+    };
+    std::vector<Switch> m_switches;
 };
 
 } // namespace railyard

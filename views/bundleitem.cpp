@@ -25,11 +25,14 @@ BundleItem::BundleItem(const FabricItem *root, Tier tier)
         if (all[i].tier == tier) {
             m_bundles.push_back(static_cast<int>(i));
             m_bounds |= all[i].path.boundingRect();
+            m_lineBounds.push_back(all[i].path.boundingRect().adjusted(-4, -4, 4, 4));
         }
     }
     m_bounds.adjust(-40, -40, 40, 40);
     m_worstCable.assign(m_bundles.size(), -1);
     m_worst.assign(m_bundles.size(), 0.0);
+    m_colour.assign(m_bundles.size(), 0);
+    m_colourOf.assign(m_bundles.size(), -1.0);
     m_routeMask.assign(m_bundles.size(), 0);
     m_emphasis.assign(m_bundles.size(), 0);
     setZValue(-1.0);
@@ -181,7 +184,7 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 continue;
             const FabricLayout::Bundle &b = all[static_cast<std::size_t>(m_bundles[i])];
             if (!exposed.isEmpty()
-                && !exposed.intersects(b.path.boundingRect().adjusted(-4, -4, 4, 4)))
+                && !exposed.intersects(m_lineBounds[i]))
                 continue;
             if (i == bottleneckLine) {
                 lastWidth = -1.0;
@@ -213,7 +216,16 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 painter->setPen(core);
                 painter->drawPolyline(b.path);
             }
-            QColor c = ColorScale::utilisationColour(worst, maxUtil);
+            // The colour scale's result, kept per line while its load and the range stay.
+            if (m_colourRange != maxUtil) {
+                m_colourRange = maxUtil;
+                std::fill(m_colourOf.begin(), m_colourOf.end(), -1.0);
+            }
+            if (m_colourOf[i] != worst) {
+                m_colourOf[i] = worst;
+                m_colour[i] = ColorScale::utilisationColour(worst, maxUtil).rgba();
+            }
+            QColor c = QColor::fromRgba(m_colour[i]);
             if (!loaded && !m_emphasis[i])
                 c.setAlpha(110);
             const double width = loaded ? 2.5 : 1.0;

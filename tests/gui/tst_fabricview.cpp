@@ -192,6 +192,7 @@ private Q_SLOTS:
     void levelOfDetailFollowsZoom();
     void overviewBlocksStandForServersAndSwitches();
     void overviewBlocksFollowMovedRanks();
+    void overviewLinesShowTheirLoad();
     void exportsPngAndSvg();
 
 private:
@@ -1121,6 +1122,42 @@ void TestFabricView::overviewBlocksFollowMovedRanks()
     // (within a pixel column: the zoom's anchor may move the blocks by a fraction of a pixel)
     QVERIFY(std::abs(inBlock(0, p0) - after0) <= area0 / 4);
     QVERIFY(std::abs(inBlock(4, p1) - after4) <= area4 / 4);
+}
+
+// The overview's aggregated NIC lines: each loaded line is drawn along its path in its worst
+// cable's colour (a wide line is filled as its pen's device-space rectangle, not stroked).
+void TestFabricView::overviewLinesShowTheirLoad()
+{
+    FabricItem *root = m_view->rootItem();
+    while (m_view->zoom() >= FabricView::kOverviewBelow)
+        m_view->zoomOut();
+    QVERIFY(root->isOverview());
+    const BundleItem *item = root->bundleItem(Tier::Leaf);
+    QVERIFY(item != nullptr && item->isVisible());
+    const QImage shot = grabViewport(*m_view);
+    const int bottleneckCable = m_doc->report().bottleneckLink / 2;
+    int checked = 0;
+    for (int i = 0; i < item->count(); ++i) {
+        const FabricLayout::Bundle &b
+            = root->layout().bundles()[static_cast<std::size_t>(item->layoutIndex(i))];
+        const double worst = item->worstUtilisation(i);
+        if (!(worst > 0.0)
+            || std::find(b.cables.begin(), b.cables.end(), bottleneckCable) != b.cables.end())
+            continue; // idle lines are translucent; the bottleneck's glows
+        QCOMPARE(b.path.size(), 2);
+        const QColor colour = ColorScale::utilisationColour(worst, root->maxUtilisation());
+        const QPointF from = m_view->mapFromScene(b.path[0]), to = m_view->mapFromScene(b.path[1]);
+        int onLine = 0;
+        for (double t : { 0.3, 0.4, 0.5, 0.6, 0.7 }) {
+            const QPoint at = (from + (to - from) * t).toPoint();
+            // The core: a 3x3 patch on the line holds its colour (lines may cross: most
+            // points, not all).
+            onLine += pixelsNear(shot.copy(QRect(at - QPoint(1, 1), QSize(3, 3))), colour) >= 2;
+        }
+        QVERIFY2(onLine >= 3, qPrintable(QStringLiteral("line %1 not drawn in its colour").arg(i)));
+        ++checked;
+    }
+    QVERIFY2(checked >= 8, "too few loaded lines to check");
 }
 
 void TestFabricView::exportsPngAndSvg()

@@ -9,7 +9,6 @@
 #include <QLineF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
-#include <QTransform>
 
 #include <algorithm>
 #include <cmath>
@@ -170,9 +169,6 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     // only when it differs (a pen change costs the raster engine a state update).
     QRgb lastColour = 0;
     double lastWidth = -1.0;
-    const QTransform toDevice = painter->worldTransform();
-    const bool scaleOnly = toDevice.type() <= QTransform::TxScale && toDevice.isInvertible();
-    const QTransform toItem = toDevice.inverted();
     // Idle lines first, loaded ones on top, so a hot aggregate is never hidden; emphasised
     // lines last of all.
     for (int pass = 0; pass < (m_anyEmphasis ? 3 : 2); ++pass) {
@@ -229,37 +225,20 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
             if (!loaded && !m_emphasis[i])
                 c.setAlpha(110);
             const double width = loaded ? 2.5 : 1.0;
-            if (width > 1.0 && b.path.size() == 2 && scaleOnly) {
-                // A wide cosmetic segment is, in device space, the rectangle its square-capped
-                // pen covers: fill that (convex, antialiased) instead of running the stroker
-                // on each of thousands of lines.
-                if (c.rgba() != lastColour || lastWidth != 0.0) {
-                    painter->setPen(Qt::NoPen);
-                    painter->setBrush(c);
-                    lastColour = c.rgba();
-                    lastWidth = 0.0; // "filling", not a pen width
-                }
-                const QPointF from = toDevice.map(b.path[0]), to = toDevice.map(b.path[1]);
-                const double length = QLineF(from, to).length();
-                if (length > 0.0) {
-                    const QPointF along = (to - from) * (width / 2.0 / length);
-                    const QPointF across(-along.y(), along.x());
-                    const QPointF quad[4] = { toItem.map(from - along + across),
-                        toItem.map(to + along + across), toItem.map(to + along - across),
-                        toItem.map(from - along - across) };
-                    painter->drawConvexPolygon(quad, 4);
-                }
-                continue;
-            }
             if (c.rgba() != lastColour || width != lastWidth) {
                 QPen pen(c, width);
                 pen.setCosmetic(true);
                 painter->setPen(pen);
-                painter->setBrush(Qt::NoBrush);
                 lastColour = c.rgba();
                 lastWidth = width;
             }
-            painter->drawPolyline(b.path);
+            // One segment as a line, not a polyline: the raster engine rasterises a solid
+            // square-capped line directly, where a polyline of any width over one pixel goes
+            // through the general stroker (most of a zoom step's repaint of thousands of lines).
+            if (b.path.size() == 2)
+                painter->drawLine(b.path[0], b.path[1]);
+            else
+                painter->drawPolyline(b.path);
         }
     }
 }

@@ -1125,7 +1125,7 @@ void TestFabricView::overviewBlocksFollowMovedRanks()
 }
 
 // The overview's aggregated NIC lines: each loaded line is drawn along its path in its worst
-// cable's colour (a wide line is filled as its pen's device-space rectangle, not stroked).
+// cable's colour (one segment each, drawn as a line rather than a polyline).
 void TestFabricView::overviewLinesShowTheirLoad()
 {
     FabricItem *root = m_view->rootItem();

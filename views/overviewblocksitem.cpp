@@ -91,8 +91,8 @@ void OverviewBlocksItem::paint(
             if (ServerItem *item = m_root->serverItem(server))
                 item->paintOverviewBlock(painter, lod); // the veil and the cross too
         } else {
-            ServerItem::paintBlock(
-                painter, layout, m_chips.data() + static_cast<std::ptrdiff_t>(server) * gpus, gpus, lod);
+            const QRgb *chips = m_chips.data() + static_cast<std::ptrdiff_t>(server) * gpus;
+            ServerItem::paintBlock(painter, layout, chips, gpus, lod);
         }
         painter->translate(-rect.topLeft());
     }

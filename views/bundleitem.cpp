@@ -24,15 +24,22 @@ BundleItem::BundleItem(const FabricItem *root, Tier tier)
         if (all[i].tier == tier) {
             m_bundles.push_back(static_cast<int>(i));
             m_bounds |= all[i].path.boundingRect();
+            m_lineBounds.push_back(all[i].path.boundingRect().adjusted(-4, -4, 4, 4));
         }
     }
     m_bounds.adjust(-40, -40, 40, 40);
     m_worstCable.assign(m_bundles.size(), -1);
+    m_worst.assign(m_bundles.size(), 0.0);
+    m_colour.assign(m_bundles.size(), 0);
+    m_colourOf.assign(m_bundles.size(), -1.0);
     m_routeMask.assign(m_bundles.size(), 0);
     m_emphasis.assign(m_bundles.size(), 0);
     setZValue(-1.0);
     setAcceptedMouseButtons(Qt::NoButton);
     setFlag(ItemUsesExtendedStyleOption); // for exposedRect culling
+    // Thousands of antialiased lines at 131,072 GPUs: a repaint or a pan blits them, a
+    // recoloured line repaints its own rectangle (syncLine), a zoom step all of them.
+    setCacheMode(DeviceCoordinateCache);
 }
 
 void BundleItem::syncWithModel()
@@ -70,14 +77,12 @@ void BundleItem::findWorst(std::size_t i)
             m_worstCable[i] = cable;
         }
     }
+    m_worst[i] = std::max(worst, 0.0);
 }
 
 double BundleItem::worstUtilisation(int i) const
 {
-    const int cable = m_worstCable[static_cast<std::size_t>(i)];
-    if (cable < 0 || 2 * cable + 1 >= static_cast<int>(m_root->document()->report().links.size()))
-        return 0.0;
-    return std::max(m_root->shownUtilisation(2 * cable), m_root->shownUtilisation(2 * cable + 1));
+    return m_worst[static_cast<std::size_t>(i)];
 }
 
 int BundleItem::lineAt(const QPointF &scenePos, double tolerance) const
@@ -150,7 +155,20 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     const double maxUtil = m_root->maxUtilisation();
     const QRectF exposed = option->exposedRect;
     const int bottleneck = m_root->document()->report().bottleneckLink;
+    // The line that carries the bottleneck (glows), found once rather than per line and pass.
+    std::size_t bottleneckLine = m_bundles.size();
+    for (std::size_t i = 0; bottleneck >= 0 && i < m_bundles.size(); ++i) {
+        const auto &cables = all[static_cast<std::size_t>(m_bundles[i])].cables;
+        if (std::find(cables.begin(), cables.end(), bottleneck / 2) != cables.end()) {
+            bottleneckLine = i;
+            break;
+        }
+    }
     painter->setRenderHint(QPainter::Antialiasing, true);
+    // Most lines share their pen with the previous one (every idle line does): set a pen
+    // only when it differs (a pen change costs the raster engine a state update).
+    QRgb lastColour = 0;
+    double lastWidth = -1.0;
     // Idle lines first, loaded ones on top, so a hot aggregate is never hidden; emphasised
     // lines last of all.
     for (int pass = 0; pass < (m_anyEmphasis ? 3 : 2); ++pass) {
@@ -162,10 +180,10 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 continue;
             const FabricLayout::Bundle &b = all[static_cast<std::size_t>(m_bundles[i])];
             if (!exposed.isEmpty()
-                && !exposed.intersects(b.path.boundingRect().adjusted(-4, -4, 4, 4)))
+                && !exposed.intersects(m_lineBounds[i]))
                 continue;
-            if (bottleneck >= 0
-                && std::find(b.cables.begin(), b.cables.end(), bottleneck / 2) != b.cables.end()) {
+            if (i == bottleneckLine) {
+                lastWidth = -1.0;
                 QPen glow(QColor(0xe0, 0x31, 0x31, 90), 11.0, Qt::SolidLine, Qt::RoundCap);
                 glow.setCosmetic(true);
                 painter->setPen(glow);
@@ -175,6 +193,7 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 if (m_routeMask[i] & (1u << index(d))) {
                     QColor c = ColorScale::dimColour(d);
                     c.setAlpha(150);
+                    lastWidth = -1.0;
                     QPen under(c, 6.0, Qt::SolidLine, Qt::RoundCap);
                     under.setCosmetic(true);
                     painter->setPen(under);
@@ -183,6 +202,7 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 }
             }
             if (m_emphasis[i]) {
+                lastWidth = -1.0;
                 QPen outline(FabricItem::emphasisColour(), 9.0);
                 outline.setCosmetic(true);
                 painter->setPen(outline);
@@ -192,13 +212,33 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 painter->setPen(core);
                 painter->drawPolyline(b.path);
             }
-            QColor c = ColorScale::utilisationColour(worst, maxUtil);
+            // The colour scale's result, kept per line while its load and the range stay.
+            if (m_colourRange != maxUtil) {
+                m_colourRange = maxUtil;
+                std::fill(m_colourOf.begin(), m_colourOf.end(), -1.0);
+            }
+            if (m_colourOf[i] != worst) {
+                m_colourOf[i] = worst;
+                m_colour[i] = ColorScale::utilisationColour(worst, maxUtil).rgba();
+            }
+            QColor c = QColor::fromRgba(m_colour[i]);
             if (!loaded && !m_emphasis[i])
                 c.setAlpha(110);
-            QPen pen(c, loaded ? 2.5 : 1.0);
-            pen.setCosmetic(true);
-            painter->setPen(pen);
-            painter->drawPolyline(b.path);
+            const double width = loaded ? 2.5 : 1.0;
+            if (c.rgba() != lastColour || width != lastWidth) {
+                QPen pen(c, width);
+                pen.setCosmetic(true);
+                painter->setPen(pen);
+                lastColour = c.rgba();
+                lastWidth = width;
+            }
+            // One segment as a line, not a polyline: the raster engine rasterises a solid
+            // square-capped line directly, where a polyline of any width over one pixel goes
+            // through the general stroker (most of a zoom step's repaint of thousands of lines).
+            if (b.path.size() == 2)
+                painter->drawLine(b.path[0], b.path[1]);
+            else
+                painter->drawPolyline(b.path);
         }
     }
 }

@@ -3,6 +3,7 @@
 #include "base/units.h"
 
 #include <QGraphicsItem>
+#include <QRgb>
 
 #include <vector>
 
@@ -57,6 +58,14 @@ private:
     Tier m_tier;
     std::vector<int> m_bundles; ///< layout bundle indices of this tier
     std::vector<int> m_worstCable; ///< per line, -1 when it has none
+    /// Per line, its worst cable's utilisation as of the last sync (read on every paint: a
+    /// lookup into the report's 1.3 million links per line was a cache miss each at 131k).
+    std::vector<double> m_worst;
+    std::vector<QRectF> m_lineBounds; ///< per line, its path's bounds plus the widest pen
+    /// Per line, its colour at m_colourRange (recomputed when the colour range moves).
+    mutable std::vector<QRgb> m_colour;
+    mutable std::vector<double> m_colourOf; ///< the utilisation m_colour was computed for
+    mutable double m_colourRange = -1.0;
     std::vector<unsigned char> m_routeMask;
     std::vector<unsigned char> m_emphasis;
     bool m_anyEmphasis = false;

@@ -216,7 +216,7 @@ void FabricItem::onReportChanged(const ReportChange &change)
 void FabricItem::updateOverview()
 {
     if (m_overview && m_blocks)
-        m_blocks->update();
+        m_blocks->syncAll();
 }
 
 void FabricItem::syncChips(const MappingChange &change)
@@ -229,16 +229,19 @@ void FabricItem::syncChips(const MappingChange &change)
     }
     for (const MovedRank &m : change.moves) {
         for (int slot : { m.from, m.to }) {
-            if (SlotItem *item = slotItem(slot))
+            if (SlotItem *item = slotItem(slot)) {
                 item->syncWithModel();
+                // The blocks show the chip colours: repaint only the moved chips' servers.
+                if (m_overview && m_blocks)
+                    m_blocks->syncServer(static_cast<ServerItem *>(item->parentItem())->server());
+            }
         }
     }
-    updateOverview(); // the blocks show the chip colours
 }
 
 void FabricItem::recolour(const ReportChange &change, bool force)
 {
-    updateOverview(); // a deferred repaint of the blocks; cheap when not zoomed out
+    // Not the overview's blocks: they show chips and marks, no link load.
     ++m_recolours;
     const CostReport &r = m_document->report();
     const int links = static_cast<int>(r.links.size());
@@ -253,6 +256,15 @@ void FabricItem::recolour(const ReportChange &change, bool force)
     m_colourScale = scale;
 
     if (m_bottleneck != r.bottleneckLink) {
+        // The aggregated lines cache their pixels: the old and the new bottleneck's line
+        // repaint their glow.
+        for (int id : { m_bottleneck, r.bottleneckLink }) {
+            if (id < 0 || id >= m_fabric->linkCount())
+                continue;
+            const int line = m_cableLine[static_cast<std::size_t>(id >> 1)];
+            if (BundleItem *bundle = line >= 0 ? bundleItem(m_fabric->link(id).tier) : nullptr)
+                bundle->syncLine(line);
+        }
         if (m_bottleneck >= 0) {
             if (LinkItem *old = linkItem(m_bottleneck))
                 old->setBottleneck(false);
@@ -398,8 +410,11 @@ void FabricItem::setOverview(bool overview)
     }
     for (SwitchItem *sw : std::as_const(m_switches))
         sw->setVisible(!overview);
-    if (m_blocks)
+    if (m_blocks) {
         m_blocks->setVisible(overview);
+        if (overview)
+            m_blocks->syncAll(); // it missed the changes made while it was hidden
+    }
     update();
 }
 
@@ -417,6 +432,12 @@ void FabricItem::setCaching(bool caching)
         slot->setCacheMode(mode);
     for (SwitchItem *sw : std::as_const(m_switches))
         sw->setCacheMode(mode);
+    if (m_blocks)
+        m_blocks->setCacheMode(mode);
+    for (BundleItem *item : m_bundles) {
+        if (item)
+            item->setCacheMode(mode);
+    }
 }
 
 void FabricItem::setFocusRank(int rank)
@@ -441,7 +462,8 @@ bool FabricItem::hasCableItems(Tier tier) const
 
 void FabricItem::refreshFocus()
 {
-    updateOverview(); // a deferred repaint of the blocks; cheap when not zoomed out
+    // Not the overview's blocks: a chip's colour does not show focus (its outline does, and the
+    // chips are hidden there); the aggregated lines show the partners' routes.
     for (SlotItem *slot : m_litSlots) {
         slot->setPartnerMask(0);
         slot->setFocused(false);

@@ -36,7 +36,6 @@ void FabricItem::setEmphasis(const std::vector<int> &linkIds, const QString &cap
 
 void FabricItem::applyEmphasis(bool on)
 {
-    updateOverview(); // a deferred repaint of the blocks; cheap when not zoomed out
     const Fabric &f = *m_fabric;
     for (int id : m_emphasis) {
         const FabricLink &l = f.link(id);
@@ -74,6 +73,7 @@ void FabricItem::applyEmphasis(bool on)
             }
         }
     }
+    updateOverview(); // the blocks read the switches' emphasis again; cheap when not zoomed out
 }
 
 void FabricItem::setLinkOverlay(std::unordered_map<int, double> valueByLink, const QString &title)
@@ -104,7 +104,6 @@ void FabricItem::markFailed(const std::vector<int> &servers, const std::vector<i
 
 void FabricItem::applyFailed(bool on)
 {
-    updateOverview(); // a deferred repaint of the blocks; cheap when not zoomed out
     for (int server : m_failedServers) {
         if (ServerItem *item = serverItem(server))
             item->setFailed(on);
@@ -113,6 +112,7 @@ void FabricItem::applyFailed(bool on)
         if (SlotItem *item = slotItem(slot))
             item->setFailed(on);
     }
+    updateOverview(); // the blocks read the marks again; cheap when not zoomed out
 }
 
 } // namespace railyard

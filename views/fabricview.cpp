@@ -21,6 +21,7 @@
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPixmapCache>
 #include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -40,6 +41,10 @@ FabricView::FabricView(ScenarioDocument *document, QWidget *parent)
     // every leaf it crosses (millions of entries at 16k GPUs). The linear index walks the
     // sorted top-level items once per paint and culls them by bounding rectangle instead.
     m_scene->setItemIndexMethod(QGraphicsScene::NoIndex);
+    // Device-coordinate caches live in QPixmapCache; the overview's backdrop and blocks are a
+    // viewport-sized pixmap each (5 MB at 1400x900), and Qt's 10 MB default evicted one on
+    // every frame, which then painted again (a 131k overview repaint).
+    QPixmapCache::setCacheLimit(std::max(QPixmapCache::cacheLimit(), 64 * 1024));
     setScene(m_scene);
     setBackgroundBrush(Qt::white);
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);

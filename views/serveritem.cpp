@@ -193,36 +193,49 @@ QRectF ServerItem::boundingRect() const
 void ServerItem::paintOverviewBlock(QPainter *painter, double lod)
 {
     paintOverview(painter, lod);
-    if (m_failed)
+    if (m_failed) {
+        const bool antialiased = painter->testRenderHint(QPainter::Antialiasing);
+        painter->setRenderHint(QPainter::Antialiasing, true); // the cross's diagonals
         paintFailed(painter);
+        painter->setRenderHint(QPainter::Antialiasing, antialiased);
+    }
+}
+
+QRgb ServerItem::blockColour(const SlotItem *slot)
+{
+    return slot->rank() >= 0 ? slot->fillColour().rgb() : qRgb(0xf1, 0xf3, 0xf5);
 }
 
 void ServerItem::paintOverview(QPainter *painter, double lod)
 {
-    const FabricLayout &layout = m_root->layout();
+    std::vector<QRgb> chips;
+    chips.reserve(m_slots.size());
+    for (const SlotItem *slot : m_slots)
+        chips.push_back(blockColour(slot));
+    paintBlock(painter, m_root->layout(), chips.data(), static_cast<int>(chips.size()), lod);
+}
+
+void ServerItem::paintBlock(
+    QPainter *painter, const FabricLayout &layout, const QRgb *chips, int gpus, double lod)
+{
     const QRectF box(QPointF(0, 0), layout.serverSize());
-    if (lod * box.width()
-        < kSolidBelowPixels * static_cast<double>(std::max<std::size_t>(1, m_slots.size()))) {
+    if (lod * box.width() < kSolidBelowPixels * static_cast<double>(std::max(1, gpus))) {
         // Under two device pixels per GPU the chips cannot be told apart: one block in their
         // mean colour, what an area-averaging downscale of the chips would show, costs one
         // fill instead of nine (16,384 servers at a 131,072-GPU fit-to-window zoom).
         int r = 0, g = 0, b = 0;
-        for (const SlotItem *slot : m_slots) {
-            const QColor c = slot->rank() >= 0 ? slot->fillColour() : QColor(0xf1, 0xf3, 0xf5);
-            r += c.red();
-            g += c.green();
-            b += c.blue();
+        for (int k = 0; k < gpus; ++k) {
+            r += qRed(chips[k]);
+            g += qGreen(chips[k]);
+            b += qBlue(chips[k]);
         }
-        const int n = std::max(1, static_cast<int>(m_slots.size()));
+        const int n = std::max(1, gpus);
         painter->fillRect(box, QColor(r / n, g / n, b / n));
         return;
     }
     painter->fillRect(box, QColor(0x86, 0x8e, 0x96));
-    for (std::size_t g = 0; g < m_slots.size(); ++g) {
-        const SlotItem *s = m_slots[g];
-        const QColor c = s->rank() >= 0 ? s->fillColour() : QColor(0xf1, 0xf3, 0xf5);
-        painter->fillRect(layout.slotRect(static_cast<int>(g)).adjusted(-2, -10, 2, 2), c);
-    }
+    for (int k = 0; k < gpus; ++k)
+        painter->fillRect(layout.slotRect(k).adjusted(-2, -10, 2, 2), QColor(chips[k]));
 }
 
 namespace {

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <QGraphicsItem>
+#include <QRgb>
 
 #include <vector>
 
 namespace railyard {
 
 class FabricItem;
+class FabricLayout;
 class ServerLinksItem;
 class SlotItem;
 
@@ -70,13 +72,19 @@ public:
     /// The overview's look of this server at `lod` device pixels per unit, in server-local
     /// coordinates: its block and, when failed, the veil (painted by OverviewBlocksItem).
     void paintOverviewBlock(QPainter *painter, double lod);
+    /// What a chip shows in the overview: its rank's colour, or the empty slot's grey.
+    static QRgb blockColour(const SlotItem *slot);
+    /// The overview's block of a server whose chips show `chips` (one per GPU, blockColour),
+    /// in server-local coordinates: the chips, or one block in their mean colour when a chip
+    /// would be narrower than kSolidBelowPixels device pixels (`lod` pixels per unit).
+    static void paintBlock(
+        QPainter *painter, const FabricLayout &layout, const QRgb *chips, int gpus, double lod);
 
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
-    /// The overview's block: the chips' colours, or one block in their mean colour when a
-    /// chip would be narrower than kSolidBelowPixels device pixels (`lod` pixels per unit).
+    /// The overview's block of this server (paintBlock with its chips' colours).
     void paintOverview(QPainter *painter, double lod);
     static constexpr double kSolidBelowPixels = 2.0;
     void paintFailed(QPainter *painter);

@@ -191,6 +191,8 @@ private Q_SLOTS:
     void colourByChangesChipColours();
     void levelOfDetailFollowsZoom();
     void overviewBlocksStandForServersAndSwitches();
+    void overviewBlocksFollowMovedRanks();
+    void overviewLinesShowTheirLoad();
     void exportsPngAndSvg();
 
 private:
@@ -1065,6 +1067,97 @@ void TestFabricView::overviewBlocksStandForServersAndSwitches()
     m_view->fitAll();
     QVERIFY(!root->isOverview());
     QVERIFY(root->serverItem(0)->isVisible() && root->switchItem(leaf)->isVisible());
+}
+
+// The overview's blocks are cached pixels (a repaint or a pan blits them); a moved rank
+// repaints only its servers' blocks. A drag's preview, its end and a committed swap must still
+// reach the screen, and the other servers' blocks stay as they were.
+void TestFabricView::overviewBlocksFollowMovedRanks()
+{
+    FabricItem *root = m_view->rootItem();
+    m_view->setColourBy(QChar('p'));
+    while (m_view->zoom() >= FabricView::kOverviewBelow)
+        m_view->zoomOut();
+    QVERIFY(root->isOverview());
+    // seed-128, order tp-cp-ep-dp-pp: rank r has p = r / 32. Server 0 holds ranks 0-7 (p 0),
+    // server 4 ranks 32-39 (p 1), server 8 ranks 64-71 (p 2).
+    const SlotItem *slot0 = root->slotItem(0), *slot32 = root->slotItem(32),
+                   *slot64 = root->slotItem(64);
+    QVERIFY(slot0 && slot32 && slot64);
+    const QColor p0 = slot0->fillColour(), p1 = slot32->fillColour(), p2 = slot64->fillColour();
+    QVERIFY(p0 != p1 && p1 != p2 && p0 != p2);
+    const auto inBlock = [&](int server, const QColor &c) {
+        const QRect block = m_view->mapFromScene(root->layout().serverRect(server)).boundingRect();
+        return pixelsNear(grabViewport(*m_view).copy(block), c);
+    };
+    // Each block's own count (blocks at different positions may cover a pixel more or less).
+    const int area0 = inBlock(0, p0), area4 = inBlock(4, p1), area8 = inBlock(8, p2);
+    QVERIFY2(area0 > 10 && area4 > 10 && area8 > 10, "a block is not in its chips' colour");
+    QCOMPARE(inBlock(0, p1), 0);
+
+    // Previewed (a server-bar drag of server 4 onto server 0): the links show the load as if
+    // dropped, the chips stay where they are until the drop, and so do the blocks.
+    std::vector<std::pair<int, int>> moves;
+    for (int g = 0; g < 8; ++g)
+        moves.emplace_back(32 + g, g);
+    m_doc->previewMoves(moves);
+    QCoreApplication::processEvents();
+    QVERIFY(m_doc->isPreviewing());
+    QCOMPARE(slot0->rank(), 0);
+    QCOMPARE(inBlock(0, p0), area0);
+    m_doc->endPreview();
+    QCoreApplication::processEvents();
+
+    // Committed: half of server 0's ranks swapped with half of server 4's.
+    for (int g = 0; g < 4; ++g)
+        m_doc->swapRanks(g, 32 + g);
+    QCoreApplication::processEvents();
+    QVERIFY2(inBlock(0, p0) < area0 && inBlock(4, p1) < area4, "moved ranks not repainted");
+    QCOMPARE(inBlock(8, p2), area8);
+    // After a zoom step in and out (the cache is painted again), the same picture.
+    const int after0 = inBlock(0, p0), after4 = inBlock(4, p1);
+    m_view->zoomIn();
+    m_view->zoomOut();
+    QVERIFY(root->isOverview());
+    // (within a pixel column: the zoom's anchor may move the blocks by a fraction of a pixel)
+    QVERIFY(std::abs(inBlock(0, p0) - after0) <= area0 / 4);
+    QVERIFY(std::abs(inBlock(4, p1) - after4) <= area4 / 4);
+}
+
+// The overview's aggregated NIC lines: each loaded line is drawn along its path in its worst
+// cable's colour (one segment each, drawn as a line rather than a polyline).
+void TestFabricView::overviewLinesShowTheirLoad()
+{
+    FabricItem *root = m_view->rootItem();
+    while (m_view->zoom() >= FabricView::kOverviewBelow)
+        m_view->zoomOut();
+    QVERIFY(root->isOverview());
+    const BundleItem *item = root->bundleItem(Tier::Leaf);
+    QVERIFY(item != nullptr && item->isVisible());
+    const QImage shot = grabViewport(*m_view);
+    const int bottleneckCable = m_doc->report().bottleneckLink / 2;
+    int checked = 0;
+    for (int i = 0; i < item->count(); ++i) {
+        const FabricLayout::Bundle &b
+            = root->layout().bundles()[static_cast<std::size_t>(item->layoutIndex(i))];
+        const double worst = item->worstUtilisation(i);
+        if (!(worst > 0.0)
+            || std::find(b.cables.begin(), b.cables.end(), bottleneckCable) != b.cables.end())
+            continue; // idle lines are translucent; the bottleneck's glows
+        QCOMPARE(b.path.size(), 2);
+        const QColor colour = ColorScale::utilisationColour(worst, root->maxUtilisation());
+        const QPointF from = m_view->mapFromScene(b.path[0]), to = m_view->mapFromScene(b.path[1]);
+        int onLine = 0;
+        for (double t : { 0.3, 0.4, 0.5, 0.6, 0.7 }) {
+            const QPoint at = (from + (to - from) * t).toPoint();
+            // The core: a 3x3 patch on the line holds its colour (lines may cross: most
+            // points, not all).
+            onLine += pixelsNear(shot.copy(QRect(at - QPoint(1, 1), QSize(3, 3))), colour) >= 2;
+        }
+        QVERIFY2(onLine >= 3, qPrintable(QStringLiteral("line %1 not drawn in its colour").arg(i)));
+        ++checked;
+    }
+    QVERIFY2(checked >= 8, "too few loaded lines to check");
 }
 
 void TestFabricView::exportsPngAndSvg()

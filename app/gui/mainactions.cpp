@@ -234,6 +234,15 @@ void MainActions::buildViewMenu(std::initializer_list<QDockWidget *> docks)
         m_window->showStatus(tr("Fitted the fabric to the window"));
     });
     menu->addAction(fit);
+    QAction *readable = make(QStringLiteral("actionDefaultZoom"), tr("&Default Zoom"),
+        tr("The zoom a file opens at: the whole fabric, or its width when the chips' (d,p,t) "
+           "would be too small to read"));
+    readable->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_9));
+    connect(readable, &QAction::triggered, this, [this] {
+        m_window->fabricView()->fitDefault();
+        m_window->showStatus(tr("Zoom %1 %").arg(qRound(m_window->fabricView()->zoom() * 100)));
+    });
+    menu->addAction(readable);
     QAction *zoomIn = make(QStringLiteral("actionZoomIn"), tr("Zoom &In"), tr("Zoom into the fabric view"));
     zoomIn->setShortcuts(QKeySequence::ZoomIn);
     zoomIn->setIcon(zoomIcon(1));

@@ -15,6 +15,7 @@
 #include "slotitem.h"
 #include "windowlayout.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDir>
 #include <QDockWidget>
@@ -31,6 +32,7 @@
 #include <QTest>
 #include <QTextDocument>
 
+#include <cmath>
 #include <cstdio>
 #include <unistd.h>
 
@@ -124,6 +126,7 @@ private Q_SLOTS:
     void nothingOverlapsOrClips_data();
     void nothingOverlapsOrClips();
     void layoutIsKeptPerScreen();
+    void defaultZoomComesBackAfterFit();
 };
 
 void TestLayout::initTestCase()
@@ -308,6 +311,32 @@ void TestLayout::layoutIsKeptPerScreen()
     MainWindow w;
     w.readSettings();
     QCOMPARE(w.geometry(), WindowLayout::firstLaunchGeometry(WindowLayout::availableGeometry(&w)));
+}
+
+void TestLayout::defaultZoomComesBackAfterFit()
+{
+    // View > Default Zoom (Ctrl+9) returns to the zoom the file opened at after Fit to Window
+    // (Ctrl+0) and zoom steps; Fit to Window never zooms in past the default.
+    MainWindow w;
+    w.readSettings();
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    settle(w);
+    FabricView *fabric = w.fabricView();
+    const double opened = fabric->zoom();
+    auto *fit = w.findChild<QAction *>(QStringLiteral("actionFitView"));
+    auto *zoomIn = w.findChild<QAction *>(QStringLiteral("actionZoomIn"));
+    auto *readable = w.findChild<QAction *>(QStringLiteral("actionDefaultZoom"));
+    QVERIFY(fit && zoomIn && readable);
+    QCOMPARE(readable->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_9));
+    fit->trigger();
+    QVERIFY(fabric->zoom() <= opened * (1.0 + 1e-9));
+    zoomIn->trigger();
+    zoomIn->trigger();
+    QVERIFY(std::abs(fabric->zoom() - opened) > 1e-6 * opened);
+    readable->trigger();
+    QVERIFY2(std::abs(fabric->zoom() - opened) <= 1e-9 * opened,
+        qPrintable(QStringLiteral("%1 vs %2").arg(fabric->zoom()).arg(opened)));
 }
 
 int main(int argc, char *argv[])

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 namespace railyard::fabrictest {
@@ -144,6 +145,18 @@ inline int pixelsNear(const QImage &image, const QColor &colour)
 inline QImage grabViewport(FabricView &view)
 {
     return view.viewport()->grab().toImage().convertToFormat(QImage::Format_RGB32);
+}
+
+/// The seed scenario in a 1400x800 fabric view, shown and fitted (each case's start).
+inline void openSeedView(std::unique_ptr<ScenarioDocument> &doc, std::unique_ptr<FabricView> &view)
+{
+    doc = std::make_unique<ScenarioDocument>();
+    doc->load(seed128());
+    view = std::make_unique<FabricView>(doc.get());
+    view->resize(1400, 800);
+    view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(view.get()));
+    view->fitAll();
 }
 
 } // namespace railyard::fabrictest

@@ -69,13 +69,7 @@ private:
 
 void TestFabricView::init()
 {
-    m_doc = std::make_unique<ScenarioDocument>();
-    m_doc->load(seed128());
-    m_view = std::make_unique<FabricView>(m_doc.get());
-    m_view->resize(1400, 800);
-    m_view->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
-    m_view->fitAll();
+    openSeedView(m_doc, m_view);
 }
 
 void TestFabricView::cleanup()

@@ -36,6 +36,7 @@ private Q_SLOTS:
     void contextParallelRingsStayOnRails();
     void incrementalSwapsMatchFullEvaluation();
     void moveToAnEmptySlotMatchesFullEvaluation();
+    void revertedMovesMatchFullEvaluation();
     void pxnKeepsCrossRailTrafficOffSpines();
     void tpBytesMatchWorkloadOps();
     void dpOverlapHidesGradientSync();
@@ -269,6 +270,72 @@ void TestCostEngine::incrementalSwapsMatchFullEvaluation()
         QVERIFY2(std::abs(a.links[i].bytes - b.links[i].bytes) <= 1e-3 * std::max(1.0, b.links[i].bytes),
                  qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
     QCOMPARE(a.linkStats.max, b.linkStats.max);
+}
+
+void TestCostEngine::revertedMovesMatchFullEvaluation()
+{
+    // A search's loop: batches of moves (swaps, a server's ranks onto another server), each
+    // read with refreshFigures() and most put back with revertMove(), which reuses the
+    // groups' plans from before the move. After it the report equals a fresh engine's on the
+    // final mapping, figure for figure; the figures refreshFigures() gives equal those of a
+    // full refresh(); a revert after another kind of move does nothing.
+    Scenario s = fixtures::seed128();
+    CostEngine engine(s);
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> pick(0, 127);
+    std::uniform_int_distribution<int> server(0, 15);
+    for (int i = 0; i < 60; ++i) {
+        std::vector<std::pair<int, int>> move;
+        if (i % 3 == 0) { // every rank of one server onto another server's slots, and back
+            const int a = server(rng);
+            const int b = (a + 1 + server(rng) % 15) % 16;
+            for (int g = 0; g < 8; ++g) {
+                move.emplace_back(engine.mapping().rankAt(a * 8 + g), b * 8 + g);
+                move.emplace_back(engine.mapping().rankAt(b * 8 + g), a * 8 + g);
+            }
+        } else {
+            const int a = pick(rng);
+            int b = pick(rng);
+            if (b == a)
+                b = (a + 1) % 128;
+            move = { { a, engine.mapping().slotOf(b) }, { b, engine.mapping().slotOf(a) } };
+        }
+        const std::vector<int> before = engine.mapping().slots();
+        engine.moveRanks(move, false);
+        engine.refreshFigures();
+        const double figuresIteration = engine.report().iterationTime;
+        const double figuresMax = engine.report().linkStats.max;
+        engine.refresh();
+        QCOMPARE(engine.report().iterationTime, figuresIteration);
+        QCOMPARE(engine.report().linkStats.max, figuresMax);
+        if (i % 4 != 0) {
+            engine.revertMove(false);
+            QCOMPARE(engine.mapping().slots(), before);
+            engine.revertMove(false); // a second revert has nothing to put back
+            QCOMPARE(engine.mapping().slots(), before);
+        }
+    }
+    engine.swapRanks(0, 100);
+    const std::vector<int> swapped = engine.mapping().slots();
+    engine.revertMove(); // the last change was no moveRanks(): nothing to revert
+    QCOMPARE(engine.mapping().slots(), swapped);
+    engine.refresh();
+
+    Scenario full = s;
+    full.slots = engine.mapping().slots();
+    CostEngine fresh(full);
+    const CostReport &a = engine.report();
+    const CostReport &b = fresh.report();
+    QVERIFY(std::abs(a.iterationTime - b.iterationTime) <= 1e-9 * b.iterationTime);
+    for (int d = 0; d < kDimCount; ++d) {
+        QVERIFY(std::abs(a.dimBytes[d] - b.dimBytes[d]) <= 1e-6 * std::max(1.0, b.dimBytes[d]));
+        QVERIFY(std::abs(a.dimExposed[d] - b.dimExposed[d]) <= 1e-9 * b.iterationTime);
+    }
+    for (std::size_t i = 0; i < b.links.size(); ++i)
+        QVERIFY2(std::abs(a.links[i].bytes - b.links[i].bytes) <= 1e-3 * std::max(1.0, b.links[i].bytes),
+                 qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
+    QCOMPARE(a.linkStats.max, b.linkStats.max);
+    QCOMPARE(a.warnings, b.warnings);
 }
 
 void TestCostEngine::moveToAnEmptySlotMatchesFullEvaluation()

@@ -485,12 +485,7 @@ void CostEngine::swapRanks(int a, int b)
                                         + " is outside 0.." + std::to_string(world - 1));
     if (a == b)
         return;
-    d->lastUndo.clear();
-    d->traffic->beginMove(d->mapping, {a, b});
-    d->mapping.swapRanks(a, b);
-    d->traffic->endMove(d->mapping);
-    d->recompute(false);
-    d->stale = false;
+    moveRanks({ { a, d->mapping.slotOf(b) }, { b, d->mapping.slotOf(a) } });
 }
 
 void CostEngine::moveRank(int rank, int slot)
@@ -511,13 +506,7 @@ void CostEngine::moveRank(int rank, int slot)
         moved.moveRank(rank, slot);
         checkRanksOnUsableSlots(moved, d->layout, d->fabric, d->scenario.failures);
     }
-    // Only the moved rank's groups change: re-route them from the old slot to the new one.
-    d->lastUndo.clear();
-    d->traffic->beginMove(d->mapping, {rank});
-    d->mapping.moveRank(rank, slot);
-    d->traffic->endMove(d->mapping);
-    d->recompute(false);
-    d->stale = false;
+    moveRanks({ { rank, slot } });
 }
 
 void CostEngine::setMapping(const Mapping &mapping)

@@ -50,9 +50,11 @@ public:
     std::shared_ptr<const Fabric> sharedFabric() const;
     std::shared_ptr<Router> sharedRouter() const;
 
-    /// Exchange two ranks' slots and update the report incrementally.
+    /// Exchange two ranks' slots and update the report incrementally (a moveRanks() of the two,
+    /// so revertMove() puts them back).
     void swapRanks(int a, int b);
-    /// Move a rank to a slot (an occupied slot's rank swaps with it), incrementally.
+    /// Move a rank to a slot (an occupied slot's rank swaps with it), incrementally; a slot on
+    /// failed hardware is refused with the failure named. A moveRanks() too.
     void moveRank(int rank, int slot);
     /// Places each listed rank on its slot in one step (the listed ranks trade slots among
     /// themselves or take free ones), re-routing every group they belong to once. With

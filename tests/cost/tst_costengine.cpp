@@ -286,7 +286,8 @@ void TestCostEngine::revertedMovesMatchFullEvaluation()
     // read with refreshFigures() and most put back with revertMove(), which reuses the
     // groups' plans from before the move. After it the report equals a fresh engine's on the
     // final mapping, figure for figure; the figures refreshFigures() gives equal those of a
-    // full refresh(); a revert after another kind of move does nothing.
+    // full refresh(); a swap is such a move too, and after setMapping() there is nothing to
+    // revert.
     Scenario s = fixtures::seed128();
     CostEngine engine(s);
     std::mt19937 rng(11);
@@ -323,9 +324,15 @@ void TestCostEngine::revertedMovesMatchFullEvaluation()
             QCOMPARE(engine.mapping().slots(), before);
         }
     }
+    const std::vector<int> unswapped = engine.mapping().slots();
+    engine.swapRanks(0, 100);
+    QCOMPARE(engine.mapping().slotOf(0), unswapped[100]);
+    engine.revertMove(false); // a swap is a moveRanks() of the two: put back
+    QCOMPARE(engine.mapping().slots(), unswapped);
     engine.swapRanks(0, 100);
     const std::vector<int> swapped = engine.mapping().slots();
-    engine.revertMove(); // the last change was no moveRanks(): nothing to revert
+    engine.setMapping(engine.mapping());
+    engine.revertMove(); // the last change was no move: nothing to revert
     QCOMPARE(engine.mapping().slots(), swapped);
     engine.refresh();
 

@@ -13,8 +13,11 @@
 #include "serveritem.h"
 #include "slotitem.h"
 
+#include <QApplication>
+#include <QDragEnterEvent>
 #include <QGraphicsScene>
 #include <QImage>
+#include <QMimeData>
 #include <QTest>
 
 #include <algorithm>
@@ -157,6 +160,17 @@ inline void openSeedView(std::unique_ptr<ScenarioDocument> &doc, std::unique_ptr
     view->show();
     QVERIFY(QTest::qWaitForWindowExposed(view.get()));
     view->fitAll();
+}
+
+/// Drag data the view does not take: its drag-enter and its drop at `target` are refused.
+inline void verifyDropRefused(FabricView &view, QPoint target, QMimeData &mime)
+{
+    QDragEnterEvent enter(target, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, {});
+    QApplication::sendEvent(view.viewport(), &enter);
+    QVERIFY(!enter.isAccepted());
+    QDropEvent drop(QPointF(target), Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, {});
+    QApplication::sendEvent(view.viewport(), &drop);
+    QVERIFY(!drop.isAccepted());
 }
 
 } // namespace railyard::fabrictest

@@ -2,6 +2,7 @@
 // the mouse, a server bar (several ranks, previewed), a palette drop, foreign data and a drop outside any slot all leave a consistent
 // document once the rebuild lands: slots, mapping and report agree with a fresh engine.
 #include "cost/costengine.h"
+#include "fabricviewfixture.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "fabricview.h"
@@ -21,6 +22,7 @@
 #include <memory>
 
 using namespace railyard;
+using railyard::fabrictest::verifyDropRefused;
 
 namespace {
 
@@ -191,12 +193,7 @@ void TestDropDuringEvaluation::foreignAndOutsideDropsDuringRebuild()
     startRebuild();
     QMimeData foreign;
     foreign.setText(QStringLiteral("3,5,7"));
-    QDragEnterEvent enter(target, Qt::CopyAction | Qt::MoveAction, &foreign, Qt::LeftButton, {});
-    QApplication::sendEvent(m_view->viewport(), &enter);
-    QVERIFY(!enter.isAccepted());
-    QDropEvent drop(QPointF(target), Qt::CopyAction | Qt::MoveAction, &foreign, Qt::LeftButton, {});
-    QApplication::sendEvent(m_view->viewport(), &drop);
-    QVERIFY(!drop.isAccepted());
+    verifyDropRefused(*m_view, target, foreign);
     QVERIFY(m_doc->isEvaluating());
 
     // A chip dragged into the empty margin: cancelled, whether or not the rebuild landed.

@@ -187,12 +187,7 @@ void TestFabricInteraction::foreignMimeDataIsIgnored()
     QMimeData foreign;
     foreign.setText(QStringLiteral("3,5,7"));
     foreign.setData(QStringLiteral("application/x-other"), "3,5,7");
-    QDragEnterEvent enter(target, Qt::CopyAction | Qt::MoveAction, &foreign, Qt::LeftButton, {});
-    QApplication::sendEvent(m_view->viewport(), &enter);
-    QVERIFY(!enter.isAccepted());
-    QDropEvent drop(QPointF(target), Qt::CopyAction | Qt::MoveAction, &foreign, Qt::LeftButton, {});
-    QApplication::sendEvent(m_view->viewport(), &drop);
-    QVERIFY(!drop.isAccepted());
+    verifyDropRefused(*m_view, target, foreign);
     // Our MIME type with garbage or out-of-range ranks is refused too.
     for (const QByteArray &bad : { QByteArray("x,1"), QByteArray("128"), QByteArray("-1") }) {
         QMimeData mime;

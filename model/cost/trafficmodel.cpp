@@ -110,6 +110,7 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     const std::size_t world = static_cast<std::size_t>(layout.worldSize());
     for (TrafficPattern &p : m_patterns)
         p.load.reserve(2 * (p.stage < 0 ? world : world / static_cast<std::size_t>(stages)));
+    findLumps();
 }
 
 int TrafficModel::addPattern(std::string name, Dim dim, int stage, int steps)
@@ -282,6 +283,9 @@ void TrafficModel::reweight(int pattern, double weight)
         return;
     for (const auto &[link, load] : p.load)
         applyWeightedLoad(p, link, load, delta);
+    for (std::size_t lump = 0; lump < p.lumped.size(); ++lump)
+        if (p.lumped[lump] != 0.0)
+            addLumpBytes(static_cast<int>(lump), p.dim, p.lumped[lump] * delta);
     p.weight = weight;
 }
 
@@ -304,12 +308,18 @@ void TrafficModel::build(const Mapping &mapping)
                 m.clear();
         p.groupServers.clear();
         p.groupChannels.clear();
-        p.maxRatio = 0.0;
-        p.argmax = -1;
-        p.rescan = false;
+        p.maxRatio = p.linkMax = p.lumpMax = 0.0;
+        p.argmax = p.linkArgmax = p.lumpArgmax = -1;
+        p.rescan = p.lumpChanged = false;
+        std::fill(p.lumped.begin(), p.lumped.end(), 0.0);
         if (p.ratios.size() > 0)
             p.ratios.assign(p.ratios.size());
     }
+    for (const int lump : m_lumpTouched) {
+        m_lumpBytes[sz(lump)] = {};
+        m_lumpMark[sz(lump)] = 0;
+    }
+    m_lumpTouched.clear();
     std::fill(m_linkDimBytes.begin(), m_linkDimBytes.end(), 0.0);
     m_tierBytes = {};
     m_nicUpBytes = m_leafUpBytes = 0.0;
@@ -503,10 +513,10 @@ void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
         return;
     }
     const double r = ratio(p, link, value);
-    if (r > p.maxRatio || (r == p.maxRatio && link < p.argmax)) {
-        p.maxRatio = r;
-        p.argmax = link;
-    } else if (link == p.argmax && r < p.maxRatio) {
+    if (r > p.linkMax || (r == p.linkMax && link < p.linkArgmax)) {
+        p.linkMax = r;
+        p.linkArgmax = link;
+    } else if (link == p.linkArgmax && r < p.linkMax) {
         p.rescan = true;
     }
 }
@@ -522,6 +532,11 @@ void TrafficModel::flushSegments(TrafficPattern &p)
     p.pendingSegments.flush([this, &p](int segment, double demand) {
         if (demand == 0.0)
             return; // a move that left this segment's demand unchanged
+        if (const int lump = m_lumpOfSegment.empty() ? -1 : m_lumpOfSegment[sz(segment)];
+            lump >= 0) {
+            addLumpLoad(p, lump, demand);
+            return;
+        }
         for (const RouteHop &hop : m_router.segmentHops(segment))
             addLoad(p, hop.link, demand * hop.share);
     });
@@ -529,11 +544,15 @@ void TrafficModel::flushSegments(TrafficPattern &p)
 
 void TrafficModel::applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight)
 {
-    const double bytes = load * weight;
+    applyLinkBytes(link, p.dim, load * weight);
+}
+
+void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
+{
     if (bytes == 0.0)
         return; // a pattern no op uses yet (a family's, before its choice): nothing moves
-    m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(p.dim)] += bytes;
-    m_tierBytes[index(m_fabric.link(link).tier)][index(p.dim)] += bytes;
+    m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(dim)] += bytes;
+    m_tierBytes[index(m_fabric.link(link).tier)][index(dim)] += bytes;
     if (m_linkIsNicUp[link])
         m_nicUpBytes += bytes;
     if (m_linkIsLeafUp[link])
@@ -561,25 +580,29 @@ void TrafficModel::refreshMaxima()
                 return ratio(p, l, p.load.denseAt(l));
             };
             p.ratios.settle(ratioAt);
-            p.maxRatio = p.ratios.max() > 0.0 ? p.ratios.max() : 0.0;
-            p.argmax = p.maxRatio > 0.0 ? static_cast<int>(p.ratios.argmax(ratioAt)) : -1;
+            p.linkMax = p.ratios.max() > 0.0 ? p.ratios.max() : 0.0;
+            p.linkArgmax = p.linkMax > 0.0 ? static_cast<int>(p.ratios.argmax(ratioAt)) : -1;
             p.rescan = false;
-            continue;
-        }
-        if (!p.rescan)
-            continue;
-        p.maxRatio = 0.0;
-        p.argmax = -1;
-        for (const auto &[link, load] : p.load) {
-            const double r = ratio(p, link, load);
-            if (r > p.maxRatio || (r == p.maxRatio && link < p.argmax)) {
-                p.maxRatio = r;
-                p.argmax = link;
+        } else if (p.rescan) {
+            p.linkMax = 0.0;
+            p.linkArgmax = -1;
+            for (const auto &[link, load] : p.load) {
+                const double r = ratio(p, link, load);
+                if (r > p.linkMax || (r == p.linkMax && link < p.linkArgmax)) {
+                    p.linkMax = r;
+                    p.linkArgmax = link;
+                }
             }
+            p.rescan = false;
         }
-        p.rescan = false;
+        refreshLumpMax(p);
+        const bool lumpWins = p.lumpMax > p.linkMax
+            || (p.lumpMax == p.linkMax && p.lumpArgmax >= 0 && p.lumpArgmax < p.linkArgmax);
+        p.maxRatio = lumpWins ? p.lumpMax : p.linkMax;
+        p.argmax = lumpWins ? p.lumpArgmax : p.linkArgmax;
     }
     refreshChoices();
+    spreadLumpBytes(); // the reweighting above may have added to them
 }
 
 } // namespace railyard

@@ -39,11 +39,19 @@ struct TrafficPattern
     /// spread over the segment's links in one go, so a swap touches only what really moved.
     SegmentDemand pendingSegments;
     std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
-    /// Dense patterns (LinkLoads::dense()): the largest load / bandwidth, for maxRatio.
+    /// Demand entering each lumped segment (TrafficModel::Lump), by lump index: its links
+    /// carry demand x share and are kept here instead of in `load`. Empty until used.
+    std::vector<double> lumped;
+    /// Dense patterns (LinkLoads::dense()): the largest load / bandwidth, for linkMax.
     BlockMaxima ratios;
     double maxRatio = 0.0;     ///< max over links of load / bandwidth (seconds per byte of S)
     int argmax = -1;
-    bool rescan = false;
+    double linkMax = 0.0;      ///< the same over the links in `load` only
+    int linkArgmax = -1;
+    bool rescan = false;       ///< linkMax must be found again (its link lost load)
+    double lumpMax = 0.0;      ///< the same over the lumped segments' links
+    int lumpArgmax = -1;
+    bool lumpChanged = false;  ///< lumpMax must be found again
 
     double maxLatency() const; ///< seconds; 0 when the pattern has no flow
     int stepCount() const;     ///< latency steps per pass: the largest ring's, or `steps`
@@ -169,6 +177,11 @@ public:
     const std::array<DimArray, kTierCount> &tierBytes() const { return m_tierBytes; }
     /// Links whose bytes changed since the last call (each once); clears the list.
     std::vector<int> takeChangedLinks();
+    /// The load pattern `pattern` puts on `link` (bytes per byte of S per pass), lumped
+    /// segments included; for tests and inspection (a lumped link costs a scan of its lump).
+    double patternLoad(int pattern, int link) const;
+    /// How many route segments are lumped (see Lump); 0 on fabrics where none can be.
+    int lumpCount() const { return static_cast<int>(m_lumps.size()); }
 
     double nicUpBytes() const { return m_nicUpBytes; }   ///< NIC -> leaf
     double leafUpBytes() const { return m_leafUpBytes; } ///< leaf -> spine
@@ -243,8 +256,31 @@ private:
                   bool trackLatency = true);
     double ratio(const TrafficPattern &p, int link, double load) const;
     void applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight);
+    void applyLinkBytes(int link, Dim dim, double bytes);
     void addLoad(TrafficPattern &p, int link, double delta);
     void flushSegments(TrafficPattern &p);
+
+    /**
+     * A route segment whose links carry nothing else: no other segment and no route end
+     * uses them, and all are of one tier. In a folded Clos these are each pod's spine ->
+     * super-spine part and its super-spine -> spine part: every cross-pod flow of a pod
+     * enters the same one, and ECMP spreads it over all of them (thousands of links at
+     * 131,072 GPUs). Every link of a lump carries the lump's demand times its share, so a
+     * pattern keeps one number per lump (TrafficPattern::lumped) and the links' bytes per
+     * iteration are spread once per refresh for all patterns together, instead of once per
+     * pattern and link. Its largest ratio is at its largest share / bandwidth (topLink).
+     */
+    struct Lump
+    {
+        int segment = -1;
+        int topLink = -1;      ///< the hop with the largest share / bandwidth (lowest id of equals)
+        double topShare = 0.0; ///< that hop's share
+    };
+    void findLumps();
+    void addLumpLoad(TrafficPattern &p, int lump, double delta);
+    void addLumpBytes(int lump, Dim dim, double bytes);
+    void spreadLumpBytes();
+    void refreshLumpMax(TrafficPattern &p) const;
     std::vector<GroupRef> groupsOf(const std::vector<int> &ranks) const;
     int stageOfGroup(GroupKind kind, int index) const;
 
@@ -269,6 +305,12 @@ private:
     Router::Parts m_parts;
     std::vector<int> m_changedLinks;
     std::vector<unsigned char> m_changedMark;
+
+    std::vector<Lump> m_lumps;
+    std::vector<int> m_lumpOfSegment;  ///< segment id -> index in m_lumps, or -1
+    std::vector<DimArray> m_lumpBytes; ///< per lump: bytes per iteration not yet spread
+    std::vector<int> m_lumpTouched;    ///< lumps with bytes to spread (each once)
+    std::vector<unsigned char> m_lumpMark; ///< per lump: listed in m_lumpTouched
 
     std::vector<double> m_linkDimBytes;
     std::vector<unsigned char> m_linkIsNicUp, m_linkIsLeafUp;

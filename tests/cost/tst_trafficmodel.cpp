@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <random>
 #include <vector>
@@ -73,6 +74,8 @@ struct Setup
     int nicDown(int slot) const { return link(leafOfSlot(slot), nicOfSlot(slot)); }
 };
 
+/// The load on a link outside the lumped segments (route ends: GPU, PCIe and NIC links);
+/// TrafficModel::patternLoad() counts the lumps too.
 double loadOf(const TrafficPattern &p, int link)
 {
     const double *load = p.load.find(link);
@@ -92,12 +95,12 @@ void compareModels(const TrafficModel &a, const TrafficModel &b, int links)
         const TrafficPattern &x = a.pattern(i);
         const TrafficPattern &y = b.pattern(i);
         for (int l = 0; l < links; ++l)
-            QVERIFY2(near(loadOf(x, l), loadOf(y, l)),
+            QVERIFY2(near(a.patternLoad(i, l), b.patternLoad(i, l)),
                 qPrintable(QStringLiteral("%1 link %2: %3 vs %4")
                                .arg(QString::fromStdString(x.name))
                                .arg(l)
-                               .arg(loadOf(x, l), 0, 'g', 17)
-                               .arg(loadOf(y, l), 0, 'g', 17)));
+                               .arg(a.patternLoad(i, l), 0, 'g', 17)
+                               .arg(b.patternLoad(i, l), 0, 'g', 17)));
         QVERIFY(near(x.maxRatio, y.maxRatio));
         QCOMPARE(x.stepCount(), y.stepCount());
         QCOMPARE(x.maxLatency(), y.maxLatency());
@@ -131,6 +134,7 @@ private Q_SLOTS:
     void incrementalMoveEqualsRebuild_data();
     void incrementalMoveEqualsRebuild();
     void maxTreeMatchesScan();
+    void superSpineLumps();
 };
 
 void TestTrafficModel::ringInsideServer()
@@ -210,11 +214,11 @@ void TestTrafficModel::allToAllAcrossRails()
         if (l.tier != Tier::Spine)
             continue;
         if (l.src == leaf0) {
-            up += loadOf(ep, l.id);
-            upLinks += loadOf(ep, l.id) > 0.0;
+            up += s.traffic->patternLoad(s.traffic->epPattern(0), l.id);
+            upLinks += s.traffic->patternLoad(s.traffic->epPattern(0), l.id) > 0.0;
         }
-        if (l.dst == leaf0)
-            down += loadOf(ep, l.id);
+        if (l.dst == leaf0) // one pod: the spines' down parts are lumped (patternLoad())
+            down += s.traffic->patternLoad(s.traffic->epPattern(0), l.id);
     }
     QVERIFY(near(up, 0.5));
     QVERIFY(near(down, 0.5));
@@ -374,6 +378,78 @@ void TestTrafficModel::maxTreeMatchesScan()
             }
         }
     }
+}
+
+void TestTrafficModel::superSpineLumps()
+{
+    // 16 servers x 2 GPUs in pods of 2 SUs (4 leaves, 2 spines): 4 pods under 2 planes x 2
+    // super-spines (tst_router's threeTier fabric). Each pod's spine -> super-spine part and
+    // its super-spine -> spine part is lumped (TrafficModel::Lump). A cross-pod send enters its
+    // pod's up part with one unit per byte and ECMP splits it evenly, so each of those links
+    // carries (the pod's cross-pod sends) / (the part's links); the same on the way down.
+    Setup s(fixtures::railFabric(16, 2, 2, 8), fixtures::degrees(1, 2, 16));
+    QCOMPARE(s.fabric.podCount(), 4);
+    QCOMPARE(s.traffic->lumpCount(), 2 * 4);
+    for (int p = 0; p < s.traffic->patternCount(); ++p)
+        s.traffic->setWeight(p, 1.0 + p);
+    s.traffic->build(s.mapping);
+
+    // Moves through the incremental path: swaps of random ranks (most cross pods), one of
+    // them undone as a revert, then a fresh model on the final mapping must agree link by link.
+    Mapping mapping = s.mapping;
+    std::mt19937 rng(3);
+    std::uniform_int_distribution<int> pick(0, s.layout.worldSize() - 1);
+    for (int i = 0; i < 12; ++i) {
+        const int a = pick(rng), b = pick(rng);
+        s.traffic->beginMove(mapping, { a, b });
+        mapping.swapRanks(a, b);
+        s.traffic->endMove(mapping);
+        if (i == 5) {
+            s.traffic->beginMove(mapping, { a, b }, true);
+            mapping.swapRanks(a, b);
+            s.traffic->endMove(mapping);
+        }
+    }
+    TrafficModel::Setup setup;
+    setup.stageDpBytes = { 1.0, 1.0 }; // as Setup gives the model under test
+    TrafficModel fresh(s.fabric, s.layout, s.router, setup);
+    for (int p = 0; p < fresh.patternCount(); ++p)
+        fresh.setWeight(p, 1.0 + p);
+    fresh.build(mapping);
+    compareModels(*s.traffic, fresh, s.fabric.linkCount());
+
+    // The pipeline boundary's super-spine loads, counted from the mapping.
+    const int fwd = s.traffic->ppForwardPattern(0);
+    const auto podOf = [&s](int slot) { return s.fabric.node(s.leafOfSlot(slot)).pod; };
+    std::vector<double> up(4, 0.0), down(4, 0.0);
+    for (const std::vector<int> &group : s.layout.groups(GroupKind::Pp)) {
+        const int from = podOf(mapping.slotOf(group[0])), to = podOf(mapping.slotOf(group[1]));
+        if (from != to) {
+            up[static_cast<std::size_t>(from)] += 1.0;
+            down[static_cast<std::size_t>(to)] += 1.0;
+        }
+    }
+    QVERIFY(std::accumulate(up.begin(), up.end(), 0.0) > 0.0); // the swaps crossed pods
+    std::vector<int> upLinks(4, 0), downLinks(4, 0);
+    for (const FabricLink &l : s.fabric.links())
+        if (l.tier == Tier::SuperSpine) {
+            const bool isUp = s.fabric.node(l.src).kind == NodeKind::Spine;
+            const int pod = s.fabric.node(isUp ? l.src : l.dst).pod;
+            ++(isUp ? upLinks : downLinks)[static_cast<std::size_t>(pod)];
+        }
+    double worst = 0.0;
+    for (const FabricLink &l : s.fabric.links()) {
+        const double load = s.traffic->patternLoad(fwd, l.id);
+        worst = std::max(worst, load / l.bandwidth); // send/recv patterns: efficiency 1
+        if (l.tier != Tier::SuperSpine)
+            continue;
+        const bool isUp = s.fabric.node(l.src).kind == NodeKind::Spine;
+        const auto pod = static_cast<std::size_t>(s.fabric.node(isUp ? l.src : l.dst).pod);
+        const double expected = isUp ? up[pod] / upLinks[pod] : down[pod] / downLinks[pod];
+        QVERIFY2(near(load, expected),
+            qPrintable(QStringLiteral("link %1: %2, expected %3").arg(l.id).arg(load).arg(expected)));
+    }
+    QVERIFY(near(s.traffic->pattern(fwd).maxRatio, worst));
 }
 
 QTEST_GUILESS_MAIN(TestTrafficModel)

@@ -41,6 +41,9 @@ public:
         }
     }
 
+    /// Value i as last set (settled or not).
+    double value(std::size_t i) const { return m_node[m_leaves + i]; }
+
     void settle()
     {
         if (m_dirty.size() * 8 > m_n) {
@@ -88,7 +91,8 @@ private:
  * by blocks of 64 values: a changed value marks its block; settle() rescans each marked block
  * through `valueOf(i)` and repairs a MaxTree over the blocks' maxima. The values are not
  * copied, and the tree is a 64th of one over every value: on a 131,072-GPU fabric (1.6 million
- * links) a tree per value took 33 MB per pattern and its random writes most of a swap.
+ * links) a tree per value took 33 MB per pattern and its random writes most of a swap. A value
+ * that grows needs no rescan (raise()): only a shrinking one marks its block.
  */
 class BlockMaxima
 {
@@ -115,6 +119,15 @@ public:
             m_marked[b] = 1;
             m_dirty.push_back(b);
         }
+    }
+
+    /// Value i is now `value`, which is no smaller than before: its block's maximum becomes
+    /// the larger of the two without a rescan (a pattern being built only ever grows).
+    void raise(std::size_t i, double value)
+    {
+        const std::size_t b = i / kBlock;
+        if (!m_marked[b] && value > m_tree.value(b))
+            m_tree.set(b, value);
     }
 
     template<typename ValueOf> void settle(const ValueOf &valueOf)

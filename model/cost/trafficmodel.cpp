@@ -310,7 +310,7 @@ void TrafficModel::build(const Mapping &mapping)
         p.groupChannels.clear();
         p.maxRatio = p.linkMax = p.lumpMax = 0.0;
         p.argmax = p.linkArgmax = p.lumpArgmax = -1;
-        p.rescan = p.lumpChanged = false;
+        p.lumpChanged = false;
         std::fill(p.lumped.begin(), p.lumped.end(), 0.0);
         if (p.ratios.size() > 0)
             p.ratios.assign(p.ratios.size());
@@ -502,14 +502,13 @@ void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
 {
     const double value = p.load.add(link, delta); // drops the residue of cancelled loads
     applyWeightedLoad(p, link, delta, p.weight);
-    if (p.load.dense()) {
-        // Large patterns find their largest ratio by blocks of links (refreshMaxima()).
-        if (p.ratios.size() == 0) {
-            p.ratios.assign(static_cast<std::size_t>(m_fabric.linkCount()));
-            for (const auto &[l, load] : p.load)
-                p.ratios.touch(static_cast<std::size_t>(l));
-        }
-        p.ratios.touch(static_cast<std::size_t>(link));
+    if (p.ratios.size() == 0 && p.load.dense())
+        startBlockMaxima(p); // large patterns find their largest ratio by blocks of links
+    if (p.ratios.size() > 0) {
+        if (delta >= 0.0)
+            p.ratios.raise(sz(link), ratio(p, link, value));
+        else
+            p.ratios.touch(sz(link));
         return;
     }
     const double r = ratio(p, link, value);
@@ -517,8 +516,17 @@ void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
         p.linkMax = r;
         p.linkArgmax = link;
     } else if (link == p.linkArgmax && r < p.linkMax) {
-        p.rescan = true;
+        // The largest load shrank: instead of scanning every loaded link now and at each
+        // such shrink to come, the pattern keeps its maxima by blocks from here on.
+        startBlockMaxima(p);
     }
+}
+
+void TrafficModel::startBlockMaxima(TrafficPattern &p)
+{
+    p.ratios.assign(sz(m_fabric.linkCount()));
+    for (const auto &[l, load] : p.load)
+        p.ratios.raise(sz(l), ratio(p, l, load));
 }
 
 double TrafficModel::ratio(const TrafficPattern &p, int link, double load) const
@@ -574,26 +582,17 @@ void TrafficModel::refreshMaxima()
 {
     for (TrafficPattern &p : m_patterns) {
         flushSegments(p);
-        if (p.load.dense()) {
+        if (p.ratios.size() > 0) {
             const auto ratioAt = [this, &p](std::size_t link) {
                 const int l = static_cast<int>(link);
-                return ratio(p, l, p.load.denseAt(l));
+                if (p.load.dense())
+                    return ratio(p, l, p.load.denseAt(l));
+                const double *load = p.load.find(l);
+                return load ? ratio(p, l, *load) : 0.0;
             };
             p.ratios.settle(ratioAt);
             p.linkMax = p.ratios.max() > 0.0 ? p.ratios.max() : 0.0;
             p.linkArgmax = p.linkMax > 0.0 ? static_cast<int>(p.ratios.argmax(ratioAt)) : -1;
-            p.rescan = false;
-        } else if (p.rescan) {
-            p.linkMax = 0.0;
-            p.linkArgmax = -1;
-            for (const auto &[link, load] : p.load) {
-                const double r = ratio(p, link, load);
-                if (r > p.linkMax || (r == p.linkMax && link < p.linkArgmax)) {
-                    p.linkMax = r;
-                    p.linkArgmax = link;
-                }
-            }
-            p.rescan = false;
         }
         refreshLumpMax(p);
         const bool lumpWins = p.lumpMax > p.linkMax

@@ -42,13 +42,14 @@ struct TrafficPattern
     /// Demand entering each lumped segment (TrafficModel::Lump), by lump index: its links
     /// carry demand x share and are kept here instead of in `load`. Empty until used.
     std::vector<double> lumped;
-    /// Dense patterns (LinkLoads::dense()): the largest load / bandwidth, for linkMax.
+    /// Dense patterns (LinkLoads::dense()), and sparse ones once their largest load has
+    /// shrunk: the largest load / bandwidth by blocks of links, for linkMax. Unused (size 0)
+    /// before that: a pattern that only grows keeps linkMax as it goes.
     BlockMaxima ratios;
     double maxRatio = 0.0;     ///< max over links of load / bandwidth (seconds per byte of S)
     int argmax = -1;
     double linkMax = 0.0;      ///< the same over the links in `load` only
     int linkArgmax = -1;
-    bool rescan = false;       ///< linkMax must be found again (its link lost load)
     double lumpMax = 0.0;      ///< the same over the lumped segments' links
     int lumpArgmax = -1;
     bool lumpChanged = false;  ///< lumpMax must be found again
@@ -258,6 +259,7 @@ private:
     void applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight);
     void applyLinkBytes(int link, Dim dim, double bytes);
     void addLoad(TrafficPattern &p, int link, double delta);
+    void startBlockMaxima(TrafficPattern &p);
     void flushSegments(TrafficPattern &p);
 
     /**

@@ -341,7 +341,7 @@ void TestTrafficModel::incrementalMoveEqualsRebuild()
 void TestTrafficModel::maxTreeMatchesScan()
 {
     // MaxTree and BlockMaxima (model/cost/maxtree.h): batches of changes of every size (one
-    // value, several set twice, most of them: the rebuild path) against a plain scan for the maximum and its smallest index. Values are
+    // value, several set twice, most of them: the rebuild path; grown values mostly raised) against a plain scan for the maximum and its smallest index. Values are
     // drawn from a few levels so that ties and maxima that shrink are frequent.
     std::mt19937 rng(7);
     for (const std::size_t n : { std::size_t { 1 }, std::size_t { 5 }, std::size_t { 64 },
@@ -358,9 +358,13 @@ void TestTrafficModel::maxTreeMatchesScan()
             const std::size_t changes = round % 3 == 0 ? 1 : round % 3 == 1 ? 1 + n / 16 : n;
             for (std::size_t c = 0; c < changes; ++c) {
                 const std::size_t i = at(rng);
+                const double before = values[i];
                 values[i] = 0.5 * level(rng);
                 tree.set(i, values[i]);
-                blocks.touch(i);
+                if (values[i] >= before && c % 3 != 2)
+                    blocks.raise(i, values[i]); // a grown value: no rescan of its block
+                else
+                    blocks.touch(i);
                 if (c % 2 == 0) { // the same value set again before settle()
                     values[i] = 0.5 * level(rng);
                     tree.set(i, values[i]);

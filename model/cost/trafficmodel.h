@@ -215,15 +215,25 @@ private:
     void refreshChoices();
     void reweight(int pattern, double weight);
     void emitGroup(const GroupRef &group, const Mapping &mapping, double sign);
+    /// One flow of a group's plan between two of its members (indexes in the group's member
+    /// list, which a move does not change), bytes per byte of S per pass.
+    struct GroupFlow
+    {
+        int from = -1;
+        int to = -1;
+        double unit = 0.0;
+    };
     /**
-     * What one group's plan put on one planned pattern (trafficmodelplans.cpp): its flows
-     * merged per (source, destination) slot and sorted, link loads and units times the group's
-     * scale, and its entries in the pattern's latency, server and channel multisets. A move
-     * re-plans the group once and re-emits only the flows whose units changed.
+     * What one group's plan put on one planned pattern (trafficmodelplans.cpp): the members'
+     * slots, its flows merged per (source, destination) member and sorted, link loads and units
+     * times the group's scale, and its entries in the pattern's latency, server and channel
+     * multisets. A move re-plans the group once and re-emits only the flows whose slots or
+     * units changed.
      */
     struct EmittedPlan
     {
-        std::vector<PlannedFlow> flows;
+        std::vector<int> slots; ///< per member, when planned
+        std::vector<GroupFlow> flows;
         std::vector<PlannedLinkLoad> links;
         std::array<std::array<long long, kProtocolCount>, 2> latency {};
         int servers = 0;
@@ -304,6 +314,9 @@ private:
     /// The plans the last move replaced, by (pattern, group) id, for a move that reverts it.
     std::vector<std::pair<std::uint64_t, EmittedPlan>> m_replaced;
     bool m_reverting = false;
+    std::vector<int> m_memberOfSlot; ///< planGroup() scratch: slot -> member index, else -1
+    std::vector<int> m_flowStart;    ///< planGroup() scratch: per member, its first flow
+    std::vector<GroupFlow> m_flowScratch;
     Router::Parts m_parts;
     std::vector<int> m_changedLinks;
     std::vector<unsigned char> m_changedMark;

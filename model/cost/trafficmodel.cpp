@@ -310,7 +310,7 @@ void TrafficModel::build(const Mapping &mapping)
         p.groupChannels.clear();
         p.maxRatio = p.linkMax = p.lumpMax = 0.0;
         p.argmax = p.linkArgmax = p.lumpArgmax = -1;
-        p.lumpChanged = false;
+        p.rescan = p.lumpChanged = false;
         std::fill(p.lumped.begin(), p.lumped.end(), 0.0);
         if (p.ratios.size() > 0)
             p.ratios.assign(p.ratios.size());
@@ -516,9 +516,13 @@ void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
         p.linkMax = r;
         p.linkArgmax = link;
     } else if (link == p.linkArgmax && r < p.linkMax) {
-        // The largest load shrank: instead of scanning every loaded link now and at each
-        // such shrink to come, the pattern keeps its maxima by blocks from here on.
-        startBlockMaxima(p);
+        // The largest load shrank. A small pattern scans its links again (refreshMaxima());
+        // a large one keeps its maxima by blocks from here on instead of scanning thousands
+        // of links at this and every later shrink (a block costs 64 probes of the table).
+        if (p.load.size() >= kBlockMaximaFrom)
+            startBlockMaxima(p);
+        else
+            p.rescan = true;
     }
 }
 
@@ -593,7 +597,18 @@ void TrafficModel::refreshMaxima()
             p.ratios.settle(ratioAt);
             p.linkMax = p.ratios.max() > 0.0 ? p.ratios.max() : 0.0;
             p.linkArgmax = p.linkMax > 0.0 ? static_cast<int>(p.ratios.argmax(ratioAt)) : -1;
+        } else if (p.rescan) {
+            p.linkMax = 0.0;
+            p.linkArgmax = -1;
+            for (const auto &[link, load] : p.load) {
+                const double r = ratio(p, link, load);
+                if (r > p.linkMax || (r == p.linkMax && link < p.linkArgmax)) {
+                    p.linkMax = r;
+                    p.linkArgmax = link;
+                }
+            }
         }
+        p.rescan = false;
         refreshLumpMax(p);
         const bool lumpWins = p.lumpMax > p.linkMax
             || (p.lumpMax == p.linkMax && p.lumpArgmax >= 0 && p.lumpArgmax < p.linkArgmax);

@@ -50,6 +50,7 @@ struct TrafficPattern
     int argmax = -1;
     double linkMax = 0.0;      ///< the same over the links in `load` only
     int linkArgmax = -1;
+    bool rescan = false;       ///< linkMax must be found again (its link lost load)
     double lumpMax = 0.0;      ///< the same over the lumped segments' links
     int lumpArgmax = -1;
     bool lumpChanged = false;  ///< lumpMax must be found again
@@ -270,6 +271,9 @@ private:
     void applyLinkBytes(int link, Dim dim, double bytes);
     void addLoad(TrafficPattern &p, int link, double delta);
     void startBlockMaxima(TrafficPattern &p);
+    /// Loaded links from which a sparse pattern whose largest load shrank keeps block maxima
+    /// rather than scanning its links again.
+    static constexpr std::size_t kBlockMaximaFrom = 4096;
     void flushSegments(TrafficPattern &p);
 
     /**

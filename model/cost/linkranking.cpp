@@ -13,6 +13,7 @@ bool LinkRanking::busier(int a, int b) const
 void LinkRanking::rank(std::vector<long long> keys)
 {
     m_key = std::move(keys);
+    m_run.links = 0;
     std::vector<long long> sorted = m_key;
     std::sort(sorted.begin(), sorted.end());
     m_histogram.clear();
@@ -33,17 +34,35 @@ void LinkRanking::change(int link, long long key)
     if (key == old)
         return;
     m_key[link] = key;
-    if (auto it = m_histogram.find(old); it != m_histogram.end() && --it->second == 0)
-        m_histogram.erase(it);
-    ++m_histogram[key];
+    // Links change in runs that move from one key to the same other key (every link of an
+    // ECMP part whose demand changed): the histogram takes each run as one move.
+    if (m_run.links > 0 && (old != m_run.from || key != m_run.to))
+        flushRun();
+    m_run.from = old;
+    m_run.to = key;
+    ++m_run.links;
     if (busier(link, m_bottleneck))
         m_bottleneck = link;
     else if (link == m_bottleneck)
         m_rescan = true; // the bottleneck lost load: another link may lead now
 }
 
+void LinkRanking::flushRun()
+{
+    if (m_run.links == 0)
+        return;
+    if (auto it = m_histogram.find(m_run.from); it != m_histogram.end()) {
+        it->second -= m_run.links;
+        if (it->second <= 0)
+            m_histogram.erase(it);
+    }
+    m_histogram[m_run.to] += m_run.links;
+    m_run.links = 0;
+}
+
 void LinkRanking::settle()
 {
+    flushRun();
     if (!m_rescan)
         return;
     m_rescan = false;

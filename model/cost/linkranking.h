@@ -16,7 +16,8 @@ class LinkRanking
 public:
     /// Ranks every link afresh; keys[i] is link i's busy time in picoseconds.
     void rank(std::vector<long long> keys);
-    /// Link `link`'s key is now `key`. Call settle() after the last change of a batch.
+    /// Link `link`'s key is now `key`. Call settle() after the last change of a batch (the
+    /// percentiles count the batch from then on).
     void change(int link, long long key);
     /// Finds the bottleneck again when a change of the batch took load off it.
     void settle();
@@ -35,7 +36,18 @@ private:
     double kthSmallest(long long k, double scale) const;
 
     std::vector<long long> m_key;
+    /// Moves the run of changes not yet counted in the histogram into it.
+    void flushRun();
+
     std::map<long long, int> m_histogram; ///< key -> number of links
+    /// The latest changes, all from key `from` to key `to`, not yet in m_histogram.
+    struct Run
+    {
+        long long from = 0;
+        long long to = 0;
+        int links = 0;
+    };
+    Run m_run;
     int m_bottleneck = -1;
     bool m_rescan = false;
 };

@@ -1,6 +1,7 @@
 // The traffic model (model/cost/trafficmodel.cpp) on tiny fabrics: the load a ring, an all-to-all
 // and a pipeline boundary put on each link, counted by hand from the routes, and incremental
 // moves against a model built afresh for the moved mapping.
+#include "cost/linkranking.h"
 #include "cost/maxtree.h"
 #include "cost/trafficmodel.h"
 #include "fabric/fabric.h"
@@ -135,6 +136,7 @@ private Q_SLOTS:
     void incrementalMoveEqualsRebuild();
     void maxTreeMatchesScan();
     void superSpineLumps();
+    void linkRankingMatchesFreshRanking();
 };
 
 void TestTrafficModel::ringInsideServer()
@@ -454,6 +456,45 @@ void TestTrafficModel::superSpineLumps()
             qPrintable(QStringLiteral("link %1: %2, expected %3").arg(l.id).arg(load).arg(expected)));
     }
     QVERIFY(near(s.traffic->pattern(fwd).maxRatio, worst));
+}
+
+void TestTrafficModel::linkRankingMatchesFreshRanking()
+{
+    // LinkRanking (model/cost/linkranking.h) after batches of changes, many of them runs of
+    // links moving from one key to the same other key (as a lumped ECMP part's links do),
+    // against a ranking made afresh from the same keys: bottleneck, percentiles, maximum.
+    std::mt19937 rng(11);
+    const int n = 500;
+    std::uniform_int_distribution<int> at(0, n - 1);
+    std::uniform_int_distribution<int> level(0, 9);
+    std::vector<long long> keys(static_cast<std::size_t>(n));
+    for (long long &k : keys)
+        k = level(rng);
+    LinkRanking ranking;
+    ranking.rank(keys);
+    for (int round = 0; round < 200; ++round) {
+        const int runs = 1 + round % 4;
+        for (int r = 0; r < runs; ++r) {
+            // A run: links that share a key all take one new key, in id order.
+            const long long from = keys[static_cast<std::size_t>(at(rng))];
+            const long long to = level(rng);
+            for (int link = 0; link < n; ++link)
+                if (keys[static_cast<std::size_t>(link)] == from && at(rng) % 3 != 0) {
+                    keys[static_cast<std::size_t>(link)] = to;
+                    ranking.change(link, to);
+                }
+            const int single = at(rng); // and a lone change between runs
+            keys[static_cast<std::size_t>(single)] = level(rng);
+            ranking.change(single, keys[static_cast<std::size_t>(single)]);
+        }
+        ranking.settle();
+        LinkRanking fresh;
+        fresh.rank(keys);
+        QCOMPARE(ranking.bottleneck(), fresh.bottleneck());
+        for (const double q : { 0.0, 0.25, 0.5, 0.95, 0.99, 1.0 })
+            QCOMPARE(ranking.percentile(q, 1.0), fresh.percentile(q, 1.0));
+        QCOMPARE(ranking.max(1.0), fresh.max(1.0));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTrafficModel)

@@ -156,7 +156,7 @@ double CostEngine::Impl::linkBoundAt(int microbatches) const
     for (int i = 0; i < fabric.linkCount(); ++i) {
         const LinkLoad &l = report.links[i];
         const double dp = l.dimBytes[index(Dim::Dp)];
-        worst = std::max(worst, ((l.bytes - dp) * scale + dp) / fabric.link(i).bandwidth);
+        worst = std::max(worst, ((l.bytes - dp) * scale + dp) / fabric.linkBandwidth(i));
     }
     return worst;
 }
@@ -262,8 +262,9 @@ long long CostEngine::Impl::updateLink(int i)
         total += l.dimBytes[d];
     }
     l.bytes = total;
-    l.busyTime = total / fabric.link(i).bandwidth;
-    channels.update(i, l.dimBytes, fabric.link(i).bandwidth);
+    const double bandwidth = fabric.linkBandwidth(i);
+    l.busyTime = total / bandwidth;
+    channels.update(i, l.dimBytes, bandwidth);
     // Percentiles and the bottleneck compare busy times quantised to picoseconds, so that an
     // incremental update and a full evaluation rank links identically.
     return std::llround(l.busyTime * 1e12);

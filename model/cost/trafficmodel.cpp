@@ -535,8 +535,7 @@ void TrafficModel::startBlockMaxima(TrafficPattern &p)
 
 double TrafficModel::ratio(const TrafficPattern &p, int link, double load) const
 {
-    const FabricLink &l = m_fabric.link(link);
-    return load / (l.bandwidth * p.efficiency[index(l.tier)]);
+    return load / (m_fabric.linkBandwidth(link) * p.efficiency[index(m_fabric.linkTier(link))]);
 }
 
 void TrafficModel::flushSegments(TrafficPattern &p)
@@ -564,7 +563,7 @@ void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
     if (bytes == 0.0)
         return; // a pattern no op uses yet (a family's, before its choice): nothing moves
     m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(dim)] += bytes;
-    m_tierBytes[index(m_fabric.link(link).tier)][index(dim)] += bytes;
+    m_tierBytes[index(m_fabric.linkTier(link))][index(dim)] += bytes;
     if (m_linkIsNicUp[link])
         m_nicUpBytes += bytes;
     if (m_linkIsLeafUp[link])

@@ -158,6 +158,12 @@ public:
 
     int linkCount() const { return static_cast<int>(m_links.size()); }
     const FabricLink &link(int id) const { return m_links[id]; }
+    /// link(id)'s latency, bandwidth and tier from arrays of their own: routing and the load
+    /// accounting read them for one link after another in no order, and a 48-byte FabricLink
+    /// per read filled the cache with the fields they do not need (1.6 million links at 131k).
+    double linkLatency(int id) const { return m_linkLatency[static_cast<std::size_t>(id)]; }
+    double linkBandwidth(int id) const { return m_linkBandwidth[static_cast<std::size_t>(id)]; }
+    Tier linkTier(int id) const { return m_linkTier[static_cast<std::size_t>(id)]; }
     const std::vector<FabricLink> &links() const { return m_links; }
     /// Link id from vertex a to vertex b, or -1 when they are not adjacent.
     int linkBetween(int a, int b) const;
@@ -184,6 +190,8 @@ private:
     FabricSpec m_spec;
     FabricGraphBox m_graph;
     std::vector<FabricLink> m_links; ///< copy of the edge bundles, indexed by id (fast access)
+    std::vector<double> m_linkLatency, m_linkBandwidth; ///< per link id, as in m_links
+    std::vector<Tier> m_linkTier;
     std::vector<int> m_gpuToNic;
     std::vector<std::string> m_serverNames;
     std::vector<int> m_gpuVertex, m_nicVertex, m_scaleUpVertex;

@@ -38,6 +38,9 @@ void FabricAssembly::begin(
 
     f.m_graph = FabricGraphBox(static_cast<std::size_t>(vertices));
     f.m_links.reserve(static_cast<std::size_t>(links));
+    f.m_linkLatency.reserve(static_cast<std::size_t>(links));
+    f.m_linkBandwidth.reserve(static_cast<std::size_t>(links));
+    f.m_linkTier.reserve(static_cast<std::size_t>(links));
     f.m_gpuVertex.reserve(sz(s.servers * gpus));
     f.m_nicVertex.reserve(sz(s.servers * nics));
     f.m_scaleUpVertex.reserve(sz(s.servers / f.m_domainServers));
@@ -123,8 +126,12 @@ void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double laten
     rev.dst = a;
     boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), fwd, *m_f.m_graph);
     boost::add_edge(static_cast<std::size_t>(b), static_cast<std::size_t>(a), rev, *m_f.m_graph);
-    m_f.m_links.push_back(fwd);
-    m_f.m_links.push_back(rev);
+    for (const FabricLink &l : { fwd, rev }) {
+        m_f.m_links.push_back(l);
+        m_f.m_linkLatency.push_back(l.latency);
+        m_f.m_linkBandwidth.push_back(l.bandwidth);
+        m_f.m_linkTier.push_back(l.tier);
+    }
 }
 
 void FabricAssembly::addServerCables(int server)

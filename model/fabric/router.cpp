@@ -264,12 +264,12 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
     for (int i = 0; i < e.headCount; ++i) {
         const int link = e.head[static_cast<std::size_t>(i)];
         out.ends[static_cast<std::size_t>(out.endCount++)] = link;
-        out.latency += m_fabric.link(link).latency;
+        out.latency += m_fabric.linkLatency(link);
     }
     for (int i = 0; i < e.tailCount; ++i) {
         const int link = e.tail[static_cast<std::size_t>(i)];
         out.ends[static_cast<std::size_t>(out.endCount++)] = link;
-        out.latency += m_fabric.link(link).latency;
+        out.latency += m_fabric.linkLatency(link);
     }
     if (e.srcNic >= 0) {
         const int id = nicPairSegment(e.srcNic, e.dstNic);
@@ -433,9 +433,8 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
     ends(srcSlot, dstSlot, e);
     double sum = 0.0;
     const auto fixed = [&](int link) {
-        const FabricLink &l = m_fabric.link(link);
-        sum += l.latency;
-        reach = std::max(reach, l.tier);
+        sum += m_fabric.linkLatency(link);
+        reach = std::max(reach, m_fabric.linkTier(link));
     };
     for (int i = 0; i < e.headCount; ++i)
         fixed(e.head[static_cast<std::size_t>(i)]);
@@ -444,7 +443,7 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
         const Segment &seg = m_pairs[static_cast<std::size_t>(nicPairSegment(e.srcNic, e.dstNic))];
         sum += seg.latency;
         for (std::uint32_t h = 0; h < seg.count; ++h)
-            reach = std::max(reach, m_fabric.link(m_arena[seg.offset + h].link).tier);
+            reach = std::max(reach, m_fabric.linkTier(m_arena[seg.offset + h].link));
     }
     if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf) {
         std::array<const Segment *, kPartCount> parts {};
@@ -455,7 +454,7 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
             for (std::uint32_t h = 0; h < seg->count; ++h) {
                 // A Clos part is one tier, so its first hop says it; a leaf pair's segment
                 // (fabrics that are no Clos) is read to its end.
-                reach = std::max(reach, m_fabric.link(m_arena[seg->offset + h].link).tier);
+                reach = std::max(reach, m_fabric.linkTier(m_arena[seg->offset + h].link));
                 if (m_foldedClos)
                     break;
             }

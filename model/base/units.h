@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -19,6 +20,18 @@ constexpr double bytesPerSecondToGbps(double bytesPerSecond) { return bytesPerSe
 /// An int id or count as a vector index (the engine's ids are dense ints >= 0).
 constexpr std::size_t sz(int v) { return static_cast<std::size_t>(v); }
 constexpr double microseconds(double us) { return us * 1e-6; }
+/// std::llround(x) (nearest integer, halves away from zero) without the library call, which
+/// the cost engine's integer keys (picoseconds, nanoseconds) made a twentieth of a search step.
+/// The integer part and the fraction x - trunc(x) are both exact in binary floating point, so
+/// the result is llround's for every |x| < 2^62; larger values, infinities and NaN go to it.
+inline long long roundToInteger(double x)
+{
+    if (!(std::abs(x) < 0x1.0p62))
+        return std::llround(x);
+    const auto whole = static_cast<long long>(x); // truncates toward zero
+    const double fraction = x - static_cast<double>(whole);
+    return whole + (fraction >= 0.5 ? 1 : 0) - (fraction <= -0.5 ? 1 : 0);
+}
 
 /// The parallel dimensions, in the order used by every per-dimension array.
 enum class Dim : std::uint8_t { Tp = 0, Pp, Dp, Ep, Cp };

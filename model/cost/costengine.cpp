@@ -267,7 +267,7 @@ long long CostEngine::Impl::updateLink(int i)
     channels.update(i, l.dimBytes, bandwidth);
     // Percentiles and the bottleneck compare busy times quantised to picoseconds, so that an
     // incremental update and a full evaluation rank links identically.
-    return std::llround(l.busyTime * 1e12);
+    return roundToInteger(l.busyTime * 1e12);
 }
 
 void CostEngine::Impl::refreshLinks(bool all)

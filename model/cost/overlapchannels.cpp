@@ -8,7 +8,7 @@ namespace {
 
 long long picoseconds(double seconds)
 {
-    return std::llround(seconds * 1e12);
+    return roundToInteger(seconds * 1e12);
 }
 
 /// Dimensions whose traffic runs beside the DP sync inside its overlap window.

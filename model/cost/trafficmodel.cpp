@@ -490,7 +490,7 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
     TrafficPattern &p = m_patterns[pattern];
     m_router.routeParts(srcSlot, dstSlot, m_parts);
     if (trackLatency)
-        countIn(p.latencies, std::llround(m_parts.latency * 1e9), sign);
+        countIn(p.latencies, roundToInteger(m_parts.latency * 1e9), sign);
     const double delta = sign * unit;
     for (int i = 0; i < m_parts.endCount; ++i)
         addLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
@@ -543,11 +543,8 @@ void TrafficModel::flushSegments(TrafficPattern &p)
     p.pendingSegments.flush([this, &p](int segment, double demand) {
         if (demand == 0.0)
             return; // a move that left this segment's demand unchanged
-        if (const int lump = m_lumpOfSegment.empty() ? -1 : m_lumpOfSegment[sz(segment)];
-            lump >= 0) {
-            addLumpLoad(p, lump, demand);
+        if (addSegmentToLumps(p, segment, demand))
             return;
-        }
         for (const RouteHop &hop : m_router.segmentHops(segment))
             addLoad(p, hop.link, demand * hop.share);
     });

@@ -39,8 +39,8 @@ struct TrafficPattern
     /// spread over the segment's links in one go, so a swap touches only what really moved.
     SegmentDemand pendingSegments;
     std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
-    /// Demand entering each lumped segment (TrafficModel::Lump), by lump index: its links
-    /// carry demand x share and are kept here instead of in `load`. Empty until used.
+    /// The load on each link of each lump (TrafficModel::Lump), by lump index: kept here
+    /// instead of in `load` for each of its links. Empty until used.
     std::vector<double> lumped;
     /// Dense patterns (LinkLoads::dense()), and sparse ones once their largest load has
     /// shrunk: the largest load / bandwidth by blocks of links, for linkMax. Unused (size 0)
@@ -51,9 +51,9 @@ struct TrafficPattern
     double linkMax = 0.0;      ///< the same over the links in `load` only
     int linkArgmax = -1;
     bool rescan = false;       ///< linkMax must be found again (its link lost load)
-    double lumpMax = 0.0;      ///< the same over the lumped segments' links
+    double lumpMax = 0.0;      ///< the same over the lumps' links
     int lumpArgmax = -1;
-    bool lumpChanged = false;  ///< lumpMax must be found again
+    bool lumpChanged = false;  ///< lumpMax must be found again (its lump lost load)
 
     double maxLatency() const; ///< seconds; 0 when the pattern has no flow
     int stepCount() const;     ///< latency steps per pass: the largest ring's, or `steps`
@@ -179,10 +179,10 @@ public:
     const std::array<DimArray, kTierCount> &tierBytes() const { return m_tierBytes; }
     /// Links whose bytes changed since the last call (each once); clears the list.
     std::vector<int> takeChangedLinks();
-    /// The load pattern `pattern` puts on `link` (bytes per byte of S per pass), lumped
-    /// segments included; for tests and inspection (a lumped link costs a scan of its lump).
+    /// The load pattern `pattern` puts on `link` (bytes per byte of S per pass), a lumped
+    /// link's included; for tests and inspection.
     double patternLoad(int pattern, int link) const;
-    /// How many route segments are lumped (see Lump); 0 on fabrics where none can be.
+    /// How many lumps of links the model keeps (see Lump); 0 on fabrics where none can be.
     int lumpCount() const { return static_cast<int>(m_lumps.size()); }
 
     double nicUpBytes() const { return m_nicUpBytes; }   ///< NIC -> leaf
@@ -277,22 +277,32 @@ private:
     void flushSegments(TrafficPattern &p);
 
     /**
-     * A route segment whose links carry nothing else: no other segment and no route end
-     * uses them, and all are of one tier. In a folded Clos these are each pod's spine ->
-     * super-spine part and its super-spine -> spine part: every cross-pod flow of a pod
-     * enters the same one, and ECMP spreads it over all of them (thousands of links at
-     * 131,072 GPUs). Every link of a lump carries the lump's demand times its share, so a
-     * pattern keeps one number per lump (TrafficPattern::lumped) and the links' bytes per
-     * iteration are spread once per refresh for all patterns together, instead of once per
-     * pattern and link. Its largest ratio is at its largest share / bandwidth (topLink).
+     * A set of switch-to-switch links of one tier that every route segment using any of them
+     * uses all of, each with one share: a leaf's uplinks to the spines of its pod (every segment
+     * leaving the leaf spreads over all of them evenly), the downlinks into a leaf, and each
+     * pod's spine -> super-spine and super-spine -> spine parts in a folded Clos. Every link of
+     * a lump then carries the same load per pattern, the sum of the segments' demand x share,
+     * so a pattern keeps one number per lump (TrafficPattern::lumped) instead of one per link,
+     * a segment adds to a few lumps instead of to each of its links (64 of them between two
+     * leaves under 32 spines), and the links' bytes per iteration are spread once per refresh
+     * for all patterns together. Its largest ratio is at its lowest-bandwidth link (topLink).
      */
     struct Lump
     {
-        int segment = -1;
-        int topLink = -1;      ///< the hop with the largest share / bandwidth (lowest id of equals)
-        double topShare = 0.0; ///< that hop's share
+        int first = 0;    ///< its links: m_lumpLinks[first, first + count), ascending ids
+        int count = 0;
+        int topLink = -1; ///< the link of lowest bandwidth (lowest id of equals)
+    };
+    /// One lump a segment's hops cover, and the share of the segment's demand each link takes.
+    struct LumpShare
+    {
+        int lump = -1;
+        double share = 0.0;
     };
     void findLumps();
+    /// Adds `demand` entering `segment` to its lumps and its other hops; false when the
+    /// segment has no lump (its hops are then the router's).
+    bool addSegmentToLumps(TrafficPattern &p, int segment, double demand);
     void addLumpLoad(TrafficPattern &p, int lump, double delta);
     void addLumpBytes(int lump, Dim dim, double bytes);
     void spreadLumpBytes();
@@ -326,7 +336,13 @@ private:
     std::vector<unsigned char> m_changedMark;
 
     std::vector<Lump> m_lumps;
-    std::vector<int> m_lumpOfSegment;  ///< segment id -> index in m_lumps, or -1
+    std::vector<int> m_lumpLinks;        ///< the lumps' links (Lump::first, Lump::count)
+    std::vector<int> m_lumpOfLink;       ///< link id -> its lump, or -1; empty without lumps
+    /// Per segment id (and one past the last): where its lumps start in m_segmentLumps and its
+    /// other hops in m_segmentLoose. A segment with no lump reads its hops from the router.
+    std::vector<int> m_segmentLumpStart, m_segmentLooseStart;
+    std::vector<LumpShare> m_segmentLumps;
+    std::vector<RouteHop> m_segmentLoose;
     std::vector<DimArray> m_lumpBytes; ///< per lump: bytes per iteration not yet spread
     std::vector<int> m_lumpTouched;    ///< lumps with bytes to spread (each once)
     std::vector<unsigned char> m_lumpMark; ///< per lump: listed in m_lumpTouched

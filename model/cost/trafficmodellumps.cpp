@@ -1,75 +1,203 @@
-// The traffic model's lumped route segments (TrafficModel::Lump): the parts of a folded Clos
-// whose links only one segment uses. A cross-pod flow's bytes spread evenly over its pod's
-// spine -> super-spine links and over the destination pod's super-spine -> spine links (per-hop
-// ECMP hashing, fabric/router.h); at 131,072 GPUs each of those parts is 4,096 links. Loads are
-// linear in the demand entering a segment, so a pattern keeps that demand per lump, and the
-// bytes per iteration it stands for reach the links once per refresh for every pattern
-// together: a swap that moves a pipeline send between pods changes a few numbers per pattern
-// and spreads each touched lump once, instead of adding to thousands of links per pattern.
+// The traffic model's lumps of links (TrafficModel::Lump). In a folded Clos, per-hop ECMP
+// (fabric/router.h) spreads whatever leaves a leaf evenly over its uplinks, whatever enters a
+// leaf evenly over its downlinks, and a pod's cross-pod traffic evenly over its spine ->
+// super-spine part (4,096 links at 131,072 GPUs). Loads are linear in the demand entering a
+// segment, so the links of such a set carry one load per pattern: the model keeps that number
+// per lump, a segment's demand reaches a few lumps instead of each of its links, and the bytes
+// per iteration reach the links once per refresh for every pattern together.
 #include "cost/trafficmodel.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <span>
 #include <utility>
 
 namespace railyard {
 
+namespace {
+
+/// SplitMix64's finaliser (Steele, Lea and Flood, "Fast splittable pseudorandom number
+/// generators", OOPSLA 2014): a bijective 64-bit mix, so distinct inputs rarely share a sum.
+std::uint64_t mix(std::uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+} // namespace
+
 void TrafficModel::findLumps()
 {
     // Only where every segment exists from the start (a folded Clos with one plane, whose
-    // segments routerclos.cpp builds up front): then no segment made later can share a link.
+    // segments routerclos.cpp builds up front): then no segment made later can use a lump's
+    // link without using all of it.
     if (!m_router.foldedClos() || !m_fabric.regularClos() || m_fabric.planeCount() != 1)
         return;
     const int limit = m_router.segmentIdLimit();
-    std::vector<unsigned char> uses(sz(m_fabric.linkCount()), 0);
+    const int links = m_fabric.linkCount();
+    // Candidates: links whose users are the same segments with the same share each. A link's
+    // signature is the sum of a hash of (segment, share) over its users; links with equal
+    // signatures (and tier) are grouped, and the grouping is then checked segment by segment,
+    // so a hash collision costs a lump, never a wrong load.
+    std::vector<std::uint64_t> signature(sz(links), 0);
     for (int s = 0; s < limit; ++s)
         for (const RouteHop &hop : m_router.segmentHops(s))
-            uses[sz(hop.link)] = static_cast<unsigned char>(std::min(2, uses[sz(hop.link)] + 1));
-    m_lumpOfSegment.assign(sz(limit), -1);
-    for (int s = 0; s < limit; ++s) {
-        const std::span<const RouteHop> hops = m_router.segmentHops(s);
-        if (hops.empty())
-            continue;
-        // Route ends are GPU, PCIe, PXN and NIC-to-leaf links; a lump holds switch-to-switch
-        // links above the leaves only, all of one tier (one link efficiency per pattern).
-        const Tier tier = m_fabric.link(hops.front().link).tier;
-        bool alone = tier == Tier::Spine || tier == Tier::SuperSpine;
-        Lump lump;
-        lump.segment = s;
-        double top = -1.0;
-        for (const RouteHop &hop : hops) {
-            const FabricLink &l = m_fabric.link(hop.link);
-            alone = alone && uses[sz(hop.link)] == 1 && l.tier == tier;
-            const double perBandwidth = hop.share / l.bandwidth;
-            if (perBandwidth > top || (perBandwidth == top && hop.link < lump.topLink)) {
-                top = perBandwidth;
-                lump.topLink = hop.link;
-                lump.topShare = hop.share;
-            }
+            signature[sz(hop.link)]
+                += mix(mix(static_cast<std::uint64_t>(s)) ^ std::bit_cast<std::uint64_t>(hop.share));
+    // (signature mixed with the tier, link), sorted: equal keys are one tentative lump, with
+    // its links in ascending order.
+    std::vector<std::pair<std::uint64_t, int>> candidates;
+    for (int l = 0; l < links; ++l) {
+        // Route ends are GPU, PCIe, PXN and NIC-to-leaf links; lumps hold switch-to-switch
+        // links only, whose loads come from segments alone.
+        const Tier tier = m_fabric.linkTier(l);
+        if (signature[sz(l)] != 0 && (tier == Tier::Spine || tier == Tier::SuperSpine))
+            candidates.emplace_back(
+                signature[sz(l)] + mix(static_cast<std::uint64_t>(index(tier)) + 0x1000), l);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    std::vector<int> lumpOfLink(sz(links), -1);
+    std::vector<int> size; // per tentative lump
+    std::vector<Tier> tierOf;
+    std::vector<unsigned char> broken;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const int l = candidates[i].second;
+        if (i == 0 || candidates[i - 1].first != candidates[i].first) {
+            size.push_back(0);
+            tierOf.push_back(m_fabric.linkTier(l));
+            broken.push_back(0);
         }
-        if (!alone)
+        lumpOfLink[sz(l)] = static_cast<int>(size.size()) - 1;
+        ++size.back();
+        if (m_fabric.linkTier(l) != tierOf.back())
+            broken.back() = 1; // a hash collision across tiers: one efficiency per lump
+    }
+    // The check: every segment that uses a link of a lump uses all of its links, each with
+    // one share.
+    const std::size_t tentative = size.size();
+    std::vector<int> seenBy(tentative, -1), hops(tentative, 0);
+    std::vector<double> share(tentative, 0.0);
+    std::vector<int> touched;
+    for (int s = 0; s < limit; ++s) {
+        touched.clear();
+        for (const RouteHop &hop : m_router.segmentHops(s)) {
+            const int t = lumpOfLink[sz(hop.link)];
+            if (t < 0)
+                continue;
+            if (seenBy[sz(t)] != s) {
+                seenBy[sz(t)] = s;
+                hops[sz(t)] = 0;
+                share[sz(t)] = hop.share;
+                touched.push_back(t);
+            } else if (hop.share != share[sz(t)]) {
+                broken[sz(t)] = 1;
+            }
+            ++hops[sz(t)];
+        }
+        for (const int t : touched)
+            if (hops[sz(t)] != size[sz(t)])
+                broken[sz(t)] = 1;
+    }
+    // The lumps that hold, numbered in order of their lowest link.
+    std::vector<int> number(tentative, -1);
+    for (int l = 0; l < links; ++l) {
+        const int t = lumpOfLink[sz(l)];
+        if (t < 0)
             continue;
-        m_lumpOfSegment[sz(s)] = static_cast<int>(m_lumps.size());
-        m_lumps.push_back(lump);
+        if (broken[sz(t)]) {
+            lumpOfLink[sz(l)] = -1;
+            continue;
+        }
+        if (number[sz(t)] < 0) {
+            number[sz(t)] = static_cast<int>(m_lumps.size());
+            m_lumps.push_back({ 0, 0, -1 });
+        }
+        lumpOfLink[sz(l)] = number[sz(t)];
+        ++m_lumps[sz(number[sz(t)])].count;
     }
     if (m_lumps.empty())
-        m_lumpOfSegment.clear();
+        return;
+    for (std::size_t i = 1; i < m_lumps.size(); ++i)
+        m_lumps[i].first = m_lumps[i - 1].first + m_lumps[i - 1].count;
+    m_lumpLinks.assign(sz(m_lumps.back().first + m_lumps.back().count), -1);
+    std::vector<int> filled(m_lumps.size(), 0);
+    for (int l = 0; l < links; ++l) {
+        const int lump = lumpOfLink[sz(l)];
+        if (lump < 0)
+            continue;
+        Lump &k = m_lumps[sz(lump)];
+        m_lumpLinks[sz(k.first + filled[sz(lump)]++)] = l;
+        if (k.topLink < 0 || m_fabric.linkBandwidth(l) < m_fabric.linkBandwidth(k.topLink))
+            k.topLink = l; // ascending ids: the first of equal bandwidths stays
+    }
+    // Each segment as lumps with a share and the hops outside any lump.
+    m_segmentLumpStart.assign(sz(limit) + 1, 0);
+    m_segmentLooseStart.assign(sz(limit) + 1, 0);
+    std::fill(seenBy.begin(), seenBy.end(), -1);
+    for (int s = 0; s < limit; ++s) {
+        const std::size_t lumpsBefore = m_segmentLumps.size();
+        const std::size_t looseBefore = m_segmentLoose.size();
+        for (const RouteHop &hop : m_router.segmentHops(s)) {
+            const int lump = lumpOfLink[sz(hop.link)];
+            if (lump < 0) {
+                m_segmentLoose.push_back(hop);
+            } else if (seenBy[sz(lump)] != s) {
+                seenBy[sz(lump)] = s;
+                m_segmentLumps.push_back({ lump, hop.share });
+            }
+        }
+        if (m_segmentLumps.size() == lumpsBefore)
+            m_segmentLoose.resize(looseBefore); // no lump: flushSegments() reads the router
+        m_segmentLumpStart[sz(s) + 1] = static_cast<int>(m_segmentLumps.size());
+        m_segmentLooseStart[sz(s) + 1] = static_cast<int>(m_segmentLoose.size());
+    }
+    m_lumpOfLink = std::move(lumpOfLink);
     m_lumpBytes.assign(m_lumps.size(), DimArray {});
     m_lumpMark.assign(m_lumps.size(), 0);
+}
+
+bool TrafficModel::addSegmentToLumps(TrafficPattern &p, int segment, double demand)
+{
+    if (m_segmentLumpStart.empty())
+        return false;
+    const int begin = m_segmentLumpStart[sz(segment)], end = m_segmentLumpStart[sz(segment) + 1];
+    if (begin == end)
+        return false;
+    for (int i = begin; i < end; ++i) {
+        const LumpShare &part = m_segmentLumps[sz(i)];
+        addLumpLoad(p, part.lump, demand * part.share);
+    }
+    for (int i = m_segmentLooseStart[sz(segment)]; i < m_segmentLooseStart[sz(segment) + 1]; ++i) {
+        const RouteHop &hop = m_segmentLoose[sz(i)];
+        addLoad(p, hop.link, demand * hop.share);
+    }
+    return true;
 }
 
 void TrafficModel::addLumpLoad(TrafficPattern &p, int lump, double delta)
 {
     if (p.lumped.empty())
         p.lumped.assign(m_lumps.size(), 0.0);
-    double &demand = p.lumped[sz(lump)];
-    demand += delta;
+    double &load = p.lumped[sz(lump)];
+    load += delta;
     // The same rounding rule as a link's load (LinkLoads::add): what cancelled out is zero.
-    if (std::abs(demand) <= 1e-9 * std::abs(delta))
-        demand = 0.0;
-    p.lumpChanged = true;
+    if (std::abs(load) <= 1e-9 * std::abs(delta))
+        load = 0.0;
     addLumpBytes(lump, p.dim, delta * p.weight);
+    // The largest ratio follows a lump that grows; one that shrinks from the top is found
+    // again by a scan (refreshLumpMax()).
+    const int top = m_lumps[sz(lump)].topLink;
+    const double r = load > 0.0 ? ratio(p, top, load) : 0.0;
+    if (r > p.lumpMax || (r > 0.0 && r == p.lumpMax && top < p.lumpArgmax)) {
+        p.lumpMax = r;
+        p.lumpArgmax = top;
+    } else if (top == p.lumpArgmax && r < p.lumpMax) {
+        p.lumpChanged = true;
+    }
 }
 
 void TrafficModel::addLumpBytes(int lump, Dim dim, double bytes)
@@ -88,9 +216,10 @@ void TrafficModel::spreadLumpBytes()
     for (const int lump : m_lumpTouched) {
         m_lumpMark[sz(lump)] = 0;
         const DimArray bytes = std::exchange(m_lumpBytes[sz(lump)], DimArray {});
-        for (const RouteHop &hop : m_router.segmentHops(m_lumps[sz(lump)].segment))
+        const Lump &k = m_lumps[sz(lump)];
+        for (int i = k.first; i < k.first + k.count; ++i)
             for (int d = 0; d < kDimCount; ++d)
-                applyLinkBytes(hop.link, static_cast<Dim>(d), bytes[sz(d)] * hop.share);
+                applyLinkBytes(m_lumpLinks[sz(i)], static_cast<Dim>(d), bytes[sz(d)]);
     }
     m_lumpTouched.clear();
 }
@@ -103,14 +232,14 @@ void TrafficModel::refreshLumpMax(TrafficPattern &p) const
     p.lumpMax = 0.0;
     p.lumpArgmax = -1;
     for (std::size_t i = 0; i < p.lumped.size(); ++i) {
-        if (p.lumped[i] == 0.0)
+        if (p.lumped[i] <= 0.0)
             continue;
-        const Lump &lump = m_lumps[i];
         // The lump's largest ratio, computed as for any link (ratio()).
-        const double r = ratio(p, lump.topLink, p.lumped[i] * lump.topShare);
-        if (r > p.lumpMax || (r == p.lumpMax && lump.topLink < p.lumpArgmax)) {
+        const int top = m_lumps[i].topLink;
+        const double r = ratio(p, top, p.lumped[i]);
+        if (r > p.lumpMax || (r == p.lumpMax && top < p.lumpArgmax)) {
             p.lumpMax = r;
-            p.lumpArgmax = lump.topLink;
+            p.lumpArgmax = top;
         }
     }
 }
@@ -118,12 +247,10 @@ void TrafficModel::refreshLumpMax(TrafficPattern &p) const
 double TrafficModel::patternLoad(int pattern, int link) const
 {
     const TrafficPattern &p = m_patterns[sz(pattern)];
+    if (!m_lumpOfLink.empty() && m_lumpOfLink[sz(link)] >= 0)
+        return p.lumped.empty() ? 0.0 : p.lumped[sz(m_lumpOfLink[sz(link)])];
     if (const double *load = p.load.find(link))
         return *load;
-    for (std::size_t i = 0; i < p.lumped.size(); ++i)
-        for (const RouteHop &hop : m_router.segmentHops(m_lumps[i].segment))
-            if (hop.link == link)
-                return p.lumped[i] * hop.share;
     return 0.0;
 }
 

@@ -81,7 +81,7 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
     // those of the pattern's algorithm.
     for (int passes = 1; passes <= 2; ++passes)
         for (const Protocol proto : kAllProtocols)
-            out.latency[sz(passes - 1)][sz(static_cast<int>(proto))] = std::llround(
+            out.latency[sz(passes - 1)][sz(static_cast<int>(proto))] = roundToInteger(
                 nccltuning::latency(plan.algorithm, proto, plan.chain, passes, m_setup.device)
                 * 1e9);
     out.servers = plan.chain.servers;

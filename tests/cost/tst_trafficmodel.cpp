@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <memory>
@@ -135,6 +136,7 @@ private Q_SLOTS:
     void incrementalMoveEqualsRebuild_data();
     void incrementalMoveEqualsRebuild();
     void maxTreeMatchesScan();
+    void roundToIntegerIsLlround();
     void superSpineLumps();
     void linkRankingMatchesFreshRanking();
 };
@@ -386,16 +388,41 @@ void TestTrafficModel::maxTreeMatchesScan()
     }
 }
 
+void TestTrafficModel::roundToIntegerIsLlround()
+{
+    // The keys of link busy times and latencies (base/units.h): the same integer as
+    // std::llround for halves, the doubles next to them, both signs, large and odd values.
+    std::vector<double> values { 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0x1.0p52 + 1.0,
+        -0x1.0p52 - 1.0, 0x1.0p53, 0x1.0p62, 1e15 + 0.5, std::numeric_limits<double>::min(),
+        std::numeric_limits<double>::denorm_min() };
+    for (double half = 0.5; half < 1e6; half = half * 3.0 + 0.5)
+        for (const double v : { half, -half }) {
+            values.push_back(std::nextafter(v, 0.0));
+            values.push_back(std::nextafter(v, v * 2.0));
+        }
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> wide(-1e13, 1e13);
+    for (int i = 0; i < 20000; ++i)
+        values.push_back(wide(rng));
+    for (const double v : values)
+        QVERIFY2(roundToInteger(v) == std::llround(v),
+            qPrintable(QStringLiteral("%1: %2, llround %3")
+                           .arg(v, 0, 'g', 17)
+                           .arg(roundToInteger(v))
+                           .arg(std::llround(v))));
+}
+
 void TestTrafficModel::superSpineLumps()
 {
     // 16 servers x 2 GPUs in pods of 2 SUs (4 leaves, 2 spines): 4 pods under 2 planes x 2
-    // super-spines (tst_router's threeTier fabric). Each pod's spine -> super-spine part and
-    // its super-spine -> spine part is lumped (TrafficModel::Lump). A cross-pod send enters its
-    // pod's up part with one unit per byte and ECMP splits it evenly, so each of those links
-    // carries (the pod's cross-pod sends) / (the part's links); the same on the way down.
+    // super-spines (tst_router's threeTier fabric). Lumped (TrafficModel::Lump): each pod's
+    // spine -> super-spine part and its super-spine -> spine part, and each leaf's uplinks and
+    // downlinks: 4 x 2 + 16 x 2. A cross-pod send enters its pod's up part with one unit per
+    // byte and ECMP splits it evenly, so each of those links carries (the pod's cross-pod
+    // sends) / (the part's links); the same on the way down.
     Setup s(fixtures::railFabric(16, 2, 2, 8), fixtures::degrees(1, 2, 16));
     QCOMPARE(s.fabric.podCount(), 4);
-    QCOMPARE(s.traffic->lumpCount(), 2 * 4);
+    QCOMPARE(s.traffic->lumpCount(), 2 * 4 + 2 * 16);
     for (int p = 0; p < s.traffic->patternCount(); ++p)
         s.traffic->setWeight(p, 1.0 + p);
     s.traffic->build(s.mapping);
@@ -456,6 +483,29 @@ void TestTrafficModel::superSpineLumps()
             qPrintable(QStringLiteral("link %1: %2, expected %3").arg(l.id).arg(load).arg(expected)));
     }
     QVERIFY(near(s.traffic->pattern(fwd).maxRatio, worst));
+
+    // Every switch-to-switch link of the boundary, summed hop by hop over the router's own
+    // segments for each send (what the model did before it kept lumps).
+    std::vector<double> hopByHop(static_cast<std::size_t>(s.fabric.linkCount()), 0.0);
+    Router::Parts parts;
+    for (const std::vector<int> &group : s.layout.groups(GroupKind::Pp)) {
+        s.router.routeParts(mapping.slotOf(group[0]), mapping.slotOf(group[1]), parts);
+        for (int i = 0; i < parts.segmentCount; ++i)
+            for (const RouteHop &h : s.router.segmentHops(parts.segments[static_cast<std::size_t>(i)]))
+                hopByHop[static_cast<std::size_t>(h.link)] += h.share;
+    }
+    int switchLinks = 0;
+    for (const FabricLink &l : s.fabric.links())
+        if (l.tier == Tier::Spine || l.tier == Tier::SuperSpine) {
+            ++switchLinks;
+            const double expected = hopByHop[static_cast<std::size_t>(l.id)];
+            QVERIFY2(near(s.traffic->patternLoad(fwd, l.id), expected),
+                qPrintable(QStringLiteral("link %1: %2, hop by hop %3")
+                               .arg(l.id)
+                               .arg(s.traffic->patternLoad(fwd, l.id))
+                               .arg(expected)));
+        }
+    QVERIFY(switchLinks > 0);
 }
 
 void TestTrafficModel::linkRankingMatchesFreshRanking()

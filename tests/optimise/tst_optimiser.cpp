@@ -166,12 +166,14 @@ void TestOptimiser::beatsEveryPresetOnSkewedMoe()
     // Zipf-skewed Mixtral, EP 8 spread over 8 servers by its order string: every preset leaves
     // the expert all-to-all on the spine. Gathering EP groups onto servers trades it for DP
     // bytes (the seed's EP-versus-DP locality tension); the search must find a better balance
-    // than any preset by at least 5 %.
+    // than any preset by at least 5 %. At 5,000 moves seeds 1-6 all reach 0.905 of the start's
+    // iteration time; at 2,500 the result still depends on the seed (0.90-1.00), and on the
+    // last bits of the loads that decide an annealing step.
     QFETCH(int, objective);
     const Objective o = static_cast<Objective>(objective);
     const Scenario s = sample("mixtral-ep8-zipf.json");
     const double preset = bestPreset(s, o);
-    const OptimiseResult r = optimise(s, budget(o, 2500));
+    const OptimiseResult r = optimise(s, budget(o, 5000));
     QVERIFY2(r.result.value(o) < 0.95 * preset,
         qPrintable(QString::number(r.result.value(o)) + " vs " + QString::number(preset)));
     QVERIFY(r.improved);

@@ -46,8 +46,8 @@ void TrafficModel::findLumps()
     std::vector<std::uint64_t> signature(sz(links), 0);
     for (int s = 0; s < limit; ++s)
         for (const RouteHop &hop : m_router.segmentHops(s))
-            signature[sz(hop.link)]
-                += mix(mix(static_cast<std::uint64_t>(s)) ^ std::bit_cast<std::uint64_t>(hop.share));
+            signature[sz(hop.link)] += mix(
+                mix(static_cast<std::uint64_t>(s)) ^ std::bit_cast<std::uint64_t>(hop.share));
     // (signature mixed with the tier, link), sorted: equal keys are one tentative lump, with
     // its links in ascending order.
     std::vector<std::pair<std::uint64_t, int>> candidates;

@@ -405,7 +405,6 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     if (report.spineBytesShare < 1e-12)
         report.spineBytesShare = 0.0;
 
-    fillPhases();
     fillLinkStats();
     // Physical invariant: no link busy longer than the iteration.
     assert(report.bottleneckLink < 0
@@ -431,8 +430,10 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     partial = !full;
     if (!full)
         return; // a search's step: the figures above are current, the rest waits for refresh()
-    // What a search does not read: the exposed time of each dimension (one more timeline
-    // each), the per-stage table and the warnings.
+    // What a search does not read: the phase table (every op's name, time and busiest link),
+    // the exposed time of each dimension (one more timeline each), the per-stage table and the
+    // warnings.
+    fillPhases();
     fillExposed();
     fillStages();
     report.warnings =

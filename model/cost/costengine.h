@@ -72,9 +72,9 @@ public:
     void refresh();
     /// Brings up to date only what a placement search reads after each move: the iteration
     /// time, the timeline, every link's load and busy time, the bottleneck, the percentiles, the
-    /// tier and dimension bytes and the memory. The exposed time per dimension, the per-stage
-    /// table and the warnings stay behind until refresh() (they cost one more timeline per
-    /// dimension and a pass of string building).
+    /// tier and dimension bytes and the memory. The exposed time per dimension, the phase and
+    /// per-stage tables and the warnings stay behind until refresh() (they cost one more
+    /// timeline per dimension and passes of string building).
     void refreshFigures();
     /// Replace the whole mapping (validated; throws ScenarioError with the validator's message).
     void setMapping(const Mapping &mapping);

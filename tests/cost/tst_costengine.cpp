@@ -85,6 +85,14 @@ void verifyEqualsFreshEngine(const Scenario &s, const CostEngine &incremental)
         QVERIFY2(std::abs(a.links[i].bytes - b.links[i].bytes) <= 1e-3 * std::max(1.0, b.links[i].bytes),
                  qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
     QCOMPARE(a.linkStats.max, b.linkStats.max);
+    // The phase table too (refresh() after refreshFigures() builds it again).
+    QCOMPARE(a.phases.size(), b.phases.size());
+    for (std::size_t i = 0; i < b.phases.size(); ++i) {
+        QCOMPARE(a.phases[i].name, b.phases[i].name);
+        QVERIFY2(std::abs(a.phases[i].time - b.phases[i].time) <= 1e-9 * b.phases[i].time,
+            b.phases[i].name.c_str());
+        QCOMPARE(a.phases[i].algorithm, b.phases[i].algorithm);
+    }
 }
 
 } // namespace
@@ -317,6 +325,8 @@ void TestCostEngine::revertedMovesMatchFullEvaluation()
         engine.refresh();
         QCOMPARE(engine.report().iterationTime, figuresIteration);
         QCOMPARE(engine.report().linkStats.max, figuresMax);
+        if (i % 8 == 0)
+            verifyEqualsFreshEngine(s, engine);
         if (i % 4 != 0) {
             engine.revertMove(false);
             QCOMPARE(engine.mapping().slots(), before);

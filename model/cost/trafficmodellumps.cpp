@@ -60,27 +60,20 @@ void TrafficModel::findLumps()
                 signature[sz(l)] + mix(static_cast<std::uint64_t>(index(tier)) + 0x1000), l);
     }
     std::sort(candidates.begin(), candidates.end());
+    std::vector<int> runStart; // per tentative lump: its first entry in `candidates`
     std::vector<int> lumpOfLink(sz(links), -1);
-    std::vector<int> size; // per tentative lump
-    std::vector<Tier> tierOf;
-    std::vector<unsigned char> broken;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-        const int l = candidates[i].second;
-        if (i == 0 || candidates[i - 1].first != candidates[i].first) {
-            size.push_back(0);
-            tierOf.push_back(m_fabric.linkTier(l));
-            broken.push_back(0);
-        }
-        lumpOfLink[sz(l)] = static_cast<int>(size.size()) - 1;
-        ++size.back();
-        if (m_fabric.linkTier(l) != tierOf.back())
-            broken.back() = 1; // a hash collision across tiers: one efficiency per lump
+        if (i == 0 || candidates[i - 1].first != candidates[i].first)
+            runStart.push_back(static_cast<int>(i));
+        lumpOfLink[sz(candidates[i].second)] = static_cast<int>(runStart.size()) - 1;
     }
+    const std::size_t tentative = runStart.size();
+    runStart.push_back(static_cast<int>(candidates.size()));
     // The check: every segment that uses a link of a lump uses all of its links, each with
     // one share.
-    const std::size_t tentative = size.size();
     std::vector<int> seenBy(tentative, -1), hops(tentative, 0);
     std::vector<double> share(tentative, 0.0);
+    std::vector<unsigned char> broken(tentative, 0);
     std::vector<int> touched;
     for (int s = 0; s < limit; ++s) {
         touched.clear();
@@ -99,41 +92,32 @@ void TrafficModel::findLumps()
             ++hops[sz(t)];
         }
         for (const int t : touched)
-            if (hops[sz(t)] != size[sz(t)])
+            if (hops[sz(t)] != runStart[sz(t) + 1] - runStart[sz(t)])
                 broken[sz(t)] = 1;
     }
-    // The lumps that hold, numbered in order of their lowest link.
-    std::vector<int> number(tentative, -1);
-    for (int l = 0; l < links; ++l) {
-        const int t = lumpOfLink[sz(l)];
-        if (t < 0)
-            continue;
-        if (broken[sz(t)]) {
-            lumpOfLink[sz(l)] = -1;
-            continue;
+    // The lumps that hold, with their links in ascending order (as sorted) and of one tier
+    // (one link efficiency per pattern: a hash collision across tiers breaks the lump).
+    for (std::size_t t = 0; t < tentative; ++t) {
+        const int begin = runStart[t], end = runStart[t + 1];
+        const Tier tier = m_fabric.linkTier(candidates[sz(begin)].second);
+        for (int i = begin; i < end && !broken[t]; ++i)
+            broken[t] = m_fabric.linkTier(candidates[sz(i)].second) != tier;
+        Lump lump { static_cast<int>(m_lumpLinks.size()), end - begin, -1 };
+        for (int i = begin; i < end; ++i) {
+            const int l = candidates[sz(i)].second;
+            lumpOfLink[sz(l)] = broken[t] ? -1 : static_cast<int>(m_lumps.size());
+            if (broken[t])
+                continue;
+            m_lumpLinks.push_back(l);
+            if (lump.topLink < 0
+                || m_fabric.linkBandwidth(l) < m_fabric.linkBandwidth(lump.topLink))
+                lump.topLink = l; // ascending ids: the first of equal bandwidths stays
         }
-        if (number[sz(t)] < 0) {
-            number[sz(t)] = static_cast<int>(m_lumps.size());
-            m_lumps.push_back({ 0, 0, -1 });
-        }
-        lumpOfLink[sz(l)] = number[sz(t)];
-        ++m_lumps[sz(number[sz(t)])].count;
+        if (!broken[t])
+            m_lumps.push_back(lump);
     }
     if (m_lumps.empty())
         return;
-    for (std::size_t i = 1; i < m_lumps.size(); ++i)
-        m_lumps[i].first = m_lumps[i - 1].first + m_lumps[i - 1].count;
-    m_lumpLinks.assign(sz(m_lumps.back().first + m_lumps.back().count), -1);
-    std::vector<int> filled(m_lumps.size(), 0);
-    for (int l = 0; l < links; ++l) {
-        const int lump = lumpOfLink[sz(l)];
-        if (lump < 0)
-            continue;
-        Lump &k = m_lumps[sz(lump)];
-        m_lumpLinks[sz(k.first + filled[sz(lump)]++)] = l;
-        if (k.topLink < 0 || m_fabric.linkBandwidth(l) < m_fabric.linkBandwidth(k.topLink))
-            k.topLink = l; // ascending ids: the first of equal bandwidths stays
-    }
     // Each segment as lumps with a share and the hops outside any lump.
     m_segmentLumpStart.assign(sz(limit) + 1, 0);
     m_segmentLooseStart.assign(sz(limit) + 1, 0);

@@ -122,7 +122,16 @@ int TrafficModel::addPattern(std::string name, Dim dim, int stage, int steps)
     p.steps = steps;
     p.load.setLinkCount(m_fabric.linkCount());
     m_patterns.push_back(std::move(p));
+    m_patternTouched.push_back(0);
     return static_cast<int>(m_patterns.size()) - 1;
+}
+
+void TrafficModel::touchPattern(int pattern)
+{
+    if (!m_patternTouched[sz(pattern)]) {
+        m_patternTouched[sz(pattern)] = 1;
+        m_touchedPatterns.push_back(pattern);
+    }
 }
 
 std::vector<PlanAlgorithm> TrafficModel::familyAlgorithms(Collective op, Dim dim) const
@@ -260,6 +269,10 @@ void TrafficModel::refreshChoices()
     const auto refresh = [this](const Family &f) {
         if (f.ops.empty())
             return; // weights set by hand
+        // A family none of whose patterns changed chooses as it did: the same weights.
+        if (std::none_of(f.patterns.begin(), f.patterns.end(),
+                [this](int p) { return m_patternTouched[sz(p)] != 0; }))
+            return;
         std::vector<double> weight(f.patterns.size(), 0.0); // per entry of f.patterns
         for (const FamilyOp &op : f.ops) {
             const CollectiveChoice c = choose(f, op.collective, op.bytes);
@@ -323,6 +336,8 @@ void TrafficModel::build(const Mapping &mapping)
     std::fill(m_linkDimBytes.begin(), m_linkDimBytes.end(), 0.0);
     m_tierBytes = {};
     m_nicUpBytes = m_leafUpBytes = 0.0;
+    for (int p = 0; p < static_cast<int>(m_patterns.size()); ++p)
+        touchPattern(p); // every maximum and choice is found afresh
 
     const ParallelDegrees &deg = m_layout.degrees();
     auto emitAll = [&](GroupKind kind, bool wanted) {
@@ -445,6 +460,7 @@ void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const 
     if (n < 2 || pattern < 0)
         return;
     TrafficPattern &p = m_patterns[pattern];
+    touchPattern(pattern);
     const int ringSteps = static_cast<int>(n) - 1;
     if (sign > 0) {
         ++p.ringSteps[ringSteps];
@@ -488,6 +504,7 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
     if (srcSlot == dstSlot || unit == 0.0)
         return;
     TrafficPattern &p = m_patterns[pattern];
+    touchPattern(pattern);
     m_router.routeParts(srcSlot, dstSlot, m_parts);
     if (trackLatency)
         countIn(p.latencies, roundToInteger(m_parts.latency * 1e9), sign);
@@ -580,7 +597,11 @@ std::vector<int> TrafficModel::takeChangedLinks()
 
 void TrafficModel::refreshMaxima()
 {
-    for (TrafficPattern &p : m_patterns) {
+    // Only the patterns a move emitted into can have new maxima; in index order, so that the
+    // bytes they spread add up in the same order as in a full pass over every pattern.
+    std::sort(m_touchedPatterns.begin(), m_touchedPatterns.end());
+    for (const int touched : m_touchedPatterns) {
+        TrafficPattern &p = m_patterns[sz(touched)];
         flushSegments(p);
         if (p.ratios.size() > 0) {
             const auto ratioAt = [this, &p](std::size_t link) {
@@ -612,6 +633,9 @@ void TrafficModel::refreshMaxima()
         p.argmax = lumpWins ? p.lumpArgmax : p.linkArgmax;
     }
     refreshChoices();
+    for (const int touched : m_touchedPatterns)
+        m_patternTouched[sz(touched)] = 0;
+    m_touchedPatterns.clear();
     spreadLumpBytes(); // the reweighting above may have added to them
 }
 

@@ -334,6 +334,11 @@ private:
     Router::Parts m_parts;
     std::vector<int> m_changedLinks;
     std::vector<unsigned char> m_changedMark;
+    /// Patterns a flow, ring or plan was emitted into since the last refreshMaxima() (each
+    /// once): only their maxima and their families' choices can have changed.
+    std::vector<int> m_touchedPatterns;
+    std::vector<unsigned char> m_patternTouched; ///< per pattern: listed in m_touchedPatterns
+    void touchPattern(int pattern);
 
     std::vector<Lump> m_lumps;
     std::vector<int> m_lumpLinks;        ///< the lumps' links (Lump::first, Lump::count)

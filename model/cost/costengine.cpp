@@ -250,7 +250,7 @@ void CostEngine::Impl::fillPhases()
     }
 }
 
-long long CostEngine::Impl::updateLink(int i)
+long long CostEngine::Impl::updateLink(int i, bool full)
 {
     const std::vector<double> &dimBytes = traffic->linkDimBytes();
     LinkLoad &l = report.links[i];
@@ -264,13 +264,14 @@ long long CostEngine::Impl::updateLink(int i)
     l.bytes = total;
     const double bandwidth = fabric.linkBandwidth(i);
     l.busyTime = total / bandwidth;
-    channels.update(i, l.dimBytes, bandwidth);
+    channels.update(i, l.dimBytes, bandwidth,
+        full ? OverlapChannels::Variants::All : OverlapChannels::Variants::WithEveryDim);
     // Percentiles and the bottleneck compare busy times quantised to picoseconds, so that an
     // incremental update and a full evaluation rank links identically.
     return roundToInteger(l.busyTime * 1e12);
 }
 
-void CostEngine::Impl::refreshLinks(bool all)
+void CostEngine::Impl::refreshLinks(bool all, bool full)
 {
     const int n = fabric.linkCount();
     const std::vector<int> changed = traffic->takeChangedLinks();
@@ -282,9 +283,16 @@ void CostEngine::Impl::refreshLinks(bool all)
         ranking.rank(std::move(keys));
     } else {
         for (int i : changed)
-            ranking.change(i, updateLink(i));
+            ranking.change(i, updateLink(i, full));
         ranking.settle();
     }
+    // The exposure variants' keys a search's moves left behind, before a full evaluation
+    // reads them: each link's as it is now.
+    if (full)
+        channels.catchUp([this](int link) {
+            return std::pair<DimArray, double>(
+                report.links[sz(link)].dimBytes, fabric.linkBandwidth(link));
+        });
     channels.settle();
     report.bottleneckLink = ranking.bottleneck();
     report.bottleneckDim =
@@ -357,7 +365,7 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     const int stages = scenario.degrees.pp;
     report.ranks = layout.worldSize();
     // Links first: the overlap windows' contention and the link bound come from their bytes.
-    refreshLinks(allLinks);
+    refreshLinks(allLinks, full);
     times = phaseTimes();
     main = timeVariant(scenario, plan, times, channels, std::nullopt);
     report.stageForward = main.input.forward;

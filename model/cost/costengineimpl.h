@@ -80,8 +80,9 @@ struct CostEngine::Impl
     double wrapTime(bool forward) const;
     double linkBoundAt(int microbatches) const;
     void fillPhases();
-    long long updateLink(int link);
-    void refreshLinks(bool all);
+    /// `full` false: a search's refreshFigures(), which reads no exposure variant.
+    long long updateLink(int link, bool full = true);
+    void refreshLinks(bool all, bool full = true);
     void fillLinkStats();
     void fillStages();
 };

@@ -1,5 +1,6 @@
 #include "cost/overlapchannels.h"
 
+#include <cassert>
 #include <cmath>
 
 namespace railyard {
@@ -39,6 +40,8 @@ void OverlapChannels::setUp(const Shares &shares, int links)
     if (dp && shares.gatherOverlapped && shares.gather > 0.0)
         contention(m_gather);
     m_max.reset(channels, links);
+    m_behind.clear();
+    m_isBehind.assign(static_cast<std::size_t>(links), 0);
 }
 
 long long OverlapChannels::contentionKey(const DimArray &bytes, double bandwidth, double dpShare,
@@ -52,12 +55,23 @@ long long OverlapChannels::contentionKey(const DimArray &bytes, double bandwidth
     return dp > 0.0 && beside > 0.0 ? picoseconds((dp + beside) / bandwidth) : 0;
 }
 
-void OverlapChannels::update(int link, const DimArray &bytes, double bandwidth)
+void OverlapChannels::update(int link, const DimArray &bytes, double bandwidth, Variants which)
+{
+    setKeys(link, bytes, bandwidth, true);
+    if (which == Variants::All) {
+        setKeys(link, bytes, bandwidth, false);
+    } else if (!m_isBehind[static_cast<std::size_t>(link)]) {
+        m_isBehind[static_cast<std::size_t>(link)] = 1;
+        m_behind.push_back(link);
+    }
+}
+
+void OverlapChannels::setKeys(int link, const DimArray &bytes, double bandwidth, bool withEveryDim)
 {
     double total = 0.0;
     for (double b : bytes)
         total += b;
-    for (int v = 0; v < kVariants; ++v) {
+    for (int v = withEveryDim ? 0 : 1; v < (withEveryDim ? 1 : kVariants); ++v) {
         if (m_bound[v] >= 0) {
             const double without = v == 0 ? 0.0 : bytes[v - 1];
             m_max.set(m_bound[v], link, picoseconds((total - without) / bandwidth));
@@ -76,8 +90,15 @@ void OverlapChannels::settle()
     m_max.settle();
 }
 
+void OverlapChannels::checkCurrent([[maybe_unused]] std::optional<Dim> without) const
+{
+    // A variant without a dimension is only read after catchUp() (a full evaluation).
+    assert(!without || m_behind.empty());
+}
+
 double OverlapChannels::bound(std::optional<Dim> without) const
 {
+    checkCurrent(without);
     const int id = m_bound[variant(without)] >= 0 ? m_bound[variant(without)] : m_bound[0];
     // One picosecond above the rounded key: never below any link's exact busy time.
     return (static_cast<double>(m_max.max(id)) + 1.0) * 1e-12;
@@ -85,12 +106,14 @@ double OverlapChannels::bound(std::optional<Dim> without) const
 
 double OverlapChannels::reduceContention(std::optional<Dim> without) const
 {
+    checkCurrent(without);
     const int id = m_reduce[variant(without)] >= 0 ? m_reduce[variant(without)] : m_reduce[0];
     return static_cast<double>(m_max.max(id)) * 1e-12;
 }
 
 double OverlapChannels::gatherContention(std::optional<Dim> without) const
 {
+    checkCurrent(without);
     const int id = m_gather[variant(without)] >= 0 ? m_gather[variant(without)] : m_gather[0];
     return static_cast<double>(m_max.max(id)) * 1e-12;
 }

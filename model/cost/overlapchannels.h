@@ -5,6 +5,7 @@
 
 #include <array>
 #include <optional>
+#include <vector>
 
 namespace railyard {
 
@@ -35,9 +36,24 @@ public:
         bool gatherOverlapped = false;
     };
 
+    /// Which keys update() sets: every variant's, or only those with every dimension (what a
+    /// search reads between moves); the others are then behind until catchUp().
+    enum class Variants { All, WithEveryDim };
+
     void setUp(const Shares &shares, int links);
     /// Link `link` now carries `bytes` (per dimension, per iteration) at `bandwidth` bytes/s.
-    void update(int link, const DimArray &bytes, double bandwidth);
+    void update(int link, const DimArray &bytes, double bandwidth, Variants which = Variants::All);
+    /// Brings the keys update(..., WithEveryDim) left behind up to date: `current(link)` gives
+    /// a link's bytes and bandwidth now, as a std::pair<DimArray, double>.
+    template<typename Current> void catchUp(const Current &current)
+    {
+        for (const int link : m_behind) {
+            const auto [bytes, bandwidth] = current(link);
+            setKeys(link, bytes, bandwidth, false);
+            m_isBehind[static_cast<std::size_t>(link)] = 0;
+        }
+        m_behind.clear();
+    }
     void settle();
 
     /// The busiest link's busy time (seconds, rounded up to the next picosecond), with every
@@ -53,11 +69,16 @@ private:
     static int variant(std::optional<Dim> without) { return without ? 1 + index(*without) : 0; }
     long long contentionKey(const DimArray &bytes, double bandwidth, double dpShare,
                             const DimArray &passShare, int variant) const;
+    /// Sets a link's keys of variant 0 (`withEveryDim`) or of every other variant.
+    void setKeys(int link, const DimArray &bytes, double bandwidth, bool withEveryDim);
+    void checkCurrent(std::optional<Dim> without) const;
 
     Shares m_shares;
     LinkMaxima m_max;
     /// Channel per (quantity, variant), -1 where the variant equals "all".
     std::array<int, kVariants> m_bound{}, m_reduce{}, m_gather{};
+    std::vector<int> m_behind; ///< links whose other variants' keys are behind (each once)
+    std::vector<unsigned char> m_isBehind; ///< per link: listed in m_behind
 };
 
 } // namespace railyard

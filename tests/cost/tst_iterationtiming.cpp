@@ -4,6 +4,7 @@
 #include "cost/bytessent.h"
 #include "cost/costengine.h"
 #include "cost/iterationtiming.h"
+#include "cost/overlapchannels.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "fixtures.h"
@@ -79,6 +80,7 @@ private Q_SLOTS:
     void overlappedSyncExposesOneBucket();
     void overlappedSyncRunsChunkByChunk();
     void linkBoundSetsTheFloor();
+    void overlapVariantsCatchUp();
     void paramGatherHoldsFirstForward();
     void scatteredTpDpStaysWithinLinks();
     void contentionLengthensOverlappedSync();
@@ -164,6 +166,52 @@ void TestIterationTiming::linkBoundSetsTheFloor()
     const IterationTiming it = timeIteration(t, 1, 1, sync);
     QCOMPARE(it.beforeBound, 5.0);
     QCOMPARE(it.end, 9.0);
+}
+
+void TestIterationTiming::overlapVariantsCatchUp()
+{
+    // A search's moves set only the keys with every dimension (Variants::WithEveryDim); the
+    // variants without one dimension catch up before a full evaluation reads them, and must
+    // then equal keys set at every change. Two links of 100 GB/s carry TP and DP bytes; the
+    // gradient reduction (half the DP bytes) overlaps the backward half of TP over 4
+    // micro-batches.
+    OverlapChannels::Shares sh;
+    sh.present[index(Dim::Tp)] = sh.present[index(Dim::Dp)] = true;
+    sh.backward[index(Dim::Tp)] = 0.5;
+    sh.microbatches = 4.0;
+    sh.reduce = 0.5;
+    sh.reduceOverlapped = true;
+    OverlapChannels eager, lazy;
+    eager.setUp(sh, 2);
+    lazy.setUp(sh, 2);
+    const double bw = 100e9;
+    std::vector<DimArray> now(2, DimArray {});
+    const auto set = [&](int link, double tp, double dp) {
+        now[std::size_t(link)] = {};
+        now[std::size_t(link)][index(Dim::Tp)] = tp;
+        now[std::size_t(link)][index(Dim::Dp)] = dp;
+        eager.update(link, now[std::size_t(link)], bw);
+        lazy.update(link, now[std::size_t(link)], bw, OverlapChannels::Variants::WithEveryDim);
+    };
+    set(0, 80e9, 40e9); // 1.2 s busy, 0.4 s without TP
+    set(1, 20e9, 100e9); // 1.2 s, 1.0 s without TP
+    set(0, 60e9, 10e9); // moved away: 0.7 s, 0.1 s without TP
+    eager.settle();
+    lazy.settle();
+    // Busy with every dimension: link 1's 1.2 s (a picosecond above, OverlapChannels::bound).
+    QCOMPARE(lazy.bound(), 1.2 + 1e-12);
+    QCOMPARE(lazy.bound(), eager.bound());
+    lazy.catchUp([&](int link) { return std::pair<DimArray, double>(now[std::size_t(link)], bw); });
+    lazy.settle();
+    // Without TP link 1's 100 GB of DP: 1.0 s. Contention without TP: nothing shares the
+    // reduction's links, 0; with it, link 1's (50 + 20 x 0.5 / 4) GB / 100 GB/s = 0.525 s.
+    QCOMPARE(lazy.bound(Dim::Tp), 1.0 + 1e-12);
+    QCOMPARE(eager.bound(Dim::Tp), lazy.bound(Dim::Tp));
+    QCOMPARE(lazy.reduceContention(Dim::Tp), 0.0);
+    QCOMPARE(lazy.reduceContention(), 0.525);
+    QCOMPARE(eager.reduceContention(), lazy.reduceContention());
+    QCOMPARE(lazy.bound(Dim::Dp), eager.bound(Dim::Dp)); // link 0's 0.6 s of TP
+    QCOMPARE(lazy.bound(Dim::Dp), 0.6 + 1e-12);
 }
 
 void TestIterationTiming::paramGatherHoldsFirstForward()

@@ -151,11 +151,11 @@ class Builder
 {
 public:
     Builder(
-        const Fabric &fabric, Router &router, const std::vector<int> &slots, CollectivePlan &plan)
+        const Fabric &fabric, Router &router, const PlannerGroup &group, CollectivePlan &plan)
         : m_fabric(fabric)
         , m_router(router)
-        , m_members(ringMembers(fabric, slots))
-        , m_servers(membersByServer(m_members))
+        , m_members(group.members)
+        , m_servers(group.servers)
         , m_plan(plan)
     {
     }
@@ -243,8 +243,8 @@ public:
 private:
     const Fabric &m_fabric;
     Router &m_router;
-    std::vector<RingMember> m_members;
-    std::vector<ServerMembers> m_servers;
+    const std::vector<RingMember> &m_members;
+    const std::vector<ServerMembers> &m_servers;
     CollectivePlan &m_plan;
 };
 
@@ -288,11 +288,25 @@ PlanAlgorithm resolve(PlanAlgorithm a, Collective op, const Builder &b, double n
 
 } // namespace
 
+PlannerGroup plannerGroup(const Fabric &fabric, const std::vector<int> &slots)
+{
+    PlannerGroup g;
+    g.members = ringMembers(fabric, slots);
+    g.servers = membersByServer(g.members);
+    return g;
+}
+
 CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::vector<int> &slots,
     const Fabric &fabric, Router &router, double nvlsEfficiency)
 {
+    return planCollective(wanted, op, plannerGroup(fabric, slots), fabric, router, nvlsEfficiency);
+}
+
+CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &group,
+    const Fabric &fabric, Router &router, double nvlsEfficiency)
+{
     CollectivePlan plan;
-    Builder b(fabric, router, slots, plan);
+    Builder b(fabric, router, group, plan);
     const int n = b.n();
     const int servers = b.serverCount();
     plan.algorithm = resolve(wanted, op, b, nvlsEfficiency);

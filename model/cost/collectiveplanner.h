@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cost/nccltuning.h"
+#include "cost/ringorder.h"
 #include "scenario/collectivespec.h"
 #include "workload/workloadplan.h"
 
@@ -60,6 +61,20 @@ bool algorithmRuns(PlanAlgorithm a, Collective op);
  * chain's hop latencies come from `router`.
  */
 CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::vector<int> &slots,
+    const Fabric &fabric, Router &router, double nvlsEfficiency);
+
+/// A group as the planner sees it: its members (ringMembers()) and their scale-up domains
+/// (membersByServer()), the same whichever algorithm plans it.
+struct PlannerGroup
+{
+    std::vector<RingMember> members;
+    std::vector<ServerMembers> servers;
+};
+PlannerGroup plannerGroup(const Fabric &fabric, const std::vector<int> &slots);
+
+/// planCollective() over a group prepared once (plannerGroup()), for a caller that plans the
+/// same group with several algorithms (a collective family's patterns).
+CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &group,
     const Fabric &fabric, Router &router, double nvlsEfficiency);
 
 /// NCCL's double binary tree over n nodes (src/graph/trees.cc): the parent of node r in tree

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -242,10 +243,12 @@ private:
     };
     void emitFamily(const Family &family, const GroupRef &group, const std::vector<int> &members,
                     const Mapping &mapping, double scale, double sign);
+    /// `prepared`: the group as the planner sees it under `mapping`, made by the first of a
+    /// family's patterns that plans it, for the others.
     void emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
-                     const Mapping &mapping, double scale, double sign);
-    EmittedPlan planGroup(int pattern, const std::vector<int> &members, const Mapping &mapping,
-                          double scale);
+                     const Mapping &mapping, double scale, double sign,
+                     std::optional<PlannerGroup> &prepared);
+    EmittedPlan planGroup(int pattern, const PlannerGroup &group, double scale);
     /// Adds (sign > 0) or removes what `plan` emits; `flows` false: all but its flows.
     void emitPlan(int pattern, const EmittedPlan &plan, double sign, bool flows = true);
     void emitPlanChange(int pattern, const EmittedPlan &before, const EmittedPlan &after);

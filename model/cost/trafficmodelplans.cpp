@@ -15,20 +15,21 @@ namespace railyard {
 void TrafficModel::emitFamily(const Family &family, const GroupRef &group,
     const std::vector<int> &members, const Mapping &mapping, double scale, double sign)
 {
+    std::optional<PlannerGroup> prepared; // the members' servers and NICs, found once
     for (const int p : family.patterns)
-        emitPlanned(p, group, members, mapping, scale, sign);
+        emitPlanned(p, group, members, mapping, scale, sign, prepared);
 }
 
 TrafficModel::EmittedPlan TrafficModel::planGroup(
-    int pattern, const std::vector<int> &members, const Mapping &mapping, double scale)
+    int pattern, const PlannerGroup &group, double scale)
 {
     std::vector<int> slots;
-    slots.reserve(members.size());
-    for (const int m : members)
-        slots.push_back(mapping.slotOf(m));
+    slots.reserve(group.members.size());
+    for (const RingMember &m : group.members)
+        slots.push_back(m.slot);
     const TrafficPattern &p = m_patterns[sz(pattern)];
     CollectivePlan plan = planCollective(
-        p.algorithm, p.plannedFor, slots, m_fabric, m_router, m_setup.device.nvlsEfficiency);
+        p.algorithm, p.plannedFor, group, m_fabric, m_router, m_setup.device.nvlsEfficiency);
     EmittedPlan out;
     // Flows by (source, destination) member: a counting sort by source (the planner gives a
     // few flows per member: a ring's channels, PAT's log2 n steps), then each source's short
@@ -147,7 +148,7 @@ void TrafficModel::emitPlanChange(int pattern, const EmittedPlan &before, const 
 }
 
 void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
-    const Mapping &mapping, double scale, double sign)
+    const Mapping &mapping, double scale, double sign, std::optional<PlannerGroup> &prepared)
 {
     if (members.size() < 2 || pattern < 0)
         return;
@@ -165,8 +166,16 @@ void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::ve
                 kept = true;
                 break;
             }
-    if (!kept)
-        plan = planGroup(pattern, members, mapping, scale);
+    if (!kept) {
+        if (!prepared) {
+            std::vector<int> slots;
+            slots.reserve(members.size());
+            for (const int m : members)
+                slots.push_back(mapping.slotOf(m));
+            prepared = plannerGroup(m_fabric, slots);
+        }
+        plan = planGroup(pattern, *prepared, scale);
+    }
     if (sign < 0) {
         emitPlan(pattern, plan, -1.0); // never emitted through build(): remove what it adds
         return;

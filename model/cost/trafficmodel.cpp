@@ -384,6 +384,13 @@ void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &rank
     if (!revert)
         m_replaced.clear();
     m_moving = groupsOf(ranks);
+    if (m_rankMoving.size() < sz(m_layout.worldSize()))
+        m_rankMoving.assign(sz(m_layout.worldSize()), 0);
+    for (const int r : ranks)
+        if (!m_rankMoving[sz(r)]) {
+            m_rankMoving[sz(r)] = 1;
+            m_movingRanks.push_back(r);
+        }
     for (const GroupRef &g : m_moving)
         emitGroup(g, before, -1.0);
 }
@@ -393,6 +400,9 @@ void TrafficModel::endMove(const Mapping &after)
     for (const GroupRef &g : m_moving)
         emitGroup(g, after, +1.0);
     m_moving.clear();
+    for (const int r : m_movingRanks)
+        m_rankMoving[sz(r)] = 0;
+    m_movingRanks.clear();
     if (m_reverting)
         m_replaced.clear(); // put back: nothing left to revert to
     m_reverting = false;
@@ -422,8 +432,11 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
         break;
     case GroupKind::Pp:
         // Megatron's pp group lists the stages in order: member s sends activations to s+1
-        // and receives gradients back (point-to-point, S per sending rank).
+        // and receives gradients back (point-to-point, S per sending rank). A move re-emits
+        // only the sends of the members it places: the others keep their routes and loads.
         for (std::size_t s = 0; s + 1 < members.size(); ++s) {
+            if (!sendMoves(members[s], members[s + 1]))
+                continue;
             const int a = mapping.slotOf(members[s]);
             const int b = mapping.slotOf(members[s + 1]);
             emitFlow(m_ppForward[s], a, b, 1.0, sign);
@@ -431,7 +444,8 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
         }
         // Interleaved 1F1B: chunk c of the last stage feeds chunk c+1 of stage 0 (Narayanan et
         // al. SC'21 §2.2.2), a point-to-point send like any boundary; gradients return.
-        if (m_ppWrapForward >= 0 && members.size() > 1) {
+        if (m_ppWrapForward >= 0 && members.size() > 1
+            && sendMoves(members.back(), members.front())) {
             const int last = mapping.slotOf(members.back());
             const int first = mapping.slotOf(members.front());
             emitFlow(m_ppWrapForward, last, first, 1.0, sign);
@@ -462,17 +476,21 @@ void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const 
     TrafficPattern &p = m_patterns[pattern];
     touchPattern(pattern);
     const int ringSteps = static_cast<int>(n) - 1;
-    if (sign > 0) {
+    if (!m_movingRanks.empty()) {
+        // A move keeps the ring's size: its entry in ringSteps stays.
+    } else if (sign > 0) {
         ++p.ringSteps[ringSteps];
     } else if (auto it = p.ringSteps.find(ringSteps); it != p.ringSteps.end() && --it->second == 0) {
         p.ringSteps.erase(it);
     }
     // Ring collectives (Patarasuk & Yuan 2009; NCCL): in each of the n-1 steps of a pass every
-    // rank sends S/n to its successor, so one pass puts (n-1)/n * S on each ring edge.
+    // rank sends S/n to its successor, so one pass puts (n-1)/n * S on each ring edge. A move
+    // re-emits the edges of the members it places.
     const double unit = bytesPerPass * static_cast<double>(n - 1) / static_cast<double>(n);
     for (std::size_t i = 0; i < n; ++i)
-        emitFlow(pattern, mapping.slotOf(members[i]), mapping.slotOf(members[(i + 1) % n]), unit,
-                 sign);
+        if (sendMoves(members[i], members[(i + 1) % n]))
+            emitFlow(pattern, mapping.slotOf(members[i]), mapping.slotOf(members[(i + 1) % n]),
+                     unit, sign);
 }
 
 void TrafficModel::emitAllToAll(int pattern, const std::vector<int> &members,
@@ -489,8 +507,8 @@ void TrafficModel::emitAllToAll(int pattern, const std::vector<int> &members,
     const double unit = 1.0 / static_cast<double>(n);
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) {
-            if (i == j)
-                continue;
+            if (i == j || !sendMoves(members[i], members[j]))
+                continue; // a move re-emits the pairs of the members it places
             const int a = mapping.slotOf(members[i]);
             const int b = mapping.slotOf(members[j]);
             const double u = weighted ? (*shares)[j] : unit;

@@ -326,6 +326,16 @@ private:
     int m_ppWrapForward = -1;
     int m_ppWrapBackward = -1;
     std::vector<GroupRef> m_moving;
+    /// Per rank, during a move (beginMove() to endMove()): one of the ranks it places. The
+    /// point-to-point sends of a group change only next to them.
+    std::vector<unsigned char> m_rankMoving;
+    std::vector<int> m_movingRanks;
+    /// Whether the send between members `a` and `b` of a group must be emitted: always outside
+    /// a move, inside one only when either of them moves.
+    bool sendMoves(int a, int b) const
+    {
+        return m_movingRanks.empty() || m_rankMoving[sz(a)] || m_rankMoving[sz(b)];
+    }
     /// Per (pattern, group): what its plan emitted (EmittedPlan); filled by build().
     std::unordered_map<std::uint64_t, EmittedPlan> m_emitted;
     /// The plans the last move replaced, by (pattern, group) id, for a move that reverts it.

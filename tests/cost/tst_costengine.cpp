@@ -37,6 +37,7 @@ private Q_SLOTS:
     void incrementalSwapsMatchFullEvaluation();
     void moveToAnEmptySlotMatchesFullEvaluation();
     void revertedMovesMatchFullEvaluation();
+    void sendsOfMovedRanksMatchFullEvaluation();
     void pxnKeepsCrossRailTrafficOffSpines();
     void tpBytesMatchWorkloadOps();
     void dpOverlapHidesGradientSync();
@@ -372,6 +373,59 @@ void TestCostEngine::revertedMovesMatchFullEvaluation()
         QVERIFY(std::abs(engine.report().dimExposed[d] - fresh.report().dimExposed[d])
             <= 1e-9 * fresh.report().iterationTime);
     QCOMPARE(engine.report().warnings, fresh.report().warnings);
+}
+
+void TestCostEngine::sendsOfMovedRanksMatchFullEvaluation()
+{
+    // A move re-emits only the point-to-point sends next to the ranks it places: the pipeline
+    // boundaries and interleaved wrap-arounds, the context-parallel ring edges and the expert
+    // all-to-all pairs of moved members; the rest keep their loads. Swaps, whole-server moves
+    // and reverts on a TP2 CP2 PP4 DP4 job (interleaved, 2 chunks) and on a PP2 EP8 MoE job must
+    // leave the report a fresh engine gives.
+    Scenario cp;
+    cp.fabric = fixtures::railFabric(8, 8);
+    cp.degrees = fixtures::degrees(2, 4, 4, 2);
+    cp.model = *modelPreset("llama3-70b");
+    cp.model.seq = 8192;
+    cp.training.globalBatch = 64;
+    cp.training.schedule = ScheduleKind::Interleaved;
+    cp.training.interleave = 2;
+    Scenario moe = fixtures::smallMoe(2, 8, { 1, 2, 8, 1, 8 });
+    for (const Scenario &s : { cp, moe }) {
+        CostEngine engine(s);
+        const int world = engine.layout().worldSize();
+        const int servers = s.fabric.servers;
+        const int gpus = s.fabric.gpusPerServer;
+        std::mt19937 rng(5);
+        std::uniform_int_distribution<int> pick(0, world - 1);
+        for (int i = 0; i < 30; ++i) {
+            std::vector<std::pair<int, int>> move;
+            if (i % 5 == 0) { // a server's ranks onto another server's slots, and back
+                const int a = pick(rng) % servers;
+                const int b = (a + 1 + pick(rng) % (servers - 1)) % servers;
+                for (int g = 0; g < gpus; ++g) {
+                    move.emplace_back(engine.mapping().rankAt(a * gpus + g), b * gpus + g);
+                    move.emplace_back(engine.mapping().rankAt(b * gpus + g), a * gpus + g);
+                }
+            } else {
+                const int a = pick(rng);
+                const int b = (a + 1 + pick(rng) % (world - 1)) % world;
+                move = { { a, engine.mapping().slotOf(b) }, { b, engine.mapping().slotOf(a) } };
+            }
+            engine.moveRanks(move, false);
+            engine.refreshFigures();
+            if (i % 3 == 1)
+                engine.revertMove(false);
+        }
+        engine.refresh();
+        verifyEqualsFreshEngine(s, engine);
+        Scenario moved = s;
+        moved.slots = engine.mapping().slots();
+        const CostEngine fresh(moved);
+        for (int d = 0; d < kDimCount; ++d)
+            QVERIFY(std::abs(engine.report().dimBytes[d] - fresh.report().dimBytes[d])
+                <= 1e-9 * std::max(1.0, fresh.report().dimBytes[d]));
+    }
 }
 
 void TestCostEngine::moveToAnEmptySlotMatchesFullEvaluation()

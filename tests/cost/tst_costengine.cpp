@@ -72,6 +72,19 @@ constexpr double kNetEff = 47.0 / 50.0;
 /// An engine's report after incremental updates equals a fresh engine's on its mapping: the
 /// iteration to 1e-9, bytes per dimension to 1e-6, every link's bytes to 1e-3 (the residue of
 /// loads added and subtracted), the busiest link exactly.
+/// Llama-3.1-70B (the llama3-70b preset) at 8,192 tokens with context parallelism, packed on
+/// `servers` x 8 GPUs of a rail-optimised fabric.
+Scenario llamaContextParallel(int servers, ParallelDegrees degrees, int globalBatch)
+{
+    Scenario s;
+    s.fabric = fixtures::railFabric(servers, 8);
+    s.degrees = degrees;
+    s.model = *modelPreset("llama3-70b");
+    s.model.seq = 8192;
+    s.training.globalBatch = globalBatch;
+    return s;
+}
+
 void verifyEqualsFreshEngine(const Scenario &s, const CostEngine &incremental)
 {
     Scenario full = s;
@@ -247,12 +260,7 @@ void TestCostEngine::contextParallelRingsStayOnRails()
     // from GPU t+4 to the next server's GPU t, rail t+4 to rail t, and every DP byte that leaves
     // a server climbs to a spine. NCCL's rings enter a server on one of its rails and leave on
     // the other, and the next server enters on that one: no DP byte reaches a spine.
-    Scenario s;
-    s.fabric = fixtures::railFabric(32, 8);
-    s.degrees = fixtures::degrees(4, 4, 8, 2);
-    s.model = *modelPreset("llama3-70b");
-    s.model.seq = 8192;
-    s.training.globalBatch = 256;
+    Scenario s = llamaContextParallel(32, fixtures::degrees(4, 4, 8, 2), 256);
     const CostReport rings = evaluate(s);
     s.collectives.algorithm = CollectiveAlgorithm::MemberOrder;
     const CostReport memberOrder = evaluate(s);
@@ -382,12 +390,7 @@ void TestCostEngine::sendsOfMovedRanksMatchFullEvaluation()
     // all-to-all pairs of moved members; the rest keep their loads. Swaps, whole-server moves
     // and reverts on a TP2 CP2 PP4 DP4 job (interleaved, 2 chunks) and on a PP2 EP8 MoE job must
     // leave the report a fresh engine gives.
-    Scenario cp;
-    cp.fabric = fixtures::railFabric(8, 8);
-    cp.degrees = fixtures::degrees(2, 4, 4, 2);
-    cp.model = *modelPreset("llama3-70b");
-    cp.model.seq = 8192;
-    cp.training.globalBatch = 64;
+    Scenario cp = llamaContextParallel(8, fixtures::degrees(2, 4, 4, 2), 64);
     cp.training.schedule = ScheduleKind::Interleaved;
     cp.training.interleave = 2;
     Scenario moe = fixtures::smallMoe(2, 8, { 1, 2, 8, 1, 8 });

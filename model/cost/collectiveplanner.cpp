@@ -207,6 +207,7 @@ public:
         const int nodes = static_cast<int>(heads.size());
         ChainPart longest;
         std::vector<ChainPart> path(static_cast<std::size_t>(nodes));
+        std::vector<ChainPart> up(static_cast<std::size_t>(nodes)); // node -> parent, once each
         std::vector<int> parent(static_cast<std::size_t>(nodes));
         for (int t = 0; t < 2 && nodes > 1; ++t) {
             for (int r = 0; r < nodes; ++r) {
@@ -214,13 +215,15 @@ public:
                 if (parent[r] >= 0) {
                     flow(heads[r], heads[parent[r]], unit);
                     flow(heads[parent[r]], heads[r], unit);
+                    up[r] = hop(heads[r], heads[parent[r]]);
                 }
             }
-            // Path to the root: parents are found by walking up (depth <= log2 n + 1).
+            // Path to the root: parents are found by walking up (depth <= log2 n + 1), each
+            // edge's hop looked up once per tree rather than once per node below it.
             for (int r = 0; r < nodes; ++r) {
                 ChainPart p;
                 for (int x = r; parent[x] >= 0; x = parent[x])
-                    p = p + hop(heads[x], heads[parent[x]]);
+                    p = p + up[x];
                 path[r] = p;
                 longest = longer(longest, p);
             }

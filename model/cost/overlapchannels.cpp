@@ -40,8 +40,7 @@ void OverlapChannels::setUp(const Shares &shares, int links)
     if (dp && shares.gatherOverlapped && shares.gather > 0.0)
         contention(m_gather);
     m_max.reset(channels, links);
-    m_behind.clear();
-    m_isBehind.assign(static_cast<std::size_t>(links), 0);
+    m_behind.assign(static_cast<std::size_t>(links));
 }
 
 long long OverlapChannels::contentionKey(const DimArray &bytes, double bandwidth, double dpShare,
@@ -60,9 +59,8 @@ void OverlapChannels::update(int link, const DimArray &bytes, double bandwidth, 
     setKeys(link, bytes, bandwidth, true);
     if (which == Variants::All) {
         setKeys(link, bytes, bandwidth, false);
-    } else if (!m_isBehind[static_cast<std::size_t>(link)]) {
-        m_isBehind[static_cast<std::size_t>(link)] = 1;
-        m_behind.push_back(link);
+    } else {
+        m_behind.add(link);
     }
 }
 

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "base/touchedindexes.h"
 #include "base/units.h"
 #include "cost/linkmaxima.h"
 
 #include <array>
 #include <optional>
-#include <vector>
 
 namespace railyard {
 
@@ -47,10 +47,9 @@ public:
     /// a link's bytes and bandwidth now, as a std::pair<DimArray, double>.
     template<typename Current> void catchUp(const Current &current)
     {
-        for (const int link : m_behind) {
+        for (const int link : m_behind.list()) {
             const auto [bytes, bandwidth] = current(link);
             setKeys(link, bytes, bandwidth, false);
-            m_isBehind[static_cast<std::size_t>(link)] = 0;
         }
         m_behind.clear();
     }
@@ -77,8 +76,7 @@ private:
     LinkMaxima m_max;
     /// Channel per (quantity, variant), -1 where the variant equals "all".
     std::array<int, kVariants> m_bound{}, m_reduce{}, m_gather{};
-    std::vector<int> m_behind; ///< links whose other variants' keys are behind (each once)
-    std::vector<unsigned char> m_isBehind; ///< per link: listed in m_behind
+    TouchedIndexes m_behind; ///< links whose other variants' keys are behind
 };
 
 } // namespace railyard

@@ -97,7 +97,7 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     m_linkDimBytes.assign(static_cast<std::size_t>(links) * kDimCount, 0.0);
     m_linkIsNicUp.assign(links, 0);
     m_linkIsLeafUp.assign(links, 0);
-    m_changedMark.assign(links, 0);
+    m_changedLinks.assign(sz(links));
     for (const FabricLink &l : fabric.links()) {
         const NodeKind from = fabric.node(l.src).kind;
         m_linkIsNicUp[l.id] = (l.tier == Tier::Leaf && from == NodeKind::Nic) ? 1 : 0;
@@ -122,16 +122,8 @@ int TrafficModel::addPattern(std::string name, Dim dim, int stage, int steps)
     p.steps = steps;
     p.load.setLinkCount(m_fabric.linkCount());
     m_patterns.push_back(std::move(p));
-    m_patternTouched.push_back(0);
+    m_touchedPatterns.grow(m_patterns.size());
     return static_cast<int>(m_patterns.size()) - 1;
-}
-
-void TrafficModel::touchPattern(int pattern)
-{
-    if (!m_patternTouched[sz(pattern)]) {
-        m_patternTouched[sz(pattern)] = 1;
-        m_touchedPatterns.push_back(pattern);
-    }
 }
 
 std::vector<PlanAlgorithm> TrafficModel::familyAlgorithms(Collective op, Dim dim) const
@@ -271,7 +263,7 @@ void TrafficModel::refreshChoices()
             return; // weights set by hand
         // A family none of whose patterns changed chooses as it did: the same weights.
         if (std::none_of(f.patterns.begin(), f.patterns.end(),
-                [this](int p) { return m_patternTouched[sz(p)] != 0; }))
+                [this](int p) { return m_touchedPatterns.contains(p); }))
             return;
         std::vector<double> weight(f.patterns.size(), 0.0); // per entry of f.patterns
         for (const FamilyOp &op : f.ops) {
@@ -328,16 +320,14 @@ void TrafficModel::build(const Mapping &mapping)
         if (p.ratios.size() > 0)
             p.ratios.assign(p.ratios.size());
     }
-    for (const int lump : m_lumpTouched) {
+    for (const int lump : m_lumpTouched.list())
         m_lumpBytes[sz(lump)] = {};
-        m_lumpMark[sz(lump)] = 0;
-    }
     m_lumpTouched.clear();
     std::fill(m_linkDimBytes.begin(), m_linkDimBytes.end(), 0.0);
     m_tierBytes = {};
     m_nicUpBytes = m_leafUpBytes = 0.0;
     for (int p = 0; p < static_cast<int>(m_patterns.size()); ++p)
-        touchPattern(p); // every maximum and choice is found afresh
+        m_touchedPatterns.add(p); // every maximum and choice is found afresh
 
     const ParallelDegrees &deg = m_layout.degrees();
     auto emitAll = [&](GroupKind kind, bool wanted) {
@@ -384,13 +374,9 @@ void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &rank
     if (!revert)
         m_replaced.clear();
     m_moving = groupsOf(ranks);
-    if (m_rankMoving.size() < sz(m_layout.worldSize()))
-        m_rankMoving.assign(sz(m_layout.worldSize()), 0);
+    m_movingRanks.grow(sz(m_layout.worldSize()));
     for (const int r : ranks)
-        if (!m_rankMoving[sz(r)]) {
-            m_rankMoving[sz(r)] = 1;
-            m_movingRanks.push_back(r);
-        }
+        m_movingRanks.add(r);
     for (const GroupRef &g : m_moving)
         emitGroup(g, before, -1.0);
 }
@@ -400,8 +386,6 @@ void TrafficModel::endMove(const Mapping &after)
     for (const GroupRef &g : m_moving)
         emitGroup(g, after, +1.0);
     m_moving.clear();
-    for (const int r : m_movingRanks)
-        m_rankMoving[sz(r)] = 0;
     m_movingRanks.clear();
     if (m_reverting)
         m_replaced.clear(); // put back: nothing left to revert to
@@ -474,7 +458,7 @@ void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const 
     if (n < 2 || pattern < 0)
         return;
     TrafficPattern &p = m_patterns[pattern];
-    touchPattern(pattern);
+    m_touchedPatterns.add(pattern);
     const int ringSteps = static_cast<int>(n) - 1;
     if (!m_movingRanks.empty()) {
         // A move keeps the ring's size: its entry in ringSteps stays.
@@ -522,7 +506,7 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
     if (srcSlot == dstSlot || unit == 0.0)
         return;
     TrafficPattern &p = m_patterns[pattern];
-    touchPattern(pattern);
+    m_touchedPatterns.add(pattern);
     m_router.routeParts(srcSlot, dstSlot, m_parts);
     if (trackLatency)
         countIn(p.latencies, roundToInteger(m_parts.latency * 1e9), sign);
@@ -600,25 +584,20 @@ void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
         m_nicUpBytes += bytes;
     if (m_linkIsLeafUp[link])
         m_leafUpBytes += bytes;
-    if (!m_changedMark[link]) {
-        m_changedMark[link] = 1;
-        m_changedLinks.push_back(link);
-    }
+    m_changedLinks.add(link);
 }
 
 std::vector<int> TrafficModel::takeChangedLinks()
 {
-    for (int link : m_changedLinks)
-        m_changedMark[link] = 0;
-    return std::exchange(m_changedLinks, {});
+    return m_changedLinks.take();
 }
 
 void TrafficModel::refreshMaxima()
 {
     // Only the patterns a move emitted into can have new maxima; in index order, so that the
     // bytes they spread add up in the same order as in a full pass over every pattern.
-    std::sort(m_touchedPatterns.begin(), m_touchedPatterns.end());
-    for (const int touched : m_touchedPatterns) {
+    m_touchedPatterns.sort();
+    for (const int touched : m_touchedPatterns.list()) {
         TrafficPattern &p = m_patterns[sz(touched)];
         flushSegments(p);
         if (p.ratios.size() > 0) {
@@ -651,8 +630,6 @@ void TrafficModel::refreshMaxima()
         p.argmax = lumpWins ? p.lumpArgmax : p.linkArgmax;
     }
     refreshChoices();
-    for (const int touched : m_touchedPatterns)
-        m_patternTouched[sz(touched)] = 0;
     m_touchedPatterns.clear();
     spreadLumpBytes(); // the reweighting above may have added to them
 }

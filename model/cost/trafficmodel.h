@@ -1,5 +1,6 @@
 #pragma once
 
+#include "base/touchedindexes.h"
 #include "base/units.h"
 #include "cost/collectiveplanner.h"
 #include "cost/linkloads.h"
@@ -328,13 +329,12 @@ private:
     std::vector<GroupRef> m_moving;
     /// Per rank, during a move (beginMove() to endMove()): one of the ranks it places. The
     /// point-to-point sends of a group change only next to them.
-    std::vector<unsigned char> m_rankMoving;
-    std::vector<int> m_movingRanks;
+    TouchedIndexes m_movingRanks;
     /// Whether the send between members `a` and `b` of a group must be emitted: always outside
     /// a move, inside one only when either of them moves.
     bool sendMoves(int a, int b) const
     {
-        return m_movingRanks.empty() || m_rankMoving[sz(a)] || m_rankMoving[sz(b)];
+        return m_movingRanks.empty() || m_movingRanks.contains(a) || m_movingRanks.contains(b);
     }
     /// Per (pattern, group): what its plan emitted (EmittedPlan); filled by build().
     std::unordered_map<std::uint64_t, EmittedPlan> m_emitted;
@@ -345,13 +345,10 @@ private:
     std::vector<int> m_flowStart;    ///< planGroup() scratch: per member, its first flow
     std::vector<GroupFlow> m_flowScratch;
     Router::Parts m_parts;
-    std::vector<int> m_changedLinks;
-    std::vector<unsigned char> m_changedMark;
-    /// Patterns a flow, ring or plan was emitted into since the last refreshMaxima() (each
-    /// once): only their maxima and their families' choices can have changed.
-    std::vector<int> m_touchedPatterns;
-    std::vector<unsigned char> m_patternTouched; ///< per pattern: listed in m_touchedPatterns
-    void touchPattern(int pattern);
+    TouchedIndexes m_changedLinks;
+    /// Patterns a flow, ring or plan was emitted into since the last refreshMaxima(): only
+    /// their maxima and their families' choices can have changed.
+    TouchedIndexes m_touchedPatterns;
 
     std::vector<Lump> m_lumps;
     std::vector<int> m_lumpLinks;        ///< the lumps' links (Lump::first, Lump::count)
@@ -362,8 +359,7 @@ private:
     std::vector<LumpShare> m_segmentLumps;
     std::vector<RouteHop> m_segmentLoose;
     std::vector<DimArray> m_lumpBytes; ///< per lump: bytes per iteration not yet spread
-    std::vector<int> m_lumpTouched;    ///< lumps with bytes to spread (each once)
-    std::vector<unsigned char> m_lumpMark; ///< per lump: listed in m_lumpTouched
+    TouchedIndexes m_lumpTouched; ///< lumps with bytes to spread
 
     std::vector<double> m_linkDimBytes;
     std::vector<unsigned char> m_linkIsNicUp, m_linkIsLeafUp;

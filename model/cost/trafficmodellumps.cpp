@@ -141,7 +141,7 @@ void TrafficModel::findLumps()
     }
     m_lumpOfLink = std::move(lumpOfLink);
     m_lumpBytes.assign(m_lumps.size(), DimArray {});
-    m_lumpMark.assign(m_lumps.size(), 0);
+    m_lumpTouched.assign(m_lumps.size());
 }
 
 bool TrafficModel::addSegmentToLumps(TrafficPattern &p, int segment, double demand)
@@ -188,17 +188,13 @@ void TrafficModel::addLumpBytes(int lump, Dim dim, double bytes)
 {
     if (bytes == 0.0)
         return;
-    if (!m_lumpMark[sz(lump)]) {
-        m_lumpMark[sz(lump)] = 1;
-        m_lumpTouched.push_back(lump);
-    }
+    m_lumpTouched.add(lump);
     m_lumpBytes[sz(lump)][sz(index(dim))] += bytes;
 }
 
 void TrafficModel::spreadLumpBytes()
 {
-    for (const int lump : m_lumpTouched) {
-        m_lumpMark[sz(lump)] = 0;
+    for (const int lump : m_lumpTouched.list()) {
         const DimArray bytes = std::exchange(m_lumpBytes[sz(lump)], DimArray {});
         const Lump &k = m_lumps[sz(lump)];
         for (int i = k.first; i < k.first + k.count; ++i)

@@ -96,7 +96,7 @@ void TrafficModel::emitPlan(int pattern, const EmittedPlan &plan, double sign, b
         const GroupFlow &f = plan.flows[i];
         emitFlow(pattern, plan.slots[sz(f.from)], plan.slots[sz(f.to)], f.unit, sign, false);
     }
-    touchPattern(pattern);
+    m_touchedPatterns.add(pattern);
     for (const PlannedLinkLoad &l : plan.links)
         addLoad(m_patterns[sz(pattern)], l.link, sign * l.unit);
     TrafficPattern &q = m_patterns[sz(pattern)];

@@ -460,12 +460,11 @@ void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const 
     TrafficPattern &p = m_patterns[pattern];
     m_touchedPatterns.add(pattern);
     const int ringSteps = static_cast<int>(n) - 1;
-    if (!m_movingRanks.empty()) {
-        // A move keeps the ring's size: its entry in ringSteps stays.
-    } else if (sign > 0) {
-        ++p.ringSteps[ringSteps];
-    } else if (auto it = p.ringSteps.find(ringSteps); it != p.ringSteps.end() && --it->second == 0) {
-        p.ringSteps.erase(it);
+    if (m_movingRanks.empty()) { // a move keeps the ring's size, and its entry here
+        if (sign > 0)
+            ++p.ringSteps[ringSteps];
+        else if (auto it = p.ringSteps.find(ringSteps); it != p.ringSteps.end() && --it->second == 0)
+            p.ringSteps.erase(it);
     }
     // Ring collectives (Patarasuk & Yuan 2009; NCCL): in each of the n-1 steps of a pass every
     // rank sends S/n to its successor, so one pass puts (n-1)/n * S on each ring edge. A move

@@ -327,8 +327,8 @@ private:
     int m_ppWrapForward = -1;
     int m_ppWrapBackward = -1;
     std::vector<GroupRef> m_moving;
-    /// Per rank, during a move (beginMove() to endMove()): one of the ranks it places. The
-    /// point-to-point sends of a group change only next to them.
+    /// The ranks the move under way places (beginMove() to endMove()): a group's
+    /// point-to-point sends change only next to them.
     TouchedIndexes m_movingRanks;
     /// Whether the send between members `a` and `b` of a group must be emitted: always outside
     /// a move, inside one only when either of them moves.

@@ -309,6 +309,17 @@ CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const Planner
     const Fabric &fabric, Router &router, double nvlsEfficiency)
 {
     CollectivePlan plan;
+    planCollective(wanted, op, group, fabric, router, nvlsEfficiency, plan);
+    return plan;
+}
+
+void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &group,
+    const Fabric &fabric, Router &router, double nvlsEfficiency, CollectivePlan &plan)
+{
+    plan.channels = 1;
+    plan.flows.clear();
+    plan.links.clear();
+    plan.chain = CollectiveChain {};
     Builder b(fabric, router, group, plan);
     const int n = b.n();
     const int servers = b.serverCount();
@@ -316,7 +327,7 @@ CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const Planner
     plan.chain.ranks = n;
     plan.chain.servers = servers;
     if (n < 2)
-        return plan;
+        return;
     const double dn = n;
     ChainPart chain;
     switch (plan.algorithm) {
@@ -442,7 +453,6 @@ CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const Planner
     plan.chain.networkSteps = chain.network;
     plan.chain.networkWire = chain.networkWire;
     plan.chain.reach = chain.reach;
-    return plan;
 }
 
 } // namespace railyard

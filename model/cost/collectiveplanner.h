@@ -76,6 +76,10 @@ PlannerGroup plannerGroup(const Fabric &fabric, const std::vector<int> &slots);
 /// same group with several algorithms (a collective family's patterns).
 CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &group,
     const Fabric &fabric, Router &router, double nvlsEfficiency);
+/// The same into `plan`, whose vectors keep their capacity: for a caller that plans group after
+/// group (a placement search re-plans a few dozen per move).
+void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &group,
+    const Fabric &fabric, Router &router, double nvlsEfficiency, CollectivePlan &plan);
 
 /// NCCL's double binary tree over n nodes (src/graph/trees.cc): the parent of node r in tree
 /// 0 (a binary tree with leaves on odd ranks) or tree 1 (its mirror for even n, shifted by one

@@ -6,6 +6,7 @@
 #include "base/units.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -165,6 +166,7 @@ public:
             totalOps += o.size();
         out.events.reserve(totalOps * 2);
 
+        std::vector<int> consumers; // one op's, reused: an allocation per op was a tenth of a run
         while (!work.empty()) {
             const int s = work.back();
             work.pop_back();
@@ -172,7 +174,7 @@ public:
             const auto &order = orders[sz(s)];
             auto &i = next[sz(s)];
             while (i < order.size()) {
-                std::vector<int> consumers;
+                consumers.clear();
                 if (!runOp(s, order[i], out, consumers))
                     break; // input not there yet: the producing stage re-queues us
                 ++i;
@@ -447,22 +449,28 @@ private:
 
     void finish(PipelineTimeline &out) const
     {
-        std::stable_sort(out.events.begin(), out.events.end(),
-            [](const PipelineEvent &a, const PipelineEvent &b) {
-                if (a.start != b.start)
-                    return a.start < b.start;
-                if (a.stage != b.stage)
-                    return a.stage < b.stage;
-                // compute before sends, then micro-batch and chunk: deterministic
-                const bool ac = isCompute(a);
-                if (ac != isCompute(b))
-                    return ac;
-                if (a.kind != b.kind)
-                    return int(a.kind) < int(b.kind);
-                if (a.microbatch != b.microbatch)
-                    return a.microbatch < b.microbatch;
-                return a.chunk < b.chunk;
-            });
+        // No two events compare equal: a stage runs each (kind, micro-batch, chunk) once and
+        // sends each output once, so the plain sort gives the stable sort's order without its
+        // merge buffer (checked below in builds with assertions).
+        const auto before = [](const PipelineEvent &a, const PipelineEvent &b) {
+            if (a.start != b.start)
+                return a.start < b.start;
+            if (a.stage != b.stage)
+                return a.stage < b.stage;
+            // compute before sends, then micro-batch and chunk: deterministic
+            const bool ac = isCompute(a);
+            if (ac != isCompute(b))
+                return ac;
+            if (a.kind != b.kind)
+                return int(a.kind) < int(b.kind);
+            if (a.microbatch != b.microbatch)
+                return a.microbatch < b.microbatch;
+            return a.chunk < b.chunk;
+        };
+        std::sort(out.events.begin(), out.events.end(), before);
+        assert(std::adjacent_find(out.events.begin(), out.events.end(),
+                   [&](const PipelineEvent &a, const PipelineEvent &b) { return !before(a, b); })
+            == out.events.end());
 
         out.makespan = 0.0;
         for (const PipelineEvent &e : out.events)

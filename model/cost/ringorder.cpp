@@ -22,6 +22,7 @@ std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int>
 std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &members)
 {
     std::vector<ServerMembers> out;
+    out.reserve(members.size()); // at most one domain per member; no regrowth
     FlatIntMap<int> at; // domain -> index in out, plus one (0: not seen yet)
     int previousDomain = -1;
     std::size_t previous = 0;
@@ -65,13 +66,16 @@ bool contains(const ServerMembers::Indexes &v, int x)
     return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-/// One server's stretch of a channel: entry member, the others by GPU index, exit member.
-std::vector<int> stretch(
-    const ServerMembers &s, const std::vector<RingMember> &members, int entryNic, int exitNic)
+/// Appends one server's stretch of a channel to `ring`: entry member, the others by GPU index,
+/// exit member (in place: a vector per server and channel was most of the planner's allocations).
+void appendStretch(std::vector<int> &ring, const ServerMembers &s,
+    const std::vector<RingMember> &members, int entryNic, int exitNic)
 {
     const ServerMembers::Indexes &m = s.members;
-    if (m.size() == 1)
-        return { m.front() };
+    if (m.size() == 1) {
+        ring.push_back(m.front());
+        return;
+    }
     int entry = -1;
     for (const int i : m)
         if (members[i].nic == entryNic) {
@@ -90,12 +94,11 @@ std::vector<int> stretch(
                 exit = *it;
                 break;
             }
-    std::vector<int> out { entry };
+    ring.push_back(entry);
     for (const int i : m)
         if (i != entry && i != exit)
-            out.push_back(i);
-    out.push_back(exit);
-    return out;
+            ring.push_back(i);
+    ring.push_back(exit);
 }
 
 } // namespace
@@ -132,9 +135,8 @@ std::vector<std::vector<int>> buildRings(
             const int entry
                 = previousExit >= 0 && contains(s.nics, previousExit) ? previousExit : a;
             const int exit = entry == a ? b : entry == b ? a : b;
-            const std::vector<int> part = stretch(s, members, entry, exit);
-            ring.insert(ring.end(), part.begin(), part.end());
-            previousExit = members[part.back()].nic;
+            appendStretch(ring, s, members, entry, exit);
+            previousExit = members[ring.back()].nic;
         }
         rings.push_back(std::move(ring));
     }

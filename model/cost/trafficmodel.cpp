@@ -350,22 +350,27 @@ void TrafficModel::build(const Mapping &mapping)
 std::vector<TrafficModel::GroupRef> TrafficModel::groupsOf(const std::vector<int> &ranks) const
 {
     const ParallelDegrees &deg = m_layout.degrees();
-    std::set<GroupRef> refs;
+    std::vector<GroupRef> refs; // sorted and made unique below (a set allocated per group)
+    refs.reserve(ranks.size() * 6);
     for (int r : ranks) {
         if (deg.tp > 1)
-            refs.insert({GroupKind::Tp, m_layout.groupOf(GroupKind::Tp, r)});
+            refs.push_back({GroupKind::Tp, m_layout.groupOf(GroupKind::Tp, r)});
         if (deg.cp > 1)
-            refs.insert({GroupKind::Cp, m_layout.groupOf(GroupKind::Cp, r)});
+            refs.push_back({GroupKind::Cp, m_layout.groupOf(GroupKind::Cp, r)});
         if (deg.ep > 1)
-            refs.insert({GroupKind::Ep, m_layout.groupOf(GroupKind::Ep, r)});
+            refs.push_back({GroupKind::Ep, m_layout.groupOf(GroupKind::Ep, r)});
         if (deg.pp > 1)
-            refs.insert({GroupKind::Pp, m_layout.groupOf(GroupKind::Pp, r)});
+            refs.push_back({GroupKind::Pp, m_layout.groupOf(GroupKind::Pp, r)});
         if (deg.dp * deg.cp > 1)
-            refs.insert({GroupKind::DpCp, m_layout.groupOf(GroupKind::DpCp, r)});
+            refs.push_back({GroupKind::DpCp, m_layout.groupOf(GroupKind::DpCp, r)});
         if (!m_setup.stageExpertDpBytes.empty() && deg.dp * deg.cp / std::max(1, deg.ep) > 1)
-            refs.insert({GroupKind::ExpertDp, m_layout.groupOf(GroupKind::ExpertDp, r)});
+            refs.push_back({GroupKind::ExpertDp, m_layout.groupOf(GroupKind::ExpertDp, r)});
     }
-    return {refs.begin(), refs.end()};
+    std::sort(refs.begin(), refs.end());
+    refs.erase(std::unique(refs.begin(), refs.end(),
+                   [](const GroupRef &a, const GroupRef &b) { return !(a < b) && !(b < a); }),
+        refs.end());
+    return refs;
 }
 
 void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &ranks, bool revert)

@@ -344,6 +344,7 @@ private:
     std::vector<int> m_memberOfSlot; ///< planGroup() scratch: slot -> member index, else -1
     std::vector<int> m_flowStart;    ///< planGroup() scratch: per member, its first flow
     std::vector<GroupFlow> m_flowScratch;
+    CollectivePlan m_planScratch; ///< planGroup()'s plan, its vectors reused group after group
     Router::Parts m_parts;
     TouchedIndexes m_changedLinks;
     /// Patterns a flow, ring or plan was emitted into since the last refreshMaxima(): only

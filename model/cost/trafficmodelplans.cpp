@@ -28,8 +28,9 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
     for (const RingMember &m : group.members)
         slots.push_back(m.slot);
     const TrafficPattern &p = m_patterns[sz(pattern)];
-    CollectivePlan plan = planCollective(
-        p.algorithm, p.plannedFor, group, m_fabric, m_router, m_setup.device.nvlsEfficiency);
+    planCollective(p.algorithm, p.plannedFor, group, m_fabric, m_router,
+        m_setup.device.nvlsEfficiency, m_planScratch);
+    const CollectivePlan &plan = m_planScratch;
     EmittedPlan out;
     // Flows by (source, destination) member: a counting sort by source (the planner gives a
     // few flows per member: a ring's channels, PAT's log2 n steps), then each source's short

@@ -251,8 +251,10 @@ private:
     CollectivePlan &m_plan;
 };
 
-/// The algorithm the group can really run.
-PlanAlgorithm resolve(PlanAlgorithm a, Collective op, const Builder &b, double nvls)
+} // namespace
+
+PlanAlgorithm plannedAlgorithm(
+    PlanAlgorithm a, Collective op, const PlannerGroup &group, double nvls)
 {
     if (!algorithmRuns(a, op)) {
         if (op == Collective::AllToAll)
@@ -261,8 +263,8 @@ PlanAlgorithm resolve(PlanAlgorithm a, Collective op, const Builder &b, double n
             return PlanAlgorithm::PointToPoint;
         a = PlanAlgorithm::Ring;
     }
-    const bool oneServer = b.serverCount() == 1;
-    const bool uniform = uniformPerServer(b.servers());
+    const bool oneServer = group.servers.size() == 1;
+    const bool uniform = uniformPerServer(group.servers);
     switch (a) {
     case PlanAlgorithm::Nvls:
     case PlanAlgorithm::NvlsTree:
@@ -273,12 +275,12 @@ PlanAlgorithm resolve(PlanAlgorithm a, Collective op, const Builder &b, double n
         if (op != Collective::AllReduce || !uniform)
             return PlanAlgorithm::Ring;
         // One member per server leaves no NVSwitch to reduce in: that is the plain tree.
-        return b.servers().front().members.size() > 1 ? PlanAlgorithm::NvlsTree
-                                                      : PlanAlgorithm::Tree;
+        return group.servers.front().members.size() > 1 ? PlanAlgorithm::NvlsTree
+                                                        : PlanAlgorithm::Tree;
     case PlanAlgorithm::Hierarchical:
         return oneServer || !uniform ? PlanAlgorithm::Ring : a;
     case PlanAlgorithm::Pat:
-        return b.serverCount() == b.n() ? a : PlanAlgorithm::Ring;
+        return group.servers.size() == group.members.size() ? a : PlanAlgorithm::Ring;
     case PlanAlgorithm::Ring:
     case PlanAlgorithm::MemberOrder:
     case PlanAlgorithm::Tree:
@@ -288,8 +290,6 @@ PlanAlgorithm resolve(PlanAlgorithm a, Collective op, const Builder &b, double n
     }
     return a;
 }
-
-} // namespace
 
 PlannerGroup plannerGroup(const Fabric &fabric, const std::vector<int> &slots)
 {
@@ -323,7 +323,7 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
     Builder b(fabric, router, group, plan);
     const int n = b.n();
     const int servers = b.serverCount();
-    plan.algorithm = resolve(wanted, op, b, nvlsEfficiency);
+    plan.algorithm = plannedAlgorithm(wanted, op, group, nvlsEfficiency);
     plan.chain.ranks = n;
     plan.chain.servers = servers;
     if (n < 2)

@@ -72,6 +72,11 @@ struct PlannerGroup
 };
 PlannerGroup plannerGroup(const Fabric &fabric, const std::vector<int> &slots);
 
+/// The algorithm planCollective() builds when asked for `wanted` on this group: `wanted`, or
+/// its fallback (see planCollective()).
+PlanAlgorithm plannedAlgorithm(
+    PlanAlgorithm wanted, Collective op, const PlannerGroup &group, double nvlsEfficiency);
+
 /// planCollective() over a group prepared once (plannerGroup()), for a caller that plans the
 /// same group with several algorithms (a collective family's patterns).
 CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &group,

@@ -367,7 +367,10 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     // Links first: the overlap windows' contention and the link bound come from their bytes.
     refreshLinks(allLinks, full);
     times = phaseTimes();
-    main = timeVariant(scenario, plan, times, channels, std::nullopt);
+    // A search's step leaves the events in the order they ran (nothing it reads depends on
+    // it); refresh() sorts them.
+    main = timeVariant(scenario, plan, times, channels, std::nullopt,
+        full ? EventOrder::Sorted : EventOrder::AsRun);
     report.stageForward = main.input.forward;
     report.stageBackward = main.input.backward;
     report.boundaryForward = times.sendForward;

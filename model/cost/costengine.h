@@ -74,7 +74,8 @@ public:
     /// time, the timeline, every link's load and busy time, the bottleneck, the percentiles, the
     /// tier and dimension bytes and the memory. The exposed time per dimension, the phase and
     /// per-stage tables and the warnings stay behind until refresh() (they cost one more
-    /// timeline per dimension and passes of string building).
+    /// timeline per dimension and passes of string building), and the timeline's events are
+    /// in the order the scheduler ran them, not sorted (EventOrder::AsRun).
     void refreshFigures();
     /// Replace the whole mapping (validated; throws ScenarioError with the validator's message).
     void setMapping(const Mapping &mapping);

@@ -31,11 +31,15 @@ IterationTiming timeIteration(
 {
     IterationTiming out;
     out.stages.assign(sz(stages), StageSync {});
-    // Per (stage, chunk): the last backward (the last forward when there is none).
+    // Per (stage, chunk): the last backward (the last forward when there is none): the one that
+    // ends last, and of those ending together the last in the timeline's order (eventBefore()),
+    // found without relying on the order the events come in (a search's timeline is unsorted).
     constexpr double kNone = -std::numeric_limits<double>::infinity();
     const std::size_t n = sz(stages) * sz(chunks);
-    std::vector<double> lastStart(n, kNone), lastEnd(n, kNone);
-    std::vector<char> sawBackward(n, 0);
+    std::vector<const PipelineEvent *> lastForward(n, nullptr), lastBackward(n, nullptr);
+    const auto later = [](const PipelineEvent *best, const PipelineEvent &e) {
+        return !best || e.end > best->end || (e.end == best->end && eventBefore(*best, e));
+    };
     for (const PipelineEvent &e : timeline.events) {
         // A deferred W pass (ZB-H1, DualPipe) is the backward that finishes the gradients.
         const bool backward
@@ -50,15 +54,16 @@ IterationTiming timeIteration(
         StageSync &st = out.stages[sz(e.stage)];
         st.lastCompute = std::max(st.lastCompute, e.end);
         const std::size_t k = sz(chunk) * sz(stages) + sz(e.stage);
-        if (backward && !sawBackward[k]) {
-            sawBackward[k] = 1;
-            lastEnd[k] = kNone;
-        }
-        if ((backward || !sawBackward[k]) && e.end >= lastEnd[k]) {
-            lastStart[k] = e.start;
-            lastEnd[k] = e.end;
-        }
+        const PipelineEvent *&best = backward ? lastBackward[k] : lastForward[k];
+        if (later(best, e))
+            best = &e;
     }
+    std::vector<double> lastStart(n, kNone), lastEnd(n, kNone);
+    for (std::size_t k = 0; k < n; ++k)
+        if (const PipelineEvent *last = lastBackward[k] ? lastBackward[k] : lastForward[k]) {
+            lastStart[k] = last->start;
+            lastEnd[k] = last->end;
+        }
 
     double latest = 0.0;
     for (int s = 0; s < stages; ++s) {

@@ -123,8 +123,9 @@ double mean(const std::vector<double> &values)
 class Simulation
 {
 public:
-    explicit Simulation(const PipelineInput &in)
+    Simulation(const PipelineInput &in, EventOrder order)
         : m_in(in)
+        , m_order(order)
         , m_p(in.stages)
         , m_dual(in.kind == ScheduleKind::DualPipe)
         , m_m(m_dual ? in.microbatches / 2 : in.microbatches)
@@ -449,28 +450,16 @@ private:
 
     void finish(PipelineTimeline &out) const
     {
-        // No two events compare equal: a stage runs each (kind, micro-batch, chunk) once and
-        // sends each output once, so the plain sort gives the stable sort's order without its
-        // merge buffer (checked below in builds with assertions).
-        const auto before = [](const PipelineEvent &a, const PipelineEvent &b) {
-            if (a.start != b.start)
-                return a.start < b.start;
-            if (a.stage != b.stage)
-                return a.stage < b.stage;
-            // compute before sends, then micro-batch and chunk: deterministic
-            const bool ac = isCompute(a);
-            if (ac != isCompute(b))
-                return ac;
-            if (a.kind != b.kind)
-                return int(a.kind) < int(b.kind);
-            if (a.microbatch != b.microbatch)
-                return a.microbatch < b.microbatch;
-            return a.chunk < b.chunk;
-        };
-        std::sort(out.events.begin(), out.events.end(), before);
-        assert(std::adjacent_find(out.events.begin(), out.events.end(),
-                   [&](const PipelineEvent &a, const PipelineEvent &b) { return !before(a, b); })
-            == out.events.end());
+        // No two events compare equal (eventBefore()), so the plain sort gives the stable
+        // sort's order without its merge buffer (checked below in builds with assertions).
+        if (m_order == EventOrder::Sorted) {
+            std::sort(out.events.begin(), out.events.end(), eventBefore);
+            assert(std::adjacent_find(out.events.begin(), out.events.end(),
+                       [](const PipelineEvent &a, const PipelineEvent &b) {
+                           return !eventBefore(a, b);
+                       })
+                == out.events.end());
+        }
 
         out.makespan = 0.0;
         for (const PipelineEvent &e : out.events)
@@ -525,6 +514,7 @@ private:
     }
 
     const PipelineInput &m_in;
+    EventOrder m_order;
     int m_p;
     bool m_dual;
     int m_m; ///< micro-batches per chunk index (DualPipe: per direction)
@@ -541,10 +531,27 @@ private:
 
 } // namespace
 
-PipelineTimeline schedulePipeline(const PipelineInput &input)
+bool eventBefore(const PipelineEvent &a, const PipelineEvent &b)
+{
+    if (a.start != b.start)
+        return a.start < b.start;
+    if (a.stage != b.stage)
+        return a.stage < b.stage;
+    // compute before sends, then micro-batch and chunk: deterministic
+    const bool ac = isCompute(a);
+    if (ac != isCompute(b))
+        return ac;
+    if (a.kind != b.kind)
+        return int(a.kind) < int(b.kind);
+    if (a.microbatch != b.microbatch)
+        return a.microbatch < b.microbatch;
+    return a.chunk < b.chunk;
+}
+
+PipelineTimeline schedulePipeline(const PipelineInput &input, EventOrder order)
 {
     checkPipelineInput(input);
-    return Simulation(input).run();
+    return Simulation(input, order).run();
 }
 
 } // namespace railyard

@@ -81,7 +81,7 @@ SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const P
 }
 
 Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
-    const OverlapChannels &channels, std::optional<Dim> off)
+    const OverlapChannels &channels, std::optional<Dim> off, EventOrder order)
 {
     const int stages = scenario.degrees.pp;
     const int v = chunksPerRank(scenario.training);
@@ -136,7 +136,7 @@ Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const Pha
         in.wrapBackward = pp ? times.wrapBackward : 0.0;
     }
     in.forwardReady = gatherReadyTimes(t.sync, stages, v, chunkForward);
-    t.timeline = schedulePipeline(in);
+    t.timeline = schedulePipeline(in, order);
     t.iteration = timeIteration(t.timeline, stages, v, t.sync);
     return t;
 }

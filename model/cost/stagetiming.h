@@ -54,8 +54,10 @@ std::vector<StagePass> stagePasses(const WorkloadPlan &plan, const PhaseTimes &t
 SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
                      const OverlapChannels &channels, std::optional<Dim> off);
 
-/// The scheduler input for variant `off` (dimension `off` free), its timeline and iteration.
+/// The scheduler input for variant `off` (dimension `off` free), its timeline and iteration;
+/// `order`: whether the timeline's events are sorted (schedulePipeline()).
 Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
-                   const OverlapChannels &channels, std::optional<Dim> off);
+                   const OverlapChannels &channels, std::optional<Dim> off,
+                   EventOrder order = EventOrder::Sorted);
 
 } // namespace railyard

@@ -549,6 +549,18 @@ void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
     }
 }
 
+bool TrafficModel::argmaxHolds(const TrafficPattern &p) const
+{
+    // A move often takes a flow off the busiest link and puts it (or another one) back: the
+    // link then holds its maximum again. No other link can exceed it (addLoad() moves the
+    // maximum to any link that rises above it) or equal it with a lower id (such a link takes
+    // the argmax when it gets there), so the scan would find the same link and value.
+    if (p.linkArgmax < 0)
+        return false;
+    const double *load = p.load.find(p.linkArgmax);
+    return load && ratio(p, p.linkArgmax, *load) == p.linkMax;
+}
+
 void TrafficModel::startBlockMaxima(TrafficPattern &p)
 {
     p.ratios.assign(sz(m_fabric.linkCount()));
@@ -615,7 +627,7 @@ void TrafficModel::refreshMaxima()
             p.ratios.settle(ratioAt);
             p.linkMax = p.ratios.max() > 0.0 ? p.ratios.max() : 0.0;
             p.linkArgmax = p.linkMax > 0.0 ? static_cast<int>(p.ratios.argmax(ratioAt)) : -1;
-        } else if (p.rescan) {
+        } else if (p.rescan && !argmaxHolds(p)) {
             p.linkMax = 0.0;
             p.linkArgmax = -1;
             for (const auto &[link, load] : p.load) {

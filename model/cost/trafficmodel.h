@@ -244,11 +244,28 @@ private:
     };
     void emitFamily(const Family &family, const GroupRef &group, const std::vector<int> &members,
                     const Mapping &mapping, double scale, double sign);
+    /**
+     * The plans a family's patterns made for one group under one mapping (emitFamily()): two
+     * patterns whose algorithms fall back to the same one on this group (NVLS on a group with
+     * one member per server is the plain tree; PAT on one server is the ring) get the same
+     * plan, so the second copies the first's instead of planning again.
+     */
+    struct FamilyPlans
+    {
+        struct Made
+        {
+            PlanAlgorithm algorithm = PlanAlgorithm::Ring; ///< as planned (after fallbacks)
+            Collective op = Collective::AllReduce; ///< what it was planned for
+            const EmittedPlan *plan = nullptr;
+        };
+        std::array<Made, 8> made {};
+        int count = 0;
+    };
     /// `prepared`: the group as the planner sees it under `mapping`, made by the first of a
-    /// family's patterns that plans it, for the others.
+    /// family's patterns that plans it, for the others; `made`: the plans they made.
     void emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
                      const Mapping &mapping, double scale, double sign,
-                     std::optional<PlannerGroup> &prepared);
+                     std::optional<PlannerGroup> &prepared, FamilyPlans &made);
     EmittedPlan planGroup(int pattern, const PlannerGroup &group, double scale);
     /// Adds (sign > 0) or removes what `plan` emits; `flows` false: all but its flows.
     void emitPlan(int pattern, const EmittedPlan &plan, double sign, bool flows = true);
@@ -275,6 +292,9 @@ private:
     void applyLinkBytes(int link, Dim dim, double bytes);
     void addLoad(TrafficPattern &p, int link, double delta);
     void startBlockMaxima(TrafficPattern &p);
+    /// Whether a sparse pattern's argmax link, which lost load during the move, is back at the
+    /// pattern's maximum (then no scan is needed to find it).
+    bool argmaxHolds(const TrafficPattern &p) const;
     /// Loaded links from which a sparse pattern whose largest load shrank keeps block maxima
     /// rather than scanning its links again.
     static constexpr std::size_t kBlockMaximaFrom = 4096;

@@ -16,8 +16,9 @@ void TrafficModel::emitFamily(const Family &family, const GroupRef &group,
     const std::vector<int> &members, const Mapping &mapping, double scale, double sign)
 {
     std::optional<PlannerGroup> prepared; // the members' servers and NICs, found once
+    FamilyPlans made;
     for (const int p : family.patterns)
-        emitPlanned(p, group, members, mapping, scale, sign, prepared);
+        emitPlanned(p, group, members, mapping, scale, sign, prepared, made);
 }
 
 TrafficModel::EmittedPlan TrafficModel::planGroup(
@@ -149,7 +150,8 @@ void TrafficModel::emitPlanChange(int pattern, const EmittedPlan &before, const 
 }
 
 void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
-    const Mapping &mapping, double scale, double sign, std::optional<PlannerGroup> &prepared)
+    const Mapping &mapping, double scale, double sign, std::optional<PlannerGroup> &prepared,
+    FamilyPlans &made)
 {
     if (members.size() < 2 || pattern < 0)
         return;
@@ -175,21 +177,44 @@ void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::ve
                 slots.push_back(mapping.slotOf(m));
             prepared = plannerGroup(m_fabric, slots);
         }
-        plan = planGroup(pattern, *prepared, scale);
+        const TrafficPattern &p = m_patterns[sz(pattern)];
+        const PlanAlgorithm algorithm
+            = plannedAlgorithm(p.algorithm, p.plannedFor, *prepared, m_setup.device.nvlsEfficiency);
+        // Only NVLS's link loads depend on the op (planCollective()); every other plan is the
+        // same for any op. The scale is the family's, the same for each of its patterns.
+        const bool opMatters
+            = algorithm == PlanAlgorithm::Nvls || algorithm == PlanAlgorithm::NvlsTree;
+        for (int i = 0; i < made.count && !kept; ++i) {
+            const FamilyPlans::Made &m = made.made[sz(i)];
+            if (m.plan && m.algorithm == algorithm && (!opMatters || m.op == p.plannedFor)) {
+                plan = *m.plan;
+                kept = true;
+            }
+        }
+        if (!kept) {
+            plan = planGroup(pattern, *prepared, scale);
+            if (made.count < static_cast<int>(made.made.size()))
+                made.made[sz(made.count++)] = { algorithm, p.plannedFor, nullptr };
+        }
     }
     if (sign < 0) {
         emitPlan(pattern, plan, -1.0); // never emitted through build(): remove what it adds
         return;
     }
+    const EmittedPlan *now = nullptr; // this pattern's plan for the group, where it is kept
     if (it == m_emitted.end()) {
         emitPlan(pattern, plan, +1.0);
-        m_emitted.emplace(id, std::move(plan));
-        return;
+        now = &m_emitted.emplace(id, std::move(plan)).first->second;
+    } else {
+        emitPlanChange(pattern, it->second, plan);
+        if (!m_reverting)
+            m_replaced.emplace_back(id, std::move(it->second));
+        it->second = std::move(plan);
+        now = &it->second;
     }
-    emitPlanChange(pattern, it->second, plan);
-    if (!m_reverting)
-        m_replaced.emplace_back(id, std::move(it->second));
-    it->second = std::move(plan);
+    // Elements of an unordered_map keep their address until erased, whatever it inserts.
+    if (made.count > 0 && made.made[sz(made.count - 1)].plan == nullptr)
+        made.made[sz(made.count - 1)].plan = now;
 }
 
 } // namespace railyard

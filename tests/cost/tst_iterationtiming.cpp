@@ -92,6 +92,8 @@ private Q_SLOTS:
     void wrapAroundHasItsOwnRoute();
     void bytesSentFollowNcclTests();
     void sequenceParallelBackwardRegathers();
+    void eventOrderLeavesTheIteration_data();
+    void eventOrderLeavesTheIteration();
 };
 
 void TestIterationTiming::syncWithoutOverlapFollowsLastBackward()
@@ -462,6 +464,77 @@ void TestIterationTiming::sequenceParallelBackwardRegathers()
             sawHidden = true;
         }
     QVERIFY(sawHidden);
+}
+
+void TestIterationTiming::eventOrderLeavesTheIteration_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<int>("chunks");
+    QTest::newRow("gpipe") << int(ScheduleKind::GPipe) << 1;
+    QTest::newRow("1f1b") << int(ScheduleKind::OneFOneB) << 1;
+    QTest::newRow("interleaved v=2") << int(ScheduleKind::Interleaved) << 2;
+    QTest::newRow("zb-h1") << int(ScheduleKind::ZbH1) << 1;
+    QTest::newRow("dualpipe") << int(ScheduleKind::DualPipe) << 1;
+}
+
+void TestIterationTiming::eventOrderLeavesTheIteration()
+{
+    // A search's step schedules without sorting the events (EventOrder::AsRun); the iteration
+    // must not depend on it. Uneven stages, sends and equal-time ties (equal stages end
+    // together) on every schedule, with and without the overlapped sync (which reads each
+    // chunk's last backward): sorted, as run and reversed give the same figures to the bit.
+    QFETCH(int, kind);
+    QFETCH(int, chunks);
+    PipelineInput in;
+    in.kind = static_cast<ScheduleKind>(kind);
+    in.stages = 4;
+    in.microbatches = 8;
+    in.chunks = chunks;
+    in.forward = { 1.0, 1.0, 1.5, 1.0 };
+    in.backward = { 2.0, 2.0, 3.0, 2.5 };
+    in.sendForward = { 0.25, 0.0, 0.25 };
+    in.sendBackward = { 0.25, 0.5, 0.0 };
+    if (splitsWeightGrad(in.kind)) {
+        in.weightGrad = { 1.0, 1.0, 1.5, 1.0 };
+        in.forwardComm = { 0.1, 0.1, 0.2, 0.1 };
+        in.backwardComm = { 0.2, 0.2, 0.3, 0.2 };
+    }
+    const PipelineTimeline sorted = schedulePipeline(in);
+    const PipelineTimeline asRun = schedulePipeline(in, EventOrder::AsRun);
+    QCOMPARE(asRun.events.size(), sorted.events.size());
+    QVERIFY(asRun.makespan == sorted.makespan);
+    QVERIFY(asRun.bubbleFraction == sorted.bubbleFraction);
+    QVERIFY(asRun.peakInflight == sorted.peakInflight);
+    QVERIFY(std::is_sorted(sorted.events.begin(), sorted.events.end(), eventBefore));
+    std::vector<PipelineEvent> resorted = asRun.events;
+    std::sort(resorted.begin(), resorted.end(), eventBefore);
+    for (std::size_t i = 0; i < resorted.size(); ++i) {
+        QVERIFY(resorted[i].start == sorted.events[i].start);
+        QCOMPARE(resorted[i].stage, sorted.events[i].stage);
+        QCOMPARE(int(resorted[i].kind), int(sorted.events[i].kind));
+    }
+    PipelineTimeline reversed = sorted;
+    std::reverse(reversed.events.begin(), reversed.events.end());
+    const int v = in.kind == ScheduleKind::Interleaved ? chunks : 1;
+    for (const bool overlap : { false, true }) {
+        SyncPlan sync;
+        sync.present = true;
+        sync.overlapReduce = overlap;
+        sync.reduceAlpha = 0.01;
+        sync.reduceBeta = 3.0;
+        sync.share.assign(4, std::vector<double>(sz(v), 1.0 / v));
+        sync.buckets.assign(4, std::vector<int>(sz(v), 4));
+        const IterationTiming a = timeIteration(sorted, 4, v, sync);
+        for (const PipelineTimeline *t : { &asRun, static_cast<const PipelineTimeline *>(&reversed) }) {
+            const IterationTiming b = timeIteration(*t, 4, v, sync);
+            QVERIFY(b.end == a.end); // to the bit: a search compares them
+            for (int s = 0; s < 4; ++s) {
+                QVERIFY(b.stages[sz(s)].lastCompute == a.stages[sz(s)].lastCompute);
+                QVERIFY(b.stages[sz(s)].window == a.stages[sz(s)].window);
+                QVERIFY(b.stages[sz(s)].reduceEnd == a.stages[sz(s)].reduceEnd);
+            }
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestIterationTiming)

@@ -362,6 +362,10 @@ void CostEngine::Impl::fillExposed()
 
 void CostEngine::Impl::recompute(bool allLinks, bool full)
 {
+    if (trafficBehind) { // a revert's maxima, left for the next move (revertMove())
+        traffic->refreshMaxima();
+        trafficBehind = false;
+    }
     const int stages = scenario.degrees.pp;
     report.ranks = layout.worldSize();
     // Links first: the overlap windows' contention and the link bound come from their bytes.
@@ -528,6 +532,7 @@ void CostEngine::setMapping(const Mapping &mapping)
     d->mapping = mapping;
     d->lastUndo.clear();
     d->traffic->build(d->mapping);
+    d->trafficBehind = false; // build() settles everything
     d->recompute(true);
     d->stale = false;
 }

@@ -65,7 +65,8 @@ public:
     void moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, bool refresh = true);
     /// Puts back the ranks the last moveRanks() moved, on the slots they had (no-op when the
     /// engine changed otherwise since, or already reverted); the groups' earlier plans are
-    /// reused, not planned again. `refresh` as for moveRanks().
+    /// reused, not planned again. `refresh` as for moveRanks(); false also leaves the busiest
+    /// links of the patterns it touched to be found with the next move's (or the next refresh).
     void revertMove(bool refresh = true);
     /// Brings report() up to date after moveRanks(..., false) or refreshFigures(); cheap when
     /// it already is.

@@ -43,6 +43,9 @@ struct CostEngine::Impl
     bool stale = false; ///< moveRanks(..., false) left the report behind the mapping
     std::vector<std::pair<int, int>> lastUndo; ///< rank -> slot before the last moveRanks()
     bool partial = false; ///< refreshFigures(): exposed times, stages and warnings are behind
+    /// revertMove(..., false) left the traffic model's maxima and choices to settle with the
+    /// next move's, or before the next read (recompute()).
+    bool trafficBehind = false;
 
     Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
         : scenario(s)

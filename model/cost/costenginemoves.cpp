@@ -23,7 +23,8 @@ void CostEngine::moveRanks(const std::vector<std::pair<int, int>> &rankToSlot, b
         d->lastUndo.emplace_back(rank, d->mapping.slotOf(rank));
     d->traffic->beginMove(d->mapping, ranks);
     d->mapping.placeRanks(rankToSlot);
-    d->traffic->endMove(d->mapping);
+    d->traffic->endMove(d->mapping); // settles a deferred revert's patterns too
+    d->trafficBehind = false;
     d->stale = true;
     if (refresh)
         this->refresh();
@@ -40,7 +41,10 @@ void CostEngine::revertMove(bool refresh)
         ranks.push_back(rank);
     d->traffic->beginMove(d->mapping, ranks, true);
     d->mapping.placeRanks(undo);
-    d->traffic->endMove(d->mapping);
+    // A search that rejected a move reads nothing before its next move: the maxima of the
+    // patterns both touch are settled once, with the next move's (TrafficModel::endMove()).
+    d->traffic->endMove(d->mapping, refresh);
+    d->trafficBehind = !refresh;
     d->stale = true;
     if (refresh)
         this->refresh();

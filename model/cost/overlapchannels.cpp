@@ -41,6 +41,7 @@ void OverlapChannels::setUp(const Shares &shares, int links)
         contention(m_gather);
     m_max.reset(channels, links);
     m_behind.assign(static_cast<std::size_t>(links));
+    m_last = LastKeys {};
 }
 
 long long OverlapChannels::contentionKey(const DimArray &bytes, double bandwidth, double dpShare,
@@ -66,6 +67,28 @@ void OverlapChannels::update(int link, const DimArray &bytes, double bandwidth, 
 
 void OverlapChannels::setKeys(int link, const DimArray &bytes, double bandwidth, bool withEveryDim)
 {
+    if (withEveryDim) {
+        if (bandwidth != m_last.bandwidth || bytes != m_last.bytes) {
+            double total = 0.0;
+            for (double b : bytes)
+                total += b;
+            m_last.bytes = bytes;
+            m_last.bandwidth = bandwidth;
+            m_last.bound = picoseconds(total / bandwidth);
+            m_last.reduce = m_reduce[0] >= 0
+                ? contentionKey(bytes, bandwidth, m_shares.reduce, m_shares.backward, 0)
+                : 0;
+            m_last.gather = m_gather[0] >= 0
+                ? contentionKey(bytes, bandwidth, m_shares.gather, m_shares.forward, 0)
+                : 0;
+        }
+        m_max.set(m_bound[0], link, m_last.bound);
+        if (m_reduce[0] >= 0)
+            m_max.set(m_reduce[0], link, m_last.reduce);
+        if (m_gather[0] >= 0)
+            m_max.set(m_gather[0], link, m_last.gather);
+        return;
+    }
     double total = 0.0;
     for (double b : bytes)
         total += b;

@@ -74,6 +74,15 @@ private:
 
     Shares m_shares;
     LinkMaxima m_max;
+    /// The keys of variant 0 last computed, and for what: the links of a lump (a leaf's
+    /// uplinks, a pod's spine parts) change together to the same bytes, one after another.
+    struct LastKeys
+    {
+        DimArray bytes {};
+        double bandwidth = -1.0;
+        long long bound = 0, reduce = 0, gather = 0;
+    };
+    LastKeys m_last;
     /// Channel per (quantity, variant), -1 where the variant equals "all".
     std::array<int, kVariants> m_bound{}, m_reduce{}, m_gather{};
     TouchedIndexes m_behind; ///< links whose other variants' keys are behind

@@ -307,6 +307,7 @@ void TrafficModel::build(const Mapping &mapping)
         p.load.clear();
         p.ringSteps.clear();
         p.pendingSegments.clear();
+        p.pendingEnds.clear();
         p.latencies.clear();
         for (auto &byPasses : p.chainLatency)
             for (auto &m : byPasses)
@@ -386,7 +387,7 @@ void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &rank
         emitGroup(g, before, -1.0);
 }
 
-void TrafficModel::endMove(const Mapping &after)
+void TrafficModel::endMove(const Mapping &after, bool refresh)
 {
     for (const GroupRef &g : m_moving)
         emitGroup(g, after, +1.0);
@@ -395,7 +396,8 @@ void TrafficModel::endMove(const Mapping &after)
     if (m_reverting)
         m_replaced.clear(); // put back: nothing left to revert to
     m_reverting = false;
-    refreshMaxima();
+    if (refresh)
+        refreshMaxima();
 }
 
 void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, double sign)
@@ -516,7 +518,7 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
         countIn(p.latencies, roundToInteger(m_parts.latency * 1e9), sign);
     const double delta = sign * unit;
     for (int i = 0; i < m_parts.endCount; ++i)
-        addLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
+        addEndLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
     for (int i = 0; i < m_parts.segmentCount; ++i)
         p.pendingSegments.add(m_parts.segments[static_cast<std::size_t>(i)], delta);
 }
@@ -534,6 +536,8 @@ void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
             p.ratios.touch(sz(link));
         return;
     }
+    if (delta < 0.0 && link != p.linkArgmax)
+        return; // not the argmax, at most the maximum before and lower now: nothing to update
     const double r = ratio(p, link, value);
     if (r > p.linkMax || (r == p.linkMax && link < p.linkArgmax)) {
         p.linkMax = r;
@@ -571,6 +575,24 @@ void TrafficModel::startBlockMaxima(TrafficPattern &p)
 double TrafficModel::ratio(const TrafficPattern &p, int link, double load) const
 {
     return load / (m_fabric.linkBandwidth(link) * p.efficiency[index(m_fabric.linkTier(link))]);
+}
+
+void TrafficModel::addEndLoad(TrafficPattern &p, int link, double delta)
+{
+    if (m_movingRanks.empty())
+        addLoad(p, link, delta); // build(): every load adds up in the order it comes
+    else
+        p.pendingEnds[link] += delta;
+}
+
+void TrafficModel::flushEnds(TrafficPattern &p)
+{
+    if (p.pendingEnds.empty())
+        return;
+    for (const auto &[link, delta] : p.pendingEnds)
+        if (delta != 0.0) // what left the link came back: nothing to do
+            addLoad(p, link, delta);
+    p.pendingEnds.clear();
 }
 
 void TrafficModel::flushSegments(TrafficPattern &p)
@@ -615,6 +637,7 @@ void TrafficModel::refreshMaxima()
     m_touchedPatterns.sort();
     for (const int touched : m_touchedPatterns.list()) {
         TrafficPattern &p = m_patterns[sz(touched)];
+        flushEnds(p);
         flushSegments(p);
         if (p.ratios.size() > 0) {
             const auto ratioAt = [this, &p](std::size_t link) {

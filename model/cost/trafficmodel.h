@@ -40,6 +40,11 @@ struct TrafficPattern
     /// Net demand entering each cached route segment (Router::Parts) since the last flush;
     /// spread over the segment's links in one go, so a swap touches only what really moved.
     SegmentDemand pendingSegments;
+    /// During a move, the net change of each route-end link (GPU, PCIe and NIC hops, NVLS
+    /// ports) since the last flush: a flow that leaves a link and the one that takes its place
+    /// often cancel there (a ring member's neighbours keep their own ends), and a link whose
+    /// net change is zero is then neither updated nor reported as changed.
+    FlatIntMap<double> pendingEnds;
     std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
     /// The load on each link of each lump (TrafficModel::Lump), by lump index: kept here
     /// instead of in `load` for each of its links. Empty until used.
@@ -147,7 +152,9 @@ public:
     /// it) takes them instead of planning the groups again; a search that rejects a move
     /// pays for its plans once.
     void beginMove(const Mapping &before, const std::vector<int> &ranks, bool revert = false);
-    void endMove(const Mapping &after);
+    /// `refresh` false: the maxima and choices wait for the next refreshMaxima() (or the next
+    /// move's), which then settles both moves' patterns at once.
+    void endMove(const Mapping &after, bool refresh = true);
 
     /// Sets how many bytes per iteration flow per unit load of a pattern (from the ops using
     /// it); the TP and DP families set their own from the ops' choices.
@@ -299,6 +306,9 @@ private:
     /// rather than scanning its links again.
     static constexpr std::size_t kBlockMaximaFrom = 4096;
     void flushSegments(TrafficPattern &p);
+    /// Adds `delta` on `link` now (build()) or, during a move, to the pattern's pendingEnds.
+    void addEndLoad(TrafficPattern &p, int link, double delta);
+    void flushEnds(TrafficPattern &p);
 
     /**
      * A set of switch-to-switch links of one tier that every route segment using any of them

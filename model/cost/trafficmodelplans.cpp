@@ -100,7 +100,7 @@ void TrafficModel::emitPlan(int pattern, const EmittedPlan &plan, double sign, b
     }
     m_touchedPatterns.add(pattern);
     for (const PlannedLinkLoad &l : plan.links)
-        addLoad(m_patterns[sz(pattern)], l.link, sign * l.unit);
+        addEndLoad(m_patterns[sz(pattern)], l.link, sign * l.unit);
     TrafficPattern &q = m_patterns[sz(pattern)];
     for (int passes = 0; passes < 2; ++passes)
         for (int proto = 0; proto < kProtocolCount; ++proto)

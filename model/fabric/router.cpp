@@ -113,17 +113,22 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     m_gpuDown.resize(static_cast<std::size_t>(slots));
     m_pcieUp.resize(static_cast<std::size_t>(slots));
     m_pcieDown.resize(static_cast<std::size_t>(slots));
+    m_slots.resize(static_cast<std::size_t>(slots));
     for (int slot = 0; slot < slots; ++slot) {
         const int server = f.serverOfSlot(slot);
         const int gpu = f.gpuVertex(slot);
         const int scaleUp = f.scaleUpVertex(server);
-        const int nic = f.nicVertex(server, f.nicOfGpu(f.gpuOfSlot(slot)));
+        const int nicIndex = f.nicOfGpu(f.gpuOfSlot(slot));
+        const int nic = f.nicVertex(server, nicIndex);
         const auto at = static_cast<std::size_t>(slot);
         m_gpuUp[at] = f.linkBetween(gpu, scaleUp);
         m_gpuDown[at] = f.linkBetween(scaleUp, gpu);
         m_pcieUp[at] = f.linkBetween(gpu, nic);
         m_pcieDown[at] = f.linkBetween(nic, gpu);
+        m_slots[at] = { server, f.scaleUpDomainOfSlot(slot), nicIndex,
+            nics > 0 ? f.leafOfNic(server, nicIndex) : -1 };
     }
+    m_pxnRoutes = (f.spec().pxn || f.railOnly()) && f.railCount() > 0;
     const int planes = f.planeCount();
     m_nicUp.assign(static_cast<std::size_t>(planes * f.servers() * nics), -1);
     m_nicDown.assign(static_cast<std::size_t>(planes * f.servers() * nics), -1);
@@ -185,20 +190,22 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
 void Router::ends(int srcSlot, int dstSlot, Ends &out) const
 {
     const Fabric &f = m_fabric;
-    const int srcServer = f.serverOfSlot(srcSlot);
-    const int dstServer = f.serverOfSlot(dstSlot);
+    const SlotPlace &src = m_slots[static_cast<std::size_t>(srcSlot)];
+    const SlotPlace &dst = m_slots[static_cast<std::size_t>(dstSlot)];
+    const int srcServer = src.server;
+    const int dstServer = dst.server;
     out = Ends {};
-    if (f.sameScaleUpDomain(srcSlot, dstSlot)) {
+    if (src.domain == dst.domain) { // Fabric::sameScaleUpDomain()
         out.head[0] = m_gpuUp[static_cast<std::size_t>(srcSlot)];
         out.head[1] = m_gpuDown[static_cast<std::size_t>(dstSlot)];
         out.headCount = 2;
         return;
     }
     const int nics = f.nicsPerServer();
-    const int dstNic = f.nicOfGpu(f.gpuOfSlot(dstSlot));
-    int srcNic = f.nicOfGpu(f.gpuOfSlot(srcSlot));
+    const int dstNic = dst.nic;
+    int srcNic = src.nic;
     int sendSlot = srcSlot; // the GPU that hands the data to its NIC
-    if ((f.spec().pxn || f.railOnly()) && f.railCount() > 0 && srcNic != dstNic) {
+    if (m_pxnRoutes && srcNic != dstNic) {
         // Rail-optimised: rail == NIC index. Every server has the destination rail's NIC; PXN
         // needs a GPU whose affinity NIC it is (on the sender's own tray: the NVLink hop stays
         // inside the domain, and the host's NIC is the one the GPU's tray owns).
@@ -219,8 +226,8 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
         return;
     }
     out.head[out.headCount++] = m_nicUp[static_cast<std::size_t>(srcServer * nics + srcNic)];
-    out.srcLeaf = f.leafOfNic(srcServer, srcNic);
-    out.dstLeaf = f.leafOfNic(dstServer, dstNic);
+    out.srcLeaf = srcNic == src.nic ? src.leaf : f.leafOfNic(srcServer, srcNic);
+    out.dstLeaf = dst.leaf;
     out.tail[0] = m_nicDown[static_cast<std::size_t>(dstServer * nics + dstNic)];
     out.tail[1] = m_pcieDown[static_cast<std::size_t>(dstSlot)];
     out.tailCount = 2;

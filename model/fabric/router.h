@@ -152,6 +152,17 @@ private:
     /// per (plane * servers + server) * nics + nic: NIC port -> leaf, leaf -> NIC port
     std::vector<int> m_nicUp, m_nicDown;
     std::vector<int> m_proxyGpu; ///< per NIC index: PXN proxy GPU (affinity), -1
+    /// Per slot, what ends() asks of the fabric for every flow (each a division or a lookup
+    /// in the fabric): its server, scale-up domain, affinity NIC index and that NIC's leaf.
+    struct SlotPlace
+    {
+        int server = -1;
+        int domain = -1;
+        int nic = -1;
+        int leaf = -1;
+    };
+    std::vector<SlotPlace> m_slots;
+    bool m_pxnRoutes = false; ///< cross-rail sends hop to the destination rail's GPU first
     // ECMP sweep scratch (per switch flow, level frontiers, the hops of one leaf pair).
     std::vector<double> m_flow;
     std::vector<int> m_frontier, m_next;

@@ -3,8 +3,10 @@
 #include "base/flatintmap.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -197,6 +199,85 @@ private:
     std::vector<double> m_value;
     std::vector<unsigned char> m_touched;
     std::vector<int> m_list;
+};
+
+/**
+ * Net load change per link between flushes (TrafficPattern::pendingEnds): a small open-
+ * addressing table (linear probing, Fibonacci hashing as in FlatIntMap) plus the slots in the
+ * order their links were first touched, so a flush visits and clears only those: one move
+ * touches a few dozen links of a pattern, while the table keeps the capacity the largest move
+ * needed (a FlatIntMap's clear() would walk all of it every move).
+ */
+class LinkDeltas
+{
+public:
+    bool empty() const { return m_order.empty(); }
+
+    void add(int link, double delta)
+    {
+        if ((m_order.size() + 1) * 2 > m_slots.size())
+            grow();
+        std::size_t i = home(link);
+        while (m_slots[i].link >= 0) {
+            if (m_slots[i].link == link) {
+                m_slots[i].delta += delta;
+                return;
+            }
+            i = (i + 1) & m_mask;
+        }
+        m_slots[i] = { link, delta };
+        m_order.push_back(i);
+    }
+
+    /// Calls `apply(link, delta)` for each link in the order it was first touched (its deltas
+    /// summed in the order they came), then forgets them all.
+    template<typename Apply> void flush(const Apply &apply)
+    {
+        for (const std::size_t i : m_order) {
+            apply(m_slots[i].link, m_slots[i].delta);
+            m_slots[i].link = -1;
+        }
+        m_order.clear();
+    }
+
+    void clear()
+    {
+        flush([](int, double) {});
+    }
+
+private:
+    struct Slot
+    {
+        int link = -1;
+        double delta = 0.0;
+    };
+
+    std::size_t home(int link) const
+    {
+        const std::uint64_t h
+            = static_cast<std::uint64_t>(static_cast<std::uint32_t>(link)) * 0x9E3779B97F4A7C15ull;
+        return static_cast<std::size_t>(h >> m_shift);
+    }
+
+    void grow()
+    {
+        const std::size_t capacity = m_slots.empty() ? 64 : m_slots.size() * 2;
+        std::vector<Slot> live;
+        live.reserve(m_order.size());
+        for (const std::size_t i : m_order)
+            live.push_back(m_slots[i]);
+        m_slots.assign(capacity, Slot {});
+        m_mask = capacity - 1;
+        m_shift = 64 - std::countr_zero(capacity);
+        m_order.clear();
+        for (const Slot &s : live) // in first-touched order, which the flush keeps
+            add(s.link, s.delta);
+    }
+
+    std::vector<Slot> m_slots;
+    std::vector<std::size_t> m_order; ///< occupied slots, by first touch
+    std::size_t m_mask = 0;
+    int m_shift = 64;
 };
 
 } // namespace railyard

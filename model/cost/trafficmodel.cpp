@@ -582,17 +582,15 @@ void TrafficModel::addEndLoad(TrafficPattern &p, int link, double delta)
     if (m_movingRanks.empty())
         addLoad(p, link, delta); // build(): every load adds up in the order it comes
     else
-        p.pendingEnds[link] += delta;
+        p.pendingEnds.add(link, delta);
 }
 
 void TrafficModel::flushEnds(TrafficPattern &p)
 {
-    if (p.pendingEnds.empty())
-        return;
-    for (const auto &[link, delta] : p.pendingEnds)
+    p.pendingEnds.flush([this, &p](int link, double delta) {
         if (delta != 0.0) // what left the link came back: nothing to do
             addLoad(p, link, delta);
-    p.pendingEnds.clear();
+    });
 }
 
 void TrafficModel::flushSegments(TrafficPattern &p)

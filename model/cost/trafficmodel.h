@@ -44,7 +44,7 @@ struct TrafficPattern
     /// ports) since the last flush: a flow that leaves a link and the one that takes its place
     /// often cancel there (a ring member's neighbours keep their own ends), and a link whose
     /// net change is zero is then neither updated nor reported as changed.
-    FlatIntMap<double> pendingEnds;
+    LinkDeltas pendingEnds;
     std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
     /// The load on each link of each lump (TrafficModel::Lump), by lump index: kept here
     /// instead of in `load` for each of its links. Empty until used.

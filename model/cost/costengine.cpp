@@ -271,6 +271,12 @@ long long CostEngine::Impl::updateLink(int i, bool full)
     return roundToInteger(l.busyTime * 1e12);
 }
 
+CostEngine::Impl::Squares CostEngine::Impl::square(long long key)
+{
+    const auto k = static_cast<Squares>(key);
+    return k * k;
+}
+
 void CostEngine::Impl::refreshLinks(bool all, bool full)
 {
     const int n = fabric.linkCount();
@@ -278,12 +284,20 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
     if (all) {
         report.links.assign(n, LinkLoad{});
         std::vector<long long> keys(static_cast<std::size_t>(n), 0);
-        for (int i = 0; i < n; ++i)
-            keys[static_cast<std::size_t>(i)] = updateLink(i);
+        busySquares = 0;
+        for (int i = 0; i < n; ++i) {
+            const long long key = updateLink(i);
+            keys[static_cast<std::size_t>(i)] = key;
+            busySquares += square(key);
+        }
         ranking.rank(std::move(keys));
     } else {
-        for (int i : changed)
-            ranking.change(i, updateLink(i, full));
+        for (int i : changed) {
+            const long long key = updateLink(i, full);
+            // Unsigned: the difference may wrap, the sum it leaves does not.
+            busySquares += square(key) - square(ranking.key(i));
+            ranking.change(i, key);
+        }
         ranking.settle();
     }
     // The exposure variants' keys a search's moves left behind, before a full evaluation
@@ -493,6 +507,11 @@ const ParallelLayout &CostEngine::layout() const { return d->layout; }
 const WorkloadPlan &CostEngine::plan() const { return d->plan; }
 const Mapping &CostEngine::mapping() const { return d->mapping; }
 const CostReport &CostEngine::report() const { return d->report; }
+
+double CostEngine::linkBusySquares() const
+{
+    return static_cast<double>(d->busySquares) * 1e-24;
+}
 
 void CostEngine::swapRanks(int a, int b)
 {

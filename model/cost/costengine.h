@@ -44,6 +44,11 @@ public:
 
     /// The report for the current mapping (always up to date).
     const CostReport &report() const;
+    /// The sum over every directed link of its busy time per iteration squared (seconds
+    /// squared), from the busy times rounded to picoseconds that rank the links; kept exactly,
+    /// link by link, so a search reads it without a pass over every link. Current after
+    /// refreshFigures() or refresh().
+    double linkBusySquares() const;
     /// Mapping warnings (TP group split across servers, DP group across rails), one line each;
     /// validated on demand, not on every swap.
     const std::vector<std::string> &mappingWarnings() const;

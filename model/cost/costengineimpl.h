@@ -36,6 +36,10 @@ struct CostEngine::Impl
     PhaseTimes times; ///< of the current mapping
     CostReport report;
     LinkRanking ranking; ///< busy time per link, for the bottleneck and the percentiles
+    /// Sum over links of the squared busy-time keys (picoseconds squared), exact: kept up to
+    /// date link by link with the ranking (CostEngine::linkBusySquares()).
+    __extension__ using Squares = unsigned __int128;
+    Squares busySquares = 0;
     OverlapChannels channels; ///< link bounds and the overlapped DP sync's contention
     Timing main;
     std::optional<std::vector<std::string>> mappingWarnings; ///< computed on demand
@@ -86,6 +90,7 @@ struct CostEngine::Impl
     /// `full` false: a search's refreshFigures(), which reads no exposure variant.
     long long updateLink(int link, bool full = true);
     void refreshLinks(bool all, bool full = true);
+    static Squares square(long long key);
     void fillLinkStats();
     void fillStages();
 };

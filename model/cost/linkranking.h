@@ -25,6 +25,7 @@ public:
     /// The busiest link, -1 when there are none.
     int bottleneck() const { return m_bottleneck; }
     int count() const { return static_cast<int>(m_key.size()); }
+    long long key(int link) const { return m_key[static_cast<std::size_t>(link)]; }
     /// The nearest-rank q-quantile of the keys (q in 0..1) times `scale`; 0 without links.
     double percentile(double q, double scale) const;
     /// The largest key times `scale`; 0 without links.

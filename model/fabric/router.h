@@ -178,7 +178,7 @@ private:
         double latency = 0.0;
         Tier reach = Tier::ScaleUp;
     };
-    static constexpr int kLatencyMemoBits = 15;
+    static constexpr int kLatencyMemoBits = 14;
     std::vector<LatencyMemo> m_latencyMemo; ///< 2^kLatencyMemoBits entries once used
     double computeLatency(int srcSlot, int dstSlot, Tier &reach);
 };

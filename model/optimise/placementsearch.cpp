@@ -414,12 +414,9 @@ PlacementSearch::Verdict PlacementSearch::check(const Move &move) const
     return Verdict::Ok;
 }
 
-double PlacementSearch::linkSquares(const CostReport &report)
+double PlacementSearch::linkSquares() const
 {
-    double sum = 0.0;
-    for (const LinkLoad &l : report.links)
-        sum += l.busyTime * l.busyTime;
-    return sum;
+    return m_engine.linkBusySquares(); // kept by the engine as links change, no pass over them
 }
 
 double PlacementSearch::energy(const CostReport &report) const
@@ -434,7 +431,7 @@ double PlacementSearch::energy(const CostReport &report) const
     // flat while any one group stays bad; the sum of squared link busy times falls with every
     // group that leaves a slow link, so it leads the search across those plateaus.
     if (m_startSquares > 0.0)
-        e += kShapeWeight * linkSquares(report) / m_startSquares;
+        e += kShapeWeight * linkSquares() / m_startSquares;
     // A start that breaks the TP constraint: each server a TP group spans beyond its allowance
     // costs as much as the whole objective of the start split over all of them (a penalty
     // method: the search is pulled to the feasible mappings, then stays there).
@@ -462,7 +459,7 @@ SearchOutcome PlacementSearch::run(const SearchMonitor &monitor)
     m_engine.refresh();
     m_startValue = objectiveValue(m_engine.report(), m_options.objective);
     m_startIteration = m_engine.report().iterationTime;
-    m_startSquares = linkSquares(m_engine.report());
+    m_startSquares = linkSquares();
     m_excess = 0;
     if (m_tpAllowed > 0)
         for (int g = 0; g < static_cast<int>(m_layout.groups(GroupKind::Tp).size()); ++g)

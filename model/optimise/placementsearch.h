@@ -89,7 +89,7 @@ private:
     Move stageAlignMove();
     Verdict check(const Move &move) const;
     int tpExcess(int group, const Move &move, bool after) const;
-    static double linkSquares(const CostReport &report);
+    double linkSquares() const; ///< the engine's linkBusySquares()
     double energy(const CostReport &report) const;
     bool better(double value, double iteration, double bestValue, double bestIteration) const;
     int pick(int n); ///< uniform in [0, n)

@@ -7,6 +7,7 @@
 
 #include <QTest>
 
+#include <cmath>
 #include <random>
 
 using namespace railyard;
@@ -37,6 +38,7 @@ private Q_SLOTS:
     void incrementalSwapsMatchFullEvaluation();
     void moveToAnEmptySlotMatchesFullEvaluation();
     void revertedMovesMatchFullEvaluation();
+    void busySquaresFollowTheLinks();
     void sendsOfMovedRanksMatchFullEvaluation();
     void pxnKeepsCrossRailTrafficOffSpines();
     void tpBytesMatchWorkloadOps();
@@ -544,6 +546,45 @@ void TestCostEngine::badSwapIsRefused()
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.swapRanks(0, 128));
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::SendRecv, {0, 1, 2}, 1e6));
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::AllReduce, {0, 0}, 1e6));
+}
+
+void TestCostEngine::busySquaresFollowTheLinks()
+{
+    // The search's shape term: the sum of squared busy times, kept link by link through moves,
+    // reverts and refreshFigures(), equals the sum over the report's links (their busy times
+    // rounded to picoseconds, as the ranking keys) and a fresh engine's on the final mapping.
+    const auto sumOver = [](const CostReport &r) {
+        long double sum = 0.0L;
+        for (const LinkLoad &l : r.links) {
+            const auto key = static_cast<long double>(std::llround(l.busyTime * 1e12));
+            sum += key * key;
+        }
+        return static_cast<double>(sum * 1e-24L);
+    };
+    Scenario s = fixtures::seed128();
+    CostEngine engine(s);
+    QVERIFY(engine.linkBusySquares() > 0.0);
+    QVERIFY(std::abs(engine.linkBusySquares() - sumOver(engine.report()))
+        <= 1e-12 * engine.linkBusySquares());
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> pick(0, 127);
+    for (int i = 0; i < 40; ++i) {
+        const int a = pick(rng);
+        const int b = (a + 1 + pick(rng) % 127) % 128;
+        engine.moveRanks({ { a, engine.mapping().slotOf(b) }, { b, engine.mapping().slotOf(a) } },
+            false);
+        engine.refreshFigures();
+        QVERIFY(std::abs(engine.linkBusySquares() - sumOver(engine.report()))
+            <= 1e-12 * engine.linkBusySquares());
+        if (i % 3 != 0)
+            engine.revertMove(false);
+    }
+    engine.refresh();
+    Scenario full = s;
+    full.slots = engine.mapping().slots();
+    const CostEngine fresh(full);
+    QVERIFY(std::abs(engine.linkBusySquares() - fresh.linkBusySquares())
+        <= 1e-9 * fresh.linkBusySquares());
 }
 
 QTEST_GUILESS_MAIN(TestCostEngine)

@@ -206,7 +206,11 @@ void TestOptimiser::fromScatteredMatchesTheBestPreset()
     const Objective o = static_cast<Objective>(objective);
     const Scenario s = sample(file.toUtf8().constData());
     const double preset = bestPreset(s, o);
-    const OptimiseResult r = optimise(s, budget(o, 1500, StartFrom::Scattered));
+    // 5,000 moves: from Scattered on the ToR spine objective, seeds 1-10 all reach the bound at
+    // 5,000 moves but only 6 of 10 at 1,500 and 8-9 of 10 at 3,000 (`railyard-cli optimise
+    // samples/seed-128-tor.json --objective spine --from scattered --moves M --seed N`), so a
+    // shorter budget tests the seed's luck rather than the search.
+    const OptimiseResult r = optimise(s, budget(o, 5000, StartFrom::Scattered));
     QVERIFY(r.start.value(o) > 2.0 * preset); // scattered really is far off
     QVERIFY2(r.result.value(o) <= preset * 1.005,
         qPrintable(QString::number(r.result.value(o)) + " vs " + QString::number(preset)));

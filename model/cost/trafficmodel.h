@@ -304,7 +304,7 @@ private:
     bool argmaxHolds(const TrafficPattern &p) const;
     /// Loaded links from which a sparse pattern whose largest load shrank keeps block maxima
     /// rather than scanning its links again.
-    static constexpr std::size_t kBlockMaximaFrom = 4096;
+    static constexpr std::size_t kBlockMaximaFrom = 128;
     void flushSegments(TrafficPattern &p);
     /// Adds `delta` on `link` now (build()) or, during a move, to the pattern's pendingEnds.
     void addEndLoad(TrafficPattern &p, int link, double delta);

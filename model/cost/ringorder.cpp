@@ -23,26 +23,47 @@ std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &member
 {
     std::vector<ServerMembers> out;
     out.reserve(members.size()); // at most one domain per member; no regrowth
-    FlatIntMap<int> at; // domain -> index in out, plus one (0: not seen yet)
+    // Domain -> index in out: a scan of the few domains seen so far for a small group (a TP
+    // group, a DP group of a few dozen), a hash map beyond (a DP group of 1,024 servers).
+    constexpr std::size_t kScanUpTo = 32;
+    boost::container::small_vector<int, kScanUpTo> domains;
+    FlatIntMap<int> at; // domain -> index in out, plus one (0: not seen yet); large groups only
+    const auto indexOf = [&](int domain) {
+        if (out.size() < kScanUpTo) {
+            for (std::size_t k = 0; k < domains.size(); ++k)
+                if (domains[k] == domain)
+                    return k;
+        } else {
+            if (at.empty())
+                for (std::size_t k = 0; k < domains.size(); ++k)
+                    at[domains[k]] = static_cast<int>(k + 1);
+            if (const int *index = at.find(domain))
+                return static_cast<std::size_t>(*index - 1);
+        }
+        return out.size(); // not seen yet
+    };
     int previousDomain = -1;
     std::size_t previous = 0;
     for (std::size_t i = 0; i < members.size(); ++i) {
         // Members of one domain usually come in a run (Megatron's rank order keeps a server's
         // GPUs together), which skips the lookup.
         if (members[i].domain != previousDomain || out.empty()) {
-            int &index = at[members[i].domain];
-            if (index == 0) {
+            const int domain = members[i].domain;
+            previous = indexOf(domain);
+            if (previous == out.size()) {
                 out.push_back({ members[i].server, {}, {} });
-                index = static_cast<int>(out.size());
+                domains.push_back(domain);
+                if (!at.empty())
+                    at[domain] = static_cast<int>(out.size());
             }
-            previousDomain = members[i].domain;
-            previous = static_cast<std::size_t>(index - 1);
+            previousDomain = domain;
         }
         out[previous].members.push_back(static_cast<int>(i));
     }
     for (ServerMembers &s : out) {
+        // Members hold distinct slots, so the plain sort is stable (and needs no buffer).
         if (s.members.size() > 1)
-            std::stable_sort(s.members.begin(), s.members.end(),
+            std::sort(s.members.begin(), s.members.end(),
                 [&](int a, int b) { return members[a].slot < members[b].slot; });
         s.nics.reserve(s.members.size());
         for (const int m : s.members)

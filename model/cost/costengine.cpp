@@ -16,6 +16,7 @@
 #include <cassert>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 namespace railyard {
 
@@ -410,7 +411,10 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
             report.dpOverlapWindow = std::min(report.dpOverlapWindow, st.window);
     }
 
-    report.timeline = main.timeline;
+    if (full)
+        report.timeline = main.timeline; // fillExposed() reads main's below
+    else
+        std::swap(report.timeline, main.timeline); // a search step: main is made anew next time
     report.pipelineMakespan = report.timeline.makespan;
     report.bubbleFraction = report.timeline.bubbleFraction;
     report.iterationTime = main.iteration.end;

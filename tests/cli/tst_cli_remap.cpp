@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
 namespace {
 
 QString sample(const char *name)
@@ -33,6 +35,7 @@ class TestCliRemap : public QObject
 private Q_SLOTS:
     void dropDpThenEvaluateAndExport();
     void sampleIsTheRemappedSeed();
+    void torSampleIsTheRemappedTorJobRelaunched();
     void allStrategiesJson();
     void allWritesTheBest();
     void impossibleStrategyWritesNothing();
@@ -105,6 +108,33 @@ void TestCliRemap::sampleIsTheRemappedSeed()
         QStringLiteral("drop-dp"), QStringLiteral("-o"), out });
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(readAll(out), readAll(sample("seed-128-failed-server3.json")));
+}
+
+void TestCliRemap::torSampleIsTheRemappedTorJobRelaunched()
+{
+    // samples/seed-128-tor-failed-server3.json is what the CLI writes for seed-128-tor after
+    // server 3 failed (drop-dp), but for its description and its slots: the launcher's order on
+    // the healthy hosts (rank r on the (r/8)-th of node000-002, node004-012) instead of remap's
+    // own (the surviving replicas keep their slots, which on ToR is already one stage per leaf).
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("tor.json"));
+    const CliRun r = runRailyardCli({ QStringLiteral("remap"), sample("seed-128-tor.json"),
+        QStringLiteral("--fail"), QStringLiteral("server:3"), QStringLiteral("--strategy"),
+        QStringLiteral("drop-dp"), QStringLiteral("-o"), out });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    nlohmann::json made = nlohmann::json::parse(readAll(out).toStdString());
+    const nlohmann::json file
+        = nlohmann::json::parse(readAll(sample("seed-128-tor-failed-server3.json")).toStdString());
+    std::vector<int> launcher;
+    for (int rank = 0; rank < 96; ++rank) {
+        const int host = rank / 8; // the host-th healthy server: node003 is skipped
+        launcher.push_back((host < 3 ? host : host + 1) * 8 + rank % 8);
+    }
+    QCOMPARE(file["mapping"]["slots"].get<std::vector<int>>(), launcher);
+    QVERIFY(made["mapping"]["slots"].get<std::vector<int>>() != launcher);
+    made["mapping"]["slots"] = launcher;
+    made["description"] = file["description"];
+    QVERIFY(made == file);
 }
 
 void TestCliRemap::allStrategiesJson()

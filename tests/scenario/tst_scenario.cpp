@@ -124,8 +124,9 @@ void TestScenario::specsCompareByValue()
 void TestScenario::fileRoundTripIsEqual_data()
 {
     QTest::addColumn<QString>("sample");
-    for (const char *name : { "seed-128", "seed-128-tor", "seed-128-failed-server3",
-             "mixtral-ep8-zipf", "inference-disaggregated", "inference-minimal", "dgx-h100-4su" })
+    for (const char *name : { "seed-128", "seed-128-tor", "seed-128-tor-ppdp",
+             "seed-128-tor-failed-server3", "seed-128-failed-server3", "mixtral-ep8-zipf",
+             "inference-disaggregated", "inference-minimal", "dgx-h100-4su" })
         QTest::newRow(name) << QString::fromLatin1(name);
 }
 

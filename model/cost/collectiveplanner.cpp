@@ -351,11 +351,13 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
             channels = std::max(channels, s.nics.size());
         plan.channels = static_cast<int>(channels);
         const double c = plan.channels;
+        std::vector<int> heads, order; // reused server after server, channel after channel
+        heads.reserve(b.servers().size());
         for (int ch = 0; ch < plan.channels; ++ch) {
             ChainPart inside;
-            std::vector<int> heads;
+            heads.clear();
             for (const ServerMembers &s : b.servers()) {
-                const std::vector<int> order = chainOrder(s, b.members(), ch);
+                chainOrder(s, b.members(), ch, order);
                 heads.push_back(order.front());
                 ChainPart along;
                 for (std::size_t j = 0; j + 1 < order.size(); ++j) {

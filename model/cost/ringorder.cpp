@@ -164,19 +164,17 @@ std::vector<std::vector<int>> buildRings(
     return rings;
 }
 
-std::vector<int> chainOrder(
-    const ServerMembers &s, const std::vector<RingMember> &members, int channel)
+void chainOrder(const ServerMembers &s, const std::vector<RingMember> &members, int channel,
+    std::vector<int> &out)
 {
     const int nic = s.nics[static_cast<std::size_t>(channel) % s.nics.size()];
-    std::vector<int> out;
-    out.reserve(s.members.size());
+    out.clear();
     for (const int i : s.members)
         if (members[i].nic == nic && out.empty())
             out.push_back(i);
     for (const int i : s.members)
         if (out.front() != i)
             out.push_back(i);
-    return out;
 }
 
 } // namespace railyard

@@ -64,8 +64,9 @@ std::vector<std::vector<int>> buildRings(
     const std::vector<RingMember> &members, const std::vector<ServerMembers> &servers);
 
 /// The members of server `s` in the order a chain of channel `channel` visits them: the
-/// member on the channel's NIC first (the tree's network end), the others by GPU index.
-std::vector<int> chainOrder(
-    const ServerMembers &s, const std::vector<RingMember> &members, int channel);
+/// member on the channel's NIC first (the tree's network end), the others by GPU index; into
+/// `out` (cleared first), which a planner reuses server after server.
+void chainOrder(const ServerMembers &s, const std::vector<RingMember> &members, int channel,
+    std::vector<int> &out);
 
 } // namespace railyard

@@ -436,24 +436,6 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
     reach = Tier::ScaleUp;
     if (srcSlot == dstSlot)
         return 0.0;
-    if (m_latencyMemo.empty())
-        m_latencyMemo.resize(std::size_t { 1 } << kLatencyMemoBits);
-    const std::uint64_t key
-        = std::uint64_t { static_cast<std::uint32_t>(srcSlot) } << 32 | static_cast<std::uint32_t>(dstSlot);
-    // Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): the top bits of key x 2^64/phi.
-    LatencyMemo &memo = m_latencyMemo[static_cast<std::size_t>(
-        (key * 0x9E3779B97F4A7C15ull) >> (64 - kLatencyMemoBits))];
-    if (memo.key != key) {
-        memo.latency = computeLatency(srcSlot, dstSlot, memo.reach);
-        memo.key = key;
-    }
-    reach = memo.reach;
-    return memo.latency;
-}
-
-double Router::computeLatency(int srcSlot, int dstSlot, Tier &reach)
-{
-    reach = Tier::ScaleUp;
     Ends e;
     ends(srcSlot, dstSlot, e);
     double sum = 0.0;

@@ -169,18 +169,6 @@ private:
     std::vector<RouteHop> m_pairHops;
     std::vector<int> m_pairLevelStart; ///< index in m_pairHops of each level's first hop
 
-    /// latency() of recently asked slot pairs, direct-mapped by a hash of the pair: the
-    /// collective planner asks for the same ring and tree edges each time it re-plans a group
-    /// (most of a placement search's steps), and a route's latency never changes.
-    struct LatencyMemo
-    {
-        std::uint64_t key = ~std::uint64_t { 0 }; ///< src << 32 | dst; all ones: empty
-        double latency = 0.0;
-        Tier reach = Tier::ScaleUp;
-    };
-    static constexpr int kLatencyMemoBits = 14;
-    std::vector<LatencyMemo> m_latencyMemo; ///< 2^kLatencyMemoBits entries once used
-    double computeLatency(int srcSlot, int dstSlot, Tier &reach);
 };
 
 } // namespace railyard

@@ -50,6 +50,13 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     , m_layout(layout)
     , m_router(router)
     , m_setup(setup)
+    , m_lumps(router.lumps().lumps)
+    , m_lumpLinks(router.lumps().links)
+    , m_lumpOfLink(router.lumps().lumpOfLink)
+    , m_segmentLumpStart(router.lumps().segmentLumpStart)
+    , m_segmentLooseStart(router.lumps().segmentLooseStart)
+    , m_segmentLumps(router.lumps().segmentLumps)
+    , m_segmentLoose(router.lumps().segmentLoose)
 {
     const ParallelDegrees &deg = layout.degrees();
     const int stages = deg.pp;
@@ -98,10 +105,15 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     m_linkIsNicUp.assign(links, 0);
     m_linkIsLeafUp.assign(links, 0);
     m_changedLinks.assign(sz(links));
-    for (const FabricLink &l : fabric.links()) {
-        const NodeKind from = fabric.node(l.src).kind;
-        m_linkIsNicUp[l.id] = (l.tier == Tier::Leaf && from == NodeKind::Nic) ? 1 : 0;
-        m_linkIsLeafUp[l.id] = (l.tier == Tier::Spine && from == NodeKind::Leaf) ? 1 : 0;
+    // Only leaf- and spine-tier links can be either; the tier array spares the other links'
+    // records and nodes (most of 1.6 million links at 131,072 GPUs).
+    for (int id = 0; id < links; ++id) {
+        const Tier tier = fabric.linkTier(id);
+        if (tier != Tier::Leaf && tier != Tier::Spine)
+            continue;
+        const NodeKind from = fabric.node(fabric.links()[sz(id)].src).kind;
+        m_linkIsNicUp[sz(id)] = (tier == Tier::Leaf && from == NodeKind::Nic) ? 1 : 0;
+        m_linkIsLeafUp[sz(id)] = (tier == Tier::Spine && from == NodeKind::Leaf) ? 1 : 0;
     }
     // Every rank a pattern covers loads at least two links of its own: its GPU's port out and
     // in (a route starts and ends at a GPU's own link). The DP family covers every rank, the
@@ -110,7 +122,8 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     const std::size_t world = static_cast<std::size_t>(layout.worldSize());
     for (TrafficPattern &p : m_patterns)
         p.load.reserve(2 * (p.stage < 0 ? world : world / static_cast<std::size_t>(stages)));
-    findLumps();
+    m_lumpBytes.assign(m_lumps.size(), DimArray {});
+    m_lumpTouched.assign(m_lumps.size());
 }
 
 int TrafficModel::addPattern(std::string name, Dim dim, int stage, int steps)
@@ -301,31 +314,37 @@ int TrafficModel::stageOfGroup(GroupKind kind, int index) const
 
 void TrafficModel::build(const Mapping &mapping)
 {
-    m_emitted.clear();
-    m_replaced.clear();
-    for (TrafficPattern &p : m_patterns) {
-        p.load.clear();
-        p.ringSteps.clear();
-        p.pendingSegments.clear();
-        p.latencies.clear();
-        for (auto &byPasses : p.chainLatency)
-            for (auto &m : byPasses)
-                m.clear();
-        p.groupServers.clear();
-        p.groupChannels.clear();
-        p.maxRatio = p.linkMax = p.lumpMax = 0.0;
-        p.argmax = p.linkArgmax = p.lumpArgmax = -1;
-        p.rescan = p.lumpChanged = false;
-        std::fill(p.lumped.begin(), p.lumped.end(), 0.0);
-        if (p.ratios.size() > 0)
-            p.ratios.assign(p.ratios.size());
+    // A model built before is cleared; a new one holds nothing yet (and clearing its per-link
+    // arrays, which the constructor zeroed, would write them all again: 64 MB of link bytes and
+    // 13 MB per dense pattern at 131,072 GPUs).
+    if (m_built) {
+        m_emitted.clear();
+        m_replaced.clear();
+        for (TrafficPattern &p : m_patterns) {
+            p.load.clear();
+            p.ringSteps.clear();
+            p.pendingSegments.clear();
+            p.latencies.clear();
+            for (auto &byPasses : p.chainLatency)
+                for (auto &m : byPasses)
+                    m.clear();
+            p.groupServers.clear();
+            p.groupChannels.clear();
+            p.maxRatio = p.linkMax = p.lumpMax = 0.0;
+            p.argmax = p.linkArgmax = p.lumpArgmax = -1;
+            p.rescan = p.lumpChanged = false;
+            std::fill(p.lumped.begin(), p.lumped.end(), 0.0);
+            if (p.ratios.size() > 0)
+                p.ratios.assign(p.ratios.size());
+        }
+        for (const int lump : m_lumpTouched.list())
+            m_lumpBytes[sz(lump)] = {};
+        m_lumpTouched.clear();
+        std::fill(m_linkDimBytes.begin(), m_linkDimBytes.end(), 0.0);
+        m_tierBytes = {};
+        m_nicUpBytes = m_leafUpBytes = 0.0;
     }
-    for (const int lump : m_lumpTouched.list())
-        m_lumpBytes[sz(lump)] = {};
-    m_lumpTouched.clear();
-    std::fill(m_linkDimBytes.begin(), m_linkDimBytes.end(), 0.0);
-    m_tierBytes = {};
-    m_nicUpBytes = m_leafUpBytes = 0.0;
+    m_built = true;
     for (int p = 0; p < static_cast<int>(m_patterns.size()); ++p)
         m_touchedPatterns.add(p); // every maximum and choice is found afresh
 

@@ -7,6 +7,7 @@
 #include "cost/maxtree.h"
 #include "cost/nccltuning.h"
 #include "fabric/fabric.h"
+#include "fabric/routelumps.h"
 #include "fabric/router.h"
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
@@ -281,29 +282,14 @@ private:
     void flushSegments(TrafficPattern &p);
 
     /**
-     * A set of switch-to-switch links of one tier that every route segment using any of them
-     * uses all of, each with one share: a leaf's uplinks to the spines of its pod (every segment
-     * leaving the leaf spreads over all of them evenly), the downlinks into a leaf, and each
-     * pod's spine -> super-spine and super-spine -> spine parts in a folded Clos. Every link of
-     * a lump then carries the same load per pattern, the sum of the segments' demand x share,
-     * so a pattern keeps one number per lump (TrafficPattern::lumped) instead of one per link,
-     * a segment adds to a few lumps instead of to each of its links (64 of them between two
-     * leaves under 32 spines), and the links' bytes per iteration are spread once per refresh
-     * for all patterns together. Its largest ratio is at its lowest-bandwidth link (topLink).
+     * A lump of switch-to-switch links that every route segment using one of them uses all of,
+     * each with one share (fabric/routelumps.h): a pattern keeps one number per lump
+     * (TrafficPattern::lumped) instead of one per link, a segment adds to a few lumps instead
+     * of to each of its links (64 of them between two leaves under 32 spines), and the links'
+     * bytes per iteration are spread once per refresh for all patterns together.
      */
-    struct Lump
-    {
-        int first = 0;    ///< its links: m_lumpLinks[first, first + count), ascending ids
-        int count = 0;
-        int topLink = -1; ///< the link of lowest bandwidth (lowest id of equals)
-    };
-    /// One lump a segment's hops cover, and the share of the segment's demand each link takes.
-    struct LumpShare
-    {
-        int lump = -1;
-        double share = 0.0;
-    };
-    void findLumps();
+    using Lump = RouteLumps::Lump;
+    using LumpShare = RouteLumps::LumpShare;
     /// Adds `demand` entering `segment` to its lumps and its other hops; false when the
     /// segment has no lump (its hops are then the router's).
     bool addSegmentToLumps(TrafficPattern &p, int segment, double demand);
@@ -350,17 +336,20 @@ private:
     /// their maxima and their families' choices can have changed.
     TouchedIndexes m_touchedPatterns;
 
-    std::vector<Lump> m_lumps;
-    std::vector<int> m_lumpLinks;        ///< the lumps' links (Lump::first, Lump::count)
-    std::vector<int> m_lumpOfLink;       ///< link id -> its lump, or -1; empty without lumps
+    // The router's lumps (Router::lumps(), shared by every model on it), under the names the
+    // lump code reads.
+    const std::vector<Lump> &m_lumps;
+    const std::vector<int> &m_lumpLinks; ///< the lumps' links (Lump::first, Lump::count)
+    const std::vector<int> &m_lumpOfLink; ///< link id -> its lump, or -1; empty without lumps
     /// Per segment id (and one past the last): where its lumps start in m_segmentLumps and its
     /// other hops in m_segmentLoose. A segment with no lump reads its hops from the router.
-    std::vector<int> m_segmentLumpStart, m_segmentLooseStart;
-    std::vector<LumpShare> m_segmentLumps;
-    std::vector<RouteHop> m_segmentLoose;
+    const std::vector<int> &m_segmentLumpStart, &m_segmentLooseStart;
+    const std::vector<LumpShare> &m_segmentLumps;
+    const std::vector<RouteHop> &m_segmentLoose;
     std::vector<DimArray> m_lumpBytes; ///< per lump: bytes per iteration not yet spread
     TouchedIndexes m_lumpTouched; ///< lumps with bytes to spread
 
+    bool m_built = false; ///< build() ran: its loads are there to clear
     std::vector<double> m_linkDimBytes;
     std::vector<unsigned char> m_linkIsNicUp, m_linkIsLeafUp;
     std::array<DimArray, kTierCount> m_tierBytes{};

@@ -5,6 +5,7 @@
 #include "cost/maxtree.h"
 #include "cost/trafficmodel.h"
 #include "fabric/fabric.h"
+#include "fabric/routelumps.h"
 #include "fabric/router.h"
 #include "fixtures.h"
 #include "layout/mapping.h"
@@ -138,7 +139,9 @@ private Q_SLOTS:
     void maxTreeMatchesScan();
     void roundToIntegerIsLlround();
     void superSpineLumps();
+    void lumpsFoundOncePerRouter();
     void linkRankingMatchesFreshRanking();
+    void linkRankingMatchesSortedKeys();
 };
 
 void TestTrafficModel::ringInsideServer()
@@ -508,6 +511,34 @@ void TestTrafficModel::superSpineLumps()
     QVERIFY(switchLinks > 0);
 }
 
+void TestTrafficModel::lumpsFoundOncePerRouter()
+{
+    // The router finds its lumps once (Router::lumps()) and every model built on it reads the
+    // same ones: a second model on the router agrees with the first link by link, and with a
+    // model on a router of its own, which finds them afresh.
+    Setup s(fixtures::railFabric(16, 2, 2, 8), fixtures::degrees(1, 2, 16));
+    const RouteLumps &lumps = s.router.lumps();
+    QCOMPARE(&s.router.lumps(), &lumps);
+    QCOMPARE(static_cast<int>(lumps.lumps.size()), s.traffic->lumpCount());
+    QVERIFY(s.traffic->lumpCount() > 0);
+    TrafficModel::Setup setup;
+    setup.stageDpBytes = { 1.0, 1.0 }; // as Setup gives the model under test
+    TrafficModel second(s.fabric, s.layout, s.router, setup);
+    second.build(s.mapping);
+    QCOMPARE(&s.router.lumps(), &lumps);
+    compareModels(*s.traffic, second, s.fabric.linkCount());
+    Router own(s.fabric);
+    TrafficModel fresh(s.fabric, s.layout, own, setup);
+    fresh.build(s.mapping);
+    QVERIFY(&own.lumps() != &lumps);
+    QCOMPARE(own.lumps().links, lumps.links);
+    QCOMPARE(own.lumps().segmentLumpStart, lumps.segmentLumpStart);
+    compareModels(*s.traffic, fresh, s.fabric.linkCount());
+    // Built again on the same model (setMapping()), it clears what it held.
+    second.build(s.mapping);
+    compareModels(*s.traffic, second, s.fabric.linkCount());
+}
+
 void TestTrafficModel::linkRankingMatchesFreshRanking()
 {
     // LinkRanking (model/cost/linkranking.h) after batches of changes, many of them runs of
@@ -544,6 +575,33 @@ void TestTrafficModel::linkRankingMatchesFreshRanking()
         for (const double q : { 0.0, 0.25, 0.5, 0.95, 0.99, 1.0 })
             QCOMPARE(ranking.percentile(q, 1.0), fresh.percentile(q, 1.0));
         QCOMPARE(ranking.max(1.0), fresh.max(1.0));
+    }
+}
+
+void TestTrafficModel::linkRankingMatchesSortedKeys()
+{
+    // LinkRanking::rank() counts the distinct keys in a hash table that grows from 1,024
+    // slots: against a plain sort of every key, with few distinct keys (lumped links share
+    // theirs), with more than the table's first size, and with negative and huge ones.
+    std::mt19937_64 rng(7);
+    for (const long long levels : { 3LL, 700LL, 5000LL, 1000000000000LL }) {
+        const int n = 20000;
+        std::uniform_int_distribution<long long> key(-2, levels);
+        std::vector<long long> keys(static_cast<std::size_t>(n));
+        for (long long &k : keys)
+            k = key(rng);
+        LinkRanking ranking;
+        ranking.rank(keys);
+        std::vector<long long> sorted = keys;
+        std::sort(sorted.begin(), sorted.end());
+        for (const double q : { 0.0, 0.001, 0.25, 0.5, 0.95, 0.99, 1.0 }) {
+            const auto rank = std::clamp<long long>(static_cast<long long>(std::ceil(q * n)), 1, n);
+            QCOMPARE(ranking.percentile(q, 1.0),
+                static_cast<double>(sorted[static_cast<std::size_t>(rank - 1)]));
+        }
+        QCOMPARE(ranking.max(1.0), static_cast<double>(sorted.back()));
+        const auto first = std::max_element(keys.begin(), keys.end()); // the first of equals
+        QCOMPARE(ranking.bottleneck(), static_cast<int>(first - keys.begin()));
     }
 }
 

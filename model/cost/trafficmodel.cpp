@@ -119,9 +119,13 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     // in (a route starts and ends at a GPU's own link). The DP family covers every rank, the
     // others one stage's. Sizing the loads for that up front keeps a large pattern from
     // growing its table a dozen times, or from filling one it then drops for the array.
+    // A pipeline boundary's send between servers loads four (PCIe and NIC out at the sender,
+    // NIC and PCIe in at the receiver): sized for two, each boundary's table grew once.
     const std::size_t world = static_cast<std::size_t>(layout.worldSize());
-    for (TrafficPattern &p : m_patterns)
-        p.load.reserve(2 * (p.stage < 0 ? world : world / static_cast<std::size_t>(stages)));
+    for (TrafficPattern &p : m_patterns) {
+        const std::size_t perRank = p.dim == Dim::Pp ? 4 : 2;
+        p.load.reserve(perRank * (p.stage < 0 ? world : world / static_cast<std::size_t>(stages)));
+    }
     m_lumpBytes.assign(m_lumps.size(), DimArray {});
     m_lumpTouched.assign(m_lumps.size());
 }
@@ -359,11 +363,56 @@ void TrafficModel::build(const Mapping &mapping)
     emitAll(GroupKind::Tp, deg.tp > 1);
     emitAll(GroupKind::Cp, deg.cp > 1);
     emitAll(GroupKind::Ep, deg.ep > 1);
-    emitAll(GroupKind::Pp, deg.pp > 1);
+    if (deg.pp > 1)
+        emitPipelineSends(mapping);
     emitAll(GroupKind::DpCp, deg.dp * deg.cp > 1);
     emitAll(GroupKind::ExpertDp,
             !m_setup.stageExpertDpBytes.empty() && deg.dp * deg.cp / std::max(1, deg.ep) > 1);
     refreshMaxima();
+}
+
+void TrafficModel::emitPipelineSends(const Mapping &mapping)
+{
+    const std::vector<std::vector<int>> &groups = m_layout.groups(GroupKind::Pp);
+    // The sends emitGroup() makes group by group, boundary by boundary instead: each boundary's
+    // two patterns then fill their tables in turn, where group by group every pipeline touched
+    // all of them (30 tables of 1 MB at 131,072 GPUs, each insert a cache miss). Each pattern
+    // takes its sends in the groups' order either way; across patterns the order changes, so
+    // this runs only where every boundary pattern has one weight: then each link's and each
+    // tier's bytes add equal terms, in whatever order.
+    std::vector<int> boundaries = m_ppForward;
+    boundaries.insert(boundaries.end(), m_ppBackward.begin(), m_ppBackward.end());
+    if (m_ppWrapForward >= 0) {
+        boundaries.push_back(m_ppWrapForward);
+        boundaries.push_back(m_ppWrapBackward);
+    }
+    const bool oneWeight = std::all_of(boundaries.begin(), boundaries.end(), [&](int p) {
+        return m_patterns[sz(p)].weight == m_patterns[sz(boundaries.front())].weight;
+    });
+    if (!oneWeight) {
+        for (int g = 0; g < static_cast<int>(groups.size()); ++g)
+            emitGroup({ GroupKind::Pp, g }, mapping, +1.0);
+        return;
+    }
+    for (std::size_t s = 0; s < m_ppForward.size(); ++s)
+        for (const std::vector<int> &members : groups) {
+            if (s + 1 >= members.size())
+                continue;
+            const int a = mapping.slotOf(members[s]);
+            const int b = mapping.slotOf(members[s + 1]);
+            emitFlow(m_ppForward[s], a, b, 1.0, +1.0);
+            emitFlow(m_ppBackward[s], b, a, 1.0, +1.0);
+        }
+    if (m_ppWrapForward < 0)
+        return;
+    for (const std::vector<int> &members : groups) {
+        if (members.size() < 2)
+            continue;
+        const int last = mapping.slotOf(members.back());
+        const int first = mapping.slotOf(members.front());
+        emitFlow(m_ppWrapForward, last, first, 1.0, +1.0);
+        emitFlow(m_ppWrapBackward, first, last, 1.0, +1.0);
+    }
 }
 
 std::vector<TrafficModel::GroupRef> TrafficModel::groupsOf(const std::vector<int> &ranks) const

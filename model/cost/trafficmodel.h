@@ -219,6 +219,8 @@ private:
     void refreshChoices();
     void reweight(int pattern, double weight);
     void emitGroup(const GroupRef &group, const Mapping &mapping, double sign);
+    /// build()'s pipeline sends: what emitGroup() adds for every pp group, boundary by boundary.
+    void emitPipelineSends(const Mapping &mapping);
     /// One flow of a group's plan between two of its members (indexes in the group's member
     /// list, which a move does not change), bytes per byte of S per pass.
     struct GroupFlow

@@ -133,6 +133,8 @@ private Q_SLOTS:
     void ringAcrossServersOnOneRail();
     void allToAllAcrossRails();
     void pipelineBoundary();
+    void pipelineSendsBoundaryByBoundary_data();
+    void pipelineSendsBoundaryByBoundary();
     void weightsGiveBytesPerIteration();
     void incrementalMoveEqualsRebuild_data();
     void incrementalMoveEqualsRebuild();
@@ -252,6 +254,73 @@ void TestTrafficModel::pipelineBoundary()
     QCOMPARE(fwd.stepCount(), 1);
     QCOMPARE(fwd.stage, 0);
     QCOMPARE(bwd.stage, 1); // the backward send belongs to the stage that sends it
+}
+
+void TestTrafficModel::pipelineSendsBoundaryByBoundary_data()
+{
+    QTest::addColumn<double>("wrapWeight");
+    QTest::newRow("one weight: boundary by boundary") << 2.0;
+    QTest::newRow("the wrap weighs less: group by group") << 1.0;
+}
+
+void TestTrafficModel::pipelineSendsBoundaryByBoundary()
+{
+    // build() emits the pipeline sends boundary by boundary where every boundary pattern has
+    // one weight, else group by group (TrafficModel::emitPipelineSends()). Either way each
+    // boundary's load is the sum of its sends' routes hop by hop, and a link's pp bytes are the
+    // loads times the weights: pp 4 with the interleaved wrap, across four pods.
+    QFETCH(double, wrapWeight);
+    TrafficModel::Setup setup;
+    setup.ppWrap = true;
+    Setup s(fixtures::railFabric(16, 2, 2, 8), fixtures::degrees(1, 4, 8), setup);
+    TrafficModel &m = *s.traffic;
+    QVERIFY(m.ppWrapForwardPattern() >= 0);
+    std::map<int, double> weight;
+    for (int b = 0; b < 3; ++b) {
+        weight[m.ppForwardPattern(b)] = 2.0;
+        weight[m.ppBackwardPattern(b)] = 2.0;
+    }
+    weight[m.ppWrapForwardPattern()] = wrapWeight;
+    weight[m.ppWrapBackwardPattern()] = wrapWeight;
+    for (const auto &[pattern, w] : weight)
+        m.setWeight(pattern, w);
+    m.build(s.mapping); // again, with the weights
+
+    const int links = s.fabric.linkCount();
+    std::map<int, std::vector<double>> expected; // per pattern, per link
+    const auto send = [&](int pattern, int fromRank, int toRank) {
+        std::vector<double> &load = expected[pattern];
+        load.resize(static_cast<std::size_t>(links), 0.0);
+        for (const RouteHop &h :
+            s.router.route(s.mapping.slotOf(fromRank), s.mapping.slotOf(toRank)))
+            load[static_cast<std::size_t>(h.link)] += h.share;
+    };
+    for (const std::vector<int> &group : s.layout.groups(GroupKind::Pp)) {
+        QCOMPARE(static_cast<int>(group.size()), 4);
+        for (int b = 0; b < 3; ++b) {
+            send(m.ppForwardPattern(b), group[static_cast<std::size_t>(b)],
+                group[static_cast<std::size_t>(b) + 1]);
+            send(m.ppBackwardPattern(b), group[static_cast<std::size_t>(b) + 1],
+                group[static_cast<std::size_t>(b)]);
+        }
+        send(m.ppWrapForwardPattern(), group.back(), group.front());
+        send(m.ppWrapBackwardPattern(), group.front(), group.back());
+    }
+    std::vector<double> ppBytes(static_cast<std::size_t>(links), 0.0);
+    for (const auto &[pattern, load] : expected)
+        for (int l = 0; l < links; ++l) {
+            const double want = load[static_cast<std::size_t>(l)];
+            QVERIFY2(near(m.patternLoad(pattern, l), want),
+                qPrintable(QStringLiteral("%1 link %2: %3, hop by hop %4")
+                               .arg(QString::fromStdString(m.pattern(pattern).name))
+                               .arg(l)
+                               .arg(m.patternLoad(pattern, l))
+                               .arg(want)));
+            ppBytes[static_cast<std::size_t>(l)] += weight[pattern] * want;
+        }
+    for (int l = 0; l < links; ++l)
+        QVERIFY(near(m.linkDimBytes()[static_cast<std::size_t>(l) * kDimCount + index(Dim::Pp)],
+            ppBytes[static_cast<std::size_t>(l)]));
 }
 
 void TestTrafficModel::weightsGiveBytesPerIteration()

@@ -278,8 +278,23 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
     if (all) {
         report.links.assign(n, LinkLoad{});
         std::vector<long long> keys(static_cast<std::size_t>(n), 0);
-        for (int i = 0; i < n; ++i)
-            keys[static_cast<std::size_t>(i)] = updateLink(i);
+        // Most links carry exactly what the link before them does at the same bandwidth (a
+        // GPU's port out and in, the links of an ECMP lump: 96 % of them at 131,072 GPUs):
+        // such a link takes that one's figures and keys instead of computing them again.
+        const std::vector<double> &dimBytes = traffic->linkDimBytes();
+        for (int i = 0; i < n; ++i) {
+            const auto at = static_cast<std::size_t>(i);
+            if (i > 0 && fabric.linkBandwidth(i) == fabric.linkBandwidth(i - 1)
+                && std::equal(dimBytes.begin() + static_cast<std::ptrdiff_t>(at * kDimCount),
+                    dimBytes.begin() + static_cast<std::ptrdiff_t>((at + 1) * kDimCount),
+                    dimBytes.begin() + static_cast<std::ptrdiff_t>((at - 1) * kDimCount))) {
+                report.links[at] = report.links[at - 1];
+                keys[at] = keys[at - 1];
+                channels.copyKeys(i, i - 1);
+            } else {
+                keys[at] = updateLink(i);
+            }
+        }
         ranking.rank(std::move(keys));
     } else {
         for (int i : changed)

@@ -33,7 +33,13 @@ std::vector<std::pair<long long, int>> countDistinct(const std::vector<long long
             i = (i + 1) & (capacity - 1);
         return i;
     };
-    for (const long long key : keys) {
+    std::size_t last = 0; // the slot of the key before, which most links repeat
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+        const long long key = keys[k];
+        if (k > 0 && key == keys[k - 1]) {
+            ++table[last].second;
+            continue;
+        }
         std::size_t i = slotOf(key);
         if (table[i].first == kEmpty) {
             if (2 * (used + 1) > capacity) {
@@ -50,6 +56,7 @@ std::vector<std::pair<long long, int>> countDistinct(const std::vector<long long
             ++used;
         }
         ++table[i].second;
+        last = i;
     }
     std::erase_if(table, [](const std::pair<long long, int> &e) { return e.first == kEmpty; });
     std::sort(table.begin(), table.end());

@@ -1,5 +1,7 @@
 #include "cost/linkranking.h"
 
+#include "base/units.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -15,9 +17,12 @@ bool LinkRanking::busier(int a, int b) const
 
 namespace {
 
-/// The distinct keys and how many times each occurs, in ascending key order.
-std::vector<std::pair<long long, int>> countDistinct(const std::vector<long long> &keys)
+/// The distinct keys and how many times each occurs, in ascending key order; `busiest`: the
+/// first index of the largest key (-1 without keys).
+std::vector<std::pair<long long, int>> countDistinct(
+    const std::vector<long long> &keys, int &busiest)
 {
+    busiest = -1;
     // Open addressing with linear probing (Knuth, TAOCP vol. 3, §6.4, Algorithm L) and
     // Fibonacci hashing (ibid.), at most half full. No busy time is the smallest long long,
     // which marks an empty slot.
@@ -40,6 +45,8 @@ std::vector<std::pair<long long, int>> countDistinct(const std::vector<long long
             ++table[last].second;
             continue;
         }
+        if (busiest < 0 || key > keys[sz(busiest)])
+            busiest = static_cast<int>(k);
         std::size_t i = slotOf(key);
         if (table[i].first == kEmpty) {
             if (2 * (used + 1) > capacity) {
@@ -73,11 +80,11 @@ void LinkRanking::rank(std::vector<long long> keys)
     // busy time with many others (every link of an ECMP lump, every idle link), and sorting
     // every link's key instead (1.6 million at 131,072 GPUs) was a twentieth of a warm
     // evaluation.
+    // The bottleneck (the first link of the largest key) is found in the same pass.
     m_histogram.clear();
-    for (const auto &[key, links] : countDistinct(m_key))
+    for (const auto &[key, links] : countDistinct(m_key, m_bottleneck))
         m_histogram.emplace_hint(m_histogram.end(), key, links);
-    m_rescan = true;
-    settle();
+    m_rescan = false;
 }
 
 void LinkRanking::change(int link, long long key)

@@ -347,6 +347,10 @@ void TrafficModel::build(const Mapping &mapping)
         m_nicUpBytes = m_leafUpBytes = 0.0;
     }
     m_built = true;
+    // Every link is new after a build, and a full evaluation reads them all: listing each one
+    // that changes (a million at 131,072 GPUs) would be thrown away.
+    m_changedLinks.clear();
+    m_building = true;
     for (int p = 0; p < static_cast<int>(m_patterns.size()); ++p)
         m_touchedPatterns.add(p); // every maximum and choice is found afresh
 
@@ -377,6 +381,7 @@ void TrafficModel::build(const Mapping &mapping)
     emitAll(GroupKind::ExpertDp,
             !m_setup.stageExpertDpBytes.empty() && deg.dp * deg.cp / std::max(1, deg.ep) > 1);
     refreshMaxima();
+    m_building = false;
 }
 
 void TrafficModel::emitPipelineSends(const Mapping &mapping)
@@ -659,7 +664,8 @@ void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
         m_nicUpBytes += bytes;
     if (m_linkIsLeafUp[link])
         m_leafUpBytes += bytes;
-    m_changedLinks.add(link);
+    if (!m_building)
+        m_changedLinks.add(link);
 }
 
 std::vector<int> TrafficModel::takeChangedLinks()

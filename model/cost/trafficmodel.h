@@ -180,7 +180,8 @@ public:
     /// Per link, per dimension, bytes per iteration (links x kDimCount, row-major).
     const std::vector<double> &linkDimBytes() const { return m_linkDimBytes; }
     const std::array<DimArray, kTierCount> &tierBytes() const { return m_tierBytes; }
-    /// Links whose bytes changed since the last call (each once); clears the list.
+    /// Links whose bytes changed since the last call (each once); clears the list. build()
+    /// lists none: after it every link is new.
     std::vector<int> takeChangedLinks();
     /// The load pattern `pattern` puts on `link` (bytes per byte of S per pass), a lumped
     /// link's included; for tests and inspection.
@@ -352,6 +353,7 @@ private:
     TouchedIndexes m_lumpTouched; ///< lumps with bytes to spread
 
     bool m_built = false; ///< build() ran: its loads are there to clear
+    bool m_building = false; ///< inside build(): changed links are not listed
     std::vector<double> m_linkDimBytes;
     std::vector<unsigned char> m_linkIsNicUp, m_linkIsLeafUp;
     std::array<DimArray, kTierCount> m_tierBytes{};

@@ -142,6 +142,7 @@ private Q_SLOTS:
     void roundToIntegerIsLlround();
     void superSpineLumps();
     void lumpsFoundOncePerRouter();
+    void buildListsNoChangedLinks();
     void linkRankingMatchesFreshRanking();
     void linkRankingMatchesSortedKeys();
 };
@@ -606,6 +607,27 @@ void TestTrafficModel::lumpsFoundOncePerRouter()
     // Built again on the same model (setMapping()), it clears what it held.
     second.build(s.mapping);
     compareModels(*s.traffic, second, s.fabric.linkCount());
+}
+
+void TestTrafficModel::buildListsNoChangedLinks()
+{
+    // build() lists no changed link (every link is new, and a full evaluation reads them all);
+    // a move afterwards lists the links whose bytes it changed: a pipeline send's PCIe and NIC
+    // links at both ends.
+    Setup s(fixtures::railFabric(2, 1), fixtures::degrees(1, 2, 1));
+    for (int p = 0; p < s.traffic->patternCount(); ++p)
+        s.traffic->setWeight(p, 1.0);
+    s.traffic->build(s.mapping);
+    QVERIFY(s.traffic->takeChangedLinks().empty());
+    Mapping moved = s.mapping;
+    s.traffic->beginMove(s.mapping, { 0, 1 });
+    moved.swapRanks(0, 1);
+    s.traffic->endMove(moved);
+    std::vector<int> changed = s.traffic->takeChangedLinks();
+    std::sort(changed.begin(), changed.end());
+    for (const int link : { s.pcieUp(0), s.nicUp(0), s.nicDown(1), s.pcieDown(1) })
+        QVERIFY(std::binary_search(changed.begin(), changed.end(), link));
+    QVERIFY(s.traffic->takeChangedLinks().empty());
 }
 
 void TestTrafficModel::linkRankingMatchesFreshRanking()

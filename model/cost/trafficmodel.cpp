@@ -102,16 +102,16 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
 
     const int links = fabric.linkCount();
     m_linkDimBytes.assign(static_cast<std::size_t>(links) * kDimCount, 0.0);
-    m_linkIsNicUp.assign(links, 0);
-    m_linkIsLeafUp.assign(links, 0);
+    m_linkRole.assign(sz(links), 0);
     m_changedLinks.assign(sz(links));
     // From the fabric's per-link arrays: reading each link's record and its source node from
     // the graph missed the cache once or twice per link (1.2 million of them at 131,072 GPUs).
     for (int id = 0; id < links; ++id) {
         const Tier tier = fabric.linkTier(id);
         const NodeKind from = fabric.linkSourceKind(id);
-        m_linkIsNicUp[sz(id)] = (tier == Tier::Leaf && from == NodeKind::Nic) ? 1 : 0;
-        m_linkIsLeafUp[sz(id)] = (tier == Tier::Spine && from == NodeKind::Leaf) ? 1 : 0;
+        m_linkRole[sz(id)] = static_cast<std::uint8_t>(index(tier)
+            | (tier == Tier::Leaf && from == NodeKind::Nic ? kNicUp : 0)
+            | (tier == Tier::Spine && from == NodeKind::Leaf ? kLeafUp : 0));
     }
     // Every rank a pattern covers loads at least two links of its own: its GPU's port out and
     // in (a route starts and ends at a GPU's own link). The DP family covers every rank, the
@@ -659,10 +659,11 @@ void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
     if (bytes == 0.0)
         return; // a pattern no op uses yet (a family's, before its choice): nothing moves
     m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(dim)] += bytes;
-    m_tierBytes[index(m_fabric.linkTier(link))][index(dim)] += bytes;
-    if (m_linkIsNicUp[link])
+    const std::uint8_t role = m_linkRole[sz(link)];
+    m_tierBytes[role & kTierMask][index(dim)] += bytes;
+    if (role & kNicUp)
         m_nicUpBytes += bytes;
-    if (m_linkIsLeafUp[link])
+    if (role & kLeafUp)
         m_leafUpBytes += bytes;
     if (!m_building)
         m_changedLinks.add(link);

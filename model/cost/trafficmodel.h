@@ -355,7 +355,12 @@ private:
     bool m_built = false; ///< build() ran: its loads are there to clear
     bool m_building = false; ///< inside build(): changed links are not listed
     std::vector<double> m_linkDimBytes;
-    std::vector<unsigned char> m_linkIsNicUp, m_linkIsLeafUp;
+    /// Per link, in one byte: its tier (index(Tier), kTierMask) and whether it is a NIC -> leaf
+    /// (kNicUp) or a leaf -> spine (kLeafUp) link. applyLinkBytes() reads it for every load it
+    /// adds, in no order; from the fabric's tier array and two flag arrays that was three cache
+    /// misses instead of one.
+    std::vector<std::uint8_t> m_linkRole;
+    static constexpr std::uint8_t kTierMask = 0x0f, kNicUp = 0x10, kLeafUp = 0x20;
     std::array<DimArray, kTierCount> m_tierBytes{};
     double m_nicUpBytes = 0.0;
     double m_leafUpBytes = 0.0;

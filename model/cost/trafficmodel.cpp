@@ -347,6 +347,12 @@ void TrafficModel::build(const Mapping &mapping)
         m_nicUpBytes = m_leafUpBytes = 0.0;
     }
     m_built = true;
+    // A dense pattern keeps block maxima from its first load on; addLoad() starts them then by
+    // a scan of the whole array (1.2 million links at 131,072 GPUs) for the one load it holds.
+    // Started here, on loads all zero, there is nothing to scan.
+    for (TrafficPattern &p : m_patterns)
+        if (p.load.dense() && p.ratios.size() == 0)
+            p.ratios.assign(sz(m_fabric.linkCount()));
     // Every link is new after a build, and a full evaluation reads them all: listing each one
     // that changes (a million at 131,072 GPUs) would be thrown away.
     m_changedLinks.clear();

@@ -283,13 +283,30 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
     const int n = fabric.linkCount();
     const std::vector<int> changed = traffic->takeChangedLinks();
     if (all) {
-        report.links.assign(n, LinkLoad{});
+        // Filled link by link below: zeroing all of it first (66 MB at 131,072 GPUs) wrote it
+        // twice.
+        report.links.clear();
+        report.links.reserve(static_cast<std::size_t>(n));
         std::vector<long long> keys(static_cast<std::size_t>(n), 0);
+        // Most links carry exactly what the link before them does at the same bandwidth (a
+        // GPU's port out and in, the links of an ECMP lump: 96 % of them at 131,072 GPUs):
+        // such a link takes that one's figures and keys instead of computing them again.
+        const std::vector<double> &dimBytes = traffic->linkDimBytes();
         busySquares = 0;
         for (int i = 0; i < n; ++i) {
-            const long long key = updateLink(i);
-            keys[static_cast<std::size_t>(i)] = key;
-            busySquares += square(key);
+            const auto at = static_cast<std::size_t>(i);
+            if (i > 0 && fabric.linkBandwidth(i) == fabric.linkBandwidth(i - 1)
+                && std::equal(dimBytes.begin() + static_cast<std::ptrdiff_t>(at * kDimCount),
+                    dimBytes.begin() + static_cast<std::ptrdiff_t>((at + 1) * kDimCount),
+                    dimBytes.begin() + static_cast<std::ptrdiff_t>((at - 1) * kDimCount))) {
+                report.links.push_back(report.links[at - 1]);
+                keys[at] = keys[at - 1];
+                channels.copyKeys(i, i - 1);
+            } else {
+                report.links.emplace_back();
+                keys[at] = updateLink(i);
+            }
+            busySquares += square(keys[at]);
         }
         ranking.rank(std::move(keys));
     } else {

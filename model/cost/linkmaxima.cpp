@@ -23,6 +23,12 @@ void LinkMaxima::set(int channel, int link, long long key)
         c.rescan = true; // the maximum lost value: another link may hold it now
 }
 
+void LinkMaxima::copyKeys(int link, int from)
+{
+    for (int c = 0; c < channels(); ++c)
+        set(c, link, m_channels[static_cast<std::size_t>(c)].key[static_cast<std::size_t>(from)]);
+}
+
 void LinkMaxima::settle()
 {
     for (Channel &c : m_channels) {

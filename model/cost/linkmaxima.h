@@ -17,6 +17,8 @@ public:
     void reset(int channels, int links);
     /// Link `link`'s key in `channel` is now `key` (>= 0). Call settle() after a batch.
     void set(int channel, int link, long long key);
+    /// Link `link`'s key in every channel is now link `from`'s.
+    void copyKeys(int link, int from);
     /// Finds the maxima again where a change of the batch lowered one.
     void settle();
     /// The largest key of `channel` (0 without links or channels).

@@ -106,6 +106,13 @@ void OverlapChannels::setKeys(int link, const DimArray &bytes, double bandwidth,
     }
 }
 
+void OverlapChannels::copyKeys(int link, int same)
+{
+    // Every channel is one (quantity, variant) of setKeys(), each set once per link: copying
+    // all of them is what update() with every variant does for equal bytes and bandwidth.
+    m_max.copyKeys(link, same);
+}
+
 void OverlapChannels::settle()
 {
     m_max.settle();

@@ -43,6 +43,11 @@ public:
     void setUp(const Shares &shares, int links);
     /// Link `link` now carries `bytes` (per dimension, per iteration) at `bandwidth` bytes/s.
     void update(int link, const DimArray &bytes, double bandwidth, Variants which = Variants::All);
+    /// Link `link` now carries what link `same` carries, at the same bandwidth, and `same`'s
+    /// keys are current in every variant: `link` takes them without computing them again
+    /// (update(link, bytes, bandwidth) would set the same). A full evaluation's links repeat
+    /// one another in long runs (a GPU's port out and in, a lump's links).
+    void copyKeys(int link, int same);
     /// Brings the keys update(..., WithEveryDim) left behind up to date: `current(link)` gives
     /// a link's bytes and bandwidth now, as a std::pair<DimArray, double>.
     template<typename Current> void catchUp(const Current &current)

@@ -50,6 +50,13 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     , m_layout(layout)
     , m_router(router)
     , m_setup(setup)
+    , m_lumps(router.lumps().lumps)
+    , m_lumpLinks(router.lumps().links)
+    , m_lumpOfLink(router.lumps().lumpOfLink)
+    , m_segmentLumpStart(router.lumps().segmentLumpStart)
+    , m_segmentLooseStart(router.lumps().segmentLooseStart)
+    , m_segmentLumps(router.lumps().segmentLumps)
+    , m_segmentLoose(router.lumps().segmentLoose)
 {
     const ParallelDegrees &deg = layout.degrees();
     const int stages = deg.pp;
@@ -95,22 +102,30 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
 
     const int links = fabric.linkCount();
     m_linkDimBytes.assign(static_cast<std::size_t>(links) * kDimCount, 0.0);
-    m_linkIsNicUp.assign(links, 0);
-    m_linkIsLeafUp.assign(links, 0);
+    m_linkRole.assign(sz(links), 0);
     m_changedLinks.assign(sz(links));
-    for (const FabricLink &l : fabric.links()) {
-        const NodeKind from = fabric.node(l.src).kind;
-        m_linkIsNicUp[l.id] = (l.tier == Tier::Leaf && from == NodeKind::Nic) ? 1 : 0;
-        m_linkIsLeafUp[l.id] = (l.tier == Tier::Spine && from == NodeKind::Leaf) ? 1 : 0;
+    // From the fabric's per-link arrays: reading each link's record and its source node from
+    // the graph missed the cache once or twice per link (1.2 million of them at 131,072 GPUs).
+    for (int id = 0; id < links; ++id) {
+        const Tier tier = fabric.linkTier(id);
+        const NodeKind from = fabric.linkSourceKind(id);
+        m_linkRole[sz(id)] = static_cast<std::uint8_t>(index(tier)
+            | (tier == Tier::Leaf && from == NodeKind::Nic ? kNicUp : 0)
+            | (tier == Tier::Spine && from == NodeKind::Leaf ? kLeafUp : 0));
     }
     // Every rank a pattern covers loads at least two links of its own: its GPU's port out and
     // in (a route starts and ends at a GPU's own link). The DP family covers every rank, the
     // others one stage's. Sizing the loads for that up front keeps a large pattern from
     // growing its table a dozen times, or from filling one it then drops for the array.
+    // A pipeline boundary's send between servers loads four (PCIe and NIC out at the sender,
+    // NIC and PCIe in at the receiver): sized for two, each boundary's table grew once.
     const std::size_t world = static_cast<std::size_t>(layout.worldSize());
-    for (TrafficPattern &p : m_patterns)
-        p.load.reserve(2 * (p.stage < 0 ? world : world / static_cast<std::size_t>(stages)));
-    findLumps();
+    for (TrafficPattern &p : m_patterns) {
+        const std::size_t perRank = p.dim == Dim::Pp ? 4 : 2;
+        p.load.reserve(perRank * (p.stage < 0 ? world : world / static_cast<std::size_t>(stages)));
+    }
+    m_lumpBytes.assign(m_lumps.size(), DimArray {});
+    m_lumpTouched.assign(m_lumps.size());
 }
 
 int TrafficModel::addPattern(std::string name, Dim dim, int stage, int steps)
@@ -301,36 +316,62 @@ int TrafficModel::stageOfGroup(GroupKind kind, int index) const
 
 void TrafficModel::build(const Mapping &mapping)
 {
-    m_emitted.clear();
-    m_replaced.clear();
-    for (TrafficPattern &p : m_patterns) {
-        p.load.clear();
-        p.ringSteps.clear();
-        p.pendingSegments.clear();
-        p.pendingEnds.clear();
-        p.latencies.clear();
-        for (auto &byPasses : p.chainLatency)
-            for (auto &m : byPasses)
-                m.clear();
-        p.groupServers.clear();
-        p.groupChannels.clear();
-        p.maxRatio = p.linkMax = p.lumpMax = 0.0;
-        p.argmax = p.linkArgmax = p.lumpArgmax = -1;
-        p.rescan = p.lumpChanged = false;
-        std::fill(p.lumped.begin(), p.lumped.end(), 0.0);
-        if (p.ratios.size() > 0)
-            p.ratios.assign(p.ratios.size());
+    // A model built before is cleared; a new one holds nothing yet (and clearing its per-link
+    // arrays, which the constructor zeroed, would write them all again: 64 MB of link bytes and
+    // 13 MB per dense pattern at 131,072 GPUs).
+    if (m_built) {
+        m_emitted.clear();
+        m_replaced.clear();
+        for (TrafficPattern &p : m_patterns) {
+            p.load.clear();
+            p.ringSteps.clear();
+            p.pendingSegments.clear();
+            p.pendingEnds.clear();
+            p.latencies.clear();
+            for (auto &byPasses : p.chainLatency)
+                for (auto &m : byPasses)
+                    m.clear();
+            p.groupServers.clear();
+            p.groupChannels.clear();
+            p.maxRatio = p.linkMax = p.lumpMax = 0.0;
+            p.argmax = p.linkArgmax = p.lumpArgmax = -1;
+            p.rescan = p.lumpChanged = false;
+            std::fill(p.lumped.begin(), p.lumped.end(), 0.0);
+            if (p.ratios.size() > 0)
+                p.ratios.assign(p.ratios.size());
+        }
+        for (const int lump : m_lumpTouched.list())
+            m_lumpBytes[sz(lump)] = {};
+        m_lumpTouched.clear();
+        std::fill(m_linkDimBytes.begin(), m_linkDimBytes.end(), 0.0);
+        m_tierBytes = {};
+        m_nicUpBytes = m_leafUpBytes = 0.0;
     }
-    for (const int lump : m_lumpTouched.list())
-        m_lumpBytes[sz(lump)] = {};
-    m_lumpTouched.clear();
-    std::fill(m_linkDimBytes.begin(), m_linkDimBytes.end(), 0.0);
-    m_tierBytes = {};
-    m_nicUpBytes = m_leafUpBytes = 0.0;
+    m_built = true;
+    // A dense pattern keeps block maxima from its first load on; addLoad() starts them then by
+    // a scan of the whole array (1.2 million links at 131,072 GPUs) for the one load it holds.
+    // Started here, on loads all zero, there is nothing to scan.
+    for (TrafficPattern &p : m_patterns)
+        if (p.load.dense() && p.ratios.size() == 0)
+            p.ratios.assign(sz(m_fabric.linkCount()));
+    // Every link is new after a build, and a full evaluation reads them all: listing each one
+    // that changes (a million at 131,072 GPUs) would be thrown away.
+    m_changedLinks.clear();
+    m_building = true;
     for (int p = 0; p < static_cast<int>(m_patterns.size()); ++p)
         m_touchedPatterns.add(p); // every maximum and choice is found afresh
 
     const ParallelDegrees &deg = m_layout.degrees();
+    // One plan per TP and DP group and pattern of its family (emitPlanned()), 33,000 at
+    // 131,072 GPUs: the table of plans is sized for them rather than rehashed on its way up.
+    std::size_t plans = 0;
+    const std::size_t stages = m_tp.size();
+    for (const Family &f : m_tp)
+        plans += f.patterns.size() * m_layout.groups(GroupKind::Tp).size()
+            / std::max<std::size_t>(1, stages);
+    plans += m_dp.patterns.size()
+        * (m_layout.groups(GroupKind::DpCp).size() + m_layout.groups(GroupKind::ExpertDp).size());
+    m_emitted.reserve(plans);
     auto emitAll = [&](GroupKind kind, bool wanted) {
         if (!wanted)
             return;
@@ -341,11 +382,57 @@ void TrafficModel::build(const Mapping &mapping)
     emitAll(GroupKind::Tp, deg.tp > 1);
     emitAll(GroupKind::Cp, deg.cp > 1);
     emitAll(GroupKind::Ep, deg.ep > 1);
-    emitAll(GroupKind::Pp, deg.pp > 1);
+    if (deg.pp > 1)
+        emitPipelineSends(mapping);
     emitAll(GroupKind::DpCp, deg.dp * deg.cp > 1);
     emitAll(GroupKind::ExpertDp,
             !m_setup.stageExpertDpBytes.empty() && deg.dp * deg.cp / std::max(1, deg.ep) > 1);
     refreshMaxima();
+    m_building = false;
+}
+
+void TrafficModel::emitPipelineSends(const Mapping &mapping)
+{
+    const std::vector<std::vector<int>> &groups = m_layout.groups(GroupKind::Pp);
+    // The sends emitGroup() makes group by group, boundary by boundary instead: each boundary's
+    // two patterns then fill their tables in turn, where group by group every pipeline touched
+    // all of them (30 tables of 1 MB at 131,072 GPUs, each insert a cache miss). Each pattern
+    // takes its sends in the groups' order either way; across patterns the order changes, so
+    // this runs only where every boundary pattern has one weight: then each link's and each
+    // tier's bytes add equal terms, in whatever order.
+    std::vector<int> boundaries = m_ppForward;
+    boundaries.insert(boundaries.end(), m_ppBackward.begin(), m_ppBackward.end());
+    if (m_ppWrapForward >= 0) {
+        boundaries.push_back(m_ppWrapForward);
+        boundaries.push_back(m_ppWrapBackward);
+    }
+    const bool oneWeight = std::all_of(boundaries.begin(), boundaries.end(), [&](int p) {
+        return m_patterns[sz(p)].weight == m_patterns[sz(boundaries.front())].weight;
+    });
+    if (!oneWeight) {
+        for (int g = 0; g < static_cast<int>(groups.size()); ++g)
+            emitGroup({ GroupKind::Pp, g }, mapping, +1.0);
+        return;
+    }
+    for (std::size_t s = 0; s < m_ppForward.size(); ++s)
+        for (const std::vector<int> &members : groups) {
+            if (s + 1 >= members.size())
+                continue;
+            const int a = mapping.slotOf(members[s]);
+            const int b = mapping.slotOf(members[s + 1]);
+            emitFlow(m_ppForward[s], a, b, 1.0, +1.0);
+            emitFlow(m_ppBackward[s], b, a, 1.0, +1.0);
+        }
+    if (m_ppWrapForward < 0)
+        return;
+    for (const std::vector<int> &members : groups) {
+        if (members.size() < 2)
+            continue;
+        const int last = mapping.slotOf(members.back());
+        const int first = mapping.slotOf(members.front());
+        emitFlow(m_ppWrapForward, last, first, 1.0, +1.0);
+        emitFlow(m_ppWrapBackward, first, last, 1.0, +1.0);
+    }
 }
 
 std::vector<TrafficModel::GroupRef> TrafficModel::groupsOf(const std::vector<int> &ranks) const
@@ -615,12 +702,14 @@ void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
     if (bytes == 0.0)
         return; // a pattern no op uses yet (a family's, before its choice): nothing moves
     m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(dim)] += bytes;
-    m_tierBytes[index(m_fabric.linkTier(link))][index(dim)] += bytes;
-    if (m_linkIsNicUp[link])
+    const std::uint8_t role = m_linkRole[sz(link)];
+    m_tierBytes[role & kTierMask][index(dim)] += bytes;
+    if (role & kNicUp)
         m_nicUpBytes += bytes;
-    if (m_linkIsLeafUp[link])
+    if (role & kLeafUp)
         m_leafUpBytes += bytes;
-    m_changedLinks.add(link);
+    if (!m_building)
+        m_changedLinks.add(link);
 }
 
 std::vector<int> TrafficModel::takeChangedLinks()

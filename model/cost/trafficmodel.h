@@ -7,6 +7,7 @@
 #include "cost/maxtree.h"
 #include "cost/nccltuning.h"
 #include "fabric/fabric.h"
+#include "fabric/routelumps.h"
 #include "fabric/router.h"
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
@@ -186,7 +187,8 @@ public:
     /// Per link, per dimension, bytes per iteration (links x kDimCount, row-major).
     const std::vector<double> &linkDimBytes() const { return m_linkDimBytes; }
     const std::array<DimArray, kTierCount> &tierBytes() const { return m_tierBytes; }
-    /// Links whose bytes changed since the last call (each once); clears the list.
+    /// Links whose bytes changed since the last call (each once); clears the list. build()
+    /// lists none: after it every link is new.
     std::vector<int> takeChangedLinks();
     /// The load pattern `pattern` puts on `link` (bytes per byte of S per pass), a lumped
     /// link's included; for tests and inspection.
@@ -225,6 +227,8 @@ private:
     void refreshChoices();
     void reweight(int pattern, double weight);
     void emitGroup(const GroupRef &group, const Mapping &mapping, double sign);
+    /// build()'s pipeline sends: what emitGroup() adds for every pp group, boundary by boundary.
+    void emitPipelineSends(const Mapping &mapping);
     /// One flow of a group's plan between two of its members (indexes in the group's member
     /// list, which a move does not change), bytes per byte of S per pass.
     struct GroupFlow
@@ -311,29 +315,14 @@ private:
     void flushEnds(TrafficPattern &p);
 
     /**
-     * A set of switch-to-switch links of one tier that every route segment using any of them
-     * uses all of, each with one share: a leaf's uplinks to the spines of its pod (every segment
-     * leaving the leaf spreads over all of them evenly), the downlinks into a leaf, and each
-     * pod's spine -> super-spine and super-spine -> spine parts in a folded Clos. Every link of
-     * a lump then carries the same load per pattern, the sum of the segments' demand x share,
-     * so a pattern keeps one number per lump (TrafficPattern::lumped) instead of one per link,
-     * a segment adds to a few lumps instead of to each of its links (64 of them between two
-     * leaves under 32 spines), and the links' bytes per iteration are spread once per refresh
-     * for all patterns together. Its largest ratio is at its lowest-bandwidth link (topLink).
+     * A lump of switch-to-switch links that every route segment using one of them uses all of,
+     * each with one share (fabric/routelumps.h): a pattern keeps one number per lump
+     * (TrafficPattern::lumped) instead of one per link, a segment adds to a few lumps instead
+     * of to each of its links (64 of them between two leaves under 32 spines), and the links'
+     * bytes per iteration are spread once per refresh for all patterns together.
      */
-    struct Lump
-    {
-        int first = 0;    ///< its links: m_lumpLinks[first, first + count), ascending ids
-        int count = 0;
-        int topLink = -1; ///< the link of lowest bandwidth (lowest id of equals)
-    };
-    /// One lump a segment's hops cover, and the share of the segment's demand each link takes.
-    struct LumpShare
-    {
-        int lump = -1;
-        double share = 0.0;
-    };
-    void findLumps();
+    using Lump = RouteLumps::Lump;
+    using LumpShare = RouteLumps::LumpShare;
     /// Adds `demand` entering `segment` to its lumps and its other hops; false when the
     /// segment has no lump (its hops are then the router's).
     bool addSegmentToLumps(TrafficPattern &p, int segment, double demand);
@@ -381,19 +370,28 @@ private:
     /// their maxima and their families' choices can have changed.
     TouchedIndexes m_touchedPatterns;
 
-    std::vector<Lump> m_lumps;
-    std::vector<int> m_lumpLinks;        ///< the lumps' links (Lump::first, Lump::count)
-    std::vector<int> m_lumpOfLink;       ///< link id -> its lump, or -1; empty without lumps
+    // The router's lumps (Router::lumps(), shared by every model on it), under the names the
+    // lump code reads.
+    const std::vector<Lump> &m_lumps;
+    const std::vector<int> &m_lumpLinks; ///< the lumps' links (Lump::first, Lump::count)
+    const std::vector<int> &m_lumpOfLink; ///< link id -> its lump, or -1; empty without lumps
     /// Per segment id (and one past the last): where its lumps start in m_segmentLumps and its
     /// other hops in m_segmentLoose. A segment with no lump reads its hops from the router.
-    std::vector<int> m_segmentLumpStart, m_segmentLooseStart;
-    std::vector<LumpShare> m_segmentLumps;
-    std::vector<RouteHop> m_segmentLoose;
+    const std::vector<int> &m_segmentLumpStart, &m_segmentLooseStart;
+    const std::vector<LumpShare> &m_segmentLumps;
+    const std::vector<RouteHop> &m_segmentLoose;
     std::vector<DimArray> m_lumpBytes; ///< per lump: bytes per iteration not yet spread
     TouchedIndexes m_lumpTouched; ///< lumps with bytes to spread
 
+    bool m_built = false; ///< build() ran: its loads are there to clear
+    bool m_building = false; ///< inside build(): changed links are not listed
     std::vector<double> m_linkDimBytes;
-    std::vector<unsigned char> m_linkIsNicUp, m_linkIsLeafUp;
+    /// Per link, in one byte: its tier (index(Tier), kTierMask) and whether it is a NIC -> leaf
+    /// (kNicUp) or a leaf -> spine (kLeafUp) link. applyLinkBytes() reads it for every load it
+    /// adds, in no order; from the fabric's tier array and two flag arrays that was three cache
+    /// misses instead of one.
+    std::vector<std::uint8_t> m_linkRole;
+    static constexpr std::uint8_t kTierMask = 0x0f, kNicUp = 0x10, kLeafUp = 0x20;
     std::array<DimArray, kTierCount> m_tierBytes{};
     double m_nicUpBytes = 0.0;
     double m_leafUpBytes = 0.0;

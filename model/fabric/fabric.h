@@ -164,6 +164,8 @@ public:
     double linkLatency(int id) const { return m_linkLatency[static_cast<std::size_t>(id)]; }
     double linkBandwidth(int id) const { return m_linkBandwidth[static_cast<std::size_t>(id)]; }
     Tier linkTier(int id) const { return m_linkTier[static_cast<std::size_t>(id)]; }
+    /// The kind of link(id)'s source node, from an array of its own like the three above.
+    NodeKind linkSourceKind(int id) const { return m_linkSourceKind[static_cast<std::size_t>(id)]; }
     const std::vector<FabricLink> &links() const { return m_links; }
     /// Link id from vertex a to vertex b, or -1 when they are not adjacent.
     int linkBetween(int a, int b) const;
@@ -192,6 +194,7 @@ private:
     std::vector<FabricLink> m_links; ///< copy of the edge bundles, indexed by id (fast access)
     std::vector<double> m_linkLatency, m_linkBandwidth; ///< per link id, as in m_links
     std::vector<Tier> m_linkTier;
+    std::vector<NodeKind> m_linkSourceKind;
     std::vector<int> m_gpuToNic;
     std::vector<std::string> m_serverNames;
     std::vector<int> m_gpuVertex, m_nicVertex, m_scaleUpVertex;

@@ -41,6 +41,7 @@ void FabricAssembly::begin(
     f.m_linkLatency.reserve(static_cast<std::size_t>(links));
     f.m_linkBandwidth.reserve(static_cast<std::size_t>(links));
     f.m_linkTier.reserve(static_cast<std::size_t>(links));
+    f.m_linkSourceKind.reserve(static_cast<std::size_t>(links));
     f.m_gpuVertex.reserve(sz(s.servers * gpus));
     f.m_nicVertex.reserve(sz(s.servers * nics));
     f.m_scaleUpVertex.reserve(sz(s.servers / f.m_domainServers));
@@ -131,6 +132,7 @@ void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double laten
         m_f.m_linkLatency.push_back(l.latency);
         m_f.m_linkBandwidth.push_back(l.bandwidth);
         m_f.m_linkTier.push_back(l.tier);
+        m_f.m_linkSourceKind.push_back(m_f.node(l.src).kind);
     }
 }
 

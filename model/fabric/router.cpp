@@ -1,6 +1,7 @@
 #include "fabric/router.h"
 
 #include "base/scenarioerror.h"
+#include "fabric/routelumps.h"
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
@@ -402,6 +403,15 @@ int Router::nicPairSegment(int srcNic, int dstNic)
     m_pairs.push_back(seg);
     m_nicPairOf.emplace(key, id);
     return id;
+}
+
+const RouteLumps &Router::lumps()
+{
+    // Lumps exist only where every segment is built up front (RouteLumps::find()), so the
+    // segments cached later (other fabrics' leaf pairs) never change them.
+    if (!m_lumps)
+        m_lumps = std::make_shared<const RouteLumps>(RouteLumps::find(*this));
+    return *m_lumps;
 }
 
 std::span<const RouteHop> Router::segmentHops(int segment) const

@@ -4,12 +4,15 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace railyard {
+
+struct RouteLumps;
 
 /** One link of a route and the share of the flow's bytes it carries (ECMP splits < 1). */
 struct RouteHop
@@ -73,6 +76,9 @@ public:
     std::span<const RouteHop> segmentHops(int segment) const;
     /// Segment ids lie in [0, segmentIdLimit()).
     int segmentIdLimit() const;
+    /// The lumps of links the segments load together (fabric/routelumps.h), found on first use
+    /// and kept: every traffic model built on this router reads the same ones.
+    const RouteLumps &lumps();
 
 private:
     /// A cached run of hops: [offset, offset + count) of m_arena, and the latency of one of them.
@@ -145,6 +151,7 @@ private:
     std::unordered_map<std::uint64_t, int> m_pairOf; ///< (src << 32 | dst) -> index in m_pairs
     std::unordered_map<std::uint64_t, int> m_nicPairOf; ///< the same for NIC pairs (planes)
     std::vector<char> m_failedLeaves;
+    std::shared_ptr<const RouteLumps> m_lumps; ///< lumps(), once asked for
     std::vector<RouteHop> m_nicPairHops; ///< scratch of nicPairSegment()
     // Fixed links per slot / per server NIC, looked up once.
     std::vector<int> m_gpuUp, m_gpuDown; ///< GPU -> scale-up, scale-up -> GPU

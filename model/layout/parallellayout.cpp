@@ -243,7 +243,12 @@ ParallelLayout::ParallelLayout(const ParallelDegrees &degrees, std::string order
                 + ", so Megatron-LM needs the expert data-parallel size "
                   "dp*cp/ep = "
                 + std::to_string(expertDp) + " to equal dp = " + std::to_string(degrees.dp));
-    if (dense.groups(m_world, { TokPp }) != expert.groups(m_world, { TokPp }))
+    // Each kind's groups are made once (tp and pp for the checks below and for the layout);
+    // where cp and ep are 1 the two generators have one shape and agree on every kind.
+    const bool oneShape = dense.sizes == expert.sizes;
+    std::vector<std::vector<int>> ppGroups = dense.groups(m_world, { TokPp });
+    std::vector<std::vector<int>> tpGroups = dense.groups(m_world, { TokTp });
+    if (!oneShape && ppGroups != expert.groups(m_world, { TokPp }))
         throw ScenarioError("parallel.order",
             "in the order " + quoted
                 + " the expert rank generator (cp folded into "
@@ -253,7 +258,7 @@ ParallelLayout::ParallelLayout(const ParallelDegrees &degrees, std::string order
                   "Megatron-LM rejects; keep cp, ep and dp on the same side of pp");
     // Not a Megatron check: Megatron lets expert TP differ from TP, Railyard models expert TP =
     // TP, so each ep group must sit inside one dp-cp group (same t and p).
-    if (dense.groups(m_world, { TokTp }) != expert.groups(m_world, { TokTp }))
+    if (!oneShape && tpGroups != expert.groups(m_world, { TokTp }))
         throw ScenarioError("parallel.order",
             "in the order " + quoted
                 + " the expert rank generator (cp folded into "
@@ -264,8 +269,8 @@ ParallelLayout::ParallelLayout(const ParallelDegrees &degrees, std::string order
                   "of tp");
 
     m_groups.resize(kKindCount);
-    m_groups[kindIndex(GroupKind::Tp)] = dense.groups(m_world, { TokTp });
-    m_groups[kindIndex(GroupKind::Pp)] = dense.groups(m_world, { TokPp });
+    m_groups[kindIndex(GroupKind::Tp)] = std::move(tpGroups);
+    m_groups[kindIndex(GroupKind::Pp)] = std::move(ppGroups);
     m_groups[kindIndex(GroupKind::Dp)] = dense.groups(m_world, { TokDp });
     m_groups[kindIndex(GroupKind::Cp)] = dense.groups(m_world, { TokCp });
     m_groups[kindIndex(GroupKind::DpCp)] = dense.groups(m_world, { TokDp, TokCp });

@@ -81,6 +81,7 @@ private Q_SLOTS:
     void overlappedSyncRunsChunkByChunk();
     void linkBoundSetsTheFloor();
     void overlapVariantsCatchUp();
+    void overlapCopiedKeysEqualComputed();
     void paramGatherHoldsFirstForward();
     void scatteredTpDpStaysWithinLinks();
     void contentionLengthensOverlappedSync();
@@ -214,6 +215,55 @@ void TestIterationTiming::overlapVariantsCatchUp()
     QCOMPARE(eager.reduceContention(), lazy.reduceContention());
     QCOMPARE(lazy.bound(Dim::Dp), eager.bound(Dim::Dp)); // link 0's 0.6 s of TP
     QCOMPARE(lazy.bound(Dim::Dp), 0.6 + 1e-12);
+}
+
+void TestIterationTiming::overlapCopiedKeysEqualComputed()
+{
+    // A full evaluation gives a link that carries what the link before it carries the keys of
+    // that link (OverlapChannels::copyKeys()) instead of computing them: against every key
+    // computed, in every variant, after the link copied from loses its load (so the maxima
+    // rest on the copies). TP, EP and DP on three pairs of links, the reduction and the
+    // parameter all-gather both overlapped.
+    OverlapChannels::Shares sh;
+    for (const Dim d : { Dim::Tp, Dim::Ep, Dim::Dp })
+        sh.present[index(d)] = true;
+    sh.backward[index(Dim::Tp)] = sh.forward[index(Dim::Tp)] = 0.5;
+    sh.backward[index(Dim::Ep)] = sh.forward[index(Dim::Ep)] = 0.5;
+    sh.microbatches = 4.0;
+    sh.reduce = sh.gather = 0.5;
+    sh.reduceOverlapped = sh.gatherOverlapped = true;
+    OverlapChannels computed, copied;
+    computed.setUp(sh, 6);
+    copied.setUp(sh, 6);
+    const std::vector<double> bandwidth { 100e9, 100e9, 50e9, 50e9, 25e9, 25e9 };
+    std::vector<DimArray> bytes(6, DimArray {});
+    bytes[0][index(Dim::Tp)] = bytes[1][index(Dim::Tp)] = 80e9;
+    bytes[0][index(Dim::Dp)] = bytes[1][index(Dim::Dp)] = 40e9;
+    bytes[2][index(Dim::Ep)] = bytes[3][index(Dim::Ep)] = 30e9;
+    bytes[2][index(Dim::Dp)] = bytes[3][index(Dim::Dp)] = 10e9;
+    bytes[4][index(Dim::Dp)] = bytes[5][index(Dim::Dp)] = 5e9;
+    for (int link = 0; link < 6; ++link) {
+        computed.update(link, bytes[std::size_t(link)], bandwidth[std::size_t(link)]);
+        if (link % 2 == 0)
+            copied.update(link, bytes[std::size_t(link)], bandwidth[std::size_t(link)]);
+        else
+            copied.copyKeys(link, link - 1);
+    }
+    for (int link = 0; link < 6; link += 2) { // the links copied from lose their load
+        computed.update(link, DimArray {}, bandwidth[std::size_t(link)]);
+        copied.update(link, DimArray {}, bandwidth[std::size_t(link)]);
+    }
+    computed.settle();
+    copied.settle();
+    QVERIFY(copied.bound() > 1.0); // link 1's 1.2 s
+    QVERIFY(copied.reduceContention() > 0.0);
+    QVERIFY(copied.gatherContention() > 0.0);
+    for (const std::optional<Dim> without : { std::optional<Dim> {}, std::optional<Dim> { Dim::Tp },
+             std::optional<Dim> { Dim::Ep }, std::optional<Dim> { Dim::Dp } }) {
+        QCOMPARE(copied.bound(without), computed.bound(without));
+        QCOMPARE(copied.reduceContention(without), computed.reduceContention(without));
+        QCOMPARE(copied.gatherContention(without), computed.gatherContention(without));
+    }
 }
 
 void TestIterationTiming::paramGatherHoldsFirstForward()

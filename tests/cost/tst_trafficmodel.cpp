@@ -5,6 +5,7 @@
 #include "cost/maxtree.h"
 #include "cost/trafficmodel.h"
 #include "fabric/fabric.h"
+#include "fabric/routelumps.h"
 #include "fabric/router.h"
 #include "fixtures.h"
 #include "layout/mapping.h"
@@ -132,13 +133,18 @@ private Q_SLOTS:
     void ringAcrossServersOnOneRail();
     void allToAllAcrossRails();
     void pipelineBoundary();
+    void pipelineSendsBoundaryByBoundary_data();
+    void pipelineSendsBoundaryByBoundary();
     void weightsGiveBytesPerIteration();
     void incrementalMoveEqualsRebuild_data();
     void incrementalMoveEqualsRebuild();
     void maxTreeMatchesScan();
     void roundToIntegerIsLlround();
     void superSpineLumps();
+    void lumpsFoundOncePerRouter();
+    void buildListsNoChangedLinks();
     void linkRankingMatchesFreshRanking();
+    void linkRankingMatchesSortedKeys();
 };
 
 void TestTrafficModel::ringInsideServer()
@@ -249,6 +255,73 @@ void TestTrafficModel::pipelineBoundary()
     QCOMPARE(fwd.stepCount(), 1);
     QCOMPARE(fwd.stage, 0);
     QCOMPARE(bwd.stage, 1); // the backward send belongs to the stage that sends it
+}
+
+void TestTrafficModel::pipelineSendsBoundaryByBoundary_data()
+{
+    QTest::addColumn<double>("wrapWeight");
+    QTest::newRow("one weight: boundary by boundary") << 2.0;
+    QTest::newRow("the wrap weighs less: group by group") << 1.0;
+}
+
+void TestTrafficModel::pipelineSendsBoundaryByBoundary()
+{
+    // build() emits the pipeline sends boundary by boundary where every boundary pattern has
+    // one weight, else group by group (TrafficModel::emitPipelineSends()). Either way each
+    // boundary's load is the sum of its sends' routes hop by hop, and a link's pp bytes are the
+    // loads times the weights: pp 4 with the interleaved wrap, across four pods.
+    QFETCH(double, wrapWeight);
+    TrafficModel::Setup setup;
+    setup.ppWrap = true;
+    Setup s(fixtures::railFabric(16, 2, 2, 8), fixtures::degrees(1, 4, 8), setup);
+    TrafficModel &m = *s.traffic;
+    QVERIFY(m.ppWrapForwardPattern() >= 0);
+    std::map<int, double> weight;
+    for (int b = 0; b < 3; ++b) {
+        weight[m.ppForwardPattern(b)] = 2.0;
+        weight[m.ppBackwardPattern(b)] = 2.0;
+    }
+    weight[m.ppWrapForwardPattern()] = wrapWeight;
+    weight[m.ppWrapBackwardPattern()] = wrapWeight;
+    for (const auto &[pattern, w] : weight)
+        m.setWeight(pattern, w);
+    m.build(s.mapping); // again, with the weights
+
+    const int links = s.fabric.linkCount();
+    std::map<int, std::vector<double>> expected; // per pattern, per link
+    const auto send = [&](int pattern, int fromRank, int toRank) {
+        std::vector<double> &load = expected[pattern];
+        load.resize(static_cast<std::size_t>(links), 0.0);
+        for (const RouteHop &h :
+            s.router.route(s.mapping.slotOf(fromRank), s.mapping.slotOf(toRank)))
+            load[static_cast<std::size_t>(h.link)] += h.share;
+    };
+    for (const std::vector<int> &group : s.layout.groups(GroupKind::Pp)) {
+        QCOMPARE(static_cast<int>(group.size()), 4);
+        for (int b = 0; b < 3; ++b) {
+            send(m.ppForwardPattern(b), group[static_cast<std::size_t>(b)],
+                group[static_cast<std::size_t>(b) + 1]);
+            send(m.ppBackwardPattern(b), group[static_cast<std::size_t>(b) + 1],
+                group[static_cast<std::size_t>(b)]);
+        }
+        send(m.ppWrapForwardPattern(), group.back(), group.front());
+        send(m.ppWrapBackwardPattern(), group.front(), group.back());
+    }
+    std::vector<double> ppBytes(static_cast<std::size_t>(links), 0.0);
+    for (const auto &[pattern, load] : expected)
+        for (int l = 0; l < links; ++l) {
+            const double want = load[static_cast<std::size_t>(l)];
+            QVERIFY2(near(m.patternLoad(pattern, l), want),
+                qPrintable(QStringLiteral("%1 link %2: %3, hop by hop %4")
+                               .arg(QString::fromStdString(m.pattern(pattern).name))
+                               .arg(l)
+                               .arg(m.patternLoad(pattern, l))
+                               .arg(want)));
+            ppBytes[static_cast<std::size_t>(l)] += weight[pattern] * want;
+        }
+    for (int l = 0; l < links; ++l)
+        QVERIFY(near(m.linkDimBytes()[static_cast<std::size_t>(l) * kDimCount + index(Dim::Pp)],
+            ppBytes[static_cast<std::size_t>(l)]));
 }
 
 void TestTrafficModel::weightsGiveBytesPerIteration()
@@ -508,6 +581,55 @@ void TestTrafficModel::superSpineLumps()
     QVERIFY(switchLinks > 0);
 }
 
+void TestTrafficModel::lumpsFoundOncePerRouter()
+{
+    // The router finds its lumps once (Router::lumps()) and every model built on it reads the
+    // same ones: a second model on the router agrees with the first link by link, and with a
+    // model on a router of its own, which finds them afresh.
+    Setup s(fixtures::railFabric(16, 2, 2, 8), fixtures::degrees(1, 2, 16));
+    const RouteLumps &lumps = s.router.lumps();
+    QCOMPARE(&s.router.lumps(), &lumps);
+    QCOMPARE(static_cast<int>(lumps.lumps.size()), s.traffic->lumpCount());
+    QVERIFY(s.traffic->lumpCount() > 0);
+    TrafficModel::Setup setup;
+    setup.stageDpBytes = { 1.0, 1.0 }; // as Setup gives the model under test
+    TrafficModel second(s.fabric, s.layout, s.router, setup);
+    second.build(s.mapping);
+    QCOMPARE(&s.router.lumps(), &lumps);
+    compareModels(*s.traffic, second, s.fabric.linkCount());
+    Router own(s.fabric);
+    TrafficModel fresh(s.fabric, s.layout, own, setup);
+    fresh.build(s.mapping);
+    QVERIFY(&own.lumps() != &lumps);
+    QCOMPARE(own.lumps().links, lumps.links);
+    QCOMPARE(own.lumps().segmentLumpStart, lumps.segmentLumpStart);
+    compareModels(*s.traffic, fresh, s.fabric.linkCount());
+    // Built again on the same model (setMapping()), it clears what it held.
+    second.build(s.mapping);
+    compareModels(*s.traffic, second, s.fabric.linkCount());
+}
+
+void TestTrafficModel::buildListsNoChangedLinks()
+{
+    // build() lists no changed link (every link is new, and a full evaluation reads them all);
+    // a move afterwards lists the links whose bytes it changed: a pipeline send's PCIe and NIC
+    // links at both ends.
+    Setup s(fixtures::railFabric(2, 1), fixtures::degrees(1, 2, 1));
+    for (int p = 0; p < s.traffic->patternCount(); ++p)
+        s.traffic->setWeight(p, 1.0);
+    s.traffic->build(s.mapping);
+    QVERIFY(s.traffic->takeChangedLinks().empty());
+    Mapping moved = s.mapping;
+    s.traffic->beginMove(s.mapping, { 0, 1 });
+    moved.swapRanks(0, 1);
+    s.traffic->endMove(moved);
+    std::vector<int> changed = s.traffic->takeChangedLinks();
+    std::sort(changed.begin(), changed.end());
+    for (const int link : { s.pcieUp(0), s.nicUp(0), s.nicDown(1), s.pcieDown(1) })
+        QVERIFY(std::binary_search(changed.begin(), changed.end(), link));
+    QVERIFY(s.traffic->takeChangedLinks().empty());
+}
+
 void TestTrafficModel::linkRankingMatchesFreshRanking()
 {
     // LinkRanking (model/cost/linkranking.h) after batches of changes, many of them runs of
@@ -544,6 +666,33 @@ void TestTrafficModel::linkRankingMatchesFreshRanking()
         for (const double q : { 0.0, 0.25, 0.5, 0.95, 0.99, 1.0 })
             QCOMPARE(ranking.percentile(q, 1.0), fresh.percentile(q, 1.0));
         QCOMPARE(ranking.max(1.0), fresh.max(1.0));
+    }
+}
+
+void TestTrafficModel::linkRankingMatchesSortedKeys()
+{
+    // LinkRanking::rank() counts the distinct keys in a hash table that grows from 1,024
+    // slots: against a plain sort of every key, with few distinct keys (lumped links share
+    // theirs), with more than the table's first size, and with negative and huge ones.
+    std::mt19937_64 rng(7);
+    for (const long long levels : { 3LL, 700LL, 5000LL, 1000000000000LL }) {
+        const int n = 20000;
+        std::uniform_int_distribution<long long> key(-2, levels);
+        std::vector<long long> keys(static_cast<std::size_t>(n));
+        for (long long &k : keys)
+            k = key(rng);
+        LinkRanking ranking;
+        ranking.rank(keys);
+        std::vector<long long> sorted = keys;
+        std::sort(sorted.begin(), sorted.end());
+        for (const double q : { 0.0, 0.001, 0.25, 0.5, 0.95, 0.99, 1.0 }) {
+            const auto rank = std::clamp<long long>(static_cast<long long>(std::ceil(q * n)), 1, n);
+            QCOMPARE(ranking.percentile(q, 1.0),
+                static_cast<double>(sorted[static_cast<std::size_t>(rank - 1)]));
+        }
+        QCOMPARE(ranking.max(1.0), static_cast<double>(sorted.back()));
+        const auto first = std::max_element(keys.begin(), keys.end()); // the first of equals
+        QCOMPARE(ranking.bottleneck(), static_cast<int>(first - keys.begin()));
     }
 }
 

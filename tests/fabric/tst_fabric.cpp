@@ -244,6 +244,11 @@ void TestFabric::reverseLinksAndIds()
             QCOMPARE(r.latency, l.latency);
             QCOMPARE(r.ports, l.ports);
             QVERIFY(l.bandwidth > 0.0);
+            // The per-link arrays hold the record's fields and its source node's kind.
+            QCOMPARE(f.linkTier(id), l.tier);
+            QCOMPARE(f.linkBandwidth(id), l.bandwidth);
+            QCOMPARE(f.linkLatency(id), l.latency);
+            QVERIFY(f.linkSourceKind(id) == f.node(l.src).kind);
         }
         // The graph's edge bundles are the same links.
         int edges = 0;

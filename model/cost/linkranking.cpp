@@ -78,7 +78,7 @@ void LinkRanking::rank(std::vector<long long> keys)
     m_run.links = 0;
     // The histogram from the distinct keys, counted in a hash table: most links share their
     // busy time with many others (every link of an ECMP lump, every idle link), and sorting
-    // every link's key instead (1.6 million at 131,072 GPUs) was a twentieth of a warm
+    // every link's key instead (1.18 million at 131,072 GPUs) was a twentieth of a warm
     // evaluation.
     // The bottleneck (the first link of the largest key) is found in the same pass.
     m_histogram.clear();

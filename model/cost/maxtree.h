@@ -90,7 +90,7 @@ private:
  * The largest of n values kept elsewhere (a traffic pattern's per-link loads) and where it is,
  * by blocks of 64 values: a changed value marks its block; settle() rescans each marked block
  * through `valueOf(i)` and repairs a MaxTree over the blocks' maxima. The values are not
- * copied, and the tree is a 64th of one over every value: on a 131,072-GPU fabric (1.6 million
+ * copied, and the tree is a 64th of one over every value: on a 131,072-GPU fabric (1.18 million
  * links) a tree per value took 33 MB per pattern and its random writes most of a swap. A value
  * that grows needs no rescan (raise()): only a shrinking one marks its block.
  */

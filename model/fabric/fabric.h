@@ -160,7 +160,7 @@ public:
     const FabricLink &link(int id) const { return m_links[id]; }
     /// link(id)'s latency, bandwidth and tier from arrays of their own: routing and the load
     /// accounting read them for one link after another in no order, and a 48-byte FabricLink
-    /// per read filled the cache with the fields they do not need (1.6 million links at 131k).
+    /// per read filled the cache with the fields they do not need (1.18 million links at 131k).
     double linkLatency(int id) const { return m_linkLatency[static_cast<std::size_t>(id)]; }
     double linkBandwidth(int id) const { return m_linkBandwidth[static_cast<std::size_t>(id)]; }
     Tier linkTier(int id) const { return m_linkTier[static_cast<std::size_t>(id)]; }

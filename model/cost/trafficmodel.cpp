@@ -465,13 +465,24 @@ void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &rank
 {
     m_reverting = revert;
     if (!revert)
-        m_replaced.clear();
+        recycleReplaced();
     m_moving = groupsOf(ranks);
     m_movingRanks.grow(sz(m_layout.worldSize()));
     for (const int r : ranks)
         m_movingRanks.add(r);
     for (const GroupRef &g : m_moving)
         emitGroup(g, before, -1.0);
+}
+
+void TrafficModel::recycleReplaced()
+{
+    // The last move's replaced plans can no longer be reverted to: their vectors serve the
+    // next plans (planGroup()); a few hundred are kept, enough for a server's worth of groups.
+    constexpr std::size_t kPoolLimit = 256;
+    for (auto &[id, plan] : m_replaced)
+        if (m_planPool.size() < kPoolLimit)
+            m_planPool.push_back(std::move(plan));
+    m_replaced.clear();
 }
 
 void TrafficModel::endMove(const Mapping &after, bool refresh)

@@ -359,6 +359,9 @@ private:
     std::unordered_map<std::uint64_t, EmittedPlan> m_emitted;
     /// The plans the last move replaced, by (pattern, group) id, for a move that reverts it.
     std::vector<std::pair<std::uint64_t, EmittedPlan>> m_replaced;
+    /// Replaced plans no revert can want any more, whose vectors planGroup() reuses.
+    std::vector<EmittedPlan> m_planPool;
+    void recycleReplaced();
     bool m_reverting = false;
     std::vector<int> m_memberOfSlot; ///< planGroup() scratch: slot -> member index, else -1
     std::vector<int> m_flowStart;    ///< planGroup() scratch: per member, its first flow

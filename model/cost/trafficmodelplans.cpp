@@ -24,15 +24,22 @@ void TrafficModel::emitFamily(const Family &family, const GroupRef &group,
 TrafficModel::EmittedPlan TrafficModel::planGroup(
     int pattern, const PlannerGroup &group, double scale)
 {
-    std::vector<int> slots;
-    slots.reserve(group.members.size());
+    // A plan the last move replaced and no revert can want any more lends its vectors.
+    EmittedPlan out;
+    if (!m_planPool.empty()) {
+        out = std::move(m_planPool.back());
+        m_planPool.pop_back();
+        out.flows.clear();
+        out.links.clear();
+    }
+    std::vector<int> &slots = out.slots;
+    slots.clear();
     for (const RingMember &m : group.members)
         slots.push_back(m.slot);
     const TrafficPattern &p = m_patterns[sz(pattern)];
     planCollective(p.algorithm, p.plannedFor, group, m_fabric, m_router,
         m_setup.device.nvlsEfficiency, m_planScratch);
     const CollectivePlan &plan = m_planScratch;
-    EmittedPlan out;
     // Flows by (source, destination) member: a counting sort by source (the planner gives a
     // few flows per member: a ring's channels, PAT's log2 n steps), then each source's short
     // run by destination. A general sort of the 10,240 flows of a 1,024-member PAT plan was a
@@ -74,7 +81,6 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
         begin = end;
     }
     std::erase_if(out.flows, [](const GroupFlow &f) { return f.unit == 0.0; });
-    out.slots = std::move(slots);
     for (const PlannedLinkLoad &l : plan.links)
         if (l.unit * scale != 0.0)
             out.links.push_back({ l.link, l.unit * scale });

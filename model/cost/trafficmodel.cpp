@@ -415,24 +415,35 @@ void TrafficModel::emitPipelineSends(const Mapping &mapping)
         return;
     }
     for (std::size_t s = 0; s < m_ppForward.size(); ++s)
-        for (const std::vector<int> &members : groups) {
-            if (s + 1 >= members.size())
-                continue;
-            const int a = mapping.slotOf(members[s]);
-            const int b = mapping.slotOf(members[s + 1]);
-            emitFlow(m_ppForward[s], a, b, 1.0, +1.0);
-            emitFlow(m_ppBackward[s], b, a, 1.0, +1.0);
-        }
+        for (const std::vector<int> &members : groups)
+            if (s + 1 < members.size())
+                emitBoundarySend(s, members, mapping, +1.0);
     if (m_ppWrapForward < 0)
         return;
-    for (const std::vector<int> &members : groups) {
-        if (members.size() < 2)
-            continue;
-        const int last = mapping.slotOf(members.back());
-        const int first = mapping.slotOf(members.front());
-        emitFlow(m_ppWrapForward, last, first, 1.0, +1.0);
-        emitFlow(m_ppWrapBackward, first, last, 1.0, +1.0);
-    }
+    for (const std::vector<int> &members : groups)
+        if (members.size() > 1)
+            emitWrapSend(members, mapping, +1.0);
+}
+
+void TrafficModel::emitBoundarySend(
+    std::size_t s, const std::vector<int> &members, const Mapping &mapping, double sign)
+{
+    // Megatron's pp group lists the stages in order: member s sends activations to s+1 and
+    // receives gradients back (point-to-point, S per sending rank).
+    const int a = mapping.slotOf(members[s]);
+    const int b = mapping.slotOf(members[s + 1]);
+    emitFlow(m_ppForward[s], a, b, 1.0, sign);
+    emitFlow(m_ppBackward[s], b, a, 1.0, sign);
+}
+
+void TrafficModel::emitWrapSend(const std::vector<int> &members, const Mapping &mapping, double sign)
+{
+    // Interleaved 1F1B: chunk c of the last stage feeds chunk c+1 of stage 0 (Narayanan et al.
+    // SC'21 §2.2.2), a point-to-point send like any boundary; gradients return.
+    const int last = mapping.slotOf(members.back());
+    const int first = mapping.slotOf(members.front());
+    emitFlow(m_ppWrapForward, last, first, 1.0, sign);
+    emitFlow(m_ppWrapBackward, first, last, 1.0, sign);
 }
 
 std::vector<TrafficModel::GroupRef> TrafficModel::groupsOf(const std::vector<int> &ranks) const
@@ -520,26 +531,14 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
         emitAllToAll(m_epCombine[stage], members, mapping, sign, &m_setup.epShares, true);
         break;
     case GroupKind::Pp:
-        // Megatron's pp group lists the stages in order: member s sends activations to s+1
-        // and receives gradients back (point-to-point, S per sending rank). A move re-emits
-        // only the sends of the members it places: the others keep their routes and loads.
-        for (std::size_t s = 0; s + 1 < members.size(); ++s) {
-            if (!sendMoves(members[s], members[s + 1]))
-                continue;
-            const int a = mapping.slotOf(members[s]);
-            const int b = mapping.slotOf(members[s + 1]);
-            emitFlow(m_ppForward[s], a, b, 1.0, sign);
-            emitFlow(m_ppBackward[s], b, a, 1.0, sign);
-        }
-        // Interleaved 1F1B: chunk c of the last stage feeds chunk c+1 of stage 0 (Narayanan et
-        // al. SC'21 §2.2.2), a point-to-point send like any boundary; gradients return.
+        // A move re-emits only the sends of the members it places: the others keep their
+        // routes and loads.
+        for (std::size_t s = 0; s + 1 < members.size(); ++s)
+            if (sendMoves(members[s], members[s + 1]))
+                emitBoundarySend(s, members, mapping, sign);
         if (m_ppWrapForward >= 0 && members.size() > 1
-            && sendMoves(members.back(), members.front())) {
-            const int last = mapping.slotOf(members.back());
-            const int first = mapping.slotOf(members.front());
-            emitFlow(m_ppWrapForward, last, first, 1.0, sign);
-            emitFlow(m_ppWrapBackward, first, last, 1.0, sign);
-        }
+            && sendMoves(members.back(), members.front()))
+            emitWrapSend(members, mapping, sign);
         break;
     case GroupKind::DpCp:
     case GroupKind::ExpertDp: {
@@ -619,156 +618,6 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
         addEndLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
     for (int i = 0; i < m_parts.segmentCount; ++i)
         p.pendingSegments.add(m_parts.segments[static_cast<std::size_t>(i)], delta);
-}
-
-void TrafficModel::addLoad(TrafficPattern &p, int link, double delta)
-{
-    const double value = p.load.add(link, delta); // drops the residue of cancelled loads
-    applyWeightedLoad(p, link, delta, p.weight);
-    if (p.ratios.size() == 0 && p.load.dense())
-        startBlockMaxima(p); // large patterns find their largest ratio by blocks of links
-    if (p.ratios.size() > 0) {
-        if (delta >= 0.0)
-            p.ratios.raise(sz(link), ratio(p, link, value));
-        else
-            p.ratios.touch(sz(link));
-        return;
-    }
-    if (delta < 0.0 && link != p.linkArgmax)
-        return; // not the argmax, at most the maximum before and lower now: nothing to update
-    const double r = ratio(p, link, value);
-    if (r > p.linkMax || (r == p.linkMax && link < p.linkArgmax)) {
-        p.linkMax = r;
-        p.linkArgmax = link;
-    } else if (link == p.linkArgmax && r < p.linkMax) {
-        // The largest load shrank. A small pattern scans its links again (refreshMaxima());
-        // a large one keeps its maxima by blocks from here on instead of scanning thousands
-        // of links at this and every later shrink (a block costs 64 probes of the table).
-        if (p.load.size() >= kBlockMaximaFrom)
-            startBlockMaxima(p);
-        else
-            p.rescan = true;
-    }
-}
-
-bool TrafficModel::argmaxHolds(const TrafficPattern &p) const
-{
-    // A move often takes a flow off the busiest link and puts it (or another one) back: the
-    // link then holds its maximum again. No other link can exceed it (addLoad() moves the
-    // maximum to any link that rises above it) or equal it with a lower id (such a link takes
-    // the argmax when it gets there), so the scan would find the same link and value.
-    if (p.linkArgmax < 0)
-        return false;
-    const double *load = p.load.find(p.linkArgmax);
-    return load && ratio(p, p.linkArgmax, *load) == p.linkMax;
-}
-
-void TrafficModel::startBlockMaxima(TrafficPattern &p)
-{
-    p.ratios.assign(sz(m_fabric.linkCount()));
-    for (const auto &[l, load] : p.load)
-        p.ratios.raise(sz(l), ratio(p, l, load));
-}
-
-double TrafficModel::ratio(const TrafficPattern &p, int link, double load) const
-{
-    return load / (m_fabric.linkBandwidth(link) * p.efficiency[index(m_fabric.linkTier(link))]);
-}
-
-void TrafficModel::addEndLoad(TrafficPattern &p, int link, double delta)
-{
-    if (m_movingRanks.empty())
-        addLoad(p, link, delta); // build(): every load adds up in the order it comes
-    else
-        p.pendingEnds.add(link, delta);
-}
-
-void TrafficModel::flushEnds(TrafficPattern &p)
-{
-    p.pendingEnds.flush([this, &p](int link, double delta) {
-        if (delta != 0.0) // what left the link came back: nothing to do
-            addLoad(p, link, delta);
-    });
-}
-
-void TrafficModel::flushSegments(TrafficPattern &p)
-{
-    p.pendingSegments.flush([this, &p](int segment, double demand) {
-        if (demand == 0.0)
-            return; // a move that left this segment's demand unchanged
-        if (addSegmentToLumps(p, segment, demand))
-            return;
-        for (const RouteHop &hop : m_router.segmentHops(segment))
-            addLoad(p, hop.link, demand * hop.share);
-    });
-}
-
-void TrafficModel::applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight)
-{
-    applyLinkBytes(link, p.dim, load * weight);
-}
-
-void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
-{
-    if (bytes == 0.0)
-        return; // a pattern no op uses yet (a family's, before its choice): nothing moves
-    m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(dim)] += bytes;
-    const std::uint8_t role = m_linkRole[sz(link)];
-    m_tierBytes[role & kTierMask][index(dim)] += bytes;
-    if (role & kNicUp)
-        m_nicUpBytes += bytes;
-    if (role & kLeafUp)
-        m_leafUpBytes += bytes;
-    if (!m_building)
-        m_changedLinks.add(link);
-}
-
-std::vector<int> TrafficModel::takeChangedLinks()
-{
-    return m_changedLinks.take();
-}
-
-void TrafficModel::refreshMaxima()
-{
-    // Only the patterns a move emitted into can have new maxima; in index order, so that the
-    // bytes they spread add up in the same order as in a full pass over every pattern.
-    m_touchedPatterns.sort();
-    for (const int touched : m_touchedPatterns.list()) {
-        TrafficPattern &p = m_patterns[sz(touched)];
-        flushEnds(p);
-        flushSegments(p);
-        if (p.ratios.size() > 0) {
-            const auto ratioAt = [this, &p](std::size_t link) {
-                const int l = static_cast<int>(link);
-                if (p.load.dense())
-                    return ratio(p, l, p.load.denseAt(l));
-                const double *load = p.load.find(l);
-                return load ? ratio(p, l, *load) : 0.0;
-            };
-            p.ratios.settle(ratioAt);
-            p.linkMax = p.ratios.max() > 0.0 ? p.ratios.max() : 0.0;
-            p.linkArgmax = p.linkMax > 0.0 ? static_cast<int>(p.ratios.argmax(ratioAt)) : -1;
-        } else if (p.rescan && !argmaxHolds(p)) {
-            p.linkMax = 0.0;
-            p.linkArgmax = -1;
-            for (const auto &[link, load] : p.load) {
-                const double r = ratio(p, link, load);
-                if (r > p.linkMax || (r == p.linkMax && link < p.linkArgmax)) {
-                    p.linkMax = r;
-                    p.linkArgmax = link;
-                }
-            }
-        }
-        p.rescan = false;
-        refreshLumpMax(p);
-        const bool lumpWins = p.lumpMax > p.linkMax
-            || (p.lumpMax == p.linkMax && p.lumpArgmax >= 0 && p.lumpArgmax < p.linkArgmax);
-        p.maxRatio = lumpWins ? p.lumpMax : p.linkMax;
-        p.argmax = lumpWins ? p.lumpArgmax : p.linkArgmax;
-    }
-    refreshChoices();
-    m_touchedPatterns.clear();
-    spreadLumpBytes(); // the reweighting above may have added to them
 }
 
 } // namespace railyard

@@ -227,6 +227,11 @@ private:
     void refreshChoices();
     void reweight(int pattern, double weight);
     void emitGroup(const GroupRef &group, const Mapping &mapping, double sign);
+    /// A pipeline group's send across boundary s (members s -> s+1, gradients back), and the
+    /// interleaved schedule's wrap-around (last -> first); emitGroup() and build() share them.
+    void emitBoundarySend(
+        std::size_t s, const std::vector<int> &members, const Mapping &mapping, double sign);
+    void emitWrapSend(const std::vector<int> &members, const Mapping &mapping, double sign);
     /// build()'s pipeline sends: what emitGroup() adds for every pp group, boundary by boundary.
     void emitPipelineSends(const Mapping &mapping);
     /// One flow of a group's plan between two of its members (indexes in the group's member

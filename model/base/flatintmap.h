@@ -8,6 +8,13 @@
 
 namespace railyard {
 
+/// The top bits of `key` x 2^64/phi: Fibonacci hashing (Knuth, TAOCP vol. 3, §6.4), which
+/// spreads dense and strided ids (every eighth link) over a table of 2^(64 - shift) slots.
+inline std::size_t fibonacciSlot(std::uint64_t key, int shift)
+{
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift);
+}
+
 /**
  * A hash map from non-negative int ids (link ids, segment ids) to values, stored in one flat
  * array: open addressing with linear probing and backward-shift deletion (Knuth, TAOCP vol. 3,
@@ -143,11 +150,7 @@ private:
 
     std::size_t home(int key) const
     {
-        // Fibonacci hashing (Knuth, TAOCP vol. 3, §6.4): ids are dense and often strided
-        // (every eighth link), which the multiplicative hash spreads over the table.
-        const std::uint64_t h
-            = static_cast<std::uint64_t>(static_cast<std::uint32_t>(key)) * 0x9E3779B97F4A7C15ull;
-        return static_cast<std::size_t>(h >> m_shift);
+        return fibonacciSlot(static_cast<std::uint32_t>(key), m_shift);
     }
 
     void grow() { rehash(m_slots.empty() ? 16 : m_slots.size() * 2); }

@@ -203,7 +203,7 @@ private:
 
 /**
  * Net load change per link between flushes (TrafficPattern::pendingEnds): a small open-
- * addressing table (linear probing, Fibonacci hashing as in FlatIntMap) plus the slots in the
+ * addressing table (linear probing, fibonacciSlot() as FlatIntMap) plus the slots in the
  * order their links were first touched, so a flush visits and clears only those: one move
  * touches a few dozen links of a pattern, while the table keeps the capacity the largest move
  * needed (a FlatIntMap's clear() would walk all of it every move).
@@ -254,9 +254,7 @@ private:
 
     std::size_t home(int link) const
     {
-        const std::uint64_t h
-            = static_cast<std::uint64_t>(static_cast<std::uint32_t>(link)) * 0x9E3779B97F4A7C15ull;
-        return static_cast<std::size_t>(h >> m_shift);
+        return fibonacciSlot(static_cast<std::uint32_t>(link), m_shift);
     }
 
     void grow()

@@ -1,5 +1,6 @@
 #include "cost/linkranking.h"
 
+#include "base/flatintmap.h"
 #include "base/units.h"
 
 #include <algorithm>
@@ -24,7 +25,7 @@ std::vector<std::pair<long long, int>> countDistinct(
 {
     busiest = -1;
     // Open addressing with linear probing (Knuth, TAOCP vol. 3, §6.4, Algorithm L) and
-    // Fibonacci hashing (ibid.), at most half full. No busy time is the smallest long long,
+    // Fibonacci hashing (fibonacciSlot()), at most half full. No busy time is the smallest long long,
     // which marks an empty slot.
     constexpr long long kEmpty = std::numeric_limits<long long>::min();
     std::size_t capacity = 1024;
@@ -32,8 +33,7 @@ std::vector<std::pair<long long, int>> countDistinct(
     std::size_t used = 0;
     int shift = 64 - 10;
     const auto slotOf = [&](long long key) {
-        std::size_t i = static_cast<std::size_t>(
-            (static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift);
+        std::size_t i = fibonacciSlot(static_cast<std::uint64_t>(key), shift);
         while (table[i].first != kEmpty && table[i].first != key)
             i = (i + 1) & (capacity - 1);
         return i;

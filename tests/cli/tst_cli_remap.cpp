@@ -26,6 +26,15 @@ QByteArray readAll(const QString &path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+/// `railyard-cli remap SAMPLE --fail server:3 --strategy drop-dp -o OUT`, the command that made
+/// the failed-server samples.
+CliRun remapServer3(const char *sampleName, const QString &out)
+{
+    return runRailyardCli({ QStringLiteral("remap"), sample(sampleName), QStringLiteral("--fail"),
+        QStringLiteral("server:3"), QStringLiteral("--strategy"), QStringLiteral("drop-dp"),
+        QStringLiteral("-o"), out });
+}
+
 } // namespace
 
 class TestCliRemap : public QObject
@@ -48,9 +57,7 @@ void TestCliRemap::dropDpThenEvaluateAndExport()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString out = dir.filePath(QStringLiteral("degraded.json"));
-    const CliRun r = runRailyardCli({ QStringLiteral("remap"), sample("seed-128.json"),
-        QStringLiteral("--fail"), QStringLiteral("server:3"), QStringLiteral("--strategy"),
-        QStringLiteral("drop-dp"), QStringLiteral("-o"), out });
+    const CliRun r = remapServer3("seed-128.json", out);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.out.contains("Remap of seed-128 after server:3 (node003) failed: 8 ranks sat on "
                            "failed slots; 120 of 128 GPU slots usable"));
@@ -103,9 +110,7 @@ void TestCliRemap::sampleIsTheRemappedSeed()
     // samples/seed-128-failed-server3.json is exactly what the CLI writes today.
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("again.json"));
-    const CliRun r = runRailyardCli({ QStringLiteral("remap"), sample("seed-128.json"),
-        QStringLiteral("--fail"), QStringLiteral("server:3"), QStringLiteral("--strategy"),
-        QStringLiteral("drop-dp"), QStringLiteral("-o"), out });
+    const CliRun r = remapServer3("seed-128.json", out);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(readAll(out), readAll(sample("seed-128-failed-server3.json")));
 }
@@ -118,9 +123,7 @@ void TestCliRemap::torSampleIsTheRemappedTorJobRelaunched()
     // own (the surviving replicas keep their slots, which on ToR is already one stage per leaf).
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("tor.json"));
-    const CliRun r = runRailyardCli({ QStringLiteral("remap"), sample("seed-128-tor.json"),
-        QStringLiteral("--fail"), QStringLiteral("server:3"), QStringLiteral("--strategy"),
-        QStringLiteral("drop-dp"), QStringLiteral("-o"), out });
+    const CliRun r = remapServer3("seed-128-tor.json", out);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     nlohmann::json made = nlohmann::json::parse(readAll(out).toStdString());
     const nlohmann::json file

@@ -1,10 +1,10 @@
 #include "bundleitem.h"
 
 #include "colorscale.h"
+#include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "geometry.h"
-#include "document/scenariodocument.h"
 
 #include <QLineF>
 #include <QPainter>
@@ -70,8 +70,8 @@ void BundleItem::findWorst(std::size_t i)
     for (int cable : all[static_cast<std::size_t>(m_bundles[i])].cables) {
         if (2 * cable + 1 >= links)
             continue;
-        const double u = std::max(m_root->shownUtilisation(2 * cable),
-                                  m_root->shownUtilisation(2 * cable + 1));
+        const double u = std::max(
+            m_root->shownUtilisation(2 * cable), m_root->shownUtilisation(2 * cable + 1));
         if (u > worst) {
             worst = u;
             m_worstCable[i] = cable;
@@ -92,7 +92,8 @@ int BundleItem::lineAt(const QPointF &scenePos, double tolerance) const
     double bestDistance = tolerance;
     for (std::size_t i = 0; i < m_bundles.size(); ++i) {
         const QPolygonF &path = all[static_cast<std::size_t>(m_bundles[i])].path;
-        if (!path.boundingRect().adjusted(-tolerance, -tolerance, tolerance, tolerance)
+        if (!path.boundingRect()
+                 .adjusted(-tolerance, -tolerance, tolerance, tolerance)
                  .contains(scenePos))
             continue;
         for (int k = 0; k + 1 < path.size(); ++k) {
@@ -129,7 +130,8 @@ void BundleItem::setEmphasised(int i, bool emphasised)
     if (bool(e) == emphasised)
         return;
     e = emphasised;
-    m_anyEmphasis = std::any_of(m_emphasis.begin(), m_emphasis.end(), [](unsigned char x) { return x; });
+    m_anyEmphasis
+        = std::any_of(m_emphasis.begin(), m_emphasis.end(), [](unsigned char x) { return x; });
     if (isVisible())
         update();
 }
@@ -164,7 +166,15 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
             break;
         }
     }
+    const double lod
+        = std::max(1e-9, option->levelOfDetailFromTransform(painter->worldTransform()));
+    bool antialiased = true;
     painter->setRenderHint(QPainter::Antialiasing, true);
+    const auto antialias = [&](bool on) {
+        if (on != antialiased)
+            painter->setRenderHint(QPainter::Antialiasing, on);
+        antialiased = on;
+    };
     // Most lines share their pen with the previous one (every idle line does): set a pen
     // only when it differs (a pen change costs the raster engine a state update).
     QRgb lastColour = 0;
@@ -179,9 +189,9 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
             if (linePass != pass)
                 continue;
             const FabricLayout::Bundle &b = all[static_cast<std::size_t>(m_bundles[i])];
-            if (!exposed.isEmpty()
-                && !exposed.intersects(m_lineBounds[i]))
+            if (!exposed.isEmpty() && !exposed.intersects(m_lineBounds[i]))
                 continue;
+            antialias(true); // the glow, route and emphasis pens, and a slanted line
             if (i == bottleneckLine) {
                 lastWidth = -1.0;
                 QPen glow(QColor(0xe0, 0x31, 0x31, 90), 11.0, Qt::SolidLine, Qt::RoundCap);
@@ -189,7 +199,7 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 painter->setPen(glow);
                 painter->drawPolyline(b.path);
             }
-            for (Dim d : {Dim::Dp, Dim::Pp, Dim::Ep, Dim::Cp, Dim::Tp}) {
+            for (Dim d : { Dim::Dp, Dim::Pp, Dim::Ep, Dim::Cp, Dim::Tp }) {
                 if (m_routeMask[i] & (1u << index(d))) {
                     QColor c = ColorScale::dimColour(d);
                     c.setAlpha(150);
@@ -225,6 +235,18 @@ void BundleItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
             if (!loaded && !m_emphasis[i])
                 c.setAlpha(110);
             const double width = loaded ? 2.5 : 1.0;
+            // A riser (vertical) or any axis-aligned segment: a rectangle of the pen's width,
+            // filled whole pixels at a time. The antialiased stroke of thousands of long risers
+            // (the super-spine tier at 131,072 GPUs) was most of a zoom step's repaint.
+            if (b.path.size() == 2
+                && (b.path[0].x() == b.path[1].x() || b.path[0].y() == b.path[1].y())) {
+                const double half = 0.5 * width / lod;
+                antialias(false);
+                painter->fillRect(
+                    QRectF(b.path[0], b.path[1]).normalized().adjusted(-half, -half, half, half),
+                    c);
+                continue;
+            }
             if (c.rgba() != lastColour || width != lastWidth) {
                 QPen pen(c, width);
                 pen.setCosmetic(true);

@@ -41,13 +41,15 @@ public:
     QRectF bounds() const { return m_bounds; }
 
     // --- servers (local coordinates: origin at the server's top-left corner)
-    QSizeF serverSize() const { return {m_serverWidth, m_serverHeight}; }
+    QSizeF serverSize() const { return { m_serverWidth, m_serverHeight }; }
     QPointF serverPos(int server) const { return m_serverPos[static_cast<std::size_t>(server)]; }
-    QRectF serverRect(int server) const { return {serverPos(server), serverSize()}; }
-    QRectF slotRect(int gpu) const;       ///< chip rectangle of GPU `gpu`, server-local
-    QRectF nicRect(int nic) const;        ///< server-local
-    QRectF barRect() const;               ///< the scale-up (NVSwitch) bar, also the drag handle
+    QRectF serverRect(int server) const { return { serverPos(server), serverSize() }; }
+    QRectF slotRect(int gpu) const; ///< chip rectangle of GPU `gpu`, server-local
+    QRectF nicRect(int nic) const; ///< server-local
+    QRectF barRect() const; ///< the scale-up (NVSwitch) bar, also the drag handle
     double chipsTop() const { return kServerPad + kNicHeight + 10.0; }
+    int chipsPerRow() const { return m_chipsPerRow; }
+    int chipRows() const { return m_chipRows; }
 
     // --- switches and cables
     /// Rectangle of a leaf, spine or super-spine vertex; empty for other vertices.

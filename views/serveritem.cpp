@@ -7,6 +7,7 @@
 #include "serverlinksitem.h"
 #include "slotitem.h"
 
+#include <QImage>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -234,6 +235,32 @@ void ServerItem::paintBlock(
         return;
     }
     painter->fillRect(box, QColor(0x86, 0x8e, 0x96));
+    const double pitch = FabricLayout::kChipWidth + FabricLayout::kChipGap;
+    if (lod * pitch < kImageBelowPixels) {
+        // A few device pixels per chip: the one-unit seams between the chips' rectangles
+        // (grown by two units each side, below) are a fifth of a pixel or less. The chips as one
+        // image of a pixel per GPU, scaled without smoothing over the chips' band: one draw
+        // for the server instead of a fill per chip (the 16,384 servers of a 131,072-GPU
+        // overview, repainted whole on every zoom step).
+        const int cols = layout.chipsPerRow(), rows = layout.chipRows();
+        static QImage strip; // reused; implicit sharing detaches it if an engine kept it
+        if (strip.width() != cols || strip.height() != rows)
+            strip = QImage(cols, rows, QImage::Format_RGB32);
+        for (int row = 0; row < rows; ++row) {
+            auto *line = reinterpret_cast<QRgb *>(strip.scanLine(row));
+            for (int col = 0; col < cols; ++col) {
+                const int k = row * cols + col;
+                line[col] = k < gpus ? chips[k] : qRgb(0x86, 0x8e, 0x96);
+            }
+        }
+        const QRectF first = layout.slotRect(0).adjusted(-2, -10, 2, 2);
+        const QRectF last = layout.slotRect(cols * rows - 1).adjusted(-2, -10, 2, 2);
+        const bool smooth = painter->testRenderHint(QPainter::SmoothPixmapTransform);
+        painter->setRenderHint(QPainter::SmoothPixmapTransform, false);
+        painter->drawImage(QRectF(first.topLeft(), last.bottomRight()), strip);
+        painter->setRenderHint(QPainter::SmoothPixmapTransform, smooth);
+        return;
+    }
     for (int k = 0; k < gpus; ++k)
         painter->fillRect(layout.slotRect(k).adjusted(-2, -10, 2, 2), QColor(chips[k]));
 }

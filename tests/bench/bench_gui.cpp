@@ -8,7 +8,8 @@
 //   BM_Open131k        the fabric view built on the loaded document, fitted and first painted
 //   BM_Paint131k       one full-viewport repaint at fit-to-window zoom (aggregate detail)
 //   BM_Pan131k         one pan step (40 px) and its repaint
-//   BM_Zoom131k        one wheel-sized zoom step in or out at fit zoom and its repaint
+//   BM_Zoom131k/K      one wheel-sized zoom step in or out, K steps in from fit zoom, and its
+//                      repaint (K = 0 .. 16: the aggregate level of detail)
 //   BM_Preview131k     one step of a server drag's preview (8 ranks) and its repaint
 #include "document/evaluator.h"
 #include "document/scenariodocument.h"
@@ -169,9 +170,16 @@ void BM_Pan131k(benchmark::State &state)
     }
 }
 
+/// A wheel-sized zoom step (in, then out, alternately; both timed) with its repaint, from the
+/// zoom `state.range(0)` steps in from fit-to-window: 0 is the whole fabric, 16 the last
+/// steps before the detailed drawing (FabricView::kOverviewBelow), where the blocks are
+/// widest. Each step re-renders the overview's cached layers at the new scale.
 void BM_Zoom131k(benchmark::State &state)
 {
     std::unique_ptr<FabricView> view = view131k();
+    for (int i = 0; i < state.range(0); ++i)
+        view->zoomIn();
+    view->viewport()->repaint();
     bool in = true;
     for (auto _ : state) {
         if (in)
@@ -181,6 +189,8 @@ void BM_Zoom131k(benchmark::State &state)
         in = !in;
         view->viewport()->repaint();
     }
+    state.counters["zoom"] = view->zoom();
+    state.counters["overview"] = view->rootItem()->isOverview() ? 1 : 0;
 }
 
 void BM_Preview131k(benchmark::State &state)
@@ -209,7 +219,7 @@ BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMilliseco
 BENCHMARK(BM_Open131k)->Iterations(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paint131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pan131k)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Zoom131k)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Zoom131k)->DenseRange(0, 16, 4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Preview131k)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char **argv)

@@ -2,7 +2,6 @@
 // utilisation, emphasis and overlays, failed marks, partner highlighting, chip colouring, level
 // of detail and the overview, export. Dragging ranks, hovering and the context menu are
 // tst_fabricinteraction's.
-#include "fabricviewfixture.h"
 #include "bundleitem.h"
 #include "cablelayeritem.h"
 #include "colorscale.h"
@@ -12,6 +11,7 @@
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "fabricview.h"
+#include "fabricviewfixture.h"
 #include "framelabelsitem.h"
 #include "legenditem.h"
 #include "linkitem.h"
@@ -59,7 +59,10 @@ private Q_SLOTS:
     void levelOfDetailFollowsZoom();
     void overviewBlocksStandForServersAndSwitches();
     void overviewBlocksFollowMovedRanks();
+    void overviewLinesShowTheirLoad_data();
     void overviewLinesShowTheirLoad();
+    void overviewBlockImageMatchesChipFills_data();
+    void overviewBlockImageMatchesChipFills();
     void exportsPngAndSvg();
 
 private:
@@ -174,7 +177,8 @@ void TestFabricView::cableLayerPaintsTheReportsColours()
             QPoint at(-1, -1);
             const int steps = std::max(20, static_cast<int>(run.length() / 6.0));
             for (int step = 1; step < steps && at.x() < 0 && run.length() > 0.0; ++step) {
-                const QPoint p = m_view->mapFromScene(run.pointAt(static_cast<double>(step) / steps));
+                const QPoint p
+                    = m_view->mapFromScene(run.pointAt(static_cast<double>(step) / steps));
                 bool alone = shot.rect().adjusted(2, 2, -2, -2).contains(p);
                 for (QGraphicsItem *item : m_view->items(p)) {
                     const int type = item->type();
@@ -579,18 +583,35 @@ void TestFabricView::overviewBlocksFollowMovedRanks()
     QVERIFY(std::abs(inBlock(4, p1) - after4) <= area4 / 4);
 }
 
-// The overview's aggregated NIC lines: each loaded line is drawn along its path in its worst
-// cable's colour (one segment each, drawn as a line rather than a polyline).
+void TestFabricView::overviewLinesShowTheirLoad_data()
+{
+    QTest::addColumn<QString>("sample");
+    QTest::addColumn<int>("tier");
+    QTest::addColumn<int>("atLeast"); // loaded lines to check
+    QTest::newRow("NIC lines, seed") << "seed-128.json" << static_cast<int>(Tier::Leaf) << 8;
+    // The ToR job's DP traffic crosses the spines: its leaves' risers carry load.
+    QTest::newRow("risers, ToR") << "seed-128-tor.json" << static_cast<int>(Tier::Spine) << 4;
+}
+
+// The overview's aggregated lines: each loaded line is drawn along its path in its worst
+// cable's colour. NIC lines are slanted segments (drawn as lines rather than polylines); the
+// leaves' risers to the spines are vertical (filled as rectangles, whole pixels).
 void TestFabricView::overviewLinesShowTheirLoad()
 {
+    QFETCH(QString, sample);
+    QFETCH(int, tier);
+    QFETCH(int, atLeast);
+    m_doc->load(
+        loadScenario((QStringLiteral(RAILYARD_SOURCE_DIR "/samples/") + sample).toStdString()));
+    QCoreApplication::processEvents();
     FabricItem *root = m_view->rootItem();
     while (m_view->zoom() >= FabricView::kOverviewBelow)
         m_view->zoomOut();
     QVERIFY(root->isOverview());
-    const BundleItem *item = root->bundleItem(Tier::Leaf);
-    QVERIFY(item != nullptr && item->isVisible());
     const QImage shot = grabViewport(*m_view);
     const int bottleneckCable = m_doc->report().bottleneckLink / 2;
+    const BundleItem *item = root->bundleItem(static_cast<Tier>(tier));
+    QVERIFY(item != nullptr && item->isVisible());
     int checked = 0;
     for (int i = 0; i < item->count(); ++i) {
         const FabricLayout::Bundle &b
@@ -600,8 +621,11 @@ void TestFabricView::overviewLinesShowTheirLoad()
             || std::find(b.cables.begin(), b.cables.end(), bottleneckCable) != b.cables.end())
             continue; // idle lines are translucent; the bottleneck's glows
         QCOMPARE(b.path.size(), 2);
+        if (static_cast<Tier>(tier) == Tier::Spine)
+            QCOMPARE(b.path[0].x(), b.path[1].x());
         const QColor colour = ColorScale::utilisationColour(worst, root->maxUtilisation());
-        const QPointF from = m_view->mapFromScene(b.path[0]), to = m_view->mapFromScene(b.path[1]);
+        const QPointF from = m_view->mapFromScene(b.path[0]);
+        const QPointF to = m_view->mapFromScene(b.path[1]);
         int onLine = 0;
         for (double t : { 0.3, 0.4, 0.5, 0.6, 0.7 }) {
             const QPoint at = (from + (to - from) * t).toPoint();
@@ -612,7 +636,70 @@ void TestFabricView::overviewLinesShowTheirLoad()
         QVERIFY2(onLine >= 3, qPrintable(QStringLiteral("line %1 not drawn in its colour").arg(i)));
         ++checked;
     }
-    QVERIFY2(checked >= 8, "too few loaded lines to check");
+    QVERIFY2(checked >= atLeast, "too few loaded lines to check");
+}
+
+void TestFabricView::overviewBlockImageMatchesChipFills_data()
+{
+    QTest::addColumn<int>("gpus");
+    QTest::addColumn<double>("pixelsPerChip"); // device pixels from one chip to the next
+    QTest::newRow("8 GPUs, 4 px") << 8 << 4.0;
+    QTest::newRow("8 GPUs, 11 px") << 8 << 11.0;
+    QTest::newRow("16 GPUs (two rows), 7 px") << 16 << 7.0;
+    QTest::newRow("4 GPUs, 9 px") << 4 << 9.0;
+}
+
+// A server block a few pixels per chip is drawn as one image of a pixel per GPU, scaled over
+// the chips' band (ServerItem::paintBlock). It must show what a fill per chip (its rectangle
+// grown by 2 units each side and 10 above) shows: the same colour at nearly every pixel,
+// every chip in its own place and row.
+void TestFabricView::overviewBlockImageMatchesChipFills()
+{
+    QFETCH(int, gpus);
+    QFETCH(double, pixelsPerChip);
+    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+    s.fabric.gpusPerServer = gpus;
+    s.fabric.nicsPerServer = 0; // one per GPU
+    s.fabric.gpuToNic.clear();
+    const Fabric fabric = Fabric::build(s.fabric);
+    const FabricLayout layout(fabric);
+    const double lod = pixelsPerChip / (FabricLayout::kChipWidth + FabricLayout::kChipGap);
+    QVERIFY(pixelsPerChip < ServerItem::kImageBelowPixels);
+    QVERIFY(lod * layout.serverSize().width() >= 2.0 * gpus); // not the one-colour block
+    std::vector<QRgb> chips;
+    for (int k = 0; k < gpus; ++k)
+        chips.push_back(ColorScale::coordinateColour(k, gpus).rgb());
+    const QSize size = (layout.serverSize() * lod).toSize() + QSize(2, 2);
+    const auto render = [&](const std::function<void(QPainter &)> &draw) {
+        QImage image(size, QImage::Format_RGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        painter.scale(lod, lod);
+        draw(painter);
+        return image;
+    };
+    const QImage drawn
+        = render([&](QPainter &p) { ServerItem::paintBlock(&p, layout, chips.data(), gpus, lod); });
+    const QImage expected = render([&](QPainter &p) {
+        p.fillRect(QRectF(QPointF(0, 0), layout.serverSize()), QColor(0x86, 0x8e, 0x96));
+        for (int k = 0; k < gpus; ++k)
+            p.fillRect(layout.slotRect(k).adjusted(-2, -10, 2, 2), QColor(chips[k]));
+    });
+    int differ = 0;
+    for (int y = 0; y < size.height(); ++y)
+        for (int x = 0; x < size.width(); ++x)
+            differ += drawn.pixel(x, y) != expected.pixel(x, y);
+    // Only the pixel columns and rows at the chips' edges may round the other way.
+    const int edges = (gpus + 2) * size.height() + 4 * size.width();
+    QVERIFY2(differ <= edges / 2,
+        qPrintable(QStringLiteral("%1 of %2 pixels differ")
+                       .arg(differ)
+                       .arg(size.width() * size.height())));
+    // Every chip's centre shows its own colour.
+    for (int k = 0; k < gpus; ++k) {
+        const QPoint centre = (layout.slotRect(k).center() * lod).toPoint();
+        QCOMPARE(QColor(drawn.pixel(centre)).name(), QColor(chips[k]).name());
+    }
 }
 
 void TestFabricView::exportsPngAndSvg()

@@ -281,7 +281,7 @@ CostEngine::Impl::Squares CostEngine::Impl::square(long long key)
 void CostEngine::Impl::refreshLinks(bool all, bool full)
 {
     const int n = fabric.linkCount();
-    const std::vector<int> changed = traffic->takeChangedLinks();
+    const std::vector<int> &changed = traffic->changedLinks();
     if (all) {
         // Filled link by link below: zeroing all of it first (66 MB at 131,072 GPUs) wrote it
         // twice.
@@ -318,6 +318,7 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
         }
         ranking.settle();
     }
+    traffic->clearChangedLinks();
     // The exposure variants' keys a search's moves left behind, before a full evaluation
     // reads them: each link's as it is now.
     if (full)

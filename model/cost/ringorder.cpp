@@ -10,18 +10,31 @@ namespace railyard {
 std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int> &slots)
 {
     std::vector<RingMember> out;
+    ringMembers(fabric, slots, out);
+    return out;
+}
+
+void ringMembers(const Fabric &fabric, const std::vector<int> &slots, std::vector<RingMember> &out)
+{
+    out.clear();
     out.reserve(slots.size());
     for (const int slot : slots) {
         const int gpu = fabric.gpuOfSlot(slot);
         out.push_back({ slot, fabric.serverOfSlot(slot), gpu, fabric.nicOfGpu(gpu),
             fabric.scaleUpDomainOfSlot(slot) });
     }
-    return out;
 }
 
 std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &members)
 {
     std::vector<ServerMembers> out;
+    membersByServer(members, out);
+    return out;
+}
+
+void membersByServer(const std::vector<RingMember> &members, std::vector<ServerMembers> &out)
+{
+    out.clear();
     out.reserve(members.size()); // at most one domain per member; no regrowth
     // Domain -> index in out: a scan of the few domains seen so far for a small group (a TP
     // group, a DP group of a few dozen), a hash map beyond (a DP group of 1,024 servers).
@@ -71,7 +84,6 @@ std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &member
         std::sort(s.nics.begin(), s.nics.end());
         s.nics.erase(std::unique(s.nics.begin(), s.nics.end()), s.nics.end());
     }
-    return out;
 }
 
 bool uniformPerServer(const std::vector<ServerMembers> &servers)
@@ -132,18 +144,29 @@ std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members)
 std::vector<std::vector<int>> buildRings(
     const std::vector<RingMember> &members, const std::vector<ServerMembers> &servers)
 {
+    std::vector<std::vector<int>> rings;
+    buildRings(members, servers, rings);
+    return rings;
+}
+
+void buildRings(const std::vector<RingMember> &members, const std::vector<ServerMembers> &servers,
+    std::vector<std::vector<int>> &rings)
+{
     if (servers.size() <= 1) {
+        rings.resize(1);
         if (servers.empty())
-            return { std::vector<int> {} };
-        return { std::vector<int>(servers.front().members.begin(), servers.front().members.end()) };
+            rings.front().clear();
+        else
+            rings.front().assign(servers.front().members.begin(), servers.front().members.end());
+        return;
     }
     std::size_t channels = 1;
     for (const ServerMembers &s : servers)
         channels = std::max(channels, s.nics.size());
-    std::vector<std::vector<int>> rings;
-    rings.reserve(channels);
+    rings.resize(channels);
     for (std::size_t c = 0; c < channels; ++c) {
-        std::vector<int> ring;
+        std::vector<int> &ring = rings[c];
+        ring.clear();
         ring.reserve(members.size());
         int previousExit = -1;
         for (const ServerMembers &s : servers) {
@@ -159,9 +182,7 @@ std::vector<std::vector<int>> buildRings(
             appendStretch(ring, s, members, entry, exit);
             previousExit = members[ring.back()].nic;
         }
-        rings.push_back(std::move(ring));
     }
-    return rings;
 }
 
 void chainOrder(const ServerMembers &s, const std::vector<RingMember> &members, int channel,

@@ -488,11 +488,9 @@ void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &rank
 void TrafficModel::recycleReplaced()
 {
     // The last move's replaced plans can no longer be reverted to: their vectors serve the
-    // next plans (planGroup()); a few hundred are kept, enough for a server's worth of groups.
-    constexpr std::size_t kPoolLimit = 256;
+    // next plans (planGroup()).
     for (auto &[id, plan] : m_replaced)
-        if (m_planPool.size() < kPoolLimit)
-            m_planPool.push_back(std::move(plan));
+        recyclePlan(std::move(plan));
     m_replaced.clear();
 }
 

@@ -108,11 +108,6 @@ void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
         m_changedLinks.add(link);
 }
 
-std::vector<int> TrafficModel::takeChangedLinks()
-{
-    return m_changedLinks.take();
-}
-
 void TrafficModel::refreshMaxima()
 {
     // Only the patterns a move emitted into can have new maxima; in index order, so that the

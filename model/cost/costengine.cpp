@@ -26,6 +26,8 @@ void CostEngine::Impl::setUpTraffic()
     dpOps = std::move(tp.dpOps);
     stageDpBytes = tp.setup.stageDpBytes;
     traffic.emplace(fabric, layout, *router, tp.setup);
+    tpRun.assign(plan.ops.size(), 0.0);
+    tpRunVersion.assign(plan.ops.size(), 0); // a new model: nothing found yet
     const std::vector<double> weight = patternWeights(*traffic, plan, chunks());
     for (int p = 0; p < traffic->patternCount(); ++p)
         traffic->setWeight(p, weight[p]);
@@ -91,16 +93,30 @@ double CostEngine::Impl::epOpTime(int stage, Collective c, double bytes) const
     return 0.5 * (opTime(dispatch, c, bytes) + opTime(combine, c, bytes));
 }
 
+double CostEngine::Impl::tpOpTime(std::size_t i) const
+{
+    const CommOp &op = plan.ops[i];
+    if (!traffic->settled()) // loads in flux: choose from them as they are, keep nothing
+        return traffic->tpChoice(op.stage, op.collective, op.bytes).time;
+    const std::uint64_t version = traffic->tpVersion(op.stage);
+    if (tpRunVersion[i] != version) {
+        tpRun[i] = traffic->tpChoice(op.stage, op.collective, op.bytes).time;
+        tpRunVersion[i] = version;
+    }
+    return tpRun[i];
+}
+
 PhaseTimes CostEngine::Impl::phaseTimes() const
 {
     PhaseTimes t;
     t.op.reserve(plan.ops.size());
-    for (const CommOp &op : plan.ops) {
+    for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+        const CommOp &op = plan.ops[i];
         double run = 0.0;
         switch (op.dim) {
         case Dim::Tp:
             // Each TP op runs the algorithm and protocol its family chooses (tpChoice).
-            run = traffic->tpChoice(op.stage, op.collective, op.bytes).time;
+            run = tpOpTime(i);
             break;
         case Dim::Ep:
             run = epOpTime(op.stage, op.collective, op.bytes);

@@ -169,6 +169,16 @@ public:
     int tpPattern(int stage) const;
     /// What one TP op of `stage` runs: the fastest of its family's algorithms and protocols.
     CollectiveChoice tpChoice(int stage, Collective c, double bytes) const;
+    /// Whether every change is settled (refreshMaxima() ran since the last emit): the patterns'
+    /// maxima and the choices read from them are final.
+    bool settled() const { return m_touchedPatterns.empty(); }
+    /// Advances whenever a refresh may have changed what tpChoice() gives for `stage`: while
+    /// it stays the same (and settled()), so do the stage's choices.
+    std::uint64_t tpVersion(int stage) const
+    {
+        return stage >= 0 && stage < static_cast<int>(m_tpVersion.size()) ? m_tpVersion[sz(stage)]
+                                                                          : 1;
+    }
     /// What one DP sync op runs (`ratio` = its S over the stage's DP sync size).
     CollectiveChoice dpChoice(Collective c, double ratio) const;
     int cpPattern(int stage) const { return m_cp[stage]; }
@@ -347,6 +357,8 @@ private:
 
     std::vector<TrafficPattern> m_patterns;
     std::vector<Family> m_tp; ///< per stage
+    std::vector<int> m_tpStageOfPattern; ///< per pattern: the stage of its TP family, else -1
+    std::vector<std::uint64_t> m_tpVersion; ///< per stage (tpVersion()), from 1
     Family m_dp;
     std::vector<int> m_cp, m_ep, m_ppForward, m_ppBackward;
     std::vector<int> m_epCombine; ///< per stage; empty with uniform routing

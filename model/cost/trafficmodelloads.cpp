@@ -114,6 +114,8 @@ void TrafficModel::refreshMaxima()
     // bytes they spread add up in the same order as in a full pass over every pattern.
     m_touchedPatterns.sort();
     for (const int touched : m_touchedPatterns.list()) {
+        if (const int stage = m_tpStageOfPattern[sz(touched)]; stage >= 0)
+            ++m_tpVersion[sz(stage)]; // its maxima, multisets, hence choices, may change
         TrafficPattern &p = m_patterns[sz(touched)];
         flushEnds(p);
         flushSegments(p);

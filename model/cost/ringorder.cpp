@@ -1,6 +1,7 @@
 #include "cost/ringorder.h"
 
 #include "base/flatintmap.h"
+#include "base/units.h"
 #include "fabric/fabric.h"
 
 #include <algorithm>
@@ -64,7 +65,7 @@ void membersByServer(const std::vector<RingMember> &members, std::vector<ServerM
             const int domain = members[i].domain;
             previous = indexOf(domain);
             if (previous == out.size()) {
-                out.push_back({ members[i].server, {}, {} });
+                out.emplace_back().server = members[i].server; // in place: no move of a temporary
                 domains.push_back(domain);
                 if (!at.empty())
                     at[domain] = static_cast<int>(out.size());
@@ -74,6 +75,10 @@ void membersByServer(const std::vector<RingMember> &members, std::vector<ServerM
         out[previous].members.push_back(static_cast<int>(i));
     }
     for (ServerMembers &s : out) {
+        if (s.members.size() == 1) { // one member per server, as in most DP groups
+            s.nics.push_back(members[sz(s.members.front())].nic);
+            continue;
+        }
         // Members hold distinct slots, so the plain sort is stable (and needs no buffer).
         if (s.members.size() > 1)
             std::sort(s.members.begin(), s.members.end(),

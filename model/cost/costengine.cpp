@@ -422,8 +422,9 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     times = phaseTimes();
     // A search's step leaves the events in the order they ran (nothing it reads depends on
     // it); refresh() sorts them.
-    main = timeVariant(scenario, plan, times, channels, std::nullopt,
-        full ? EventOrder::Sorted : EventOrder::AsRun);
+    // Into main's buffers (a search's step leaves the previous step's timeline there, below).
+    timeVariant(scenario, plan, times, channels, std::nullopt,
+        full ? EventOrder::Sorted : EventOrder::AsRun, main);
     report.stageForward = main.input.forward;
     report.stageBackward = main.input.backward;
     report.boundaryForward = times.sendForward;
@@ -448,7 +449,8 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     if (full)
         report.timeline = main.timeline; // fillExposed() reads main's below
     else
-        std::swap(report.timeline, main.timeline); // a search step: main is made anew next time
+        std::swap(report.timeline, main.timeline); // a search step: main.timeline, the step
+                                                   // before's, takes the next one (reused)
     report.pipelineMakespan = report.timeline.makespan;
     report.bubbleFraction = report.timeline.bubbleFraction;
     report.iterationTime = main.iteration.end;

@@ -3,7 +3,6 @@
 #include "base/units.h"
 
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 namespace railyard {
@@ -48,13 +47,6 @@ public:
         for (const int i : m_list)
             m_marked[sz(i)] = 0;
         m_list.clear();
-    }
-    /// The list, leaving none listed.
-    std::vector<int> take()
-    {
-        for (const int i : m_list)
-            m_marked[sz(i)] = 0;
-        return std::exchange(m_list, {});
     }
 
 private:

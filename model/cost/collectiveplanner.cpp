@@ -4,6 +4,10 @@
 #include "fabric/fabric.h"
 #include "fabric/router.h"
 
+#include "base/units.h"
+
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <limits>
 #include <span>
@@ -202,13 +206,14 @@ public:
 
     /// Both binary trees over the servers' members `heads` (one per server), each edge
     /// `unit` each way; returns the longest path from a node to its root.
-    ChainPart trees(const std::vector<int> &heads, double unit)
+    template<typename Heads> ChainPart trees(const Heads &heads, double unit)
     {
         const int nodes = static_cast<int>(heads.size());
         ChainPart longest;
-        std::vector<ChainPart> path(static_cast<std::size_t>(nodes));
-        std::vector<ChainPart> up(static_cast<std::size_t>(nodes)); // node -> parent, once each
-        std::vector<int> parent(static_cast<std::size_t>(nodes));
+        // Inline storage for the groups a search re-plans move after move (a DP group over a few
+        // dozen servers): no allocation per plan.
+        boost::container::small_vector<ChainPart, 64> up(sz(nodes)); // node -> parent, once each
+        boost::container::small_vector<int, 64> parent(sz(nodes));
         for (int t = 0; t < 2 && nodes > 1; ++t) {
             for (int r = 0; r < nodes; ++r) {
                 parent[r] = doubleBinaryTreeParent(t, r, nodes);
@@ -224,7 +229,6 @@ public:
                 ChainPart p;
                 for (int x = r; parent[x] >= 0; x = parent[x])
                     p = p + up[x];
-                path[r] = p;
                 longest = longer(longest, p);
             }
         }
@@ -294,9 +298,14 @@ PlanAlgorithm plannedAlgorithm(
 PlannerGroup plannerGroup(const Fabric &fabric, const std::vector<int> &slots)
 {
     PlannerGroup g;
-    g.members = ringMembers(fabric, slots);
-    g.servers = membersByServer(g.members);
+    plannerGroup(fabric, slots, g);
     return g;
+}
+
+void plannerGroup(const Fabric &fabric, const std::vector<int> &slots, PlannerGroup &out)
+{
+    ringMembers(fabric, slots, out.members);
+    membersByServer(out.members, out.servers);
 }
 
 CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::vector<int> &slots,
@@ -332,9 +341,9 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
     ChainPart chain;
     switch (plan.algorithm) {
     case PlanAlgorithm::Ring: {
-        const std::vector<std::vector<int>> rings = buildRings(b.members(), b.servers());
-        plan.channels = static_cast<int>(rings.size());
-        for (const std::vector<int> &ring : rings)
+        buildRings(b.members(), b.servers(), plan.ringScratch);
+        plan.channels = static_cast<int>(plan.ringScratch.size());
+        for (const std::vector<int> &ring : plan.ringScratch)
             chain = longer(chain, b.ring(ring, (dn - 1.0) / dn / plan.channels));
         break;
     }
@@ -351,8 +360,9 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
             channels = std::max(channels, s.nics.size());
         plan.channels = static_cast<int>(channels);
         const double c = plan.channels;
-        std::vector<int> heads, order; // reused server after server, channel after channel
-        heads.reserve(b.servers().size());
+        // Reused server after server, channel after channel.
+        boost::container::small_vector<int, 64> heads;
+        std::vector<int> order;
         for (int ch = 0; ch < plan.channels; ++ch) {
             ChainPart inside;
             heads.clear();
@@ -396,7 +406,7 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
         plan.channels = static_cast<int>(l);
         ChainPart across;
         for (std::size_t j = 0; j < l; ++j) {
-            std::vector<int> column;
+            boost::container::small_vector<int, 64> column;
             for (const ServerMembers &s : b.servers())
                 column.push_back(s.members[j]);
             across = longer(across, b.trees(column, 1.0 / (4.0 * dl)));

@@ -41,6 +41,9 @@ struct CollectivePlan
     std::vector<PlannedFlow> flows;
     std::vector<PlannedLinkLoad> links;
     CollectiveChain chain;
+    /// planCollective()'s working buffer for a ring plan's rings (buildRings()), kept here so
+    /// that planning into a reused plan reuses its vectors too; not part of the result.
+    std::vector<std::vector<int>> ringScratch;
 };
 
 /// The plan algorithm a scenario option names (auto: the ring, the first candidate).
@@ -71,6 +74,8 @@ struct PlannerGroup
     std::vector<ServerMembers> servers;
 };
 PlannerGroup plannerGroup(const Fabric &fabric, const std::vector<int> &slots);
+/// The same into `out`, whose vectors keep their capacity (a caller preparing group after group).
+void plannerGroup(const Fabric &fabric, const std::vector<int> &slots, PlannerGroup &out);
 
 /// The algorithm planCollective() builds when asked for `wanted` on this group: `wanted`, or
 /// its fallback (see planCollective()).

@@ -26,6 +26,8 @@ void CostEngine::Impl::setUpTraffic()
     dpOps = std::move(tp.dpOps);
     stageDpBytes = tp.setup.stageDpBytes;
     traffic.emplace(fabric, layout, *router, tp.setup);
+    tpRun.assign(plan.ops.size(), 0.0);
+    tpRunVersion.assign(plan.ops.size(), 0); // a new model: nothing found yet
     const std::vector<double> weight = patternWeights(*traffic, plan, chunks());
     for (int p = 0; p < traffic->patternCount(); ++p)
         traffic->setWeight(p, weight[p]);
@@ -91,16 +93,30 @@ double CostEngine::Impl::epOpTime(int stage, Collective c, double bytes) const
     return 0.5 * (opTime(dispatch, c, bytes) + opTime(combine, c, bytes));
 }
 
+double CostEngine::Impl::tpOpTime(std::size_t i) const
+{
+    const CommOp &op = plan.ops[i];
+    if (!traffic->settled()) // loads in flux: choose from them as they are, keep nothing
+        return traffic->tpChoice(op.stage, op.collective, op.bytes).time;
+    const std::uint64_t version = traffic->tpVersion(op.stage);
+    if (tpRunVersion[i] != version) {
+        tpRun[i] = traffic->tpChoice(op.stage, op.collective, op.bytes).time;
+        tpRunVersion[i] = version;
+    }
+    return tpRun[i];
+}
+
 PhaseTimes CostEngine::Impl::phaseTimes() const
 {
     PhaseTimes t;
     t.op.reserve(plan.ops.size());
-    for (const CommOp &op : plan.ops) {
+    for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+        const CommOp &op = plan.ops[i];
         double run = 0.0;
         switch (op.dim) {
         case Dim::Tp:
             // Each TP op runs the algorithm and protocol its family chooses (tpChoice).
-            run = traffic->tpChoice(op.stage, op.collective, op.bytes).time;
+            run = tpOpTime(i);
             break;
         case Dim::Ep:
             run = epOpTime(op.stage, op.collective, op.bytes);
@@ -281,7 +297,7 @@ CostEngine::Impl::Squares CostEngine::Impl::square(long long key)
 void CostEngine::Impl::refreshLinks(bool all, bool full)
 {
     const int n = fabric.linkCount();
-    const std::vector<int> changed = traffic->takeChangedLinks();
+    const std::vector<int> &changed = traffic->changedLinks();
     if (all) {
         // Filled link by link below: zeroing all of it first (66 MB at 131,072 GPUs) wrote it
         // twice.
@@ -318,6 +334,7 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
         }
         ranking.settle();
     }
+    traffic->clearChangedLinks();
     // The exposure variants' keys a search's moves left behind, before a full evaluation
     // reads them: each link's as it is now.
     if (full)
@@ -405,8 +422,9 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     times = phaseTimes();
     // A search's step leaves the events in the order they ran (nothing it reads depends on
     // it); refresh() sorts them.
-    main = timeVariant(scenario, plan, times, channels, std::nullopt,
-        full ? EventOrder::Sorted : EventOrder::AsRun);
+    // Into main's buffers (a search's step leaves the previous step's timeline there, below).
+    timeVariant(scenario, plan, times, channels, std::nullopt,
+        full ? EventOrder::Sorted : EventOrder::AsRun, main);
     report.stageForward = main.input.forward;
     report.stageBackward = main.input.backward;
     report.boundaryForward = times.sendForward;
@@ -431,7 +449,8 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     if (full)
         report.timeline = main.timeline; // fillExposed() reads main's below
     else
-        std::swap(report.timeline, main.timeline); // a search step: main is made anew next time
+        std::swap(report.timeline, main.timeline); // a search step: main.timeline, the step
+                                                   // before's, takes the next one (reused)
     report.pipelineMakespan = report.timeline.makespan;
     report.bubbleFraction = report.timeline.bubbleFraction;
     report.iterationTime = main.iteration.end;

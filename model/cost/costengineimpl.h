@@ -81,6 +81,12 @@ struct CostEngine::Impl
     void fillExposed();
 
     double opTime(int pattern, Collective c, double bytes) const;
+    /// The time of TP op `i` of the plan (tpChoice()), kept per op with the traffic model's
+    /// tpVersion() it was found at: most moves change a stage or two's TP groups, and every op
+    /// of the others chooses as before (the choice was most of phaseTimes()).
+    double tpOpTime(std::size_t i) const;
+    mutable std::vector<double> tpRun;
+    mutable std::vector<std::uint64_t> tpRunVersion; ///< 0: not found yet
     double epOpTime(int stage, Collective c, double bytes) const; ///< dispatch/combine mean
     PhaseTimes phaseTimes() const;
     std::vector<double> boundaryTimes(bool forward) const;

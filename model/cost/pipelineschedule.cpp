@@ -151,7 +151,8 @@ public:
         }
     }
 
-    PipelineTimeline run()
+    /// Into `out`, whose vectors keep their capacity (a search schedules move after move).
+    void run(PipelineTimeline &out)
     {
         const auto orders = pipelineOrders(m_in.kind, m_p, m_in.microbatches, m_v, m_withBackward);
         std::vector<std::size_t> next(sz(m_p), 0);
@@ -160,8 +161,11 @@ public:
         std::iota(work.rbegin(), work.rend(), 0); // pop_back() takes stage 0 first
         m_freeAt.assign(sz(m_p), 0.0);
 
-        PipelineTimeline out;
+        out.makespan = 0.0;
+        out.bubbleFraction = 0.0;
         out.busy.assign(sz(m_p), 0.0);
+        out.peakInflight.clear();
+        out.events.clear();
         std::size_t totalOps = 0;
         for (const auto &o : orders)
             totalOps += o.size();
@@ -195,7 +199,6 @@ public:
         }
 
         finish(out);
-        return out;
     }
 
 private:
@@ -550,8 +553,15 @@ bool eventBefore(const PipelineEvent &a, const PipelineEvent &b)
 
 PipelineTimeline schedulePipeline(const PipelineInput &input, EventOrder order)
 {
+    PipelineTimeline out;
+    schedulePipeline(input, order, out);
+    return out;
+}
+
+void schedulePipeline(const PipelineInput &input, EventOrder order, PipelineTimeline &out)
+{
     checkPipelineInput(input);
-    return Simulation(input, order).run();
+    Simulation(input, order).run(out);
 }
 
 } // namespace railyard

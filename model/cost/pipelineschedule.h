@@ -112,5 +112,8 @@ enum class EventOrder { Sorted, AsRun };
  */
 PipelineTimeline schedulePipeline(
     const PipelineInput &input, EventOrder order = EventOrder::Sorted);
+/// The same into `out` (every field set anew), whose vectors keep their capacity: a search
+/// schedules into the timeline of its previous step, whose events are warm in the cache.
+void schedulePipeline(const PipelineInput &input, EventOrder order, PipelineTimeline &out);
 
 } // namespace railyard

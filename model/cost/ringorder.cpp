@@ -1,6 +1,7 @@
 #include "cost/ringorder.h"
 
 #include "base/flatintmap.h"
+#include "base/units.h"
 #include "fabric/fabric.h"
 
 #include <algorithm>
@@ -10,18 +11,31 @@ namespace railyard {
 std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int> &slots)
 {
     std::vector<RingMember> out;
+    ringMembers(fabric, slots, out);
+    return out;
+}
+
+void ringMembers(const Fabric &fabric, const std::vector<int> &slots, std::vector<RingMember> &out)
+{
+    out.clear();
     out.reserve(slots.size());
     for (const int slot : slots) {
         const int gpu = fabric.gpuOfSlot(slot);
         out.push_back({ slot, fabric.serverOfSlot(slot), gpu, fabric.nicOfGpu(gpu),
             fabric.scaleUpDomainOfSlot(slot) });
     }
-    return out;
 }
 
 std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &members)
 {
     std::vector<ServerMembers> out;
+    membersByServer(members, out);
+    return out;
+}
+
+void membersByServer(const std::vector<RingMember> &members, std::vector<ServerMembers> &out)
+{
+    out.clear();
     out.reserve(members.size()); // at most one domain per member; no regrowth
     // Domain -> index in out: a scan of the few domains seen so far for a small group (a TP
     // group, a DP group of a few dozen), a hash map beyond (a DP group of 1,024 servers).
@@ -51,7 +65,7 @@ std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &member
             const int domain = members[i].domain;
             previous = indexOf(domain);
             if (previous == out.size()) {
-                out.push_back({ members[i].server, {}, {} });
+                out.emplace_back().server = members[i].server; // in place: no move of a temporary
                 domains.push_back(domain);
                 if (!at.empty())
                     at[domain] = static_cast<int>(out.size());
@@ -61,6 +75,10 @@ std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &member
         out[previous].members.push_back(static_cast<int>(i));
     }
     for (ServerMembers &s : out) {
+        if (s.members.size() == 1) { // one member per server, as in most DP groups
+            s.nics.push_back(members[sz(s.members.front())].nic);
+            continue;
+        }
         // Members hold distinct slots, so the plain sort is stable (and needs no buffer).
         if (s.members.size() > 1)
             std::sort(s.members.begin(), s.members.end(),
@@ -71,7 +89,6 @@ std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &member
         std::sort(s.nics.begin(), s.nics.end());
         s.nics.erase(std::unique(s.nics.begin(), s.nics.end()), s.nics.end());
     }
-    return out;
 }
 
 bool uniformPerServer(const std::vector<ServerMembers> &servers)
@@ -132,18 +149,29 @@ std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members)
 std::vector<std::vector<int>> buildRings(
     const std::vector<RingMember> &members, const std::vector<ServerMembers> &servers)
 {
+    std::vector<std::vector<int>> rings;
+    buildRings(members, servers, rings);
+    return rings;
+}
+
+void buildRings(const std::vector<RingMember> &members, const std::vector<ServerMembers> &servers,
+    std::vector<std::vector<int>> &rings)
+{
     if (servers.size() <= 1) {
+        rings.resize(1);
         if (servers.empty())
-            return { std::vector<int> {} };
-        return { std::vector<int>(servers.front().members.begin(), servers.front().members.end()) };
+            rings.front().clear();
+        else
+            rings.front().assign(servers.front().members.begin(), servers.front().members.end());
+        return;
     }
     std::size_t channels = 1;
     for (const ServerMembers &s : servers)
         channels = std::max(channels, s.nics.size());
-    std::vector<std::vector<int>> rings;
-    rings.reserve(channels);
+    rings.resize(channels);
     for (std::size_t c = 0; c < channels; ++c) {
-        std::vector<int> ring;
+        std::vector<int> &ring = rings[c];
+        ring.clear();
         ring.reserve(members.size());
         int previousExit = -1;
         for (const ServerMembers &s : servers) {
@@ -159,9 +187,7 @@ std::vector<std::vector<int>> buildRings(
             appendStretch(ring, s, members, entry, exit);
             previousExit = members[ring.back()].nic;
         }
-        rings.push_back(std::move(ring));
     }
-    return rings;
 }
 
 void chainOrder(const ServerMembers &s, const std::vector<RingMember> &members, int channel,

@@ -23,6 +23,9 @@ struct RingMember
 
 /// The members of `slots` as RingMembers (server, GPU and NIC from the fabric's affinity).
 std::vector<RingMember> ringMembers(const Fabric &fabric, const std::vector<int> &slots);
+/// The same into `out` (cleared first), whose capacity a caller preparing group after group
+/// reuses.
+void ringMembers(const Fabric &fabric, const std::vector<int> &slots, std::vector<RingMember> &out);
 
 /**
  * The members of a group in one scale-up domain (one server unless the fabric has rack-scale
@@ -43,6 +46,8 @@ struct ServerMembers
 /// The group's scale-up domains (servers) in order of first appearance in the member list
 /// (NCCL numbers its nodes in rank order), each with its members.
 std::vector<ServerMembers> membersByServer(const std::vector<RingMember> &members);
+/// The same into `out` (cleared first), whose capacity it reuses.
+void membersByServer(const std::vector<RingMember> &members, std::vector<ServerMembers> &out);
 
 /// True when every server holds the same number of members.
 bool uniformPerServer(const std::vector<ServerMembers> &servers);
@@ -62,6 +67,10 @@ std::vector<std::vector<int>> buildRings(const std::vector<RingMember> &members)
 /// The same, with the members' servers already grouped (membersByServer(members)).
 std::vector<std::vector<int>> buildRings(
     const std::vector<RingMember> &members, const std::vector<ServerMembers> &servers);
+/// The same into `rings`, whose vectors keep their capacity (a planner re-planning group after
+/// group allocates none once warm).
+void buildRings(const std::vector<RingMember> &members, const std::vector<ServerMembers> &servers,
+    std::vector<std::vector<int>> &rings);
 
 /// The members of server `s` in the order a chain of channel `channel` visits them: the
 /// member on the channel's NIC first (the tree's network end), the others by GPU index; into

@@ -83,14 +83,28 @@ SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const P
 Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
     const OverlapChannels &channels, std::optional<Dim> off, EventOrder order)
 {
+    Timing t;
+    timeVariant(scenario, plan, times, channels, off, order, t);
+    return t;
+}
+
+void timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
+    const OverlapChannels &channels, std::optional<Dim> off, EventOrder order, Timing &t)
+{
     const int stages = scenario.degrees.pp;
     const int v = chunksPerRank(scenario.training);
     const bool pp = off != Dim::Pp;
-    Timing t;
     t.forward = stagePasses(plan, times, OpPass::Forward, off);
     t.backward = stagePasses(plan, times, OpPass::Backward, off);
     t.sync = syncPlanFor(scenario, plan, times, channels, off);
     PipelineInput &in = t.input;
+    // Every field as a new PipelineInput has it, the vectors' capacity kept.
+    for (std::vector<double> *list : { &in.forward, &in.backward, &in.sendForward, &in.sendBackward,
+             &in.chunkForward, &in.chunkBackward, &in.forwardReady, &in.weightGrad, &in.forwardComm,
+             &in.backwardComm })
+        list->clear();
+    in.wrapForward.reset();
+    in.wrapBackward.reset();
     in.kind = scenario.training.schedule;
     in.stages = stages;
     in.microbatches = plan.microbatches;
@@ -136,9 +150,8 @@ Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const Pha
         in.wrapBackward = pp ? times.wrapBackward : 0.0;
     }
     in.forwardReady = gatherReadyTimes(t.sync, stages, v, chunkForward);
-    t.timeline = schedulePipeline(in, order);
+    schedulePipeline(in, order, t.timeline);
     t.iteration = timeIteration(t.timeline, stages, v, t.sync);
-    return t;
 }
 
 } // namespace railyard

@@ -59,5 +59,9 @@ SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const P
 Timing timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
                    const OverlapChannels &channels, std::optional<Dim> off,
                    EventOrder order = EventOrder::Sorted);
+/// The same into `t` (every field set anew), reusing its vectors' capacity: the engine times
+/// each move into the buffers of an earlier one.
+void timeVariant(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
+    const OverlapChannels &channels, std::optional<Dim> off, EventOrder order, Timing &t);
 
 } // namespace railyard

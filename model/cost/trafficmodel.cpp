@@ -99,6 +99,11 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     const int edpSize = dpSize / std::max(1, deg.ep);
     if (dpSize > 1 || (expertDp && edpSize > 1))
         m_dp = addFamily("dp", Dim::Dp, -1, m_setup.dpOps);
+    m_tpStageOfPattern.assign(m_patterns.size(), -1);
+    for (int s = 0; s < stages; ++s)
+        for (const int p : m_tp[sz(s)].patterns)
+            m_tpStageOfPattern[sz(p)] = s;
+    m_tpVersion.assign(sz(stages), 1);
 
     const int links = fabric.linkCount();
     m_linkDimBytes.assign(static_cast<std::size_t>(links) * kDimCount, 0.0);
@@ -488,11 +493,9 @@ void TrafficModel::beginMove(const Mapping &before, const std::vector<int> &rank
 void TrafficModel::recycleReplaced()
 {
     // The last move's replaced plans can no longer be reverted to: their vectors serve the
-    // next plans (planGroup()); a few hundred are kept, enough for a server's worth of groups.
-    constexpr std::size_t kPoolLimit = 256;
+    // next plans (planGroup()).
     for (auto &[id, plan] : m_replaced)
-        if (m_planPool.size() < kPoolLimit)
-            m_planPool.push_back(std::move(plan));
+        recyclePlan(std::move(plan));
     m_replaced.clear();
 }
 

@@ -169,6 +169,16 @@ public:
     int tpPattern(int stage) const;
     /// What one TP op of `stage` runs: the fastest of its family's algorithms and protocols.
     CollectiveChoice tpChoice(int stage, Collective c, double bytes) const;
+    /// Whether every change is settled (refreshMaxima() ran since the last emit): the patterns'
+    /// maxima and the choices read from them are final.
+    bool settled() const { return m_touchedPatterns.empty(); }
+    /// Advances whenever a refresh may have changed what tpChoice() gives for `stage`: while
+    /// it stays the same (and settled()), so do the stage's choices.
+    std::uint64_t tpVersion(int stage) const
+    {
+        return stage >= 0 && stage < static_cast<int>(m_tpVersion.size()) ? m_tpVersion[sz(stage)]
+                                                                          : 1;
+    }
     /// What one DP sync op runs (`ratio` = its S over the stage's DP sync size).
     CollectiveChoice dpChoice(Collective c, double ratio) const;
     int cpPattern(int stage) const { return m_cp[stage]; }
@@ -187,9 +197,11 @@ public:
     /// Per link, per dimension, bytes per iteration (links x kDimCount, row-major).
     const std::vector<double> &linkDimBytes() const { return m_linkDimBytes; }
     const std::array<DimArray, kTierCount> &tierBytes() const { return m_tierBytes; }
-    /// Links whose bytes changed since the last call (each once); clears the list. build()
-    /// lists none: after it every link is new.
-    std::vector<int> takeChangedLinks();
+    /// Links whose bytes changed since the last clearChangedLinks() (each once). build() lists
+    /// none: after it every link is new.
+    const std::vector<int> &changedLinks() const { return m_changedLinks.list(); }
+    /// Empties changedLinks(); the list keeps its capacity for the next move's.
+    void clearChangedLinks() { m_changedLinks.clear(); }
     /// The load pattern `pattern` puts on `link` (bytes per byte of S per pass), a lumped
     /// link's included; for tests and inspection.
     double patternLoad(int pattern, int link) const;
@@ -277,11 +289,11 @@ private:
         std::array<Made, 8> made {};
         int count = 0;
     };
-    /// `prepared`: the group as the planner sees it under `mapping`, made by the first of a
-    /// family's patterns that plans it, for the others; `made`: the plans they made.
+    /// `prepared`: whether m_prepared holds the group as the planner sees it under `mapping`,
+    /// made by the first of a family's patterns that plans it, for the others; `made`: the
+    /// plans they made.
     void emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
-                     const Mapping &mapping, double scale, double sign,
-                     std::optional<PlannerGroup> &prepared, FamilyPlans &made);
+        const Mapping &mapping, double scale, double sign, bool &prepared, FamilyPlans &made);
     EmittedPlan planGroup(int pattern, const PlannerGroup &group, double scale);
     /// Adds (sign > 0) or removes what `plan` emits; `flows` false: all but its flows.
     void emitPlan(int pattern, const EmittedPlan &plan, double sign, bool flows = true);
@@ -345,6 +357,8 @@ private:
 
     std::vector<TrafficPattern> m_patterns;
     std::vector<Family> m_tp; ///< per stage
+    std::vector<int> m_tpStageOfPattern; ///< per pattern: the stage of its TP family, else -1
+    std::vector<std::uint64_t> m_tpVersion; ///< per stage (tpVersion()), from 1
     Family m_dp;
     std::vector<int> m_cp, m_ep, m_ppForward, m_ppBackward;
     std::vector<int> m_epCombine; ///< per stage; empty with uniform routing
@@ -367,6 +381,12 @@ private:
     /// Replaced plans no revert can want any more, whose vectors planGroup() reuses.
     std::vector<EmittedPlan> m_planPool;
     void recycleReplaced();
+    /// A plan from the pool (its vectors keep their capacity), or a new one.
+    EmittedPlan pooledPlan();
+    /// Gives a plan no one reads any more to the pool (up to a few hundred).
+    void recyclePlan(EmittedPlan &&plan);
+    PlannerGroup m_prepared; ///< emitFamily()'s group as the planner sees it, reused
+    std::vector<int> m_preparedSlots; ///< its members' slots
     bool m_reverting = false;
     std::vector<int> m_memberOfSlot; ///< planGroup() scratch: slot -> member index, else -1
     std::vector<int> m_flowStart;    ///< planGroup() scratch: per member, its first flow

@@ -108,17 +108,14 @@ void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
         m_changedLinks.add(link);
 }
 
-std::vector<int> TrafficModel::takeChangedLinks()
-{
-    return m_changedLinks.take();
-}
-
 void TrafficModel::refreshMaxima()
 {
     // Only the patterns a move emitted into can have new maxima; in index order, so that the
     // bytes they spread add up in the same order as in a full pass over every pattern.
     m_touchedPatterns.sort();
     for (const int touched : m_touchedPatterns.list()) {
+        if (const int stage = m_tpStageOfPattern[sz(touched)]; stage >= 0)
+            ++m_tpVersion[sz(stage)]; // its maxima, multisets, hence choices, may change
         TrafficPattern &p = m_patterns[sz(touched)];
         flushEnds(p);
         flushSegments(p);

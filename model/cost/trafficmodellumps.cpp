@@ -8,6 +8,7 @@
 #include "cost/trafficmodel.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -68,10 +69,33 @@ void TrafficModel::spreadLumpBytes()
 {
     for (const int lump : m_lumpTouched.list()) {
         const DimArray bytes = std::exchange(m_lumpBytes[sz(lump)], DimArray {});
+        // applyLinkBytes() for each link and dimension, inline and for the dimensions with
+        // bytes only (the others add nothing): the same sums, term by term in the same order.
+        std::array<int, kDimCount> dims {};
+        int n = 0;
+        for (int d = 0; d < kDimCount; ++d)
+            if (bytes[sz(d)] != 0.0)
+                dims[sz(n++)] = d;
+        if (n == 0)
+            continue;
         const Lump &k = m_lumps[sz(lump)];
-        for (int i = k.first; i < k.first + k.count; ++i)
-            for (int d = 0; d < kDimCount; ++d)
-                applyLinkBytes(m_lumpLinks[sz(i)], static_cast<Dim>(d), bytes[sz(d)]);
+        for (int i = k.first; i < k.first + k.count; ++i) {
+            const int link = m_lumpLinks[sz(i)];
+            const std::uint8_t role = m_linkRole[sz(link)];
+            double *row = &m_linkDimBytes[sz(link) * kDimCount];
+            for (int j = 0; j < n; ++j) {
+                const std::size_t d = sz(dims[sz(j)]);
+                const double b = bytes[d];
+                row[d] += b;
+                m_tierBytes[role & kTierMask][d] += b;
+                if (role & kNicUp)
+                    m_nicUpBytes += b;
+                if (role & kLeafUp)
+                    m_leafUpBytes += b;
+            }
+            if (!m_building)
+                m_changedLinks.add(link);
+        }
     }
     m_lumpTouched.clear();
 }

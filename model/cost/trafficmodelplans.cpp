@@ -15,23 +15,37 @@ namespace railyard {
 void TrafficModel::emitFamily(const Family &family, const GroupRef &group,
     const std::vector<int> &members, const Mapping &mapping, double scale, double sign)
 {
-    std::optional<PlannerGroup> prepared; // the members' servers and NICs, found once
+    bool prepared = false; // the members' servers and NICs (m_prepared), found once
     FamilyPlans made;
     for (const int p : family.patterns)
         emitPlanned(p, group, members, mapping, scale, sign, prepared, made);
+}
+
+TrafficModel::EmittedPlan TrafficModel::pooledPlan()
+{
+    EmittedPlan out;
+    if (!m_planPool.empty()) {
+        out = std::move(m_planPool.back());
+        m_planPool.pop_back();
+    }
+    return out;
+}
+
+void TrafficModel::recyclePlan(EmittedPlan &&plan)
+{
+    // A few hundred are kept, enough for a server's worth of groups.
+    constexpr std::size_t kPoolLimit = 256;
+    if (m_planPool.size() < kPoolLimit)
+        m_planPool.push_back(std::move(plan));
 }
 
 TrafficModel::EmittedPlan TrafficModel::planGroup(
     int pattern, const PlannerGroup &group, double scale)
 {
     // A plan the last move replaced and no revert can want any more lends its vectors.
-    EmittedPlan out;
-    if (!m_planPool.empty()) {
-        out = std::move(m_planPool.back());
-        m_planPool.pop_back();
-        out.flows.clear();
-        out.links.clear();
-    }
+    EmittedPlan out = pooledPlan();
+    out.flows.clear();
+    out.links.clear();
     std::vector<int> &slots = out.slots;
     slots.clear();
     for (const RingMember &m : group.members)
@@ -81,6 +95,7 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
         begin = end;
     }
     std::erase_if(out.flows, [](const GroupFlow &f) { return f.unit == 0.0; });
+    out.links.reserve(plan.links.size());
     for (const PlannedLinkLoad &l : plan.links)
         if (l.unit * scale != 0.0)
             out.links.push_back({ l.link, l.unit * scale });
@@ -156,8 +171,7 @@ void TrafficModel::emitPlanChange(int pattern, const EmittedPlan &before, const 
 }
 
 void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
-    const Mapping &mapping, double scale, double sign, std::optional<PlannerGroup> &prepared,
-    FamilyPlans &made)
+    const Mapping &mapping, double scale, double sign, bool &prepared, FamilyPlans &made)
 {
     if (members.size() < 2 || pattern < 0)
         return;
@@ -177,15 +191,15 @@ void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::ve
             }
     if (!kept) {
         if (!prepared) {
-            std::vector<int> slots;
-            slots.reserve(members.size());
+            m_preparedSlots.clear();
             for (const int m : members)
-                slots.push_back(mapping.slotOf(m));
-            prepared = plannerGroup(m_fabric, slots);
+                m_preparedSlots.push_back(mapping.slotOf(m));
+            plannerGroup(m_fabric, m_preparedSlots, m_prepared);
+            prepared = true;
         }
         const TrafficPattern &p = m_patterns[sz(pattern)];
-        const PlanAlgorithm algorithm
-            = plannedAlgorithm(p.algorithm, p.plannedFor, *prepared, m_setup.device.nvlsEfficiency);
+        const PlanAlgorithm algorithm = plannedAlgorithm(
+            p.algorithm, p.plannedFor, m_prepared, m_setup.device.nvlsEfficiency);
         // Only NVLS's link loads depend on the op (planCollective()); every other plan is the
         // same for any op. The scale is the family's, the same for each of its patterns.
         const bool opMatters
@@ -193,18 +207,20 @@ void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::ve
         for (int i = 0; i < made.count && !kept; ++i) {
             const FamilyPlans::Made &m = made.made[sz(i)];
             if (m.plan && m.algorithm == algorithm && (!opMatters || m.op == p.plannedFor)) {
-                plan = *m.plan;
+                plan = pooledPlan();
+                plan = *m.plan; // into the pooled plan's vectors
                 kept = true;
             }
         }
         if (!kept) {
-            plan = planGroup(pattern, *prepared, scale);
+            plan = planGroup(pattern, m_prepared, scale);
             if (made.count < static_cast<int>(made.made.size()))
                 made.made[sz(made.count++)] = { algorithm, p.plannedFor, nullptr };
         }
     }
     if (sign < 0) {
         emitPlan(pattern, plan, -1.0); // never emitted through build(): remove what it adds
+        recyclePlan(std::move(plan));
         return;
     }
     const EmittedPlan *now = nullptr; // this pattern's plan for the group, where it is kept
@@ -215,6 +231,8 @@ void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::ve
         emitPlanChange(pattern, it->second, plan);
         if (!m_reverting)
             m_replaced.emplace_back(id, std::move(it->second));
+        else
+            recyclePlan(std::move(it->second)); // the reverted move's plan: its vectors serve on
         it->second = std::move(plan);
         now = &it->second;
     }

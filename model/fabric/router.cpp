@@ -126,8 +126,11 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
         m_gpuDown[at] = f.linkBetween(scaleUp, gpu);
         m_pcieUp[at] = f.linkBetween(gpu, nic);
         m_pcieDown[at] = f.linkBetween(nic, gpu);
-        m_slots[at] = { server, f.scaleUpDomainOfSlot(slot), nicIndex,
-            nics > 0 ? f.leafOfNic(server, nicIndex) : -1 };
+        SlotPlace &place = m_slots[at];
+        place.server = server;
+        place.domain = f.scaleUpDomainOfSlot(slot);
+        place.nic = nicIndex;
+        place.leaf = nics > 0 ? f.leafOfNic(server, nicIndex) : -1;
     }
     m_pxnRoutes = (f.spec().pxn || f.railOnly()) && f.railCount() > 0;
     const int planes = f.planeCount();
@@ -149,6 +152,38 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     m_proxyGpu.assign(static_cast<std::size_t>(nics), -1);
     for (int g = f.gpusPerServer() - 1; g >= 0; --g) // the lowest GPU index wins
         m_proxyGpu[static_cast<std::size_t>(f.nicOfGpu(g))] = g;
+    // The ends' links and latencies per slot (SlotPlace), added in the order of latency()'s and
+    // routeParts()' sums. A port on a failed leaf (link -1) is never routed (its GPUs hold no
+    // rank): it adds nothing here.
+    const auto latencyOf = [&](int link) { return link >= 0 ? f.linkLatency(link) : 0.0; };
+    const auto tierOf = [&](int link) { return link >= 0 ? f.linkTier(link) : Tier::ScaleUp; };
+    for (int slot = 0; slot < slots; ++slot) {
+        const auto at = static_cast<std::size_t>(slot);
+        SlotPlace &place = m_slots[at];
+        place.gpuUp = m_gpuUp[at];
+        place.gpuDown = m_gpuDown[at];
+        place.gpuUpLatency = 0.0;
+        place.gpuUpLatency += latencyOf(place.gpuUp);
+        place.gpuDownLatency = latencyOf(place.gpuDown);
+        place.gpuUpReach = std::max(Tier::ScaleUp, tierOf(place.gpuUp));
+        place.gpuDownReach = std::max(Tier::ScaleUp, tierOf(place.gpuDown));
+        if (nics == 0 || planes != 1)
+            continue;
+        const auto port = static_cast<std::size_t>(place.server * nics + place.nic);
+        place.pcieUp = m_pcieUp[at];
+        place.nicUp = m_nicUp[port];
+        place.nicDown = m_nicDown[port];
+        place.pcieDown = m_pcieDown[at];
+        place.upLatency = 0.0;
+        place.upLatency += latencyOf(place.pcieUp);
+        place.upLatency += latencyOf(place.nicUp);
+        place.nicDownLatency = latencyOf(place.nicDown);
+        place.pcieDownLatency = latencyOf(place.pcieDown);
+        place.upReach = std::max({ Tier::ScaleUp, tierOf(place.pcieUp), tierOf(place.nicUp) });
+        place.downReach
+            = std::max({ Tier::ScaleUp, tierOf(place.nicDown), tierOf(place.pcieDown) });
+    }
+    m_slotEnds = nics > 0 && planes == 1;
 
     // CSR adjacency of the switch subgraph: the ECMP sweep reads it many times.
     m_adjOffset.assign(static_cast<std::size_t>(switches) + 1, 0);
@@ -264,9 +299,35 @@ std::span<const RouteHop> Router::route(int srcSlot, int dstSlot)
 
 void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
 {
-    out = Parts {};
+    out.endCount = 0;
+    out.segmentCount = 0;
+    out.latency = 0.0;
     if (srcSlot == dstSlot)
         return;
+    const SlotPlace &src = m_slots[static_cast<std::size_t>(srcSlot)];
+    const SlotPlace &dst = m_slots[static_cast<std::size_t>(dstSlot)];
+    if (src.domain == dst.domain) { // as ends(): GPU -> scale-up switch -> GPU
+        out.ends[0] = src.gpuUp;
+        out.ends[1] = dst.gpuDown;
+        out.endCount = 2;
+        out.latency = src.gpuUpLatency + dst.gpuDownLatency;
+        return;
+    }
+    if (m_slotEnds && !pxnDetour(src, dst)) {
+        // ends()' head (PCIe, NIC port up), then its tail, then the switch parts, in the
+        // order of the general path below.
+        out.ends[0] = src.pcieUp;
+        out.ends[1] = src.nicUp;
+        out.ends[2] = dst.nicDown;
+        out.ends[3] = dst.pcieDown;
+        out.endCount = 4;
+        out.latency = src.upLatency;
+        out.latency += dst.nicDownLatency;
+        out.latency += dst.pcieDownLatency;
+        if (src.leaf >= 0 && src.leaf != dst.leaf)
+            addSwitchParts(src.leaf, dst.leaf, out);
+        return;
+    }
     Ends e;
     ends(srcSlot, dstSlot, e);
     for (int i = 0; i < e.headCount; ++i) {
@@ -287,30 +348,35 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
     }
     if (e.srcLeaf < 0 || e.srcLeaf == e.dstLeaf)
         return;
+    addSwitchParts(e.srcLeaf, e.dstLeaf, out);
+}
+
+void Router::addSwitchParts(int srcLeaf, int dstLeaf, Parts &out)
+{
     if (!m_fabric.regularClos()) {
-        const int id = pairSegment(e.srcLeaf, e.dstLeaf);
+        const int id = pairSegment(srcLeaf, dstLeaf);
         out.latency += m_pairs[static_cast<std::size_t>(id)].latency;
         out.segments[static_cast<std::size_t>(out.segmentCount++)] = pairSegmentBase() + id;
         return;
     }
     std::array<const Segment *, kPartCount> parts {};
-    const int n = leafToLeaf(e.srcLeaf, e.dstLeaf, parts);
+    const int n = leafToLeaf(srcLeaf, dstLeaf, parts);
     // Segment ids: spine-up [within, across][leaf], spine-down [within, across][leaf],
     // super-up [pod], super-down [pod] (the order of slots()).
     const int leaves = m_fabric.leafCount();
-    const bool across = m_leafPod[static_cast<std::size_t>(e.srcLeaf)]
-        != m_leafPod[static_cast<std::size_t>(e.dstLeaf)];
+    const bool across = m_leafPod[static_cast<std::size_t>(srcLeaf)]
+        != m_leafPod[static_cast<std::size_t>(dstLeaf)];
     const int k = across ? 1 : 0;
     for (int i = 0; i < n; ++i)
         out.latency += parts[static_cast<std::size_t>(i)]->latency;
-    out.segments[static_cast<std::size_t>(out.segmentCount++)] = k * leaves + e.srcLeaf;
+    out.segments[static_cast<std::size_t>(out.segmentCount++)] = k * leaves + srcLeaf;
     if (across) {
         out.segments[static_cast<std::size_t>(out.segmentCount++)]
-            = 4 * leaves + m_leafPod[static_cast<std::size_t>(e.srcLeaf)];
+            = 4 * leaves + m_leafPod[static_cast<std::size_t>(srcLeaf)];
         out.segments[static_cast<std::size_t>(out.segmentCount++)]
-            = 4 * leaves + m_fabric.podCount() + m_leafPod[static_cast<std::size_t>(e.dstLeaf)];
+            = 4 * leaves + m_fabric.podCount() + m_leafPod[static_cast<std::size_t>(dstLeaf)];
     }
-    out.segments[static_cast<std::size_t>(out.segmentCount++)] = (2 + k) * leaves + e.dstLeaf;
+    out.segments[static_cast<std::size_t>(out.segmentCount++)] = (2 + k) * leaves + dstLeaf;
 }
 
 int Router::pairSegmentBase() const
@@ -446,6 +512,22 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
     reach = Tier::ScaleUp;
     if (srcSlot == dstSlot)
         return 0.0;
+    const SlotPlace &src = m_slots[static_cast<std::size_t>(srcSlot)];
+    const SlotPlace &dst = m_slots[static_cast<std::size_t>(dstSlot)];
+    if (src.domain == dst.domain) { // GPU -> scale-up switch -> GPU, as the general path
+        reach = std::max(src.gpuUpReach, dst.gpuDownReach);
+        return src.gpuUpLatency + dst.gpuDownLatency;
+    }
+    if (m_slotEnds && !pxnDetour(src, dst)) {
+        // The general path's sum in its order: head, switch parts, tail.
+        double sum = src.upLatency;
+        reach = std::max(src.upReach, dst.downReach);
+        if (src.leaf >= 0 && src.leaf != dst.leaf)
+            addSwitchLatency(src.leaf, dst.leaf, sum, reach);
+        sum += dst.nicDownLatency;
+        sum += dst.pcieDownLatency;
+        return sum;
+    }
     Ends e;
     ends(srcSlot, dstSlot, e);
     double sum = 0.0;
@@ -462,21 +544,8 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
         for (std::uint32_t h = 0; h < seg.count; ++h)
             reach = std::max(reach, m_fabric.linkTier(m_arena[seg.offset + h].link));
     }
-    if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf) {
-        std::array<const Segment *, kPartCount> parts {};
-        const int n = switchParts(e.srcLeaf, e.dstLeaf, parts);
-        for (int i = 0; i < n; ++i) {
-            const Segment *seg = parts[static_cast<std::size_t>(i)];
-            sum += seg->latency;
-            for (std::uint32_t h = 0; h < seg->count; ++h) {
-                // A Clos part is one tier, so its first hop says it; a leaf pair's segment
-                // (fabrics that are no Clos) is read to its end.
-                reach = std::max(reach, m_fabric.linkTier(m_arena[seg->offset + h].link));
-                if (m_foldedClos)
-                    break;
-            }
-        }
-    }
+    if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf)
+        addSwitchLatency(e.srcLeaf, e.dstLeaf, sum, reach);
     for (int i = 0; i < e.tailCount; ++i)
         fixed(e.tail[static_cast<std::size_t>(i)]);
     return sum;
@@ -496,6 +565,23 @@ std::array<Router::Segment *, Router::kPartCount> Router::slots(
         out[SuperDown] = &m_superDown[static_cast<std::size_t>(m_leafPod[d])];
     }
     return out;
+}
+
+void Router::addSwitchLatency(int srcLeaf, int dstLeaf, double &sum, Tier &reach)
+{
+    std::array<const Segment *, kPartCount> parts {};
+    const int n = switchParts(srcLeaf, dstLeaf, parts);
+    for (int i = 0; i < n; ++i) {
+        const Segment *seg = parts[static_cast<std::size_t>(i)];
+        sum += seg->latency;
+        for (std::uint32_t h = 0; h < seg->count; ++h) {
+            // A Clos part is one tier, so its first hop says it; a leaf pair's segment
+            // (fabrics that are no Clos) is read to its end.
+            reach = std::max(reach, m_fabric.linkTier(m_arena[seg->offset + h].link));
+            if (m_foldedClos)
+                break;
+        }
+    }
 }
 
 int Router::switchParts(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts)

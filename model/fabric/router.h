@@ -112,6 +112,10 @@ private:
     /// The switch part of a route: the factorised parts (regular Clos) or the leaf pair's one
     /// segment (any other fabric).
     int switchParts(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts);
+    /// Adds the switch part's latency to `sum` part by part, raising `reach` to its tiers.
+    void addSwitchLatency(int srcLeaf, int dstLeaf, double &sum, Tier &reach);
+    /// Appends the switch part's segment ids to `out` and adds their latencies.
+    void addSwitchParts(int srcLeaf, int dstLeaf, Parts &out);
     /// Fabrics that are no regular Clos (Fabric::regularClos()): one cached segment per leaf
     /// pair, its index in m_pairs (computed on a miss).
     int pairSegment(int srcLeaf, int dstLeaf);
@@ -161,14 +165,37 @@ private:
     std::vector<int> m_proxyGpu; ///< per NIC index: PXN proxy GPU (affinity), -1
     /// Per slot, what ends() asks of the fabric for every flow (each a division or a lookup
     /// in the fabric): its server, scale-up domain, affinity NIC index and that NIC's leaf.
+    /// Then what a route's ends take on a single-plane fabric (m_slotEnds), read from this one
+    /// record instead of a dozen arrays: the links out of and into the slot, inside its scale-up
+    /// domain (GPU <-> NVSwitch) and towards the network without PXN (PCIe, its NIC's port),
+    /// their latencies as latency() and routeParts() add them (sums start at 0, so the first
+    /// terms of a route's sum are the same number summed ahead of time), and the highest tier
+    /// of each side.
     struct SlotPlace
     {
         int server = -1;
         int domain = -1;
         int nic = -1;
         int leaf = -1;
+        int gpuUp = -1, gpuDown = -1;
+        int pcieUp = -1, nicUp = -1, nicDown = -1, pcieDown = -1;
+        double gpuUpLatency = 0.0; ///< 0 + GPU -> scale-up switch
+        double gpuDownLatency = 0.0;
+        double upLatency = 0.0; ///< 0 + PCIe up + NIC -> leaf
+        double nicDownLatency = 0.0, pcieDownLatency = 0.0;
+        Tier gpuUpReach = Tier::ScaleUp, gpuDownReach = Tier::ScaleUp;
+        Tier upReach = Tier::ScaleUp, downReach = Tier::ScaleUp;
     };
     std::vector<SlotPlace> m_slots;
+    /// Single plane with NICs: a route between two domains that takes no PXN detour runs
+    /// PCIe, NIC port, switch parts, NIC port, PCIe, all from the two SlotPlaces.
+    bool m_slotEnds = false;
+    /// Whether the route from `src` to `dst` (distinct domains) hops to a PXN proxy first.
+    bool pxnDetour(const SlotPlace &src, const SlotPlace &dst) const
+    {
+        return m_pxnRoutes && src.nic != dst.nic
+            && m_proxyGpu[static_cast<std::size_t>(dst.nic)] >= 0;
+    }
     bool m_pxnRoutes = false; ///< cross-rail sends hop to the destination rail's GPU first
     // ECMP sweep scratch (per switch flow, level frontiers, the hops of one leaf pair).
     std::vector<double> m_flow;

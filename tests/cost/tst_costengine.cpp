@@ -38,6 +38,7 @@ private Q_SLOTS:
     void incrementalSwapsMatchFullEvaluation();
     void moveToAnEmptySlotMatchesFullEvaluation();
     void revertedMovesMatchFullEvaluation();
+    void tpTimesFollowEveryMove();
     void busySquaresFollowTheLinks();
     void sendsOfMovedRanksMatchFullEvaluation();
     void pxnKeepsCrossRailTrafficOffSpines();
@@ -297,6 +298,52 @@ void TestCostEngine::incrementalSwapsMatchFullEvaluation()
         incremental.swapRanks(pick(rng), pick(rng));
 
     verifyEqualsFreshEngine(s, incremental);
+}
+
+void TestCostEngine::tpTimesFollowEveryMove()
+{
+    // The engine keeps each TP op's time until a refresh touches its stage's TP patterns
+    // (CostEngine::Impl::tpOpTime()): after every move and every revert the per-stage compute
+    // and exposed TP time (the scheduler input) equals a fresh engine's on the same mapping.
+    // The moves split TP groups over servers (their time rises) and bring them back.
+    Scenario s = fixtures::seed128();
+    CostEngine engine(s);
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> pick(0, 127);
+    std::vector<double> forward; // the engine's per-stage forward times, as last checked
+    const auto check = [&](const char *when) {
+        Scenario full = s;
+        full.slots = engine.mapping().slots();
+        const CostEngine fresh(full);
+        const PipelineInput a = engine.pipelineInput();
+        const PipelineInput b = fresh.pipelineInput();
+        forward = a.forward;
+        QCOMPARE(a.forward.size(), b.forward.size());
+        for (std::size_t st = 0; st < b.forward.size(); ++st) {
+            QVERIFY2(std::abs(a.forward[st] - b.forward[st]) <= 1e-9 * b.forward[st], when);
+            QVERIFY2(std::abs(a.backward[st] - b.backward[st]) <= 1e-9 * b.backward[st], when);
+        }
+    };
+    check("start");
+    const std::vector<double> start = forward;
+    int changed = 0;
+    for (int i = 0; i < 30 && !QTest::currentTestFailed(); ++i) {
+        const int a = pick(rng);
+        const int b = pick(rng);
+        if (engine.mapping().slotOf(a) / 8 == engine.mapping().slotOf(b) / 8)
+            continue;
+        engine.moveRanks(
+            { { a, engine.mapping().slotOf(b) }, { b, engine.mapping().slotOf(a) } }, false);
+        engine.refreshFigures();
+        check("after a move");
+        changed += forward != start;
+        if (i % 3 != 0) {
+            engine.revertMove(false);
+            engine.refreshFigures();
+            check("after a revert");
+        }
+    }
+    QVERIFY(changed > 0); // the moves did change TP times
 }
 
 void TestCostEngine::revertedMovesMatchFullEvaluation()

@@ -156,6 +156,7 @@ private Q_SLOTS:
 
     void badInput_data();
     void badInput();
+    void reusedTimelineEqualsFresh();
 };
 
 void TestPipelineSchedule::names()
@@ -563,6 +564,37 @@ void TestPipelineSchedule::badInput()
         QVERIFY2(QString::fromStdString(e.reason()).contains(reason), e.what());
         QVERIFY(QString::fromUtf8(e.what()).startsWith(field + QStringLiteral(": ")));
     }
+}
+
+void TestPipelineSchedule::reusedTimelineEqualsFresh()
+{
+    // schedulePipeline() into a timeline that held another schedule (a search's previous
+    // step) gives exactly what a fresh one does: every field set anew, nothing left over.
+    PipelineInput wide = equalStages(ScheduleKind::Interleaved, 4, 8, 2, 1.0, 2.0, 0.25);
+    wide.wrapForward = 0.5;
+    PipelineInput zeroBubble = equalStages(ScheduleKind::ZbH1, 3, 6, 1, 1.5, 3.0, 0.125);
+    zeroBubble.weightGrad.assign(3, 1.0);
+    const std::vector<PipelineInput> inputs { wide,
+        equalStages(ScheduleKind::OneFOneB, 2, 3, 1, 0.7, 1.3), zeroBubble,
+        equalStages(ScheduleKind::DualPipe, 4, 8, 1, 1.0, 2.0, 0.1),
+        equalStages(ScheduleKind::GPipe, 5, 2, 1, 0.3, 0.0) };
+    PipelineTimeline reused;
+    for (const EventOrder order : { EventOrder::Sorted, EventOrder::AsRun })
+        for (const PipelineInput &in : inputs) {
+            schedulePipeline(in, order, reused);
+            const PipelineTimeline fresh = schedulePipeline(in, order);
+            QVERIFY(reused.makespan == fresh.makespan);
+            QVERIFY(reused.bubbleFraction == fresh.bubbleFraction);
+            QVERIFY(reused.busy == fresh.busy);
+            QVERIFY(reused.peakInflight == fresh.peakInflight);
+            QCOMPARE(reused.events.size(), fresh.events.size());
+            for (std::size_t i = 0; i < fresh.events.size(); ++i) {
+                const PipelineEvent &a = reused.events[i], &b = fresh.events[i];
+                QVERIFY(a.stage == b.stage && a.microbatch == b.microbatch && a.chunk == b.chunk
+                    && a.kind == b.kind && a.start == b.start && a.end == b.end
+                    && a.overlapped == b.overlapped && a.peer == b.peer);
+            }
+        }
 }
 
 QTEST_GUILESS_MAIN(TestPipelineSchedule)

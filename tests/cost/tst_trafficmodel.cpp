@@ -618,16 +618,24 @@ void TestTrafficModel::buildListsNoChangedLinks()
     for (int p = 0; p < s.traffic->patternCount(); ++p)
         s.traffic->setWeight(p, 1.0);
     s.traffic->build(s.mapping);
-    QVERIFY(s.traffic->takeChangedLinks().empty());
+    QVERIFY(s.traffic->changedLinks().empty());
     Mapping moved = s.mapping;
     s.traffic->beginMove(s.mapping, { 0, 1 });
     moved.swapRanks(0, 1);
     s.traffic->endMove(moved);
-    std::vector<int> changed = s.traffic->takeChangedLinks();
+    std::vector<int> changed = s.traffic->changedLinks();
     std::sort(changed.begin(), changed.end());
+    QCOMPARE(std::adjacent_find(changed.begin(), changed.end()), changed.end()); // each once
     for (const int link : { s.pcieUp(0), s.nicUp(0), s.nicDown(1), s.pcieDown(1) })
         QVERIFY(std::binary_search(changed.begin(), changed.end(), link));
-    QVERIFY(s.traffic->takeChangedLinks().empty());
+    s.traffic->clearChangedLinks();
+    QVERIFY(s.traffic->changedLinks().empty());
+    // The list starts afresh with the next move (the links it changes back).
+    s.traffic->beginMove(moved, { 0, 1 });
+    s.traffic->endMove(s.mapping);
+    std::vector<int> back = s.traffic->changedLinks();
+    std::sort(back.begin(), back.end());
+    QCOMPARE(back, changed);
 }
 
 void TestTrafficModel::linkRankingMatchesFreshRanking()

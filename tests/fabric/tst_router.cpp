@@ -230,6 +230,8 @@ private Q_SLOTS:
     void latency_data();
     void latency();
     void repeatedRoutesAreIdentical();
+    void partsAndLatencyFollowTheRoute_data();
+    void partsAndLatencyFollowTheRoute();
 };
 
 void TestRouter::sameServer()
@@ -653,6 +655,100 @@ void TestRouter::repeatedRoutesAreIdentical()
     Router other(f);
     QCOMPARE(other.route(3, 8 * 50 + 5).size(), first.size());
     QCOMPARE(other.latency(3, 8 * 50 + 5), r.latency(3, 8 * 50 + 5));
+}
+
+void TestRouter::partsAndLatencyFollowTheRoute_data()
+{
+    QTest::addColumn<int>("kind"); // 0 rail-optimised, 1 ToR, 2 two-server scale-up domains
+    QTest::addColumn<int>("servers");
+    QTest::addColumn<bool>("pxn");
+    QTest::newRow("rail, one SU") << 0 << 16 << false;
+    QTest::newRow("rail, two SUs") << 0 << 48 << false;
+    QTest::newRow("rail, pxn") << 0 << 48 << true;
+    QTest::newRow("tor") << 1 << 24 << false;
+    QTest::newRow("3-tier") << 0 << 2048 << false;
+    QTest::newRow("scale-up domains") << 2 << 8 << false;
+}
+
+void TestRouter::partsAndLatencyFollowTheRoute()
+{
+    // routeParts() and latency() read a route's ends from per-slot records (SlotPlace) where
+    // route() lists them hop by hop: both must give route()'s links and shares, and the latency
+    // of one shortest path summed in their own orders (latency(): the ends out, the switch
+    // parts, the ends in; routeParts(): the ends out, the ends in, the parts), a switch part
+    // (hops of one tier and direction) counting one hop. Compared exactly, with latencies whose
+    // sums depend on their order.
+    QFETCH(int, kind);
+    QFETCH(int, servers);
+    QFETCH(bool, pxn);
+    FabricSpec s = kind == 1 ? torSpec(servers, 8, 64) : railSpec(servers, 8, 32, 64);
+    s.pxn = pxn;
+    if (kind == 2)
+        s.scaleUpDomainServers = 2;
+    s.scaleUp.latencyUs = 1.922;
+    s.pcie.latencyUs = 0.3652;
+    s.nic.latencyUs = 1.1995;
+    s.fabricPort.latencyUs = 2.066;
+    const Fabric f = Fabric::build(s);
+    Router r(f);
+    const auto isSwitch = [&](int vertex) {
+        const NodeKind k = f.node(vertex).kind;
+        return k == NodeKind::Leaf || k == NodeKind::Spine || k == NodeKind::SuperSpine;
+    };
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> pick(0, f.slotCount() - 1);
+    for (int trial = 0; trial < 800; ++trial) {
+        const int a = pick(rng);
+        const int b = trial % 8 == 0 ? a : pick(rng);
+        const std::span<const RouteHop> route = r.route(a, b);
+        const std::vector<RouteHop> hops(route.begin(), route.end());
+        std::vector<double> head, parts, tail;
+        Tier reach = Tier::ScaleUp;
+        std::pair<int, NodeKind> part { -1, NodeKind::Gpu };
+        std::map<int, double> want;
+        for (const RouteHop &h : hops) {
+            const FabricLink &l = f.link(h.link);
+            want[h.link] += h.share;
+            reach = std::max(reach, l.tier);
+            if (isSwitch(l.src) && isSwitch(l.dst)) {
+                const std::pair<int, NodeKind> p { index(l.tier), f.node(l.src).kind };
+                if (p != part)
+                    parts.push_back(l.latency);
+                part = p;
+            } else if (isSwitch(l.src) || !tail.empty()) {
+                tail.push_back(l.latency);
+            } else {
+                head.push_back(l.latency);
+            }
+        }
+        const auto sum = [](std::initializer_list<const std::vector<double> *> runs) {
+            double total = 0.0;
+            for (const std::vector<double> *run : runs)
+                for (const double x : *run)
+                    total += x;
+            return total;
+        };
+        // Exactly (QCOMPARE would compare doubles fuzzily).
+        const auto same = [](double x, double y) {
+            return x == y ? QString()
+                          : QStringLiteral("%1 != %2").arg(x, 0, 'g', 17).arg(y, 0, 'g', 17);
+        };
+        Tier gotReach = Tier::SuperSpine;
+        const QString latency = same(r.latency(a, b, gotReach), sum({ &head, &parts, &tail }));
+        QVERIFY2(latency.isEmpty(), qPrintable(latency));
+        QCOMPARE(int(gotReach), int(reach));
+        Router::Parts got;
+        r.routeParts(a, b, got);
+        const QString viaParts = same(got.latency, sum({ &head, &tail, &parts }));
+        QVERIFY2(viaParts.isEmpty(), qPrintable(viaParts));
+        std::map<int, double> have;
+        for (int i = 0; i < got.endCount; ++i)
+            have[got.ends[static_cast<std::size_t>(i)]] += 1.0;
+        for (int i = 0; i < got.segmentCount; ++i)
+            for (const RouteHop &h : r.segmentHops(got.segments[static_cast<std::size_t>(i)]))
+                have[h.link] += h.share;
+        QCOMPARE(have, want);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRouter)

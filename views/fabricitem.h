@@ -58,6 +58,9 @@ public:
 
     FabricItem(ScenarioDocument *document, QGraphicsScene *scene);
     ~FabricItem() override;
+    /// Forgets the items it made without deleting them: the view's scene is about to delete
+    /// every item at once (QGraphicsScene::clear(), linear in the items), this item too.
+    void leaveItemsToScene();
 
     int type() const override { return Type; }
     ScenarioDocument *document() const { return m_document; }
@@ -170,6 +173,7 @@ private:
     QHash<int, SlotItem *> m_slots;
     QHash<int, SwitchItem *> m_switches;
     QHash<int, LinkItem *> m_links; ///< by cable (link id >> 1)
+    std::vector<QGraphicsItem *> m_owned; ///< every item above, in the order made (clear())
     CableLayerItem *m_cableLayer = nullptr;
     OverviewBlocksItem *m_blocks = nullptr;
     std::array<BundleItem *, 3> m_bundles {}; ///< Leaf, Spine, SuperSpine tiers

@@ -83,7 +83,11 @@ FabricView::~FabricView()
 {
     m_tool.reset(); // ends its preview and takes its ghost away
     delete m_annotations; // reads the root's layout while it goes
-    delete m_root; // deletes the items it owns before the scene goes
+    // The scene deletes every item, the root too, at once: it empties its index first and
+    // takes its top-level items from the front (each unlinked at once). Deleted one by one
+    // by the root, the 300,000 items of a 131,072-GPU fabric took seconds to close.
+    m_root->leaveItemsToScene();
+    m_scene->clear();
 }
 
 void FabricView::onRebuilt()

@@ -6,6 +6,7 @@
 //   The 131,072-GPU scenario of the README (16,384 servers x 8, rail-optimised, radix 128,
 //   GPT-3 175B TP8 PP16 DP1024), evaluated once and shared (goal: no frame over 50 ms):
 //   BM_Open131k        the fabric view built on the loaded document, fitted and first painted
+//   BM_Close131k       the view closed: its items leave the scene (also a rebuild for a new fabric)
 //   BM_Paint131k       one full-viewport repaint at fit-to-window zoom (aggregate detail)
 //   BM_Pan131k         one pan step (40 px) and its repaint
 //   BM_Zoom131k/K      one wheel-sized zoom step in or out, K steps in from fit zoom, and its
@@ -149,6 +150,18 @@ void BM_Open131k(benchmark::State &state)
     }
 }
 
+/// Closing the view (or rebuilding it for another fabric): its 300,000 items leave the scene.
+void BM_Close131k(benchmark::State &state)
+{
+    document131k();
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::unique_ptr<FabricView> view = view131k();
+        state.ResumeTiming();
+        view.reset();
+    }
+}
+
 void BM_Paint131k(benchmark::State &state)
 {
     std::unique_ptr<FabricView> view = view131k();
@@ -217,6 +230,7 @@ void BM_Preview131k(benchmark::State &state)
 BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Open131k)->Iterations(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Close131k)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paint131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pan131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Zoom131k)->DenseRange(0, 16, 4)->Unit(benchmark::kMillisecond);

@@ -149,8 +149,6 @@ void FabricItem::build()
     s->addItem(m_blocks);
     m_owned.push_back(m_blocks);
     if (m_overview) {
-        for (SlotItem *slot : std::as_const(m_slots))
-            slot->setVisible(false);
         for (ServerItem *server : std::as_const(m_servers)) {
             server->setLinksShown(false);
             server->setVisible(false); // see setOverview
@@ -401,8 +399,7 @@ void FabricItem::setOverview(bool overview)
         return;
     m_overview = overview;
     // Hidden items cost nothing when painting; toggling happens once per threshold crossing.
-    for (SlotItem *slot : std::as_const(m_slots))
-        slot->setVisible(!overview);
+    // The chips are not hidden one by one: they are their servers' children, hidden with them.
     for (LinkItem *link : std::as_const(m_links))
         link->setVisible(!overview);
     if (m_cableLayer)

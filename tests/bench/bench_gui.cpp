@@ -11,6 +11,7 @@
 //   BM_Pan131k         one pan step (40 px) and its repaint
 //   BM_Zoom131k/K      one wheel-sized zoom step in or out, K steps in from fit zoom, and its
 //                      repaint (K = 0 .. 16: the aggregate level of detail)
+//   BM_ZoomAcross131k  the zoom step between the overview and the detailed drawing, and its repaint
 //   BM_Preview131k     one step of a server drag's preview (8 ranks) and its repaint
 #include "document/evaluator.h"
 #include "document/scenariodocument.h"
@@ -25,6 +26,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -206,6 +208,34 @@ void BM_Zoom131k(benchmark::State &state)
     state.counters["overview"] = view->rootItem()->isOverview() ? 1 : 0;
 }
 
+/// The zoom step across FabricView::kOverviewBelow, in and out alternately: the overview's
+/// layers give way to the 300,000 detailed items (or take over from them) and the frame is
+/// painted at the new level of detail.
+void BM_ZoomAcross131k(benchmark::State &state)
+{
+    std::unique_ptr<FabricView> view = view131k();
+    while (view->zoom() * 1.25 < FabricView::kOverviewBelow)
+        view->zoomIn();
+    view->viewport()->repaint();
+    bool in = true;
+    double tz = 0, tp = 0;
+    for (auto _ : state) {
+        auto t0 = std::chrono::steady_clock::now();
+        if (in)
+            view->zoomIn();
+        else
+            view->zoomOut();
+        in = !in;
+        auto t1 = std::chrono::steady_clock::now();
+        view->viewport()->repaint();
+        auto t2 = std::chrono::steady_clock::now();
+        tz += std::chrono::duration<double, std::milli>(t1 - t0).count();
+        tp += std::chrono::duration<double, std::milli>(t2 - t1).count();
+    }
+    state.counters["zoom_ms"] = benchmark::Counter(tz, benchmark::Counter::kAvgIterations);
+    state.counters["paint_ms"] = benchmark::Counter(tp, benchmark::Counter::kAvgIterations);
+}
+
 void BM_Preview131k(benchmark::State &state)
 {
     ScenarioDocument &doc = document131k();
@@ -234,6 +264,7 @@ BENCHMARK(BM_Close131k)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paint131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pan131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Zoom131k)->DenseRange(0, 16, 4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ZoomAcross131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Preview131k)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char **argv)

@@ -32,11 +32,11 @@ struct TrafficPattern
 {
     std::string name;
     Dim dim = Dim::Tp;
-    int stage = -1;            ///< -1 = all stages
-    int steps = 0;             ///< fixed latency steps per pass (p2p 1); rings add their own
+    int stage = -1; ///< -1 = all stages
+    int steps = 0; ///< fixed latency steps per pass (p2p 1); rings add their own
     std::map<int, int> ringSteps; ///< multiset of the emitted rings' n-1 (sizes follow the mapping
                                   ///< in hierarchical DP, so a move can lower them again)
-    double weight = 0.0;       ///< bytes per iteration on a link per unit of `load`
+    double weight = 0.0; ///< bytes per iteration on a link per unit of `load`
     LinkLoads load; ///< link id -> bytes per byte of S per pass
     /// Net demand entering each cached route segment (Router::Parts) since the last flush;
     /// spread over the segment's links in one go, so a swap touches only what really moved.
@@ -46,7 +46,7 @@ struct TrafficPattern
     /// often cancel there (a ring member's neighbours keep their own ends), and a link whose
     /// net change is zero is then neither updated nor reported as changed.
     LinkDeltas pendingEnds;
-    std::map<long long, int> latencies;   ///< multiset of flow latencies, in nanoseconds
+    std::map<long long, int> latencies; ///< multiset of flow latencies, in nanoseconds
     /// The load on each link of each lump (TrafficModel::Lump), by lump index: kept here
     /// instead of in `load` for each of its links. Empty until used.
     std::vector<double> lumped;
@@ -54,17 +54,17 @@ struct TrafficPattern
     /// shrunk: the largest load / bandwidth by blocks of links, for linkMax. Unused (size 0)
     /// before that: a pattern that only grows keeps linkMax as it goes.
     BlockMaxima ratios;
-    double maxRatio = 0.0;     ///< max over links of load / bandwidth (seconds per byte of S)
+    double maxRatio = 0.0; ///< max over links of load / bandwidth (seconds per byte of S)
     int argmax = -1;
-    double linkMax = 0.0;      ///< the same over the links in `load` only
+    double linkMax = 0.0; ///< the same over the links in `load` only
     int linkArgmax = -1;
-    bool rescan = false;       ///< linkMax must be found again (its link lost load)
-    double lumpMax = 0.0;      ///< the same over the lumps' links
+    bool rescan = false; ///< linkMax must be found again (its link lost load)
+    double lumpMax = 0.0; ///< the same over the lumps' links
     int lumpArgmax = -1;
-    bool lumpChanged = false;  ///< lumpMax must be found again (its lump lost load)
+    bool lumpChanged = false; ///< lumpMax must be found again (its lump lost load)
 
     double maxLatency() const; ///< seconds; 0 when the pattern has no flow
-    int stepCount() const;     ///< latency steps per pass: the largest ring's, or `steps`
+    int stepCount() const; ///< latency steps per pass: the largest ring's, or `steps`
 
     // Collective patterns (the TP and DP families): every group planned by the collective
     // planner (cost/collectiveplanner.h) with one algorithm; times follow NCCL's cost model.
@@ -73,11 +73,11 @@ struct TrafficPattern
     Collective plannedFor = Collective::AllReduce; ///< the op the plans are built for
     /// Share of each tier's line rate the algorithm achieves (nccltuning::linkEfficiency);
     /// maxRatio divides by it.
-    std::array<double, kTierCount> efficiency {1.0, 1.0, 1.0, 1.0, 1.0};
+    std::array<double, kTierCount> efficiency { 1.0, 1.0, 1.0, 1.0, 1.0 };
     /// Multisets of the groups' latencies in nanoseconds, [passes - 1][protocol]: the phase
     /// waits for its slowest group.
     std::array<std::array<std::map<long long, int>, kProtocolCount>, 2> chainLatency;
-    std::map<int, int> groupServers;  ///< multiset of the servers each group spans
+    std::map<int, int> groupServers; ///< multiset of the servers each group spans
     std::map<int, int> groupChannels; ///< multiset of the groups' channels
 
     /// Latency of one op of `passes` passes with protocol `p`: the slowest group's (seconds).
@@ -123,7 +123,8 @@ public:
     {
         bool hierarchicalDp = false; ///< under auto, the DP all-reduce runs hierarchically
         CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto; ///< the scenario's option
-        nccltuning::DeviceTuning device; ///< NVLS and the tuner's generation (nccltuning::deviceTuning)
+        nccltuning::DeviceTuning
+            device; ///< NVLS and the tuner's generation (nccltuning::deviceTuning)
         /// The TP ops per stage and the DP sync ops: each runs the algorithm and protocol its
         /// family's cost model chooses, and its bytes go to that algorithm's links. Empty: the
         /// family has one ring pattern and its weight is set by hand (setWeight()).
@@ -133,8 +134,8 @@ public:
         /// over the dp-cp group, expert over the expert-dp group); they scale the DP flows.
         std::vector<double> stageDpBytes;
         std::vector<double> stageExpertDpBytes;
-        /// H_j, the share of routed tokens EP member j receives (model/workload/eprouting.h); empty =
-        /// uniform, the plain pairwise all-to-all. When set, dispatch (i -> j, S H_j) and combine
+        /// H_j, the share of routed tokens EP member j receives (model/workload/eprouting.h); empty
+        /// = uniform, the plain pairwise all-to-all. When set, dispatch (i -> j, S H_j) and combine
         /// (j -> i, the same bytes back) get a pattern each, since skew makes them differ per link.
         std::vector<double> epShares;
         /// Interleaved schedule: the last stage also sends to stage 0 between model chunks
@@ -142,8 +143,8 @@ public:
         bool ppWrap = false;
     };
 
-    TrafficModel(const Fabric &fabric, const ParallelLayout &layout, Router &router,
-                 const Setup &setup);
+    TrafficModel(
+        const Fabric &fabric, const ParallelLayout &layout, Router &router, const Setup &setup);
 
     /// Routes everything for `mapping` from scratch.
     void build(const Mapping &mapping);
@@ -208,7 +209,7 @@ public:
     /// How many lumps of links the model keeps (see Lump); 0 on fabrics where none can be.
     int lumpCount() const { return static_cast<int>(m_lumps.size()); }
 
-    double nicUpBytes() const { return m_nicUpBytes; }   ///< NIC -> leaf
+    double nicUpBytes() const { return m_nicUpBytes; } ///< NIC -> leaf
     double leafUpBytes() const { return m_leafUpBytes; } ///< leaf -> spine
 
 private:
@@ -271,7 +272,7 @@ private:
         int channels = 0;
     };
     void emitFamily(const Family &family, const GroupRef &group, const std::vector<int> &members,
-                    const Mapping &mapping, double scale, double sign);
+        const Mapping &mapping, double scale, double sign);
     /**
      * The plans a family's patterns made for one group under one mapping (emitFamily()): two
      * patterns whose algorithms fall back to the same one on this group (NVLS on a group with
@@ -299,8 +300,7 @@ private:
     void emitPlan(int pattern, const EmittedPlan &plan, double sign, bool flows = true);
     void emitPlanChange(int pattern, const EmittedPlan &before, const EmittedPlan &after);
     /// Adds (sign > 0) or removes one element of a multiset kept as value -> count.
-    template<typename Key>
-    static void countIn(std::map<Key, int> &m, Key key, double sign)
+    template<typename Key> static void countIn(std::map<Key, int> &m, Key key, double sign)
     {
         if (sign > 0) {
             ++m[key];
@@ -309,15 +309,25 @@ private:
         }
     }
     void emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
-                  double bytesPerPass, double sign);
+        double bytesPerPass, double sign);
     void emitAllToAll(int pattern, const std::vector<int> &members, const Mapping &mapping,
-                      double sign, const std::vector<double> *shares = nullptr,
-                      bool reverse = false);
-    void emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign,
-                  bool trackLatency = true);
+        double sign, const std::vector<double> *shares = nullptr, bool reverse = false);
+    void emitFlow(
+        int pattern, int srcSlot, int dstSlot, double unit, double sign, bool trackLatency = true);
     double ratio(const TrafficPattern &p, int link, double load) const;
     void applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight);
     void applyLinkBytes(int link, Dim dim, double bytes);
+    /// Adds `bytes` of dimension `d` to one link's row and to the totals its role names (tier,
+    /// NIC uplink, leaf uplink), in that order (applyLinkBytes and the lumps' spread share it).
+    void addLinkDimBytes(double *row, std::uint8_t role, std::size_t d, double bytes)
+    {
+        row[d] += bytes;
+        m_tierBytes[role & kTierMask][d] += bytes;
+        if (role & kNicUp)
+            m_nicUpBytes += bytes;
+        if (role & kLeafUp)
+            m_leafUpBytes += bytes;
+    }
     void addLoad(TrafficPattern &p, int link, double delta);
     void startBlockMaxima(TrafficPattern &p);
     /// Whether a sparse pattern's argmax link, which lost load during the move, is back at the
@@ -389,7 +399,7 @@ private:
     std::vector<int> m_preparedSlots; ///< its members' slots
     bool m_reverting = false;
     std::vector<int> m_memberOfSlot; ///< planGroup() scratch: slot -> member index, else -1
-    std::vector<int> m_flowStart;    ///< planGroup() scratch: per member, its first flow
+    std::vector<int> m_flowStart; ///< planGroup() scratch: per member, its first flow
     std::vector<GroupFlow> m_flowScratch;
     CollectivePlan m_planScratch; ///< planGroup()'s plan, its vectors reused group after group
     Router::Parts m_parts;
@@ -420,7 +430,7 @@ private:
     /// misses instead of one.
     std::vector<std::uint8_t> m_linkRole;
     static constexpr std::uint8_t kTierMask = 0x0f, kNicUp = 0x10, kLeafUp = 0x20;
-    std::array<DimArray, kTierCount> m_tierBytes{};
+    std::array<DimArray, kTierCount> m_tierBytes {};
     double m_nicUpBytes = 0.0;
     double m_leafUpBytes = 0.0;
 };

@@ -97,13 +97,8 @@ void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
 {
     if (bytes == 0.0)
         return; // a pattern no op uses yet (a family's, before its choice): nothing moves
-    m_linkDimBytes[static_cast<std::size_t>(link) * kDimCount + index(dim)] += bytes;
-    const std::uint8_t role = m_linkRole[sz(link)];
-    m_tierBytes[role & kTierMask][index(dim)] += bytes;
-    if (role & kNicUp)
-        m_nicUpBytes += bytes;
-    if (role & kLeafUp)
-        m_leafUpBytes += bytes;
+    addLinkDimBytes(&m_linkDimBytes[sz(link) * kDimCount], m_linkRole[sz(link)],
+        static_cast<std::size_t>(index(dim)), bytes);
     if (!m_building)
         m_changedLinks.add(link);
 }

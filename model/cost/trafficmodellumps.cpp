@@ -69,8 +69,8 @@ void TrafficModel::spreadLumpBytes()
 {
     for (const int lump : m_lumpTouched.list()) {
         const DimArray bytes = std::exchange(m_lumpBytes[sz(lump)], DimArray {});
-        // applyLinkBytes() for each link and dimension, inline and for the dimensions with
-        // bytes only (the others add nothing): the same sums, term by term in the same order.
+        // applyLinkBytes()'s sums for each link, for the dimensions with bytes only (the others
+        // add nothing): the same terms in the same order (addLinkDimBytes).
         std::array<int, kDimCount> dims {};
         int n = 0;
         for (int d = 0; d < kDimCount; ++d)
@@ -85,13 +85,7 @@ void TrafficModel::spreadLumpBytes()
             double *row = &m_linkDimBytes[sz(link) * kDimCount];
             for (int j = 0; j < n; ++j) {
                 const std::size_t d = sz(dims[sz(j)]);
-                const double b = bytes[d];
-                row[d] += b;
-                m_tierBytes[role & kTierMask][d] += b;
-                if (role & kNicUp)
-                    m_nicUpBytes += b;
-                if (role & kLeafUp)
-                    m_leafUpBytes += b;
+                addLinkDimBytes(row, role, d, bytes[d]);
             }
             if (!m_building)
                 m_changedLinks.add(link);

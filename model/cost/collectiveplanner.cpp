@@ -172,7 +172,7 @@ public:
     void flow(int a, int b, double unit)
     {
         if (unit > 0.0 && m_members[a].slot != m_members[b].slot)
-            m_plan.flows.push_back({ m_members[a].slot, m_members[b].slot, unit });
+            m_plan.flows.push_back({ m_members[a].slot, m_members[b].slot, unit, a, b });
     }
     /// One hop of the chain from member a to member b.
     ChainPart hop(int a, int b)

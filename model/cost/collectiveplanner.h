@@ -18,6 +18,8 @@ struct PlannedFlow
     int src = -1;
     int dst = -1;
     double unit = 0.0;
+    int from = -1; ///< src's index in the planner group's members (PlannerGroup::members)
+    int to = -1; ///< dst's
 };
 
 /** Bytes on one link, per byte of S and per pass, that no slot-to-slot route describes

@@ -268,8 +268,17 @@ std::array<double, kTierCount> linkEfficiency(PlanAlgorithm a, const DeviceTunin
     return eff;
 }
 
-double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int passes,
-    const DeviceTuning &device)
+namespace {
+
+/// latency() = fixed + passes * perPass.
+struct LatencyParts
+{
+    double fixed = 0.0;
+    double perPass = 0.0;
+};
+
+LatencyParts latencyParts(
+    PlanAlgorithm a, Protocol p, const CollectiveChain &chain, const DeviceTuning &device)
 {
     // The measured per-step α replaces the fabric's hop latency of those steps (the knob the
     // defaults stand for, see the top of this file); NCCL's per-protocol extras stay on top.
@@ -284,7 +293,23 @@ double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int pa
     }
     const double perPass = scaleUpWire + networkWire + chain.scaleUpSteps * stepExtra(a, p, false)
         + chain.networkSteps * stepExtra(a, p, true);
-    return baseLatency(a, p) + fixedLatency(a, p, chain.ranks) + passes * perPass;
+    return { baseLatency(a, p) + fixedLatency(a, p, chain.ranks), perPass };
+}
+
+} // namespace
+
+double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int passes,
+    const DeviceTuning &device)
+{
+    const LatencyParts l = latencyParts(a, p, chain, device);
+    return l.fixed + passes * l.perPass;
+}
+
+std::array<double, 2> latencyOneAndTwoPasses(
+    PlanAlgorithm a, Protocol p, const CollectiveChain &chain, const DeviceTuning &device)
+{
+    const LatencyParts l = latencyParts(a, p, chain, device);
+    return { l.fixed + 1 * l.perPass, l.fixed + 2 * l.perPass };
 }
 
 ProtocolChoice fastestProtocol(PlanAlgorithm a, const CollectiveChain &chain, int passes,

@@ -107,6 +107,9 @@ double bandwidthFloor(PlanAlgorithm a, Protocol p, const CollectiveChain &chain,
 /// reach (chain.reach) that of its network steps; NCCL's per-protocol extras stay.
 double latency(PlanAlgorithm a, Protocol p, const CollectiveChain &chain, int passes,
     const DeviceTuning &device);
+/// latency() for one pass and for two ([passes - 1]): the same sums, the per-pass part once.
+std::array<double, 2> latencyOneAndTwoPasses(
+    PlanAlgorithm a, Protocol p, const CollectiveChain &chain, const DeviceTuning &device);
 
 /** The fastest protocol of one algorithm for one op, and every protocol's time. */
 struct ProtocolChoice

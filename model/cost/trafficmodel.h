@@ -296,6 +296,8 @@ private:
     void emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
         const Mapping &mapping, double scale, double sign, bool &prepared, FamilyPlans &made);
     EmittedPlan planGroup(int pattern, const PlannerGroup &group, double scale);
+    /// planGroup()'s plan past its flows: the link loads, latencies, servers and channels.
+    void finishPlan(EmittedPlan &out, const CollectivePlan &plan, double scale) const;
     /// Adds (sign > 0) or removes what `plan` emits; `flows` false: all but its flows.
     void emitPlan(int pattern, const EmittedPlan &plan, double sign, bool flows = true);
     void emitPlanChange(int pattern, const EmittedPlan &before, const EmittedPlan &after);
@@ -398,9 +400,22 @@ private:
     PlannerGroup m_prepared; ///< emitFamily()'s group as the planner sees it, reused
     std::vector<int> m_preparedSlots; ///< its members' slots
     bool m_reverting = false;
-    std::vector<int> m_memberOfSlot; ///< planGroup() scratch: slot -> member index, else -1
     std::vector<int> m_flowStart; ///< planGroup() scratch: per member, its first flow
     std::vector<GroupFlow> m_flowScratch;
+    /**
+     * planGroup()'s merged flows for plans whose pairs and units follow the member indexes only
+     * (PAT, the pairwise all-to-all: the same for every placement of a group of that size), by
+     * the planner's flows (members and units) and the scale they were made from: a group
+     * re-planned after a move takes the list made before instead of sorting and merging again.
+     */
+    struct IndexedFlows
+    {
+        std::vector<PlannedFlow> planned;
+        double scale = 0.0;
+        std::vector<GroupFlow> flows;
+    };
+    std::vector<IndexedFlows> m_indexedFlows;
+    std::vector<unsigned char> m_memberMoved; ///< emitPlanChange() scratch: per member, moved
     CollectivePlan m_planScratch; ///< planGroup()'s plan, its vectors reused group after group
     Router::Parts m_parts;
     TouchedIndexes m_changedLinks;

@@ -54,30 +54,42 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
     planCollective(p.algorithm, p.plannedFor, group, m_fabric, m_router,
         m_setup.device.nvlsEfficiency, m_planScratch);
     const CollectivePlan &plan = m_planScratch;
+    // What the list below is made from: the planner's flows by member (and whether their slots
+    // differ) and the scale. A list made from the same is taken again (IndexedFlows).
+    const bool indexed
+        = plan.algorithm == PlanAlgorithm::Pat || plan.algorithm == PlanAlgorithm::Pairwise;
+    const auto sameFlow = [](const PlannedFlow &a, const PlannedFlow &b) {
+        return a.from == b.from && a.to == b.to && a.unit == b.unit
+            && (a.src == a.dst) == (b.src == b.dst);
+    };
+    if (indexed)
+        for (const IndexedFlows &made : m_indexedFlows)
+            if (made.scale == scale
+                && std::equal(made.planned.begin(), made.planned.end(), plan.flows.begin(),
+                    plan.flows.end(), sameFlow)) {
+                out.flows = made.flows;
+                finishPlan(out, plan, scale);
+                return out;
+            }
     // Flows by (source, destination) member: a counting sort by source (the planner gives a
     // few flows per member: a ring's channels, PAT's log2 n steps), then each source's short
     // run by destination. A general sort of the 10,240 flows of a 1,024-member PAT plan was a
     // sixth of a swap at 131,072 GPUs.
+    // The planner names each flow's members (PlannedFlow::from, to: indexes in group.members,
+    // the order of `slots`).
     const std::size_t n = slots.size();
-    if (m_memberOfSlot.size() < sz(m_fabric.slotCount()))
-        m_memberOfSlot.assign(sz(m_fabric.slotCount()), -1);
-    for (std::size_t i = 0; i < n; ++i)
-        m_memberOfSlot[sz(slots[i])] = static_cast<int>(i);
     m_flowStart.assign(n + 1, 0);
     for (const PlannedFlow &f : plan.flows)
         if (f.src != f.dst) // carries nothing (TrafficModel::emitFlow)
-            ++m_flowStart[sz(m_memberOfSlot[sz(f.src)]) + 1];
+            ++m_flowStart[sz(f.from) + 1];
     for (std::size_t i = 0; i < n; ++i)
         m_flowStart[i + 1] += m_flowStart[i];
     m_flowScratch.resize(sz(m_flowStart[n]));
     for (const PlannedFlow &f : plan.flows) {
         if (f.src == f.dst)
             continue;
-        const int from = m_memberOfSlot[sz(f.src)];
-        m_flowScratch[sz(m_flowStart[sz(from)]++)] = { from, m_memberOfSlot[sz(f.dst)], f.unit };
+        m_flowScratch[sz(m_flowStart[sz(f.from)]++)] = { f.from, f.to, f.unit };
     }
-    for (std::size_t i = 0; i < n; ++i)
-        m_memberOfSlot[sz(slots[i])] = -1;
     const auto byDestination = [](const GroupFlow &a, const GroupFlow &b) { return a.to < b.to; };
     out.flows.reserve(m_flowScratch.size());
     for (std::size_t i = 0, begin = 0; i < n; ++i) {
@@ -95,6 +107,16 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
         begin = end;
     }
     std::erase_if(out.flows, [](const GroupFlow &f) { return f.unit == 0.0; });
+    // A few sizes and scales (a family's groups, its stages' sync sizes) are all a layout has.
+    constexpr std::size_t kIndexedLists = 16;
+    if (indexed && m_indexedFlows.size() < kIndexedLists)
+        m_indexedFlows.push_back({ plan.flows, scale, out.flows });
+    finishPlan(out, plan, scale);
+    return out;
+}
+
+void TrafficModel::finishPlan(EmittedPlan &out, const CollectivePlan &plan, double scale) const
+{
     out.links.reserve(plan.links.size());
     for (const PlannedLinkLoad &l : plan.links)
         if (l.unit * scale != 0.0)
@@ -103,14 +125,15 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
     // geometry made the planner fall back (an NVLS group split over servers runs a ring) keeps
     // its own algorithm's latency; the pattern's bandwidth factor and link efficiency stay
     // those of the pattern's algorithm.
-    for (int passes = 1; passes <= 2; ++passes)
-        for (const Protocol proto : kAllProtocols)
-            out.latency[sz(passes - 1)][sz(static_cast<int>(proto))] = roundToInteger(
-                nccltuning::latency(plan.algorithm, proto, plan.chain, passes, m_setup.device)
-                * 1e9);
+    for (const Protocol proto : kAllProtocols) {
+        const std::array<double, 2> seconds
+            = nccltuning::latencyOneAndTwoPasses(plan.algorithm, proto, plan.chain, m_setup.device);
+        for (std::size_t passes = 0; passes < 2; ++passes)
+            out.latency[passes][sz(static_cast<int>(proto))]
+                = roundToInteger(seconds[passes] * 1e9);
+    }
     out.servers = plan.chain.servers;
     out.channels = plan.channels;
-    return out;
 }
 
 void TrafficModel::emitPlan(int pattern, const EmittedPlan &plan, double sign, bool flows)
@@ -141,6 +164,30 @@ void TrafficModel::emitPlanChange(int pattern, const EmittedPlan &before, const 
         emitFlow(pattern, plan.slots[sz(f.from)], plan.slots[sz(f.to)], unit, +1.0, false);
     };
     std::size_t i = 0, j = 0;
+    // A re-plan mostly keeps every pair (PAT's pairs follow the member indexes, a ring's the
+    // servers' order): while both lists hold the same pair at the same place, the walk below
+    // would pair them off one by one, so they are paired off here with each member's move
+    // found once (the same emits in the same order, for less work per pair).
+    const std::size_t members = before.slots.size();
+    if (members == after.slots.size()) {
+        m_memberMoved.resize(members);
+        for (std::size_t m = 0; m < members; ++m)
+            m_memberMoved[m] = before.slots[m] != after.slots[m];
+        const std::size_t common = std::min(before.flows.size(), after.flows.size());
+        for (; i < common; ++i) {
+            const GroupFlow &a = before.flows[i];
+            const GroupFlow &b = after.flows[i];
+            if (a.from != b.from || a.to != b.to)
+                break;
+            if (m_memberMoved[sz(a.from)] || m_memberMoved[sz(a.to)]) {
+                emit(before, a, -a.unit);
+                emit(after, b, b.unit);
+            } else if (a.unit != b.unit) {
+                emit(after, b, b.unit - a.unit);
+            }
+        }
+        j = i;
+    }
     while (i < before.flows.size() || j < after.flows.size()) {
         if (j == after.flows.size()
             || (i < before.flows.size() && key(before.flows[i]) < key(after.flows[j]))) {

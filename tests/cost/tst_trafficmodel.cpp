@@ -138,6 +138,7 @@ private Q_SLOTS:
     void weightsGiveBytesPerIteration();
     void incrementalMoveEqualsRebuild_data();
     void incrementalMoveEqualsRebuild();
+    void patPlansFollowTheirScale();
     void maxTreeMatchesScan();
     void roundToIntegerIsLlround();
     void superSpineLumps();
@@ -413,6 +414,53 @@ void TestTrafficModel::incrementalMoveEqualsRebuild()
     s.traffic->endMove(mapping);
     QCOMPARE(mapping, s.mapping);
     check("back to packed");
+}
+
+void TestTrafficModel::patPlansFollowTheirScale()
+{
+    // PAT over one member per server (collectiveplanner.cpp): member i sends 1/4 of S to i+1 and
+    // 2/4 to i+2 in a group of 4, so each member's PCIe link out carries 3/4 of its stage's S.
+    // Every group of a size gives the planner the same flows, and the model takes the merged
+    // list made for the first again (TrafficModel::IndexedFlows): a stage whose sync size
+    // differs must still get its own, before and after moves.
+    TrafficModel::Setup setup;
+    setup.stageDpBytes = { 2.0, 3.0 };
+    setup.dpOps = { { Collective::ReduceScatter, 1e8, 1e8 }, { Collective::AllGather, 1e8, 1e8 } };
+    Setup s(fixtures::railFabric(8, 2), fixtures::degrees(2, 2, 4), setup);
+    int pat = -1;
+    for (const int p : s.traffic->dpPatterns())
+        if (s.traffic->pattern(p).algorithm == PlanAlgorithm::Pat)
+            pat = p;
+    QVERIFY(pat >= 0);
+    Mapping mapping = s.mapping;
+    const auto check = [&](const char *what) {
+        for (const std::vector<int> &group : s.layout.groups(GroupKind::DpCp)) {
+            QCOMPARE(group.size(), std::size_t { 4 });
+            const double scale = setup.stageDpBytes[sz(s.layout.coord(group.front()).p)];
+            for (const int rank : group) {
+                const double load = s.traffic->patternLoad(pat, s.pcieUp(mapping.slotOf(rank)));
+                QVERIFY2(near(load, 0.75 * scale),
+                    qPrintable(QStringLiteral("%1: rank %2 sends %3, not %4")
+                                   .arg(QLatin1String(what))
+                                   .arg(rank)
+                                   .arg(load)
+                                   .arg(0.75 * scale)));
+            }
+        }
+        TrafficModel fresh(s.fabric, s.layout, s.router, setup);
+        fresh.build(mapping);
+        compareModels(*s.traffic, fresh, s.fabric.linkCount());
+    };
+    check("packed");
+    // Ranks of two DP groups trade places (of two stages on the packed layout): both re-planned.
+    s.traffic->beginMove(mapping, { 0, 8 });
+    mapping.swapRanks(0, 8);
+    s.traffic->endMove(mapping);
+    check("swap 0 <-> 8");
+    s.traffic->beginMove(mapping, { 0, 8 }, true);
+    mapping.swapRanks(0, 8);
+    s.traffic->endMove(mapping);
+    check("reverted");
 }
 
 void TestTrafficModel::maxTreeMatchesScan()

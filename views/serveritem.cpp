@@ -238,7 +238,7 @@ void ServerItem::paintBlock(
     const double pitch = FabricLayout::kChipWidth + FabricLayout::kChipGap;
     if (lod * pitch < kImageBelowPixels) {
         // A few device pixels per chip: the one-unit seams between the chips' rectangles
-        // (grown by two units each side, below) are a fifth of a pixel or less. The chips as one
+        // (grown by two units each side, below) are a quarter of a pixel or less. The chips as one
         // image of a pixel per GPU, scaled without smoothing over the chips' band: one draw
         // for the server instead of a fill per chip (the 16,384 servers of a 131,072-GPU
         // overview, repainted whole on every zoom step).

@@ -80,7 +80,7 @@ public:
     static void paintBlock(
         QPainter *painter, const FabricLayout &layout, const QRgb *chips, int gpus, double lod);
     /// Chips under this many device pixels apart are drawn as one image (paintBlock).
-    static constexpr double kImageBelowPixels = 12.0;
+    static constexpr double kImageBelowPixels = 16.0;
 
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;

@@ -647,6 +647,7 @@ void TestFabricView::overviewBlockImageMatchesChipFills_data()
     QTest::newRow("8 GPUs, 11 px") << 8 << 11.0;
     QTest::newRow("16 GPUs (two rows), 7 px") << 16 << 7.0;
     QTest::newRow("4 GPUs, 9 px") << 4 << 9.0;
+    QTest::newRow("8 GPUs, 15 px") << 8 << 15.0;
 }
 
 // A server block a few pixels per chip is drawn as one image of a pixel per GPU, scaled over

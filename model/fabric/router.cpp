@@ -3,10 +3,6 @@
 #include "base/scenarioerror.h"
 #include "fabric/routelumps.h"
 
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/visitors.hpp>
-#include <boost/property_map/property_map.hpp>
-
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -33,8 +29,9 @@
  * hands the data over NVLink to the GPU of its own server whose affinity NIC is on the
  * destination rail, which sends it; the transfer then stays on one rail leaf inside an SU.
  * A rail-only fabric (no spine; Wang et al., arXiv 2307.12169: cross-rail traffic is forwarded
- * inside the high-bandwidth domain) always routes so: a cross-rail flow between servers crosses the source's
- * scale-up domain to the proxy GPU and then its rail switch, the NVLink hop carrying the bytes.
+ * inside the high-bandwidth domain) always routes so: a cross-rail flow between servers crosses the
+ * source's scale-up domain to the proxy GPU and then its rail switch, the NVLink hop carrying the
+ * bytes.
  *
  * Network planes (FabricSpec::planes; Alibaba HPN, SIGCOMM 2024, dual-plane, and DeepSeek-V3,
  * arXiv 2412.19437, section 3.4): a NIC's flow is split evenly over its ports, one per plane,
@@ -55,7 +52,7 @@
  * route stays in the pod), spines -> super-spines and super-spines -> spines per pod. When the
  * switch graph is such a folded Clos (checked link by link, isFoldedClos()), every part is built
  * up front from the switch links in one pass (routerclos.cpp); otherwise a miss runs the general
- * BFS + ECMP sweep for that leaf pair and stores its hops by part. The parts hold
+ * BFS + ECMP sweep for that leaf pair (routersweep.cpp) and stores its hops by part. The parts hold
  * O(leaves x spines per pod + pods x spine-super links) hops (74k for 16,384 GPUs), so they
  * never thrash; tests check routes against an independent ECMP computation.
  *
@@ -67,10 +64,6 @@
 namespace railyard {
 
 namespace {
-
-/// Cached hops (16 bytes each) before the segment cache is dropped and refilled.
-/// Cached BFS distances (4 bytes each) before the distance cache is dropped.
-constexpr std::size_t kMaxCachedDistances = std::size_t { 1 } << 24;
 
 bool isSwitch(NodeKind k)
 {
@@ -612,112 +605,6 @@ int Router::leafToLeaf(int srcLeaf, int dstLeaf, std::array<const Segment *, kPa
     }
     parts[static_cast<std::size_t>(n++)] = slot[SpineDown];
     return n;
-}
-
-const std::vector<int> &Router::distancesTo(int dstLeaf)
-{
-    std::vector<int> &dist = m_distance[static_cast<std::size_t>(dstLeaf)];
-    if (!dist.empty())
-        return dist;
-    const std::size_t n = boost::num_vertices(m_switches);
-    if (m_distanceEntries + n > kMaxCachedDistances) {
-        for (std::vector<int> &d : m_distance)
-            std::vector<int>().swap(d);
-        m_distanceEntries = 0;
-    }
-    dist.assign(n, -1);
-    dist[static_cast<std::size_t>(dstLeaf)] = 0;
-    // Links are full duplex (every cable has both directions), so hop counts from the
-    // destination equal hop counts to it.
-    std::vector<boost::default_color_type> color(n);
-    const auto vertexIndex = boost::get(boost::vertex_index, m_switches);
-    boost::breadth_first_search(m_switches, static_cast<std::size_t>(dstLeaf),
-        boost::visitor(boost::make_bfs_visitor(boost::record_distances(
-                           boost::make_iterator_property_map(dist.begin(), vertexIndex),
-                           boost::on_tree_edge())))
-            .color_map(boost::make_iterator_property_map(color.begin(), vertexIndex)));
-    m_distanceEntries += n;
-    return dist;
-}
-
-void Router::sweep(int srcLeaf, int dstLeaf)
-{
-    const std::vector<int> &dist = distancesTo(dstLeaf);
-    const int hops = dist[static_cast<std::size_t>(srcLeaf)];
-    if (hops <= 0) // the generators build connected Clos fabrics; this is a bug, not bad input
-        throw std::logic_error("router: leaf " + std::to_string(srcLeaf) + " cannot reach leaf "
-            + std::to_string(dstLeaf));
-
-    // Level-by-level ECMP sweep from the source leaf (distance `hops`) to the destination: a
-    // switch splits the flow it holds evenly over its neighbours one hop closer; flows meeting
-    // at a switch merge, so each link appears once.
-    m_pairHops.clear();
-    m_pairLevelStart.clear();
-    m_frontier.clear();
-    m_frontier.push_back(srcLeaf);
-    m_flow[static_cast<std::size_t>(srcLeaf)] = 1.0;
-    for (int level = hops; level > 0; --level) {
-        m_next.clear();
-        m_pairLevelStart.push_back(static_cast<int>(m_pairHops.size()));
-        for (const int u : m_frontier) {
-            const auto uv = static_cast<std::size_t>(u);
-            const auto first = m_adj.begin() + m_adjOffset[uv];
-            const auto last = m_adj.begin() + m_adjOffset[uv + 1];
-            int closer = 0;
-            for (auto it = first; it != last; ++it)
-                closer += dist[static_cast<std::size_t>(it->first)] == level - 1;
-            const double share = m_flow[uv] / closer;
-            m_flow[uv] = 0.0;
-            for (auto it = first; it != last; ++it) {
-                const auto v = static_cast<std::size_t>(it->first);
-                if (dist[v] != level - 1)
-                    continue;
-                m_pairHops.push_back({ it->second, share });
-                if (m_flow[v] == 0.0)
-                    m_next.push_back(it->first);
-                m_flow[v] += share;
-            }
-        }
-        m_frontier.swap(m_next);
-    }
-    m_flow[static_cast<std::size_t>(dstLeaf)] = 0.0;
-}
-
-void Router::computeLeafPair(int srcLeaf, int dstLeaf)
-{
-    sweep(srcLeaf, dstLeaf);
-    // Sort the hops into the four parts (a stable partition keeps the sweep's order).
-    const Fabric &f = m_fabric;
-    const auto partOf = [&f](const RouteHop &h) {
-        const FabricLink &l = f.link(h.link);
-        const NodeKind from = f.node(l.src).kind;
-        const NodeKind to = f.node(l.dst).kind;
-        if (from == NodeKind::Leaf)
-            return SpineUp;
-        if (to == NodeKind::Leaf)
-            return SpineDown;
-        return to == NodeKind::SuperSpine ? SuperUp : SuperDown;
-    };
-    const bool across = m_leafPod[static_cast<std::size_t>(srcLeaf)]
-        != m_leafPod[static_cast<std::size_t>(dstLeaf)];
-    // No eviction: every segment is a set of one leaf's or one pod's uplinks or downlinks, so
-    // the arena holds at most ~4x the fabric's switch links, and segment ids stay valid for
-    // callers that aggregate demand per segment (TrafficModel).
-    const std::array<Segment *, kPartCount> slot = slots(srcLeaf, dstLeaf, across);
-    for (int p = 0; p < kPartCount; ++p) {
-        Segment *seg = slot[static_cast<std::size_t>(p)];
-        if (!seg || seg->offset != kUnset)
-            continue; // not part of this route, or cached already (identical by construction)
-        seg->offset = static_cast<std::uint32_t>(m_arena.size());
-        for (const RouteHop &h : m_pairHops) {
-            if (partOf(h) == p) {
-                if (m_arena.size() == seg->offset) // the sweep visits the first path first
-                    seg->latency = f.link(h.link).latency;
-                m_arena.push_back(h);
-            }
-        }
-        seg->count = static_cast<std::uint32_t>(m_arena.size() - seg->offset);
-    }
 }
 
 } // namespace railyard

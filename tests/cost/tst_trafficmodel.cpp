@@ -1,6 +1,7 @@
 // The traffic model (model/cost/trafficmodel.cpp) on tiny fabrics: the load a ring, an all-to-all
 // and a pipeline boundary put on each link, counted by hand from the routes, and incremental
-// moves against a model built afresh for the moved mapping.
+// moves against a model built afresh for the moved mapping. Its bookkeeping (maxima, lumps,
+// changed links, the link ranking) is tst_trafficbookkeeping's.
 #include "cost/linkranking.h"
 #include "cost/maxtree.h"
 #include "cost/trafficmodel.h"
@@ -10,6 +11,7 @@
 #include "fixtures.h"
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
+#include "trafficmodelsetup.h"
 
 #include <QTest>
 
@@ -17,112 +19,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <vector>
 
 using namespace railyard;
 
-namespace {
-
-/// A fabric, a layout and a traffic model built on the packed mapping, kept together.
-struct Setup
-{
-    Fabric fabric;
-    ParallelLayout layout;
-    Router router;
-    Mapping mapping;
-    std::unique_ptr<TrafficModel> traffic;
-
-    Setup(const FabricSpec &spec, const ParallelDegrees &degrees, TrafficModel::Setup setup = {})
-        : fabric(Fabric::build(spec))
-        , layout(degrees)
-        , router(fabric)
-        , mapping(Mapping::place(Placement::Packed, layout, fabric))
-    {
-        if (setup.stageDpBytes.empty())
-            setup.stageDpBytes.assign(static_cast<std::size_t>(degrees.pp), 1.0);
-        traffic = std::make_unique<TrafficModel>(fabric, layout, router, setup);
-        traffic->build(mapping);
-    }
-
-    int link(int fromVertex, int toVertex) const
-    {
-        const int id = fabric.linkBetween(fromVertex, toVertex);
-        Q_ASSERT(id >= 0);
-        return id;
-    }
-    int gpuUp(int slot) const
-    {
-        return link(fabric.gpuVertex(slot), fabric.scaleUpVertex(fabric.serverOfSlot(slot)));
-    }
-    int gpuDown(int slot) const
-    {
-        return link(fabric.scaleUpVertex(fabric.serverOfSlot(slot)), fabric.gpuVertex(slot));
-    }
-    int nicOfSlot(int slot) const
-    {
-        const int server = fabric.serverOfSlot(slot);
-        return fabric.nicVertex(server, fabric.nicOfGpu(fabric.gpuOfSlot(slot)));
-    }
-    int leafOfSlot(int slot) const
-    {
-        const int server = fabric.serverOfSlot(slot);
-        return fabric.leafVertex(fabric.leafOfNic(server, fabric.nicOfGpu(fabric.gpuOfSlot(slot))));
-    }
-    int pcieUp(int slot) const { return link(fabric.gpuVertex(slot), nicOfSlot(slot)); }
-    int pcieDown(int slot) const { return link(nicOfSlot(slot), fabric.gpuVertex(slot)); }
-    int nicUp(int slot) const { return link(nicOfSlot(slot), leafOfSlot(slot)); }
-    int nicDown(int slot) const { return link(leafOfSlot(slot), nicOfSlot(slot)); }
-};
-
-/// The load on a link outside the lumped segments (route ends: GPU, PCIe and NIC links);
-/// TrafficModel::patternLoad() counts the lumps too.
-double loadOf(const TrafficPattern &p, int link)
-{
-    const double *load = p.load.find(link);
-    return load ? *load : 0.0;
-}
-
-bool near(double a, double b)
-{
-    return std::abs(a - b) <= 1e-9 * std::max({ 1.0, std::abs(a), std::abs(b) });
-}
-
-/// Every field an evaluation reads, compared link by link.
-void compareModels(const TrafficModel &a, const TrafficModel &b, int links)
-{
-    QCOMPARE(a.patternCount(), b.patternCount());
-    for (int i = 0; i < a.patternCount(); ++i) {
-        const TrafficPattern &x = a.pattern(i);
-        const TrafficPattern &y = b.pattern(i);
-        for (int l = 0; l < links; ++l)
-            QVERIFY2(near(a.patternLoad(i, l), b.patternLoad(i, l)),
-                qPrintable(QStringLiteral("%1 link %2: %3 vs %4")
-                               .arg(QString::fromStdString(x.name))
-                               .arg(l)
-                               .arg(a.patternLoad(i, l), 0, 'g', 17)
-                               .arg(b.patternLoad(i, l), 0, 'g', 17)));
-        QVERIFY(near(x.maxRatio, y.maxRatio));
-        QCOMPARE(x.stepCount(), y.stepCount());
-        QCOMPARE(x.maxLatency(), y.maxLatency());
-        QCOMPARE(x.maxServers(), y.maxServers());
-        for (int passes = 1; passes <= 2; ++passes)
-            for (const Protocol p : kAllProtocols)
-                QCOMPARE(x.alpha(p, passes), y.alpha(p, passes));
-        QVERIFY(near(x.weight, y.weight));
-    }
-    for (std::size_t i = 0; i < a.linkDimBytes().size(); ++i)
-        QVERIFY(near(a.linkDimBytes()[i], b.linkDimBytes()[i]));
-    for (int t = 0; t < kTierCount; ++t)
-        for (int d = 0; d < kDimCount; ++d)
-            QVERIFY(near(a.tierBytes()[t][d], b.tierBytes()[t][d]));
-    QVERIFY(near(a.nicUpBytes(), b.nicUpBytes()));
-    QVERIFY(near(a.leafUpBytes(), b.leafUpBytes()));
-}
-
-} // namespace
+using namespace railyard::traffictest;
 
 class TestTrafficModel : public QObject
 {
@@ -139,13 +43,6 @@ private Q_SLOTS:
     void incrementalMoveEqualsRebuild_data();
     void incrementalMoveEqualsRebuild();
     void patPlansFollowTheirScale();
-    void maxTreeMatchesScan();
-    void roundToIntegerIsLlround();
-    void superSpineLumps();
-    void lumpsFoundOncePerRouter();
-    void buildListsNoChangedLinks();
-    void linkRankingMatchesFreshRanking();
-    void linkRankingMatchesSortedKeys();
 };
 
 void TestTrafficModel::ringInsideServer()
@@ -461,295 +358,6 @@ void TestTrafficModel::patPlansFollowTheirScale()
     mapping.swapRanks(0, 8);
     s.traffic->endMove(mapping);
     check("reverted");
-}
-
-void TestTrafficModel::maxTreeMatchesScan()
-{
-    // MaxTree and BlockMaxima (model/cost/maxtree.h): batches of changes of every size (one
-    // value, several set twice, most of them: the rebuild path; grown values mostly raised) against a plain scan for the maximum and its smallest index. Values are
-    // drawn from a few levels so that ties and maxima that shrink are frequent.
-    std::mt19937 rng(7);
-    for (const std::size_t n : { std::size_t { 1 }, std::size_t { 5 }, std::size_t { 64 },
-             std::size_t { 1000 } }) {
-        MaxTree tree;
-        tree.assign(n);
-        BlockMaxima blocks; // the same values, read back from `values` by blocks of 64
-        blocks.assign(n);
-        std::vector<double> values(n, 0.0);
-        const auto valueOf = [&values](std::size_t i) { return values[i]; };
-        std::uniform_int_distribution<std::size_t> at(0, n - 1);
-        std::uniform_int_distribution<int> level(0, 6);
-        for (int round = 0; round < 300; ++round) {
-            const std::size_t changes = round % 3 == 0 ? 1 : round % 3 == 1 ? 1 + n / 16 : n;
-            for (std::size_t c = 0; c < changes; ++c) {
-                const std::size_t i = at(rng);
-                const double before = values[i];
-                values[i] = 0.5 * level(rng);
-                tree.set(i, values[i]);
-                if (values[i] >= before && c % 3 != 2)
-                    blocks.raise(i, values[i]); // a grown value: no rescan of its block
-                else
-                    blocks.touch(i);
-                if (c % 2 == 0) { // the same value set again before settle()
-                    values[i] = 0.5 * level(rng);
-                    tree.set(i, values[i]);
-                    blocks.touch(i);
-                }
-            }
-            tree.settle();
-            blocks.settle(valueOf);
-            const auto best = std::max_element(values.begin(), values.end());
-            QCOMPARE(tree.max(), *best);
-            QCOMPARE(blocks.max(), *best);
-            if (*best > 0.0) {
-                QCOMPARE(tree.argmax(), static_cast<std::size_t>(best - values.begin()));
-                QCOMPARE(blocks.argmax(valueOf), static_cast<std::size_t>(best - values.begin()));
-            }
-        }
-    }
-}
-
-void TestTrafficModel::roundToIntegerIsLlround()
-{
-    // The keys of link busy times and latencies (base/units.h): the same integer as
-    // std::llround for halves, the doubles next to them, both signs, large and odd values.
-    std::vector<double> values { 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0x1.0p52 + 1.0,
-        -0x1.0p52 - 1.0, 0x1.0p53, 0x1.0p62, 1e15 + 0.5, std::numeric_limits<double>::min(),
-        std::numeric_limits<double>::denorm_min() };
-    for (double half = 0.5; half < 1e6; half = half * 3.0 + 0.5)
-        for (const double v : { half, -half }) {
-            values.push_back(std::nextafter(v, 0.0));
-            values.push_back(std::nextafter(v, v * 2.0));
-        }
-    std::mt19937_64 rng(5);
-    std::uniform_real_distribution<double> wide(-1e13, 1e13);
-    for (int i = 0; i < 20000; ++i)
-        values.push_back(wide(rng));
-    for (const double v : values)
-        QVERIFY2(roundToInteger(v) == std::llround(v),
-            qPrintable(QStringLiteral("%1: %2, llround %3")
-                           .arg(v, 0, 'g', 17)
-                           .arg(roundToInteger(v))
-                           .arg(std::llround(v))));
-}
-
-void TestTrafficModel::superSpineLumps()
-{
-    // 16 servers x 2 GPUs in pods of 2 SUs (4 leaves, 2 spines): 4 pods under 2 planes x 2
-    // super-spines (tst_router's threeTier fabric). Lumped (TrafficModel::Lump): each pod's
-    // spine -> super-spine part and its super-spine -> spine part, and each leaf's uplinks and
-    // downlinks: 4 x 2 + 16 x 2. A cross-pod send enters its pod's up part with one unit per
-    // byte and ECMP splits it evenly, so each of those links carries (the pod's cross-pod
-    // sends) / (the part's links); the same on the way down.
-    Setup s(fixtures::railFabric(16, 2, 2, 8), fixtures::degrees(1, 2, 16));
-    QCOMPARE(s.fabric.podCount(), 4);
-    QCOMPARE(s.traffic->lumpCount(), 2 * 4 + 2 * 16);
-    for (int p = 0; p < s.traffic->patternCount(); ++p)
-        s.traffic->setWeight(p, 1.0 + p);
-    s.traffic->build(s.mapping);
-
-    // Moves through the incremental path: swaps of random ranks (most cross pods), one of
-    // them undone as a revert, then a fresh model on the final mapping must agree link by link.
-    Mapping mapping = s.mapping;
-    std::mt19937 rng(3);
-    std::uniform_int_distribution<int> pick(0, s.layout.worldSize() - 1);
-    for (int i = 0; i < 12; ++i) {
-        const int a = pick(rng), b = pick(rng);
-        s.traffic->beginMove(mapping, { a, b });
-        mapping.swapRanks(a, b);
-        s.traffic->endMove(mapping);
-        if (i == 5) {
-            s.traffic->beginMove(mapping, { a, b }, true);
-            mapping.swapRanks(a, b);
-            s.traffic->endMove(mapping);
-        }
-    }
-    TrafficModel::Setup setup;
-    setup.stageDpBytes = { 1.0, 1.0 }; // as Setup gives the model under test
-    TrafficModel fresh(s.fabric, s.layout, s.router, setup);
-    for (int p = 0; p < fresh.patternCount(); ++p)
-        fresh.setWeight(p, 1.0 + p);
-    fresh.build(mapping);
-    compareModels(*s.traffic, fresh, s.fabric.linkCount());
-
-    // The pipeline boundary's super-spine loads, counted from the mapping.
-    const int fwd = s.traffic->ppForwardPattern(0);
-    const auto podOf = [&s](int slot) { return s.fabric.node(s.leafOfSlot(slot)).pod; };
-    std::vector<double> up(4, 0.0), down(4, 0.0);
-    for (const std::vector<int> &group : s.layout.groups(GroupKind::Pp)) {
-        const int from = podOf(mapping.slotOf(group[0])), to = podOf(mapping.slotOf(group[1]));
-        if (from != to) {
-            up[static_cast<std::size_t>(from)] += 1.0;
-            down[static_cast<std::size_t>(to)] += 1.0;
-        }
-    }
-    QVERIFY(std::accumulate(up.begin(), up.end(), 0.0) > 0.0); // the swaps crossed pods
-    std::vector<int> upLinks(4, 0), downLinks(4, 0);
-    for (const FabricLink &l : s.fabric.links())
-        if (l.tier == Tier::SuperSpine) {
-            const bool isUp = s.fabric.node(l.src).kind == NodeKind::Spine;
-            const int pod = s.fabric.node(isUp ? l.src : l.dst).pod;
-            ++(isUp ? upLinks : downLinks)[static_cast<std::size_t>(pod)];
-        }
-    double worst = 0.0;
-    for (const FabricLink &l : s.fabric.links()) {
-        const double load = s.traffic->patternLoad(fwd, l.id);
-        worst = std::max(worst, load / l.bandwidth); // send/recv patterns: efficiency 1
-        if (l.tier != Tier::SuperSpine)
-            continue;
-        const bool isUp = s.fabric.node(l.src).kind == NodeKind::Spine;
-        const auto pod = static_cast<std::size_t>(s.fabric.node(isUp ? l.src : l.dst).pod);
-        const double expected = isUp ? up[pod] / upLinks[pod] : down[pod] / downLinks[pod];
-        QVERIFY2(near(load, expected),
-            qPrintable(QStringLiteral("link %1: %2, expected %3").arg(l.id).arg(load).arg(expected)));
-    }
-    QVERIFY(near(s.traffic->pattern(fwd).maxRatio, worst));
-
-    // Every switch-to-switch link of the boundary, summed hop by hop over the router's own
-    // segments for each send (what the model did before it kept lumps).
-    std::vector<double> hopByHop(static_cast<std::size_t>(s.fabric.linkCount()), 0.0);
-    Router::Parts parts;
-    for (const std::vector<int> &group : s.layout.groups(GroupKind::Pp)) {
-        s.router.routeParts(mapping.slotOf(group[0]), mapping.slotOf(group[1]), parts);
-        for (int i = 0; i < parts.segmentCount; ++i)
-            for (const RouteHop &h : s.router.segmentHops(parts.segments[static_cast<std::size_t>(i)]))
-                hopByHop[static_cast<std::size_t>(h.link)] += h.share;
-    }
-    int switchLinks = 0;
-    for (const FabricLink &l : s.fabric.links())
-        if (l.tier == Tier::Spine || l.tier == Tier::SuperSpine) {
-            ++switchLinks;
-            const double expected = hopByHop[static_cast<std::size_t>(l.id)];
-            QVERIFY2(near(s.traffic->patternLoad(fwd, l.id), expected),
-                qPrintable(QStringLiteral("link %1: %2, hop by hop %3")
-                               .arg(l.id)
-                               .arg(s.traffic->patternLoad(fwd, l.id))
-                               .arg(expected)));
-        }
-    QVERIFY(switchLinks > 0);
-}
-
-void TestTrafficModel::lumpsFoundOncePerRouter()
-{
-    // The router finds its lumps once (Router::lumps()) and every model built on it reads the
-    // same ones: a second model on the router agrees with the first link by link, and with a
-    // model on a router of its own, which finds them afresh.
-    Setup s(fixtures::railFabric(16, 2, 2, 8), fixtures::degrees(1, 2, 16));
-    const RouteLumps &lumps = s.router.lumps();
-    QCOMPARE(&s.router.lumps(), &lumps);
-    QCOMPARE(static_cast<int>(lumps.lumps.size()), s.traffic->lumpCount());
-    QVERIFY(s.traffic->lumpCount() > 0);
-    TrafficModel::Setup setup;
-    setup.stageDpBytes = { 1.0, 1.0 }; // as Setup gives the model under test
-    TrafficModel second(s.fabric, s.layout, s.router, setup);
-    second.build(s.mapping);
-    QCOMPARE(&s.router.lumps(), &lumps);
-    compareModels(*s.traffic, second, s.fabric.linkCount());
-    Router own(s.fabric);
-    TrafficModel fresh(s.fabric, s.layout, own, setup);
-    fresh.build(s.mapping);
-    QVERIFY(&own.lumps() != &lumps);
-    QCOMPARE(own.lumps().links, lumps.links);
-    QCOMPARE(own.lumps().segmentLumpStart, lumps.segmentLumpStart);
-    compareModels(*s.traffic, fresh, s.fabric.linkCount());
-    // Built again on the same model (setMapping()), it clears what it held.
-    second.build(s.mapping);
-    compareModels(*s.traffic, second, s.fabric.linkCount());
-}
-
-void TestTrafficModel::buildListsNoChangedLinks()
-{
-    // build() lists no changed link (every link is new, and a full evaluation reads them all);
-    // a move afterwards lists the links whose bytes it changed: a pipeline send's PCIe and NIC
-    // links at both ends.
-    Setup s(fixtures::railFabric(2, 1), fixtures::degrees(1, 2, 1));
-    for (int p = 0; p < s.traffic->patternCount(); ++p)
-        s.traffic->setWeight(p, 1.0);
-    s.traffic->build(s.mapping);
-    QVERIFY(s.traffic->changedLinks().empty());
-    Mapping moved = s.mapping;
-    s.traffic->beginMove(s.mapping, { 0, 1 });
-    moved.swapRanks(0, 1);
-    s.traffic->endMove(moved);
-    std::vector<int> changed = s.traffic->changedLinks();
-    std::sort(changed.begin(), changed.end());
-    QCOMPARE(std::adjacent_find(changed.begin(), changed.end()), changed.end()); // each once
-    for (const int link : { s.pcieUp(0), s.nicUp(0), s.nicDown(1), s.pcieDown(1) })
-        QVERIFY(std::binary_search(changed.begin(), changed.end(), link));
-    s.traffic->clearChangedLinks();
-    QVERIFY(s.traffic->changedLinks().empty());
-    // The list starts afresh with the next move (the links it changes back).
-    s.traffic->beginMove(moved, { 0, 1 });
-    s.traffic->endMove(s.mapping);
-    std::vector<int> back = s.traffic->changedLinks();
-    std::sort(back.begin(), back.end());
-    QCOMPARE(back, changed);
-}
-
-void TestTrafficModel::linkRankingMatchesFreshRanking()
-{
-    // LinkRanking (model/cost/linkranking.h) after batches of changes, many of them runs of
-    // links moving from one key to the same other key (as a lumped ECMP part's links do),
-    // against a ranking made afresh from the same keys: bottleneck, percentiles, maximum.
-    std::mt19937 rng(11);
-    const int n = 500;
-    std::uniform_int_distribution<int> at(0, n - 1);
-    std::uniform_int_distribution<int> level(0, 9);
-    std::vector<long long> keys(static_cast<std::size_t>(n));
-    for (long long &k : keys)
-        k = level(rng);
-    LinkRanking ranking;
-    ranking.rank(keys);
-    for (int round = 0; round < 200; ++round) {
-        const int runs = 1 + round % 4;
-        for (int r = 0; r < runs; ++r) {
-            // A run: links that share a key all take one new key, in id order.
-            const long long from = keys[static_cast<std::size_t>(at(rng))];
-            const long long to = level(rng);
-            for (int link = 0; link < n; ++link)
-                if (keys[static_cast<std::size_t>(link)] == from && at(rng) % 3 != 0) {
-                    keys[static_cast<std::size_t>(link)] = to;
-                    ranking.change(link, to);
-                }
-            const int single = at(rng); // and a lone change between runs
-            keys[static_cast<std::size_t>(single)] = level(rng);
-            ranking.change(single, keys[static_cast<std::size_t>(single)]);
-        }
-        ranking.settle();
-        LinkRanking fresh;
-        fresh.rank(keys);
-        QCOMPARE(ranking.bottleneck(), fresh.bottleneck());
-        for (const double q : { 0.0, 0.25, 0.5, 0.95, 0.99, 1.0 })
-            QCOMPARE(ranking.percentile(q, 1.0), fresh.percentile(q, 1.0));
-        QCOMPARE(ranking.max(1.0), fresh.max(1.0));
-    }
-}
-
-void TestTrafficModel::linkRankingMatchesSortedKeys()
-{
-    // LinkRanking::rank() counts the distinct keys in a hash table that grows from 1,024
-    // slots: against a plain sort of every key, with few distinct keys (lumped links share
-    // theirs), with more than the table's first size, and with negative and huge ones.
-    std::mt19937_64 rng(7);
-    for (const long long levels : { 3LL, 700LL, 5000LL, 1000000000000LL }) {
-        const int n = 20000;
-        std::uniform_int_distribution<long long> key(-2, levels);
-        std::vector<long long> keys(static_cast<std::size_t>(n));
-        for (long long &k : keys)
-            k = key(rng);
-        LinkRanking ranking;
-        ranking.rank(keys);
-        std::vector<long long> sorted = keys;
-        std::sort(sorted.begin(), sorted.end());
-        for (const double q : { 0.0, 0.001, 0.25, 0.5, 0.95, 0.99, 1.0 }) {
-            const auto rank = std::clamp<long long>(static_cast<long long>(std::ceil(q * n)), 1, n);
-            QCOMPARE(ranking.percentile(q, 1.0),
-                static_cast<double>(sorted[static_cast<std::size_t>(rank - 1)]));
-        }
-        QCOMPARE(ranking.max(1.0), static_cast<double>(sorted.back()));
-        const auto first = std::max_element(keys.begin(), keys.end()); // the first of equals
-        QCOMPARE(ranking.bottleneck(), static_cast<int>(first - keys.begin()));
-    }
 }
 
 QTEST_GUILESS_MAIN(TestTrafficModel)

@@ -155,8 +155,7 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
         SlotPlace &place = m_slots[at];
         place.gpuUp = m_gpuUp[at];
         place.gpuDown = m_gpuDown[at];
-        place.gpuUpLatency = 0.0;
-        place.gpuUpLatency += latencyOf(place.gpuUp);
+        place.gpuUpLatency = latencyOf(place.gpuUp);
         place.gpuDownLatency = latencyOf(place.gpuDown);
         place.gpuUpReach = std::max(Tier::ScaleUp, tierOf(place.gpuUp));
         place.gpuDownReach = std::max(Tier::ScaleUp, tierOf(place.gpuDown));
@@ -167,9 +166,7 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
         place.nicUp = m_nicUp[port];
         place.nicDown = m_nicDown[port];
         place.pcieDown = m_pcieDown[at];
-        place.upLatency = 0.0;
-        place.upLatency += latencyOf(place.pcieUp);
-        place.upLatency += latencyOf(place.nicUp);
+        place.upLatency = latencyOf(place.pcieUp) + latencyOf(place.nicUp); // 0 + a + b
         place.nicDownLatency = latencyOf(place.nicDown);
         place.pcieDownLatency = latencyOf(place.pcieDown);
         place.upReach = std::max({ Tier::ScaleUp, tierOf(place.pcieUp), tierOf(place.nicUp) });

@@ -3,6 +3,7 @@
 #include "bundleitem.h"
 #include "cablelayeritem.h"
 #include "colorscale.h"
+#include "detailtile.h"
 #include "document/scenariodocument.h"
 #include "fabriclayout.h"
 #include "framelabelsitem.h"
@@ -17,11 +18,73 @@
 #include <QStyleOptionGraphicsItem>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
+#include <utility>
 #include <unordered_map>
 
 namespace railyard {
+
+namespace {
+
+/// Servers per DetailTile, about: a tile outside the exposed area is skipped whole, one inside
+/// has its children visited, so tiles of a few dozen servers keep both small at 131,072 GPUs
+/// (512 tiles) and leave a 128-GPU fabric in one.
+constexpr double kServersPerTile = 32.0;
+
+/**
+ * A square grid of cells over the layout, about kServersPerTile servers' area each; the items
+ * anchored in a cell share its tile (made on first use).
+ */
+class TileGrid
+{
+public:
+    TileGrid(const QRectF &bounds, int servers)
+        : m_bounds(bounds)
+        , m_side(std::max(1, static_cast<int>(std::ceil(std::sqrt(servers / kServersPerTile)))))
+        , m_cells(static_cast<std::size_t>(m_side) * static_cast<std::size_t>(m_side), nullptr)
+    {
+    }
+
+    DetailTile *at(const QPointF &p)
+    {
+        const auto cell = [this](double v, double from, double span) {
+            return std::clamp(static_cast<int>((v - from) / std::max(span, 1.0) * m_side), 0,
+                m_side - 1);
+        };
+        const int col = cell(p.x(), m_bounds.left(), m_bounds.width());
+        const int row = cell(p.y(), m_bounds.top(), m_bounds.height());
+        DetailTile *&tile = m_cells[static_cast<std::size_t>(row * m_side + col)];
+        if (!tile)
+            tile = new DetailTile;
+        return tile;
+    }
+    /// The tiles made, row by row; the grid forgets them (the caller owns them).
+    std::vector<DetailTile *> take()
+    {
+        std::vector<DetailTile *> tiles;
+        for (DetailTile *&tile : m_cells) {
+            if (tile)
+                tiles.push_back(std::exchange(tile, nullptr));
+        }
+        return tiles;
+    }
+    ~TileGrid()
+    {
+        for (DetailTile *tile : m_cells)
+            delete tile;
+    }
+    TileGrid(const TileGrid &) = delete;
+    TileGrid &operator=(const TileGrid &) = delete;
+
+private:
+    QRectF m_bounds;
+    int m_side;
+    std::vector<DetailTile *> m_cells;
+};
+
+} // namespace
 
 FabricItem::FabricItem(ScenarioDocument *document, QGraphicsScene *scene)
     : m_document(document)
@@ -77,20 +140,20 @@ void FabricItem::build()
     m_layout = std::make_unique<FabricLayout>(*m_fabric);
     const Fabric &f = *m_fabric;
 
+    // The detailed items go into tiles (detailtile.h) before the tiles enter the scene.
+    TileGrid tiles(m_layout->bounds(), f.servers());
     m_servers.reserve(f.servers());
     m_slots.reserve(f.slotCount());
     for (int server = 0; server < f.servers(); ++server) {
         auto *item = new ServerItem(this, server);
-        s->addItem(item);
-        m_owned.push_back(item);
+        item->setParentItem(tiles.at(m_layout->serverRect(server).center()));
         m_servers.insert(server, item);
         for (int g = 0; g < item->gpuCount(); ++g)
             m_slots.insert(server * f.gpusPerServer() + g, item->slotItem(g));
     }
     auto addSwitch = [&](int vertex) {
         auto *item = new SwitchItem(this, vertex);
-        s->addItem(item);
-        m_owned.push_back(item);
+        item->setParentItem(tiles.at(m_layout->switchRect(vertex).center()));
         m_switches.insert(vertex, item);
     };
     for (int i = 0; i < f.leafCount(); ++i)
@@ -117,12 +180,19 @@ void FabricItem::build()
             continue;
         const QPolygonF &path = m_layout->cablePath(id / 2);
         auto *item = new LinkItem(this, id / 2, path);
-        item->setVisible(!m_overview);
-        s->addItem(item);
-        m_owned.push_back(item);
+        item->setParentItem(tiles.at(path.first())); // its lower end: a NIC's or a leaf's
         m_links.insert(id / 2, item);
         m_cableLayer->addCable(item, path);
     }
+    m_detail = new DetailTile;
+    for (DetailTile *tile : tiles.take()) {
+        tile->fitChildren();
+        tile->setParentItem(m_detail);
+    }
+    m_detail->fitChildren();
+    m_detail->setShown(!m_overview);
+    s->addItem(m_detail); // with its tiles and their items
+    m_owned.push_back(m_detail);
     s->addItem(m_cableLayer);
     m_owned.push_back(m_cableLayer);
     m_bandRects.assign(static_cast<std::size_t>(std::max(0, f.railCount())), {});
@@ -148,14 +218,6 @@ void FabricItem::build()
     m_blocks->setVisible(m_overview);
     s->addItem(m_blocks);
     m_owned.push_back(m_blocks);
-    if (m_overview) {
-        for (ServerItem *server : std::as_const(m_servers)) {
-            server->setLinksShown(false);
-            server->setVisible(false); // see setOverview
-        }
-        for (SwitchItem *sw : std::as_const(m_switches))
-            sw->setVisible(false);
-    }
     m_bottleneck = -1;
     m_focusRank = -1;
     syncChips(MappingChange { {}, true, {} });
@@ -179,8 +241,9 @@ void FabricItem::clear()
     // top-level item and index entry at once, where an arbitrary order (the hashes') costs a
     // search of 150,000 items per item at 131,072 GPUs (seconds to close or rebuild).
     for (auto it = m_owned.rbegin(); it != m_owned.rend(); ++it)
-        delete *it;
+        delete *it; // the detail tile deletes its tiles and their items
     m_owned.clear();
+    m_detail = nullptr;
     m_blocks = nullptr;
     m_cableLayer = nullptr;
     m_links.clear();
@@ -223,8 +286,12 @@ void FabricItem::onReportChanged(const ReportChange &change)
 
 void FabricItem::updateOverview()
 {
+    // Hidden, the blocks catch up when the overview comes back (setOverview): reading 131,072
+    // chips there on every zoom out of the detailed view was a sixth of that frame.
     if (m_overview && m_blocks)
         m_blocks->syncAll();
+    else
+        m_blocksStale = true;
 }
 
 void FabricItem::syncChips(const MappingChange &change)
@@ -239,8 +306,9 @@ void FabricItem::syncChips(const MappingChange &change)
         for (int slot : { m.from, m.to }) {
             if (SlotItem *item = slotItem(slot)) {
                 item->syncWithModel();
-                // The blocks show the chip colours: repaint only the moved chips' servers.
-                if (m_overview && m_blocks)
+                // The blocks show the chip colours: re-read (and, shown, repaint) only the
+                // moved chips' servers; a hidden item's repaint costs nothing.
+                if (m_blocks)
                     m_blocks->syncServer(static_cast<ServerItem *>(item->parentItem())->server());
             }
         }
@@ -398,29 +466,28 @@ void FabricItem::setOverview(bool overview)
     if (overview == m_overview)
         return;
     m_overview = overview;
-    // Hidden items cost nothing when painting; toggling happens once per threshold crossing.
-    // The chips are not hidden one by one: they are their servers' children, hidden with them.
-    for (LinkItem *link : std::as_const(m_links))
-        link->setVisible(!overview);
+    // In the overview one item paints every server block and switch (overviewblocksitem.h):
+    // at 131,072 GPUs the scene's per-item visit, transform and pixmap cache for 16,384
+    // servers and thousands of switches were most of a frame (bench_gui's BM_Paint131k). The
+    // detailed items are hidden at once, by the opacity of the tile holding their tiles, where
+    // a setVisible() per item cost 0.2 s at that size (detailtile.h).
+    if (m_detail)
+        m_detail->setShown(!overview);
+    // The whole picture changes: a full scene update lets Qt's dirty-item pass reset the tiles
+    // instead of measuring where each of 170,000 items was and will be painted.
+    if (QGraphicsScene *s = scene())
+        s->update();
     if (m_cableLayer)
         m_cableLayer->setVisible(!overview);
     for (BundleItem *item : m_bundles) {
         if (item)
             item->setVisible(overview || !hasCableItems(item->tier()));
     }
-    // In the overview one item paints every server block and switch (overviewblocksitem.h):
-    // at 131,072 GPUs the scene's per-item visit, transform and pixmap cache for 16,384
-    // servers and thousands of switches were most of a frame (bench_gui's BM_Paint131k).
-    for (ServerItem *server : std::as_const(m_servers)) {
-        server->setLinksShown(!overview);
-        server->setVisible(!overview);
-    }
-    for (SwitchItem *sw : std::as_const(m_switches))
-        sw->setVisible(!overview);
     if (m_blocks) {
         m_blocks->setVisible(overview);
-        if (overview)
-            m_blocks->syncAll(); // it missed the changes made while it was hidden
+        if (overview && m_blocksStale)
+            m_blocks->syncAll(); // it missed changes made while it was hidden
+        m_blocksStale = m_blocksStale && !overview;
     }
     update();
 }

@@ -21,6 +21,7 @@ namespace railyard {
 
 class BundleItem;
 class CableLayerItem;
+class DetailTile;
 class FabricLayout;
 class FrameLabelsItem;
 class LinkItem;
@@ -43,9 +44,12 @@ class SwitchItem;
  * external value overlay, failed servers and slots) are pushed into the items from here too
  * (fabricitemmarks.cpp).
  *
- * The leaf items are top-level scene items owned by this root (deleted with it), not its
- * children: the scene's BSP index then culls them when painting a part of a 16,384-GPU fabric,
- * where children of one parent would be visited one by one on every repaint.
+ * The detailed items (servers with their chips, switches, cable items) are children of
+ * DetailTiles, a grid of patches of a few dozen servers each, owned by this root (deleted with
+ * it) but not its children: the scene's BSP index culls whole tiles when painting a part of a
+ * 131,072-GPU fabric (children of one parent would be visited one by one on every repaint),
+ * the scene's per-frame walk of top-level items sees hundreds of tiles instead of 300,000 items,
+ * and the overview hides a tile at a time (detailtile.h).
  */
 class FabricItem : public QGraphicsObject
 {
@@ -128,7 +132,7 @@ public:
     /// Recolour passes so far (one per change the document announces, plus overlay edits).
     int recolourCount() const { return m_recolours; }
     /// Zoomed out: servers as blocks, chips and cable items hidden, aggregates shown; the
-    /// servers and switches are hidden and one OverviewBlocksItem paints them.
+    /// detailed items' tiles are hidden and one OverviewBlocksItem paints servers and switches.
     void setOverview(bool overview);
     bool isOverview() const { return m_overview; }
     /// Device-coordinate caching of servers, chips and switches (on by default). Off while
@@ -173,7 +177,8 @@ private:
     QHash<int, SlotItem *> m_slots;
     QHash<int, SwitchItem *> m_switches;
     QHash<int, LinkItem *> m_links; ///< by cable (link id >> 1)
-    std::vector<QGraphicsItem *> m_owned; ///< every item above, in the order made (clear())
+    DetailTile *m_detail = nullptr; ///< parent of the tiles of the items above (detailtile.h)
+    std::vector<QGraphicsItem *> m_owned; ///< m_detail and the items below, in the order made
     CableLayerItem *m_cableLayer = nullptr;
     OverviewBlocksItem *m_blocks = nullptr;
     std::array<BundleItem *, 3> m_bundles {}; ///< Leaf, Spine, SuperSpine tiers
@@ -183,6 +188,7 @@ private:
     QChar m_colourBy = QLatin1Char('t');
     double m_maxUtilisation = 1.0;
     bool m_overview = false;
+    bool m_blocksStale = true; ///< the hidden overview blocks missed a change (updateOverview)
     LoadScale m_loadScale = LoadScale::Absolute;
     double m_colourScale = -1.0; ///< iteration time x range of the last recolour
     int m_recolours = 0;

@@ -157,6 +157,7 @@ FabricView::Hit FabricView::hitAt(const QPoint &viewPos) const
     const QRect probe(viewPos - QPoint(3, 3), QSize(7, 7));
     const QList<QGraphicsItem *> items = this->items(probe, Qt::IntersectsItemShape);
     const QPointF scenePos = mapToScene(viewPos);
+    const LinkItem *topCable = nullptr;
     for (QGraphicsItem *item : items) {
         if (auto *server = qgraphicsitem_cast<ServerItem *>(item); server && !hit.server) {
             hit.server = server;
@@ -165,10 +166,15 @@ FabricView::Hit FabricView::hitAt(const QPoint &viewPos) const
         } else if (auto *sw = qgraphicsitem_cast<SwitchItem *>(item); sw && hit.switchVertex < 0) {
             if (sw->sceneBoundingRect().contains(scenePos))
                 hit.switchVertex = sw->vertex();
-        } else if (auto *link = qgraphicsitem_cast<LinkItem *>(item); link && hit.cable < 0) {
-            hit.cable = link->cable();
+        } else if (auto *link = qgraphicsitem_cast<LinkItem *>(item)) {
+            // The highest cable (emphasised, the bottleneck, a focused route) wins; cables of
+            // different tiles (detailtile.h) do not come in their own z order.
+            if (!topCable || link->zValue() > topCable->zValue())
+                topCable = link;
         }
     }
+    if (topCable)
+        hit.cable = topCable->cable();
     if (hit.server && !hit.server->sceneBoundingRect().contains(scenePos))
         hit.server = nullptr;
     if (m_root->isOverview() && !hit.server && hit.switchVertex < 0) {

@@ -42,8 +42,8 @@ void OverviewBlocksItem::readServer(int server)
 
 void OverviewBlocksItem::syncServer(int server)
 {
-    if (server < 0 || server >= m_root->fabric().servers())
-        return;
+    if (server < 0 || server >= static_cast<int>(m_failed.size()))
+        return; // not read yet: syncAll() reads every server
     readServer(server);
     update(m_root->layout().serverRect(server).adjusted(-3, -3, 3, 3)); // a failed mark's cross
 }

@@ -4,6 +4,7 @@
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
+#include "painting.h"
 #include "serverlinksitem.h"
 #include "slotitem.h"
 
@@ -25,6 +26,9 @@ ServerItem::ServerItem(const FabricItem *root, int server)
     m_name = QString::fromStdString(f.serverName(server));
     setPos(layout.serverPos(server));
     setCacheMode(DeviceCoordinateCache);
+    // Its chips and links lie inside its box: the scene skips them with a server outside the
+    // exposed area or the mouse's probe instead of testing each (detailtile.h).
+    setFlag(ItemContainsChildrenInShape);
     m_links = new ServerLinksItem(this); // first child: below the chips
     m_slots.reserve(static_cast<std::size_t>(gpus));
     for (int g = 0; g < gpus; ++g) {
@@ -57,12 +61,6 @@ void ServerItem::updateLinks()
         update(); // drawn under the veil by this item
     else
         m_links->update();
-}
-
-void ServerItem::setLinksShown(bool shown)
-{
-    m_linksShown = shown;
-    m_links->setVisible(shown && !m_failed);
 }
 
 bool ServerItem::isOnHandle(const QPointF &localPos) const
@@ -169,7 +167,7 @@ void ServerItem::setFailed(bool failed)
     if (failed == m_failed)
         return;
     m_failed = failed;
-    m_links->setVisible(m_linksShown && !failed);
+    m_links->setVisible(!failed);
     update();
 }
 
@@ -340,7 +338,7 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     painter->setPen(QPen(m_dropTarget ? QColor(0x1c, 0x7e, 0xd6) : QColor(0x86, 0x8e, 0x96),
         m_dropTarget ? 3.0 : 1.0));
     painter->setBrush(m_dropTarget ? QColor(0xe7, 0xf5, 0xff) : QColor(0xfc, 0xfc, 0xfd));
-    painter->drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
+    drawBox(painter, box.adjusted(0.5, 0.5, -0.5, -0.5), 5, lod);
 
     if (m_failed)
         paintLinks(painter, lod); // under the veil; ServerLinksItem is hidden
@@ -350,7 +348,7 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     painter->setPen(m_barEmphasis ? QPen(FabricItem::emphasisColour(), 2.5)
                                   : QPen(QColor(0x86, 0x8e, 0x96), 0.8));
     painter->setBrush(QColor(0xe9, 0xec, 0xef));
-    painter->drawRoundedRect(bar, 3, 3);
+    drawBox(painter, bar, 3, lod);
     if (lod > 0.4) {
         painter->setPen(QColor(0x86, 0x8e, 0x96));
         painter->setBrush(QColor(0x86, 0x8e, 0x96));

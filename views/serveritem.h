@@ -41,8 +41,6 @@ public:
     QGraphicsItem *linksItem() const;
     /// Draws the internal links (ServerLinksItem's paint, or this server's when failed).
     void paintLinks(QPainter *painter, double lod) const;
-    /// Whether its links are drawn: not in the zoomed-out overview (blocks instead).
-    void setLinksShown(bool shown);
     /// Route highlight of internal links: per GPU, bit i = dimension Dim(i), for the NVLink
     /// port (scaleUp = true) or the PCIe path.
     void setRouteMask(int gpu, bool scaleUp, unsigned mask);
@@ -96,7 +94,6 @@ private:
     int m_server;
     std::vector<SlotItem *> m_slots;
     ServerLinksItem *m_links = nullptr;
-    bool m_linksShown = true;
     std::vector<int> m_scaleUpLinks, m_pcieLinks;
     std::vector<unsigned char> m_scaleUpMask, m_pcieMask;
     int m_bottleneck = -1;

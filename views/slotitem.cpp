@@ -1,9 +1,10 @@
 #include "slotitem.h"
 
 #include "colorscale.h"
+#include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
-#include "document/scenariodocument.h"
+#include "painting.h"
 
 #include <QFontMetricsF>
 #include <QPainter>
@@ -143,7 +144,7 @@ void SlotItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
         pen.setCosmetic(true);
         painter->setPen(pen);
         painter->setBrush(m_dropTarget ? QColor(0xd0, 0xeb, 0xff) : QColor(0xf1, 0xf3, 0xf5));
-        painter->drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
+        drawBox(painter, r.adjusted(0.5, 0.5, -0.5, -0.5), 4, lod);
         if (lod > 0.45) {
             painter->setPen(QColor(0x86, 0x8e, 0x96));
             QFont f = painter->font();
@@ -157,7 +158,7 @@ void SlotItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
             fill.setAlpha(70);
         painter->setPen(QPen(QColor(0x49, 0x50, 0x57), 0.8));
         painter->setBrush(fill);
-        painter->drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
+        drawBox(painter, r.adjusted(0.5, 0.5, -0.5, -0.5), 4, lod);
         painter->setPen(m_dragSource ? QColor(0x86, 0x8e, 0x96) : QColor(0x21, 0x25, 0x29));
         QFont f = coordinateFont();
         f.setBold(true);
@@ -188,24 +189,24 @@ void SlotItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
         painter->setPen(pen);
         painter->setBrush(Qt::NoBrush);
         const double inset = 1.2 + 2.4 * ring++;
-        painter->drawRoundedRect(r.adjusted(inset, inset, -inset, -inset), 4, 4);
+        drawBox(painter, r.adjusted(inset, inset, -inset, -inset), 4, lod);
     }
     if (m_focused) {
         painter->setPen(QPen(QColor(0x21, 0x25, 0x29), 3.0));
         painter->setBrush(Qt::NoBrush);
-        painter->drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), 5, 5);
+        drawBox(painter, r.adjusted(-1.5, -1.5, 1.5, 1.5), 5, lod);
     }
     if (isSelected()) {
         QPen pen(QColor(0x1c, 0x7e, 0xd6), 2.0, Qt::DashLine);
         painter->setPen(pen);
         painter->setBrush(Qt::NoBrush);
-        painter->drawRoundedRect(r.adjusted(-2, -2, 2, 2), 5, 5);
+        drawBox(painter, r.adjusted(-2, -2, 2, 2), 5, lod);
     }
     if (m_failed) {
         // Greyed out and crossed: the GPU is gone, whatever rank the mapping still puts there.
         painter->setPen(Qt::NoPen);
         painter->setBrush(QColor(0x86, 0x8e, 0x96, 170));
-        painter->drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
+        drawBox(painter, r.adjusted(0.5, 0.5, -0.5, -0.5), 4, lod);
         painter->setPen(QPen(FabricItem::failedColour(), 2.5, Qt::SolidLine, Qt::RoundCap));
         painter->drawLine(r.topLeft() + QPointF(5, 5), r.bottomRight() - QPointF(5, 5));
         painter->drawLine(r.topRight() + QPointF(-5, 5), r.bottomLeft() + QPointF(5, -5));
@@ -213,12 +214,12 @@ void SlotItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     if (m_emphasised) {
         painter->setPen(QPen(FabricItem::emphasisColour(), 2.5));
         painter->setBrush(Qt::NoBrush);
-        painter->drawRoundedRect(r.adjusted(-2.5, -2.5, 2.5, 2.5), 5, 5);
+        drawBox(painter, r.adjusted(-2.5, -2.5, 2.5, 2.5), 5, lod);
     }
     if (m_dropTarget) {
         painter->setPen(QPen(QColor(0x1c, 0x7e, 0xd6), 3.0));
         painter->setBrush(QColor(0x1c, 0x7e, 0xd6, 40));
-        painter->drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), 5, 5);
+        drawBox(painter, r.adjusted(-1.5, -1.5, 1.5, 1.5), 5, lod);
     }
 }
 

@@ -3,6 +3,7 @@
 #include "colorscale.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
+#include "painting.h"
 
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
@@ -62,11 +63,11 @@ void SwitchItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
     painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
     painter->setPen(QPen(m_fill.darker(165), 1.0));
     painter->setBrush(m_fill);
-    painter->drawRoundedRect(m_rect.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
+    drawBox(painter, m_rect.adjusted(0.5, 0.5, -0.5, -0.5), 4, lod);
     if (m_emphasised) {
         painter->setPen(QPen(FabricItem::emphasisColour(), 3.0));
         painter->setBrush(Qt::NoBrush);
-        painter->drawRoundedRect(m_rect.adjusted(-2, -2, 2, 2), 5, 5);
+        drawBox(painter, m_rect.adjusted(-2, -2, 2, 2), 5, lod);
     }
     if (lod * m_rect.width() < 40.0 || lod < 0.25)
         return;

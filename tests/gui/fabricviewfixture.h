@@ -33,6 +33,13 @@ inline Scenario seed128()
 }
 
 /// The chip item of `rank`, found by item type and data as any tool would.
+/// Whether the scene paints `item` (and finds it under the mouse): shown, and not inside a
+/// fully transparent parent (the overview hides the detailed items' tile, detailtile.h).
+inline bool drawn(const QGraphicsItem *item)
+{
+    return item->isVisible() && item->effectiveOpacity() > 0.0;
+}
+
 inline SlotItem *chipOfRank(QGraphicsScene *scene, int rank)
 {
     for (QGraphicsItem *item : scene->items()) {

@@ -4,12 +4,14 @@
 // match a fill per chip.
 #include "bundleitem.h"
 #include "colorscale.h"
+#include "detailtile.h"
 #include "document/scenariodocument.h"
 #include "fabric/fabric.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "fabricview.h"
 #include "fabricviewfixture.h"
+#include "linkitem.h"
 #include "overviewblocksitem.h"
 #include "scenario/scenariofile.h"
 #include "serveritem.h"
@@ -19,6 +21,7 @@
 #include <QGraphicsScene>
 #include <QImage>
 #include <QPainter>
+#include <QSet>
 #include <QTest>
 
 #include <algorithm>
@@ -43,6 +46,7 @@ private Q_SLOTS:
     void overviewLinesShowTheirLoad();
     void overviewBlockImageMatchesChipFills_data();
     void overviewBlockImageMatchesChipFills();
+    void detailTilesHoldTheirItems();
 
 private:
     std::unique_ptr<ScenarioDocument> m_doc;
@@ -68,12 +72,12 @@ void TestFabricOverview::overviewBlocksStandForServersAndSwitches()
     FabricItem *root = m_view->rootItem();
     const Fabric &f = m_doc->engine().fabric();
     const int leaf = f.leafVertex(0);
-    QVERIFY(root->serverItem(0)->isVisible() && root->switchItem(leaf)->isVisible());
+    QVERIFY(drawn(root->serverItem(0)) && drawn(root->switchItem(leaf)));
     while (m_view->zoom() >= FabricView::kOverviewBelow)
         m_view->zoomOut();
     QVERIFY(root->isOverview());
-    QVERIFY(!root->serverItem(0)->isVisible());
-    QVERIFY(!root->switchItem(leaf)->isVisible());
+    QVERIFY(!drawn(root->serverItem(0)));
+    QVERIFY(!drawn(root->switchItem(leaf)));
     int blocks = 0;
     for (QGraphicsItem *item : m_view->scene()->items())
         blocks += item->isVisible() && qgraphicsitem_cast<OverviewBlocksItem *>(item) != nullptr;
@@ -106,7 +110,7 @@ void TestFabricOverview::overviewBlocksStandForServersAndSwitches()
 
     m_view->fitAll();
     QVERIFY(!root->isOverview());
-    QVERIFY(root->serverItem(0)->isVisible() && root->switchItem(leaf)->isVisible());
+    QVERIFY(drawn(root->serverItem(0)) && drawn(root->switchItem(leaf)));
 }
 
 // The overview's blocks are cached pixels (a repaint or a pan blits them); a moved rank
@@ -282,6 +286,63 @@ void TestFabricOverview::overviewBlockImageMatchesChipFills()
         const QPoint centre = (layout.slotRect(k).center() * lod).toPoint();
         QCOMPARE(QColor(drawn.pixel(centre)).name(), QColor(chips[k]).name());
     }
+}
+
+// The detailed items live in tiles (detailtile.h) that the scene skips whole when they lie
+// outside the exposed area or the mouse's probe, and in the overview the tile holding the
+// tiles hides them all. Every item must lie inside its tile (else it would vanish or stop
+// answering the mouse near a tile's edge), every chip inside its server, every tile inside the
+// one holding them; a 1,024-GPU fabric is really split; and the scene finds each server, switch
+// and chip at its centre.
+void TestFabricOverview::detailTilesHoldTheirItems()
+{
+    Scenario s = seed128();
+    s.fabric.servers = 128;
+    s.degrees.dp = 1024 / (s.degrees.tp * s.degrees.pp);
+    s.training.globalBatch = 16 * s.degrees.dp;
+    s.slots.clear();
+    ScenarioDocument doc;
+    doc.load(s);
+    FabricView view(&doc);
+    view.resize(1000, 700);
+    view.show();
+    view.rootItem()->setOverview(false);
+    const FabricItem *root = view.rootItem();
+    const QGraphicsScene *scene = view.scene();
+
+    QSet<const QGraphicsItem *> tiles;
+    const auto inItsTile = [&](const QGraphicsItem *item) {
+        const QGraphicsItem *tile = item->parentItem();
+        if (!tile || tile->type() != DetailTile::Type)
+            return false;
+        tiles.insert(tile);
+        return tile->sceneBoundingRect().contains(item->sceneBoundingRect());
+    };
+    const auto foundAtCentre = [&](const QGraphicsItem *item) {
+        return scene->items(item->sceneBoundingRect().center()).contains(item);
+    };
+    for (int server = 0; server < doc.engine().fabric().servers(); ++server) {
+        const ServerItem *item = root->serverItem(server);
+        QVERIFY2(inItsTile(item) && foundAtCentre(item), qPrintable(QString::number(server)));
+        for (const QGraphicsItem *child : item->childItems()) {
+            QVERIFY(item->sceneBoundingRect().contains(child->sceneBoundingRect()));
+            if (child->type() == SlotItem::Type)
+                QVERIFY(foundAtCentre(child));
+        }
+    }
+    for (const SwitchItem *item : root->switchItems())
+        QVERIFY(inItsTile(item) && foundAtCentre(item));
+    QVERIFY(!root->linkItems().isEmpty());
+    for (const LinkItem *item : root->linkItems())
+        QVERIFY(inItsTile(item));
+    QVERIFY2(tiles.size() >= 4, qPrintable(QString::number(tiles.size())));
+    const QGraphicsItem *detail = (*tiles.cbegin())->parentItem();
+    QVERIFY(detail != nullptr && detail->type() == DetailTile::Type);
+    for (const QGraphicsItem *tile : std::as_const(tiles)) {
+        QCOMPARE(tile->parentItem(), detail);
+        QVERIFY(detail->sceneBoundingRect().contains(tile->sceneBoundingRect()));
+    }
+    QCOMPARE(detail->childItems().size(), tiles.size());
 }
 
 QTEST_MAIN(TestFabricOverview)

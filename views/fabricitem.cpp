@@ -21,8 +21,8 @@
 #include <cmath>
 #include <map>
 #include <tuple>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 
 namespace railyard {
 
@@ -50,8 +50,8 @@ public:
     DetailTile *at(const QPointF &p)
     {
         const auto cell = [this](double v, double from, double span) {
-            return std::clamp(static_cast<int>((v - from) / std::max(span, 1.0) * m_side), 0,
-                m_side - 1);
+            return std::clamp(
+                static_cast<int>((v - from) / std::max(span, 1.0) * m_side), 0, m_side - 1);
         };
         const int col = cell(p.x(), m_bounds.left(), m_bounds.width());
         const int row = cell(p.y(), m_bounds.top(), m_bounds.height());

@@ -26,7 +26,8 @@ QRectF FrameLabelsItem::boundingRect() const
 
 void FrameLabelsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
-    const double lod = std::max(option->levelOfDetailFromTransform(painter->worldTransform()), 1e-3);
+    const double lod
+        = std::max(option->levelOfDetailFromTransform(painter->worldTransform()), 1e-3);
     const QRectF exposed = option->exposedRect.isEmpty() ? boundingRect() : option->exposedRect;
     painter->setRenderHint(QPainter::Antialiasing, true);
     // Two faces (pods bold, scalable units and ToR groups plain), each at a constant size on
@@ -61,11 +62,10 @@ void FrameLabelsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *o
         if (!inMargin && !m_root->isOverview())
             continue; // it would cover chips; the overview draws servers as blocks
         const auto boxOfWidth = [&](double w) {
-            return inMargin ? QRectF(frame.rect.left() + px * 0.4, frame.rect.top() + 2.0, w, h)
-                            : QRectF(frame.rect.center().x() - w / 2.0,
-                                  frame.rect.center().y() - h / 2.0
-                                      + (frame.pod ? -h * 0.7 : h * 0.7),
-                                  w, h);
+            return inMargin
+                ? QRectF(frame.rect.left() + px * 0.4, frame.rect.top() + 2.0, w, h)
+                : QRectF(frame.rect.center().x() - w / 2.0,
+                    frame.rect.center().y() - h / 2.0 + (frame.pod ? -h * 0.7 : h * 0.7), w, h);
         };
         // The text is measured only for a label that may show: shaping every frame's name
         // (a thousand at 131,072 GPUs) was a sixth of a frame. The widest box contains the box.
@@ -73,7 +73,8 @@ void FrameLabelsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *o
         if (!exposed.intersects(boxOfWidth(widest)))
             continue;
         const QFontMetricsF fm(face.font);
-        const QRectF box = boxOfWidth(std::min(fm.horizontalAdvance(frame.label) + px * 0.8, widest));
+        const QRectF box
+            = boxOfWidth(std::min(fm.horizontalAdvance(frame.label) + px * 0.8, widest));
         if (!exposed.intersects(box))
             continue;
         painter->setFont(face.font);
@@ -82,7 +83,7 @@ void FrameLabelsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *o
         painter->drawRoundedRect(box, px * 0.3, px * 0.3);
         painter->setPen(frame.pod ? QColor(0x21, 0x25, 0x29) : QColor(0x49, 0x50, 0x57));
         painter->drawText(box, Qt::AlignCenter,
-                          fm.elidedText(frame.label, Qt::ElideRight, box.width() - px * 0.4));
+            fm.elidedText(frame.label, Qt::ElideRight, box.width() - px * 0.4));
     }
     QFont font = painter->font();
     // Rack-scale NVLink domains: the label sits just above the band's top edge, in the cable

@@ -146,10 +146,7 @@ std::unique_ptr<FabricView> view131k()
 class PaintCounter : public QObject
 {
 public:
-    explicit PaintCounter(QWidget *widget)
-    {
-        widget->installEventFilter(this);
-    }
+    explicit PaintCounter(QWidget *widget) { widget->installEventFilter(this); }
     int paints = 0;
 
 protected:

@@ -195,9 +195,7 @@ void FabricItem::build()
     m_owned.push_back(m_detail);
     s->addItem(m_cableLayer);
     m_owned.push_back(m_cableLayer);
-    m_bandRects.assign(static_cast<std::size_t>(std::max(0, f.railCount())), {});
-    for (const FabricLayout::Band &band : m_layout->bands())
-        m_bandRects[static_cast<std::size_t>(band.rail)].append(band.rect);
+    batchBands();
     m_labels = new FrameLabelsItem(this);
     s->addItem(m_labels);
     m_owned.push_back(m_labels);
@@ -604,6 +602,66 @@ void FabricItem::refreshFocus()
     }
 }
 
+QColor FabricItem::railBandColour(int rail)
+{
+    QColor c = ColorScale::railColour(rail);
+    c.setAlpha(120);
+    return c;
+}
+
+QColor FabricItem::overOpaque(const QColor &top, const QColor &below)
+{
+    // Porter-Duff "source over" an opaque colour: what QPainter's default composition mode
+    // makes of `top` drawn over `below`.
+    const double a = top.alphaF();
+    const auto mix
+        = [a](int t, int b) { return static_cast<int>(std::lround(a * t + (1.0 - a) * b)); };
+    return QColor(mix(top.red(), below.red()), mix(top.green(), below.green()),
+        mix(top.blue(), below.blue()));
+}
+
+void FabricItem::batchBands()
+{
+    // What lies under a band in this item's own drawing: the innermost frame around it (scalable
+    // units and ToR groups over pods) or a rack-scale domain, else the view's white. Over one
+    // opaque colour a band is drawn opaque in the colour its translucent fill would make
+    // there: Qt's raster engine blends a translucent fill pixel by pixel (and hands large
+    // ones to its thread pool), which was half of the first detailed frame at 131,072 GPUs.
+    // A band that crosses a domain's edge keeps its translucent fill.
+    const auto inside = [](const QRectF &outer, const QRectF &r) { return outer.contains(r); };
+    const auto crosses = [](const QRectF &outer, const QRectF &r) {
+        return outer.intersects(r) && !outer.contains(r);
+    };
+    m_bands.clear();
+    std::map<QRgb, std::size_t> batchOf; // by the colour drawn, ARGB
+    for (const FabricLayout::Band &band : m_layout->bands()) {
+        QColor below = Qt::white;
+        bool uniform = true;
+        for (const bool pod : { true, false }) { // pods first: a group inside wins
+            for (const FabricLayout::Frame &frame : m_layout->frames()) {
+                if (frame.pod != pod)
+                    continue;
+                if (inside(frame.rect, band.rect))
+                    below = pod ? podFill() : groupFill();
+                else if (crosses(frame.rect, band.rect))
+                    uniform = false;
+            }
+        }
+        for (const FabricLayout::Domain &domain : m_layout->domains()) {
+            if (inside(domain.rect, band.rect))
+                below = domainFill();
+            else if (crosses(domain.rect, band.rect))
+                uniform = false;
+        }
+        const QColor colour
+            = uniform ? overOpaque(railBandColour(band.rail), below) : railBandColour(band.rail);
+        const auto [it, added] = batchOf.try_emplace(colour.rgba(), m_bands.size());
+        if (added)
+            m_bands.push_back({ colour, {} });
+        m_bands[it->second].rects.append(band.rect);
+    }
+}
+
 QRectF FabricItem::boundingRect() const
 {
     return m_layout ? m_layout->bounds() : QRectF();
@@ -623,7 +681,7 @@ void FabricItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
                 frame.pod && lod > 0.3 ? Qt::DashLine : Qt::SolidLine);
             pen.setCosmetic(true);
             painter->setPen(pen);
-            painter->setBrush(frame.pod ? QColor(0xfa, 0xfb, 0xfc) : QColor(0xf3, 0xf4, 0xf6));
+            painter->setBrush(frame.pod ? podFill() : groupFill());
             if (lod > 0.3)
                 painter->drawRoundedRect(frame.rect, 8, 8);
             else
@@ -652,11 +710,9 @@ void FabricItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         return;
     painter->setRenderHint(QPainter::Antialiasing, false);
     painter->setPen(Qt::NoPen);
-    for (std::size_t rail = 0; rail < m_bandRects.size(); ++rail) {
-        QColor c = ColorScale::railColour(static_cast<int>(rail));
-        c.setAlpha(120);
-        painter->setBrush(c);
-        painter->drawRects(m_bandRects[rail]);
+    for (const BandBatch &batch : m_bands) {
+        painter->setBrush(batch.colour);
+        painter->drawRects(batch.rects);
     }
 }
 

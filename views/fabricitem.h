@@ -129,6 +129,13 @@ public:
     /// Rack-scale NVLink domain band (FabricLayout::domains()): outline and fill.
     static QColor domainOutline() { return QColor(0x86, 0x5c, 0xd6); }
     static QColor domainFill() { return QColor(0xe9, 0xe1, 0xf9); }
+    /// The backdrop's fills of a pod frame and of a scalable-unit or ToR-group frame.
+    static QColor podFill() { return QColor(0xfa, 0xfb, 0xfc); }
+    static QColor groupFill() { return QColor(0xf3, 0xf4, 0xf6); }
+    /// A rail's band through the racks: the rail colour, translucent.
+    static QColor railBandColour(int rail);
+    /// `top` drawn over the opaque `below` (source over): the colour a viewer sees.
+    static QColor overOpaque(const QColor &top, const QColor &below);
     /// Recolour passes so far (one per change the document announces, plus overlay edits).
     int recolourCount() const { return m_recolours; }
     /// Zoomed out: servers as blocks, chips and cable items hidden, aggregates shown; the
@@ -166,6 +173,7 @@ private:
     void applyEmphasis(bool on);
     void applyFailed(bool on);
     void clear();
+    void batchBands();
     void refreshFocus();
     /// Repaints the overview's blocks (the hidden server and switch items do not repaint).
     void updateOverview();
@@ -194,7 +202,14 @@ private:
     int m_recolours = 0;
     int m_bottleneck = -1;
     int m_focusRank = -1;
-    std::vector<QList<QRectF>> m_bandRects; ///< rail bands, per rail (batched painting)
+    /// The rail bands by the colour they are drawn in (one call per colour): opaque over a
+    /// uniform backdrop, translucent where they cross an edge (batchBands()).
+    struct BandBatch
+    {
+        QColor colour;
+        QList<QRectF> rects;
+    };
+    std::vector<BandBatch> m_bands;
     std::vector<SlotItem *> m_litSlots;
     std::vector<LinkItem *> m_litLinks;
     std::vector<ServerItem *> m_litServers;

@@ -58,6 +58,7 @@ private Q_SLOTS:
     void colourByChangesChipColours_data();
     void colourByChangesChipColours();
     void levelOfDetailFollowsZoom();
+    void railBandsShowOverTheirFrame();
     void exportsPngAndSvg();
 
 private:
@@ -477,6 +478,49 @@ void TestFabricView::levelOfDetailFollowsZoom()
     QVERIFY(drawn(chip) && drawn(link));
     QVERIFY(m_view->items(viewPos(*m_view, chip)).contains(chip));
     QVERIFY(!root->bundleItem(Tier::Leaf)->isVisible());
+}
+
+// The rail bands through the racks are drawn opaque in the colour their translucent fill
+// makes over the frame beneath (FabricItem::batchBands()): on screen, where no server, switch
+// or cable covers a band, its pixels must be the rail colour at alpha 120 over the scalable
+// unit's fill, for every rail. (Over the pod's fill instead, the colour differs by about 4 per
+// channel, and the check allows 2.)
+void TestFabricView::railBandsShowOverTheirFrame()
+{
+    FabricItem *root = m_view->rootItem();
+    QVERIFY(!root->isOverview());
+    const QImage shot = grabViewport(*m_view);
+    std::vector<int> seen(static_cast<std::size_t>(m_doc->engine().fabric().railCount()), 0);
+    for (const FabricLayout::Band &band : root->layout().bands()) {
+        const QColor want = FabricItem::overOpaque(
+            FabricItem::railBandColour(band.rail), FabricItem::groupFill());
+        for (double y = band.rect.top() + 1.0; y < band.rect.bottom() - 1.0; y += 2.0) {
+            const QPointF at(band.rect.center().x(), y);
+            const QPoint px = m_view->mapFromScene(at);
+            if (!shot.rect().adjusted(1, 1, -1, -1).contains(px))
+                continue;
+            bool bare = true; // nothing drawn over the backdrop here
+            for (QGraphicsItem *item : m_view->items(QRect(px - QPoint(1, 1), QSize(3, 3)))) {
+                const int type = item->type();
+                bare = bare
+                    && (type == FabricItem::Type || type == DetailTile::Type
+                        || type == CableLayerItem::Type || type == FrameLabelsItem::Type
+                        || (type == BundleItem::Type && !item->isVisible()));
+            }
+            if (!bare)
+                continue;
+            const QColor got = shot.pixelColor(px);
+            QVERIFY2(std::abs(got.red() - want.red()) <= 2
+                    && std::abs(got.green() - want.green()) <= 2
+                    && std::abs(got.blue() - want.blue()) <= 2,
+                qPrintable(QStringLiteral("rail %1: %2, want %3")
+                               .arg(band.rail)
+                               .arg(got.name(), want.name())));
+            ++seen[static_cast<std::size_t>(band.rail)];
+        }
+    }
+    for (std::size_t rail = 0; rail < seen.size(); ++rail)
+        QVERIFY2(seen[rail] >= 3, qPrintable(QStringLiteral("rail %1: %2 pixels").arg(rail).arg(seen[rail])));
 }
 
 void TestFabricView::exportsPngAndSvg()

@@ -520,7 +520,8 @@ void TestFabricView::railBandsShowOverTheirFrame()
         }
     }
     for (std::size_t rail = 0; rail < seen.size(); ++rail)
-        QVERIFY2(seen[rail] >= 3, qPrintable(QStringLiteral("rail %1: %2 pixels").arg(rail).arg(seen[rail])));
+        QVERIFY2(seen[rail] >= 3,
+            qPrintable(QStringLiteral("rail %1: %2 pixels").arg(rail).arg(seen[rail])));
 }
 
 void TestFabricView::exportsPngAndSvg()

@@ -372,11 +372,19 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
 
     // NICs on the top edge, in their rail's colour (grey on a ToR fabric).
     const bool rail = f.railCount() > 0;
+    // Under four device pixels tall a NIC's outline cannot be told from its fill: a plain
+    // fill, a span fill instead of a rectangle and its outline (eight per server, thousands of
+    // servers in the first detailed frame of a 131,072-GPU fabric).
+    const bool outlined = lod * FabricLayout::kNicHeight >= 4.0;
     for (int n = 0; n < f.nicsPerServer(); ++n) {
         const QColor fill = rail ? ColorScale::railColour(n) : QColor(0xce, 0xd4, 0xda);
-        painter->setPen(QPen(fill.darker(170), 0.8));
-        painter->setBrush(fill);
-        painter->drawRect(layout.nicRect(n));
+        if (!outlined) {
+            painter->fillRect(layout.nicRect(n), fill);
+        } else {
+            painter->setPen(QPen(fill.darker(170), 0.8));
+            painter->setBrush(fill);
+            painter->drawRect(layout.nicRect(n));
+        }
         if (n < static_cast<int>(m_nicEmphasis.size())
             && m_nicEmphasis[static_cast<std::size_t>(n)]) {
             painter->setPen(QPen(FabricItem::emphasisColour(), 2.5));

@@ -59,6 +59,7 @@ private Q_SLOTS:
     void colourByChangesChipColours();
     void levelOfDetailFollowsZoom();
     void railBandsShowOverTheirFrame();
+    void nicsShowTheirRailAtEveryZoom();
     void exportsPngAndSvg();
 
 private:
@@ -522,6 +523,35 @@ void TestFabricView::railBandsShowOverTheirFrame()
     for (std::size_t rail = 0; rail < seen.size(); ++rail)
         QVERIFY2(seen[rail] >= 3,
             qPrintable(QStringLiteral("rail %1: %2 pixels").arg(rail).arg(seen[rail])));
+}
+
+// A NIC is a rectangle in its rail's colour on the server's top edge; under four device
+// pixels tall it is filled without its outline (ServerItem::paint). Either way its centre
+// shows the rail colour, at the zoom where the detailed drawing starts and at 100 %.
+void TestFabricView::nicsShowTheirRailAtEveryZoom()
+{
+    FabricItem *root = m_view->rootItem();
+    for (const double zoom : { 1.05 * FabricView::kOverviewBelow, 0.45, 1.0 }) {
+        m_view->setTransform(QTransform::fromScale(zoom, zoom));
+        m_view->centerOn(root->serverItem(0));
+        const QImage shot = grabViewport(*m_view);
+        QVERIFY(!root->isOverview());
+        const ServerItem *server = root->serverItem(0);
+        for (int n = 0; n < m_doc->engine().fabric().nicsPerServer(); ++n) {
+            const QPoint at
+                = m_view->mapFromScene(server->mapToScene(root->layout().nicRect(n).center()));
+            QVERIFY(shot.rect().contains(at));
+            const QColor got = shot.pixelColor(at);
+            const QColor want = ColorScale::railColour(n);
+            QVERIFY2(std::abs(got.red() - want.red()) <= 2
+                    && std::abs(got.green() - want.green()) <= 2
+                    && std::abs(got.blue() - want.blue()) <= 2,
+                qPrintable(QStringLiteral("zoom %1, NIC %2: %3, want %4")
+                               .arg(zoom)
+                               .arg(n)
+                               .arg(got.name(), want.name())));
+        }
+    }
 }
 
 void TestFabricView::exportsPngAndSvg()

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -193,6 +194,15 @@ void FabricItem::build()
     m_detail->setShown(!m_overview);
     s->addItem(m_detail); // with its tiles and their items
     m_owned.push_back(m_detail);
+    // What Qt does on its first visit of the items, done here once instead of in the first
+    // detailed frame: each parent's children in stacking order (childItems() sorts them) and
+    // each item's scene transform.
+    std::function<void(QGraphicsItem *)> visit = [&visit](QGraphicsItem *item) {
+        item->sceneTransform();
+        for (QGraphicsItem *child : item->childItems())
+            visit(child);
+    };
+    visit(m_detail);
     s->addItem(m_cableLayer);
     m_owned.push_back(m_cableLayer);
     batchBands();

@@ -1,7 +1,10 @@
 #pragma once
 
 #include <QGraphicsItem>
+#include <QPointF>
 #include <QRectF>
+
+#include <vector>
 
 namespace railyard {
 
@@ -35,13 +38,39 @@ public:
     void fitChildren();
     /// Shown: the children paint and can be hit; hidden: neither (opacity 0).
     void setShown(bool shown);
-    bool isShown() const { return opacity() > 0.0; }
 
     QRectF boundingRect() const override { return m_bounds; }
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
     QRectF m_bounds;
+};
+
+/**
+ * A square grid of cells over a layout's bounds, about kServersPerTile servers' area each; the
+ * items anchored in a cell share its tile (made on first use). Tiles of a few dozen servers
+ * keep both costs small at 131,072 GPUs (512 tiles): a tile outside the exposed area is
+ * skipped whole, one inside has its children visited; a 128-GPU fabric stays in one.
+ */
+class DetailTileGrid
+{
+public:
+    static constexpr double kServersPerTile = 32.0;
+
+    DetailTileGrid(const QRectF &bounds, int servers);
+    ~DetailTileGrid();
+    DetailTileGrid(const DetailTileGrid &) = delete;
+    DetailTileGrid &operator=(const DetailTileGrid &) = delete;
+
+    /// The tile of the cell holding `p` (clamped into the grid).
+    DetailTile *at(const QPointF &p);
+    /// The tiles made, row by row; the grid forgets them (the caller owns them).
+    std::vector<DetailTile *> take();
+
+private:
+    QRectF m_bounds;
+    int m_side;
+    std::vector<DetailTile *> m_cells;
 };
 
 } // namespace railyard

@@ -18,7 +18,6 @@
 #include <QStyleOptionGraphicsItem>
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -26,66 +25,6 @@
 #include <utility>
 
 namespace railyard {
-
-namespace {
-
-/// Servers per DetailTile, about: a tile outside the exposed area is skipped whole, one inside
-/// has its children visited, so tiles of a few dozen servers keep both small at 131,072 GPUs
-/// (512 tiles) and leave a 128-GPU fabric in one.
-constexpr double kServersPerTile = 32.0;
-
-/**
- * A square grid of cells over the layout, about kServersPerTile servers' area each; the items
- * anchored in a cell share its tile (made on first use).
- */
-class TileGrid
-{
-public:
-    TileGrid(const QRectF &bounds, int servers)
-        : m_bounds(bounds)
-        , m_side(std::max(1, static_cast<int>(std::ceil(std::sqrt(servers / kServersPerTile)))))
-        , m_cells(static_cast<std::size_t>(m_side) * static_cast<std::size_t>(m_side), nullptr)
-    {
-    }
-
-    DetailTile *at(const QPointF &p)
-    {
-        const auto cell = [this](double v, double from, double span) {
-            return std::clamp(
-                static_cast<int>((v - from) / std::max(span, 1.0) * m_side), 0, m_side - 1);
-        };
-        const int col = cell(p.x(), m_bounds.left(), m_bounds.width());
-        const int row = cell(p.y(), m_bounds.top(), m_bounds.height());
-        DetailTile *&tile = m_cells[static_cast<std::size_t>(row * m_side + col)];
-        if (!tile)
-            tile = new DetailTile;
-        return tile;
-    }
-    /// The tiles made, row by row; the grid forgets them (the caller owns them).
-    std::vector<DetailTile *> take()
-    {
-        std::vector<DetailTile *> tiles;
-        for (DetailTile *&tile : m_cells) {
-            if (tile)
-                tiles.push_back(std::exchange(tile, nullptr));
-        }
-        return tiles;
-    }
-    ~TileGrid()
-    {
-        for (DetailTile *tile : m_cells)
-            delete tile;
-    }
-    TileGrid(const TileGrid &) = delete;
-    TileGrid &operator=(const TileGrid &) = delete;
-
-private:
-    QRectF m_bounds;
-    int m_side;
-    std::vector<DetailTile *> m_cells;
-};
-
-} // namespace
 
 FabricItem::FabricItem(ScenarioDocument *document, QGraphicsScene *scene)
     : m_document(document)
@@ -142,7 +81,7 @@ void FabricItem::build()
     const Fabric &f = *m_fabric;
 
     // The detailed items go into tiles (detailtile.h) before the tiles enter the scene.
-    TileGrid tiles(m_layout->bounds(), f.servers());
+    DetailTileGrid tiles(m_layout->bounds(), f.servers());
     m_servers.reserve(f.servers());
     m_slots.reserve(f.slotCount());
     for (int server = 0; server < f.servers(); ++server) {
@@ -315,8 +254,8 @@ void FabricItem::syncChips(const MappingChange &change)
             if (SlotItem *item = slotItem(slot)) {
                 item->syncWithModel();
                 // The blocks show the chip colours: re-read (and, shown, repaint) only the
-                // moved chips' servers; a hidden item's repaint costs nothing.
-                if (m_blocks)
+                // moved chips' servers; hidden and stale, they re-read all when shown.
+                if (m_blocks && (m_overview || !m_blocksStale))
                     m_blocks->syncServer(static_cast<ServerItem *>(item->parentItem())->server());
             }
         }
@@ -493,9 +432,8 @@ void FabricItem::setOverview(bool overview)
     }
     if (m_blocks) {
         m_blocks->setVisible(overview);
-        if (overview && m_blocksStale)
+        if (overview && std::exchange(m_blocksStale, false))
             m_blocks->syncAll(); // it missed changes made while it was hidden
-        m_blocksStale = m_blocksStale && !overview;
     }
     update();
 }
@@ -609,120 +547,6 @@ void FabricItem::refreshFocus()
             item->setRouteMask(std::get<1>(key), std::get<2>(key), mask);
             m_litServers.push_back(item);
         }
-    }
-}
-
-QColor FabricItem::railBandColour(int rail)
-{
-    QColor c = ColorScale::railColour(rail);
-    c.setAlpha(120);
-    return c;
-}
-
-QColor FabricItem::overOpaque(const QColor &top, const QColor &below)
-{
-    // Porter-Duff "source over" an opaque colour: what QPainter's default composition mode
-    // makes of `top` drawn over `below`.
-    const double a = top.alphaF();
-    const auto mix
-        = [a](int t, int b) { return static_cast<int>(std::lround(a * t + (1.0 - a) * b)); };
-    return QColor(mix(top.red(), below.red()), mix(top.green(), below.green()),
-        mix(top.blue(), below.blue()));
-}
-
-void FabricItem::batchBands()
-{
-    // What lies under a band in this item's own drawing: the innermost frame around it (scalable
-    // units and ToR groups over pods) or a rack-scale domain, else the view's white. Over one
-    // opaque colour a band is drawn opaque in the colour its translucent fill would make
-    // there: Qt's raster engine blends a translucent fill pixel by pixel (and hands large
-    // ones to its thread pool), which was half of the first detailed frame at 131,072 GPUs.
-    // A band that crosses a domain's edge keeps its translucent fill.
-    const auto inside = [](const QRectF &outer, const QRectF &r) { return outer.contains(r); };
-    const auto crosses = [](const QRectF &outer, const QRectF &r) {
-        return outer.intersects(r) && !outer.contains(r);
-    };
-    m_bands.clear();
-    std::map<QRgb, std::size_t> batchOf; // by the colour drawn, ARGB
-    for (const FabricLayout::Band &band : m_layout->bands()) {
-        QColor below = Qt::white;
-        bool uniform = true;
-        for (const bool pod : { true, false }) { // pods first: a group inside wins
-            for (const FabricLayout::Frame &frame : m_layout->frames()) {
-                if (frame.pod != pod)
-                    continue;
-                if (inside(frame.rect, band.rect))
-                    below = pod ? podFill() : groupFill();
-                else if (crosses(frame.rect, band.rect))
-                    uniform = false;
-            }
-        }
-        for (const FabricLayout::Domain &domain : m_layout->domains()) {
-            if (inside(domain.rect, band.rect))
-                below = domainFill();
-            else if (crosses(domain.rect, band.rect))
-                uniform = false;
-        }
-        const QColor colour
-            = uniform ? overOpaque(railBandColour(band.rail), below) : railBandColour(band.rail);
-        const auto [it, added] = batchOf.try_emplace(colour.rgba(), m_bands.size());
-        if (added)
-            m_bands.push_back({ colour, {} });
-        m_bands[it->second].rects.append(band.rect);
-    }
-}
-
-QRectF FabricItem::boundingRect() const
-{
-    return m_layout ? m_layout->bounds() : QRectF();
-}
-
-void FabricItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
-{
-    const QRectF exposed = option->exposedRect.isEmpty() ? boundingRect() : option->exposedRect;
-    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
-    for (int pass = 0; pass < 2; ++pass) { // pods, then the groups inside them
-        for (const FabricLayout::Frame &frame : m_layout->frames()) {
-            if (frame.pod != (pass == 0) || !exposed.intersects(frame.rect))
-                continue;
-            // Dashes only near: a dashed outline of a large frame is costly when zoomed out.
-            QPen pen(QColor(0xad, 0xb5, 0xbd), frame.pod ? 1.5 : 1.0,
-                frame.pod && lod > 0.3 ? Qt::DashLine : Qt::SolidLine);
-            pen.setCosmetic(true);
-            painter->setPen(pen);
-            painter->setBrush(frame.pod ? podFill() : groupFill());
-            if (lod > 0.3)
-                painter->drawRoundedRect(frame.rect, 8, 8);
-            else
-                painter->drawRect(frame.rect);
-        }
-    }
-    // Rack-scale NVLink domains: one band around each domain's trays, in the scale-up colour
-    // family (violet), under the rail bands and the servers.
-    for (const FabricLayout::Domain &domain : m_layout->domains()) {
-        if (!exposed.intersects(domain.rect))
-            continue;
-        QPen pen(domainOutline(), 2.0);
-        pen.setCosmetic(true);
-        painter->setPen(pen);
-        painter->setBrush(domainFill());
-        if (lod > 0.3)
-            painter->drawRoundedRect(domain.rect, 6, 6);
-        else
-            painter->drawRect(domain.rect);
-    }
-    // Rail bands: axis-aligned, one batched call per rail. Not in the overview nor when zoomed
-    // far out: thousands of translucent slivers cost more than they show (the leaves carry the
-    // rail colours); at 131,072 GPUs they were half of a zoom step's frame near the detailed
-    // drawing (bench_gui BM_Zoom131k/8: 53 ms with them, 26 ms without).
-    if (m_overview || lod < 0.15)
-        return;
-    painter->setRenderHint(QPainter::Antialiasing, false);
-    painter->setPen(Qt::NoPen);
-    for (const BandBatch &batch : m_bands) {
-        painter->setBrush(batch.colour);
-        painter->drawRects(batch.rects);
     }
 }
 

@@ -39,7 +39,8 @@ class SwitchItem;
  * the links it names (one CableLayerItem draws all cables); reportChanged -> recolour the links it
  * names. Every link colour is its utilisation over the range; when the range over the iteration
  * time moves (a new bottleneck load, a held range under a new iteration time) every link is
- * repainted, else only those. It paints the backdrop itself (SU/ToR/pod frames and the rail bands);
+ * repainted, else only those. It paints the backdrop itself (SU/ToR/pod frames, NVLink domains and
+ * the rail bands, fabricitembackdrop.cpp);
  * a FrameLabelsItem names the frames above the items. The application's marks (emphasised links, an
  * external value overlay, failed servers and slots) are pushed into the items from here too
  * (fabricitemmarks.cpp).

@@ -10,7 +10,8 @@
 //   BM_Paint131k       one full-viewport repaint at fit-to-window zoom (aggregate detail)
 //   BM_Pan131k         one pan step (40 px) and its repaint
 //   BM_Zoom131k/K      one wheel-sized zoom step in or out, K steps in from fit zoom, and the
-//                      frame the event loop then makes (K = 0 .. 16: the aggregate level of detail)
+//                      frame the event loop then makes (K = 0, 4, 8: the overview; 12, 16: the
+//                      detailed drawing)
 //   BM_ZoomAcross131k  the zoom step between the overview and the detailed drawing, and its frame
 //   BM_FirstDetail131k the first zoom into the detailed drawing after opening, and its frame
 //   (a frame: the scene's queued dirty-item pass and the paint it dispatches; `paints` counts
@@ -219,9 +220,10 @@ void BM_Pan131k(benchmark::State &state)
 }
 
 /// A wheel-sized zoom step (in, then out, alternately; both timed) with its frame, from the
-/// zoom `state.range(0)` steps in from fit-to-window: 0 is the whole fabric, 16 the last
+/// zoom `state.range(0)` steps in from fit-to-window: 0 is the whole fabric, 8 the last
 /// steps before the detailed drawing (FabricView::kOverviewBelow), where the blocks are
-/// widest. Each step re-renders the overview's cached layers at the new scale.
+/// widest, 12 and 16 the detailed drawing. Each step re-renders the cached layers and items
+/// on screen at the new scale.
 void BM_Zoom131k(benchmark::State &state)
 {
     std::unique_ptr<FabricView> view = view131k();

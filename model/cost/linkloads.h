@@ -13,146 +13,165 @@
 namespace railyard {
 
 /**
- * One traffic pattern's load per link (link id -> bytes per byte of S per pass), non-zero
- * entries only. Small patterns (a TP group's NVLink ports, one pipeline boundary) stay a flat
- * hash map; once a pattern covers more than an eighth of the fabric's links (the DP families,
- * whose rings and trees reach every NIC and switch port), it switches to one dense array
- * indexed by link id, where an update is a plain store instead of a hash probe - on a
- * 131,072-GPU fabric the probes into multi-megabyte tables were a third of the evaluation.
+ * One traffic pattern's load per link (link id -> bytes per byte of S per pass), zero where a
+ * link carries none. The loads sit in pages of kPage consecutive link ids, a page allocated when
+ * one of its links first takes a load: a pattern's links come in runs of neighbouring ids (a
+ * pipeline boundary's sends leave and enter the servers of two stages, which are consecutive in
+ * the fabric's vertex order, with their NIC and leaf cables), so an update is a store into an
+ * array that the previous update's page often already brought into cache, and memory grows
+ * with the pages a pattern reaches rather than with the fabric. A hash table keyed by link id
+ * spread those updates over multi-megabyte tables at 131,072 GPUs, a cache miss each (measured
+ * with perf: a sixth of a full evaluation). Iteration visits the loaded links in id order.
+ *
+ * A pattern is called dense once it covers more than an eighth of the fabric's links (the DP
+ * families, whose rings and trees reach every NIC and switch port); the traffic model keeps
+ * such patterns' maxima by blocks of links (MaxTree).
  */
 class LinkLoads
 {
 public:
-    /// The fabric's link count, which bounds the ids and sets when the array pays off.
+    /// Link ids per page: 4 KiB of loads.
+    static constexpr int kPage = 512;
+
+    /// The fabric's link count, which bounds the ids and sets when a pattern counts as dense.
     void setLinkCount(int links) { m_links = links; }
 
-    std::size_t size() const { return m_dense.empty() ? m_sparse.size() : m_denseCount; }
-    /// Makes room for at least `entries` loaded links: the array at once when they would make
-    /// the pattern dense anyway (so it never fills and then drops a large hash table), else
-    /// a hash table that will not grow before it holds them.
+    /// Links that carry a load.
+    std::size_t size() const { return m_count; }
+    /// A hint that about `entries` links will take a load: a pattern that large is dense from
+    /// the start (TrafficModel keeps its maxima by blocks from its first load on).
     void reserve(std::size_t entries)
     {
-        if (!m_dense.empty())
-            return;
-        if (m_links > 0 && entries * 8 > static_cast<std::size_t>(m_links))
-            toDense();
-        else
-            m_sparse.reserve(entries);
+        if (m_links > 0 && entries * 8 > static_cast<std::size_t>(m_links)) {
+            m_dense = true;
+            m_values.reserve(pageCount() * kPage); // address space only: pages fault in on use
+        }
     }
-    /// Whether the loads are held in one array indexed by link id (large patterns).
-    bool dense() const { return !m_dense.empty(); }
+    /// Whether the pattern has covered more than an eighth of the links (it stays so).
+    bool dense() const { return m_dense; }
 
-    /// Removes every load; a dense pattern stays dense (it will cover as much again).
+    /// Removes every load; pages stay allocated (the pattern will reach as much again), and a
+    /// dense pattern stays dense.
     void clear()
     {
-        m_sparse.clear();
-        std::fill(m_dense.begin(), m_dense.end(), 0.0);
-        m_denseCount = 0;
+        std::fill(m_values.begin(), m_values.end(), 0.0);
+        m_count = 0;
     }
 
     /// The load on `link` after adding `delta`; a result within `1e-9 * |delta|` of zero is
-    /// rounding residue of loads that cancelled out, and the entry is dropped.
+    /// rounding residue of loads that cancelled out, and is stored as zero (no load).
     double add(int link, double delta)
     {
-        if (m_dense.empty()) {
-            double &value = m_sparse[link];
-            value += delta;
-            if (std::abs(value) > 1e-9 * std::abs(delta)) {
-                const double v = value;
-                if (m_links > 0 && m_sparse.size() * 8 > static_cast<std::size_t>(m_links))
-                    toDense();
-                return v;
-            }
-            m_sparse.erase(link);
-            return 0.0;
-        }
-        double &value = m_dense[static_cast<std::size_t>(link)];
+        double &value = at(link);
         const bool was = value != 0.0;
         value += delta;
         if (std::abs(value) <= 1e-9 * std::abs(delta))
             value = 0.0;
         const bool is = value != 0.0;
-        m_denseCount += static_cast<std::size_t>(is) - static_cast<std::size_t>(was);
+        m_count += static_cast<std::size_t>(is) - static_cast<std::size_t>(was);
+        if (!m_dense && m_links > 0 && m_count * 8 > static_cast<std::size_t>(m_links))
+            m_dense = true;
         return value;
     }
 
-    /// The load on `link` of a dense pattern (dense() true).
-    double denseAt(int link) const { return m_dense[static_cast<std::size_t>(link)]; }
+    /// The load on `link`, zero when it carries none.
+    double valueAt(int link) const
+    {
+        const std::size_t i = indexOf(link);
+        return i == kNone ? 0.0 : m_values[i];
+    }
 
     /// The load on `link`, or nullptr when it carries none.
     const double *find(int link) const
     {
-        if (m_dense.empty())
-            return m_sparse.find(link);
-        const double &value = m_dense[static_cast<std::size_t>(link)];
-        return value != 0.0 ? &value : nullptr;
+        const std::size_t i = indexOf(link);
+        return i == kNone || m_values[i] == 0.0 ? nullptr : &m_values[i];
     }
 
-    /// Visits (link, load) of every loaded link.
+    /// Visits (link, load) of every loaded link, in link id order.
     class const_iterator
     {
     public:
-        const_iterator(const LinkLoads &owner, FlatIntMap<double>::const_iterator sparse, int dense)
+        const_iterator(const LinkLoads &owner, std::size_t page, int offset)
             : m_owner(&owner)
-            , m_sparse(sparse)
-            , m_dense(dense)
+            , m_page(page)
+            , m_offset(offset)
         {
             skipZeros();
         }
-        std::pair<int, double> operator*() const
-        {
-            if (m_owner->m_dense.empty())
-                return *m_sparse;
-            return { m_dense, m_owner->m_dense[static_cast<std::size_t>(m_dense)] };
-        }
+        std::pair<int, double> operator*() const { return { link(), value() }; }
         const_iterator &operator++()
         {
-            if (m_owner->m_dense.empty()) {
-                ++m_sparse;
-            } else {
-                ++m_dense;
-                skipZeros();
-            }
+            ++m_offset;
+            skipZeros();
             return *this;
         }
         bool operator==(const const_iterator &o) const
         {
-            return m_sparse == o.m_sparse && m_dense == o.m_dense;
+            return m_page == o.m_page && m_offset == o.m_offset;
         }
 
     private:
+        int link() const { return m_owner->m_pages[m_page] * kPage + m_offset; }
+        double value() const { return m_owner->m_values[m_owner->indexOf(link())]; }
         void skipZeros()
         {
-            const std::vector<double> &d = m_owner->m_dense;
-            while (!d.empty() && m_dense < static_cast<int>(d.size())
-                && d[static_cast<std::size_t>(m_dense)] == 0.0)
-                ++m_dense;
+            while (m_page < m_owner->m_pages.size()) {
+                if (m_offset == kPage) {
+                    ++m_page;
+                    m_offset = 0;
+                    continue;
+                }
+                if (value() != 0.0)
+                    return;
+                ++m_offset;
+            }
+            m_offset = 0;
         }
         const LinkLoads *m_owner;
-        FlatIntMap<double>::const_iterator m_sparse;
-        int m_dense;
+        std::size_t m_page; ///< index in m_pages
+        int m_offset; ///< link id within the page
     };
 
-    const_iterator begin() const { return { *this, m_sparse.begin(), 0 }; }
-    const_iterator end() const
-    {
-        return { *this, m_sparse.end(), m_dense.empty() ? 0 : static_cast<int>(m_dense.size()) };
-    }
+    const_iterator begin() const { return { *this, 0, 0 }; }
+    const_iterator end() const { return { *this, m_pages.size(), 0 }; }
 
 private:
-    void toDense()
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+    /// Where `link`'s load sits in m_values, or kNone when its page holds no loads yet.
+    std::size_t indexOf(int link) const
     {
-        m_dense.assign(static_cast<std::size_t>(m_links), 0.0);
-        for (const auto &[link, value] : m_sparse)
-            m_dense[static_cast<std::size_t>(link)] = value;
-        m_denseCount = m_sparse.size();
-        m_sparse = FlatIntMap<double>();
+        const std::size_t page = static_cast<std::size_t>(link) / kPage;
+        if (page >= m_pageStart.size() || m_pageStart[page] < 0)
+            return kNone;
+        return static_cast<std::size_t>(m_pageStart[page]) + static_cast<std::size_t>(link) % kPage;
+    }
+
+    double &at(int link)
+    {
+        const std::size_t page = static_cast<std::size_t>(link) / kPage;
+        if (page >= m_pageStart.size())
+            m_pageStart.resize(std::max(page + 1, pageCount()), -1);
+        if (m_pageStart[page] < 0) {
+            m_pageStart[page] = static_cast<std::int32_t>(m_values.size());
+            m_values.resize(m_values.size() + kPage, 0.0);
+            m_pages.insert(std::upper_bound(m_pages.begin(), m_pages.end(), static_cast<int>(page)),
+                static_cast<int>(page));
+        }
+        return m_values[indexOf(link)];
+    }
+    std::size_t pageCount() const
+    {
+        return (static_cast<std::size_t>(std::max(m_links, 0)) + kPage - 1) / kPage;
     }
 
     int m_links = 0;
-    FlatIntMap<double> m_sparse;
-    std::vector<double> m_dense; ///< per link id once dense; empty while sparse
-    std::size_t m_denseCount = 0; ///< non-zero entries of m_dense
+    bool m_dense = false;
+    std::size_t m_count = 0; ///< links with a non-zero load
+    std::vector<double> m_values; ///< the allocated pages, in the order they were allocated
+    std::vector<std::int32_t> m_pageStart; ///< per page of link ids: its offset in m_values, or -1
+    std::vector<int> m_pages; ///< the allocated pages' numbers, ascending
 };
 
 /**

@@ -117,10 +117,8 @@ void TrafficModel::refreshMaxima()
         if (p.ratios.size() > 0) {
             const auto ratioAt = [this, &p](std::size_t link) {
                 const int l = static_cast<int>(link);
-                if (p.load.dense())
-                    return ratio(p, l, p.load.denseAt(l));
-                const double *load = p.load.find(l);
-                return load ? ratio(p, l, *load) : 0.0;
+                const double load = p.load.valueAt(l);
+                return load != 0.0 ? ratio(p, l, load) : 0.0;
             };
             p.ratios.settle(ratioAt);
             p.linkMax = p.ratios.max() > 0.0 ? p.ratios.max() : 0.0;

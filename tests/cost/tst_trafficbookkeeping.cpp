@@ -1,6 +1,8 @@
-// The traffic model's bookkeeping (model/cost): block maxima against a scan, the lumps of
+// The traffic model's bookkeeping (model/cost): paged link loads against an ordered map,
+// block maxima against a scan, the lumps of
 // super-spine routes and their single discovery per router, the changed-link list of a build,
 // and the link ranking against a fresh one and against sorted keys.
+#include "cost/linkloads.h"
 #include "cost/linkranking.h"
 #include "cost/maxtree.h"
 #include "cost/trafficmodel.h"
@@ -31,6 +33,7 @@ class TestTrafficBookkeeping : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void linkLoadsMatchAnOrderedMap();
     void maxTreeMatchesScan();
     void roundToIntegerIsLlround();
     void superSpineLumps();
@@ -39,6 +42,78 @@ private Q_SLOTS:
     void linkRankingMatchesFreshRanking();
     void linkRankingMatchesSortedKeys();
 };
+
+void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
+{
+    // LinkLoads (model/cost/linkloads.h) against std::map after every update: loads that add
+    // up, loads that cancel exactly (a move's flows leaving a link), ids across page boundaries
+    // and pages allocated out of order; iteration in id order over non-zero loads only, the
+    // count, and the dense flag once more than an eighth of the links carry a load.
+    const int links = 6 * LinkLoads::kPage + 7; // a last, partial page
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> linkOf(0, links - 1);
+    std::uniform_int_distribution<int> unitOf(1, 8);
+    LinkLoads loads;
+    loads.setLinkCount(links);
+    std::map<int, double> expected;
+    std::vector<std::pair<int, double>> added; // to take back, as a move does
+    const auto check = [&] {
+        QCOMPARE(loads.size(), expected.size());
+        std::vector<std::pair<int, double>> seen;
+        for (const auto &[link, load] : loads)
+            seen.emplace_back(link, load);
+        const std::vector<std::pair<int, double>> want(expected.begin(), expected.end());
+        QCOMPARE(seen, want);
+    };
+    bool wasDense = false;
+    for (int step = 0; step < 4000; ++step) {
+        if (step % 3 == 2 && !added.empty()) {
+            const auto [link, delta] = added.back();
+            added.pop_back();
+            QCOMPARE(loads.add(link, -delta), expected[link] - delta);
+            if ((expected[link] -= delta) == 0.0)
+                expected.erase(link);
+            QVERIFY(!expected.count(link) || loads.find(link) != nullptr);
+        } else {
+            const int link = linkOf(rng);
+            const double delta = 0.25 * unitOf(rng); // exact in binary: sums cancel to zero
+            QCOMPARE(loads.add(link, delta), expected[link] + delta);
+            expected[link] += delta;
+            added.emplace_back(link, delta);
+        }
+        if (step % 97 == 0)
+            check();
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(loads.dense(), wasDense || expected.size() * 8 > std::size_t(links));
+        wasDense = loads.dense();
+    }
+    check();
+    QVERIFY(wasDense); // the walk covered more than an eighth of the links
+    for (const auto &[link, load] : expected) {
+        QVERIFY(loads.find(link) != nullptr);
+        QCOMPARE(*loads.find(link), load);
+        QCOMPARE(loads.valueAt(link), load);
+    }
+    QVERIFY(loads.find(links - 1) == nullptr || expected.count(links - 1));
+    QCOMPARE(loads.valueAt(links - 1), expected.count(links - 1) ? expected[links - 1] : 0.0);
+
+    // Residue of loads that cancel up to rounding is dropped: 0.1 + 0.2 - 0.3 is not zero.
+    LinkLoads residue;
+    residue.setLinkCount(links);
+    residue.add(3 * LinkLoads::kPage + 1, 0.1);
+    residue.add(3 * LinkLoads::kPage + 1, 0.2);
+    QCOMPARE(residue.add(3 * LinkLoads::kPage + 1, -0.3), 0.0);
+    QCOMPARE(residue.size(), std::size_t { 0 });
+    QVERIFY(residue.begin() == residue.end());
+
+    loads.clear(); // keeps its pages and its dense flag
+    QCOMPARE(loads.size(), std::size_t { 0 });
+    QVERIFY(loads.begin() == loads.end());
+    QVERIFY(loads.dense());
+    QCOMPARE(loads.add(links - 1, 2.0), 2.0);
+    QCOMPARE((*loads.begin()).first, links - 1);
+}
 
 void TestTrafficBookkeeping::maxTreeMatchesScan()
 {

@@ -339,7 +339,8 @@ private:
     /// rather than scanning its links again.
     static constexpr std::size_t kBlockMaximaFrom = 128;
     void flushSegments(TrafficPattern &p);
-    /// Adds `delta` on `link` now (build()) or, during a move, to the pattern's pendingEnds.
+    /// Adds `delta` on `link` now (build()) or, during a move or while a build nets one plan's
+    /// flows (m_nettingEnds), to the pattern's pendingEnds.
     void addEndLoad(TrafficPattern &p, int link, double delta);
     void flushEnds(TrafficPattern &p);
 
@@ -438,6 +439,7 @@ private:
 
     bool m_built = false; ///< build() ran: its loads are there to clear
     bool m_building = false; ///< inside build(): changed links are not listed
+    bool m_nettingEnds = false; ///< a build's emitPlan(): route ends netted per link first
     std::vector<double> m_linkDimBytes;
     /// Per link, in one byte: its tier (index(Tier), kTierMask) and whether it is a NIC -> leaf
     /// (kNicUp) or a leaf -> spine (kLeafUp) link. applyLinkBytes() reads it for every load it

@@ -62,7 +62,7 @@ double TrafficModel::ratio(const TrafficPattern &p, int link, double load) const
 
 void TrafficModel::addEndLoad(TrafficPattern &p, int link, double delta)
 {
-    if (m_movingRanks.empty())
+    if (m_movingRanks.empty() && !m_nettingEnds)
         addLoad(p, link, delta); // build(): every load adds up in the order it comes
     else
         p.pendingEnds.add(link, delta);

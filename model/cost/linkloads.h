@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -42,9 +43,11 @@ public:
     /// the start (TrafficModel keeps its maxima by blocks from its first load on).
     void reserve(std::size_t entries)
     {
-        if (m_links > 0 && entries * 8 > static_cast<std::size_t>(m_links)) {
+        if (m_links > 0 && entries * 8 > static_cast<std::size_t>(m_links) && !m_dense) {
             m_dense = true;
-            m_values.reserve(pageCount() * kPage); // address space only: pages fault in on use
+            // One block for every page it may need, left uninitialised: each page is written
+            // (and its memory touched) only when a load first reaches it.
+            newChunk(pageCount());
         }
     }
     /// Whether the pattern has covered more than an eighth of the links (it stays so).
@@ -54,7 +57,8 @@ public:
     /// dense pattern stays dense.
     void clear()
     {
-        std::fill(m_values.begin(), m_values.end(), 0.0);
+        for (const int page : m_pages)
+            std::fill_n(m_page[static_cast<std::size_t>(page)], kPage, 0.0);
         m_count = 0;
     }
 
@@ -77,15 +81,15 @@ public:
     /// The load on `link`, zero when it carries none.
     double valueAt(int link) const
     {
-        const std::size_t i = indexOf(link);
-        return i == kNone ? 0.0 : m_values[i];
+        const double *value = slot(link);
+        return value ? *value : 0.0;
     }
 
     /// The load on `link`, or nullptr when it carries none.
     const double *find(int link) const
     {
-        const std::size_t i = indexOf(link);
-        return i == kNone || m_values[i] == 0.0 ? nullptr : &m_values[i];
+        const double *value = slot(link);
+        return value && *value != 0.0 ? value : nullptr;
     }
 
     /// Visits (link, load) of every loaded link, in link id order.
@@ -113,7 +117,10 @@ public:
 
     private:
         int link() const { return m_owner->m_pages[m_page] * kPage + m_offset; }
-        double value() const { return m_owner->m_values[m_owner->indexOf(link())]; }
+        double value() const
+        {
+            return m_owner->m_page[static_cast<std::size_t>(m_owner->m_pages[m_page])][m_offset];
+        }
         void skipZeros()
         {
             while (m_page < m_owner->m_pages.size()) {
@@ -137,29 +144,38 @@ public:
     const_iterator end() const { return { *this, m_pages.size(), 0 }; }
 
 private:
-    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-
-    /// Where `link`'s load sits in m_values, or kNone when its page holds no loads yet.
-    std::size_t indexOf(int link) const
+    /// Where `link`'s load sits, or nullptr when its page holds no loads yet.
+    const double *slot(int link) const
     {
         const std::size_t page = static_cast<std::size_t>(link) / kPage;
-        if (page >= m_pageStart.size() || m_pageStart[page] < 0)
-            return kNone;
-        return static_cast<std::size_t>(m_pageStart[page]) + static_cast<std::size_t>(link) % kPage;
+        if (page >= m_page.size() || !m_page[page])
+            return nullptr;
+        return m_page[page] + link % kPage;
     }
 
     double &at(int link)
     {
         const std::size_t page = static_cast<std::size_t>(link) / kPage;
-        if (page >= m_pageStart.size())
-            m_pageStart.resize(std::max(page + 1, pageCount()), -1);
-        if (m_pageStart[page] < 0) {
-            m_pageStart[page] = static_cast<std::int32_t>(m_values.size());
-            m_values.resize(m_values.size() + kPage, 0.0);
+        if (page >= m_page.size())
+            m_page.resize(std::max(page + 1, pageCount()), nullptr);
+        if (!m_page[page]) {
+            // Pages come from blocks of kChunkPages (one block for all of a dense pattern's),
+            // so a page, once placed, never moves.
+            if (m_chunkUsed == m_chunkPages)
+                newChunk(kChunkPages);
+            double *fresh = m_chunks.back().get() + (m_chunkUsed++) * kPage;
+            std::fill_n(fresh, kPage, 0.0);
+            m_page[page] = fresh;
             m_pages.insert(std::upper_bound(m_pages.begin(), m_pages.end(), static_cast<int>(page)),
                 static_cast<int>(page));
         }
-        return m_values[indexOf(link)];
+        return m_page[page][link % kPage];
+    }
+    void newChunk(std::size_t pages)
+    {
+        m_chunks.push_back(std::make_unique_for_overwrite<double[]>(pages * kPage));
+        m_chunkPages = pages;
+        m_chunkUsed = 0;
     }
     std::size_t pageCount() const
     {
@@ -169,9 +185,13 @@ private:
     int m_links = 0;
     bool m_dense = false;
     std::size_t m_count = 0; ///< links with a non-zero load
-    std::vector<double> m_values; ///< the allocated pages, in the order they were allocated
-    std::vector<std::int32_t> m_pageStart; ///< per page of link ids: its offset in m_values, or -1
+    static constexpr std::size_t kChunkPages = 16; ///< pages per block (64 KiB)
+
+    std::vector<double *> m_page; ///< per page of link ids: its loads, or nullptr
     std::vector<int> m_pages; ///< the allocated pages' numbers, ascending
+    std::vector<std::unique_ptr<double[]>> m_chunks; ///< the blocks; pages come from the last
+    std::size_t m_chunkPages = 0; ///< pages in the last block
+    std::size_t m_chunkUsed = 0; ///< of them handed out
 };
 
 /**

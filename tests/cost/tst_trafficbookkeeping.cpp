@@ -107,6 +107,16 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
     QCOMPARE(residue.size(), std::size_t { 0 });
     QVERIFY(residue.begin() == residue.end());
 
+    // A pattern told it will be dense after its first loads keeps them.
+    LinkLoads late;
+    late.setLinkCount(links);
+    late.add(LinkLoads::kPage + 2, 1.5);
+    late.reserve(std::size_t(links));
+    QVERIFY(late.dense());
+    QCOMPARE(late.add(5 * LinkLoads::kPage, 0.5), 0.5);
+    QCOMPARE(late.valueAt(LinkLoads::kPage + 2), 1.5);
+    QCOMPARE(late.size(), std::size_t { 2 });
+
     loads.clear(); // keeps its pages and its dense flag
     QCOMPARE(loads.size(), std::size_t { 0 });
     QVERIFY(loads.begin() == loads.end());

@@ -70,6 +70,13 @@ bool isSwitch(NodeKind k)
     return k == NodeKind::Leaf || k == NodeKind::Spine || k == NodeKind::SuperSpine;
 }
 
+/// The link from `from` to `to`, given `link`, the one from `to` to `from` (-1: none, then
+/// searched).
+int reverseOf(const Fabric &f, int link, int from, int to)
+{
+    return link >= 0 ? f.link(link).reverse : f.linkBetween(from, to);
+}
+
 } // namespace
 
 Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
@@ -115,10 +122,12 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
         const int nicIndex = f.nicOfGpu(f.gpuOfSlot(slot));
         const int nic = f.nicVertex(server, nicIndex);
         const auto at = static_cast<std::size_t>(slot);
+        // Each link found from its lower end (a GPU or NIC has a few neighbours where a switch
+        // has up to its radix), the other direction as its reverse.
         m_gpuUp[at] = f.linkBetween(gpu, scaleUp);
-        m_gpuDown[at] = f.linkBetween(scaleUp, gpu);
+        m_gpuDown[at] = reverseOf(f, m_gpuUp[at], scaleUp, gpu);
         m_pcieUp[at] = f.linkBetween(gpu, nic);
-        m_pcieDown[at] = f.linkBetween(nic, gpu);
+        m_pcieDown[at] = reverseOf(f, m_pcieUp[at], nic, gpu);
         SlotPlace &place = m_slots[at];
         place.server = server;
         place.domain = f.scaleUpDomainOfSlot(slot);
@@ -138,7 +147,7 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
                 const int leaf = f.leafVertex(f.leafOfNicPort(server, i, plane));
                 const auto at = static_cast<std::size_t>((plane * f.servers() + server) * nics + i);
                 m_nicUp[at] = f.linkBetween(nic, leaf);
-                m_nicDown[at] = f.linkBetween(leaf, nic);
+                m_nicDown[at] = reverseOf(f, m_nicUp[at], leaf, nic);
             }
         }
     }

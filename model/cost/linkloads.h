@@ -15,18 +15,28 @@ namespace railyard {
 
 /**
  * One traffic pattern's load per link (link id -> bytes per byte of S per pass), zero where a
- * link carries none. The loads sit in pages of kPage consecutive link ids, a page allocated when
- * one of its links first takes a load: a pattern's links come in runs of neighbouring ids (a
- * pipeline boundary's sends leave and enter the servers of two stages, which are consecutive in
- * the fabric's vertex order, with their NIC and leaf cables), so an update is a store into an
- * array that the previous update's page often already brought into cache, and memory grows
- * with the pages a pattern reaches rather than with the fabric. A hash table keyed by link id
- * spread those updates over multi-megabyte tables at 131,072 GPUs, a cache miss each (measured
- * with perf: a sixth of a full evaluation). Iteration visits the loaded links in id order.
+ * link carries none.
  *
- * A pattern is called dense once it covers more than an eighth of the fabric's links (the DP
- * families, whose rings and trees reach every NIC and switch port); the traffic model keeps
- * such patterns' maxima by blocks of links (MaxTree).
+ * The loads sit in pages of kPage consecutive link ids, a page allocated when one of its links
+ * first takes a load: a pattern's links mostly come in runs of neighbouring ids (a pipeline
+ * boundary's sends leave and enter the servers of two stages, which are consecutive in the
+ * fabric's vertex order, with their NIC and leaf cables), so an update is a store into an
+ * array that the previous update's page often already brought into cache. A hash table keyed
+ * by link id spread those updates over multi-megabyte tables at 131,072 GPUs, a cache miss
+ * each (measured with perf: a sixth of a full evaluation). A page whose loads all went back to
+ * zero (the links a moved rank's flows left) is released for the next page a load reaches.
+ *
+ * A pattern whose loads are scattered (a scattered placement, or a long run of optimiser
+ * moves, puts a TP group's links anywhere) would hold a page for a few loads: once its pages
+ * are mostly empty (fewer than kScatteredBelow loads per page on average, over at least
+ * kScatteredFrom pages, judged as it takes a new page) it moves its loads to an open-addressing
+ * hash table (FlatIntMap), which costs 16 to 32 bytes per load whatever their ids; a 131,072-GPU
+ * scattered placement held 200 MB more in pages than in tables.
+ *
+ * A pattern is dense once it covers more than an eighth of the fabric's links (the DP
+ * families, whose rings and trees reach every NIC and switch port): it keeps pages from then
+ * on, and the traffic model keeps its maxima by blocks of links (MaxTree). Iteration visits
+ * the loaded links in id order (pages), or in table order (hash table).
  */
 class LinkLoads
 {
@@ -38,13 +48,19 @@ public:
     void setLinkCount(int links) { m_links = links; }
 
     /// Links that carry a load.
-    std::size_t size() const { return m_count; }
+    std::size_t size() const { return m_hashed ? m_hash.size() : m_count; }
+    /// Pages that hold a load (kPage loads of memory each); none once the loads are hashed.
+    std::size_t pages() const { return m_pages.size(); }
+    /// Whether the loads are in a hash table (a sparse pattern whose loads are scattered).
+    bool hashed() const { return m_hashed; }
+
     /// A hint that about `entries` links will take a load: a pattern that large is dense from
     /// the start (TrafficModel keeps its maxima by blocks from its first load on).
     void reserve(std::size_t entries)
     {
         if (m_links > 0 && entries * 8 > static_cast<std::size_t>(m_links) && !m_dense) {
-            m_dense = true;
+            m_dense = true; // first: a dense pattern's pages are never hashed again
+            unhash();
             // One block for every page it may need, left uninitialised: each page is written
             // (and its memory touched) only when a load first reaches it.
             newChunk(pageCount());
@@ -53,12 +69,17 @@ public:
     /// Whether the pattern has covered more than an eighth of the links (it stays so).
     bool dense() const { return m_dense; }
 
-    /// Removes every load; pages stay allocated (the pattern will reach as much again), and a
-    /// dense pattern stays dense.
+    /// Removes every load; the memory stays for the loads to come (the pattern will reach as
+    /// much again), and a dense pattern stays dense.
     void clear()
     {
-        for (const int page : m_pages)
-            std::fill_n(m_page[static_cast<std::size_t>(page)], kPage, 0.0);
+        m_hash.clear();
+        for (const int page : m_pages) {
+            Page &at = m_page[static_cast<std::size_t>(page)];
+            std::fill_n(at.loads, kPage, 0.0);
+            release(at);
+        }
+        m_pages.clear();
         m_count = 0;
     }
 
@@ -66,60 +87,93 @@ public:
     /// rounding residue of loads that cancelled out, and is stored as zero (no load).
     double add(int link, double delta)
     {
+        if (m_hashed)
+            return addHashed(link, delta);
+        const std::size_t page = static_cast<std::size_t>(link) / kPage;
+        const std::size_t pagesBefore = m_pages.size();
         double &value = at(link);
         const bool was = value != 0.0;
         value += delta;
         if (std::abs(value) <= 1e-9 * std::abs(delta))
             value = 0.0;
         const bool is = value != 0.0;
-        m_count += static_cast<std::size_t>(is) - static_cast<std::size_t>(was);
+        Page &at = m_page[page];
+        if (is != was) {
+            m_count += is ? 1 : -1;
+            at.live += is ? 1 : -1;
+        }
+        if (at.live == 0) { // every load of the page is zero: it serves the next new page
+            release(at);
+            m_pages.erase(std::lower_bound(m_pages.begin(), m_pages.end(), int(page)));
+            return 0.0;
+        }
         if (!m_dense && m_links > 0 && m_count * 8 > static_cast<std::size_t>(m_links))
             m_dense = true;
-        return value;
+        const double result = value;
+        if (m_pages.size() > pagesBefore && scattered())
+            toHashed(); // frees the pages, `value`'s among them
+        return result;
     }
 
     /// The load on `link`, zero when it carries none.
     double valueAt(int link) const
     {
-        const double *value = slot(link);
+        const double *value = find(link);
         return value ? *value : 0.0;
     }
 
     /// The load on `link`, or nullptr when it carries none.
     const double *find(int link) const
     {
-        const double *value = slot(link);
-        return value && *value != 0.0 ? value : nullptr;
+        if (m_hashed)
+            return m_hash.find(link);
+        const std::size_t page = static_cast<std::size_t>(link) / kPage;
+        if (page >= m_page.size() || !m_page[page].loads)
+            return nullptr;
+        const double *value = m_page[page].loads + link % kPage;
+        return *value != 0.0 ? value : nullptr;
     }
 
-    /// Visits (link, load) of every loaded link, in link id order.
+    /// Visits (link, load) of every loaded link.
     class const_iterator
     {
     public:
-        const_iterator(const LinkLoads &owner, std::size_t page, int offset)
+        const_iterator(const LinkLoads &owner, FlatIntMap<double>::const_iterator hashed,
+            std::size_t page, int offset)
             : m_owner(&owner)
+            , m_hashed(hashed)
             , m_page(page)
             , m_offset(offset)
         {
             skipZeros();
         }
-        std::pair<int, double> operator*() const { return { link(), value() }; }
+        std::pair<int, double> operator*() const
+        {
+            if (m_owner->m_hashed)
+                return *m_hashed;
+            return { link(), value() };
+        }
         const_iterator &operator++()
         {
+            if (m_owner->m_hashed) {
+                ++m_hashed;
+                return *this;
+            }
             ++m_offset;
             skipZeros();
             return *this;
         }
         bool operator==(const const_iterator &o) const
         {
-            return m_page == o.m_page && m_offset == o.m_offset;
+            return m_hashed == o.m_hashed && m_page == o.m_page && m_offset == o.m_offset;
         }
 
     private:
         int link() const { return m_owner->m_pages[m_page] * kPage + m_offset; }
         double value() const
         {
-            return m_owner->m_page[static_cast<std::size_t>(m_owner->m_pages[m_page])][m_offset];
+            return m_owner->m_page[static_cast<std::size_t>(m_owner->m_pages[m_page])]
+                .loads[m_offset];
         }
         void skipZeros()
         {
@@ -136,40 +190,63 @@ public:
             m_offset = 0;
         }
         const LinkLoads *m_owner;
+        FlatIntMap<double>::const_iterator m_hashed; ///< while the loads are hashed
         std::size_t m_page; ///< index in m_pages
         int m_offset; ///< link id within the page
     };
 
-    const_iterator begin() const { return { *this, 0, 0 }; }
-    const_iterator end() const { return { *this, m_pages.size(), 0 }; }
+    const_iterator begin() const { return { *this, m_hash.begin(), 0, 0 }; }
+    const_iterator end() const { return { *this, m_hash.end(), m_pages.size(), 0 }; }
 
 private:
-    /// Where `link`'s load sits, or nullptr when its page holds no loads yet.
-    const double *slot(int link) const
+    /// Below this many loads per page on average (each load then holds over 64 bytes of pages,
+    /// where a hash table half to a quarter full takes 32 to 64 per load), over at least
+    /// kScatteredFrom pages (256 KiB), a sparse pattern hashes its loads.
+    static constexpr std::size_t kScatteredBelow = 64;
+    static constexpr std::size_t kScatteredFrom = 64;
+
+    /// A page of kPage link ids: where its loads are (nullptr: none yet) and how many are
+    /// not zero.
+    struct Page
     {
-        const std::size_t page = static_cast<std::size_t>(link) / kPage;
-        if (page >= m_page.size() || !m_page[page])
-            return nullptr;
-        return m_page[page] + link % kPage;
+        double *loads = nullptr;
+        std::uint32_t live = 0;
+    };
+
+    /// Whether a sparse pattern's pages hold so few loads each that a hash table would take
+    /// less memory (checked as it takes a new page).
+    bool scattered() const
+    {
+        return !m_dense && m_pages.size() >= kScatteredFrom
+            && m_count < m_pages.size() * kScatteredBelow;
     }
 
     double &at(int link)
     {
         const std::size_t page = static_cast<std::size_t>(link) / kPage;
         if (page >= m_page.size())
-            m_page.resize(std::max(page + 1, pageCount()), nullptr);
-        if (!m_page[page]) {
-            // Pages come from blocks of kChunkPages (one block for all of a dense pattern's),
-            // so a page, once placed, never moves.
-            if (m_chunkUsed == m_chunkPages)
-                newChunk(kChunkPages);
-            double *fresh = m_chunks.back().get() + (m_chunkUsed++) * kPage;
-            std::fill_n(fresh, kPage, 0.0);
-            m_page[page] = fresh;
-            m_pages.insert(std::upper_bound(m_pages.begin(), m_pages.end(), static_cast<int>(page)),
-                static_cast<int>(page));
+            m_page.resize(std::max(page + 1, pageCount()));
+        Page &at = m_page[page];
+        if (!at.loads) {
+            // A page emptied before, else one from the blocks of kChunkPages (one block for
+            // all of a dense pattern's): placed pages never move.
+            if (!m_free.empty()) {
+                at.loads = m_free.back(); // all zero: it was released with no load left
+                m_free.pop_back();
+            } else {
+                if (m_chunkUsed == m_chunkPages)
+                    newChunk(kChunkPages);
+                at.loads = m_chunks.back().get() + (m_chunkUsed++) * kPage;
+                std::fill_n(at.loads, kPage, 0.0);
+            }
+            m_pages.insert(std::upper_bound(m_pages.begin(), m_pages.end(), int(page)), int(page));
         }
-        return m_page[page][link % kPage];
+        return at.loads[link % kPage];
+    }
+    void release(Page &page)
+    {
+        m_free.push_back(page.loads);
+        page = {};
     }
     void newChunk(std::size_t pages)
     {
@@ -182,16 +259,60 @@ private:
         return (static_cast<std::size_t>(std::max(m_links, 0)) + kPage - 1) / kPage;
     }
 
+    double addHashed(int link, double delta)
+    {
+        double &value = m_hash[link];
+        value += delta;
+        if (std::abs(value) > 1e-9 * std::abs(delta)) {
+            const double v = value;
+            if (m_links > 0 && m_hash.size() * 8 > static_cast<std::size_t>(m_links)) {
+                m_dense = true; // first: a dense pattern's pages are never hashed again
+                unhash();
+            }
+            return v;
+        }
+        m_hash.erase(link);
+        return 0.0;
+    }
+    /// Pages -> hash table; the pages' memory is freed.
+    void toHashed()
+    {
+        m_hash.reserve(m_count);
+        for (const auto &[link, load] : *this)
+            m_hash[link] = load;
+        m_hashed = true;
+        m_pages.clear();
+        m_page = {};
+        m_free = {};
+        m_chunks.clear();
+        m_chunks.shrink_to_fit();
+        m_chunkPages = m_chunkUsed = 0;
+        m_count = 0;
+    }
+    /// Hash table -> pages (a pattern become dense).
+    void unhash()
+    {
+        if (!m_hashed)
+            return;
+        m_hashed = false;
+        const FlatIntMap<double> hash = std::exchange(m_hash, {});
+        for (const auto &[link, load] : hash)
+            add(link, load);
+    }
+
     int m_links = 0;
     bool m_dense = false;
-    std::size_t m_count = 0; ///< links with a non-zero load
+    bool m_hashed = false;
+    std::size_t m_count = 0; ///< links with a non-zero load (pages)
     static constexpr std::size_t kChunkPages = 16; ///< pages per block (64 KiB)
 
-    std::vector<double *> m_page; ///< per page of link ids: its loads, or nullptr
-    std::vector<int> m_pages; ///< the allocated pages' numbers, ascending
+    std::vector<Page> m_page; ///< per page of link ids
+    std::vector<int> m_pages; ///< the numbers of the pages that hold loads, ascending
+    std::vector<double *> m_free; ///< emptied pages' memory (all zero), for the next new page
     std::vector<std::unique_ptr<double[]>> m_chunks; ///< the blocks; pages come from the last
     std::size_t m_chunkPages = 0; ///< pages in the last block
     std::size_t m_chunkUsed = 0; ///< of them handed out
+    FlatIntMap<double> m_hash; ///< the loads while hashed()
 };
 
 /**

@@ -23,6 +23,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <set>
 #include <vector>
 
 using namespace railyard;
@@ -64,6 +65,10 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
             seen.emplace_back(link, load);
         const std::vector<std::pair<int, double>> want(expected.begin(), expected.end());
         QCOMPARE(seen, want);
+        std::set<int> pages; // a page is held while, and only while, one of its links is loaded
+        for (const auto &[link, load] : expected)
+            pages.insert(link / LinkLoads::kPage);
+        QCOMPARE(loads.pages(), pages.size());
     };
     bool wasDense = false;
     for (int step = 0; step < 4000; ++step) {
@@ -90,6 +95,7 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
     }
     check();
     QVERIFY(wasDense); // the walk covered more than an eighth of the links
+    QVERIFY(loads.pages() > 1);
     for (const auto &[link, load] : expected) {
         QVERIFY(loads.find(link) != nullptr);
         QCOMPARE(*loads.find(link), load);
@@ -105,7 +111,49 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
     residue.add(3 * LinkLoads::kPage + 1, 0.2);
     QCOMPARE(residue.add(3 * LinkLoads::kPage + 1, -0.3), 0.0);
     QCOMPARE(residue.size(), std::size_t { 0 });
+    QCOMPARE(residue.pages(), std::size_t { 0 });
     QVERIFY(residue.begin() == residue.end());
+    QCOMPARE(residue.add(7, 0.0), 0.0); // nothing added: no page held
+    QCOMPARE(residue.pages(), std::size_t { 0 });
+
+    // Scattered loads, one per page, go to a hash table once 64 pages hold them (less than 64
+    // loads per page); the same loads either way, then pages again once the pattern is dense.
+    {
+        const int wide = 1000 * LinkLoads::kPage;
+        LinkLoads scattered;
+        scattered.setLinkCount(wide);
+        std::map<int, double> want;
+        const auto same = [&] {
+            std::map<int, double> seen;
+            for (const auto &[link, load] : scattered)
+                QVERIFY(seen.emplace(link, load).second); // each link once
+            QCOMPARE(seen, want);
+            QCOMPARE(scattered.size(), want.size());
+        };
+        for (int page = 0; page < 100; ++page) {
+            const int link = page * LinkLoads::kPage + (page * 37) % LinkLoads::kPage;
+            QCOMPARE(scattered.add(link, 1.0 + page), 1.0 + page);
+            want[link] = 1.0 + page;
+            QCOMPARE(scattered.hashed(), page + 1 >= 64);
+        }
+        QCOMPARE(scattered.pages(), std::size_t { 0 }); // the pages' memory went with them
+        same();
+        const int first = (0 * 37) % LinkLoads::kPage;
+        QCOMPARE(scattered.add(first, -1.0), 0.0); // cancelled: gone from the table
+        want.erase(first);
+        QVERIFY(scattered.find(first) == nullptr);
+        QCOMPARE(scattered.valueAt(5 * LinkLoads::kPage + (5 * 37) % LinkLoads::kPage), 6.0);
+        same();
+        for (int link = 1; want.size() * 8 <= std::size_t(wide); link += 3) {
+            const double before = want.count(link) ? want[link] : 0.0;
+            QCOMPARE(scattered.add(link, 0.5), before + 0.5);
+            want[link] = before + 0.5;
+        }
+        QVERIFY(scattered.dense());
+        QVERIFY(!scattered.hashed());
+        QVERIFY(scattered.pages() > 0);
+        same();
+    }
 
     // A pattern told it will be dense after its first loads keeps them.
     LinkLoads late;

@@ -25,8 +25,8 @@ std::vector<std::pair<long long, int>> countDistinct(
 {
     busiest = -1;
     // Open addressing with linear probing (Knuth, TAOCP vol. 3, §6.4, Algorithm L) and
-    // Fibonacci hashing (fibonacciSlot()), at most half full. No busy time is the smallest long long,
-    // which marks an empty slot.
+    // Fibonacci hashing (fibonacciSlot()), at most half full. No busy time is the smallest long
+    // long, which marks an empty slot.
     constexpr long long kEmpty = std::numeric_limits<long long>::min();
     std::size_t capacity = 1024;
     std::vector<std::pair<long long, int>> table(capacity, { kEmpty, 0 });
@@ -82,6 +82,7 @@ void LinkRanking::rank(std::vector<long long> keys)
     // evaluation.
     // The bottleneck (the first link of the largest key) is found in the same pass.
     m_histogram.clear();
+    m_cursors.clear();
     for (const auto &[key, links] : countDistinct(m_key, m_bottleneck))
         m_histogram.emplace_hint(m_histogram.end(), key, links);
     m_rescan = false;
@@ -110,13 +111,28 @@ void LinkRanking::flushRun()
 {
     if (m_run.links == 0)
         return;
-    if (auto it = m_histogram.find(m_run.from); it != m_histogram.end()) {
-        it->second -= m_run.links;
-        if (it->second <= 0)
-            m_histogram.erase(it);
-    }
-    m_histogram[m_run.to] += m_run.links;
+    if (auto it = m_histogram.find(m_run.from); it != m_histogram.end())
+        countChanged(it, -m_run.links);
+    countChanged(m_histogram.try_emplace(m_run.to, 0).first, m_run.links);
     m_run.links = 0;
+}
+
+void LinkRanking::countChanged(std::map<long long, int>::iterator at, int links)
+{
+    const bool erase = at->second + links <= 0;
+    const int delta = erase ? -at->second : links;
+    for (Cursor &c : m_cursors) {
+        if (!c.valid)
+            continue;
+        if (at == c.at && erase)
+            c.valid = false; // its node goes: found again by a walk when next asked for
+        else if (at->first < c.at->first)
+            c.below += delta;
+    }
+    if (erase)
+        m_histogram.erase(at);
+    else
+        at->second += links;
 }
 
 void LinkRanking::settle()
@@ -131,25 +147,36 @@ void LinkRanking::settle()
             m_bottleneck = i;
 }
 
-double LinkRanking::kthSmallest(long long k, double scale) const
+double LinkRanking::kthSmallest(long long k, double scale)
 {
-    // Walk the histogram from whichever end is nearer the rank.
-    const long long n = count();
-    long long seen = 0;
-    if (k <= n / 2) {
-        for (const auto &[key, links] : m_histogram)
-            if ((seen += links) >= k)
-                return static_cast<double>(key) * scale;
-    } else {
-        const long long fromTop = n - k + 1;
-        for (auto it = m_histogram.rbegin(); it != m_histogram.rend(); ++it)
-            if ((seen += it->second) >= fromTop)
-                return static_cast<double>(it->first) * scale;
+    if (m_histogram.empty())
+        return 0.0;
+    auto cursor = std::find_if(
+        m_cursors.begin(), m_cursors.end(), [k](const Cursor &c) { return c.k == k; });
+    if (cursor == m_cursors.end()) {
+        m_cursors.emplace_back();
+        m_cursors.back().k = k;
+        cursor = std::prev(m_cursors.end());
     }
-    return 0.0;
+    Cursor &c = *cursor;
+    if (!c.valid) { // a walk from the start, once
+        c.at = m_histogram.begin();
+        c.below = 0;
+        c.valid = true;
+    }
+    // Nodes before c.at hold c.below links; step to the node where the count passes k.
+    while (c.below + c.at->second < k && std::next(c.at) != m_histogram.end()) {
+        c.below += c.at->second;
+        ++c.at;
+    }
+    while (c.below >= k && c.at != m_histogram.begin()) {
+        --c.at;
+        c.below -= c.at->second;
+    }
+    return static_cast<double>(c.at->first) * scale;
 }
 
-double LinkRanking::percentile(double q, double scale) const
+double LinkRanking::percentile(double q, double scale)
 {
     // Nearest rank: the ceil(q n)-th smallest of n values (at least the first).
     const int n = count();

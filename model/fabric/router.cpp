@@ -398,12 +398,12 @@ int Router::pairSegment(int srcLeaf, int dstLeaf)
     sweep(srcLeaf, dstLeaf);
     Segment seg;
     seg.offset = static_cast<std::uint32_t>(m_arena.size());
-    seg.count = static_cast<std::uint32_t>(m_pairHops.size());
     // Latency of one shortest path: the sweep lists the hops level by level, so the first hop
     // of each level (shares aside) traces one path.
     for (const int level : m_pairLevelStart)
         seg.latency += m_fabric.link(m_pairHops[static_cast<std::size_t>(level)].link).latency;
     m_arena.insert(m_arena.end(), m_pairHops.begin(), m_pairHops.end());
+    finishSegment(seg);
     m_pairs.push_back(seg);
     return it->second;
 }
@@ -461,9 +461,9 @@ int Router::nicPairSegment(int srcNic, int dstNic)
     }
     Segment seg;
     seg.offset = static_cast<std::uint32_t>(m_arena.size());
-    seg.count = static_cast<std::uint32_t>(m_nicPairHops.size());
     seg.latency = latency;
     m_arena.insert(m_arena.end(), m_nicPairHops.begin(), m_nicPairHops.end());
+    finishSegment(seg);
     const int id = static_cast<int>(m_pairs.size());
     m_pairs.push_back(seg);
     m_nicPairOf.emplace(key, id);
@@ -540,8 +540,7 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
         // Multi-plane: the NIC pair's segment holds every plane's hops (nicPairSegment()).
         const Segment &seg = m_pairs[static_cast<std::size_t>(nicPairSegment(e.srcNic, e.dstNic))];
         sum += seg.latency;
-        for (std::uint32_t h = 0; h < seg.count; ++h)
-            reach = std::max(reach, m_fabric.linkTier(m_arena[seg.offset + h].link));
+        reach = std::max(reach, seg.reach);
     }
     if (e.srcLeaf >= 0 && e.srcLeaf != e.dstLeaf)
         addSwitchLatency(e.srcLeaf, e.dstLeaf, sum, reach);
@@ -573,14 +572,16 @@ void Router::addSwitchLatency(int srcLeaf, int dstLeaf, double &sum, Tier &reach
     for (int i = 0; i < n; ++i) {
         const Segment *seg = parts[static_cast<std::size_t>(i)];
         sum += seg->latency;
-        for (std::uint32_t h = 0; h < seg->count; ++h) {
-            // A Clos part is one tier, so its first hop says it; a leaf pair's segment
-            // (fabrics that are no Clos) is read to its end.
-            reach = std::max(reach, m_fabric.linkTier(m_arena[seg->offset + h].link));
-            if (m_foldedClos)
-                break;
-        }
+        reach = std::max(reach, seg->reach);
     }
+}
+
+void Router::finishSegment(Segment &seg)
+{
+    seg.count = static_cast<std::uint32_t>(m_arena.size() - seg.offset);
+    seg.reach = Tier::ScaleUp;
+    for (std::uint32_t h = 0; h < seg.count; ++h)
+        seg.reach = std::max(seg.reach, m_fabric.linkTier(m_arena[seg.offset + h].link));
 }
 
 int Router::switchParts(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts)

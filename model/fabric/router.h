@@ -87,7 +87,11 @@ private:
         std::uint32_t offset = kUnset;
         std::uint32_t count = 0;
         double latency = 0.0;
+        Tier reach = Tier::ScaleUp; ///< the highest tier of its hops (finishSegment())
     };
+    /// Sets `seg.count` to the hops appended to the arena since `seg.offset`, and its reach:
+    /// read once here rather than from the fabric's tier per hop on every latency() call.
+    void finishSegment(Segment &seg);
     static constexpr std::uint32_t kUnset = 0xffffffffu;
     /// The parts of a leaf-to-leaf route (see router.cpp): up to the spines, up to the
     /// super-spines, down to the spines, down to the leaf.
@@ -202,7 +206,6 @@ private:
     std::vector<int> m_frontier, m_next;
     std::vector<RouteHop> m_pairHops;
     std::vector<int> m_pairLevelStart; ///< index in m_pairHops of each level's first hop
-
 };
 
 } // namespace railyard

@@ -81,9 +81,7 @@ void Router::buildClosSegments()
             seg.latency = m_fabric.link(link).latency; // every hop of a part is one tier
         m_arena.push_back({ link, share });
     };
-    const auto end = [this](Segment &seg) {
-        seg.count = static_cast<std::uint32_t>(m_arena.size() - seg.offset);
-    };
+    const auto end = [this](Segment &seg) { finishSegment(seg); };
 
     // Leaf -> spines: the leaf splits evenly over its uplinks, whether the destination is in
     // the pod (all its spines reach that leaf) or not (all of them reach the super-spines).

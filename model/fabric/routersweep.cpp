@@ -125,7 +125,7 @@ void Router::computeLeafPair(int srcLeaf, int dstLeaf)
                 m_arena.push_back(h);
             }
         }
-        seg->count = static_cast<std::uint32_t>(m_arena.size() - seg->offset);
+        finishSegment(*seg);
     }
 }
 

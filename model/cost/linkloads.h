@@ -17,7 +17,8 @@ namespace railyard {
  * One traffic pattern's load per link (link id -> bytes per byte of S per pass), zero where a
  * link carries none.
  *
- * The loads sit in pages of kPage consecutive link ids, a page allocated when one of its links
+ * The loads sit in pages of consecutive link ids (pageSizeFor(): 512 on a large fabric, down to
+ * 64 on a small one, whose pages would be mostly empty), a page allocated when one of its links
  * first takes a load: a pattern's links mostly come in runs of neighbouring ids (a pipeline
  * boundary's sends leave and enter the servers of two stages, which are consecutive in the
  * fabric's vertex order, with their NIC and leaf cables), so an update is a store into an
@@ -28,8 +29,8 @@ namespace railyard {
  *
  * A pattern whose loads are scattered (a scattered placement, or a long run of optimiser
  * moves, puts a TP group's links anywhere) would hold a page for a few loads: once its pages
- * are mostly empty (fewer than kScatteredBelow loads per page on average, over at least
- * kScatteredFrom pages, judged as it takes a new page) it moves its loads to an open-addressing
+ * are mostly empty (under one load per kScatteredBelow link ids they cover, over at least
+ * kScatteredFrom ids, judged as it takes a new page) it moves its loads to an open-addressing
  * hash table (FlatIntMap), which costs 16 to 32 bytes per load whatever their ids; a 131,072-GPU
  * scattered placement held 200 MB more in pages than in tables.
  *
@@ -41,15 +42,25 @@ namespace railyard {
 class LinkLoads
 {
 public:
-    /// Link ids per page: 4 KiB of loads.
-    static constexpr int kPage = 512;
+    /// Link ids per page on a fabric of `links` links: a 64th of them as a power of two,
+    /// from 64 to 512 (4 KiB of loads).
+    static int pageSizeFor(int links)
+    {
+        const unsigned wanted = static_cast<unsigned>(std::max(1, links / 64));
+        return static_cast<int>(std::clamp(std::bit_floor(wanted), 64u, 512u));
+    }
 
-    /// The fabric's link count, which bounds the ids and sets when a pattern counts as dense.
-    void setLinkCount(int links) { m_links = links; }
+    /// The fabric's link count, which bounds the ids, sets the page size and when a pattern
+    /// counts as dense. Call before the first load.
+    void setLinkCount(int links)
+    {
+        m_links = links;
+        m_pageShift = std::countr_zero(static_cast<unsigned>(pageSizeFor(links)));
+    }
 
     /// Links that carry a load.
     std::size_t size() const { return m_hashed ? m_hash.size() : m_count; }
-    /// Pages that hold a load (kPage loads of memory each); none once the loads are hashed.
+    /// Pages that hold a load (pageSizeFor() loads of memory each); none once hashed.
     std::size_t pages() const { return m_pages.size(); }
     /// Whether the loads are in a hash table (a sparse pattern whose loads are scattered).
     bool hashed() const { return m_hashed; }
@@ -76,7 +87,7 @@ public:
         m_hash.clear();
         for (const int page : m_pages) {
             Page &at = m_page[static_cast<std::size_t>(page)];
-            std::fill_n(at.loads, kPage, 0.0);
+            std::fill_n(at.loads, pageSize(), 0.0);
             release(at);
         }
         m_pages.clear();
@@ -89,28 +100,29 @@ public:
     {
         if (m_hashed)
             return addHashed(link, delta);
-        const std::size_t page = static_cast<std::size_t>(link) / kPage;
-        const std::size_t pagesBefore = m_pages.size();
-        double &value = at(link);
+        const std::size_t page = static_cast<std::size_t>(link) >> m_pageShift;
+        const bool fresh = page >= m_page.size() || !m_page[page].loads;
+        if (fresh)
+            takePage(page);
+        Page &at = m_page[page];
+        double &value = at.loads[link & (pageSize() - 1)];
         const bool was = value != 0.0;
         value += delta;
         if (std::abs(value) <= 1e-9 * std::abs(delta))
             value = 0.0;
         const bool is = value != 0.0;
-        Page &at = m_page[page];
         if (is != was) {
             m_count += is ? 1 : -1;
             at.live += is ? 1 : -1;
         }
         if (at.live == 0) { // every load of the page is zero: it serves the next new page
-            release(at);
-            m_pages.erase(std::lower_bound(m_pages.begin(), m_pages.end(), int(page)));
+            releasePage(page);
             return 0.0;
         }
         if (!m_dense && m_links > 0 && m_count * 8 > static_cast<std::size_t>(m_links))
             m_dense = true;
         const double result = value;
-        if (m_pages.size() > pagesBefore && scattered())
+        if (fresh && scattered())
             toHashed(); // frees the pages, `value`'s among them
         return result;
     }
@@ -127,10 +139,10 @@ public:
     {
         if (m_hashed)
             return m_hash.find(link);
-        const std::size_t page = static_cast<std::size_t>(link) / kPage;
+        const std::size_t page = static_cast<std::size_t>(link) >> m_pageShift;
         if (page >= m_page.size() || !m_page[page].loads)
             return nullptr;
-        const double *value = m_page[page].loads + link % kPage;
+        const double *value = m_page[page].loads + (link & (pageSize() - 1));
         return *value != 0.0 ? value : nullptr;
     }
 
@@ -169,7 +181,7 @@ public:
         }
 
     private:
-        int link() const { return m_owner->m_pages[m_page] * kPage + m_offset; }
+        int link() const { return (m_owner->m_pages[m_page] << m_owner->m_pageShift) + m_offset; }
         double value() const
         {
             return m_owner->m_page[static_cast<std::size_t>(m_owner->m_pages[m_page])]
@@ -178,7 +190,7 @@ public:
         void skipZeros()
         {
             while (m_page < m_owner->m_pages.size()) {
-                if (m_offset == kPage) {
+                if (m_offset == m_owner->pageSize()) {
                     ++m_page;
                     m_offset = 0;
                     continue;
@@ -199,13 +211,13 @@ public:
     const_iterator end() const { return { *this, m_hash.end(), m_pages.size(), 0 }; }
 
 private:
-    /// Below this many loads per page on average (each load then holds over 64 bytes of pages,
-    /// where a hash table half to a quarter full takes 32 to 64 per load), over at least
-    /// kScatteredFrom pages (256 KiB), a sparse pattern hashes its loads.
-    static constexpr std::size_t kScatteredBelow = 64;
-    static constexpr std::size_t kScatteredFrom = 64;
+    /// Below one load per kScatteredBelow link ids held in pages on average (each load then
+    /// holds over 64 bytes of pages, where a hash table half to a quarter full takes 32 to 64),
+    /// over at least kScatteredFrom ids (256 KiB of pages), a sparse pattern hashes its loads.
+    static constexpr std::size_t kScatteredBelow = 8;
+    static constexpr std::size_t kScatteredFrom = 32768;
 
-    /// A page of kPage link ids: where its loads are (nullptr: none yet) and how many are
+    /// A page of link ids: where its loads are (nullptr: none yet) and how many are
     /// not zero.
     struct Page
     {
@@ -217,31 +229,32 @@ private:
     /// less memory (checked as it takes a new page).
     bool scattered() const
     {
-        return !m_dense && m_pages.size() >= kScatteredFrom
-            && m_count < m_pages.size() * kScatteredBelow;
+        const std::size_t held = m_pages.size() * static_cast<std::size_t>(pageSize());
+        return !m_dense && held >= kScatteredFrom && m_count * kScatteredBelow < held;
     }
 
-    double &at(int link)
+    /// Gives page `page` its memory: a page emptied before, else one from the blocks of
+    /// kChunkPages (one block for all of a dense pattern's); placed pages never move.
+    void takePage(std::size_t page)
     {
-        const std::size_t page = static_cast<std::size_t>(link) / kPage;
         if (page >= m_page.size())
             m_page.resize(std::max(page + 1, pageCount()));
         Page &at = m_page[page];
-        if (!at.loads) {
-            // A page emptied before, else one from the blocks of kChunkPages (one block for
-            // all of a dense pattern's): placed pages never move.
-            if (!m_free.empty()) {
-                at.loads = m_free.back(); // all zero: it was released with no load left
-                m_free.pop_back();
-            } else {
-                if (m_chunkUsed == m_chunkPages)
-                    newChunk(kChunkPages);
-                at.loads = m_chunks.back().get() + (m_chunkUsed++) * kPage;
-                std::fill_n(at.loads, kPage, 0.0);
-            }
-            m_pages.insert(std::upper_bound(m_pages.begin(), m_pages.end(), int(page)), int(page));
+        if (!m_free.empty()) {
+            at.loads = m_free.back(); // all zero: it was released with no load left
+            m_free.pop_back();
+        } else {
+            if (m_chunkUsed == m_chunkPages)
+                newChunk(std::min(kChunkPages, pageCount())); // a small fabric: its pages
+            at.loads = m_chunks.back().get() + (m_chunkUsed++) * pageSize();
+            std::fill_n(at.loads, pageSize(), 0.0);
         }
-        return at.loads[link % kPage];
+        m_pages.insert(std::upper_bound(m_pages.begin(), m_pages.end(), int(page)), int(page));
+    }
+    void releasePage(std::size_t page)
+    {
+        release(m_page[page]);
+        m_pages.erase(std::lower_bound(m_pages.begin(), m_pages.end(), int(page)));
     }
     void release(Page &page)
     {
@@ -250,13 +263,13 @@ private:
     }
     void newChunk(std::size_t pages)
     {
-        m_chunks.push_back(std::make_unique_for_overwrite<double[]>(pages * kPage));
+        m_chunks.push_back(std::make_unique_for_overwrite<double[]>(pages * pageSize()));
         m_chunkPages = pages;
         m_chunkUsed = 0;
     }
     std::size_t pageCount() const
     {
-        return (static_cast<std::size_t>(std::max(m_links, 0)) + kPage - 1) / kPage;
+        return (static_cast<std::size_t>(std::max(m_links, 0)) + pageSize() - 1) >> m_pageShift;
     }
 
     double addHashed(int link, double delta)
@@ -304,7 +317,9 @@ private:
     bool m_dense = false;
     bool m_hashed = false;
     std::size_t m_count = 0; ///< links with a non-zero load (pages)
-    static constexpr std::size_t kChunkPages = 16; ///< pages per block (64 KiB)
+    static constexpr std::size_t kChunkPages = 16; ///< pages per block (up to 64 KiB)
+    int m_pageShift = 9; ///< log2 of the page size (setLinkCount())
+    int pageSize() const { return 1 << m_pageShift; }
 
     std::vector<Page> m_page; ///< per page of link ids
     std::vector<int> m_pages; ///< the numbers of the pages that hold loads, ascending

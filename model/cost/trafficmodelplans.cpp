@@ -143,8 +143,11 @@ void TrafficModel::emitPlan(int pattern, const EmittedPlan &plan, double sign, b
     // flows over each NIC link. In a build they are netted per link (the pattern's
     // pendingEnds, as a move nets them) and each link's load, maximum and bytes are updated
     // once per plan rather than once per flow: a tenth of the updates into arrays of a million
-    // links at 131,072 GPUs. (A move nets them already, until its flush.)
-    const bool net = flows && m_movingRanks.empty() && plan.flows.size() > plan.slots.size();
+    // links at 131,072 GPUs. (A move nets them already, until its flush.) A small plan's links
+    // stay in cache, where netting them first would only add a table: from 1,024 flows on.
+    constexpr std::size_t kNetFrom = 1024;
+    const bool net = flows && m_movingRanks.empty() && plan.flows.size() > plan.slots.size()
+        && plan.flows.size() >= kNetFrom;
     m_nettingEnds = net;
     for (std::size_t i = 0; flows && i < plan.flows.size(); ++i) {
         const GroupFlow &f = plan.flows[i];

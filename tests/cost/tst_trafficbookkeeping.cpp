@@ -50,7 +50,10 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
     // up, loads that cancel exactly (a move's flows leaving a link), ids across page boundaries
     // and pages allocated out of order; iteration in id order over non-zero loads only, the
     // count, and the dense flag once more than an eighth of the links carry a load.
-    const int links = 6 * LinkLoads::kPage + 7; // a last, partial page
+    const int links = 3079;
+    const int P = LinkLoads::pageSizeFor(links); // 64 link ids; a last, partial page
+    QCOMPARE(P, 64);
+    QCOMPARE(LinkLoads::pageSizeFor(1'200'000), 512);
     std::mt19937 rng(11);
     std::uniform_int_distribution<int> linkOf(0, links - 1);
     std::uniform_int_distribution<int> unitOf(1, 8);
@@ -67,7 +70,7 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
         QCOMPARE(seen, want);
         std::set<int> pages; // a page is held while, and only while, one of its links is loaded
         for (const auto &[link, load] : expected)
-            pages.insert(link / LinkLoads::kPage);
+            pages.insert(link / P);
         QCOMPARE(loads.pages(), pages.size());
     };
     bool wasDense = false;
@@ -107,9 +110,9 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
     // Residue of loads that cancel up to rounding is dropped: 0.1 + 0.2 - 0.3 is not zero.
     LinkLoads residue;
     residue.setLinkCount(links);
-    residue.add(3 * LinkLoads::kPage + 1, 0.1);
-    residue.add(3 * LinkLoads::kPage + 1, 0.2);
-    QCOMPARE(residue.add(3 * LinkLoads::kPage + 1, -0.3), 0.0);
+    residue.add(3 * P + 1, 0.1);
+    residue.add(3 * P + 1, 0.2);
+    QCOMPARE(residue.add(3 * P + 1, -0.3), 0.0);
     QCOMPARE(residue.size(), std::size_t { 0 });
     QCOMPARE(residue.pages(), std::size_t { 0 });
     QVERIFY(residue.begin() == residue.end());
@@ -119,7 +122,8 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
     // Scattered loads, one per page, go to a hash table once 64 pages hold them (less than 64
     // loads per page); the same loads either way, then pages again once the pattern is dense.
     {
-        const int wide = 1000 * LinkLoads::kPage;
+        const int wide = 512000;
+        const int WP = LinkLoads::pageSizeFor(wide); // 512
         LinkLoads scattered;
         scattered.setLinkCount(wide);
         std::map<int, double> want;
@@ -131,18 +135,18 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
             QCOMPARE(scattered.size(), want.size());
         };
         for (int page = 0; page < 100; ++page) {
-            const int link = page * LinkLoads::kPage + (page * 37) % LinkLoads::kPage;
+            const int link = page * WP + (page * 37) % WP;
             QCOMPARE(scattered.add(link, 1.0 + page), 1.0 + page);
             want[link] = 1.0 + page;
             QCOMPARE(scattered.hashed(), page + 1 >= 64);
         }
         QCOMPARE(scattered.pages(), std::size_t { 0 }); // the pages' memory went with them
         same();
-        const int first = (0 * 37) % LinkLoads::kPage;
+        const int first = (0 * 37) % WP;
         QCOMPARE(scattered.add(first, -1.0), 0.0); // cancelled: gone from the table
         want.erase(first);
         QVERIFY(scattered.find(first) == nullptr);
-        QCOMPARE(scattered.valueAt(5 * LinkLoads::kPage + (5 * 37) % LinkLoads::kPage), 6.0);
+        QCOMPARE(scattered.valueAt(5 * WP + (5 * 37) % WP), 6.0);
         same();
         for (int link = 1; want.size() * 8 <= std::size_t(wide); link += 3) {
             const double before = want.count(link) ? want[link] : 0.0;
@@ -158,11 +162,11 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
     // A pattern told it will be dense after its first loads keeps them.
     LinkLoads late;
     late.setLinkCount(links);
-    late.add(LinkLoads::kPage + 2, 1.5);
+    late.add(P + 2, 1.5);
     late.reserve(std::size_t(links));
     QVERIFY(late.dense());
-    QCOMPARE(late.add(5 * LinkLoads::kPage, 0.5), 0.5);
-    QCOMPARE(late.valueAt(LinkLoads::kPage + 2), 1.5);
+    QCOMPARE(late.add(5 * P, 0.5), 0.5);
+    QCOMPARE(late.valueAt(P + 2), 1.5);
     QCOMPARE(late.size(), std::size_t { 2 });
 
     loads.clear(); // keeps its pages and its dense flag

@@ -110,10 +110,6 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     // Fixed links, looked up once so that route() never searches adjacency.
     const int slots = f.slotCount();
     const int nics = f.nicsPerServer();
-    m_gpuUp.resize(static_cast<std::size_t>(slots));
-    m_gpuDown.resize(static_cast<std::size_t>(slots));
-    m_pcieUp.resize(static_cast<std::size_t>(slots));
-    m_pcieDown.resize(static_cast<std::size_t>(slots));
     m_slots.resize(static_cast<std::size_t>(slots));
     for (int slot = 0; slot < slots; ++slot) {
         const int server = f.serverOfSlot(slot);
@@ -124,11 +120,11 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
         const auto at = static_cast<std::size_t>(slot);
         // Each link found from its lower end (a GPU or NIC has a few neighbours where a switch
         // has up to its radix), the other direction as its reverse.
-        m_gpuUp[at] = f.linkBetween(gpu, scaleUp);
-        m_gpuDown[at] = reverseOf(f, m_gpuUp[at], scaleUp, gpu);
-        m_pcieUp[at] = f.linkBetween(gpu, nic);
-        m_pcieDown[at] = reverseOf(f, m_pcieUp[at], nic, gpu);
         SlotPlace &place = m_slots[at];
+        place.gpuUp = f.linkBetween(gpu, scaleUp);
+        place.gpuDown = reverseOf(f, place.gpuUp, scaleUp, gpu);
+        place.pcieUp = f.linkBetween(gpu, nic);
+        place.pcieDown = reverseOf(f, place.pcieUp, nic, gpu);
         place.server = server;
         place.domain = f.scaleUpDomainOfSlot(slot);
         place.nic = nicIndex;
@@ -162,8 +158,6 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     for (int slot = 0; slot < slots; ++slot) {
         const auto at = static_cast<std::size_t>(slot);
         SlotPlace &place = m_slots[at];
-        place.gpuUp = m_gpuUp[at];
-        place.gpuDown = m_gpuDown[at];
         place.gpuUpLatency = latencyOf(place.gpuUp);
         place.gpuDownLatency = latencyOf(place.gpuDown);
         place.gpuUpReach = std::max(Tier::ScaleUp, tierOf(place.gpuUp));
@@ -171,10 +165,8 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
         if (nics == 0 || planes != 1)
             continue;
         const auto port = static_cast<std::size_t>(place.server * nics + place.nic);
-        place.pcieUp = m_pcieUp[at];
         place.nicUp = m_nicUp[port];
         place.nicDown = m_nicDown[port];
-        place.pcieDown = m_pcieDown[at];
         place.upLatency = latencyOf(place.pcieUp) + latencyOf(place.nicUp); // 0 + a + b
         place.nicDownLatency = latencyOf(place.nicDown);
         place.pcieDownLatency = latencyOf(place.pcieDown);
@@ -231,8 +223,8 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
     const int dstServer = dst.server;
     out = Ends {};
     if (src.domain == dst.domain) { // Fabric::sameScaleUpDomain()
-        out.head[0] = m_gpuUp[static_cast<std::size_t>(srcSlot)];
-        out.head[1] = m_gpuDown[static_cast<std::size_t>(dstSlot)];
+        out.head[0] = src.gpuUp;
+        out.head[1] = dst.gpuDown;
         out.headCount = 2;
         return;
     }
@@ -247,16 +239,16 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
         const int proxy = m_proxyGpu[static_cast<std::size_t>(dstNic)];
         if (proxy >= 0) {
             sendSlot = srcServer * f.gpusPerServer() + proxy;
-            out.head[out.headCount++] = m_gpuUp[static_cast<std::size_t>(srcSlot)];
-            out.head[out.headCount++] = m_gpuDown[static_cast<std::size_t>(sendSlot)];
+            out.head[out.headCount++] = src.gpuUp;
+            out.head[out.headCount++] = m_slots[static_cast<std::size_t>(sendSlot)].gpuDown;
             srcNic = dstNic;
         }
     }
-    out.head[out.headCount++] = m_pcieUp[static_cast<std::size_t>(sendSlot)];
+    out.head[out.headCount++] = m_slots[static_cast<std::size_t>(sendSlot)].pcieUp;
     if (f.planeCount() > 1) {
         out.srcNic = srcServer * nics + srcNic;
         out.dstNic = dstServer * nics + dstNic;
-        out.tail[0] = m_pcieDown[static_cast<std::size_t>(dstSlot)];
+        out.tail[0] = dst.pcieDown;
         out.tailCount = 1;
         return;
     }
@@ -264,7 +256,7 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
     out.srcLeaf = srcNic == src.nic ? src.leaf : f.leafOfNic(srcServer, srcNic);
     out.dstLeaf = dst.leaf;
     out.tail[0] = m_nicDown[static_cast<std::size_t>(dstServer * nics + dstNic)];
-    out.tail[1] = m_pcieDown[static_cast<std::size_t>(dstSlot)];
+    out.tail[1] = dst.pcieDown;
     out.tailCount = 2;
 }
 

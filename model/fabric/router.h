@@ -162,16 +162,15 @@ private:
     std::shared_ptr<const RouteLumps> m_lumps; ///< lumps(), once asked for
     std::vector<RouteHop> m_nicPairHops; ///< scratch of nicPairSegment()
     // Fixed links per slot / per server NIC, looked up once.
-    std::vector<int> m_gpuUp, m_gpuDown; ///< GPU -> scale-up, scale-up -> GPU
-    std::vector<int> m_pcieUp, m_pcieDown; ///< GPU -> its NIC, its NIC -> GPU
     /// per (plane * servers + server) * nics + nic: NIC port -> leaf, leaf -> NIC port
     std::vector<int> m_nicUp, m_nicDown;
     std::vector<int> m_proxyGpu; ///< per NIC index: PXN proxy GPU (affinity), -1
     /// Per slot, what ends() asks of the fabric for every flow (each a division or a lookup
     /// in the fabric): its server, scale-up domain, affinity NIC index and that NIC's leaf.
-    /// Then what a route's ends take on a single-plane fabric (m_slotEnds), read from this one
-    /// record instead of a dozen arrays: the links out of and into the slot, inside its scale-up
-    /// domain (GPU <-> NVSwitch) and towards the network without PXN (PCIe, its NIC's port),
+    /// The links out of and into the slot inside its scale-up domain (GPU <-> NVSwitch) and
+    /// over PCIe to its NIC, for every fabric (ends() reads them). Then what a route's ends
+    /// take on a single-plane fabric (m_slotEnds), read from this one record instead of a
+    /// dozen arrays: its NIC's port to the leaf and back,
     /// their latencies as latency() and routeParts() add them (sums start at 0, so the first
     /// terms of a route's sum are the same number summed ahead of time), and the highest tier
     /// of each side.

@@ -2,6 +2,7 @@
 // and the short notices shown over the fabric.
 #include "fabricview.h"
 
+#include "annotationlayer.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "legenditem.h"
@@ -69,11 +70,22 @@ void FabricView::fitDefault()
     // height has room for them and a server row; else the racks' top.
     const FabricLayout &layout = m_root->layout();
     const double rackTop = layout.racks().front().rect.top();
-    const QRectF leaf = m_root->fabric().leafCount() > 0 ? layout.switchRect(m_root->fabric().leafVertex(0)) : QRectF();
+    const QRectF leaf = m_root->fabric().leafCount() > 0
+        ? layout.switchRect(m_root->fabric().leafVertex(0))
+        : QRectF();
     const double shown = (vp.height() - reserve) / s;
     double top = rackTop - 10.0;
-    if (!leaf.isEmpty() && shown >= rackTop - leaf.top() + layout.serverSize().height() + 30.0)
+    const double rowAndMargin = layout.serverSize().height() + 30.0;
+    if (!leaf.isEmpty() && shown >= rackTop - leaf.top() + rowAndMargin)
         top = leaf.top() - 10.0;
+    // Sticky notes above that (a whiteboard's, pinned over the switches) come into view as
+    // well when the height still shows a server row: under the legend they could not be read.
+    // A card keeps its size on screen, so its top in the scene depends on the zoom.
+    for (const AnnotationNoteItem *note : m_annotations->notes()) {
+        const double noteTop = note->scenePos().y() + note->boundingRect().top() / s - 10.0 / s;
+        if (noteTop < top && shown >= rackTop - noteTop + rowAndMargin)
+            top = noteTop;
+    }
     centerOn(QPointF(content.center().x(), top - reserve / s + vp.height() / (2.0 * s)));
     updateLevelOfDetail();
     positionLegend();
@@ -139,7 +151,8 @@ void FabricView::wheelEvent(QWheelEvent *event)
     // Shift+wheel (or a sideways wheel or trackpad swipe) pans sideways; the plain wheel
     // zooms under the mouse, as in map viewers. One notch (120) pans a tenth of the view.
     const QPoint angle = event->angleDelta();
-    const bool sideways = (event->modifiers() & Qt::ShiftModifier) || (angle.x() != 0 && angle.y() == 0);
+    const bool sideways
+        = (event->modifiers() & Qt::ShiftModifier) || (angle.x() != 0 && angle.y() == 0);
     if (sideways) {
         const int notch = angle.y() != 0 ? angle.y() : angle.x();
         panBy(-notch * viewport()->width() / 1200, 0);
@@ -216,8 +229,9 @@ void FabricView::showNotice(const QString &text)
         m_notice->setAttribute(Qt::WA_TransparentForMouseEvents);
         m_notice->setWordWrap(true);
         m_notice->setAlignment(Qt::AlignCenter);
-        m_notice->setStyleSheet(QStringLiteral("QLabel { background: rgba(33, 37, 41, 215); color: white; "
-                                               "border-radius: 6px; padding: 8px 14px; }"));
+        m_notice->setStyleSheet(
+            QStringLiteral("QLabel { background: rgba(33, 37, 41, 215); color: white; "
+                           "border-radius: 6px; padding: 8px 14px; }"));
         m_noticeTimer = new QTimer(this);
         m_noticeTimer->setSingleShot(true);
         connect(m_noticeTimer, &QTimer::timeout, m_notice, &QWidget::hide);
@@ -239,7 +253,8 @@ void FabricView::positionNotice()
     if (!m_notice)
         return;
     const QRect vp = viewport()->rect();
-    const int width = std::min(vp.width() - 20, std::max(240, m_notice->fontMetrics().horizontalAdvance(m_notice->text()) + 40));
+    const int width = std::min(vp.width() - 20,
+        std::max(240, m_notice->fontMetrics().horizontalAdvance(m_notice->text()) + 40));
     m_notice->setFixedWidth(std::max(60, width));
     m_notice->adjustSize();
     m_notice->move(vp.center().x() - m_notice->width() / 2, vp.bottom() - m_notice->height() - 16);

@@ -9,7 +9,9 @@
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "fabricview.h"
+#include "legenditem.h"
 #include "mainwindow.h"
+#include "scenario/scenariofile.h"
 #include "scripteddialogs.h"
 #include "scriptedwindow.h"
 #include "slotitem.h"
@@ -32,7 +34,8 @@ namespace {
 
 struct Fixture : ScriptedWindow
 {
-    Fixture() : ScriptedWindow(QSize(1600, 1000))
+    Fixture()
+        : ScriptedWindow(QSize(1600, 1000))
     {
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         view()->fitAll();
@@ -50,13 +53,14 @@ struct Fixture : ScriptedWindow
     {
         // The server's top edge, inside its frame: its bar, outside any chip.
         const QRectF r = view()->rootItem()->layout().serverRect(server);
-        return view()->mapFromScene(view()->rootItem()->mapToScene(
-            QPointF(r.center().x(), r.top() + 4.0)));
+        return view()->mapFromScene(
+            view()->rootItem()->mapToScene(QPointF(r.center().x(), r.top() + 4.0)));
     }
     /// A right-click at `pos` as the window receives it; the menu it opened.
     QMenu *rightClick(const QPoint &pos) const
     {
-        QContextMenuEvent event(QContextMenuEvent::Mouse, pos, view()->viewport()->mapToGlobal(pos));
+        QContextMenuEvent event(
+            QContextMenuEvent::Mouse, pos, view()->viewport()->mapToGlobal(pos));
         QApplication::sendEvent(view()->viewport(), &event);
         return qobject_cast<QMenu *>(QApplication::activePopupWidget());
     }
@@ -103,6 +107,7 @@ private Q_SLOTS:
     void arrowBetweenServers();
     void noteOnACable();
     void exportsCarryTheMarks();
+    void openingShowsTheNotesBelowTheLegend();
 };
 
 void TestAnnotations::noteOnAChipFollowsTheRank()
@@ -113,7 +118,7 @@ void TestAnnotations::noteOnAChipFollowsTheRank()
     QCOMPARE(f.annotations().size(), std::size_t(1));
     const Annotation &a = f.annotations().front();
     QCOMPARE(a.kind, Annotation::Kind::Note);
-    QCOMPARE(a.anchor, (AnnotationAnchor{AnnotationAnchor::Kind::Rank, 3}));
+    QCOMPARE(a.anchor, (AnnotationAnchor { AnnotationAnchor::Kind::Rank, 3 }));
     QCOMPARE(a.text, std::string("TP group 0 stays in this server"));
     QCOMPARE(f.doc()->undoStack()->count(), 1);
     // One card, pinned to rank 3's chip, at the note's offset from it.
@@ -149,7 +154,8 @@ void TestAnnotations::dragEditRecolourDelete()
     f.dialogs->textAnswer = QStringLiteral("spine hot spot");
     QVERIFY(f.choose(f.serverBarPos(1), "actionAddNote"));
     QCOMPARE(f.annotations().size(), std::size_t(1));
-    QCOMPARE(f.annotations().front().anchor, (AnnotationAnchor{AnnotationAnchor::Kind::Server, 1}));
+    QCOMPARE(
+        f.annotations().front().anchor, (AnnotationAnchor { AnnotationAnchor::Kind::Server, 1 }));
     const double dx0 = f.annotations().front().dx, dy0 = f.annotations().front().dy;
 
     // Drag the card 60 px right and 30 px down: one "Move note" edit, in scene units.
@@ -206,8 +212,8 @@ void TestAnnotations::arrowBetweenServers()
     QCOMPARE(f.annotations().size(), std::size_t(1));
     const Annotation &a = f.annotations().front();
     QCOMPARE(a.kind, Annotation::Kind::Arrow);
-    QCOMPARE(a.anchor, (AnnotationAnchor{AnnotationAnchor::Kind::Server, 0}));
-    QCOMPARE(a.target, (AnnotationAnchor{AnnotationAnchor::Kind::Server, 2}));
+    QCOMPARE(a.anchor, (AnnotationAnchor { AnnotationAnchor::Kind::Server, 0 }));
+    QCOMPARE(a.target, (AnnotationAnchor { AnnotationAnchor::Kind::Server, 2 }));
     QCOMPARE(a.text, std::string("DP ring"));
     // Hit-testing follows the drawn line: its middle is the arrow, far from it nothing.
     const QPointF tail = *f.layer()->pinPosition(a.anchor);
@@ -217,7 +223,8 @@ void TestAnnotations::arrowBetweenServers()
                               .normalVector()
                               .unitVector();
     const QPointF away = 40.0 * QPointF(normal.dx(), normal.dy());
-    QCOMPARE(f.view()->annotationAt(f.view()->mapFromScene((tail + head) / 2.0) + away.toPoint()), -1);
+    QCOMPARE(
+        f.view()->annotationAt(f.view()->mapFromScene((tail + head) / 2.0) + away.toPoint()), -1);
     // Its label is edited from its menu.
     f.dialogs->textAnswer = QStringLiteral("DP ring, rail 0");
     QVERIFY(f.choose(f.view()->mapFromScene((tail + head) / 2.0), "actionEditAnnotation"));
@@ -236,8 +243,8 @@ void TestAnnotations::noteOnACable()
         const QPolygonF &path = layout.cablePath(link >> 1);
         if (path.size() < 2)
             continue;
-        const QPoint p = f.view()->mapFromScene(f.view()->rootItem()->mapToScene(
-            QLineF(path[0], path[1]).pointAt(0.5)));
+        const QPoint p = f.view()->mapFromScene(
+            f.view()->rootItem()->mapToScene(QLineF(path[0], path[1]).pointAt(0.5)));
         if (!f.view()->viewport()->rect().contains(p))
             continue;
         QMenu *menu = f.rightClick(p);
@@ -262,14 +269,14 @@ void TestAnnotations::exportsCarryTheMarks()
 {
     Fixture f;
     Annotation note;
-    note.anchor = {AnnotationAnchor::Kind::Server, 0};
+    note.anchor = { AnnotationAnchor::Kind::Server, 0 };
     note.text = "look here";
     note.colour = "green";
     f.doc()->addAnnotation(note);
     Annotation arrow;
     arrow.kind = Annotation::Kind::Arrow;
-    arrow.anchor = {AnnotationAnchor::Kind::Server, 0};
-    arrow.target = {AnnotationAnchor::Kind::Server, 3};
+    arrow.anchor = { AnnotationAnchor::Kind::Server, 0 };
+    arrow.target = { AnnotationAnchor::Kind::Server, 3 };
     arrow.text = "cross-rail swap";
     f.doc()->addAnnotation(arrow);
 
@@ -296,4 +303,41 @@ void TestAnnotations::exportsCarryTheMarks()
 }
 
 QTEST_MAIN(TestAnnotations)
+void TestAnnotations::openingShowsTheNotesBelowTheLegend()
+{
+    // The whiteboard sample's notes are pinned over the leaves; at 1280x720 the default fit
+    // (what opening a file does) shows each card whole, inside the viewport and clear of the
+    // legend, with a server row still in view.
+    ScriptedWindow w(QSize(1280, 720));
+    QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+    w.doc()->load(loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128-whiteboard.json"));
+    QCoreApplication::processEvents();
+    FabricView *view = w.window.fabricView();
+    view->fitDefault();
+    QCoreApplication::processEvents();
+    const auto onScreen = [view](const QGraphicsItem *item) {
+        return view->mapFromScene(item->mapToScene(item->boundingRect())).boundingRect();
+    };
+    // Cards keep their size on screen: their view rectangle is their bounding box at the pin.
+    const auto cardOnScreen = [view](const AnnotationNoteItem *note) {
+        return QRectF(view->mapFromScene(note->scenePos()), note->boundingRect().size())
+            .translated(note->boundingRect().topLeft())
+            .toAlignedRect();
+    };
+    const LegendItem *key = view->legendItem(); // also at screen size
+    const QRect legend = QRectF(view->mapFromScene(key->scenePos()), key->boundingRect().size())
+                             .translated(key->boundingRect().topLeft())
+                             .toAlignedRect();
+    const QList<AnnotationNoteItem *> notes = view->annotationLayer()->notes();
+    QVERIFY(notes.size() >= 2);
+    for (const AnnotationNoteItem *note : notes) {
+        const QRect card = cardOnScreen(note);
+        QVERIFY2(view->viewport()->rect().contains(card.center()), qPrintable(note->text()));
+        QVERIFY2(!card.intersects(legend), qPrintable(note->text()));
+    }
+    // A server row is still in view under them.
+    const QRect server = onScreen(view->rootItem()->slotItemOfRank(0)->parentItem());
+    QVERIFY(view->viewport()->rect().intersects(server));
+}
+
 #include "tst_annotations.moc"

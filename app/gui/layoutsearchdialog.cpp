@@ -21,7 +21,6 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
-#include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -36,15 +35,12 @@
 
 namespace railyard {
 
-/** What the search thread writes (under the mutex) and the dialog's timer reads. */
+/** The progress the search thread writes (under the mutex) and the dialog's timer reads. */
 struct LayoutSearchDialog::Shared
 {
     std::mutex mutex;
     LayoutSearchProgress progress;
     bool haveProgress = false;
-    std::optional<LayoutSearchResult> result;
-    std::string error;
-    std::atomic<bool> stop { false };
 };
 
 namespace {
@@ -271,29 +267,17 @@ bool LayoutSearchDialog::run()
 
     m_shared = std::make_shared<Shared>();
     std::shared_ptr<Shared> shared = m_shared;
-    m_thread = QThread::create([shared, opts = m_running] {
-        const LayoutSearchMonitor monitor = [&shared](const LayoutSearchProgress &p) {
+    const auto work = [shared, opts = m_running](const std::atomic<bool> &stop) {
+        const LayoutSearchMonitor monitor = [&shared, &stop](const LayoutSearchProgress &p) {
             std::lock_guard lock(shared->mutex);
             shared->progress = p;
             shared->haveProgress = true;
-            return !shared->stop.load(std::memory_order_relaxed);
+            return !stop.load(std::memory_order_relaxed);
         };
-        std::optional<LayoutSearchResult> result;
-        std::string error;
-        try {
-            result = searchLayouts(opts, monitor);
-        } catch (const std::exception &e) {
-            error = e.what();
-        } catch (...) {
-            error = "the layout search failed";
-        }
-        std::lock_guard lock(shared->mutex);
-        shared->result = std::move(result);
-        shared->error = std::move(error);
-    });
-    m_thread->setObjectName(QStringLiteral("railyard-search"));
-    connect(m_thread, &QThread::finished, this, &LayoutSearchDialog::onWorkerFinished);
-    m_thread->start(QThread::LowPriority);
+        return searchLayouts(opts, monitor);
+    };
+    m_worker.start(this, QStringLiteral("railyard-search"), work, "the layout search failed",
+        [this] { onWorkerFinished(); });
     m_timer->start();
     updateButtons();
     Q_EMIT runningChanged(true);
@@ -302,8 +286,7 @@ bool LayoutSearchDialog::run()
 
 void LayoutSearchDialog::stop()
 {
-    if (m_shared)
-        m_shared->stop.store(true);
+    m_worker.requestStop();
 }
 
 void LayoutSearchDialog::poll()
@@ -328,21 +311,14 @@ void LayoutSearchDialog::poll()
 
 void LayoutSearchDialog::onWorkerFinished()
 {
-    if (!m_thread)
-        return;
+    std::optional<BackgroundRun<LayoutSearchResult>::Outcome> outcome = m_worker.take();
+    if (!outcome)
+        return; // taken already (a wait got there before the thread's finished())
     m_timer->stop();
-    m_thread->deleteLater();
-    m_thread = nullptr;
-    std::shared_ptr<Shared> shared = std::move(m_shared);
-    std::optional<LayoutSearchResult> result;
-    std::string error;
-    {
-        std::lock_guard lock(shared->mutex);
-        result = std::move(shared->result);
-        error = std::move(shared->error);
-    }
+    m_shared.reset();
+    std::optional<LayoutSearchResult> &result = outcome->result;
     if (!result) {
-        m_error = searchText(error);
+        m_error = searchText(outcome->error);
         m_progress->setValue(0);
         m_status->setText(tr("The search was refused: %1").arg(m_error));
         m_status->setStyleSheet(QStringLiteral("QLabel { color: #a61e1e; }"));
@@ -416,7 +392,7 @@ bool LayoutSearchDialog::waitForFinished(int timeoutMs)
     QDeadlineTimer deadline(timeoutMs);
     while (isRunning() && !deadline.hasExpired()) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        if (m_thread && m_thread->wait(QDeadlineTimer(20)))
+        if (m_worker.wait(20))
             onWorkerFinished();
     }
     return !isRunning();
@@ -424,10 +400,10 @@ bool LayoutSearchDialog::waitForFinished(int timeoutMs)
 
 void LayoutSearchDialog::stopAndJoin()
 {
-    if (!m_thread)
+    if (!isRunning())
         return;
     stop();
-    m_thread->wait();
+    m_worker.wait(-1);
     onWorkerFinished();
 }
 

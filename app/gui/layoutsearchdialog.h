@@ -1,5 +1,6 @@
 #pragma once
 
+#include "backgroundrun.h"
 #include "optimise/layoutsearch.h"
 #include "scenario/scenario.h"
 
@@ -17,7 +18,6 @@ class QScatterSeries;
 class QSortFilterProxyModel;
 class QSpinBox;
 class QTableView;
-class QThread;
 class QTimer;
 
 namespace railyard {
@@ -52,7 +52,7 @@ public:
 
     bool run(); ///< the Run button; false when a search runs
     void stop(); ///< the Stop button: cancels; what was evaluated is kept
-    bool isRunning() const { return m_thread != nullptr; }
+    bool isRunning() const { return m_worker.isRunning(); }
     /// Processes events until the search has finished and its result is shown (tests).
     bool waitForFinished(int timeoutMs);
 
@@ -104,8 +104,8 @@ private:
 
     LayoutSearchOptions m_limits; ///< the enumeration limits (not on the form)
     LayoutSearchOptions m_running;
-    std::shared_ptr<Shared> m_shared;
-    QThread *m_thread = nullptr;
+    std::shared_ptr<Shared> m_shared; ///< the progress the worker writes and poll() reads
+    BackgroundRun<LayoutSearchResult> m_worker;
     QTimer *m_timer = nullptr;
     std::unique_ptr<LayoutSearchResult> m_result;
     QString m_error;

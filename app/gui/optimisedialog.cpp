@@ -17,7 +17,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -47,9 +46,6 @@ struct OptimiseDialog::Shared
     bool slotsFresh = false; ///< bestSlots changed since the dialog last took them
     bool valueMoved = false; ///< a better mapping is known but not yet copied
     std::chrono::steady_clock::time_point lastCopy {};
-    std::optional<OptimiseResult> result;
-    std::string error;
-    std::atomic<bool> stop { false };
 };
 
 namespace {
@@ -299,7 +295,7 @@ QString OptimiseDialog::objectiveValueText(Objective objective, double value)
 
 bool OptimiseDialog::isRunning() const
 {
-    return m_thread != nullptr;
+    return m_worker.isRunning();
 }
 
 bool OptimiseDialog::run()
@@ -317,8 +313,9 @@ bool OptimiseDialog::run()
     m_shared = std::make_shared<Shared>();
     // The worker owns copies of everything it reads: the scenario and the options.
     std::shared_ptr<Shared> shared = m_shared;
-    m_thread = QThread::create([shared, scenario = m_scenario, opts = m_running] {
-        const SearchMonitor monitor = [&shared](const SearchProgress &p) {
+    const auto work = [shared, scenario = m_scenario, opts = m_running](
+                          const std::atomic<bool> &stop) {
+        const SearchMonitor monitor = [&shared, &stop](const SearchProgress &p) {
             const auto now = std::chrono::steady_clock::now();
             std::lock_guard lock(shared->mutex);
             shared->evaluated = p.evaluated;
@@ -333,25 +330,13 @@ bool OptimiseDialog::run()
                 shared->valueMoved = false;
                 shared->lastCopy = now;
             }
-            return !shared->stop.load(std::memory_order_relaxed);
+            return !stop.load(std::memory_order_relaxed);
         };
-        std::optional<OptimiseResult> result;
-        std::string error;
-        try {
-            result = optimise(scenario, opts, monitor);
-        } catch (const std::exception &e) {
-            error = e.what();
-        } catch (...) {
-            error = "the optimiser failed";
-        }
-        std::lock_guard lock(shared->mutex);
-        shared->result = std::move(result);
-        shared->error = std::move(error);
-    });
-    m_thread->setObjectName(QStringLiteral("railyard-optimise"));
-    connect(m_thread, &QThread::finished, this, &OptimiseDialog::onWorkerFinished);
+        return optimise(scenario, opts, monitor);
+    };
     m_clock.start();
-    m_thread->start(QThread::LowPriority);
+    m_worker.start(this, QStringLiteral("railyard-optimise"), work, "the optimiser failed",
+        [this] { onWorkerFinished(); });
     m_timer->start();
     updateButtons();
     Q_EMIT runningChanged(true);
@@ -360,8 +345,7 @@ bool OptimiseDialog::run()
 
 void OptimiseDialog::stop()
 {
-    if (m_shared)
-        m_shared->stop.store(true);
+    m_worker.requestStop();
 }
 
 void OptimiseDialog::poll()
@@ -400,21 +384,14 @@ void OptimiseDialog::poll()
 
 void OptimiseDialog::onWorkerFinished()
 {
-    if (!m_thread)
-        return;
+    std::optional<BackgroundRun<OptimiseResult>::Outcome> outcome = m_worker.take();
+    if (!outcome)
+        return; // taken already (a wait got there before the thread's finished())
     m_timer->stop();
-    m_thread->deleteLater();
-    m_thread = nullptr;
-    std::shared_ptr<Shared> shared = std::move(m_shared);
-    std::optional<OptimiseResult> result;
-    std::string error;
-    {
-        std::lock_guard lock(shared->mutex);
-        result = std::move(shared->result);
-        error = std::move(shared->error);
-    }
+    m_shared.reset();
+    std::optional<OptimiseResult> &result = outcome->result;
     if (!result) {
-        m_error = optText(error);
+        m_error = optText(outcome->error);
         m_progress->setValue(0);
         m_status->setText(tr("The search was refused: %1").arg(m_error));
         m_status->setStyleSheet(QStringLiteral("QLabel { color: #a61e1e; }"));
@@ -447,7 +424,7 @@ bool OptimiseDialog::waitForFinished(int timeoutMs)
     while (isRunning() && !deadline.hasExpired()) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
         // The thread's finished() is queued behind other events: take its result now.
-        if (m_thread && m_thread->wait(QDeadlineTimer(20)))
+        if (m_worker.wait(20))
             onWorkerFinished();
     }
     return !isRunning();
@@ -455,10 +432,10 @@ bool OptimiseDialog::waitForFinished(int timeoutMs)
 
 void OptimiseDialog::stopAndJoin()
 {
-    if (!m_thread)
+    if (!isRunning())
         return;
     stop();
-    m_thread->wait();
+    m_worker.wait(-1);
     onWorkerFinished();
 }
 

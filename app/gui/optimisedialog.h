@@ -1,5 +1,6 @@
 #pragma once
 
+#include "backgroundrun.h"
 #include "optimise/optimiseresult.h"
 #include "scenario/scenario.h"
 
@@ -17,7 +18,6 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
-class QThread;
 class QTimer;
 
 namespace railyard {
@@ -107,8 +107,8 @@ private:
     void showBudgetKind();
 
     Scenario m_scenario;
-    std::shared_ptr<Shared> m_shared; ///< what the worker writes and poll() reads
-    QThread *m_thread = nullptr;
+    std::shared_ptr<Shared> m_shared; ///< the progress the worker writes and poll() reads
+    BackgroundRun<OptimiseResult> m_worker;
     QTimer *m_timer = nullptr;
     QElapsedTimer m_clock;
     OptimiseOptions m_running; ///< the options of the search running or last run

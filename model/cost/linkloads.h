@@ -70,7 +70,7 @@ public:
     /// the start (TrafficModel keeps its maxima by blocks from its first load on).
     void reserve(std::size_t entries)
     {
-        if (m_links > 0 && entries * 8 > static_cast<std::size_t>(m_links) && !m_dense) {
+        if (coversAnEighth(entries) && !m_dense) {
             m_dense = true; // first: a dense pattern's pages are never hashed again
             unhash();
             // One block for every page it may need, left uninitialised: each page is written
@@ -109,7 +109,7 @@ public:
         double &value = at.loads[link & (pageSize() - 1)];
         const bool was = value != 0.0;
         value += delta;
-        if (std::abs(value) <= 1e-9 * std::abs(delta))
+        if (isResidue(value, delta))
             value = 0.0;
         const bool is = value != 0.0;
         if (is != was) {
@@ -120,7 +120,7 @@ public:
             releasePage(page);
             return 0.0;
         }
-        if (!m_dense && m_links > 0 && m_count * 8 > static_cast<std::size_t>(m_links))
+        if (!m_dense && coversAnEighth(m_count))
             m_dense = true;
         const double result = value;
         if (fresh && scattered())
@@ -218,6 +218,17 @@ private:
     static constexpr std::size_t kScatteredBelow = 8;
     static constexpr std::size_t kScatteredFrom = 32768;
 
+    /// A sum within `1e-9 * |delta|` of zero is the rounding residue of loads that cancelled.
+    static bool isResidue(double value, double delta)
+    {
+        return std::abs(value) <= 1e-9 * std::abs(delta);
+    }
+    /// Whether `loads` links are more than an eighth of the fabric's (a dense pattern).
+    bool coversAnEighth(std::size_t loads) const
+    {
+        return m_links > 0 && loads * 8 > static_cast<std::size_t>(m_links);
+    }
+
     /// A page of link ids: where its loads are (nullptr: none yet) and how many are
     /// not zero.
     struct Page
@@ -277,9 +288,9 @@ private:
     {
         double &value = m_hash[link];
         value += delta;
-        if (std::abs(value) > 1e-9 * std::abs(delta)) {
+        if (!isResidue(value, delta)) {
             const double v = value;
-            if (m_links > 0 && m_hash.size() * 8 > static_cast<std::size_t>(m_links)) {
+            if (coversAnEighth(m_hash.size())) {
                 m_dense = true; // first: a dense pattern's pages are never hashed again
                 unhash();
             }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QObject>
 #include <QString>
@@ -50,8 +51,9 @@ public:
     bool isRunning() const { return m_thread != nullptr; }
 
     /// Runs `work` on a low-priority thread named `name`; `finished` is called on `receiver`'s
-    /// thread when it ends (it calls take()). `failure` is the error text of an exception that
-    /// is no std::exception.
+    /// thread when it ends (it calls take(); the waits below call it too, and a second call
+    /// finds nothing to take). `failure` is the error text of an exception that is no
+    /// std::exception.
     void start(QObject *receiver, const QString &name, Work work, std::string failure,
         std::function<void()> finished)
     {
@@ -70,6 +72,7 @@ public:
                 state->outcome = std::move(out);
             });
         m_thread->setObjectName(name);
+        m_finished = finished;
         QObject::connect(m_thread, &QThread::finished, receiver, std::move(finished));
         m_thread->start(QThread::LowPriority);
     }
@@ -81,13 +84,28 @@ public:
             m_state->stop.store(true);
     }
 
-    /// Waits up to `ms` milliseconds (-1: until it ends) for the thread; true when none runs.
-    bool wait(int ms)
+    /// Processes events until the run has ended and its `finished` ran, or `timeoutMs`
+    /// passed; true when none runs. The thread's finished() is queued behind other events, so
+    /// an ended thread's outcome is handed over here.
+    bool waitForFinished(int timeoutMs)
+    {
+        const QDeadlineTimer deadline(timeoutMs);
+        while (isRunning() && !deadline.hasExpired()) {
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+            if (m_thread && m_thread->wait(QDeadlineTimer(20)))
+                m_finished();
+        }
+        return !isRunning();
+    }
+
+    /// Stops a run, waits for its thread and hands its outcome over (a dialog closing).
+    void stopAndJoin()
     {
         if (!m_thread)
-            return true;
-        return m_thread->wait(
-            ms < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(ms));
+            return;
+        requestStop();
+        m_thread->wait();
+        m_finished();
     }
 
     /// The outcome of a run whose thread has ended, once; nothing while it runs or after the
@@ -112,6 +130,7 @@ private:
     };
     QThread *m_thread = nullptr;
     std::shared_ptr<State> m_state; ///< shared with the thread
+    std::function<void()> m_finished; ///< the receiver's handler of the end
 };
 
 } // namespace railyard

@@ -7,8 +7,6 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -389,22 +387,12 @@ void LayoutSearchDialog::showResult()
 
 bool LayoutSearchDialog::waitForFinished(int timeoutMs)
 {
-    QDeadlineTimer deadline(timeoutMs);
-    while (isRunning() && !deadline.hasExpired()) {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        if (m_worker.wait(20))
-            onWorkerFinished();
-    }
-    return !isRunning();
+    return m_worker.waitForFinished(timeoutMs);
 }
 
 void LayoutSearchDialog::stopAndJoin()
 {
-    if (!isRunning())
-        return;
-    stop();
-    m_worker.wait(-1);
-    onWorkerFinished();
+    m_worker.stopAndJoin();
 }
 
 void LayoutSearchDialog::updateButtons()

@@ -5,8 +5,6 @@
 #include "optimise/optimisetext.h"
 
 #include <QComboBox>
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QFormLayout>
@@ -420,23 +418,12 @@ void OptimiseDialog::onWorkerFinished()
 
 bool OptimiseDialog::waitForFinished(int timeoutMs)
 {
-    QDeadlineTimer deadline(timeoutMs);
-    while (isRunning() && !deadline.hasExpired()) {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        // The thread's finished() is queued behind other events: take its result now.
-        if (m_worker.wait(20))
-            onWorkerFinished();
-    }
-    return !isRunning();
+    return m_worker.waitForFinished(timeoutMs);
 }
 
 void OptimiseDialog::stopAndJoin()
 {
-    if (!isRunning())
-        return;
-    stop();
-    m_worker.wait(-1);
-    onWorkerFinished();
+    m_worker.stopAndJoin();
 }
 
 void OptimiseDialog::updateButtons()

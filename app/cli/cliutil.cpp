@@ -2,11 +2,14 @@
 
 #include "base/fileio.h"
 #include "base/scenarioerror.h"
+#include "base/stalefiles.h"
+#include "base/text.h"
 #include "scenario/scenariofile.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <iostream>
 
 namespace railyard::cli {
 
@@ -17,7 +20,23 @@ void writeOutput(const std::string &path, const std::string &text)
         std::fflush(stdout);
         return;
     }
+    sweepStaleFiles(path);
     writeFileAtomically(path, text);
+}
+
+std::string terminalText(const std::string &text)
+{
+    return escapeControls(text, true);
+}
+
+void printWarning(const std::string &text)
+{
+    std::cerr << "railyard-cli: warning: " << escapeControls(text) << "\n";
+}
+
+std::string errorMessage(const ScenarioError &error)
+{
+    return error.field().empty() ? error.reason() : error.field() + ": " + error.reason();
 }
 
 Scenario loadScenarioFile(const std::string &path)
@@ -36,7 +55,9 @@ std::string jsonText(nlohmann::json json)
 {
     if (json.is_object())
         json["format_version"] = kJsonFormatVersion;
-    return json.dump(2) + "\n";
+    // Bytes that are not UTF-8 (a file name from the command line) become U+FFFD rather than
+    // an exception.
+    return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 } // namespace railyard::cli

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "base/scenarioerror.h"
 #include "scenario/scenario.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -17,8 +18,19 @@ inline constexpr int kExitUsage = 2;
 /// when a field is renamed or removed or changes meaning, not when one is added.
 inline constexpr int kJsonFormatVersion = 1;
 
-/// Writes text to `path` atomically, or to stdout when path is empty or "-".
+/// Writes text to `path` atomically, or to stdout when path is empty or "-". Before a file
+/// is written, stale temporary files of killed earlier writes of it are swept
+/// (base/stalefiles.h).
 void writeOutput(const std::string &path, const std::string &text);
+
+/// A text report as it may reach a terminal: control characters other than line feed and tab
+/// escaped (escapeControls, base/text.h), so a name holding ESC or NUL shows as \x1b or \x00
+/// instead of acting on the terminal.
+std::string terminalText(const std::string &text);
+/// Prints "railyard-cli: warning: <text>" on stderr, the text on one line (escapeControls).
+void printWarning(const std::string &text);
+/// The whole message of an error, field first, up to its end: what() stops at a NUL byte.
+std::string errorMessage(const ScenarioError &error);
 
 /// loadScenario(path), naming the file in the messages the loader ties to no field: a JSON
 /// syntax error reads "x.json: not valid JSON: parse error at line 3, column 5: ...".

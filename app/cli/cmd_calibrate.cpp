@@ -115,7 +115,7 @@ int runCalibrate(const CalibrateOptions &o)
             text += "wrote " + o.output + " (calibration of " + std::to_string(spec.tiers.size())
                 + (spec.tiers.size() == 1 ? " tier entry" : " tier entries") + ")\n";
     }
-    writeOutput({}, text);
+    writeOutput({}, o.json ? text : terminalText(text));
     return kExitOk;
 }
 

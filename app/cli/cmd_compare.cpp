@@ -40,7 +40,7 @@ int runCompare(const CompareOptions &o)
     const Comparison c = compareEngines(engineA, engineB, o.top);
     const std::string text = o.json ? jsonText(comparisonToJson(c, engineB.fabric()))
                                     : comparisonToText(c, engineB.fabric(), o.top);
-    writeOutput(o.output, text);
+    writeOutput(o.output, o.json ? text : terminalText(text));
     return kExitOk;
 }
 

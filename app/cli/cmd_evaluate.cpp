@@ -76,7 +76,7 @@ int runEvaluate(const EvaluateOptions &o)
                 + inferenceReportToText(
                     evaluateInference(scenario, engine.fabric()), engine.fabric());
     }
-    writeOutput(o.output, text);
+    writeOutput(o.output, o.json ? text : terminalText(text));
     return kExitOk;
 }
 
@@ -166,7 +166,7 @@ int runCollective(const CollectiveOptions &o)
         }
         if (!link.empty())
             text += "bottleneck link: " + link + "\n";
-        writeOutput({}, text);
+        writeOutput({}, terminalText(text));
     }
     return kExitOk;
 }

@@ -159,13 +159,13 @@ int runExport(const ExportCommandOptions &o)
     if (exportWritesDirectory(format)) {
         const std::vector<ExportFile> files = exportFiles(*engine, format, options);
         for (const std::string &w : exportWarnings(*engine, format, options))
-            std::cerr << "railyard-cli: warning: " << w << "\n";
+            printWarning(w);
         writeExportDirectory(o.output, files);
         return kExitOk;
     }
     const std::string text = exportText(*engine, format, options);
     for (const std::string &w : exportWarnings(*engine, format, options))
-        std::cerr << "railyard-cli: warning: " << w << "\n";
+        printWarning(w);
     writeOutput(o.output, text);
     return kExitOk;
 }

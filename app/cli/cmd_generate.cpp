@@ -12,6 +12,7 @@
 #include "usageerror.h"
 
 #include "base/scenarioerror.h"
+#include "base/text.h"
 #include "cost/pipelineschedule.h"
 #include "layout/mapping.h"
 #include "scenario/scenariocheck.h"
@@ -442,7 +443,8 @@ std::string commandLine(const CLI::App &app)
             continue;
         const std::string &value = option->results()[occurrence];
         const bool quote = value.empty() || value.find_first_of(" \t'\"") != std::string::npos;
-        line += quote ? " '" + value + "'" : " " + value;
+        // Control characters shown as \xHH: the description is text a report prints.
+        line += quote ? " '" + escapeControls(value) + "'" : " " + escapeControls(value);
     }
     return line;
 }

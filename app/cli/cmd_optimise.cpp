@@ -137,7 +137,7 @@ int runOptimise(const OptimiseCliOptions &o)
     else
         text = optimiseText(r) + "wrote " + o.output + "\n";
     saveScenario(r.scenario, o.output); // atomic: temp file, fsync, rename
-    writeOutput({}, text);
+    writeOutput({}, o.json ? text : terminalText(text));
     return kExitOk;
 }
 

@@ -215,7 +215,7 @@ int runPipeline(const PipelineOptions &o)
     if (o.json)
         writeOutput({}, jsonText(timelineJson(in, timeline)));
     else
-        writeOutput({}, summaryText(in, timeline));
+        writeOutput({}, terminalText(summaryText(in, timeline)));
     return kExitOk;
 }
 

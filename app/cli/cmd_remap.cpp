@@ -270,7 +270,7 @@ int runRemap(const RemapOptions &o)
             text += "wrote " + output + " (" + std::string(remapStrategyName(r.strategy))
                 + ", mapping version " + std::to_string(r.degraded.mappingVersion) + ")\n";
     }
-    writeOutput({}, text);
+    writeOutput({}, o.json ? text : terminalText(text));
     return kExitOk;
 }
 

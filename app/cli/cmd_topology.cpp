@@ -134,7 +134,7 @@ int runImportTopology(const TopologyOptions &o)
     for (const std::string &w : warnings)
         summary += "warning: " + w + "\n";
     writeOutput(o.output, text);
-    std::fputs(summary.c_str(), stderr);
+    std::fputs(terminalText(summary).c_str(), stderr);
     return kExitOk;
 }
 

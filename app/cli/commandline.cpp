@@ -6,8 +6,11 @@
 #include "usageerror.h"
 
 #include "base/scenarioerror.h"
+#include "base/text.h"
 
 #include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
@@ -97,11 +100,17 @@ int CommandLine::report(int code, const std::string &command, const std::string 
 {
     if (m_jsonErrors) {
         // The hint in a usage message names the command ("try 'railyard-cli remap --help'").
+        // JSON escapes control characters itself; bytes that are not UTF-8 become U+FFFD.
         const nlohmann::json error = { { "message", message }, { "code", code } };
-        std::cerr << nlohmann::json { { "error", error } }.dump() << std::endl;
-    } else {
-        std::cerr << "railyard-cli" << (command.empty() ? "" : " " + command) << ": " << message
+        std::cerr << nlohmann::json { { "error", error } }.dump(
+            -1, ' ', false, nlohmann::json::error_handler_t::replace)
                   << std::endl;
+    } else {
+        // A message quotes what the input said (a host name, a log line, a scenario name):
+        // its control characters are shown, never sent to the terminal (an ESC sequence
+        // could rewrite the screen, a NUL or CR hide the rest of the message).
+        std::cerr << "railyard-cli" << (command.empty() ? "" : " " + command) << ": "
+                  << escapeControls(message) << std::endl;
     }
     return code;
 }
@@ -159,6 +168,37 @@ std::string CommandLine::usageMessage(const CLI::ParseError &error) const
     return message;
 }
 
+void CommandLine::checkOutput(const CLI::App &command) const
+{
+    const CLI::Option *output = command.get_option_no_throw("--output");
+    if (!output || output->count() == 0 || output->results().empty())
+        return;
+    const std::string &path = output->results().back();
+    if (path.empty())
+        throw UsageError("-o needs a file name (or - for stdout), got an empty one");
+    struct stat out
+    {
+    };
+    if (path == "-" || ::stat(path.c_str(), &out) != 0)
+        return; // stdout, or a new file: no input can be it
+    // The same file by any name (a symbolic or hard link, ./x): same device and inode.
+    for (const CLI::Option *option : command.get_options()) {
+        if (option == output || !isFileValue(option))
+            continue;
+        for (const std::string &input : option->results()) {
+            struct stat in
+            {
+            };
+            if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev
+                && in.st_ino == out.st_ino)
+                throw UsageError("-o '" + escapeControls(path) + "' is the file "
+                    + (option->get_name().empty() ? std::string("given") : option->get_name())
+                    + " names, which this command reads: it would be replaced; write to another "
+                      "file");
+        }
+    }
+}
+
 int CommandLine::run(int argc, char **argv)
 {
     if (argc < 2) { // a bare command is a question, answered where errors go
@@ -204,7 +244,7 @@ int CommandLine::run(int argc, char **argv)
         if (!unknown.empty())
             return report(kExitUsage, m_root.remaining().empty() ? name : std::string(), unknown);
         if (const auto *bad = dynamic_cast<const ScenarioError *>(&e))
-            return report(kExitBadInput, {}, bad->what()); // a value of the wrong kind
+            return report(kExitBadInput, {}, errorMessage(*bad)); // a value of the wrong kind
         if (const auto *parse = dynamic_cast<const CLI::ParseError *>(&e)) {
             if (!command) // "A subcommand is required": options but no command
                 return report(kExitUsage, {}, "no command given (try 'railyard-cli --help')");
@@ -220,6 +260,7 @@ int CommandLine::run(int argc, char **argv)
         return report(kExitUsage, {}, "no command given (try 'railyard-cli --help')");
     const std::string name = command->get_name();
     try {
+        checkOutput(*command);
         return m_runners.at(command)();
     } catch (const UsageError &e) {
         if (!e.hint())
@@ -227,7 +268,7 @@ int CommandLine::run(int argc, char **argv)
         return report(
             kExitUsage, name, std::string(e.what()) + " (try 'railyard-cli " + name + " --help')");
     } catch (const ScenarioError &e) {
-        return report(kExitBadInput, {}, e.what());
+        return report(kExitBadInput, {}, errorMessage(e));
     } catch (const std::exception &e) {
         return report(kExitBadInput, {}, std::string("internal error: ") + e.what());
     }

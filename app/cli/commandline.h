@@ -46,6 +46,9 @@ public:
     int run(int argc, char **argv);
 
 private:
+    /// Refuses (UsageError) an empty -o and an -o naming a file the command reads (compared by
+    /// device and inode), before the command runs and writes anything.
+    void checkOutput(const CLI::App &command) const;
     /// Prints the error and returns `code`; `command` is empty for the top level.
     int report(int code, const std::string &command, const std::string &message) const;
     /// The parse error to show: an unknown command or option (with a suggestion) comes before

@@ -174,7 +174,7 @@ std::string systemJson(const CostEngine &engine, const Dimensions &d)
     j["boost-mode"] = 0;
     j["roofline-enabled"] = 0;
     j["peak-perf"] = device.peakTflopsBf16; // TFLOP/s (Sys.cc multiplies by 1e12)
-    return j.dump(4) + "\n";
+    return jsonDump(j, 4) + "\n";
 }
 
 /** The communicator groups: the kinds whose degree is above 1, ids from 1 in this order. */
@@ -231,7 +231,7 @@ std::string logicalTopologyJson(const Dimensions &d)
         dims.push_back(std::to_string(dim.npus));
     ojson j;
     j["logical-dims"] = dims;
-    return j.dump() + "\n";
+    return jsonDump(j) + "\n";
 }
 
 std::string topologyText(const PacketTopology &t)
@@ -370,7 +370,7 @@ std::string replayText(const CostEngine &engine, const PacketTopology &t, const 
     if (!d.warnings.empty()) {
         out += "\nWarnings:\n";
         for (const std::string &w : d.warnings)
-            out += "  " + w + "\n";
+            out += "  " + oneLine(w) + "\n";
     }
     out += "\nNodes of topology.txt:\n";
     for (int id = 0; id < t.nodeCount(); ++id)

@@ -70,9 +70,9 @@ public:
             return { s, s };
         last = e;
         m_end = std::max(m_end, e);
-        m_lines.push_back("{\"name\":" + ojson(name).dump() + ",\"cat\":\"" + cat
+        m_lines.push_back("{\"name\":" + jsonString(name) + ",\"cat\":\"" + cat
             + "\",\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(track) + ",\"ts\":" + usText(s)
-            + ",\"dur\":" + usText(e - s) + ",\"args\":" + args.dump() + "}");
+            + ",\"dur\":" + usText(e - s) + ",\"args\":" + jsonDump(args) + "}");
         return { s, e };
     }
     void flow(int id, int fromTrack, long long fromNs, int toTrack, long long toNs)
@@ -96,7 +96,7 @@ public:
             e["pid"] = 1;
             e["tid"] = track;
             e["args"] = args;
-            m_lines.push_back(e.dump());
+            m_lines.push_back(jsonDump(e));
         }
     }
     void process(const std::string &name)
@@ -107,7 +107,7 @@ public:
         e["pid"] = 1;
         e["tid"] = 0;
         e["args"] = { { "name", name } };
-        m_lines.push_back(e.dump());
+        m_lines.push_back(jsonDump(e));
     }
     long long end() const { return m_end; }
     const std::vector<std::string> &lines() const { return m_lines; }
@@ -311,7 +311,7 @@ std::string exportChromeTrace(const CostEngine &engine, const ExportOptions &)
     const auto &lines = w.lines();
     for (std::size_t i = 0; i < lines.size(); ++i)
         out += lines[i] + (i + 1 < lines.size() ? ",\n" : "\n");
-    out += "],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"scenario\":" + ojson(s.name).dump()
+    out += "],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"scenario\":" + jsonString(s.name)
         + strf(",\"makespan_s\":%.9g,\"bubble_fraction\":%.6g,\"iteration_time_s\":%.9g",
             tl.makespan, tl.bubbleFraction, T)
         + ",\"trace_end_us\":" + usText(w.end()) + "}}\n";

@@ -210,26 +210,6 @@ NodeMajor nodeMajor(const CostEngine &engine, const std::vector<std::string> &ho
     return nm;
 }
 
-std::string oneLine(std::string text)
-{
-    for (char &ch : text)
-        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
-            ch = ' ';
-    return text;
-}
-
-std::string shellQuote(const std::string &text)
-{
-    std::string out = "'";
-    for (char ch : text) {
-        if (ch == '\'')
-            out += "'\\''";
-        else
-            out += ch;
-    }
-    return out + "'";
-}
-
 void refuseControlCharacters(const std::string &field, const std::string &text)
 {
     for (std::size_t i = 0; i < text.size(); ++i) {

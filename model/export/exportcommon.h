@@ -2,6 +2,7 @@
 
 #include "cost/costengine.h"
 #include "export/exportoptions.h"
+#include "export/quoting.h"
 
 #include <string>
 #include <utility>
@@ -10,7 +11,8 @@
 /**
  * What the export formats share (each format is its own file: runrecord, launcherexport,
  * megatronexport, chrometrace, ncclplan): host names, the per-rank placement table, the
- * node-major check of launchers and the text helpers. Not part of the public API.
+ * node-major check of launchers and the text helpers (the quoting rules of each output
+ * language are in quoting.h). Not part of the public API.
  */
 namespace railyard::exportdetail {
 
@@ -77,11 +79,6 @@ NodeMajor nodeMajor(const CostEngine &engine, const std::vector<std::string> &ho
 std::string rangesText(const std::vector<int> &sorted);
 /// printf into a std::string.
 std::string strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/// `text` with control characters (newlines above all) turned into spaces, for comments.
-std::string oneLine(std::string text);
-/// `text` as one POSIX shell word: single-quoted, each ' written '\'' (POSIX.1-2017 XCU 2.2.2:
-/// nothing inside single quotes is special), so $(...), backticks and quotes stay literal.
-std::string shellQuote(const std::string &text);
 /// Throws ScenarioError(field, ...) when `text` holds a control character (a newline would end
 /// a shell command or a comment line); `what` names the value in the message.
 void refuseControlCharacters(const std::string &field, const std::string &text);

@@ -7,6 +7,7 @@
 
 #include "base/fileio.h"
 #include "base/scenarioerror.h"
+#include "base/stalefiles.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +74,67 @@ std::string makeStagingDirectory(const std::string &path, const std::string &pre
         path, "cannot create a directory in '" + parentOf(prefix) + "': " + errnoText(errno));
 }
 
+/// Backups of replaced files inside the staging directory: a name no export file has.
+constexpr const char *kBackupPrefix = ".old-";
+
+/**
+ * Renames every staged file over its target in `target`, all or nothing: each file the target
+ * already has is first kept as a hard link in the staging directory, so when a rename fails (a
+ * directory of that name, a file the user may not replace) the files already replaced get their
+ * old content back, the new ones are removed, and the error names the file. On success the
+ * backups are removed.
+ */
+void replaceAll(const std::string &path, const std::string &target, Staging &staging,
+    const std::vector<ExportFile> &files)
+{
+    struct Done
+    {
+        std::string name;
+        bool hadOld = false;
+    };
+    std::vector<Done> done;
+    const auto backupOf = [&staging](const std::string &name) {
+        return staging.dir() + "/" + kBackupPrefix + name;
+    };
+    const auto rollBack = [&] {
+        for (auto it = done.rbegin(); it != done.rend(); ++it) {
+            const std::string at = target + "/" + it->name;
+            if (it->hadOld)
+                ::rename(backupOf(it->name).c_str(), at.c_str());
+            else
+                ::unlink(at.c_str());
+        }
+    };
+    for (const ExportFile &f : files) {
+        const std::string at = target + "/" + f.name;
+        struct stat old
+        {
+        };
+        const bool hadOld = ::lstat(at.c_str(), &old) == 0 && !S_ISDIR(old.st_mode);
+        if (hadOld && ::link(at.c_str(), backupOf(f.name).c_str()) != 0) {
+            const int error = errno;
+            rollBack();
+            throw ScenarioError(path + "/" + f.name,
+                "cannot keep the old file while replacing it: " + errnoText(error)
+                    + "; nothing was changed");
+        }
+        if (hadOld)
+            staging.wrote(kBackupPrefix + f.name);
+        if (::rename((staging.dir() + "/" + f.name).c_str(), at.c_str()) != 0) {
+            const int error = errno;
+            if (hadOld)
+                ::unlink(backupOf(f.name).c_str());
+            rollBack();
+            throw ScenarioError(path + "/" + f.name,
+                "cannot replace: " + errnoText(error) + "; nothing was changed");
+        }
+        done.push_back({ f.name, hadOld });
+    }
+    for (const Done &d : done)
+        if (d.hadOld)
+            ::unlink(backupOf(d.name).c_str());
+}
+
 } // namespace
 
 void writeExportDirectory(const std::string &path, const std::vector<ExportFile> &files)
@@ -84,8 +146,9 @@ void writeExportDirectory(const std::string &path, const std::vector<ExportFile>
         throw ScenarioError("", "cannot write a directory with an empty name");
     for (const ExportFile &f : files)
         if (f.name.empty() || f.name.find('/') != std::string::npos || f.name == "."
-            || f.name == "..")
+            || f.name == ".." || f.name.rfind(kBackupPrefix, 0) == 0)
             throw ScenarioError(path, "'" + f.name + "' is not a plain file name");
+    sweepStaleFiles(target); // what killed exports of this directory left
 
     struct stat st
     {
@@ -95,7 +158,8 @@ void writeExportDirectory(const std::string &path, const std::vector<ExportFile>
         throw ScenarioError(path, "exists and is not a directory");
 
     // A new directory is staged beside it and renamed into place as a whole; an existing one
-    // gets a staging directory inside (same file system, so each file's rename is atomic).
+    // gets a staging directory inside (the same file system even when the target is a mount
+    // point, so each rename is atomic).
     Staging staging(makeStagingDirectory(
         path, exists ? target + "/.railyard-staging-" : target + ".railyard-staging-"));
     for (const ExportFile &f : files) {
@@ -108,9 +172,7 @@ void writeExportDirectory(const std::string &path, const std::vector<ExportFile>
         staging.commit();
         return;
     }
-    for (const ExportFile &f : files)
-        if (::rename((staging.dir() + "/" + f.name).c_str(), (target + "/" + f.name).c_str()) != 0)
-            throw ScenarioError(path + "/" + f.name, "cannot replace: " + errnoText(errno));
+    replaceAll(path, target, staging, files);
     staging.commit();
     ::rmdir(staging.dir().c_str());
 }

@@ -115,7 +115,7 @@ std::string exportPyTorchJob(const CostEngine &engine, const ExportOptions &opti
                 { "railyard/layout", layoutText(engine) } } } };
     manifest["spec"] = { { "nprocPerNode", std::to_string(nm.nproc) },
         { "runPolicy", { { "cleanPodPolicy", "None" } } }, { "pytorchReplicaSpecs", replicas } };
-    return manifest.dump(2) + "\n";
+    return jsonDump(manifest, 2) + "\n";
 }
 
 } // namespace railyard::exportdetail

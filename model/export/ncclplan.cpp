@@ -307,7 +307,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
     if (options.jsonPlan) {
         using ojson = nlohmann::ordered_json;
         std::string out = "{\n  \"format\": \"railyard-nccl-plan\",\n  \"scenario\": "
-            + ojson(engine.scenario().name).dump()
+            + jsonString(engine.scenario().name)
             + ",\n  \"mapping_version\": " + std::to_string(engine.scenario().mappingVersion)
             + ",\n  \"fabric_hash\": \"" + fabricHash(fabric.spec())
             + "\",\n  \"nccl_env\": {\"NCCL_PXN_DISABLE\": \"" + (fabric.spec().pxn ? "0" : "1")
@@ -355,7 +355,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
                 : ojson { { "time_s", nullptr }, { "algbw_gbytes_per_s", nullptr },
                       { "busbw_gbytes_per_s", nullptr }, { "bottleneck", nullptr },
                       { "engine_phase", orNull(t.phase) } };
-            out += "    " + j.dump() + (i + 1 < tests.size() ? ",\n" : "\n");
+            out += "    " + jsonDump(j) + (i + 1 < tests.size() ? ",\n" : "\n");
         }
         return out + "  ]\n}\n";
     }
@@ -477,9 +477,12 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         out += "\n# " + t.name + ": " + std::string(collectiveName(t.op)) + " of "
             + std::to_string(t.bytes) + " B (" + formatBytes(static_cast<double>(t.bytes))
             + "): " + oneLine(t.what) + "\n";
-        out += "# " + t.groupText + (t.phase.empty() ? "" : " (engine phase \"" + t.phase + "\")")
+        // Comment text goes through oneLine: a link name embeds server names, which may hold
+        // anything a file or --hosts gave (a newline would end the comment and start a command).
+        out += "# "
+            + oneLine(t.groupText + (t.phase.empty() ? "" : " (engine phase \"" + t.phase + "\")"))
             + "\n";
-        out += "# predicted: " + predictionText(t) + "\n";
+        out += "# predicted: " + oneLine(predictionText(t)) + "\n";
         out += "# NCCL_ALGO: " + (t.algo.empty() ? std::string("NCCL's choice") : t.algo) + "\n";
         out += "ry_test " + t.name + " \"DIV " + std::to_string(t.groups.front().size()) + "\" \""
             + hs + "\" \"" + gpus + "\" \"" + nics + "\" \"" + t.algo + "\" " + ncclTestsBinary(t.op)

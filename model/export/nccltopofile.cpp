@@ -116,17 +116,6 @@ std::string topoCpuMask(const std::vector<std::pair<int, int>> &ranges, int cpus
     return out;
 }
 
-/// Text safe inside an XML comment: no "--" (XML 1.0 section 2.5), no control characters.
-std::string topoComment(std::string text)
-{
-    text = exportdetail::oneLine(std::move(text));
-    for (std::size_t at = text.find("--"); at != std::string::npos; at = text.find("--", at))
-        text.replace(at, 2, "- ");
-    if (text.size() > 200)
-        text.resize(200);
-    return text;
-}
-
 class NcclTopoTree
 {
 public:
@@ -290,8 +279,8 @@ std::string ncclTopoFileText(const FabricSpec &spec, const NcclTopoFileOptions &
 
     NcclTopoWriter w { spec, options,
         "link_speed=\"" + topoLinkSpeed(spec.pcie.gbps) + "\" link_width=\"16\"", {} };
-    w.out = "<!-- NCCL_TOPO_FILE for one server of fabric \"" + topoComment(spec.name) + "\" ("
-        + fabricHash(spec) + "), written by Railyard from its fabric model: GPUs, NICs,\n"
+    w.out = "<!-- NCCL_TOPO_FILE for one server of fabric \"" + exportdetail::xmlComment(spec.name)
+        + "\" (" + fabricHash(spec) + "), written by Railyard from its fabric model: GPUs, NICs,\n"
         + "     NUMA nodes, PCI bus ids and PCIe switches as imported (railyard-cli "
           "import-topology).\n"
         + "     NCCL fills what is not here (sm, gdr, NVLinks, vendor ids, the CPU's arch)\n"

@@ -71,19 +71,6 @@ ojson rankJson(const RankPlacement &p)
     return j;
 }
 
-std::string csvField(const std::string &s)
-{
-    if (s.find_first_of(",\"\r\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char ch : s) {
-        if (ch == '"')
-            out += '"';
-        out += ch;
-    }
-    return out + "\"";
-}
-
 constexpr const char *kCsvColumns[] = { "rank", "d", "p", "t", "c", "e", "server", "host", "slot",
     "gpu", "nic", "rail", "leaf", "leaf_port", "numa", "hca", "gpu_pci_bus_id", "nic_pci_bus_id" };
 

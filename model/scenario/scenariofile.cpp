@@ -165,6 +165,8 @@
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "base/stalefiles.h"
+#include "base/text.h"
 #include "cost/pipelineschedule.h"
 #include "scenario/cablingsection.h"
 #include "scenario/calibrationsection.h"
@@ -412,6 +414,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     Scenario s;
     s.name = top.string("name", s.name, limits::kMaxNameBytes);
     s.description = top.string("description", s.description, limits::kMaxDescriptionBytes);
+    requirePrintableUtf8("name", s.name);
+    requirePrintableUtf8("description", s.description, true); // multi-line text
     s.fabric = readFabric(top.required("fabric"));
     const std::int64_t slotCount = std::int64_t { s.fabric.servers } * s.fabric.gpusPerServer;
     readParallel(top.required("parallel"), slotCount, s);
@@ -480,6 +484,7 @@ Scenario loadScenario(const std::string &path)
 
 void saveScenario(const Scenario &scenario, const std::string &path)
 {
+    sweepStaleFiles(path); // temporaries a killed earlier save of this file left
     writeFileAtomically(path, scenarioToText(scenario));
 }
 

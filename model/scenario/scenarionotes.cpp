@@ -3,6 +3,7 @@
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "base/text.h"
 #include "scenario/scenariosections.h"
 
 #include <nlohmann/json.hpp>
@@ -44,6 +45,7 @@ Annotation readAnnotation(const json &value, const std::string &path)
     a.kind = f.choice("kind", Annotation::Kind::Note, {Annotation::Kind::Note, Annotation::Kind::Arrow},
                       annotationKindName);
     a.text = f.string("text", a.text, kMaxNoteBytes);
+    requirePrintableUtf8(f.fieldPath("text"), a.text, true); // a note may have several lines
     if (a.kind == Annotation::Kind::Note) {
         for (const char *arrowOnly : {"from", "to"})
             if (f.has(arrowOnly))
@@ -107,6 +109,8 @@ Snapshot readSnapshot(const json &value, const std::string &path, const FabricSp
     f.required("name");
     snap.name = f.string("name", snap.name, limits::kMaxNameBytes, false);
     snap.takenAt = f.string("taken_at", snap.takenAt, kMaxTimestampBytes);
+    requirePrintableUtf8(f.fieldPath("name"), snap.name);
+    requirePrintableUtf8(f.fieldPath("taken_at"), snap.takenAt);
     snap.globalBatch = static_cast<int>(f.requiredInteger("global_batch", 1, INT_MAX));
     // The section readers name their own paths ("parallel.tp"); inside a snapshot the path
     // starts with the snapshot's.

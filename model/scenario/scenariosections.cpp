@@ -9,6 +9,7 @@
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "base/text.h"
 #include "cost/pipelineschedule.h"
 #include "scenario/cablingsection.h"
 #include "workload/presets.h"
@@ -107,6 +108,7 @@ ExpertRouting readRouting(
                     jsonNumber((*hot)[i], jsonElementPath(f.fieldPath("hotness"), i), 0.0, 1e300));
         } else {
             const std::string file = f.string("hotness_file", "", 4096, false);
+            requirePrintableUtf8(f.fieldPath("hotness_file"), file);
             const bool relative = file.front() != '/' && !baseDir.empty();
             r.hotness = loadHotnessFile(relative ? baseDir + "/" + file : file);
         }
@@ -159,6 +161,7 @@ FabricSpec readFabric(const json &value)
         spec.kind = f.choice("kind", spec.kind,
             { FabricKind::RailOptimised, FabricKind::Tor, FabricKind::RailOnly }, fabricKindText);
     spec.name = f.string("name", spec.name, limits::kMaxNameBytes);
+    requirePrintableUtf8(f.fieldPath("name"), spec.name);
 
     // The product is checked before the per-field limits, so an absurd size is named as such;
     // values that are no plain integers get their own message from the strict reads below.
@@ -218,6 +221,7 @@ FabricSpec readFabric(const json &value)
                 throw ScenarioError(path,
                     "text of " + std::to_string(text.size()) + " bytes exceeds the limit of "
                         + std::to_string(limits::kMaxNameBytes));
+            requirePrintableUtf8(path, text);
             if (!seen.insert(text).second)
                 throw ScenarioError(path, "duplicate server name " + jsonQuote(name));
             spec.serverNames.push_back(text);
@@ -407,6 +411,7 @@ ModelSpec readModel(const json &value, const std::string &baseDir)
     if (f.has("preset"))
         m = presetModel(f.string("preset", "", limits::kMaxNameBytes), f.fieldPath("preset"));
     m.name = f.string("name", m.name, limits::kMaxNameBytes);
+    requirePrintableUtf8(f.fieldPath("name"), m.name);
     m.layers = f.integer("layers", m.layers, 1, limits::kMaxLayers);
     m.hidden = f.integer("hidden", m.hidden, 1, kMaxHidden);
     m.heads = f.integer("heads", m.heads, 1, kMaxHeads);
@@ -509,6 +514,7 @@ DeviceSpec readDevice(const json &value)
     if (f.has("preset"))
         d = presetDevice(f.string("preset", "", limits::kMaxNameBytes), f.fieldPath("preset"));
     d.name = f.string("name", d.name, limits::kMaxNameBytes);
+    requirePrintableUtf8(f.fieldPath("name"), d.name);
     d.peakTflopsBf16
         = f.number("peak_tflops_bf16", d.peakTflopsBf16, 0.0, kMaxTflops, LowerBound::Exclusive);
     d.peakTflopsFp16

@@ -257,7 +257,8 @@ std::vector<double> parseHotnessText(const std::string &text, const std::string 
         const nlohmann::json *values = &j;
         std::string path = origin;
         if (j.is_object()) {
-            JsonFields f(j, "", { "hotness" });
+            // The file names the object, so "unknown field" and "missing" say which file.
+            JsonFields f(j, origin, { "hotness" });
             f.rejectUnknown();
             values = &f.required("hotness");
             path = jsonFieldPath(origin, "hotness");

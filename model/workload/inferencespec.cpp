@@ -25,6 +25,7 @@
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "base/text.h"
 #include "workload/workloadnames.h"
 
 #include <nlohmann/json.hpp>
@@ -63,6 +64,7 @@ PoolSpec readPool(const json &value, const std::string &path)
     PoolSpec p;
     f.required("name");
     p.name = f.string("name", "", kMaxPoolNameBytes, false);
+    requirePrintableUtf8(f.fieldPath("name"), p.name);
     f.required("role");
     p.role = f.choice(
         "role", p.role, { PoolRole::Prefill, PoolRole::Decode, PoolRole::Colocated }, poolRoleName);

@@ -4,6 +4,7 @@
 // of every format run nothing, and the preflight each launcher calls stops a rank that is not
 // where the run record says.
 #include "clirun.h"
+#include "launcherstubs.h"
 #include "scenario/scenariofile.h"
 
 #include <QDir>
@@ -18,32 +19,6 @@
 #include <nlohmann/json.hpp>
 
 namespace {
-
-struct Run
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runProgram(const QString &program, const QStringList &args, const QProcessEnvironment &env,
-    const QString &workDir)
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.setWorkingDirectory(workDir);
-    p.start(program, args);
-    if (!p.waitForFinished(120000))
-        p.kill();
-    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-        p.readAllStandardError() };
-}
-
-Run runCli(const QStringList &args)
-{
-    const CliRun r = runRailyardCli(args);
-    return { r.exitCode, r.out, r.err };
-}
 
 /// seed-128's workload on `servers` x `gpus` with the given degrees; `edit` may change more.
 void writeScenario(const QString &path, int servers, int gpus, int tp, int pp, int dp,
@@ -60,87 +35,6 @@ void writeScenario(const QString &path, int servers, int gpus, int tp, int pp, i
     if (edit)
         edit(s);
     railyard::saveScenario(s, path.toStdString());
-}
-
-/**
- * Stand-ins on PATH: mpirun (runs the command once per process with OMPI_COMM_WORLD_RANK and
- * the -x variables, like --map-by seq), torchrun (nproc processes with RANK, LOCAL_RANK,
- * WORLD_SIZE), srun (one task per SLURM_HOSTFILE line with SLURM_PROCID; the host name goes to
- * the preflight as RAILYARD_HOST), the nccl-tests binaries (a result table; FAKE_FAIL=<binary>
- * makes that one exit 1, FAKE_WRONG=<binary> report wrong values) and `train`, which prints its
- * rank's view and its arguments one per line.
- */
-QString installStubs(const QString &dir)
-{
-    const QString bin = dir + QStringLiteral("/bin");
-    QDir().mkpath(bin);
-    writeTestFile(bin + QStringLiteral("/mpirun"),
-        "#!/bin/sh\nnp=1\n"
-        "while [ $# -gt 0 ]; do case \"$1\" in\n"
-        "  -np) np=$2; shift 2 ;;\n  -x) export \"$2\"; shift 2 ;;\n"
-        "  --hostfile|--map-by|--bind-to) shift 2 ;;\n  --*) shift ;;\n  *) break ;;\nesac; done\n"
-        "r=0; st=0\nwhile [ $r -lt $np ]; do OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=$np "
-        "\"$@\" || st=$?; r=$((r + 1)); done\nexit $st\n",
-        true);
-    writeTestFile(bin + QStringLiteral("/torchrun"),
-        "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in --nnodes=*) nn=${a#*=} ;; "
-        "--node-rank=*) nr=${a#*=} ;; --nproc-per-node=*) np=${a#*=} ;; esac; done\n"
-        "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n"
-        "i=0; st=0\nwhile [ $i -lt $np ]; do RANK=$((nr * np + i)) LOCAL_RANK=$i "
-        "WORLD_SIZE=$((nn * np)) \"$@\" || st=$?; i=$((i + 1)); done\nexit $st\n",
-        true);
-    writeTestFile(bin + QStringLiteral("/srun"),
-        "#!/bin/bash\nwhile [ \"${1#-}\" != \"$1\" ]; do shift; done\n"
-        "n=$(wc -l < \"$SLURM_HOSTFILE\"); i=0; st=0\n"
-        "for h in $(cat \"$SLURM_HOSTFILE\"); do\n"
-        "  SLURM_PROCID=$i SLURM_NTASKS=$n RAILYARD_HOST=$h \"$@\" < /dev/null || st=$?\n"
-        "  i=$((i + 1))\ndone\nexit $st\n",
-        true);
-    for (const char *b : { "all_reduce_perf", "all_gather_perf", "reduce_scatter_perf",
-             "sendrecv_perf", "alltoall_perf" })
-        writeTestFile(bin + QLatin1Char('/') + QLatin1String(b),
-            QByteArray("#!/bin/sh\nme=") + b
-                + "\n[ \"$FAKE_FAIL\" = \"$me\" ] && { echo \"$me: NCCL failure\" >&2; exit 1; }\n"
-                  "w=0; [ \"$FAKE_WRONG\" = \"$me\" ] && w=3\n"
-                  "echo '#'\necho '#       size         count      type   redop    root     "
-                  "time   algbw   busbw  #wrong     time   algbw   busbw  #wrong'\n"
-                  "echo '#        (B)    (elements)                               (us)  (GB/s)  "
-                  "(GB/s)             (us)  (GB/s)  (GB/s)'\n"
-                  "echo \"    67108864      16777216     float     sum      -1   1000.0   67.11   "
-                  "58.72       0   1000.0   67.11   58.72       $w\"\n"
-                  "echo \"# Out of bounds values : $w $( [ $w = 0 ] && echo OK || echo FAILED)\"\n"
-                  "echo '# Avg bus bandwidth    : 58.72'\n",
-            true);
-    writeTestFile(bin + QStringLiteral("/train"),
-        "#!/bin/sh\necho \"TRAIN $RANK $LOCAL_RANK $CUDA_VISIBLE_DEVICES $NCCL_IB_HCA "
-        "$NCCL_PXN_DISABLE\"\necho \"TOPO ${NCCL_TOPO_FILE:-unset}\"\n"
-        "for a in \"$@\"; do echo \"ARG $a\"; done\n",
-        true);
-    return bin;
-}
-
-QProcessEnvironment stubEnvironment(const QString &bin)
-{
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("PATH"), bin + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
-    env.insert(QStringLiteral("RAILYARD_CLI"), QStringLiteral(RAILYARD_CLI));
-    env.remove(QStringLiteral("RANK"));
-    env.remove(QStringLiteral("LOCAL_RANK"));
-    env.remove(QStringLiteral("NCCL_IB_HCA"));
-    return env;
-}
-
-/// Files whose name starts with "pwned" anywhere under `dir`.
-QStringList pwned(const QString &dir)
-{
-    QStringList out;
-    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString f = it.next();
-        if (QFileInfo(f).fileName().startsWith(QLatin1String("pwned")))
-            out << f;
-    }
-    return out;
 }
 
 } // namespace
@@ -230,13 +124,14 @@ void TestCliDeploy::hostileStringsRunNothing()
     const QString bin = installStubs(dir.path());
     const QString scenario = dir.filePath(QStringLiteral("s.json"));
     // The scenario's name and description and the fabric's name (written into comment lines)
-    // carry the hostile text, a newline included.
+    // carry the hostile text; only the description may hold a newline (a name with a control
+    // character is refused at load: tst_cli_hostilenames).
     writeScenario(scenario, 2, 4, 2, 2, 2, [](railyard::Scenario &s) {
         // Built with QString: GCC 12 warns falsely (-Warray-bounds) on std::string + here.
         const QString hostile = QLatin1String(kHostile);
-        s.name = (hostile + QStringLiteral("\ntouch pwned5")).toStdString();
+        s.name = (hostile + QStringLiteral(" touch pwned5")).toStdString();
         s.description = (QStringLiteral("desc\ntouch pwned6 ") + hostile).toStdString();
-        s.fabric.name = (hostile + QStringLiteral("\r\ntouch pwned7")).toStdString();
+        s.fabric.name = (hostile + QStringLiteral(" touch pwned7")).toStdString();
         // Bus ids, so the launchers set NCCL_TOPO_FILE (and nccl-topo can be written).
         for (int g = 0; g < s.fabric.gpusPerServer; ++g) {
             s.fabric.gpuPciBusIds.push_back("0000:1" + std::to_string(g) + ":00.0");

@@ -394,6 +394,17 @@ void TestEpRouting::hotnessText()
     QVERIFY_THROWS_EXCEPTION(ScenarioError, parseHotnessText("# nothing\n", "t"));
     QVERIFY_THROWS_EXCEPTION(ScenarioError, parseHotnessText(R"({"hot": [1]})", "t"));
     QVERIFY_THROWS_EXCEPTION(ScenarioError, parseHotnessText("[1, -2]", "t"));
+    // An object's messages name the file too (issue #40, item 12).
+    for (const auto &[text, says] : { std::pair<const char *, const char *> {
+                                          R"({"hot": [1]})", "hot.json.hot: unknown field" },
+             { R"({})", "hot.json.hotness: missing required field" } }) {
+        try {
+            parseHotnessText(text, "hot.json");
+            QFAIL("no error");
+        } catch (const ScenarioError &e) {
+            QVERIFY2(std::string(e.what()).rfind(says, 0) == 0, e.what());
+        }
+    }
 }
 
 void TestEpRouting::loaderReadsAndWritesRouting()

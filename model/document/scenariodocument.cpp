@@ -1,5 +1,6 @@
 #include "document/scenariodocument.h"
 
+#include "base/text.h"
 #include "document/applyplacement.h"
 #include "document/changescenario.h"
 #include "document/changewhiteboard.h"
@@ -288,7 +289,7 @@ void ScenarioDocument::removeAnnotation(int index)
 bool ScenarioDocument::takeSnapshot(const QString &name, const QString &takenAt)
 {
     const std::string n = name.trimmed().toStdString();
-    if (n.empty())
+    if (n.empty() || !isPrintableUtf8(n)) // what the file reader would refuse to load
         return false;
     for (const Snapshot &s : m_scenario.snapshots)
         if (s.name == n)
@@ -303,7 +304,8 @@ bool ScenarioDocument::takeSnapshot(const QString &name, const QString &takenAt)
 bool ScenarioDocument::renameSnapshot(int index, const QString &name)
 {
     const std::string n = name.trimmed().toStdString();
-    if (index < 0 || index >= static_cast<int>(m_scenario.snapshots.size()) || n.empty())
+    if (index < 0 || index >= static_cast<int>(m_scenario.snapshots.size()) || n.empty()
+        || !isPrintableUtf8(n))
         return false;
     for (std::size_t i = 0; i < m_scenario.snapshots.size(); ++i)
         if (m_scenario.snapshots[i].name == n)

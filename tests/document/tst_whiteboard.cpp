@@ -118,6 +118,8 @@ void TestWhiteboard::snapshotsTakeRenameRemove()
     QVERIFY(doc.takeSnapshot(QStringLiteral("healthy"), QStringLiteral("2025-06-03T14:32:00")));
     QVERIFY(!doc.takeSnapshot(QStringLiteral("healthy"), QString())); // names are unique
     QVERIFY(!doc.takeSnapshot(QStringLiteral("  "), QString()));
+    // A name the file reader would refuse (a control character) is never taken.
+    QVERIFY(!doc.takeSnapshot(QStringLiteral("a\tb"), QString()));
     QCOMPARE(doc.undoStack()->count(), 1);
     QCOMPARE(versions.count(), 1);
     QCOMPARE(doc.currentSnapshot(), 0);
@@ -132,6 +134,7 @@ void TestWhiteboard::snapshotsTakeRenameRemove()
     QCOMPARE(doc.currentSnapshot(), 1);
     QVERIFY(doc.renameSnapshot(1, QStringLiteral("swap 0-9")));
     QVERIFY(!doc.renameSnapshot(1, QStringLiteral("healthy")));
+    QVERIFY(!doc.renameSnapshot(1, QStringLiteral("x\x1b[2J")));
     QCOMPARE(doc.scenario().snapshots[1].name, std::string("swap 0-9"));
     doc.removeSnapshot(0);
     QCOMPARE(doc.scenario().snapshots.size(), std::size_t{1});

@@ -133,8 +133,8 @@ int runExport(const ExportCommandOptions &o)
     // Refuses an invalid mapping with the validator's message.
     auto engine = std::make_unique<CostEngine>(scenario);
     if (o.given("--hosts"))
-        options.hosts
-            = parseHostsFile(readText(o.hosts, "--hosts", 1 << 20, "a hosts file"), engine->fabric().servers());
+        options.hosts = parseHostsFile(
+            readText(o.hosts, "--hosts", 1 << 20, "a hosts file"), engine->fabric().servers());
     for (const auto &[a, b] : o.swaps)
         engine->swapRanks(a, b);
     if (!o.swaps.empty() && !(engine->mapping() == CostEngine(scenario).mapping())) {
@@ -190,7 +190,8 @@ int runImportMapping(const ImportOptions &o)
             : importMappingCsv(text, engine);
     } catch (const ScenarioError &e) {
         // "ranks[3].slot: ..." and "csv row 3.slot: ..." say where in the record: name it too.
-        throw ScenarioError(e.field().empty() ? o.mapping : o.mapping + ": " + e.field(), e.reason());
+        throw ScenarioError(
+            e.field().empty() ? o.mapping : o.mapping + ": " + e.field(), e.reason());
     }
     scenario.slots = imported.mapping.slots();
     scenario.mappingVersion = imported.mappingVersion;

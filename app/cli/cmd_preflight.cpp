@@ -76,8 +76,8 @@ int runPreflight(const PreflightOptions &o)
 {
     // Versions start at 1: a given 0 or -1 would turn the stale-record check off unseen.
     if (o.mappingVersionOption && o.mappingVersionOption->count() > 0 && o.mappingVersion < 1)
-        throw ScenarioError("--mapping-version",
-            "must be at least 1, got " + std::to_string(o.mappingVersion));
+        throw ScenarioError(
+            "--mapping-version", "must be at least 1, got " + std::to_string(o.mappingVersion));
     // Refuses a FIFO, directory or device at once (base/fileio.h). The limit is import-mapping's
     // (64 MiB: a 262,144-rank record is 61 MB).
     const std::string text = readFileLimited(o.record, 64 << 20, "a run record", " (64 MiB)");

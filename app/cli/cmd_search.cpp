@@ -14,8 +14,8 @@
 
 #include "base/fileio.h"
 #include "base/jsonfields.h"
-#include "base/sizelimits.h"
 #include "base/scenarioerror.h"
+#include "base/sizelimits.h"
 #include "cost/pipelineschedule.h"
 #include "optimise/layoutsearch.h"
 #include "optimise/layoutsearchjson.h"

@@ -163,8 +163,8 @@ AutoSaver::Record AutoSaver::read(const QString &path)
     // through the engine's reader, which refuses a FIFO or device at once instead of blocking.
     QJsonObject object;
     try {
-        const std::string text = readFileLimited(QFile::encodeName(metaPath(path)).toStdString(),
-                                                 64 * 1024, "an autosave sidecar");
+        const std::string text = readFileLimited(
+            QFile::encodeName(metaPath(path)).toStdString(), 64 * 1024, "an autosave sidecar");
         object = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
     } catch (const ScenarioError &) {
     }

@@ -241,7 +241,8 @@ ExportOptions ExportDialog::options() const
         try {
             text = readFileLimited(QFile::encodeName(hosts).toStdString(), 1 << 20, "a hosts file");
         } catch (const ScenarioError &e) {
-            throw ScenarioError("hosts file", QDir::toNativeSeparators(hosts).toStdString() + ": " + e.reason());
+            throw ScenarioError(
+                "hosts file", QDir::toNativeSeparators(hosts).toStdString() + ": " + e.reason());
         }
         o.hosts = parseHostsFile(text, m_doc->engine().fabric().servers());
     }

@@ -191,9 +191,15 @@ Lesson Lesson::fromJson(const QByteArray &text, const QString &path, const std::
 Lesson Lesson::fromFile(const QString &path, const std::function<bool(const QString &)> &knownFigure,
                         const QStringList &figureNames)
 {
+    if (path.startsWith(QLatin1Char(':'))) { // a built-in lesson in the Qt resources
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            throw ScenarioError(path.toStdString(), "cannot open: " + file.errorString().toStdString());
+        return fromJson(file.readAll(), path, knownFigure, figureNames);
+    }
     // The engine's reader refuses a FIFO, directory or device at once (base/fileio.h).
     const std::string text = readFileLimited(QFile::encodeName(path).toStdString(), 1 << 20,
-                                             "a lesson file", " (a lesson file is at most 1 MiB)");
+        "a lesson file", " (a lesson file is at most 1 MiB)");
     return fromJson(QByteArray::fromStdString(text), path, knownFigure, figureNames);
 }
 

@@ -19,7 +19,7 @@ std::string errnoText(int error)
 }
 
 std::string readAllLimited(int fd, const std::string &path, long long limit,
-                           const std::string &limitSuffix, long long expectedSize)
+    const std::string &limitSuffix, long long expectedSize)
 {
     std::string text;
     // One allocation for a file of known size (a 61 MB run record would otherwise grow the
@@ -89,7 +89,9 @@ int openRegularFile(const std::string &path, const std::string &what)
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ENXIO) {
-            struct stat st {};
+            struct stat st
+            {
+            };
             if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
                 throw ScenarioError(path, "is " + kindOf(st.st_mode) + ", not " + what);
         }
@@ -111,10 +113,12 @@ int openRegularFile(const std::string &path, const std::string &what)
 }
 
 std::string readFileLimited(const std::string &path, long long limit, const std::string &what,
-                            const std::string &limitSuffix)
+    const std::string &limitSuffix)
 {
     const FdCloser closer(openRegularFile(path, what));
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::fstat(closer.fd, &st) != 0)
         throw ScenarioError(path, "cannot read: " + errnoText(errno));
     if (st.st_size > limit)

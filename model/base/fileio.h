@@ -9,11 +9,10 @@ std::string errnoText(int error);
 
 /// Reads everything left in an open descriptor, refusing more than `limit` bytes: it stops one
 /// byte past the limit, so a pipe or a growing file is refused as well as a large file. Throws
-/// ScenarioError(path, "cannot read: ..." or "file is more than the limit of <limit> bytes<suffix>").
-/// `expectedSize` (fstat's size of a regular file) only reserves the string.
+/// ScenarioError(path, "cannot read: ..." or "file is more than the limit of <limit>
+/// bytes<suffix>"). `expectedSize` (fstat's size of a regular file) only reserves the string.
 std::string readAllLimited(int fd, const std::string &path, long long limit,
-                           const std::string &limitSuffix = std::string(),
-                           long long expectedSize = 0);
+    const std::string &limitSuffix = std::string(), long long expectedSize = 0);
 
 /**
  * Opens `path` for reading and refuses anything that is not a regular file, without blocking:

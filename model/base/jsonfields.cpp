@@ -129,13 +129,14 @@ class GuardedDomBuilder
 public:
     using json = nlohmann::json;
 
-    GuardedDomBuilder(json &root, int maxDepth, std::string_view streamKey,
-                      const JsonElementSink *sink)
+    GuardedDomBuilder(
+        json &root, int maxDepth, std::string_view streamKey, const JsonElementSink *sink)
         : m_root(root)
         , m_maxDepth(maxDepth)
         , m_streamKey(streamKey)
         , m_sink(sink)
-    {}
+    {
+    }
 
     bool null() { return scalar(json(nullptr)); }
     bool boolean(bool v) { return scalar(json(v)); }
@@ -220,7 +221,7 @@ private:
         if (static_cast<long long>(enclosing) + 1 > m_maxDepth) {
             m_path.resize(enclosing);
             throw ScenarioError(renderPath(m_path),
-                                "JSON nests deeper than " + std::to_string(m_maxDepth) + " levels");
+                "JSON nests deeper than " + std::to_string(m_maxDepth) + " levels");
         }
         m_stack.push_back(place(json(type)));
         m_path.resize(enclosing + 1);
@@ -250,15 +251,15 @@ private:
     int m_maxDepth;
     std::string_view m_streamKey;
     const JsonElementSink *m_sink;
-    std::vector<json *> m_stack;               ///< the containers being built, outermost first
-    std::vector<const std::string *> m_path;   ///< per level: the current key, null in arrays
-    json *m_member = nullptr;                  ///< the object member a key just made
+    std::vector<json *> m_stack; ///< the containers being built, outermost first
+    std::vector<const std::string *> m_path; ///< per level: the current key, null in arrays
+    json *m_member = nullptr; ///< the object member a key just made
     json *m_streamed = nullptr;
     std::size_t m_streamIndex = 0;
 };
 
-nlohmann::json parseGuarded(const std::string &text, int maxDepth, std::string_view streamKey,
-                            const JsonElementSink *sink)
+nlohmann::json parseGuarded(
+    const std::string &text, int maxDepth, std::string_view streamKey, const JsonElementSink *sink)
 {
     using nlohmann::json;
     json root;
@@ -278,8 +279,8 @@ nlohmann::json parseJsonGuarded(const std::string &text, int maxDepth)
     return parseGuarded(text, maxDepth, {}, nullptr);
 }
 
-nlohmann::json parseJsonGuardedStreaming(const std::string &text, int maxDepth,
-                                         std::string_view arrayKey, const JsonElementSink &sink)
+nlohmann::json parseJsonGuardedStreaming(
+    const std::string &text, int maxDepth, std::string_view arrayKey, const JsonElementSink &sink)
 {
     return parseGuarded(text, maxDepth, arrayKey, &sink);
 }

@@ -34,8 +34,8 @@ using JsonElementSink = std::function<void(std::size_t index, nlohmann::json &&e
 /// object goes to `sink` as soon as it is complete and is not kept: the returned DOM holds an
 /// empty array there. A reader of a record of a million rows thus checks one row at a time
 /// and never holds the rows' DOM. The sink may throw (the parse stops there).
-nlohmann::json parseJsonGuardedStreaming(const std::string &text, int maxDepth,
-                                         std::string_view arrayKey, const JsonElementSink &sink);
+nlohmann::json parseJsonGuardedStreaming(
+    const std::string &text, int maxDepth, std::string_view arrayKey, const JsonElementSink &sink);
 
 /// An integer in [min, max] at `path`; ScenarioError for another type, a fraction, or a value
 /// out of range (negative, below the minimum and over the limit each have their own message).

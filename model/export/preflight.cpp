@@ -127,8 +127,8 @@ PreflightPlace checkPreflight(const std::string &recordText, const PreflightEnvi
     int mappingVersion, const std::string &recordName)
 {
     if (mappingVersion < 0)
-        throw ScenarioError("--mapping-version",
-            "must be at least 1, got " + std::to_string(mappingVersion));
+        throw ScenarioError(
+            "--mapping-version", "must be at least 1, got " + std::to_string(mappingVersion));
     // The whole record is checked as import-mapping checks it (runrecord.h), read in one
     // streaming pass that keeps a few dozen bytes a rank: every rank runs this at start-up.
     RunRecordJson record;

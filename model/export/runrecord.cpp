@@ -26,11 +26,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 namespace railyard {
 
@@ -161,11 +161,11 @@ struct RankCollector
     int slotCount;
     int gpusPerServer;
     const Mapping *current; ///< the scenario's mapping; nullptr for a record checked alone
-    std::string context;    ///< " in this scenario"
+    std::string context; ///< " in this scenario"
     std::vector<int> slots;
 
-    RankCollector(const ParallelLayout &l, int slotsInFabric, int gpus, const Mapping *now,
-        std::string where)
+    RankCollector(
+        const ParallelLayout &l, int slotsInFabric, int gpus, const Mapping *now, std::string where)
         : layout(l)
         , slotCount(slotsInFabric)
         , gpusPerServer(gpus)
@@ -187,8 +187,8 @@ struct RankCollector
             throw ScenarioError(where + ".rank", "rank " + std::to_string(rank) + " appears twice");
         const int slot = field("slot");
         if (slot < 0 || slot >= slotCount)
-            throw ScenarioError(where + ".slot",
-                "expected a GPU slot in 0.." + std::to_string(slotCount - 1));
+            throw ScenarioError(
+                where + ".slot", "expected a GPU slot in 0.." + std::to_string(slotCount - 1));
         // Derived columns (server, gpu) may still describe the rank's current slot: a record
         // edited in its slot column only is accepted, its stale columns ignored. A value that
         // matches neither the new slot nor the current one is an edit of its own: refused.
@@ -385,8 +385,8 @@ void keepRow(RunRecordJson &record, std::size_t index, nlohmann::json &&row)
     if (record.fault || index >= static_cast<std::size_t>(limits::kMaxGpus))
         return;
     if (!row.is_object()) {
-        record.fault = ScenarioError(jsonElementPath("ranks", index),
-            "expected an object, got " + jsonTypeName(row));
+        record.fault = ScenarioError(
+            jsonElementPath("ranks", index), "expected an object, got " + jsonTypeName(row));
         record.faultRow = index;
         record.faultField = -1;
         return;
@@ -416,7 +416,7 @@ void keepRow(RunRecordJson &record, std::size_t index, nlohmann::json &&row)
     const auto text = [&fields](const char *key) {
         const auto it = fields.find(key);
         return it != fields.end() && it->second.is_string() ? it->second.get<std::string>()
-                                                             : std::string();
+                                                            : std::string();
     };
     r.host = text("host");
     r.hca = text("hca");
@@ -446,8 +446,9 @@ std::size_t rankRows(const JsonFields &top, const RunRecordJson &record)
     if (!top.array("ranks", static_cast<std::size_t>(limits::kMaxGpus)))
         throw ScenarioError("ranks", "missing required field");
     if (record.rankCount > static_cast<std::size_t>(limits::kMaxGpus))
-        throw ScenarioError("ranks", std::to_string(record.rankCount)
-                + " entries exceed the limit of " + std::to_string(limits::kMaxGpus));
+        throw ScenarioError("ranks",
+            std::to_string(record.rankCount) + " entries exceed the limit of "
+                + std::to_string(limits::kMaxGpus));
     return record.rankCount;
 }
 
@@ -475,8 +476,9 @@ void collectRows(const RunRecordJson &record, RankCollector &collect)
 RunRecordJson readRunRecordJson(const std::string &text)
 {
     RunRecordJson record;
-    const JsonElementSink sink
-        = [&record](std::size_t index, nlohmann::json &&row) { keepRow(record, index, std::move(row)); };
+    const JsonElementSink sink = [&record](std::size_t index, nlohmann::json &&row) {
+        keepRow(record, index, std::move(row));
+    };
     // A BOM (spreadsheets and some editors write one): RFC 3629 section 6.
     record.top = text.rfind("\xEF\xBB\xBF", 0) == 0
         ? parseJsonGuardedStreaming(text.substr(3), limits::kMaxJsonDepth, "ranks", sink)
@@ -521,8 +523,8 @@ void checkRunRecord(const RunRecordJson &record)
         throw ScenarioError("ranks",
             "has " + std::to_string(rows) + " entries but the record's layout has "
                 + std::to_string(layout.worldSize()) + " ranks");
-    RankCollector collect(layout, static_cast<int>(servers * gpus), static_cast<int>(gpus),
-        nullptr, " in this record");
+    RankCollector collect(layout, static_cast<int>(servers * gpus), static_cast<int>(gpus), nullptr,
+        " in this record");
     collectRows(record, collect);
     collect.finish("ranks", nullptr);
 }

@@ -123,8 +123,8 @@ struct Columns
 /// The columns of a result table header, or nullopt for another '#' line. A header whose
 /// time block is not "time algbw busbw #wrong" is refused (`file`:`line`): the rows are read
 /// by these positions, so a block cut short would read past the end of a row.
-std::optional<Columns> headerColumns(const std::vector<std::string_view> &w, const std::string &file,
-    int line)
+std::optional<Columns> headerColumns(
+    const std::vector<std::string_view> &w, const std::string &file, int line)
 {
     // "#  size count type redop root time algbw busbw #wrong [i_min i_max i_p99 i_cv%] ..."
     if (w.size() < 6 || w[0] != "#" || w[1] != "size" || w[2] != "count")

@@ -59,10 +59,14 @@ void TestFileIo::refusesWhatIsNotARegularFile_data()
 {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("says");
-    QTest::newRow("fifo") << "fifo" << "is a FIFO (named pipe), not a scenario file";
-    QTest::newRow("directory") << "directory" << "is a directory, not a scenario file";
-    QTest::newRow("character device") << "device" << "is a character device, not a scenario file";
-    QTest::newRow("socket") << "socket" << "is a socket, not a scenario file";
+    QTest::newRow("fifo") << "fifo"
+                          << "is a FIFO (named pipe), not a scenario file";
+    QTest::newRow("directory") << "directory"
+                               << "is a directory, not a scenario file";
+    QTest::newRow("character device") << "device"
+                                      << "is a character device, not a scenario file";
+    QTest::newRow("socket") << "socket"
+                            << "is a socket, not a scenario file";
 }
 
 void TestFileIo::refusesWhatIsNotARegularFile()
@@ -110,7 +114,8 @@ void TestFileIo::refusesAFileAboveTheLimit()
         readFileLimited(path, 100, "a scenario file", " (100 B)");
         QFAIL("a file above the limit was read");
     } catch (const ScenarioError &e) {
-        QCOMPARE(e.reason(), std::string("file is 101 bytes, more than the limit of 100 bytes (100 B)"));
+        QCOMPARE(
+            e.reason(), std::string("file is 101 bytes, more than the limit of 100 bytes (100 B)"));
         QCOMPARE(e.field(), path);
     }
 }

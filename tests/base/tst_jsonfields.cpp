@@ -9,9 +9,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
-#include <string>
 
 using namespace railyard;
 using nlohmann::json;
@@ -309,8 +309,11 @@ void TestJsonFields::guardedParserIsLinear()
     const qint64 large = best(text(200'000));
     QVERIFY(small > 0 && large > 0);
     const double ratio = static_cast<double>(large) / static_cast<double>(small);
-    QVERIFY2(ratio < 8.0, qPrintable(QStringLiteral("50k objects %1 ms, 200k %2 ms: ratio %3")
-                                         .arg(small / 1e6).arg(large / 1e6).arg(ratio)));
+    QVERIFY2(ratio < 8.0,
+        qPrintable(QStringLiteral("50k objects %1 ms, 200k %2 ms: ratio %3")
+                       .arg(small / 1e6)
+                       .arg(large / 1e6)
+                       .arg(ratio)));
 }
 
 void TestJsonFields::streamingHandsOverEachElement()
@@ -318,7 +321,8 @@ void TestJsonFields::streamingHandsOverEachElement()
     std::vector<std::pair<std::size_t, json>> seen;
     const json top = parseJsonGuardedStreaming(
         R"({"before": 1, "rows": [{"x": 1}, 2, [3], {"y": {"z": 4}}], "after": {"rows": [5]}})", 8,
-        "rows", [&seen](std::size_t i, json &&element) { seen.emplace_back(i, std::move(element)); });
+        "rows",
+        [&seen](std::size_t i, json &&element) { seen.emplace_back(i, std::move(element)); });
     // The top-level array is streamed and left empty; "rows" deeper down is not streamed.
     QCOMPARE(top, json::parse(R"({"before": 1, "rows": [], "after": {"rows": [5]}})"));
     QCOMPARE(seen.size(), std::size_t(4));

@@ -58,7 +58,7 @@ Scenario scenarioOf(int servers)
     s.fabric.servers = servers;
     s.fabric.gpusPerServer = 8;
     s.fabric.serversPerSu = 32;
-    s.fabric.switchRadix = 64;
+    s.fabric.switchRadix = servers > 8192 ? 128 : 64; // 64 pods at most with three tiers
     s.degrees = { 8, 1, servers, 1, 1 };
     s.model = *modelPreset("llama3-8b");
     s.device = *devicePreset("h100-sxm");

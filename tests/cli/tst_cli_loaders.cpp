@@ -67,8 +67,9 @@ void TestCliLoaders::initTestCase()
     m_fifo = m_dir.filePath(QStringLiteral("input.fifo"));
     QCOMPARE(::mkfifo(QFile::encodeName(m_fifo).constData(), 0600), 0);
     m_record = m_dir.filePath(QStringLiteral("record.json"));
-    const CliRun exported = runRailyardCli({ QStringLiteral("export"), sample("seed-128.json"),
-        QStringLiteral("--format"), QStringLiteral("mapping-json"), QStringLiteral("-o"), m_record });
+    const CliRun exported = runRailyardCli(
+        { QStringLiteral("export"), sample("seed-128.json"), QStringLiteral("--format"),
+            QStringLiteral("mapping-json"), QStringLiteral("-o"), m_record });
     QVERIFY2(exported.exitCode == 0, exported.err.constData());
 }
 
@@ -81,8 +82,8 @@ void TestCliLoaders::fifoIsRefused_data()
         << QStringList { "compare", "@S@", "@F@" } << "a scenario file";
     QTest::newRow("hotness") << QStringList { "evaluate", "@S@", "--routing", "hotness:@F@" }
                              << "a hotness file";
-    QTest::newRow("hosts") << QStringList { "export", "@S@", "--format", "rankfile", "--hosts", "@F@" }
-                           << "a hosts file";
+    QTest::newRow("hosts") << QStringList { "export", "@S@", "--format", "rankfile", "--hosts",
+        "@F@" } << "a hosts file";
     QTest::newRow("run record (import-mapping)")
         << QStringList { "import-mapping", "@S@", "--mapping", "@F@" } << "a run record";
     QTest::newRow("run record (preflight)") << QStringList { "preflight", "@F@" } << "a run record";
@@ -90,8 +91,8 @@ void TestCliLoaders::fifoIsRefused_data()
         << QStringList { "calibrate", "@S@", "--measured", "@F@" } << "an nccl-tests log";
     QTest::newRow("NCCL topology")
         << QStringList { "import-topology", "@S@", "--topology", "@F@" } << "an NCCL topology file";
-    QTest::newRow("cabling CSV")
-        << QStringList { "import-topology", "@S@", "--cabling", "@F@" } << "a cabling CSV";
+    QTest::newRow("cabling CSV") << QStringList { "import-topology", "@S@", "--cabling", "@F@" }
+                                 << "a cabling CSV";
     QTest::newRow("search part") << QStringList { "merge", "@F@" } << "a search part";
 }
 
@@ -100,13 +101,16 @@ void TestCliLoaders::fifoIsRefused()
     QFETCH(QStringList, args);
     QFETCH(QString, what);
     for (QString &a : args)
-        a.replace(QStringLiteral("@F@"), m_fifo).replace(QStringLiteral("@S@"), sample("seed-128.json"));
+        a.replace(QStringLiteral("@F@"), m_fifo)
+            .replace(QStringLiteral("@S@"), sample("seed-128.json"));
     QElapsedTimer timer;
     timer.start();
     const CliRun run = runBriefly(args);
-    QVERIFY2(run.exitCode > 0, qPrintable(QStringLiteral("exit %1 after %2 ms: %3")
-                                              .arg(run.exitCode).arg(timer.elapsed())
-                                              .arg(QString::fromUtf8(run.err))));
+    QVERIFY2(run.exitCode > 0,
+        qPrintable(QStringLiteral("exit %1 after %2 ms: %3")
+                       .arg(run.exitCode)
+                       .arg(timer.elapsed())
+                       .arg(QString::fromUtf8(run.err))));
     QVERIFY2(run.err.contains((m_fifo + "': is a FIFO (named pipe), not " + what).toUtf8())
             || run.err.contains((m_fifo + ": is a FIFO (named pipe), not " + what).toUtf8()),
         run.err.constData());
@@ -120,7 +124,8 @@ void TestCliLoaders::preflightNamesItsRecord()
     writeTestFile(broken, text.left(text.size() / 2));
     const CliRun cut = runBriefly({ QStringLiteral("preflight"), broken }, "0");
     QCOMPARE(cut.exitCode, 1);
-    QVERIFY2(cut.err.contains((broken + ": not valid JSON: parse error").toUtf8()), cut.err.constData());
+    QVERIFY2(
+        cut.err.contains((broken + ": not valid JSON: parse error").toUtf8()), cut.err.constData());
 
     // A record without "ranks" used to end in "internal error: [json.exception...]".
     const QString noRanks = m_dir.filePath(QStringLiteral("noranks.json"));
@@ -138,12 +143,13 @@ void TestCliLoaders::preflightRefusesANegativeVersion()
             { QStringLiteral("preflight"), m_record, QStringLiteral("--mapping-version"), version },
             "0");
         QVERIFY2(run.exitCode > 0, run.err.constData());
-        QVERIFY2(run.err.contains(("--mapping-version: must be at least 1, got " + version).toUtf8()),
+        QVERIFY2(
+            run.err.contains(("--mapping-version: must be at least 1, got " + version).toUtf8()),
             run.err.constData());
     }
     // Version 1 passes for rank 0 on node000, GPU 0.
-    const CliRun ok = runBriefly(
-        { QStringLiteral("preflight"), m_record, QStringLiteral("--mapping-version"), QStringLiteral("1") },
+    const CliRun ok = runBriefly({ QStringLiteral("preflight"), m_record,
+                                     QStringLiteral("--mapping-version"), QStringLiteral("1") },
         "0");
     QVERIFY2(ok.exitCode == 0, ok.err.constData());
 }

@@ -110,34 +110,42 @@ void TestRunRecordCheck::preflightRefusesABrokenRecord_data()
 {
     QTest::addColumn<QString>("edit");
     QTest::addColumn<QString>("message");
-    QTest::newRow("no ranks") << "no ranks" << "r.json: ranks: missing required field";
-    QTest::newRow("ranks not an array")
-        << "ranks not an array" << "r.json: ranks: expected an array, got object";
-    QTest::newRow("duplicate slot")
-        << "duplicate slot" << "r.json: ranks: ranks 0 and 1 are both on slot 0";
-    QTest::newRow("negative slot")
-        << "negative slot" << "r.json: ranks[0].slot: must not be negative, got -1";
+    QTest::newRow("no ranks") << "no ranks"
+                              << "r.json: ranks: missing required field";
+    QTest::newRow("ranks not an array") << "ranks not an array"
+                                        << "r.json: ranks: expected an array, got object";
+    QTest::newRow("duplicate slot") << "duplicate slot"
+                                    << "r.json: ranks: ranks 0 and 1 are both on slot 0";
+    QTest::newRow("negative slot") << "negative slot"
+                                   << "r.json: ranks[0].slot: must not be negative, got -1";
     QTest::newRow("slot outside the fabric")
-        << "slot outside the fabric" << "r.json: ranks[0].slot: expected a GPU slot in 0..127";
-    QTest::newRow("world size")
-        << "world size" << "r.json: parallel.world_size: is 64 but tp*pp*dp*cp is 128";
+        << "slot outside the fabric"
+        << "r.json: ranks[0].slot: expected a GPU slot in 0..127";
+    QTest::newRow("world size") << "world size"
+                                << "r.json: parallel.world_size: is 64 but tp*pp*dp*cp is 128";
     QTest::newRow("rank missing")
-        << "rank missing" << "r.json: ranks: has 127 entries but the record's layout has 128 ranks";
-    QTest::newRow("rank twice") << "rank twice" << "r.json: ranks[1].rank: rank 0 appears twice";
-    QTest::newRow("coordinates")
-        << "coordinates" << "r.json: ranks[0].d: is 3 but rank 0 has d 0 in this record";
+        << "rank missing"
+        << "r.json: ranks: has 127 entries but the record's layout has 128 ranks";
+    QTest::newRow("rank twice") << "rank twice"
+                                << "r.json: ranks[1].rank: rank 0 appears twice";
+    QTest::newRow("coordinates") << "coordinates"
+                                 << "r.json: ranks[0].d: is 3 but rank 0 has d 0 in this record";
     QTest::newRow("gpu of another slot")
-        << "gpu of another slot" << "r.json: ranks[0].gpu: is 5 but slot 0 has gpu 0 in this record";
-    QTest::newRow("rank a string")
-        << "rank a string" << "r.json: ranks[0].rank: expected an integer, got string";
-    QTest::newRow("row not an object")
-        << "row not an object" << "r.json: ranks[0]: expected an object, got number";
+        << "gpu of another slot"
+        << "r.json: ranks[0].gpu: is 5 but slot 0 has gpu 0 in this record";
+    QTest::newRow("rank a string") << "rank a string"
+                                   << "r.json: ranks[0].rank: expected an integer, got string";
+    QTest::newRow("row not an object") << "row not an object"
+                                       << "r.json: ranks[0]: expected an object, got number";
     QTest::newRow("format") << "format"
                             << "r.json: format: expected \"railyard-mapping\" (a mapping-json "
                                "export), got \"something-else\"";
-    QTest::newRow("degrees") << "degrees" << "r.json: parallel.tp: must be at least 1, got 0";
-    QTest::newRow("not json") << "not json" << "r.json: not valid JSON: parse error at line";
-    QTest::newRow("duplicate key") << "duplicate key" << "r.json: ranks[].slot: duplicate field";
+    QTest::newRow("degrees") << "degrees"
+                             << "r.json: parallel.tp: must be at least 1, got 0";
+    QTest::newRow("not json") << "not json"
+                              << "r.json: not valid JSON: parse error at line";
+    QTest::newRow("duplicate key") << "duplicate key"
+                                   << "r.json: ranks[].slot: duplicate field";
 }
 
 void TestRunRecordCheck::preflightRefusesABrokenRecord()
@@ -154,15 +162,24 @@ void TestRunRecordCheck::importRefusesTheSame_data()
     // The same edits, refused by import-mapping with the same field (its checks are shared).
     QTest::addColumn<QString>("edit");
     QTest::addColumn<QString>("field");
-    QTest::newRow("no ranks") << "no ranks" << "ranks";
-    QTest::newRow("duplicate slot") << "duplicate slot" << "ranks";
-    QTest::newRow("negative slot") << "negative slot" << "ranks[0].slot";
-    QTest::newRow("rank missing") << "rank missing" << "ranks";
-    QTest::newRow("rank twice") << "rank twice" << "ranks[1].rank";
-    QTest::newRow("coordinates") << "coordinates" << "ranks[0].d";
-    QTest::newRow("rank a string") << "rank a string" << "ranks[0].rank";
-    QTest::newRow("row not an object") << "row not an object" << "ranks[0]";
-    QTest::newRow("duplicate key") << "duplicate key" << "ranks[].slot";
+    QTest::newRow("no ranks") << "no ranks"
+                              << "ranks";
+    QTest::newRow("duplicate slot") << "duplicate slot"
+                                    << "ranks";
+    QTest::newRow("negative slot") << "negative slot"
+                                   << "ranks[0].slot";
+    QTest::newRow("rank missing") << "rank missing"
+                                  << "ranks";
+    QTest::newRow("rank twice") << "rank twice"
+                                << "ranks[1].rank";
+    QTest::newRow("coordinates") << "coordinates"
+                                 << "ranks[0].d";
+    QTest::newRow("rank a string") << "rank a string"
+                                   << "ranks[0].rank";
+    QTest::newRow("row not an object") << "row not an object"
+                                       << "ranks[0]";
+    QTest::newRow("duplicate key") << "duplicate key"
+                                   << "ranks[].slot";
 }
 
 void TestRunRecordCheck::importRefusesTheSame()

@@ -250,11 +250,10 @@ void TestNcclTestsLog::malformed_data()
                           "busbw #wrong\n536870912 134217728 float sum -1 2156.8 248.92 493.94 0 "
                           "2093.7 508.83 0\n")
         << "bad.log:1: the result table header has 'time' without 'algbw busbw #wrong' after it";
-    QTest::newRow("size not an integer")
-        << h + row8
+    QTest::newRow("size not an integer") << h + row8
             + "         1e3             4     float     sum      -1    13.00    0.00    0.00      "
               "0    13.07    0.00    0.00      0\n"
-        << "bad.log:5: size '1e3' is not a whole number of bytes";
+                                         << "bad.log:5: size '1e3' is not a whole number of bytes";
     QTest::newRow("size out of range")
         << h + row8
             + "99999999999999999999             4     float     sum      -1    13.00    0.00    "
@@ -329,8 +328,9 @@ void TestNcclTestsLog::chatterIsNotARow()
 {
     // NCCL INFO lines may start with a digit (an IP address as the host name): only a line
     // whose count column is an integer is a row whose size must be one.
-    const std::string row8 = "           8             2     float     sum      -1    13.67    0.00 "
-                             "   0.00      0    13.03    0.00    0.00      0\n";
+    const std::string row8
+        = "           8             2     float     sum      -1    13.67    0.00 "
+          "   0.00      0    13.03    0.00    0.00      0\n";
     const NcclTestsLog log = parseNcclTestsLog(std::string(kHeader) + row8
             + "10.0.0.1:1234:1234 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
             + "2x 3y\n",

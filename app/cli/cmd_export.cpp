@@ -36,24 +36,13 @@ namespace {
 
 /// A small text file (host lists, run records up to 64 MiB); throws ScenarioError naming the
 /// option and the file.
-std::string readText(const std::string &path, const std::string &option, long long limit)
+std::string readText(
+    const std::string &path, const std::string &option, long long limit, const std::string &what)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        throw ScenarioError(option, "cannot read '" + path + "': " + errnoText(errno));
-    struct stat st
-    {
-    };
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ::close(fd);
-        throw ScenarioError(option, "cannot read '" + path + "': it is a directory");
-    }
     try {
-        std::string text = readAllLimited(fd, path, limit);
-        ::close(fd);
-        return text;
+        // Refuses a FIFO, directory or device at once (base/fileio.h).
+        return readFileLimited(path, limit, what);
     } catch (const ScenarioError &e) {
-        ::close(fd);
         throw ScenarioError(option, "'" + path + "': " + e.reason());
     }
 }
@@ -144,8 +133,8 @@ int runExport(const ExportCommandOptions &o)
     // Refuses an invalid mapping with the validator's message.
     auto engine = std::make_unique<CostEngine>(scenario);
     if (o.given("--hosts"))
-        options.hosts
-            = parseHostsFile(readText(o.hosts, "--hosts", 1 << 20), engine->fabric().servers());
+        options.hosts = parseHostsFile(
+            readText(o.hosts, "--hosts", 1 << 20, "a hosts file"), engine->fabric().servers());
     for (const auto &[a, b] : o.swaps)
         engine->swapRanks(a, b);
     if (!o.swaps.empty() && !(engine->mapping() == CostEngine(scenario).mapping())) {
@@ -192,11 +181,18 @@ int runImportMapping(const ImportOptions &o)
         own = std::make_unique<CostEngine>(base);
     }
     const CostEngine &engine = *own;
-    const std::string text = readText(o.mapping, "--mapping", 64 << 20);
+    const std::string text = readText(o.mapping, "--mapping", 64 << 20, "a run record");
     const std::size_t first = text.find_first_not_of(" \t\r\n");
-    const ImportedMapping imported = first != std::string::npos && text[first] == '{'
-        ? importMappingJson(text, engine)
-        : importMappingCsv(text, engine);
+    ImportedMapping imported;
+    try {
+        imported = first != std::string::npos && text[first] == '{'
+            ? importMappingJson(text, engine)
+            : importMappingCsv(text, engine);
+    } catch (const ScenarioError &e) {
+        // "ranks[3].slot: ..." and "csv row 3.slot: ..." say where in the record: name it too.
+        throw ScenarioError(
+            e.field().empty() ? o.mapping : o.mapping + ": " + e.field(), e.reason());
+    }
     scenario.slots = imported.mapping.slots();
     scenario.mappingVersion = imported.mappingVersion;
     writeOutput(o.output, scenarioToText(scenario));

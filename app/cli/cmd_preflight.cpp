@@ -32,6 +32,7 @@ struct PreflightOptions
 {
     std::string record;
     int mappingVersion = 0;
+    CLI::Option *mappingVersionOption = nullptr;
     bool verbose = false;
 };
 
@@ -73,18 +74,13 @@ std::optional<std::string> nvidiaSmi()
 
 int runPreflight(const PreflightOptions &o)
 {
-    const int fd = ::open(o.record.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        throw ScenarioError("preflight", "cannot read the run record '" + o.record + "': "
-                + errnoText(errno));
-    std::string text;
-    try {
-        text = readAllLimited(fd, o.record, 64 << 20);
-    } catch (...) {
-        ::close(fd);
-        throw;
-    }
-    ::close(fd);
+    // Versions start at 1: a given 0 or -1 would turn the stale-record check off unseen.
+    if (o.mappingVersionOption && o.mappingVersionOption->count() > 0 && o.mappingVersion < 1)
+        throw ScenarioError(
+            "--mapping-version", "must be at least 1, got " + std::to_string(o.mappingVersion));
+    // Refuses a FIFO, directory or device at once (base/fileio.h). The limit is import-mapping's
+    // (64 MiB: a 262,144-rank record is 61 MB).
+    const std::string text = readFileLimited(o.record, 64 << 20, "a run record", " (64 MiB)");
 
     PreflightEnvironment env;
     for (char **e = environ; e && *e; ++e) {
@@ -97,7 +93,7 @@ int runPreflight(const PreflightOptions &o)
     if (::gethostname(host, sizeof host - 1) == 0)
         env.hostname = host;
     env.nvidiaSmi = nvidiaSmi();
-    const PreflightPlace place = checkPreflight(text, env, o.mappingVersion);
+    const PreflightPlace place = checkPreflight(text, env, o.mappingVersion, o.record);
     if (o.verbose)
         std::cerr << "railyard-cli: preflight: rank " << place.rank << " on " << place.host
                   << " GPU " << place.gpu << (place.hca.empty() ? "" : " NIC " + place.hca)
@@ -118,7 +114,7 @@ void addPreflight(CommandLine &line)
             "has one) and NIC (NCCL_IB_HCA). Exits 1 with one line naming the rank otherwise.",
             [o] { return runPreflight(*o); }));
     c.positionalFile("RECORD", o->record, "The run record (mapping-json export).");
-    c.integer("--mapping-version", o->mappingVersion, "N",
+    o->mappingVersionOption = c.integer("--mapping-version", o->mappingVersion, "N",
         "Also require the record to be mapping version N (the launchers pass theirs).");
     c.flag("--verbose", o->verbose, "Say where the rank runs when the check passes.");
 }

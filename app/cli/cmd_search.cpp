@@ -13,7 +13,9 @@
 #include "usageerror.h"
 
 #include "base/fileio.h"
+#include "base/jsonfields.h"
 #include "base/scenarioerror.h"
+#include "base/sizelimits.h"
 #include "cost/pipelineschedule.h"
 #include "optimise/layoutsearch.h"
 #include "optimise/layoutsearchjson.h"
@@ -36,6 +38,17 @@
 namespace railyard::cli {
 
 namespace {
+
+/// A search part's JSON through the loaders' guarded parser (linear, depth and duplicate keys
+/// refused with the key path); `origin` (the file, or "rank N" under MPI) leads its messages.
+nlohmann::json parsePart(const std::string &text, const std::string &origin)
+{
+    try {
+        return parseJsonGuarded(text, limits::kMaxJsonDepth);
+    } catch (const ScenarioError &e) {
+        throw ScenarioError(e.field().empty() ? origin : origin + ": " + e.field(), e.reason());
+    }
+}
 
 struct SearchCliOptions
 {
@@ -327,7 +340,7 @@ int runSearch(const SearchCliOptions &o)
         std::vector<LayoutSearchResult> parts;
         for (std::size_t r = 0; r < texts.size(); ++r)
             parts.push_back(layoutSearchFromPartJson(
-                nlohmann::json::parse(texts[r]), "rank " + std::to_string(r)));
+                parsePart(texts[r], "rank " + std::to_string(r)), "rank " + std::to_string(r)));
         const LayoutSearchResult merged = mergeSearchResults(parts);
         const std::string text = formatted(merged, o.json, o.csv);
         const std::string wrote = writeTopScenarios(merged, o.writeTop);
@@ -361,11 +374,8 @@ int runMerge(const MergeCliOptions &o)
     checkWriteDirectory(o.writeTop);
     std::vector<LayoutSearchResult> parts;
     for (const std::string &path : o.parts) {
-        nlohmann::json j = nlohmann::json::parse(
-            readFileLimited(path, 256ll << 20, "a search part"), nullptr, false);
-        if (j.is_discarded())
-            throw ScenarioError(path, "not valid JSON");
-        parts.push_back(layoutSearchFromPartJson(j, path));
+        parts.push_back(layoutSearchFromPartJson(
+            parsePart(readFileLimited(path, 256ll << 20, "a search part"), path), path));
     }
     LayoutSearchResult merged;
     try {

@@ -2,6 +2,7 @@
 
 #include "document/applyplacement.h"
 #include "document/scenariodocument.h"
+#include "base/fileio.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "userdialogs.h"
@@ -158,11 +159,15 @@ AutoSaver::Record AutoSaver::read(const QString &path)
     Record record;
     record.path = path;
     record.scenario = loadScenario(path.toStdString()); // the loader's checks and messages
-    QFile meta(metaPath(path));
-    // The sidecar is a convenience: a missing or broken one only loses the title.
-    const QJsonObject object = meta.open(QIODevice::ReadOnly)
-                                   ? QJsonDocument::fromJson(meta.read(64 * 1024)).object()
-                                   : QJsonObject();
+    // The sidecar is a convenience: a missing or broken one only loses the title. It is read
+    // through the engine's reader, which refuses a FIFO or device at once instead of blocking.
+    QJsonObject object;
+    try {
+        const std::string text = readFileLimited(
+            QFile::encodeName(metaPath(path)).toStdString(), 64 * 1024, "an autosave sidecar");
+        object = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
+    } catch (const ScenarioError &) {
+    }
     record.originalPath = object.value(QStringLiteral("original_path")).toString();
     record.savedAt = object.value(QStringLiteral("saved_at")).toString();
     if (record.savedAt.isEmpty())

@@ -235,15 +235,16 @@ ExportOptions ExportDialog::options() const
     o.generator = version.isEmpty() ? "railyard" : "railyard " + version.toStdString();
     const QString hosts = m_hostsPath->text().trimmed();
     if (!hosts.isEmpty() && exportUsesHosts(format())) {
-        QFile file(hosts);
-        if (!file.open(QIODevice::ReadOnly))
-            throw ScenarioError("hosts file",
-                QDir::toNativeSeparators(hosts).toStdString() + ": "
-                    + file.errorString().toStdString());
-        // The CLI's --hosts limit: a hosts file is a few kilobytes even at 2,048 servers.
-        if (file.size() > (1 << 20))
-            throw ScenarioError("hosts file", "larger than 1 MiB");
-        o.hosts = parseHostsFile(file.readAll().toStdString(), m_doc->engine().fabric().servers());
+        // The CLI's --hosts limit: a hosts file is a few kilobytes even at 2,048 servers. The
+        // engine's reader refuses a FIFO, directory or device at once (base/fileio.h).
+        std::string text;
+        try {
+            text = readFileLimited(QFile::encodeName(hosts).toStdString(), 1 << 20, "a hosts file");
+        } catch (const ScenarioError &e) {
+            throw ScenarioError(
+                "hosts file", QDir::toNativeSeparators(hosts).toStdString() + ": " + e.reason());
+        }
+        o.hosts = parseHostsFile(text, m_doc->engine().fabric().servers());
     }
     return o;
 }

@@ -1,5 +1,6 @@
 #include "lesson.h"
 
+#include "base/fileio.h"
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 
@@ -190,12 +191,16 @@ Lesson Lesson::fromJson(const QByteArray &text, const QString &path, const std::
 Lesson Lesson::fromFile(const QString &path, const std::function<bool(const QString &)> &knownFigure,
                         const QStringList &figureNames)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw ScenarioError(path.toStdString(), "cannot open: " + file.errorString().toStdString());
-    if (file.size() > (1 << 20))
-        throw ScenarioError(path.toStdString(), "a lesson file is at most 1 MiB");
-    return fromJson(file.readAll(), path, knownFigure, figureNames);
+    if (path.startsWith(QLatin1Char(':'))) { // a built-in lesson in the Qt resources
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            throw ScenarioError(path.toStdString(), "cannot open: " + file.errorString().toStdString());
+        return fromJson(file.readAll(), path, knownFigure, figureNames);
+    }
+    // The engine's reader refuses a FIFO, directory or device at once (base/fileio.h).
+    const std::string text = readFileLimited(QFile::encodeName(path).toStdString(), 1 << 20,
+        "a lesson file", " (a lesson file is at most 1 MiB)");
+    return fromJson(QByteArray::fromStdString(text), path, knownFigure, figureNames);
 }
 
 LessonState evaluateLesson(const Lesson &lesson, const std::function<FigureValue(const QString &)> &now,

@@ -19,9 +19,13 @@ std::string errnoText(int error)
 }
 
 std::string readAllLimited(int fd, const std::string &path, long long limit,
-                           const std::string &limitSuffix)
+    const std::string &limitSuffix, long long expectedSize)
 {
     std::string text;
+    // One allocation for a file of known size (a 61 MB run record would otherwise grow the
+    // string by doubling, holding twice its size at the last copy); +1 for the EOF read.
+    if (expectedSize > 0 && expectedSize <= limit)
+        text.reserve(static_cast<std::size_t>(expectedSize) + 1);
     char buffer[1 << 16];
     for (;;) {
         const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -48,29 +52,80 @@ struct FdCloser
     {}
     FdCloser(const FdCloser &) = delete;
     FdCloser &operator=(const FdCloser &) = delete;
-    ~FdCloser() { ::close(fd); }
+    ~FdCloser()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
     int fd;
 };
 
 } // namespace
 
-std::string readFileLimited(const std::string &path, long long limit, const std::string &what,
-                            const std::string &limitSuffix)
+namespace {
+
+/// What a non-regular file is, for "is a FIFO (named pipe), not a scenario file".
+std::string kindOf(mode_t mode)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "a special file";
+}
+
+} // namespace
+
+int openRegularFile(const std::string &path, const std::string &what)
+{
+    // O_NONBLOCK: open(2) of a FIFO without a writer blocks until one appears; with the flag it
+    // returns at once and the fstat below refuses it. (Opening a socket fails with ENXIO.)
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ENXIO) {
+            struct stat st
+            {
+            };
+            if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+                throw ScenarioError(path, "is " + kindOf(st.st_mode) + ", not " + what);
+        }
         throw ScenarioError(path, "cannot open: " + errnoText(errno));
-    const FdCloser closer(fd);
+    }
+    FdCloser closer(fd);
     struct stat st {};
     if (::fstat(fd, &st) != 0)
         throw ScenarioError(path, "cannot read: " + errnoText(errno));
-    if (S_ISDIR(st.st_mode))
-        throw ScenarioError(path, "is a directory, not " + what);
-    if (S_ISREG(st.st_mode) && st.st_size > limit)
+    if (!S_ISREG(st.st_mode)) {
+        throw ScenarioError(path, "is " + kindOf(st.st_mode) + ", not " + what);
+    }
+    // Regular files never block, but a read must not see EAGAIN either: back to blocking.
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+        throw ScenarioError(path, "cannot read: " + errnoText(errno));
+    closer.fd = -1; // handed to the caller
+    return fd;
+}
+
+std::string readFileLimited(const std::string &path, long long limit, const std::string &what,
+    const std::string &limitSuffix)
+{
+    const FdCloser closer(openRegularFile(path, what));
+    struct stat st
+    {
+    };
+    if (::fstat(closer.fd, &st) != 0)
+        throw ScenarioError(path, "cannot read: " + errnoText(errno));
+    if (st.st_size > limit)
         throw ScenarioError(path, "file is " + std::to_string(st.st_size)
                                       + " bytes, more than the limit of " + std::to_string(limit)
                                       + " bytes" + limitSuffix);
-    return readAllLimited(fd, path, limit, limitSuffix);
+    return readAllLimited(closer.fd, path, limit, limitSuffix, st.st_size);
 }
 
 namespace {

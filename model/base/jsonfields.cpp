@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_set>
 
 namespace railyard {
 
@@ -35,18 +34,18 @@ std::size_t editDistance(std::string_view a, std::string_view b)
     return row[b.size()];
 }
 
-/// Renders the key path of the callback parser: keys joined by '.', array levels as "[]".
-std::string renderPath(const std::vector<std::string> &path)
+/// Renders a key path: keys joined by '.', array levels as "[]" (a null entry).
+std::string renderPath(const std::vector<const std::string *> &path)
 {
     std::string out;
-    for (const std::string &segment : path) {
-        if (segment == "[]") {
-            out += segment;
+    for (const std::string *segment : path) {
+        if (!segment) {
+            out += "[]";
             continue;
         }
         if (!out.empty())
             out += '.';
-        std::string shown = dumpSafe(nlohmann::json(segment));
+        std::string shown = dumpSafe(nlohmann::json(*segment));
         shown = shown.substr(1, shown.size() - 2);
         out += shown.size() > 60 ? shown.substr(0, 60) + "..." : shown;
     }
@@ -111,50 +110,179 @@ std::string jsonQuote(const nlohmann::json &value, std::size_t maxChars)
     return value.is_string() ? "'" + text + "'" : text;
 }
 
-nlohmann::json parseJsonGuarded(const std::string &text, int maxDepth)
+namespace {
+
+/**
+ * The SAX handler of parseJsonGuarded: builds the DOM as nlohmann's json_sax_dom_parser does
+ * (one append or insert per value, so linear in the input), refusing nesting deeper than
+ * `maxDepth` and a repeated key as it meets them. It replaces nlohmann's callback parser, whose
+ * end_object scans the parent container for a discarded value after every object
+ * (json_sax_dom_callback_parser::end_object, nlohmann_json 3.11.2): quadratic on an array of
+ * objects ({"a":[{},{},...]} with 400,000 objects took 35 s).
+ *
+ * With a stream key, each element of the array at that key of the top-level object is handed
+ * to the stream callback when complete and then dropped, so a reader of a million-row record
+ * never holds more than one row's DOM.
+ */
+class GuardedDomBuilder
+{
+public:
+    using json = nlohmann::json;
+
+    GuardedDomBuilder(
+        json &root, int maxDepth, std::string_view streamKey, const JsonElementSink *sink)
+        : m_root(root)
+        , m_maxDepth(maxDepth)
+        , m_streamKey(streamKey)
+        , m_sink(sink)
+    {
+    }
+
+    bool null() { return scalar(json(nullptr)); }
+    bool boolean(bool v) { return scalar(json(v)); }
+    bool number_integer(json::number_integer_t v) { return scalar(json(v)); }
+    bool number_unsigned(json::number_unsigned_t v) { return scalar(json(v)); }
+    bool number_float(json::number_float_t v, const json::string_t &) { return scalar(json(v)); }
+    bool string(json::string_t &v) { return scalar(json(std::move(v))); }
+    bool binary(json::binary_t &v) { return scalar(json(json::binary_t(std::move(v)))); }
+
+    bool start_object(std::size_t) { return open(json::value_t::object); }
+    bool start_array(std::size_t)
+    {
+        // The streamed array: the value of the stream key in the top-level object.
+        const bool streamed = m_sink && m_stack.size() == 1 && m_stack.front()->is_object()
+            && m_path.front() && *m_path.front() == m_streamKey;
+        if (!open(json::value_t::array))
+            return false;
+        if (streamed)
+            m_streamed = m_stack.back();
+        return true;
+    }
+
+    bool key(json::string_t &k)
+    {
+        json::object_t &object = m_stack.back()->get_ref<json::object_t &>();
+        const auto [it, inserted] = object.emplace(k, nullptr);
+        const std::size_t level = m_stack.size() - 1;
+        if (!inserted) {
+            m_path.resize(level + 1);
+            m_path[level] = &k;
+            throw ScenarioError(renderPath(m_path), "duplicate field");
+        }
+        m_path.resize(level + 1);
+        m_path[level] = &it->first;
+        m_member = &it->second;
+        return true;
+    }
+
+    bool end_object() { return close(); }
+    bool end_array()
+    {
+        if (m_stack.back() == m_streamed)
+            m_streamed = nullptr;
+        return close();
+    }
+
+    template<class Exception>
+    bool parse_error(std::size_t, const std::string &, const Exception &ex)
+    {
+        throw ex;
+    }
+
+private:
+    /// Places a new value in the container being built (or as the root); returns where.
+    json *place(json &&value)
+    {
+        if (m_stack.empty()) {
+            m_root = std::move(value);
+            return &m_root;
+        }
+        json &parent = *m_stack.back();
+        if (parent.is_array()) {
+            json::array_t &array = parent.get_ref<json::array_t &>();
+            array.push_back(std::move(value));
+            return &array.back();
+        }
+        *m_member = std::move(value);
+        return m_member;
+    }
+
+    bool scalar(json &&value)
+    {
+        place(std::move(value));
+        handOver();
+        return true;
+    }
+
+    bool open(json::value_t type)
+    {
+        // The new container is level m_stack.size() + 1 (the root is level 1).
+        const std::size_t enclosing = m_stack.size();
+        if (static_cast<long long>(enclosing) + 1 > m_maxDepth) {
+            m_path.resize(enclosing);
+            throw ScenarioError(renderPath(m_path),
+                "JSON nests deeper than " + std::to_string(m_maxDepth) + " levels");
+        }
+        m_stack.push_back(place(json(type)));
+        m_path.resize(enclosing + 1);
+        m_path[enclosing] = nullptr; // "[]" for an array; an object's key replaces it
+        return true;
+    }
+
+    bool close()
+    {
+        m_stack.pop_back();
+        handOver();
+        return true;
+    }
+
+    /// A value just completed in the streamed array goes to the sink and leaves the DOM.
+    void handOver()
+    {
+        if (!m_streamed || m_stack.empty() || m_stack.back() != m_streamed)
+            return;
+        json::array_t &array = m_streamed->get_ref<json::array_t &>();
+        json element = std::move(array.back());
+        array.pop_back();
+        (*m_sink)(m_streamIndex++, std::move(element));
+    }
+
+    json &m_root;
+    int m_maxDepth;
+    std::string_view m_streamKey;
+    const JsonElementSink *m_sink;
+    std::vector<json *> m_stack; ///< the containers being built, outermost first
+    std::vector<const std::string *> m_path; ///< per level: the current key, null in arrays
+    json *m_member = nullptr; ///< the object member a key just made
+    json *m_streamed = nullptr;
+    std::size_t m_streamIndex = 0;
+};
+
+nlohmann::json parseGuarded(
+    const std::string &text, int maxDepth, std::string_view streamKey, const JsonElementSink *sink)
 {
     using nlohmann::json;
-    std::vector<std::string> path;                     // path[i]: child chosen at depth i
-    std::vector<std::unordered_set<std::string>> keys; // keys[i]: keys seen in the object at depth i
-    const json::parser_callback_t guard = [&](int depth, json::parse_event_t event,
-                                              json &parsed) {
-        switch (event) {
-        case json::parse_event_t::object_start:
-        case json::parse_event_t::array_start:
-            // `depth` counts the enclosing containers, so this container is level depth + 1.
-            if (depth + 1 > maxDepth) {
-                path.resize(static_cast<std::size_t>(depth));
-                throw ScenarioError(renderPath(path),
-                                    "JSON nests deeper than "
-                                        + std::to_string(maxDepth) + " levels");
-            }
-            if (event == json::parse_event_t::object_start) {
-                keys.resize(static_cast<std::size_t>(depth) + 1);
-                keys[static_cast<std::size_t>(depth)].clear();
-            } else {
-                path.resize(static_cast<std::size_t>(depth) + 1);
-                path[static_cast<std::size_t>(depth)] = "[]";
-            }
-            break;
-        case json::parse_event_t::key: {
-            // A key's depth counts its own object, which sits at depth - 1.
-            const auto object = static_cast<std::size_t>(depth - 1);
-            path.resize(object + 1);
-            path[object] = parsed.get<std::string>();
-            if (object < keys.size() && !keys[object].insert(path[object]).second)
-                throw ScenarioError(renderPath(path), "duplicate field");
-            break;
-        }
-        default:
-            break;
-        }
-        return true;
-    };
+    json root;
+    GuardedDomBuilder builder(root, maxDepth, streamKey, sink);
     try {
-        return json::parse(text, guard);
+        json::sax_parse(text, &builder);
     } catch (const json::exception &e) {
         throw ScenarioError("", "not valid JSON: " + parseErrorText(e.what()));
     }
+    return root;
+}
+
+} // namespace
+
+nlohmann::json parseJsonGuarded(const std::string &text, int maxDepth)
+{
+    return parseGuarded(text, maxDepth, {}, nullptr);
+}
+
+nlohmann::json parseJsonGuardedStreaming(
+    const std::string &text, int maxDepth, std::string_view arrayKey, const JsonElementSink &sink)
+{
+    return parseGuarded(text, maxDepth, arrayKey, &sink);
 }
 
 std::int64_t jsonInteger(const nlohmann::json &value, const std::string &path, std::int64_t min,

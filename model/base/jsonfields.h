@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -22,7 +23,19 @@ std::string jsonQuote(const nlohmann::json &value, std::size_t maxChars = 40);
 /// Parses JSON text into a DOM, refusing (ScenarioError naming the key path) nesting deeper
 /// than `maxDepth` containers and a key repeated in one object as the parser meets them, so a
 /// hostile text never grows a deep tree. Syntax errors keep nlohmann's line and column.
+/// Linear in the text: a SAX pass builds the DOM (nlohmann's callback parser is quadratic on
+/// arrays of objects).
 nlohmann::json parseJsonGuarded(const std::string &text, int maxDepth);
+
+/// Receives one array element of parseJsonGuardedStreaming: its index and its DOM.
+using JsonElementSink = std::function<void(std::size_t index, nlohmann::json &&element)>;
+
+/// parseJsonGuarded, except that each element of the array at `arrayKey` of the top-level
+/// object goes to `sink` as soon as it is complete and is not kept: the returned DOM holds an
+/// empty array there. A reader of a record of a million rows thus checks one row at a time
+/// and never holds the rows' DOM. The sink may throw (the parse stops there).
+nlohmann::json parseJsonGuardedStreaming(
+    const std::string &text, int maxDepth, std::string_view arrayKey, const JsonElementSink &sink);
 
 /// An integer in [min, max] at `path`; ScenarioError for another type, a fraction, or a value
 /// out of range (negative, below the minimum and over the limit each have their own message).

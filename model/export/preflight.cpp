@@ -11,6 +11,7 @@
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "export/runrecord.h"
 
 #include <nlohmann/json.hpp>
 
@@ -114,16 +115,31 @@ std::vector<SmiGpu> parseSmi(const std::string &text)
     return out;
 }
 
+/// The record's GPUs per server (checkRunRecord has read it).
+int gpusPerServer(const RunRecordJson &record)
+{
+    return record.top.at("fabric").at("gpus_per_server").get<int>();
+}
+
 } // namespace
 
-PreflightPlace checkPreflight(
-    const std::string &recordText, const PreflightEnvironment &e, int mappingVersion)
+PreflightPlace checkPreflight(const std::string &recordText, const PreflightEnvironment &e,
+    int mappingVersion, const std::string &recordName)
 {
-    const json root = parseJsonGuarded(recordText, limits::kMaxJsonDepth);
-    if (!root.is_object() || root.value("format", std::string()) != "railyard-mapping")
-        throw ScenarioError("record", "is not a mapping-json run record (format \"railyard-mapping\")");
-    const json &ranks = root.at("ranks");
-    const int world = static_cast<int>(ranks.size());
+    if (mappingVersion < 0)
+        throw ScenarioError(
+            "--mapping-version", "must be at least 1, got " + std::to_string(mappingVersion));
+    // The whole record is checked as import-mapping checks it (runrecord.h), read in one
+    // streaming pass that keeps a few dozen bytes a rank: every rank runs this at start-up.
+    RunRecordJson record;
+    try {
+        record = readRunRecordJson(recordText);
+        checkRunRecord(record);
+    } catch (const ScenarioError &error) {
+        throw ScenarioError(
+            error.field().empty() ? recordName : recordName + ": " + error.field(), error.reason());
+    }
+    const int world = static_cast<int>(record.rankCount);
 
     const std::optional<int> rank
         = numberFrom(e, { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK" });
@@ -131,7 +147,7 @@ PreflightPlace checkPreflight(
         throw ScenarioError("preflight",
             "no rank in the environment (RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK)");
     const std::string who = "rank " + std::to_string(*rank);
-    const int version = root.value("mapping_version", 1);
+    const int version = record.top.value("mapping_version", 1);
     if (mappingVersion > 0 && version != mappingVersion)
         throw ScenarioError("preflight",
             who + ": the run record is mapping version " + std::to_string(version)
@@ -145,23 +161,24 @@ PreflightPlace checkPreflight(
         throw ScenarioError("preflight",
             who + ": the job has " + std::to_string(*size) + " ranks but the run record "
                 + std::to_string(world));
-    const json *row = nullptr;
-    for (const json &r : ranks)
-        if (r.is_object() && r.value("rank", -1) == *rank)
+    // checkRunRecord saw every rank once.
+    const RecordRank *row = nullptr;
+    for (const RecordRank &r : record.ranks)
+        if (r.value[0] == *rank)
             row = &r;
     if (!row)
-        throw ScenarioError("record", who + " is missing from the run record");
+        throw ScenarioError(recordName, who + " is missing from the run record");
 
     PreflightPlace place;
     place.rank = *rank;
-    const std::string wantHost = row->value("host", std::string());
+    const std::string &wantHost = row->host;
     const auto hostOverride = firstSet(e, { "RAILYARD_HOST" });
     place.host = hostOverride ? hostOverride->second : e.hostname;
     if (place.host != wantHost && shortName(place.host) != shortName(wantHost))
         throw ScenarioError("preflight",
             who + " runs on " + place.host + " but the run record places it on " + wantHost);
 
-    const int wantGpu = row->value("gpu", -1);
+    const int wantGpu = row->value[8] >= 0 ? row->value[8] : row->value[1] % gpusPerServer(record);
     const std::optional<int> local
         = numberFrom(e, { "LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK" });
     const std::vector<SmiGpu> smi = e.nvidiaSmi ? parseSmi(*e.nvidiaSmi) : std::vector<SmiGpu>();
@@ -218,11 +235,11 @@ PreflightPlace checkPreflight(
             throw ScenarioError("preflight",
                 who + ": GPU " + std::to_string(place.gpu) + " does not exist on " + place.host
                     + " (nvidia-smi lists " + std::to_string(smi.size()) + ")");
-        const json &bus = (*row)["gpu_pci_bus_id"];
-        if (bus.is_string() && normalBusId(bus.get<std::string>()) != it->busId)
+        const std::string &bus = row->gpuBusId;
+        if (!bus.empty() && normalBusId(bus) != it->busId)
             throw ScenarioError("preflight",
                 who + ": GPU " + std::to_string(place.gpu) + " on " + place.host + " is "
-                    + it->busId + " but the run record says " + bus.get<std::string>());
+                    + it->busId + " but the run record says " + bus);
     }
 
     if (const auto hca = firstSet(e, { "NCCL_IB_HCA" })) {
@@ -232,7 +249,7 @@ PreflightPlace checkPreflight(
         if (!dev.empty() && (dev.front() == '=' || dev.front() == '^'))
             dev.erase(0, 1);
         dev = dev.substr(0, dev.find(':'));
-        const std::string want = row->value("hca", std::string());
+        const std::string &want = row->hca;
         place.hca = dev;
         if (!want.empty() && (hca->second.front() == '^' || dev != want))
             throw ScenarioError("preflight",

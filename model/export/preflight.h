@@ -44,9 +44,14 @@ struct PreflightPlace
  * - NIC: NCCL_IB_HCA, when set, must name the record's RDMA device.
  *
  * `mappingVersion` > 0 also requires the record to be that version (a stale record left
- * from an earlier mapping is caught before any rank starts).
+ * from an earlier mapping is caught before any rank starts); a negative one is refused.
+ *
+ * The record itself must pass what import-mapping checks (checkRunRecord in runrecord.h: every
+ * rank once, slots unique and inside the record's fabric, coordinates of its layout, the world
+ * size); its problems are refused with `recordName` (the file) and the field.
  */
-PreflightPlace checkPreflight(
-    const std::string &recordText, const PreflightEnvironment &environment, int mappingVersion = 0);
+PreflightPlace checkPreflight(const std::string &recordText,
+    const PreflightEnvironment &environment, int mappingVersion = 0,
+    const std::string &recordName = "record");
 
 } // namespace railyard

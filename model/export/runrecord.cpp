@@ -19,6 +19,7 @@
 #include "base/sizelimits.h"
 #include "export/exportcommon.h"
 #include "fabric/failedcomponent.h"
+#include "layout/parallellayout.h"
 #include "scenario/scenariofile.h"
 #include "scenario/scenariosections.h"
 
@@ -29,6 +30,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 namespace railyard {
 
@@ -135,23 +137,35 @@ int smallInt(const std::string &s)
     return std::atoi(s.c_str());
 }
 
-/// Checks one rank's redundant fields against the layout and fabric and records its slot.
+/**
+ * Checks one rank's redundant fields against a layout and a fabric's slots and records its
+ * slot: shared by import-mapping (the scenario's layout and fabric, its current mapping) and
+ * the preflight (the layout and fabric sizes the record itself gives).
+ */
 struct RankCollector
 {
-    const CostEngine &engine;
+    const ParallelLayout &layout;
+    int slotCount;
+    int gpusPerServer;
+    const Mapping *current; ///< the scenario's mapping; nullptr for a record checked alone
+    std::string context; ///< " in this scenario"
     std::vector<int> slots;
 
-    explicit RankCollector(const CostEngine &e)
-        : engine(e)
-        , slots(static_cast<std::size_t>(e.layout().worldSize()), -1)
+    RankCollector(
+        const ParallelLayout &l, int slotsInFabric, int gpus, const Mapping *now, std::string where)
+        : layout(l)
+        , slotCount(slotsInFabric)
+        , gpusPerServer(gpus)
+        , current(now)
+        , context(std::move(where))
+        , slots(static_cast<std::size_t>(l.worldSize()), -1)
     {
     }
 
     /// `field(name)` returns the value or -1 when absent; `where` names the record element.
     template<typename Field> void add(const std::string &where, const Field &field)
     {
-        const int world = engine.layout().worldSize();
-        const Fabric &fabric = engine.fabric();
+        const int world = layout.worldSize();
         const int rank = field("rank");
         if (rank < 0 || rank >= world)
             throw ScenarioError(
@@ -159,22 +173,22 @@ struct RankCollector
         if (slots[static_cast<std::size_t>(rank)] >= 0)
             throw ScenarioError(where + ".rank", "rank " + std::to_string(rank) + " appears twice");
         const int slot = field("slot");
-        if (slot < 0 || slot >= fabric.slotCount())
-            throw ScenarioError(where + ".slot",
-                "expected a GPU slot in 0.." + std::to_string(fabric.slotCount() - 1));
+        if (slot < 0 || slot >= slotCount)
+            throw ScenarioError(
+                where + ".slot", "expected a GPU slot in 0.." + std::to_string(slotCount - 1));
         // Derived columns (server, gpu) may still describe the rank's current slot: a record
         // edited in its slot column only is accepted, its stale columns ignored. A value that
         // matches neither the new slot nor the current one is an edit of its own: refused.
-        const int current = engine.mapping().slotOf(rank);
+        const int now = current ? current->slotOf(rank) : -1;
         const auto expect
             = [&](const char *name, int want, const std::string &owner, int stale = -3) {
                   const int got = field(name);
                   if (got != -2 && got != want && got != stale)
                       throw ScenarioError(where + "." + name,
                           "is " + std::to_string(got) + " but " + owner + " has " + name + " "
-                              + std::to_string(want) + " in this scenario");
+                              + std::to_string(want) + context);
               };
-        const RankCoord c = engine.layout().coord(rank);
+        const RankCoord c = layout.coord(rank);
         const std::string ofRank = "rank " + std::to_string(rank);
         const std::string ofSlot = "slot " + std::to_string(slot);
         expect("d", c.d, ofRank);
@@ -182,22 +196,35 @@ struct RankCollector
         expect("t", c.t, ofRank);
         expect("c", c.c, ofRank);
         expect("e", c.e, ofRank);
-        const bool slotEdited = slot != current && current >= 0 && current < fabric.slotCount();
-        expect("server", fabric.serverOfSlot(slot), ofSlot,
-            slotEdited ? fabric.serverOfSlot(current) : -3);
-        expect("gpu", fabric.gpuOfSlot(slot), ofSlot, slotEdited ? fabric.gpuOfSlot(current) : -3);
+        const bool slotEdited = slot != now && now >= 0 && now < slotCount;
+        expect("server", slot / gpusPerServer, ofSlot, slotEdited ? now / gpusPerServer : -3);
+        expect("gpu", slot % gpusPerServer, ofSlot, slotEdited ? now % gpusPerServer : -3);
         slots[static_cast<std::size_t>(rank)] = slot;
     }
 
-    Mapping finish(const std::string &where) const
+    /// Every rank given; the scenario's fabric validates the mapping, a record checked alone
+    /// has each slot held once (what the validation's errors come down to without a fabric).
+    Mapping finish(const std::string &where, const Fabric *fabric) const
     {
         for (std::size_t r = 0; r < slots.size(); ++r)
             if (slots[r] < 0)
                 throw ScenarioError(where, "rank " + std::to_string(r) + " is missing");
-        Mapping m(slots, engine.fabric().slotCount());
-        for (const MappingIssue &issue : m.validate(engine.layout(), engine.fabric()))
-            if (issue.severity == MappingIssue::Error)
-                throw ScenarioError(where, issue.message);
+        Mapping m(slots, slotCount);
+        if (fabric) {
+            for (const MappingIssue &issue : m.validate(layout, *fabric))
+                if (issue.severity == MappingIssue::Error)
+                    throw ScenarioError(where, issue.message);
+            return m;
+        }
+        std::vector<int> holder(static_cast<std::size_t>(slotCount), -1);
+        for (std::size_t r = 0; r < slots.size(); ++r) {
+            int &first = holder[static_cast<std::size_t>(slots[r])];
+            if (first >= 0)
+                throw ScenarioError(where,
+                    "ranks " + std::to_string(first) + " and " + std::to_string(r)
+                        + " are both on slot " + std::to_string(slots[r]));
+            first = static_cast<int>(r);
+        }
         return m;
     }
 };
@@ -324,16 +351,69 @@ std::string withoutBom(const std::string &text)
 
 } // namespace
 
-ImportedMapping importMappingJson(const std::string &bomText, const CostEngine &engine)
+namespace {
+
+/// The record's top level, with the fields it knows.
+JsonFields topFields(const nlohmann::json &top)
 {
-    const std::string text = withoutBom(bomText);
-    using nlohmann::json;
-    if (static_cast<std::int64_t>(text.size()) > limits::kMaxFileBytes)
-        throw ScenarioError("mapping", "the record is larger than 64 MiB");
-    const json root = parseJsonGuarded(text, limits::kMaxJsonDepth);
-    JsonFields top(root, "",
+    return JsonFields(top, "",
         { "format", "format_version", "generator", "scenario", "mapping_version", "failures",
             "fabric", "parallel", "prediction", "ranks" });
+}
+
+/// One row into its compact form (see RunRecordJson): the integers as JsonFields'
+/// requiredInteger(key, 0, INT_MAX) reads them, with its messages, and the strings the
+/// preflight compares.
+void keepRow(RunRecordJson &record, std::size_t index, nlohmann::json &&row)
+{
+    using nlohmann::json;
+    record.rankCount = index + 1;
+    // After a fault nothing more is read; past the limit the count alone is refused.
+    if (record.fault || index >= static_cast<std::size_t>(limits::kMaxGpus))
+        return;
+    if (!row.is_object()) {
+        record.fault = ScenarioError(
+            jsonElementPath("ranks", index), "expected an object, got " + jsonTypeName(row));
+        record.faultRow = index;
+        record.faultField = -1;
+        return;
+    }
+    const json::object_t &fields = row.get_ref<const json::object_t &>();
+    RecordRank r;
+    for (int k = 0; k < 9; ++k) {
+        const auto it = fields.find(RunRecordJson::kIntFields[k]);
+        if (it == fields.end())
+            continue;
+        const json &v = it->second;
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() <= INT_MAX) {
+            r.value[k] = static_cast<int>(v.get<std::uint64_t>()); // the common case, no path
+            continue;
+        }
+        try {
+            r.value[k] = static_cast<int>(jsonInteger(v,
+                jsonElementPath("ranks", index) + "." + RunRecordJson::kIntFields[k], 0, INT_MAX));
+        } catch (const ScenarioError &e) {
+            record.fault = e;
+            record.faultRow = index;
+            record.faultField = k;
+            record.ranks.push_back(std::move(r));
+            return;
+        }
+    }
+    const auto text = [&fields](const char *key) {
+        const auto it = fields.find(key);
+        return it != fields.end() && it->second.is_string() ? it->second.get<std::string>()
+                                                            : std::string();
+    };
+    r.host = text("host");
+    r.hca = text("hca");
+    r.gpuBusId = text("gpu_pci_bus_id");
+    record.ranks.push_back(std::move(r));
+}
+
+/// format and format_version, as every reader of a record checks them first.
+void checkFormat(const JsonFields &top)
+{
     const std::string format = top.string("format", "", 64);
     if (format != "railyard-mapping")
         throw ScenarioError("format",
@@ -344,6 +424,106 @@ ImportedMapping importMappingJson(const std::string &bomText, const CostEngine &
             "the record is version " + std::to_string(version)
                 + ", newer than this Railyard reads (up to " + std::to_string(kMappingRecordVersion)
                 + ")");
+}
+
+/// The number of rank rows, refusing an absent or non-array "ranks" and too many rows.
+std::size_t rankRows(const JsonFields &top, const RunRecordJson &record)
+{
+    // The streamed array is empty in the DOM: array() checks its presence and type only.
+    if (!top.array("ranks", static_cast<std::size_t>(limits::kMaxGpus)))
+        throw ScenarioError("ranks", "missing required field");
+    if (record.rankCount > static_cast<std::size_t>(limits::kMaxGpus))
+        throw ScenarioError("ranks",
+            std::to_string(record.rankCount) + " entries exceed the limit of "
+                + std::to_string(limits::kMaxGpus));
+    return record.rankCount;
+}
+
+/// Every row through the collector in record order; a row's fault is thrown where a full
+/// read would have met it.
+void collectRows(const RunRecordJson &record, RankCollector &collect)
+{
+    for (std::size_t i = 0; i < record.rankCount; ++i) {
+        if (i == record.faultRow && record.faultField < 0)
+            throw *record.fault;
+        const RecordRank &row = record.ranks[i];
+        collect.add(jsonElementPath("ranks", i), [&](const char *key) {
+            int k = 0;
+            while (std::string_view(RunRecordJson::kIntFields[k]) != key)
+                ++k;
+            if (i == record.faultRow && k == record.faultField)
+                throw *record.fault;
+            return row.value[k];
+        });
+    }
+}
+
+} // namespace
+
+RunRecordJson readRunRecordJson(const std::string &text)
+{
+    RunRecordJson record;
+    const JsonElementSink sink = [&record](std::size_t index, nlohmann::json &&row) {
+        keepRow(record, index, std::move(row));
+    };
+    // A BOM (spreadsheets and some editors write one): RFC 3629 section 6.
+    record.top = text.rfind("\xEF\xBB\xBF", 0) == 0
+        ? parseJsonGuardedStreaming(text.substr(3), limits::kMaxJsonDepth, "ranks", sink)
+        : parseJsonGuardedStreaming(text, limits::kMaxJsonDepth, "ranks", sink);
+    return record;
+}
+
+void checkRunRecord(const RunRecordJson &record)
+{
+    const JsonFields top = topFields(record.top);
+    checkFormat(top);
+    const JsonFields fab(top.required("fabric"), "fabric",
+        { "name", "kind", "servers", "gpus_per_server", "nics_per_server", "hash" });
+    const std::int64_t servers = fab.requiredInteger("servers", 1, limits::kMaxGpus);
+    const std::int64_t gpus = fab.requiredInteger("gpus_per_server", 1, limits::kMaxGpusPerServer);
+    if (servers * gpus > limits::kMaxGpus)
+        throw ScenarioError("fabric",
+            std::to_string(servers) + " servers x " + std::to_string(gpus)
+                + " GPUs exceed the limit of " + std::to_string(limits::kMaxGpus) + " GPU slots");
+    fab.string("hash", "", 64, false);
+
+    const JsonFields par(top.required("parallel"), "parallel",
+        { "tp", "pp", "dp", "cp", "ep", "order", "world_size" });
+    ParallelDegrees d;
+    d.tp = static_cast<int>(par.requiredInteger("tp", 1, INT_MAX));
+    d.pp = static_cast<int>(par.requiredInteger("pp", 1, INT_MAX));
+    d.dp = static_cast<int>(par.requiredInteger("dp", 1, INT_MAX));
+    d.cp = static_cast<int>(par.requiredInteger("cp", 1, INT_MAX));
+    d.ep = static_cast<int>(par.requiredInteger("ep", 1, INT_MAX));
+    const ParallelLayout layout(d, par.string("order", "tp-cp-ep-dp-pp", 64));
+    if (par.has("world_size")) {
+        const std::int64_t world = par.requiredInteger("world_size", 1, INT_MAX);
+        if (world != layout.worldSize())
+            throw ScenarioError("parallel.world_size",
+                "is " + std::to_string(world) + " but tp*pp*dp*cp is "
+                    + std::to_string(layout.worldSize()));
+    }
+    top.integer("mapping_version", 1, 1, INT_MAX);
+
+    const std::size_t rows = rankRows(top, record);
+    if (rows != static_cast<std::size_t>(layout.worldSize()))
+        throw ScenarioError("ranks",
+            "has " + std::to_string(rows) + " entries but the record's layout has "
+                + std::to_string(layout.worldSize()) + " ranks");
+    RankCollector collect(layout, static_cast<int>(servers * gpus), static_cast<int>(gpus), nullptr,
+        " in this record");
+    collectRows(record, collect);
+    collect.finish("ranks", nullptr);
+}
+
+ImportedMapping importMappingJson(const std::string &text, const CostEngine &engine)
+{
+    const std::size_t bom = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+    if (static_cast<std::int64_t>(text.size() - bom) > limits::kMaxFileBytes)
+        throw ScenarioError("mapping", "the record is larger than 64 MiB");
+    const RunRecordJson record = readRunRecordJson(text);
+    const JsonFields top = topFields(record.top);
+    checkFormat(top);
 
     const Fabric &fabric = engine.fabric();
     JsonFields fab(top.required("fabric"), "fabric",
@@ -383,26 +563,15 @@ ImportedMapping importMappingJson(const std::string &bomText, const CostEngine &
     ImportedMapping out;
     out.mappingVersion = top.integer("mapping_version", 1, 1, INT_MAX);
     out.scenario = top.string("scenario", "", 4096);
-    const json *ranks = top.array("ranks", static_cast<std::size_t>(limits::kMaxGpus));
-    if (!ranks)
-        throw ScenarioError("ranks", "missing required field");
-    if (ranks->size() != static_cast<std::size_t>(engine.layout().worldSize()))
+    const std::size_t rows = rankRows(top, record);
+    if (rows != static_cast<std::size_t>(engine.layout().worldSize()))
         throw ScenarioError("ranks",
-            "has " + std::to_string(ranks->size()) + " entries but the layout has "
+            "has " + std::to_string(rows) + " entries but the layout has "
                 + std::to_string(engine.layout().worldSize()) + " ranks");
-    RankCollector collect(engine);
-    for (std::size_t i = 0; i < ranks->size(); ++i) {
-        const std::string where = jsonElementPath("ranks", i);
-        JsonFields row((*ranks)[i], where,
-            { "rank", "d", "p", "t", "c", "e", "server", "host", "slot", "gpu", "nic", "rail",
-                "leaf", "leaf_port", "numa", "hca", "gpu_pci_bus_id", "nic_pci_bus_id" });
-        collect.add(where, [&row](const char *key) {
-            if (!row.has(key))
-                return std::string(key) == "rank" || std::string(key) == "slot" ? -1 : -2;
-            return static_cast<int>(row.requiredInteger(key, 0, INT_MAX));
-        });
-    }
-    out.mapping = collect.finish("ranks");
+    RankCollector collect(engine.layout(), fabric.slotCount(), fabric.gpusPerServer(),
+        &engine.mapping(), " in this scenario");
+    collectRows(record, collect);
+    out.mapping = collect.finish("ranks", &fabric);
     out.mappingVersion = versionAfterImport(out.mapping, out.mappingVersion, engine);
     return out;
 }
@@ -421,6 +590,13 @@ ImportedMapping importMappingCsv(const std::string &bomText, const CostEngine &e
         const auto it = std::find(header.begin(), header.end(), name);
         return it == header.end() ? -1 : static_cast<int>(it - header.begin());
     };
+    // A column named twice would leave one of its values unread (and unchecked).
+    std::map<std::string, std::size_t> seen;
+    for (std::size_t i = 0; i < header.size(); ++i)
+        if (const auto [it, fresh] = seen.emplace(header[i], i); !fresh)
+            throw ScenarioError("csv line 1",
+                "column '" + header[i].substr(0, 40) + "' appears twice (columns "
+                    + std::to_string(it->second + 1) + " and " + std::to_string(i + 1) + ")");
     if (column("rank") < 0 || column("slot") < 0)
         throw ScenarioError("csv line 1", "the header needs 'rank' and 'slot' columns");
     const int world = engine.layout().worldSize();
@@ -428,7 +604,8 @@ ImportedMapping importMappingCsv(const std::string &bomText, const CostEngine &e
         throw ScenarioError("csv",
             "has " + std::to_string(rows.size() - 1) + " rank rows but the layout has "
                 + std::to_string(world) + " ranks");
-    RankCollector collect(engine);
+    RankCollector collect(engine.layout(), engine.fabric().slotCount(),
+        engine.fabric().gpusPerServer(), &engine.mapping(), " in this scenario");
     for (std::size_t i = 1; i < rows.size(); ++i) {
         const std::vector<std::string> &row = rows[i];
         const std::string where = "csv row " + std::to_string(i);
@@ -449,7 +626,7 @@ ImportedMapping importMappingCsv(const std::string &bomText, const CostEngine &e
         });
     }
     ImportedMapping out;
-    out.mapping = collect.finish("csv");
+    out.mapping = collect.finish("csv", &engine.fabric());
     out.mappingVersion = versionAfterImport(out.mapping, engine.scenario().mappingVersion, engine);
     out.scenario = engine.scenario().name;
     return out;

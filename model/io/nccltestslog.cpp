@@ -24,6 +24,12 @@ namespace {
 
 constexpr long long kMaxLogBytes = 16ll << 20;
 
+/// Result rows (sizes) one log may hold, text or JSON. A doubling sweep (-f 2) from 1 B to the
+/// 16 GiB nccl-tests allows is 35 sizes and a linear -i sweep of published logs a few hundred;
+/// 4,096 leaves room for any real sweep while a calibrate of the largest log stays within
+/// seconds (the fit predicts every size on every iteration: 200,000 rows took minutes).
+constexpr std::size_t kMaxLogRows = 4096;
+
 std::vector<std::string_view> words(std::string_view line)
 {
     std::vector<std::string_view> out;
@@ -114,13 +120,18 @@ struct Columns
     bool timestamp = false;
 };
 
-std::optional<Columns> headerColumns(const std::vector<std::string_view> &w)
+/// The columns of a result table header, or nullopt for another '#' line. A header whose
+/// time block is not "time algbw busbw #wrong" is refused (`file`:`line`): the rows are read
+/// by these positions, so a block cut short would read past the end of a row.
+std::optional<Columns> headerColumns(
+    const std::vector<std::string_view> &w, const std::string &file, int line)
 {
     // "#  size count type redop root time algbw busbw #wrong [i_min i_max i_p99 i_cv%] ..."
     if (w.size() < 6 || w[0] != "#" || w[1] != "size" || w[2] != "count")
         return std::nullopt;
     Columns c;
     int blocks = 0;
+    std::vector<std::string_view> names; // the counted columns, as a row has them
     for (std::size_t i = 1; i < w.size(); ++i) {
         if (w[i] == "timestamp") {
             c.timestamp = true;
@@ -130,10 +141,20 @@ std::optional<Columns> headerColumns(const std::vector<std::string_view> &w)
             c.block[blocks++] = c.count;
             c.cpuTime = w[i] == "cputime";
         }
+        names.push_back(w[i]);
         ++c.count;
     }
     if (blocks == 0)
         return std::nullopt;
+    for (int b = 0; b < blocks; ++b) {
+        const auto at = static_cast<std::size_t>(c.block[b]);
+        if (at + 3 >= names.size() || names[at + 1] != "algbw" || names[at + 2] != "busbw"
+            || names[at + 3] != "#wrong")
+            throw lineError(file, line,
+                "the result table header has '" + std::string(names[at])
+                    + "' without 'algbw busbw #wrong' after it (nccl-tests prints each block as "
+                      "time algbw busbw #wrong)");
+    }
     return c;
 }
 
@@ -225,7 +246,7 @@ void parseText(std::string_view text, NcclTestsLog &log)
             log.ncclVersion = std::string(v.substr(0, v.find_first_of("+ \r")));
         }
         if (w[0] == "#" || w[0].front() == '#') {
-            if (auto c = headerColumns(w)) {
+            if (auto c = headerColumns(w, log.file, lineNo)) {
                 if (cols && !log.rows.empty())
                     throw lineError(log.file, lineNo,
                         "a second result table: one log must hold one run");
@@ -282,8 +303,22 @@ void parseText(std::string_view text, NcclTestsLog &log)
             continue;
         }
         long long bytes = 0;
-        if (!toInteger(w[0], bytes))
-            continue; // NCCL INFO / WARN lines and other chatter between rows
+        if (!toInteger(w[0], bytes)) {
+            // NCCL INFO / WARN lines and other chatter between rows are skipped; a line whose
+            // count column is an integer is a row, and its size must be one too.
+            long long count = 0;
+            const bool numeric = std::isdigit(static_cast<unsigned char>(w[0].front()))
+                || w[0].front() == '-' || w[0].front() == '+' || w[0].front() == '.';
+            if (numeric && w.size() > 1 && toInteger(w[1], count))
+                throw lineError(log.file, lineNo,
+                    "size '" + std::string(w[0].substr(0, 40))
+                        + "' is not a whole number of bytes");
+            continue;
+        }
+        if (log.rows.size() >= kMaxLogRows)
+            throw lineError(log.file, lineNo,
+                "more than " + std::to_string(kMaxLogRows)
+                    + " result rows (a real sweep has at most a few hundred sizes)");
         if (static_cast<int>(w.size()) < cols->count)
             throw lineError(log.file, lineNo,
                 "truncated row: " + std::to_string(w.size()) + " columns where the header has "
@@ -407,6 +442,10 @@ void parseJson(std::string_view text, NcclTestsLog &log)
     const nlohmann::json *results = member(doc, "results");
     if (!results || !results->is_array())
         throw ScenarioError(log.file + ": results", "missing: the file has no results[] list");
+    if (results->size() > kMaxLogRows)
+        throw ScenarioError(log.file + ": results",
+            std::to_string(results->size()) + " results, more than " + std::to_string(kMaxLogRows)
+                + " (a real sweep has at most a few hundred sizes)");
     for (std::size_t i = 0; i < results->size(); ++i) {
         const nlohmann::json &row = (*results)[i];
         const std::string at = "results[" + std::to_string(i) + "]";
@@ -500,17 +539,8 @@ NcclTestsLog parseNcclTestsLog(std::string_view text, const std::string &file)
 
 NcclTestsLog readNcclTestsLog(const std::string &path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        throw ScenarioError(path, "cannot open: " + errnoText(errno));
-    std::string text;
-    try {
-        text = readAllLimited(fd, path, kMaxLogBytes);
-    } catch (...) {
-        ::close(fd);
-        throw;
-    }
-    ::close(fd);
+    // Refuses a FIFO, directory or device at once (base/fileio.h).
+    const std::string text = readFileLimited(path, kMaxLogBytes, "an nccl-tests log", " (16 MiB)");
     return parseNcclTestsLog(text, path);
 }
 

@@ -315,27 +315,16 @@ std::vector<double> parseHotnessText(const std::string &text, const std::string 
 
 std::vector<double> loadHotnessFile(const std::string &path)
 {
-    // O_NONBLOCK: a FIFO named as a hotness file must not hang the loader (refused below).
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        throw ScenarioError(path, "cannot open hotness file: " + errnoText(errno));
-    struct Closer
-    {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer { fd };
-    struct stat st
-    {
-    };
-    if (::fstat(fd, &st) != 0)
-        throw ScenarioError(path, "cannot read: " + errnoText(errno));
-    if (!S_ISREG(st.st_mode))
-        throw ScenarioError(path, "is not a regular file");
-    if (st.st_size > kMaxHotnessFileBytes)
-        throw ScenarioError(path,
-            "file is " + std::to_string(st.st_size) + " bytes, more than the limit of "
-                + std::to_string(kMaxHotnessFileBytes) + " bytes");
-    const std::string text = readAllLimited(fd, path, kMaxHotnessFileBytes);
+    std::string text;
+    try {
+        // Refuses a FIFO, directory or device at once (base/fileio.h).
+        text = readFileLimited(path, kMaxHotnessFileBytes, "a hotness file");
+    } catch (const ScenarioError &e) {
+        // The message users and tests know for a missing file.
+        if (e.reason().rfind("cannot open: ", 0) == 0)
+            throw ScenarioError(path, "cannot open hotness file: " + e.reason().substr(13));
+        throw;
+    }
     return parseHotnessText(text, path);
 }
 

@@ -55,6 +55,9 @@ private Q_SLOTS:
     void malformedJson_data();
     void malformedJson();
     void missingFile();
+    void chatterIsNotARow();
+    void rowCap_data();
+    void rowCap();
 };
 
 void TestNcclTestsLog::publishedLogs_data()
@@ -240,6 +243,22 @@ void TestNcclTestsLog::malformed_data()
               " "
               "  13.03    0.00    0.00      0\n"
         << "bad.log:4: out-of-place time 'fast' is not a non-negative number";
+    // fuzz_nccltests: the second block is "time timestamp busbw #wrong", so the in-place
+    // #wrong would be read one column past the end of a row (an out-of-bounds read).
+    QTest::newRow("block cut short")
+        << QStringLiteral("#  size count type redop root time algbw busbw #wrong time timestamp "
+                          "busbw #wrong\n536870912 134217728 float sum -1 2156.8 248.92 493.94 0 "
+                          "2093.7 508.83 0\n")
+        << "bad.log:1: the result table header has 'time' without 'algbw busbw #wrong' after it";
+    QTest::newRow("size not an integer") << h + row8
+            + "         1e3             4     float     sum      -1    13.00    0.00    0.00      "
+              "0    13.07    0.00    0.00      0\n"
+                                         << "bad.log:5: size '1e3' is not a whole number of bytes";
+    QTest::newRow("size out of range")
+        << h + row8
+            + "99999999999999999999             4     float     sum      -1    13.00    0.00    "
+              "0.00      0    13.07    0.00    0.00      0\n"
+        << "bad.log:5: size '99999999999999999999' is not a whole number of bytes";
     QTest::newRow("zero time") << h
             + "           8             2     float     sum      -1     0.00    0.00    0.00      "
               "0  "
@@ -303,6 +322,49 @@ void TestNcclTestsLog::missingFile()
     } catch (const ScenarioError &e) {
         QVERIFY(QString::fromStdString(e.what()).startsWith("/nonexistent/x.log: cannot open"));
     }
+}
+
+void TestNcclTestsLog::chatterIsNotARow()
+{
+    // NCCL INFO lines may start with a digit (an IP address as the host name): only a line
+    // whose count column is an integer is a row whose size must be one.
+    const std::string row8
+        = "           8             2     float     sum      -1    13.67    0.00 "
+          "   0.00      0    13.03    0.00    0.00      0\n";
+    const NcclTestsLog log = parseNcclTestsLog(std::string(kHeader) + row8
+            + "10.0.0.1:1234:1234 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+            + "2x 3y\n",
+        "ok.log");
+    QCOMPARE(log.rows.size(), std::size_t(1));
+}
+
+void TestNcclTestsLog::rowCap_data()
+{
+    QTest::addColumn<bool>("json");
+    QTest::newRow("text") << false;
+    QTest::newRow("json") << true;
+}
+
+void TestNcclTestsLog::rowCap()
+{
+    // 4,096 rows (the cap) are read; one more is refused naming the line (text) or results[].
+    QFETCH(bool, json);
+    const auto log = [json](int rows) {
+        std::string text = json ? "{\"results\": [" : std::string(kHeader);
+        for (int i = 0; i < rows; ++i) {
+            const std::string size = std::to_string(8 * (i + 1));
+            text += json ? std::string(i ? ", " : "") + R"({"size": )" + size
+                    + R"(, "type": "float", "redop": "sum", "root": "-1", "out_of_place": )"
+                    + R"({"time": 10.5, "alg_bw": 0.1, "bus_bw": 0.17}})"
+                         : size + " 2 float sum -1 13.67 0.00 0.00 0 13.03 0.00 0.00 0\n";
+        }
+        return text + (json ? "]}" : "");
+    };
+    QCOMPARE(parseNcclTestsLog(log(4096), "big.log").rows.size(), std::size_t(4096));
+    const QString e = errorOf(log(4097), "big.log");
+    QVERIFY2(e.startsWith(json ? "big.log: results: 4097 results, more than 4096"
+                               : "big.log:4100: more than 4096 result rows"),
+        qPrintable(e));
 }
 
 QTEST_GUILESS_MAIN(TestNcclTestsLog)

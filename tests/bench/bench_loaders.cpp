@@ -1,0 +1,209 @@
+// Speed of the file loaders at 1, 10 and 60 MB (Google Benchmark). Run: build/bin/bench_loaders
+// Each benchmark's argument is the input's size in MB (10^6 bytes); bytes_per_second staying
+// level from 1 to 60 MB is linear growth (a quadratic loader drops 60x). Inputs are built once,
+// outside the timing.
+//   BM_JsonObjects/MB         the guarded parser every JSON loader uses, on {"a":[{},{},...]}
+//                             (400,000 objects, 1.2 MB, took 35 s with the callback parser)
+//   BM_ScenarioValid/MB       a valid scenario of a 65,536-GPU fabric whose size is mapping
+//                             snapshots (parseScenario: parse and every field's check)
+//   BM_ScenarioInvalid/MB     {"a":[{},...]} as a scenario: parsed whole, then refused
+//   BM_RecordPreflight/MB     checkPreflight on a mapping-json run record (60 MB = 262,144
+//                             ranks): the whole record checked, rank 0's place compared
+//   BM_RecordPreflightInvalid/MB  the same record with its last rank on rank 0's slot: refused
+//                             after the last row (the most work a refusal does)
+//   BM_RecordImport/MB        import-mapping of the same record against its scenario
+// Peak memory: /usr/bin/time -v build/bin/railyard-cli preflight RECORD (see README).
+#include "base/jsonfields.h"
+#include "base/scenarioerror.h"
+#include "cost/costengine.h"
+#include "export/exporters.h"
+#include "export/preflight.h"
+#include "export/runrecord.h"
+#include "scenario/scenariofile.h"
+#include "workload/presets.h"
+
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+using namespace railyard;
+
+namespace {
+
+constexpr std::size_t kMB = 1000 * 1000;
+
+/// {"a":[{},{},...]} of about `mb` MB.
+const std::string &objectsText(std::size_t mb)
+{
+    static std::map<std::size_t, std::string> cache;
+    std::string &t = cache[mb];
+    if (t.empty()) {
+        t = "{\"a\":[{}";
+        while (t.size() < mb * kMB)
+            t += ",{}";
+        t += "]}";
+    }
+    return t;
+}
+
+/// A scenario of `servers` x 8 GPUs, TP 8 x DP servers, a small model (the loaders' inputs,
+/// not a study).
+Scenario scenarioOf(int servers)
+{
+    Scenario s;
+    s.name = "bench-loaders";
+    s.fabric.kind = FabricKind::RailOptimised;
+    s.fabric.servers = servers;
+    s.fabric.gpusPerServer = 8;
+    s.fabric.serversPerSu = 32;
+    s.fabric.switchRadix = servers > 8192 ? 128 : 64; // 64 pods at most with three tiers
+    s.degrees = { 8, 1, servers, 1, 1 };
+    s.model = *modelPreset("llama3-8b");
+    s.device = *devicePreset("h100-sxm");
+    s.training.microBatch = 1;
+    s.training.globalBatch = servers;
+    return s;
+}
+
+/// A valid scenario of about `mb` MB: a 65,536-GPU fabric and as many snapshots of a mapping
+/// (each 65,536 slots) as the size needs.
+const std::string &validScenarioText(std::size_t mb)
+{
+    static std::map<std::size_t, std::string> cache;
+    std::string &t = cache[mb];
+    if (t.empty()) {
+        Scenario s = scenarioOf(8192);
+        Snapshot snap;
+        snap.degrees = s.degrees;
+        snap.globalBatch = s.training.globalBatch;
+        for (int r = 0; r < 65536; ++r)
+            snap.slots.push_back(65535 - r);
+        for (int k = 0; k < 256; ++k) {
+            snap.name = "v" + std::to_string(k);
+            snap.takenAt = "2026-01-01T00:00:00";
+            s.snapshots.push_back(snap);
+            t = scenarioToText(s);
+            if (t.size() >= mb * kMB)
+                break;
+        }
+    }
+    return t;
+}
+
+/// An engine and its mapping-json record of about `mb` MB (about 230 bytes a rank).
+struct RecordInput
+{
+    std::unique_ptr<CostEngine> engine;
+    std::string text;
+    std::string invalid; ///< the last rank moved onto rank 0's slot
+};
+
+const RecordInput &recordInput(std::size_t mb)
+{
+    static std::map<std::size_t, RecordInput> cache;
+    RecordInput &in = cache[mb];
+    if (!in.engine) {
+        const int servers = mb >= 60 ? 32768 : static_cast<int>(mb * kMB / 230 / 8);
+        in.engine = std::make_unique<CostEngine>(scenarioOf(servers));
+        in.text = exportText(*in.engine, ExportFormat::MappingJson);
+        in.invalid = in.text;
+        const std::size_t last = in.invalid.rfind("\"slot\":");
+        const std::size_t comma = in.invalid.find(',', last);
+        in.invalid.replace(last, comma - last, "\"slot\":0");
+        const std::size_t gpu = in.invalid.find("\"gpu\":", last);
+        in.invalid.replace(gpu, in.invalid.find(',', gpu) - gpu, "\"gpu\":0");
+        const std::size_t server = in.invalid.rfind("\"server\":", last);
+        in.invalid.replace(server, in.invalid.find(',', server) - server, "\"server\":0");
+    }
+    return in;
+}
+
+PreflightEnvironment rank0()
+{
+    PreflightEnvironment e;
+    e.hostname = "node000";
+    e.env["RANK"] = "0";
+    e.env["LOCAL_RANK"] = "0";
+    return e;
+}
+
+void sizes(benchmark::internal::Benchmark *b)
+{
+    b->Arg(1)->Arg(10)->Arg(60)->Unit(benchmark::kMillisecond);
+}
+
+void BM_JsonObjects(benchmark::State &state)
+{
+    const std::string &text = objectsText(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(parseJsonGuarded(text, 32).size());
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+}
+
+void BM_ScenarioValid(benchmark::State &state)
+{
+    const std::string &text = validScenarioText(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(parseScenario(text).snapshots.size());
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+    state.counters["MB"] = static_cast<double>(text.size()) / kMB;
+}
+
+void BM_ScenarioInvalid(benchmark::State &state)
+{
+    const std::string &text = objectsText(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state) {
+        try {
+            parseScenario(text);
+            state.SkipWithError("accepted");
+        } catch (const ScenarioError &) {
+        }
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+}
+
+void BM_RecordPreflight(benchmark::State &state)
+{
+    const RecordInput &in = recordInput(static_cast<std::size_t>(state.range(0)));
+    const PreflightEnvironment e = rank0();
+    for (auto _ : state)
+        benchmark::DoNotOptimize(checkPreflight(in.text, e, 1, "record.json").gpu);
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.text.size()));
+    state.counters["MB"] = static_cast<double>(in.text.size()) / kMB;
+    state.counters["ranks"] = in.engine->layout().worldSize();
+}
+
+void BM_RecordPreflightInvalid(benchmark::State &state)
+{
+    const RecordInput &in = recordInput(static_cast<std::size_t>(state.range(0)));
+    const PreflightEnvironment e = rank0();
+    for (auto _ : state) {
+        try {
+            checkPreflight(in.invalid, e, 1, "record.json");
+            state.SkipWithError("accepted");
+        } catch (const ScenarioError &) {
+        }
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.invalid.size()));
+}
+
+void BM_RecordImport(benchmark::State &state)
+{
+    const RecordInput &in = recordInput(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(importMappingJson(in.text, *in.engine).mappingVersion);
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.text.size()));
+}
+
+} // namespace
+
+BENCHMARK(BM_JsonObjects)->Apply(sizes);
+BENCHMARK(BM_ScenarioValid)->Apply(sizes);
+BENCHMARK(BM_ScenarioInvalid)->Apply(sizes);
+BENCHMARK(BM_RecordPreflight)->Apply(sizes);
+BENCHMARK(BM_RecordPreflightInvalid)->Apply(sizes);
+BENCHMARK(BM_RecordImport)->Apply(sizes);
+
+BENCHMARK_MAIN();

@@ -27,7 +27,8 @@ inline constexpr double kMinHbmGBps = 1.0;
 inline constexpr double kMaxHbmGBps = 1e7;
 
 /// Peak dense TFLOP/s: from 1 GFLOP/s (one CPU core of the 2000s; every accelerator is
-/// thousands of times faster) to 10^6 TFLOP/s (a thousand times B200's 2,250 dense fp8).
+/// thousands of times faster) to 10^6 TFLOP/s, hundreds of times any accelerator's peak (the
+/// H100 SXM's dense bf16 is 989, workload/presets.cpp).
 inline constexpr double kMinTflops = 0.001;
 inline constexpr double kMaxTflops = 1e6;
 

@@ -36,6 +36,7 @@ struct OptimiseCliOptions
     std::int64_t moves = 0;
     std::int64_t seed = 1;
     const CLI::Option *secondsOption = nullptr;
+    const CLI::Option *movesOption = nullptr;
     std::string output;
     bool json = false;
 };
@@ -117,7 +118,10 @@ int runOptimise(const OptimiseCliOptions &o)
     if (o.output.empty() || o.output == "-")
         throw UsageError(
             "optimise needs -o FILE for the optimised scenario (the report goes to stdout)", false);
-    if (o.moves < 0)
+    // 0 inside means "no move limit"; given, --moves 0 would be read as that and run until the
+    // clock stops it, so it is refused like any count below 1.
+    const bool movesGiven = o.movesOption && o.movesOption->count() > 0;
+    if (o.moves < 0 || (movesGiven && o.moves == 0))
         throw ScenarioError("--moves", "must be at least 1, got " + std::to_string(o.moves));
     if (o.seed < 0)
         throw ScenarioError("--seed", "must not be negative, got " + std::to_string(o.seed));
@@ -163,7 +167,7 @@ void addOptimise(CommandLine &line)
         { "iteration", "spine", "p99", "max-link" });
     o->secondsOption
         = c.number("--seconds", o->seconds, "S", "Wall-time limit (default 10 without --moves).");
-    c.integer("--moves", o->moves, "N",
+    o->movesOption = c.integer("--moves", o->moves, "N",
         "Stop after N evaluated moves; alone it makes the run the same on every machine.");
     c.integer("--seed", o->seed, "N", "Seed of the random moves (default 1).");
     c.choice("--keep", o->keep, "C",

@@ -161,8 +161,9 @@ void addImportTopology(CommandLine &line)
         "[,latency_us] (an LLDP or DCIM export). The network becomes exactly these cables: "
         "tiers, rails, pods and miswirings are found from them.");
     c.text("--server-pattern", o->serverPattern, "REGEX",
-        "With --cabling: the devices that are servers (ECMAScript regular expression on the "
-        "whole name); default: every device whose ports all name NICs (mlx5_0, nic0, ...).");
+        "With --cabling: the devices that are servers (RE2 regular expression on the whole "
+        "name, matched in linear time; at most 1024 bytes); default: every device whose ports "
+        "all name NICs (mlx5_0, nic0, ...).");
     c.output(o->output, "Write the scenario to FILE (atomically) instead of stdout.");
 }
 

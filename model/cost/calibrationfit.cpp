@@ -1,5 +1,6 @@
 #include "cost/calibrationfit.h"
 
+#include "base/physicalranges.h"
 #include "base/scenarioerror.h"
 #include "cost/collectiveestimate.h"
 #include "cost/costengine.h"
@@ -225,7 +226,10 @@ public:
                 const double det = m11 * m22 - a12 * a12;
                 if (!(std::abs(det) > 0.0))
                     break;
-                const double nextAlpha = std::max(0.0, alpha + (b1 * m22 - a12 * b2) / det);
+                // Within the latency range a scenario reads back (base/physicalranges.h); the
+                // scale's e^-6..e^3 lies inside its range [1e-6, 1e3] too.
+                const double nextAlpha
+                    = std::clamp(alpha + (b1 * m22 - a12 * b2) / det, 0.0, ranges::kMaxLatencyUs);
                 const double nextScale = std::clamp(lnScale + (m11 * b2 - a12 * b1) / det, -6.0, 3.0);
                 std::vector<double> next = residuals(g, with(g, nextAlpha, nextScale));
                 if (loss(next, w) < before) {

@@ -7,6 +7,7 @@
 #include "cost/linkranking.h"
 #include "cost/nccltuning.h"
 #include "cost/overlapchannels.h"
+#include "cost/reportfinite.h"
 #include "cost/reportwarnings.h"
 #include "cost/stagetiming.h"
 #include "cost/trafficmodel.h"
@@ -523,6 +524,9 @@ CostEngine::CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> f
     d->setUpTraffic();
     d->traffic->build(d->mapping);
     d->recompute(true);
+    // The readers keep every input in range (base/physicalranges.h); this is the second line:
+    // a report with inf or nan is refused rather than printed.
+    checkReportFinite(d->report);
 }
 
 CostEngine::~CostEngine() = default;
@@ -593,6 +597,7 @@ void CostEngine::setMapping(const Mapping &mapping)
     d->traffic->build(d->mapping);
     d->trafficBehind = false; // build() settles everything
     d->recompute(true);
+    checkReportFinite(d->report);
     d->stale = false;
 }
 

@@ -1,5 +1,6 @@
 #include "fabric/cablingbuilder.h"
 
+#include "base/physicalranges.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "base/units.h"
@@ -83,11 +84,16 @@ void CablingPlan::readCables()
                 throw ScenarioError(where,
                     std::string(field) + " must be 1 to " + std::to_string(limits::kMaxNameBytes)
                         + " characters");
-        if (!std::isfinite(c.gbps) || c.gbps <= 0.0)
-            throw ScenarioError(
-                where, cableText(c) + ": speed must be a positive number of Gbit/s");
-        if (!std::isfinite(c.latencyUs))
-            throw ScenarioError(where, cableText(c) + ": latency must be a number of microseconds");
+        // base/physicalranges.h; a latency below 0 means "the tier's default" (Cable).
+        static_assert(ranges::kMinLinkGbps == 0.001 && ranges::kMaxLinkGbps == 1e6
+                && ranges::kMaxLatencyUs == 1e6,
+            "the messages below spell the ranges");
+        if (!(c.gbps >= ranges::kMinLinkGbps && c.gbps <= ranges::kMaxLinkGbps))
+            throw ScenarioError(where,
+                cableText(c) + ": speed must be 0.001 to 1000000 Gbit/s (1 Mbit/s to 1 Pbit/s)");
+        if (!std::isfinite(c.latencyUs) || c.latencyUs > ranges::kMaxLatencyUs)
+            throw ScenarioError(where,
+                cableText(c) + ": latency must be at most 1000000 microseconds (one second)");
         if (c.aDevice == c.bDevice)
             throw ScenarioError(where, cableText(c) + " joins " + c.aDevice + " to itself");
         for (const auto &[device, port] :

@@ -6,11 +6,13 @@
 #include "fabric/cablingbuilder.h"
 #include "fabric/fabric.h"
 
+#include "base/physicalranges.h"
 #include "base/scenarioerror.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace railyard {
@@ -39,16 +41,28 @@ private:
     static i64 ceilRatio(double x) { return static_cast<i64>(std::ceil(x - 1e-9)); }
 
     static std::string str(i64 v) { return std::to_string(v); }
+    static std::string numText(double v)
+    {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", v);
+        return text;
+    }
+    static std::string rangeText(double low, double high)
+    {
+        return numText(low) + " to " + numText(high);
+    }
 
     static void checkLink(const LinkSpec &link, const char *gbpsField, const char *latencyField)
     {
-        if (!std::isfinite(link.gbps) || link.gbps <= 0.0)
+        // The ranges of base/physicalranges.h, for specs built in code (the GUI, importers).
+        if (!(link.gbps >= ranges::kMinLinkGbps && link.gbps <= ranges::kMaxLinkGbps))
             throw ScenarioError(gbpsField,
-                "bandwidth must be a positive number of Gbit/s, got " + std::to_string(link.gbps));
-        if (!std::isfinite(link.latencyUs) || link.latencyUs < 0.0)
+                "bandwidth must be " + rangeText(ranges::kMinLinkGbps, ranges::kMaxLinkGbps)
+                    + " Gbit/s, got " + numText(link.gbps));
+        if (!(link.latencyUs >= 0.0 && link.latencyUs <= ranges::kMaxLatencyUs))
             throw ScenarioError(latencyField,
-                "latency must be a non-negative number of microseconds, got "
-                    + std::to_string(link.latencyUs));
+                "latency must be " + rangeText(0.0, ranges::kMaxLatencyUs) + " microseconds, got "
+                    + numText(link.latencyUs));
     }
 
     explicit FabricBuilder(const FabricSpec &spec)

@@ -108,10 +108,13 @@ void FabricBuilder::validatePlanes()
         throw ScenarioError("fabric.planes",
             "must be 1.." + str(kMaxPlanes) + " network planes, got " + str(s.planes));
     m_planes = s.planes;
-    if (!std::isfinite(s.planePortGbps) || s.planePortGbps < 0.0)
+    if (!(s.planePortGbps == 0.0
+            || (s.planePortGbps >= ranges::kMinLinkGbps
+                && s.planePortGbps <= ranges::kMaxLinkGbps)))
         throw ScenarioError("fabric.plane_port_gbps",
-            "must be 0 (nic_gbps / planes) or a positive number of Gbit/s, got "
-                + std::to_string(s.planePortGbps));
+            "must be 0 (nic_gbps / planes) or "
+                + rangeText(ranges::kMinLinkGbps, ranges::kMaxLinkGbps) + " Gbit/s, got "
+                + numText(s.planePortGbps));
     if (!s.cabling.empty() && (s.planes > 1 || m_railOnly))
         throw ScenarioError(s.planes > 1 ? "fabric.planes" : "fabric.kind",
             "a cabling inventory describes its own switches: multi-plane and rail-only fabrics "

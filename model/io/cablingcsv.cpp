@@ -1,11 +1,14 @@
 #include "io/cablingcsv.h"
 
 #include "base/fileio.h"
+#include "base/physicalranges.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "base/text.h"
 #include "fabric/cablingbuilder.h"
 #include "fabric/fabric.h"
+
+#include <re2/re2.h>
 
 #include <algorithm>
 #include <array>
@@ -13,13 +16,19 @@
 #include <charconv>
 #include <cmath>
 #include <map>
-#include <regex>
+#include <memory>
 #include <set>
 #include <string_view>
 
 namespace railyard {
 
 namespace {
+
+/// A pattern naming servers is a few dozen bytes; 1 KiB leaves ample room and keeps RE2's
+/// compiled program (linear in the pattern's length) and its compile time small.
+constexpr std::size_t kMaxServerPatternBytes = 1024;
+
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 constexpr std::array<std::string_view, 6> kColumns { "a_device", "a_port", "b_device", "b_port",
     "gbps", "latency_us" };
@@ -83,8 +92,42 @@ bool looksLikeNicPort(const FabricSpec &spec, const std::string &port)
 {
     if (std::find(spec.nicDevices.begin(), spec.nicDevices.end(), port) != spec.nicDevices.end())
         return true;
-    static const std::regex kNicPort("(mlx5_|nic|hca|ib|rdma)[0-9]{1,6}", std::regex::icase);
-    return std::regex_match(port, kNicPort);
+    // A NIC port by its name: mlx5_, nic, hca, ib or rdma (any case), then 1 to 6 digits.
+    std::string lower = port;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const std::string_view prefix : { "mlx5_", "nic", "hca", "ib", "rdma" }) {
+        if (lower.rfind(prefix, 0) != 0)
+            continue;
+        const std::string_view digits = std::string_view(lower).substr(prefix.size());
+        if (!digits.empty() && digits.size() <= 6
+            && std::all_of(
+                digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+            return true;
+    }
+    return false;
+}
+
+/**
+ * --server-pattern compiled with RE2, whose automata match in time linear in the name (no
+ * backtracking: `(a|aa)*c` and `(a*)*b` cost what `a*c` does) and whose parser keeps no deep
+ * recursion on the C++ stack. Throws ScenarioError("--server-pattern") when it is too long or
+ * not an RE2 expression.
+ */
+std::unique_ptr<RE2> compileServerPattern(const std::string &pattern)
+{
+    if (pattern.size() > kMaxServerPatternBytes)
+        throw ScenarioError("--server-pattern",
+            "the pattern is " + std::to_string(pattern.size()) + " bytes; at most "
+                + std::to_string(kMaxServerPatternBytes)
+                + " are accepted (a pattern picking servers out of device names is a few dozen)");
+    RE2::Options options;
+    options.set_log_errors(false); // the message below says it, not RE2's log on stderr
+    auto re = std::make_unique<RE2>(pattern, options);
+    if (!re->ok())
+        throw ScenarioError("--server-pattern",
+            "\"" + pattern + "\" is not an RE2 regular expression: " + re->error());
+    return re;
 }
 
 /// "node2" before "node10": digit runs compare by value.
@@ -151,7 +194,9 @@ CablingCsv parseCablingCsv(const std::string &text, const std::string &file)
     std::array<int, kColumns.size()> at { 0, 1, 2, 3, 4, 5 };
     std::size_t columns = 0; // 0: no header seen yet, positional
     bool first = true;
-    std::size_t pos = 0;
+    // A UTF-8 byte order mark, as spreadsheet programs write before the first line, is no
+    // part of the first column's name.
+    std::size_t pos = text.rfind(kUtf8Bom, 0) == 0 ? kUtf8Bom.size() : 0;
     int lineNo = 0;
     while (pos <= text.size()) {
         const std::size_t nl = text.find('\n', pos);
@@ -225,19 +270,29 @@ CablingCsv parseCablingCsv(const std::string &text, const std::string &file)
                         + std::to_string(limits::kMaxNameBytes) + " characters");
         }
         c.gbps = parseGbps(field(4));
-        if (!std::isfinite(c.gbps) || c.gbps <= 0.0 || c.gbps > 1e6)
+        if (!std::isfinite(c.gbps))
             throw ScenarioError(where,
                 "gbps \"" + field(4)
                     + "\" is not a link speed in Gbit/s "
-                      "(a positive number, optionally with G, Gbps or Gb/s)");
+                      "(a number, optionally with G, Gbps or Gb/s)");
+        static_assert(ranges::kMinLinkGbps == 0.001 && ranges::kMaxLinkGbps == 1e6
+                && ranges::kMaxLatencyUs == 1e6,
+            "the messages below spell the ranges");
+        if (c.gbps < ranges::kMinLinkGbps || c.gbps > ranges::kMaxLinkGbps)
+            throw ScenarioError(where,
+                "gbps \"" + field(4)
+                    + "\" is outside 0.001 to 1000000 Gbit/s (1 Mbit/s to 1 Pbit/s, "
+                      "base/physicalranges.h)");
         if (!field(5).empty()) {
             const std::string &lat = field(5);
             double v = NAN;
             const auto [ptr, ec] = std::from_chars(lat.data(), lat.data() + lat.size(), v);
-            if (ec != std::errc() || ptr != lat.data() + lat.size() || !std::isfinite(v) || v < 0.0
-                || v > 1e6)
+            if (ec != std::errc() || ptr != lat.data() + lat.size() || !std::isfinite(v))
                 throw ScenarioError(
                     where, "latency_us \"" + lat + "\" is not a latency in microseconds");
+            if (v < 0.0 || v > ranges::kMaxLatencyUs)
+                throw ScenarioError(where,
+                    "latency_us \"" + lat + "\" is outside 0 to 1000000 microseconds (one second)");
             c.latencyUs = v;
         }
         out.cables.push_back(std::move(c));
@@ -265,19 +320,12 @@ CablingImport importCabling(
         ports[c.bDevice].push_back(c.bPort);
     }
     std::vector<std::string> servers;
-    std::regex pattern;
-    if (!serverPattern.empty()) {
-        try {
-            pattern = std::regex(serverPattern);
-        } catch (const std::regex_error &e) {
-            throw ScenarioError("--server-pattern",
-                "\"" + serverPattern + "\" is no regular expression: " + e.what());
-        }
-    }
+    const std::unique_ptr<RE2> pattern
+        = serverPattern.empty() ? nullptr : compileServerPattern(serverPattern);
     for (const auto &[device, list] : ports) {
         const bool server = serverPattern.empty() ? std::all_of(list.begin(), list.end(),
                                 [&spec](const std::string &p) { return looksLikeNicPort(spec, p); })
-                                                  : std::regex_match(device, pattern);
+                                                  : RE2::FullMatch(device, *pattern);
         if (server)
             servers.push_back(device);
     }

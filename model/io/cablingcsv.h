@@ -40,9 +40,10 @@ struct CablingImport
 /**
  * Makes `spec` the fabric of the inventory: the servers (every device whose ports all name a NIC:
  * an RDMA device of spec.nicDevices, or mlx5_N / nicN / hcaN / ibN / rdmaN; or, with
- * `serverPattern`, every device whose name matches that ECMAScript regular expression) become
- * spec.serverNames, ordered by their scalable unit or leaf and then by name, so a group's servers
- * sit together; the kind is rail-optimised when every leaf's NICs share one index, else
+ * `serverPattern`, every device whose whole name matches that RE2 regular expression, at most
+ * 1024 bytes, matched in time linear in the name; ScenarioError("--server-pattern") otherwise)
+ * become spec.serverNames, ordered by their scalable unit or leaf and then by name, so a group's
+ * servers sit together; the kind is rail-optimised when every leaf's NICs share one index, else
  * top-of-rack; spec.cabling is the cables. Throws ScenarioError naming the file and line of a
  * cable the fabric cannot be built from (Fabric::build's checks, cablingbuilder.h).
  */

@@ -3,10 +3,12 @@
 #include "base/fileio.h"
 #include "base/scenarioerror.h"
 
-#include <boost/property_tree/ptree.hpp>
-#include <boost/property_tree/xml_parser.hpp>
+#include "base/physicalranges.h"
+#include "base/sizelimits.h"
+#include "io/xmlelements.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
@@ -17,11 +19,26 @@ namespace railyard {
 
 namespace {
 
-using boost::property_tree::ptree;
-
 constexpr long long kMaxTopologyBytes = 4ll << 20;
 /// NCCL nests system > cpu > a few PCIe switch levels > pci > gpu|nic > nvlink|net: far below.
 constexpr int kMaxDepth = 64;
+
+/**
+ * The ranges of the values read, each with its reason:
+ * - GPU and net `dev`: a device index within one server, 0 to the engine's limit of GPUs (and
+ *   NICs) per server less one (base/sizelimits.h: 1024).
+ * - `sm`: compute capability x 10, 10 (1.0) to 999; NCCL writes 70 (V100) to 100 (B200).
+ * - `nvlink count`: lanes to one target, 1 to 18, and 1 to 18 per GPU in all: no NVIDIA GPU has
+ *   more than 18 NVLink links (H100 and B200: 18, A100: 12).
+ * - `numaid`: a Linux NUMA node, 0 to 1023 (the kernel's largest MAX_NUMNODES, NODES_SHIFT 10).
+ * - net `speed`, Mbit/s: 1 Mbit/s to 1 Pbit/s, the link range of base/physicalranges.h.
+ */
+constexpr long long kMaxDeviceIndex = limits::kMaxGpusPerServer - 1;
+constexpr long long kMinSm = 10, kMaxSm = 999;
+constexpr long long kMaxNvlinkLanes = 18;
+constexpr long long kMaxNumaNode = 1023;
+constexpr long long kMinSpeedMbps = static_cast<long long>(ranges::kMinLinkGbps * 1000.0);
+constexpr long long kMaxSpeedMbps = static_cast<long long>(ranges::kMaxLinkGbps * 1000.0);
 
 /**
  * NVLink line rate per lane and direction, GB/s, by compute capability: A100 (sm 80) 600 GB/s
@@ -37,57 +54,39 @@ double nvlinkLaneGBps(int sm)
     return 0.0; // older parts: no scale-up figure taken from the file
 }
 
-/// Rejects nesting deeper than kMaxDepth before the recursive parser sees it.
-void checkDepth(const std::string &text, const std::string &file)
+/// "file:line: system/cpu/pci[...]/gpu" for a message about an element.
+std::string place(const std::string &file, const XmlElement &e, const std::string &path)
 {
-    int depth = 0;
-    int line = 1;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (c == '\n')
-            ++line;
-        if (c != '<' || i + 1 >= text.size())
-            continue;
-        const char next = text[i + 1];
-        if (next == '/') {
-            --depth;
-        } else if (next != '!' && next != '?') {
-            const std::size_t close = text.find('>', i);
-            const bool selfClosing
-                = close != std::string::npos && close > i && text[close - 1] == '/';
-            if (!selfClosing && ++depth > kMaxDepth)
-                throw ScenarioError(file + ":" + std::to_string(line),
-                    "elements nested more than " + std::to_string(kMaxDepth)
-                        + " deep; NCCL's topology files are far shallower");
-        }
-    }
+    return file + ":" + std::to_string(e.line) + ": " + path;
 }
 
-std::string attribute(const ptree &node, const char *name)
+/// A decimal integer attribute in [low, high]; `fallback` when absent.
+long long integerAttribute(const XmlElement &node, const char *name, const std::string &where,
+    long long fallback, bool required, long long low, long long high, const char *why)
 {
-    return node.get<std::string>(std::string("<xmlattr>.") + name, std::string());
-}
-
-/// An integer attribute (decimal, or 0x hex as NCCL writes classes); `fallback` when absent.
-long long integerAttribute(const ptree &node, const char *name, const std::string &where,
-    long long fallback, bool required)
-{
-    const std::string text = attribute(node, name);
-    if (text.empty()) {
+    const std::string *text = node.attribute(name);
+    if (text == nullptr) {
         if (required)
             throw ScenarioError(where, std::string("missing attribute '") + name + "'");
         return fallback;
     }
-    try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used, 0);
-        if (used != text.size())
-            throw std::invalid_argument(text);
-        return v;
-    } catch (const std::exception &) {
+    long long v = 0;
+    const auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec == std::errc::result_out_of_range
+        || (ec == std::errc() && ptr == text->data() + text->size() && (v < low || v > high)))
         throw ScenarioError(where,
-            std::string("attribute '") + name + "': expected an integer, got '" + text + "'");
-    }
+            std::string("attribute '") + name + "' is " + *text + ", outside " + std::to_string(low)
+                + ".." + std::to_string(high) + " (" + why + ")");
+    if (ec != std::errc() || ptr != text->data() + text->size())
+        throw ScenarioError(where,
+            std::string("attribute '") + name + "': expected an integer, got '" + *text + "'");
+    return v;
+}
+
+std::string attribute(const XmlElement &node, const char *name)
+{
+    const std::string *v = node.attribute(name);
+    return v ? *v : std::string();
 }
 
 struct Walker
@@ -95,15 +94,16 @@ struct Walker
     ServerTopology &out;
     std::string file;
 
-    void walk(const ptree &node, const std::string &path, int numa, std::vector<std::string> &chain)
+    void walk(
+        const XmlElement &node, const std::string &path, int numa, std::vector<std::string> &chain)
     {
-        for (const auto &[tag, child] : node) {
-            if (tag == "<xmlattr>")
-                continue;
+        for (const XmlElement &child : node.children) {
+            const std::string &tag = child.name;
             const std::string where = path + "/" + tag;
+            const std::string at = place(file, child, where);
             if (tag == "cpu") {
-                const int id = static_cast<int>(
-                    integerAttribute(child, "numaid", file + ": " + where, -1, false));
+                const int id = static_cast<int>(integerAttribute(
+                    child, "numaid", at, -1, false, 0, kMaxNumaNode, "a Linux NUMA node"));
                 std::vector<std::string> fresh;
                 walk(child, where, id, fresh);
             } else if (tag == "pci") {
@@ -112,28 +112,30 @@ struct Walker
                 chain.pop_back();
             } else if (tag == "gpu") {
                 TopologyGpu g;
-                g.dev = static_cast<int>(
-                    integerAttribute(child, "dev", file + ": " + where, 0, true));
-                g.sm = static_cast<int>(
-                    integerAttribute(child, "sm", file + ": " + where, 0, false));
+                g.dev = static_cast<int>(integerAttribute(child, "dev", at, 0, true, 0,
+                    kMaxDeviceIndex, "a GPU index within one server"));
+                g.sm = static_cast<int>(integerAttribute(
+                    child, "sm", at, 0, false, kMinSm, kMaxSm, "compute capability x 10"));
                 g.busId = chain.empty() ? std::string() : chain.back();
                 g.numa = numa;
                 g.pciChain = chain;
-                for (const auto &[linkTag, link] : child)
-                    if (linkTag == "nvlink")
-                        g.nvlinks += static_cast<int>(std::max(0LL,
-                            integerAttribute(
-                                link, "count", file + ": " + where + "/nvlink", 1, false)));
+                for (const XmlElement &link : child.children)
+                    if (link.name == "nvlink")
+                        g.nvlinks += static_cast<int>(integerAttribute(link, "count",
+                            place(file, link, where + "/nvlink"), 1, false, 1, kMaxNvlinkLanes,
+                            "NVLink lanes to one target; no GPU has more than 18"));
+                if (g.nvlinks > kMaxNvlinkLanes)
+                    throw ScenarioError(at,
+                        "the GPU's nvlink counts add up to " + std::to_string(g.nvlinks)
+                            + " lanes; no NVIDIA GPU has more than 18 (H100, B200)");
                 out.gpus.push_back(std::move(g));
             } else if (tag == "net") {
                 TopologyNic n;
                 n.name = attribute(child, "name");
-                n.dev = static_cast<int>(
-                    integerAttribute(child, "dev", file + ": " + where, 0, true));
-                const long long mbps
-                    = integerAttribute(child, "speed", file + ": " + where, 0, false);
-                if (mbps < 0)
-                    throw ScenarioError(file + ": " + where, "attribute 'speed' is negative");
+                n.dev = static_cast<int>(integerAttribute(child, "dev", at, 0, true, 0,
+                    kMaxDeviceIndex, "a NIC index within one server"));
+                const long long mbps = integerAttribute(child, "speed", at, 0, false, kMinSpeedMbps,
+                    kMaxSpeedMbps, "Mbit/s: 1 Mbit/s to 1 Pbit/s");
                 n.gbps = static_cast<double>(mbps) / 1000.0;
                 n.busId = chain.empty() ? std::string() : chain.back();
                 n.numa = numa;
@@ -194,16 +196,8 @@ std::vector<int> ServerTopology::gpuToRail() const
 
 ServerTopology parseNcclTopology(const std::string &text, const std::string &file)
 {
-    checkDepth(text, file);
-    ptree root;
-    try {
-        std::istringstream in(text);
-        boost::property_tree::read_xml(in, root, boost::property_tree::xml_parser::no_comments);
-    } catch (const boost::property_tree::xml_parser_error &e) {
-        throw ScenarioError(file + ":" + std::to_string(e.line()), "not XML: " + e.message());
-    }
-    const auto system = root.get_child_optional("system");
-    if (!system)
+    const XmlElement root = parseXmlElements(text, file, kMaxDepth);
+    if (root.name != "system")
         throw ScenarioError(file,
             "no <system> element: not an NCCL topology file "
             "(NCCL_TOPO_DUMP_FILE writes one)");
@@ -211,7 +205,7 @@ ServerTopology parseNcclTopology(const std::string &text, const std::string &fil
     t.file = file;
     Walker walker { t, file };
     std::vector<std::string> chain;
-    walker.walk(*system, "system", -1, chain);
+    walker.walk(root, "system", -1, chain);
     if (t.gpus.empty())
         throw ScenarioError(file, "no <gpu> element under <system>");
     if (t.nics.empty())

@@ -54,9 +54,12 @@ struct ServerTopology
     std::vector<int> gpuToRail() const;
 };
 
-/// Parses NCCL topology XML text. Throws ScenarioError naming `file` (and the line, for
-/// malformed XML) when it is not one: no `system`, no GPU, a GPU or net without its device
-/// index, a duplicated index, a negative speed, nesting deeper than NCCL writes.
+/// Parses NCCL topology XML text (io/xmlelements.h: strict XML, one root, matching end tags, no
+/// duplicate attributes). Throws ScenarioError naming `file:line` when it is not one: no
+/// `system`, no GPU, a GPU or net without its device index, a duplicated index, a value outside
+/// its range (device index 0..1023, sm 10..999, nvlink count 1..18 and 18 lanes per GPU, numaid
+/// 0..1023, speed 1..10^9 Mbit/s; nccltopology.cpp gives each range's reason), nesting deeper
+/// than NCCL writes.
 ServerTopology parseNcclTopology(const std::string &text, const std::string &file);
 /// Reads and parses a file (at most 4 MiB).
 ServerTopology loadNcclTopology(const std::string &path);

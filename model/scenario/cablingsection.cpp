@@ -1,6 +1,7 @@
 #include "scenario/cablingsection.h"
 
 #include "base/jsonfields.h"
+#include "base/physicalranges.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "base/text.h"
@@ -8,13 +9,6 @@
 #include <string>
 
 namespace railyard {
-
-namespace {
-
-constexpr double kMaxGbps = 1e6; // as the fabric's own link fields
-constexpr double kMaxLatencyUs = 1e6; // one second
-
-} // namespace
 
 nlohmann::json cablingToJson(const std::vector<Cable> &cabling)
 {
@@ -62,9 +56,10 @@ std::vector<Cable> readCabling(const nlohmann::json &value)
         c.aPort = text(1);
         c.bDevice = text(2);
         c.bPort = text(3);
-        c.gbps = jsonNumber(row[4], jsonElementPath(at, 4), 0.0, kMaxGbps, LowerBound::Exclusive);
+        c.gbps = jsonNumber(
+            row[4], jsonElementPath(at, 4), ranges::kMinLinkGbps, ranges::kMaxLinkGbps);
         if (row.size() == 6)
-            c.latencyUs = jsonNumber(row[5], jsonElementPath(at, 5), 0.0, kMaxLatencyUs);
+            c.latencyUs = jsonNumber(row[5], jsonElementPath(at, 5), 0.0, ranges::kMaxLatencyUs);
         out.push_back(std::move(c));
     }
     return out;

@@ -1,6 +1,7 @@
 #include "scenario/calibrationsection.h"
 
 #include "base/jsonfields.h"
+#include "base/physicalranges.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 
@@ -57,8 +58,9 @@ CalibratedTier readTierEntry(const json &value, const std::string &path)
         f.required("tier");
     t.tier = readTier(f, "tier");
     t.algorithm = readAlgorithm(f, true);
-    t.stepLatencyUs = f.number("step_latency_us", -1.0, 0.0, 1e6);
-    t.bandwidthScale = f.number("bandwidth_scale", -1.0, 0.0, 1e3, LowerBound::Exclusive);
+    t.stepLatencyUs = f.number("step_latency_us", -1.0, 0.0, ranges::kMaxLatencyUs);
+    t.bandwidthScale
+        = f.number("bandwidth_scale", -1.0, ranges::kMinBandwidthScale, ranges::kMaxBandwidthScale);
     if (t.stepLatencyUs < 0.0 && t.bandwidthScale < 0.0)
         throw ScenarioError(path, "calibrates nothing: step_latency_us or bandwidth_scale is needed");
     t.bandwidthGbps = f.number("bandwidth_gbps", -1.0, 0.0, 1e9);

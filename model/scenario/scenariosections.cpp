@@ -7,6 +7,7 @@
 #include "scenario/scenariosections.h"
 
 #include "base/jsonfields.h"
+#include "base/physicalranges.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "base/text.h"
@@ -33,12 +34,12 @@ using nlohmann::json;
 
 constexpr std::size_t kMaxOrderBytes = 64;
 constexpr std::int64_t kMaxSwitchRadix = 1 << 16;
-constexpr double kMaxGbps = 1e6; // 1 Pbit/s per link: far above any real port
-constexpr double kMaxLatencyUs = 1e6; // one second
 constexpr double kMaxOversubscription = 1000.0;
-constexpr double kMaxTflops = 1e6;
 constexpr double kMaxHbmGB = 1e6;
-constexpr double kMaxHbmGBps = 1e7;
+/// The lowest GEMM efficiency a device may be given: 1 % of peak. Real training reaches 30 to
+/// 60 % model FLOPs utilisation (Megatron-LM, Narayanan et al. 2021); a lower share is a typo,
+/// and a share near 0 would make every compute time infinite.
+constexpr double kMinEfficiency = 0.01;
 constexpr std::int64_t kMaxHidden = 1 << 20;
 constexpr std::int64_t kMaxHeads = 1 << 16;
 constexpr std::int64_t kMaxHeadDim = 1 << 16;
@@ -355,8 +356,8 @@ FabricSpec readFabric(const json &value)
 
     const auto link = [&f](const char *gbpsKey, const char *latencyKey, LinkSpec fallback) {
         LinkSpec l;
-        l.gbps = f.number(gbpsKey, fallback.gbps, 0.0, kMaxGbps, LowerBound::Exclusive);
-        l.latencyUs = f.number(latencyKey, fallback.latencyUs, 0.0, kMaxLatencyUs);
+        l.gbps = f.number(gbpsKey, fallback.gbps, ranges::kMinLinkGbps, ranges::kMaxLinkGbps);
+        l.latencyUs = f.number(latencyKey, fallback.latencyUs, 0.0, ranges::kMaxLatencyUs);
         return l;
     };
     spec.scaleUp = link("scaleup_gbps", "scaleup_latency_us", spec.scaleUp);
@@ -366,7 +367,12 @@ FabricSpec readFabric(const json &value)
     spec.pxn = f.boolean("pxn", spec.pxn);
     // Network planes (fabric.h): Fabric::build() checks the upper bound with its message.
     spec.planes = f.integer("planes", spec.planes, 1, 16);
-    spec.planePortGbps = f.number("plane_port_gbps", spec.planePortGbps, 0.0, kMaxGbps);
+    spec.planePortGbps = f.number("plane_port_gbps", spec.planePortGbps, 0.0, ranges::kMaxLinkGbps);
+    if (spec.planePortGbps > 0.0 && spec.planePortGbps < ranges::kMinLinkGbps)
+        throw ScenarioError(f.fieldPath("plane_port_gbps"),
+            "must be 0 (nic_gbps / planes) or at least "
+                + nlohmann::json(ranges::kMinLinkGbps).dump() + " Gbit/s, got "
+                + nlohmann::json(spec.planePortGbps).dump());
     if (const json *cabling = f.find("cabling"))
         spec.cabling = readCabling(*cabling);
     return spec;
@@ -516,16 +522,31 @@ DeviceSpec readDevice(const json &value)
     d.name = f.string("name", d.name, limits::kMaxNameBytes);
     requirePrintableUtf8(f.fieldPath("name"), d.name);
     d.peakTflopsBf16
-        = f.number("peak_tflops_bf16", d.peakTflopsBf16, 0.0, kMaxTflops, LowerBound::Exclusive);
+        = f.number("peak_tflops_bf16", d.peakTflopsBf16, ranges::kMinTflops, ranges::kMaxTflops);
     d.peakTflopsFp16
-        = f.number("peak_tflops_fp16", d.peakTflopsFp16, 0.0, kMaxTflops, LowerBound::Exclusive);
+        = f.number("peak_tflops_fp16", d.peakTflopsFp16, ranges::kMinTflops, ranges::kMaxTflops);
     // 0 = the device has no fp8 tensor cores (A100); planWorkload refuses fp8 on it.
-    d.peakTflopsFp8 = f.number("peak_tflops_fp8", d.peakTflopsFp8, 0.0, kMaxTflops);
+    d.peakTflopsFp8 = f.number("peak_tflops_fp8", d.peakTflopsFp8, 0.0, ranges::kMaxTflops);
+    if (d.peakTflopsFp8 > 0.0 && d.peakTflopsFp8 < ranges::kMinTflops)
+        throw ScenarioError(f.fieldPath("peak_tflops_fp8"),
+            "must be 0 (no fp8) or at least " + nlohmann::json(ranges::kMinTflops).dump() + ", got "
+                + nlohmann::json(d.peakTflopsFp8).dump());
     d.hbmBytes = f.number("hbm_gb", d.hbmBytes / 1e9, 0.0, kMaxHbmGB, LowerBound::Exclusive) * 1e9;
-    d.hbmGBps = f.number("hbm_gbps", d.hbmGBps, 0.0, kMaxHbmGBps, LowerBound::Exclusive);
-    d.maxEfficiency = f.number("max_efficiency", d.maxEfficiency, 0.0, 1.0);
-    d.maxEfficiencyFp8 = f.number("max_efficiency_fp8", d.maxEfficiencyFp8, 0.0, 1.0);
-    d.kernelOverheadUs = f.number("kernel_overhead_us", d.kernelOverheadUs, 0.0, kMaxLatencyUs);
+    d.hbmGBps = f.number("hbm_gbps", d.hbmGBps, ranges::kMinHbmGBps, ranges::kMaxHbmGBps);
+    // 0 = the calibrated default; else a share of peak no lower than kMinEfficiency.
+    const auto efficiency = [&f](const char *key, double fallback) {
+        const double e = f.number(key, fallback, 0.0, 1.0);
+        if (e > 0.0 && e < kMinEfficiency)
+            throw ScenarioError(f.fieldPath(key),
+                "must be 0 (the calibrated default) or at least "
+                    + nlohmann::json(kMinEfficiency).dump() + " of peak, got "
+                    + nlohmann::json(e).dump());
+        return e;
+    };
+    d.maxEfficiency = efficiency("max_efficiency", d.maxEfficiency);
+    d.maxEfficiencyFp8 = efficiency("max_efficiency_fp8", d.maxEfficiencyFp8);
+    d.kernelOverheadUs
+        = f.number("kernel_overhead_us", d.kernelOverheadUs, 0.0, ranges::kMaxLatencyUs);
     d.streamingMultiprocessors
         = f.integer("streaming_multiprocessors", d.streamingMultiprocessors, 1, kMaxSms);
     return d;

@@ -67,10 +67,16 @@ std::vector<double> rawWeights(const ExpertRouting &routing, int experts)
         for (std::size_t i = 0; i < w.size(); ++i)
             w[i] = 1.0 / std::pow(static_cast<double>(i + 1), routing.zipfExponent);
         break;
-    case RoutingKind::Explicit:
+    case RoutingKind::Explicit: {
+        // Relative to the largest weight, so that their sum stays finite (eight weights of
+        // 1e308 add up to inf, and every share would become 0).
+        double largest = 0.0;
+        for (std::size_t i = 0; i < w.size() && i < routing.hotness.size(); ++i)
+            largest = std::max(largest, routing.hotness[i]);
         for (std::size_t i = 0; i < w.size(); ++i)
-            w[i] = i < routing.hotness.size() ? routing.hotness[i] : 0.0;
+            w[i] = i < routing.hotness.size() && largest > 0.0 ? routing.hotness[i] / largest : 0.0;
         break;
+    }
     }
     return w;
 }
@@ -121,15 +127,15 @@ void checkRouting(const ExpertRouting &routing, int experts, const std::string &
     const std::string path = jsonFieldPath(field, "hotness");
     if (routing.hotness.empty())
         throw ScenarioError(path, "explicit routing needs one weight per expert, got none");
-    double sum = 0.0;
+    double largest = 0.0; // not their sum: finite weights can add up to inf
     for (std::size_t i = 0; i < routing.hotness.size(); ++i) {
         const double v = routing.hotness[i];
         if (!std::isfinite(v) || v < 0.0)
             throw ScenarioError(
                 jsonElementPath(path, i), "must be a finite number >= 0, got " + number(v));
-        sum += v;
+        largest = std::max(largest, v);
     }
-    if (!(sum > 0.0) || !std::isfinite(sum))
+    if (!(largest > 0.0))
         throw ScenarioError(path, "all weights are zero: no expert would receive a token");
     if (experts > 0 && routing.hotness.size() != static_cast<std::size_t>(experts))
         throw ScenarioError(path,

@@ -327,7 +327,21 @@ void TestCliGenerate::badInput_data()
     QTest::newRow("unknown device") << seedWith({ "--device", "tpu" }) << 1
                                     << "railyard-cli: --device: unknown preset 'tpu' (accepted: ";
     QTest::newRow("zero bandwidth") << seedWith({ "--nic-gbps", "0" }) << 1
-                                    << "railyard-cli: --nic-gbps: must be greater than 0, got 0";
+                                    << "railyard-cli: --nic-gbps: must be at least 0.001, got 0";
+    // 1e-308 Gbit/s passed as positive and gave an iteration time of inf (#40); 1 Mbit/s is
+    // the floor (base/physicalranges.h).
+    QTest::newRow("tiny bandwidth")
+        << seedWith({ "--nic-gbps", "1e-308" }) << 1
+        << "railyard-cli: --nic-gbps: must be at least 0.001, got 1e-308";
+    QTest::newRow("tiny pcie bandwidth")
+        << seedWith({ "--pcie-gbps", "1e-308" }) << 1
+        << "railyard-cli: --pcie-gbps: must be at least 0.001, got 1e-308";
+    QTest::newRow("tiny scale-up bandwidth")
+        << seedWith({ "--scaleup-gbps", "0.0001" }) << 1
+        << "railyard-cli: --scaleup-gbps: must be at least 0.001, got 0.0001";
+    QTest::newRow("huge bandwidth")
+        << seedWith({ "--fabric-gbps", "1e7" }) << 1
+        << "railyard-cli: --fabric-gbps: 10000000 exceeds the limit of 1000000";
     QTest::newRow("contradicting switches")
         << seedWith({ "--sequence-parallel", "--no-sequence-parallel" }) << 1
         << "railyard-cli: --sequence-parallel: contradicts --no-sequence-parallel";

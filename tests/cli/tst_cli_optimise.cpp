@@ -104,6 +104,9 @@ void TestCliOptimise::badInputWritesNothing_data()
     QTest::newRow("from") << QStringList { "optimise", seed, "--from", "random" } << 2
                           << "--from: unknown start 'random'";
     QTest::newRow("moves") << QStringList { "optimise", seed, "--moves", "-3" } << 1 << "--moves";
+    // 0 inside means "no limit": given, it ran on for the default 10 s and exited 0 (#40).
+    QTest::newRow("moves zero") << QStringList { "optimise", seed, "--moves", "0" } << 1
+                                << "--moves: must be at least 1, got 0";
     QTest::newRow("seconds") << QStringList { "optimise", seed, "--seconds", "0" } << 1
                              << "--seconds";
     QTest::newRow("seed") << QStringList { "optimise", seed, "--seed", "x" } << 1

@@ -2,6 +2,8 @@
 
 #include "fixtures.h"
 
+#include "base/physicalranges.h"
+
 #include <algorithm>
 #include <array>
 #include <random>
@@ -82,6 +84,16 @@ Scenario randomScenario(std::uint32_t seed)
             split[1] += chunks;
         }
         t.layersPerStage = split;
+    }
+    // Now and then one link kind at an edge of its accepted range (base/physicalranges.h):
+    // the slowest and the fastest link, the longest and no latency, must still evaluate to
+    // finite figures (#40). Drawn last, so the draws above stay those of earlier versions.
+    if (coin(rng, 0.1)) {
+        const std::array<LinkSpec *, 4> links { &s.fabric.scaleUp, &s.fabric.pcie, &s.fabric.nic,
+            &s.fabric.fabricPort };
+        LinkSpec &l = *pick(rng, links);
+        l.gbps = coin(rng) ? ranges::kMinLinkGbps : ranges::kMaxLinkGbps;
+        l.latencyUs = coin(rng) ? 0.0 : ranges::kMaxLatencyUs;
     }
     s.slots.clear();
     return s;

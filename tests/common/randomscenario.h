@@ -8,6 +8,7 @@
  * Random training scenarios for property tests: a small fabric (rail-optimised or ToR, with or
  * without oversubscription and PXN), degrees that fill it, a small dense or MoE model whose
  * sizes divide by them, a random schedule, placement, uneven stage split and overlap switches.
+ * One in ten has one link kind at an edge of its accepted range (base/physicalranges.h).
  * The same seed gives the same scenario. Most scenarios are valid; a few are refused by the
  * engine (e.g. a memory or schedule rule), which a property test skips.
  */

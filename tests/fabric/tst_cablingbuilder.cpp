@@ -314,7 +314,7 @@ void TestCablingBuilder::impossibleCablingsAreRefused_data()
     QTest::newRow("NIC out of range") << 4 << "is NIC 7, but the servers have 2 NICs";
     QTest::newRow("four tiers") << 5 << "is 3 switch hops above the servers";
     QTest::newRow("split fabric") << 6 << "cannot reach leaf";
-    QTest::newRow("zero speed") << 7 << "speed must be a positive number";
+    QTest::newRow("zero speed") << 7 << "speed must be 0.001 to 1000000 Gbit/s";
 }
 
 void TestCablingBuilder::impossibleCablingsAreRefused()

@@ -397,7 +397,9 @@ void TestPlanes::refusals()
     expectRefusal(s, "fabric.planes", "1..16");
     s = twoServers(2, 2);
     s.planePortGbps = -1.0;
-    expectRefusal(s, "fabric.plane_port_gbps", "positive");
+    expectRefusal(s, "fabric.plane_port_gbps", "must be 0 (nic_gbps / planes) or 0.001 to 1e+06");
+    s.planePortGbps = 1e-308; // below 1 Mbit/s (base/physicalranges.h)
+    expectRefusal(s, "fabric.plane_port_gbps", "got 1e-308");
     s = twoServers(2, 1);
     s.kind = FabricKind::RailOnly;
     s.servers = 65;

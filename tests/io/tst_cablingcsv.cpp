@@ -7,6 +7,7 @@
 #include "fixtures.h"
 #include "io/cablingcsv.h"
 
+#include <QElapsedTimer>
 #include <QTest>
 
 #include <string>
@@ -39,6 +40,10 @@ private Q_SLOTS:
     void invalidUtf8IsRefused();
     void importDetectsServersKindAndOrder();
     void importNamesTheLineOfABadCable();
+    void byteOrderMarkIsSkipped();
+    void hostileServerPatterns_data();
+    void hostileServerPatterns();
+    void badServerPatternsAreNamed();
 };
 
 void TestCablingCsv::readsHeaderQuotesAndUnits()
@@ -80,6 +85,13 @@ void TestCablingCsv::malformedLinesNameFileAndLine_data()
                            << "c.csv:1: gbps \"fast\" is not a link speed";
     QTest::newRow("negative") << "n0,nic0,l0,p1,-400\n"
                               << "c.csv:1: gbps";
+    // 1e-308 Gbit/s was taken and evaluated to an iteration time of inf (#40).
+    QTest::newRow("tiny speed") << "n0,nic0,l0,p1,1e-308\n"
+                                << "c.csv:1: gbps \"1e-308\" is outside 0.001 to 1000000 Gbit/s";
+    QTest::newRow("huge speed") << "n0,nic0,l0,p1,2000000G\n"
+                                << "c.csv:1: gbps \"2000000G\" is outside 0.001 to 1000000 Gbit/s";
+    QTest::newRow("latency over a second") << "n0,nic0,l0,p1,400,2e6\n"
+                                           << "c.csv:1: latency_us \"2e6\" is outside 0 to 1000000";
     QTest::newRow("latency") << "n0,nic0,l0,p1,400,soon\n"
                              << "c.csv:1: latency_us \"soon\"";
     QTest::newRow("empty device") << "# x\n,nic0,l0,p1,400\n"
@@ -167,6 +179,118 @@ void TestCablingCsv::importNamesTheLineOfABadCable()
             e.what());
     }
     QVERIFY(spec == before); // nothing applied
+}
+
+void TestCablingCsv::byteOrderMarkIsSkipped()
+{
+    // Spreadsheets write a UTF-8 BOM first: the header was then no header, and its "gbps" no
+    // link speed (#40).
+    const CablingCsv csv
+        = parseCablingCsv("\xEF\xBB\xBF"
+                          "a_device,a_port,b_device,b_port,gbps\r\nn0,nic0,l0,p1,400\r\n",
+            "c.csv");
+    QCOMPARE(csv.cables.size(), std::size_t(1));
+    QCOMPARE(csv.cables[0].aDevice, std::string("n0"));
+    QCOMPARE(csv.lines, std::vector<int>({ 2 }));
+    // Without a header, the first device's name loses the mark.
+    QCOMPARE(parseCablingCsv("\xEF\xBB\xBFn0,nic0,l0,p1,400\n", "c.csv").cables[0].aDevice,
+        std::string("n0"));
+}
+
+namespace {
+
+/// Two servers `a` and `b` with two NICs each, on two rail leaves named `leaf0` and `leaf1`,
+/// joined by a spine.
+std::string twoServers(
+    const std::string &a, const std::string &b, const std::string &leaf0, const std::string &leaf1)
+{
+    std::string text;
+    int port = 0;
+    for (const std::string &server : { a, b })
+        for (int nic = 0; nic < 2; ++nic)
+            text += server + ",mlx5_" + std::to_string(nic) + "," + (nic ? leaf1 : leaf0) + ",p"
+                + std::to_string(port++) + ",400\n";
+    return text + leaf0 + ",u1,spine,d1,400\n" + leaf1 + ",u1,spine,d2,400\n";
+}
+
+} // namespace
+
+void TestCablingCsv::hostileServerPatterns_data()
+{
+    QTest::addColumn<QString>("pattern");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QStringList>("servers");
+    // std::regex (ECMAScript, backtracking) took 51 s for (a|aa)*c on a 41-character name and
+    // over 60 s for (a*)*b on 251 characters (#40); the leaves' names are those strings. RE2
+    // matches in time linear in the name.
+    const std::string a40 = std::string(40, 'a');
+    QTest::newRow("(a|aa)*c") << "(a|aa)*c"
+                              << QString::fromStdString(twoServers(
+                                     a40 + "c", "aac", std::string(41, 'a'), std::string(42, 'a')))
+                              << QStringList { QString::fromStdString(a40 + "c"), "aac" };
+    const std::string a250 = std::string(250, 'a');
+    QTest::newRow("(a*)*b") << "(a*)*b"
+                            << QString::fromStdString(twoServers(
+                                   a250 + "b", "ab", std::string(251, 'a'), std::string(252, 'a')))
+                            << QStringList { QString::fromStdString(a250 + "b"), "ab" };
+    // 500 nested groups fit the 1024-byte bound and compile without deep recursion.
+    QTest::newRow("500 nested groups")
+        << QString::fromStdString(std::string(500, '(') + "n[0-9]" + std::string(500, ')'))
+        << QString::fromStdString(twoServers("n1", "n2", "leaf-a", "leaf-b"))
+        << QStringList { "n1", "n2" };
+    QTest::newRow("ordinary") << "node[0-9]{3}"
+                              << QString::fromStdString(
+                                     twoServers("node001", "node000", "l0", "l1"))
+                              << QStringList { "node000", "node001" };
+}
+
+void TestCablingCsv::hostileServerPatterns()
+{
+    QFETCH(QString, pattern);
+    QFETCH(QString, text);
+    QFETCH(QStringList, servers);
+    FabricSpec spec = fixtures::railFabric(2, 2);
+    QElapsedTimer clock;
+    clock.start();
+    (void)importCabling(spec, parseCablingCsv(text.toStdString(), "c.csv"), pattern.toStdString());
+    // A guard, not a benchmark: linear matching takes microseconds here.
+    QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed()) + " ms"));
+    QStringList got;
+    for (const std::string &s : spec.serverNames)
+        got << QString::fromStdString(s);
+    QCOMPARE(got, servers);
+}
+
+void TestCablingCsv::badServerPatternsAreNamed()
+{
+    const std::string text = twoServers("n1", "n2", "l0", "l1");
+    const auto refused = [&](const std::string &pattern) -> std::string {
+        FabricSpec spec = fixtures::railFabric(2, 2);
+        try {
+            (void)importCabling(spec, parseCablingCsv(text, "c.csv"), pattern);
+        } catch (const ScenarioError &e) {
+            return e.field() == "--server-pattern" ? e.what()
+                                                   : "(another field) " + std::string(e.what());
+        }
+        return "(accepted)";
+    };
+    // 20,000 nested groups crashed std::regex's recursive parser (SIGSEGV, #40).
+    const std::string nested = std::string(20000, '(') + "a" + std::string(20000, ')');
+    QCOMPARE(refused(nested),
+        std::string("--server-pattern: the pattern is 40001 bytes; at most 1024 are accepted (a "
+                    "pattern picking servers out of device names is a few dozen)"));
+    QCOMPARE(refused(std::string(1025, 'n')).substr(0, 48),
+        std::string("--server-pattern: the pattern is 1025 bytes; at "));
+    QCOMPARE(refused("n[0-9"),
+        std::string(
+            "--server-pattern: \"n[0-9\" is not an RE2 regular expression: missing ]: [0-9"));
+    // RE2 refuses what could blow up its automaton: repetition counts over 1000, and programs
+    // beyond its memory budget.
+    QCOMPARE(refused("n{1001}"),
+        std::string("--server-pattern: \"n{1001}\" is not an RE2 regular expression: invalid "
+                    "repetition size: {1001}"));
+    const std::string huge = refused("((n{1000}){1000}){1000}");
+    QVERIFY2(huge.find("is not an RE2 regular expression: ") != std::string::npos, huge.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestCablingCsv)

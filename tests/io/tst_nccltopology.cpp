@@ -55,6 +55,7 @@ private Q_SLOTS:
     void appliesTheServerModel();
     void badFiles_data();
     void badFiles();
+    void wellFormedVariantsParse();
     void missingFileIsNamed();
 };
 
@@ -182,7 +183,8 @@ void TestNcclTopology::badFiles_data()
                             << QStringLiteral("bad.xml: no <net> element under <system>");
     QTest::newRow("gpu without dev")
         << QString(sample).replace(QStringLiteral("<gpu dev=\"3\""), QStringLiteral("<gpu"))
-        << QStringLiteral("bad.xml: system/cpu/pci[0000:37:00.0]/pci[0000:5d:00.0]/gpu: missing attribute 'dev'");
+        << QStringLiteral("bad.xml:48: system/cpu/pci[0000:37:00.0]/pci[0000:5d:00.0]/gpu: missing "
+                          "attribute 'dev'");
     QTest::newRow("dev not a number")
         << QString(sample).replace(QStringLiteral("name=\"mlx5_4\" dev=\"4\""), QStringLiteral("name=\"mlx5_4\" dev=\"four\""))
         << QStringLiteral("attribute 'dev': expected an integer, got 'four'");
@@ -190,8 +192,96 @@ void TestNcclTopology::badFiles_data()
         << QString(sample).replace(QStringLiteral("<gpu dev=\"5\""), QStringLiteral("<gpu dev=\"4\""))
         << QStringLiteral("bad.xml: two GPUs with dev=\"4\"");
     QTest::newRow("negative speed")
-        << QString(sample).replace(QStringLiteral("speed=\"400000\""), QStringLiteral("speed=\"-5\""))
-        << QStringLiteral("attribute 'speed' is negative");
+        << QString(sample).replace(
+               QStringLiteral("speed=\"400000\""), QStringLiteral("speed=\"-5\""))
+        << QStringLiteral(
+               "bad.xml:29: system/cpu/pci[0000:15:00.0]/pci[0000:19:00.0]/nic/net: "
+               "attribute 'speed' is -5, outside 1..1000000000 (Mbit/s: 1 Mbit/s to 1 Pbit/s)");
+    // Values the reader took silently (#40), each now refused with its range and reason.
+    QTest::newRow("gpu dev wraps")
+        << QString(sample).replace(
+               QStringLiteral("<gpu dev=\"3\""), QStringLiteral("<gpu dev=\"99999999999\""))
+        << QStringLiteral(
+               "bad.xml:48: system/cpu/pci[0000:37:00.0]/pci[0000:5d:00.0]/gpu: attribute 'dev' "
+               "is 99999999999, outside 0..1023 (a GPU index within one server)");
+    QTest::newRow("gpu dev beyond long long")
+        << QString(sample).replace(QStringLiteral("<gpu dev=\"3\""),
+               QStringLiteral("<gpu dev=\"99999999999999999999999\""))
+        << QStringLiteral(
+               "bad.xml:48: system/cpu/pci[0000:37:00.0]/pci[0000:5d:00.0]/gpu: attribute 'dev' "
+               "is 99999999999999999999999, outside 0..1023");
+    QTest::newRow("net dev negative")
+        << QString(sample).replace(QStringLiteral("name=\"mlx5_4\" dev=\"4\""),
+               QStringLiteral("name=\"mlx5_4\" dev=\"-4\""))
+        << QStringLiteral("bad.xml:92: system/cpu/pci[0000:97:00.0]/pci[0000:9b:00.0]/nic/net: "
+                          "attribute 'dev' is -4, outside 0..1023");
+    QTest::newRow("negative nvlink count")
+        << QString(sample).replace(QStringLiteral("count=\"5\""), QStringLiteral("count=\"-5\""))
+        << QStringLiteral("bad.xml:13: system/cpu/pci[0000:15:00.0]/pci[0000:18:00.0]/gpu/nvlink: "
+                          "attribute 'count' is -5, outside 1..18");
+    QTest::newRow("nvlink lanes add up past 18")
+        << QString(sample).replace(QStringLiteral("count=\"4\""), QStringLiteral("count=\"18\""))
+        << QStringLiteral(
+               "bad.xml:12: system/cpu/pci[0000:15:00.0]/pci[0000:18:00.0]/gpu: "
+               "the GPU's nvlink counts add up to 46 lanes; no NVIDIA GPU has more than 18");
+    QTest::newRow("numaid negative")
+        << QString(sample).replace(QStringLiteral("numaid=\"0\""), QStringLiteral("numaid=\"-1\""))
+        << QStringLiteral("bad.xml:9: system/cpu: attribute 'numaid' is -1, outside 0..1023 (a "
+                          "Linux NUMA node)");
+    QTest::newRow("speed zero")
+        << QString(sample).replace(
+               QStringLiteral("speed=\"400000\""), QStringLiteral("speed=\"0\""))
+        << QStringLiteral("bad.xml:29: system/cpu/pci[0000:15:00.0]/pci[0000:19:00.0]/nic/net: "
+                          "attribute 'speed' is 0, outside 1..");
+    QTest::newRow("sm zero")
+        << QString(sample).replace(QStringLiteral("sm=\"90\""), QStringLiteral("sm=\"0\""))
+        << QStringLiteral("bad.xml:12: system/cpu/pci[0000:15:00.0]/pci[0000:18:00.0]/gpu: "
+                          "attribute 'sm' is 0, outside 10..999");
+    QTest::newRow("octal is no number")
+        << QString(sample).replace(
+               QStringLiteral("<gpu dev=\"3\""), QStringLiteral("<gpu dev=\"0x3\""))
+        << QStringLiteral("attribute 'dev': expected an integer, got '0x3'");
+    // Malformed XML the old parser took (#40): each names its line.
+    QTest::newRow("mismatched end tag")
+        << QString(sample).replace(QStringLiteral("</gpu>"), QStringLiteral("</gpx>"))
+        << QStringLiteral(
+               "bad.xml:17: not XML: end tag </gpx> does not match <gpu> opened at line 12");
+    QTest::newRow("duplicate attribute")
+        << QString(sample).replace(
+               QStringLiteral("<gpu dev=\"3\""), QStringLiteral("<gpu dev=\"3\" dev=\"7\""))
+        << QStringLiteral("bad.xml:48: not XML: attribute 'dev' appears twice in <gpu>");
+    QTest::newRow("two roots")
+        << QString(sample) + QStringLiteral("<system version=\"1\"></system>\n")
+        << QStringLiteral(
+               "bad.xml:136: not XML: a second root element; an XML document has exactly one");
+    QTest::newRow("unclosed")
+        << QStringLiteral("<system>\n<cpu numaid=\"0\">\n</system>\n")
+        << QStringLiteral(
+               "bad.xml:3: not XML: end tag </system> does not match <cpu> opened at line 2");
+    QTest::newRow("end of file inside")
+        << QStringLiteral("<system>\n<cpu numaid=\"0\">\n")
+        << QStringLiteral("bad.xml:3: not XML: <cpu> opened at line 2 is not closed");
+    QTest::newRow("doctype") << QStringLiteral("<!DOCTYPE system [<!ENTITY x \"y\">]>\n<system/>")
+                             << QStringLiteral(
+                                    "bad.xml:1: not XML: a DOCTYPE or other declaration");
+    QTest::newRow("unknown entity")
+        << QStringLiteral("<system>\n<cpu numaid=\"&x;\"/></system>")
+        << QStringLiteral("bad.xml:2: not XML: attribute 'numaid': &x; is no predefined entity");
+    QTest::newRow("text after root") << QStringLiteral(
+        "<system/>\njunk") << QStringLiteral("bad.xml:2: not XML: text after the root element");
+    // Caps that keep a hostile file's memory and time small (xmlelements.cpp).
+    QString many = QStringLiteral("<system>");
+    for (int i = 0; i < 70000; ++i)
+        many += QStringLiteral("<a/>");
+    QTest::newRow("too many elements")
+        << many + QStringLiteral("</system>")
+        << QStringLiteral("bad.xml:1: not XML: more than 65536 elements");
+    QString wide = QStringLiteral("<system");
+    for (int i = 0; i < 300; ++i)
+        wide += QStringLiteral(" a%1=\"\"").arg(i);
+    QTest::newRow("too many attributes")
+        << wide + QStringLiteral("/>")
+        << QStringLiteral("bad.xml:1: not XML: more than 256 attributes in <system>");
     QString deep = QStringLiteral("<system>");
     for (int i = 0; i < 70; ++i)
         deep += QStringLiteral("<pci>");
@@ -208,6 +298,25 @@ void TestNcclTopology::badFiles()
     } catch (const ScenarioError &e) {
         QVERIFY2(QString::fromUtf8(e.what()).contains(message), e.what());
     }
+}
+
+void TestNcclTopology::wellFormedVariantsParse()
+{
+    // A byte order mark, single quotes, entities and character references, comments and
+    // declarations, space around = and in end tags: all XML, all read.
+    std::string text = sampleText();
+    text = edited(text, "<?xml version=\"1.0\"?>", "\xEF\xBB\xBF<?xml version='1.0'?>");
+    text = edited(text, "name=\"mlx5_0\"", "name = 'mlx&#x35;_&#48;'");
+    text = edited(text, "</system>", "<!-- end --></system >\n<!-- trailing -->\n");
+    text = edited(text, "arch=\"x86_64\"", "arch=\"x86&amp;64 &lt;&gt;&quot;&apos;\"");
+    const ServerTopology t = parseNcclTopology(text, "dgx.xml");
+    QCOMPARE(t.nics.front().name, std::string("mlx5_0"));
+    QCOMPARE(t.gpuToRail(), (std::vector<int> { 0, 1, 2, 3, 4, 5, 6, 7 }));
+    QCOMPARE(t.scaleUpGbps, 3600.0);
+    // A net without speed keeps the fabric's NIC speed (0: unknown), as before.
+    const ServerTopology quiet
+        = parseNcclTopology(edited(sampleText(), " speed=\"400000\"", ""), "dgx.xml");
+    QCOMPARE(quiet.nics.front().gbps, 0.0);
 }
 
 void TestNcclTopology::missingFileIsNamed()

@@ -81,6 +81,7 @@ private Q_SLOTS:
     void zipfShares();
     void topKCapsTheHottestExpert();
     void explicitMemberShares();
+    void hugeWeightsAreNotZero();
     void uniformMatrixIsFlat();
     void fp8DispatchStaysBf16();
     void uniformEngineBytesMatchHandCount();
@@ -151,6 +152,30 @@ void TestEpRouting::explicitMemberShares()
     QCOMPARE(hotLoadFactor(r, 4, 2, 1), 1.5);
     QCOMPARE(hotLoadFactor(r, 4, 4, 1), 2.0);
     QCOMPARE(hotLoadFactor(ExpertRouting {}, 4, 4, 1), 1.0);
+}
+
+void TestEpRouting::hugeWeightsAreNotZero()
+{
+    // Eight weights of 1e308 add up to inf: they were refused as "all weights are zero" and
+    // shared out as 0 each (#40). Relative to the largest they are eight equal weights.
+    const ExpertRouting r = explicitRouting(std::vector<double>(8, 1e308));
+    checkRouting(r, 8, "model.routing");
+    QCOMPARE(expertShares(r, 8, 1), std::vector<double>(8, 0.125));
+    QCOMPARE(memberShares(r, 8, 2, 1), (std::vector<double> { 0.5, 0.5 }));
+    // 1e308 beside 1e307 x 7: 10 : 1 x 7, finite however large the weights.
+    std::vector<double> w(8, 1e307);
+    w.front() = 1e308;
+    const std::vector<double> e = expertShares(explicitRouting(w), 8, 1);
+    QCOMPARE(e.front(), 10.0 / 17.0);
+    QCOMPARE(e.back(), 1.0 / 17.0);
+    // All zero is still refused.
+    try {
+        checkRouting(explicitRouting(std::vector<double>(8, 0.0)), 8, "model.routing");
+        QFAIL("all-zero weights accepted");
+    } catch (const ScenarioError &err) {
+        QVERIFY2(
+            std::string(err.what()).find("all weights are zero") != std::string::npos, err.what());
+    }
 }
 
 void TestEpRouting::uniformMatrixIsFlat()

@@ -154,8 +154,7 @@ ChainPart operator+(const ChainPart &a, const ChainPart &b)
 class Builder
 {
 public:
-    Builder(
-        const Fabric &fabric, Router &router, const PlannerGroup &group, CollectivePlan &plan)
+    Builder(const Fabric &fabric, Router &router, const PlannerGroup &group, CollectivePlan &plan)
         : m_fabric(fabric)
         , m_router(router)
         , m_members(group.members)
@@ -420,7 +419,8 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
         const double dservers = servers;
         ChainPart inside, across;
         for (const ServerMembers &s : b.servers())
-            inside = longer(inside, b.ring({ s.members.data(), s.members.size() }, (dl - 1.0) / dl));
+            inside
+                = longer(inside, b.ring({ s.members.data(), s.members.size() }, (dl - 1.0) / dl));
         plan.channels = static_cast<int>(l);
         for (std::size_t j = 0; j < l; ++j) {
             std::vector<int> column;
@@ -455,8 +455,18 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
         break;
     }
     case PlanAlgorithm::PointToPoint:
-        b.flow(0, 1, 1.0);
-        chain = b.hop(0, 1);
+        // Two ranks: the sender and its receiver (a pipeline boundary). More: nccl-tests'
+        // sendrecv_perf, where every rank sends its whole buffer to the next one in rank order
+        // at once (src/sendrecv.cu: sendPeer = (rank+1) % nRanks), so the slowest hop decides.
+        if (n == 2) {
+            b.flow(0, 1, 1.0);
+            chain = b.hop(0, 1);
+            break;
+        }
+        for (int i = 0; i < n; ++i) {
+            b.flow(i, (i + 1) % n, 1.0);
+            chain = longer(chain, b.hop(i, (i + 1) % n));
+        }
         break;
     }
     plan.chain.channels = plan.channels;

@@ -14,17 +14,17 @@ namespace railyard {
 
 namespace {
 
+
 /** A plan routed alone on the fabric. */
 struct Routed
 {
-    double secondsPerByte
-        = 0.0; ///< busiest link: load / achievable bandwidth, per byte of S per pass
+    double secondsPerByte = 0.0; ///< busiest link: load / achievable bandwidth, per byte of S per pass
     int bottleneck = -1;
-    double maxSent = 0.0; ///< the largest bytes one member sends, per byte of S per pass
+    double maxSent = 0.0;        ///< the largest bytes one member sends, per byte of S per pass
 };
 
 Routed route(const CollectivePlan &plan, const Fabric &fabric, Router &router,
-    const std::array<double, kTierCount> &efficiency)
+             const std::array<double, kTierCount> &efficiency)
 {
     std::unordered_map<int, double> load;
     std::unordered_map<int, double> sent;
@@ -81,31 +81,33 @@ std::vector<PlanAlgorithm> autoCandidates(Collective op)
     case Collective::AllReduce:
         // NCCL's own algorithms: "we only build flat rings, no 2D ring" (NVIDIA/nccl issue
         // #471), so the hierarchical ring runs only when asked for.
-        return { PlanAlgorithm::Ring, PlanAlgorithm::Tree, PlanAlgorithm::Nvls };
+        return {PlanAlgorithm::Ring, PlanAlgorithm::Tree, PlanAlgorithm::Nvls};
     case Collective::AllGather:
     case Collective::ReduceScatter:
-        return { PlanAlgorithm::Ring, PlanAlgorithm::Pat, PlanAlgorithm::Nvls };
+        return {PlanAlgorithm::Ring, PlanAlgorithm::Pat, PlanAlgorithm::Nvls};
     case Collective::AllToAll:
-        return { PlanAlgorithm::Pairwise };
+        return {PlanAlgorithm::Pairwise};
     case Collective::SendRecv:
         break;
     }
-    return { PlanAlgorithm::PointToPoint };
+    return {PlanAlgorithm::PointToPoint};
 }
 
-std::vector<PlanAlgorithm> requestedAlgorithms(
-    CollectiveAlgorithm option, Collective op, bool hierarchicalAllReduce)
+std::vector<PlanAlgorithm> requestedAlgorithms(CollectiveAlgorithm option, Collective op,
+                                               bool hierarchicalAllReduce)
 {
     if (option != CollectiveAlgorithm::Auto)
-        return { planAlgorithmFor(option) }; // the planner falls back where it cannot run
+        return {planAlgorithmFor(option)}; // the planner falls back where it cannot run
     if (hierarchicalAllReduce && op == Collective::AllReduce)
-        return { PlanAlgorithm::Hierarchical };
+        return {PlanAlgorithm::Hierarchical};
     return autoCandidates(op);
 }
 
 CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const Mapping &mapping,
-    int worldSize, Collective op, const std::vector<int> &ranks, double bytes,
-    CollectiveAlgorithm option, const nccltuning::DeviceTuning &device, bool hierarchicalAllReduce)
+                                    int worldSize, Collective op, const std::vector<int> &ranks,
+                                    double bytes, CollectiveAlgorithm option,
+                                    const nccltuning::DeviceTuning &device,
+                                    bool hierarchicalAllReduce)
 {
     const int world = worldSize;
     const int n = static_cast<int>(ranks.size());
@@ -120,8 +122,8 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
     std::vector<int> seen(world, 0);
     for (int r : ranks) {
         if (r < 0 || r >= world)
-            throw ScenarioError("ranks",
-                "rank " + std::to_string(r) + " is outside 0.." + std::to_string(world - 1));
+            throw ScenarioError("ranks", "rank " + std::to_string(r) + " is outside 0.."
+                                             + std::to_string(world - 1));
         if (seen[r]++)
             throw ScenarioError("ranks", "rank " + std::to_string(r) + " is listed twice");
     }
@@ -132,22 +134,21 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
     slots.reserve(ranks.size());
     for (const int r : ranks)
         slots.push_back(mapping.slotOf(r));
-    const int passes
-        = op == Collective::AllToAll || op == Collective::SendRecv ? 1 : ringPasses(op);
+    const int passes = op == Collective::AllToAll || op == Collective::SendRecv ? 1 : ringPasses(op);
 
     CollectiveResult result;
     result.busFactor = busBandwidthFactor(op, n);
     double bestSent = 0.0;
     bool found = false;
     for (const PlanAlgorithm wanted : requestedAlgorithms(option, op, hierarchicalAllReduce)) {
-        const CollectivePlan plan
-            = planCollective(wanted, op, slots, fabric, router, device.nvlsEfficiency);
+        const CollectivePlan plan =
+            planCollective(wanted, op, slots, fabric, router, device.nvlsEfficiency);
         const bool seenBefore = std::any_of(result.considered.begin(), result.considered.end(),
             [&](const AlgorithmTime &t) { return t.algorithm == plan.algorithm; });
         if (seenBefore)
             continue; // e.g. hierarchical on one server is the ring
-        const Routed routed
-            = route(plan, fabric, router, nccltuning::linkEfficiency(plan.algorithm, device));
+        const Routed routed = route(plan, fabric, router,
+                                    nccltuning::linkEfficiency(plan.algorithm, device));
         const nccltuning::ProtocolChoice choice = nccltuning::fastestProtocol(
             plan.algorithm, plan.chain, passes, bytes, routed.secondsPerByte, device);
         AlgorithmTime t;

@@ -154,7 +154,8 @@ ChainPart operator+(const ChainPart &a, const ChainPart &b)
 class Builder
 {
 public:
-    Builder(const Fabric &fabric, Router &router, const PlannerGroup &group, CollectivePlan &plan)
+    Builder(
+        const Fabric &fabric, Router &router, const PlannerGroup &group, CollectivePlan &plan)
         : m_fabric(fabric)
         , m_router(router)
         , m_members(group.members)
@@ -419,8 +420,7 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
         const double dservers = servers;
         ChainPart inside, across;
         for (const ServerMembers &s : b.servers())
-            inside
-                = longer(inside, b.ring({ s.members.data(), s.members.size() }, (dl - 1.0) / dl));
+            inside = longer(inside, b.ring({ s.members.data(), s.members.size() }, (dl - 1.0) / dl));
         plan.channels = static_cast<int>(l);
         for (std::size_t j = 0; j < l; ++j) {
             std::vector<int> column;

@@ -28,8 +28,7 @@ namespace {
 
 QString published(const char *name)
 {
-    return QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/published/nccl-tests/")
-        + QLatin1String(name);
+    return QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/published/nccl-tests/") + QLatin1String(name);
 }
 
 void writeText(const QString &path, const std::string &text)
@@ -44,32 +43,27 @@ std::string logText(Collective op, int ranks, long long bytes, double us)
 {
     char line[256];
     std::snprintf(line, sizeof line,
-        "# nThread 1 nGpus 1 minBytes %lld maxBytes %lld step: 2(factor) warmup iters: 5 iters: "
-        "20\n",
+        "# nThread 1 nGpus 1 minBytes %lld maxBytes %lld step: 2(factor) warmup iters: 5 iters: 20\n",
         bytes, bytes);
     std::string out = line;
     out += "#\n# Using devices\n";
     for (int r = 0; r < ranks; ++r) {
         std::snprintf(line, sizeof line,
-            "#  Rank %2d Group  0 Pid %6d on    node%03d device %2d [0000:%02x:00] NVIDIA H100 "
-            "80GB HBM3\n",
+            "#  Rank %2d Group  0 Pid %6d on    node%03d device %2d [0000:%02x:00] NVIDIA H100 80GB HBM3\n",
             r, 1000 + r, r / 8, r % 8, r);
         out += line;
     }
-    out += "#\n#       size         count      type   redop    root     time   algbw   busbw "
-           "#wrong "
+    out += "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong "
            "    time   algbw   busbw #wrong\n";
     const double alg = static_cast<double>(bytes) / us / 1e3;
     const double bus = alg * ncclTestsBusFactor(op, ranks);
     const bool reduces = op == Collective::AllReduce || op == Collective::ReduceScatter;
     std::snprintf(line, sizeof line,
-        "%12lld  %12lld     float  %6s      -1  %7.1f  %6.2f  %6.2f      0  %7.1f  %6.2f  %6.2f    "
-        "  0\n",
+        "%12lld  %12lld     float  %6s      -1  %7.1f  %6.2f  %6.2f      0  %7.1f  %6.2f  %6.2f      0\n",
         bytes, bytes / 4, reduces ? "sum" : "none", us, alg, bus, us, alg, bus);
     out += line;
     std::snprintf(line, sizeof line,
-        "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %g\n#\n# Collective test "
-        "concluded: %s\n",
+        "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %g\n#\n# Collective test concluded: %s\n",
         bus, ncclTestsBinary(op));
     out += line;
     return out;
@@ -112,12 +106,10 @@ QString rankList(const std::vector<int> &ranks)
 /// `collective`'s busbw (bytes/s) for a run on `scenario`.
 double predictedBusbw(const QString &scenario, const Planned &p, std::size_t groupSize)
 {
-    const std::vector<int> group(
-        p.ranks.begin(), p.ranks.begin() + static_cast<std::ptrdiff_t>(groupSize));
-    const CliRun r = runRailyardCli({ QStringLiteral("collective"), scenario,
-        QStringLiteral("--op"), QString::fromStdString(std::string(collectiveName(p.op))),
-        QStringLiteral("--ranks"), rankList(group), QStringLiteral("--bytes"),
-        QString::number(p.bytes), QStringLiteral("--json") });
+    const std::vector<int> group(p.ranks.begin(), p.ranks.begin() + static_cast<std::ptrdiff_t>(groupSize));
+    const CliRun r = runRailyardCli({ QStringLiteral("collective"), scenario, QStringLiteral("--op"),
+        QString::fromStdString(std::string(collectiveName(p.op))), QStringLiteral("--ranks"),
+        rankList(group), QStringLiteral("--bytes"), QString::number(p.bytes), QStringLiteral("--json") });
     if (r.exitCode != 0)
         return -1.0;
     return nlohmann::json::parse(r.out.toStdString()).at("busbw_bytes_per_s").get<double>();
@@ -174,8 +166,7 @@ void TestCliCalibrate::planLoop()
     std::vector<double> measuredBusbw;
     for (const Planned &p : runs) {
         const std::size_t size = p.ranks.size() / static_cast<std::size_t>(p.groups);
-        const std::vector<int> group(
-            p.ranks.begin(), p.ranks.begin() + static_cast<std::ptrdiff_t>(size));
+        const std::vector<int> group(p.ranks.begin(), p.ranks.begin() + static_cast<std::ptrdiff_t>(size));
         const CollectiveResult c = engine.collective(p.op, group, static_cast<double>(p.bytes));
         // Every group at once shares links: slower than one alone (not fitted anyway).
         const double us = c.time * 1e6 * (1.0 + noise(rng)) * (p.groups > 1 ? 1.2 : 1.0);
@@ -208,10 +199,7 @@ void TestCliCalibrate::planLoop()
         const double before = predictedBusbw(file, runs[i], size);
         QVERIFY(after > 0.0 && before > 0.0);
         QVERIFY2(std::abs(after / measuredBusbw[i] - 1.0) < 0.05,
-            qPrintable(QStringLiteral("%1: %2 vs %3")
-                           .arg(QString::fromStdString(runs[i].name))
-                           .arg(after)
-                           .arg(measuredBusbw[i])));
+            qPrintable(QStringLiteral("%1: %2 vs %3").arg(QString::fromStdString(runs[i].name)).arg(after).arg(measuredBusbw[i])));
         worstBefore = std::max(worstBefore, std::abs(before / measuredBusbw[i] - 1.0));
     }
     QVERIFY(fitted >= 3);
@@ -224,16 +212,15 @@ void TestCliCalibrate::planLoop()
     QVERIFY(text.out.contains("scale_up    any algorithm: step latency"));
     const CliRun plain = runRailyardCli({ QStringLiteral("evaluate"), file });
     QVERIFY(!plain.out.contains("Calibration:"));
-    const CliRun json
-        = runRailyardCli({ QStringLiteral("evaluate"), out, QStringLiteral("--json") });
+    const CliRun json = runRailyardCli({ QStringLiteral("evaluate"), out, QStringLiteral("--json") });
     QCOMPARE(json.exitCode, 0);
     const nlohmann::json j = nlohmann::json::parse(json.out.toStdString()).at("calibration");
     QVERIFY(j.at("calibrated").get<bool>());
     QVERIFY(j.at("fabric_matches").get<bool>());
     bool scaleUpCalibrated = false, spineDefault = false;
     for (const nlohmann::json &t : j.at("tiers")) {
-        scaleUpCalibrated
-            = scaleUpCalibrated || (t.at("tier") == "scale_up" && t.at("source") == "calibrated");
+        scaleUpCalibrated = scaleUpCalibrated
+            || (t.at("tier") == "scale_up" && t.at("source") == "calibrated");
         spineDefault = spineDefault || (t.at("tier") == "spine" && t.at("source") == "default");
     }
     QVERIFY(scaleUpCalibrated);
@@ -244,8 +231,7 @@ void TestCliCalibrate::publishedLogs_data()
 {
     QTest::addColumn<QString>("log");
     QTest::newRow("text") << published("nvidia-dgxc-dgx-h100-1node-all_reduce.txt");
-    QTest::newRow("-J json") << QStringLiteral(
-        RAILYARD_SOURCE_DIR "/tests/data/nccl-tests/dgx-h100-1node-all_reduce.json");
+    QTest::newRow("-J json") << QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/nccl-tests/dgx-h100-1node-all_reduce.json");
 }
 
 void TestCliCalibrate::publishedLogs()
@@ -254,16 +240,14 @@ void TestCliCalibrate::publishedLogs()
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("dgx.json"));
     saveScenario(fixtures::smallDense(1, 8, fixtures::degrees(8)), file.toStdString());
-    const CliRun r
-        = runRailyardCli({ QStringLiteral("calibrate"), file, QStringLiteral("--measured"), log,
-            QStringLiteral("--run"), QStringLiteral("all=") + log, QStringLiteral("--json") });
+    const CliRun r = runRailyardCli({ QStringLiteral("calibrate"), file, QStringLiteral("--measured"),
+        log, QStringLiteral("--run"), QStringLiteral("all=") + log, QStringLiteral("--json") });
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const nlohmann::json j = nlohmann::json::parse(r.out.toStdString());
     QVERIFY(j.at("written").is_null());
     const double err = j.at("runs").at(0).at("plateau_busbw_error").get<double>();
     QVERIFY2(err < 0.05, qPrintable(QString::number(err)));
-    QCOMPARE(j.at("calibration").at("tiers").at(0).at("tier").get<std::string>(),
-        std::string("scale_up"));
+    QCOMPARE(j.at("calibration").at("tiers").at(0).at("tier").get<std::string>(), std::string("scale_up"));
 }
 
 void TestCliCalibrate::shapesFound_data()
@@ -342,28 +326,20 @@ void TestCliCalibrate::badInput_data()
     const std::string good = logText(Collective::AllReduce, 8, 1 << 20, 40.0);
     const QString g = QString::fromStdString(good);
     QString truncated = g;
-    truncated.replace(
-        QRegularExpression(QStringLiteral("      0  ([ 0-9.]+)  ([ 0-9.]+)  ([ 0-9.]+)      0\\n")),
-        QStringLiteral("\n"));
-    QTest::newRow("truncated row") << truncated << "all"
-                                   << "bad.log:14: truncated row";
+    truncated.replace(QRegularExpression(QStringLiteral("      0  ([ 0-9.]+)  ([ 0-9.]+)  ([ 0-9.]+)      0\\n")), QStringLiteral("\n"));
+    QTest::newRow("truncated row") << truncated << "all" << "bad.log:14: truncated row";
     QString wrong = g;
     wrong.replace(QStringLiteral("      0\n# Out"), QStringLiteral("      7\n# Out"));
-    QTest::newRow("#wrong") << wrong << "all"
-                            << "bad.log:14: in-place #wrong is 7";
-    QTest::newRow("mixed ops") << QString::fromStdString(logText(Collective::AllGather, 8, 1 << 20,
-        40.0)) << "tp-all-reduce"
-                               << "mixed ops: the log measures all_gather_perf";
-    QTest::newRow("wrong rank count")
-        << QString::fromStdString(logText(Collective::AllReduce, 16, 1 << 20, 40.0)) << "all"
-        << "wrong rank count: the log lists 16 ranks, run all has 8";
-    QTest::newRow("unknown run")
-        << g << "nosuchrun"
-        << "is neither a run of the scenario's nccl-plan nor a rank selection";
-    QTest::newRow("no binding") << g << ""
-                                << "cannot tell which run this log measures";
-    QTest::newRow("empty") << QString() << "all"
-                           << "no nccl-tests result rows";
+    QTest::newRow("#wrong") << wrong << "all" << "bad.log:14: in-place #wrong is 7";
+    QTest::newRow("mixed ops") << QString::fromStdString(logText(Collective::AllGather, 8, 1 << 20, 40.0))
+                               << "tp-all-reduce" << "mixed ops: the log measures all_gather_perf";
+    QTest::newRow("wrong rank count") << QString::fromStdString(logText(Collective::AllReduce, 16, 1 << 20, 40.0))
+                                      << "all" << "wrong rank count: the log lists 16 ranks, run all has 8";
+    QTest::newRow("unknown run") << g << "nosuchrun" << "is neither a run of the scenario's nccl-plan nor a rank selection";
+    QTest::newRow("no binding") << g << "" << "cannot tell which run this log measures";
+    QTest::newRow("empty") << QString() << "all" << "no nccl-tests result rows";
+    QTest::newRow("two tables, bare file") << g + g << "all"
+                                           << "holds 2 result tables: name one as FILE#BINARY";
 }
 
 void TestCliCalibrate::badInput()
@@ -380,9 +356,8 @@ void TestCliCalibrate::badInput()
     writeText(out, "keep me");
     if (binding == QLatin1String("tp-all-reduce")) {
         // The plan's TP all-reduce id of this scenario.
-        const CliRun plan
-            = runRailyardCli({ QStringLiteral("export"), file, QStringLiteral("--format"),
-                QStringLiteral("nccl-plan"), QStringLiteral("--json-plan") });
+        const CliRun plan = runRailyardCli({ QStringLiteral("export"), file, QStringLiteral("--format"),
+            QStringLiteral("nccl-plan"), QStringLiteral("--json-plan") });
         for (const Planned &p : readPlan(plan.out))
             if (p.op == Collective::AllReduce && p.groups == 1)
                 binding = QString::fromStdString(p.name);

@@ -1,8 +1,8 @@
 // Cost engine: collective formulas, the 128-GPU sample's rail locality, incremental swaps.
-#include "base/scenarioerror.h"
 #include "cost/costengine.h"
-#include "fixtures.h"
+#include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
+#include "fixtures.h"
 #include "workload/presets.h"
 
 #include <QTest>
@@ -16,8 +16,7 @@ namespace {
 
 double spineBytes(const CostReport &r, Dim d)
 {
-    return r.tierBytes[index(Tier::Spine)][index(d)]
-        + r.tierBytes[index(Tier::SuperSpine)][index(d)];
+    return r.tierBytes[index(Tier::Spine)][index(d)] + r.tierBytes[index(Tier::SuperSpine)][index(d)];
 }
 
 } // namespace
@@ -65,10 +64,10 @@ namespace {
 // NCCL's tuner (src/graph/tuning.cc, NCCL 2.30.7), ring, per protocol LL / LL128 / Simple:
 // base latency once per operation, the extra per step over LL's (hwLatency 0.6 / 1.9 / 3.4 us
 // over NVLink, 2.7 / 4.0 / 14 us over the network) and the bandwidth relative to Simple.
-constexpr double kRingBase[3] = { 6.6e-6, 14.0e-6, 8.4e-6 };
-constexpr double kRingExtraNvlink[3] = { 0.0, 1.3e-6, 2.8e-6 };
-constexpr double kRingExtraNet[3] = { 0.0, 1.3e-6, 11.3e-6 };
-constexpr double kRingFactor[3] = { 0.5, 0.92, 1.0 };
+constexpr double kRingBase[3] = {6.6e-6, 14.0e-6, 8.4e-6};
+constexpr double kRingExtraNvlink[3] = {0.0, 1.3e-6, 2.8e-6};
+constexpr double kRingExtraNet[3] = {0.0, 1.3e-6, 11.3e-6};
+constexpr double kRingFactor[3] = {0.5, 0.92, 1.0};
 // Simple's achievable share of the line rate: 370 of 450 GB/s on NVLink (nccl-tests issue
 // #212), 47 of 50 GB/s on a 400G NIC (nccl-tests issue #290).
 constexpr double kNvlinkEff = 370.0 / 450.0;
@@ -101,9 +100,8 @@ void verifyEqualsFreshEngine(const Scenario &s, const CostEngine &incremental)
     for (int d = 0; d < kDimCount; ++d)
         QVERIFY(std::abs(a.dimBytes[d] - b.dimBytes[d]) <= 1e-6 * std::max(1.0, b.dimBytes[d]));
     for (std::size_t i = 0; i < b.links.size(); ++i)
-        QVERIFY2(
-            std::abs(a.links[i].bytes - b.links[i].bytes) <= 1e-3 * std::max(1.0, b.links[i].bytes),
-            qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
+        QVERIFY2(std::abs(a.links[i].bytes - b.links[i].bytes) <= 1e-3 * std::max(1.0, b.links[i].bytes),
+                 qPrintable(QString::fromStdString(fresh.fabric().linkName(int(i)))));
     QCOMPARE(a.linkStats.max, b.linkStats.max);
     // The phase table too (refresh() after refreshFigures() builds it again).
     QCOMPARE(a.phases.size(), b.phases.size());
@@ -125,13 +123,13 @@ void TestCostEngine::ringAllReduceFormula()
     // runs the fastest protocol.
     QFETCH(int, p);
     QFETCH(double, bytes);
-    Scenario s = fixtures::smallDense(1, 8, { 8, 1, 1, 1, 1 });
+    Scenario s = fixtures::smallDense(1, 8, {8, 1, 1, 1, 1});
     CostEngine engine(s);
     std::vector<int> ranks(p);
     for (int i = 0; i < p; ++i)
         ranks[i] = i;
-    const CollectiveResult r
-        = engine.collective(Collective::AllReduce, ranks, bytes, CollectiveAlgorithm::Ring);
+    const CollectiveResult r =
+        engine.collective(Collective::AllReduce, ranks, bytes, CollectiveAlgorithm::Ring);
 
     const double alpha = 2.0 * s.fabric.scaleUp.latencyUs * 1e-6;
     const double bw = s.fabric.scaleUp.gbps * 1e9 / 8.0 * kNvlinkEff;
@@ -175,14 +173,14 @@ void TestCostEngine::busBandwidthFactors()
     QFETCH(int, op);
     QFETCH(int, n);
     QFETCH(double, factor);
-    CostEngine engine(fixtures::smallDense(2, 8, { 8, 1, 2, 1, 1 }));
+    CostEngine engine(fixtures::smallDense(2, 8, {8, 1, 2, 1, 1}));
     std::vector<int> ranks(n);
     for (int i = 0; i < n; ++i)
         ranks[i] = i;
     const double S = 8.0 * 1024 * 1024;
     // The ring (pairwise all-to-all, one send-recv): bytes sent per rank equal the bus factor.
-    const CollectiveResult r
-        = engine.collective(static_cast<Collective>(op), ranks, S, CollectiveAlgorithm::Ring);
+    const CollectiveResult r =
+        engine.collective(static_cast<Collective>(op), ranks, S, CollectiveAlgorithm::Ring);
     QCOMPARE(r.busFactor, factor);
     QCOMPARE(r.bytesSentPerRank, factor * S);
     QCOMPARE(r.busBandwidth, r.algBandwidth * factor);
@@ -195,11 +193,11 @@ void TestCostEngine::interServerRingUsesNicBandwidth()
     // each carry 2(n-1)/n * S = S over PCIe and the 400G NIC; the NIC is the bottleneck, at the
     // 47 GB/s Simple achieves on it. Each pass is one network step (the cheaper of the two
     // equal hops is not on the chain): T = base + 2 (a + x) + S / (B * eff).
-    Scenario s = fixtures::smallDense(2, 8, { 8, 1, 2, 1, 1 });
+    Scenario s = fixtures::smallDense(2, 8, {8, 1, 2, 1, 1});
     CostEngine engine(s);
     const double S = 1e9;
-    const CollectiveResult r
-        = engine.collective(Collective::AllReduce, { 0, 8 }, S, CollectiveAlgorithm::Ring);
+    const CollectiveResult r =
+        engine.collective(Collective::AllReduce, {0, 8}, S, CollectiveAlgorithm::Ring);
     const double alpha = (2 * s.fabric.pcie.latencyUs + 2 * s.fabric.nic.latencyUs) * 1e-6;
     const double bw = std::min(s.fabric.nic.gbps, s.fabric.pcie.gbps) * 1e9 / 8.0 * kNetEff;
     QCOMPARE(r.protocol, Protocol::Simple);
@@ -240,7 +238,7 @@ void TestCostEngine::seedSwapPutsDpOnSpineAndBack()
     QVERIFY(std::abs(after.iterationTime - before.iterationTime) <= 1e-12 * before.iterationTime);
     for (std::size_t i = 0; i < before.links.size(); ++i)
         QVERIFY(std::abs(after.links[i].bytes - before.links[i].bytes)
-            <= 1e-6 * std::max(1.0, before.links[i].bytes));
+                <= 1e-6 * std::max(1.0, before.links[i].bytes));
 }
 
 void TestCostEngine::railVersusTorSpineContrast()
@@ -271,21 +269,20 @@ void TestCostEngine::contextParallelRingsStayOnRails()
     s.collectives.algorithm = CollectiveAlgorithm::MemberOrder;
     const CostReport memberOrder = evaluate(s);
 
-    const auto tier
-        = [](const CostReport &r, Tier t, Dim d) { return r.tierBytes[index(t)][index(d)]; };
+    const auto tier = [](const CostReport &r, Tier t, Dim d) { return r.tierBytes[index(t)][index(d)]; };
     QVERIFY(tier(rings, Tier::Leaf, Dim::Dp) > 0.0);
     QCOMPARE(spineBytes(rings, Dim::Dp), 0.0);
     QCOMPARE(rings.spineBytesShare, 0.0);
     // The same DP bytes leave the servers either way; in member order all of them cross a
     // spine (one leaf -> spine and one spine -> leaf link for each NIC -> leaf and leaf -> NIC).
     QVERIFY(std::abs(tier(memberOrder, Tier::Leaf, Dim::Dp) - tier(rings, Tier::Leaf, Dim::Dp))
-        <= 1e-9 * tier(rings, Tier::Leaf, Dim::Dp));
+            <= 1e-9 * tier(rings, Tier::Leaf, Dim::Dp));
     QVERIFY(std::abs(spineBytes(memberOrder, Dim::Dp) - tier(memberOrder, Tier::Leaf, Dim::Dp))
-        <= 1e-9 * tier(memberOrder, Tier::Leaf, Dim::Dp));
+            <= 1e-9 * tier(memberOrder, Tier::Leaf, Dim::Dp));
     // Pipeline boundaries stay on their rail: the spine share is the DP part of NIC traffic.
     QCOMPARE(spineBytes(memberOrder, Dim::Pp), 0.0);
     const double share = tier(memberOrder, Tier::Leaf, Dim::Dp)
-        / (tier(memberOrder, Tier::Leaf, Dim::Dp) + tier(memberOrder, Tier::Leaf, Dim::Pp));
+                         / (tier(memberOrder, Tier::Leaf, Dim::Dp) + tier(memberOrder, Tier::Leaf, Dim::Pp));
     QVERIFY(std::abs(memberOrder.spineBytesShare - share) <= 1e-9);
     QVERIFY(memberOrder.spineBytesShare > 0.9);
     // The bottleneck moves off the spine-loaded rings: DP sync is faster on the rails.
@@ -402,8 +399,8 @@ void TestCostEngine::revertedMovesMatchFullEvaluation()
     for (int i = 0; i < 24; ++i) {
         const int a = pick(rng);
         const int b = (a + 1 + pick(rng) % 127) % 128;
-        engine.moveRanks(
-            { { a, engine.mapping().slotOf(b) }, { b, engine.mapping().slotOf(a) } }, false);
+        engine.moveRanks({ { a, engine.mapping().slotOf(b) }, { b, engine.mapping().slotOf(a) } },
+            false);
         engine.refreshFigures();
     }
     engine.refresh();
@@ -488,7 +485,7 @@ void TestCostEngine::moveToAnEmptySlotMatchesFullEvaluation()
 {
     // 16 ranks (TP8 DP2) on 4 servers: servers 2 and 3 are spare. Moving rank 3 to node002/gpu3
     // splits its TP group across servers; the incremental update must equal a fresh engine.
-    Scenario s = fixtures::smallDense(4, 8, { 8, 1, 2, 1, 1 });
+    Scenario s = fixtures::smallDense(4, 8, {8, 1, 2, 1, 1});
     CostEngine engine(s);
     const CostReport before = engine.report();
     const int target = 2 * 8 + 3;
@@ -501,16 +498,16 @@ void TestCostEngine::moveToAnEmptySlotMatchesFullEvaluation()
     moved.slots = engine.mapping().slots();
     CostEngine fresh(moved);
     QVERIFY(std::abs(engine.report().iterationTime - fresh.report().iterationTime)
-        <= 1e-12 * fresh.report().iterationTime);
+            <= 1e-12 * fresh.report().iterationTime);
     for (std::size_t i = 0; i < fresh.report().links.size(); ++i)
         QVERIFY(std::abs(engine.report().links[i].bytes - fresh.report().links[i].bytes)
-            <= 1e-6 * std::max(1.0, fresh.report().links[i].bytes));
+                <= 1e-6 * std::max(1.0, fresh.report().links[i].bytes));
     QVERIFY(engine.report().tierBytes[index(Tier::Leaf)][index(Dim::Tp)] > 0.0);
 
     engine.moveRank(3, 3); // back home
     QCOMPARE(engine.report().tierBytes[index(Tier::Leaf)][index(Dim::Tp)], 0.0);
     QVERIFY(std::abs(engine.report().iterationTime - before.iterationTime)
-        <= 1e-12 * before.iterationTime);
+            <= 1e-12 * before.iterationTime);
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.moveRank(3, 32));
 }
 
@@ -518,16 +515,16 @@ void TestCostEngine::pxnKeepsCrossRailTrafficOffSpines()
 {
     // GPU 0 of server 0 to GPU 1 of server 1: different rails. Without PXN the transfer goes
     // up to a spine; with PXN it crosses NVLink on server 0 first and stays on rail 1.
-    Scenario s = fixtures::smallDense(2, 8, { 8, 1, 2, 1, 1 });
+    Scenario s = fixtures::smallDense(2, 8, {8, 1, 2, 1, 1});
     CostEngine plain(s);
-    const CollectiveResult a = plain.collective(Collective::SendRecv, { 0, 9 }, 1e6);
+    const CollectiveResult a = plain.collective(Collective::SendRecv, {0, 9}, 1e6);
     s.fabric.pxn = true;
     CostEngine pxn(s);
-    const CollectiveResult b = pxn.collective(Collective::SendRecv, { 0, 9 }, 1e6);
+    const CollectiveResult b = pxn.collective(Collective::SendRecv, {0, 9}, 1e6);
     QCOMPARE(plain.fabric().link(a.bottleneckLink).tier == Tier::Spine
-            || plain.fabric().link(a.bottleneckLink).tier == Tier::Leaf
-            || plain.fabric().link(a.bottleneckLink).tier == Tier::Pcie,
-        true);
+                 || plain.fabric().link(a.bottleneckLink).tier == Tier::Leaf
+                 || plain.fabric().link(a.bottleneckLink).tier == Tier::Pcie,
+             true);
     Router plainRouter(plain.fabric());
     Router pxnRouter(pxn.fabric());
     auto touchesSpine = [](Router &router, int src, int dst) {
@@ -547,21 +544,21 @@ void TestCostEngine::sendRecvRingIsItsSlowestSend()
     // (src/sendrecv.cu). On 2 servers x 8 GPUs the sends 7->8 and 15->0 leave their servers
     // on separate NICs and every other send stays on its NVSwitch, so the ring takes as long as
     // the slower of those two sends alone; the bus factor is 1 (doc/PERFORMANCE.md).
-    Scenario s = fixtures::smallDense(2, 8, { 8, 1, 2, 1, 1 });
+    Scenario s = fixtures::smallDense(2, 8, {8, 1, 2, 1, 1});
     CostEngine engine(s);
     std::vector<int> ring(16);
     for (int i = 0; i < 16; ++i)
         ring[i] = i;
     const CollectiveResult all = engine.collective(Collective::SendRecv, ring, 1e8);
-    const double across = std::max(engine.collective(Collective::SendRecv, { 7, 8 }, 1e8).time,
-        engine.collective(Collective::SendRecv, { 15, 0 }, 1e8).time);
+    const double across = std::max(engine.collective(Collective::SendRecv, {7, 8}, 1e8).time,
+                                   engine.collective(Collective::SendRecv, {15, 0}, 1e8).time);
     QCOMPARE(all.busFactor, 1.0);
     QVERIFY(all.time > 0.0);
     QVERIFY(std::abs(all.time - across) <= 1e-9 * across);
     // One server: each send crosses the NVSwitch once, as one send alone does.
-    const CollectiveResult eight
-        = engine.collective(Collective::SendRecv, { 0, 1, 2, 3, 4, 5, 6, 7 }, 1e8);
-    const CollectiveResult one = engine.collective(Collective::SendRecv, { 0, 1 }, 1e8);
+    const CollectiveResult eight =
+        engine.collective(Collective::SendRecv, {0, 1, 2, 3, 4, 5, 6, 7}, 1e8);
+    const CollectiveResult one = engine.collective(Collective::SendRecv, {0, 1}, 1e8);
     QVERIFY(std::abs(eight.time - one.time) <= 1e-9 * one.time);
     QVERIFY(eight.time < all.time);
 }
@@ -570,24 +567,23 @@ void TestCostEngine::tpBytesMatchWorkloadOps()
 {
     // Link bytes are the workload's op sizes times the ring factor: per TP group of 8, each
     // GPU's scale-up uplink carries passes * (7/8) * S per op, for every op and micro-batch.
-    Scenario s = fixtures::smallDense(1, 8, { 8, 1, 1, 1, 1 });
+    Scenario s = fixtures::smallDense(1, 8, {8, 1, 1, 1, 1});
     s.collectives.algorithm = CollectiveAlgorithm::Ring;
     CostEngine engine(s);
     double expectedPerUplink = 0.0;
     for (const CommOp &op : engine.plan().ops)
         if (op.dim == Dim::Tp)
             expectedPerUplink += (op.collective == Collective::AllReduce ? 2.0 : 1.0) * 7.0 / 8.0
-                * op.bytes * op.count * engine.plan().microbatches;
+                                 * op.bytes * op.count * engine.plan().microbatches;
     QVERIFY(expectedPerUplink > 0.0);
     const Fabric &f = engine.fabric();
     const int up = f.linkBetween(f.gpuVertex(3), f.scaleUpVertex(0));
     QVERIFY(up >= 0);
-    QVERIFY(
-        std::abs(engine.report().links[up].bytes - expectedPerUplink) <= 1e-9 * expectedPerUplink);
+    QVERIFY(std::abs(engine.report().links[up].bytes - expectedPerUplink) <= 1e-9 * expectedPerUplink);
     // 8 uplinks + 8 downlinks carry it: the scale-up tier total is 16x one link.
     QVERIFY(std::abs(engine.report().tierBytes[index(Tier::ScaleUp)][index(Dim::Tp)]
-                - 16.0 * expectedPerUplink)
-        <= 1e-9 * expectedPerUplink * 16.0);
+                     - 16.0 * expectedPerUplink)
+            <= 1e-9 * expectedPerUplink * 16.0);
 }
 
 void TestCostEngine::dpOverlapHidesGradientSync()
@@ -601,7 +597,7 @@ void TestCostEngine::dpOverlapHidesGradientSync()
     QCOMPARE(overlap.dpSyncTime, noOverlap.dpSyncTime);
     // Without overlap all of the sync is exposed (up to the optimizer step, identical in both).
     QVERIFY(std::abs(noOverlap.dimExposed[index(Dim::Dp)] - noOverlap.dpSyncTime)
-        <= 1e-9 * noOverlap.dpSyncTime);
+            <= 1e-9 * noOverlap.dpSyncTime);
     QVERIFY(overlap.dimExposed[index(Dim::Dp)] < noOverlap.dimExposed[index(Dim::Dp)]);
     QVERIFY(overlap.iterationTime < noOverlap.iterationTime);
 }
@@ -621,9 +617,8 @@ void TestCostEngine::badSwapIsRefused()
 {
     CostEngine engine(fixtures::seed128());
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.swapRanks(0, 128));
-    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::SendRecv, { 0 }, 1e6));
-    QVERIFY_THROWS_EXCEPTION(
-        ScenarioError, engine.collective(Collective::AllReduce, { 0, 0 }, 1e6));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::SendRecv, {0}, 1e6));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::AllReduce, {0, 0}, 1e6));
 }
 
 void TestCostEngine::busySquaresFollowTheLinks()
@@ -649,8 +644,8 @@ void TestCostEngine::busySquaresFollowTheLinks()
     for (int i = 0; i < 40; ++i) {
         const int a = pick(rng);
         const int b = (a + 1 + pick(rng) % 127) % 128;
-        engine.moveRanks(
-            { { a, engine.mapping().slotOf(b) }, { b, engine.mapping().slotOf(a) } }, false);
+        engine.moveRanks({ { a, engine.mapping().slotOf(b) }, { b, engine.mapping().slotOf(a) } },
+            false);
         engine.refreshFigures();
         QVERIFY(std::abs(engine.linkBusySquares() - sumOver(engine.report()))
             <= 1e-12 * engine.linkBusySquares());

@@ -59,7 +59,8 @@ int runCalibrate(const CalibrateOptions &o)
 
     std::vector<NcclTestsLog> logs;
     for (const std::string &path : o.measured)
-        logs.push_back(readNcclTestsLog(path));
+        for (NcclTestsLog &l : readNcclTestsLogs(path)) // one run per table of the file
+            logs.push_back(std::move(l));
     std::vector<RunBinding> bindings;
     const std::vector<PlanRun> plan = ncclPlanRuns(engine);
     for (const std::string &text : o.runs) {
@@ -129,12 +130,13 @@ void addCalibrate(CommandLine &line)
             "Fit the engine's per-tier start-up latency and achievable bandwidth to measured "
             "nccl-tests runs (text output or -J JSON) of the scenario's groups, print the fit "
             "and its residuals, and with -o write the scenario with a calibration section that "
-            "evaluate uses. Each log is tied to a run of `export --format nccl-plan` by its "
-            "file name (RUN.log), by its command line, or by --run.",
+            "evaluate uses. Each log (each table of a file holding several, named FILE#BINARY) "
+            "is tied to a run of `export --format nccl-plan` by its file name (RUN.log), by its "
+            "command line, or by --run.",
             [o] { return runCalibrate(*o); }));
     c.positionalFile("FILE", o->file, "Scenario file.");
     CLI::Option *measured = c.texts("--measured", o->measured, "RESULTS",
-        "nccl-tests output files (one run each; several after one --measured).");
+        "nccl-tests output files (one run per result table; several after one --measured).");
     measured->expected(1, 1 << 16)->required();
     line.setFileValue(measured);
     c.texts("--run", o->runs, "ID=FILE",

@@ -113,8 +113,12 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
     const int n = static_cast<int>(ranks.size());
     if (n < 1)
         throw ScenarioError("ranks", "at least one rank is needed");
-    if (op == Collective::SendRecv && n != 2)
-        throw ScenarioError("ranks", "send-recv takes exactly two ranks (sender,receiver)");
+    // Two ranks: a sender and its receiver; more: nccl-tests' ring of sends (each rank to the
+    // next, src/sendrecv.cu), which the planner builds for PointToPoint.
+    if (op == Collective::SendRecv && n < 2)
+        throw ScenarioError("ranks",
+            "send-recv takes at least two ranks (a sender and its receiver, or nccl-tests' ring "
+            "of sends)");
     std::vector<int> seen(world, 0);
     for (int r : ranks) {
         if (r < 0 || r >= world)

@@ -455,8 +455,18 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
         break;
     }
     case PlanAlgorithm::PointToPoint:
-        b.flow(0, 1, 1.0);
-        chain = b.hop(0, 1);
+        // Two ranks: the sender and its receiver (a pipeline boundary). More: nccl-tests'
+        // sendrecv_perf, where every rank sends its whole buffer to the next one in rank order
+        // at once (src/sendrecv.cu: sendPeer = (rank+1) % nRanks), so the slowest hop decides.
+        if (n == 2) {
+            b.flow(0, 1, 1.0);
+            chain = b.hop(0, 1);
+            break;
+        }
+        for (int i = 0; i < n; ++i) {
+            b.flow(i, (i + 1) % n, 1.0);
+            chain = longer(chain, b.hop(i, (i + 1) % n));
+        }
         break;
     }
     plan.chain.channels = plan.channels;

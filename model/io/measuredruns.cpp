@@ -45,6 +45,12 @@ long long singleSize(const std::vector<std::string> &args)
     return b == e ? b : 0;
 }
 
+/// The run's name: its file, or "FILE#BINARY" for one table of a file of several.
+const std::string &runName(const NcclTestsLog &l)
+{
+    return l.name.empty() ? l.file : l.name;
+}
+
 std::string runIds(const std::vector<PlanRun> &plan)
 {
     std::string out;
@@ -107,18 +113,24 @@ std::vector<MeasuredRun> matchMeasuredRuns(const CostEngine &engine,
         if (b.ranks.empty() && !planRun(b.id))
             throw ScenarioError("--run " + b.id + "=" + b.file,
                 "\"" + b.id + "\" is no run of this scenario's nccl-plan (runs: " + runIds(plan) + ")");
-        if (std::none_of(logs.begin(), logs.end(), [&b](const NcclTestsLog &l) { return l.file == b.file; }))
-            throw ScenarioError("--run " + b.id + "=" + b.file, "names no measured file given");
+        if (std::none_of(logs.begin(), logs.end(), [&b](const NcclTestsLog &l) { return runName(l) == b.file; })) {
+            const auto tables = std::count_if(logs.begin(), logs.end(),
+                [&b](const NcclTestsLog &l) { return l.file == b.file; });
+            throw ScenarioError("--run " + b.id + "=" + b.file,
+                tables > 1 ? "the file holds " + std::to_string(tables)
+                        + " result tables: name one as FILE#BINARY (FILE#N when a binary repeats)"
+                           : std::string("names no measured file given"));
+        }
     }
 
     std::vector<MeasuredRun> out;
     for (const NcclTestsLog &log : logs) {
         MeasuredRun m;
-        m.file = log.file;
+        m.file = runName(log);
         std::vector<std::vector<int>> groups;
         std::optional<Collective> runOp;
         const auto binding = std::find_if(bindings.begin(), bindings.end(),
-            [&log](const RunBinding &b) { return b.file == log.file; });
+            [&m](const RunBinding &b) { return b.file == m.file; });
         const PlanRun *p = nullptr;
         if (binding != bindings.end()) {
             m.id = binding->id;
@@ -126,7 +138,9 @@ std::vector<MeasuredRun> matchMeasuredRuns(const CostEngine &engine,
                 groups = { binding->ranks };
             else
                 p = planRun(binding->id);
-        } else if ((p = planRun(stem(log.file)))) {
+        } else if ((p = planRun(stem(log.file))) && (log.table == 0 || (log.op && *log.op == p->op))) {
+            // A file of several tables is the run its name says for the table of that run's
+            // collective; its other tables are matched as below.
             m.id = p->id;
         } else {
             const long long size = singleSize(log.args);
@@ -135,10 +149,10 @@ std::vector<MeasuredRun> matchMeasuredRuns(const CostEngine &engine,
                 if (size > 0 && r.bytes == size && r.groups == 1 && log.op && *log.op == r.op)
                     hits.push_back(&r);
             if (hits.size() != 1)
-                throw ScenarioError(log.file,
+                throw ScenarioError(m.file,
                     "cannot tell which run this log measures (its name is no run id"
                     + std::string(hits.size() > 1 ? ", and its command line fits several runs" : "")
-                    + "); name it with --run ID=" + log.file + " (runs: " + runIds(plan)
+                    + "); name it with --run ID=" + m.file + " (runs: " + runIds(plan)
                     + "; or ranks such as 0-7, tp:0, all)");
             p = hits.front();
             m.id = p->id;
@@ -151,16 +165,16 @@ std::vector<MeasuredRun> matchMeasuredRuns(const CostEngine &engine,
         if (!runOp && !log.op)
             m.note = "collective assumed all-reduce (the log names no binary)";
         if (log.op && *log.op != m.op)
-            throw ScenarioError(log.file,
+            throw ScenarioError(m.file,
                 "mixed ops: the log measures " + log.binary + ", run " + m.id + " is a "
                     + std::string(collectiveName(m.op)));
         if (!log.op && !log.binary.empty() && !runOp)
-            throw ScenarioError(log.file, log.binary + " is a collective Railyard does not model");
+            throw ScenarioError(m.file, log.binary + " is a collective Railyard does not model");
         std::size_t world = 0;
         for (const auto &g : groups)
             world += g.size();
         if (log.ranks > 0 && static_cast<std::size_t>(log.ranks) != world)
-            throw ScenarioError(log.file,
+            throw ScenarioError(m.file,
                 "wrong rank count: the log lists " + std::to_string(log.ranks) + " ranks, run "
                     + m.id + " has " + std::to_string(world)
                     + (groups.size() > 1 ? " (" + std::to_string(groups.size()) + " groups)" : std::string()));
@@ -180,7 +194,7 @@ std::vector<MeasuredRun> matchMeasuredRuns(const CostEngine &engine,
                 if (t->present && r.bytes > 0)
                     m.samples.emplace_back(r.bytes, t->timeUs * 1e-6);
         if (m.samples.empty())
-            throw ScenarioError(log.file, "no row with a size above 0 bytes");
+            throw ScenarioError(m.file, "no row with a size above 0 bytes");
         out.push_back(std::move(m));
     }
     return out;

@@ -32,9 +32,10 @@ struct RunBinding
 };
 
 /**
- * Ties each log to a group of the scenario: its binding when one names the file, else the plan
+ * Ties each log to a group of the scenario: its binding when one names the file (or, for one
+ * table of a file of several, "FILE#BINARY" as NcclTestsLog::name has it), else the plan
  * run whose id is the file's name without directory and extension (the plan writes
- * $RESULTS/<id>.log), else the one single-group plan run of the log's collective whose size the
+ * $RESULTS/<id>.log; for a file of several tables, the table of that run's collective), else the one single-group plan run of the log's collective whose size the
  * log's command line sweeps alone (-b N -e N). Checks the log against the run: the collective
  * the log's binary runs (mixed ops) and the rank count it lists. Runs of every group at once are
  * kept with fit = false (the fit takes one group alone). NCCL_ALGO in the log forces the

@@ -5,8 +5,8 @@
 #include "base/scenarioerror.h"
 #include "base/text.h"
 #include "cost/collectiveestimate.h"
-
-#include <nlohmann/json.hpp>
+#include "io/launcherlabels.h"
+#include "io/nccltestsdetail.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,9 +14,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <utility>
 #include <fcntl.h>
 #include <unistd.h>
+#include <utility>
 
 namespace railyard {
 
@@ -24,11 +24,9 @@ namespace {
 
 constexpr long long kMaxLogBytes = 16ll << 20;
 
-/// Result rows (sizes) one log may hold, text or JSON. A doubling sweep (-f 2) from 1 B to the
-/// 16 GiB nccl-tests allows is 35 sizes and a linear -i sweep of published logs a few hundred;
-/// 4,096 leaves room for any real sweep while a calibrate of the largest log stays within
-/// seconds (the fit predicts every size on every iteration: 200,000 rows took minutes).
-constexpr std::size_t kMaxLogRows = 4096;
+} // namespace
+
+namespace nccltestsdetail {
 
 std::vector<std::string_view> words(std::string_view line)
 {
@@ -86,7 +84,8 @@ std::string binaryIn(std::string_view line)
 /// NCCL_ALGO's value if the line sets it.
 std::string ncclAlgoIn(std::string_view line)
 {
-    for (const std::string_view key : { std::string_view("NCCL_ALGO="), std::string_view("NCCL_ALGO set by environment to ") }) {
+    for (const std::string_view key :
+        { std::string_view("NCCL_ALGO="), std::string_view("NCCL_ALGO set by environment to ") }) {
         const std::size_t at = line.find(key);
         if (at == std::string_view::npos)
             continue;
@@ -111,6 +110,12 @@ void setBinary(NcclTestsLog &log, const std::string &name, int line)
     log.op = ncclTestsCollective(name);
 }
 
+} // namespace nccltestsdetail
+
+namespace {
+
+using namespace nccltestsdetail;
+
 /** Where the columns of the result table are, read from its header line. */
 struct Columns
 {
@@ -120,28 +125,47 @@ struct Columns
     bool timestamp = false;
 };
 
-/// The columns of a result table header, or nullopt for another '#' line. A header whose
-/// time block is not "time algbw busbw #wrong" is refused (`file`:`line`): the rows are read
-/// by these positions, so a block cut short would read past the end of a row.
+/// The words of a line without its leading '#' ("#  size" and "#size" alike).
+std::vector<std::string_view> unhashed(std::vector<std::string_view> w)
+{
+    if (!w.empty() && w[0] == "#")
+        w.erase(w.begin());
+    else if (!w.empty() && w[0].size() > 1 && w[0].front() == '#')
+        w[0].remove_prefix(1);
+    return w;
+}
+
+/// A column name of the result table's timing blocks: what a header's wrapped second line
+/// holds ("time algbw busbw #wrong", -I 1's i_* columns, -S's timestamp).
+bool timingColumn(std::string_view w)
+{
+    return w == "time" || w == "cputime" || w == "algbw" || w == "busbw" || w == "#wrong"
+        || w == "timestamp" || w.rfind("i_", 0) == 0;
+}
+
+/// The columns of a result table header (words without the leading '#'), or nullopt for
+/// another line. A header whose time block is not "time algbw busbw #wrong" is refused
+/// (`file`:`line`): the rows are read by these positions, so a block cut short would read past
+/// the end of a row.
 std::optional<Columns> headerColumns(
     const std::vector<std::string_view> &w, const std::string &file, int line)
 {
-    // "#  size count type redop root time algbw busbw #wrong [i_min i_max i_p99 i_cv%] ..."
-    if (w.size() < 6 || w[0] != "#" || w[1] != "size" || w[2] != "count")
+    // "size count type redop root time algbw busbw #wrong [i_min i_max i_p99 i_cv%] ..."
+    if (w.size() < 5 || w[0] != "size" || w[1] != "count")
         return std::nullopt;
     Columns c;
     int blocks = 0;
     std::vector<std::string_view> names; // the counted columns, as a row has them
-    for (std::size_t i = 1; i < w.size(); ++i) {
-        if (w[i] == "timestamp") {
+    for (const std::string_view name : w) {
+        if (name == "timestamp") {
             c.timestamp = true;
             continue;
         }
-        if ((w[i] == "time" || w[i] == "cputime") && blocks < 2) {
+        if ((name == "time" || name == "cputime") && blocks < 2) {
             c.block[blocks++] = c.count;
-            c.cpuTime = w[i] == "cputime";
+            c.cpuTime = name == "cputime";
         }
-        names.push_back(w[i]);
+        names.push_back(name);
         ++c.count;
     }
     if (blocks == 0)
@@ -159,7 +183,7 @@ std::optional<Columns> headerColumns(
 }
 
 NcclTestsTiming readBlock(const std::vector<std::string_view> &w, int at, const NcclTestsLog &log,
-    int line, const char *which)
+    int line, const char *which, long long bytes)
 {
     NcclTestsTiming t;
     if (at < 0)
@@ -188,13 +212,17 @@ NcclTestsTiming readBlock(const std::vector<std::string_view> &w, int at, const 
         throw lineError(log.file, line,
             std::string(which) + " #wrong is " + std::to_string(bad)
                 + ": nccl-tests found wrong results, so the run is not a valid measurement");
-    if (!(t.timeUs > 0.0))
+    // A 0-byte row (sizes below ranks x type size round down to 0 in all-to-all, all-gather and
+    // reduce-scatter: nccl-tests' *GetCollByteCount) moves nothing and may time at 0.00 us.
+    if (!(t.timeUs > 0.0) && bytes > 0)
         throw lineError(log.file, line, std::string(which) + " time must be above 0 us");
     t.present = true;
     return t;
 }
 
-void checkRow(NcclTestsLog &log, const NcclTestsRow &r)
+} // namespace
+
+void nccltestsdetail::checkRow(NcclTestsLog &log, const NcclTestsRow &r)
 {
     if (!log.rows.empty()) {
         const NcclTestsRow &first = log.rows.front();
@@ -203,7 +231,10 @@ void checkRow(NcclTestsLog &log, const NcclTestsRow &r)
                 "mixed ops: type/redop/root " + r.type + "/" + r.redop + "/"
                     + std::to_string(r.root) + " differ from the first row's " + first.type + "/"
                     + first.redop + "/" + std::to_string(first.root));
-        if (r.bytes <= log.rows.back().bytes)
+        // Several 0-byte rows are one sweep: nccl-tests rounds sizes below ranks x type size
+        // down to 0 bytes (alltoall_perf from -b 8 on 16 GPUs prints 0, 0, 0, 64, ...).
+        const bool zeros = r.bytes == 0 && log.rows.back().bytes == 0;
+        if (r.bytes <= log.rows.back().bytes && !zeros)
             throw lineError(log.file, r.line,
                 "size " + std::to_string(r.bytes) + " does not grow from the row before ("
                     + std::to_string(log.rows.back().bytes) + "): two sweeps in one log?");
@@ -215,275 +246,233 @@ void checkRow(NcclTestsLog &log, const NcclTestsRow &r)
     log.rows.push_back(r);
 }
 
-void parseText(std::string_view text, NcclTestsLog &log)
+namespace {
+
+/// The nccl-tests binary a command line runs ("mpirun ... ./build/all_reduce_perf -b 8"), ""
+/// for another line. The build's own lines ("Linking ... > ../build/all_reduce_perf", "nvcc -o
+/// ../build/all_reduce_perf") name binaries they make, not one they run.
+std::string commandBinary(std::string_view line, const std::vector<std::string_view> &w)
 {
-    std::optional<Columns> cols;
-    int lineNo = 0;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos)
-            end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        pos = end + 1;
-        // Open MPI's --tag-output prefixes every line with "[job,rank]<stdout>:".
-        if (!line.empty() && line.front() == '[') {
-            const std::size_t tag = line.find("]<stdout>:");
-            if (tag != std::string_view::npos && tag < 24)
-                line.remove_prefix(tag + 10);
-        }
-        ++lineNo;
+    const std::string b = binaryIn(line);
+    if (b.empty() || w[0] == "Linking" || w[0] == "Compiling")
+        return {};
+    for (std::size_t i = 1; i < w.size(); ++i)
+        if (w[i].find(b) != std::string_view::npos && w[i - 1] == "-o")
+            return {};
+    return b;
+}
+
+/// Copies what `from` knows and `to` does not (the lines before a table into the table).
+void takeMeta(NcclTestsLog &to, NcclTestsLog &&from)
+{
+    if (!from.binary.empty()) {
+        to.binary = std::move(from.binary);
+        to.op = from.op;
+        to.args = std::move(from.args);
+    }
+    if (from.ranks > 0) {
+        to.ranks = from.ranks;
+        to.hosts = std::move(from.hosts);
+        to.device = std::move(from.device);
+    }
+    if (!from.ncclVersion.empty())
+        to.ncclVersion = std::move(from.ncclVersion);
+    if (!from.ncclAlgo.empty())
+        to.ncclAlgo = std::move(from.ncclAlgo);
+}
+
+/**
+ * The tables of a text log. Lines are read without launcher labels (io/launcherlabels.h). What
+ * comes before a table (its command line, "# nThread", "# Using devices" and the rank list,
+ * NCCL's banner) belongs to it; its footers ("# Out of bounds values", "# Avg bus bandwidth",
+ * "# Collective test concluded") follow its rows. Other console text is skipped.
+ */
+class TextTables
+{
+public:
+    TextTables(std::string_view text, const std::string &file)
+        : m_lines(unlabelledLines(text))
+    {
+        m_table.file = file;
+        m_next.file = file;
+    }
+
+    std::vector<NcclTestsLog> read()
+    {
+        for (std::size_t i = 0; i < m_lines.size(); ++i)
+            readLine(i);
+        if (!m_table.rows.empty())
+            m_done.push_back(std::move(m_table));
+        return std::move(m_done);
+    }
+
+private:
+    const std::string &file() const { return m_table.file; }
+
+    /// Where what a line says about a run goes: the open table, or the next one.
+    NcclTestsLog &meta() { return m_open ? m_table : m_next; }
+
+    void readLine(std::size_t &i)
+    {
+        const std::string_view line = m_lines[i];
+        const int lineNo = static_cast<int>(i) + 1;
         const std::vector<std::string_view> w = words(line);
         if (w.empty())
-            continue;
+            return;
         if (const std::string algo = ncclAlgoIn(line); !algo.empty())
-            log.ncclAlgo = algo;
+            meta().ncclAlgo = algo;
         // NCCL's banner ("host:1:1 [0] NCCL INFO NCCL version 2.26.2+cuda12.8").
         if (const std::size_t at = line.find("NCCL version "); at != std::string_view::npos
             && at + 13 < line.size() && std::isdigit(static_cast<unsigned char>(line[at + 13]))
-            && log.ncclVersion.empty()) {
+            && meta().ncclVersion.empty()) {
             const std::string_view v = line.substr(at + 13);
-            log.ncclVersion = std::string(v.substr(0, v.find_first_of("+ \r")));
+            meta().ncclVersion = std::string(v.substr(0, v.find_first_of("+ \r")));
         }
-        if (w[0] == "#" || w[0].front() == '#') {
-            if (auto c = headerColumns(w, log.file, lineNo)) {
-                if (cols && !log.rows.empty())
-                    throw lineError(log.file, lineNo,
-                        "a second result table: one log must hold one run");
-                cols = c;
-                log.cpuTime = c->cpuTime;
-                continue;
+        std::vector<std::string_view> h = unhashed(w);
+        if (h.empty())
+            return;
+        if (h[0] == "size") {
+            // A header wrapped by the console: its next non-empty line holds only timing
+            // columns ("time algbw busbw #wrong"); join them.
+            std::size_t next = i + 1;
+            while (next < m_lines.size() && words(m_lines[next]).empty())
+                ++next;
+            if (next < m_lines.size()) {
+                const std::vector<std::string_view> more = unhashed(words(m_lines[next]));
+                if (!more.empty() && std::all_of(more.begin(), more.end(), timingColumn)) {
+                    h.insert(h.end(), more.begin(), more.end());
+                    i = next;
+                }
             }
-            const std::string body = trimmed(line.substr(line.find('#') + 1));
-            if (body.rfind("Rank ", 0) == 0 && w.size() >= 7 && w[2] != "size") {
-                // "#  Rank  3 Group  0 Pid 6902 on HOST device  3 [0000:0c:00] NAME"
-                // An excerpt may list only some ranks: the world is the highest rank + 1.
-                long long rank = 0;
-                if (toInteger(w[2], rank) && rank >= 0 && rank < (1 << 20))
-                    log.ranks = std::max(log.ranks, static_cast<int>(rank) + 1);
-                for (std::size_t i = 0; i + 1 < w.size(); ++i)
-                    if (w[i] == "on") {
-                        log.hosts.emplace_back(w[i + 1]);
-                        break;
-                    }
-                const std::size_t bracket = body.find(']');
-                if (log.device.empty() && bracket != std::string::npos)
-                    log.device = trimmed(std::string_view(body).substr(bracket + 1));
-                continue;
+            if (auto c = headerColumns(h, file(), lineNo)) {
+                startTable(*c);
+                return;
             }
-            if (body.rfind("Avg bus bandwidth", 0) == 0) {
-                const std::size_t colon = body.find(':');
-                const std::vector<std::string_view> v
-                    = words(std::string_view(body).substr(colon == std::string::npos ? 0 : colon + 1));
-                double bw = 0.0;
-                if (colon == std::string::npos || v.empty() || !toDouble(v[0], bw) || bw < 0.0)
-                    throw lineError(log.file, lineNo, "unreadable '# Avg bus bandwidth' footer");
-                log.averageBusBw = bw;
-                log.averageLine = lineNo;
-                continue;
-            }
-            if (body.rfind("Out of bounds values", 0) == 0 && body.find("FAILED") != std::string::npos)
-                throw lineError(log.file, lineNo,
-                    "nccl-tests reports out-of-bounds values (FAILED): the run is not a valid "
-                    "measurement");
-            if (body.rfind("Collective test concluded:", 0) == 0) {
-                setBinary(log, binaryIn(body), lineNo);
-                continue;
-            }
-            continue;
         }
-        // A command line quoted with the output (e.g. "> mpirun ... all_reduce_perf -b 8").
-        if (!cols) {
-            const std::string b = binaryIn(line);
-            if (!b.empty()) {
-                setBinary(log, b, lineNo);
-                for (const std::string_view a : w)
-                    log.args.emplace_back(a);
-            }
-            continue;
+        const bool hashed = w[0].front() == '#';
+        const std::string body = trimmed(line.substr(hashed ? line.find('#') + 1 : 0));
+        if (h[0] == "Rank" && h.size() >= 6 && h[1] != "size") {
+            // "#  Rank  3 Group  0 Pid 6902 on HOST device  3 [0000:0c:00] NAME"
+            // An excerpt may list only some ranks: the world is the highest rank + 1.
+            long long rank = 0;
+            if (!toInteger(h[1], rank))
+                return;
+            m_open = false;
+            if (rank >= 0 && rank < (1 << 20))
+                m_next.ranks = std::max(m_next.ranks, static_cast<int>(rank) + 1);
+            for (std::size_t k = 0; k + 1 < h.size(); ++k)
+                if (h[k] == "on") {
+                    m_next.hosts.emplace_back(h[k + 1]);
+                    break;
+                }
+            const std::size_t bracket = body.find(']');
+            if (m_next.device.empty() && bracket != std::string::npos)
+                m_next.device = trimmed(std::string_view(body).substr(bracket + 1));
+            return;
         }
+        if (h[0] == "nThread" || (h[0] == "Using" && h.size() == 2 && h[1] == "devices")) {
+            m_open = false;
+            return;
+        }
+        if (body.rfind("Avg bus bandwidth", 0) == 0) {
+            const std::size_t colon = body.find(':');
+            const std::vector<std::string_view> v
+                = words(std::string_view(body).substr(colon == std::string::npos ? 0 : colon + 1));
+            double bw = 0.0;
+            if (colon == std::string::npos || v.empty() || !toDouble(v[0], bw) || bw < 0.0)
+                throw lineError(file(), lineNo, "unreadable '# Avg bus bandwidth' footer");
+            m_table.averageBusBw = bw;
+            m_table.averageLine = lineNo;
+            return;
+        }
+        if (body.rfind("Out of bounds values", 0) == 0 && body.find("FAILED") != std::string::npos)
+            throw lineError(file(), lineNo,
+                "nccl-tests reports out-of-bounds values (FAILED): the run is not a valid "
+                "measurement");
+        if (body.rfind("Collective test concluded:", 0) == 0) {
+            setBinary(m_table, binaryIn(body), lineNo);
+            return;
+        }
+        if (hashed)
+            return;
+        if (!m_open || !readRow(w, lineNo)) {
+            // A command line quoted with the output ("> mpirun ... all_reduce_perf -b 8", a
+            // shell prompt): it starts the next table's run; the last one before it counts.
+            if (const std::string b = commandBinary(line, w); !b.empty()) {
+                m_open = false;
+                m_next.binary = b;
+                m_next.op = ncclTestsCollective(b);
+                m_next.args.assign(w.begin(), w.end());
+            }
+        }
+    }
+
+    void startTable(const Columns &c)
+    {
+        if (!m_table.rows.empty()) {
+            m_done.push_back(std::move(m_table));
+            m_table = NcclTestsLog {};
+            m_table.file = m_next.file;
+        }
+        takeMeta(m_table, std::move(m_next));
+        m_next = NcclTestsLog {};
+        m_next.file = m_table.file;
+        m_table.cpuTime = c.cpuTime;
+        m_cols = c;
+        m_open = true;
+    }
+
+    /// Reads a result row; false for a line that is none (NCCL INFO / WARN lines and other
+    /// chatter between rows are skipped; a line whose count column is an integer is a row, and
+    /// its size must be one too).
+    bool readRow(const std::vector<std::string_view> &w, int lineNo)
+    {
         long long bytes = 0;
         if (!toInteger(w[0], bytes)) {
-            // NCCL INFO / WARN lines and other chatter between rows are skipped; a line whose
-            // count column is an integer is a row, and its size must be one too.
             long long count = 0;
             const bool numeric = std::isdigit(static_cast<unsigned char>(w[0].front()))
                 || w[0].front() == '-' || w[0].front() == '+' || w[0].front() == '.';
             if (numeric && w.size() > 1 && toInteger(w[1], count))
-                throw lineError(log.file, lineNo,
+                throw lineError(file(), lineNo,
                     "size '" + std::string(w[0].substr(0, 40))
                         + "' is not a whole number of bytes");
-            continue;
+            return false;
         }
-        if (log.rows.size() >= kMaxLogRows)
-            throw lineError(log.file, lineNo,
+        if (++m_rows > kMaxLogRows)
+            throw lineError(file(), lineNo,
                 "more than " + std::to_string(kMaxLogRows)
                     + " result rows (a real sweep has at most a few hundred sizes)");
-        if (static_cast<int>(w.size()) < cols->count)
-            throw lineError(log.file, lineNo,
+        if (static_cast<int>(w.size()) < m_cols.count)
+            throw lineError(file(), lineNo,
                 "truncated row: " + std::to_string(w.size()) + " columns where the header has "
-                    + std::to_string(cols->count));
-        if (static_cast<int>(w.size()) > cols->count && !cols->timestamp)
-            throw lineError(log.file, lineNo,
+                    + std::to_string(m_cols.count));
+        if (static_cast<int>(w.size()) > m_cols.count && !m_cols.timestamp)
+            throw lineError(file(), lineNo,
                 "row has " + std::to_string(w.size()) + " columns where the header has "
-                    + std::to_string(cols->count));
+                    + std::to_string(m_cols.count));
         NcclTestsRow r;
         r.line = lineNo;
         r.bytes = bytes;
         long long root = 0;
         if (!toInteger(w[1], r.count) || !toInteger(w[4], root))
-            throw lineError(log.file, lineNo, "count and root must be integers");
+            throw lineError(file(), lineNo, "count and root must be integers");
         r.type = std::string(w[2]);
         r.redop = std::string(w[3]);
         r.root = static_cast<int>(root);
-        r.outOfPlace = readBlock(w, cols->block[0], log, lineNo, "out-of-place");
-        r.inPlace = readBlock(w, cols->block[1], log, lineNo, "in-place");
-        checkRow(log, r);
+        r.outOfPlace = readBlock(w, m_cols.block[0], m_table, lineNo, "out-of-place", bytes);
+        r.inPlace = readBlock(w, m_cols.block[1], m_table, lineNo, "in-place", bytes);
+        checkRow(m_table, r);
+        return true;
     }
-}
 
-const nlohmann::json *member(const nlohmann::json &o, const char *key)
-{
-    if (!o.is_object())
-        return nullptr;
-    const auto &members = o.get_ref<const nlohmann::json::object_t &>();
-    const auto it = members.find(key);
-    return it == members.end() || it->second.is_null() ? nullptr : &it->second;
-}
-
-double jsonValue(const nlohmann::json &v, const std::string &field, const NcclTestsLog &log)
-{
-    // nccl-tests writes "nan" as a string for a NaN (src/util.cu jsonDouble).
-    if (!v.is_number())
-        throw ScenarioError(log.file + ": " + field, "must be a number, not " + jsonTypeName(v));
-    const double d = v.get<double>();
-    if (!std::isfinite(d) || d < 0.0)
-        throw ScenarioError(log.file + ": " + field, "must be a finite non-negative number");
-    return d;
-}
-
-NcclTestsTiming jsonBlock(const nlohmann::json &row, const char *key, const std::string &at,
-    NcclTestsLog &log)
-{
-    NcclTestsTiming t;
-    const nlohmann::json *b = member(row, key);
-    if (!b)
-        return t;
-    const std::string path = at + "." + key;
-    if (!b->is_object())
-        throw ScenarioError(log.file + ": " + path, "must be an object");
-    const nlohmann::json *time = member(*b, "time");
-    if (!time) {
-        time = member(*b, "cpu_time");
-        log.cpuTime = time != nullptr;
-    }
-    const nlohmann::json *alg = member(*b, "alg_bw");
-    const nlohmann::json *bus = member(*b, "bus_bw");
-    if (!time || !alg || !bus)
-        throw ScenarioError(log.file + ": " + path,
-            "truncated result: time, alg_bw and bus_bw are all needed");
-    t.timeUs = jsonValue(*time, path + ".time", log);
-    t.algbw = jsonValue(*alg, path + ".alg_bw", log);
-    t.busbw = jsonValue(*bus, path + ".bus_bw", log);
-    if (const nlohmann::json *w = member(*b, "nwrong")) {
-        const double bad = jsonValue(*w, path + ".nwrong", log);
-        if (bad != 0.0)
-            throw ScenarioError(log.file + ": " + path + ".nwrong",
-                "is " + std::to_string(std::llround(bad))
-                    + ": nccl-tests found wrong results, so the run is not a valid measurement");
-    }
-    if (!(t.timeUs > 0.0))
-        throw ScenarioError(log.file + ": " + path + ".time", "must be above 0 us");
-    t.present = true;
-    return t;
-}
-
-std::string jsonText(const nlohmann::json *v)
-{
-    return v && v->is_string() ? v->get<std::string>() : std::string();
-}
-
-void parseJson(std::string_view text, NcclTestsLog &log)
-{
-    log.json = true;
-    nlohmann::json doc;
-    try {
-        doc = parseJsonGuarded(std::string(text), 16);
-    } catch (const ScenarioError &e) {
-        throw ScenarioError(e.field().empty() ? log.file : log.file + ": " + e.field(), e.reason());
-    } catch (const nlohmann::json::exception &e) {
-        throw ScenarioError(log.file, std::string("not valid JSON: ") + e.what());
-    }
-    if (!doc.is_object())
-        throw ScenarioError(log.file, "the nccl-tests JSON must be an object");
-    if (const nlohmann::json *args = member(doc, "args"); args && args->is_array()) {
-        for (const nlohmann::json &a : *args) {
-            log.args.push_back(jsonText(&a));
-            setBinary(log, binaryIn(log.args.back()), 1);
-        }
-    }
-    if (const nlohmann::json *env = member(doc, "env"); env && env->is_array())
-        for (const nlohmann::json &e : *env)
-            if (const std::string algo = ncclAlgoIn(jsonText(&e)); !algo.empty())
-                log.ncclAlgo = algo;
-    if (const nlohmann::json *v = member(doc, "nccl_version"); v && v->is_number_integer())
-        log.ncclVersion = std::to_string(v->get<long long>());
-    log.startTime = jsonText(member(doc, "start_time"));
-    if (const nlohmann::json *config = member(doc, "config")) {
-        if (const nlohmann::json *devices = member(*config, "devices"); devices && devices->is_array()) {
-            log.ranks = static_cast<int>(devices->size());
-            for (const nlohmann::json &d : *devices) {
-                log.hosts.push_back(jsonText(member(d, "hostname")));
-                if (log.device.empty())
-                    log.device = jsonText(member(d, "device_info"));
-            }
-        }
-    }
-    const nlohmann::json *results = member(doc, "results");
-    if (!results || !results->is_array())
-        throw ScenarioError(log.file + ": results", "missing: the file has no results[] list");
-    if (results->size() > kMaxLogRows)
-        throw ScenarioError(log.file + ": results",
-            std::to_string(results->size()) + " results, more than " + std::to_string(kMaxLogRows)
-                + " (a real sweep has at most a few hundred sizes)");
-    for (std::size_t i = 0; i < results->size(); ++i) {
-        const nlohmann::json &row = (*results)[i];
-        const std::string at = "results[" + std::to_string(i) + "]";
-        if (!row.is_object())
-            throw ScenarioError(log.file + ": " + at, "must be an object");
-        NcclTestsRow r;
-        r.line = static_cast<int>(i) + 1;
-        const nlohmann::json *size = member(row, "size");
-        if (!size || !size->is_number_integer())
-            throw ScenarioError(log.file + ": " + at + ".size", "truncated result: no integer size");
-        r.bytes = size->get<long long>();
-        if (const nlohmann::json *count = member(row, "count"); count && count->is_number_integer())
-            r.count = count->get<long long>();
-        r.type = jsonText(member(row, "type"));
-        r.redop = jsonText(member(row, "redop"));
-        const std::string root = trimmed(jsonText(member(row, "root")));
-        long long rootValue = -1;
-        if (!root.empty() && !toInteger(root, rootValue))
-            throw ScenarioError(log.file + ": " + at + ".root", "must be an integer");
-        r.root = static_cast<int>(rootValue);
-        r.outOfPlace = jsonBlock(row, "out_of_place", at, log);
-        r.inPlace = jsonBlock(row, "in_place", at, log);
-        try {
-            checkRow(log, r);
-        } catch (const ScenarioError &e) {
-            throw ScenarioError(log.file + ": " + at, e.reason());
-        }
-    }
-    if (const nlohmann::json *oob = member(doc, "out_of_bounds")) {
-        if (const nlohmann::json *ok = member(*oob, "okay"); ok && ok->is_boolean() && !ok->get<bool>())
-            throw ScenarioError(log.file + ": out_of_bounds",
-                "nccl-tests reports out-of-bounds values: the run is not a valid measurement");
-    }
-    if (const nlohmann::json *avg = member(doc, "average_bus_bandwidth")) {
-        if (const nlohmann::json *bw = member(*avg, "bandwidth"); bw && bw->is_number())
-            log.averageBusBw = bw->get<double>();
-    }
-}
+    std::vector<std::string_view> m_lines;
+    std::vector<NcclTestsLog> m_done;
+    NcclTestsLog m_table; ///< the table being read (or the first one to come)
+    NcclTestsLog m_next; ///< what the lines since the open table closed say of the next one
+    Columns m_cols;
+    bool m_open = false; ///< a header was read and no line since started another run
+    std::size_t m_rows = 0; ///< rows of every table in the file (the cap is per file)
+};
 
 } // namespace
 
@@ -491,10 +480,10 @@ namespace {
 
 /// nccl-tests' binaries (src/*.cu: all_reduce.cu -> all_reduce_perf, ...) for the collectives
 /// the engine models.
-constexpr std::pair<Collective, std::string_view> kNcclTestsBinaries[] = {
-    { Collective::AllReduce, "all_reduce_perf" }, { Collective::AllGather, "all_gather_perf" },
-    { Collective::ReduceScatter, "reduce_scatter_perf" }, { Collective::AllToAll, "alltoall_perf" },
-    { Collective::SendRecv, "sendrecv_perf" } };
+constexpr std::pair<Collective, std::string_view> kNcclTestsBinaries[]
+    = { { Collective::AllReduce, "all_reduce_perf" }, { Collective::AllGather, "all_gather_perf" },
+          { Collective::ReduceScatter, "reduce_scatter_perf" },
+          { Collective::AllToAll, "alltoall_perf" }, { Collective::SendRecv, "sendrecv_perf" } };
 
 } // namespace
 
@@ -519,27 +508,58 @@ double ncclTestsBusFactor(Collective op, int ranks)
     return busBandwidthFactor(op, ranks);
 }
 
-NcclTestsLog parseNcclTestsLog(std::string_view text, const std::string &file)
+std::vector<NcclTestsLog> parseNcclTestsLogs(std::string_view text, const std::string &file)
 {
-    NcclTestsLog log;
-    log.file = file;
     std::size_t first = 0;
     while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first])))
         ++first;
-    if (first < text.size() && text[first] == '{')
-        parseJson(text, log);
-    else
-        parseText(text, log);
-    if (log.rows.empty())
+    std::vector<NcclTestsLog> out;
+    if (first < text.size() && text[first] == '{') {
+        NcclTestsLog log;
+        log.file = file;
+        parseNcclTestsJson(text, log);
+        if (!log.rows.empty())
+            out.push_back(std::move(log));
+    } else {
+        out = TextTables(text, file).read();
+    }
+    if (out.empty())
         throw ScenarioError(file,
             "no nccl-tests result rows (expected the 'size count type redop root time algbw "
             "busbw #wrong' table or a -J JSON file with results[])");
-    return log;
+    // Several tables: each is a run of its own, named by its binary (or its place in the file).
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i].table = out.size() > 1 ? static_cast<int>(i) + 1 : 0;
+        const bool named = !out[i].binary.empty()
+            && std::count_if(out.begin(), out.end(),
+                   [&](const NcclTestsLog &l) { return l.binary == out[i].binary; })
+                == 1;
+        out[i].name = out.size() == 1 ? file
+            : named                   ? file + "#" + out[i].binary
+                                      : file + "#" + std::to_string(i + 1);
+    }
+    return out;
+}
+
+NcclTestsLog parseNcclTestsLog(std::string_view text, const std::string &file)
+{
+    std::vector<NcclTestsLog> logs = parseNcclTestsLogs(text, file);
+    if (logs.size() > 1)
+        throw lineError(file, logs[1].rows.front().line,
+            "a second result table: this reader takes one run per file (calibrate reads each "
+            "table of a file as its own run)");
+    return std::move(logs.front());
+}
+
+std::vector<NcclTestsLog> readNcclTestsLogs(const std::string &path)
+{
+    // Refuses a FIFO, directory or device at once (base/fileio.h).
+    const std::string text = readFileLimited(path, kMaxLogBytes, "an nccl-tests log", " (16 MiB)");
+    return parseNcclTestsLogs(text, path);
 }
 
 NcclTestsLog readNcclTestsLog(const std::string &path)
 {
-    // Refuses a FIFO, directory or device at once (base/fileio.h).
     const std::string text = readFileLimited(path, kMaxLogBytes, "an nccl-tests log", " (16 MiB)");
     return parseNcclTestsLog(text, path);
 }

@@ -42,6 +42,7 @@ private Q_SLOTS:
     void busySquaresFollowTheLinks();
     void sendsOfMovedRanksMatchFullEvaluation();
     void pxnKeepsCrossRailTrafficOffSpines();
+    void sendRecvRingIsItsSlowestSend();
     void tpBytesMatchWorkloadOps();
     void dpOverlapHidesGradientSync();
     void bubbleComesFromTheTimeline();
@@ -537,6 +538,31 @@ void TestCostEngine::pxnKeepsCrossRailTrafficOffSpines()
     QVERIFY(b.time > 0.0);
 }
 
+void TestCostEngine::sendRecvRingIsItsSlowestSend()
+{
+    // nccl-tests' sendrecv_perf on n ranks: every rank sends its buffer to the next at once
+    // (src/sendrecv.cu). On 2 servers x 8 GPUs the sends 7->8 and 15->0 leave their servers
+    // on separate NICs and every other send stays on its NVSwitch, so the ring takes as long as
+    // the slower of those two sends alone; the bus factor is 1 (doc/PERFORMANCE.md).
+    Scenario s = fixtures::smallDense(2, 8, {8, 1, 2, 1, 1});
+    CostEngine engine(s);
+    std::vector<int> ring(16);
+    for (int i = 0; i < 16; ++i)
+        ring[i] = i;
+    const CollectiveResult all = engine.collective(Collective::SendRecv, ring, 1e8);
+    const double across = std::max(engine.collective(Collective::SendRecv, {7, 8}, 1e8).time,
+                                   engine.collective(Collective::SendRecv, {15, 0}, 1e8).time);
+    QCOMPARE(all.busFactor, 1.0);
+    QVERIFY(all.time > 0.0);
+    QVERIFY(std::abs(all.time - across) <= 1e-9 * across);
+    // One server: each send crosses the NVSwitch once, as one send alone does.
+    const CollectiveResult eight =
+        engine.collective(Collective::SendRecv, {0, 1, 2, 3, 4, 5, 6, 7}, 1e8);
+    const CollectiveResult one = engine.collective(Collective::SendRecv, {0, 1}, 1e8);
+    QVERIFY(std::abs(eight.time - one.time) <= 1e-9 * one.time);
+    QVERIFY(eight.time < all.time);
+}
+
 void TestCostEngine::tpBytesMatchWorkloadOps()
 {
     // Link bytes are the workload's op sizes times the ring factor: per TP group of 8, each
@@ -591,7 +617,7 @@ void TestCostEngine::badSwapIsRefused()
 {
     CostEngine engine(fixtures::seed128());
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.swapRanks(0, 128));
-    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::SendRecv, {0, 1, 2}, 1e6));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::SendRecv, {0}, 1e6));
     QVERIFY_THROWS_EXCEPTION(ScenarioError, engine.collective(Collective::AllReduce, {0, 0}, 1e6));
 }
 

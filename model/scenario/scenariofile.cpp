@@ -396,10 +396,12 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     if (!value.is_object())
         throw ScenarioError(
             "", "expected a JSON object at the top level, got " + jsonTypeName(value));
+    // "$schema" names docs/scenario.schema.json for editors (JSON Schema's own key): known,
+    // so not refused, and never read.
     JsonFields top(value, "",
-        { "format_version", "name", "description", "fabric", "parallel", "model", "training",
-            "device", "mapping", "collectives", "failures", "inference", "annotations", "snapshots",
-            "calibration" });
+        { "$schema", "format_version", "name", "description", "fabric", "parallel", "model",
+            "training", "device", "mapping", "collectives", "failures", "inference", "annotations",
+            "snapshots", "calibration" });
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)

@@ -13,8 +13,8 @@
 
 #include "base/scenarioerror.h"
 #include "cost/pipelineschedule.h"
+#include "cost/scenariocheck.h"
 #include "layout/mapping.h"
-#include "scenario/scenariocheck.h"
 #include "scenario/scenariofile.h"
 #include "workload/presets.h"
 #include "workload/workload.h"

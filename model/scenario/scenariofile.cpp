@@ -127,7 +127,7 @@
  *                                            slot they make unusable (checked by the engine)
  *
  * An optional top-level "inference" object (prefill and decode pools) follows "failures"; its
- * schema is in workload/inferencespec.cpp, its rules in studies/inferencecheck.cpp. Absent,
+ * schema is in workload/inferencespec.cpp, its rules in scenario/inferencecheck.cpp. Absent,
  * nothing is written for it.
  *
  * Two optional whiteboard sections follow (scenarionotes.cpp reads them; the engine ignores
@@ -165,12 +165,11 @@
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
-#include "cost/pipelineschedule.h"
 #include "scenario/cablingsection.h"
 #include "scenario/calibrationsection.h"
+#include "scenario/inferencecheck.h"
 #include "scenario/scenarionotes.h"
 #include "scenario/scenariosections.h"
-#include "studies/inferencecheck.h"
 #include "workload/workloadnames.h"
 
 #include <nlohmann/json.hpp>

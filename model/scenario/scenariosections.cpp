@@ -9,7 +9,6 @@
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
-#include "cost/pipelineschedule.h"
 #include "scenario/cablingsection.h"
 #include "workload/presets.h"
 #include "workload/workloadnames.h"

@@ -1,6 +1,7 @@
 /**
- * The hidden `railyard-cli completion bash` and `railyard-cli man`: they print the bash
- * completion and the man page from the command line's own option table. The build runs them
+ * The hidden `railyard-cli completion bash`, `railyard-cli man` and `railyard-cli markdown`: they
+ * print the bash completion, the man page and the manual's CLI reference (docs/cli.md) from the
+ * command line's own option table. The build runs them
  * and installs what they print, so neither can drift from --help.
  */
 #include "cliutil.h"
@@ -50,6 +51,17 @@ void addDocumentation(CommandLine &line)
             },
             true));
     m.output(man->output);
+
+    auto markdown = std::make_shared<DocumentationOptions>();
+    Command md(line,
+        line.addCommand(
+            "markdown", "Print docs/cli.md, the manual's CLI reference (Markdown).",
+            [markdown, &line] {
+                writeOutput(markdown->output, markdownReference(line));
+                return kExitOk;
+            },
+            true));
+    md.output(markdown->output);
 }
 
 } // namespace railyard::cli

@@ -15,4 +15,8 @@ std::string bashCompletion(const CommandLine &line);
 /// command with its usage, description, arguments and every option.
 std::string manPage(const CommandLine &line);
 
+/// docs/cli.md, the manual's CLI reference (Markdown) from the same table: one section per
+/// command with its usage, description, arguments and every option.
+std::string markdownReference(const CommandLine &line);
+
 } // namespace railyard::cli

@@ -1,12 +1,17 @@
 // railyard: the desktop explorer. `railyard [FILE]` opens FILE (default: the embedded
-// 128-GPU sample, samples/seed-128.json); `railyard --screenshot OUT.png [FILE]` renders the main window to OUT.png and exits.
+// 128-GPU sample, samples/seed-128.json); `railyard --screenshot OUT.png [FILE]` renders the main
+// window to OUT.png and exits.
 // `--baseline A.json` pins A as the comparison baseline; `--panel NAME` raises a dock;
-// `--version` prints "railyard X.Y.Z" without opening a window.
+// `--export-dialog FORMAT` opens File > Export on FORMAT (with --screenshot, the dialog is the
+// picture); `--version` prints "railyard X.Y.Z" without opening a window.
 #include "consoledialogs.h"
+#include "document/scenariodocument.h"
+#include "export/exporters.h"
+#include "exportdialog.h"
 #include "fabricview.h"
+#include "mainactions.h"
 #include "mainwindow.h"
 #include "presentationmode.h"
-#include "document/scenariodocument.h"
 #include "studycontroller.h"
 
 #include <QApplication>
@@ -72,7 +77,19 @@ int main(int argc, char *argv[])
     const QCommandLineOption presentation(QStringLiteral("presentation"),
                                           QStringLiteral("Start in presentation mode (F5 leaves it)."));
     parser.addOption(presentation);
+    const QCommandLineOption exportDialog(QStringLiteral("export-dialog"),
+        QStringLiteral("Open Export > Mapping / Launcher Files on FORMAT (with --screenshot, "
+                       "the dialog is rendered)."),
+        QStringLiteral("FORMAT"));
+    parser.addOption(exportDialog);
     parser.process(app);
+    railyard::ExportFormat exportFormat {};
+    if (parser.isSet(exportDialog)
+        && !railyard::parseExportFormat(parser.value(exportDialog).toStdString(), exportFormat)) {
+        std::fprintf(stderr, "railyard: --export-dialog: unknown format '%s'\n",
+            qPrintable(parser.value(exportDialog)));
+        return 2;
+    }
     QSize windowSize;
     if (parser.isSet(size)) {
         const QStringList parts = parser.value(size).split(QLatin1Char('x'));
@@ -119,6 +136,11 @@ int main(int argc, char *argv[])
         window.presentation()->setActive(true);
     if (raised) // tabbed docks take raise() once the window is laid out
         QTimer::singleShot(0, &window, [&window, raised] { window.showPanel(raised); });
+    if (parser.isSet(exportDialog)) {
+        window.actions()->showExportDialog();
+        window.actions()->exportDialog()->setFormat(exportFormat);
+        window.actions()->exportDialog()->refreshPreview();
+    }
     if (!shoot) // once the window is up, so the question has a parent to sit on
         QTimer::singleShot(0, &window, [&window] { window.restoreCrashedSession(); });
 
@@ -134,7 +156,11 @@ int main(int argc, char *argv[])
             else
                 window.fabricView()->fitDefault();
             settle(window);
-            const bool ok = window.grab().save(out, "PNG");
+            // The export dialog is a window of its own: it is the picture when it is open.
+            QWidget *shown = window.actions()->exportDialog()
+                ? static_cast<QWidget *>(window.actions()->exportDialog())
+                : static_cast<QWidget *>(&window);
+            const bool ok = shown->grab().save(out, "PNG");
             if (!ok)
                 std::fprintf(stderr, "railyard: could not write %s\n", qPrintable(out));
             QApplication::exit(ok ? 0 : 1);

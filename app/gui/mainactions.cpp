@@ -293,11 +293,14 @@ void MainActions::buildHelpMenu()
         QString tip;
         const char *page;
     } pages[] = {
-        {"actionHelpShortcuts", tr("&Keyboard and Mouse"), tr("Every shortcut and gesture"), "shortcuts.html"},
-        {"actionHelpLessons", tr("&Lessons and Their File Format"), tr("How lessons work and how to write one"),
-         "lessons.html"},
-        {"actionHelpWhiteboard", tr("&Whiteboard Mode"), tr("Presentation mode, notes, arrows and snapshots"),
-         "whiteboard.html"},
+        { "actionHelpGettingStarted", tr("&Getting Started"),
+            tr("The first ten minutes, step by step"), "getting-started.md" },
+        { "actionHelpShortcuts", tr("&Keyboard and Mouse"), tr("Every shortcut and gesture"),
+            "explorer.md#keyboard-and-mouse" },
+        { "actionHelpLessons", tr("&Lessons and Their File Format"),
+            tr("How lessons work and how to write one"), "teaching.md#lesson-files" },
+        { "actionHelpWhiteboard", tr("&Whiteboard Mode"),
+            tr("Presentation mode, notes, arrows and snapshots"), "whiteboard-session.md" },
     };
     for (const auto &p : pages) {
         QAction *a = make(QString::fromLatin1(p.name), p.text, p.tip);

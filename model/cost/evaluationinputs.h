@@ -13,7 +13,7 @@ namespace railyard {
 /**
  * What an evaluation of a scenario stands on, each part built and checked: the fabric graph,
  * the parallel layout, the workload plan and the rank mapping. The cost engine is built from
- * these, and checkScenario() (scenario/scenariocheck.h) runs the same checks without routing,
+ * these, and checkScenario() (cost/scenariocheck.h) runs the same checks without routing,
  * so the two can never disagree about what is valid.
  */
 struct EvaluationInputs

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "workload/workload.h"
+#include "workload/workloadnames.h" // scheduleName(), kScheduleKinds
 
 #include <array>
 #include <optional>
@@ -8,15 +9,6 @@
 #include <vector>
 
 namespace railyard {
-
-/// Every schedule, in the order the CLI's help and the GUI's picker list them.
-inline constexpr std::array<ScheduleKind, 5> kScheduleKinds { ScheduleKind::GPipe,
-    ScheduleKind::OneFOneB, ScheduleKind::Interleaved, ScheduleKind::ZbH1, ScheduleKind::DualPipe };
-
-/// "gpipe", "1f1b", "interleaved", "zb-h1", "dualpipe": the names of the scenario key
-/// training.schedule and of the CLI's --schedule.
-std::string_view scheduleName(ScheduleKind k);
-bool parseSchedule(std::string_view name, ScheduleKind &out);
 
 /// Whether the schedule splits the backward into B (input gradient) and a deferred W (weight
 /// gradient): ZB-H1 and DualPipe.

@@ -1,6 +1,6 @@
 #include "document/changescenario.h"
 
-#include "scenario/scenariocheck.h"
+#include "cost/scenariocheck.h"
 #include "document/scenariodocument.h"
 #include "document/undocommands.h"
 

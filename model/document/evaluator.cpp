@@ -1,7 +1,7 @@
 #include "document/evaluator.h"
 
+#include "cost/scenariocheck.h"
 #include "fabric/failedcomponent.h"
-#include "scenario/scenariocheck.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 

@@ -1,13 +1,13 @@
 #include "document/scenariodocument.h"
 
 #include "base/text.h"
+#include "cost/scenariocheck.h"
 #include "document/applyplacement.h"
 #include "document/changescenario.h"
 #include "document/changewhiteboard.h"
 #include "document/evaluator.h"
 #include "document/moveranks.h"
 #include "fabric/failedcomponent.h"
-#include "scenario/scenariocheck.h"
 #include "studies/remapplacement.h"
 
 #include <algorithm>

@@ -30,10 +30,10 @@
  */
 #include "export/ncclplan.h"
 
+#include "base/quantityformat.h"
+#include "cost/nccltestsnames.h"
 #include "export/exportcommon.h"
 #include "export/runrecord.h"
-#include "io/nccltestslog.h"
-#include "io/reportjson.h"
 
 #include <nlohmann/json.hpp>
 

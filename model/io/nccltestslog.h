@@ -1,5 +1,7 @@
 #pragma once
 
+#include "cost/nccltestsnames.h" // ncclTestsCollective(), ncclTestsBinary(), ncclTestsBusFactor()
+
 #include "workload/workloadplan.h"
 
 #include <optional>
@@ -67,17 +69,6 @@ struct NcclTestsLog
     double averageBusBw = -1.0; ///< the "# Avg bus bandwidth" footer, GB/s; -1 when absent
     int averageLine = 0;
 };
-
-/// The collective an nccl-tests binary runs ("all_reduce_perf" -> all-reduce); nullopt for the
-/// binaries Railyard does not model (broadcast, reduce, gather, scatter, hypercube).
-std::optional<Collective> ncclTestsCollective(std::string_view binary);
-/// The nccl-tests binary that measures `op` (all-reduce -> "all_reduce_perf"); the inverse of
-/// ncclTestsCollective().
-const char *ncclTestsBinary(Collective op);
-
-/// nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md): all-reduce 2(n-1)/n, all-gather,
-/// reduce-scatter and all-to-all (n-1)/n, send-recv 1.
-double ncclTestsBusFactor(Collective op, int ranks);
 
 /**
  * Parses nccl-tests output: JSON when the text starts with '{', the printed text otherwise,

@@ -77,30 +77,6 @@ nlohmann::json epJson(const EpSummary &ep)
 
 } // namespace
 
-std::string formatBytes(double bytes)
-{
-    if (bytes >= 1e12)
-        return format("%.3g", bytes / 1e12, " TB");
-    if (bytes >= 1e9)
-        return format("%.3g", bytes / 1e9, " GB");
-    if (bytes >= 1e6)
-        return format("%.3g", bytes / 1e6, " MB");
-    if (bytes >= 1e3)
-        return format("%.3g", bytes / 1e3, " kB");
-    return format("%.3g", bytes, " B");
-}
-
-std::string formatSeconds(double s)
-{
-    if (s >= 1.0)
-        return format("%.4g", s, " s");
-    if (s >= 1e-3)
-        return format("%.4g", s * 1e3, " ms");
-    if (s >= 1e-6)
-        return format("%.4g", s * 1e6, " µs");
-    return format("%.4g", s * 1e9, " ns");
-}
-
 nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
 {
     const CostReport &r = engine.report();

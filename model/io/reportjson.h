@@ -1,5 +1,7 @@
 #pragma once
 
+#include "base/quantityformat.h" // formatBytes(), formatSeconds()
+
 #include "cost/costengine.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -16,10 +18,5 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks = false);
 
 /// The human-readable report of `railyard-cli evaluate` (no --json).
 std::string reportToText(const CostEngine &engine);
-
-/// "1.23 GB", "456 MB" (decimal units, as network people count).
-std::string formatBytes(double bytes);
-/// "12.3 ms", "4.56 µs".
-std::string formatSeconds(double seconds);
 
 } // namespace railyard

@@ -127,7 +127,7 @@
  *                                            slot they make unusable (checked by the engine)
  *
  * An optional top-level "inference" object (prefill and decode pools) follows "failures"; its
- * schema is in workload/inferencespec.cpp, its rules in studies/inferencecheck.cpp. Absent,
+ * schema is in workload/inferencespec.cpp, its rules in scenario/inferencecheck.cpp. Absent,
  * nothing is written for it.
  *
  * Two optional whiteboard sections follow (scenarionotes.cpp reads them; the engine ignores
@@ -167,12 +167,11 @@
 #include "base/sizelimits.h"
 #include "base/stalefiles.h"
 #include "base/text.h"
-#include "cost/pipelineschedule.h"
 #include "scenario/cablingsection.h"
 #include "scenario/calibrationsection.h"
+#include "scenario/inferencecheck.h"
 #include "scenario/scenarionotes.h"
 #include "scenario/scenariosections.h"
-#include "studies/inferencecheck.h"
 #include "workload/workloadnames.h"
 
 #include <nlohmann/json.hpp>
@@ -398,10 +397,12 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     if (!value.is_object())
         throw ScenarioError(
             "", "expected a JSON object at the top level, got " + jsonTypeName(value));
+    // "$schema" names docs/scenario.schema.json for editors (JSON Schema's own key): known,
+    // so not refused, and never read.
     JsonFields top(value, "",
-        { "format_version", "name", "description", "fabric", "parallel", "model", "training",
-            "device", "mapping", "collectives", "failures", "inference", "annotations", "snapshots",
-            "calibration" });
+        { "$schema", "format_version", "name", "description", "fabric", "parallel", "model",
+            "training", "device", "mapping", "collectives", "failures", "inference", "annotations",
+            "snapshots", "calibration" });
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)

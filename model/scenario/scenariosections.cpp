@@ -11,7 +11,6 @@
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "base/text.h"
-#include "cost/pipelineschedule.h"
 #include "scenario/cablingsection.h"
 #include "workload/presets.h"
 #include "workload/workloadnames.h"

@@ -1,12 +1,12 @@
 #include "studies/inference.h"
 
+#include "base/scenarioerror.h"
 #include "fabric/fabric.h"
 #include "fabric/router.h"
-#include "studies/inferencecheck.h"
-#include "studies/inferencecompute.h"
-#include "workload/computemodel.h"
+#include "scenario/inferencecheck.h"
 #include "scenario/scenario.h"
-#include "base/scenarioerror.h"
+#include "workload/computemodel.h"
+#include "workload/inferencecompute.h"
 #include "workload/workloadnames.h"
 
 #include <algorithm>

@@ -89,8 +89,9 @@ struct InferenceReport
     const KvLinkLoad *hottestLink() const { return kvLinks.empty() ? nullptr : &kvLinks.front(); }
 };
 
-/// Evaluates `scenario.inference` (validateInference(), studies/inferencecheck.h, first) on `fabric`, which must have been
-/// built from scenario.fabric. Throws ScenarioError; requires scenario.inference.
+/// Evaluates `scenario.inference` (validateInference(), scenario/inferencecheck.h, first) on
+/// `fabric`, which must have been built from scenario.fabric. Throws ScenarioError; requires
+/// scenario.inference.
 InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric);
 
 } // namespace railyard

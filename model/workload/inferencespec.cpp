@@ -18,7 +18,7 @@
  *   }
  *
  * The cross-field rules (pools against the fabric, the model and HBM) are validateInference()'s,
- * studies/inferencecheck.cpp.
+ * scenario/inferencecheck.cpp.
  */
 #include "workload/inferencespec.h"
 

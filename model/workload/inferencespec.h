@@ -35,7 +35,7 @@ struct PoolSpec
 /**
  * The optional serving part of a scenario: a request stream and the pools that serve it on the
  * scenario's fabric, model and device. Absent, a scenario is a training scenario only. The
- * evaluation is studies/inference.h; the cross-field rules are studies/inferencecheck.h.
+ * evaluation is studies/inference.h; the cross-field rules are scenario/inferencecheck.h.
  */
 struct InferenceSpec
 {

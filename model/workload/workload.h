@@ -11,7 +11,7 @@ namespace railyard {
 
 enum class Precision { Bf16, Fp16, Fp8 };
 enum class Recompute { None, Selective, Full };
-/// Pipeline schedules (cost/pipelineschedule.h: scheduleName() is the one name table).
+/// Pipeline schedules (workload/workloadnames.h: scheduleName() is the one name table).
 enum class ScheduleKind { GPipe, OneFOneB, Interleaved, ZbH1, DualPipe };
 
 /** A GPT-style decoder-only transformer (dense, or MoE when experts > 0). */

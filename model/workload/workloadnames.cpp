@@ -61,4 +61,32 @@ bool parseDpSharding(std::string_view name, DpSharding &out)
     return false;
 }
 
+std::string_view scheduleName(ScheduleKind k)
+{
+    switch (k) {
+    case ScheduleKind::GPipe:
+        return "gpipe";
+    case ScheduleKind::OneFOneB:
+        return "1f1b";
+    case ScheduleKind::Interleaved:
+        return "interleaved";
+    case ScheduleKind::ZbH1:
+        return "zb-h1";
+    case ScheduleKind::DualPipe:
+        return "dualpipe";
+    }
+    return "1f1b";
+}
+
+bool parseSchedule(std::string_view name, ScheduleKind &out)
+{
+    for (const ScheduleKind k : kScheduleKinds) {
+        if (name == scheduleName(k)) {
+            out = k;
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace railyard

@@ -2,6 +2,7 @@
 
 #include "workload/workload.h"
 
+#include <array>
 #include <string_view>
 
 namespace railyard {
@@ -9,6 +10,15 @@ namespace railyard {
 /// "bf16", "fp16", "fp8" (the names scenario files and the CLI use).
 std::string_view precisionName(Precision p);
 bool parsePrecision(std::string_view name, Precision &out);
+
+/// Every schedule, in the order the CLI's help and the GUI's picker list them.
+inline constexpr std::array<ScheduleKind, 5> kScheduleKinds { ScheduleKind::GPipe,
+    ScheduleKind::OneFOneB, ScheduleKind::Interleaved, ScheduleKind::ZbH1, ScheduleKind::DualPipe };
+
+/// "gpipe", "1f1b", "interleaved", "zb-h1", "dualpipe": the names of the scenario key
+/// training.schedule and of the CLI's --schedule.
+std::string_view scheduleName(ScheduleKind k);
+bool parseSchedule(std::string_view name, ScheduleKind &out);
 
 /// "none", "selective", "full" (Megatron-LM's --recompute-granularity values, plus "none").
 std::string_view recomputeName(Recompute r);

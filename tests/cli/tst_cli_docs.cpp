@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 namespace {
 
 /// The names the help of `command` lists before each option's description ("-o", "--output").
@@ -67,6 +69,8 @@ private Q_SLOTS:
     void completionCompletes();
     void manPageCoversEveryCommandAndOption();
     void unknownShellIsRefused();
+    void cliReferenceIsCurrent();
+    void cliReferenceCoversEveryOption();
 
 private:
     QTemporaryDir m_dir;
@@ -212,6 +216,61 @@ void TestCliDocs::unknownShellIsRefused()
     QVERIFY(r.out.isEmpty());
     QVERIFY2(r.err.startsWith("railyard-cli completion: only bash is supported, not 'zsh'"),
         r.err.constData());
+}
+
+/// docs/cli.md is what `railyard-cli markdown` prints from the option table: an option added,
+/// renamed or described anew without regenerating the page fails here.
+void TestCliDocs::cliReferenceIsCurrent()
+{
+    const CliRun r = runRailyardCli({ QStringLiteral("markdown") });
+    QCOMPARE(r.exitCode, 0);
+    const QString committed
+        = QString::fromUtf8(readTestFile(QStringLiteral(RAILYARD_SOURCE_DIR "/docs/cli.md")));
+    QVERIFY2(!committed.isEmpty(), "docs/cli.md is missing");
+    const QStringList want = QString::fromUtf8(r.out).split(QLatin1Char('\n'));
+    const QStringList have = committed.split(QLatin1Char('\n'));
+    for (int i = 0; i < std::max(want.size(), have.size()); ++i) {
+        const QString w = i < want.size() ? want[i] : QStringLiteral("<end of file>");
+        const QString h = i < have.size() ? have[i] : QStringLiteral("<end of file>");
+        QVERIFY2(w == h,
+            qPrintable(QStringLiteral(
+                "docs/cli.md:%1 differs from the option table:\n  page: %2\n  "
+                "binary: %3\nregenerate it: build/bin/railyard-cli markdown -o docs/cli.md")
+                           .arg(i + 1)
+                           .arg(h, w)));
+    }
+}
+
+/// Every option every command's --help lists is in its section of docs/cli.md, and every
+/// command the help lists has a section: the generated page and --help agree.
+void TestCliDocs::cliReferenceCoversEveryOption()
+{
+    const QString page
+        = QString::fromUtf8(readTestFile(QStringLiteral(RAILYARD_SOURCE_DIR "/docs/cli.md")));
+    const CliRun help = runRailyardCli({ QStringLiteral("--help") });
+    QStringList commands;
+    bool inCommands = false;
+    for (const QString &line : QString::fromUtf8(help.out).split(QLatin1Char('\n'))) {
+        if (line == QLatin1String("Commands:"))
+            inCommands = true;
+        else if (inCommands && line.isEmpty())
+            break;
+        else if (inCommands && line.startsWith(QLatin1String("  "))
+            && line.at(2) != QLatin1Char(' '))
+            commands << line.trimmed().section(QLatin1Char(' '), 0, 0);
+    }
+    QVERIFY(commands.size() >= 15);
+    for (const QString &command : commands) {
+        const qsizetype start = page.indexOf(QStringLiteral("\n## ") + command + QLatin1Char('\n'));
+        QVERIFY2(start >= 0, qPrintable(command + QStringLiteral(": no section in docs/cli.md")));
+        const qsizetype end = page.indexOf(QStringLiteral("\n## "), start + 1);
+        const QString section = page.mid(start, end < 0 ? -1 : end - start);
+        const QStringList options = helpOptions(command);
+        QVERIFY2(!options.isEmpty(), qPrintable(command));
+        for (const QString &o : options)
+            QVERIFY2(section.contains(QLatin1Char('`') + o + QLatin1Char('`')),
+                qPrintable(command + QLatin1Char(' ') + o));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCliDocs)

@@ -1,15 +1,15 @@
 // The document's drag previews: a preview shows the numbers "as if dropped" without an edit,
 // ending it restores the report exactly, a command ends it, a preview of several ranks is one
 // moveRanks() on the engine, and previews onto spare slots.
+#include "base/scenarioerror.h"
+#include "cost/costengine.h"
+#include "cost/scenariocheck.h"
 #include "document/applyplacement.h"
 #include "document/changescenario.h"
-#include "cost/costengine.h"
 #include "document/moveranks.h"
-#include "scenario/scenariocheck.h"
 #include "document/scenariodocument.h"
-#include "base/scenarioerror.h"
-#include "scenario/scenariofile.h"
 #include "documentfixture.h"
+#include "scenario/scenariofile.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -1,15 +1,15 @@
 // The undoable document: every command's redo/undo, merging, validation, the modified flag, and
 // the off-thread rebuild used for large scenarios (forced here with a threshold of 0). Drag
 // previews are tst_documentpreview's.
+#include "base/scenarioerror.h"
+#include "cost/costengine.h"
+#include "cost/scenariocheck.h"
 #include "document/applyplacement.h"
 #include "document/changescenario.h"
-#include "cost/costengine.h"
 #include "document/moveranks.h"
-#include "scenario/scenariocheck.h"
 #include "document/scenariodocument.h"
-#include "base/scenarioerror.h"
-#include "scenario/scenariofile.h"
 #include "documentfixture.h"
+#include "scenario/scenariofile.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -4,10 +4,10 @@
 #include "autosaver.h"
 #include "consoledialogs.h"
 #include "cost/costengine.h"
+#include "cost/scenariocheck.h"
+#include "document/scenariodocument.h"
 #include "documentfiles.h"
 #include "mainwindow.h"
-#include "scenario/scenariocheck.h"
-#include "document/scenariodocument.h"
 #include "scenario/scenariofile.h"
 #include "userdialogs.h"
 

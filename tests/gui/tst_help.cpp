@@ -1,7 +1,8 @@
-// In-app help and self-explaining controls: F1 opens the help browser at the page of the
-// panel with the focus, every dock has its page, the pages hold the README's explorer sections
-// and link only to pages that exist; every control of the window has a tooltip; the Experts
-// matrix explains each mark and its colour scale in a key.
+// In-app help and self-explaining controls: F1 opens the help browser at the manual's section on
+// the panel with the focus, scrolled to it; every dock has its section; the pages are the docs/
+// pages themselves (one source, no HTML copy) and link only to pages, sections and pictures that
+// exist; every control of the window has a tooltip; the Experts matrix explains each mark and its
+// colour scale in a key.
 #include "cost/epsummary.h"
 #include "epmatrixview.h"
 #include "fabricview.h"
@@ -13,14 +14,17 @@
 #include <QAbstractButton>
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QLineEdit>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTest>
+#include <QTextBlock>
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QToolButton>
@@ -31,14 +35,37 @@ using namespace railyard;
 
 namespace {
 
-QString pageText(const QString &page)
+/// The text of a page's section ("explorer.md#inspector-right"): its heading and what follows,
+/// up to the next heading of the same or a higher level; empty when there is no such section.
+QString sectionText(const QString &pageAndSection)
 {
-    QFile f(QStringLiteral(":/help/") + page);
+    QFile f(QStringLiteral(":/docs/") + pageAndSection.section(QLatin1Char('#'), 0, 0));
     if (!f.open(QIODevice::ReadOnly))
         return QString();
     QTextDocument doc;
-    doc.setHtml(QString::fromUtf8(f.readAll()));
-    return doc.toPlainText();
+    doc.setMarkdown(QString::fromUtf8(f.readAll()));
+    const QString anchor = pageAndSection.section(QLatin1Char('#'), 1);
+    QString text;
+    int level = 0;
+    for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
+        const int heading = b.blockFormat().headingLevel();
+        if (level > 0 && heading > 0 && heading <= level)
+            break;
+        if (level == 0 && heading > 0 && HelpBrowser::anchorOf(b.text()) == anchor)
+            level = heading;
+        if (level > 0)
+            text += b.text() + QLatin1Char('\n');
+    }
+    return text;
+}
+
+/// The heading block at the top of the browser's view.
+QString headingInView(QTextBrowser *browser)
+{
+    QTextBlock b = browser->cursorForPosition(QPoint(4, 4)).block();
+    while (b.isValid() && b.blockFormat().headingLevel() == 0)
+        b = b.next();
+    return b.text();
 }
 
 /// A widget Qt builds inside another (a spin box's line edit, a dock's title buttons, a
@@ -72,10 +99,11 @@ class TestHelp : public QObject
 
 private Q_SLOTS:
     void initTestCase();
-    void f1OpensTheFocusedPanelsPage();
-    void everyDockHasAPage();
-    void pagesHoldTheReadmeExplorerSections();
+    void f1OpensTheFocusedPanelsSection();
+    void everyDockHasASection();
+    void helpIsTheManual();
     void linksResolve();
+    void linkToAnotherPagesSection();
     void everyControlHasATooltip();
     void expertMatrixHasAKey();
 };
@@ -88,7 +116,7 @@ void TestHelp::initTestCase()
     QSettings().clear();
 }
 
-void TestHelp::f1OpensTheFocusedPanelsPage()
+void TestHelp::f1OpensTheFocusedPanelsSection()
 {
     MainWindow window;
     window.setDialogs(std::make_unique<ScriptedDialogs>());
@@ -103,72 +131,111 @@ void TestHelp::f1OpensTheFocusedPanelsPage()
     QTest::keyClick(spin, Qt::Key_F1);
     QVERIFY(window.helpBrowser());
     QVERIFY(window.helpBrowser()->isVisible());
-    QCOMPARE(window.helpBrowser()->currentPage(), QStringLiteral("inspector.html"));
-    QVERIFY(window.helpBrowser()->browser()->toPlainText().contains(QStringLiteral("Inspector")));
+    // The manual's page on the explorer, rendered from its Markdown, at the Inspector's section.
+    QCOMPARE(window.helpBrowser()->currentPage(), QStringLiteral("explorer.md"));
+    QCOMPARE(window.helpBrowser()->currentSection(), QStringLiteral("inspector-right"));
+    QTextBrowser *text = window.helpBrowser()->browser();
+    QVERIFY(text->toPlainText().startsWith(QStringLiteral("The desktop explorer")));
+    QTRY_VERIFY(text->verticalScrollBar()->value() > 0);
+    QTRY_COMPARE(headingInView(text), QStringLiteral("Inspector (right)"));
 
-    QVERIFY(QTest::qWaitForWindowActive(&window) || true);
     window.activateWindow();
+    QTRY_VERIFY(window.isActiveWindow());
     window.fabricView()->setFocus();
+    QTRY_VERIFY(window.fabricView()->hasFocus());
     QTest::keyClick(window.fabricView(), Qt::Key_F1);
-    QCOMPARE(window.helpBrowser()->currentPage(), QStringLiteral("fabric.html"));
-    QVERIFY(window.helpBrowser()->browser()->toPlainText().contains(QStringLiteral("Shift+wheel")));
+    QCOMPARE(window.helpBrowser()->currentPage(), QStringLiteral("explorer.md"));
+    QCOMPARE(window.helpBrowser()->currentSection(), QStringLiteral("fabric-view-centre"));
+    QTRY_COMPARE(headingInView(text), QStringLiteral("Fabric view (centre)"));
+    QVERIFY(text->toPlainText().contains(QStringLiteral("Shift+wheel")));
+    // The pictures come with the pages: the explorer page's screenshot is loaded.
+    const QVariant picture = text->document()->resource(QTextDocument::ImageResource,
+        QUrl(QStringLiteral("qrc:/resources/screenshots/main-window.png")));
+    QVERIFY(picture.isValid());
 }
 
-void TestHelp::everyDockHasAPage()
+void TestHelp::everyDockHasASection()
 {
     MainWindow window;
     const QStringList pages = HelpBrowser::pages();
-    QVERIFY(pages.contains(QStringLiteral("index.html")));
+    QVERIFY(pages.contains(QStringLiteral("README.md")));
     for (QDockWidget *dock : window.findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly)) {
-        const QString page = HelpBrowser::pageFor(dock->widget());
-        QVERIFY2(page != QLatin1String("index.html"), qPrintable(dock->objectName()));
-        QVERIFY2(pages.contains(page), qPrintable(page));
-        QVERIFY2(pageText(page).contains(dock->windowTitle()), qPrintable(dock->windowTitle() + QStringLiteral(" in ") + page));
+        const QString section = HelpBrowser::pageFor(dock->widget());
+        QVERIFY2(section.contains(QLatin1Char('#')),
+            qPrintable(dock->objectName() + QStringLiteral(": ") + section));
+        QVERIFY2(pages.contains(section.section(QLatin1Char('#'), 0, 0)), qPrintable(section));
+        const QString text = sectionText(section);
+        QVERIFY2(!text.isEmpty(), qPrintable(QStringLiteral("no section ") + section));
+        QVERIFY2(text.contains(dock->windowTitle()),
+            qPrintable(dock->windowTitle() + QStringLiteral(" in ") + section));
     }
 }
 
-void TestHelp::pagesHoldTheReadmeExplorerSections()
+/// The help shows the docs/ pages themselves, byte for byte, and no HTML copy remains.
+void TestHelp::helpIsTheManual()
 {
-    QFile readme(QStringLiteral(RAILYARD_SOURCE_DIR "/README.md"));
-    QVERIFY(readme.open(QIODevice::ReadOnly));
-    const QString text = QString::fromUtf8(readme.readAll());
-    const qsizetype start = text.indexOf(QStringLiteral("\n## The desktop explorer"));
-    QVERIFY(start >= 0);
-    const qsizetype end = text.indexOf(QStringLiteral("\n## "), start + 5);
-    const QString section = text.mid(start, end - start);
-    // Its subsections and its bold topics ("- **Fabric view** (centre):").
-    QStringList topics;
-    static const QRegularExpression heading(QStringLiteral("\\n### ([^\\n]+)"));
-    for (auto it = heading.globalMatch(section); it.hasNext();)
-        topics << it.next().captured(1).trimmed();
-    static const QRegularExpression bold(QStringLiteral("\\n- \\*\\*([^*]+?)[:.]?\\*\\*"));
-    for (auto it = bold.globalMatch(section); it.hasNext();)
-        topics << it.next().captured(1).trimmed();
-    QVERIFY(topics.size() >= 8);
-    QString all;
-    for (const QString &page : HelpBrowser::pages())
-        all += pageText(page) + QLatin1Char('\n');
-    for (QString topic : topics) {
-        topic.remove(QRegularExpression(QStringLiteral("[`*]")));
-        topic = topic.section(QStringLiteral(" ▸ "), 0, 0).section(QStringLiteral(" ("), 0, 0);
-        QVERIFY2(all.contains(topic, Qt::CaseInsensitive), qPrintable(QStringLiteral("README topic not in the help: ") + topic));
+    const QDir docs(QStringLiteral(RAILYARD_SOURCE_DIR "/docs"));
+    const QStringList onDisk = docs.entryList({ QStringLiteral("*.md") }, QDir::Files, QDir::Name);
+    QVERIFY(onDisk.size() >= 15);
+    QCOMPARE(HelpBrowser::pages(), onDisk);
+    for (const QString &page : onDisk) {
+        QFile disk(docs.filePath(page));
+        QFile embedded(QStringLiteral(":/docs/") + page);
+        QVERIFY(disk.open(QIODevice::ReadOnly) && embedded.open(QIODevice::ReadOnly));
+        QVERIFY2(disk.readAll() == embedded.readAll(), qPrintable(page));
     }
+    QVERIFY(!QDir(QStringLiteral(":/help")).exists());
+    QVERIFY(!QDir(QStringLiteral(RAILYARD_SOURCE_DIR "/resources/help")).exists());
 }
 
 void TestHelp::linksResolve()
 {
     const QStringList pages = HelpBrowser::pages();
-    QVERIFY(pages.size() >= 10);
-    static const QRegularExpression link(QStringLiteral("href=\"([^\"#:]+)\""));
+    // [text](target) and ![alt](picture): every relative target is compiled in, and a section
+    // is one of its page's headings.
+    static const QRegularExpression link(QStringLiteral("\\]\\(([^)\\s]+)\\)"));
+    int checked = 0;
     for (const QString &page : pages) {
-        QFile f(QStringLiteral(":/help/") + page);
+        QFile f(QStringLiteral(":/docs/") + page);
         QVERIFY(f.open(QIODevice::ReadOnly));
-        const QString html = QString::fromUtf8(f.readAll());
-        for (auto it = link.globalMatch(html); it.hasNext();) {
+        const QString markdown = QString::fromUtf8(f.readAll());
+        for (auto it = link.globalMatch(markdown); it.hasNext();) {
             const QString target = it.next().captured(1);
-            QVERIFY2(QFile::exists(QStringLiteral(":/help/") + target), qPrintable(page + QStringLiteral(" -> ") + target));
+            if (target.contains(QLatin1String("://")))
+                continue;
+            const QString file = target.section(QLatin1Char('#'), 0, 0);
+            const QString anchor = target.section(QLatin1Char('#'), 1);
+            const QString path = file.isEmpty() ? QStringLiteral(":/docs/") + page
+                                                : QDir::cleanPath(QStringLiteral(":/docs/") + file);
+            QVERIFY2(QFile::exists(path), qPrintable(page + QStringLiteral(" -> ") + target));
+            if (!anchor.isEmpty() && path.startsWith(QLatin1String(":/docs/")))
+                QVERIFY2(HelpBrowser::sectionsOf(path.mid(7)).contains(anchor),
+                    qPrintable(page + QStringLiteral(" -> ") + target
+                        + QStringLiteral(": no such section")));
+            ++checked;
         }
     }
+    QVERIFY(checked > 50);
+}
+
+/// A link between pages opens the other page at the section it names.
+void TestHelp::linkToAnotherPagesSection()
+{
+    HelpBrowser help;
+    help.resize(760, 620);
+    help.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&help));
+    help.showPage(QStringLiteral("whiteboard-session.md"));
+    QCOMPARE(help.currentPage(), QStringLiteral("whiteboard-session.md"));
+    // What clicking the link "What-if studies" of step 6 does.
+    help.browser()->setSource(
+        QUrl(QStringLiteral("qrc:/docs/studies.md#compare-two-placements-ab")));
+    QCOMPARE(help.currentPage(), QStringLiteral("studies.md"));
+    QCOMPARE(help.currentSection(), QStringLiteral("compare-two-placements-ab"));
+    QTRY_COMPARE(headingInView(help.browser()), QStringLiteral("Compare two placements (A/B)"));
+    // Back returns to the page before.
+    help.browser()->backward();
+    QCOMPARE(help.currentPage(), QStringLiteral("whiteboard-session.md"));
 }
 
 void TestHelp::everyControlHasATooltip()

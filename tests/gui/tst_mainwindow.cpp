@@ -1,7 +1,10 @@
 // The main window as a user drives it: files (open errors, Save As round trip, the
 // unsaved-changes prompt), undo/redo and preset actions, exports, and `railyard --screenshot`.
 // Modal dialogs are replaced by a scripted UserDialogs, so nothing blocks.
+#include "base/scenarioerror.h"
 #include "cost/costengine.h"
+#include "cost/scenariocheck.h"
+#include "document/scenariodocument.h"
 #include "documentfiles.h"
 #include "fabricitem.h"
 #include "fabricview.h"
@@ -9,9 +12,6 @@
 #include "mainactions.h"
 #include "mainwindow.h"
 #include "recentfiles.h"
-#include "scenario/scenariocheck.h"
-#include "document/scenariodocument.h"
-#include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
 #include "scripteddialogs.h"
 #include "scriptedwindow.h"

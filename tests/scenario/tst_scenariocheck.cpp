@@ -1,11 +1,11 @@
-// checkScenario() (model/scenario/scenariocheck.cpp) and the cost engine's constructor share one
+// checkScenario() (model/cost/scenariocheck.cpp) and the cost engine's constructor share one
 // validation (prepareEvaluation(), model/cost/evaluationinputs.cpp): for every kind of bad
 // scenario both refuse it with the same message; for a good one checkScenario fills in the
 // slots the engine places and hands back a fabric the engine can share.
 #include "base/scenarioerror.h"
 #include "cost/costengine.h"
+#include "cost/scenariocheck.h"
 #include "fixtures.h"
-#include "scenario/scenariocheck.h"
 #include "scenario/scenariofile.h"
 
 #include <QTest>

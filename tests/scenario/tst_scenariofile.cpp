@@ -126,6 +126,7 @@ class TestScenarioFile : public QObject
 private Q_SLOTS:
     void roundTripThroughFile();
     void roundTripThroughJson();
+    void schemaKeyIsIgnored();
     void textIsExplicitAndOrdered();
     void defaults();
     void newTrainingFieldsRoundTrip();
@@ -165,6 +166,22 @@ void TestScenarioFile::roundTripThroughJson()
     compareScenarios(scenarioFromJson(j), original);
     // The default Scenario round-trips as well (empty optional arrays stay empty).
     compareScenarios(scenarioFromJson(scenarioToJson(Scenario{})), Scenario{});
+}
+
+/// A file that names its JSON Schema ("$schema", as the samples do, for editors) loads as the
+/// same scenario without it; any other unknown key is still refused.
+void TestScenarioFile::schemaKeyIsIgnored()
+{
+    json j = scenarioToJson(fullScenario());
+    j["$schema"] = "../docs/scenario.schema.json";
+    compareScenarios(scenarioFromJson(j), fullScenario());
+    j["$schemas"] = "x";
+    try {
+        scenarioFromJson(j);
+        QFAIL("an unknown key next to $schema was accepted");
+    } catch (const ScenarioError &e) {
+        QVERIFY2(std::string(e.what()).find("$schemas") != std::string::npos, e.what());
+    }
 }
 
 void TestScenarioFile::textIsExplicitAndOrdered()

@@ -3,7 +3,7 @@
 # machine would get it from `apt-get install --no-install-recommends`.
 #
 #   check_packages.sh --cache BUILD/CMakeCache.txt [--profile main|sanitize|fuzz]
-#                     [--binary FILE]... [--tool NAME]... [--without PKG]...
+#                     [--binary FILE]... [--tool NAME]... [--file PATH]... [--without PKG]...
 #
 # What counts as "used":
 #   - every package config CMake resolved (the cache's *_DIR entries under /usr), by the Debian
@@ -11,7 +11,8 @@
 #   - every program the cache found by path (FILEPATH entries: the compiler, the build tool,
 #     binutils, ccache, pkg-config);
 #   - every shared library the given binaries load (ldd), e.g. the sanitizer runtimes;
-#   - every tool the tests run (--tool NAME, looked up on PATH).
+#   - every tool the tests run (--tool NAME, looked up on PATH);
+#   - every other file the tests read from the system (--file PATH: a Python module, say).
 # Each owner must lie in the set of packages that `apt-get install --no-install-recommends LIST`
 # would install on an empty system: apt-get resolves LIST against an empty dpkg status
 # (-o Dir::State::status=/dev/null, --simulate), so alternatives and virtual packages are
@@ -26,13 +27,14 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache="" profile=main
-binaries=() tools=() without=()
+binaries=() tools=() files=() without=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2; shift 2 ;;
     --profile) profile=$2; shift 2 ;;
     --binary) binaries+=("$2"); shift 2 ;;
     --tool) tools+=("$2"); shift 2 ;;
+    --file) files+=("$2"); shift 2 ;;
     --without) without+=("$2"); shift 2 ;;
     *) echo "check_packages: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -111,6 +113,12 @@ for tool in "${tools[@]}"; do
     continue
   fi
   need "$(realpath "$path")" "the tool '$tool' the tests run"
+done
+
+# 5. Other files the tests read.
+for file in "${files[@]}"; do
+  [ -e "$file" ] || { missing_tools+=("$file"); continue; }
+  need "$(realpath "$file")" "read by the tests"
 done
 
 # path -> owning package (arch qualifier dropped). Debian 12 merges /usr (/bin -> /usr/bin,

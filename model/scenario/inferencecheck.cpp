@@ -5,12 +5,12 @@
  * layers over pp, experts over ep; no GPU in two pools; prefill and decode pools come together
  * and are not mixed with colocated pools; weights plus KV cache fit the device's HBM.
  */
-#include "studies/inferencecheck.h"
+#include "scenario/inferencecheck.h"
 
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenario.h"
-#include "studies/inferencecompute.h"
+#include "workload/inferencecompute.h"
 
 #include <cmath>
 #include <cstdint>

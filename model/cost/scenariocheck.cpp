@@ -1,8 +1,8 @@
-#include "scenario/scenariocheck.h"
+#include "cost/scenariocheck.h"
 
 #include "cost/evaluationinputs.h"
 #include "cost/pipelineschedule.h"
-#include "studies/inferencecheck.h"
+#include "scenario/inferencecheck.h"
 
 namespace railyard {
 
@@ -10,11 +10,12 @@ bool sameEvaluationInputs(const Scenario &a, const Scenario &b)
 {
     // The failures count: the engine checks every mapping against them.
     return a.fabric == b.fabric && a.degrees == b.degrees && a.order == b.order
-           && a.model == b.model && a.training == b.training && a.device == b.device
-           && a.failures == b.failures;
+        && a.model == b.model && a.training == b.training && a.device == b.device
+        && a.failures == b.failures;
 }
 
-std::shared_ptr<const Fabric> checkScenario(Scenario &scenario, std::shared_ptr<const Fabric> fabric)
+std::shared_ptr<const Fabric> checkScenario(
+    Scenario &scenario, std::shared_ptr<const Fabric> fabric)
 {
     EvaluationInputs inputs = prepareEvaluation(scenario, std::move(fabric));
     if (scenario.inference)

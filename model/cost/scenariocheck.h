@@ -34,6 +34,7 @@ bool sameEvaluationInputs(const Scenario &a, const Scenario &b);
  * otherwise a new one the caller may hand to the engine). Throws ScenarioError with the
  * engine's message.
  */
-std::shared_ptr<const Fabric> checkScenario(Scenario &scenario, std::shared_ptr<const Fabric> fabric);
+std::shared_ptr<const Fabric> checkScenario(
+    Scenario &scenario, std::shared_ptr<const Fabric> fabric);
 
 } // namespace railyard

@@ -3,7 +3,7 @@
  * [Ainslie23]), weight bytes per GPU ([Narayanan21] Eq. 2), and prefill / decode compute on the
  * roofline of planWorkload() ([Williams09]). The sources are listed in full in inference.cpp.
  */
-#include "studies/inferencecompute.h"
+#include "workload/inferencecompute.h"
 
 #include "workload/workloadnames.h"
 

@@ -123,6 +123,14 @@ void CalibrationDock::setPending(const CalibrationSpec &spec, const QString &sou
     refresh();
 }
 
+void CalibrationDock::clearPending()
+{
+    m_pending = {};
+    m_hasPending = false;
+    m_source.clear();
+    refresh();
+}
+
 const CalibrationSpec &CalibrationDock::shown() const
 {
     return m_hasPending ? m_pending : m_doc->scenario().calibration;

@@ -52,6 +52,14 @@ CalibrationController::CalibrationController(MainWindow *window)
     }
 }
 
+void CalibrationController::startClean()
+{
+    if (!m_panel->hasPending())
+        return; // the dock shows the new document's own calibration
+    m_panel->clearPending();
+    m_dock->hide();
+}
+
 void CalibrationController::importMeasurements()
 {
     const QStringList paths = m_window->files()->dialogs()->openMeasurementFiles(

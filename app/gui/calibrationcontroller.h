@@ -33,6 +33,8 @@ public:
     CalibrationDock *dock() const { return m_panel; }
     QDockWidget *dockWidget() const { return m_dock; }
     QAction *importAction() const { return m_import; }
+    /// Another scenario replaced the document: a pending fit was the last document's.
+    void startClean();
 
 private:
     MainWindow *m_window;

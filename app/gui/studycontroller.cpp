@@ -28,6 +28,7 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMenuBar>
+#include <QStyle>
 #include <QTimer>
 #include <QUndoStack>
 
@@ -331,9 +332,22 @@ bool StudyController::optimisePlacement()
 LayoutSearchDialog *StudyController::showLayoutSearch()
 {
     if (!m_layoutSearch) {
-        m_layoutSearch = new LayoutSearchDialog(m_window);
-        connect(m_layoutSearch, &LayoutSearchDialog::candidateOpened, this,
+        auto *dialog = new LayoutSearchDialog(m_window);
+        m_layoutSearch = dialog;
+        connect(dialog, &LayoutSearchDialog::candidateOpened, this,
             [this](const Scenario &scenario) { openInNewWindow(scenario); });
+        // The search starts from the open file: its GPUs, fabric wiring, model, batch and
+        // sequence (a model or wiring the search has no preset for keeps the dialog's own).
+        const Scenario &s = m_window->document()->scenario();
+        LayoutSearchOptions o = dialog->options();
+        o.gpus = s.fabric.servers * s.fabric.gpusPerServer;
+        o.fabricKind = s.fabric.kind;
+        o.globalBatch = s.training.globalBatch;
+        if (dialog->modelBox()->findText(QString::fromStdString(s.model.name)) >= 0) {
+            o.model = s.model.name;
+            o.seq = s.model.seq; // the file's sequence belongs to its model
+        }
+        dialog->setOptions(o);
     }
     m_layoutSearch->show();
     m_layoutSearch->raise();
@@ -351,6 +365,10 @@ MainWindow *StudyController::openInNewWindow(const Scenario &scenario)
         return nullptr;
     }
     window->resize(m_window->size());
+    // A cascade step down and right (the title bar's height, as window managers cascade), so
+    // the new window never hides the one it came from exactly.
+    const int step = std::max(32, m_window->style()->pixelMetric(QStyle::PM_TitleBarHeight));
+    window->move(m_window->pos() + QPoint(step, step));
     window->show();
     return window;
 }
@@ -571,6 +589,22 @@ void StudyController::clearBaseline()
     m_highlighted.clear();
     applyHighlight();
     m_window->showStatus(tr("Baseline cleared"));
+}
+
+void StudyController::startClean()
+{
+    m_baseline.reset();
+    m_sideB.reset();
+    m_pinnedAt.clear();
+    m_clearAction->setEnabled(false);
+    m_panel->clear();
+    m_highlighted.clear();
+    if (m_layoutSearch) { // its candidates were searched for the last document
+        m_layoutSearch->close();
+        m_layoutSearch->deleteLater(); // the next one starts from the new document
+    }
+    applyHighlight();
+    hideIdleStudies();
 }
 
 void StudyController::scheduleRefresh()

@@ -64,6 +64,7 @@ private Q_SLOTS:
     void cancelledRemapChangesNothing();
     void badFailureTextIsRefused();
     void expertRoutingEditIsUndoableAndShown();
+    void exponentIsTypedWhole();
     void inferenceScenarioColoursKvLinks();
 };
 
@@ -313,6 +314,29 @@ void TestStudies::expertRoutingEditIsUndoableAndShown()
     QCOMPARE(panel->routingBox()->currentData().toInt(), static_cast<int>(RoutingKind::Uniform));
     QCOMPARE(panel->matrixView()->summary().skew, 1.0);
     QCOMPARE(f.doc()->report().iterationTime, uniformTime);
+}
+
+void TestStudies::exponentIsTypedWhole()
+{
+    // Typing 1.5 committed after the first digit ("1"), and the refresh wrote 1.00 over the rest.
+    Fixture f;
+    QVERIFY(f.window.openFile(QStringLiteral(RAILYARD_SOURCE_DIR "/samples/mixtral-ep8.json")));
+    f.action("actionExpertRouting")->trigger();
+    f.settle();
+    ExpertPanel *panel = f.studies()->expertPanel();
+    panel->routingBox()->setCurrentIndex(
+        panel->routingBox()->findData(static_cast<int>(RoutingKind::Zipf)));
+    f.settle();
+    QDoubleSpinBox *box = panel->exponentBox();
+    box->setFocus();
+    box->selectAll();
+    QTest::keyClicks(box, QStringLiteral("1.5"));
+    f.settle();
+    QCOMPARE(box->text(), QStringLiteral("1.5")); // still being typed, nothing written over it
+    QTest::keyClick(box, Qt::Key_Return);
+    f.settle();
+    QCOMPARE(f.doc()->scenario().model.routing.zipfExponent, 1.5);
+    QCOMPARE(box->value(), 1.5);
 }
 
 void TestStudies::inferenceScenarioColoursKvLinks()

@@ -272,6 +272,9 @@ void TestLessons::tpSplitByOneSwap()
     QCOMPARE(
         QString::fromStdString(f.lessons()->attribution().dominantName()), QStringLiteral("TP"));
     QVERIFY(f.panel()->explanationLabel()->text().contains(QStringLiteral("on TP")));
+    // The picture of the explanation, when asked for.
+    if (const QByteArray dir = qgetenv("RAILYARD_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(f.window.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/lesson-explanation.png")));
 }
 
 void TestLessons::dpLeavesItsRail()

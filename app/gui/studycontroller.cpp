@@ -1,4 +1,5 @@
 #include "studycontroller.h"
+#include "summarybar.h"
 
 #include "annotationcontroller.h"
 #include "base/scenarioerror.h"
@@ -464,6 +465,7 @@ void StudyController::refreshInference()
     m_inferenceDirty = false;
     if (!s.inference) {
         m_inference->clear();
+        m_window->summaryBar()->clearKvFigures();
         view->clearLinkOverlay();
         m_kvLinks.clear();
         applyHighlight();
@@ -474,6 +476,7 @@ void StudyController::refreshInference()
         report = evaluateInference(s, doc->engine().fabric());
     } catch (const std::exception &e) {
         m_inference->clear();
+        m_window->summaryBar()->clearKvFigures();
         view->clearLinkOverlay();
         m_window->showStatus(tr("Inference: %1").arg(QString::fromStdString(e.what())));
         return;
@@ -481,6 +484,7 @@ void StudyController::refreshInference()
     m_inference->setReport(report);
     m_kvLinks.clear();
     if (!kvOverlay()) {
+        m_window->summaryBar()->clearKvFigures();
         view->clearLinkOverlay();
         applyHighlight();
         return;
@@ -501,6 +505,17 @@ void StudyController::refreshInference()
         m_kvLinks.push_back(l.link);
     }
     view->setLinkOverlay(std::move(values), tr("KV load, %1 req/s").arg(s.inference->requestRate));
+    // The summary beside KV-coloured links shows the serving figures, not the training step's.
+    SummaryBar::KvFigures kv;
+    kv.ttft = report.ttft;
+    kv.tpot = report.tpot;
+    kv.endToEnd = report.endToEnd;
+    kv.requestRate = s.inference->requestRate;
+    if (!report.kvLinks.empty()) {
+        kv.hottestLink = QString::fromStdString(report.kvLinks.front().name);
+        kv.hottestUtilisation = report.kvLinks.front().utilisation;
+    }
+    m_window->summaryBar()->setKvFigures(kv);
     applyHighlight();
 }
 

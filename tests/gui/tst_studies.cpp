@@ -16,6 +16,7 @@
 #include "scripteddialogs.h"
 #include "scriptedwindow.h"
 #include "studycontroller.h"
+#include "summarybar.h"
 #include "timelinecanvas.h"
 
 #include <QAction>
@@ -368,9 +369,18 @@ void TestStudies::inferenceScenarioColoursKvLinks()
         != outlined.end());
     QCOMPARE(f.window.fabricView()->rootItem()->shownUtilisation(expected.kvLinks.front().link),
         expected.kvLinks.front().utilisation);
+    // Beside KV-coloured links the summary shows the serving figures (it showed the training
+    // step's iteration, MFU, bubble and bottleneck).
+    SummaryBar *summary = f.window.summaryBar();
+    QVERIFY(summary->showsKvFigures());
+    QVERIFY2(summary->iterationLabel()->text().contains(QStringLiteral("TTFT")),
+        qPrintable(summary->iterationLabel()->text()));
+    QVERIFY(summary->bottleneckLabel()->text().contains(QStringLiteral("KV")));
+    QVERIFY(!summary->iterationLabel()->text().contains(QStringLiteral("Iteration")));
     f.action("actionKvOverlay")->setChecked(false);
     QVERIFY(!f.studies()->kvOverlay());
     QVERIFY(!f.window.fabricView()->rootItem()->hasLinkOverlay());
+    QVERIFY(summary->iterationLabel()->text().contains(QStringLiteral("Iteration")));
     f.action("actionKvOverlay")->setChecked(true);
     QVERIFY(f.studies()->kvOverlay());
     QVERIFY(f.window.fabricView()->rootItem()->hasLinkOverlay());

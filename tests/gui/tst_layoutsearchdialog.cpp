@@ -23,6 +23,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
+#include <QScreen>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
@@ -105,6 +106,14 @@ void TestLayoutSearchDialog::menuShowsTheDialog()
     QCOMPARE(o.model, w.doc()->scenario().model.name);
     QCOMPARE(o.globalBatch, w.doc()->scenario().training.globalBatch);
     QCOMPARE(o.seq, w.doc()->scenario().model.seq);
+    // It fits the screen (it was 960x760 whatever the screen: clipped at 1280x720).
+    const QRect area = dialog->screen()->availableGeometry();
+    QVERIFY2(dialog->width() <= area.width() && dialog->height() <= area.height(),
+        qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                       .arg(dialog->width())
+                       .arg(dialog->height())
+                       .arg(area.width())
+                       .arg(area.height())));
     // A second trigger raises the same dialog.
     action->trigger();
     QCOMPARE(w.window.findChildren<LayoutSearchDialog *>().size(), qsizetype(1));

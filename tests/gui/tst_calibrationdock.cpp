@@ -21,6 +21,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QLogValueAxis>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -139,6 +140,10 @@ void TestCalibrationDock::importAcceptUndoRevert()
     QVERIFY(files.size() >= 3);
 
     QVERIFY(f.importAction());
+    f.window.resize(1280, 720);
+    f.window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&f.window));
+    const int width = f.window.width();
     f.dialogs->measurementFiles = files;
     const int steps = f.doc()->undoStack()->count();
     f.importAction()->trigger();
@@ -151,6 +156,17 @@ void TestCalibrationDock::importAcceptUndoRevert()
     QCOMPARE(f.dock()->chartView()->chart()->series().size(), 3 * files.size());
     QCOMPARE(f.dock()->residualTable()->rowCount(), 2 * static_cast<int>(files.size()));
     QVERIFY(f.dock()->tiersLabel()->text().contains(QStringLiteral("scale_up")));
+    // Opening the dock does not widen the window; the table says its units; the size axis
+    // has few enough labels to show them whole.
+    QCoreApplication::processEvents();
+    QCOMPARE(f.window.width(), width);
+    QVERIFY(f.dock()->residualTable()->horizontalHeaderItem(2)->text().contains(
+        QStringLiteral("GB/s")));
+    QVERIFY(
+        f.dock()->residualTable()->horizontalHeaderItem(5)->text().contains(QStringLiteral("%")));
+    for (QAbstractAxis *axis : f.dock()->chartView()->chart()->axes(Qt::Horizontal))
+        if (auto *log = qobject_cast<QLogValueAxis *>(axis))
+            QVERIFY2(log->tickCount() <= 6, qPrintable(QString::number(log->tickCount())));
     QLabel *badge = f.window.findChild<SummaryBar *>()->calibratedBadge();
     QVERIFY(!badge->isVisibleTo(&f.window));
 

@@ -1,5 +1,11 @@
 #pragma once
 
+#include "io/measuredruns.h"
+#include "io/nccltestslog.h"
+
+#include <optional>
+#include <vector>
+
 #include <QObject>
 #include <QStringList>
 
@@ -37,6 +43,11 @@ public:
     void startClean();
 
 private:
+    /// matchMeasuredRuns(), asking which plan run a log measured when nothing tells (nullopt:
+    /// cancelled); other errors throw as the reader's.
+    std::optional<std::vector<MeasuredRun>> matchRuns(
+        const CostEngine &engine, const std::vector<NcclTestsLog> &logs);
+
     MainWindow *m_window;
     CalibrationDock *m_panel = nullptr;
     QDockWidget *m_dock = nullptr;

@@ -81,6 +81,14 @@ UserDialogs::RestoreChoice UserDialogs::askRestore(
     return RestoreChoice::Discard;
 }
 
+QString UserDialogs::chooseItem(
+    QWidget *parent, const QString &title, const QString &label, const QStringList &items)
+{
+    bool ok = false;
+    const QString item = QInputDialog::getItem(parent, title, label, items, 0, false, &ok);
+    return ok ? item : QString();
+}
+
 void UserDialogs::showError(QWidget *parent, const QString &title, const QString &message)
 {
     QMessageBox::critical(parent, title, message);

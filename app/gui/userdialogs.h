@@ -54,6 +54,9 @@ public:
     /// Discard, Not Now (Alt+N, Esc). Its buttons are found by object name ("restoreButton").
     static std::unique_ptr<QMessageBox> restoreBox(
         QWidget *parent, const QString &savedAt, const QString &originalPath);
+    /// One of `items` (e.g. which measurement-plan run a log measured), or empty when cancelled.
+    virtual QString chooseItem(
+        QWidget *parent, const QString &title, const QString &label, const QStringList &items);
     /// Help > About.
     virtual void showAbout(QWidget *parent);
     /// Runs a prepared dialog modally (e.g. the failure remap) and returns QDialog::exec()'s

@@ -95,6 +95,7 @@ private Q_SLOTS:
     void initTestCase();
     void importAcceptUndoRevert();
     void malformedLogChangesNothing();
+    void unnamedLogAsksWhichRun();
 
 private:
     QTemporaryDir m_dir;
@@ -218,6 +219,48 @@ void TestCalibrationDock::malformedLogChangesNothing()
     QVERIFY(!f.dock()->hasPending());
     QCOMPARE(f.doc()->undoStack()->count(), steps);
     QVERIFY(f.doc()->scenario() == before);
+}
+
+void TestCalibrationDock::unnamedLogAsksWhichRun()
+{
+    // A real nccl-tests log named by hand says nothing of its run: the import refused it with
+    // "name it with --run ID=...", an option the GUI does not have. It now asks which run.
+    Fixture f;
+    const Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(8, 1, 2));
+    f.doc()->load(s);
+    CostEngine plain(s);
+    std::vector<PlanRun> single;
+    for (const PlanRun &r : ncclPlanRuns(plain))
+        if (r.groups == 1)
+            single.push_back(r);
+    QVERIFY(single.size() >= 2);
+    QStringList files;
+    for (std::size_t i = 0; i < 2; ++i) {
+        const PlanRun &r = single[i];
+        const QString path = m_dir.filePath(QStringLiteral("by-hand-%1.log").arg(i));
+        const double us
+            = plain.collective(r.op, r.members.front(), static_cast<double>(r.bytes)).time * 1e6;
+        writeFile(path, logText(r.op, static_cast<int>(r.members.front().size()), r.bytes, us));
+        files << path;
+        f.dialogs->itemAnswers << QString::fromStdString(r.id);
+    }
+    f.dialogs->measurementFiles = files;
+    f.importAction()->trigger();
+    QVERIFY2(f.dialogs->errors.isEmpty(), qPrintable(f.dialogs->errors.join(QLatin1Char('\n'))));
+    QCOMPARE(f.dialogs->itemQuestions.size(), 2); // one question per file nothing names
+    QVERIFY(f.dialogs->itemQuestions.front().contains(QStringLiteral("by-hand-0.log")));
+    QVERIFY(f.dialogs->itemQuestions.front().contains(QString::fromStdString(single[0].id)));
+    QVERIFY(f.dock()->hasPending());
+    QCOMPARE(f.dock()->residualTable()->item(0, 0)->text(), QString::fromStdString(single[0].id));
+
+    // Cancelled: nothing imported, no error box.
+    Fixture g;
+    g.doc()->load(s);
+    g.dialogs->measurementFiles = files;
+    g.importAction()->trigger();
+    QCOMPARE(g.dialogs->itemQuestions.size(), 1);
+    QVERIFY(g.dialogs->errors.isEmpty());
+    QVERIFY(!g.dock()->hasPending());
 }
 
 QTEST_MAIN(TestCalibrationDock)

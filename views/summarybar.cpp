@@ -92,8 +92,9 @@ void SummaryBar::fitColumns()
         label->setFixedWidth(std::max(htmlWidth(f, item(caption, widest)), htmlWidth(f, item(caption, QString()))) + 4);
     };
     fix(m_iteration, tr("Iteration"), QStringLiteral("999.99 ms"));
-    fix(m_mfu, tr("MFU"), QStringLiteral("100.0 %"));
-    fix(m_bubble, tr("Bubble"), QStringLiteral("100.0 %"));
+    // The same columns show TTFT, TPOT and end-to-end beside a KV overlay (setKvFigures()).
+    fix(m_mfu, tr("MFU"), QStringLiteral("999.99 ms"));
+    fix(m_bubble, tr("Bubble"), QStringLiteral("999.99 ms"));
     fix(m_spine, tr("Spine share"), QStringLiteral("100.00 %"));
     fix(m_memory, tr("Memory / rank"), QStringLiteral("999.9 GB / 999.9 GB %1").arg(tr("does not fit")));
     fix(m_warnings, tr("Mapping warnings"), QStringLiteral("9999"));

@@ -72,6 +72,9 @@ CalibrationDock::CalibrationDock(ScenarioDocument *doc, QWidget *parent)
     m_tiers = new QLabel(this);
     m_tiers->setObjectName(QStringLiteral("calibrationTiers"));
     m_tiers->setTextFormat(Qt::RichText);
+    // Wrapped: one line of every fitted tier set the dock's minimum width, and opening the
+    // dock widened the main window (1680 -> 1717 px).
+    m_tiers->setWordWrap(true);
     auto *top = new QHBoxLayout;
     top->addWidget(m_status, 1);
     m_accept = new QPushButton(tr("Accept"), this);
@@ -95,8 +98,8 @@ CalibrationDock::CalibrationDock(ScenarioDocument *doc, QWidget *parent)
     m_chart->setMinimumSize(320, 200);
     m_table = new QTableWidget(0, 7, split);
     m_table->setObjectName(QStringLiteral("calibrationResiduals"));
-    m_table->setHorizontalHeaderLabels({ tr("Run"), tr("Size"), tr("Measured"), tr("Default"),
-        tr("Calibrated"), tr("Residual"), tr("Weight") });
+    m_table->setHorizontalHeaderLabels({ tr("Run"), tr("Size"), tr("Measured (GB/s)"),
+        tr("Default (GB/s)"), tr("Calibrated (GB/s)"), tr("Residual (%)"), tr("Weight (0-1)") });
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -120,6 +123,14 @@ void CalibrationDock::setPending(const CalibrationSpec &spec, const QString &sou
     m_pending = spec;
     m_hasPending = true;
     m_source = source;
+    refresh();
+}
+
+void CalibrationDock::clearPending()
+{
+    m_pending = {};
+    m_hasPending = false;
+    m_source.clear();
     refresh();
 }
 
@@ -199,7 +210,9 @@ void CalibrationDock::fillChart(const CalibrationSpec &spec)
     for (QAbstractAxis *a : chart->axes())
         chart->removeAxis(a);
     auto *x = new QLogValueAxis(chart);
-    x->setBase(10.0);
+    // One label per factor 1000 (1e+03 = kB, 1e+06 = MB, ...): a label every decade from 8 B
+    // to 8 GB did not fit the dock's width and every label was elided to "1…".
+    x->setBase(1000.0);
     x->setTitleText(tr("message size (bytes)"));
     x->setLabelFormat(QStringLiteral("%.0e"));
     x->setMinorTickCount(0);

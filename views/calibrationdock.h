@@ -31,6 +31,8 @@ public:
     /// A fit not applied yet; `source` says where its logs came from (shown).
     void setPending(const CalibrationSpec &spec, const QString &source);
     bool hasPending() const { return m_hasPending; }
+    /// Drops the pending fit (it was fitted for a document that was replaced).
+    void clearPending();
     /// What the dock shows: the pending fit, else the document's calibration.
     const CalibrationSpec &shown() const;
 

@@ -16,6 +16,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace railyard {
 
 namespace {
@@ -99,6 +101,12 @@ ComparePanel::ComparePanel(QWidget *parent)
     bar->addWidget(m_pin);
     bar->addWidget(m_clear);
     outer->addLayout(bar);
+    m_why = new QLabel(this);
+    m_why->setObjectName(QStringLiteral("compareWhy"));
+    m_why->setWordWrap(true);
+    m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_why->hide();
+    outer->addWidget(m_why);
 
     m_stack = new QStackedWidget(this);
     auto *empty = new QLabel(
@@ -201,6 +209,8 @@ void ComparePanel::clear()
 {
     m_stack->setCurrentIndex(0);
     m_header->setText(tr("<b>A/B comparison</b>"));
+    m_why->clear();
+    m_why->hide();
     m_clear->setEnabled(false);
     m_highlight->setEnabled(false);
     m_figures->setRowCount(0);
@@ -238,6 +248,10 @@ void ComparePanel::setComparison(
     m_header->setText(tr("<b>A</b> %1 <span style='color:gray'>(pinned %2)</span> &nbsp;vs&nbsp; "
                          "<b>B</b> %3 <span style='color:gray'>(current)</span>")
                           .arg(qs(c.nameA).toHtmlEscaped(), pinnedAt, qs(c.nameB).toHtmlEscaped()));
+    // The cause in words, from the engine's attribution (never written by hand).
+    const QString why = qs(describeChange(c.attribution));
+    m_why->setText(why);
+    m_why->setVisible(!why.isEmpty());
     fillFigures(c);
     fillLinks(c, fabricB);
     fillRanks(c, fabricB);
@@ -287,11 +301,14 @@ void ComparePanel::fillLinks(const Comparison &c, const Fabric &fabric)
             row, 1, cell(QStringLiteral("%1 %").arg(l.utilisationA * 100.0, 0, 'f', 1), kRight));
         m_links->setItem(
             row, 2, cell(QStringLiteral("%1 %").arg(l.utilisationB * 100.0, 0, 'f', 1), kRight));
+        // A change that one decimal writes as 0.0 pp is shown as 0, in the plain colour.
+        const double pp = std::round(l.delta() * 1000.0) / 10.0;
         QTableWidgetItem *delta
-            = cell(QStringLiteral("%1 pp").arg(l.delta() * 100.0, 0, 'f', 1), kRight);
-        if (l.delta() != 0.0)
-            delta->setForeground(verdictColor(l.delta() < 0.0 ? 1 : -1));
-        if (l.delta() > 0.0)
+            = cell(pp == 0.0 ? QStringLiteral("0 pp") : QStringLiteral("%1 pp").arg(pp, 0, 'f', 1),
+                kRight);
+        if (pp != 0.0)
+            delta->setForeground(verdictColor(pp < 0.0 ? 1 : -1));
+        if (pp > 0.0)
             delta->setText(QLatin1Char('+') + delta->text());
         m_links->setItem(row, 3, delta);
         m_links->setItem(row, 4,

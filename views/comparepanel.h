@@ -48,6 +48,7 @@ public:
 
     bool hasComparison() const;
     QTableWidget *figureTable() const { return m_figures; }
+    QLabel *whyLabel() const { return m_why; }
     QTableWidget *linkTable() const { return m_links; }
     QTableWidget *rankTable() const { return m_ranks; }
     TimelineCanvas *timelineA() const { return m_timelineA; }
@@ -71,6 +72,7 @@ private:
 
     QStackedWidget *m_stack = nullptr;
     QLabel *m_header = nullptr;
+    QLabel *m_why = nullptr; ///< what the engine attributes the change to (describeChange)
     QLabel *m_linkSummary = nullptr;
     QLabel *m_rankSummary = nullptr;
     QPushButton *m_pin = nullptr;

@@ -34,6 +34,9 @@ ExpertPanel::ExpertPanel(ScenarioDocument *doc, QWidget *parent)
     m_exponent->setRange(0.0, kMaxZipfExponent);
     m_exponent->setSingleStep(0.1);
     m_exponent->setDecimals(2);
+    // Typed text commits on Enter or focus out: with keyboard tracking every keystroke would
+    // commit ("1" of "1.5" at once, and the refresh then writes 1.00 over the rest).
+    m_exponent->setKeyboardTracking(false);
     m_exponent->setToolTip(tr("Zipf exponent s: expert i gets weight 1/(i+1)^s (0 = uniform)"));
     m_group = new QSpinBox(this);
     m_group->setObjectName(QStringLiteral("expertGroup"));

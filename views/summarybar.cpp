@@ -92,8 +92,9 @@ void SummaryBar::fitColumns()
         label->setFixedWidth(std::max(htmlWidth(f, item(caption, widest)), htmlWidth(f, item(caption, QString()))) + 4);
     };
     fix(m_iteration, tr("Iteration"), QStringLiteral("999.99 ms"));
-    fix(m_mfu, tr("MFU"), QStringLiteral("100.0 %"));
-    fix(m_bubble, tr("Bubble"), QStringLiteral("100.0 %"));
+    // The same columns show TTFT, TPOT and end-to-end beside a KV overlay (setKvFigures()).
+    fix(m_mfu, tr("MFU"), QStringLiteral("999.99 ms"));
+    fix(m_bubble, tr("Bubble"), QStringLiteral("999.99 ms"));
     fix(m_spine, tr("Spine share"), QStringLiteral("100.00 %"));
     fix(m_memory, tr("Memory / rank"), QStringLiteral("999.9 GB / 999.9 GB %1").arg(tr("does not fit")));
     fix(m_warnings, tr("Mapping warnings"), QStringLiteral("9999"));
@@ -163,7 +164,22 @@ void SummaryBar::showBottleneck()
         room = m_bottleneck->width() - 6;
     }
     const QString name = QFontMetrics(bold).elidedText(m_bottleneckName, Qt::ElideMiddle, std::max(room, 40));
-    m_bottleneck->setText(item(tr("Bottleneck link"), name.toHtmlEscaped() + detail));
+    m_bottleneck->setText(
+        item(m_kv ? tr("Hottest KV link") : tr("Bottleneck link"), name.toHtmlEscaped() + detail));
+}
+
+void SummaryBar::setKvFigures(const KvFigures &figures)
+{
+    m_kv = figures;
+    refresh();
+}
+
+void SummaryBar::clearKvFigures()
+{
+    if (!m_kv)
+        return;
+    m_kv.reset();
+    refresh();
 }
 
 void SummaryBar::refresh()
@@ -172,36 +188,60 @@ void SummaryBar::refresh()
     const CostEngine &engine = m_doc->engine();
     const Scenario &s = m_doc->scenario();
 
-    m_iteration->setText(item(tr("Iteration"), chartformat::seconds(r.iterationTime)));
-    m_iteration->setToolTip(tr("One training iteration: pipeline %1 plus exposed DP sync and the "
-                               "optimizer step; %2 micro-batches per replica")
-                                .arg(chartformat::seconds(r.pipelineMakespan))
-                                .arg(engine.plan().microbatches));
-    m_mfu->setText(item(tr("MFU"), chartformat::percent(r.mfu)));
-    m_mfu->setToolTip(tr("Model FLOPs utilisation of the whole job at %1 peak")
-                          .arg(chartformat::latin(precisionName(s.training.precision))));
-    m_bubble->setText(item(tr("Bubble"), chartformat::percent(r.bubbleFraction)));
-    m_bubble->setToolTip(tr("Idle stage-time / (stages × makespan)"));
-
-    if (r.bottleneckLink >= 0 && r.bottleneckLink < engine.fabric().linkCount()) {
-        const FabricLink &link = engine.fabric().link(r.bottleneckLink);
-        const QString name = QString::fromStdString(engine.fabric().linkName(r.bottleneckLink));
-        const QString detail = QStringLiteral("%1 · %2 · %3")
-                                   .arg(chartformat::latin(tierName(link.tier)), chartformat::latin(dimName(r.bottleneckDim)),
-                                       chartformat::percent(r.utilisation(r.bottleneckLink)));
-        m_bottleneckName = name;
-        m_bottleneckDetail = detail;
+    if (m_kv) {
+        // The links show KV load: the numbers beside them are the serving figures the same
+        // study computes, not the training step's.
+        m_iteration->setText(item(tr("TTFT"), chartformat::seconds(m_kv->ttft)));
+        m_iteration->setToolTip(tr("Time to first token: prefill plus the KV transfer"));
+        m_mfu->setText(item(tr("TPOT"), chartformat::seconds(m_kv->tpot)));
+        m_mfu->setToolTip(tr("Time per output token: one decode step at the mean context"));
+        m_bubble->setText(item(tr("End-to-end"), chartformat::seconds(m_kv->endToEnd)));
+        m_bubble->setToolTip(tr("One request: TTFT plus the remaining decode steps"));
+        m_bottleneckName = m_kv->hottestLink.isEmpty() ? tr("none") : m_kv->hottestLink;
+        m_bottleneckDetail = m_kv->hottestLink.isEmpty()
+            ? QString()
+            : tr("KV · %1 at %2 req/s")
+                  .arg(chartformat::percent(m_kv->hottestUtilisation))
+                  .arg(m_kv->requestRate);
         showBottleneck();
-        m_bottleneck->setToolTip(
-            tr("%1\ntier %2, mostly %3 traffic, busy %4 of the iteration")
-                .arg(name, chartformat::latin(tierName(link.tier)), chartformat::latin(dimName(r.bottleneckDim)),
-                    chartformat::percent(r.utilisation(r.bottleneckLink))));
-    } else {
-        m_bottleneckName = tr("none");
-        m_bottleneckDetail.clear();
-        showBottleneck();
-        m_bottleneck->setToolTip(QString());
+        m_bottleneck->setToolTip(tr("The link the KV transfer loads most at the request rate"));
     }
+
+    if (!m_kv) {
+        m_iteration->setText(item(tr("Iteration"), chartformat::seconds(r.iterationTime)));
+        m_iteration->setToolTip(
+            tr("One training iteration: pipeline %1 plus exposed DP sync and the "
+               "optimizer step; %2 micro-batches per replica")
+                .arg(chartformat::seconds(r.pipelineMakespan))
+                .arg(engine.plan().microbatches));
+        m_mfu->setText(item(tr("MFU"), chartformat::percent(r.mfu)));
+        m_mfu->setToolTip(tr("Model FLOPs utilisation of the whole job at %1 peak")
+                              .arg(chartformat::latin(precisionName(s.training.precision))));
+        m_bubble->setText(item(tr("Bubble"), chartformat::percent(r.bubbleFraction)));
+        m_bubble->setToolTip(tr("Idle stage-time / (stages × makespan)"));
+
+        if (r.bottleneckLink >= 0 && r.bottleneckLink < engine.fabric().linkCount()) {
+            const FabricLink &link = engine.fabric().link(r.bottleneckLink);
+            const QString name = QString::fromStdString(engine.fabric().linkName(r.bottleneckLink));
+            const QString detail = QStringLiteral("%1 · %2 · %3")
+                                       .arg(chartformat::latin(tierName(link.tier)),
+                                           chartformat::latin(dimName(r.bottleneckDim)),
+                                           chartformat::percent(r.utilisation(r.bottleneckLink)));
+            m_bottleneckName = name;
+            m_bottleneckDetail = detail;
+            showBottleneck();
+            m_bottleneck->setToolTip(
+                tr("%1\ntier %2, mostly %3 traffic, busy %4 of the iteration")
+                    .arg(name, chartformat::latin(tierName(link.tier)),
+                        chartformat::latin(dimName(r.bottleneckDim)),
+                        chartformat::percent(r.utilisation(r.bottleneckLink))));
+        } else {
+            m_bottleneckName = tr("none");
+            m_bottleneckDetail.clear();
+            showBottleneck();
+            m_bottleneck->setToolTip(QString());
+        }
+    } // training figures
 
     m_spine->setText(item(tr("Spine share"), chartformat::percent(r.spineBytesShare, 2)));
     m_spine->setToolTip(tr("Share of NIC→leaf bytes that go on up to a spine"));

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include <QFrame>
 
 class QLabel;
@@ -29,6 +31,19 @@ public:
     QLabel *spineLabel() const { return m_spine; }
     QLabel *memoryLabel() const { return m_memory; }
     QLabel *warningsLabel() const { return m_warnings; }
+    /// What an inference scenario's KV overlay colours the links by, for the summary to show
+    /// instead of the training step's figures (the fabric then shows KV load, not training load).
+    struct KvFigures
+    {
+        double ttft = 0.0, tpot = 0.0, endToEnd = 0.0; ///< seconds
+        QString hottestLink; ///< empty when no link carries KV
+        double hottestUtilisation = 0.0;
+        double requestRate = 0.0;
+    };
+    void setKvFigures(const KvFigures &figures);
+    void clearKvFigures();
+    bool showsKvFigures() const { return m_kv.has_value(); }
+
     /// Shown while the scenario has a calibration (its tooltip lists the calibrated tiers).
     QLabel *calibratedBadge() const { return m_calibrated; }
 
@@ -57,6 +72,7 @@ private:
     QString m_bottleneckName;
     QString m_bottleneckDetail;
     int m_bottleneckFull = 0;
+    std::optional<KvFigures> m_kv;
 };
 
 } // namespace railyard

@@ -1,5 +1,6 @@
 #include "calibrationcontroller.h"
 
+#include "base/scenarioerror.h"
 #include "calibrationdock.h"
 #include "documentfiles.h"
 #include "mainwindow.h"
@@ -19,7 +20,9 @@
 #include <QMenu>
 #include <QMenuBar>
 
+#include <algorithm>
 #include <exception>
+#include <optional>
 
 namespace railyard {
 
@@ -52,12 +55,52 @@ CalibrationController::CalibrationController(MainWindow *window)
     }
 }
 
+void CalibrationController::startClean()
+{
+    if (!m_panel->hasPending())
+        return; // the dock shows the new document's own calibration
+    m_panel->clearPending();
+    m_dock->hide();
+}
+
 void CalibrationController::importMeasurements()
 {
     const QStringList paths = m_window->files()->dialogs()->openMeasurementFiles(
         m_window, QFileInfo(m_window->document()->filePath()).absolutePath());
     if (!paths.isEmpty())
         importFiles(paths);
+}
+
+std::optional<std::vector<MeasuredRun>> CalibrationController::matchRuns(
+    const CostEngine &engine, const std::vector<NcclTestsLog> &logs)
+{
+    // A log the reader cannot tie to a run by its file name or its command line (the CLI's
+    // --run ID=FILE): the user chooses the measurement-plan run it measured. Each choice ties
+    // one file, so a few rounds at most.
+    std::vector<RunBinding> bindings;
+    for (std::size_t round = 0;; ++round) {
+        try {
+            return matchMeasuredRuns(engine, logs, bindings);
+        } catch (const ScenarioError &e) {
+            const auto log = std::find_if(logs.begin(), logs.end(),
+                [&e](const NcclTestsLog &l) { return l.file == e.field(); });
+            if (log == logs.end() || round >= logs.size())
+                throw;
+            QStringList ids;
+            for (const PlanRun &r : ncclPlanRuns(engine))
+                if (!log->op || r.op == *log->op) // the collective the log's binary ran
+                    ids << QString::fromStdString(r.id);
+            const QString id = m_window->files()->dialogs()->chooseItem(m_window,
+                tr("Import Measurements"),
+                tr("Which run of the measurement plan does %1 measure? Its name is no run id and "
+                   "its command line does not tell.")
+                    .arg(QFileInfo(QString::fromStdString(log->file)).fileName()),
+                ids);
+            if (id.isEmpty())
+                return std::nullopt;
+            bindings.push_back({ log->file, id.toStdString(), {} });
+        }
+    }
 }
 
 bool CalibrationController::importFiles(const QStringList &paths)
@@ -70,7 +113,10 @@ bool CalibrationController::importFiles(const QStringList &paths)
         Scenario base = m_window->document()->scenario();
         base.calibration = {};
         CostEngine engine(base);
-        const std::vector<MeasuredRun> runs = matchMeasuredRuns(engine, logs, {});
+        const std::optional<std::vector<MeasuredRun>> matched = matchRuns(engine, logs);
+        if (!matched)
+            return false; // the user cancelled the choice of a run
+        const std::vector<MeasuredRun> &runs = *matched;
         CalibrationFitOptions options;
         options.measuredAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
         for (const NcclTestsLog &l : logs)

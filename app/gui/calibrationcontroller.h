@@ -1,5 +1,11 @@
 #pragma once
 
+#include "io/measuredruns.h"
+#include "io/nccltestslog.h"
+
+#include <optional>
+#include <vector>
+
 #include <QObject>
 #include <QStringList>
 
@@ -33,8 +39,15 @@ public:
     CalibrationDock *dock() const { return m_panel; }
     QDockWidget *dockWidget() const { return m_dock; }
     QAction *importAction() const { return m_import; }
+    /// Another scenario replaced the document: a pending fit was the last document's.
+    void startClean();
 
 private:
+    /// matchMeasuredRuns(), asking which plan run a log measured when nothing tells (nullopt:
+    /// cancelled); other errors throw as the reader's.
+    std::optional<std::vector<MeasuredRun>> matchRuns(
+        const CostEngine &engine, const std::vector<NcclTestsLog> &logs);
+
     MainWindow *m_window;
     CalibrationDock *m_panel = nullptr;
     QDockWidget *m_dock = nullptr;

@@ -100,7 +100,9 @@ bool DocumentFiles::loadTemplate(const QString &resource)
         announce(tr("Could not create the scenario"));
         return false;
     }
-    announce(tr("New scenario from \"%1\"").arg(QString::fromStdString(m_document->scenario().name)));
+    announce(
+        tr("New scenario from \"%1\"").arg(QString::fromStdString(m_document->scenario().name)));
+    Q_EMIT documentReplaced();
     return true;
 }
 
@@ -115,6 +117,7 @@ bool DocumentFiles::loadUntitled(const Scenario &scenario, const QString &what)
         return false;
     }
     announce(tr("Opened %1 as a new scenario").arg(what));
+    Q_EMIT documentReplaced();
     return true;
 }
 
@@ -157,7 +160,9 @@ bool DocumentFiles::openFile(const QString &path, bool prompt)
     }
     m_recent->add(absolute);
     QSettings().setValue(kLastDirKey, QFileInfo(absolute).absolutePath());
-    announce(tr("Opened %1: %2").arg(QFileInfo(absolute).fileName(), scenarioSummary(m_document->scenario())));
+    announce(tr("Opened %1: %2")
+                 .arg(QFileInfo(absolute).fileName(), scenarioSummary(m_document->scenario())));
+    Q_EMIT documentReplaced();
     return true;
 }
 

@@ -71,6 +71,10 @@ public:
 
 Q_SIGNALS:
     void statusMessage(const QString &message);
+    /// Another scenario replaced the document (New, Open, a template, a lesson's start): what
+    /// belonged to the last one (a pinned baseline, a comparison, overlays, study results)
+    /// must make way.
+    void documentReplaced();
 
 private:
     void announce(const QString &message);

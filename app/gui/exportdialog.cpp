@@ -174,6 +174,19 @@ void ExportDialog::buildOptions(QFormLayout *form)
     m_jsonPlan->setObjectName(QStringLiteral("exportJsonPlan"));
     form->addRow(QString(), m_jsonPlan);
 
+    // The launcher scripts run `railyard-cli preflight <record>` on every rank: without the
+    // record beside them every rank stops at start-up.
+    m_writeRecord = new QCheckBox(tr("Also &write the run record %1 beside it (every rank's "
+                                     "preflight reads it)")
+                                      .arg(QString::fromStdString(defaults.record)));
+    m_writeRecord->setObjectName(QStringLiteral("exportWriteRecord"));
+    m_writeRecord->setChecked(true);
+    m_writeRecord->setToolTip(tr("The script runs \"railyard-cli preflight %1\" on every rank "
+                                 "before the program: that file (File > Export, mapping-json) "
+                                 "must be in the job's working directory")
+                                  .arg(QString::fromStdString(defaults.record)));
+    form->addRow(QString(), m_writeRecord);
+
     for (QLineEdit *edit : { m_hostsPath, m_program, m_hcaPrefix })
         connect(edit, &QLineEdit::textChanged, this, &ExportDialog::scheduleRefresh);
     for (QSpinBox *spin : { m_cpusPerHost, m_masterPort })
@@ -219,6 +232,7 @@ void ExportDialog::updateEnabledOptions()
     m_hcaPrefix->setEnabled(f == ExportFormat::NcclPlan || launcher || f == ExportFormat::PyTorchJob
         || f == ExportFormat::MappingJson || f == ExportFormat::Csv || f == ExportFormat::NcclTopo);
     m_jsonPlan->setEnabled(f == ExportFormat::NcclPlan);
+    m_writeRecord->setVisible(launcher);
     m_description->setText(qs(exportFormatDescription(f)));
 }
 
@@ -311,8 +325,20 @@ bool ExportDialog::exportToFile()
             writeExportDirectory(
                 QFile::encodeName(path).toStdString(), exportFiles(m_doc->engine(), f, options()));
         } else {
-            const std::string text = exportText(m_doc->engine(), f, options());
+            const ExportOptions o = options();
+            const std::string text = exportText(m_doc->engine(), f, o);
             writeFileAtomically(QFile::encodeName(path).toStdString(), text);
+            if (writesRecord()) {
+                const QString record
+                    = QFileInfo(path).dir().filePath(QString::fromStdString(o.record));
+                writeFileAtomically(QFile::encodeName(record).toStdString(),
+                    exportText(m_doc->engine(), ExportFormat::MappingJson, o));
+                Q_EMIT statusMessage(
+                    tr("Exported %1 to %2 and its run record to %3")
+                        .arg(qs(exportFormatName(f)), QDir::toNativeSeparators(path),
+                            QDir::toNativeSeparators(record)));
+                return true;
+            }
         }
     } catch (const std::exception &e) {
         showError(QString::fromUtf8(e.what()));
@@ -331,6 +357,13 @@ void ExportDialog::browseHostsFile()
         this, tr("Hosts File"), m_startDirectory, tr("Host lists (*.txt *.hosts);;All files (*)"));
     if (!path.isEmpty())
         m_hostsPath->setText(path);
+}
+
+bool ExportDialog::writesRecord() const
+{
+    const ExportFormat f = format();
+    return (f == ExportFormat::Torchrun || f == ExportFormat::Slurm) && m_writeRecord->isChecked()
+        && options().preflight;
 }
 
 QString ExportDialog::previewText() const

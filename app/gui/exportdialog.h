@@ -59,6 +59,10 @@ public:
     QString previewText() const;
     QString warningText() const; ///< the warnings shown, one a line; empty when none
     QString errorText() const; ///< the inline error; empty when the export is possible
+    /// torchrun / slurm: whether Export also writes the run record (options().record, the
+    /// mapping-json export) into the same folder; its checkbox says why.
+    QCheckBox *recordCheckBox() const { return m_writeRecord; }
+    bool writesRecord() const;
 
 Q_SIGNALS:
     /// A one-line outcome ("Exported …", "Export failed: …") for the status bar.
@@ -83,6 +87,8 @@ private:
     QLineEdit *m_program = nullptr;
     QLineEdit *m_hcaPrefix = nullptr;
     QCheckBox *m_jsonPlan = nullptr;
+    /// torchrun / slurm: also write the run record every rank's preflight reads, beside it.
+    QCheckBox *m_writeRecord = nullptr;
     QLabel *m_warnings = nullptr;
     QLabel *m_error = nullptr;
     QPlainTextEdit *m_preview = nullptr;

@@ -15,6 +15,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
+#include <QScreen>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -207,7 +208,12 @@ LayoutSearchDialog::LayoutSearchDialog(QWidget *parent)
         [this](const QModelIndex &index) { openRow(index.row()); });
     setOptions(LayoutSearchOptions {});
     updateButtons();
-    resize(960, 760);
+    // Room for every column of the table at its contents' width and the chart under it, but
+    // never more than the screen: at 1280x720 a 760-line dialog lost its table's last rows
+    // and its buttons below the screen's edge. 90 % leaves the window frame in view.
+    const QRect screenArea = screen() ? screen()->availableGeometry() : QRect(0, 0, 1100, 820);
+    resize(
+        std::min(1100, screenArea.width() * 9 / 10), std::min(820, screenArea.height() * 9 / 10));
 }
 
 LayoutSearchDialog::~LayoutSearchDialog()

@@ -165,6 +165,7 @@ bool LessonController::startLesson(int index)
     ScenarioDocument *doc = m_window->document();
     doc->waitForEvaluation();
     m_startSlots = doc->mapping().slots();
+    m_startReport = doc->report();
     m_startFigures.clear();
     const LessonFigures::Context at = context();
     for (const QString &name : LessonFigures::names())
@@ -206,6 +207,14 @@ void LessonController::refresh()
     m_state = evaluateLesson(
         lesson, [&now](const QString &name) { return LessonFigures::value(name, now); },
         [this](const QString &name) { return m_startFigures.value(name); }, &LessonFigures::format);
+    // The cause is the engine's, not the lesson's: the explanation opens with what the engine
+    // attributes the change to, and the lesson file adds only the framing.
+    m_attribution = attributeChange(m_startReport, m_window->document()->report());
+    if (m_state.met) {
+        const QString why = QString::fromStdString(describeChange(m_attribution));
+        if (!why.isEmpty())
+            m_state.explanation = why + QStringLiteral("\n\n") + m_state.explanation;
+    }
     if (m_panel->currentLesson() == m_active) {
         QStringList texts;
         QList<bool> met;

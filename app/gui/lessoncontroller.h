@@ -3,6 +3,7 @@
 #include "lesson.h"
 #include "lessonfigures.h"
 #include "scenario/scenario.h"
+#include "studies/changeattribution.h"
 
 #include <QHash>
 #include <QObject>
@@ -37,6 +38,9 @@ public:
     int activeLesson() const { return m_active; }
     /// The running lesson's check now.
     const LessonState &state() const { return m_state; }
+    /// What the engine attributes the change since the lesson started to (valid while a lesson
+    /// runs); the explanation opens with describeChange() of it.
+    const ChangeAttribution &attribution() const { return m_attribution; }
 
     /// Opens lesson `index`'s scenario and starts checking it. False when cancelled or refused.
     bool startLesson(int index);
@@ -67,6 +71,8 @@ private:
     bool m_starting = false;
     std::vector<int> m_startSlots;
     QHash<QString, FigureValue> m_startFigures;
+    CostReport m_startReport;
+    ChangeAttribution m_attribution;
     LessonState m_state;
 };
 

@@ -113,6 +113,11 @@ MainWindow::MainWindow(QWidget *parent)
     WindowLayout::arrange(this, m_docks, size());
 
     connect(m_files, &DocumentFiles::statusMessage, this, &MainWindow::showStatus);
+    // One document, one state: what the studies and the calibration held belonged to the
+    // document that was replaced.
+    connect(m_files, &DocumentFiles::documentReplaced, m_studies, &StudyController::startClean);
+    connect(m_files, &DocumentFiles::documentReplaced, m_calibration,
+        &CalibrationController::startClean);
     connect(m_fabricView, &FabricView::statusMessage, this,
             [this](const QString &message) { statusBar()->showMessage(message, kStatusTimeoutMs); });
     // One selected rank across the palette and the fabric view.

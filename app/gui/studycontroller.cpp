@@ -1,4 +1,5 @@
 #include "studycontroller.h"
+#include "summarybar.h"
 
 #include "annotationcontroller.h"
 #include "base/scenarioerror.h"
@@ -28,6 +29,7 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMenuBar>
+#include <QStyle>
 #include <QTimer>
 #include <QUndoStack>
 
@@ -331,9 +333,22 @@ bool StudyController::optimisePlacement()
 LayoutSearchDialog *StudyController::showLayoutSearch()
 {
     if (!m_layoutSearch) {
-        m_layoutSearch = new LayoutSearchDialog(m_window);
-        connect(m_layoutSearch, &LayoutSearchDialog::candidateOpened, this,
+        auto *dialog = new LayoutSearchDialog(m_window);
+        m_layoutSearch = dialog;
+        connect(dialog, &LayoutSearchDialog::candidateOpened, this,
             [this](const Scenario &scenario) { openInNewWindow(scenario); });
+        // The search starts from the open file: its GPUs, fabric wiring, model, batch and
+        // sequence (a model or wiring the search has no preset for keeps the dialog's own).
+        const Scenario &s = m_window->document()->scenario();
+        LayoutSearchOptions o = dialog->options();
+        o.gpus = s.fabric.servers * s.fabric.gpusPerServer;
+        o.fabricKind = s.fabric.kind;
+        o.globalBatch = s.training.globalBatch;
+        if (dialog->modelBox()->findText(QString::fromStdString(s.model.name)) >= 0) {
+            o.model = s.model.name;
+            o.seq = s.model.seq; // the file's sequence belongs to its model
+        }
+        dialog->setOptions(o);
     }
     m_layoutSearch->show();
     m_layoutSearch->raise();
@@ -351,6 +366,10 @@ MainWindow *StudyController::openInNewWindow(const Scenario &scenario)
         return nullptr;
     }
     window->resize(m_window->size());
+    // A cascade step down and right (the title bar's height, as window managers cascade), so
+    // the new window never hides the one it came from exactly.
+    const int step = std::max(32, m_window->style()->pixelMetric(QStyle::PM_TitleBarHeight));
+    window->move(m_window->pos() + QPoint(step, step));
     window->show();
     return window;
 }
@@ -446,6 +465,7 @@ void StudyController::refreshInference()
     m_inferenceDirty = false;
     if (!s.inference) {
         m_inference->clear();
+        m_window->summaryBar()->clearKvFigures();
         view->clearLinkOverlay();
         m_kvLinks.clear();
         applyHighlight();
@@ -456,6 +476,7 @@ void StudyController::refreshInference()
         report = evaluateInference(s, doc->engine().fabric());
     } catch (const std::exception &e) {
         m_inference->clear();
+        m_window->summaryBar()->clearKvFigures();
         view->clearLinkOverlay();
         m_window->showStatus(tr("Inference: %1").arg(QString::fromStdString(e.what())));
         return;
@@ -463,6 +484,7 @@ void StudyController::refreshInference()
     m_inference->setReport(report);
     m_kvLinks.clear();
     if (!kvOverlay()) {
+        m_window->summaryBar()->clearKvFigures();
         view->clearLinkOverlay();
         applyHighlight();
         return;
@@ -483,6 +505,17 @@ void StudyController::refreshInference()
         m_kvLinks.push_back(l.link);
     }
     view->setLinkOverlay(std::move(values), tr("KV load, %1 req/s").arg(s.inference->requestRate));
+    // The summary beside KV-coloured links shows the serving figures, not the training step's.
+    SummaryBar::KvFigures kv;
+    kv.ttft = report.ttft;
+    kv.tpot = report.tpot;
+    kv.endToEnd = report.endToEnd;
+    kv.requestRate = s.inference->requestRate;
+    if (!report.kvLinks.empty()) {
+        kv.hottestLink = QString::fromStdString(report.kvLinks.front().name);
+        kv.hottestUtilisation = report.kvLinks.front().utilisation;
+    }
+    m_window->summaryBar()->setKvFigures(kv);
     applyHighlight();
 }
 
@@ -571,6 +604,22 @@ void StudyController::clearBaseline()
     m_highlighted.clear();
     applyHighlight();
     m_window->showStatus(tr("Baseline cleared"));
+}
+
+void StudyController::startClean()
+{
+    m_baseline.reset();
+    m_sideB.reset();
+    m_pinnedAt.clear();
+    m_clearAction->setEnabled(false);
+    m_panel->clear();
+    m_highlighted.clear();
+    if (m_layoutSearch) { // its candidates were searched for the last document
+        m_layoutSearch->close();
+        m_layoutSearch->deleteLater(); // the next one starts from the new document
+    }
+    applyHighlight();
+    hideIdleStudies();
 }
 
 void StudyController::scheduleRefresh()

@@ -88,6 +88,10 @@ public:
     /// A new file and a new session start this way: a tab raised for the last file would
     /// otherwise hide the timeline.
     void hideIdleStudies();
+    /// Another scenario replaced the document: the baseline, the comparison and its outlines,
+    /// the optimiser's explanation and the layout search's candidates were the last
+    /// document's, so they go, and the idle study docks make way for the Pipeline tab.
+    void startClean();
     /// Recomputes every study now (otherwise they follow the document, coalesced).
     void refreshComparison();
     void refreshExperts();

@@ -46,26 +46,47 @@ QString UserDialogs::friendlyTime(const QDateTime &when, const QDateTime &now)
     return QObject::tr("%1 at %2").arg(QLocale().toString(day, QLocale::LongFormat), time);
 }
 
-UserDialogs::RestoreChoice UserDialogs::askRestore(QWidget *parent, const QString &savedAt,
-                                                   const QString &originalPath)
+std::unique_ptr<QMessageBox> UserDialogs::restoreBox(
+    QWidget *parent, const QString &savedAt, const QString &originalPath)
 {
     const QString name = originalPath.isEmpty() ? QObject::tr("an untitled scenario")
                                                 : QStringLiteral("\"%1\"").arg(originalPath);
-    QMessageBox box(QMessageBox::Question, QApplication::applicationName(),
-                    QObject::tr("Railyard did not close normally. Restore the unsaved changes to %1 "
-                                "autosaved at %2?").arg(name, savedAt),
-                    QMessageBox::NoButton, parent);
-    QPushButton *restore = box.addButton(QObject::tr("Restore"), QMessageBox::AcceptRole);
-    box.addButton(QMessageBox::Discard);
-    QPushButton *later = box.addButton(QObject::tr("Not Now"), QMessageBox::RejectRole);
-    box.setDefaultButton(restore);
-    box.setEscapeButton(later); // closing the box never loses the autosave
-    box.exec();
-    if (box.clickedButton() == restore)
+    // savedAt reads "today at 14:32" (friendlyTime()): no "at" before it.
+    auto box = std::make_unique<QMessageBox>(QMessageBox::Question, QApplication::applicationName(),
+        QObject::tr("Railyard did not close normally. Restore the unsaved changes to %1 "
+                    "autosaved %2?")
+            .arg(name, savedAt),
+        QMessageBox::NoButton, parent);
+    // Mnemonics: Alt+R restores, Alt+N decides later (Discard is the platform's button).
+    QPushButton *restore = box->addButton(QObject::tr("&Restore"), QMessageBox::AcceptRole);
+    restore->setObjectName(QStringLiteral("restoreButton"));
+    box->addButton(QMessageBox::Discard)->setObjectName(QStringLiteral("discardButton"));
+    QPushButton *later = box->addButton(QObject::tr("&Not Now"), QMessageBox::RejectRole);
+    later->setObjectName(QStringLiteral("notNowButton"));
+    box->setDefaultButton(restore);
+    box->setEscapeButton(later); // closing the box never loses the autosave
+    return box;
+}
+
+UserDialogs::RestoreChoice UserDialogs::askRestore(
+    QWidget *parent, const QString &savedAt, const QString &originalPath)
+{
+    const std::unique_ptr<QMessageBox> box = restoreBox(parent, savedAt, originalPath);
+    box->exec();
+    const QAbstractButton *clicked = box->clickedButton();
+    if (clicked && clicked->objectName() == QLatin1String("restoreButton"))
         return RestoreChoice::Restore;
-    if (box.clickedButton() == later || box.clickedButton() == nullptr)
+    if (!clicked || clicked->objectName() == QLatin1String("notNowButton"))
         return RestoreChoice::Keep;
     return RestoreChoice::Discard;
+}
+
+QString UserDialogs::chooseItem(
+    QWidget *parent, const QString &title, const QString &label, const QStringList &items)
+{
+    bool ok = false;
+    const QString item = QInputDialog::getItem(parent, title, label, items, 0, false, &ok);
+    return ok ? item : QString();
 }
 
 void UserDialogs::showError(QWidget *parent, const QString &title, const QString &message)

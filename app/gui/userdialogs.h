@@ -3,8 +3,11 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
+
 class QDateTime;
 class QDialog;
+class QMessageBox;
 class QWidget;
 
 namespace railyard {
@@ -45,7 +48,15 @@ public:
     virtual QString chooseTemplate(QWidget *parent);
     /// At start-up after a crash: restore the autosave of `originalPath` (empty = an untitled
     /// scenario) made `savedAt` (readable text: "today at 14:32", see friendlyTime())?
-    virtual RestoreChoice askRestore(QWidget *parent, const QString &savedAt, const QString &originalPath);
+    virtual RestoreChoice askRestore(
+        QWidget *parent, const QString &savedAt, const QString &originalPath);
+    /// The box askRestore() runs: "… autosaved today at 14:32?", Restore (Alt+R, the default),
+    /// Discard, Not Now (Alt+N, Esc). Its buttons are found by object name ("restoreButton").
+    static std::unique_ptr<QMessageBox> restoreBox(
+        QWidget *parent, const QString &savedAt, const QString &originalPath);
+    /// One of `items` (e.g. which measurement-plan run a log measured), or empty when cancelled.
+    virtual QString chooseItem(
+        QWidget *parent, const QString &title, const QString &label, const QStringList &items);
     /// Help > About.
     virtual void showAbout(QWidget *parent);
     /// Runs a prepared dialog modally (e.g. the failure remap) and returns QDialog::exec()'s

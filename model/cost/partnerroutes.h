@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cost/costreport.h"
 #include "fabric/router.h"
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
@@ -8,6 +9,8 @@
 #include <vector>
 
 namespace railyard {
+
+class Fabric;
 
 /**
  * Whom one rank talks to and over which links, as data for a view to draw: its partners'
@@ -20,11 +23,29 @@ struct PartnerRoutes
     std::vector<std::pair<int, unsigned>> links; ///< directed link id -> dimensions, by link
 };
 
-/// The partners of `rank` in every dimension of degree > 1 (TP, PP, DP, EP, CP groups as the
-/// layout defines them) and the links of its routes to them. Collectives reach every member of
-/// a group; a pipeline sends only to the adjacent stages (its boundary activations and
-/// gradients), so only those PP routes are listed. Routes are the Router's: with ECMP every
-/// link a share of the flow crosses. Empty for a rank outside the mapping.
+/** What partnerRoutes() needs of the evaluation beside the layout and the mapping. */
+struct PartnerRouteContext
+{
+    const Fabric *fabric = nullptr;
+    /// The report whose phases name the algorithm each TP and DP collective ran ("ring",
+    /// "tree", ...). Without it (or without a named algorithm) TP and DP draw the ring.
+    const CostReport *report = nullptr;
+    double nvlsEfficiency = 0.0; ///< the device's NVLink SHARP efficiency (nccltuning)
+};
+
+/// The partners of `rank` in every dimension of degree > 1 and the links of the routes the
+/// engine's traffic model really uses for it: TP and DP (on its dp-cp gradient-sync group, and
+/// the expert-dp group of a MoE) are planned by the collective planner with the algorithms the
+/// report says ran (a ring sends to its ring neighbours, not to every member; a hierarchical
+/// ring keeps cross-server hops on one rail), CP is the member-order ring, a pipeline sends to
+/// the adjacent stages, EP is all-to-all. Every group member is listed as a partner slot.
+/// Routes are the Router's: with ECMP every link a share of the flow crosses. Empty for a rank
+/// outside the mapping.
+PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping, Router &router,
+    int rank, const PartnerRouteContext &context);
+
+/// The same without the evaluation's context (no fabric to plan on): TP and DP routes go
+/// straight to every member, as before the planner's flows were drawn.
 PartnerRoutes partnerRoutes(
     const ParallelLayout &layout, const Mapping &mapping, Router &router, int rank);
 

@@ -1,5 +1,6 @@
 #include "document/evaluator.h"
 
+#include "cost/nccltuning.h"
 #include "cost/scenariocheck.h"
 #include "fabric/failedcomponent.h"
 
@@ -410,7 +411,14 @@ PartnerRoutes Evaluator::partnerRoutes(int rank)
         m_routesFabric = m_engine->sharedFabric();
         m_routes = std::make_unique<Router>(*m_routesFabric, std::move(failed));
     }
-    return railyard::partnerRoutes(m_engine->layout(), mapping(), *m_routes, rank);
+    // The routes the engine used: TP and DP planned with the algorithms its report says ran.
+    const Scenario &s = m_engine->scenario();
+    PartnerRouteContext context;
+    context.fabric = m_routesFabric.get();
+    context.report = &m_engine->report();
+    context.nvlsEfficiency
+        = nccltuning::deviceTuning(s.device, s.collectives, s.calibration).nvlsEfficiency;
+    return railyard::partnerRoutes(m_engine->layout(), mapping(), *m_routes, rank, context);
 }
 
 } // namespace railyard

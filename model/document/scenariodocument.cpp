@@ -58,6 +58,10 @@ void ScenarioDocument::load(const Scenario &scenario, const QString &filePath)
     m_scenario = std::move(next);
     m_filePath = filePath;
     m_undoStack->clear(); // clean: emits modifiedChanged(false) when it was modified
+    // QUndoStack::clear() returns early on an empty stack, so a stack made never-clean with
+    // nothing on it (a crash restore's resetClean()) would stay "modified" with nothing to
+    // undo: the loaded file is clean whatever the stack was.
+    m_undoStack->setClean();
     Q_EMIT filePathChanged(filePath);
     m_evaluator->install(std::move(engine));
 }

@@ -169,11 +169,26 @@ double ComparedFigure::relative() const
     return (b - a) / std::abs(a);
 }
 
+bool ComparedFigure::changed() const
+{
+    const double d = std::abs(b - a);
+    switch (unit) {
+    case Unit::Fraction:
+        return d * 100.0 >= 0.05; // "%.1f pp" would write 0.0
+    case Unit::Count:
+        return d >= 0.5;
+    case Unit::Seconds:
+    case Unit::Bytes:
+    case Unit::PerSecond:
+        break;
+    }
+    // "(+0.0 %)" below this: a change too small for the relative figure written beside it.
+    return d >= 5e-4 * std::max(std::abs(a), std::abs(b)) && d > 0.0;
+}
+
 int ComparedFigure::verdict() const
 {
-    // Differences below one part in 10^9 are rounding, not a change.
-    const double scale = std::max(std::abs(a), std::abs(b));
-    if (better == Better::Neither || std::abs(b - a) <= 1e-9 * scale)
+    if (better == Better::Neither || !changed())
         return 0;
     const bool lower = b < a;
     return (better == Better::Lower) == lower ? 1 : -1;
@@ -195,6 +210,8 @@ Comparison compareEngines(const CostEngine &a, const CostEngine &b, int topLinks
     for (const FigureDef &def : figureDefs())
         c.figures.push_back(
             { def.key, def.label, def.unit, def.better, def.value(a), def.value(b) });
+
+    c.attribution = attributeChange(a.report(), b.report());
 
     // Links: only meaningful when link ids denote the same cables on both sides.
     c.sameTopology = sameTopology(a.fabric(), b.fabric());
@@ -288,8 +305,7 @@ std::string formatFigure(Unit unit, double v)
 std::string formatFigureDelta(const ComparedFigure &f)
 {
     const double d = f.delta();
-    // Below one part in 10^9 the difference is the order of floating-point sums, not a change.
-    if (std::abs(d) <= 1e-9 * std::max(std::abs(f.a), std::abs(f.b)))
+    if (!f.changed())
         return "=";
     std::string text;
     switch (f.unit) {
@@ -297,10 +313,9 @@ std::string formatFigureDelta(const ComparedFigure &f)
         text = (d >= 0 ? "+" : "-") + formatSeconds(std::abs(d));
         break;
     case Unit::Fraction:
-        // Percentage points: a utilisation going 40 % -> 50 % is +10 pp, not +25 %.
-        // Changes too small for one decimal keep two significant digits, so "-0.0 pp" never
-        // appears beside a verdict.
-        return printf1(std::abs(d) * 100.0 < 0.05 ? "%+.2g pp" : "%+.1f pp", d * 100.0);
+        // Percentage points: a utilisation going 40 % -> 50 % is +10 pp, not +25 %. Changes
+        // too small for one decimal are "=" (changed()).
+        return printf1("%+.1f pp", d * 100.0);
     case Unit::Bytes:
         text = (d >= 0 ? "+" : "-") + formatBytes(std::abs(d));
         break;
@@ -350,6 +365,18 @@ nlohmann::json comparisonToJson(const Comparison &c, const Fabric &fabricB)
             { "slot_a", m.slotA >= 0 ? json(m.slotA) : json(nullptr) },
             { "slot_b", m.slotB >= 0 ? json(m.slotB) : json(nullptr) } });
     j["moved_ranks"] = moved;
+    json dims = json::object();
+    for (const DimAttribution &d : c.attribution.dims) {
+        json tiers = json::object();
+        for (Tier t : kAllTiers)
+            if (d.bytesA[index(t)] != 0.0 || d.bytesB[index(t)] != 0.0)
+                tiers[std::string(tierName(t))]
+                    = { { "a", d.bytesA[index(t)] }, { "b", d.bytesB[index(t)] } };
+        dims[std::string(dimName(d.dim))] = { { "exposed_a_s", d.exposedA },
+            { "exposed_b_s", d.exposedB }, { "tier_bytes", tiers } };
+    }
+    j["attribution"] = { { "dominant", c.attribution.dominantName() },
+        { "text", describeChange(c.attribution) }, { "dims", dims } };
     return j;
 }
 
@@ -368,6 +395,9 @@ std::string comparisonToText(const Comparison &c, const Fabric &fabricB, int max
         out << line;
     }
 
+    const std::string why = describeChange(c.attribution);
+    if (!why.empty())
+        out << "\nWhat changed: " << why << "\n";
     out << "\n";
     if (!c.sameTopology) {
         out << "Links: the two fabrics differ, so links are not compared one by one.\n";

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cost/costengine.h"
+#include "studies/changeattribution.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -30,7 +31,11 @@ struct ComparedFigure
     double delta() const { return b - a; }
     /// (b - a) / |a|; 0 when both are 0, +-infinity when only a is 0.
     double relative() const;
-    /// +1 when B is better than A, -1 when worse, 0 when equal or neither.
+    /// Whether the change shows at the precision the figure is written with: fractions to
+    /// 0.1 pp, counts to 1, the rest to 0.1 % of the larger side. A smaller difference is the
+    /// order of floating-point sums or of a model's rounding, and is shown as "=".
+    bool changed() const;
+    /// +1 when B is better than A, -1 when worse, 0 when equal (unchanged()) or neither.
     int verdict() const;
 };
 
@@ -64,6 +69,8 @@ struct Comparison
     /// Ranks whose slot differs, by coordinates (d,p,t,c,e); dropped and added ranks included.
     std::vector<RankMove> moved;
     int ranksCompared = 0; ///< ranks present in both layouts
+    /// Per dimension the bytes per tier and exposed time on each side, and what dominates.
+    ChangeAttribution attribution;
 
     const ComparedFigure *figure(const std::string &key) const;
 };

@@ -22,6 +22,8 @@ public:
     QString templateResource; ///< chooseTemplate's answer (empty = cancelled)
     int saveNameQuestions = 0;
     QString textAnswer; ///< askText's answer (empty = cancelled)
+    QStringList itemAnswers; ///< chooseItem's answers in turn (none left = cancelled)
+    QStringList itemQuestions; ///< "label|item, item, ..." per chooseItem question
     QStringList errors; ///< "title|message"
     /// execDialog: sets the dialog's choices and returns its result (default: rejects).
     std::function<int(QDialog *)> onDialog;
@@ -55,6 +57,12 @@ public:
     QString askText(QWidget *, const QString &, const QString &, const QString &) override
     {
         return textAnswer;
+    }
+    QString chooseItem(
+        QWidget *, const QString &, const QString &label, const QStringList &items) override
+    {
+        itemQuestions << label + QLatin1Char('|') + items.join(QStringLiteral(", "));
+        return itemAnswers.isEmpty() ? QString() : itemAnswers.takeFirst();
     }
 };
 

@@ -19,10 +19,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLockFile>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSysInfo>
 #include <QTemporaryDir>
 #include <QLocale>
 #include <QTest>
+#include <QUndoStack>
 
 #include <memory>
 
@@ -116,6 +119,8 @@ private Q_SLOTS:
     void undoRedoEveryEditKind();
     void restoreTimeInWords_data();
     void restoreTimeInWords();
+    void nextFileAfterRestoreIsUnmodified();
+    void restoreBoxReadsAndAnswersAltR();
 };
 
 void TestAutoSave::restoreTimeInWords_data()
@@ -273,6 +278,46 @@ void TestAutoSave::crashedSessionIsOffered()
     // Nothing left to offer.
     QVERIFY(!window.restoreCrashedSession());
     QCOMPARE(script->restoreQuestions.size(), 1);
+}
+
+void TestAutoSave::nextFileAfterRestoreIsUnmodified()
+{
+    // A restored session is never clean (closing asks); the file opened next is: it showed as
+    // modified with nothing to undo, and quitting asked to save an unchanged file.
+    QTemporaryDir dir;
+    writeCrashedAutosave(dir.path(), true, QString());
+    MainWindow window;
+    auto dialogs = std::make_unique<ScriptedDialogs>();
+    ScriptedDialogs *script = dialogs.get();
+    window.setDialogs(std::move(dialogs));
+    window.enableAutoSave(dir.path());
+    QVERIFY(window.restoreCrashedSession());
+    QVERIFY(window.document()->isModified());
+    script->saveAnswer = UserDialogs::SaveChoice::Discard;
+    QVERIFY(window.files()->openFile(
+        QStringLiteral(RAILYARD_SOURCE_DIR "/samples/seed-128-tor.json"), false));
+    QCOMPARE(window.document()->undoStack()->count(), 0);
+    QVERIFY(!window.document()->isModified());
+    QVERIFY(!window.isWindowModified());
+    // Closing does not ask.
+    script->saveAnswer = UserDialogs::SaveChoice::Cancel;
+    QVERIFY(window.files()->maybeSave(QStringLiteral("closing")));
+}
+
+void TestAutoSave::restoreBoxReadsAndAnswersAltR()
+{
+    // "autosaved at today at 14:32" read twice "at"; Alt+R did not press Restore.
+    const std::unique_ptr<QMessageBox> box
+        = UserDialogs::restoreBox(nullptr, QStringLiteral("today at 14:32"), QString());
+    QVERIFY2(!box->text().contains(QStringLiteral("at today")), qPrintable(box->text()));
+    QVERIFY(box->text().contains(QStringLiteral("autosaved today at 14:32")));
+    auto *restore = box->findChild<QPushButton *>(QStringLiteral("restoreButton"));
+    QVERIFY(restore);
+    box->show();
+    box->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(box.get()));
+    QTest::keyClick(box.get(), Qt::Key_R, Qt::AltModifier);
+    QTRY_COMPARE(box->clickedButton(), restore); // a mnemonic animates the click
 }
 
 void TestAutoSave::discardRemovesCrashedAutosave()

@@ -21,6 +21,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QLogValueAxis>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -94,6 +95,7 @@ private Q_SLOTS:
     void initTestCase();
     void importAcceptUndoRevert();
     void malformedLogChangesNothing();
+    void unnamedLogAsksWhichRun();
 
 private:
     QTemporaryDir m_dir;
@@ -139,6 +141,10 @@ void TestCalibrationDock::importAcceptUndoRevert()
     QVERIFY(files.size() >= 3);
 
     QVERIFY(f.importAction());
+    f.window.resize(1280, 720);
+    f.window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&f.window));
+    const int width = f.window.width();
     f.dialogs->measurementFiles = files;
     const int steps = f.doc()->undoStack()->count();
     f.importAction()->trigger();
@@ -151,6 +157,17 @@ void TestCalibrationDock::importAcceptUndoRevert()
     QCOMPARE(f.dock()->chartView()->chart()->series().size(), 3 * files.size());
     QCOMPARE(f.dock()->residualTable()->rowCount(), 2 * static_cast<int>(files.size()));
     QVERIFY(f.dock()->tiersLabel()->text().contains(QStringLiteral("scale_up")));
+    // Opening the dock does not widen the window; the table says its units; the size axis
+    // has few enough labels to show them whole.
+    QCoreApplication::processEvents();
+    QCOMPARE(f.window.width(), width);
+    QVERIFY(f.dock()->residualTable()->horizontalHeaderItem(2)->text().contains(
+        QStringLiteral("GB/s")));
+    QVERIFY(
+        f.dock()->residualTable()->horizontalHeaderItem(5)->text().contains(QStringLiteral("%")));
+    for (QAbstractAxis *axis : f.dock()->chartView()->chart()->axes(Qt::Horizontal))
+        if (auto *log = qobject_cast<QLogValueAxis *>(axis))
+            QVERIFY2(log->tickCount() <= 6, qPrintable(QString::number(log->tickCount())));
     QLabel *badge = f.window.findChild<SummaryBar *>()->calibratedBadge();
     QVERIFY(!badge->isVisibleTo(&f.window));
 
@@ -202,6 +219,48 @@ void TestCalibrationDock::malformedLogChangesNothing()
     QVERIFY(!f.dock()->hasPending());
     QCOMPARE(f.doc()->undoStack()->count(), steps);
     QVERIFY(f.doc()->scenario() == before);
+}
+
+void TestCalibrationDock::unnamedLogAsksWhichRun()
+{
+    // A real nccl-tests log named by hand says nothing of its run: the import refused it with
+    // "name it with --run ID=...", an option the GUI does not have. It now asks which run.
+    Fixture f;
+    const Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(8, 1, 2));
+    f.doc()->load(s);
+    CostEngine plain(s);
+    std::vector<PlanRun> single;
+    for (const PlanRun &r : ncclPlanRuns(plain))
+        if (r.groups == 1)
+            single.push_back(r);
+    QVERIFY(single.size() >= 2);
+    QStringList files;
+    for (std::size_t i = 0; i < 2; ++i) {
+        const PlanRun &r = single[i];
+        const QString path = m_dir.filePath(QStringLiteral("by-hand-%1.log").arg(i));
+        const double us
+            = plain.collective(r.op, r.members.front(), static_cast<double>(r.bytes)).time * 1e6;
+        writeFile(path, logText(r.op, static_cast<int>(r.members.front().size()), r.bytes, us));
+        files << path;
+        f.dialogs->itemAnswers << QString::fromStdString(r.id);
+    }
+    f.dialogs->measurementFiles = files;
+    f.importAction()->trigger();
+    QVERIFY2(f.dialogs->errors.isEmpty(), qPrintable(f.dialogs->errors.join(QLatin1Char('\n'))));
+    QCOMPARE(f.dialogs->itemQuestions.size(), 2); // one question per file nothing names
+    QVERIFY(f.dialogs->itemQuestions.front().contains(QStringLiteral("by-hand-0.log")));
+    QVERIFY(f.dialogs->itemQuestions.front().contains(QString::fromStdString(single[0].id)));
+    QVERIFY(f.dock()->hasPending());
+    QCOMPARE(f.dock()->residualTable()->item(0, 0)->text(), QString::fromStdString(single[0].id));
+
+    // Cancelled: nothing imported, no error box.
+    Fixture g;
+    g.doc()->load(s);
+    g.dialogs->measurementFiles = files;
+    g.importAction()->trigger();
+    QCOMPARE(g.dialogs->itemQuestions.size(), 1);
+    QVERIFY(g.dialogs->errors.isEmpty());
+    QVERIFY(!g.dock()->hasPending());
 }
 
 QTEST_MAIN(TestCalibrationDock)

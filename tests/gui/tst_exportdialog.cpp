@@ -16,6 +16,7 @@
 #include "userdialogs.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -175,6 +176,34 @@ private Q_SLOTS:
             QStringList { QStringLiteral("job.rankfile") });
         QVERIFY(!status.isEmpty()
             && status.last().at(0).toString().startsWith(QLatin1String("Exported rankfile")));
+    }
+
+    void slurmExportWritesTheRunRecordItsPreflightReads()
+    {
+        // The Slurm script runs `railyard-cli preflight railyard.mapping.json` on every rank:
+        // the dialog says so and writes that record beside the script (unless unticked).
+        QTemporaryDir dir;
+        ExportDialog dialog(m_doc.get(), m_dialogs.get(), dir.path());
+        dialog.setFormat(ExportFormat::Slurm);
+        QCheckBox *record = dialog.recordCheckBox();
+        QVERIFY(record && record->isVisibleTo(&dialog) && record->isChecked());
+        QVERIFY(record->text().contains(QStringLiteral("railyard.mapping.json")));
+        QVERIFY(dialog.previewText().contains(QStringLiteral("railyard.mapping.json")));
+        m_doc->swapRanks(0, 9);
+        m_dialogs->saveName = dir.filePath(QStringLiteral("job.sbatch"));
+        QVERIFY(dialog.exportToFile());
+        QCOMPARE(readAll(dir.filePath(QStringLiteral("railyard.mapping.json"))),
+            QByteArray::fromStdString(exportText(m_doc->engine(), ExportFormat::MappingJson, {})));
+        // Unticked: the script alone.
+        QTemporaryDir other;
+        record->setChecked(false);
+        m_dialogs->saveName = other.filePath(QStringLiteral("job.sbatch"));
+        QVERIFY(dialog.exportToFile());
+        QCOMPARE(QDir(other.path()).entryList(QDir::Files),
+            QStringList { QStringLiteral("job.sbatch") });
+        // A format without a preflight does not offer it.
+        dialog.setFormat(ExportFormat::Rankfile);
+        QVERIFY(!record->isVisibleTo(&dialog));
     }
 
     void exportWithoutSuffixGetsTheFormats()

@@ -55,6 +55,7 @@ private Q_SLOTS:
     void serverBarDragPreviewsTheMove();
     void contextMenuSignals();
     void hoverHighlightsPartnersAndRoutes();
+    void hoverDrawsTheRoutesTheEngineUsed();
 
 private:
     std::unique_ptr<ScenarioDocument> m_doc;
@@ -471,6 +472,47 @@ void TestFabricInteraction::hoverHighlightsPartnersAndRoutes()
     QCOMPARE(m_view->rootItem()->focusRank(), -1);
     QCOMPARE(chipOfRank(scene, 8)->partnerMask(), 0u);
     QCOMPARE(up->routeMask(), 0u);
+}
+
+void TestFabricInteraction::hoverDrawsTheRoutesTheEngineUsed()
+{
+    // Scattered on seed-128: rank r on server r mod 16, so rank 8's DP group (ranks 8, 40, 72,
+    // 104) and its TP group sit two by two on servers 8 and 0 ... The engine's rings keep every
+    // cross-server hop on one rail: no spine link carries a byte. The highlight drew direct
+    // routes to every member (through the spines) before it drew the engine's plans.
+    m_doc->applyPlacement(Placement::Scattered);
+    m_doc->waitForEvaluation();
+    QCoreApplication::processEvents();
+    const CostReport &r = m_doc->report();
+    QCOMPARE(r.spineBytesShare, 0.0);
+    const Fabric &f = m_doc->engine().fabric();
+    QGraphicsScene *scene = m_view->scene();
+    m_view->fitAll();
+    QTest::mouseMove(m_view->viewport(), viewPos(*m_view, chipOfRank(scene, 8)));
+    QCOMPARE(m_view->rootItem()->focusRank(), 8);
+    int lit = 0;
+    for (LinkItem *item : m_view->rootItem()->linkItems()) {
+        const unsigned mask = item->routeMask();
+        if (mask == 0)
+            continue;
+        ++lit;
+        const int cable = m_view->rootItem()->linkItems().key(item);
+        // Every dimension drawn on a cable loads it in the engine's report (either direction).
+        for (Dim d : kAllDims) {
+            if (!(mask & FabricItem::dimBit(d)))
+                continue;
+            const auto i = static_cast<std::size_t>(index(d));
+            const double bytes = r.links[static_cast<std::size_t>(2 * cable)].dimBytes[i]
+                + r.links[static_cast<std::size_t>(2 * cable + 1)].dimBytes[i];
+            QVERIFY2(bytes > 0.0,
+                qPrintable(QStringLiteral("%1 drawn on %2, which carries no %1 bytes")
+                               .arg(QString::fromLatin1(dimName(d).data(), 2),
+                                   QString::fromStdString(f.linkName(2 * cable)))));
+        }
+        QVERIFY2(f.link(2 * cable).tier != Tier::Spine,
+            qPrintable(QString::fromStdString(f.linkName(2 * cable))));
+    }
+    QVERIFY(lit > 0); // its DP and TP routes do leave the server, over leaf links
 }
 
 QTEST_MAIN(TestFabricInteraction)

@@ -23,6 +23,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
+#include <QScreen>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
@@ -97,6 +98,22 @@ void TestLayoutSearchDialog::menuShowsTheDialog()
     QVERIFY(dialog);
     QVERIFY(dialog->isVisible());
     QCOMPARE(dialog->windowTitle(), QStringLiteral("Search Layouts"));
+    // It starts from the open file (seed-128: 128 GPUs, rail-optimised, Llama 2 70B, its
+    // batch and sequence), not from the search's own 1,024-GPU default.
+    const LayoutSearchOptions o = dialog->options();
+    QCOMPARE(o.gpus, 128);
+    QCOMPARE(o.fabricKind, FabricKind::RailOptimised);
+    QCOMPARE(o.model, w.doc()->scenario().model.name);
+    QCOMPARE(o.globalBatch, w.doc()->scenario().training.globalBatch);
+    QCOMPARE(o.seq, w.doc()->scenario().model.seq);
+    // It fits the screen (it was 960x760 whatever the screen: clipped at 1280x720).
+    const QRect area = dialog->screen()->availableGeometry();
+    QVERIFY2(dialog->width() <= area.width() && dialog->height() <= area.height(),
+        qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                       .arg(dialog->width())
+                       .arg(dialog->height())
+                       .arg(area.width())
+                       .arg(area.height())));
     // A second trigger raises the same dialog.
     action->trigger();
     QCOMPARE(w.window.findChildren<LayoutSearchDialog *>().size(), qsizetype(1));
@@ -209,6 +226,9 @@ void TestLayoutSearchDialog::smallSearchFillsTableAndChart()
     QTest::mouseDClick(dialog->table()->viewport(), Qt::LeftButton, {}, centre);
     MainWindow *opened = otherMainWindow(&w.window);
     QVERIFY(opened);
+    // Cascaded, never exactly over the window it came from.
+    QVERIFY(opened->pos() != w.window.pos());
+    QVERIFY(opened->pos().x() > w.window.pos().x() && opened->pos().y() > w.window.pos().y());
     const Scenario &s = opened->document()->scenario();
     const Scenario wantedScenario = candidateScenario(smallSearch(), chosen);
     QCOMPARE(s.name, wantedScenario.name);

@@ -16,6 +16,7 @@
 #include "scripteddialogs.h"
 #include "scriptedwindow.h"
 #include "studycontroller.h"
+#include "summarybar.h"
 #include "timelinecanvas.h"
 
 #include <QAction>
@@ -64,6 +65,7 @@ private Q_SLOTS:
     void cancelledRemapChangesNothing();
     void badFailureTextIsRefused();
     void expertRoutingEditIsUndoableAndShown();
+    void exponentIsTypedWhole();
     void inferenceScenarioColoursKvLinks();
 };
 
@@ -315,6 +317,29 @@ void TestStudies::expertRoutingEditIsUndoableAndShown()
     QCOMPARE(f.doc()->report().iterationTime, uniformTime);
 }
 
+void TestStudies::exponentIsTypedWhole()
+{
+    // Typing 1.5 committed after the first digit ("1"), and the refresh wrote 1.00 over the rest.
+    Fixture f;
+    QVERIFY(f.window.openFile(QStringLiteral(RAILYARD_SOURCE_DIR "/samples/mixtral-ep8.json")));
+    f.action("actionExpertRouting")->trigger();
+    f.settle();
+    ExpertPanel *panel = f.studies()->expertPanel();
+    panel->routingBox()->setCurrentIndex(
+        panel->routingBox()->findData(static_cast<int>(RoutingKind::Zipf)));
+    f.settle();
+    QDoubleSpinBox *box = panel->exponentBox();
+    box->setFocus();
+    box->selectAll();
+    QTest::keyClicks(box, QStringLiteral("1.5"));
+    f.settle();
+    QCOMPARE(box->text(), QStringLiteral("1.5")); // still being typed, nothing written over it
+    QTest::keyClick(box, Qt::Key_Return);
+    f.settle();
+    QCOMPARE(f.doc()->scenario().model.routing.zipfExponent, 1.5);
+    QCOMPARE(box->value(), 1.5);
+}
+
 void TestStudies::inferenceScenarioColoursKvLinks()
 {
     Fixture f;
@@ -344,9 +369,18 @@ void TestStudies::inferenceScenarioColoursKvLinks()
         != outlined.end());
     QCOMPARE(f.window.fabricView()->rootItem()->shownUtilisation(expected.kvLinks.front().link),
         expected.kvLinks.front().utilisation);
+    // Beside KV-coloured links the summary shows the serving figures (it showed the training
+    // step's iteration, MFU, bubble and bottleneck).
+    SummaryBar *summary = f.window.summaryBar();
+    QVERIFY(summary->showsKvFigures());
+    QVERIFY2(summary->iterationLabel()->text().contains(QStringLiteral("TTFT")),
+        qPrintable(summary->iterationLabel()->text()));
+    QVERIFY(summary->bottleneckLabel()->text().contains(QStringLiteral("KV")));
+    QVERIFY(!summary->iterationLabel()->text().contains(QStringLiteral("Iteration")));
     f.action("actionKvOverlay")->setChecked(false);
     QVERIFY(!f.studies()->kvOverlay());
     QVERIFY(!f.window.fabricView()->rootItem()->hasLinkOverlay());
+    QVERIFY(summary->iterationLabel()->text().contains(QStringLiteral("Iteration")));
     f.action("actionKvOverlay")->setChecked(true);
     QVERIFY(f.studies()->kvOverlay());
     QVERIFY(f.window.fabricView()->rootItem()->hasLinkOverlay());

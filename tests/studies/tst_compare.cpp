@@ -3,11 +3,13 @@
 #include "scenario/scenariofile.h"
 #include "fixtures.h"
 
+#include <QDir>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <utility>
 
 using namespace railyard;
 
@@ -34,6 +36,12 @@ private Q_SLOTS:
     void differentFabricsSkipLinks();
     void figureArithmetic();
     void jsonCarriesTheFigures();
+    void tinyDifferencesAreNoChange();
+    void attributionOfASwapAcrossServers();
+    void attributionOfDpAloneOffItsRail();
+    void attributionOfMoreMicrobatches();
+    void samplesFitOrSayTheyDoNot();
+    void whiteboardArrowsJoinTheirGroup();
 };
 
 void TestCompare::identicalPlacementsDifferInNothing()
@@ -180,6 +188,140 @@ void TestCompare::jsonCarriesTheFigures()
     QCOMPARE(j["figures"]["spine_bytes"]["verdict"].get<std::string>(), std::string("worse"));
     QCOMPARE(j["moved_ranks"].size(), std::size_t { 2 });
     QVERIFY(j["same_topology"].get<bool>());
+}
+
+void TestCompare::tinyDifferencesAreNoChange()
+{
+    // Compare A/B showed "-8.6e-05 pp" and a red "+0.0 %": a change below the precision a
+    // figure is written with is "=" and takes no verdict colour.
+    ComparedFigure share { "s", "s", ComparedFigure::Unit::Fraction, ComparedFigure::Better::Lower,
+        0.25, 0.25 - 8.6e-7 };
+    QVERIFY(!share.changed());
+    QCOMPARE(share.verdict(), 0);
+    QCOMPARE(QString::fromStdString(formatFigureDelta(share)), QStringLiteral("="));
+    ComparedFigure time { "t", "t", ComparedFigure::Unit::Seconds, ComparedFigure::Better::Lower,
+        2.775, 2.775 * (1.0 + 2e-4) };
+    QVERIFY(!time.changed());
+    QCOMPARE(time.verdict(), 0);
+    QCOMPARE(QString::fromStdString(formatFigureDelta(time)), QStringLiteral("="));
+    // What shows at one decimal is a change.
+    ComparedFigure real { "r", "r", ComparedFigure::Unit::Fraction, ComparedFigure::Better::Lower,
+        0.25, 0.2506 };
+    QCOMPARE(real.verdict(), -1);
+    QCOMPARE(QString::fromStdString(formatFigureDelta(real)), QStringLiteral("+0.1 pp"));
+    ComparedFigure count { "c", "c", ComparedFigure::Unit::Count, ComparedFigure::Better::Lower,
+        0.0, 1.0 };
+    QCOMPARE(count.verdict(), -1);
+}
+
+void TestCompare::attributionOfASwapAcrossServers()
+{
+    // railyard-cli evaluate seed-128.json --swap 1:8: rank 1 (node000/gpu1) and rank 8
+    // (node001/gpu0) split TP groups 0 and 1 across servers; 1.03 TB of TP and 39.1 GB of DP
+    // reach the spine, exposed TP 453 ms -> 3.14 s, DP 123 ms -> 84 ms. TP dominates.
+    const Scenario s = fixtures::seed128();
+    const CostEngine a(s);
+    CostEngine b(s);
+    b.swapRanks(1, 8);
+    const ChangeAttribution c = compareEngines(a, b).attribution;
+    QCOMPARE(c.dominant, ChangeAttribution::Cause::Dimension);
+    QCOMPARE(c.dominantDim, Dim::Tp);
+    QVERIFY(c.byTime);
+    const DimAttribution &tp = c.dim(Dim::Tp);
+    QCOMPARE(tp.bytesA[index(Tier::Spine)], 0.0);
+    QCOMPARE(
+        tp.bytesB[index(Tier::Spine)], b.report().tierBytes[index(Tier::Spine)][index(Dim::Tp)]);
+    QVERIFY(tp.bytesB[index(Tier::Spine)] > 1e12);
+    QCOMPARE(tp.exposedB, b.report().dimExposed[index(Dim::Tp)]);
+    QVERIFY(tp.exposedDelta() > 2.0);
+    const DimAttribution &dp = c.dim(Dim::Dp);
+    QVERIFY(dp.bytesB[index(Tier::Spine)] > 0.0);
+    QVERIFY(tp.bytesB[index(Tier::Spine)] > 10.0 * dp.bytesB[index(Tier::Spine)]);
+    QCOMPARE(c.iterationB - c.iterationA, b.report().iterationTime - a.report().iterationTime);
+    const std::string text = describeChange(c);
+    QVERIFY2(text.find("most of the change on TP") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("spine tier from 0 B to 1.03 TB") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("Smaller: DP") != std::string::npos, text.c_str());
+}
+
+void TestCompare::attributionOfDpAloneOffItsRail()
+{
+    // GPU 0 <-> GPU 1 on the four servers of pipeline d = 0 (node000, 004, 008, 012): TP groups
+    // stay whole and each pipeline stays on one rail, so only DP reaches the spine (310 GB); the
+    // iteration does not change (railyard-cli evaluate --swap 0:1 --swap 32:33 --swap 64:65
+    // --swap 96:97). No time changed: the dimension whose bytes moved dominates.
+    const Scenario s = fixtures::seed128();
+    const CostEngine a(s);
+    CostEngine b(s);
+    for (const auto &[x, y] :
+        { std::pair { 0, 1 }, std::pair { 32, 33 }, std::pair { 64, 65 }, std::pair { 96, 97 } })
+        b.swapRanks(x, y);
+    const ChangeAttribution c = attributeChange(a.report(), b.report());
+    QVERIFY(!c.byTime);
+    QCOMPARE(c.dominant, ChangeAttribution::Cause::Dimension);
+    QCOMPARE(c.dominantDim, Dim::Dp);
+    for (Dim d : { Dim::Tp, Dim::Pp, Dim::Ep, Dim::Cp })
+        QCOMPARE(c.dim(d).bytesB[index(Tier::Spine)], 0.0);
+    QVERIFY(c.dim(Dim::Dp).bytesB[index(Tier::Spine)] > 3e11);
+    const std::string text = describeChange(c);
+    QVERIFY2(text.find("where DP's bytes go") != std::string::npos, text.c_str());
+    // Nothing changed: nothing to say.
+    QCOMPARE(attributeChange(a.report(), a.report()).dominant, ChangeAttribution::Cause::None);
+    QVERIFY(describeChange(attributeChange(a.report(), a.report())).empty());
+}
+
+void TestCompare::attributionOfMoreMicrobatches()
+{
+    // 4 -> 16 micro-batches (global batch 16 -> 64): the compute grows with the batch and the
+    // bubble shrinks; no dimension's exposed time changes as much.
+    Scenario s = fixtures::seed128();
+    s.training.globalBatch = 16;
+    const CostEngine a(s);
+    s.training.globalBatch = 64;
+    const CostEngine b(s);
+    const ChangeAttribution c = attributeChange(a.report(), b.report());
+    QCOMPARE(c.dominant, ChangeAttribution::Cause::Schedule);
+    QVERIFY(c.bubbleB < c.bubbleA);
+    QVERIFY(describeChange(c).find("compute and the pipeline bubble") != std::string::npos);
+}
+
+void TestCompare::samplesFitOrSayTheyDoNot()
+{
+    // A shipped sample fits in its device's memory unless it exists to show one that does not,
+    // and then its description says so.
+    const QDir dir(QStringLiteral(RAILYARD_SOURCE_DIR "/samples"));
+    int checked = 0;
+    for (const QString &name : dir.entryList({ QStringLiteral("*.json") }, QDir::Files)) {
+        const Scenario s = loadScenario(dir.filePath(name).toStdString());
+        const CostEngine e(s);
+        ++checked;
+        if (!e.report().memoryFits)
+            QVERIFY2(s.description.find("does not fit") != std::string::npos, qPrintable(name));
+    }
+    QVERIFY(checked >= 10);
+}
+
+void TestCompare::whiteboardArrowsJoinTheirGroup()
+{
+    // The whiteboard sample's "DP ring" arrow ended on rank 32, rank 0's next pipeline stage:
+    // an arrow labelled with a dimension joins two ranks of one group of that dimension.
+    const Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128-whiteboard.json");
+    const CostEngine e(s);
+    int checked = 0;
+    for (const Annotation &a : s.annotations) {
+        if (a.kind != Annotation::Kind::Arrow || a.anchor.kind != AnnotationAnchor::Kind::Rank
+            || a.target.kind != AnnotationAnchor::Kind::Rank)
+            continue;
+        for (const auto &[prefix, kind] : { std::pair { "DP", GroupKind::Dp },
+                 std::pair { "TP", GroupKind::Tp }, std::pair { "PP", GroupKind::Pp } })
+            if (a.text.rfind(prefix, 0) == 0) {
+                QVERIFY2(e.layout().groupOf(kind, a.anchor.index)
+                        == e.layout().groupOf(kind, a.target.index),
+                    a.text.c_str());
+                ++checked;
+            }
+    }
+    QCOMPARE(checked, 1);
 }
 
 QTEST_GUILESS_MAIN(TestCompare)

@@ -27,7 +27,7 @@ std::string bytes(double b)
     return b == 0.0 ? std::string("0 B") : formatBytes(b);
 }
 
-std::string percent(double f)
+std::string percentOneDecimal(double f)
 {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f %%", f * 100.0);
@@ -175,7 +175,7 @@ std::string describeChange(const ChangeAttribution &c)
         out += "The engine puts most of the change on compute and the pipeline bubble: they "
                "went from "
             + seconds(c.scheduleA) + " to " + seconds(c.scheduleB) + " (bubble "
-            + percent(c.bubbleA) + " to " + percent(c.bubbleB) + ").";
+            + percentOneDecimal(c.bubbleA) + " to " + percentOneDecimal(c.bubbleB) + ").";
     } else {
         const DimAttribution &d = c.dim(c.dominantDim);
         const std::string name = upper(dimName(d.dim));

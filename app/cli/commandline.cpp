@@ -98,7 +98,12 @@ int CommandLine::report(int code, const std::string &command, const std::string 
     if (m_jsonErrors) {
         // The hint in a usage message names the command ("try 'railyard-cli remap --help'").
         const nlohmann::json error = { { "message", message }, { "code", code } };
-        std::cerr << nlohmann::json { { "error", error } }.dump() << std::endl;
+        // The message may quote an argument that is not UTF-8 (an unknown command's bytes):
+        // replace such bytes with U+FFFD rather than throw from the error path (fuzz_cli,
+        // tests/fuzz/regressions/cli-json-error-invalid-utf8).
+        std::cerr << nlohmann::json { { "error", error } }.dump(
+            -1, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << std::endl;
     } else {
         std::cerr << "railyard-cli" << (command.empty() ? "" : " " + command) << ": " << message
                   << std::endl;

@@ -9,7 +9,8 @@
 #                            --engine: only the suites without widgets (CTest label 'engine':
 #                            model, CLI, loaders, fuzz regressions), what CI runs
 #   ./railyard.sh fuzz [SECONDS]  install clang-14 + libFuzzer, build the fuzz preset and fuzz
-#                            the scenario and mapping loaders for SECONDS each (default 600)
+#                            every reader of outside input (FUZZ_TARGETS) for SECONDS each
+#                            (default 600)
 #   ./railyard.sh packages [main|sanitize|fuzz|fresh]  print the apt packages a profile installs
 #   ./railyard.sh install-profile PROFILE  install one profile's packages, build nothing
 #
@@ -61,19 +62,30 @@ configure_and_build() {
   cmake --build "$BUILD_DIR" --parallel "$(nproc)"
 }
 
+# Every fuzz target (tests/fuzz/fuzz_<name>.cpp; the fuzz build preset in CMakePresets.json
+# lists the same): each reader of outside input.
+FUZZ_TARGETS="scenario mapping topology nccltests cabling preflight hosts hotness searchpart serverpattern lesson autosave cli"
+
 run_fuzzers() {
   local seconds=${1:-600}
   cmake --preset fuzz
   tests/setup/check_packages.sh --cache build-fuzz/CMakeCache.txt --profile fuzz
   cmake --build --preset fuzz --parallel "$(nproc)"
   # RAILYARD_FUZZ_TARGETS="topology cabling" fuzzes a subset.
-  for target in ${RAILYARD_FUZZ_TARGETS:-scenario mapping topology nccltests cabling}; do
+  # -max_len: inputs up to 1 MiB, so size-dependent defects (quadratic loaders, deep nesting,
+  # long rows) are within reach; libFuzzer's default -len_control still grows inputs slowly from
+  # the seeds' sizes, so short inputs come first. -timeout: one input may take 10 s - a linear
+  # loader reads 1 MiB in well under a second even under ASan + UBSan, so 10 s flags quadratic
+  # or exponential work (issue #40: 1.2 MB took 34 s) rather than an honest slow input.
+  for target in ${RAILYARD_FUZZ_TARGETS:-$FUZZ_TARGETS}; do
     local corpus="build-fuzz/corpus-$target"
+    local dict="tests/fuzz/$target.dict"
+    [ -f "$dict" ] || dict=tests/fuzz/scenario.dict
     mkdir -p "$corpus"
-    echo "railyard: fuzzing the $target loader for ${seconds}s (corpus $corpus)"
+    echo "railyard: fuzzing the $target reader for ${seconds}s (corpus $corpus)"
     "build-fuzz/bin/fuzz_$target" "$corpus" "tests/fuzz/corpus/$target" \
-      -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
-      -malloc_limit_mb=512 -dict=tests/fuzz/scenario.dict -print_final_stats=1
+      -max_total_time="$seconds" -max_len=1048576 -timeout=10 -rss_limit_mb=4096 \
+      -malloc_limit_mb=512 -dict="$dict" -print_final_stats=1
   done
 }
 

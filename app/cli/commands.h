@@ -26,4 +26,7 @@ void addCalibrate(CommandLine &line);
 /// The hidden `completion bash` and `man`, which print what the build installs.
 void addDocumentation(CommandLine &line);
 
+/// Every command above, in the order --help lists them (main() and the fuzz target fuzz_cli).
+void addAllCommands(CommandLine &line);
+
 } // namespace railyard::cli

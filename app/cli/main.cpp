@@ -13,21 +13,6 @@ int main(int argc, char *argv[])
 {
     using namespace railyard::cli;
     CommandLine line;
-    addGenerate(line);
-    addEvaluate(line);
-    addGroups(line);
-    addPipeline(line);
-    addCollective(line);
-    addExport(line);
-    addImportMapping(line);
-    addImportTopology(line);
-    addPreflight(line);
-    addCompare(line);
-    addRemap(line);
-    addOptimise(line);
-    addSearch(line);
-    addMerge(line);
-    addCalibrate(line);
-    addDocumentation(line);
+    addAllCommands(line);
     return line.run(argc, argv);
 }

@@ -12,6 +12,7 @@
 #include "fuzzharness.h"
 #include "io/cablingcsv.h"
 
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -20,23 +21,32 @@ namespace railyard::fuzz {
 /// Inventories with more cables are imported but not evaluated (a fuzz input stays fast).
 inline constexpr std::size_t kMaxEvaluatedCables = 512;
 
-inline Outcome fuzzCabling(std::string_view input)
+/// A parsed inventory through importCabling() with `serverPattern` ("" = detect the servers by
+/// their NIC ports), Fabric::build and, when small, the engine (fuzz_cabling, fuzz_serverpattern).
+inline Outcome fuzzImportedCabling(const CablingCsv &csv, const std::string &serverPattern)
 {
-    CablingCsv csv;
-    try {
-        csv = parseCablingCsv(std::string(input), "fuzz.csv");
-    } catch (const ScenarioError &) {
-        return Outcome::Rejected;
-    }
     require(!csv.cables.empty() && csv.cables.size() == csv.lines.size(),
         "cables and their line numbers differ");
     Scenario s;
     s.fabric.gpusPerServer = 2;
     s.fabric.servers = 1;
     try {
-        (void)importCabling(s.fabric, csv, {});
+        (void)importCabling(s.fabric, csv, serverPattern);
     } catch (const ScenarioError &) {
         return Outcome::Loaded;
+    }
+    {
+        std::set<std::string> devices;
+        for (const Cable &c : csv.cables) {
+            devices.insert(c.aDevice);
+            devices.insert(c.bDevice);
+        }
+        std::set<std::string> seen;
+        for (const std::string &name : s.fabric.serverNames) {
+            require(
+                devices.count(name) == 1, "a server that is no device of the inventory: " + name);
+            require(seen.insert(name).second, "a server imported twice: " + name);
+        }
     }
     const Fabric fabric = Fabric::build(s.fabric); // importCabling built it once: must not throw
     require(fabric.servers() == static_cast<int>(s.fabric.serverNames.size()),
@@ -58,6 +68,17 @@ inline Outcome fuzzCabling(std::string_view input)
     s.degrees.pp = 1;
     s.degrees.dp = static_cast<int>(s.slots.size());
     return evaluateScenario(s);
+}
+
+inline Outcome fuzzCabling(std::string_view input)
+{
+    CablingCsv csv;
+    try {
+        csv = parseCablingCsv(std::string(input), "fuzz.csv");
+    } catch (const ScenarioError &) {
+        return Outcome::Rejected;
+    }
+    return fuzzImportedCabling(csv, {});
 }
 
 } // namespace railyard::fuzz

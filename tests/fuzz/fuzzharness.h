@@ -11,21 +11,21 @@
  * and libFuzzer's -timeout / -rss_limit_mb.
  */
 
+#include "base/scenarioerror.h"
 #include "cost/bubblesweep.h"
-#include "studies/compare.h"
 #include "cost/costengine.h"
 #include "cost/epsummary.h"
 #include "export/exporters.h"
 #include "fabric/fabric.h"
+#include "io/nccltopology.h"
+#include "io/reportjson.h"
+#include "layout/mapping.h"
+#include "layout/parallellayout.h"
+#include "scenario/scenariofile.h"
+#include "studies/compare.h"
 #include "studies/failureremap.h"
 #include "studies/inference.h"
 #include "studies/inferencereport.h"
-#include "layout/mapping.h"
-#include "layout/parallellayout.h"
-#include "io/nccltopology.h"
-#include "io/reportjson.h"
-#include "base/scenarioerror.h"
-#include "scenario/scenariofile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -65,17 +65,58 @@ inline void require(bool ok, const std::string &what)
         throw HarnessFailure(what);
 }
 
-/// Every number of a report must be finite: a NaN or inf would print as null in the CLI's JSON.
+/// The invariants of every number of a report's JSON (reportjson.h, inferencereport.h), walked
+/// field by field: every number finite (a NaN or inf would print as null in the CLI's JSON), no
+/// time ("*_s") negative, no "utilisation", "bubble_fraction" or "mfu" outside [0, 1] (1e-9
+/// slack: the engine's sums are floating point). Throws HarnessFailure naming the field.
 inline void checkFinite(const nlohmann::json &value, const std::string &path)
 {
-    if (value.is_number_float())
-        require(std::isfinite(value.get<double>()), "report field " + path + " is not finite");
-    else if (value.is_object())
+    if (value.is_number()) {
+        const double x = value.get<double>();
+        require(std::isfinite(x), "report field " + path + " is not finite");
+        const std::string key = path.substr(path.find_last_of('.') + 1);
+        const auto endsWith = [&](std::string_view end) {
+            return key.size() >= end.size()
+                && key.compare(key.size() - end.size(), end.size(), end) == 0;
+        };
+        if (endsWith("_s"))
+            require(x >= 0.0, "report field " + path + " is a negative time: " + std::to_string(x));
+        if (key == "utilisation" || key == "bubble_fraction" || key == "mfu")
+            require(x >= 0.0 && x <= 1.0 + 1e-9,
+                "report field " + path + " is outside [0, 1]: " + std::to_string(x));
+    } else if (value.is_object()) {
         for (const auto &item : value.items())
             checkFinite(item.value(), path + "." + item.key());
-    else if (value.is_array())
+    } else if (value.is_array()) {
         for (std::size_t i = 0; i < value.size(); ++i)
             checkFinite(value[i], path + "[" + std::to_string(i) + "]");
+    }
+}
+
+/// A text report prints no non-finite figure: no "nan", "-nan" or "inf" as a word (printf's
+/// spellings of NaN and infinity; issue #40 found "inf s" and "-nan ns" in one). Names the user
+/// gave could hold those words too: the check is skipped when the scenario's own text does.
+inline void checkFiniteText(
+    const std::string &text, const Scenario &scenario, const std::string &what)
+{
+    const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    const auto findWord = [&](const std::string &in) -> std::size_t {
+        for (const std::string_view word : { "nan", "inf", "NaN", "Inf", "NAN", "INF" }) {
+            for (std::size_t at = in.find(word); at != std::string::npos;
+                 at = in.find(word, at + 1)) {
+                const std::size_t end = at + word.size();
+                if ((at == 0 || !letter(in[at - 1])) && (end >= in.size() || !letter(in[end])))
+                    return at;
+            }
+        }
+        return std::string::npos;
+    };
+    if (findWord(scenarioToText(scenario)) != std::string::npos)
+        return;
+    const std::size_t at = findWord(text);
+    if (at != std::string::npos)
+        throw HarnessFailure(what + " prints a non-finite figure: ..."
+            + text.substr(at < 40 ? 0 : at - 40, 80) + "...");
 }
 
 /// The headline numbers of two reports agree (an incremental update against a fresh
@@ -114,7 +155,8 @@ inline void checkPhysical(const CostEngine &engine, const std::string &what)
     const double slack = 1e-9 * t + 2e-12;
     for (int i = 0; i < static_cast<int>(r.links.size()); ++i) {
         const LinkLoad &l = r.links[static_cast<std::size_t>(i)];
-        require(l.busyTime >= 0.0, what + ": link " + std::to_string(i) + " has negative busy time");
+        require(
+            l.busyTime >= 0.0, what + ": link " + std::to_string(i) + " has negative busy time");
         require(l.busyTime <= t + slack,
             what + ": link " + engine.fabric().linkName(i) + " is busy "
                 + std::to_string(l.busyTime) + " s in a " + std::to_string(t)
@@ -124,8 +166,8 @@ inline void checkPhysical(const CostEngine &engine, const std::string &what)
     for (Dim d : kAllDims) {
         const double e = r.dimExposed[index(d)];
         require(e >= 0.0 && e <= t + slack,
-            what + ": " + std::string(dimName(d)) + " exposes " + std::to_string(e)
-                + " s of a " + std::to_string(t) + " s iteration");
+            what + ": " + std::string(dimName(d)) + " exposes " + std::to_string(e) + " s of a "
+                + std::to_string(t) + " s iteration");
         require(r.dimBytesSent[index(d)] >= 0.0 && r.dimBytes[index(d)] >= 0.0,
             what + ": negative bytes");
     }
@@ -280,7 +322,7 @@ inline Outcome evaluateScenario(const Scenario &scenario)
     const nlohmann::json before = reportToJson(*engine, detailed);
     checkFinite(before, "report");
     checkPhysical(*engine, "report");
-    (void)reportToText(*engine);
+    checkFiniteText(reportToText(*engine), engine->scenario(), "the text report");
     (void)engine->mappingWarnings();
 
     const int world = engine->layout().worldSize();
@@ -619,7 +661,7 @@ inline Outcome fuzzTopology(std::string_view input)
     require(!t.gpus.empty() && !t.rails.empty(), "a parsed topology without GPUs or rails");
     for (const TopologyGpu &g : t.gpus)
         require(g.nic >= 0 && g.nic < static_cast<int>(t.rails.size()),
-                "GPU " + std::to_string(g.dev) + " has no rail");
+            "GPU " + std::to_string(g.dev) + " has no rail");
     for (int r : t.rails)
         require(r >= 0 && r < static_cast<int>(t.nics.size()), "a rail outside the NIC list");
     require(t.scaleUpGbps >= 0.0 && std::isfinite(t.scaleUpGbps), "scale-up bandwidth not finite");
@@ -630,7 +672,7 @@ inline Outcome fuzzTopology(std::string_view input)
         applyTopology(spec, t);
         const Fabric fabric = Fabric::build(spec);
         require(fabric.nicsPerServer() == static_cast<int>(t.rails.size()),
-                "the fabric's NICs per server differ from the topology's rails");
+            "the fabric's NICs per server differ from the topology's rails");
     } catch (const ScenarioError &) {
         return Outcome::Loaded;
     }

@@ -3,19 +3,27 @@
  * (tests/fuzz/corpus/, samples/) through the fuzz targets' own harness
  * (tests/fuzz/fuzzharness.h): each must load, or be refused with a ScenarioError, and never
  * crash, throw anything else or break an invariant. Under the sanitizer build (CMakePresets.json
- * "asan") this also runs them with ASan and UBSan. Regression files are named after their target:
- * scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping, nccltests-* for
- * fuzz_nccltests, cabling-* for fuzz_cabling.
+ * "asan") this also runs them with ASan and UBSan. Regression files are named after their target,
+ * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
+ * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
+ * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-* and cli-* for the targets of the
+ * same names (kTargets). A replay asserts only "no crash, refused cleanly or accepted with the
+ * invariants", never a message, so a reader's wording may change.
  */
 #include "fuzzcabling.h"
+#include "fuzzcli.h"
 #include "fuzzharness.h"
 #include "fuzznccltests.h"
+#include "fuzzqt.h"
+#include "fuzzreaders.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTest>
 
+#include <cstring>
 #include <exception>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -25,32 +33,56 @@ namespace {
 
 const QString kFuzzDir = QStringLiteral(RAILYARD_SOURCE_DIR "/tests/fuzz");
 
-enum class Target { Scenario, Mapping, Topology, NcclTests, Cabling };
+/** One fuzz target: its name (corpus folder, regression prefix) and what it does with an input. */
+struct Target
+{
+    const char *name;
+    fuzz::Outcome (*run)(std::string_view);
+};
 
-/// Adds one row per file of `dir`; `target` decides the harness, or the name prefix does.
-int addRows(const QString &dir, std::optional<Target> target)
+const Target kTargets[] = {
+    { "scenario", fuzz::fuzzScenario },
+    { "mapping", fuzz::fuzzMapping },
+    { "topology", fuzz::fuzzTopology },
+    { "nccltests", fuzz::fuzzNcclTestsLog },
+    { "cabling", fuzz::fuzzCabling },
+    { "preflight", fuzz::fuzzPreflight },
+    { "hosts", fuzz::fuzzHosts },
+    { "hotness", fuzz::fuzzHotness },
+    { "searchpart", fuzz::fuzzSearchPart },
+    { "serverpattern", fuzz::fuzzServerPattern },
+    { "lesson", fuzz::fuzzLesson },
+    { "autosave", fuzz::fuzzAutosave },
+    { "cli", fuzz::fuzzCli },
+};
+
+int targetIndex(const char *name)
+{
+    for (int i = 0; i < static_cast<int>(std::size(kTargets)); ++i)
+        if (std::strcmp(kTargets[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/// Adds one row per file of `dir`; `target` (an index of kTargets) decides the harness, or the
+/// name's prefix before the first '-' does.
+int addRows(const QString &dir, std::optional<int> target)
 {
     const QFileInfoList files = QDir(dir).entryInfoList(QDir::Files, QDir::Name);
     for (const QFileInfo &file : files) {
-        Target t = Target::Scenario;
-        if (target) {
+        int t = -1;
+        if (target)
             t = *target;
-        } else if (file.fileName().startsWith(QLatin1String("mapping-"))) {
-            t = Target::Mapping;
-        } else if (file.fileName().startsWith(QLatin1String("topology-"))) {
-            t = Target::Topology;
-        } else if (file.fileName().startsWith(QLatin1String("nccltests-"))) {
-            t = Target::NcclTests;
-        } else if (file.fileName().startsWith(QLatin1String("cabling-"))) {
-            t = Target::Cabling;
-        } else if (!file.fileName().startsWith(QLatin1String("scenario-"))) {
-            qWarning("%s: name it scenario-*, mapping-*, topology-*, nccltests-* or cabling-* after its fuzz target",
+        else
+            t = targetIndex(qPrintable(file.fileName().section(QLatin1Char('-'), 0, 0)));
+        if (t < 0) {
+            qWarning("%s: name it <target>-*, <target> one of the fuzz targets (kTargets)",
                 qPrintable(file.filePath()));
             continue;
         }
         const QString name
             = QDir(QStringLiteral(RAILYARD_SOURCE_DIR)).relativeFilePath(file.filePath());
-        QTest::newRow(qPrintable(name)) << file.filePath() << static_cast<int>(t);
+        QTest::newRow(qPrintable(name)) << file.filePath() << t;
     }
     return static_cast<int>(files.size());
 }
@@ -85,16 +117,15 @@ void TestFuzzRegressions::replay_data()
     QTest::addColumn<int>("target");
     const int regressions = addRows(kFuzzDir + QStringLiteral("/regressions"), std::nullopt);
     QVERIFY2(regressions > 0, "tests/fuzz/regressions/ holds no input");
-    QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/scenario"), Target::Scenario) > 0);
+    for (int t = 0; t < static_cast<int>(std::size(kTargets)); ++t)
+        QVERIFY2(
+            addRows(kFuzzDir + QStringLiteral("/corpus/") + QLatin1String(kTargets[t].name), t) > 0,
+            kTargets[t].name);
     // The samples are seeds of fuzz_scenario too (README, "Fuzzing").
-    QVERIFY(addRows(QStringLiteral(RAILYARD_SOURCE_DIR "/samples"), Target::Scenario) > 0);
-    QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/mapping"), Target::Mapping) > 0);
-    QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/topology"), Target::Topology) > 0);
-    QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/nccltests"), Target::NcclTests) > 0);
-    QVERIFY(addRows(kFuzzDir + QStringLiteral("/corpus/cabling"), Target::Cabling) > 0);
+    QVERIFY(addRows(QStringLiteral(RAILYARD_SOURCE_DIR "/samples"), targetIndex("scenario")) > 0);
     // The sample inventory is a seed of fuzz_cabling.
     QTest::newRow("samples/cabling-2su.csv as an inventory")
-        << QStringLiteral(RAILYARD_SOURCE_DIR "/samples/cabling-2su.csv") << static_cast<int>(Target::Cabling);
+        << QStringLiteral(RAILYARD_SOURCE_DIR "/samples/cabling-2su.csv") << targetIndex("cabling");
 }
 
 void TestFuzzRegressions::replay()
@@ -106,12 +137,7 @@ void TestFuzzRegressions::replay()
     const QByteArray bytes = file.readAll();
     const std::string_view input(bytes.constData(), static_cast<std::size_t>(bytes.size()));
     try {
-        const Target t = static_cast<Target>(target);
-        const fuzz::Outcome outcome = t == Target::Mapping ? fuzz::fuzzMapping(input)
-            : t == Target::Topology                         ? fuzz::fuzzTopology(input)
-            : t == Target::NcclTests                        ? fuzz::fuzzNcclTestsLog(input)
-            : t == Target::Cabling                          ? fuzz::fuzzCabling(input)
-                                                            : fuzz::fuzzScenario(input);
+        const fuzz::Outcome outcome = kTargets[target].run(input);
         qDebug("%s", outcomeName(outcome));
     } catch (const fuzz::HarnessFailure &e) {
         QFAIL(qPrintable(QStringLiteral("broken invariant: ") + QString::fromStdString(e.what())));

@@ -1,0 +1,25 @@
+#include "commands.h"
+
+namespace railyard::cli {
+
+void addAllCommands(CommandLine &line)
+{
+    addGenerate(line);
+    addEvaluate(line);
+    addGroups(line);
+    addPipeline(line);
+    addCollective(line);
+    addExport(line);
+    addImportMapping(line);
+    addImportTopology(line);
+    addPreflight(line);
+    addCompare(line);
+    addRemap(line);
+    addOptimise(line);
+    addSearch(line);
+    addMerge(line);
+    addCalibrate(line);
+    addDocumentation(line);
+}
+
+} // namespace railyard::cli

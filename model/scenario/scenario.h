@@ -26,6 +26,9 @@ namespace railyard {
  */
 struct Scenario
 {
+    /// The file's "$schema" (JSON Schema's key naming docs/scenario.schema.json for editors),
+    /// kept so a file saved again still names its schema; "" = none. The engine never reads it.
+    std::string schema;
     std::string name;
     std::string description;
     FabricSpec fabric;

@@ -341,6 +341,8 @@ template<typename Json> Json toJson(const Scenario &s)
         failures.push_back(failureText(failure));
 
     Json root;
+    if (!s.schema.empty())
+        root["$schema"] = s.schema;
     root["format_version"] = kScenarioFormatVersion;
     root["name"] = s.name;
     root["description"] = s.description;
@@ -397,8 +399,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     if (!value.is_object())
         throw ScenarioError(
             "", "expected a JSON object at the top level, got " + jsonTypeName(value));
-    // "$schema" names docs/scenario.schema.json for editors (JSON Schema's own key): known,
-    // so not refused, and never read.
+    // "$schema" names docs/scenario.schema.json for editors (JSON Schema's own key): kept and
+    // written back, never read by the engine.
     JsonFields top(value, "",
         { "$schema", "format_version", "name", "description", "fabric", "parallel", "model",
             "training", "device", "mapping", "collectives", "failures", "inference", "annotations",
@@ -413,6 +415,9 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     top.rejectUnknown();
 
     Scenario s;
+    // A URI reference (RFC 3986) of printable ASCII/UTF-8; its length is a name's.
+    s.schema = top.string("$schema", s.schema, limits::kMaxNameBytes);
+    requirePrintableUtf8("$schema", s.schema);
     s.name = top.string("name", s.name, limits::kMaxNameBytes);
     s.description = top.string("description", s.description, limits::kMaxDescriptionBytes);
     requirePrintableUtf8("name", s.name);

@@ -169,12 +169,26 @@ void TestScenarioFile::roundTripThroughJson()
 }
 
 /// A file that names its JSON Schema ("$schema", as the samples do, for editors) loads as the
-/// same scenario without it; any other unknown key is still refused.
+/// same scenario plus that name, which is written back first so a saved file keeps it; without
+/// it nothing is written; any other unknown key is still refused.
 void TestScenarioFile::schemaKeyIsIgnored()
 {
     json j = scenarioToJson(fullScenario());
+    QVERIFY(!j.contains("$schema"));
     j["$schema"] = "../docs/scenario.schema.json";
-    compareScenarios(scenarioFromJson(j), fullScenario());
+    Scenario withSchema = fullScenario();
+    withSchema.schema = "../docs/scenario.schema.json";
+    compareScenarios(scenarioFromJson(j), withSchema);
+    QVERIFY(scenarioToText(withSchema).starts_with(
+        "{\n  \"$schema\": \"../docs/scenario.schema.json\",\n  \"format_version\": 1,"));
+    j["$schema"] = "a\nb";
+    try {
+        scenarioFromJson(j);
+        QFAIL("a $schema with a control character was accepted");
+    } catch (const ScenarioError &e) {
+        QVERIFY2(std::string(e.what()).find("$schema") != std::string::npos, e.what());
+    }
+    j["$schema"] = "../docs/scenario.schema.json";
     j["$schemas"] = "x";
     try {
         scenarioFromJson(j);

@@ -1,6 +1,7 @@
 #include "cliutil.h"
 #include "commandline.h"
 #include "documentation.h"
+#include "referencetext.h"
 
 #include <algorithm>
 #include <sstream>
@@ -41,47 +42,18 @@ std::string literal(const std::string &text)
 /// A description with "  name   text" lines (formats, strategies) as an indented list.
 std::string descriptionText(const std::string &description)
 {
-    std::ostringstream out;
-    std::istringstream lines(description);
-    std::string line;
-    while (std::getline(lines, line)) {
-        if (line.rfind("  ", 0) == 0) {
-            const std::size_t nameStart = line.find_first_not_of(' ');
-            const std::size_t nameEnd = line.find(' ', nameStart);
-            const std::size_t textStart = nameEnd == std::string::npos
-                ? std::string::npos
-                : line.find_first_not_of(' ', nameEnd);
-            out << ".TP\n.B " << literal(line.substr(nameStart, nameEnd - nameStart)) << "\n";
-            out << (textStart == std::string::npos ? std::string() : roff(line.substr(textStart)))
-                << "\n";
-        } else {
-            out << ".PP\n" << roff(line) << "\n";
-        }
-    }
-    return out.str();
+    std::string out;
+    for (const DescriptionLine &line : descriptionLines(description))
+        out += line.item ? ".TP\n.B " + literal(line.name) + "\n" + roff(line.text) + "\n"
+                         : ".PP\n" + roff(line.text) + "\n";
+    return out;
 }
 
 std::string optionEntry(const CLI::Option *o)
 {
-    std::string names;
-    for (const std::string &s : o->get_snames())
-        names += (names.empty() ? "" : ", ") + ("\\fB" + literal("-" + s) + "\\fR");
-    for (const std::string &l : o->get_lnames())
-        names += (names.empty() ? "" : ", ") + ("\\fB" + literal("--" + l) + "\\fR");
-    if (o->get_type_size() != 0 && !o->get_type_name().empty())
-        names += " \\fI" + literal(o->get_type_name()) + "\\fR";
-    std::string description = o->get_description();
-    for (char &c : description)
-        if (c == '\n')
-            c = ' ';
-    std::string text = roff(description);
-    if (o->get_required())
-        text += " Required.";
-    for (const CLI::Option *need : o->get_needs())
-        text += " Needs " + literal(need->get_name()) + ".";
-    for (const CLI::Option *excluded : o->get_excludes())
-        text += " Not with " + literal(excluded->get_name()) + ".";
-    return ".TP\n" + names + "\n" + text + "\n";
+    const auto name = [](const std::string &n) { return "\\fB" + literal(n) + "\\fR"; };
+    const auto type = [](const std::string &t) { return "\\fI" + literal(t) + "\\fR"; };
+    return ".TP\n" + optionNames(o, name, type) + "\n" + optionText(o, roff, literal) + "\n";
 }
 
 std::string usageLine(const CLI::App &command)
@@ -108,14 +80,8 @@ std::string commandSection(const CLI::App &command)
         out += ".RE\n";
     }
     // Options in their help groups, in the order the help lists them.
-    std::vector<std::string> groups;
-    for (const CLI::Option *o : command.get_options())
-        if (!o->get_positional()
-            && std::find(groups.begin(), groups.end(), o->get_group()) == groups.end())
-            groups.push_back(o->get_group());
-    for (const std::string &group : groups) {
-        out += ".PP\n" + roff(group == "Options" ? std::string("Options") : group + " options")
-            + ":\n.RS\n";
+    for (const std::string &group : optionGroups(command)) {
+        out += ".PP\n" + roff(groupTitle(group)) + ":\n.RS\n";
         for (const CLI::Option *o : command.get_options())
             if (!o->get_positional() && o->get_group() == group)
                 out += optionEntry(o);

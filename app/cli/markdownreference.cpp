@@ -7,9 +7,7 @@
 #include "commandline.h"
 #include "documentation.h"
 #include "helpformatter.h"
-
-#include <algorithm>
-#include <sstream>
+#include "referencetext.h"
 
 namespace railyard::cli {
 
@@ -38,51 +36,26 @@ std::string code(const std::string &text)
 /// A description with "  name   text" lines (formats, strategies) as a bullet list.
 std::string mdDescription(const std::string &description)
 {
-    std::ostringstream out;
-    std::istringstream lines(description);
-    std::string line;
+    std::string out;
     bool inList = false;
-    while (std::getline(lines, line)) {
-        if (line.rfind("  ", 0) == 0) {
-            const std::size_t nameStart = line.find_first_not_of(' ');
-            const std::size_t nameEnd = line.find(' ', nameStart);
-            const std::size_t textStart = nameEnd == std::string::npos
-                ? std::string::npos
-                : line.find_first_not_of(' ', nameEnd);
-            if (!inList)
-                out << "\n";
-            inList = true;
-            out << "- " << code(line.substr(nameStart, nameEnd - nameStart));
-            if (textStart != std::string::npos)
-                out << ": " << md(line.substr(textStart));
-            out << "\n";
-        } else {
-            out << "\n" << md(line) << "\n";
+    for (const DescriptionLine &line : descriptionLines(description)) {
+        if (!line.item) {
+            out += "\n" + md(line.text) + "\n";
             inList = false;
+            continue;
         }
+        if (!inList)
+            out += "\n";
+        inList = true;
+        out += "- " + code(line.name) + (line.text.empty() ? "" : ": " + md(line.text)) + "\n";
     }
-    return out.str();
+    return out;
 }
 
 std::string mdOptionEntry(const CLI::Option *o)
 {
-    std::string names;
-    for (const std::string &s : o->get_snames())
-        names += (names.empty() ? "" : ", ") + code("-" + s);
-    for (const std::string &l : o->get_lnames())
-        names += (names.empty() ? "" : ", ") + code("--" + l);
-    if (o->get_type_size() != 0 && !o->get_type_name().empty())
-        names += " *" + md(o->get_type_name()) + "*";
-    std::string description = o->get_description();
-    std::replace(description.begin(), description.end(), '\n', ' ');
-    std::string text = md(description);
-    if (o->get_required())
-        text += " Required.";
-    for (const CLI::Option *need : o->get_needs())
-        text += " Needs " + code(need->get_name()) + ".";
-    for (const CLI::Option *excluded : o->get_excludes())
-        text += " Not with " + code(excluded->get_name()) + ".";
-    return "- " + names + ": " + text + "\n";
+    const auto type = [](const std::string &t) { return "*" + md(t) + "*"; };
+    return "- " + optionNames(o, code, type) + ": " + optionText(o, md, code) + "\n";
 }
 
 std::string mdUsageLine(const CLI::App &command)
@@ -106,14 +79,8 @@ std::string mdCommandSection(const CLI::App &command)
             out += "- " + code(o->get_name()) + ": " + md(o->get_description()) + "\n";
     }
     // Options in their help groups, in the order the help lists them.
-    std::vector<std::string> groups;
-    for (const CLI::Option *o : command.get_options())
-        if (!o->get_positional()
-            && std::find(groups.begin(), groups.end(), o->get_group()) == groups.end())
-            groups.push_back(o->get_group());
-    for (const std::string &group : groups) {
-        out += "\n" + md(group == "Options" ? std::string("Options") : group + " options")
-            + ":\n\n";
+    for (const std::string &group : optionGroups(command)) {
+        out += "\n" + md(groupTitle(group)) + ":\n\n";
         for (const CLI::Option *o : command.get_options())
             if (!o->get_positional() && o->get_group() == group)
                 out += mdOptionEntry(o);

@@ -14,12 +14,17 @@ struct CliRun
     QByteArray err;
 };
 
-inline CliRun runRailyardCli(const QStringList &args)
+/// railyard-cli with `args` (and `environment` when given), killed after `timeoutMs` (exit code
+/// -1 then).
+inline CliRun runRailyardCli(
+    const QStringList &args, const QProcessEnvironment &environment, int timeoutMs)
 {
     QProcess process;
+    if (!environment.isEmpty())
+        process.setProcessEnvironment(environment);
     process.start(QStringLiteral(RAILYARD_CLI), args);
     CliRun run;
-    if (!process.waitForFinished(60000)) {
+    if (!process.waitForFinished(timeoutMs)) {
         process.kill();
         process.waitForFinished();
         return run;
@@ -28,6 +33,11 @@ inline CliRun runRailyardCli(const QStringList &args)
     run.out = process.readAllStandardOutput();
     run.err = process.readAllStandardError();
     return run;
+}
+
+inline CliRun runRailyardCli(const QStringList &args)
+{
+    return runRailyardCli(args, QProcessEnvironment(), 60000);
 }
 
 /// A file's bytes, empty when it cannot be read.

@@ -20,25 +20,14 @@ QString sample(const char *name)
 /// railyard-cli with `args`, killed after 10 s (exit code -1): the loaders must not block.
 CliRun runBriefly(const QStringList &args, const QByteArray &environmentRank = {})
 {
-    QProcess process;
+    QProcessEnvironment env;
     if (!environmentRank.isEmpty()) {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("RANK"), QString::fromLatin1(environmentRank));
         env.insert(QStringLiteral("LOCAL_RANK"), QStringLiteral("0"));
         env.insert(QStringLiteral("RAILYARD_HOST"), QStringLiteral("node000"));
-        process.setProcessEnvironment(env);
     }
-    process.start(QStringLiteral(RAILYARD_CLI), args);
-    CliRun run;
-    if (!process.waitForFinished(10000)) {
-        process.kill();
-        process.waitForFinished();
-        return run;
-    }
-    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
+    return runRailyardCli(args, env, 10000);
 }
 
 } // namespace

@@ -6,6 +6,8 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -33,9 +35,20 @@ enum Column { Name, Role, Servers, Tp, Pp, Ep, Gpus, Step, Busy, Memory, kColumn
 InferencePanel::InferencePanel(QWidget *parent)
     : QWidget(parent)
 {
-    auto *layout = new QVBoxLayout(this);
-    const auto label = [this, layout](const char *objectName) {
-        auto *l = new QLabel(this);
+    // The panel's lines scroll inside it: docked under the fabric at 1280x720 (or at scale 2)
+    // it is shorter than its word-wrapped labels and the pool table, and a plain layout then
+    // squeezed them over each other.
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto *content = new QWidget(scroll);
+    auto *layout = new QVBoxLayout(content);
+    scroll->setWidget(content);
+    outer->addWidget(scroll);
+    const auto label = [content, layout](const char *objectName) {
+        auto *l = new QLabel(content);
         l->setObjectName(QLatin1String(objectName));
         l->setWordWrap(true);
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -49,7 +62,7 @@ InferencePanel::InferencePanel(QWidget *parent)
     m_classification->setFont(bold);
     m_reasons = label("inferenceReasons");
 
-    m_pools = new QTableWidget(0, kColumnCount, this);
+    m_pools = new QTableWidget(0, kColumnCount, content);
     m_pools->setObjectName(QStringLiteral("inferencePools"));
     m_pools->setHorizontalHeaderLabels({ tr("Pool"), tr("Role"), tr("Servers"), tr("TP"), tr("PP"),
         tr("EP"), tr("GPUs"), tr("Step"), tr("Busy"), tr("Weights + KV / GPU") });
@@ -58,6 +71,8 @@ InferencePanel::InferencePanel(QWidget *parent)
     m_pools->setSelectionMode(QAbstractItemView::NoSelection);
     m_pools->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_pools->horizontalHeader()->setStretchLastSection(true);
+    // One line per cell: the height below counts one line per row.
+    m_pools->setWordWrap(false);
     layout->addWidget(m_pools);
 
     m_kv = label("inferenceKv");
@@ -117,10 +132,13 @@ void InferencePanel::setReport(const InferenceReport &report)
         for (int c = 0; c < cells.size(); ++c)
             m_pools->setItem(row, c, new QTableWidgetItem(cells[c]));
     }
-    // As tall as its rows: a deployment has a handful of pools.
-    m_pools->setFixedHeight(m_pools->horizontalHeader()->sizeHint().height()
-        + m_pools->rowCount() * m_pools->verticalHeader()->defaultSectionSize()
-        + 2 * m_pools->frameWidth());
+    // As tall as its rows (a deployment has a handful of pools), plus room for the horizontal
+    // scroll bar a narrow panel shows, so it never covers the last row.
+    int rows = 0;
+    for (int row = 0; row < m_pools->rowCount(); ++row)
+        rows += m_pools->rowHeight(row);
+    m_pools->setFixedHeight(m_pools->horizontalHeader()->sizeHint().height() + rows
+        + m_pools->horizontalScrollBar()->sizeHint().height() + 2 * m_pools->frameWidth());
 
     m_kv->setText(tr("KV cache: %1 per token, %2 per request after the prefill, %3 at the last "
                      "token")

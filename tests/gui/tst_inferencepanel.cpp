@@ -78,6 +78,8 @@ private Q_SLOTS:
     void showsAHandMadeReport();
     void showsTheEngineReportOfTheSample();
     void minimalAndClear();
+    void poolTableShowsEveryRowWhole_data();
+    void poolTableShowsEveryRowWhole();
 };
 
 void TestInferencePanel::showsAHandMadeReport()
@@ -149,6 +151,45 @@ void TestInferencePanel::minimalAndClear()
     QCOMPARE(panel.classificationLabel()->text(), QStringLiteral("No inference section"));
     QCOMPARE(panel.poolTable()->rowCount(), 0);
     QVERIFY(panel.transferLabel()->text().isEmpty());
+}
+
+void TestInferencePanel::poolTableShowsEveryRowWhole_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::newRow("wide") << 1200 << 600;
+    QTest::newRow("narrow") << 640 << 600;
+    QTest::newRow("docked under the fabric at 1280x720") << 940 << 260;
+    QTest::newRow("narrower than the columns and short") << 420 << 200;
+}
+
+/// At any width every pool row is whole inside the table's viewport (a wrapped cell or a
+/// horizontal scroll bar once hid the last row), and the table ends above the KV cache line
+/// under it (they overlapped at 1280x720 and at scale 2).
+void TestInferencePanel::poolTableShowsEveryRowWhole()
+{
+    QFETCH(int, width);
+    QFETCH(int, height);
+    const Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/inference-disaggregated.json");
+    const Fabric fabric = Fabric::build(s.fabric);
+    InferencePanel panel;
+    panel.setReport(evaluateInference(s, fabric));
+    panel.resize(width, height);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTableWidget *t = panel.poolTable();
+    const int last = t->rowCount() - 1;
+    QCOMPARE(last, 1);
+    const int lastBottom = t->rowViewportPosition(last) + t->rowHeight(last);
+    const int visible = t->viewport()->height();
+    QVERIFY2(lastBottom <= visible,
+        qPrintable(QStringLiteral("the last pool row ends at %1 px, the viewport at %2 px")
+                       .arg(lastBottom)
+                       .arg(visible)));
+    for (int c = 0; c < t->columnCount(); ++c)
+        QVERIFY2(t->rowHeight(last) >= t->fontMetrics().height(), "a row is cut short");
+    QVERIFY2(t->geometry().bottom() < panel.kvLabel()->geometry().top(),
+        "the pool table overlaps the KV cache line");
 }
 
 QTEST_MAIN(TestInferencePanel)

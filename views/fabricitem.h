@@ -122,6 +122,8 @@ public:
     void setLinkOverlay(std::unordered_map<int, double> valueByLink, const QString &title);
     void clearLinkOverlay();
     bool hasLinkOverlay() const { return m_overlayOn; }
+    /// The link with the largest overlay value (the lowest id among equals), -1 without one.
+    int overlayPeakLink() const;
     QString overlayTitle() const { return m_overlayTitle; }
     /// Failed servers and GPU slots drawn greyed and crossed out; replaces the previous set.
     void markFailed(const std::vector<int> &servers, const std::vector<int> &slots);

@@ -84,6 +84,18 @@ void FabricItem::setLinkOverlay(std::unordered_map<int, double> valueByLink, con
     recolour(ReportChange {}, true);
 }
 
+int FabricItem::overlayPeakLink() const
+{
+    int peak = -1;
+    double top = 0.0;
+    for (const auto &[link, value] : m_overlay)
+        if (value > top || (value == top && value > 0.0 && link < peak)) {
+            peak = link;
+            top = value;
+        }
+    return m_overlayOn ? peak : -1;
+}
+
 void FabricItem::clearLinkOverlay()
 {
     if (!m_overlayOn)

@@ -129,10 +129,13 @@ void FabricView::updateLegend()
 {
     const CostReport &r = m_document->report();
     const Fabric &f = m_document->engine().fabric();
+    // Links showing given values (the KV load) name the hottest of those, not the report's
+    // bottleneck of the training step, which the colours no longer show.
+    const int link = m_root->hasLinkOverlay() ? m_root->overlayPeakLink() : r.bottleneckLink;
     QString bottleneck = QStringLiteral("none");
-    if (r.bottleneckLink >= 0 && r.bottleneckLink < f.linkCount())
-        bottleneck = QString::fromStdString(f.linkName(r.bottleneckLink));
-    const double peak = r.bottleneckLink >= 0 ? r.utilisation(r.bottleneckLink) : 0.0;
+    if (link >= 0 && link < f.linkCount())
+        bottleneck = QString::fromStdString(f.linkName(link));
+    const double peak = link >= 0 ? m_root->shownUtilisation(link) : 0.0;
     m_legend->setLoadRange(m_root->maxUtilisation(), peak, bottleneck,
         !m_root->hasLinkOverlay() && m_root->loadScale() == LoadScale::Relative);
     m_legend->setOverlayTitle(m_root->overlayTitle());

@@ -147,7 +147,9 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     const QFontMetricsF fm(font);
     painter->drawText(QRectF(x + 24, kRow1, kWidth - x - 30, kRowHeight),
                       Qt::AlignLeft | Qt::AlignVCenter,
-                      fm.elidedText(QStringLiteral("bottleneck %1 %2").arg(m_bottleneck, legendPercent(m_peak)),
+                      fm.elidedText((overlay ? QStringLiteral("hottest %1 %2")
+                                             : QStringLiteral("bottleneck %1 %2"))
+                                        .arg(m_bottleneck, legendPercent(m_peak)),
                                     Qt::ElideMiddle,
                                     kWidth - x - 30));
 

@@ -1,5 +1,6 @@
 // The Study menu as a user drives it: pin a baseline, change the placement, read the A/B
 // comparison (figures, changed links outlined on the fabric, moved ranks, aligned timelines).
+#include "legenditem.h"
 #include "studies/compare.h"
 #include "comparepanel.h"
 #include "cost/costengine.h"
@@ -377,6 +378,10 @@ void TestStudies::inferenceScenarioColoursKvLinks()
         qPrintable(summary->iterationLabel()->text()));
     QVERIFY(summary->bottleneckLabel()->text().contains(QStringLiteral("KV")));
     QVERIFY(!summary->iterationLabel()->text().contains(QStringLiteral("Iteration")));
+    // The legend names the hottest KV link (it named the training step's NVSwitch bottleneck).
+    const LegendItem *legend = f.window.fabricView()->legendItem();
+    QCOMPARE(legend->bottleneckText(),
+        QString::fromStdString(f.doc()->engine().fabric().linkName(expected.kvLinks.front().link)));
     f.action("actionKvOverlay")->setChecked(false);
     QVERIFY(!f.studies()->kvOverlay());
     QVERIFY(!f.window.fabricView()->rootItem()->hasLinkOverlay());

@@ -4,12 +4,15 @@
 // several tables in one file read as runs of their own.
 #include "base/scenarioerror.h"
 #include "io/nccltestslog.h"
+#include "ncclteststext.h"
 
 #include <QTest>
 
 #include <cmath>
 
 using namespace railyard;
+using railyard::testing::errorOf;
+using railyard::testing::kHeader;
 
 namespace {
 
@@ -17,25 +20,6 @@ std::string sample(const std::string &name)
 {
     return std::string(RAILYARD_SOURCE_DIR) + "/tests/data/nccl-tests/" + name;
 }
-
-/// The parse error's message, or "" when the text parses.
-QString errorOf(const std::string &text, const std::string &file = "bad.log")
-{
-    try {
-        parseNcclTestsLog(text, file);
-    } catch (const ScenarioError &e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
-const char *kHeader
-    = "#                                                              out-of-place                "
-      "       in-place          \n"
-      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
-      "time   algbw   busbw #wrong\n"
-      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
-      "(us)  (GB/s)  (GB/s)       \n";
 
 } // namespace
 

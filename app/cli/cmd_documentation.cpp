@@ -23,6 +23,22 @@ struct DocumentationOptions
     std::string output;
 };
 
+/// A hidden command that writes what `print` makes of the option table (stdout or -o).
+void addPrintCommand(CommandLine &line, const char *name, const char *description,
+    std::string (*print)(const CommandLine &))
+{
+    auto options = std::make_shared<DocumentationOptions>();
+    Command command(line,
+        line.addCommand(
+            name, description,
+            [options, &line, print] {
+                writeOutput(options->output, print(line));
+                return kExitOk;
+            },
+            true));
+    command.output(options->output);
+}
+
 } // namespace
 
 void addDocumentation(CommandLine &line)
@@ -41,27 +57,9 @@ void addDocumentation(CommandLine &line)
     c.choice("SHELL", completion->shell, "", "The shell.", { "bash" })->required();
     c.output(completion->output);
 
-    auto man = std::make_shared<DocumentationOptions>();
-    Command m(line,
-        line.addCommand(
-            "man", "Print the railyard-cli(1) man page.",
-            [man, &line] {
-                writeOutput(man->output, manPage(line));
-                return kExitOk;
-            },
-            true));
-    m.output(man->output);
-
-    auto markdown = std::make_shared<DocumentationOptions>();
-    Command md(line,
-        line.addCommand(
-            "markdown", "Print docs/cli.md, the manual's CLI reference (Markdown).",
-            [markdown, &line] {
-                writeOutput(markdown->output, markdownReference(line));
-                return kExitOk;
-            },
-            true));
-    md.output(markdown->output);
+    addPrintCommand(line, "man", "Print the railyard-cli(1) man page.", manPage);
+    addPrintCommand(line, "markdown", "Print docs/cli.md, the manual's CLI reference (Markdown).",
+        markdownReference);
 }
 
 } // namespace railyard::cli

@@ -56,6 +56,24 @@ QStringList complete(const QString &script, const QStringList &words)
     return out;
 }
 
+/// The commands `railyard-cli --help` lists under "Commands:", in its order.
+QStringList helpCommands()
+{
+    const CliRun help = runRailyardCli({ QStringLiteral("--help") });
+    QStringList commands;
+    bool inCommands = false;
+    for (const QString &line : QString::fromUtf8(help.out).split(QLatin1Char('\n'))) {
+        if (line == QLatin1String("Commands:"))
+            inCommands = true;
+        else if (inCommands && line.isEmpty())
+            break;
+        else if (inCommands && line.startsWith(QLatin1String("  "))
+            && line.at(2) != QLatin1Char(' '))
+            commands << line.trimmed().section(QLatin1Char(' '), 0, 0);
+    }
+    return commands;
+}
+
 } // namespace
 
 class TestCliDocs : public QObject
@@ -155,18 +173,7 @@ void TestCliDocs::manPageCoversEveryCommandAndOption()
         QVERIFY2(man.contains(QLatin1String(section)), section);
 
     // One subsection per command the help lists, in its order, and none for hidden ones.
-    const CliRun help = runRailyardCli({ QStringLiteral("--help") });
-    QStringList commands;
-    bool inCommands = false;
-    for (const QString &line : QString::fromUtf8(help.out).split(QLatin1Char('\n'))) {
-        if (line == QLatin1String("Commands:"))
-            inCommands = true;
-        else if (inCommands && line.isEmpty())
-            break;
-        else if (inCommands && line.startsWith(QLatin1String("  "))
-            && line.at(2) != QLatin1Char(' '))
-            commands << line.trimmed().section(QLatin1Char(' '), 0, 0);
-    }
+    const QStringList commands = helpCommands();
     // The help's parsing found the commands (at least these; others land over time).
     for (const char *name : {"generate", "evaluate", "groups", "pipeline", "collective", "export",
                              "import-mapping", "import-topology", "preflight", "compare", "remap",
@@ -247,18 +254,7 @@ void TestCliDocs::cliReferenceCoversEveryOption()
 {
     const QString page
         = QString::fromUtf8(readTestFile(QStringLiteral(RAILYARD_SOURCE_DIR "/docs/cli.md")));
-    const CliRun help = runRailyardCli({ QStringLiteral("--help") });
-    QStringList commands;
-    bool inCommands = false;
-    for (const QString &line : QString::fromUtf8(help.out).split(QLatin1Char('\n'))) {
-        if (line == QLatin1String("Commands:"))
-            inCommands = true;
-        else if (inCommands && line.isEmpty())
-            break;
-        else if (inCommands && line.startsWith(QLatin1String("  "))
-            && line.at(2) != QLatin1Char(' '))
-            commands << line.trimmed().section(QLatin1Char(' '), 0, 0);
-    }
+    const QStringList commands = helpCommands();
     QVERIFY(commands.size() >= 15);
     for (const QString &command : commands) {
         const qsizetype start = page.indexOf(QStringLiteral("\n## ") + command + QLatin1Char('\n'));

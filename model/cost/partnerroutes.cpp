@@ -33,12 +33,6 @@ std::set<PlanAlgorithm> algorithmsRun(const CostReport *report, Dim dim, int sta
 
 } // namespace
 
-PartnerRoutes partnerRoutes(
-    const ParallelLayout &layout, const Mapping &mapping, Router &router, int rank)
-{
-    return partnerRoutes(layout, mapping, router, rank, {});
-}
-
 PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping, Router &router,
     int rank, const PartnerRouteContext &context)
 {

@@ -44,9 +44,4 @@ struct PartnerRouteContext
 PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping, Router &router,
     int rank, const PartnerRouteContext &context);
 
-/// The same without the evaluation's context (no fabric to plan on): TP and DP routes go
-/// straight to every member, as before the planner's flows were drawn.
-PartnerRoutes partnerRoutes(
-    const ParallelLayout &layout, const Mapping &mapping, Router &router, int rank);
-
 } // namespace railyard

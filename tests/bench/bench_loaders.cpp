@@ -19,8 +19,8 @@
 #include "export/exporters.h"
 #include "export/preflight.h"
 #include "export/runrecord.h"
+#include "loaderinputs.h"
 #include "scenario/scenariofile.h"
-#include "workload/presets.h"
 
 #include <benchmark/benchmark.h>
 
@@ -34,37 +34,15 @@ namespace {
 
 constexpr std::size_t kMB = 1000 * 1000;
 
-/// {"a":[{},{},...]} of about `mb` MB.
+/// The inputs, built once per size (tests/common/loaderinputs.h, shared with
+/// io_tst_loaderscaling).
 const std::string &objectsText(std::size_t mb)
 {
     static std::map<std::size_t, std::string> cache;
     std::string &t = cache[mb];
-    if (t.empty()) {
-        t = "{\"a\":[{}";
-        while (t.size() < mb * kMB)
-            t += ",{}";
-        t += "]}";
-    }
+    if (t.empty())
+        t = testinputs::jsonObjects(mb * kMB);
     return t;
-}
-
-/// A scenario of `servers` x 8 GPUs, TP 8 x DP servers, a small model (the loaders' inputs,
-/// not a study).
-Scenario scenarioOf(int servers)
-{
-    Scenario s;
-    s.name = "bench-loaders";
-    s.fabric.kind = FabricKind::RailOptimised;
-    s.fabric.servers = servers;
-    s.fabric.gpusPerServer = 8;
-    s.fabric.serversPerSu = 32;
-    s.fabric.switchRadix = servers > 8192 ? 128 : 64; // 64 pods at most with three tiers
-    s.degrees = { 8, 1, servers, 1, 1 };
-    s.model = *modelPreset("llama3-8b");
-    s.device = *devicePreset("h100-sxm");
-    s.training.microBatch = 1;
-    s.training.globalBatch = servers;
-    return s;
 }
 
 /// A valid scenario of about `mb` MB: a 65,536-GPU fabric and as many snapshots of a mapping
@@ -73,50 +51,18 @@ const std::string &validScenarioText(std::size_t mb)
 {
     static std::map<std::size_t, std::string> cache;
     std::string &t = cache[mb];
-    if (t.empty()) {
-        Scenario s = scenarioOf(8192);
-        Snapshot snap;
-        snap.degrees = s.degrees;
-        snap.globalBatch = s.training.globalBatch;
-        for (int r = 0; r < 65536; ++r)
-            snap.slots.push_back(65535 - r);
-        for (int k = 0; k < 256; ++k) {
-            snap.name = "v" + std::to_string(k);
-            snap.takenAt = "2026-01-01T00:00:00";
-            s.snapshots.push_back(snap);
-            t = scenarioToText(s);
-            if (t.size() >= mb * kMB)
-                break;
-        }
-    }
+    if (t.empty())
+        t = testinputs::scenarioText(mb * kMB, 8192);
     return t;
 }
 
-/// An engine and its mapping-json record of about `mb` MB (about 230 bytes a rank).
-struct RecordInput
+/// An engine and its mapping-json record of about `mb` MB (60 MB = 262,144 ranks).
+const testinputs::RecordInput &recordInput(std::size_t mb)
 {
-    std::unique_ptr<CostEngine> engine;
-    std::string text;
-    std::string invalid; ///< the last rank moved onto rank 0's slot
-};
-
-const RecordInput &recordInput(std::size_t mb)
-{
-    static std::map<std::size_t, RecordInput> cache;
-    RecordInput &in = cache[mb];
-    if (!in.engine) {
-        const int servers = mb >= 60 ? 32768 : static_cast<int>(mb * kMB / 230 / 8);
-        in.engine = std::make_unique<CostEngine>(scenarioOf(servers));
-        in.text = exportText(*in.engine, ExportFormat::MappingJson);
-        in.invalid = in.text;
-        const std::size_t last = in.invalid.rfind("\"slot\":");
-        const std::size_t comma = in.invalid.find(',', last);
-        in.invalid.replace(last, comma - last, "\"slot\":0");
-        const std::size_t gpu = in.invalid.find("\"gpu\":", last);
-        in.invalid.replace(gpu, in.invalid.find(',', gpu) - gpu, "\"gpu\":0");
-        const std::size_t server = in.invalid.rfind("\"server\":", last);
-        in.invalid.replace(server, in.invalid.find(',', server) - server, "\"server\":0");
-    }
+    static std::map<std::size_t, testinputs::RecordInput> cache;
+    testinputs::RecordInput &in = cache[mb];
+    if (!in.engine)
+        in = testinputs::recordInput(mb >= 60 ? 32768ull * 8 * 230 : mb * kMB);
     return in;
 }
 
@@ -166,7 +112,7 @@ void BM_ScenarioInvalid(benchmark::State &state)
 
 void BM_RecordPreflight(benchmark::State &state)
 {
-    const RecordInput &in = recordInput(static_cast<std::size_t>(state.range(0)));
+    const testinputs::RecordInput &in = recordInput(static_cast<std::size_t>(state.range(0)));
     const PreflightEnvironment e = rank0();
     for (auto _ : state)
         benchmark::DoNotOptimize(checkPreflight(in.text, e, 1, "record.json").gpu);
@@ -177,7 +123,7 @@ void BM_RecordPreflight(benchmark::State &state)
 
 void BM_RecordPreflightInvalid(benchmark::State &state)
 {
-    const RecordInput &in = recordInput(static_cast<std::size_t>(state.range(0)));
+    const testinputs::RecordInput &in = recordInput(static_cast<std::size_t>(state.range(0)));
     const PreflightEnvironment e = rank0();
     for (auto _ : state) {
         try {
@@ -191,7 +137,7 @@ void BM_RecordPreflightInvalid(benchmark::State &state)
 
 void BM_RecordImport(benchmark::State &state)
 {
-    const RecordInput &in = recordInput(static_cast<std::size_t>(state.range(0)));
+    const testinputs::RecordInput &in = recordInput(static_cast<std::size_t>(state.range(0)));
     for (auto _ : state)
         benchmark::DoNotOptimize(importMappingJson(in.text, *in.engine).mappingVersion);
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.text.size()));

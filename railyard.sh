@@ -28,7 +28,9 @@ PACKAGES=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt
 SANITIZE_PACKAGES=()
 # libclang-rt-14-dev holds libFuzzer and clang's sanitizer runtimes; it is only a Recommends of
 # clang-14, which --no-install-recommends skips.
-FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
+# llvm-14 holds llvm-symbolizer, which turns a fuzz crash's stack into file:line; lld-14 is the
+# linker CMake picks beside clang-14 when present (linking 13 fully instrumented targets).
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev llvm-14 lld-14)
 # tests/setup/fresh-machine.sh: a minimal Debian 12 root to run the quick start in.
 FRESH_PACKAGES=(debootstrap)
 

@@ -86,7 +86,7 @@ std::string topologySummary(const ServerTopology &t)
         const TopologyNic &nic = t.nics[static_cast<std::size_t>(t.rails[static_cast<std::size_t>(g.nic)])];
         char line[256];
         std::snprintf(line, sizeof line, "  GPU %d %-14s -> %-8s rail %d  %s  numa %d\n", g.dev,
-                      g.busId.c_str(), nic.name.c_str(), g.nic, g.pathType.c_str(), g.numa);
+                      g.busId.c_str(), nic.label().c_str(), g.nic, g.pathType.c_str(), g.numa);
         summary += line;
     }
     return summary;

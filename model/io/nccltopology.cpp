@@ -8,6 +8,7 @@
 #include "io/xmlelements.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -89,10 +90,25 @@ std::string attribute(const XmlElement &node, const char *name)
     return v ? *v : std::string();
 }
 
+/// NCCL's device kind of a PCI class code (src/graph/topo.cc, kvDictPciClass, matched as a
+/// prefix): "0x03..." display controllers are GPUs, "0x02..." network controllers NICs.
+bool gpuClass(const std::string &code)
+{
+    return code.rfind("0x03", 0) == 0;
+}
+bool nicClass(const std::string &code)
+{
+    return code.rfind("0x02", 0) == 0;
+}
+
 struct Walker
 {
     ServerTopology &out;
     std::string file;
+    /// Devices a provider's file gives only as `<pci class=...>`, with no `<gpu>` or `<net>`
+    /// under them (NCCL fills those in from the devices it finds at the bus ids).
+    std::vector<TopologyGpu> classGpus;
+    std::vector<TopologyNic> classNics;
 
     void walk(
         const XmlElement &node, const std::string &path, int numa, std::vector<std::string> &chain)
@@ -108,7 +124,22 @@ struct Walker
                 walk(child, where, id, fresh);
             } else if (tag == "pci") {
                 chain.push_back(attribute(child, "busid"));
+                const std::size_t gpusBefore = out.gpus.size(), nicsBefore = out.nics.size();
                 walk(child, where + "[" + chain.back() + "]", numa, chain);
+                const std::string code = attribute(child, "class");
+                if (gpuClass(code) && out.gpus.size() == gpusBefore) {
+                    TopologyGpu g;
+                    g.busId = chain.back();
+                    g.numa = numa;
+                    g.pciChain = chain;
+                    classGpus.push_back(std::move(g));
+                } else if (nicClass(code) && out.nics.size() == nicsBefore) {
+                    TopologyNic n;
+                    n.busId = chain.back();
+                    n.numa = numa;
+                    n.pciChain = chain;
+                    classNics.push_back(std::move(n));
+                }
                 chain.pop_back();
             } else if (tag == "gpu") {
                 TopologyGpu g;
@@ -184,6 +215,45 @@ const char *pathName(int rank)
     }
 }
 
+/// PCI bus ids in the order `lspci -D` lists them: by domain, bus, device, function (fixed-width
+/// hexadecimal, compared case-blind).
+bool busOrder(const std::string &a, const std::string &b)
+{
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x))
+            < std::tolower(static_cast<unsigned char>(y));
+    });
+}
+
+/// A provider's topology file (Azure's ND-series NCCL_TOPO_FILE) names GPUs and NICs only by PCI
+/// class. Their device indexes are then their PCI bus order: CUDA's with
+/// CUDA_DEVICE_ORDER=PCI_BUS_ID (and nvidia-smi's), and the order the mlx5 driver probes and
+/// names the NICs on these machines. Used only when the file has no <gpu> (or no <net>) at all.
+void adoptClassDevices(
+    ServerTopology &t, std::vector<TopologyGpu> &gpus, std::vector<TopologyNic> &nics)
+{
+    const auto byBus = [](const auto &a, const auto &b) { return busOrder(a.busId, b.busId); };
+    if (t.gpus.empty() && !gpus.empty()) {
+        std::sort(gpus.begin(), gpus.end(), byBus);
+        for (std::size_t i = 0; i < gpus.size(); ++i)
+            gpus[i].dev = static_cast<int>(i);
+        t.gpus = std::move(gpus);
+        t.warnings.push_back(std::to_string(t.gpus.size())
+            + " GPUs are given only by PCI class (0x03...): numbered in PCI bus order, as CUDA "
+              "does with CUDA_DEVICE_ORDER=PCI_BUS_ID; NVLink is not in the file, the "
+              "scenario's scale-up stays");
+    }
+    if (t.nics.empty() && !nics.empty()) {
+        std::sort(nics.begin(), nics.end(), byBus);
+        for (std::size_t i = 0; i < nics.size(); ++i)
+            nics[i].dev = static_cast<int>(i);
+        t.nics = std::move(nics);
+        t.warnings.push_back(std::to_string(t.nics.size())
+            + " NICs are given only by PCI class (0x02...): numbered in PCI bus order; their "
+              "RDMA names and speeds are not in the file, the scenario's stay");
+    }
+}
+
 } // namespace
 
 std::vector<int> ServerTopology::gpuToRail() const
@@ -203,13 +273,17 @@ ServerTopology parseNcclTopology(const std::string &text, const std::string &fil
             "(NCCL_TOPO_DUMP_FILE writes one)");
     ServerTopology t;
     t.file = file;
-    Walker walker { t, file };
+    Walker walker { t, file, {}, {} };
     std::vector<std::string> chain;
     walker.walk(root, "system", -1, chain);
+    adoptClassDevices(t, walker.classGpus, walker.classNics);
     if (t.gpus.empty())
-        throw ScenarioError(file, "no <gpu> element under <system>");
+        throw ScenarioError(
+            file, "no <gpu> element under <system>, and no <pci> of a GPU's class (0x03...)");
     if (t.nics.empty())
-        throw ScenarioError(file, "no <net> element under <system>: the server has no NIC to map");
+        throw ScenarioError(file,
+            "no <net> element under <system>, and no <pci> of a NIC's class (0x02...): the server "
+            "has no NIC to map");
     const auto byDev = [](const auto &a, const auto &b) { return a.dev < b.dev; };
     std::sort(t.gpus.begin(), t.gpus.end(), byDev);
     std::sort(t.nics.begin(), t.nics.end(), byDev);
@@ -245,11 +319,11 @@ ServerTopology parseNcclTopology(const std::string &text, const std::string &fil
         const TopologyNic &nic = t.nics[static_cast<std::size_t>(chosen[g])];
         const std::string who = "GPU " + std::to_string(gpu.dev) + " (" + gpu.busId + ")";
         if (t.rails.size() == t.gpus.size() && gpu.nic != static_cast<int>(g))
-            t.warnings.push_back(who + " sits closest to NIC " + nic.name + " (rail "
+            t.warnings.push_back(who + " sits closest to NIC " + nic.label() + " (rail "
                 + std::to_string(gpu.nic) + "), not rail " + std::to_string(g)
                 + ": GPU i and NIC i are not paired");
         if (gpu.pathType == "PHB" || gpu.pathType == "SYS")
-            t.warnings.push_back(who + " reaches its nearest NIC " + nic.name + " only through "
+            t.warnings.push_back(who + " reaches its nearest NIC " + nic.label() + " only through "
                 + (gpu.pathType == "SYS" ? "the other CPU (SYS)" : "the CPU (PHB)")
                 + ": no GPUDirect RDMA path through a PCIe switch");
     }
@@ -330,8 +404,10 @@ void applyTopology(FabricSpec &spec, const ServerTopology &t)
     spec.nicNuma.clear();
     spec.nicPciPaths.clear();
     bool nicNumaKnown = true;
+    bool namesKnown = true;
     for (int r : t.rails) {
         const TopologyNic &nic = t.nics[static_cast<std::size_t>(r)];
+        namesKnown = namesKnown && !nic.name.empty();
         spec.nicDevices.push_back(nic.name);
         spec.nicPciBusIds.push_back(nic.busId);
         nicNumaKnown = nicNumaKnown && nic.numa >= 0;
@@ -352,6 +428,8 @@ void applyTopology(FabricSpec &spec, const ServerTopology &t)
         spec.gpuNuma.clear(); // a cpu without numaid: keep the default split
     if (!nicNumaKnown)
         spec.nicNuma.clear();
+    if (!namesKnown)
+        spec.nicDevices.clear(); // a class-only file: the exports name mlx5_<rail>
 }
 
 } // namespace railyard

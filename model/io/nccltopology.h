@@ -13,6 +13,12 @@ namespace railyard {
  * with `nvlink` targets and counts) or `nic` > `net` (name, dev, speed in Mbit/s). Element and
  * attribute names follow NCCL's src/graph/xml.cc and topo.cc.
  *
+ * Topology files that cloud providers ship for NCCL_TOPO_FILE may give devices only as `pci`
+ * elements with a PCI class code (Azure's ND-series files): class 0x03... is a GPU and 0x02... a
+ * NIC, as NCCL's topo.cc reads them; such devices are numbered in PCI bus order and carry no
+ * NVLink, speed or RDMA name (a warning says so). They count only when the file has no `gpu`
+ * (or no `net`) element at all.
+ *
  * The GPU <-> NIC affinity is chosen the way NCCL ranks paths (topo.h: PIX, a single PCIe
  * switch between them; PXB, several switches; PHB, through the CPU's host bridge; SYS, across
  * the CPU interconnect): each GPU takes its closest NIC, ties going to the NIC with fewer GPUs
@@ -22,32 +28,35 @@ namespace railyard {
 struct TopologyGpu
 {
     int dev = 0;
-    int sm = 0;               ///< compute capability x 10 (90 = Hopper)
+    int sm = 0; ///< compute capability x 10 (90 = Hopper)
     std::string busId;
     int numa = -1;
-    int nvlinks = 0;          ///< NVLink lanes to NVSwitches or GPUs (sum of `count`)
-    int nic = -1;             ///< index into ServerTopology::rails
-    std::string pathType;     ///< PIX, PXB, PHB or SYS to that NIC
+    int nvlinks = 0; ///< NVLink lanes to NVSwitches or GPUs (sum of `count`)
+    int nic = -1; ///< index into ServerTopology::rails
+    std::string pathType; ///< PIX, PXB, PHB or SYS to that NIC
     std::vector<std::string> pciChain; ///< bus ids from the CPU down to the GPU
 };
 
 struct TopologyNic
 {
-    std::string name;         ///< RDMA device, e.g. mlx5_0
+    std::string name; ///< RDMA device, e.g. mlx5_0; "" when the file gives a PCI class only
     int dev = 0;
-    double gbps = 0.0;        ///< `speed` / 1000 (NCCL writes Mbit/s)
+    double gbps = 0.0; ///< `speed` / 1000 (NCCL writes Mbit/s)
     std::string busId;
     int numa = -1;
     std::vector<std::string> pciChain;
+
+    /// The NIC in a message: its RDMA name, else its bus id.
+    std::string label() const { return name.empty() ? busId : name; }
 };
 
 struct ServerTopology
 {
     std::string file;
-    std::vector<TopologyGpu> gpus;  ///< by dev
-    std::vector<TopologyNic> nics;  ///< every net, by dev
-    std::vector<int> rails;         ///< indexes into nics of the NICs some GPU takes, by dev
-    double scaleUpGbps = 0.0;       ///< per GPU and direction from its NVLink lanes; 0: none
+    std::vector<TopologyGpu> gpus; ///< by dev
+    std::vector<TopologyNic> nics; ///< every net, by dev
+    std::vector<int> rails; ///< indexes into nics of the NICs some GPU takes, by dev
+    double scaleUpGbps = 0.0; ///< per GPU and direction from its NVLink lanes; 0: none
     std::vector<std::string> warnings;
 
     /// GPU i -> rail index (what FabricSpec::gpuToNic holds).
@@ -69,8 +78,8 @@ std::vector<std::string> compareTopologies(const std::vector<ServerTopology> &se
 
 /// Sets the fabric's server model from `t`: GPU -> NIC affinity, NICs per server, the NIC
 /// speed (the slowest rail's), the scale-up bandwidth when the XML has NVLinks, and the
-/// identity the launchers and the run record carry (RDMA device names, PCI bus ids, sockets). Throws
-/// ScenarioError("fabric.gpus_per_server") when the GPU counts differ.
+/// identity the launchers and the run record carry (RDMA device names, PCI bus ids, sockets).
+/// Throws ScenarioError("fabric.gpus_per_server") when the GPU counts differ.
 void applyTopology(FabricSpec &spec, const ServerTopology &t);
 
 } // namespace railyard

@@ -37,6 +37,7 @@ class TestCliTopology : public QObject
 private Q_SLOTS:
     void sampleSetsTheServerModel();
     void swappedNicsChangeTheAffinityAndWarn();
+    void providerClassCodeFile();
     void badInputWritesNothing_data();
     void badInputWritesNothing();
     void cablingInventoryBuildsTheFabric();
@@ -134,6 +135,30 @@ void TestCliTopology::sampleSetsTheServerModel()
     QVERIFY2(e.exitCode == 0, e.err.constData());
 }
 
+void TestCliTopology::providerClassCodeFile()
+{
+    // A provider's NCCL_TOPO_FILE that gives GPUs and NICs only by PCI class (written here in
+    // the shape of Azure's ND H100 v5 file): the server model comes from it, the warnings say
+    // what it could not give, and the exports keep the default RDMA names.
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("ndv5.json"));
+    const CliRun r = runRailyardCli({ QStringLiteral("import-topology"), sample("seed-128.json"),
+        QStringLiteral("--topology"),
+        QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/nccl-topology/azure-ndv5-class-codes.xml"),
+        QStringLiteral("-o"), out });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.err.contains("8 GPUs, 8 rail NICs\n"));
+    QVERIFY(r.err.contains("GPU 4 0005:00:00.0   -> 0105:00:00.0 rail 4  PIX  numa 1"));
+    QVERIFY(r.err.contains("warning: 8 NICs are given only by PCI class"));
+    const nlohmann::json s = nlohmann::json::parse(readTestFile(out).toStdString());
+    QCOMPARE(s["fabric"]["gpu_to_nic"], nlohmann::json({ 0, 1, 2, 3, 4, 5, 6, 7 }));
+    QCOMPARE(s["fabric"]["gpu_pci_bus_ids"][0].get<std::string>(), std::string("0001:00:00.0"));
+    QCOMPARE(s["fabric"]["nic_pci_bus_ids"][7].get<std::string>(), std::string("0108:00:00.0"));
+    QVERIFY(!s["fabric"].contains("nic_devices"));
+    const CliRun e = runRailyardCli({ QStringLiteral("evaluate"), out, QStringLiteral("--json") });
+    QVERIFY2(e.exitCode == 0, e.err.constData());
+}
+
 void TestCliTopology::swappedNicsChangeTheAffinityAndWarn()
 {
     QTemporaryDir dir;
@@ -163,7 +188,7 @@ void TestCliTopology::badInputWritesNothing_data()
     QTest::newRow("malformed") << QByteArray("<system>\n<cpu numaid=0>\n</cpu></system>\n")
                                << QStringLiteral("bad.xml:2: not XML: ") << 1;
     QTest::newRow("no gpu") << QByteArray("<system><cpu numaid=\"0\"/></system>")
-                            << QStringLiteral("bad.xml: no <gpu> element under <system>") << 1;
+                            << QStringLiteral("bad.xml: no <gpu> element under <system>, and no <pci> of a GPU's class (0x03...)") << 1;
     // GPU 7 renamed (start and end tag alike: the reader refuses mismatched tags).
     QByteArray sevenGpus = readTestFile(sample("dgx-h100-topology.xml"));
     const qsizetype seventh = sevenGpus.indexOf("<gpu dev=\"7\"");

@@ -82,8 +82,9 @@ std::optional<std::vector<MeasuredRun>> CalibrationController::matchRuns(
         try {
             return matchMeasuredRuns(engine, logs, bindings);
         } catch (const ScenarioError &e) {
+            // A table of a file of several is named "FILE#BINARY" (NcclTestsLog::runName).
             const auto log = std::find_if(logs.begin(), logs.end(),
-                [&e](const NcclTestsLog &l) { return l.file == e.field(); });
+                [&](const NcclTestsLog &l) { return l.runName() == e.field(); });
             if (log == logs.end() || round >= logs.size())
                 throw;
             QStringList ids;
@@ -94,11 +95,11 @@ std::optional<std::vector<MeasuredRun>> CalibrationController::matchRuns(
                 tr("Import Measurements"),
                 tr("Which run of the measurement plan does %1 measure? Its name is no run id and "
                    "its command line does not tell.")
-                    .arg(QFileInfo(QString::fromStdString(log->file)).fileName()),
+                    .arg(QFileInfo(QString::fromStdString(log->runName())).fileName()),
                 ids);
             if (id.isEmpty())
                 return std::nullopt;
-            bindings.push_back({ log->file, id.toStdString(), {} });
+            bindings.push_back({ log->runName(), id.toStdString(), {} });
         }
     }
 }
@@ -108,7 +109,8 @@ bool CalibrationController::importFiles(const QStringList &paths)
     try {
         std::vector<NcclTestsLog> logs;
         for (const QString &p : paths)
-            logs.push_back(readNcclTestsLog(p.toStdString()));
+            for (NcclTestsLog &l : readNcclTestsLogs(p.toStdString())) // one run per table
+                logs.push_back(std::move(l));
         // Against the defaults: a calibration already in the scenario does not feed the fit.
         Scenario base = m_window->document()->scenario();
         base.calibration = {};
@@ -126,7 +128,8 @@ bool CalibrationController::importFiles(const QStringList &paths)
         spec.fabricHash = fabricHash(base.fabric);
         spec.mappingVersion = base.mappingVersion;
         m_panel->setPending(spec,
-            paths.size() == 1 ? QFileInfo(paths.front()).fileName() : tr("%1 files").arg(paths.size()));
+            paths.size() == 1 ? QFileInfo(paths.front()).fileName()
+                              : tr("%1 files").arg(paths.size()));
         m_dock->show();
         m_dock->raise();
         return true;

@@ -48,6 +48,8 @@ struct NcclTestsLog
     /// The run's name: `file`, or "FILE#BINARY" ("FILE#N" when the binary is unknown or
     /// repeated) when the file holds several tables
     std::string name;
+    /// `name`, or `file` for a file of one table: how messages and --run bindings name the run.
+    const std::string &runName() const { return name.empty() ? file : name; }
     int table = 0; ///< 1-based place of the table in its file when it holds several, else 0
     bool json = false;
     std::string binary; ///< "all_reduce_perf", ... from the command line or the footer; "" unknown

@@ -43,8 +43,9 @@ std::string logText(Collective op, int ranks, long long bytes, double us)
     std::snprintf(line, sizeof line, "# nThread 1 nGpus 1 minBytes %lld\n# Using devices\n", bytes);
     std::string out = line;
     for (int r = 0; r < ranks; ++r) {
-        std::snprintf(line, sizeof line, "#  Rank %2d Group  0 Pid %6d on node%03d device %2d [0000:%02x:00] NVIDIA H100\n",
-            r, 100 + r, r / 8, r % 8, r);
+        std::snprintf(line, sizeof line,
+            "#  Rank %2d Group  0 Pid %6d on node%03d device %2d [0000:%02x:00] NVIDIA H100\n", r,
+            100 + r, r / 8, r % 8, r);
         out += line;
     }
     out += "#       size         count      type   redop    root     time   algbw   busbw #wrong "
@@ -53,7 +54,8 @@ std::string logText(Collective op, int ranks, long long bytes, double us)
     const double bus = alg * ncclTestsBusFactor(op, ranks);
     const bool reduces = op == Collective::AllReduce || op == Collective::ReduceScatter;
     std::snprintf(line, sizeof line,
-        "%12lld  %12lld     float  %6s      -1  %7.1f  %6.2f  %6.2f      0  %7.1f  %6.2f  %6.2f      0\n",
+        "%12lld  %12lld     float  %6s      -1  %7.1f  %6.2f  %6.2f      0  %7.1f  %6.2f  %6.2f    "
+        "  0\n",
         bytes, bytes / 4, reduces ? "sum" : "none", us, alg, bus, us, alg, bus);
     return out + line;
 }
@@ -96,6 +98,7 @@ private Q_SLOTS:
     void importAcceptUndoRevert();
     void malformedLogChangesNothing();
     void unnamedLogAsksWhichRun();
+    void fileOfSeveralTablesIsSeveralRuns();
 
 private:
     QTemporaryDir m_dir;
@@ -131,11 +134,14 @@ void TestCalibrationDock::importAcceptUndoRevert()
     for (const PlanRun &r : ncclPlanRuns(plain)) {
         if (r.groups > 1)
             continue;
-        const double t = measuring.collective(r.op, r.members.front(), static_cast<double>(r.bytes)).time;
+        const double t
+            = measuring.collective(r.op, r.members.front(), static_cast<double>(r.bytes)).time;
         const QString path = m_dir.filePath(QString::fromStdString(r.id) + QStringLiteral(".log"));
-        writeFile(path, logText(r.op, static_cast<int>(r.members.front().size()), r.bytes, t * 1e6));
+        writeFile(
+            path, logText(r.op, static_cast<int>(r.members.front().size()), r.bytes, t * 1e6));
         files << path;
-        measured.emplace_back(r, static_cast<double>(r.bytes) / t
+        measured.emplace_back(r,
+            static_cast<double>(r.bytes) / t
                 * ncclTestsBusFactor(r.op, static_cast<int>(r.members.front().size())));
     }
     QVERIFY(files.size() >= 3);
@@ -180,7 +186,8 @@ void TestCalibrationDock::importAcceptUndoRevert()
     // The document's engine now predicts every fitted run within 5 % of its measured busbw.
     CostEngine calibrated(f.doc()->scenario());
     for (const auto &[run, busbw] : measured) {
-        const CollectiveResult c = calibrated.collective(run.op, run.members.front(), static_cast<double>(run.bytes));
+        const CollectiveResult c
+            = calibrated.collective(run.op, run.members.front(), static_cast<double>(run.bytes));
         QVERIFY2(std::abs(c.busBandwidth / busbw - 1.0) < 0.05, run.id.c_str());
     }
 
@@ -261,6 +268,44 @@ void TestCalibrationDock::unnamedLogAsksWhichRun()
     QCOMPARE(g.dialogs->itemQuestions.size(), 1);
     QVERIFY(g.dialogs->errors.isEmpty());
     QVERIFY(!g.dock()->hasPending());
+}
+
+void TestCalibrationDock::fileOfSeveralTablesIsSeveralRuns()
+{
+    // One console capture holding two runs' tables one after the other (a script that runs the
+    // plan and tees everything to one file): each table is a run of its own; the import asked
+    // for the first and refused the second table ("a second table").
+    Fixture f;
+    const Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(8, 1, 2));
+    f.doc()->load(s);
+    CostEngine plain(s);
+    std::vector<PlanRun> single;
+    for (const PlanRun &r : ncclPlanRuns(plain))
+        if (r.groups == 1)
+            single.push_back(r);
+    QVERIFY(single.size() >= 2);
+    std::string text;
+    for (std::size_t i = 0; i < 2; ++i) {
+        const PlanRun &r = single[i];
+        const double us
+            = plain.collective(r.op, r.members.front(), static_cast<double>(r.bytes)).time * 1e6;
+        text += logText(r.op, static_cast<int>(r.members.front().size()), r.bytes, us);
+        f.dialogs->itemAnswers << QString::fromStdString(r.id);
+    }
+    const QString path = m_dir.filePath(QStringLiteral("console.txt"));
+    writeFile(path, text);
+    f.dialogs->measurementFiles = { path };
+    f.importAction()->trigger();
+    QVERIFY2(f.dialogs->errors.isEmpty(), qPrintable(f.dialogs->errors.join(QLatin1Char('\n'))));
+    QCOMPARE(f.dialogs->itemQuestions.size(), 2); // one per table
+    QVERIFY(f.dialogs->itemQuestions.at(0).contains(QStringLiteral("console.txt#")));
+    QVERIFY(f.dock()->hasPending());
+    QCOMPARE(f.dock()->residualTable()->rowCount() >= 2, true);
+    QStringList ids;
+    for (int row = 0; row < f.dock()->residualTable()->rowCount(); ++row)
+        ids << f.dock()->residualTable()->item(row, 0)->text();
+    QVERIFY(ids.contains(QString::fromStdString(single[0].id)));
+    QVERIFY(ids.contains(QString::fromStdString(single[1].id)));
 }
 
 QTEST_MAIN(TestCalibrationDock)

@@ -19,6 +19,7 @@ void addAllCommands(CommandLine &line)
     addSearch(line);
     addMerge(line);
     addCalibrate(line);
+    addRailAudit(line);
     addDocumentation(line);
 }
 

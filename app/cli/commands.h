@@ -23,6 +23,7 @@ void addOptimise(CommandLine &line);
 void addSearch(CommandLine &line);
 void addMerge(CommandLine &line);
 void addCalibrate(CommandLine &line);
+void addRailAudit(CommandLine &line);
 /// The hidden `completion bash` and `man`, which print what the build installs.
 void addDocumentation(CommandLine &line);
 

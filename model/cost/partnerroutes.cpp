@@ -11,11 +11,7 @@
 
 namespace railyard {
 
-namespace {
-
-/// The algorithms the report's phases of `dim` ran (at `stage`, or phases spanning all
-/// stages); the ring when the report names none.
-std::set<PlanAlgorithm> algorithmsRun(const CostReport *report, Dim dim, int stage)
+std::set<PlanAlgorithm> reportedAlgorithms(const CostReport *report, Dim dim, int stage)
 {
     std::set<PlanAlgorithm> out;
     if (report)
@@ -30,8 +26,6 @@ std::set<PlanAlgorithm> algorithmsRun(const CostReport *report, Dim dim, int sta
         out.insert(PlanAlgorithm::Ring);
     return out;
 }
-
-} // namespace
 
 PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping, Router &router,
     int rank, const PartnerRouteContext &context)
@@ -72,7 +66,7 @@ PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping
         for (const int r : group)
             groupSlots.push_back(mapping.slotOf(r));
         const int gpu = context.fabric->gpuVertex(from);
-        for (const PlanAlgorithm a : algorithmsRun(context.report, dim, stage)) {
+        for (const PlanAlgorithm a : reportedAlgorithms(context.report, dim, stage)) {
             // As TrafficModel::addFamily plans its patterns: PAT for all-gather, else all-reduce.
             const Collective op
                 = a == PlanAlgorithm::Pat ? Collective::AllGather : Collective::AllReduce;

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "cost/collectiveplanner.h"
 #include "cost/costreport.h"
 #include "fabric/router.h"
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
 
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -32,6 +34,10 @@ struct PartnerRouteContext
     const CostReport *report = nullptr;
     double nvlsEfficiency = 0.0; ///< the device's NVLink SHARP efficiency (nccltuning)
 };
+
+/// The algorithms the report's phases of `dim` ran (at pipeline stage `stage`, or in phases
+/// spanning every stage); the ring when the report names none (or without a report).
+std::set<PlanAlgorithm> reportedAlgorithms(const CostReport *report, Dim dim, int stage);
 
 /// The partners of `rank` in every dimension of degree > 1 and the links of the routes the
 /// engine's traffic model really uses for it: TP and DP (on its dp-cp gradient-sync group, and

@@ -20,6 +20,7 @@ void addAllCommands(CommandLine &line)
     addMerge(line);
     addCalibrate(line);
     addRailAudit(line);
+    addNcclLog(line);
     addDocumentation(line);
 }
 

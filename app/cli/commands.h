@@ -24,6 +24,7 @@ void addSearch(CommandLine &line);
 void addMerge(CommandLine &line);
 void addCalibrate(CommandLine &line);
 void addRailAudit(CommandLine &line);
+void addNcclLog(CommandLine &line);
 /// The hidden `completion bash` and `man`, which print what the build installs.
 void addDocumentation(CommandLine &line);
 

@@ -1,0 +1,71 @@
+/**
+ * `railyard-cli nccl-log FILE --log LOG...`: NCCL's own account of a job (its NCCL_DEBUG=INFO
+ * output, io/nccllog.h) rebuilt into communicators, rings and connections, and checked against
+ * the scenario (studies/ncclview.h): sends over a NIC the scenario does not bind that GPU to,
+ * hops that leave their rail.
+ */
+#include "cliutil.h"
+#include "command.h"
+#include "commandline.h"
+#include "commands.h"
+
+#include "cost/costengine.h"
+#include "io/nccllog.h"
+#include "studies/ncclview.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace railyard::cli {
+
+namespace {
+
+struct NcclLogOptions
+{
+    std::string file;
+    std::vector<std::string> logs;
+    bool json = false;
+    std::string output;
+};
+
+int runNcclLog(const NcclLogOptions &o)
+{
+    const Scenario scenario = loadScenarioFile(o.file);
+    const NcclLog log = readNcclLogs(o.logs);
+    CostEngine engine(scenario);
+    const NcclView view = compareNcclLog(log, engine);
+    if (o.json) {
+        nlohmann::json j = ncclViewJson(log, view);
+        j["format_version"] = kJsonFormatVersion;
+        writeOutput(o.output, jsonText(std::move(j)));
+    } else {
+        writeOutput(o.output, terminalText(ncclViewText(log, view)));
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+void addNcclLog(CommandLine &line)
+{
+    auto o = std::make_shared<NcclLogOptions>();
+    Command c(line,
+        line.addCommand("nccl-log",
+            "Read NCCL's own log (NCCL_DEBUG=INFO, one file per rank or interleaved, any launcher "
+            "prefix) into communicators, rings and connections, and check them against the "
+            "scenario: every network send over a NIC the scenario does not bind its GPU to, and "
+            "every hop whose two NICs sit on different rails.",
+            [o] { return runNcclLog(*o); }));
+    c.positionalFile("FILE", o->file, "Scenario file.");
+    CLI::Option *logs = c.texts("--log", o->logs, "LOG",
+        "NCCL output files (NCCL_DEBUG=INFO; NCCL_DEBUG_SUBSYS=INIT,GRAPH,NET or ALL).");
+    logs->expected(1, 1 << 16)->required();
+    line.setFileValue(logs);
+    c.json(o->json);
+    c.output(o->output);
+}
+
+} // namespace railyard::cli

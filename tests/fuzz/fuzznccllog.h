@@ -1,0 +1,78 @@
+#pragma once
+
+/**
+ * What fuzz_nccllog does with one input, shared with tst_fuzzregressions: the NCCL log reader
+ * (io/nccllog.h) and, for a log it accepts, the comparison with a fixed two-server, eight-GPU
+ * rail-optimised scenario (studies/ncclview.h) and its text and JSON. A ScenarioError is a
+ * refusal; anything else escaping, or a broken invariant (a ring that is not an order of its
+ * communicator's ranks, a connection outside it, more findings than network sends can make,
+ * a number in the JSON that is not finite) is a bug (HarnessFailure).
+ */
+
+#include "cost/costengine.h"
+#include "fuzzharness.h"
+#include "io/nccllog.h"
+#include "studies/ncclview.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+namespace railyard::fuzz {
+
+inline Outcome fuzzNcclLog(std::string_view input)
+{
+    NcclLog log;
+    try {
+        parseNcclLog(input, "fuzz.log", log);
+    } catch (const ScenarioError &) {
+        return Outcome::Rejected;
+    }
+    require(log.ncclLines > 0, "a log without NCCL lines was accepted");
+    for (const NcclLogComm &c : log.comms) {
+        for (const std::vector<int> &ring : c.rings) {
+            if (ring.empty())
+                continue;
+            std::vector<int> sorted = ring;
+            std::sort(sorted.begin(), sorted.end());
+            for (std::size_t i = 0; i < sorted.size(); ++i)
+                require(sorted[i] == static_cast<int>(i), "a ring that is no order of its ranks");
+            require(c.nranks == 0 || static_cast<int>(ring.size()) == c.nranks,
+                "a ring of another size than its communicator");
+        }
+        for (const NcclLogConnection &k : c.connections)
+            require(k.src >= 0 && k.dst >= 0
+                    && (c.nranks == 0 || (k.src < c.nranks && k.dst < c.nranks)),
+                "a connection outside its communicator");
+    }
+
+    Scenario s;
+    s.fabric.servers = 2;
+    s.fabric.gpusPerServer = 8;
+    s.fabric.nicsPerServer = 8;
+    s.degrees.tp = 8;
+    s.degrees.dp = 2;
+    s.model.layers = 8;
+    s.model.hidden = 1024;
+    s.model.heads = 16;
+    s.model.kvHeads = 16;
+    s.model.ffn = 4096;
+    s.training.globalBatch = 16;
+    const CostEngine engine(s);
+    const NcclView view = compareNcclLog(log, engine);
+    require(view.comms.size() == log.comms.size(), "one comparison per communicator");
+    std::size_t sends = 0;
+    for (const NcclViewComm &c : view.comms) {
+        require(c.misBound <= c.netSends && c.leavingRail <= c.netSends && c.pxnSends <= c.netSends,
+            "more findings than network sends");
+        sends += static_cast<std::size_t>(c.netSends);
+    }
+    require(view.findings.size() <= 2 * sends, "more findings than network sends can make");
+    checkFinite(ncclViewJson(log, view), "nccl-log");
+    (void)ncclViewText(log, view);
+    return Outcome::Evaluated;
+}
+
+} // namespace railyard::fuzz

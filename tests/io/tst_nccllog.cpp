@@ -1,0 +1,156 @@
+// The NCCL log reader (model/io/nccllog.h) on tests/data/nccl-logs/dgx-h100-2node-world.log
+// (written here in NCCL 2.21's INFO format, srun -l labels): one communicator of 16 ranks
+// rebuilt from 16 processes' lines, its two rings, every connection with its transport and NIC;
+// NCCL 2.18's bus-id brackets and a PXN send; and bad lines refused with FILE:LINE.
+#include "base/scenarioerror.h"
+#include "io/nccllog.h"
+
+#include <QFile>
+#include <QTest>
+
+#include <string>
+
+using namespace railyard;
+
+namespace {
+
+std::string sample()
+{
+    QFile f(QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/nccl-logs/dgx-h100-2node-world.log"));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll().toStdString();
+}
+
+NcclLog parsed(const std::string &text)
+{
+    NcclLog log;
+    parseNcclLog(text, "nccl.log", log);
+    return log;
+}
+
+} // namespace
+
+class TestNcclLog : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void sampleRebuildsTheCommunicator();
+    void olderFormatsAndPxn();
+    void badLines_data();
+    void badLines();
+};
+
+void TestNcclLog::sampleRebuildsTheCommunicator()
+{
+    const NcclLog log = parsed(sample());
+    QCOMPARE(log.comms.size(), std::size_t(1)); // 16 processes' pointers, one commId
+    const NcclLogComm &c = log.comms.front();
+    QCOMPARE(c.id, std::string("0x8f2a61c03b7d4e19"));
+    QCOMPARE(c.nranks, 16);
+    QCOMPARE(c.ranks.size(), std::size_t(16));
+    QCOMPARE(c.ranks.at(11).host, std::string("node001"));
+    QCOMPARE(c.ranks.at(11).cudaDev, 3);
+    QCOMPARE(c.ranks.at(11).busId, std::string("5d000"));
+    QCOMPARE(c.rings.size(), std::size_t(2));
+    QCOMPARE(
+        c.rings[0], (std::vector<int> { 0, 1, 2, 3, 4, 5, 6, 7, 15, 14, 13, 12, 11, 10, 9, 8 }));
+    QCOMPARE(c.rings[1].front(), 1);
+    QCOMPARE(c.trees.size(), std::size_t(16));
+    // Two rings of 16 hops: 14 inside a server each (P2P), 2 across (a send and a receive line).
+    int p2p = 0, sends = 0, receives = 0;
+    for (const NcclLogConnection &k : c.connections) {
+        if (k.transport == "P2P")
+            ++p2p;
+        else if (k.send)
+            ++sends;
+        else
+            ++receives;
+    }
+    QCOMPARE(p2p, 28);
+    QCOMPARE(sends, 4);
+    QCOMPARE(receives, 4);
+    const auto send = std::find_if(c.connections.begin(), c.connections.end(),
+        [](const NcclLogConnection &k) { return k.transport == "NET" && k.send && k.src == 7; });
+    QVERIFY(send != c.connections.end());
+    QCOMPARE(send->dst, 15);
+    QCOMPARE(send->nic, 7);
+    QVERIFY(send->gdr);
+    QCOMPARE(send->proxyRank, -1);
+    QCOMPARE(send->line, 77);
+    QCOMPARE(log.nics.at("node000").size(), std::size_t(8));
+    QCOMPARE(log.nics.at("node000")[1], std::string("mlx5_3"));
+    QCOMPARE(log.ncclLines, 118); // the two comment lines and the epoch line are not NCCL's
+}
+
+void TestNcclLog::olderFormatsAndPxn()
+{
+    // NCCL 2.18 printed bus ids in the brackets and no MNNVL; a PXN send names its proxy rank.
+    const std::string text
+        = "h1:10:10 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0\n"
+          "h2:20:20 [3] NCCL INFO comm 0x2 rank 1 nRanks 2 nNodes 2 localRanks 1 localRank 0\n"
+          "h1:10:10 [0] NCCL INFO Channel 00/02 :    0   1\n"
+          "h1:10:10 [0] NCCL INFO Channel 00/0 : 0[18000] -> 1[5d000] [send] via "
+          "NET/IB/2(5)/GDRDMA\n"
+          "h2:20:20 [3] NCCL INFO Channel 00/0 : 0[18000] -> 1[5d000] [receive] via "
+          "NET/IB/3/GDRDMA\n"
+          "h1:10:10 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 18000 commId 0xabc - "
+          "Init COMPLETE\n"
+          "h2:20:20 [3] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 3 busId 5d000 commId 0xabc - "
+          "Init COMPLETE\n";
+    const NcclLog log = parsed(text);
+    QCOMPARE(log.comms.size(), std::size_t(1));
+    const NcclLogComm &c = log.comms.front();
+    QCOMPARE(c.ranks.at(1).cudaDev, 3);
+    QCOMPARE(c.connections.size(), std::size_t(2));
+    QCOMPARE(c.connections[0].nic, 2);
+    QCOMPARE(c.connections[0].proxyRank, 5);
+    QCOMPARE(c.connections[1].nic, 3);
+    QVERIFY(!c.connections[1].send);
+}
+
+void TestNcclLog::badLines_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message");
+    const QString comm = QStringLiteral("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 nNodes 1\n");
+    QTest::newRow("no NCCL line")
+        << QStringLiteral("hello\nworld\n")
+        << QStringLiteral("nccl.log: no NCCL INFO line: run the job with NCCL_DEBUG=INFO");
+    QTest::newRow("ring no permutation")
+        << comm + QStringLiteral("h:1:1 [0] NCCL INFO Channel 00/02 : 0 1 1 3\n")
+        << QStringLiteral("nccl.log:2: ring of channel 0 is no order of ranks 0..3");
+    QTest::newRow("ring too short")
+        << comm + QStringLiteral("h:1:1 [0] NCCL INFO Channel 00/02 : 0 1 2\n")
+        << QStringLiteral("nccl.log:2: ring of channel 0 lists 3 ranks, the communicator has 4");
+    QTest::newRow("rank outside")
+        << comm + QStringLiteral("h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 9[1] via P2P/IPC\n")
+        << QStringLiteral("nccl.log:2: a connection 0 -> 9 outside the communicator's 4 ranks");
+    QTest::newRow("channel before comm")
+        << QStringLiteral("h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n")
+        << QStringLiteral("nccl.log:1: a channel line before any communicator of its process");
+    QTest::newRow("bad net device")
+        << comm
+            + QStringLiteral(
+                "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/x/GDRDMA\n")
+        << QStringLiteral("nccl.log:2: net device: expected an integer, got 'x'");
+    QTest::newRow("channel out of range")
+        << comm + QStringLiteral("h:1:1 [0] NCCL INFO Channel 999/0 : 0[0] -> 1[1] via P2P/IPC\n")
+        << QStringLiteral("nccl.log:2: channel 999 is outside 0..255");
+}
+
+void TestNcclLog::badLines()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, message);
+    try {
+        parsed(text.toStdString());
+        QFAIL("accepted");
+    } catch (const ScenarioError &e) {
+        QVERIFY2(QString::fromStdString(e.what()).startsWith(message), e.what());
+    }
+}
+
+QTEST_GUILESS_MAIN(TestNcclLog)
+#include "tst_nccllog.moc"

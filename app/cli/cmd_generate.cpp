@@ -24,11 +24,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <exception>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,12 +124,19 @@ const std::vector<Flag> &flags()
         { "placement", "mapping.placement", Kind::Text, "NAME", "Rank placement (packed).",
             kLayout },
         { "model", "model.preset", Kind::Text, "NAME",
-            "Model preset (llama2-70b); the flags below override it.", kWorkload },
+            "Model preset (llama2-70b when no model flag is given); the flags below override it. "
+            "Without it, --layers --hidden --heads define a custom model (GPT-3 block defaults, "
+            "stated in the description).",
+            kWorkload },
         { "layers", "model.layers", Kind::Integer, "N", "Transformer layers.", kWorkload },
         { "hidden", "model.hidden", Kind::Integer, "N", "Hidden size.", kWorkload },
         { "heads", "model.heads", Kind::Integer, "N", "Attention heads.", kWorkload },
-        { "kv-heads", "model.kv_heads", Kind::Integer, "N", "Key/value heads (0 = heads).",
-            kWorkload },
+        { "kv-heads", "model.kv_heads", Kind::Integer, "N",
+            "Key/value heads (default: the heads, multi-head attention; fewer = GQA).", kWorkload },
+        { "gated-mlp", "model.gated_mlp", Kind::Switch, nullptr,
+            "SwiGLU-style gated MLP, 3 matrices (Llama).", kWorkload },
+        { "no-gated-mlp", "model.gated_mlp", Kind::Switch, nullptr,
+            "GPT-style GeLU MLP, 2 matrices (a custom model's default).", kWorkload },
         { "ffn", "model.ffn", Kind::Integer, "N", "MLP intermediate size.", kWorkload },
         { "seq", "model.seq", Kind::Integer, "N", "Sequence length.", kWorkload },
         { "vocab", "model.vocab", Kind::Integer, "N", "Vocabulary size.", kWorkload },
@@ -168,8 +178,28 @@ const std::vector<Flag> &flags()
             "Megatron-LM --tp-comm-overlap: TP all-gather / reduce-scatter beside the GEMMs "
             "(off; needs sequence parallelism).",
             kWorkload },
+        { "stack", "training.stack", Kind::Text, "NAME",
+            "Training software; writes its defaults (docs/scenario-format.md). Default: none "
+            "(the device's calibrated stack).",
+            kWorkload },
+        { "zero", "training.dp_sharding", Kind::Integer, "1|2|3",
+            "ZeRO stage over the data-parallel group: 1 optimizer state, 2 also gradients, 3 "
+            "also parameters (sets the distributed optimizer).",
+            kWorkload },
+        { "fsdp", "training.dp_sharding", Kind::Text, "full",
+            "FSDP: full = parameters, gradients and optimizer state sharded over the "
+            "data-parallel group (ZeRO-3).",
+            kWorkload },
         { "device", "device.preset", Kind::Text, "NAME",
             "Device preset (h100-sxm); sets NIC and scale-up defaults.", kWorkload },
+        { "device-peak-tflops", "device.peak_tflops_bf16", Kind::Number, "TFLOPS",
+            "Dense bf16/fp16 peak of a device variant (e.g. a lower power cap); the fp8 peak "
+            "keeps the preset's fp8/bf16 ratio.",
+            kWorkload },
+        { "hbm-gb", "device.hbm_gb", Kind::Number, "GB", "HBM capacity, 10^9 bytes (preset's).",
+            kWorkload },
+        { "hbm-gbps", "device.hbm_gbps", Kind::Number, "GB/S", "HBM bandwidth, GB/s (preset's).",
+            kWorkload },
         { "name", "name", Kind::Text, "NAME", "Scenario name (default from model and degrees).",
             kScenario },
         { "description", "description", Kind::Text, "TEXT",
@@ -198,6 +228,9 @@ std::vector<std::string> choicesOf(const std::string &flag)
             out.emplace_back(scheduleName(k));
     else if (flag == "model")
         out = modelPresetNames();
+    else if (flag == "stack")
+        for (SoftwareStack k : kSoftwareStacks)
+            out.emplace_back(stackName(k));
     else if (flag == "device")
         out = devicePresetNames();
     return out;
@@ -274,8 +307,178 @@ bool anyWorkloadFlag(const GenerateOptions &o)
     return false;
 }
 
+/// The flags that shape a model: without --model, any of them makes the model the flags' own,
+/// and no preset value is inherited (--seq and --vocab alone keep the default preset: they
+/// describe the data, not the network).
+constexpr std::array<const char *, 9> kShapeFlags { "layers", "hidden", "heads", "kv-heads", "ffn",
+    "gated-mlp", "no-gated-mlp", "experts", "top-k" };
+
+bool customModel(const GenerateOptions &o)
+{
+    if (o.given("model"))
+        return false;
+    return std::any_of(
+        kShapeFlags.begin(), kShapeFlags.end(), [&o](const char *f) { return o.given(f); });
+}
+
+/// A custom model (no --model): the flags given, the rest the GPT-3 block's values (Brown et
+/// al. 2020; the block Narayanan et al. 2021 and Korthikanti et al. 2022 count, 12 h^2 per
+/// layer), each default in `assumed`.
+json customModelDocument(const GenerateOptions &o, std::vector<std::string> &assumed)
+{
+    std::string missing;
+    for (const char *f : { "layers", "hidden", "heads" })
+        if (!o.given(f))
+            missing += std::string(missing.empty() ? "" : " ") + "--" + f;
+    if (!missing.empty())
+        throw UsageError("a model flag without --model describes a custom model: give " + missing
+            + " too (or --model NAME to start from a preset)");
+    json model = json::object();
+    model["name"] = "custom";
+    const std::int64_t heads = o.integers.at("heads");
+    const std::int64_t hidden = o.integers.at("hidden");
+    if (!o.given("kv-heads")) {
+        model["kv_heads"] = heads;
+        assumed.push_back(
+            "kv_heads = heads = " + std::to_string(heads) + " (multi-head attention)");
+    }
+    if (!o.given("ffn")) {
+        // The loader checks the range; the product of two in-range ints fits 64 bits.
+        model["ffn"] = 4 * hidden;
+        assumed.push_back("ffn = 4 x hidden = " + std::to_string(4 * hidden) + " (GPT-3)");
+    }
+    if (!o.given("gated-mlp") && !o.given("no-gated-mlp")) {
+        model["gated_mlp"] = false;
+        assumed.push_back("gated_mlp false (GPT-style GeLU MLP; --gated-mlp for SwiGLU)");
+    }
+    if (!o.given("seq")) {
+        model["seq"] = 2048;
+        assumed.push_back("seq 2048 (GPT-3)");
+    }
+    if (!o.given("vocab")) {
+        model["vocab"] = 51200;
+        assumed.push_back("vocab 51200 (GPT-2 BPE padded, as Megatron-LM's GPT runs)");
+    }
+    return model;
+}
+
+/**
+ * What a stack sets by default, written before the flags so that a flag wins. Sources:
+ * Megatron-Core with TE as NeMo / Megatron-Bridge performance recipes run it (distributed
+ * optimizer, overlapped gradient reduce-scatter and parameter all-gather, sequence parallelism
+ * and TE's TP overlap for tp > 1, bf16 gradient reduction: tests/common/publishedruns.cpp cites
+ * the recipes); Megatron-LM's argument defaults (megatron/training/arguments.py: every overlap,
+ * --use-distributed-optimizer, --sequence-parallel and --use-flash-attn off); torchtitan's FSDP2
+ * (fully_shard with reshard_after_forward, prefetching the next layer's all-gather, reduce-scatter
+ * in backward, reduce_dtype fp32, SequenceParallel norms under TP); DeepSpeed ZeRO (stage 1 as
+ * Megatron-DeepSpeed's BLOOM runs; zero_optimization.overlap_comm off for stages 1-2, on for 3);
+ * llm-foundry's FSDP (FULL_SHARD, BACKWARD_PRE prefetch, mixed_precision PURE = bf16 reduce).
+ */
+void stackDefaults(SoftwareStack stack, const GenerateOptions &o, json &training)
+{
+    const bool tensorParallel = o.degrees.tp > 1;
+    const bool fp16 = o.given("precision") && o.texts.at("precision") == "fp16";
+    const auto shardAll = [&training] {
+        training["distributed_optimizer"] = true;
+        training["dp_sharding"] = std::string(dpShardingName(DpSharding::OptimGradsParams));
+        training["overlap_grad_reduce"] = true;
+        training["overlap_param_gather"] = true;
+    };
+    switch (stack) {
+    case SoftwareStack::MegatronCoreTe:
+        training["distributed_optimizer"] = true;
+        training["overlap_grad_reduce"] = true;
+        training["overlap_param_gather"] = true;
+        training["sequence_parallel"] = tensorParallel;
+        training["tp_comm_overlap"] = tensorParallel;
+        if (!fp16)
+            training["grad_reduce_bf16"] = true;
+        break;
+    case SoftwareStack::MegatronLm:
+        training["distributed_optimizer"] = false;
+        training["sequence_parallel"] = false;
+        training["flash_attention"] = false;
+        break;
+    case SoftwareStack::Fsdp2:
+        shardAll();
+        training["sequence_parallel"] = tensorParallel;
+        break;
+    case SoftwareStack::DeepSpeed:
+        training["distributed_optimizer"] = true;
+        training["sequence_parallel"] = false;
+        break;
+    case SoftwareStack::Composer:
+        shardAll();
+        training["sequence_parallel"] = false;
+        if (!fp16)
+            training["grad_reduce_bf16"] = true;
+        break;
+    }
+}
+
+/// --zero N and --fsdp MODE as training.dp_sharding (both set the distributed optimizer, which
+/// is ZeRO-1); a DeepSpeed stack overlaps ZeRO-3's gathers (overlap_comm's stage-3 default).
+void shardingFlags(const GenerateOptions &o, json &training)
+{
+    if (o.given("zero") && o.given("fsdp"))
+        throw UsageError("--zero and --fsdp both set the data-parallel sharding: give one");
+    std::optional<DpSharding> sharding;
+    if (o.given("zero")) {
+        const std::int64_t stage = o.integers.at("zero");
+        if (stage < 1 || stage > 3)
+            throw UsageError("--zero: ZeRO stage 1, 2 or 3, got " + std::to_string(stage));
+        sharding = stage == 1 ? DpSharding::Optim
+            : stage == 2      ? DpSharding::OptimGrads
+                              : DpSharding::OptimGradsParams;
+    } else if (o.given("fsdp")) {
+        const std::string &mode = o.texts.at("fsdp");
+        if (mode.rfind("hybrid:", 0) == 0)
+            throw UsageError("--fsdp " + mode
+                + ": hybrid sharding (shard within groups, replicate across them) is not in the "
+                  "engine yet, which shards over the whole data-parallel group; give --fsdp full");
+        if (mode != "full")
+            throw UsageError(
+                "--fsdp: expected full or hybrid:R, got '" + escapeControls(mode) + "'");
+        sharding = DpSharding::OptimGradsParams;
+    }
+    if (!sharding)
+        return;
+    if (o.given("no-distributed-optimizer"))
+        throw UsageError(std::string(o.given("zero") ? "--zero" : "--fsdp")
+            + " shards the optimizer state over the data-parallel group and contradicts "
+              "--no-distributed-optimizer");
+    training["distributed_optimizer"] = true;
+    training["dp_sharding"] = std::string(dpShardingName(*sharding));
+    if (*sharding == DpSharding::OptimGradsParams && o.given("stack")
+        && o.texts.at("stack") == stackName(SoftwareStack::DeepSpeed)) {
+        training["overlap_grad_reduce"] = true;
+        training["overlap_param_gather"] = true;
+    }
+}
+
+/// The device preset, with --device-peak-tflops (bf16 and fp16; fp8 at the preset's ratio),
+/// --hbm-gb and --hbm-gbps as a variant of it.
+json deviceDocument(const GenerateOptions &o, const std::string &device)
+{
+    json doc { { "preset", device } };
+    if (o.given("device-peak-tflops")) {
+        const double peak = o.numbers.at("device-peak-tflops");
+        doc["peak_tflops_bf16"] = peak;
+        doc["peak_tflops_fp16"] = peak;
+        const std::optional<DeviceSpec> preset = devicePreset(device);
+        if (preset && preset->peakTflopsBf16 > 0.0 && preset->peakTflopsFp8 > 0.0)
+            doc["peak_tflops_fp8"] = peak * preset->peakTflopsFp8 / preset->peakTflopsBf16;
+    }
+    if (o.given("hbm-gb"))
+        doc["hbm_gb"] = o.numbers.at("hbm-gb");
+    if (o.given("hbm-gbps"))
+        doc["hbm_gbps"] = o.numbers.at("hbm-gbps");
+    return doc;
+}
+
 /// The scenario document the flags describe; values are checked by the loader afterwards.
-json documentFromFlags(const GenerateOptions &o)
+/// What a custom model took by default goes to `assumed`.
+json documentFromFlags(const GenerateOptions &o, std::vector<std::string> &assumed)
 {
     const auto integer = [&o](json &object, const char *key, const char *flag) {
         if (o.given(flag))
@@ -359,7 +562,12 @@ json documentFromFlags(const GenerateOptions &o)
     }
 
     json model = json::object();
-    model["preset"] = o.given("model") ? o.texts.at("model") : std::string("llama2-70b");
+    if (customModel(o))
+        model = customModelDocument(o, assumed);
+    else
+        model["preset"] = o.given("model") ? o.texts.at("model") : std::string("llama2-70b");
+    if (!readSwitchPair(o, "gated-mlp", "no-gated-mlp", model, "gated_mlp"))
+        throw ScenarioError("--gated-mlp", "contradicts --no-gated-mlp");
     for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
              { "layers", "layers" }, { "hidden", "hidden" }, { "heads", "heads" },
              { "kv_heads", "kv-heads" }, { "ffn", "ffn" }, { "seq", "seq" }, { "vocab", "vocab" },
@@ -367,6 +575,13 @@ json documentFromFlags(const GenerateOptions &o)
         integer(model, key, flag);
 
     json training = json::object();
+    if (o.given("stack")) {
+        SoftwareStack stack = SoftwareStack::MegatronCoreTe;
+        if (parseStack(o.texts.at("stack"), stack)) { // else the loader names the accepted ones
+            stackDefaults(stack, o, training);
+        }
+        training["stack"] = o.texts.at("stack");
+    }
     integer(training, "micro_batch", "micro-batch");
     integer(training, "global_batch", "global-batch");
     integer(training, "interleave", "interleave");
@@ -380,6 +595,7 @@ json documentFromFlags(const GenerateOptions &o)
             "distributed_optimizer"))
         throw ScenarioError("--distributed-optimizer", "contradicts --no-distributed-optimizer");
 
+    shardingFlags(o, training);
     if (o.given("layers-per-stage"))
         training["layers_per_stage"] = layersPerStage(o.texts.at("layers-per-stage"));
     for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
@@ -410,7 +626,7 @@ json documentFromFlags(const GenerateOptions &o)
     doc["parallel"] = std::move(parallel);
     doc["model"] = std::move(model);
     doc["training"] = std::move(training);
-    doc["device"] = json { { "preset", device } };
+    doc["device"] = deviceDocument(o, device);
     doc["mapping"] = std::move(mapping);
     return doc;
 }
@@ -491,8 +707,9 @@ int runGenerate(const GenerateOptions &o)
     Scenario scenario;
     std::string text;
     json values; // what an error message quotes: the flags' document, then the scenario
+    std::vector<std::string> assumed; // a custom model's defaults, stated
     try {
-        values = documentFromFlags(o);
+        values = documentFromFlags(o, assumed);
         scenario = scenarioFromJson(values);
         values = scenarioToJson(scenario);
         // Whether the model has experts is known once the preset is applied.
@@ -501,8 +718,12 @@ int runGenerate(const GenerateOptions &o)
                              "or a MoE --model such as mixtral-8x7b)");
         if (!o.given("name"))
             scenario.name = defaultName(scenario);
+        std::string assumptions;
+        for (const std::string &a : assumed)
+            assumptions += (assumptions.empty() ? "" : "; ") + a;
         if (!o.given("description"))
-            scenario.description = commandLine(*o.app);
+            scenario.description = commandLine(*o.app)
+                + (assumed.empty() ? "" : " (custom model, assumed: " + assumptions + ")");
 
         // What is written must load back, and the engine must accept it.
         text = scenarioToText(scenario);
@@ -512,6 +733,12 @@ int runGenerate(const GenerateOptions &o)
         rethrowForFlags(e, o, values);
     }
     writeOutput(o.output, text);
+    if (!assumed.empty()) {
+        std::string note = "railyard-cli: note: custom model (no --model), assumed:";
+        for (const std::string &a : assumed)
+            note += "\n  " + a;
+        std::cerr << note << "\n";
+    }
     return kExitOk;
 }
 

@@ -223,7 +223,28 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     const bool grads16 = training.precision == Precision::Fp16 || training.gradReduceBf16;
     const double paramBytes = 2.0;
     const double gradBytes = grads16 ? 2.0 : 4.0;
-    const double optimizerBytes = grads16 ? 16.0 : 12.0;
+    // fp32 main parameters, Adam m and v: 12 bytes per parameter of the shard. The fp16 row's
+    // other 4 (fp32 main gradients) exist only during the optimizer step: Megatron-Core's
+    // DistributedOptimizer makes them in _copy_model_grads_to_main_grads
+    // (shard_main_param.grad = shard_model_grad.float()) after the backward has freed the
+    // activations, and drops them with zero_grad; so they join the peak only when they exceed
+    // the activations (MemoryLedger::optimizerStep). With fp32 gradients the main gradients are
+    // the gradient buffer itself.
+    const double optimizerBytes = 12.0;
+    const double optimizerStepBytes = grads16 ? 4.0 : 0.0;
+    // PyTorch FSDP's mixed precision (FSDP2 MixedPrecisionPolicy, llm-foundry's FSDP) shards the
+    // fp32 parameters themselves: the shard is the optimizer's fp32 master copy, and bf16
+    // parameters exist only while a layer is gathered (torch.distributed.fsdp docs,
+    // "fully_shard": "the sharded parameters ... in fp32; all-gathered in param_dtype").
+    const bool fsdp2 = training.stack == SoftwareStack::Fsdp2;
+    // With full recompute the layer being recomputed holds its whole activations during its
+    // own backward (torch.utils.checkpoint and Megatron-LM's CheckpointFunction rerun the
+    // forward, then backpropagate through it), once per rank, beside the stored inputs.
+    TrainingSpec keepAll = training;
+    keepAll.recompute = Recompute::None;
+    const bool fp32Shards = training.stack
+                            && (*training.stack == SoftwareStack::Fsdp2
+                                || *training.stack == SoftwareStack::Composer);
     // The distributed optimizer all-gathers the updated parameters in bf16, or in fp8 with
     // Megatron-LM's --fp8-param-gather (TE fp8 primary weights); gradients keep gradBytes.
     const double gatherBytes =
@@ -256,6 +277,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         double denseParamsStage = 0.0;
         double expertParamsStage = 0.0;
         double activations = 0.0;
+        double workspace = 0.0;  // MemoryLedger::recomputeWorkspace
+        double rootParams = 0.0; // embedding and output layer (FSDP2's root module)
         Cost fwd;
         Cost bwd;
         Cost recompute;
@@ -291,6 +314,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                 denseParamsStage += lp.dense;
                 expertParamsStage += lp.expert;
                 activations += layerActivationBytes(model, training, x, isMoe);
+                if (training.recompute == Recompute::Full)
+                    workspace = std::max(workspace, layerActivationBytes(model, keepAll, x, isMoe));
             }
             sc.chunkForwardTime[chunk] = fwd.time - fwdBefore;
             sc.chunkBackwardTime[chunk] = bwd.time + recompute.time - bwdBefore;
@@ -300,6 +325,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         // plus the final norm. A single stage holds a tied embedding once.
         if (s == 0) {
             denseParamsStage += x.vocab * x.h + gptExtras * x.s * x.h;
+            rootParams += x.vocab * x.h;
             // Embedding lookup and (GPT) dropout: write T_sp h, negligible FLOPs.
             const Cost lookupFwd = streaming(r, 3.0 * kElementwiseBytes * x.spTokens * x.h, 2);
             const Cost lookupBwd = streaming(r, (4.0 + kElementwiseBytes) * x.spTokens * x.h, 2);
@@ -312,6 +338,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         if (s == pp - 1) {
             const bool sharedWithInput = pp == 1 && x.gptStyle;
             denseParamsStage += (sharedWithInput ? 0.0 : x.vocab * x.h) + (x.gptStyle ? 2.0 : 1.0) * x.h;
+            rootParams += sharedWithInput ? 0.0 : x.vocab * x.h;
             fwd += output.forward;
             bwd += output.backward;
             weightGrad += output.wgrad;
@@ -319,7 +346,12 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             sc.chunkBackwardTime.back() += output.backward.time;
             // [Korthikanti22] §4.3: final norm input and fp32 logits for the cross entropy,
             // 4 s b h / t (1 + v/h) with SP.
-            activations += 4.0 * x.spTokens * x.h + 4.0 * x.tokens * x.vocab / x.t;
+            // FSDP2 (torchtitan): the loss is PyTorch's cross_entropy on the logits cast to fp32,
+            // log_softmax then nll_loss; its backward holds the fp32 log-probabilities, the
+            // dense nll gradient and the log_softmax gradient at once, 12 bytes per logit, where
+            // Megatron's fused vocab-parallel cross entropy reuses its softmax buffer (4).
+            const double lossBytes = fsdp2 ? 12.0 : 4.0;
+            activations += 4.0 * x.spTokens * x.h + lossBytes * x.tokens * x.vocab / x.t;
         }
 
         // FLOPs: backward = 2 x forward [Narayanan21]; recompute adds its forward FLOPs.
@@ -341,13 +373,24 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         const double shardedRank = denseRank / dDense + expertRank / dExpert;
         // ZeRO-3 keeps only its shard, plus the gathered parameters of the layer being computed
         // and of the next one, prefetched (DeepSpeed's and FSDP's default of one layer ahead).
-        const double gathered = std::min(2.0, static_cast<double>(sc.layers))
-                                * (denseRank + expertRank) / std::max(1, sc.layers);
-        mem.parameters = (shardParams ? shardedRank + gathered : denseRank + expertRank) * paramBytes;
+        // FSDP2 gathers the root module (embedding, output layer) for the whole step (the root
+        // is not resharded after forward), beside the two transformer layers.
+        const double rootRank = rootParams / x.t;
+        const double gathered =
+            fsdp2 ? rootRank
+                        + std::min(2.0, static_cast<double>(sc.layers))
+                              * (denseRank + expertRank - rootRank) / std::max(1, sc.layers)
+                  : std::min(2.0, static_cast<double>(sc.layers)) * (denseRank + expertRank)
+                        / std::max(1, sc.layers);
+        mem.parameters = shardParams
+                             ? ((fp32Shards ? 0.0 : shardedRank) + gathered) * paramBytes
+                             : (denseRank + expertRank) * paramBytes;
         mem.gradients = (shardGrads ? shardedRank : denseRank + expertRank) * gradBytes;
         mem.optimizer = shardedRank * optimizerBytes;
+        mem.optimizerStep = shardedRank * optimizerStepBytes;
         mem.activationsPerMicrobatch = activations;
         mem.activations = 0.0;
+        mem.recomputeWorkspace = workspace;
         mem.cudaContext = allowance.cudaContext;
         mem.nccl = allowance.nccl;
         mem.fragmentationShare = allowance.fragmentationShare;
@@ -548,6 +591,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             mem.parameters = own.parameters + mirror.parameters;
             mem.gradients = own.gradients + mirror.gradients;
             mem.optimizer = own.optimizer + mirror.optimizer;
+            mem.optimizerStep = own.optimizerStep + mirror.optimizerStep;
+            mem.recomputeWorkspace = std::max(own.recomputeWorkspace, mirror.recomputeWorkspace);
             mem.activationsPerMicrobatch =
                 0.5 * (own.activationsPerMicrobatch + mirror.activationsPerMicrobatch);
             plan.stages[s].optimizerTime =

@@ -97,6 +97,10 @@ double paddedVocab(const ModelSpec &m, int tp)
     return static_cast<double>((m.vocab + multiple - 1) / multiple * multiple);
 }
 
+/// DeepSpeed ZeRO-3's stage3_max_live_parameters default: at most 1e9 gathered parameters stay
+/// resident per GPU (DeepSpeed docs, "DeepSpeed Configuration JSON", ZeRO optimizations).
+constexpr double kDeepSpeedMaxLiveParameters = 1e9;
+
 bool isMoeLayer(const ModelSpec &m, int layer)
 {
     // Megatron-LM's moe_layer_freq: layer i (0-based) is MoE when i % freq == 0.
@@ -237,6 +241,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     // parameters exist only while a layer is gathered (torch.distributed.fsdp docs,
     // "fully_shard": "the sharded parameters ... in fp32; all-gathered in param_dtype").
     const bool fsdp2 = training.stack == SoftwareStack::Fsdp2;
+    const bool deepSpeed = training.stack == SoftwareStack::DeepSpeed;
     // With full recompute the layer being recomputed holds its whole activations during its
     // own backward (torch.utils.checkpoint and Megatron-LM's CheckpointFunction rerun the
     // forward, then backpropagate through it), once per rank, beside the stored inputs.
@@ -376,8 +381,17 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         // FSDP2 gathers the root module (embedding, output layer) for the whole step (the root
         // is not resharded after forward), beside the two transformer layers.
         const double rootRank = rootParams / x.t;
-        const double gathered =
-            fsdp2 ? rootRank
+        // DeepSpeed ZeRO-3 gathers parameter by parameter (submodule hooks) and keeps at most
+        // stage3_max_live_parameters (default 1e9, DeepSpeed's config docs) resident, but never
+        // less than the largest single weight it must gather.
+        const double largestWeight =
+            std::max({x.h * (attentionWidth(x) + 2.0 * x.kvDim), attentionWidth(x) * x.h,
+                      x.h * x.ffn * (x.gated ? 2.0 : 1.0), x.ffn * x.h,
+                      (s == 0 || s == pp - 1) ? x.vocab * x.h : 0.0})
+            / x.t;
+        const double gathered = deepSpeed
+            ? std::min(denseRank + expertRank, std::max(kDeepSpeedMaxLiveParameters, largestWeight))
+            : fsdp2 ? rootRank
                         + std::min(2.0, static_cast<double>(sc.layers))
                               * (denseRank + expertRank - rootRank) / std::max(1, sc.layers)
                   : std::min(2.0, static_cast<double>(sc.layers)) * (denseRank + expertRank)

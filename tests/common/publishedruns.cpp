@@ -295,6 +295,18 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
             assume("layers per stage " + std::to_string(per - 1) + ", " + std::to_string(per)
                    + " x " + std::to_string(d.pp - 2) + ", " + std::to_string(per - 1)
                    + " (the source's uneven split)");
+        } else if (m.layers % slots != 0 && (m.layers + 2) % slots == 0 && (m.layers + 2) / slots > 1
+                   && (startsWith(id, "nemo") || startsWith(id, "mb") || startsWith(id, "mlperf"))) {
+            // Megatron-Bridge's account_for_embedding_in_pipeline_split and
+            // account_for_loss_in_pipeline_split: the embedding takes a layer slot of the first
+            // model chunk and the loss one of the last, so those chunks hold one layer fewer.
+            const int per = (m.layers + 2) / slots;
+            t.layersPerStage.assign(static_cast<std::size_t>(slots), per);
+            t.layersPerStage.front() = per - 1;
+            t.layersPerStage.back() = per - 1;
+            assume(std::to_string(m.layers) + " layers: " + std::to_string(per)
+                   + " per model chunk, one fewer in the first and the last (embedding and loss "
+                     "take a layer slot each)");
         } else if (m.layers % slots != 0) {
             const int rounded = (m.layers + slots - 1) / slots * slots;
             assume(std::to_string(m.layers) + " layers split as " + std::to_string(rounded)
@@ -389,6 +401,11 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
         } else if (startsWith(fsdp, "Megatron-FSDP")) {
             assume("Megatron-FSDP modelled as the distributed optimizer (its per-micro-batch "
                    "gathers stay on NVLink, behind the compute)");
+            // Its memory is ZeRO-3's: the performance recipes shard with optim_grads_params
+            // (--data-parallel-sharding-strategy), parameters and gradients included.
+            Scenario sharded = s;
+            sharded.training.dpSharding = DpSharding::OptimGradsParams;
+            out.memoryScenario = sharded;
         } else if (startsWith(fsdp, "FSDP over DP")) {
             t.distributedOptimizer = true;
             t.dpSharding = DpSharding::OptimGrads; // Meta: optimizer state and gradients sharded

@@ -2,6 +2,7 @@
 
 #include "scenario/scenario.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct PublishedRun
     /// The framework's printed peak memory of the fullest GPU (torch max reserved), bytes; 0 =
     /// not published.
     double peakMemoryBytes = 0.0;
+    /// The run as its memory holds it, when the time model substitutes another setting for the
+    /// run's own (Megatron-FSDP's sharding, publishedruns.cpp); unset = `scenario`.
+    std::optional<Scenario> memoryScenario;
 };
 
 /// The absolute path of tests/data/published/training_runs.json in the source tree.

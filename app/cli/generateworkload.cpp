@@ -20,9 +20,9 @@ namespace {
 
 /// The flags that shape a model: without --model, any of them makes the model the flags' own,
 /// and no preset value is inherited (--seq and --vocab alone keep the default preset: they
-/// describe the data, not the network).
-constexpr std::array<const char *, 9> kModelShapeFlags { "layers", "hidden", "heads", "kv-heads",
-    "ffn", "gated-mlp", "no-gated-mlp", "experts", "top-k" };
+/// describe the data, not the network; --top-k alone is refused on a dense model).
+constexpr std::array<const char *, 8> kModelShapeFlags { "layers", "hidden", "heads", "kv-heads",
+    "ffn", "gated-mlp", "no-gated-mlp", "experts" };
 
 } // namespace
 

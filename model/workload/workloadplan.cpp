@@ -1,6 +1,7 @@
 #include "workload/workloadplan.h"
 
 #include "workload/computemodel.h"
+#include "workload/deviceefficiency.h"
 #include "workload/workloadcheck.h"
 #include "workload/eprouting.h"
 #include "base/sizelimits.h"
@@ -190,7 +191,13 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     x.ep = degrees.ep;
     x.expertLoad = hotLoadFactor(model.routing, model.experts, degrees.ep, model.topK);
 
-    const Roofline r = deviceRoofline(device, training.precision);
+    Roofline r = deviceRoofline(device, training.precision);
+    // The stack's share of the device's compute rates (deviceefficiency.cpp).
+    const double stackFactor = stackComputeFactor(training.stack);
+    r.gemmPeak *= stackFactor;
+    r.attentionPeak *= stackFactor;
+    r.flashForward *= stackFactor;
+    r.flashBackward *= stackFactor;
 
     WorkloadPlan plan;
     plan.microbatches =

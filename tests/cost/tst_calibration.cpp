@@ -40,6 +40,9 @@ constexpr double kCalibrationMean = 0.03;
 constexpr double kCalibrationWorst = 0.09;
 constexpr double kValidationMean = 0.24;
 constexpr double kValidationWorst = 0.72;
+/// The FSDP2 stack's calibration split with its fitted factor (docs/validation.md, "Per stack").
+constexpr double kStackCalibrationMean = 0.06;
+constexpr double kStackCalibrationWorst = 0.11;
 
 /// One run's engine; the fabric and router are kept so a refit re-evaluates without rebuilding.
 struct Evaluated
@@ -304,23 +307,34 @@ void TestCalibration::runsUnderAssumptions()
 
 void TestCalibration::stackRuns()
 {
-    // Runs of a stack the constants were not fitted on (PyTorch-native FSDP2, torchtitan): all
-    // held out, reported per stack and not bounded. Their errors are what a per-stack fit would
-    // remove (docs/validation.md, "Per stack").
-    std::vector<Evaluated> rows;
-    for (const PublishedRun &r : m_runs) {
-        if (r.stack != "fsdp2" || !r.complete || !r.unsupported.empty())
-            continue;
-        Evaluated e;
-        e.run = &r;
-        e.published = r.stepSeconds;
-        e.predicted = evaluateWith(e, r.scenario.device);
-        rows.push_back(std::move(e));
+    // Runs of a stack other than the device table's (PyTorch-native FSDP2, torchtitan): its one
+    // constant (stackComputeFactor, deviceefficiency.cpp) is fitted on the calibration split and
+    // the rest is held out. The calibration split is bounded as a regression; the held-out one
+    // is reported against the goal (mean <= 8 %, worst <= 15 %), not bounded.
+    for (const char *set : {"calibration", "validation"}) {
+        std::vector<Evaluated> rows;
+        for (const PublishedRun &r : m_runs) {
+            if (r.stack != "fsdp2" || r.set != set || !r.complete || !r.unsupported.empty())
+                continue;
+            Evaluated e;
+            e.run = &r;
+            e.published = r.stepSeconds;
+            e.predicted = evaluateWith(e, r.scenario.device);
+            rows.push_back(std::move(e));
+        }
+        const bool calibration = std::string(set) == "calibration";
+        const SetStats st = printTable(calibration ? "Stack fsdp2 (torchtitan), calibration split"
+                                                   : "Stack fsdp2 (torchtitan), held out",
+                                       rows);
+        QCOMPARE(st.count, calibration ? 6 : 4);
+        for (const Evaluated &e : rows)
+            QVERIFY(e.predicted > 0.0 && std::isfinite(e.predicted));
+        if (calibration) {
+            QVERIFY2(st.mean <= kStackCalibrationMean, qPrintable(QString("mean %1").arg(st.mean)));
+            QVERIFY2(st.worst <= kStackCalibrationWorst,
+                     qPrintable(QString("worst %1").arg(st.worst)));
+        }
     }
-    const SetStats st = printTable("Stack fsdp2 (torchtitan), held out (not bounded)", rows);
-    QCOMPARE(st.count, 10);
-    for (const Evaluated &e : rows)
-        QVERIFY(e.predicted > 0.0 && std::isfinite(e.predicted));
 }
 
 void TestCalibration::fit()

@@ -103,7 +103,8 @@ void stackDefaults(SoftwareStack stack, const GenerateOptions &o, nlohmann::json
         training["overlap_grad_reduce"] = true;
         training["overlap_param_gather"] = true;
         training["sequence_parallel"] = tensorParallel;
-        training["tp_comm_overlap"] = tensorParallel;
+        // TE's TP overlap needs sequence parallelism: not with --no-sequence-parallel.
+        training["tp_comm_overlap"] = tensorParallel && !o.given("no-sequence-parallel");
         if (!fp16)
             training["grad_reduce_bf16"] = true;
         break;

@@ -9,6 +9,8 @@
 #include "commandline.h"
 #include "commands.h"
 #include "generateerrors.h"
+#include "generateoptions.h"
+#include "generateworkload.h"
 #include "usageerror.h"
 
 #include "base/scenarioerror.h"
@@ -24,11 +26,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <exception>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,12 +126,19 @@ const std::vector<Flag> &flags()
         { "placement", "mapping.placement", Kind::Text, "NAME", "Rank placement (packed).",
             kLayout },
         { "model", "model.preset", Kind::Text, "NAME",
-            "Model preset (llama2-70b); the flags below override it.", kWorkload },
+            "Model preset (llama2-70b when no model flag is given); the flags below override it. "
+            "Without it, --layers --hidden --heads define a custom model (GPT-3 block defaults, "
+            "stated in the description).",
+            kWorkload },
         { "layers", "model.layers", Kind::Integer, "N", "Transformer layers.", kWorkload },
         { "hidden", "model.hidden", Kind::Integer, "N", "Hidden size.", kWorkload },
         { "heads", "model.heads", Kind::Integer, "N", "Attention heads.", kWorkload },
-        { "kv-heads", "model.kv_heads", Kind::Integer, "N", "Key/value heads (0 = heads).",
-            kWorkload },
+        { "kv-heads", "model.kv_heads", Kind::Integer, "N",
+            "Key/value heads (default: the heads, multi-head attention; fewer = GQA).", kWorkload },
+        { "gated-mlp", "model.gated_mlp", Kind::Switch, nullptr,
+            "SwiGLU-style gated MLP, 3 matrices (Llama).", kWorkload },
+        { "no-gated-mlp", "model.gated_mlp", Kind::Switch, nullptr,
+            "GPT-style GeLU MLP, 2 matrices (a custom model's default).", kWorkload },
         { "ffn", "model.ffn", Kind::Integer, "N", "MLP intermediate size.", kWorkload },
         { "seq", "model.seq", Kind::Integer, "N", "Sequence length.", kWorkload },
         { "vocab", "model.vocab", Kind::Integer, "N", "Vocabulary size.", kWorkload },
@@ -168,8 +180,28 @@ const std::vector<Flag> &flags()
             "Megatron-LM --tp-comm-overlap: TP all-gather / reduce-scatter beside the GEMMs "
             "(off; needs sequence parallelism).",
             kWorkload },
+        { "stack", "training.stack", Kind::Text, "NAME",
+            "Training software; writes its defaults (docs/scenario-format.md). Default: none "
+            "(the device's calibrated stack).",
+            kWorkload },
+        { "zero", "training.dp_sharding", Kind::Integer, "1|2|3",
+            "ZeRO stage over the data-parallel group: 1 optimizer state, 2 also gradients, 3 "
+            "also parameters (sets the distributed optimizer).",
+            kWorkload },
+        { "fsdp", "training.dp_sharding", Kind::Text, "full",
+            "FSDP: full = parameters, gradients and optimizer state sharded over the "
+            "data-parallel group (ZeRO-3).",
+            kWorkload },
         { "device", "device.preset", Kind::Text, "NAME",
             "Device preset (h100-sxm); sets NIC and scale-up defaults.", kWorkload },
+        { "device-peak-tflops", "device.peak_tflops_bf16", Kind::Number, "TFLOPS",
+            "Dense bf16/fp16 peak of a device variant (e.g. a lower power cap); the fp8 peak "
+            "keeps the preset's fp8/bf16 ratio.",
+            kWorkload },
+        { "hbm-gb", "device.hbm_gb", Kind::Number, "GB", "HBM capacity, 10^9 bytes (preset's).",
+            kWorkload },
+        { "hbm-gbps", "device.hbm_gbps", Kind::Number, "GB/S", "HBM bandwidth, GB/s (preset's).",
+            kWorkload },
         { "name", "name", Kind::Text, "NAME", "Scenario name (default from model and degrees).",
             kScenario },
         { "description", "description", Kind::Text, "TEXT",
@@ -198,24 +230,13 @@ std::vector<std::string> choicesOf(const std::string &flag)
             out.emplace_back(scheduleName(k));
     else if (flag == "model")
         out = modelPresetNames();
+    else if (flag == "stack")
+        for (SoftwareStack k : kSoftwareStacks)
+            out.emplace_back(stackName(k));
     else if (flag == "device")
         out = devicePresetNames();
     return out;
 }
-
-/** The parsed flags, keyed by name without the dashes. */
-struct GenerateOptions
-{
-    const CLI::App *app = nullptr;
-    std::map<std::string, std::int64_t> integers;
-    std::map<std::string, double> numbers;
-    std::map<std::string, std::string> texts;
-    std::map<std::string, bool> switches;
-    DegreeOptions degrees;
-    std::string output;
-
-    bool given(const std::string &flag) const { return app->count("--" + flag) > 0; }
-};
 
 /// `--on` / `--no-on` into `object[key]`; both at once is a contradiction.
 bool readSwitchPair(
@@ -275,7 +296,8 @@ bool anyWorkloadFlag(const GenerateOptions &o)
 }
 
 /// The scenario document the flags describe; values are checked by the loader afterwards.
-json documentFromFlags(const GenerateOptions &o)
+/// What a custom model took by default goes to `assumed`.
+json documentFromFlags(const GenerateOptions &o, std::vector<std::string> &assumed)
 {
     const auto integer = [&o](json &object, const char *key, const char *flag) {
         if (o.given(flag))
@@ -359,7 +381,12 @@ json documentFromFlags(const GenerateOptions &o)
     }
 
     json model = json::object();
-    model["preset"] = o.given("model") ? o.texts.at("model") : std::string("llama2-70b");
+    if (customModel(o))
+        model = customModelDocument(o, assumed);
+    else
+        model["preset"] = o.given("model") ? o.texts.at("model") : std::string("llama2-70b");
+    if (!readSwitchPair(o, "gated-mlp", "no-gated-mlp", model, "gated_mlp"))
+        throw ScenarioError("--gated-mlp", "contradicts --no-gated-mlp");
     for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
              { "layers", "layers" }, { "hidden", "hidden" }, { "heads", "heads" },
              { "kv_heads", "kv-heads" }, { "ffn", "ffn" }, { "seq", "seq" }, { "vocab", "vocab" },
@@ -367,6 +394,13 @@ json documentFromFlags(const GenerateOptions &o)
         integer(model, key, flag);
 
     json training = json::object();
+    if (o.given("stack")) {
+        SoftwareStack stack = SoftwareStack::MegatronCoreTe;
+        if (parseStack(o.texts.at("stack"), stack)) { // else the loader names the accepted ones
+            stackDefaults(stack, o, training);
+        }
+        training["stack"] = o.texts.at("stack");
+    }
     integer(training, "micro_batch", "micro-batch");
     integer(training, "global_batch", "global-batch");
     integer(training, "interleave", "interleave");
@@ -380,6 +414,7 @@ json documentFromFlags(const GenerateOptions &o)
             "distributed_optimizer"))
         throw ScenarioError("--distributed-optimizer", "contradicts --no-distributed-optimizer");
 
+    shardingFlags(o, training);
     if (o.given("layers-per-stage"))
         training["layers_per_stage"] = layersPerStage(o.texts.at("layers-per-stage"));
     for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {
@@ -410,7 +445,7 @@ json documentFromFlags(const GenerateOptions &o)
     doc["parallel"] = std::move(parallel);
     doc["model"] = std::move(model);
     doc["training"] = std::move(training);
-    doc["device"] = json { { "preset", device } };
+    doc["device"] = deviceDocument(o, device);
     doc["mapping"] = std::move(mapping);
     return doc;
 }
@@ -491,8 +526,9 @@ int runGenerate(const GenerateOptions &o)
     Scenario scenario;
     std::string text;
     json values; // what an error message quotes: the flags' document, then the scenario
+    std::vector<std::string> assumed; // a custom model's defaults, stated
     try {
-        values = documentFromFlags(o);
+        values = documentFromFlags(o, assumed);
         scenario = scenarioFromJson(values);
         values = scenarioToJson(scenario);
         // Whether the model has experts is known once the preset is applied.
@@ -501,8 +537,12 @@ int runGenerate(const GenerateOptions &o)
                              "or a MoE --model such as mixtral-8x7b)");
         if (!o.given("name"))
             scenario.name = defaultName(scenario);
+        std::string assumptions;
+        for (const std::string &a : assumed)
+            assumptions += (assumptions.empty() ? "" : "; ") + a;
         if (!o.given("description"))
-            scenario.description = commandLine(*o.app);
+            scenario.description = commandLine(*o.app)
+                + (assumed.empty() ? "" : " (custom model, assumed: " + assumptions + ")");
 
         // What is written must load back, and the engine must accept it.
         text = scenarioToText(scenario);
@@ -512,6 +552,12 @@ int runGenerate(const GenerateOptions &o)
         rethrowForFlags(e, o, values);
     }
     writeOutput(o.output, text);
+    if (!assumed.empty()) {
+        std::string note = "railyard-cli: note: custom model (no --model), assumed:";
+        for (const std::string &a : assumed)
+            note += "\n  " + a;
+        std::cerr << note << "\n";
+    }
     return kExitOk;
 }
 

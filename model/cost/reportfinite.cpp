@@ -102,6 +102,8 @@ std::vector<std::string> nonFiniteFigures(const CostReport &r)
                  std::pair { "gradients", m.gradients }, std::pair { "optimizer", m.optimizer },
                  std::pair { "activations_per_microbatch", m.activationsPerMicrobatch },
                  std::pair { "activations", m.activations },
+                 std::pair { "recompute_workspace", m.recomputeWorkspace },
+                 std::pair { "optimizer_step", m.optimizerStep },
                  std::pair { "cuda_context", m.cudaContext }, std::pair { "nccl", m.nccl },
                  std::pair { "fragmentation_share", m.fragmentationShare },
                  std::pair { "total", m.total() } })

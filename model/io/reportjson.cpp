@@ -1,6 +1,7 @@
 #include "io/reportjson.h"
 
 #include "cost/epsummary.h"
+#include "workload/memoryledger.h"
 
 #include <nlohmann/json.hpp>
 
@@ -129,6 +130,8 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
                                 {"gradients_bytes", m.gradients},
                                 {"optimizer_bytes", m.optimizer},
                                 {"activations_bytes", m.activations},
+                                {"recompute_workspace_bytes", m.recomputeWorkspace},
+                                {"optimizer_step_bytes", m.optimizerStep},
                                 {"allowance_bytes", m.allowance()},
                                 {"total_bytes", m.total()},
                                 {"peak_inflight", s < r.timeline.peakInflight.size()
@@ -185,21 +188,36 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     // The allowance of the fullest stage (what the ledger does not see: CUDA context, NCCL
     // buffers, allocator fragmentation), with its parts.
     nlohmann::json allowance = nullptr;
+    nlohmann::json items = nlohmann::json::object();
+    nlohmann::json deciding = nlohmann::json::array();
+    nlohmann::json fullestStage = nullptr;
     double fullest = -1.0;
-    for (const MemoryLedger &m : r.memory) {
+    const double deviceBytes = engine.scenario().device.hbmBytes;
+    for (std::size_t s = 0; s < r.memory.size(); ++s) {
+        const MemoryLedger &m = r.memory[s];
         if (m.total() <= fullest)
             continue;
         fullest = m.total();
+        fullestStage = s;
+        items = nlohmann::json::object();
+        for (const MemoryItem &item : memoryItems(m))
+            items[item.name] = item.bytes;
+        deciding = decidingMemoryItems(m, deviceBytes);
         allowance = {{"total", m.allowance()},
                      {"cuda_context", m.cudaContext},
                      {"nccl", m.nccl},
                      {"fragmentation", m.fragmentation()},
                      {"fragmentation_share", m.fragmentationShare}};
     }
+    // The fullest stage's items, and the ones that decide the fit: without them a stage that
+    // does not fit would; for one that fits, the largest (memoryledger.h).
     j["memory"] = {{"max_bytes_per_rank", r.maxMemoryPerRank},
-                   {"device_bytes", engine.scenario().device.hbmBytes},
+                   {"device_bytes", deviceBytes},
                    {"fits", r.memoryFits},
-                   {"allowance_bytes", allowance}};
+                   {"allowance_bytes", allowance},
+                   {"fullest_stage", fullestStage},
+                   {"items_bytes", items},
+                   {"deciding_items", deciding}};
     j["switches"] = {{"leaf", fabric.leafCount()},
                      {"spine", fabric.spineCount()},
                      {"superspine", fabric.superSpineCount()}};
@@ -350,6 +368,32 @@ std::string reportToText(const CostEngine &engine)
     out << "Memory         " << formatBytes(r.maxMemoryPerRank) << " per rank at most, device "
         << formatBytes(s.device.hbmBytes) << (r.memoryFits ? " (fits)" : " (DOES NOT FIT)")
         << "\n";
+    // The fullest stage's largest items, and which decide the fit.
+    {
+        const MemoryLedger *fullestLedger = nullptr;
+        for (const MemoryLedger &m : r.memory)
+            if (!fullestLedger || m.total() > fullestLedger->total())
+                fullestLedger = &m;
+        if (fullestLedger) {
+            std::string parts;
+            for (const MemoryItem &item : memoryItems(*fullestLedger)) {
+                if (item.bytes <= 0.0)
+                    continue;
+                parts += (parts.empty() ? "" : ", ") + std::string(item.name) + " "
+                         + formatBytes(item.bytes);
+            }
+            std::string decide;
+            for (const std::string &name : decidingMemoryItems(*fullestLedger, s.device.hbmBytes))
+                decide += (decide.empty() ? "" : ", ") + name;
+            out << "  fullest rank  " << parts << "\n";
+            if (!decide.empty())
+                out << (r.memoryFits ? "  largest item  " : "  over by      ")
+                    << (r.memoryFits ? decide
+                                     : formatBytes(r.maxMemoryPerRank - s.device.hbmBytes)
+                                           + "; without " + decide + " it would fit")
+                    << "\n";
+        }
+    }
     if (const EpSummary ep = epSummary(engine); ep.present) {
         std::string kind(routingKindName(ep.kind));
         if (ep.kind == RoutingKind::Zipf)

@@ -94,6 +94,9 @@
  *                                            (--grad-reduce-in-bf16); default fp32
  *       "dp_sharding": "optim" | "optim_grads" | "optim_grads_params",   ZeRO-1/2/3 (needs
  *                                            distributed_optimizer); default "optim"
+ *       "stack": "megatron-core-te" | "megatron-lm" | "fsdp2" | "deepspeed" | "composer",
+ *                                            the training software; absent = the device's
+ *                                            calibrated stack (workload.h SoftwareStack)
  *       "memory_allowance": {                optional, each part optional (default in brackets):
  *         "cuda_context_gb": 0.75,           CUDA context and library workspaces [0.75]
  *         "nccl_gb": 1.2,                    NCCL buffers [from the degrees, memoryledger.cpp]
@@ -305,6 +308,8 @@ template<typename Json> Json toJson(const Scenario &s)
         training["grad_reduce_bf16"] = true;
     if (t.dpSharding != DpSharding::Optim)
         training["dp_sharding"] = std::string(dpShardingName(t.dpSharding));
+    if (t.stack)
+        training["stack"] = std::string(stackName(*t.stack));
     if (t.memoryAllowance != MemoryAllowanceSpec {}) {
         Json allowance;
         if (t.memoryAllowance.cudaContextBytes)

@@ -441,7 +441,7 @@ TrainingSpec readTraining(const json &value)
             "distributed_optimizer", "schedule", "interleave", "layers_per_stage",
             "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "dp_overlap",
             "hierarchical_allreduce", "flash_attention", "pipeline_scatter_gather",
-            "fp8_param_gather", "grad_reduce_bf16", "dp_sharding", "memory_allowance" });
+            "fp8_param_gather", "grad_reduce_bf16", "dp_sharding", "memory_allowance", "stack" });
     f.rejectUnknown();
     TrainingSpec t;
     t.microBatch = f.integer("micro_batch", t.microBatch, 1, kMaxMicroBatch);
@@ -484,6 +484,11 @@ TrainingSpec readTraining(const json &value)
     t.dpSharding = f.choice("dp_sharding", t.dpSharding,
         { DpSharding::Optim, DpSharding::OptimGrads, DpSharding::OptimGradsParams },
         dpShardingName);
+    if (f.has("stack"))
+        t.stack = f.choice("stack", SoftwareStack::MegatronCoreTe,
+            { SoftwareStack::MegatronCoreTe, SoftwareStack::MegatronLm, SoftwareStack::Fsdp2,
+                SoftwareStack::DeepSpeed, SoftwareStack::Composer },
+            stackName);
     if (const json *allowance = f.find("memory_allowance"))
         t.memoryAllowance = readMemoryAllowance(*allowance, f.fieldPath("memory_allowance"));
     return t;

@@ -2,6 +2,7 @@
 
 #include "workload/workload.h"
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +37,14 @@ GemmEfficiency gemmEfficiency(std::string_view device, Precision precision);
 /// (fp8 only), maxEfficiency (every precision) and kernelOverheadUs replace the table's values
 /// when set (> 0).
 GemmEfficiency gemmEfficiency(const DeviceSpec &device, Precision precision);
+
+/**
+ * A software stack's share of the device table's compute rates (GEMMs and fused attention):
+ * 1 for the stacks the table was fitted on (Megatron-LM, Megatron-Core with Transformer Engine)
+ * and for the stacks no public run has fitted yet (DeepSpeed, Composer); fitted for FSDP2
+ * (deviceefficiency.cpp names the runs). Unset = 1, the engine as before the key existed.
+ */
+double stackComputeFactor(const std::optional<SoftwareStack> &stack);
 
 /** One row of the table, for reports and the calibration test. */
 struct GemmEfficiencyRow

@@ -2,6 +2,7 @@
 
 #include "workload/workloadnames.h"
 
+#include <algorithm>
 #include <cstdint>
 
 /**
@@ -91,6 +92,19 @@ double layerActivationBytes(const ModelSpec &m, const TrainingSpec &tr, const Sh
     if (tr.recompute == Recompute::Full)
         return 2.0 * tokens * h / (sp ? t : 1.0);
 
+    if (tr.stack == SoftwareStack::Fsdp2 && tr.recompute == Recompute::Selective && !moe) {
+        // torchtitan's selective AC ("op", torchtitan/parallelisms/parallelize_llama.py,
+        // _apply_ac_to_transformer_block, the version of its Dec 2024 benchmarks): inside a
+        // checkpointed block it saves the outputs of aten.mm except every second one and of the
+        // SDPA kernel, and recomputes the rest. In the Llama block's mm order (wq, wk, wv, wo,
+        // w1, w3, w2) that keeps wq (2q), wv (2 kvDim), w1 (2 ffn), w2 (2h) and the attention
+        // output (2q), plus the block's input (2h) the checkpoint holds. The block input and
+        // w2's output are sequence-sharded under SP (torchtitan's SequenceParallel norms), else
+        // whole on every TP rank; the rest is split by t.
+        const double sequence = 2.0 * h + 2.0 * h;
+        const double columns = 2.0 * q + 2.0 * kv + 2.0 * x.ffn + 2.0 * q;
+        return tokens * (sp ? (sequence + columns) / t : sequence + columns / t);
+    }
     const double mask = x.gptStyle ? 1.0 : 0.0;
     const double g = precisionBytes(tr.precision) / 2.0; // fp8 GEMM inputs
     const double up = x.gated ? 2.0 : 1.0;
@@ -122,5 +136,45 @@ Allowance memoryAllowance(const MemoryAllowanceSpec &spec, const ParallelDegrees
     return a;
 }
 
+std::vector<MemoryItem> memoryItems(const MemoryLedger &m)
+{
+    const bool step = m.optimizerStep > m.activations + m.recomputeWorkspace;
+    std::vector<MemoryItem> items{{"parameters", m.parameters},
+                                  {"gradients", m.gradients},
+                                  {"optimizer", m.optimizer},
+                                  {"cuda_context", m.cudaContext},
+                                  {"nccl", m.nccl},
+                                  {"fragmentation", m.fragmentation()}};
+    if (step) {
+        items.push_back({"optimizer_step", m.optimizerStep});
+    } else {
+        items.push_back({"activations", m.activations});
+        if (m.recomputeWorkspace > 0.0)
+            items.push_back({"recompute_workspace", m.recomputeWorkspace});
+    }
+    std::stable_sort(items.begin(), items.end(),
+                     [](const MemoryItem &a, const MemoryItem &b) { return a.bytes > b.bytes; });
+    return items;
+}
+
+std::vector<std::string> decidingMemoryItems(const MemoryLedger &m, double deviceBytes)
+{
+    const std::vector<MemoryItem> items = memoryItems(m);
+    std::vector<std::string> out;
+    const double excess = m.total() - deviceBytes;
+    if (excess <= 0.0) {
+        if (!items.empty() && items.front().bytes > 0.0)
+            out.emplace_back(items.front().name);
+        return out;
+    }
+    double covered = 0.0;
+    for (const MemoryItem &item : items) {
+        if (covered >= excess || item.bytes <= 0.0)
+            break;
+        out.emplace_back(item.name);
+        covered += item.bytes;
+    }
+    return out;
+}
 
 } // namespace railyard

@@ -44,6 +44,22 @@ struct ModelSpec
 enum class DpSharding { Optim, OptimGrads, OptimGradsParams };
 
 /**
+ * The training software a run uses (scenario key training.stack; docs/scenario-format.md lists
+ * each stack's defaults). Unset, the engine behaves as it did before the key existed: the
+ * device's calibrated constants, which come from Megatron-LM on A100 and Megatron-Core with
+ * Transformer Engine on every later device (deviceefficiency.cpp). Set, `generate --stack` writes
+ * the stack's defaults (what is sharded, what overlaps), and the stack's memory rules apply
+ * (memoryledger.cpp).
+ */
+enum class SoftwareStack {
+    MegatronCoreTe, ///< Megatron-Core with Transformer Engine: NeMo, Megatron-Bridge
+    MegatronLm, ///< Megatron-LM without Transformer Engine
+    Fsdp2, ///< PyTorch-native FSDP2 / DTensor, torch.compile (torchtitan)
+    DeepSpeed, ///< DeepSpeed ZeRO 1/2/3 (Megatron-DeepSpeed)
+    Composer, ///< MosaicML Composer FSDP (llm-foundry)
+};
+
+/**
  * What a rank's HBM holds beyond the byte ledger (workloadplan.cpp states the defaults and their
  * sources). Unset fields take the default; a set field overrides it.
  */
@@ -94,6 +110,7 @@ struct TrainingSpec
     /// accumulates and reduces them in fp32 (accumulate_allreduce_grads_in_fp32).
     bool gradReduceBf16 = false;
     DpSharding dpSharding = DpSharding::Optim; ///< beyond the optimizer: needs distributedOptimizer
+    std::optional<SoftwareStack> stack; ///< unset = the device's calibrated stack (see the enum)
     MemoryAllowanceSpec memoryAllowance;
     bool operator==(const TrainingSpec &) const = default;
 };

@@ -89,4 +89,32 @@ bool parseSchedule(std::string_view name, ScheduleKind &out)
     return false;
 }
 
+std::string_view stackName(SoftwareStack s)
+{
+    switch (s) {
+    case SoftwareStack::MegatronCoreTe:
+        return "megatron-core-te";
+    case SoftwareStack::MegatronLm:
+        return "megatron-lm";
+    case SoftwareStack::Fsdp2:
+        return "fsdp2";
+    case SoftwareStack::DeepSpeed:
+        return "deepspeed";
+    case SoftwareStack::Composer:
+        return "composer";
+    }
+    return "megatron-core-te";
+}
+
+bool parseStack(std::string_view name, SoftwareStack &out)
+{
+    for (const SoftwareStack s : kSoftwareStacks) {
+        if (name == stackName(s)) {
+            out = s;
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace railyard

@@ -28,6 +28,16 @@ bool parseRecompute(std::string_view name, Recompute &out);
 std::string_view dpShardingName(DpSharding d);
 bool parseDpSharding(std::string_view name, DpSharding &out);
 
+/// Every software stack, in the order the CLI's help lists them.
+inline constexpr std::array<SoftwareStack, 5> kSoftwareStacks { SoftwareStack::MegatronCoreTe,
+    SoftwareStack::MegatronLm, SoftwareStack::Fsdp2, SoftwareStack::DeepSpeed,
+    SoftwareStack::Composer };
+
+/// "megatron-core-te", "megatron-lm", "fsdp2", "deepspeed", "composer": the names of the
+/// scenario key training.stack and of the CLI's --stack.
+std::string_view stackName(SoftwareStack s);
+bool parseStack(std::string_view name, SoftwareStack &out);
+
 /// Bytes per element of a tensor stored at a precision: fp8 1, bf16/fp16 2 (GEMM operands, fp8
 /// KV caches). Parameters, gradients and optimizer state keep their own sizes
 /// (workloadplan.cpp documents each use).

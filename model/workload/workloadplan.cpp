@@ -1,6 +1,7 @@
 #include "workload/workloadplan.h"
 
 #include "workload/computemodel.h"
+#include "workload/deviceefficiency.h"
 #include "workload/workloadcheck.h"
 #include "workload/eprouting.h"
 #include "base/sizelimits.h"
@@ -97,6 +98,10 @@ double paddedVocab(const ModelSpec &m, int tp)
     return static_cast<double>((m.vocab + multiple - 1) / multiple * multiple);
 }
 
+/// DeepSpeed ZeRO-3's stage3_max_live_parameters default: at most 1e9 gathered parameters stay
+/// resident per GPU (DeepSpeed docs, "DeepSpeed Configuration JSON", ZeRO optimizations).
+constexpr double kDeepSpeedMaxLiveParameters = 1e9;
+
 bool isMoeLayer(const ModelSpec &m, int layer)
 {
     // Megatron-LM's moe_layer_freq: layer i (0-based) is MoE when i % freq == 0.
@@ -186,7 +191,13 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     x.ep = degrees.ep;
     x.expertLoad = hotLoadFactor(model.routing, model.experts, degrees.ep, model.topK);
 
-    const Roofline r = deviceRoofline(device, training.precision);
+    Roofline r = deviceRoofline(device, training.precision);
+    // The stack's share of the device's compute rates (deviceefficiency.cpp).
+    const double stackFactor = stackComputeFactor(training.stack);
+    r.gemmPeak *= stackFactor;
+    r.attentionPeak *= stackFactor;
+    r.flashForward *= stackFactor;
+    r.flashBackward *= stackFactor;
 
     WorkloadPlan plan;
     plan.microbatches =
@@ -223,7 +234,29 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     const bool grads16 = training.precision == Precision::Fp16 || training.gradReduceBf16;
     const double paramBytes = 2.0;
     const double gradBytes = grads16 ? 2.0 : 4.0;
-    const double optimizerBytes = grads16 ? 16.0 : 12.0;
+    // fp32 main parameters, Adam m and v: 12 bytes per parameter of the shard. The fp16 row's
+    // other 4 (fp32 main gradients) exist only during the optimizer step: Megatron-Core's
+    // DistributedOptimizer makes them in _copy_model_grads_to_main_grads
+    // (shard_main_param.grad = shard_model_grad.float()) after the backward has freed the
+    // activations, and drops them with zero_grad; so they join the peak only when they exceed
+    // the activations (MemoryLedger::optimizerStep). With fp32 gradients the main gradients are
+    // the gradient buffer itself.
+    const double optimizerBytes = 12.0;
+    const double optimizerStepBytes = grads16 ? 4.0 : 0.0;
+    // PyTorch FSDP's mixed precision (FSDP2 MixedPrecisionPolicy, llm-foundry's FSDP) shards the
+    // fp32 parameters themselves: the shard is the optimizer's fp32 master copy, and bf16
+    // parameters exist only while a layer is gathered (torch.distributed.fsdp docs,
+    // "fully_shard": "the sharded parameters ... in fp32; all-gathered in param_dtype").
+    const bool fsdp2 = training.stack == SoftwareStack::Fsdp2;
+    const bool deepSpeed = training.stack == SoftwareStack::DeepSpeed;
+    // With full recompute the layer being recomputed holds its whole activations during its
+    // own backward (torch.utils.checkpoint and Megatron-LM's CheckpointFunction rerun the
+    // forward, then backpropagate through it), once per rank, beside the stored inputs.
+    TrainingSpec keepAll = training;
+    keepAll.recompute = Recompute::None;
+    const bool fp32Shards = training.stack
+                            && (*training.stack == SoftwareStack::Fsdp2
+                                || *training.stack == SoftwareStack::Composer);
     // The distributed optimizer all-gathers the updated parameters in bf16, or in fp8 with
     // Megatron-LM's --fp8-param-gather (TE fp8 primary weights); gradients keep gradBytes.
     const double gatherBytes =
@@ -256,6 +289,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         double denseParamsStage = 0.0;
         double expertParamsStage = 0.0;
         double activations = 0.0;
+        double workspace = 0.0;  // MemoryLedger::recomputeWorkspace
+        double rootParams = 0.0; // embedding and output layer (FSDP2's root module)
         Cost fwd;
         Cost bwd;
         Cost recompute;
@@ -291,6 +326,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                 denseParamsStage += lp.dense;
                 expertParamsStage += lp.expert;
                 activations += layerActivationBytes(model, training, x, isMoe);
+                if (training.recompute == Recompute::Full)
+                    workspace = std::max(workspace, layerActivationBytes(model, keepAll, x, isMoe));
             }
             sc.chunkForwardTime[chunk] = fwd.time - fwdBefore;
             sc.chunkBackwardTime[chunk] = bwd.time + recompute.time - bwdBefore;
@@ -300,6 +337,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         // plus the final norm. A single stage holds a tied embedding once.
         if (s == 0) {
             denseParamsStage += x.vocab * x.h + gptExtras * x.s * x.h;
+            rootParams += x.vocab * x.h;
             // Embedding lookup and (GPT) dropout: write T_sp h, negligible FLOPs.
             const Cost lookupFwd = streaming(r, 3.0 * kElementwiseBytes * x.spTokens * x.h, 2);
             const Cost lookupBwd = streaming(r, (4.0 + kElementwiseBytes) * x.spTokens * x.h, 2);
@@ -312,6 +350,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         if (s == pp - 1) {
             const bool sharedWithInput = pp == 1 && x.gptStyle;
             denseParamsStage += (sharedWithInput ? 0.0 : x.vocab * x.h) + (x.gptStyle ? 2.0 : 1.0) * x.h;
+            rootParams += sharedWithInput ? 0.0 : x.vocab * x.h;
             fwd += output.forward;
             bwd += output.backward;
             weightGrad += output.wgrad;
@@ -319,7 +358,12 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             sc.chunkBackwardTime.back() += output.backward.time;
             // [Korthikanti22] §4.3: final norm input and fp32 logits for the cross entropy,
             // 4 s b h / t (1 + v/h) with SP.
-            activations += 4.0 * x.spTokens * x.h + 4.0 * x.tokens * x.vocab / x.t;
+            // FSDP2 (torchtitan): the loss is PyTorch's cross_entropy on the logits cast to fp32,
+            // log_softmax then nll_loss; its backward holds the fp32 log-probabilities, the
+            // dense nll gradient and the log_softmax gradient at once, 12 bytes per logit, where
+            // Megatron's fused vocab-parallel cross entropy reuses its softmax buffer (4).
+            const double lossBytes = fsdp2 ? 12.0 : 4.0;
+            activations += 4.0 * x.spTokens * x.h + lossBytes * x.tokens * x.vocab / x.t;
         }
 
         // FLOPs: backward = 2 x forward [Narayanan21]; recompute adds its forward FLOPs.
@@ -341,13 +385,33 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         const double shardedRank = denseRank / dDense + expertRank / dExpert;
         // ZeRO-3 keeps only its shard, plus the gathered parameters of the layer being computed
         // and of the next one, prefetched (DeepSpeed's and FSDP's default of one layer ahead).
-        const double gathered = std::min(2.0, static_cast<double>(sc.layers))
-                                * (denseRank + expertRank) / std::max(1, sc.layers);
-        mem.parameters = (shardParams ? shardedRank + gathered : denseRank + expertRank) * paramBytes;
+        // FSDP2 gathers the root module (embedding, output layer) for the whole step (the root
+        // is not resharded after forward), beside the two transformer layers.
+        const double rootRank = rootParams / x.t;
+        // DeepSpeed ZeRO-3 gathers parameter by parameter (submodule hooks) and keeps at most
+        // stage3_max_live_parameters (default 1e9, DeepSpeed's config docs) resident, but never
+        // less than the largest single weight it must gather.
+        const double largestWeight =
+            std::max({x.h * (attentionWidth(x) + 2.0 * x.kvDim), attentionWidth(x) * x.h,
+                      x.h * x.ffn * (x.gated ? 2.0 : 1.0), x.ffn * x.h,
+                      (s == 0 || s == pp - 1) ? x.vocab * x.h : 0.0})
+            / x.t;
+        const double gathered = deepSpeed
+            ? std::min(denseRank + expertRank, std::max(kDeepSpeedMaxLiveParameters, largestWeight))
+            : fsdp2 ? rootRank
+                        + std::min(2.0, static_cast<double>(sc.layers))
+                              * (denseRank + expertRank - rootRank) / std::max(1, sc.layers)
+                  : std::min(2.0, static_cast<double>(sc.layers)) * (denseRank + expertRank)
+                        / std::max(1, sc.layers);
+        mem.parameters = shardParams
+                             ? ((fp32Shards ? 0.0 : shardedRank) + gathered) * paramBytes
+                             : (denseRank + expertRank) * paramBytes;
         mem.gradients = (shardGrads ? shardedRank : denseRank + expertRank) * gradBytes;
         mem.optimizer = shardedRank * optimizerBytes;
+        mem.optimizerStep = shardedRank * optimizerStepBytes;
         mem.activationsPerMicrobatch = activations;
         mem.activations = 0.0;
+        mem.recomputeWorkspace = workspace;
         mem.cudaContext = allowance.cudaContext;
         mem.nccl = allowance.nccl;
         mem.fragmentationShare = allowance.fragmentationShare;
@@ -548,6 +612,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             mem.parameters = own.parameters + mirror.parameters;
             mem.gradients = own.gradients + mirror.gradients;
             mem.optimizer = own.optimizer + mirror.optimizer;
+            mem.optimizerStep = own.optimizerStep + mirror.optimizerStep;
+            mem.recomputeWorkspace = std::max(own.recomputeWorkspace, mirror.recomputeWorkspace);
             mem.activationsPerMicrobatch =
                 0.5 * (own.activationsPerMicrobatch + mirror.activationsPerMicrobatch);
             plan.stages[s].optimizerTime =

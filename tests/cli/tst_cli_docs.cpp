@@ -151,7 +151,8 @@ void TestCliDocs::completionCompletes_data()
     QTest::newRow("free value") << QStringList { "railyard-cli", "evaluate", "--swap", "0" }
                                 << QStringList {};
     QTest::newRow("options of generate") << QStringList { "railyard-cli", "generate",
-        "--no-" } << QStringList { "--no-sequence-parallel", "--no-distributed-optimizer" };
+        "--no-" } << QStringList { "--no-gated-mlp", "--no-sequence-parallel",
+        "--no-distributed-optimizer" };
 }
 
 void TestCliDocs::completionCompletes()

@@ -1,6 +1,7 @@
 #include "publishedruns.h"
 
 #include "workload/presets.h"
+#include "workload/workloadnames.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,7 +34,17 @@
  *    embedding and the loss as one layer slot each (account_for_embedding_in_pipeline_split,
  *    account_for_loss_in_pipeline_split), so the middle stages, which set the pace, hold
  *    ceil(layers / (pp vp)) layers per chunk. The scenario rounds the layer count up to that.
+ *  - Meta's Llama 3 runs ("one Transformer layer removed from the first and from the last
+ *    stage") get that split: 7, 8 x 14, 7 layers for 126 layers on 16 stages.
  *  - An unstated ffn is 4 h (GPT-3, Brown et al. 2020); MoE runs use moe_ffn per expert.
+ *  - Stack (training.stack): the run's "stack", else DeepSpeed for Narayanan's ZeRO-3 rows,
+ *    Megatron-LM for the other A100 runs (2021-22, no Transformer Engine), Megatron-Core with TE
+ *    for the NeMo, Megatron-Bridge, MLPerf and later Megatron-LM runs; none for Meta's own.
+ *  - FSDP2 (torchtitan): fully_shard over dp x cp with reshard_after_forward, i.e. ZeRO-3;
+ *    gradients reduced in fp32 (its MixedPrecisionPolicy's reduce_dtype default).
+ *  - A device variant: `system.hbm_gb` replaces the preset's HBM capacity.
+ *  - Published peak memory: `reported.peak_memory_gib` (GiB, what torch's caching allocator
+ *    reserved at most).
  *  - Step time: `reported.step_time_s`, else `derived.step_time_s` (computed from the published
  *    tokens/s/GPU or TFLOP/s by the formula the file states), else the MLPerf log's
  *    `measured_from_log.step_time_s`.
@@ -156,6 +167,11 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
         Scenario &s = out.scenario;
         s.name = id;
         s.device = *device;
+        if (present(system, "hbm_gb"))
+            s.device.hbmBytes = system.at("hbm_gb").get<double>() * 1e9;
+        if (present(r, "reported") && present(r.at("reported"), "peak_memory_gib"))
+            out.peakMemoryBytes =
+                r.at("reported").at("peak_memory_gib").get<double>() * 1024.0 * 1024.0 * 1024.0;
 
         // ---- Parallel layout (the source's, or the file's stated assumptions).
         ParallelDegrees &d = s.degrees;
@@ -227,7 +243,9 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
                 continue;
             }
         }
-        m.gatedMlp = family != "gpt";
+        // Gated (SwiGLU) unless GPT or the source names another activation: Nemotron-4's MLP is
+        // squared ReLU with two matrices (Nemotron-4 340B Technical Report, arXiv:2406.11704).
+        m.gatedMlp = family != "gpt" && text(model, "activation") != "squared-relu";
         m.experts = integerOr(model, "experts", 0);
         m.topK = integerOr(model, "top_k", 0);
         if (m.experts > 0) {
@@ -264,16 +282,49 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
             t.interleave = 1;
         }
         const int slots = d.pp * std::max(1, vp);
-        if (m.layers % slots != 0) {
+        const int sourceLayers = m.layers;
+        if (startsWith(text(parallel, "pipeline_stages"),
+                       "uneven: one Transformer layer removed from the first and from the last")
+            && vp <= 1 && d.pp > 2 && (sourceLayers + 2) % d.pp == 0) {
+            // Meta's split (Llama 3 §3.3.2): an even split of layers + 2, less one layer on the
+            // first and on the last stage, which hold the embedding and the output layer.
+            const int per = (sourceLayers + 2) / d.pp;
+            t.layersPerStage.assign(static_cast<std::size_t>(d.pp), per);
+            t.layersPerStage.front() = per - 1;
+            t.layersPerStage.back() = per - 1;
+            assume("layers per stage " + std::to_string(per - 1) + ", " + std::to_string(per)
+                   + " x " + std::to_string(d.pp - 2) + ", " + std::to_string(per - 1)
+                   + " (the source's uneven split)");
+        } else if (m.layers % slots != 0 && (m.layers + 2) % slots == 0 && (m.layers + 2) / slots > 1
+                   && (startsWith(id, "nemo") || startsWith(id, "mb") || startsWith(id, "mlperf"))) {
+            // Megatron-Bridge's account_for_embedding_in_pipeline_split and
+            // account_for_loss_in_pipeline_split: the embedding takes a layer slot of the first
+            // model chunk and the loss one of the last, so those chunks hold one layer fewer.
+            const int per = (m.layers + 2) / slots;
+            t.layersPerStage.assign(static_cast<std::size_t>(slots), per);
+            t.layersPerStage.front() = per - 1;
+            t.layersPerStage.back() = per - 1;
+            assume(std::to_string(m.layers) + " layers: " + std::to_string(per)
+                   + " per model chunk, one fewer in the first and the last (embedding and loss "
+                     "take a layer slot each)");
+        } else if (m.layers % slots != 0) {
             const int rounded = (m.layers + slots - 1) / slots * slots;
             assume(std::to_string(m.layers) + " layers split as " + std::to_string(rounded)
                    + " (embedding and loss take a layer slot each)");
             m.layers = rounded;
         }
-        const std::string recompute = text(parallel, "recompute");
-        t.recompute = recompute == "full"        ? Recompute::Full
-                      : recompute == "selective" ? Recompute::Selective
-                                                 : Recompute::None;
+        std::string recompute = text(parallel, "recompute");
+        if (recompute.empty() && startsWith(id, "n21-t2-ptd-")) {
+            // Narayanan et al. do not state it for Table 2; their throughput (Eq. 3) counts the
+            // recompute forward and the same models in Table 1 run with full recompute.
+            recompute = "full";
+            assume("full recompute (Eq. 3 counts it; Table 1's runs use it)");
+        }
+        // "full (--checkpoint-activations)", "selective (torchtitan op-level SAC)": the first
+        // word is the granularity, the rest says whose.
+        t.recompute = startsWith(recompute, "full")        ? Recompute::Full
+                      : startsWith(recompute, "selective") ? Recompute::Selective
+                                                           : Recompute::None;
         if (a100Era) {
             t.sequenceParallel = present(parallel, "sequence_parallel")
                                  && parallel.at("sequence_parallel").get<bool>();
@@ -320,7 +371,25 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
             assume("gradients reduced in bf16 (NVIDIA performance recipes)");
         }
         const std::string fsdp = text(parallel, "fsdp");
-        if (startsWith(fsdp, "ZeRO-3")) {
+        if (present(r, "stack"))
+            out.stack = text(r, "stack");
+        else if (startsWith(fsdp, "ZeRO-3"))
+            out.stack = "deepspeed";
+        else if (a100Era)
+            out.stack = "megatron-lm";
+        else if (nvidiaPerf || startsWith(id, "mlm-"))
+            out.stack = "megatron-core-te";
+        if (!out.stack.empty()) {
+            SoftwareStack stack = SoftwareStack::MegatronCoreTe;
+            if (!parseStack(out.stack, stack))
+                malformed(id, "stack", "unknown stack \"" + out.stack + "\"");
+            t.stack = stack;
+        }
+        if (startsWith(fsdp, "FSDP2")) {
+            // torchtitan: fully_shard with reshard_after_forward = ZeRO-3 over dp x cp.
+            t.distributedOptimizer = true;
+            t.dpSharding = DpSharding::OptimGradsParams;
+        } else if (startsWith(fsdp, "ZeRO-3")) {
             // DeepSpeed ZeRO-3: everything sharded, parameters gathered per layer. A 175B model
             // does not fit in 80 GB without activation checkpointing at these micro-batches.
             t.distributedOptimizer = true;
@@ -332,6 +401,11 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
         } else if (startsWith(fsdp, "Megatron-FSDP")) {
             assume("Megatron-FSDP modelled as the distributed optimizer (its per-micro-batch "
                    "gathers stay on NVLink, behind the compute)");
+            // Its memory is ZeRO-3's: the performance recipes shard with optim_grads_params
+            // (--data-parallel-sharding-strategy), parameters and gradients included.
+            Scenario sharded = s;
+            sharded.training.dpSharding = DpSharding::OptimGradsParams;
+            out.memoryScenario = sharded;
         } else if (startsWith(fsdp, "FSDP over DP")) {
             t.distributedOptimizer = true;
             t.dpSharding = DpSharding::OptimGrads; // Meta: optimizer state and gradients sharded

@@ -2,6 +2,7 @@
 
 #include "scenario/scenario.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,15 @@ struct PublishedRun
     Scenario scenario;
     std::vector<std::string> assumptions; ///< the defaults this run needed, in words
     std::string unsupported;  ///< non-empty: the engine cannot express this run (why)
+    /// The training software (a training.stack name), from the run's "stack" or the rules in
+    /// publishedruns.cpp; empty when none of the stacks is the run's (Meta's Llama 3 runs).
+    std::string stack;
+    /// The framework's printed peak memory of the fullest GPU (torch max reserved), bytes; 0 =
+    /// not published.
+    double peakMemoryBytes = 0.0;
+    /// The run as its memory holds it, when the time model substitutes another setting for the
+    /// run's own (Megatron-FSDP's sharding, publishedruns.cpp); unset = `scenario`.
+    std::optional<Scenario> memoryScenario;
 };
 
 /// The absolute path of tests/data/published/training_runs.json in the source tree.

@@ -40,6 +40,9 @@ constexpr double kCalibrationMean = 0.03;
 constexpr double kCalibrationWorst = 0.09;
 constexpr double kValidationMean = 0.24;
 constexpr double kValidationWorst = 0.72;
+/// The FSDP2 stack's calibration split with its fitted factor (docs/validation.md, "Per stack").
+constexpr double kStackCalibrationMean = 0.06;
+constexpr double kStackCalibrationWorst = 0.11;
 
 /// One run's engine; the fabric and router are kept so a refit re-evaluates without rebuilding.
 struct Evaluated
@@ -200,6 +203,7 @@ private Q_SLOTS:
     void validationSet();
     void moeRuns();
     void runsUnderAssumptions();
+    void stackRuns();
     void fit();
 
 private:
@@ -210,7 +214,7 @@ private:
 void TestCalibration::initTestCase()
 {
     m_runs = loadPublishedRuns();
-    QCOMPARE(m_runs.size(), std::size_t{83});
+    QCOMPARE(m_runs.size(), std::size_t{93});
     // RAILYARD_CALIBRATION_DIR=DIR writes each run's scenario as DIR/<id>.json, so a row can be
     // reproduced (and inspected phase by phase) with railyard-cli evaluate.
     if (const QByteArray dir = qgetenv("RAILYARD_CALIBRATION_DIR"); !dir.isEmpty())
@@ -225,6 +229,9 @@ std::vector<Evaluated> TestCalibration::completeRuns(const std::string &set, boo
     for (const PublishedRun &r : m_runs) {
         if (r.set != set || !r.complete || (r.scenario.model.experts > 0) != moe)
             continue;
+        if (r.stack == "fsdp2")
+            continue; // another stack's runs: stackRuns() reports them apart
+
         if (!r.unsupported.empty()) {
             qInfo("%s: left out, %s", r.id.c_str(), r.unsupported.c_str());
             continue;
@@ -295,6 +302,38 @@ void TestCalibration::runsUnderAssumptions()
             all += (all.empty() ? "" : "; ") + a;
         qInfo("%s: %s", e.run->id.c_str(), all.c_str());
         QVERIFY(e.predicted > 0.0);
+    }
+}
+
+void TestCalibration::stackRuns()
+{
+    // Runs of a stack other than the device table's (PyTorch-native FSDP2, torchtitan): its one
+    // constant (stackComputeFactor, deviceefficiency.cpp) is fitted on the calibration split and
+    // the rest is held out. The calibration split is bounded as a regression; the held-out one
+    // is reported against the goal (mean <= 8 %, worst <= 15 %), not bounded.
+    for (const char *set : {"calibration", "validation"}) {
+        std::vector<Evaluated> rows;
+        for (const PublishedRun &r : m_runs) {
+            if (r.stack != "fsdp2" || r.set != set || !r.complete || !r.unsupported.empty())
+                continue;
+            Evaluated e;
+            e.run = &r;
+            e.published = r.stepSeconds;
+            e.predicted = evaluateWith(e, r.scenario.device);
+            rows.push_back(std::move(e));
+        }
+        const bool calibration = std::string(set) == "calibration";
+        const SetStats st = printTable(calibration ? "Stack fsdp2 (torchtitan), calibration split"
+                                                   : "Stack fsdp2 (torchtitan), held out",
+                                       rows);
+        QCOMPARE(st.count, calibration ? 6 : 4);
+        for (const Evaluated &e : rows)
+            QVERIFY(e.predicted > 0.0 && std::isfinite(e.predicted));
+        if (calibration) {
+            QVERIFY2(st.mean <= kStackCalibrationMean, qPrintable(QString("mean %1").arg(st.mean)));
+            QVERIFY2(st.worst <= kStackCalibrationWorst,
+                     qPrintable(QString("worst %1").arg(st.worst)));
+        }
     }
 }
 

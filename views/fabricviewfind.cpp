@@ -35,9 +35,13 @@ void FabricView::showSceneRect(const QRectF &sceneRect)
     const double s = std::max(whole, std::min(fits, closest));
     m_autoFit = false;
     setTransform(QTransform::fromScale(s, s));
-    setSceneRect(content.adjusted(0.0, -reserve / s, 0.0, 0.0)); // a part on top clears the legend
-    // The part centred in the room under the legend.
-    centerOn(sceneRect.center() - QPointF(0.0, reserve / (2.0 * s)));
+    // The part centred in the room under the legend, even at the scene's edge: the view's
+    // scene rectangle reaches as far as that needs (blank margin rather than an off-centre part).
+    const QPointF centre = sceneRect.center() - QPointF(0.0, reserve / (2.0 * s));
+    const QSizeF view(vp.width() / s, vp.height() / s);
+    setSceneRect(content.adjusted(0.0, -reserve / s, 0.0, 0.0)
+                     .united(QRectF(centre - QPointF(view.width() / 2, view.height() / 2), view)));
+    centerOn(centre);
     updateLevelOfDetail();
     positionLegend();
 }

@@ -55,10 +55,8 @@ void FabricView::fitDefault()
     const double whole = std::min((vp.width() - 4.0) / std::max(1.0, content.width()),
         (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
     const double across = (vp.width() - 4.0) / std::max(1.0, content.width());
-    double s = std::min(across, readableZoom());
-    // The spine row, the leaves and the first row of servers in one picture: a newcomer sees
-    // the whole path a byte takes (at 1280x720 the view opened at the leaves, the spines
-    // above the window's edge). When the readable zoom has no room for them, zoom out to it.
+    const double s = std::min(across, readableZoom());
+    // The topmost switch row: spines, or super-spines above them.
     const FabricLayout &layout = m_root->layout();
     const Fabric &fabric = m_root->fabric();
     double spineTop = std::numeric_limits<double>::infinity();
@@ -66,11 +64,6 @@ void FabricView::fitDefault()
         spineTop = std::min(spineTop, layout.switchRect(fabric.spineVertex(i)).top());
     for (int i = 0; i < fabric.superSpineCount(); ++i)
         spineTop = std::min(spineTop, layout.switchRect(fabric.superSpineVertex(i)).top());
-    const double rowAndMargin = layout.serverSize().height() + 30.0;
-    if (!layout.racks().empty() && std::isfinite(spineTop)) {
-        const double need = layout.racks().front().rect.top() - spineTop + 10.0 + rowAndMargin;
-        s = std::min(s, (vp.height() - reserve) / std::max(1.0, need));
-    }
     // Cropping pays only when it buys the detailed drawing: a fabric that is an overview even at
     // its width's zoom (16,384 GPUs) opens whole, as one that fits readably does.
     if (s <= whole || s < kOverviewBelow || m_root->layout().racks().empty()) {
@@ -84,14 +77,19 @@ void FabricView::fitDefault()
     // Room above the scene for the legend strip, so the spines can scroll out from under it.
     setSceneRect(content.adjusted(0.0, -reserve / s, 0.0, 0.0));
     setAlignment(Qt::AlignHCenter | Qt::AlignTop);
-    // The spines under the legend, then the leaves and the first rack row (s leaves room for
-    // them); a fabric without spines (rail-only) from its leaves, else from the racks' top.
+    // Under the legend, from the top down as far as the height shows the first rack row's
+    // chips: the spines, the leaves and the servers in one picture, so a newcomer sees the
+    // whole path a byte takes (at 1280x720 the view opened at the leaves, the spines above
+    // its edge); else from the leaves, else from the racks' top. The chips stay readable: a
+    // view too short for all three (a 280-pixel fabric) keeps its zoom and starts lower.
     const double rackTop = layout.racks().front().rect.top();
     const QRectF leaf = fabric.leafCount() > 0 ? layout.switchRect(fabric.leafVertex(0)) : QRectF();
     const double shown = (vp.height() - reserve) / s;
+    const double firstChips = layout.chipsTop() + FabricLayout::kChipHeight + 6.0;
+    const double rowAndMargin = layout.serverSize().height() + 30.0;
     double top = rackTop - 10.0;
-    if (std::isfinite(spineTop) && shown >= rackTop - spineTop + 10.0 + rowAndMargin - 1e-6)
-        top = spineTop - 10.0;
+    if (std::isfinite(spineTop) && shown >= rackTop - spineTop + 6.0 + firstChips)
+        top = spineTop - 6.0;
     else if (!leaf.isEmpty() && shown >= rackTop - leaf.top() + rowAndMargin)
         top = leaf.top() - 10.0;
     // Sticky notes above that (a whiteboard's, pinned over the switches) come into view as

@@ -51,8 +51,8 @@ inline int pipelineReceiver(const PipelineEvent &send, int stages)
  * do: the stage was idle only because the data was not there). "At" allows 1e-9 of the
  * makespan: the scheduler adds durations in one order, so equal times can differ in the last
  * bits (IEEE 754 rounding of start + duration), far below anything the timeline shows.
- * A send waits on the block that produced its data (same stage and micro-batch, ending at its
- * start). One pass over the events: O(events), called on a click, not per frame.
+ * A send waits on the block that computed what it carries (same stage, micro-batch and
+ * direction, the latest ending by its start). One pass over the events: O(events), called on a click, not per frame.
  */
 inline PipelineWait pipelineWait(const PipelineTimeline &timeline, int stages, int index)
 {
@@ -64,24 +64,33 @@ inline PipelineWait pipelineWait(const PipelineTimeline &timeline, int stages, i
     const double eps = 1e-9 * std::max(timeline.makespan, 1e-12);
     const auto at = [&e, eps](const PipelineEvent &o) { return std::abs(o.end - e.start) <= eps; };
     if (!isCompute(e)) {
-        // A send leaves when the block that computed its data ends (same stage, micro-batch).
+        // A send carries what the latest block of its stage and micro-batch in its direction
+        // computed (it leaves when that block ends; DualPipe's overlapped pair, when the pair
+        // does).
+        const PipelineEventKind from = e.kind == PipelineEventKind::SendForward
+            ? PipelineEventKind::Forward
+            : PipelineEventKind::Backward;
         for (std::size_t i = 0; i < events.size(); ++i) {
             const PipelineEvent &o = events[i];
-            if (isCompute(o) && o.stage == e.stage && o.microbatch == e.microbatch && at(o)) {
+            if (o.kind == from && o.stage == e.stage && o.microbatch == e.microbatch
+                && o.end <= e.start + eps
+                && (w.event < 0 || o.end > events[static_cast<std::size_t>(w.event)].end)) {
                 w.kind = PipelineWait::Kind::Input;
                 w.event = static_cast<int>(i);
-                return w;
             }
         }
+        if (w.event >= 0)
+            w.gap = std::max(0.0, e.start - events[static_cast<std::size_t>(w.event)].end);
         return w;
     }
-    // The inputs: this block's, and for one half of DualPipe's overlapped pair the other
-    // half's too (the pair starts when both are there).
+    // The inputs: this block's, and for the first half of DualPipe's overlapped pair the
+    // second half's too (the scheduler starts the pair when both are there and records its
+    // halves one after the other).
     std::vector<const PipelineEvent *> needs { &e };
     if (e.overlapped) {
         for (const PipelineEvent &o : events)
             if (&o != &e && o.overlapped && isCompute(o) && o.stage == e.stage
-                && o.start == e.start)
+                && std::abs(o.start - e.end) <= eps)
                 needs.push_back(&o);
     }
     const auto carries = [stages](const PipelineEvent &send, const PipelineEvent &block) {

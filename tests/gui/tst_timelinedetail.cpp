@@ -94,6 +94,9 @@ void TestTimelineDetail::clickShowsTheBlock()
     QVERIFY2(text.contains(QStringLiteral("Waits on: its input,")), qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("micro-batch 0")));
     QVERIFY(text.contains(QStringLiteral("ended ") + chartformat::seconds(on.end)));
+    // Set RAILYARD_GRAB_DIR to see it.
+    if (const QByteArray dir = qgetenv("RAILYARD_GRAB_DIR"); !dir.isEmpty())
+        m_view->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/timeline-detail.png"));
 
     // Stage 0's second forward waits on the stage, busy with its first.
     const int j = find(t, PipelineEventKind::Forward, 0, 1);

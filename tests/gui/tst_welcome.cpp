@@ -1,7 +1,7 @@
 // The first start: a fresh settings folder shows the welcome panel once, its three buttons do
 // what they say, Help > Welcome brings it back; the toolbar reaches the Lessons panel; the
 // fabric's call to action is whole and the spines are in view at 1280x720 (and at 960x540,
-// a 1920x1080 screen at QT_SCALE_FACTOR=2).
+// a 1920x1080 screen at QT_SCALE_FACTOR=2). Set RAILYARD_GRAB_DIR to save the welcome panel.
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "fabriclayout.h"
@@ -81,6 +81,11 @@ void TestWelcome::firstStartShowsTheWelcomeOnce()
         for (const char *word : { "servers", "GPU", "NICs", "rail", "leaf", "spine", "load" })
             QVERIFY2(panel->introLabel()->text().contains(QLatin1String(word)), word);
         QVERIFY(panel->dontShowAgainBox()->isChecked());
+        // Set RAILYARD_GRAB_DIR to see it (and the window behind it).
+        if (const QByteArray dir = qgetenv("RAILYARD_GRAB_DIR"); !dir.isEmpty()) {
+            panel->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/welcome.png"));
+            w.window.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/welcome-window.png"));
+        }
         panel->reject(); // Close
         QVERIFY(!panel->isVisible());
     }
@@ -235,11 +240,17 @@ void TestWelcome::spinesInViewOnOpen_data()
 void TestWelcome::spinesInViewOnOpen()
 {
     QFETCH(QSize, size);
-    ScriptedWindow w(size);
+    ScriptedWindow w(QSize(), false);
+    w.window.resizeForScreen(size); // as `railyard --size WxH` opens (clamped to the screen)
+    w.window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w.window));
     QCoreApplication::processEvents();
     FabricView *view = w.window.fabricView();
     view->fitDefault(); // as the window opens
+    qInfo("window %dx%d, fabric view %dx%d at zoom %.3f (readable from %.3f)", w.window.width(),
+        w.window.height(), view->viewport()->width(), view->viewport()->height(), view->zoom(),
+        view->readableZoom());
+    QVERIFY(view->zoom() >= view->readableZoom() * 0.999); // the chips stay readable
     const FabricItem *root = view->rootItem();
     const FabricLayout &layout = root->layout();
     const QRect vp = view->viewport()->rect();

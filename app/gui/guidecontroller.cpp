@@ -44,7 +44,7 @@ GuideController::GuideController(MainWindow *window)
     , m_window(window)
 {
     m_find = new FindBar(window->document(), window->fabricView());
-    connect(m_find, &FindBar::statusMessage, window, &MainWindow::showStatus);
+    connect(m_find.data(), &FindBar::statusMessage, window, &MainWindow::showStatus);
     // The summary bar's bottleneck name goes to the link (the bar keeps its own look).
     QLabel *bottleneck = window->summaryBar()->bottleneckLabel();
     bottleneck->setCursor(Qt::PointingHandCursor);
@@ -67,10 +67,10 @@ void GuideController::addActions()
         tr("Find a rank, (d,p,t), server, switch or link and go to it (Ctrl+F)"));
     find->setShortcut(QKeySequence::Find);
     find->setIcon(themedIcon("edit-find", QStyle::SP_FileDialogContentsView));
-    connect(find, &QAction::triggered, m_find, &FindBar::open);
+    connect(find, &QAction::triggered, m_find.data(), &FindBar::open);
     QAction *bottleneck = make(QStringLiteral("actionGoToBottleneck"), tr("Go to &Bottleneck"),
         tr("Select and centre the bottleneck link"));
-    connect(bottleneck, &QAction::triggered, m_find, &FindBar::goToBottleneck);
+    connect(bottleneck, &QAction::triggered, m_find.data(), &FindBar::goToBottleneck);
     if (QMenu *edit = menuWith(m_window, QStringLiteral("actionUndo"))) {
         edit->addSeparator();
         edit->addAction(find);
@@ -169,7 +169,7 @@ bool GuideController::eventFilter(QObject *watched, QEvent *event)
 {
     if (watched == m_window->summaryBar()->bottleneckLabel()
         && event->type() == QEvent::MouseButtonRelease
-        && static_cast<QMouseEvent *>(event)->button() == Qt::LeftButton) {
+        && static_cast<QMouseEvent *>(event)->button() == Qt::LeftButton && m_find) {
         m_find->goToBottleneck();
         return true;
     }

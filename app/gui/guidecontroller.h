@@ -3,13 +3,13 @@
 #include <QObject>
 #include <QPointer>
 
+#include "findbar.h"
 #include "welcomepanel.h"
 
 class QAction;
 
 namespace railyard {
 
-class FindBar;
 class MainWindow;
 
 /**
@@ -45,7 +45,7 @@ private:
     void addActions();
 
     MainWindow *m_window;
-    FindBar *m_find = nullptr;
+    QPointer<FindBar> m_find; ///< the fabric view's child: gone with it
     QPointer<WelcomePanel> m_welcome;
 };
 

@@ -152,7 +152,8 @@ bool rankedBefore(const LayoutCandidate &a, const LayoutCandidate &b);
  * 1e-16 relative) and differences nobody can choose by (6.7 kB of headroom, 1.5e-7 of spine
  * share): compared exactly, each made a row that looks equal to another, or a twin, a front
  * row of its own, and a 1,024-GPU llama2-70b search marked 195 of its 5,292 candidates (121
- * once twins count once, 100 on the shown figures).
+ * once twins count once; 99 on the shown figures: `railyard-cli search --model llama2-70b
+ * --fabric rail-optimised --gpus 1024 --json`).
  */
 struct ShownObjectives
 {

@@ -94,6 +94,7 @@ void FabricView::onRebuilt()
 {
     m_pinnedRank = -1;
     m_scene->setSceneRect(m_root->boundingRect().adjusted(-16, -16, 16, 16));
+    setSceneRect(m_scene->sceneRect()); // the fits widen it for the legend
     m_autoFit = true;
     if (isVisible())
         refit();

@@ -132,6 +132,22 @@ public:
     /// Scrolls the view by device pixels (what Shift+wheel and Space+drag do).
     void panBy(int dx, int dy);
 
+    // Find (fabricviewfind.cpp): select a part, then centre and zoom the view on it, so a rank or
+    // a link is found at 16,384 GPUs as well as at 128. Out-of-range ids change nothing (false).
+    /// Selects the rank's chip (selectRank()) and zooms to its server at a readable size.
+    bool focusRank(int rank);
+    /// Outlines the server's NIC uplinks (setEmphasis) and shows the server.
+    bool focusServer(int server);
+    /// Outlines a leaf's, spine's or super-spine's links and shows the switch.
+    bool focusSwitch(int vertex);
+    /// Outlines the link (either direction) and shows it: its cable, or for a link inside a
+    /// server (NVLink, PCIe) the server.
+    bool focusLink(int link, const QString &caption);
+    /// Centres `sceneRect` and zooms so it fills at most 60 % of the view, no further in than
+    /// the readable zoom (or the present one, when closer) and no further out than the whole
+    /// fabric.
+    void showSceneRect(const QRectF &sceneRect);
+
 public Q_SLOTS:
     void zoomIn();
     void zoomOut();

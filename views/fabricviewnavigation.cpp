@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace railyard {
 
@@ -55,6 +56,14 @@ void FabricView::fitDefault()
         (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
     const double across = (vp.width() - 4.0) / std::max(1.0, content.width());
     const double s = std::min(across, readableZoom());
+    // The topmost switch row: spines, or super-spines above them.
+    const FabricLayout &layout = m_root->layout();
+    const Fabric &fabric = m_root->fabric();
+    double spineTop = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < fabric.spineCount(); ++i)
+        spineTop = std::min(spineTop, layout.switchRect(fabric.spineVertex(i)).top());
+    for (int i = 0; i < fabric.superSpineCount(); ++i)
+        spineTop = std::min(spineTop, layout.switchRect(fabric.superSpineVertex(i)).top());
     // Cropping pays only when it buys the detailed drawing: a fabric that is an overview even at
     // its width's zoom (16,384 GPUs) opens whole, as one that fits readably does.
     if (s <= whole || s < kOverviewBelow || m_root->layout().racks().empty()) {
@@ -65,18 +74,23 @@ void FabricView::fitDefault()
     m_autoFit = true;
     m_fitWhole = false;
     setTransform(QTransform::fromScale(s, s));
+    // Room above the scene for the legend strip, so the spines can scroll out from under it.
+    setSceneRect(content.adjusted(0.0, -reserve / s, 0.0, 0.0));
     setAlignment(Qt::AlignHCenter | Qt::AlignTop);
-    // The first rack row under the legend, with its leaves and NIC cables above it when the
-    // height has room for them and a server row; else the racks' top.
-    const FabricLayout &layout = m_root->layout();
+    // Under the legend, from the top down as far as the height shows the first rack row's
+    // chips: the spines, the leaves and the servers in one picture, so a newcomer sees the
+    // whole path a byte takes (at 1280x720 the view opened at the leaves, the spines above
+    // its edge); else from the leaves, else from the racks' top. The chips stay readable: a
+    // view too short for all three (a 280-pixel fabric) keeps its zoom and starts lower.
     const double rackTop = layout.racks().front().rect.top();
-    const QRectF leaf = m_root->fabric().leafCount() > 0
-        ? layout.switchRect(m_root->fabric().leafVertex(0))
-        : QRectF();
+    const QRectF leaf = fabric.leafCount() > 0 ? layout.switchRect(fabric.leafVertex(0)) : QRectF();
     const double shown = (vp.height() - reserve) / s;
-    double top = rackTop - 10.0;
+    const double firstChips = layout.chipsTop() + FabricLayout::kChipHeight + 6.0;
     const double rowAndMargin = layout.serverSize().height() + 30.0;
-    if (!leaf.isEmpty() && shown >= rackTop - leaf.top() + rowAndMargin)
+    double top = rackTop - 10.0;
+    if (std::isfinite(spineTop) && shown >= rackTop - spineTop + 6.0 + firstChips)
+        top = spineTop - 6.0;
+    else if (!leaf.isEmpty() && shown >= rackTop - leaf.top() + rowAndMargin)
         top = leaf.top() - 10.0;
     // Sticky notes above that (a whiteboard's, pinned over the switches) come into view as
     // well when the height still shows a server row: under the legend they could not be read.
@@ -104,6 +118,7 @@ void FabricView::fitAll()
         (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
     if (s <= 0.0)
         return;
+    setSceneRect(content);
     setTransform(QTransform::fromScale(s, s));
     const double spare = vp.height() - content.height() * s;
     setAlignment(Qt::AlignHCenter | (spare >= 2.0 * reserve ? Qt::AlignVCenter : Qt::AlignBottom));

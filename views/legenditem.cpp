@@ -14,11 +14,13 @@ namespace railyard {
 
 namespace {
 constexpr double kWidth = 600.0;
-constexpr double kHeight = 42.0;
 constexpr double kRow1 = 4.0;
 constexpr double kRow2 = 23.0;
 constexpr double kRowHeight = 15.0;
-constexpr double kRow3 = 42.0;
+/// The gestures' row, under the chip colours (a row of its own: beside them it was elided).
+constexpr double kHintRow = 39.0;
+constexpr double kHintLine = 13.0;
+constexpr int kHintPixels = 10;
 constexpr double kCaptionHeight = 19.0;
 
 QString legendPercent(double u)
@@ -92,9 +94,42 @@ void LegendItem::setCaption(const QString &caption)
     update();
 }
 
+QString LegendItem::hintText()
+{
+    return QStringLiteral("drag a chip or a server bar to move ranks · Shift+drag selects");
+}
+
+QStringList LegendItem::hintLines() const
+{
+    QFont font;
+    font.setPixelSize(kHintPixels);
+    const QFontMetricsF fm(font);
+    const double room = kWidth - 16.0;
+    // One line when it fits, else one line per gesture: whole words, never elided.
+    if (fm.horizontalAdvance(hintText()) <= room)
+        return { hintText() };
+    return hintText().split(QStringLiteral(" · "));
+}
+
+double LegendItem::hintWidth() const
+{
+    QFont font;
+    font.setPixelSize(kHintPixels);
+    const QFontMetricsF fm(font);
+    double w = 0.0;
+    for (const QString &line : hintLines())
+        w = std::max(w, fm.horizontalAdvance(line));
+    return 8.0 + w;
+}
+
+double LegendItem::captionTop() const
+{
+    return kHintRow + kHintLine * static_cast<double>(hintLines().size()) + 2.0;
+}
+
 QRectF LegendItem::boundingRect() const
 {
-    return QRectF(0, 0, kWidth, kHeight + (m_caption.isEmpty() ? 0.0 : kCaptionHeight));
+    return QRectF(0, 0, kWidth, captionTop() + (m_caption.isEmpty() ? 2.0 : kCaptionHeight));
 }
 
 void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
@@ -184,19 +219,23 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
         painter->setPen(ink);
         x = text(painter, x + 16, kRow2, ColorScale::dimLabel(d), 7);
     }
-    painter->setPen(grey);
-    font.setPixelSize(9);
-    painter->setFont(font);
-    const QString hint = QStringLiteral("drag a chip or a server bar to move ranks · "
-                                        "Shift+drag selects");
-    painter->drawText(QRectF(x + 6, kRow2, kWidth - x - 12, kRowHeight),
-                      Qt::AlignLeft | Qt::AlignVCenter,
-                      QFontMetricsF(font).elidedText(hint, Qt::ElideRight, kWidth - x - 12));
 
-    // Row 3 (only with an emphasis): the emphasis swatch and what it means.
+    // Row 3: the gestures, whole (the first thing a newcomer reads).
+    painter->setPen(grey);
+    font.setPixelSize(kHintPixels);
+    painter->setFont(font);
+    double hintY = kHintRow;
+    for (const QString &line : hintLines()) {
+        painter->drawText(
+            QRectF(8, hintY, kWidth - 16, kHintLine), Qt::AlignLeft | Qt::AlignVCenter, line);
+        hintY += kHintLine;
+    }
+
+    // Last row (only with an emphasis): the emphasis swatch and what it means.
     if (m_caption.isEmpty())
         return;
-    const double y = kRow3 + 7.5;
+    const double captionRow = captionTop();
+    const double y = captionRow + 7.5;
     painter->setPen(QPen(FabricItem::emphasisColour(), 7.0));
     painter->drawLine(QPointF(12, y), QPointF(30, y));
     painter->setPen(QPen(Qt::white, 3.5));
@@ -204,8 +243,9 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     font.setPixelSize(10);
     painter->setFont(font);
     painter->setPen(ink);
-    painter->drawText(QRectF(38, kRow3, kWidth - 46, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                      QFontMetricsF(font).elidedText(m_caption, Qt::ElideRight, kWidth - 46));
+    painter->drawText(QRectF(38, captionRow, kWidth - 46, kRowHeight),
+        Qt::AlignLeft | Qt::AlignVCenter,
+        QFontMetricsF(font).elidedText(m_caption, Qt::ElideRight, kWidth - 46));
 }
 
 } // namespace railyard

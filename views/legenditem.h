@@ -2,6 +2,7 @@
 
 #include <QGraphicsItem>
 #include <QString>
+#include <QStringList>
 
 namespace railyard {
 
@@ -36,11 +37,20 @@ public:
     void setCaption(const QString &caption);
     QString caption() const { return m_caption; }
 
+    /// The call to action under the chip colours ("drag a chip or a server bar ..."), and the
+    /// lines it is drawn in: one, or one per gesture when one would not fit. Never elided.
+    static QString hintText();
+    QStringList hintLines() const;
+    /// From the legend's left edge to the end of the hint's longest line.
+    double hintWidth() const;
+
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
                QWidget *widget) override;
 
 private:
+    double captionTop() const;
+
     double m_max = 1.0;
     double m_peak = 0.0;
     QString m_bottleneck;

@@ -2,6 +2,7 @@
 
 #include "chartformat.h"
 
+#include <QApplication>
 #include <QEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -33,6 +34,22 @@ void TimelineCanvas::setTimeline(const PipelineTimeline &timeline, int stages, i
 {
     const double oldTotal = totalSpan();
     m_painter.setTimeline(timeline, stages, chunks, iterationTime, bidirectional);
+    if (m_selected >= 0) {
+        // The same block in the new timeline (a re-evaluation re-orders and re-times events).
+        const int before = m_selected;
+        m_selected = -1;
+        const std::vector<PipelineEvent> &events = m_painter.timeline().events;
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const PipelineEvent &e = events[i];
+            if (e.kind == m_selectedKey.kind && e.stage == m_selectedKey.stage
+                && e.microbatch == m_selectedKey.microbatch && e.chunk == m_selectedKey.chunk) {
+                m_selected = static_cast<int>(i);
+                break;
+            }
+        }
+        if (m_selected != before || m_selected >= 0)
+            Q_EMIT eventSelected(m_selected);
+    }
     if (m_fitted || oldTotal <= 0.0) {
         fit();
     } else {
@@ -145,6 +162,18 @@ void TimelineCanvas::paintEvent(QPaintEvent *)
     p.fillRect(rect(), palette().base());
     m_painter.setTextColor(palette().color(QPalette::Text));
     m_painter.paint(p, rect(), m_start, m_span);
+    if (m_selected >= 0 && m_selected < static_cast<int>(m_painter.timeline().events.size())) {
+        const PipelineEvent &e = m_painter.timeline().events[sz(m_selected)];
+        const TimelinePainter::Layout l = layout();
+        const QRectF r = isCompute(e) ? m_painter.blockRect(l, e) : m_painter.sendRect(l, e);
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setBrush(Qt::NoBrush);
+        // A dark ring with a white one inside: visible on every block colour.
+        p.setPen(QPen(palette().color(QPalette::Text), 2.5));
+        p.drawRect(r.adjusted(-2, -2, 2, 2));
+        p.setPen(QPen(Qt::white, 1.0));
+        p.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
+    }
 }
 
 void TimelineCanvas::renderAll(QPainter &painter, const QRectF &rect, const QString &title) const
@@ -160,6 +189,42 @@ QPointF TimelineCanvas::eventCenter(int i) const
     const TimelinePainter::Layout l = layout();
     const PipelineEvent &e = t.events[sz(i)];
     return (isCompute(e) ? m_painter.blockRect(l, e) : m_painter.sendRect(l, e)).center();
+}
+
+int TimelineCanvas::eventAt(const QPoint &pos) const
+{
+    const int stages = m_painter.stages();
+    const PipelineTimeline &tl = m_painter.timeline();
+    if (stages == 0)
+        return -1;
+    const TimelinePainter::Layout l = layout();
+    if (!l.plot.contains(pos))
+        return -1;
+    const int row = static_cast<int>((pos.y() - l.plot.top()) / l.rowPitch);
+    if (row < 0 || row >= stages)
+        return -1;
+    if (pos.y() - l.rowTop(row) <= l.blockHeight) {
+        const double t = l.t0 + (pos.x() - l.plot.left()) / l.pxPerSec;
+        return m_painter.computeAt(row, t, 3.0 / l.pxPerSec); // tiny blocks stay clickable
+    }
+    for (const int i : m_painter.sends()) {
+        const PipelineEvent &e = tl.events[sz(i)];
+        if (m_painter.laneOf(e) == row
+            && m_painter.sendRect(l, e).adjusted(-2, -1, 2, 1).contains(pos))
+            return i;
+    }
+    return -1;
+}
+
+void TimelineCanvas::selectEvent(int i)
+{
+    if (i < -1 || i >= static_cast<int>(m_painter.timeline().events.size()))
+        i = -1;
+    m_selected = i;
+    if (i >= 0)
+        m_selectedKey = m_painter.timeline().events[sz(i)];
+    update();
+    Q_EMIT eventSelected(i);
 }
 
 QString TimelineCanvas::toolTipAt(const QPoint &pos) const
@@ -283,6 +348,9 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent *e)
     if (m_dragging && e->button() == Qt::LeftButton) {
         m_dragging = false;
         unsetCursor();
+        // A click, not a pan: select what is under it (nothing clears the selection).
+        if ((e->pos() - m_dragOrigin).manhattanLength() < QApplication::startDragDistance())
+            selectEvent(eventAt(e->pos()));
     }
     QWidget::mouseReleaseEvent(e);
 }

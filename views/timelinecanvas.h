@@ -16,7 +16,8 @@ namespace railyard {
  * The interactive Gantt chart of one pipeline timeline (TimelinePainter draws it). The time
  * axis zooms (Ctrl+wheel, or the wheel when all rows fit; +/-) and pans (drag, Shift+wheel,
  * arrow keys, setViewStart()); double-click or 0 fits. Hovering a block, a send or an idle
- * gap shows its stage, micro-batch, chunk and times. It only draws what the report holds.
+ * gap shows its stage, micro-batch, chunk and times; a click selects a block or a send (outlined,
+ * eventSelected). It only draws what the report holds.
  */
 class TimelineCanvas : public QWidget
 {
@@ -30,6 +31,8 @@ public:
     void setTimeline(const PipelineTimeline &timeline, int stages, int chunks, double iterationTime,
         bool bidirectional = false);
     const PipelineTimeline &timeline() const { return m_painter.timeline(); }
+    int stages() const { return m_painter.stages(); }
+    int chunks() const { return m_painter.chunks(); }
 
     /// Seconds on the time axis when fitted: the timeline's, or the extent when that is longer.
     double totalSpan() const { return std::max(m_painter.totalSpan(), m_extent); }
@@ -53,12 +56,21 @@ public:
     QString toolTipAt(const QPoint &pos) const;
     /// Centre of event `i`'s block in widget coordinates (for tests and tooltips).
     QPointF eventCenter(int i) const;
+    /// The block or send under a widget position (index into timeline().events), or -1.
+    int eventAt(const QPoint &pos) const;
+    /// The event a click selected (outlined; its details in the panel), or -1.
+    int selectedEvent() const { return m_selected; }
+    /// Selects event `i` (-1 clears) and announces it (eventSelected).
+    void selectEvent(int i);
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
 Q_SIGNALS:
     void viewChanged(); ///< zoom or pan changed
+    /// A click selected an event (index into timeline().events), or cleared it (-1). Also sent
+    /// when a new timeline moves the selected event or drops it.
+    void eventSelected(int index);
 
 protected:
     bool event(QEvent *e) override;
@@ -81,6 +93,10 @@ private:
     double m_extent = 0.0;
     bool m_fitted = true;
     bool m_dragging = false;
+    int m_selected = -1;
+    /// The selected event by what it is (kind, stage, micro-batch, chunk): a re-evaluation
+    /// re-orders the events, and the selection follows the same block.
+    PipelineEvent m_selectedKey;
     QPoint m_dragOrigin;
     double m_dragStart = 0.0;
 };

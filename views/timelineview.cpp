@@ -3,6 +3,7 @@
 #include "base/sizelimits.h"
 #include "chartformat.h"
 #include "chartpalette.h"
+#include "cost/pipelinewait.h"
 #include "document/scenariodocument.h"
 #include "elidedlabel.h"
 #include "timelinecanvas.h"
@@ -112,6 +113,16 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
         QStringLiteral("color: %1; font-weight: bold;").arg(chartpalette::badColor().name()));
     m_errorLabel->hide();
 
+    m_blockDetail = new QLabel(this);
+    m_blockDetail->setObjectName(QStringLiteral("timelineBlockDetail"));
+    m_blockDetail->setTextFormat(Qt::RichText);
+    m_blockDetail->setWordWrap(true); // a narrow panel wraps it; nothing is cut
+    m_blockDetail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_blockDetail->setFrameShape(QFrame::StyledPanel);
+    m_blockDetail->setStyleSheet(QStringLiteral("QLabel { background: palette(tool-tip-base); "
+                                                "color: palette(tool-tip-text); padding: 3px; }"));
+    m_blockDetail->hide();
+
     m_canvas = new TimelineCanvas;
     m_canvas->setObjectName(QStringLiteral("timelineCanvas"));
     m_scroll = new QScrollArea(this);
@@ -168,6 +179,7 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
     layout->addWidget(m_errorLabel);
     layout->addWidget(m_scroll, 1);
     layout->addWidget(m_hbar);
+    layout->addWidget(m_blockDetail);
 
     connect(m_schedule, &QComboBox::currentIndexChanged, this, [this] {
         m_chunks->setEnabled(
@@ -184,6 +196,11 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
         [this] { m_canvas->zoomBy(1.0 / 1.5, m_canvas->width() / 2.0); });
     connect(fit, &QToolButton::clicked, m_canvas, &TimelineCanvas::fit);
     connect(m_canvas, &TimelineCanvas::viewChanged, this, &TimelineView::syncScrollBar);
+    connect(m_canvas, &TimelineCanvas::eventSelected, this, [this](int index) {
+        const QString text = blockDetailText(index);
+        m_blockDetail->setText(text);
+        m_blockDetail->setVisible(!text.isEmpty());
+    });
     connect(m_hbar, &QScrollBar::valueChanged, this, [this](int v) {
         if (!m_syncingBar)
             m_canvas->setViewStart(m_canvas->totalSpan() * v / kBarUnits);
@@ -194,6 +211,70 @@ TimelineView::TimelineView(ScenarioDocument *doc, QWidget *parent)
     connect(m_doc, &ScenarioDocument::mappingChanged, this, &TimelineView::syncReport);
     syncControls();
     syncReport();
+}
+
+QString TimelineView::blockDetailText(int index) const
+{
+    const PipelineTimeline &t = m_canvas->timeline();
+    // The canvas's stages: the timeline it shows (the scenario may be ahead of the report).
+    const int stages = m_canvas->stages();
+    if (index < 0 || index >= static_cast<int>(t.events.size()) || stages < 1)
+        return {};
+    const PipelineEvent &e = t.events[static_cast<std::size_t>(index)];
+    const auto name = [stages](const PipelineEvent &ev) {
+        return isCompute(ev) ? tr("%1 of micro-batch %2 on stage %3")
+                                   .arg(TimelinePainter::eventLabel(ev.kind))
+                                   .arg(ev.microbatch)
+                                   .arg(ev.stage)
+                             : tr("%1 of micro-batch %2, stage %3 → %4")
+                                   .arg(TimelinePainter::eventLabel(ev.kind))
+                                   .arg(ev.microbatch)
+                                   .arg(ev.stage)
+                                   .arg(pipelineReceiver(ev, stages));
+    };
+    const bool compute = isCompute(e);
+    QString head = compute ? tr("<b>%1</b> · stage %2 · micro-batch %3")
+                                 .arg(TimelinePainter::eventLabel(e.kind))
+                                 .arg(e.stage)
+                                 .arg(e.microbatch)
+                           : tr("<b>%1</b> · stage %2 → %3 · micro-batch %4")
+                                 .arg(TimelinePainter::eventLabel(e.kind))
+                                 .arg(e.stage)
+                                 .arg(pipelineReceiver(e, stages))
+                                 .arg(e.microbatch);
+    if (m_canvas->chunks() > 1)
+        head += tr(" · chunk %1").arg(e.chunk);
+    head += tr(" · start %1 · length %2")
+                .arg(chartformat::seconds(e.start), chartformat::seconds(e.end - e.start));
+    const PipelineWait w = pipelineWait(t, stages, index);
+    QString waits;
+    switch (w.kind) {
+    case PipelineWait::Kind::None:
+        break;
+    case PipelineWait::Kind::Start:
+        waits = tr("nothing: the stage's first block, at the start of the iteration");
+        break;
+    case PipelineWait::Kind::StageBusy:
+        waits = tr("the stage's previous block, %1 (ended %2)")
+                    .arg(name(t.events[static_cast<std::size_t>(w.event)]),
+                        chartformat::seconds(t.events[static_cast<std::size_t>(w.event)].end));
+        break;
+    case PipelineWait::Kind::Input:
+        waits = tr("%1 %2 (ended %3)")
+                    .arg(compute ? tr("its input,") : tr("the block that computed it,"),
+                        name(t.events[static_cast<std::size_t>(w.event)]),
+                        chartformat::seconds(t.events[static_cast<std::size_t>(w.event)].end));
+        break;
+    case PipelineWait::Kind::Ready:
+        waits = tr("its parameters (started %1 after %2)")
+                    .arg(chartformat::seconds(w.gap),
+                        w.event >= 0 ? name(t.events[static_cast<std::size_t>(w.event)])
+                                     : tr("the iteration's start"));
+        break;
+    }
+    if (waits.isEmpty())
+        return head;
+    return head + QStringLiteral("<br>") + tr("Waits on: %1").arg(waits.toHtmlEscaped());
 }
 
 QString TimelineView::errorText() const

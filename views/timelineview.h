@@ -20,7 +20,9 @@ class TimelineCanvas;
  * schedule controls (GPipe / 1F1B / interleaved with its chunk count, micro-batches per
  * replica) and the Gantt chart of the report's timeline. A control change is one undoable
  * ScenarioDocument::editScenario(); what the engine refuses is shown inline in red and leaves
- * the document as it was. Every number comes from the document's report.
+ * the document as it was. A click on a block shows its details under the chart (phase, stage,
+ * micro-batch, start, length and the block or send it waited on, pipelineWait()). Every number
+ * comes from the document's report.
  */
 class TimelineView : public QWidget
 {
@@ -37,6 +39,11 @@ public:
     QString errorText() const;
 
     TimelineCanvas *canvas() const { return m_canvas; }
+    /// The selected block's details (phase, stage, micro-batch, start, length, what it waited
+    /// on), from the report's schedule; hidden while nothing is selected.
+    QLabel *blockDetailLabel() const { return m_blockDetail; }
+    /// The details of event `index` of the report's timeline (empty when out of range).
+    QString blockDetailText(int index) const;
 
 private:
     void syncControls(); ///< scenarioChanged: controls show the document's values
@@ -51,6 +58,7 @@ private:
     QLabel *m_detailLabel = nullptr;
     ElidedLabel *m_batchLabel = nullptr;
     QLabel *m_errorLabel = nullptr;
+    QLabel *m_blockDetail = nullptr;
     QComboBox *m_schedule = nullptr;
     QSpinBox *m_chunks = nullptr;
     QSpinBox *m_microbatches = nullptr;

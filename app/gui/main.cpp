@@ -9,6 +9,7 @@
 #include "export/exporters.h"
 #include "exportdialog.h"
 #include "fabricview.h"
+#include "guidecontroller.h"
 #include "mainactions.h"
 #include "mainwindow.h"
 #include "presentationmode.h"
@@ -141,8 +142,13 @@ int main(int argc, char *argv[])
         window.actions()->exportDialog()->setFormat(exportFormat);
         window.actions()->exportDialog()->refreshPreview();
     }
-    if (!shoot) // once the window is up, so the question has a parent to sit on
-        QTimer::singleShot(0, &window, [&window] { window.restoreCrashedSession(); });
+    if (!shoot) { // once the window is up, so the question has a parent to sit on
+        QTimer::singleShot(0, &window, [&window] {
+            window.restoreCrashedSession();
+            // A first start (a fresh settings folder): what the window shows, what to try.
+            window.guide()->showWelcomeIfFirstStart();
+        });
+    }
 
     if (shoot) {
         const QString out = parser.value(screenshot);

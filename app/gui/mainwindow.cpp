@@ -5,6 +5,7 @@
 #include "calibrationcontroller.h"
 #include "chartspanel.h"
 #include "documentfiles.h"
+#include "guidecontroller.h"
 #include "helpbrowser.h"
 #include "lessoncontroller.h"
 #include "presentationmode.h"
@@ -102,6 +103,7 @@ MainWindow::MainWindow(QWidget *parent)
     QDockWidget *summary = addDock(m_summaryBar, tr("Summary"), QStringLiteral("summaryDock"), Qt::TopDockWidgetArea);
     summary->setTitleBarWidget(new QWidget(summary));
     summary->setFeatures(QDockWidget::NoDockWidgetFeatures);
+    m_guide = new GuideController(this); // after the toolbar, menus and summary it adds to
 
     // A first launch: inside the screen, the docks arranged for its size (readSettings()
     // restores a saved layout for this screen instead).

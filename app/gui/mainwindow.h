@@ -17,6 +17,7 @@ class ChartsPanel;
 class DocumentFiles;
 class ElidedLabel;
 class FabricView;
+class GuideController;
 class HelpBrowser;
 class LessonController;
 class PresentationMode;
@@ -59,6 +60,8 @@ public:
     SnapshotStrip *snapshotStrip() const { return m_snapshotStrip; }
     PresentationMode *presentation() const { return m_presentation; }
     LessonController *lessons() const { return m_lessons; }
+    /// The welcome panel, Find and the toolbar's Lessons button.
+    GuideController *guide() const { return m_guide; }
     /// The help browser (nullptr until help was first asked for).
     HelpBrowser *helpBrowser() const { return m_help; }
     /// Opens the help browser on `page` ("fabric.html"; see HelpBrowser::pageFor()).
@@ -122,6 +125,7 @@ private:
     SnapshotStrip *m_snapshotStrip = nullptr;
     PresentationMode *m_presentation = nullptr;
     LessonController *m_lessons = nullptr;
+    GuideController *m_guide = nullptr;
     HelpBrowser *m_help = nullptr;
     ElidedLabel *m_scenarioLabel = nullptr;
     bool m_restoredLayout = false;

@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <set>
 #include <utility>
@@ -318,35 +319,47 @@ bool rankedBefore(const LayoutCandidate &a, const LayoutCandidate &b)
     return a.index < b.index;
 }
 
+ShownObjectives shownObjectives(const LayoutCandidate &c)
+{
+    return { std::llround(c.tokensPerSecond), std::llround(c.memoryHeadroomGB * 10.0),
+        std::llround(c.spineShare * 1000.0) };
+}
+
 bool dominates(const LayoutCandidate &a, const LayoutCandidate &b)
 {
-    const bool noWorse = a.tokensPerSecond >= b.tokensPerSecond
-        && a.memoryHeadroomGB >= b.memoryHeadroomGB && a.spineShare <= b.spineShare;
-    const bool better = a.tokensPerSecond > b.tokensPerSecond
-        || a.memoryHeadroomGB > b.memoryHeadroomGB || a.spineShare < b.spineShare;
-    return noWorse && better;
+    const ShownObjectives x = shownObjectives(a), y = shownObjectives(b);
+    const bool noWorse = x.tokensPerSecond >= y.tokensPerSecond
+        && x.headroomTenthsGB >= y.headroomTenthsGB && x.spinePermille <= y.spinePermille;
+    return noWorse && !(x == y);
 }
 
 std::vector<LayoutCandidate> paretoFront(std::vector<LayoutCandidate> candidates)
 {
-    // Lexicographic order (throughput desc, headroom desc, spine share asc): whatever dominates
-    // a candidate comes before it, and domination is transitive, so comparing each candidate
-    // with the front found so far suffices (Kung, Luccio and Preparata, J. ACM 1975).
+    // Lexicographic order of the shown figures (throughput desc, headroom desc, spine share
+    // asc), then the ranking: whatever dominates a candidate, or shows its figures and ranks
+    // before it, comes before it, and both relations are transitive, so comparing each
+    // candidate with the front found so far suffices (Kung, Luccio and Preparata, J. ACM 1975).
     std::sort(candidates.begin(), candidates.end(),
         [](const LayoutCandidate &a, const LayoutCandidate &b) {
-            if (a.tokensPerSecond != b.tokensPerSecond)
-                return a.tokensPerSecond > b.tokensPerSecond;
-            if (a.memoryHeadroomGB != b.memoryHeadroomGB)
-                return a.memoryHeadroomGB > b.memoryHeadroomGB;
-            if (a.spineShare != b.spineShare)
-                return a.spineShare < b.spineShare;
-            return a.index < b.index;
+            const ShownObjectives x = shownObjectives(a), y = shownObjectives(b);
+            if (x.tokensPerSecond != y.tokensPerSecond)
+                return x.tokensPerSecond > y.tokensPerSecond;
+            if (x.headroomTenthsGB != y.headroomTenthsGB)
+                return x.headroomTenthsGB > y.headroomTenthsGB;
+            if (x.spinePermille != y.spinePermille)
+                return x.spinePermille < y.spinePermille;
+            return rankedBefore(a, b);
         });
     std::vector<LayoutCandidate> front;
     for (LayoutCandidate &c : candidates) {
-        const bool dominated = std::any_of(
-            front.begin(), front.end(), [&c](const LayoutCandidate &f) { return dominates(f, c); });
-        if (!dominated) {
+        // A candidate showing a front row's figures is that row's twin (the same mapping
+        // under two placement names, a flag that changes nothing here): the row first in
+        // the ranking stands for the point.
+        const ShownObjectives mine = shownObjectives(c);
+        const bool covered = std::any_of(front.begin(), front.end(), [&](const LayoutCandidate &f) {
+            return dominates(f, c) || shownObjectives(f) == mine;
+        });
+        if (!covered) {
             c.pareto = true;
             front.push_back(c);
         }

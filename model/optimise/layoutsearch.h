@@ -145,9 +145,30 @@ LayoutSearchResult searchLayouts(
 
 /// The order of the ranking: throughput descending, ties by index.
 bool rankedBefore(const LayoutCandidate &a, const LayoutCandidate &b);
-/// Whether `a` dominates `b`: no worse in throughput, headroom and spine share, better in one.
+/**
+ * A candidate's three objectives as the search's table and the CLI print them: tokens/s to 1,
+ * memory headroom to 0.1 GB, spine share to 0.1 %. The front compares these. The engine's
+ * figures carry floating-point noise (equal layouts differing in the last bit of tokens/s,
+ * 1e-16 relative) and differences nobody can choose by (6.7 kB of headroom, 1.5e-7 of spine
+ * share): compared exactly, each made a row that looks equal to another, or a twin, a front
+ * row of its own, and a 1,024-GPU llama2-70b search marked 195 of its 5,292 candidates (121
+ * once twins count once; 99 on the shown figures: `railyard-cli search --model llama2-70b
+ * --fabric rail-optimised --gpus 1024 --json`).
+ */
+struct ShownObjectives
+{
+    long long tokensPerSecond = 0;
+    long long headroomTenthsGB = 0;
+    long long spinePermille = 0;
+    bool operator==(const ShownObjectives &) const = default;
+};
+ShownObjectives shownObjectives(const LayoutCandidate &c);
+/// Whether `a` dominates `b` on the shown objectives: no worse in throughput, headroom and
+/// spine share, better in one.
 bool dominates(const LayoutCandidate &a, const LayoutCandidate &b);
-/// The Pareto front of `candidates` (each with pareto = true), in ranking order.
+/// The Pareto front of `candidates` (each with pareto = true), in ranking order: the
+/// candidates no other dominates (dominates()), one per point (of candidates showing the same
+/// three figures, the first in the ranking).
 std::vector<LayoutCandidate> paretoFront(std::vector<LayoutCandidate> candidates);
 
 /// Merges shard results of one search into the result the serial search gives. Throws

@@ -15,6 +15,8 @@
 
 #include <QTest>
 
+#include <array>
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -78,6 +80,7 @@ private Q_SLOTS:
     void pruningAgreesWithTheEngine();
     void rankingMatchesDirectEvaluation();
     void paretoFrontByBruteForce();
+    void paretoFrontOfHandBuiltCandidates();
     void deterministic();
     void shardsMergeToTheSerialResult();
     void mergeRefusesWrongParts();
@@ -226,14 +229,20 @@ void TestLayoutSearch::paretoFrontByBruteForce()
     const LayoutSearchResult r = searchLayouts(o);
     QCOMPARE(static_cast<std::int64_t>(r.top.size()), r.evaluated); // top holds them all
     std::set<std::int64_t> expected;
+    // On the figures as printed (tokens/s to 1, headroom to 0.1 GB, spine share to 0.1 %); of
+    // candidates printing the same three, the first in the ranking.
+    const auto shown = [](const LayoutCandidate &c) {
+        return std::array<long long, 3> { std::llround(c.tokensPerSecond),
+            std::llround(c.memoryHeadroomGB * 10.0), -std::llround(c.spineShare * 1000.0) };
+    };
     for (const LayoutCandidate &c : r.top) {
         bool dominated = false;
         for (const LayoutCandidate &d : r.top) {
-            const bool noWorse = d.tokensPerSecond >= c.tokensPerSecond
-                && d.memoryHeadroomGB >= c.memoryHeadroomGB && d.spineShare <= c.spineShare;
-            const bool better = d.tokensPerSecond > c.tokensPerSecond
-                || d.memoryHeadroomGB > c.memoryHeadroomGB || d.spineShare < c.spineShare;
-            dominated = dominated || (noWorse && better);
+            const auto x = shown(d), y = shown(c);
+            const bool noWorse = x[0] >= y[0] && x[1] >= y[1] && x[2] >= y[2];
+            const bool better = x[0] > y[0] || x[1] > y[1] || x[2] > y[2];
+            const bool twinBefore = x == y && d.index != c.index && rankedBefore(d, c);
+            dominated = dominated || (noWorse && better) || twinBefore;
         }
         if (!dominated)
             expected.insert(c.index);
@@ -245,6 +254,49 @@ void TestLayoutSearch::paretoFrontByBruteForce()
     QCOMPARE(front, expected);
     QVERIFY(front.size() >= 2); // a real trade-off, not a single winner
     QVERIFY(front.size() < r.top.size());
+}
+
+void TestLayoutSearch::paretoFrontOfHandBuiltCandidates()
+{
+    // Three real trade-offs (A: fastest; B: most headroom; C: least spine), a candidate all of
+    // them beat (D), and three that print as a front row's figures: A's twin (another
+    // placement name, the same figures), A with floating-point noise (1e-10 tokens/s fewer,
+    // 1e-6 GB more headroom) and B less than the printed digits apart. Compared exactly, the
+    // noise and the digits made each of these a front row of its own (6 rows, not 3).
+    const auto make = [](std::int64_t index, double tps, double headroom, double spine) {
+        LayoutCandidate c;
+        c.index = index;
+        c.tokensPerSecond = tps;
+        c.memoryHeadroomGB = headroom;
+        c.spineShare = spine;
+        return c;
+    };
+    const std::vector<LayoutCandidate> all {
+        make(0, 1000.0, 10.0, 0.200), // A
+        make(1, 1000.0, 10.0, 0.200), // A's twin
+        make(2, 1000.0 - 1e-10, 10.0 + 1e-6, 0.200), // A with noise
+        make(3, 900.0, 20.0, 0.200), // B
+        make(4, 900.0, 15.0, 0.100), // C
+        make(5, 800.0, 14.0, 0.300), // D: B and C beat it
+        make(6, 899.6, 20.04, 0.2004), // prints as B: 900, 20.0 GB, 20.0 %
+    };
+    std::set<std::int64_t> front;
+    for (const LayoutCandidate &c : paretoFront(all)) {
+        QVERIFY(c.pareto);
+        front.insert(c.index);
+    }
+    QCOMPARE(front, (std::set<std::int64_t> { 0, 3, 4 }));
+    // Dominance on the printed figures.
+    QVERIFY(dominates(all[3], all[5]) && dominates(all[4], all[5]));
+    QVERIFY(!dominates(all[0], all[3]) && !dominates(all[3], all[0]));
+    QVERIFY(!dominates(all[0], all[2]) && !dominates(all[2], all[0])); // equal as printed
+    // Whatever the input order, the same front (the representative of a point is the first in
+    // the ranking, not the first met).
+    std::vector<LayoutCandidate> reversed(all.rbegin(), all.rend());
+    std::set<std::int64_t> again;
+    for (const LayoutCandidate &c : paretoFront(reversed))
+        again.insert(c.index);
+    QCOMPARE(again, front);
 }
 
 void TestLayoutSearch::deterministic()

@@ -6,7 +6,7 @@
  * "asan") this also runs them with ASan and UBSan. Regression files are named after their target,
  * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
  * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
- * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-* and cli-* for the targets of the
+ * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-* and traininglog-* for the targets of the
  * same names (kTargets). A replay asserts only "no crash, refused cleanly or accepted with the
  * invariants", never a message, so a reader's wording may change.
  */
@@ -16,6 +16,7 @@
 #include "fuzznccltests.h"
 #include "fuzzqt.h"
 #include "fuzzreaders.h"
+#include "fuzztraininglog.h"
 
 #include <QDir>
 #include <QFile>
@@ -54,6 +55,7 @@ const Target kTargets[] = {
     { "lesson", fuzz::fuzzLesson },
     { "autosave", fuzz::fuzzAutosave },
     { "cli", fuzz::fuzzCli },
+    { "traininglog", fuzz::fuzzTrainingLog },
 };
 
 int targetIndex(const char *name)

@@ -20,9 +20,9 @@ namespace {
 // The first MiB tells every format apart: a trace names "traceEvents" after its short metadata
 // (deviceProperties, distributedInfo), a log shows its first step line within it unless its
 // start-up text is longer, in which case the whole file is searched (measuredFileFormat).
-constexpr long long kHeadBytes = 1ll << 20;
+constexpr long long kFormatHeadBytes = 1ll << 20;
 
-double medianOf(std::vector<double> v)
+double trainingMedian(std::vector<double> v)
 {
     if (v.empty())
         return 0.0;
@@ -32,34 +32,34 @@ double medianOf(std::vector<double> v)
 }
 
 /// (predicted - measured) / measured, the sign of the engine's error.
-double relativeError(double predicted, double measured)
+double trainingError(double predicted, double measured)
 {
     return measured > 0.0 ? (predicted - measured) / measured : 0.0;
 }
 
-std::string percent(double fraction)
+std::string trainingPercent(double fraction)
 {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * fraction);
     return buf;
 }
 
-nlohmann::json steadyJson(const SteadyStepTime &s, double predicted)
+nlohmann::json trainingSteadyJson(const SteadyStepTime &s, double predicted)
 {
     return { { "step_time_s", s.median }, { "skipped_steps", s.skipped }, { "used_steps", s.used },
         { "warmup_rule", s.rule }, { "predicted_step_time_s", predicted },
-        { "step_time_error", relativeError(predicted, s.median) } };
+        { "step_time_error", trainingError(predicted, s.median) } };
 }
 
-std::string steadyText(const std::string &what, const SteadyStepTime &s, double predicted)
+std::string trainingSteadyText(const std::string &what, const SteadyStepTime &s, double predicted)
 {
     return "  " + what + ": " + formatSeconds(s.median) + " (median of " + std::to_string(s.used)
         + " steady " + (s.used == 1 ? "step" : "steps") + "; skipped " + std::to_string(s.skipped)
         + ": " + s.rule + "); predicted " + formatSeconds(predicted) + ", error "
-        + percent(relativeError(predicted, s.median)) + "\n";
+        + trainingPercent(trainingError(predicted, s.median)) + "\n";
 }
 
-void compareLog(const CostEngine &engine, const std::string &path, TrainingComparison &out)
+void compareTrainingLog(const CostEngine &engine, const std::string &path, TrainingComparison &out)
 {
     const TrainingLog log = readTrainingLog(path);
     const double predicted = engine.report().iterationTime;
@@ -79,13 +79,13 @@ void compareLog(const CostEngine &engine, const std::string &path, TrainingCompa
     const SteadyStepTime steady = steadyStepTime(times);
     nlohmann::json j = { { "file", path }, { "format", measurementFormatName(log.format) },
         { "steps", log.steps.size() }, { "repeated_lines", log.repeatedLines } };
-    j.update(steadyJson(steady, predicted));
+    j.update(trainingSteadyJson(steady, predicted));
     j["step_time_from"] = log.format == MeasurementFormat::Torchtitan ? "tps" : "log";
     const std::vector<double> steadyTflops = tflops.size() == times.size()
         ? std::vector<double>(tflops.begin() + steady.skipped, tflops.end())
         : tflops;
-    j["tflops_per_gpu"]
-        = steadyTflops.empty() ? nlohmann::json(nullptr) : nlohmann::json(medianOf(steadyTflops));
+    j["tflops_per_gpu"] = steadyTflops.empty() ? nlohmann::json(nullptr)
+                                               : nlohmann::json(trainingMedian(steadyTflops));
     double peakGiB = -1.0;
     for (const TrainingStep &s : log.steps)
         peakGiB = std::max(peakGiB, s.memoryPeakGiB);
@@ -95,7 +95,7 @@ void compareLog(const CostEngine &engine, const std::string &path, TrainingCompa
     j["predicted_memory_gib"] = engine.report().maxMemoryPerRank / double(1ll << 30);
     out.text += path + " (" + std::string(measurementFormatName(log.format)) + ", "
         + std::to_string(log.steps.size()) + " steps)\n";
-    out.text += steadyText(
+    out.text += trainingSteadyText(
         log.format == MeasurementFormat::Torchtitan ? "step time from tps" : "step time", steady,
         predicted);
     if (peakGiB >= 0.0) {
@@ -108,7 +108,7 @@ void compareLog(const CostEngine &engine, const std::string &path, TrainingCompa
     out.json.push_back(std::move(j));
 }
 
-void compareTrace(const CostEngine &engine, const std::string &path, TrainingComparison &out)
+void compareTraceFile(const CostEngine &engine, const std::string &path, TrainingComparison &out)
 {
     const KinetoTrace trace = readKinetoTrace(path);
     const CostReport &report = engine.report();
@@ -144,18 +144,18 @@ void compareTrace(const CostEngine &engine, const std::string &path, TrainingCom
         std::vector<double> v;
         for (std::size_t i = static_cast<std::size_t>(steady.skipped); i < steps.size(); ++i)
             v.push_back(field(steps[i]));
-        return medianOf(v);
+        return trainingMedian(v);
     };
     nlohmann::json j = { { "file", path }, { "format", "kineto-trace" }, { "steps", steps.size() },
         { "rank", trace.rank }, { "world_size", trace.worldSize }, { "groups", groups },
         { "step_windows",
             trace.gpuWindows ? "gpu" : (trace.windows.empty() ? "kernel-span" : "cpu") } };
-    j.update(steadyJson(steady, report.iterationTime));
+    j.update(trainingSteadyJson(steady, report.iterationTime));
     j["compute_time_s"] = steadyMedian([](const TraceStepMeasure &s) { return s.computeTime; });
     j["exposed_comm_s"] = steadyMedian([](const TraceStepMeasure &s) { return s.exposedComm; });
     out.text += path + " (kineto trace, rank " + std::to_string(trace.rank) + ", "
         + std::to_string(steps.size()) + " steps)\n";
-    out.text += steadyText("step time", steady, report.iterationTime);
+    out.text += trainingSteadyText("step time", steady, report.iterationTime);
     out.text += "  compute " + formatSeconds(j["compute_time_s"].get<double>())
         + ", exposed communication " + formatSeconds(j["exposed_comm_s"].get<double>())
         + " per step\n";
@@ -177,7 +177,8 @@ void compareTrace(const CostEngine &engine, const std::string &path, TrainingCom
         std::snprintf(buf, sizeof buf, "    %-20s %10s  %10s   %s\n",
             std::string(dimName(d)).c_str(), present ? formatSeconds(measured).c_str() : "-",
             formatSeconds(predicted).c_str(),
-            present && measured > 0.0 ? percent(relativeError(predicted, measured)).c_str() : "-");
+            present && measured > 0.0 ? trainingPercent(trainingError(predicted, measured)).c_str()
+                                      : "-");
         out.text += buf;
     }
     const double unassigned
@@ -197,7 +198,7 @@ void compareTrace(const CostEngine &engine, const std::string &path, TrainingCom
 MeasurementFormat measuredFileFormat(const std::string &path)
 {
     const int fd = openRegularFile(path, "a measurement file");
-    std::string head(static_cast<std::size_t>(kHeadBytes), '\0');
+    std::string head(static_cast<std::size_t>(kFormatHeadBytes), '\0');
     std::size_t got = 0;
     while (got < head.size()) {
         const ssize_t n = ::read(fd, head.data() + got, head.size() - got);
@@ -210,7 +211,7 @@ MeasurementFormat measuredFileFormat(const std::string &path)
     ::close(fd);
     head.resize(got);
     const MeasurementFormat f = detectMeasurementFormat(head);
-    if (f != MeasurementFormat::NcclTests || got < static_cast<std::size_t>(kHeadBytes))
+    if (f != MeasurementFormat::NcclTests || got < static_cast<std::size_t>(kFormatHeadBytes))
         return f;
     // A long start-up text: search the whole log (readTrainingLog's limit applies).
     try {
@@ -226,9 +227,9 @@ TrainingComparison compareTraining(const CostEngine &engine, const std::vector<s
     TrainingComparison out;
     for (std::size_t i = 0; i < paths.size(); ++i) {
         if (formats[i] == MeasurementFormat::KinetoTrace)
-            compareTrace(engine, paths[i], out);
+            compareTraceFile(engine, paths[i], out);
         else
-            compareLog(engine, paths[i], out);
+            compareTrainingLog(engine, paths[i], out);
     }
     if (stepTime > 0.0) {
         SteadyStepTime s;
@@ -236,9 +237,10 @@ TrainingComparison compareTraining(const CostEngine &engine, const std::vector<s
         s.used = 1;
         s.rule = "given with --step-time";
         nlohmann::json j = { { "file", nullptr }, { "format", "step-time" } };
-        j.update(steadyJson(s, engine.report().iterationTime));
+        j.update(trainingSteadyJson(s, engine.report().iterationTime));
         out.json.push_back(std::move(j));
-        out.text += "--step-time\n" + steadyText("step time", s, engine.report().iterationTime);
+        out.text
+            += "--step-time\n" + trainingSteadyText("step time", s, engine.report().iterationTime);
     }
     return out;
 }

@@ -11,17 +11,18 @@ namespace railyard {
 
 namespace {
 
-struct Span
+struct StepSpan
 {
     double a = 0.0, b = 0.0;
 };
 
 /// Sorted, disjoint union of spans (sorted by start on entry).
-std::vector<Span> mergeSpans(std::vector<Span> spans)
+std::vector<StepSpan> mergeStepSpans(std::vector<StepSpan> spans)
 {
-    std::sort(spans.begin(), spans.end(), [](const Span &x, const Span &y) { return x.a < y.a; });
-    std::vector<Span> out;
-    for (const Span &s : spans) {
+    std::sort(
+        spans.begin(), spans.end(), [](const StepSpan &x, const StepSpan &y) { return x.a < y.a; });
+    std::vector<StepSpan> out;
+    for (const StepSpan &s : spans) {
         if (s.b <= s.a)
             continue;
         if (!out.empty() && s.a <= out.back().b)
@@ -32,29 +33,29 @@ std::vector<Span> mergeSpans(std::vector<Span> spans)
     return out;
 }
 
-double length(const std::vector<Span> &spans)
+double stepSpansLength(const std::vector<StepSpan> &spans)
 {
     double total = 0.0;
-    for (const Span &s : spans)
+    for (const StepSpan &s : spans)
         total += s.b - s.a;
     return total;
 }
 
 /// Length of the part of `u` (disjoint, sorted) not covered by `c` (disjoint, sorted).
-double uncovered(const std::vector<Span> &u, const std::vector<Span> &c)
+double uncoveredLength(const std::vector<StepSpan> &u, const std::vector<StepSpan> &c)
 {
     double covered = 0.0;
     std::size_t j = 0;
-    for (const Span &s : u) {
+    for (const StepSpan &s : u) {
         while (j < c.size() && c[j].b <= s.a)
             ++j;
         for (std::size_t k = j; k < c.size() && c[k].a < s.b; ++k)
             covered += std::min(s.b, c[k].b) - std::max(s.a, c[k].a);
     }
-    return std::max(0.0, length(u) - covered);
+    return std::max(0.0, stepSpansLength(u) - covered);
 }
 
-constexpr double kMicro = 1e-6; // trace times are microseconds
+constexpr double kTraceMicro = 1e-6; // trace times are microseconds
 
 } // namespace
 
@@ -66,46 +67,72 @@ std::vector<TraceStepMeasure> traceSteps(
         TraceStepWindow w;
         w.step = -1;
         w.start = trace.kernels.front().start;
+        w.end = w.start;
         for (const TraceKernel &k : trace.kernels)
             w.end = std::max(w.end, k.end);
         windows.push_back(w);
     }
-    double longest = 0.0;
-    for (const TraceKernel &k : trace.kernels)
-        longest = std::max(longest, k.end - k.start);
+    buckets = std::max(buckets, 0);
+    // Each kernel goes to the windows it overlaps, clipped: windows are sorted by start, so they
+    // are those before the first starting after the kernel's end, back to the first whose running
+    // maximum of ends is not after the kernel's start (ProfilerStep ranges do not overlap, so
+    // that is one window or two; a long-hanging kernel costs no scan of the others).
+    std::vector<double> maxEnd(windows.size());
+    for (std::size_t i = 0; i < windows.size(); ++i)
+        maxEnd[i] = std::max(i ? maxEnd[i - 1] : windows[i].end, windows[i].end);
+    struct StepPiece
+    {
+        StepSpan span;
+        int bucket; ///< -2 compute, -1 communication of no bucket, else the bucket
+    };
+    std::vector<std::vector<StepPiece>> pieces(windows.size());
+    for (const TraceKernel &k : trace.kernels) {
+        int bucket = -1;
+        if (k.group == TraceKernel::kCompute)
+            bucket = -2;
+        else if (k.group >= 0 && static_cast<std::size_t>(k.group) < bucketOf.size())
+            bucket = bucketOf[k.group] < buckets ? bucketOf[k.group] : -1;
+        else if (k.group == TraceKernel::kUngrouped && ungroupedBucket < buckets)
+            bucket = ungroupedBucket;
+        std::size_t i = static_cast<std::size_t>(
+            std::lower_bound(windows.begin(), windows.end(), k.end,
+                [](const TraceStepWindow &w, double t) { return w.start < t; })
+            - windows.begin());
+        while (i > 0 && maxEnd[i - 1] > k.start) {
+            --i;
+            const StepSpan s { std::max(k.start, windows[i].start),
+                std::min(k.end, windows[i].end) };
+            if (s.b > s.a)
+                pieces[i].push_back({ s, bucket });
+        }
+    }
     std::vector<TraceStepMeasure> out;
-    for (const TraceStepWindow &w : windows) {
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+        const TraceStepWindow &w = windows[i];
         TraceStepMeasure m;
         m.step = w.step;
-        m.stepTime = (w.end - w.start) * kMicro;
-        m.exposed.assign(static_cast<std::size_t>(std::max(buckets, 0)), 0.0);
-        // Kernels overlapping the window: those starting after w.start - longest, before w.end.
-        const auto first = std::lower_bound(trace.kernels.begin(), trace.kernels.end(),
-            w.start - longest, [](const TraceKernel &k, double t) { return k.start < t; });
-        std::vector<Span> compute, comm;
-        std::vector<std::vector<Span>> perBucket(m.exposed.size());
-        for (auto it = first; it != trace.kernels.end() && it->start < w.end; ++it) {
-            const Span s { std::max(it->start, w.start), std::min(it->end, w.end) };
-            if (s.b <= s.a)
-                continue;
-            if (it->group == TraceKernel::kCompute) {
-                compute.push_back(s);
+        m.stepTime = (w.end - w.start) * kTraceMicro;
+        m.exposed.assign(static_cast<std::size_t>(buckets), 0.0);
+        std::vector<StepSpan> compute, comm;
+        std::vector<std::vector<StepSpan>> perBucket(m.exposed.size());
+        for (const StepPiece &p : pieces[i]) {
+            if (p.bucket == -2) {
+                compute.push_back(p.span);
                 continue;
             }
-            comm.push_back(s);
-            int bucket = ungroupedBucket;
-            if (it->group >= 0 && static_cast<std::size_t>(it->group) < bucketOf.size())
-                bucket = bucketOf[it->group];
-            if (bucket >= 0 && bucket < buckets)
-                perBucket[bucket].push_back(s);
+            comm.push_back(p.span);
+            if (p.bucket >= 0)
+                perBucket[static_cast<std::size_t>(p.bucket)].push_back(p.span);
         }
-        const std::vector<Span> c = mergeSpans(std::move(compute));
-        const std::vector<Span> all = mergeSpans(std::move(comm));
-        m.computeTime = length(c) * kMicro;
-        m.commTime = length(all) * kMicro;
-        m.exposedComm = uncovered(all, c) * kMicro;
+        std::vector<StepPiece>().swap(pieces[i]);
+        const std::vector<StepSpan> c = mergeStepSpans(std::move(compute));
+        const std::vector<StepSpan> all = mergeStepSpans(std::move(comm));
+        m.computeTime = stepSpansLength(c) * kTraceMicro;
+        m.commTime = stepSpansLength(all) * kTraceMicro;
+        m.exposedComm = uncoveredLength(all, c) * kTraceMicro;
         for (std::size_t b = 0; b < perBucket.size(); ++b)
-            m.exposed[b] = uncovered(mergeSpans(std::move(perBucket[b])), c) * kMicro;
+            m.exposed[b]
+                = uncoveredLength(mergeStepSpans(std::move(perBucket[b])), c) * kTraceMicro;
         out.push_back(std::move(m));
     }
     return out;

@@ -23,7 +23,7 @@ namespace {
 using json = nlohmann::json;
 
 /// Reads "[0, 1, 2]" (record_param_comms' string) into ranks; "..." marks a truncated list.
-bool parseRankList(const std::string &text, std::vector<int> &ranks, bool &truncated)
+bool parseTraceRankList(const std::string &text, std::vector<int> &ranks, bool &truncated)
 {
     ranks.clear();
     truncated = false;
@@ -52,7 +52,7 @@ bool parseRankList(const std::string &text, std::vector<int> &ranks, bool &trunc
 }
 
 /** The event being read: the fields the measurement uses. */
-struct PendingEvent
+struct TracePendingEvent
 {
     std::string ph, cat, name;
     std::optional<double> ts, dur;
@@ -61,11 +61,11 @@ struct PendingEvent
     bool pgRanksIsArray = false;
     int groupSize = 0;
     bool hasArgs = false;
-    void clear() { *this = PendingEvent(); }
+    void clear() { *this = TracePendingEvent(); }
 };
 
 /** A process group from distributedInfo.pg_config. */
-struct ConfigGroup
+struct TraceConfigGroup
 {
     std::string name, desc;
     std::vector<int> ranks;
@@ -128,7 +128,7 @@ public:
                 m_group.desc = std::move(v);
             else if (m_keys[4] == "ranks") {
                 bool truncated = false;
-                if (!parseRankList(v, m_group.ranks, truncated) || truncated)
+                if (!parseTraceRankList(v, m_group.ranks, truncated) || truncated)
                     m_group.ranks.clear();
             }
         }
@@ -149,7 +149,7 @@ public:
             finishEvent();
         else if (m_depth == 4 && m_top == Top::Info && m_keys[2] == "pg_config") {
             m_config.push_back(std::move(m_group));
-            m_group = ConfigGroup();
+            m_group = TraceConfigGroup();
         }
         return close();
     }
@@ -166,7 +166,7 @@ public:
     {
         // Ranks a kernel did not list in full come from pg_config when it has the group.
         for (TraceProcessGroup &g : m_trace.groups) {
-            for (const ConfigGroup &c : m_config)
+            for (const TraceConfigGroup &c : m_config)
                 if (c.name == g.name && !c.ranks.empty() && (g.ranks.empty() || g.truncated)) {
                     g.ranks = c.ranks;
                     g.truncated = false;
@@ -268,7 +268,7 @@ private:
     void finishEvent()
     {
         ++m_trace.events;
-        const PendingEvent &e = m_event;
+        const TracePendingEvent &e = m_event;
         m_current = m_index++;
         if (e.ph != "X")
             return;
@@ -281,8 +281,8 @@ private:
             fail("ts", "missing required field");
         if (!e.dur)
             fail("dur", "missing required field");
-        if (!std::isfinite(*e.ts) || !std::isfinite(*e.dur))
-            fail("ts", "not a finite number");
+        if (!std::isfinite(*e.ts) || !std::isfinite(*e.dur) || !std::isfinite(*e.ts + *e.dur))
+            fail("ts", "ts + dur is not a finite number");
         if (*e.dur < 0.0)
             fail("dur", "must not be negative, got " + std::to_string(*e.dur));
         if (step) {
@@ -322,7 +322,7 @@ private:
         m_trace.kernels.push_back(k);
     }
 
-    int groupOf(const PendingEvent &e)
+    int groupOf(const TracePendingEvent &e)
     {
         if (e.pgName.empty() && e.pgRanks.empty() && !e.pgRanksIsArray)
             return TraceKernel::kUngrouped;
@@ -337,7 +337,7 @@ private:
             g.description = e.pgDesc;
             if (e.pgRanksIsArray)
                 g.ranks = e.pgRankArray;
-            else if (!e.pgRanks.empty() && !parseRankList(e.pgRanks, g.ranks, g.truncated))
+            else if (!e.pgRanks.empty() && !parseTraceRankList(e.pgRanks, g.ranks, g.truncated))
                 throw ScenarioError(m_file + ": traceEvents[" + std::to_string(m_current)
                         + "].args.Process Group Ranks",
                     "expected a list of ranks like \"[0, 1]\", got '" + e.pgRanks.substr(0, 40)
@@ -358,23 +358,23 @@ private:
     Top m_top = Top::Other;
     bool m_bareArray = false;
     std::vector<std::string> m_keys; ///< per level, the current key
-    PendingEvent m_event;
+    TracePendingEvent m_event;
     std::size_t m_index = 0; ///< events finished so far
     std::size_t m_current = 0; ///< the index in traceEvents of the event being checked
-    ConfigGroup m_group;
-    std::vector<ConfigGroup> m_config;
+    TraceConfigGroup m_group;
+    std::vector<TraceConfigGroup> m_config;
     std::map<std::string, int> m_groupIndex;
     std::vector<TraceStepWindow> m_cpuWindows, m_gpuWindows;
 };
 
 /// nlohmann's "... at line 3, column 5: ..." -> 3; 0 when the message has no line.
-int lineOf(const std::string &what)
+int traceErrorLine(const std::string &what)
 {
     const std::size_t at = what.find("at line ");
     return at == std::string::npos ? 0 : std::atoi(what.c_str() + at + 8);
 }
 
-template<typename Input> KinetoTrace parseTrace(Input &&input, const std::string &file)
+template<typename Input> KinetoTrace parseTraceInput(Input &&input, const std::string &file)
 {
     KinetoTrace trace;
     trace.file = file;
@@ -386,7 +386,7 @@ template<typename Input> KinetoTrace parseTrace(Input &&input, const std::string
         const std::size_t close = reason.find("] ");
         if (close != std::string::npos)
             reason.erase(0, close + 2);
-        const int line = lineOf(reason);
+        const int line = traceErrorLine(reason);
         throw ScenarioError(line > 0 ? file + ":" + std::to_string(line) : file,
             "not valid JSON: " + reason.substr(0, 200));
     }
@@ -398,7 +398,7 @@ template<typename Input> KinetoTrace parseTrace(Input &&input, const std::string
 
 KinetoTrace parseKinetoTrace(const std::string &text, const std::string &file)
 {
-    return parseTrace(text, file);
+    return parseTraceInput(text, file);
 }
 
 KinetoTrace readKinetoTrace(const std::string &path)
@@ -413,7 +413,7 @@ KinetoTrace readKinetoTrace(const std::string &path)
     in.open(path, std::ios::binary);
     if (!in)
         throw ScenarioError(path, "cannot open");
-    return parseTrace(in, path);
+    return parseTraceInput(in, path);
 }
 
 } // namespace railyard

@@ -35,13 +35,13 @@ constexpr std::string_view kNemoTflops = "tflops_per_sec_per_gpu";
 // {:.2f}%" (early versions printed "wps:" for tps); "validate step:" lines are not training.
 constexpr std::string_view kTitanStep = "step:";
 
-bool isDigit(char c)
+bool logDigit(char c)
 {
     return c >= '0' && c <= '9';
 }
 
 /// The line without ANSI escape sequences (ESC '[' parameters, then a final byte @..~).
-std::string withoutAnsi(std::string_view line)
+std::string logWithoutAnsi(std::string_view line)
 {
     std::string out;
     out.reserve(line.size());
@@ -58,7 +58,7 @@ std::string withoutAnsi(std::string_view line)
     return out;
 }
 
-std::size_t skipBlanks(std::string_view s, std::size_t at)
+std::size_t logSkipBlanks(std::string_view s, std::size_t at)
 {
     while (at < s.size() && (s[at] == ' ' || s[at] == '\t'))
         ++at;
@@ -67,16 +67,16 @@ std::size_t skipBlanks(std::string_view s, std::size_t at)
 
 /// A number at `at` (after blanks): digits with an optional fraction and exponent, thousands
 /// commas allowed when `commas`; "nan" / "inf" read as such so the caller can refuse them.
-std::optional<double> numberAt(std::string_view s, std::size_t at, bool commas = false)
+std::optional<double> logNumberAt(std::string_view s, std::size_t at, bool commas = false)
 {
-    at = skipBlanks(s, at);
+    at = logSkipBlanks(s, at);
     std::string digits;
     std::size_t i = at;
     if (i < s.size() && (s[i] == '-' || s[i] == '+'))
         digits += s[i++];
     const std::size_t first = i;
     while (i < s.size()
-        && (isDigit(s[i]) || s[i] == '.' || (commas && s[i] == ',' && i > first)
+        && (logDigit(s[i]) || s[i] == '.' || (commas && s[i] == ',' && i > first)
             || ((s[i] == 'e' || s[i] == 'E') && i > first)
             || ((s[i] == '-' || s[i] == '+') && (s[i - 1] == 'e' || s[i - 1] == 'E')))) {
         if (s[i] != ',')
@@ -97,27 +97,27 @@ std::optional<double> numberAt(std::string_view s, std::size_t at, bool commas =
 }
 
 /// Position just after `key` in `s`, or npos.
-std::size_t after(std::string_view s, std::string_view key, std::size_t from = 0)
+std::size_t logAfter(std::string_view s, std::string_view key, std::size_t from = 0)
 {
     const std::size_t at = s.find(key, from);
     return at == std::string_view::npos ? at : at + key.size();
 }
 
 /// After a NeMo key: an optional closing quote, blanks, then '=' or ':'; npos when not.
-std::size_t afterSeparator(std::string_view s, std::size_t at)
+std::size_t logAfterSeparator(std::string_view s, std::size_t at)
 {
     if (at < s.size() && s[at] == '"')
         ++at;
-    at = skipBlanks(s, at);
+    at = logSkipBlanks(s, at);
     if (at >= s.size() || (s[at] != '=' && s[at] != ':'))
         return std::string_view::npos;
     return at + 1;
 }
 
-class LineError
+class LogLineError
 {
 public:
-    LineError(const std::string &file, int line)
+    LogLineError(const std::string &file, int line)
         : m_where(file + ":" + std::to_string(line))
     {
     }
@@ -133,7 +133,7 @@ public:
     {
         if (at == std::string_view::npos)
             return std::nullopt;
-        const std::optional<double> v = numberAt(s, at, commas);
+        const std::optional<double> v = logNumberAt(s, at, commas);
         if (!v)
             fail("'" + std::string(key) + "' is not followed by a number");
         if (!std::isfinite(*v))
@@ -154,10 +154,10 @@ std::optional<long long> megatronIteration(std::string_view s)
 {
     for (std::size_t at = s.find("iteration"); at != std::string_view::npos;
          at = s.find("iteration", at + 1)) {
-        const std::size_t i = skipBlanks(s, at + 9);
-        if (i == at + 9 || i >= s.size() || !isDigit(s[i]))
+        const std::size_t i = logSkipBlanks(s, at + 9);
+        if (i == at + 9 || i >= s.size() || !logDigit(s[i]))
             continue;
-        const std::optional<double> v = numberAt(s, i);
+        const std::optional<double> v = logNumberAt(s, i);
         if (v && *v >= 0 && *v < 1e15)
             return static_cast<long long>(*v);
     }
@@ -165,20 +165,20 @@ std::optional<long long> megatronIteration(std::string_view s)
 }
 
 std::optional<TrainingStep> megatronLine(
-    std::string_view s, const LineError &err, TrainingLog &log, int lineNo)
+    std::string_view s, const LogLineError &err, TrainingLog &log, int lineNo)
 {
     if (s.find(kMegatronMemory) != std::string_view::npos) {
-        const std::size_t allocated = after(s, "max allocated:");
+        const std::size_t allocated = logAfter(s, "max allocated:");
         if (allocated != std::string_view::npos) {
             const double a = *err.figure(s, allocated, "max allocated:", false);
             log.maxAllocatedMiB = std::max(log.maxAllocatedMiB, a);
             log.memoryLine = lineNo;
-            if (const auto r = err.figure(s, after(s, "max reserved:"), "max reserved:", false))
+            if (const auto r = err.figure(s, logAfter(s, "max reserved:"), "max reserved:", false))
                 log.maxReservedMiB = std::max(log.maxReservedMiB, *r);
         }
         return std::nullopt;
     }
-    const std::size_t time = after(s, kMegatronTime);
+    const std::size_t time = logAfter(s, kMegatronTime);
     if (time == std::string_view::npos)
         return std::nullopt;
     TrainingStep step;
@@ -187,17 +187,17 @@ std::optional<TrainingStep> megatronLine(
         err.fail("an '" + std::string(kMegatronTime) + "' line without 'iteration N/M'");
     step.step = *index;
     step.stepTime = *err.figure(s, time, kMegatronTime, true) / 1000.0;
-    if (const auto t = err.figure(s, after(s, kMegatronTflops), kMegatronTflops, false))
+    if (const auto t = err.figure(s, logAfter(s, kMegatronTflops), kMegatronTflops, false))
         step.tflopsPerGpu = *t;
     return step;
 }
 
-std::optional<TrainingStep> nemoLine(std::string_view s, const LineError &err)
+std::optional<TrainingStep> nemoLine(std::string_view s, const LogLineError &err)
 {
-    const std::size_t key = after(s, kNemoTime);
+    const std::size_t key = logAfter(s, kNemoTime);
     if (key == std::string_view::npos)
         return std::nullopt;
-    const std::size_t value = afterSeparator(s, key);
+    const std::size_t value = logAfterSeparator(s, key);
     if (value == std::string_view::npos)
         err.fail("'" + std::string(kNemoTime) + "' is not followed by '=' or ':'");
     TrainingStep step;
@@ -205,26 +205,26 @@ std::optional<TrainingStep> nemoLine(std::string_view s, const LineError &err)
     // The step: "global_step=9.000" / "global_step: 9", else "iteration 9/99", else tqdm's
     // "| 10/100 [" counter of finished batches (global_step + 1).
     std::optional<double> index;
-    if (const std::size_t g = after(s, "global_step"); g != std::string_view::npos) {
-        const std::size_t v = afterSeparator(s, g);
+    if (const std::size_t g = logAfter(s, "global_step"); g != std::string_view::npos) {
+        const std::size_t v = logAfterSeparator(s, g);
         if (v != std::string_view::npos)
             index = err.figure(s, v, "global_step", false);
     }
     if (!index) {
         for (std::size_t at = s.find("iteration"); !index && at != std::string_view::npos;
              at = s.find("iteration", at + 1))
-            if (const std::size_t i = skipBlanks(s, at + 9); i < s.size() && isDigit(s[i]))
-                index = numberAt(s, i);
+            if (const std::size_t i = logSkipBlanks(s, at + 9); i < s.size() && logDigit(s[i]))
+                index = logNumberAt(s, i);
     }
     if (!index) {
         for (std::size_t bar = s.find('|'); !index && bar != std::string_view::npos;
              bar = s.find('|', bar + 1)) {
-            const std::size_t i = skipBlanks(s, bar + 1);
+            const std::size_t i = logSkipBlanks(s, bar + 1);
             std::size_t j = i;
-            while (j < s.size() && isDigit(s[j]))
+            while (j < s.size() && logDigit(s[j]))
                 ++j;
             if (j > i && j < s.size() && s[j] == '/')
-                index = numberAt(s.substr(0, j), i).value_or(1.0) - 1.0;
+                index = logNumberAt(s.substr(0, j), i).value_or(1.0) - 1.0;
         }
     }
     if (!index || *index < 0 || *index >= 1e15)
@@ -232,9 +232,9 @@ std::optional<TrainingStep> nemoLine(std::string_view s, const LineError &err)
             + "' line without global_step, 'iteration N' or "
               "a progress counter N/M");
     step.step = static_cast<long long>(*index);
-    const std::size_t tflops = after(s, kNemoTflops);
+    const std::size_t tflops = logAfter(s, kNemoTflops);
     if (tflops != std::string_view::npos)
-        if (const std::size_t v = afterSeparator(s, tflops); v != std::string_view::npos)
+        if (const std::size_t v = logAfterSeparator(s, tflops); v != std::string_view::npos)
             step.tflopsPerGpu = *err.figure(s, v, kNemoTflops, false);
     return step;
 }
@@ -256,15 +256,15 @@ std::size_t titanStep(std::string_view s)
     return std::string_view::npos;
 }
 
-std::optional<TrainingStep> titanLine(std::string_view s, const LineError &err)
+std::optional<TrainingStep> titanLine(std::string_view s, const LogLineError &err)
 {
     const std::size_t at = titanStep(s);
     if (at == std::string_view::npos)
         return std::nullopt;
-    std::size_t tps = after(s, "tps:", at);
+    std::size_t tps = logAfter(s, "tps:", at);
     std::string_view tpsKey = "tps:";
     if (tps == std::string_view::npos) {
-        tps = after(s, "wps:", at);
+        tps = logAfter(s, "wps:", at);
         tpsKey = "wps:";
     }
     if (tps == std::string_view::npos || s.find("loss:", at) == std::string_view::npos)
@@ -275,12 +275,12 @@ std::optional<TrainingStep> titanLine(std::string_view s, const LineError &err)
         err.fail("'step:' is out of range");
     step.step = static_cast<long long>(*index);
     step.tokensPerSecond = *err.figure(s, tps, tpsKey, true, true);
-    if (const auto m = err.figure(s, after(s, "memory:", at), "memory:", false))
+    if (const auto m = err.figure(s, logAfter(s, "memory:", at), "memory:", false))
         step.memoryPeakGiB = *m;
-    if (const auto t = err.figure(s, after(s, "tflops:", at), "tflops:", false, true))
+    if (const auto t = err.figure(s, logAfter(s, "tflops:", at), "tflops:", false, true))
         step.tflopsPerGpu = *t;
-    const std::size_t mfu = after(s, "mfu:", at);
-    if (mfu != std::string_view::npos && s.substr(skipBlanks(s, mfu), 3) != "N/A")
+    const std::size_t mfu = logAfter(s, "mfu:", at);
+    if (mfu != std::string_view::npos && s.substr(logSkipBlanks(s, mfu), 3) != "N/A")
         step.mfuPercent = *err.figure(s, mfu, "mfu:", false);
     return step;
 }
@@ -355,8 +355,8 @@ TrainingLog parseTrainingLog(
             end = text.size();
         const std::string_view raw = text.substr(pos, end - pos);
         if (!raw.empty()) {
-            const std::string line = withoutAnsi(raw);
-            const LineError err(file, lineNo);
+            const std::string line = logWithoutAnsi(raw);
+            const LogLineError err(file, lineNo);
             std::optional<TrainingStep> step;
             if (format == MeasurementFormat::Megatron)
                 step = megatronLine(line, err, log, lineNo);

@@ -290,8 +290,8 @@ bool hasTitanLine(std::string_view text)
     for (std::size_t at = text.find("tps:"); at != std::string_view::npos;
          at = text.find("tps:", at + 1)) {
         const std::size_t begin = text.rfind('\n', at);
-        const std::string_view line
-            = text.substr(begin == std::string_view::npos ? 0 : begin + 1, at - begin);
+        const std::string line = logWithoutAnsi(
+            text.substr(begin == std::string_view::npos ? 0 : begin + 1, at - begin));
         if (line.find("loss:") != std::string_view::npos
             && titanStep(line) != std::string_view::npos)
             return true;

@@ -175,7 +175,7 @@ void TestTrainingLog::embeddedAndPrefixed()
         = " iteration      100/  500000 | consumed samples:        25600 | elapsed "
           "time per iteration (ms): 1234.5 | throughput per GPU (TFLOP/s/GPU): "
           "410.2 | learning rate: 3.000000E-04 |";
-    for (const std::string prefix : { std::string(), std::string("[rank0]: "), std::string("0: "),
+    for (const std::string &prefix : { std::string(), std::string("[rank0]: "), std::string("0: "),
              std::string("[1,0]<stdout>:"), std::string("2026-12-06T04:51:00.123Z "),
              std::string("\x1b[32m"), std::string("INFO:megatron:") }) {
         const TrainingLog log
@@ -234,7 +234,7 @@ void TestTrainingLog::malformed_data()
     QTest::newRow("no steps") << "hello\nworld\n"
                               << meg << "bad.log:3: no megatron step line in the log";
     QTest::newRow("nemo negative") << "global_step=3, train_step_timing in s=-1.0]" << nemo
-                                   << "bad.log:1: 'train_step_timing in s' must not be negative";
+                                   << "bad.log:1: 'train_step_timing in s' must be positive";
     QTest::newRow("nemo no separator")
         << "train_step_timing in s 3.0" << nemo
         << "bad.log:1: 'train_step_timing in s' is not followed by '=' or ':'";

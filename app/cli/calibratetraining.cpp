@@ -3,8 +3,11 @@
 #include "base/fileio.h"
 #include "base/quantityformat.h"
 #include "base/scenarioerror.h"
+#include "base/sha256.h"
+#include "cost/computefit.h"
 #include "cost/costengine.h"
 #include "io/kinetotrace.h"
+#include "workload/workloadnames.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -80,6 +83,7 @@ void compareTrainingLog(const CostEngine &engine, const std::string &path, Train
     nlohmann::json j = { { "file", path }, { "format", measurementFormatName(log.format) },
         { "steps", log.steps.size() }, { "repeated_lines", log.repeatedLines } };
     j.update(trainingSteadyJson(steady, predicted));
+    out.sources.push_back({ path, log.format, false, steady.median });
     j["step_time_from"] = log.format == MeasurementFormat::Torchtitan ? "tps" : "log";
     const std::vector<double> steadyTflops = tflops.size() == times.size()
         ? std::vector<double>(tflops.begin() + steady.skipped, tflops.end())
@@ -151,6 +155,7 @@ void compareTraceFile(const CostEngine &engine, const std::string &path, Trainin
         { "step_windows",
             trace.gpuWindows ? "gpu" : (trace.windows.empty() ? "kernel-span" : "cpu") } };
     j.update(trainingSteadyJson(steady, report.iterationTime));
+    out.sources.push_back({ path, MeasurementFormat::KinetoTrace, false, steady.median });
     j["compute_time_s"] = steadyMedian([](const TraceStepMeasure &s) { return s.computeTime; });
     j["exposed_comm_s"] = steadyMedian([](const TraceStepMeasure &s) { return s.exposedComm; });
     out.text += path + " (kineto trace, rank " + std::to_string(trace.rank) + ", "
@@ -239,10 +244,63 @@ TrainingComparison compareTraining(const CostEngine &engine, const std::vector<s
         nlohmann::json j = { { "file", nullptr }, { "format", "step-time" } };
         j.update(trainingSteadyJson(s, engine.report().iterationTime));
         out.json.push_back(std::move(j));
+        out.sources.push_back({ "", MeasurementFormat::Megatron, true, stepTime });
         out.text
             += "--step-time\n" + trainingSteadyText("step time", s, engine.report().iterationTime);
     }
     return out;
+}
+
+nlohmann::json computeCalibrationSection(
+    const Scenario &scenario, const TrainingComparison &comparison, const std::string &measuredAt)
+{
+    if (comparison.sources.size() != 1)
+        throw ScenarioError("--compute-out",
+            "fits one measured step time: give exactly one training log, trace or --step-time (got "
+                + std::to_string(comparison.sources.size()) + ")");
+    const MeasuredStepSource &src = comparison.sources.front();
+    const ComputeFit fit = fitComputeEfficiency(scenario, src.stepTime);
+    if (!fit.fitted)
+        throw ScenarioError("--compute-out", "cannot fit the compute efficiency: " + fit.reason);
+    // The software stack each format comes from (the stacks; a trace or a bare step
+    // time does not say which).
+    std::string stack = "unknown";
+    if (!src.stepTimeOption) {
+        switch (src.format) {
+        case MeasurementFormat::Megatron:
+            stack = "megatron-lm";
+            break;
+        case MeasurementFormat::NeMo:
+            stack = "nemo";
+            break;
+        case MeasurementFormat::Torchtitan:
+            stack = "torchtitan";
+            break;
+        case MeasurementFormat::KinetoTrace:
+        case MeasurementFormat::NcclTests:
+            break;
+        }
+    }
+    nlohmann::json files = nlohmann::json::array();
+    if (!src.stepTimeOption)
+        files.push_back({ { "path", src.file }, { "sha256", sha256OfFile(src.file) },
+            { "format", measurementFormatName(src.format) } });
+    const ParallelDegrees &d = scenario.degrees;
+    nlohmann::json compute = { { "version", 1 }, { "device", scenario.device.name },
+        { "precision", precisionName(scenario.training.precision) }, { "stack", stack },
+        { "max_efficiency", fit.maxEfficiency }, { "kernel_overhead_us", fit.kernelOverheadUs },
+        { "fitted", nlohmann::json::array({ "max_efficiency" }) },
+        { "table_max_efficiency", fit.tableEfficiency }, { "measured_step_time_s", src.stepTime },
+        { "predicted_step_time_s",
+            { { "before", fit.predictedBefore }, { "after", fit.predictedAfter } } },
+        { "engine_evaluations", fit.evaluations },
+        { "provenance",
+            { { "files", files }, { "step_time_option", src.stepTimeOption },
+                { "measured_at", measuredAt }, { "scenario", scenario.name },
+                { "layout",
+                    { { "tp", d.tp }, { "pp", d.pp }, { "dp", d.dp }, { "cp", d.cp },
+                        { "ep", d.ep } } } } } };
+    return { { "calibration", { { "compute", compute } } } };
 }
 
 } // namespace railyard::cli

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "usageerror.h"
 
+#include "base/fileio.h"
 #include "base/scenarioerror.h"
 #include "cost/calibrationfit.h"
 #include "cost/costengine.h"
@@ -28,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <memory>
 
@@ -41,6 +43,7 @@ struct CalibrateOptions
     std::vector<std::string> measured;
     std::vector<std::string> runs;
     std::string output;
+    std::string computeOut;
     double stepTime = -1.0;
     bool json = false;
 };
@@ -82,6 +85,32 @@ int runCalibrate(const CalibrateOptions &o)
         const CostEngine predicted(scenario); // as the user evaluates it, calibration included
         training = compareTraining(predicted, trainingFiles, trainingFormats, o.stepTime);
     }
+    // --compute-out: fitted now, written last, so a failure anywhere writes nothing.
+    nlohmann::json computeSection;
+    std::string computeText;
+    if (!o.computeOut.empty()) {
+        computeSection = computeCalibrationSection(scenario, training, utcNow());
+        const nlohmann::json &c = computeSection["calibration"]["compute"];
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+            "compute fit (%s, %s, %s): max efficiency %.4f (table %.4f), kernel overhead %.1f us "
+            "kept; "
+            "predicted step %.4g s -> %.4g s (measured %.4g s)\n",
+            c["device"].get<std::string>().c_str(), c["precision"].get<std::string>().c_str(),
+            c["stack"].get<std::string>().c_str(), c["max_efficiency"].get<double>(),
+            c["table_max_efficiency"].get<double>(), c["kernel_overhead_us"].get<double>(),
+            c["predicted_step_time_s"]["before"].get<double>(),
+            c["predicted_step_time_s"]["after"].get<double>(),
+            c["measured_step_time_s"].get<double>());
+        computeText = buf;
+    }
+    auto writeCompute = [&](std::string &text) {
+        if (o.computeOut.empty())
+            return;
+        writeFileAtomically(o.computeOut, computeSection.dump(2) + "\n");
+        if (!o.json)
+            text += computeText + "wrote " + o.computeOut + " (calibration.compute, version 1)\n";
+    };
     if (logs.empty()) {
         if (!o.output.empty())
             throw ScenarioError("-o",
@@ -95,11 +124,16 @@ int runCalibrate(const CalibrateOptions &o)
             j["calibration"] = nullptr;
             j["runs"] = nlohmann::json::array();
             j["training"] = training.json;
+            j["compute"] = computeSection.is_null() ? computeSection
+                                                    : computeSection["calibration"]["compute"];
             j["written"] = nullptr;
+            j["compute_written"]
+                = o.computeOut.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.computeOut);
             text = jsonText(std::move(j));
         } else {
             text = "measured beside predicted\n" + training.text;
         }
+        writeCompute(text);
         writeOutput({}, o.json ? text : terminalText(text));
         return kExitOk;
     }
@@ -154,7 +188,11 @@ int runCalibrate(const CalibrateOptions &o)
                 { "plateau_busbw_error", plateauBusbwError(r) } });
         j["runs"] = checks;
         j["training"] = training.json;
+        j["compute"]
+            = computeSection.is_null() ? computeSection : computeSection["calibration"]["compute"];
         j["written"] = o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output);
+        j["compute_written"]
+            = o.computeOut.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.computeOut);
         text = jsonText(std::move(j));
     } else {
         text = calibrationFitText(spec);
@@ -167,6 +205,7 @@ int runCalibrate(const CalibrateOptions &o)
             text += "wrote " + o.output + " (calibration of " + std::to_string(spec.tiers.size())
                 + (spec.tiers.size() == 1 ? " tier entry" : " tier entries") + ")\n";
     }
+    writeCompute(text);
     writeOutput({}, o.json ? text : terminalText(text));
     return kExitOk;
 }
@@ -199,6 +238,10 @@ void addCalibrate(CommandLine &line)
         "(repeatable).");
     c.number("--step-time", o->stepTime, "SECONDS",
         "A measured step time read elsewhere, compared with the prediction.");
+    c.file("--compute-out", o->computeOut, "CAL",
+        "Fit the device's GEMM efficiency to the one measured step time (a training log, a trace "
+        "or --step-time) with the whole engine and write it to CAL as a versioned "
+        "calibration.compute section with its provenance.");
     c.file("-o,--output", o->output, "OUT", "Write the calibrated scenario to OUT (atomically).");
     c.json(o->json);
 }

@@ -2,6 +2,7 @@
 // written here in each tool's format): the steady step time and, from the trace, the exposed
 // time per dimension beside the prediction, in text and --json; nccl-tests logs mixed in still
 // fit; --step-time alone; bad files exit 1 naming file and line and write nothing.
+#include "base/sha256.h"
 #include "clirun.h"
 #include "cost/costengine.h"
 #include "fixtures.h"
@@ -53,6 +54,7 @@ private Q_SLOTS:
     void logs();
     void trace();
     void stepTimeAndMixed();
+    void computeOut();
     void badInput_data();
     void badInput();
 };
@@ -143,6 +145,62 @@ void TestCliCalibrateTraining::stepTimeAndMixed()
     QVERIFY2(mixed.exitCode == 0, mixed.err.constData());
     QVERIFY(mixed.out.contains("scale_up"));
     QVERIFY(mixed.out.contains("measured beside predicted"));
+}
+
+void TestCliCalibrateTraining::computeOut()
+{
+    QTemporaryDir dir;
+    const QString job = writeJob(dir);
+    const double predicted = CostEngine(loadScenario(job.toStdString())).report().iterationTime;
+    // A NeMo 2 log of a job 30 % slower than predicted (its first step a warm-up).
+    const QString log = dir.filePath(QStringLiteral("nemo.log"));
+    {
+        QFile f(log);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 4; ++i)
+            f.write(QStringLiteral(
+                "Training epoch 0, iteration %1/9 | global_step: %1 | reduced_train_loss: 1.0 | "
+                "train_step_timing in s: %2\n")
+                        .arg(i)
+                        .arg(i == 0 ? 5.0 * predicted : 1.3 * predicted, 0, 'g', 17)
+                        .toUtf8());
+    }
+    const QString cal = dir.filePath(QStringLiteral("cal.json"));
+    const CliRun r = runRailyardCli({ QStringLiteral("calibrate"), job,
+        QStringLiteral("--measured"), log, QStringLiteral("--compute-out"), cal });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.contains("compute fit"), r.out.constData());
+    QFile f(cal);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const nlohmann::json c
+        = nlohmann::json::parse(f.readAll().toStdString()).at("calibration").at("compute");
+    QCOMPARE(c.at("version").get<int>(), 1);
+    QCOMPARE(c.at("stack").get<std::string>(), std::string("nemo"));
+    QCOMPARE(c.at("device").get<std::string>(), loadScenario(job.toStdString()).device.name);
+    QCOMPARE(c.at("provenance").at("files").at(0).at("sha256").get<std::string>(),
+        sha256OfFile(log.toStdString()));
+    // Slower than predicted: a lower efficiency than the table's, and the engine then predicts
+    // the measured step.
+    QVERIFY(c.at("max_efficiency").get<double>() < c.at("table_max_efficiency").get<double>());
+    QVERIFY(std::fabs(c.at("predicted_step_time_s").at("after").get<double>() - 1.3 * predicted)
+        < 1e-6 * predicted);
+    QVERIFY(!c.at("provenance").at("measured_at").get<std::string>().empty());
+
+    // Two step times: which one to fit is not said; refused, nothing written.
+    const QString cal2 = dir.filePath(QStringLiteral("cal2.json"));
+    const CliRun two = runRailyardCli({ QStringLiteral("calibrate"), job,
+        QStringLiteral("--measured"), log, QStringLiteral("--step-time"), QStringLiteral("1"),
+        QStringLiteral("--compute-out"), cal2 });
+    QCOMPARE(two.exitCode, 1);
+    QVERIFY2(two.err.contains("--compute-out: fits one measured step time"), two.err.constData());
+    QVERIFY(!QFile::exists(cal2));
+    // A step faster than the engine at 100 % efficiency: not compute; refused.
+    const CliRun fast
+        = runRailyardCli({ QStringLiteral("calibrate"), job, QStringLiteral("--step-time"),
+            QString::number(predicted * 1e-3, 'g', 17), QStringLiteral("--compute-out"), cal2 });
+    QCOMPARE(fast.exitCode, 1);
+    QVERIFY2(fast.err.contains("faster than the engine predicts at 100 %"), fast.err.constData());
+    QVERIFY(!QFile::exists(cal2));
 }
 
 void TestCliCalibrateTraining::badInput_data()

@@ -142,7 +142,9 @@ void compareTraceFile(const CostEngine &engine, const std::string &path, Trainin
     for (const TraceStepMeasure &s : steps)
         times.push_back(s.stepTime);
     if (times.empty() || *std::min_element(times.begin(), times.end()) <= 0.0)
-        throw ScenarioError(path, "a ProfilerStep range of zero length");
+        throw ScenarioError(path,
+            "a step of zero length (a ProfilerStep range, or the kernels' span when the trace has "
+            "none)");
     const SteadyStepTime steady = steadyStepTime(times);
     const auto steadyMedian = [&](auto field) {
         std::vector<double> v;

@@ -204,7 +204,7 @@ void compareTraceFile(const CostEngine &engine, const std::string &path, Trainin
 
 MeasurementFormat measuredFileFormat(const std::string &path)
 {
-    const int fd = openRegularFile(path, "a measurement file");
+    const int fd = openRegularFile(path, "an nccl-tests log, training log or profiler trace");
     std::string head(static_cast<std::size_t>(kFormatHeadBytes), '\0');
     std::size_t got = 0;
     while (got < head.size()) {

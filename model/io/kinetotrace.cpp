@@ -61,7 +61,18 @@ struct TracePendingEvent
     bool pgRanksIsArray = false;
     int groupSize = 0;
     bool hasArgs = false;
-    void clear() { *this = TracePendingEvent(); }
+    /// Empties every field, keeping the strings' buffers (no allocation per event).
+    void clear()
+    {
+        for (std::string *t : { &ph, &cat, &name, &pgName, &pgDesc, &pgRanks, &collective })
+            t->clear();
+        ts.reset();
+        dur.reset();
+        pgRankArray.clear();
+        pgRanksIsArray = false;
+        groupSize = 0;
+        hasArgs = false;
+    }
 };
 
 /** A process group from distributedInfo.pg_config. */
@@ -99,11 +110,11 @@ public:
         if (inEvent(3)) {
             const std::string &k = m_keys[3];
             if (k == "ph")
-                m_event.ph = std::move(v);
+                m_event.ph.assign(v);
             else if (k == "cat")
-                m_event.cat = std::move(v);
+                m_event.cat.assign(v);
             else if (k == "name")
-                m_event.name = std::move(v);
+                m_event.name.assign(v);
             else if (k == "ts" || k == "dur") {
                 m_current = m_index;
                 fail(k, "expected a number, got a string");
@@ -111,13 +122,13 @@ public:
         } else if (inEvent(4) && m_keys[3] == "args") {
             const std::string &k = m_keys[4];
             if (k == "Process Group Name")
-                m_event.pgName = std::move(v);
+                m_event.pgName.assign(v);
             else if (k == "Process Group Description")
-                m_event.pgDesc = std::move(v);
+                m_event.pgDesc.assign(v);
             else if (k == "Process Group Ranks")
-                m_event.pgRanks = std::move(v);
+                m_event.pgRanks.assign(v);
             else if (k == "Collective name")
-                m_event.collective = std::move(v);
+                m_event.collective.assign(v);
         } else if (inInfo(2)) {
             if (m_keys[2] == "nccl_version")
                 m_trace.ncclVersion = v.substr(0, 64);
@@ -139,7 +150,9 @@ public:
     bool start_array(std::size_t) { return open(true); }
     bool key(json::string_t &k)
     {
-        m_keys[m_depth] = std::move(k);
+        // Copied, not moved: the parser keeps its token buffer and this key its capacity, so a
+        // key costs no allocation.
+        m_keys[m_depth].assign(k);
         return true;
     }
 

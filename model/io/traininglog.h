@@ -9,7 +9,7 @@ namespace railyard {
 /** What a measured file is, told from its content (detectMeasurementFormat()). */
 enum class MeasurementFormat {
     NcclTests, ///< nccl-tests output, text or -J JSON (io/nccltestslog.h)
-    Megatron, ///< Megatron-LM / Megatron-Bridge training_log lines
+    Megatron, ///< Megatron-LM training_log lines (and forks printing the same line)
     NeMo, ///< NeMo (PyTorch Lightning) lines carrying `train_step_timing in s`
     Torchtitan, ///< torchtitan metric lines (`step: N  loss: ...  tps: ...`)
     KinetoTrace ///< a PyTorch profiler (Kineto) Chrome trace, JSON (io/kinetotrace.h)

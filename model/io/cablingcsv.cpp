@@ -262,8 +262,7 @@ CablingCsv parseCablingCsv(const std::string &text, const std::string &file)
         c.bPort = field(3);
         for (std::size_t k = 0; k < 4; ++k) {
             if (!isPrintableUtf8(field(k)))
-                throw ScenarioError(where,
-                    std::string(kColumns[k])
+                throw ScenarioError(where, std::string(kColumns[k])
                         + " is not printable UTF-8 text (control characters or invalid bytes)");
             if (field(k).empty() || field(k).size() > limits::kMaxNameBytes)
                 throw ScenarioError(where,

@@ -34,9 +34,7 @@ double busbw(const CalibrationRun &r, long long bytes, double us)
 {
     Collective op = Collective::AllReduce;
     parseCollective(r.collective, op);
-    return us > 0.0 ? static_cast<double>(bytes) / us / 1e3
-            * ncclTestsBusFactor(op, static_cast<int>(r.ranks.size()))
-                    : 0.0;
+    return us > 0.0 ? static_cast<double>(bytes) / us / 1e3 * ncclTestsBusFactor(op, static_cast<int>(r.ranks.size())) : 0.0;
 }
 
 bool mismatchedFabric(const CostEngine &engine)
@@ -79,13 +77,12 @@ std::string calibrationFitText(const CalibrationSpec &spec)
         const std::string alpha = t.stepLatencyUs >= 0.0
             ? strf("%.2f us (was %.2f)", t.stepLatencyUs, t.defaultStepLatencyUs)
             : std::string("default");
-        const std::string bw = t.bandwidthScale > 0.0 ? strf("%.0f Gb/s x%.3f (was %.0f)",
-                                   t.bandwidthGbps, t.bandwidthScale, t.defaultBandwidthGbps)
-                                                      : std::string("default");
+        const std::string bw = t.bandwidthScale > 0.0
+            ? strf("%.0f Gb/s x%.3f (was %.0f)", t.bandwidthGbps, t.bandwidthScale, t.defaultBandwidthGbps)
+            : std::string("default");
         out += padded(std::string(tierName(t.tier)), 11)
             + padded(t.algorithm.empty() ? "any" : t.algorithm, 10) + padded(alpha, 24)
-            + padded(bw, 30) + padded(std::to_string(t.runs), 5)
-            + padded(std::to_string(t.points), 7)
+            + padded(bw, 30) + padded(std::to_string(t.runs), 5) + padded(std::to_string(t.points), 7)
             + padded(strf("%.1f%%", 100.0 * (std::exp(t.rmsResidual) - 1.0)), 7)
             + strf("%.4f", t.rSquared) + "\n";
     }
@@ -94,24 +91,22 @@ std::string calibrationFitText(const CalibrationSpec &spec)
     for (const CalibrationRun &r : spec.runs) {
         const CalibrationPoint *last = nullptr;
         for (const CalibrationPoint &p : r.points)
-            if (!last || p.bytes > last->bytes
-                || (p.bytes == last->bytes && p.measuredUs < last->measuredUs))
+            if (!last || p.bytes > last->bytes || (p.bytes == last->bytes && p.measuredUs < last->measuredUs))
                 last = &p;
         out += "  " + r.id + " (" + r.collective + ", " + std::to_string(r.ranks.size())
-            + " ranks, " + std::string(tierName(r.tier)) + (r.fitted ? "" : ", not fitted") + "): ";
+            + " ranks, " + std::string(tierName(r.tier))
+            + (r.fitted ? "" : ", not fitted") + "): ";
         if (last)
             out += formatBytes(static_cast<double>(last->bytes)) + " "
                 + strf("%.2f / %.2f / %.2f", busbw(r, last->bytes, last->measuredUs),
-                    busbw(r, last->bytes, last->defaultUs),
-                    busbw(r, last->bytes, last->calibratedUs));
+                    busbw(r, last->bytes, last->defaultUs), busbw(r, last->bytes, last->calibratedUs));
         out += strf("; within %.1f%%", 100.0 * plateauBusbwError(r)) + "\n";
         int trimmed = 0;
         for (const CalibrationPoint &p : r.points)
             trimmed += p.weight == 0.0 ? 1 : 0;
         if (trimmed > 0 && r.fitted)
             out += "    " + std::to_string(trimmed) + " of " + std::to_string(r.points.size())
-                + " measurements weighted 0 (between the latency and bandwidth limits, or "
-                  "outliers)\n";
+                + " measurements weighted 0 (between the latency and bandwidth limits, or outliers)\n";
         if (!r.note.empty())
             out += "    note: " + r.note + "\n";
     }
@@ -124,9 +119,8 @@ std::string calibrationStatusText(const CostEngine &engine)
     if (c.empty())
         return "Calibration: none (every latency and bandwidth is a default; `railyard-cli "
                "calibrate` fits them to nccl-tests runs)\n";
-    std::string out = "Calibration: measured "
-        + (c.measuredAt.empty() ? std::string("(no date)") : c.measuredAt) + ", mapping version "
-        + std::to_string(c.mappingVersion) + "; " + kUses + "\n";
+    std::string out = "Calibration: measured " + (c.measuredAt.empty() ? std::string("(no date)") : c.measuredAt)
+        + ", mapping version " + std::to_string(c.mappingVersion) + "; " + kUses + "\n";
     if (mismatchedFabric(engine))
         out += "  warning: measured on another fabric (hash " + c.fabricHash + ", this fabric "
             + fabricHash(engine.scenario().fabric) + ")\n";
@@ -136,14 +130,10 @@ std::string calibrationStatusText(const CostEngine &engine)
         for (const CalibratedTier &e : c.tiers) {
             if (e.tier != t)
                 continue;
-            line += std::string(any ? "; " : "")
-                + (e.algorithm.empty() ? std::string("any algorithm") : e.algorithm)
-                + ": step latency "
-                + (e.stepLatencyUs >= 0.0 ? strf("%.2f us calibrated", e.stepLatencyUs)
-                                          : std::string("default"))
+            line += std::string(any ? "; " : "") + (e.algorithm.empty() ? std::string("any algorithm") : e.algorithm) + ": step latency "
+                + (e.stepLatencyUs >= 0.0 ? strf("%.2f us calibrated", e.stepLatencyUs) : std::string("default"))
                 + ", bandwidth "
-                + (e.bandwidthScale > 0.0 ? strf("x%.3f calibrated", e.bandwidthScale)
-                                          : std::string("default"));
+                + (e.bandwidthScale > 0.0 ? strf("x%.3f calibrated", e.bandwidthScale) : std::string("default"));
             any = true;
         }
         out += line + (any ? "" : "default") + "\n";
@@ -164,16 +154,11 @@ nlohmann::json calibrationStatusJson(const CostEngine &engine)
         nlohmann::json entries = nlohmann::json::array();
         for (const CalibratedTier &e : c.tiers)
             if (e.tier == t)
-                entries.push_back(
-                    { { "algorithm", e.algorithm.empty() ? std::string("any") : e.algorithm },
-                        { "step_latency", e.stepLatencyUs >= 0.0 ? "calibrated" : "default" },
-                        { "step_latency_us",
-                            e.stepLatencyUs >= 0.0 ? nlohmann::json(e.stepLatencyUs)
-                                                   : nlohmann::json(nullptr) },
-                        { "bandwidth", e.bandwidthScale > 0.0 ? "calibrated" : "default" },
-                        { "bandwidth_scale",
-                            e.bandwidthScale > 0.0 ? nlohmann::json(e.bandwidthScale)
-                                                   : nlohmann::json(nullptr) } });
+                entries.push_back({ { "algorithm", e.algorithm.empty() ? std::string("any") : e.algorithm },
+                    { "step_latency", e.stepLatencyUs >= 0.0 ? "calibrated" : "default" },
+                    { "step_latency_us", e.stepLatencyUs >= 0.0 ? nlohmann::json(e.stepLatencyUs) : nlohmann::json(nullptr) },
+                    { "bandwidth", e.bandwidthScale > 0.0 ? "calibrated" : "default" },
+                    { "bandwidth_scale", e.bandwidthScale > 0.0 ? nlohmann::json(e.bandwidthScale) : nlohmann::json(nullptr) } });
         tiers.push_back({ { "tier", std::string(tierName(t)) },
             { "source", entries.empty() ? "default" : "calibrated" }, { "entries", entries } });
     }

@@ -34,14 +34,11 @@ long long singleSize(const std::vector<std::string> &args)
     long long b = -1, e = -2;
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
         const std::string &a = args[i];
-        long long *to = a == "-b" || a == "--minbytes" ? &b
-            : a == "-e" || a == "--maxbytes"           ? &e
-                                                       : nullptr;
+        long long *to = a == "-b" || a == "--minbytes" ? &b : a == "-e" || a == "--maxbytes" ? &e : nullptr;
         if (!to)
             continue;
         const std::string &v = args[i + 1];
-        if (v.empty()
-            || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
+        if (v.empty() || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
             return 0; // "8G" and the like: a sweep, not one plan size
         *to = std::stoll(v.substr(0, 18));
     }
@@ -84,8 +81,7 @@ std::vector<PlanRun> ncclPlanRuns(const CostEngine &engine)
 {
     ExportOptions options;
     options.jsonPlan = true;
-    const nlohmann::json plan
-        = nlohmann::json::parse(exportdetail::exportNcclPlan(engine, options));
+    const nlohmann::json plan = nlohmann::json::parse(exportdetail::exportNcclPlan(engine, options));
     std::vector<PlanRun> out;
     for (const nlohmann::json &t : plan.at("tests")) {
         PlanRun r;
@@ -116,12 +112,10 @@ std::vector<MeasuredRun> matchMeasuredRuns(const CostEngine &engine,
     for (const RunBinding &b : bindings) {
         if (b.ranks.empty() && !planRun(b.id))
             throw ScenarioError("--run " + b.id + "=" + b.file,
-                "\"" + b.id + "\" is no run of this scenario's nccl-plan (runs: " + runIds(plan)
-                    + ")");
-        if (std::none_of(logs.begin(), logs.end(),
-                [&b](const NcclTestsLog &l) { return runName(l) == b.file; })) {
-            const auto tables = std::count_if(
-                logs.begin(), logs.end(), [&b](const NcclTestsLog &l) { return l.file == b.file; });
+                "\"" + b.id + "\" is no run of this scenario's nccl-plan (runs: " + runIds(plan) + ")");
+        if (std::none_of(logs.begin(), logs.end(), [&b](const NcclTestsLog &l) { return runName(l) == b.file; })) {
+            const auto tables = std::count_if(logs.begin(), logs.end(),
+                [&b](const NcclTestsLog &l) { return l.file == b.file; });
             throw ScenarioError("--run " + b.id + "=" + b.file,
                 tables > 1 ? "the file holds " + std::to_string(tables)
                         + " result tables: name one as FILE#BINARY (FILE#N when a binary repeats)"
@@ -144,8 +138,7 @@ std::vector<MeasuredRun> matchMeasuredRuns(const CostEngine &engine,
                 groups = { binding->ranks };
             else
                 p = planRun(binding->id);
-        } else if ((p = planRun(stem(log.file)))
-            && (log.table == 0 || (log.op && *log.op == p->op))) {
+        } else if ((p = planRun(stem(log.file))) && (log.table == 0 || (log.op && *log.op == p->op))) {
             // A file of several tables is the run its name says for the table of that run's
             // collective; its other tables are matched as below.
             m.id = p->id;
@@ -158,10 +151,9 @@ std::vector<MeasuredRun> matchMeasuredRuns(const CostEngine &engine,
             if (hits.size() != 1)
                 throw ScenarioError(m.file,
                     "cannot tell which run this log measures (its name is no run id"
-                        + std::string(
-                            hits.size() > 1 ? ", and its command line fits several runs" : "")
-                        + "); name it with --run ID=" + m.file + " (runs: " + runIds(plan)
-                        + "; or ranks such as 0-7, tp:0, all)");
+                    + std::string(hits.size() > 1 ? ", and its command line fits several runs" : "")
+                    + "); name it with --run ID=" + m.file + " (runs: " + runIds(plan)
+                    + "; or ranks such as 0-7, tp:0, all)");
             p = hits.front();
             m.id = p->id;
         }
@@ -185,13 +177,11 @@ std::vector<MeasuredRun> matchMeasuredRuns(const CostEngine &engine,
             throw ScenarioError(m.file,
                 "wrong rank count: the log lists " + std::to_string(log.ranks) + " ranks, run "
                     + m.id + " has " + std::to_string(world)
-                    + (groups.size() > 1 ? " (" + std::to_string(groups.size()) + " groups)"
-                                         : std::string()));
+                    + (groups.size() > 1 ? " (" + std::to_string(groups.size()) + " groups)" : std::string()));
         m.ranks = groups.front();
         if (groups.size() > 1) {
             m.fit = false;
-            m.note = "every group of its kind at once: reported, not fitted (the fit takes one "
-                     "group alone)";
+            m.note = "every group of its kind at once: reported, not fitted (the fit takes one group alone)";
         }
         if (!log.ncclAlgo.empty()) {
             m.algorithm = algorithmOfNcclAlgo(log.ncclAlgo);

@@ -30,7 +30,7 @@ std::string format(const char *fmt, double v, const char *unit)
 /// The "ep" section of `evaluate --json` (cost/epsummary.h documents every number).
 nlohmann::json epJson(const EpSummary &ep)
 {
-    nlohmann::json routing = { { "kind", std::string(routingKindName(ep.kind)) } };
+    nlohmann::json routing = {{"kind", std::string(routingKindName(ep.kind))}};
     if (ep.kind == RoutingKind::Zipf)
         routing["zipf_exponent"] = ep.zipfExponent;
     nlohmann::json tiers = nlohmann::json::object();
@@ -40,29 +40,39 @@ nlohmann::json epJson(const EpSummary &ep)
     nlohmann::json matrix = nlohmann::json::array();
     for (std::size_t i = 0; i < n; ++i)
         matrix.push_back(std::vector<double>(ep.matrix.begin() + static_cast<std::ptrdiff_t>(i * n),
-            ep.matrix.begin() + static_cast<std::ptrdiff_t>((i + 1) * n)));
-    return { { "routing", routing }, { "ep", ep.ep }, { "experts", ep.experts },
-        { "top_k", ep.topK }, { "groups", ep.groupCount }, { "group", ep.group },
-        { "group_ranks", ep.groupRanks }, { "tokens_per_rank", ep.tokensPerRank },
-        { "send_bytes_per_rank", ep.sendBytesPerRank },
-        { "dispatch_bytes_per_layer", ep.dispatchBytesPerLayer },
-        { "dispatch_bytes_per_layer_job", ep.dispatchBytesPerLayerJob },
-        { "received_max_bytes", ep.receivedMax }, { "received_mean_bytes", ep.receivedMean },
-        { "skew_max_mean", ep.skew },
-        { "hottest",
-            { { "member", ep.hottestMember }, { "rank", ep.hottestRank },
-                { "experts", { ep.hottestFirstExpert, ep.hottestLastExpert } },
-                { "expert", ep.hottestExpert } } },
-        { "member_shares", ep.memberShare }, { "expert_shares", ep.expertShare },
-        { "spine_dispatch_bytes_per_layer", ep.spineDispatchBytesPerLayer },
-        { "spine_dispatch_bytes_per_layer_job", ep.spineDispatchBytesPerLayerJob },
-        { "spine_bytes", ep.spineBytes }, { "tiers", tiers }, { "exposed_time_s", ep.exposedTime },
-        { "locality",
-            { { "dp_groups", ep.dpGroups }, { "dp_groups_one_leaf", ep.dpGroupsOneLeaf },
-                { "ep_groups", ep.groupCount }, { "ep_groups_one_server", ep.epGroupsOneServer },
-                { "ep_groups_spanning_leaves", ep.epGroupsSpanningLeaves },
-                { "placement", ep.locality } } },
-        { "matrix", matrix } };
+                                             ep.matrix.begin() + static_cast<std::ptrdiff_t>((i + 1) * n)));
+    return {{"routing", routing},
+            {"ep", ep.ep},
+            {"experts", ep.experts},
+            {"top_k", ep.topK},
+            {"groups", ep.groupCount},
+            {"group", ep.group},
+            {"group_ranks", ep.groupRanks},
+            {"tokens_per_rank", ep.tokensPerRank},
+            {"send_bytes_per_rank", ep.sendBytesPerRank},
+            {"dispatch_bytes_per_layer", ep.dispatchBytesPerLayer},
+            {"dispatch_bytes_per_layer_job", ep.dispatchBytesPerLayerJob},
+            {"received_max_bytes", ep.receivedMax},
+            {"received_mean_bytes", ep.receivedMean},
+            {"skew_max_mean", ep.skew},
+            {"hottest", {{"member", ep.hottestMember},
+                         {"rank", ep.hottestRank},
+                         {"experts", {ep.hottestFirstExpert, ep.hottestLastExpert}},
+                         {"expert", ep.hottestExpert}}},
+            {"member_shares", ep.memberShare},
+            {"expert_shares", ep.expertShare},
+            {"spine_dispatch_bytes_per_layer", ep.spineDispatchBytesPerLayer},
+            {"spine_dispatch_bytes_per_layer_job", ep.spineDispatchBytesPerLayerJob},
+            {"spine_bytes", ep.spineBytes},
+            {"tiers", tiers},
+            {"exposed_time_s", ep.exposedTime},
+            {"locality", {{"dp_groups", ep.dpGroups},
+                          {"dp_groups_one_leaf", ep.dpGroupsOneLeaf},
+                          {"ep_groups", ep.groupCount},
+                          {"ep_groups_one_server", ep.epGroupsOneServer},
+                          {"ep_groups_spanning_leaves", ep.epGroupsSpanningLeaves},
+                          {"placement", ep.locality}}},
+            {"matrix", matrix}};
 }
 
 } // namespace
@@ -84,8 +94,9 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     // counted once per directed link they cross (what loads the fabric, as the tiers count).
     nlohmann::json dims = nlohmann::json::object();
     for (Dim d : kAllDims)
-        dims[std::string(dimName(d))] = { { "bytes_sent", r.dimBytesSent[index(d)] },
-            { "link_bytes", r.dimBytes[index(d)] }, { "exposed_time_s", r.dimExposed[index(d)] } };
+        dims[std::string(dimName(d))] = {{"bytes_sent", r.dimBytesSent[index(d)]},
+                                         {"link_bytes", r.dimBytes[index(d)]},
+                                         {"exposed_time_s", r.dimExposed[index(d)]}};
     j["dimensions"] = dims;
 
     nlohmann::json tiers = nlohmann::json::object();
@@ -93,15 +104,17 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
         tiers[std::string(tierName(t))] = perDim(r.tierBytes[index(t)]);
     j["tiers"] = tiers;
     j["spine_bytes_share"] = r.spineBytesShare;
-    j["links"] = { { "count", r.linkStats.count }, { "p50", r.linkStats.p50 },
-        { "p95", r.linkStats.p95 }, { "p99", r.linkStats.p99 }, { "max", r.linkStats.max } };
+    j["links"] = {{"count", r.linkStats.count}, {"p50", r.linkStats.p50},
+                  {"p95", r.linkStats.p95},     {"p99", r.linkStats.p99},
+                  {"max", r.linkStats.max}};
     if (r.bottleneckLink >= 0) {
         const LinkLoad &l = r.links[r.bottleneckLink];
-        j["bottleneck"]
-            = { { "link", r.bottleneckLink }, { "name", fabric.linkName(r.bottleneckLink) },
-                  { "tier", std::string(tierName(fabric.link(r.bottleneckLink).tier)) },
-                  { "dimension", std::string(dimName(r.bottleneckDim)) }, { "bytes", l.bytes },
-                  { "utilisation", r.utilisation(r.bottleneckLink) } };
+        j["bottleneck"] = {{"link", r.bottleneckLink},
+                           {"name", fabric.linkName(r.bottleneckLink)},
+                           {"tier", std::string(tierName(fabric.link(r.bottleneckLink).tier))},
+                           {"dimension", std::string(dimName(r.bottleneckDim))},
+                           {"bytes", l.bytes},
+                           {"utilisation", r.utilisation(r.bottleneckLink)}};
     } else {
         j["bottleneck"] = nullptr;
     }
@@ -109,13 +122,18 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     nlohmann::json stages = nlohmann::json::array();
     for (std::size_t s = 0; s < r.memory.size(); ++s) {
         const MemoryLedger &m = r.memory[s];
-        nlohmann::json stage = { { "stage", s }, { "forward_s", r.stageForward[s] },
-            { "backward_s", r.stageBackward[s] }, { "parameters_bytes", m.parameters },
-            { "gradients_bytes", m.gradients }, { "optimizer_bytes", m.optimizer },
-            { "activations_bytes", m.activations }, { "allowance_bytes", m.allowance() },
-            { "total_bytes", m.total() },
-            { "peak_inflight",
-                s < r.timeline.peakInflight.size() ? r.timeline.peakInflight[s] : 0.0 } };
+        nlohmann::json stage = {{"stage", s},
+                                {"forward_s", r.stageForward[s]},
+                                {"backward_s", r.stageBackward[s]},
+                                {"parameters_bytes", m.parameters},
+                                {"gradients_bytes", m.gradients},
+                                {"optimizer_bytes", m.optimizer},
+                                {"activations_bytes", m.activations},
+                                {"allowance_bytes", m.allowance()},
+                                {"total_bytes", m.total()},
+                                {"peak_inflight", s < r.timeline.peakInflight.size()
+                                                      ? r.timeline.peakInflight[s]
+                                                      : 0.0}};
         if (s < r.stages.size()) {
             const StageReport &st = r.stages[s];
             stage["layers"] = st.layers;
@@ -127,11 +145,11 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
             stage["comm_forward_s"] = st.commForward;
             stage["comm_backward_s"] = st.commBackward;
             stage["boundary_forward_s"] = s < r.boundaryForward.size()
-                ? nlohmann::json(r.boundaryForward[s])
-                : nlohmann::json(nullptr);
+                                              ? nlohmann::json(r.boundaryForward[s])
+                                              : nlohmann::json(nullptr);
             stage["boundary_backward_s"] = s > 0 && s - 1 < r.boundaryBackward.size()
-                ? nlohmann::json(r.boundaryBackward[s - 1])
-                : nlohmann::json(nullptr);
+                                               ? nlohmann::json(r.boundaryBackward[s - 1])
+                                               : nlohmann::json(nullptr);
             stage["last_compute_s"] = st.lastCompute;
             stage["dp_window_s"] = st.dpWindow;
             stage["dp_reduce_end_s"] = st.dpReduceEnd;
@@ -143,21 +161,27 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     j["stages"] = stages;
     nlohmann::json boundaries = nlohmann::json::array();
     for (std::size_t b = 0; b < r.boundaryForward.size(); ++b)
-        boundaries.push_back({ { "from", b }, { "to", b + 1 },
-            { "forward_s", r.boundaryForward[b] }, { "backward_s", r.boundaryBackward[b] } });
+        boundaries.push_back({{"from", b},
+                              {"to", b + 1},
+                              {"forward_s", r.boundaryForward[b]},
+                              {"backward_s", r.boundaryBackward[b]}});
     j["boundaries"] = boundaries;
     const int pp = engine.scenario().degrees.pp;
     if (chunksPerRank(engine.scenario().training) > 1 && pp > 1)
-        j["wrap"] = { { "from", pp - 1 }, { "to", 0 }, { "forward_s", r.wrapForward },
-            { "backward_s", r.wrapBackward } };
-    j["dp_sync"] = { { "time_s", r.dpSyncTime }, { "reduce_s", r.dpReduceTime },
-        { "gather_s", r.dpGatherTime }, { "reduce_overlapped_s", r.dpReduceOverlapped },
-        { "gather_overlapped_s", r.dpGatherOverlapped },
-        { "overlap_window_s", r.dpOverlapWindow } };
-    j["overlap"] = { { "tp_comm_overlap", engine.scenario().training.tpCommOverlap },
-        { "overlap_grad_reduce", engine.scenario().training.dpOverlap },
-        { "overlap_param_gather", engine.scenario().training.overlapParamGather } };
-    j["link_bound"] = { { "time_s", r.linkBoundTime }, { "binding", r.linkBound } };
+        j["wrap"] = {{"from", pp - 1},
+                     {"to", 0},
+                     {"forward_s", r.wrapForward},
+                     {"backward_s", r.wrapBackward}};
+    j["dp_sync"] = {{"time_s", r.dpSyncTime},
+                    {"reduce_s", r.dpReduceTime},
+                    {"gather_s", r.dpGatherTime},
+                    {"reduce_overlapped_s", r.dpReduceOverlapped},
+                    {"gather_overlapped_s", r.dpGatherOverlapped},
+                    {"overlap_window_s", r.dpOverlapWindow}};
+    j["overlap"] = {{"tp_comm_overlap", engine.scenario().training.tpCommOverlap},
+                    {"overlap_grad_reduce", engine.scenario().training.dpOverlap},
+                    {"overlap_param_gather", engine.scenario().training.overlapParamGather}};
+    j["link_bound"] = {{"time_s", r.linkBoundTime}, {"binding", r.linkBound}};
     // The allowance of the fullest stage (what the ledger does not see: CUDA context, NCCL
     // buffers, allocator fragmentation), with its parts.
     nlohmann::json allowance = nullptr;
@@ -166,15 +190,19 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
         if (m.total() <= fullest)
             continue;
         fullest = m.total();
-        allowance = { { "total", m.allowance() }, { "cuda_context", m.cudaContext },
-            { "nccl", m.nccl }, { "fragmentation", m.fragmentation() },
-            { "fragmentation_share", m.fragmentationShare } };
+        allowance = {{"total", m.allowance()},
+                     {"cuda_context", m.cudaContext},
+                     {"nccl", m.nccl},
+                     {"fragmentation", m.fragmentation()},
+                     {"fragmentation_share", m.fragmentationShare}};
     }
-    j["memory"] = { { "max_bytes_per_rank", r.maxMemoryPerRank },
-        { "device_bytes", engine.scenario().device.hbmBytes }, { "fits", r.memoryFits },
-        { "allowance_bytes", allowance } };
-    j["switches"] = { { "leaf", fabric.leafCount() }, { "spine", fabric.spineCount() },
-        { "superspine", fabric.superSpineCount() } };
+    j["memory"] = {{"max_bytes_per_rank", r.maxMemoryPerRank},
+                   {"device_bytes", engine.scenario().device.hbmBytes},
+                   {"fits", r.memoryFits},
+                   {"allowance_bytes", allowance}};
+    j["switches"] = {{"leaf", fabric.leafCount()},
+                     {"spine", fabric.spineCount()},
+                     {"superspine", fabric.superSpineCount()}};
     if (!engine.scenario().failures.empty()) { // degraded scenarios only (railyard-cli remap)
         std::vector<std::string> failed;
         for (const FailedComponent &f : engine.scenario().failures)
@@ -184,11 +212,16 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
 
     nlohmann::json phases = nlohmann::json::array();
     for (const PhaseResult &p : r.phases) {
-        phases.push_back({ { "name", p.name }, { "dimension", std::string(dimName(p.dim)) },
-            { "collective", std::string(collectiveName(p.collective)) }, { "stage", p.stage },
-            { "bytes", p.bytes }, { "count", p.count }, { "alpha_s", p.alphaTime },
-            { "time_s", p.time }, { "hidden_s", p.hidden },
-            { "bottleneck_link", p.bottleneckLink } });
+        phases.push_back({{"name", p.name},
+                          {"dimension", std::string(dimName(p.dim))},
+                          {"collective", std::string(collectiveName(p.collective))},
+                          {"stage", p.stage},
+                          {"bytes", p.bytes},
+                          {"count", p.count},
+                          {"alpha_s", p.alphaTime},
+                          {"time_s", p.time},
+                          {"hidden_s", p.hidden},
+                          {"bottleneck_link", p.bottleneckLink}});
         if (!p.algorithm.empty()) { // TP and DP collectives: what NCCL's cost model chose
             phases.back()["algorithm"] = p.algorithm;
             phases.back()["protocol"] = p.protocol;
@@ -207,11 +240,14 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
             const LinkLoad &l = r.links[i];
             if (l.bytes <= 0.0)
                 continue;
-            links.push_back({ { "id", i }, { "name", fabric.linkName(i) },
-                { "tier", std::string(tierName(fabric.link(i).tier)) }, { "bytes", l.bytes },
-                { "busy_s", l.busyTime }, { "utilisation", r.utilisation(i) },
-                { "top_dimension", std::string(dimName(l.topDim())) },
-                { "dimensions", perDim(l.dimBytes) } });
+            links.push_back({{"id", i},
+                             {"name", fabric.linkName(i)},
+                             {"tier", std::string(tierName(fabric.link(i).tier))},
+                             {"bytes", l.bytes},
+                             {"busy_s", l.busyTime},
+                             {"utilisation", r.utilisation(i)},
+                             {"top_dimension", std::string(dimName(l.topDim()))},
+                             {"dimensions", perDim(l.dimBytes)}});
         }
         j["link_loads"] = links;
     }
@@ -227,13 +263,14 @@ std::string reportToText(const CostEngine &engine)
     char line[256];
     out << "Scenario       " << (s.name.empty() ? "(unnamed)" : s.name) << "\n";
     std::snprintf(line, sizeof line,
-        "Layout         %d ranks = tp %d x pp %d x dp %d x cp %d (ep %d), order %s\n", r.ranks,
-        s.degrees.tp, s.degrees.pp, s.degrees.dp, s.degrees.cp, s.degrees.ep, s.order.c_str());
+                  "Layout         %d ranks = tp %d x pp %d x dp %d x cp %d (ep %d), order %s\n",
+                  r.ranks, s.degrees.tp, s.degrees.pp, s.degrees.dp, s.degrees.cp, s.degrees.ep,
+                  s.order.c_str());
     out << line;
     std::snprintf(line, sizeof line,
-        "Fabric         %d servers x %d GPUs, %d leaves, %d spines, %d super-spines\n",
-        fabric.servers(), fabric.gpusPerServer(), fabric.leafCount(), fabric.spineCount(),
-        fabric.superSpineCount());
+                  "Fabric         %d servers x %d GPUs, %d leaves, %d spines, %d super-spines\n",
+                  fabric.servers(), fabric.gpusPerServer(), fabric.leafCount(),
+                  fabric.spineCount(), fabric.superSpineCount());
     out << line;
     if (!s.failures.empty()) { // degraded scenarios only (railyard-cli remap)
         const std::vector<char> usable = usableSlots(fabric, s.failures);
@@ -247,10 +284,10 @@ std::string reportToText(const CostEngine &engine)
         << formatSeconds(r.pipelineMakespan) << ", " << engine.plan().microbatches
         << " micro-batches)\n";
     std::snprintf(line, sizeof line, "Bubble         %.1f %%   MFU %.1f %%\n",
-        100.0 * r.bubbleFraction, 100.0 * r.mfu);
+                  100.0 * r.bubbleFraction, 100.0 * r.mfu);
     out << line;
     std::snprintf(line, sizeof line, "Spine share    %.2f %% of NIC->leaf bytes go up to a spine\n",
-        100.0 * r.spineBytesShare);
+                  100.0 * r.spineBytesShare);
     out << line;
     const TrainingSpec &tr = s.training;
     out << "Overlap        tp_comm_overlap " << (tr.tpCommOverlap ? "on" : "off")
@@ -258,7 +295,8 @@ std::string reportToText(const CostEngine &engine)
         << (tr.overlapParamGather ? "on" : "off") << "\n";
     if (r.dpSyncTime > 0.0) {
         out << "DP sync        " << formatSeconds(r.dpSyncTime) << " (reduce "
-            << formatSeconds(r.dpReduceTime) << ", gather " << formatSeconds(r.dpGatherTime) << ")";
+            << formatSeconds(r.dpReduceTime) << ", gather " << formatSeconds(r.dpGatherTime)
+            << ")";
         if (tr.dpOverlap)
             out << "; overlapped reduce " << formatSeconds(r.dpReduceOverlapped) << " in a "
                 << formatSeconds(r.dpOverlapWindow) << " window";
@@ -267,9 +305,9 @@ std::string reportToText(const CostEngine &engine)
     out << "\nPer dimension  sent/iteration  link bytes/iteration  exposed\n";
     for (Dim d : kAllDims) {
         std::snprintf(line, sizeof line, "  %-4s         %-14s  %-20s  %s\n",
-            std::string(dimName(d)).c_str(), formatBytes(r.dimBytesSent[index(d)]).c_str(),
-            formatBytes(r.dimBytes[index(d)]).c_str(),
-            formatSeconds(r.dimExposed[index(d)]).c_str());
+                      std::string(dimName(d)).c_str(), formatBytes(r.dimBytesSent[index(d)]).c_str(),
+                      formatBytes(r.dimBytes[index(d)]).c_str(),
+                      formatSeconds(r.dimExposed[index(d)]).c_str());
         out << line;
     }
     out << "  (sent: what the ranks send, nccl-tests' definition; link bytes: counted once per "
@@ -284,9 +322,9 @@ std::string reportToText(const CostEngine &engine)
             if (sr.outputLayer)
                 layers += "+H";
             std::snprintf(line, sizeof line, "  %-12zu %-7s %-11s %-11s %s\n", st, layers.c_str(),
-                formatSeconds(r.stageForward[st]).c_str(),
-                formatSeconds(r.stageBackward[st]).c_str(),
-                formatBytes(r.memory[st].total()).c_str());
+                          formatSeconds(r.stageForward[st]).c_str(),
+                          formatSeconds(r.stageBackward[st]).c_str(),
+                          formatBytes(r.memory[st].total()).c_str());
             out << line;
         }
         out << "  (per micro-batch; E = embedding, H = LM head and loss)\n";
@@ -300,42 +338,44 @@ std::string reportToText(const CostEngine &engine)
         out << "\n";
     }
     std::snprintf(line, sizeof line,
-        "\nLinks          %d directed; utilisation p50 %.3f  p95 %.3f  p99 %.3f  max %.3f\n",
-        r.linkStats.count, r.linkStats.p50, r.linkStats.p95, r.linkStats.p99, r.linkStats.max);
+                  "\nLinks          %d directed; utilisation p50 %.3f  p95 %.3f  p99 %.3f  max %.3f\n",
+                  r.linkStats.count, r.linkStats.p50, r.linkStats.p95, r.linkStats.p99,
+                  r.linkStats.max);
     out << line;
     if (r.bottleneckLink >= 0)
         out << "Bottleneck     " << fabric.linkName(r.bottleneckLink) << " ("
             << tierName(fabric.link(r.bottleneckLink).tier) << ", mostly "
-            << dimName(r.bottleneckDim) << ", " << formatBytes(r.links[r.bottleneckLink].bytes)
-            << "/iteration)\n";
+            << dimName(r.bottleneckDim) << ", "
+            << formatBytes(r.links[r.bottleneckLink].bytes) << "/iteration)\n";
     out << "Memory         " << formatBytes(r.maxMemoryPerRank) << " per rank at most, device "
-        << formatBytes(s.device.hbmBytes) << (r.memoryFits ? " (fits)" : " (DOES NOT FIT)") << "\n";
+        << formatBytes(s.device.hbmBytes) << (r.memoryFits ? " (fits)" : " (DOES NOT FIT)")
+        << "\n";
     if (const EpSummary ep = epSummary(engine); ep.present) {
         std::string kind(routingKindName(ep.kind));
         if (ep.kind == RoutingKind::Zipf)
             kind += format(" (s = %g)", ep.zipfExponent, "");
         std::snprintf(line, sizeof line, "Expert routing %s, ep %d, %d experts, top-%d\n",
-            kind.c_str(), ep.ep, ep.experts, ep.topK);
+                      kind.c_str(), ep.ep, ep.experts, ep.topK);
         out << line;
         char hottest[96] = "flat";
         if (ep.skew > 1.0 + 1e-9)
             std::snprintf(hottest, sizeof hottest, "hottest: rank %d, experts %d..%d",
-                ep.hottestRank, ep.hottestFirstExpert, ep.hottestLastExpert);
+                          ep.hottestRank, ep.hottestFirstExpert, ep.hottestLastExpert);
         std::snprintf(line, sizeof line,
-            "  dispatch     %s per MoE layer per EP group, skew max/mean %.3g (%s)\n",
-            formatBytes(ep.dispatchBytesPerLayer).c_str(), ep.skew, hottest);
+                      "  dispatch     %s per MoE layer per EP group, skew max/mean %.3g (%s)\n",
+                      formatBytes(ep.dispatchBytesPerLayer).c_str(), ep.skew, hottest);
         out << line;
         std::snprintf(line, sizeof line,
-            "  spine        %s EP bytes/iteration (%s per layer crosses a spine)\n",
-            formatBytes(ep.spineBytes).c_str(),
-            formatBytes(ep.spineDispatchBytesPerLayerJob).c_str());
+                      "  spine        %s EP bytes/iteration (%s per layer crosses a spine)\n",
+                      formatBytes(ep.spineBytes).c_str(),
+                      formatBytes(ep.spineDispatchBytesPerLayerJob).c_str());
         out << line;
         std::snprintf(line, sizeof line,
-            "  locality     %s: %d of %d EP groups on one %s, %d span leaves; "
-            "%d of %d DP groups on one leaf\n",
-            ep.locality.c_str(), ep.epGroupsOneServer, ep.groupCount,
-            engine.fabric().scaleUpDomainServers() > 1 ? "scale-up domain" : "server",
-            ep.epGroupsSpanningLeaves, ep.dpGroupsOneLeaf, ep.dpGroups);
+                      "  locality     %s: %d of %d EP groups on one %s, %d span leaves; "
+                      "%d of %d DP groups on one leaf\n",
+                      ep.locality.c_str(), ep.epGroupsOneServer, ep.groupCount,
+                      engine.fabric().scaleUpDomainServers() > 1 ? "scale-up domain" : "server",
+                      ep.epGroupsSpanningLeaves, ep.dpGroupsOneLeaf, ep.dpGroups);
         out << line;
     }
     for (const std::string &w : engine.mappingWarnings())

@@ -44,11 +44,13 @@ inline Outcome fuzzTrainingLog(std::string_view input)
                 require(finiteNonNegative(s.exposedComm) && s.exposedComm <= s.commTime + slack,
                     "exposed communication longer than the communication");
                 for (const double e : s.exposed)
-                    require(finiteNonNegative(e) && e <= s.stepTime + slack, "exposed longer than its step");
+                    require(finiteNonNegative(e) && e <= s.stepTime + slack,
+                        "exposed longer than its step");
             }
             return Outcome::Loaded;
         }
-        const MeasurementFormat text = format == MeasurementFormat::NcclTests ? MeasurementFormat::Megatron : format;
+        const MeasurementFormat text
+            = format == MeasurementFormat::NcclTests ? MeasurementFormat::Megatron : format;
         const TrainingLog log = parseTrainingLog(input, "fuzz.log", text);
         require(!log.steps.empty(), "a log without steps was accepted");
         long long previous = -1;
@@ -58,15 +60,18 @@ inline Outcome fuzzTrainingLog(std::string_view input)
             previous = s.step;
             require(s.stepTime > 0.0 ? std::isfinite(s.stepTime) : s.stepTime == -1.0,
                 "a step time is not positive and finite");
-            require(s.tokensPerSecond == -1.0 || (std::isfinite(s.tokensPerSecond) && s.tokensPerSecond > 0.0),
+            require(s.tokensPerSecond == -1.0
+                    || (std::isfinite(s.tokensPerSecond) && s.tokensPerSecond > 0.0),
                 "a throughput is not positive and finite");
-            require(s.tflopsPerGpu == -1.0 || finiteNonNegative(s.tflopsPerGpu), "a TFLOP/s is negative");
+            require(s.tflopsPerGpu == -1.0 || finiteNonNegative(s.tflopsPerGpu),
+                "a TFLOP/s is negative");
             if (s.stepTime > 0.0)
                 times.push_back(s.stepTime);
         }
         if (!times.empty()) {
             const SteadyStepTime st = steadyStepTime(times);
-            require(st.used >= 1 && st.skipped + st.used == static_cast<int>(times.size()) && st.median > 0.0,
+            require(st.used >= 1 && st.skipped + st.used == static_cast<int>(times.size())
+                    && st.median > 0.0,
                 "the steady state lost or invented steps");
         }
         return Outcome::Loaded;

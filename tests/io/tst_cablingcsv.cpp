@@ -102,8 +102,7 @@ void TestCablingCsv::malformedLinesNameFileAndLine_data()
                             << "c.csv:1: the header has no b_port";
     QTest::newRow("header width") << "a_device,a_port,b_device,b_port,gbps\nn0,nic0,l0,p1,400,1\n"
                                   << "c.csv:2: expected 5 columns as the header has";
-    QTest::newRow("control character") << QString::fromLatin1("n0,nic0,l\x01,p1,400\n")
-                                       << "c.csv:1: b_device is not printable UTF-8";
+    QTest::newRow("control character") << QString::fromLatin1("n0,nic0,l\x01,p1,400\n") << "c.csv:1: b_device is not printable UTF-8";
     QTest::newRow("empty") << "# nothing\n\n"
                            << "c.csv: no cables";
 }
@@ -119,9 +118,8 @@ void TestCablingCsv::malformedLinesNameFileAndLine()
 void TestCablingCsv::invalidUtf8IsRefused()
 {
     // Raw bytes (the fuzzer's find: a 0xff in a name later broke the JSON exports).
-    for (const std::string &bad :
-        { std::string("n0,nic0,l\xff,p1,400\n"), std::string("n0,nic\xc0\x80,l0,p1,400\n"),
-            std::string("n0,nic0,l\xed\xa0\x80,p1,400\n") }) {
+    for (const std::string &bad : { std::string("n0,nic0,l\xff,p1,400\n"),
+             std::string("n0,nic\xc0\x80,l0,p1,400\n"), std::string("n0,nic0,l\xed\xa0\x80,p1,400\n") }) {
         const std::string what = refusal(bad);
         QVERIFY2(what.find("is not printable UTF-8") != std::string::npos, what.c_str());
     }

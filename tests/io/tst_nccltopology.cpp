@@ -67,14 +67,14 @@ void TestNcclTopology::sampleIsPairedOnItsSwitches()
     // Two GPUs and two NICs per PCIe switch: each GPU's NICs at PIX are its switch's two; the
     // first GPU takes the lower index, the second the other (fewer GPUs so far): GPU i <-> NIC i.
     // The storage NICs hang off the CPU root ports (PHB): no GPU takes them.
-    QCOMPARE(t.gpuToRail(), (std::vector<int> { 0, 1, 2, 3, 4, 5, 6, 7 }));
+    QCOMPARE(t.gpuToRail(), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
     QCOMPARE(t.rails.size(), std::size_t(8));
     for (const TopologyGpu &g : t.gpus) {
         QCOMPARE(g.pathType, std::string("PIX"));
         QCOMPARE(g.numa, g.dev < 4 ? 0 : 1);
         QCOMPARE(g.nvlinks, 18);
         QCOMPARE(t.nics[static_cast<std::size_t>(t.rails[static_cast<std::size_t>(g.nic)])].name,
-            "mlx5_" + std::to_string(g.dev));
+                 "mlx5_" + std::to_string(g.dev));
     }
     QCOMPARE(t.nics.front().gbps, 400.0); // speed="400000" Mbit/s
     // 18 NVLink 4 lanes x 25 GB/s each way = 450 GB/s = 3600 Gb/s per GPU and direction.
@@ -92,10 +92,9 @@ void TestNcclTopology::swappedNicsAreNamed()
     text = edited(text, "name=\"mlx5_2\" dev=\"2\"", "name=\"mlx5_2\" dev=\"0\"");
     text = edited(text, "name=\"mlx5_0\" dev=\"TMP\"", "name=\"mlx5_0\" dev=\"2\"");
     const ServerTopology t = parseNcclTopology(text, "swapped.xml");
-    QCOMPARE(t.gpuToRail(), (std::vector<int> { 1, 2, 0, 3, 4, 5, 6, 7 }));
+    QCOMPARE(t.gpuToRail(), (std::vector<int>{1, 2, 0, 3, 4, 5, 6, 7}));
     QCOMPARE(t.warnings.size(), std::size_t(3));
-    QVERIFY(anyContains(
-        t.warnings, "GPU 0 (0000:18:00.0) sits closest to NIC mlx5_1 (rail 1), not rail 0"));
+    QVERIFY(anyContains(t.warnings, "GPU 0 (0000:18:00.0) sits closest to NIC mlx5_1 (rail 1), not rail 0"));
     QVERIFY(anyContains(t.warnings, "GPU 2 (0000:3a:00.0) sits closest to NIC mlx5_2 (rail 0)"));
 }
 
@@ -106,7 +105,7 @@ void TestNcclTopology::cpuRoutedNicsAreNamed()
     // the storage NIC mlx5_9 (no GPU yet) goes to GPU 6, then NIC 4 (one GPU, lower index than
     // NIC 5) to GPU 7. The storage NIC's 200 Gb/s makes the rails' speeds differ.
     std::string text = sampleText();
-    for (const char *nic : { "mlx5_6", "mlx5_7" }) {
+    for (const char *nic : {"mlx5_6", "mlx5_7"}) {
         const std::size_t at = text.find(std::string("name=\"") + nic);
         const std::size_t open = text.rfind("<pci ", at);
         const std::size_t close = text.find("</pci>", at) + 6;
@@ -115,14 +114,11 @@ void TestNcclTopology::cpuRoutedNicsAreNamed()
     const ServerTopology t = parseNcclTopology(text, "cpu.xml");
     QCOMPARE(t.gpus[6].pathType, std::string("PHB"));
     QCOMPARE(t.gpus[7].pathType, std::string("PHB"));
-    QCOMPARE(
-        t.nics[static_cast<std::size_t>(t.rails[static_cast<std::size_t>(t.gpus[6].nic)])].name,
-        std::string("mlx5_9"));
-    QCOMPARE(
-        t.nics[static_cast<std::size_t>(t.rails[static_cast<std::size_t>(t.gpus[7].nic)])].name,
-        std::string("mlx5_4"));
-    QVERIFY(anyContains(t.warnings,
-        "GPU 6 (0000:ba:00.0) reaches its nearest NIC mlx5_9 only through the CPU (PHB)"));
+    QCOMPARE(t.nics[static_cast<std::size_t>(t.rails[static_cast<std::size_t>(t.gpus[6].nic)])].name,
+             std::string("mlx5_9"));
+    QCOMPARE(t.nics[static_cast<std::size_t>(t.rails[static_cast<std::size_t>(t.gpus[7].nic)])].name,
+             std::string("mlx5_4"));
+    QVERIFY(anyContains(t.warnings, "GPU 6 (0000:ba:00.0) reaches its nearest NIC mlx5_9 only through the CPU (PHB)"));
     QVERIFY(anyContains(t.warnings, "different speeds (200 to 400 Gb/s)"));
 }
 
@@ -135,12 +131,12 @@ void TestNcclTopology::serversAreCompared()
     text = edited(text, "name=\"mlx5_0\" dev=\"TMP\"", "name=\"mlx5_0\" dev=\"1\"");
     const ServerTopology b = parseNcclTopology(text, "node001.xml");
     // Renumbering the two NICs of one switch changes nothing: both GPUs still pair in order.
-    QVERIFY(compareTopologies({ a, b }).empty());
+    QVERIFY(compareTopologies({a, b}).empty());
     text = edited(sampleText(), "name=\"mlx5_0\" dev=\"0\"", "name=\"mlx5_0\" dev=\"TMP\"");
     text = edited(text, "name=\"mlx5_2\" dev=\"2\"", "name=\"mlx5_2\" dev=\"0\"");
     text = edited(text, "name=\"mlx5_0\" dev=\"TMP\"", "name=\"mlx5_0\" dev=\"2\"");
     const ServerTopology c = parseNcclTopology(text, "node002.xml");
-    const std::vector<std::string> w = compareTopologies({ a, b, c });
+    const std::vector<std::string> w = compareTopologies({a, b, c});
     QCOMPARE(w.size(), std::size_t(3)); // GPUs 0, 1, 2 of node002
     QVERIFY(anyContains(w, "GPU 0 is on rail 1 in node002.xml but on rail 0 in node000.xml"));
 }
@@ -153,14 +149,14 @@ void TestNcclTopology::appliesTheServerModel()
     spec.scaleUp.gbps = 1000.0;
     applyTopology(spec, parseNcclTopology(sampleText(), "dgx.xml"));
     QCOMPARE(spec.nicsPerServer, 8);
-    QCOMPARE(spec.gpuToNic, (std::vector<int> { 0, 1, 2, 3, 4, 5, 6, 7 }));
+    QCOMPARE(spec.gpuToNic, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
     QCOMPARE(spec.nic.gbps, 400.0);
     QCOMPARE(spec.scaleUp.gbps, 3600.0);
     QCOMPARE(spec.nicDevices.front(), std::string("mlx5_0"));
     QCOMPARE(spec.nicDevices.back(), std::string("mlx5_7"));
     QCOMPARE(spec.nicPciBusIds.front(), std::string("0000:19:00.0"));
     QCOMPARE(spec.gpuPciBusIds.back(), std::string("0000:db:00.0"));
-    QCOMPARE(spec.gpuNuma, (std::vector<int> { 0, 0, 0, 0, 1, 1, 1, 1 }));
+    QCOMPARE(spec.gpuNuma, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
     FabricSpec four;
     four.gpusPerServer = 4;
     try {
@@ -179,26 +175,22 @@ void TestNcclTopology::badFiles_data()
     const QString sample = QString::fromStdString(sampleText());
     QTest::newRow("not xml") << QStringLiteral("<system>\n<cpu numaid=0>\n</cpu></system>\n")
                              << QStringLiteral("bad.xml:2: not XML: ");
-    QTest::newRow("no system") << QStringLiteral(
-        "<topology/>") << QStringLiteral("bad.xml: no <system> element: not an NCCL topology file");
-    QTest::newRow("no gpu") << QStringLiteral(
-        "<system><cpu numaid=\"0\"><pci busid=\"a\"><nic><net name=\"m\" "
-        "dev=\"0\"/></nic></pci></cpu></system>")
+    QTest::newRow("no system") << QStringLiteral("<topology/>")
+                               << QStringLiteral("bad.xml: no <system> element: not an NCCL topology file");
+    QTest::newRow("no gpu") << QStringLiteral("<system><cpu numaid=\"0\"><pci busid=\"a\"><nic><net name=\"m\" dev=\"0\"/></nic></pci></cpu></system>")
                             << QStringLiteral("bad.xml: no <gpu> element under <system>");
-    QTest::newRow("no net") << QStringLiteral(
-        "<system><cpu numaid=\"0\"><pci busid=\"a\"><gpu dev=\"0\"/></pci></cpu></system>")
+    QTest::newRow("no net") << QStringLiteral("<system><cpu numaid=\"0\"><pci busid=\"a\"><gpu dev=\"0\"/></pci></cpu></system>")
                             << QStringLiteral("bad.xml: no <net> element under <system>");
     QTest::newRow("gpu without dev")
         << QString(sample).replace(QStringLiteral("<gpu dev=\"3\""), QStringLiteral("<gpu"))
         << QStringLiteral("bad.xml:48: system/cpu/pci[0000:37:00.0]/pci[0000:5d:00.0]/gpu: missing "
                           "attribute 'dev'");
     QTest::newRow("dev not a number")
-        << QString(sample).replace(QStringLiteral("name=\"mlx5_4\" dev=\"4\""),
-               QStringLiteral("name=\"mlx5_4\" dev=\"four\""))
+        << QString(sample).replace(QStringLiteral("name=\"mlx5_4\" dev=\"4\""), QStringLiteral("name=\"mlx5_4\" dev=\"four\""))
         << QStringLiteral("attribute 'dev': expected an integer, got 'four'");
-    QTest::newRow("duplicate gpu") << QString(sample).replace(
-        QStringLiteral("<gpu dev=\"5\""), QStringLiteral("<gpu dev=\"4\""))
-                                   << QStringLiteral("bad.xml: two GPUs with dev=\"4\"");
+    QTest::newRow("duplicate gpu")
+        << QString(sample).replace(QStringLiteral("<gpu dev=\"5\""), QStringLiteral("<gpu dev=\"4\""))
+        << QStringLiteral("bad.xml: two GPUs with dev=\"4\"");
     QTest::newRow("negative speed")
         << QString(sample).replace(
                QStringLiteral("speed=\"400000\""), QStringLiteral("speed=\"-5\""))
@@ -293,8 +285,7 @@ void TestNcclTopology::badFiles_data()
     QString deep = QStringLiteral("<system>");
     for (int i = 0; i < 70; ++i)
         deep += QStringLiteral("<pci>");
-    QTest::newRow("too deep") << deep
-                              << QStringLiteral("bad.xml:1: elements nested more than 64 deep");
+    QTest::newRow("too deep") << deep << QStringLiteral("bad.xml:1: elements nested more than 64 deep");
 }
 
 void TestNcclTopology::badFiles()
@@ -335,16 +326,13 @@ void TestNcclTopology::missingFileIsNamed()
         loadNcclTopology(dir.filePath(QStringLiteral("none.xml")).toStdString());
         QFAIL("accepted");
     } catch (const ScenarioError &e) {
-        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("none.xml: cannot open: ")),
-            e.what());
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("none.xml: cannot open: ")), e.what());
     }
     try {
         loadNcclTopology(dir.path().toStdString());
         QFAIL("accepted a directory");
     } catch (const ScenarioError &e) {
-        QVERIFY2(QString::fromUtf8(e.what()).contains(
-                     QStringLiteral("is a directory, not an NCCL topology file")),
-            e.what());
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("is a directory, not an NCCL topology file")), e.what());
     }
 }
 

@@ -81,17 +81,16 @@ void TestReportJson::documentedFieldsPresent()
         "memory.max_bytes_per_rank", "memory.device_bytes", "memory.fits",
         "memory.allowance_bytes.total", "memory.allowance_bytes.cuda_context",
         "memory.allowance_bytes.nccl", "memory.allowance_bytes.fragmentation",
-        "memory.allowance_bytes.fragmentation_share", "switches.leaf", "switches.spine",
-        "switches.superspine", "stages", "boundaries", "dp_sync.time_s", "dp_sync.overlap_window_s",
-        "dp_sync.reduce_s", "dp_sync.gather_s", "dp_sync.reduce_overlapped_s",
-        "dp_sync.gather_overlapped_s", "overlap.tp_comm_overlap", "overlap.overlap_grad_reduce",
-        "overlap.overlap_param_gather", "link_bound.time_s", "link_bound.binding", "phases",
-        "warnings" };
+        "memory.allowance_bytes.fragmentation_share", "switches.leaf",
+        "switches.spine", "switches.superspine", "stages", "boundaries", "dp_sync.time_s",
+        "dp_sync.overlap_window_s", "dp_sync.reduce_s", "dp_sync.gather_s",
+        "dp_sync.reduce_overlapped_s", "dp_sync.gather_overlapped_s", "overlap.tp_comm_overlap",
+        "overlap.overlap_grad_reduce", "overlap.overlap_param_gather", "link_bound.time_s",
+        "link_bound.binding", "phases", "warnings" };
     const QStringList dims { "tp", "pp", "dp", "ep", "cp" };
     const QStringList tiers { "scale_up", "pcie", "leaf", "spine", "superspine" };
     for (const QString &dim : dims) {
-        paths << "dimensions." + dim + ".bytes_sent"
-              << "dimensions." + dim + ".link_bytes"
+        paths << "dimensions." + dim + ".bytes_sent" << "dimensions." + dim + ".link_bytes"
               << "dimensions." + dim + ".exposed_time_s";
         for (const QString &tier : tiers)
             paths << "tiers." + tier + "." + dim;
@@ -99,11 +98,11 @@ void TestReportJson::documentedFieldsPresent()
     for (const QString &p : paths)
         QVERIFY2(at(j, p.toStdString()) != nullptr, qPrintable(p));
     for (const char *key : { "forward_s", "backward_s", "parameters_bytes", "gradients_bytes",
-             "optimizer_bytes", "activations_bytes", "allowance_bytes", "total_bytes",
-             "peak_inflight", "layers", "chunk_layers", "embedding", "output_layer",
-             "compute_forward_s", "compute_backward_s", "comm_forward_s", "comm_backward_s",
-             "boundary_forward_s", "boundary_backward_s", "last_compute_s", "dp_window_s",
-             "dp_reduce_end_s", "dp_exposed_s", "param_gather_wait_s" })
+             "optimizer_bytes", "activations_bytes", "allowance_bytes", "total_bytes", "peak_inflight", "layers",
+             "chunk_layers", "embedding", "output_layer", "compute_forward_s",
+             "compute_backward_s", "comm_forward_s", "comm_backward_s", "boundary_forward_s",
+             "boundary_backward_s", "last_compute_s", "dp_window_s", "dp_reduce_end_s",
+             "dp_exposed_s", "param_gather_wait_s" })
         QVERIFY2(j["stages"][0].contains(key), key);
     for (const char *key : { "from", "to", "forward_s", "backward_s" })
         QVERIFY2(j["boundaries"][0].contains(key), key);

@@ -7,8 +7,8 @@
  * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
  * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
  * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-* and traininglog-* for
- * the targets of the same names (kTargets). A replay asserts only "no crash, refused cleanly or accepted with the
- * invariants", never a message, so a reader's wording may change.
+ * the targets of the same names (kTargets). A replay asserts only "no crash, refused cleanly or
+ * accepted with the invariants", never a message, so a reader's wording may change.
  */
 #include "fuzzcabling.h"
 #include "fuzzcli.h"

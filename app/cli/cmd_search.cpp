@@ -274,9 +274,9 @@ std::string writeTopScenarios(const LayoutSearchResult &r, const std::string &di
     return lines;
 }
 
-std::string formatted(const LayoutSearchResult &r, bool json, bool csv)
+std::string formatted(const LayoutSearchResult &r, bool asJson, bool csv)
 {
-    if (json)
+    if (asJson)
         return jsonText(layoutSearchJson(r));
     if (csv)
         return layoutSearchCsv(r);

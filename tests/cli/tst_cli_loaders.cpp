@@ -77,7 +77,8 @@ void TestCliLoaders::fifoIsRefused_data()
         << QStringList { "import-mapping", "@S@", "--mapping", "@F@" } << "a run record";
     QTest::newRow("run record (preflight)") << QStringList { "preflight", "@F@" } << "a run record";
     QTest::newRow("nccl-tests log")
-        << QStringList { "calibrate", "@S@", "--measured", "@F@" } << "an nccl-tests log";
+        << QStringList { "calibrate", "@S@", "--measured", "@F@" }
+        << "an nccl-tests log, training log or profiler trace";
     QTest::newRow("NCCL topology")
         << QStringList { "import-topology", "@S@", "--topology", "@F@" } << "an NCCL topology file";
     QTest::newRow("cabling CSV") << QStringList { "import-topology", "@S@", "--cabling", "@F@" }

@@ -6,9 +6,10 @@
  * "asan") this also runs them with ASan and UBSan. Regression files are named after their target,
  * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
  * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
- * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-* and nccllog-* for the targets of the
- * same names (kTargets). A replay asserts only "no crash, refused cleanly or accepted with the
- * invariants", never a message, so a reader's wording may change.
+ * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-*, nccllog-* and
+ * traininglog-* for the targets of the same names (kTargets). A replay asserts only "no crash,
+ * refused cleanly or accepted with the invariants", never a message, so a reader's wording may
+ * change.
  */
 #include "fuzzcabling.h"
 #include "fuzzcli.h"
@@ -17,6 +18,7 @@
 #include "fuzznccltests.h"
 #include "fuzzqt.h"
 #include "fuzzreaders.h"
+#include "fuzztraininglog.h"
 
 #include <QDir>
 #include <QFile>
@@ -56,6 +58,7 @@ const Target kTargets[] = {
     { "autosave", fuzz::fuzzAutosave },
     { "cli", fuzz::fuzzCli },
     { "nccllog", fuzz::fuzzNcclLog },
+    { "traininglog", fuzz::fuzzTrainingLog },
 };
 
 int targetIndex(const char *name)

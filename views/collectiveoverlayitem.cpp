@@ -1,0 +1,255 @@
+#include "collectiveoverlayitem.h"
+
+#include "chartformat.h"
+#include "fabricitem.h"
+#include "fabriclayout.h"
+
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
+#include <cmath>
+
+namespace railyard {
+
+namespace {
+
+/// Stroke width classes: a link's bytes over the step's largest, in kWidths steps, so a step's
+/// links are stroked in a few calls whatever their number.
+constexpr int kWidths = 4;
+/// Chunk colours cycle over this many hues: more would not be told apart on screen.
+constexpr int kMaxHues = 12;
+/// Labels are written only when this few fall in the repainted area (more would be a smear of
+/// text, and a 16,384-GPU ring's 100,000 labels a slow frame).
+constexpr int kMaxLabels = 400;
+/// On-screen sizes in pixels (before the presentation scale): label type, chunk dot.
+constexpr double kLabelPixels = 11.0;
+constexpr double kDotPixels = 9.0;
+/// Scene units around the links for the labels and dots drawn at a fixed screen size.
+constexpr double kMargin = 60.0;
+
+} // namespace
+
+CollectiveOverlayItem::CollectiveOverlayItem(const FabricItem *root)
+    : m_root(root)
+{
+    // Above the cables, servers, switches and labels (the root's items stay under 10).
+    setZValue(50.0);
+    setAcceptedMouseButtons(Qt::NoButton);
+    setAcceptHoverEvents(false);
+}
+
+QColor CollectiveOverlayItem::chunkColour(int index, int count)
+{
+    const int hues = std::clamp(count, 1, kMaxHues);
+    const int i = ((index % hues) + hues) % hues;
+    return QColor::fromHsv(i * 360 / hues, 200, 230);
+}
+
+QPolygonF CollectiveOverlayItem::linkLine(int link) const
+{
+    const Fabric &f = m_root->fabric();
+    const FabricLayout &layout = m_root->layout();
+    if (link < 0 || link >= f.linkCount())
+        return {};
+    const FabricLink &l = f.link(link);
+    if (l.tier == Tier::Pcie || l.tier == Tier::ScaleUp) {
+        const bool srcGpu = f.node(l.src).kind == NodeKind::Gpu;
+        const int gpu = srcGpu ? l.src : l.dst;
+        const int other = srcGpu ? l.dst : l.src;
+        if (f.node(gpu).kind != NodeKind::Gpu)
+            return {};
+        const FabricNode &g = f.node(gpu);
+        const QPointF origin = layout.serverPos(g.server);
+        const QRectF chip = layout.slotRect(g.local).translated(origin);
+        QPointF near, far;
+        if (l.tier == Tier::Pcie) { // the server item draws PCIe from the NIC down to the chip
+            const QRectF nic = layout.nicRect(f.node(other).local).translated(origin);
+            near = QPointF(chip.center().x(), chip.top());
+            far = QPointF(nic.center().x(), nic.bottom());
+        } else { // NVLink: from the chip down to the NVSwitch bar
+            const QRectF bar = layout.barRect().translated(origin);
+            near = QPointF(chip.center().x() + 6.0, chip.bottom());
+            far = QPointF(chip.center().x() + 6.0, bar.top());
+            if (!srcGpu) { // the way back beside the way in, so both directions show
+                near.rx() -= 12.0;
+                far.rx() -= 12.0;
+            }
+        }
+        return srcGpu ? QPolygonF { near, far } : QPolygonF { far, near };
+    }
+    QPolygonF path = layout.cablePath(link >> 1);
+    if (link & 1) // the reverse direction runs from the upper end
+        std::reverse(path.begin(), path.end());
+    return path;
+}
+
+void CollectiveOverlayItem::setStep(const std::vector<std::pair<int, double>> &linkBytes,
+    const std::vector<Chunk> &chunks, int colours)
+{
+    prepareGeometryChange();
+    m_bytes.clear();
+    m_strokes.assign(kWidths, QPainterPath());
+    m_labels.clear();
+    m_points.clear();
+    m_lengths.clear();
+    m_chunkFirst.clear();
+    m_chunkCount.clear();
+    m_chunkColour.clear();
+    m_colours = std::clamp(colours, 1, kMaxHues);
+    m_framePoints.assign(static_cast<std::size_t>(m_colours), {});
+    QRectF bounds;
+    double largest = 0.0;
+    for (const auto &[link, bytes] : linkBytes)
+        largest = std::max(largest, bytes);
+    for (const auto &[link, bytes] : linkBytes) {
+        m_bytes[link] += bytes;
+        const QPolygonF line = linkLine(link);
+        if (line.size() < 2)
+            continue;
+        const int w = largest > 0.0
+            ? std::clamp(static_cast<int>(std::ceil(bytes / largest * kWidths)) - 1, 0, kWidths - 1)
+            : 0;
+        m_strokes[static_cast<std::size_t>(w)].addPolygon(line);
+        bounds |= line.boundingRect();
+        // A third of the way from the link's source: the two directions of a cable are
+        // labelled at different places.
+        const QPointF at = line.first() + (line.at(1) - line.first()) / 3.0;
+        m_labels.push_back({ at, chartformat::bytes(bytes) });
+    }
+    for (const Chunk &c : chunks) {
+        const int first = static_cast<int>(m_points.size());
+        double length = 0.0;
+        for (const int link : c.links) {
+            const QPolygonF line = linkLine(link);
+            for (const QPointF &p : line) {
+                if (static_cast<int>(m_points.size()) > first) {
+                    const QPointF d = p - m_points.back();
+                    const double step = std::hypot(d.x(), d.y());
+                    if (step == 0.0)
+                        continue;
+                    length += step;
+                }
+                m_points.push_back(p);
+                m_lengths.push_back(length);
+            }
+        }
+        if (static_cast<int>(m_points.size()) == first)
+            continue;
+        m_chunkFirst.push_back(first);
+        m_chunkCount.push_back(static_cast<int>(m_points.size()) - first);
+        m_chunkColour.push_back(((c.colour % m_colours) + m_colours) % m_colours);
+    }
+    m_bounds = bounds.adjusted(-kMargin, -kMargin, kMargin, kMargin);
+    update();
+}
+
+void CollectiveOverlayItem::clearStep()
+{
+    setStep({}, {}, 1);
+}
+
+void CollectiveOverlayItem::setProgress(double progress)
+{
+    m_progress = std::clamp(progress, 0.0, 1.0);
+    update();
+}
+
+void CollectiveOverlayItem::setTextScale(double scale)
+{
+    m_textScale = std::max(0.5, scale);
+    update();
+}
+
+QPointF CollectiveOverlayItem::chunkPosition(int i) const
+{
+    const int first = m_chunkFirst[static_cast<std::size_t>(i)];
+    const int count = m_chunkCount[static_cast<std::size_t>(i)];
+    const double *len = m_lengths.data() + first;
+    const QPointF *pts = m_points.data() + first;
+    const double target = m_progress * len[count - 1];
+    // Few points per route (a handful of links): a linear walk beats a binary search.
+    int k = 1;
+    while (k < count - 1 && len[k] < target)
+        ++k;
+    if (count == 1)
+        return pts[0];
+    const double span = len[k] - len[k - 1];
+    const double t = span > 0.0 ? (target - len[k - 1]) / span : 1.0;
+    return pts[k - 1] + (pts[k] - pts[k - 1]) * std::clamp(t, 0.0, 1.0);
+}
+
+void CollectiveOverlayItem::paint(
+    QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+    QColor stroke = linkColour();
+    stroke.setAlpha(210);
+    for (int w = 0; w < kWidths; ++w) {
+        const QPainterPath &path = m_strokes[static_cast<std::size_t>(w)];
+        if (path.isEmpty())
+            continue;
+        QPen pen(stroke, (1.5 + 1.2 * w) * m_textScale);
+        pen.setCosmetic(true);
+        pen.setCapStyle(Qt::RoundCap);
+        painter->strokePath(path, pen);
+    }
+
+    // Chunks: every position at this progress, one drawPoints() per colour, over a dark rim.
+    for (std::vector<QPointF> &pts : m_framePoints)
+        pts.clear();
+    const QRectF exposed = option->exposedRect.adjusted(-kMargin, -kMargin, kMargin, kMargin);
+    for (int i = 0; i < chunkCount(); ++i) {
+        const QPointF p = chunkPosition(i);
+        if (exposed.contains(p))
+            m_framePoints[static_cast<std::size_t>(m_chunkColour[static_cast<std::size_t>(i)])]
+                .push_back(p);
+    }
+    const double dot = kDotPixels * m_textScale;
+    QPen rim(QColor(0x20, 0x20, 0x20), dot + 2.0);
+    rim.setCosmetic(true);
+    rim.setCapStyle(Qt::RoundCap);
+    painter->setPen(rim);
+    for (const std::vector<QPointF> &pts : m_framePoints)
+        if (!pts.empty())
+            painter->drawPoints(pts.data(), static_cast<int>(pts.size()));
+    for (int c = 0; c < m_colours; ++c) {
+        const std::vector<QPointF> &pts = m_framePoints[static_cast<std::size_t>(c)];
+        if (pts.empty())
+            continue;
+        QPen pen(chunkColour(c, m_colours), dot);
+        pen.setCosmetic(true);
+        pen.setCapStyle(Qt::RoundCap);
+        painter->setPen(pen);
+        painter->drawPoints(pts.data(), static_cast<int>(pts.size()));
+    }
+
+    // Bytes beside the links, at a fixed size on screen, when few enough are in view.
+    int inView = 0;
+    for (const Label &l : m_labels)
+        inView += option->exposedRect.contains(l.at) ? 1 : 0;
+    if (inView == 0 || inView > kMaxLabels)
+        return;
+    const QTransform toDevice = painter->worldTransform();
+    painter->save();
+    painter->resetTransform();
+    QFont font = painter->font();
+    font.setPixelSize(std::max(1, static_cast<int>(std::lround(kLabelPixels * m_textScale))));
+    font.setBold(true);
+    painter->setFont(font);
+    const QFontMetricsF metrics(font);
+    for (const Label &l : m_labels) {
+        if (!option->exposedRect.contains(l.at))
+            continue;
+        const QPointF p = toDevice.map(l.at);
+        QRectF box = metrics.boundingRect(l.text).adjusted(-3, -1, 3, 1);
+        box.moveCenter(p + QPointF(box.width() / 2.0 + 4.0, 0.0));
+        painter->fillRect(box, QColor(255, 255, 255, 225));
+        painter->setPen(QColor(0x8a, 0x38, 0x00));
+        painter->drawText(box, Qt::AlignCenter, l.text);
+    }
+    painter->restore();
+}
+
+} // namespace railyard

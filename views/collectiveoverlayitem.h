@@ -22,10 +22,11 @@ class FabricItem;
  * The caller (the collective controller) passes link ids, bytes and chunk routes in; this item
  * only turns them into geometry (FabricLayout) and paints.
  *
- * Cheap to animate: the links' strokes are built once per step into one path per width, the
- * chunks' polylines flattened into one array with their cumulative lengths; a frame moves every
- * chunk along its polyline and draws them with one drawPoints() call per colour, and only this
- * item's rectangle is repainted.
+ * Cheap to animate: the links and their labels are a child item with a device-coordinate cache
+ * (its strokes built once per step into one path per width class, painted once per step and
+ * zoom, then blitted), the chunks' polylines are flattened into one array with their cumulative
+ * lengths; a frame moves every chunk along its polyline and draws them with one drawPoints()
+ * call per colour, and only this item's rectangle is repainted.
  */
 class CollectiveOverlayItem : public QGraphicsItem
 {
@@ -68,16 +69,10 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
+    class LinkLayer;
     const FabricItem *m_root;
     std::unordered_map<int, double> m_bytes;
-    /// Stroke paths by width class (1..kWidths): a step's links drawn in a few calls.
-    std::vector<QPainterPath> m_strokes;
-    struct Label
-    {
-        QPointF at;
-        QString text;
-    };
-    std::vector<Label> m_labels;
+    LinkLayer *m_linkLayer; ///< child: the highlighted links and their labels, cached
     // Chunks: polyline points of all chunks in one array, cumulative lengths beside them.
     std::vector<QPointF> m_points;
     std::vector<double> m_lengths; ///< per point: path length from its chunk's first point

@@ -346,26 +346,36 @@ void TestCollectiveSteps::wholeDimensionEqualsTheEngine()
 
 void TestCollectiveSteps::sendPathFollowsTheRoute()
 {
-    // A cross-rail send from server 0 GPU 0 to server 20 GPU 3 climbs to a spine; different
-    // picks take different spines, and every path ends on the destination GPU.
+    // A send from server 0 GPU 0 to server 13 GPU 3 (another rail): every path runs link to
+    // link from the source GPU to the destination GPU over links of the route, and where the
+    // route splits (ECMP shares below 1) different picks take different branches.
     CostEngine engine(fixtures::seed128());
     Router router(engine.fabric());
     const Fabric &f = engine.fabric();
     const int src = engine.mapping().slotOf(0);
     const int dst = engine.mapping().slotOf(8 * 13 + 3);
-    std::set<int> spines;
+    std::set<int> routeLinks;
+    bool splits = false;
+    for (const RouteHop &h : router.route(src, dst)) {
+        routeLinks.insert(h.link);
+        splits = splits || h.share < 1.0;
+    }
+    std::set<std::vector<int>> paths;
     for (int pick = 0; pick < 8; ++pick) {
         const std::vector<int> path = sendPath(f, router, src, dst, pick);
-        QVERIFY(path.size() >= 4);
+        QVERIFY(path.size() >= 4); // GPU -> NIC -> leaf ... leaf -> NIC -> GPU at least
         QCOMPARE(f.link(path.front()).src, f.gpuVertex(src));
         QCOMPARE(f.link(path.back()).dst, f.gpuVertex(dst));
         for (std::size_t i = 1; i < path.size(); ++i)
             QCOMPARE(f.link(path[i]).src, f.link(path[i - 1]).dst);
         for (const int link : path)
-            if (f.link(link).tier == Tier::Spine)
-                spines.insert(link);
+            QVERIFY(routeLinks.count(link) == 1);
+        paths.insert(path);
     }
-    QVERIFY(spines.size() > 1);
+    QCOMPARE(paths.size() > 1, splits);
+    // A cross-server send of the seed's DP ring: one path, no split, on rail 0.
+    const std::vector<int> same = sendPath(f, router, src, engine.mapping().slotOf(8), 5);
+    QCOMPARE(same.size(), std::size_t(4)); // PCIe up, NIC -> leaf, leaf -> NIC, PCIe down
 }
 
 void TestCollectiveSteps::badTargetsAreNamed()

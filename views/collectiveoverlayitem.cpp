@@ -25,6 +25,9 @@ constexpr int kMaxLabels = 400;
 /// On-screen sizes in pixels (before the presentation scale): label type, chunk dot.
 constexpr double kLabelPixels = 11.0;
 constexpr double kDotPixels = 9.0;
+/// From this many chunks a frame draws one dot per dot-sized screen cell (paint()): below it
+/// every dot is drawn (a DP group of a few hundred members).
+constexpr int kThinFrom = 4096;
 /// Scene units around the links for the labels and dots drawn at a fixed screen size.
 constexpr double kMargin = 60.0;
 
@@ -171,6 +174,7 @@ void CollectiveOverlayItem::setStep(const std::vector<std::pair<int, double>> &l
     m_chunkFirst.clear();
     m_chunkCount.clear();
     m_chunkColour.clear();
+    m_chunkInput.clear();
     m_colours = std::clamp(colours, 1, kMaxHues);
     m_framePoints.assign(static_cast<std::size_t>(m_colours), {});
     QRectF bounds;
@@ -192,7 +196,8 @@ void CollectiveOverlayItem::setStep(const std::vector<std::pair<int, double>> &l
         const QPointF at = line.first() + (line.at(1) - line.first()) / 3.0;
         m_linkLayer->labels.push_back({ at, chartformat::bytes(bytes) });
     }
-    for (const Chunk &c : chunks) {
+    for (std::size_t ci = 0; ci < chunks.size(); ++ci) {
+        const Chunk &c = chunks[ci];
         const int first = static_cast<int>(m_points.size());
         double length = 0.0;
         for (const int link : c.links) {
@@ -214,6 +219,7 @@ void CollectiveOverlayItem::setStep(const std::vector<std::pair<int, double>> &l
         m_chunkFirst.push_back(first);
         m_chunkCount.push_back(static_cast<int>(m_points.size()) - first);
         m_chunkColour.push_back(((c.colour % m_colours) + m_colours) % m_colours);
+        m_chunkInput.push_back(static_cast<int>(ci));
     }
     m_bounds = bounds.adjusted(-kMargin, -kMargin, kMargin, kMargin);
     m_linkLayer->reset(m_bounds);
@@ -266,13 +272,36 @@ void CollectiveOverlayItem::paint(
     for (std::vector<QPointF> &pts : m_framePoints)
         pts.clear();
     const QRectF exposed = option->exposedRect.adjusted(-kMargin, -kMargin, kMargin, kMargin);
+    const double dot = kDotPixels * m_textScale;
+    // Many chunks (a ring of 16,384 members on 8 channels moves 131,072): one dot per
+    // dot-sized cell of the screen is what can be seen anyway, and bounds the frame's drawing
+    // by the viewport's area instead of the chunk count.
+    const bool thin = chunkCount() > kThinFrom;
+    const QTransform toDevice = painter->worldTransform();
+    const QRect device = toDevice.mapRect(exposed).toAlignedRect();
+    const double cell = std::max(2.0, 0.75 * dot);
+    const int cols = static_cast<int>(device.width() / cell) + 1;
+    const int rows = static_cast<int>(device.height() / cell) + 1;
+    if (thin)
+        m_cells.assign(static_cast<std::size_t>(cols) * static_cast<std::size_t>(rows), 0);
     for (int i = 0; i < chunkCount(); ++i) {
         const QPointF p = chunkPosition(i);
-        if (exposed.contains(p))
-            m_framePoints[static_cast<std::size_t>(m_chunkColour[static_cast<std::size_t>(i)])]
-                .push_back(p);
+        if (!exposed.contains(p))
+            continue;
+        if (thin) {
+            const QPointF d = toDevice.map(p) - QPointF(device.topLeft());
+            const int cx = std::clamp(static_cast<int>(d.x() / cell), 0, cols - 1);
+            const int cy = std::clamp(static_cast<int>(d.y() / cell), 0, rows - 1);
+            unsigned char &taken
+                = m_cells[static_cast<std::size_t>(cy) * static_cast<std::size_t>(cols)
+                    + static_cast<std::size_t>(cx)];
+            if (taken)
+                continue;
+            taken = 1;
+        }
+        m_framePoints[static_cast<std::size_t>(m_chunkColour[static_cast<std::size_t>(i)])]
+            .push_back(p);
     }
-    const double dot = kDotPixels * m_textScale;
     QPen rim(QColor(0x20, 0x20, 0x20), dot + 2.0);
     rim.setCosmetic(true);
     rim.setCapStyle(Qt::RoundCap);

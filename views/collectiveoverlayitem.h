@@ -26,7 +26,8 @@ class FabricItem;
  * (its strokes built once per step into one path per width class, painted once per step and
  * zoom, then blitted), the chunks' polylines are flattened into one array with their cumulative
  * lengths; a frame moves every chunk along its polyline and draws them with one drawPoints()
- * call per colour, and only this item's rectangle is repainted.
+ * call per colour (many chunks: one dot per dot-sized cell of the screen, the first chunk's),
+ * and only this item's rectangle is repainted.
  */
 class CollectiveOverlayItem : public QGraphicsItem
 {
@@ -48,6 +49,9 @@ public:
     void setStep(const std::vector<std::pair<int, double>> &linkBytes,
         const std::vector<Chunk> &chunks, int colours);
     void clearStep();
+    /// The next step of the same phase: the same links and routes, other chunk indexes
+    /// (`colours` per chunk, in setStep()'s order); nothing is rebuilt.
+    void setChunkColours(const std::vector<int> &colours);
     /// Where the chunks are along their routes: 0 at their sources, 1 at their destinations.
     void setProgress(double progress);
     double progress() const { return m_progress; }
@@ -79,6 +83,8 @@ private:
     std::vector<int> m_chunkFirst; ///< per chunk: its first point
     std::vector<int> m_chunkCount; ///< per chunk: its points
     std::vector<int> m_chunkColour;
+    std::vector<int> m_chunkInput; ///< per chunk: its index in setStep()'s list
+    std::vector<unsigned char> m_cells; ///< per frame: device cells already holding a dot
     int m_colours = 1;
     std::vector<std::vector<QPointF>> m_framePoints; ///< per colour, reused frame to frame
     double m_progress = 0.0;

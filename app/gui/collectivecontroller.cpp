@@ -120,6 +120,7 @@ bool CollectiveController::watch(const WatchTarget &target)
     doc->waitForEvaluation();
     try {
         m_watched = watchCollective(doc->engine(), router(), target);
+        ++m_generation;
     } catch (const ScenarioError &e) {
         m_window->showStatus(tr("Nothing to watch: %1").arg(QString::fromStdString(e.what())));
         return false;
@@ -152,6 +153,7 @@ void CollectiveController::stop()
         m_overlay->clearStep();
         m_overlay->hide();
     }
+    m_shownPhase = -1;
     m_player->hide();
     Q_EMIT watchingChanged(false);
 }
@@ -167,6 +169,7 @@ void CollectiveController::replan()
     ScenarioDocument *doc = m_window->document();
     try {
         m_watched = watchCollective(doc->engine(), router(), target);
+        ++m_generation;
     } catch (const ScenarioError &) {
         stop(); // the rank or the dimension is gone
         return;
@@ -195,28 +198,45 @@ void CollectiveController::setStep(int step)
 void CollectiveController::showStep()
 {
     const CollectiveSteps &steps = m_watched->steps;
-    const Fabric &fabric = m_window->document()->engine().fabric();
-    std::vector<std::pair<int, double>> links;
-    std::vector<CollectiveOverlayItem::Chunk> chunks;
     int inPhase = 0;
     const int phase = steps.phaseOf(m_step, &inPhase);
-    if (phase >= 0) {
-        const StepPhase &p = steps.phases[static_cast<std::size_t>(phase)];
-        links.reserve(p.links.size());
-        for (const StepLink &l : p.links)
-            links.emplace_back(l.link, l.bytes);
-        chunks.reserve(p.sends.size() + p.direct.size());
-        Router &r = router();
+    const auto chunkColours = [&](const StepPhase &p) {
+        std::vector<int> colours;
+        colours.reserve(p.sends.size() + p.direct.size());
         for (std::size_t i = 0; i < p.sends.size(); ++i) {
-            const StepSend &s = p.sends[i];
             const int chunk = steps.chunkOf(m_step, static_cast<int>(i));
-            chunks.push_back({ sendPath(fabric, r, s.fromSlot, s.toSlot, static_cast<int>(i)),
-                chunk >= 0 ? chunk : s.from });
+            colours.push_back(chunk >= 0 ? chunk : p.sends[i].from);
         }
-        for (std::size_t i = 0; i < p.direct.size(); ++i) // NVLS: into and out of the switch
-            chunks.push_back({ { p.direct[i].link }, static_cast<int>(i / 2) });
+        for (std::size_t i = 0; i < p.direct.size(); ++i) // NVLS: a GPU's way in and out
+            colours.push_back(static_cast<int>(i / 2));
+        return colours;
+    };
+    if (phase >= 0 && phase == m_shownPhase && m_generation == m_shownGeneration) {
+        // Same links, same routes: only the chunks' indexes moved on.
+        m_overlay->setChunkColours(chunkColours(steps.phases[static_cast<std::size_t>(phase)]));
+    } else {
+        std::vector<std::pair<int, double>> links;
+        std::vector<CollectiveOverlayItem::Chunk> chunks;
+        if (phase >= 0) {
+            const Fabric &fabric = m_window->document()->engine().fabric();
+            const StepPhase &p = steps.phases[static_cast<std::size_t>(phase)];
+            links.reserve(p.links.size());
+            for (const StepLink &l : p.links)
+                links.emplace_back(l.link, l.bytes);
+            const std::vector<int> colours = chunkColours(p);
+            chunks.reserve(colours.size());
+            Router &r = router();
+            for (std::size_t i = 0; i < p.sends.size(); ++i)
+                chunks.push_back({ sendPath(fabric, r, p.sends[i].fromSlot, p.sends[i].toSlot,
+                                       static_cast<int>(i)),
+                    colours[i] });
+            for (std::size_t i = 0; i < p.direct.size(); ++i)
+                chunks.push_back({ { p.direct[i].link }, colours[p.sends.size() + i] });
+        }
+        m_overlay->setStep(links, chunks, steps.chunks);
+        m_shownPhase = phase;
+        m_shownGeneration = m_generation;
     }
-    m_overlay->setStep(links, chunks, steps.chunks);
     m_overlay->setProgress(m_progress);
     m_player->setStep(
         m_step, steps.stepCount(), QString::fromStdString(steps.label(m_step)), stepDetail());

@@ -99,6 +99,11 @@ private:
     QTimer *m_timer = nullptr;
     std::unique_ptr<QElapsedTimer> m_clock;
     QMenu *m_menu = nullptr;
+    /// What the overlay shows: the phase of which plan (m_generation counts the plans), so
+    /// that the next step of the same phase only recolours its chunks (a ring's n-1 steps).
+    int m_generation = 0;
+    int m_shownGeneration = -1;
+    int m_shownPhase = -1;
 };
 
 } // namespace railyard

@@ -231,6 +231,16 @@ void CollectiveOverlayItem::clearStep()
     setStep({}, {}, 1);
 }
 
+void CollectiveOverlayItem::setChunkColours(const std::vector<int> &colours)
+{
+    for (std::size_t i = 0; i < m_chunkInput.size(); ++i) {
+        const auto input = static_cast<std::size_t>(m_chunkInput[i]);
+        if (input < colours.size())
+            m_chunkColour[i] = ((colours[input] % m_colours) + m_colours) % m_colours;
+    }
+    update();
+}
+
 void CollectiveOverlayItem::setProgress(double progress)
 {
     m_progress = std::clamp(progress, 0.0, 1.0);

@@ -418,19 +418,26 @@ void CollectiveController::extendMenu(QMenu *menu, int rank)
     bool first = true;
     for (const Dim d : kAllDims) {
         const std::vector<WatchableOp> ops = watchableOps(engine, d, rank);
-        if (ops.empty())
-            continue;
-        if (first)
-            menu->addSeparator();
-        first = false;
-        QAction *a = menu->addAction(
-            tr("Watch Its %1 %2").arg(upperDim(d), opTitle(ops.front())), this, [this, d, rank] {
-                watch({ d, rank, false, 0 });
-            });
-        a->setObjectName(QStringLiteral("actionWatch%1").arg(upperDim(d)));
-        a->setStatusTip(tr("Play rank %1's %2 group's %3 step by step on the fabric")
-                            .arg(rank)
-                            .arg(upperDim(d), QString::fromStdString(ops.front().name)));
+        // The gradient sync's ops each (a distributed optimizer's reduce-scatter and
+        // all-gather); of the per-layer ops (TP, EP, CP) the first, the others are in the
+        // player's reach through View > Watch a Collective's whole dimension.
+        const std::size_t listed = d == Dim::Dp ? ops.size() : std::min<std::size_t>(1, ops.size());
+        for (std::size_t i = 0; i < listed; ++i) {
+            if (first)
+                menu->addSeparator();
+            first = false;
+            const int op = static_cast<int>(i);
+            QAction *a = menu->addAction(
+                tr("Watch Its %1 %2").arg(upperDim(d), opTitle(ops[i])), this, [this, d, rank, op] {
+                    watch({ d, rank, false, op });
+                });
+            a->setObjectName(QStringLiteral("actionWatch%1%2")
+                                 .arg(upperDim(d))
+                                 .arg(i == 0 ? QString() : QString::number(i)));
+            a->setStatusTip(tr("Play rank %1's %2 group's %3 step by step on the fabric")
+                                .arg(rank)
+                                .arg(upperDim(d), QString::fromStdString(ops[i].name)));
+        }
     }
 }
 

@@ -20,7 +20,8 @@
 //   Watch a collective (View > Watch a Collective), in the main window at 1400x900, fitted; one
 //   frame = the animation's tick (1/60 s of playing at 4 steps/s) and the viewport's repaint
 //   (goal: 30 frames per second, `fps`, so a frame within 33 ms):
-//   BM_WatchDpAllReduce       rank 0's DP all-reduce on samples/seed-128.json
+//   BM_WatchDpAllReduce       rank 0's DP all-reduce on samples/seed-128.json (without the
+//                             distributed optimizer: one all-reduce, 6 ring steps)
 //   BM_WatchRing16k           a ring all-reduce over a 16,384-GPU group (2,048 servers x 8,
 //                             dp 16,384, collectives.algorithm ring): 16,384 chunks a step
 #include "collectivecontroller.h"
@@ -384,8 +385,11 @@ void watchFrames(benchmark::State &state, const Scenario &scenario, const WatchT
 
 void BM_WatchDpAllReduce(benchmark::State &state)
 {
-    watchFrames(state, loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json"),
-        { Dim::Dp, 0, false, 0 });
+    // Without the distributed optimizer the gradient sync is one all-reduce (the sample syncs
+    // by reduce-scatter and all-gather).
+    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+    s.training.distributedOptimizer = false;
+    watchFrames(state, s, { Dim::Dp, 0, false, 0 });
 }
 
 void BM_WatchRing16k(benchmark::State &state)
@@ -395,6 +399,7 @@ void BM_WatchRing16k(benchmark::State &state)
     s.degrees.pp = 1;
     s.degrees.dp = 16384;
     s.training.globalBatch = 16384;
+    s.training.distributedOptimizer = false;
     s.collectives.algorithm = CollectiveAlgorithm::Ring;
     watchFrames(state, s, { Dim::Dp, 0, false, 0 });
 }

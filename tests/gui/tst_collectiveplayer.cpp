@@ -1,5 +1,5 @@
 // Watch a collective through the real window: a rank's right-click menu starts its DP
-// all-reduce, the player bar under the fabric steps through every step with its buttons, and at
+// gradient sync, the player bar under the fabric steps through every step with its buttons, and at
 // each step the overlay highlights exactly the links the model's step decomposition names with
 // their bytes (model/cost/collectivewatch.h), the sum over the steps being the engine's load; the
 // View menu plays a whole dimension; the player stays in presentation mode; playing advances by
@@ -79,7 +79,7 @@ class TestCollectivePlayer : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void rankMenuWatchesItsDpAllReduce();
+    void rankMenuWatchesItsDpSync();
     void viewMenuPlaysAWholeDimension();
     void playingAdvancesBySpeed();
     void presentationModeKeepsThePlayer();
@@ -87,7 +87,7 @@ private Q_SLOTS:
     void aMoveReplansTheWatchedGroup();
 };
 
-void TestCollectivePlayer::rankMenuWatchesItsDpAllReduce()
+void TestCollectivePlayer::rankMenuWatchesItsDpSync()
 {
     ScriptedWindow w(QSize(1400, 900));
     w.doc()->waitForEvaluation();
@@ -95,7 +95,12 @@ void TestCollectivePlayer::rankMenuWatchesItsDpAllReduce()
     QMenu *menu = w.window.studies()->slotMenu(w.doc()->mapping().slotOf(rank));
     QAction *watchDp = actionNamed(menu, QStringLiteral("actionWatchDP"));
     QVERIFY(watchDp);
-    QVERIFY(watchDp->text().startsWith(QStringLiteral("Watch Its DP All-Reduce")));
+    // The seed's distributed optimizer syncs gradients by a reduce-scatter, then gathers the
+    // parameters: both are offered.
+    QCOMPARE(watchDp->text(), QStringLiteral("Watch Its DP Reduce-Scatter"));
+    QVERIFY(actionNamed(menu, QStringLiteral("actionWatchDP1")));
+    QCOMPARE(actionNamed(menu, QStringLiteral("actionWatchDP1"))->text(),
+        QStringLiteral("Watch Its DP All-Gather"));
     QVERIFY(actionNamed(menu, QStringLiteral("actionWatchTP")));
     QVERIFY(actionNamed(menu, QStringLiteral("actionWatchPP")));
     QVERIFY(!actionNamed(menu, QStringLiteral("actionWatchEP"))); // the seed has no experts
@@ -111,7 +116,7 @@ void TestCollectivePlayer::rankMenuWatchesItsDpAllReduce()
     QCOMPARE(c->watched().groups, model.groups);
     QCOMPARE(model.groups.front(), (std::vector<int> { 5, 13, 21, 29 }));
     const int steps = model.steps.stepCount();
-    QVERIFY(steps >= 4);
+    QCOMPARE(steps, 3); // a ring reduce-scatter over 4 ranks: n - 1 steps
     QCOMPARE(player->slider()->maximum(), steps - 1);
     QVERIFY(!player->backButton()->isEnabled());
 
@@ -169,7 +174,8 @@ void TestCollectivePlayer::playingAdvancesBySpeed()
     ScriptedWindow w(QSize(1400, 900));
     w.doc()->waitForEvaluation();
     CollectiveController *c = w.window.collectives();
-    QVERIFY(c->watch({ Dim::Tp, 0, false, 0 }));
+    QVERIFY(c->watch({ Dim::Pp, 0, false, 0 })); // rank 0's pipeline: 3 sends on, 3 back
+    QCOMPARE(c->watched().steps.stepCount(), 6);
     CollectivePlayer *player = c->player();
     player->speedBox()->setCurrentIndex(player->speedBox()->findData(4.0));
     QCOMPARE(player->speed(), 4.0);

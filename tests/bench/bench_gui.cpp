@@ -26,6 +26,7 @@
 //                             dp 16,384, collectives.algorithm ring): 16,384 chunks a step
 #include "collectivecontroller.h"
 #include "collectiveoverlayitem.h"
+#include "collectiveplayer.h"
 #include "document/evaluator.h"
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
@@ -367,7 +368,7 @@ void watchFrames(benchmark::State &state, const Scenario &scenario, const WatchT
         state.SkipWithError("nothing to watch");
         return;
     }
-    c->player()->findChild<QComboBox *>(QStringLiteral("collectiveSpeed"))->setCurrentIndex(3);
+    c->player()->speedBox()->setCurrentIndex(3); // 4 steps a second
     QWidget *viewport = window.fabricView()->viewport();
     viewport->repaint();
     for (auto _ : state) {

@@ -4,6 +4,7 @@
 #include "fabricitem.h"
 #include "fabriclayout.h"
 
+#include <QPaintEngine>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -45,7 +46,6 @@ public:
         : QGraphicsItem(parent)
     {
         setFlag(ItemStacksBehindParent); // the chunks move over the links
-        setCacheMode(DeviceCoordinateCache);
         setAcceptedMouseButtons(Qt::NoButton);
     }
     struct Label
@@ -63,12 +63,50 @@ public:
     {
         prepareGeometryChange();
         bounds = r;
+        invalidate();
+    }
+    /// The picture changed (step, scale): the next paint draws it again.
+    void invalidate()
+    {
+        m_cache = QImage();
         update();
     }
     QRectF boundingRect() const override { return bounds; }
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *) override
     {
-        const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+        // The picture is the same for every frame of a step at one zoom: drawn once into an
+        // image of the visible part, then blitted. (QGraphicsItem's DeviceCoordinateCache
+        // shares QPixmapCache with the fabric's cached items and lost it every frame.)
+        const QTransform t = painter->worldTransform();
+        const double lod = option->levelOfDetailFromTransform(t);
+        if (!painter->device() || t.isRotating() || !painter->paintEngine()
+            || painter->paintEngine()->type() != QPaintEngine::Raster) {
+            draw(painter, option->exposedRect, lod); // SVG, printing: vectors stay vectors
+            return;
+        }
+        const QRect visible = t.mapRect(bounds).toAlignedRect().intersected(
+            QRect(0, 0, painter->device()->width(), painter->device()->height()));
+        if (visible.isEmpty())
+            return;
+        if (m_cache.isNull() || m_cacheTransform != t || m_cacheRect != visible) {
+            m_cache = QImage(visible.size(), QImage::Format_ARGB32_Premultiplied);
+            m_cache.fill(Qt::transparent);
+            QPainter p(&m_cache);
+            p.translate(-QPointF(visible.topLeft()));
+            p.setWorldTransform(t, true);
+            draw(&p, t.inverted().mapRect(QRectF(visible)), lod);
+            m_cacheTransform = t;
+            m_cacheRect = visible;
+        }
+        painter->save();
+        painter->resetTransform();
+        painter->drawImage(visible.topLeft(), m_cache);
+        painter->restore();
+    }
+
+private:
+    void draw(QPainter *painter, const QRectF &exposed, double lod) const
+    {
         painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
         QColor stroke = linkColour();
         stroke.setAlpha(210);
@@ -82,7 +120,6 @@ public:
             painter->strokePath(path, pen);
         }
         // Bytes beside the links at a fixed size on screen, when few enough are in view.
-        const QRectF exposed = option->exposedRect;
         int inView = 0;
         for (const Label &l : labels)
             inView += exposed.contains(l.at) ? 1 : 0;
@@ -104,6 +141,10 @@ public:
             painter->drawText(box, Qt::AlignCenter, l.text);
         }
     }
+
+    QImage m_cache;
+    QTransform m_cacheTransform;
+    QRect m_cacheRect;
 };
 
 CollectiveOverlayItem::CollectiveOverlayItem(const FabricItem *root)
@@ -251,7 +292,7 @@ void CollectiveOverlayItem::setTextScale(double scale)
 {
     m_textScale = std::max(0.5, scale);
     m_linkLayer->scale = m_textScale;
-    m_linkLayer->update();
+    m_linkLayer->invalidate();
     update();
 }
 
@@ -276,9 +317,7 @@ QPointF CollectiveOverlayItem::chunkPosition(int i) const
 void CollectiveOverlayItem::paint(
     QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
-    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
-    // Chunks: every position at this progress, one drawPoints() per colour, over a dark rim.
+    // Chunks: every position at this progress, a dot each.
     for (std::vector<QPointF> &pts : m_framePoints)
         pts.clear();
     const QRectF exposed = option->exposedRect.adjusted(-kMargin, -kMargin, kMargin, kMargin);
@@ -312,23 +351,33 @@ void CollectiveOverlayItem::paint(
         m_framePoints[static_cast<std::size_t>(m_chunkColour[static_cast<std::size_t>(i)])]
             .push_back(p);
     }
-    QPen rim(QColor(0x20, 0x20, 0x20), dot + 2.0);
-    rim.setCosmetic(true);
-    rim.setCapStyle(Qt::RoundCap);
-    painter->setPen(rim);
-    for (const std::vector<QPointF> &pts : m_framePoints)
-        if (!pts.empty())
-            painter->drawPoints(pts.data(), static_cast<int>(pts.size()));
-    for (int c = 0; c < m_colours; ++c) {
-        const std::vector<QPointF> &pts = m_framePoints[static_cast<std::size_t>(c)];
-        if (pts.empty())
-            continue;
-        QPen pen(chunkColour(c, m_colours), dot);
-        pen.setCosmetic(true);
-        pen.setCapStyle(Qt::RoundCap);
-        painter->setPen(pen);
-        painter->drawPoints(pts.data(), static_cast<int>(pts.size()));
+    // One pre-drawn dot per colour, blitted at each position (stroking a round point per
+    // chunk flattens a circle each time).
+    const int size = static_cast<int>(std::ceil(dot)) + 2;
+    if (m_spriteSize != size || static_cast<int>(m_sprites.size()) != m_colours) {
+        m_sprites.clear();
+        for (int c = 0; c < m_colours; ++c) {
+            QImage sprite(size, size, QImage::Format_ARGB32_Premultiplied);
+            sprite.fill(Qt::transparent);
+            QPainter p(&sprite);
+            p.setRenderHint(QPainter::Antialiasing);
+            p.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.0));
+            p.setBrush(chunkColour(c, m_colours));
+            p.drawEllipse(QRectF(0.5, 0.5, size - 1.0, size - 1.0));
+            p.end();
+            m_sprites.push_back(sprite);
+        }
+        m_spriteSize = size;
     }
+    painter->save();
+    painter->resetTransform();
+    const QPointF half(size / 2.0, size / 2.0);
+    for (int c = 0; c < m_colours; ++c) {
+        const QImage &sprite = m_sprites[static_cast<std::size_t>(c)];
+        for (const QPointF &pt : m_framePoints[static_cast<std::size_t>(c)])
+            painter->drawImage((toDevice.map(pt) - half).toPoint(), sprite);
+    }
+    painter->restore();
 }
 
 } // namespace railyard

@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <QGraphicsItem>
+#include <QImage>
 #include <QPainterPath>
 #include <QPointF>
 #include <QRectF>
@@ -22,12 +23,12 @@ class FabricItem;
  * The caller (the collective controller) passes link ids, bytes and chunk routes in; this item
  * only turns them into geometry (FabricLayout) and paints.
  *
- * Cheap to animate: the links and their labels are a child item with a device-coordinate cache
- * (its strokes built once per step into one path per width class, painted once per step and
- * zoom, then blitted), the chunks' polylines are flattened into one array with their cumulative
- * lengths; a frame moves every chunk along its polyline and draws them with one drawPoints()
- * call per colour (many chunks: one dot per dot-sized cell of the screen, the first chunk's),
- * and only this item's rectangle is repainted.
+ * Cheap to animate: the links and their labels are a child item that caches its picture as an
+ * image of the visible area (its strokes built once per step into one path per width class,
+ * drawn once per step and zoom, then blitted); the chunks' polylines are flattened into one
+ * array with their cumulative lengths; a frame moves every chunk along its polyline and blits a
+ * pre-drawn dot per chunk (many chunks: one dot per dot-sized cell of the screen, the first
+ * chunk's), and only this item's rectangle is repainted.
  */
 class CollectiveOverlayItem : public QGraphicsItem
 {
@@ -85,6 +86,8 @@ private:
     std::vector<int> m_chunkColour;
     std::vector<int> m_chunkInput; ///< per chunk: its index in setStep()'s list
     std::vector<unsigned char> m_cells; ///< per frame: device cells already holding a dot
+    std::vector<QImage> m_sprites; ///< a dot per colour, `m_spriteSize` pixels square
+    int m_spriteSize = 0;
     int m_colours = 1;
     std::vector<std::vector<QPointF>> m_framePoints; ///< per colour, reused frame to frame
     double m_progress = 0.0;

@@ -131,14 +131,24 @@ private:
         painter->setFont(font);
         const QFontMetricsF metrics(font);
         const double pad = 3.0 / lod;
+        // Greedy: a label that would cover one already written is left out (the two
+        // directions of a short PCIe or NVLink link would sit on each other).
+        std::vector<QRectF> written;
         for (const Label &l : labels) {
             if (!exposed.contains(l.at))
                 continue;
-            QRectF box = metrics.boundingRect(l.text).adjusted(-pad, -pad / 3, pad, pad / 3);
+            // The advance, not the ink: at scaled sizes the ink box can be narrower than the
+            // text as drawn.
+            QRectF box(0.0, 0.0, metrics.horizontalAdvance(l.text) * 1.1 + 2.0 * pad,
+                metrics.height() + pad);
             box.moveCenter(l.at + QPointF(box.width() / 2.0 + 4.0 / lod, 0.0));
+            if (std::any_of(written.begin(), written.end(),
+                    [&box](const QRectF &w) { return w.intersects(box); }))
+                continue;
+            written.push_back(box);
             painter->fillRect(box, QColor(255, 255, 255, 225));
             painter->setPen(QColor(0x8a, 0x38, 0x00));
-            painter->drawText(box, Qt::AlignCenter, l.text);
+            painter->drawText(box, Qt::AlignCenter | Qt::TextDontClip, l.text);
         }
     }
 

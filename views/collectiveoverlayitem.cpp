@@ -29,8 +29,10 @@ constexpr double kDotPixels = 9.0;
 /// From this many chunks a frame draws one dot per dot-sized screen cell (paint()): below it
 /// every dot is drawn (a DP group of a few hundred members).
 constexpr int kThinFrom = 4096;
-/// Scene units around the links for the labels and dots drawn at a fixed screen size.
-constexpr double kMargin = 60.0;
+/// Scene units around the links for the labels and dots drawn at a fixed screen size: a label
+/// ("2.17 GB", about 60 pixels) at the overview's zoom (FabricView::kOverviewBelow, 0.22)
+/// spans some 270 scene units; beyond that zoom out labels are not readable anyway.
+constexpr double kMargin = 280.0;
 
 } // namespace
 

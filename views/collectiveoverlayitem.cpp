@@ -90,8 +90,12 @@ public:
             QRect(0, 0, painter->device()->width(), painter->device()->height()));
         if (visible.isEmpty())
             return;
-        if (m_cache.isNull() || m_cacheTransform != t || m_cacheRect != visible) {
-            m_cache = QImage(visible.size(), QImage::Format_ARGB32_Premultiplied);
+        if (m_cache.isNull() || m_cacheTransform != t || m_cacheRect != visible
+            || m_cache.devicePixelRatio() != painter->device()->devicePixelRatio()) {
+            // At the screen's resolution (a scale-2 screen gets twice the pixels).
+            const qreal dpr = painter->device()->devicePixelRatio();
+            m_cache = QImage(visible.size() * dpr, QImage::Format_ARGB32_Premultiplied);
+            m_cache.setDevicePixelRatio(dpr);
             m_cache.fill(Qt::transparent);
             QPainter p(&m_cache);
             p.translate(-QPointF(visible.topLeft()));
@@ -366,10 +370,13 @@ void CollectiveOverlayItem::paint(
     // One pre-drawn dot per colour, blitted at each position (stroking a round point per
     // chunk flattens a circle each time).
     const int size = static_cast<int>(std::ceil(dot)) + 2;
-    if (m_spriteSize != size || static_cast<int>(m_sprites.size()) != m_colours) {
+    const qreal dpr = painter->device() ? painter->device()->devicePixelRatio() : 1.0;
+    if (m_spriteSize != size || m_spriteRatio != dpr
+        || static_cast<int>(m_sprites.size()) != m_colours) {
         m_sprites.clear();
         for (int c = 0; c < m_colours; ++c) {
-            QImage sprite(size, size, QImage::Format_ARGB32_Premultiplied);
+            QImage sprite(QSize(size, size) * dpr, QImage::Format_ARGB32_Premultiplied);
+            sprite.setDevicePixelRatio(dpr);
             sprite.fill(Qt::transparent);
             QPainter p(&sprite);
             p.setRenderHint(QPainter::Antialiasing);
@@ -380,6 +387,7 @@ void CollectiveOverlayItem::paint(
             m_sprites.push_back(sprite);
         }
         m_spriteSize = size;
+        m_spriteRatio = dpr;
     }
     painter->save();
     painter->resetTransform();

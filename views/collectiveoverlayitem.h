@@ -88,6 +88,7 @@ private:
     std::vector<unsigned char> m_cells; ///< per frame: device cells already holding a dot
     std::vector<QImage> m_sprites; ///< a dot per colour, `m_spriteSize` pixels square
     int m_spriteSize = 0;
+    qreal m_spriteRatio = 1.0;
     int m_colours = 1;
     std::vector<std::vector<QPointF>> m_framePoints; ///< per colour, reused frame to frame
     double m_progress = 0.0;

@@ -25,9 +25,15 @@ std::string collectiveStepsText(const CollectiveSteps &steps, const Fabric &fabr
         + " ranks: " + std::to_string(steps.stepCount()) + " steps, "
         + std::to_string(steps.channels) + (steps.channels == 1 ? " channel" : " channels")
         + ", S = " + formatBytes(steps.bytes) + "\n";
+    // The "what" column as wide as its longest entry (NVLS and tree levels name theirs at
+    // length, a ring's are short).
+    std::size_t what = 4;
+    for (const StepPhase &p : steps.phases)
+        what = std::max(what, p.name.size());
+    const int w = static_cast<int>(std::min<std::size_t>(what, 200));
     char line[512];
-    std::snprintf(line, sizeof line, "%-11s %-58s %6s %6s  %-28s %12s\n", "steps", "what", "sends",
-        "links", "busiest link", "bytes/step");
+    std::snprintf(line, sizeof line, "%-11s %-*s %6s %6s  %-28s %12s\n", "steps", w, "what",
+        "sends", "links", "busiest link", "bytes/step");
     out += line;
     int first = 0;
     for (const StepPhase &p : steps.phases) {
@@ -36,7 +42,7 @@ std::string collectiveStepsText(const CollectiveSteps &steps, const Fabric &fabr
             : std::to_string(first + 1) + "-" + std::to_string(first + p.count);
         const auto busiest = std::max_element(p.links.begin(), p.links.end(),
             [](const StepLink &a, const StepLink &b) { return a.bytes < b.bytes; });
-        std::snprintf(line, sizeof line, "%-11s %-58s %6zu %6zu  %-28s %12s\n", range.c_str(),
+        std::snprintf(line, sizeof line, "%-11s %-*s %6zu %6zu  %-28s %12s\n", range.c_str(), w,
             p.name.c_str(), p.sends.size(), p.links.size(),
             busiest == p.links.end() ? "-" : fabric.linkName(busiest->link).c_str(),
             busiest == p.links.end() ? "0 B" : formatBytes(busiest->bytes).c_str());

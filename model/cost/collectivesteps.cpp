@@ -158,24 +158,23 @@ void addTree(StepBuilder &b, CollectiveSteps &out, const PlannerGroup &g, double
         }
         treeLevels(treeUp, treeDown, heads);
     }
-    const auto name = [](const char *what) { return std::string(what); };
     for (const auto &pairs : chainUp) {
-        StepPhase &p = b.phase(name("up: reduce along the chain inside each server"));
+        StepPhase &p = b.phase("up: reduce along the chain inside each server");
         for (const auto &[from, to] : pairs)
             b.send(p, from, to, bytes / c);
     }
     for (auto it = treeUp.rbegin(); it != treeUp.rend(); ++it) {
-        StepPhase &p = b.phase(name("up: reduce across servers (both trees)"));
+        StepPhase &p = b.phase("up: reduce across servers (both trees)");
         for (const auto &[from, to] : *it)
             b.send(p, from, to, bytes / (2.0 * c));
     }
     for (const auto &pairs : treeDown) {
-        StepPhase &p = b.phase(name("down: broadcast across servers (both trees)"));
+        StepPhase &p = b.phase("down: broadcast across servers (both trees)");
         for (const auto &[from, to] : pairs)
             b.send(p, from, to, bytes / (2.0 * c));
     }
     for (auto it = chainUp.rbegin(); it != chainUp.rend(); ++it) {
-        StepPhase &p = b.phase(name("down: broadcast along the chain inside each server"));
+        StepPhase &p = b.phase("down: broadcast along the chain inside each server");
         for (const auto &[from, to] : *it)
             b.send(p, to, from, bytes / c);
     }

@@ -3,6 +3,7 @@
 #include "collectiveoverlayitem.h"
 #include "collectiveplayer.h"
 #include "document/scenariodocument.h"
+#include "documentfiles.h"
 #include "fabric/failedcomponent.h"
 #include "fabric/router.h"
 #include "fabricitem.h"
@@ -87,6 +88,8 @@ CollectiveController::CollectiveController(MainWindow *window)
             m_window->showStatus(tr("Frames not written: %1").arg(error));
     });
     ScenarioDocument *doc = window->document();
+    // One document, one state: a watch belongs to the document it was started on.
+    connect(window->files(), &DocumentFiles::documentReplaced, this, &CollectiveController::stop);
     connect(doc, &ScenarioDocument::mappingChanged, this, &CollectiveController::replan);
     connect(doc, &ScenarioDocument::scenarioChanged, this, &CollectiveController::replan);
     connect(window->presentation(), &PresentationMode::activeChanged, this, [this](bool on) {
@@ -410,6 +413,32 @@ bool CollectiveController::exportFrames(const QString &directory, int framesPerS
     const int delay = static_cast<int>(std::lround(1000.0 / (m_player->speed() * perStep)));
     return frameexport::writeApng(
         QDir(directory).filePath(QStringLiteral("collective.png")), frames, delay, error);
+}
+
+bool CollectiveController::parseTarget(const QString &text, WatchTarget &out)
+{
+    const QStringList parts = text.split(QLatin1Char(':'));
+    if (parts.size() < 2 || parts.size() > 3)
+        return false;
+    WatchTarget t;
+    bool dimOk = false;
+    for (const Dim d : kAllDims)
+        if (parts[0] == QLatin1String(dimName(d).data())) {
+            t.dim = d;
+            dimOk = true;
+        }
+    bool rankOk = true;
+    if (parts[1] == QLatin1String("all"))
+        t.wholeDimension = true;
+    else
+        t.rank = parts[1].toInt(&rankOk);
+    bool opOk = true;
+    if (parts.size() == 3)
+        t.op = parts[2].toInt(&opOk);
+    if (!dimOk || !rankOk || !opOk || t.rank < 0 || t.op < 0)
+        return false;
+    out = t;
+    return true;
 }
 
 void CollectiveController::extendMenu(QMenu *menu, int rank)

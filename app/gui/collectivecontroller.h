@@ -66,6 +66,10 @@ public:
     bool exportFrames(const QString &directory, int framesPerStep, QString *error);
     static constexpr int kMaxExportSteps = 64;
 
+    /// `text` as a target: DIM:RANK[:OP] or DIM:all (DIM one of tp, pp, dp, ep, cp), what
+    /// `railyard --watch` and a lesson's start.watch take. False for anything else.
+    static bool parseTarget(const QString &text, WatchTarget &out);
+
     /// Adds "Watch Its TP/DP/PP/EP/CP ..." for `rank` to a fabric context menu.
     void extendMenu(QMenu *menu, int rank);
 

@@ -100,23 +100,8 @@ int main(int argc, char *argv[])
     parser.process(app);
     std::optional<railyard::WatchTarget> watchTarget;
     if (parser.isSet(watch)) {
-        const QStringList parts = parser.value(watch).split(QLatin1Char(':'));
         railyard::WatchTarget t;
-        bool dimOk = false;
-        for (const railyard::Dim d : railyard::kAllDims)
-            if (parts.value(0) == QLatin1String(railyard::dimName(d).data())) {
-                t.dim = d;
-                dimOk = true;
-            }
-        bool rankOk = parts.size() >= 2 && parts.size() <= 3;
-        if (rankOk && parts[1] == QLatin1String("all"))
-            t.wholeDimension = true;
-        else if (rankOk)
-            t.rank = parts[1].toInt(&rankOk);
-        bool opOk = true;
-        if (parts.size() == 3)
-            t.op = parts[2].toInt(&opOk);
-        if (!dimOk || !rankOk || !opOk || t.rank < 0 || t.op < 0) {
+        if (!railyard::CollectiveController::parseTarget(parser.value(watch), t)) {
             std::fprintf(stderr,
                 "railyard: --watch: expected DIM:RANK[:OP] or DIM:all with DIM one of tp, pp, dp, "
                 "ep, cp, got '%s'\n",

@@ -12,6 +12,7 @@
 #include "fabric/router.h"
 #include "fabricview.h"
 #include "frameexport.h"
+#include "lessoncontroller.h"
 #include "mainwindow.h"
 #include "presentationmode.h"
 #include "scriptedwindow.h"
@@ -85,6 +86,8 @@ private Q_SLOTS:
     void presentationModeKeepsThePlayer();
     void exportWritesFramesAndAnApng();
     void aMoveReplansTheWatchedGroup();
+    void aNewDocumentStopsTheWatch();
+    void aLessonStartsItsWatch();
 };
 
 void TestCollectivePlayer::rankMenuWatchesItsDpSync()
@@ -268,6 +271,50 @@ void TestCollectivePlayer::aMoveReplansTheWatchedGroup()
     const WatchedCollective model = expected(w.window, { Dim::Dp, 0, false, 0 });
     checkHighlight(c->overlay(), model.steps.stepLinks(1));
     QVERIFY(model.steps.stepLinks(1) != before);
+}
+
+void TestCollectivePlayer::aNewDocumentStopsTheWatch()
+{
+    // One document, one state: a watch started on one file does not follow into the next.
+    ScriptedWindow w(QSize(1400, 900));
+    w.doc()->waitForEvaluation();
+    CollectiveController *c = w.window.collectives();
+    QVERIFY(c->watch({ Dim::Dp, 5, false, 0 }));
+    QVERIFY(w.window.openFile(QStringLiteral(RAILYARD_SOURCE_DIR "/samples/seed-128-tor.json")));
+    QVERIFY(!c->isWatching());
+    QVERIFY(!c->player()->isVisible());
+    QVERIFY(c->overlay()->highlightedLinks().empty());
+}
+
+void TestCollectivePlayer::aLessonStartsItsWatch()
+{
+    // A lesson file's start.watch plays that collective once the lesson's scenario is open; a
+    // malformed one is refused with the field named.
+    ScriptedWindow w(QSize(1400, 900));
+    w.doc()->waitForEvaluation();
+    QTemporaryDir dir;
+    const auto lessonFile = [&dir](const char *name, const char *watch) {
+        const QString path = dir.filePath(QString::fromLatin1(name));
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            return QString();
+        f.write(QByteArray(R"({"lesson_format": 1, "id": "watch", "title": "Watch the pipeline",
+            "scenario": "sample:seed-128.json", "start": {"watch": ")")
+            + watch + R"("}, "goal": "Watch.", "check": [{"figure": "bubble", "below": 2}]})");
+        return path;
+    };
+    LessonController *lessons = w.window.lessons();
+    QVERIFY(lessons->addLessonFile(lessonFile("good.json", "pp:0")));
+    const int index = static_cast<int>(lessons->lessons().size()) - 1;
+    QCOMPARE(lessons->lessons().back().startWatch, QStringLiteral("pp:0"));
+    QVERIFY(lessons->startLesson(index));
+    CollectiveController *c = w.window.collectives();
+    QVERIFY(c->isWatching());
+    QCOMPARE(c->watched().target.dim, Dim::Pp);
+    QCOMPARE(c->watched().steps.stepCount(), 6);
+    const int before = static_cast<int>(lessons->lessons().size());
+    QVERIFY(!lessons->addLessonFile(lessonFile("bad.json", "xp:0")));
+    QCOMPARE(static_cast<int>(lessons->lessons().size()), before);
 }
 
 QTEST_MAIN(TestCollectivePlayer)

@@ -5,14 +5,18 @@
  */
 #include "cliutil.h"
 #include "collectiveoptions.h"
+#include "collectivestepstext.h"
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
 #include "usageerror.h"
 
 #include "base/scenarioerror.h"
+#include "cost/collectivesteps.h"
 #include "cost/costengine.h"
 #include "cost/epsummary.h"
+#include "fabric/failedcomponent.h"
+#include "fabric/router.h"
 #include "io/calibrationreport.h"
 #include "io/reportjson.h"
 #include "scenario/scenariofile.h"
@@ -89,6 +93,7 @@ struct CollectiveOptions
     std::string algo;
     std::vector<std::pair<int, int>> swaps;
     bool json = false;
+    bool steps = false;
 };
 
 nlohmann::json consideredJson(const CollectiveResult &r)
@@ -134,6 +139,16 @@ int runCollective(const CollectiveOptions &o)
     const CollectiveResult r = engine.collective(op, ranks, bytes, requested);
     const std::string link
         = r.bottleneckLink >= 0 ? engine.fabric().linkName(r.bottleneckLink) : "";
+    std::optional<CollectiveSteps> steps;
+    if (o.steps) { // the algorithm that ran, step by step (what the GUI's player plays)
+        std::vector<int> slots;
+        for (const int rank : ranks)
+            slots.push_back(engine.mapping().slotOf(rank));
+        Router router(engine.fabric(), routedFailures(engine.fabric(), scenario.failures));
+        steps = collectiveSteps(r.algorithm, op, slots, bytes, engine.fabric(), router,
+            nccltuning::deviceTuning(scenario.device, scenario.collectives, scenario.calibration)
+                .nvlsEfficiency);
+    }
     if (o.json) {
         nlohmann::json j = { { "op", o.op }, { "ranks", ranks }, { "bytes", bytes },
             { "requested_algorithm", std::string(collectiveAlgorithmName(requested)) },
@@ -145,6 +160,8 @@ int runCollective(const CollectiveOptions &o)
             { "busbw_bytes_per_s", r.busBandwidth }, { "bus_factor", r.busFactor },
             { "bytes_sent_per_rank", r.bytesSentPerRank }, { "bottleneck_link", r.bottleneckLink },
             { "bottleneck_name", link } };
+        if (steps)
+            j["steps"] = collectiveStepsJson(*steps, engine.fabric());
         writeOutput({}, jsonText(std::move(j)));
     } else {
         std::string text = o.op + " of " + formatBytes(bytes) + " over "
@@ -166,6 +183,8 @@ int runCollective(const CollectiveOptions &o)
         }
         if (!link.empty())
             text += "bottleneck link: " + link + "\n";
+        if (steps)
+            text += collectiveStepsText(*steps, engine.fabric());
         writeOutput({}, terminalText(text));
     }
     return kExitOk;
@@ -222,6 +241,9 @@ void addCollective(CommandLine &line)
         "Collective algorithm; default: the scenario's collectives.algorithm (auto).",
         { "auto", "ring", "member-order", "tree", "nvls", "hierarchical", "pat" });
     c.swaps(o->swaps, "Exchange the slots of global ranks A and B first (repeatable, in order).");
+    c.flag("--steps", o->steps,
+        "Also list the algorithm's steps (ring steps, tree levels, ...) with the bytes each puts "
+        "on the links, and every link's sum over the steps.");
     c.json(o->json);
 }
 

@@ -148,7 +148,7 @@ Lesson parse(const json &root, const QString &path, const std::function<bool(con
         throw ScenarioError("scenario", "expected a file name (\"sample:seed-128.json\", \"my-job.json\") or a "
                                         "scenario object, got " + jsonTypeName(scenario));
     if (const json *start = f.find("start")) {
-        JsonFields s(*start, "start", {"placement", "global_batch"});
+        JsonFields s(*start, "start", {"placement", "global_batch", "watch"});
         s.rejectUnknown();
         l.startPlacement = qs(s.string("placement", std::string(), 32));
         if (!l.startPlacement.isEmpty() && l.startPlacement != QLatin1String("packed")
@@ -156,6 +156,15 @@ Lesson parse(const json &root, const QString &path, const std::function<bool(con
             throw ScenarioError("start.placement", "expected packed, rail-aligned or scattered, got \""
                                                        + l.startPlacement.toStdString() + "\"");
         l.startGlobalBatch = s.integer("global_batch", 0, 1, 1 << 30);
+        // The collective the class watches once the lesson starts (View > Watch a Collective):
+        // DIM:RANK[:OP] or DIM:all, as `railyard --watch` takes it.
+        l.startWatch = qs(s.string("watch", std::string(), 32));
+        static const QRegularExpression watchForm(
+            QStringLiteral("^(tp|pp|dp|ep|cp):([0-9]{1,9}|all)(:[0-9]{1,3})?$"));
+        if (!l.startWatch.isEmpty() && !watchForm.match(l.startWatch).hasMatch())
+            throw ScenarioError("start.watch", "expected DIM:RANK[:OP] or DIM:all with DIM one of "
+                                               "tp, pp, dp, ep, cp (\"dp:0\"), got \""
+                                                   + l.startWatch.toStdString() + "\"");
     }
     const json *check = f.array("check", kMaxItems);
     if (!check)

@@ -38,6 +38,7 @@ struct Lesson
     QByteArray inlineScenario; ///< the "scenario" object's JSON when given inline
     QString startPlacement; ///< "packed", "rail-aligned", "scattered" or empty
     int startGlobalBatch = 0; ///< 0: the scenario's
+    QString startWatch; ///< a collective to play once started ("dp:0", DIM:RANK[:OP]) or empty
     std::vector<LessonCondition> check;
     QStringList hints;
     QString explanation; ///< may name figures in braces: {bubble}, {start:bubble}

@@ -1,5 +1,7 @@
 #include "lessoncontroller.h"
 
+#include "collectivecontroller.h"
+
 #include "base/scenarioerror.h"
 #include "document/scenariodocument.h"
 #include "documentfiles.h"
@@ -173,6 +175,9 @@ bool LessonController::startLesson(int index)
     m_panel->showLesson(index, lesson.title, lesson.goal, lesson.hints, true);
     m_window->showPanel(m_dock);
     refresh();
+    WatchTarget watch;
+    if (!lesson.startWatch.isEmpty() && CollectiveController::parseTarget(lesson.startWatch, watch))
+        m_window->collectives()->watch(watch); // the lesson's collective, under the fabric
     m_window->showStatus(tr("Lesson \"%1\": %2").arg(lesson.title, lesson.goal.section(QLatin1Char('.'), 0, 0)));
     return true;
 }

@@ -4,6 +4,9 @@
 // `--baseline A.json` pins A as the comparison baseline; `--panel NAME` raises a dock;
 // `--export-dialog FORMAT` opens File > Export on FORMAT (with --screenshot, the dialog is the
 // picture); `--version` prints "railyard X.Y.Z" without opening a window.
+// `--watch DIM:RANK[:OP]` (or DIM:all) plays a collective under the fabric (View > Watch a
+// Collective); with `--frames DIR` its frames are written to DIR and the program exits.
+#include "collectivecontroller.h"
 #include "consoledialogs.h"
 #include "document/scenariodocument.h"
 #include "export/exporters.h"
@@ -19,11 +22,13 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 namespace {
 
@@ -83,7 +88,33 @@ int main(int argc, char *argv[])
                        "the dialog is rendered)."),
         QStringLiteral("FORMAT"));
     parser.addOption(exportDialog);
+    const QCommandLineOption watch(QStringLiteral("watch"),
+        QStringLiteral("Watch a collective: DIM:RANK[:OP] (tp, pp, dp, ep, cp; OP the op's index, "
+                       "default 0) or DIM:all for every group of the dimension."),
+        QStringLiteral("DIM:RANK"));
+    parser.addOption(watch);
+    const QCommandLineOption frames(QStringLiteral("frames"),
+        QStringLiteral("With --watch: write its frames (PNG sequence and animated PNG) to DIR and "
+                       "exit."),
+        QStringLiteral("DIR"));
+    parser.addOption(frames);
     parser.process(app);
+    std::optional<railyard::WatchTarget> watchTarget;
+    if (parser.isSet(watch)) {
+        railyard::WatchTarget t;
+        if (!railyard::CollectiveController::parseTarget(parser.value(watch), t)) {
+            std::fprintf(stderr,
+                "railyard: --watch: expected DIM:RANK[:OP] or DIM:all with DIM one of tp, pp, dp, "
+                "ep, cp, got '%s'\n",
+                qPrintable(parser.value(watch)));
+            return 2;
+        }
+        watchTarget = t;
+    }
+    if (parser.isSet(frames) && !watchTarget) {
+        std::fprintf(stderr, "railyard: --frames needs --watch\n");
+        return 2;
+    }
     railyard::ExportFormat exportFormat {};
     if (parser.isSet(exportDialog)
         && !railyard::parseExportFormat(parser.value(exportDialog).toStdString(), exportFormat)) {
@@ -103,7 +134,8 @@ int main(int argc, char *argv[])
         }
         windowSize = QSize(w, h);
     }
-    const bool shoot = parser.isSet(screenshot);
+    // --frames runs like --screenshot: no autosave, no restore question, messages to stderr.
+    const bool shoot = parser.isSet(screenshot) || parser.isSet(frames);
 
     railyard::MainWindow window;
     // No window to show a message box in: loader messages go to stderr.
@@ -137,6 +169,26 @@ int main(int argc, char *argv[])
         window.presentation()->setActive(true);
     if (raised) // tabbed docks take raise() once the window is laid out
         QTimer::singleShot(0, &window, [&window, raised] { window.showPanel(raised); });
+    if (watchTarget) {
+        window.document()->waitForEvaluation();
+        if (!window.collectives()->watch(*watchTarget) && (shoot || parser.isSet(frames))) {
+            std::fprintf(stderr, "railyard: --watch: %s\n",
+                qPrintable(window.statusBar()->currentMessage()));
+            return 1;
+        }
+    }
+    if (parser.isSet(frames)) {
+        const QString dir = parser.value(frames);
+        QTimer::singleShot(0, &window, [&window, dir] {
+            settle(window);
+            QString error;
+            const bool ok = window.collectives()->exportFrames(dir, 6, &error);
+            if (!ok)
+                std::fprintf(stderr, "railyard: --frames: %s\n", qPrintable(error));
+            QApplication::exit(ok ? 0 : 1);
+        });
+        return app.exec();
+    }
     if (parser.isSet(exportDialog)) {
         window.actions()->showExportDialog();
         window.actions()->exportDialog()->setFormat(exportFormat);

@@ -3,6 +3,7 @@
 #include "annotationcontroller.h"
 #include "autosaver.h"
 #include "calibrationcontroller.h"
+#include "collectivecontroller.h"
 #include "chartspanel.h"
 #include "documentfiles.h"
 #include "guidecontroller.h"
@@ -90,6 +91,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_actions->addPanelToggle(m_lessons->dock());
     m_calibration = new CalibrationController(this);
     m_actions->addPanelToggle(m_calibration->dockWidget());
+    m_collectives = new CollectiveController(this);
     // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
     // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).
     addToolBar(Qt::TopToolBarArea, m_snapshotStrip);

@@ -13,6 +13,7 @@ namespace railyard {
 
 class AutoSaver;
 class CalibrationController;
+class CollectiveController;
 class ChartsPanel;
 class DocumentFiles;
 class ElidedLabel;
@@ -56,6 +57,8 @@ public:
     StudyController *studies() const { return m_studies; }
     CalibrationController *calibration() const { return m_calibration; }
     AnnotationController *annotations() const { return m_annotations; }
+    /// Watch a collective: the player under the fabric and its overlay.
+    CollectiveController *collectives() const { return m_collectives; }
     RankPalette *rankPalette() const { return m_rankPalette; }
     SnapshotStrip *snapshotStrip() const { return m_snapshotStrip; }
     PresentationMode *presentation() const { return m_presentation; }
@@ -121,6 +124,7 @@ private:
     StudyController *m_studies = nullptr;
     CalibrationController *m_calibration = nullptr;
     AnnotationController *m_annotations = nullptr;
+    CollectiveController *m_collectives = nullptr;
     AutoSaver *m_autoSaver = nullptr;
     SnapshotStrip *m_snapshotStrip = nullptr;
     PresentationMode *m_presentation = nullptr;

@@ -2,6 +2,7 @@
 #include "summarybar.h"
 
 #include "annotationcontroller.h"
+#include "collectivecontroller.h"
 #include "base/scenarioerror.h"
 #include "comparepanel.h"
 #include "cost/costengine.h"
@@ -240,6 +241,8 @@ QMenu *StudyController::slotMenu(int slot)
     else
         m_window->annotations()->extendMenu(menu, { AnnotationAnchor::Kind::Server, server },
             QString::fromStdString(fabric.serverName(server)));
+    if (rank >= 0 && m_window->collectives())
+        m_window->collectives()->extendMenu(menu, rank);
     return menu;
 }
 

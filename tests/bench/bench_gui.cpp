@@ -17,13 +17,25 @@
 //   (a frame: the scene's queued dirty-item pass and the paint it dispatches; `paints` counts
 //   the paint events per step, 1)
 //   BM_Preview131k     one step of a server drag's preview (8 ranks) and its repaint
+//   Watch a collective (View > Watch a Collective), in the main window at 1400x900, fitted; one
+//   frame = the animation's tick (1/60 s of playing at 4 steps/s) and the viewport's repaint
+//   (goal: 30 frames per second, `fps`, so a frame within 33 ms):
+//   BM_WatchDpAllReduce       rank 0's DP all-reduce on samples/seed-128.json (without the
+//                             distributed optimizer: one all-reduce, 6 ring steps)
+//   BM_WatchRing16k           a ring all-reduce over a 16,384-GPU group (2,048 servers x 8,
+//                             dp 16,384, collectives.algorithm ring): 16,384 chunks a step
+#include "collectivecontroller.h"
+#include "collectiveoverlayitem.h"
+#include "collectiveplayer.h"
 #include "document/evaluator.h"
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "fabricview.h"
+#include "mainwindow.h"
 #include "scenario/scenariofile.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QGraphicsScene>
 
 #include <nlohmann/json.hpp>
@@ -340,6 +352,59 @@ void BM_Preview131k(benchmark::State &state)
     QApplication::processEvents();
 }
 
+/// Frames of a watched collective: `scenario` in a main window, `target` playing at 4 steps a
+/// second; each iteration is one tick of 1/60 s and the repaint it causes.
+void watchFrames(benchmark::State &state, const Scenario &scenario, const WatchTarget &target)
+{
+    MainWindow window;
+    window.document()->load(scenario);
+    window.document()->waitForEvaluation();
+    window.resize(1400, 900);
+    window.show();
+    window.fabricView()->fitAll();
+    QApplication::processEvents();
+    CollectiveController *c = window.collectives();
+    if (!c->watch(target)) {
+        state.SkipWithError("nothing to watch");
+        return;
+    }
+    c->player()->speedBox()->setCurrentIndex(3); // 4 steps a second
+    QWidget *viewport = window.fabricView()->viewport();
+    viewport->repaint();
+    for (auto _ : state) {
+        c->advance(1.0 / 60.0);
+        if (c->step() + 1 >= c->watched().steps.stepCount())
+            c->setStep(0);
+        viewport->repaint();
+    }
+    state.counters["chunks"] = c->overlay()->chunkCount();
+    state.counters["links"] = static_cast<double>(c->overlay()->highlightedLinks().size());
+    state.counters["steps"] = c->watched().steps.stepCount();
+    state.counters["fps"]
+        = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_WatchDpAllReduce(benchmark::State &state)
+{
+    // Without the distributed optimizer the gradient sync is one all-reduce (the sample syncs
+    // by reduce-scatter and all-gather).
+    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+    s.training.distributedOptimizer = false;
+    watchFrames(state, s, { Dim::Dp, 0, false, 0 });
+}
+
+void BM_WatchRing16k(benchmark::State &state)
+{
+    Scenario s = scenarioWith(16384);
+    s.degrees.tp = 1;
+    s.degrees.pp = 1;
+    s.degrees.dp = 16384;
+    s.training.globalBatch = 16384;
+    s.training.distributedOptimizer = false;
+    s.collectives.algorithm = CollectiveAlgorithm::Ring;
+    watchFrames(state, s, { Dim::Dp, 0, false, 0 });
+}
+
 } // namespace
 
 BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
@@ -352,6 +417,8 @@ BENCHMARK(BM_Zoom131k)->DenseRange(0, 16, 4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ZoomAcross131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FirstDetail131k)->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Preview131k)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WatchDpAllReduce)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_WatchRing16k)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 int main(int argc, char **argv)
 {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 
 namespace {
@@ -56,6 +57,7 @@ private Q_SLOTS:
     void badOptionsFail_data();
     void badOptionsFail();
     void scenarioOptionChoosesTheAlgorithm();
+    void stepsListTheAlgorithmsSteps();
 };
 
 void TestCliCollective::ranksGrammar_data()
@@ -275,6 +277,40 @@ void TestCliCollective::scenarioOptionChoosesTheAlgorithm()
     QCOMPARE(r.exitCode, 1);
     QVERIFY(r.out.isEmpty());
     QVERIFY2(r.err.contains("collectives.algorithm: unknown value 'rings'"), r.err.constData());
+}
+
+void TestCliCollective::stepsListTheAlgorithmsSteps()
+{
+    // Rank 0's DP group on the seed (GPU 0 of node000-node003, rail 0) with a ring of 1 GB:
+    // 2 x 3 steps of S/4 = 250 MB on each ring hop's links, 2(4-1)/4 S = 1.5 GB on every link
+    // in all (16 links: GPU -> NIC, NIC -> leaf and back, on four servers).
+    const CliRun r = collective(QStringLiteral("dp:p=0,t=0"), QStringLiteral("1G"),
+        { QStringLiteral("--algo"), QStringLiteral("ring"), QStringLiteral("--steps"),
+            QStringLiteral("--json") });
+    QCOMPARE(r.exitCode, 0);
+    const nlohmann::json steps = json(r)["steps"];
+    QCOMPARE(steps["algorithm"].get<std::string>(), std::string("ring"));
+    QCOMPARE(steps["steps"].get<int>(), 6);
+    QCOMPARE(steps["phases"].size(), std::size_t(2));
+    QCOMPARE(steps["phases"][0]["name"].get<std::string>(), std::string("reduce-scatter"));
+    QCOMPARE(steps["phases"][0]["count"].get<int>(), 3);
+    QCOMPARE(steps["phases"][1]["first_step"].get<int>(), 4);
+    for (const auto &phase : steps["phases"])
+        for (const auto &link : phase["links"])
+            QCOMPARE(link["bytes"].get<double>(), 2.5e8);
+    QCOMPARE(steps["link_totals"].size(), std::size_t(16));
+    for (const auto &link : steps["link_totals"])
+        QVERIFY(std::abs(link["bytes"].get<double>() - 1.5e9) < 1.0);
+    // The text lists the runs of steps and the busiest links' sums.
+    const CliRun text = collective(
+        QStringLiteral("dp:p=0,t=0"), QStringLiteral("1G"), { QStringLiteral("--steps") });
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("steps of all-reduce ring over 4 ranks: 6 steps, 1 channel"),
+        text.out.constData());
+    QVERIFY(text.out.contains("node000/nic0 -> leaf-su0-rail0"));
+    // Without --steps the report has no step table.
+    QVERIFY(
+        !collective(QStringLiteral("dp:p=0,t=0"), QStringLiteral("1G")).out.contains("steps of"));
 }
 
 QTEST_GUILESS_MAIN(TestCliCollective)

@@ -118,7 +118,7 @@ void ChartLinkUtilisation::setReport(const CostReport &r)
     m_x->setRange(0.0, 100.0 * hi);
     m_x->setTickCount(6);
     m_y->setRange(kFloor, top);
-    chart()->setTitle(tr("Link utilisation — %1 directed links, max %2")
+    chartstyle::retitle(this, tr("Link utilisation — %1 directed links, max %2")
                           .arg(r.linkStats.count)
                           .arg(chartformat::percent(r.linkStats.max, 2)));
 }

@@ -20,6 +20,8 @@ constexpr double kRow2 = 23.0;
 constexpr double kRowHeight = 15.0;
 constexpr double kRow3 = 42.0;
 constexpr double kCaptionHeight = 19.0;
+/// Presentation mode's key is narrower: no gestures' hint, no bottleneck name (see setStage()).
+constexpr double kStageWidth = 480.0;
 
 QString legendPercent(double u)
 {
@@ -92,9 +94,19 @@ void LegendItem::setCaption(const QString &caption)
     update();
 }
 
+void LegendItem::setStage(bool on)
+{
+    if (on == m_stage)
+        return;
+    prepareGeometryChange();
+    m_stage = on;
+    update();
+}
+
 QRectF LegendItem::boundingRect() const
 {
-    return QRectF(0, 0, kWidth, kHeight + (m_caption.isEmpty() ? 0.0 : kCaptionHeight));
+    return QRectF(0, 0, m_stage ? kStageWidth : kWidth,
+                  kHeight + (m_caption.isEmpty() ? 0.0 : kCaptionHeight));
 }
 
 void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
@@ -145,6 +157,9 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->drawLine(QPointF(x + 4, kRow1 + 7.5), QPointF(x + 18, kRow1 + 7.5));
     painter->setPen(ink);
     const QFontMetricsF fm(font);
+    if (m_stage)
+        text(painter, x + 24, kRow1, overlay ? QStringLiteral("hottest") : QStringLiteral("bottleneck"));
+    else
     painter->drawText(QRectF(x + 24, kRow1, kWidth - x - 30, kRowHeight),
                       Qt::AlignLeft | Qt::AlignVCenter,
                       fm.elidedText((overlay ? QStringLiteral("hottest %1 %2")
@@ -162,7 +177,7 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
         painter->setBrush(ColorScale::coordinateColour(v, m_values));
         painter->drawRoundedRect(sw, 2, 2);
         QFont small = font;
-        small.setPixelSize(8);
+        small.setPixelSize(static_cast<int>(smallestPixels()));
         painter->setFont(small);
         painter->setPen(ink);
         painter->drawText(sw, Qt::AlignCenter, QString::number(v));
@@ -187,7 +202,7 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->setPen(grey);
     font.setPixelSize(9);
     painter->setFont(font);
-    const QString hint = QStringLiteral("drag a chip or a server bar to move ranks · "
+    const QString hint = m_stage ? QString() : QStringLiteral("drag a chip or a server bar to move ranks · "
                                         "Shift+drag selects");
     painter->drawText(QRectF(x + 6, kRow2, kWidth - x - 12, kRowHeight),
                       Qt::AlignLeft | Qt::AlignVCenter,
@@ -204,8 +219,9 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     font.setPixelSize(10);
     painter->setFont(font);
     painter->setPen(ink);
-    painter->drawText(QRectF(38, kRow3, kWidth - 46, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                      QFontMetricsF(font).elidedText(m_caption, Qt::ElideRight, kWidth - 46));
+    const double width = boundingRect().width();
+    painter->drawText(QRectF(38, kRow3, width - 46, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                      QFontMetricsF(font).elidedText(m_caption, Qt::ElideRight, width - 46));
 }
 
 } // namespace railyard

@@ -157,15 +157,36 @@ void SummaryBar::showBottleneck()
         : QStringLiteral(" <span style='font-weight:normal'>(%1)</span>").arg(m_bottleneckDetail.toHtmlEscaped());
     QFont bold = font();
     bold.setBold(true);
-    int room = m_bottleneck->width() - htmlWidth(font(), item(QString(), detail)) - 6;
-    if (room < 60) {
-        // A narrow column (large fonts): the name alone; the tooltip keeps the detail.
-        detail.clear();
-        room = m_bottleneck->width() - 6;
+    const QFontMetrics fm(bold);
+    const int nameWidth = fm.horizontalAdvance(m_bottleneckName);
+    const int room = m_bottleneck->width() - 6;
+    QString value;
+    if (nameWidth + htmlWidth(font(), item(QString(), detail)) <= room) {
+        value = m_bottleneckName.toHtmlEscaped() + detail;
+    } else if (nameWidth <= room) {
+        value = m_bottleneckName.toHtmlEscaped(); // the tooltip keeps the detail
+    } else {
+        // Broken after the arrow of "a -> b" (a link's name), both halves whole; a name
+        // without one on one line. The column grows to the longer line when it must: other
+        // columns have fixed widths and the bar's stretch gives way first.
+        const qsizetype arrow = m_bottleneckName.indexOf(QStringLiteral(" -> "));
+        const QString first = arrow < 0 ? m_bottleneckName : m_bottleneckName.left(arrow + 3);
+        const QString second = arrow < 0 ? QString() : m_bottleneckName.mid(arrow + 4);
+        const int widest = std::max(fm.horizontalAdvance(first), fm.horizontalAdvance(second));
+        if (widest > room) {
+            m_bottleneck->setMaximumWidth(std::max(m_bottleneck->maximumWidth(), widest + 8));
+            m_bottleneck->setMinimumWidth(widest + 8);
+        }
+        value = second.isEmpty() ? first.toHtmlEscaped()
+                                 : first.toHtmlEscaped() + QStringLiteral("<br>") + second.toHtmlEscaped();
     }
-    const QString name = QFontMetrics(bold).elidedText(m_bottleneckName, Qt::ElideMiddle, std::max(room, 40));
-    m_bottleneck->setText(
-        item(m_kv ? tr("Hottest KV link") : tr("Bottleneck link"), name.toHtmlEscaped() + detail));
+    const QString text = item(m_kv ? tr("Hottest KV link") : tr("Bottleneck link"), value);
+    if (text == m_bottleneck->text())
+        return;
+    const bool linesChanged = text.count(QStringLiteral("<br>")) != m_bottleneck->text().count(QStringLiteral("<br>"));
+    m_bottleneck->setText(text);
+    if (linesChanged)
+        fitHeight(); // two lines of name or one: the bar's height follows
 }
 
 void SummaryBar::setKvFigures(const KvFigures &figures)

@@ -43,6 +43,8 @@ public:
     void setKvFigures(const KvFigures &figures);
     void clearKvFigures();
     bool showsKvFigures() const { return m_kv.has_value(); }
+    /// The bottleneck (or hottest KV) link's name the bar shows, in full.
+    QString bottleneckName() const { return m_bottleneckName; }
 
     /// Shown while the scenario has a calibration (its tooltip lists the calibrated tiers).
     QLabel *calibratedBadge() const { return m_calibrated; }
@@ -54,7 +56,10 @@ protected:
 
 private:
     void refresh();
-    void showBottleneck(); ///< the name elided to the column's width
+    /// The name whole, never elided: on one line with its detail when the column has room,
+    /// else without the detail (the tooltip keeps it), else broken after its "->" over two
+    /// lines, the column widened to the longer half if need be.
+    void showBottleneck();
     void fitColumns();     ///< each column's width from the widest value it shows, in this font
     void fitHeight();      ///< the two-line height, in this font
     QLabel *addItem(const QString &objectName);

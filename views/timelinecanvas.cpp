@@ -49,7 +49,7 @@ void TimelineCanvas::setTimeline(const PipelineTimeline &timeline, int stages, i
 
 TimelinePainter::Layout TimelineCanvas::layout() const
 {
-    return m_painter.layoutFor(rect(), m_start, m_span);
+    return m_painter.layoutFor(rect(), m_start, m_span, font());
 }
 
 void TimelineCanvas::setViewStart(double seconds)

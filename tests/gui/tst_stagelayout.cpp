@@ -1,0 +1,228 @@
+// The text over the fabric as a room sees it, through the real window on a real screen size:
+// 1280x720 (gui_tst_stagelayout), 1920x1080 (gui_tst_stagelayout_1920x1080) and 1920x1080 at
+// QT_SCALE_FACTOR=2 (gui_tst_stagelayout_scale2: the scale is set in the environment before the
+// QApplication, as Qt reads it there, like tst_layout), in the window and in presentation mode
+// (each room size), on the whiteboard sample. No two pieces of text over the fabric (notes,
+// arrow labels, the legend, the names of servers and switches) intersect; in presentation mode
+// every one is at least the stage's type size (18 px at 1280x720) and every server and switch
+// is named; the whole fabric is in view and fills the screen's width or height; the summary
+// bar shows the bottleneck link's name whole, never elided.
+#include "annotationlayer.h"
+#include "document/scenariodocument.h"
+#include "fabricitem.h"
+#include "fabricview.h"
+#include "mainwindow.h"
+#include "presentationmode.h"
+#include "scripteddialogs.h"
+#include "stagelabelsitem.h"
+#include "summarybar.h"
+#include "windowlayout.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QScreen>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTextDocument>
+
+#include <cstdio>
+#include <memory>
+#include <unistd.h>
+
+using namespace railyard;
+
+namespace {
+
+void settle(MainWindow &w)
+{
+    w.document()->waitForEvaluation();
+    for (int i = 0; i < 6; ++i) {
+        QCoreApplication::processEvents();
+        QTest::qWait(20);
+    }
+}
+
+/// Pairs of text boxes that intersect (by more than a hairline), described.
+QStringList overlaps(const QList<FabricView::TextBox> &boxes)
+{
+    QStringList out;
+    for (qsizetype i = 0; i < boxes.size(); ++i)
+        for (qsizetype j = i + 1; j < boxes.size(); ++j) {
+            const QRectF both = boxes[i].rect.intersected(boxes[j].rect);
+            if (both.width() > 0.5 && both.height() > 0.5)
+                out << QStringLiteral("%1 [%2,%3 %4x%5] and %6 [%7,%8 %9x%10] overlap")
+                           .arg(boxes[i].what)
+                           .arg(boxes[i].rect.x())
+                           .arg(boxes[i].rect.y())
+                           .arg(boxes[i].rect.width())
+                           .arg(boxes[i].rect.height())
+                           .arg(boxes[j].what)
+                           .arg(boxes[j].rect.x())
+                           .arg(boxes[j].rect.y())
+                           .arg(boxes[j].rect.width())
+                           .arg(boxes[j].rect.height());
+        }
+    return out;
+}
+
+/// The bottleneck label's words as shown (rich text to plain, line breaks dropped).
+QString shownBottleneck(const SummaryBar *bar)
+{
+    QTextDocument doc;
+    doc.setHtml(bar->bottleneckLabel()->text());
+    return doc.toPlainText().remove(QLatin1Char('\n')).remove(QChar::LineSeparator);
+}
+
+} // namespace
+
+class TestStageLayout : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void textDoesNotOverlap_data();
+    void textDoesNotOverlap();
+};
+
+void TestStageLayout::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("RailyardTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_stagelayout"));
+    QSettings().clear();
+    const QScreen *screen = QGuiApplication::primaryScreen();
+    qInfo("screen %dx%d logical at device pixel ratio %.1f", screen->geometry().width(),
+          screen->geometry().height(), screen->devicePixelRatio());
+}
+
+void TestStageLayout::textDoesNotOverlap_data()
+{
+    QTest::addColumn<bool>("presenting");
+    QTest::addColumn<int>("room");
+    QTest::newRow("window") << false << 0;
+    QTest::newRow("presentation, small room") << true << int(PresentationMode::Room::Small);
+    QTest::newRow("presentation, medium room") << true << int(PresentationMode::Room::Medium);
+    QTest::newRow("presentation, large hall") << true << int(PresentationMode::Room::LargeHall);
+}
+
+void TestStageLayout::textDoesNotOverlap()
+{
+    QFETCH(bool, presenting);
+    QFETCH(int, room);
+    QSettings().clear();
+    MainWindow w;
+    w.setDialogs(std::make_unique<ScriptedDialogs>());
+    w.readSettings(); // the first launch's layout for this screen
+    QVERIFY(w.openFile(QStringLiteral(RAILYARD_SOURCE_DIR "/samples/seed-128-whiteboard.json")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    settle(w);
+    PresentationMode *stage = w.presentation();
+    if (presenting) {
+        stage->setRoom(static_cast<PresentationMode::Room>(room));
+        stage->setActive(true);
+        settle(w);
+    }
+    FabricView *view = w.fabricView();
+    const QList<FabricView::TextBox> boxes = view->textBoxes();
+    QStringList kinds;
+    for (const FabricView::TextBox &b : boxes)
+        kinds << b.what;
+    qInfo("%s: %d text boxes at zoom %.3f in a %dx%d view", presenting ? "presentation" : "window",
+          int(boxes.size()), view->zoom(), view->viewport()->width(), view->viewport()->height());
+    // The sample's two notes and its arrow's label are on screen, and the legend.
+    QVERIFY2(kinds.contains(QStringLiteral("legend")), qPrintable(kinds.join(QStringLiteral(", "))));
+    QCOMPARE(kinds.filter(QStringLiteral("note ")).size(), 2);
+    QCOMPARE(kinds.filter(QStringLiteral("arrow ")).size(), 1);
+
+    const QStringList crossing = overlaps(boxes);
+    QVERIFY2(crossing.isEmpty(), qPrintable(crossing.join(QLatin1Char('\n'))));
+
+    if (presenting) {
+        // The stage's type size follows the screen and the room; nothing is drawn smaller.
+        const double px = stage->stagePixels(w.height());
+        const QSize screen = w.screen()->geometry().size();
+        if (screen == QSize(1280, 720))
+            QVERIFY2(px >= 18.0, qPrintable(QString::number(px)));
+        QStringList small;
+        for (const FabricView::TextBox &b : boxes)
+            if (b.pixels < px - 0.5)
+                small << QStringLiteral("%1: %2 px (stage %3 px)").arg(b.what).arg(b.pixels).arg(px);
+        QVERIFY2(small.isEmpty(), qPrintable(small.join(QLatin1Char('\n'))));
+        // Every server and switch of the seed is named (16 servers, 8 leaves, 2 spines).
+        QCOMPARE(kinds.filter(QStringLiteral("name ")).size(), 26);
+        // The whole fabric, as large as the screen allows: in view, and filling its width or
+        // its height (less the legend's band).
+        const QRectF fabric = view->viewportTransform().mapRect(
+            view->rootItem()->mapRectToScene(view->rootItem()->boundingRect()));
+        const QRectF shown(view->viewport()->rect());
+        QVERIFY2(shown.adjusted(-1, -1, 1, 1).contains(fabric),
+                 qPrintable(QStringLiteral("fabric %1,%2 %3x%4 in a %5x%6 view")
+                                .arg(fabric.x())
+                                .arg(fabric.y())
+                                .arg(fabric.width())
+                                .arg(fabric.height())
+                                .arg(shown.width())
+                                .arg(shown.height())));
+        QVERIFY2(fabric.width() >= 0.9 * shown.width() || fabric.height() >= 0.75 * shown.height(),
+                 qPrintable(QStringLiteral("fabric %1x%2 in a %3x%4 view")
+                                .arg(fabric.width())
+                                .arg(fabric.height())
+                                .arg(shown.width())
+                                .arg(shown.height())));
+    }
+
+    // The bottleneck link's name in full in the summary bar.
+    const SummaryBar *bar = w.findChild<SummaryBar *>(QStringLiteral("summaryBar"));
+    QVERIFY(bar);
+    const QString name = bar->bottleneckName();
+    QVERIFY(name.size() > 10);
+    QVERIFY2(shownBottleneck(bar).contains(name),
+             qPrintable(QStringLiteral("shows \"%1\" for \"%2\"").arg(shownBottleneck(bar), name)));
+    QVERIFY(!shownBottleneck(bar).contains(QChar(0x2026))); // no "…"
+    if (presenting)
+        stage->setActive(false);
+}
+
+int main(int argc, char *argv[])
+{
+    // The screen comes from the environment, as in tst_layout: "WxH@scale" (native pixels,
+    // QT_SCALE_FACTOR), written as the offscreen platform's screen before the application.
+    QByteArray spec = qgetenv("RAILYARD_LAYOUT_SCREEN");
+    if (spec.isEmpty())
+        spec = "1280x720@1";
+    int width = 1280, height = 720;
+    double scale = 1.0;
+    if (std::sscanf(spec.constData(), "%dx%d@%lf", &width, &height, &scale) < 2) {
+        std::fprintf(stderr, "RAILYARD_LAYOUT_SCREEN: expected WxH@scale, got %s\n", spec.constData());
+        return 2;
+    }
+    const QString config = QDir::temp().filePath(QStringLiteral("railyard-stage-screen-%1.json").arg(::getpid()));
+    {
+        QFile f(config);
+        if (!f.open(QIODevice::WriteOnly))
+            return 2;
+        f.write(QStringLiteral("{\"windowFrameMargins\": false, \"screens\": [{\"name\": \"test\", \"x\": 0, \"y\": 0, "
+                               "\"width\": %1, \"height\": %2, \"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}")
+                    .arg(width)
+                    .arg(height)
+                    .toUtf8());
+    }
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toUtf8());
+    if (scale != 1.0)
+        qputenv("QT_SCALE_FACTOR", QByteArray::number(scale));
+    int result = 0;
+    {
+        QApplication app(argc, argv);
+        TestStageLayout test;
+        result = QTest::qExec(&test, argc, argv);
+    }
+    QFile::remove(config);
+    return result;
+}
+
+#include "tst_stagelayout.moc"

@@ -26,6 +26,12 @@ constexpr double kPadding = 6.0;
 /// Between a pin and its card: far enough that the leader line shows (screen pixels).
 constexpr double kLeaderGap = 18.0;
 const QColor kArrowColour(0x1c, 0x4e, 0xd8);
+/// A note over chips hides ranks, over text hides words: chips count for a third as much, so
+/// an empty place wins, then one over chips, and text over text never beats either.
+constexpr double kPartsWeight = 0.3;
+/// A place kept for a server's name counts more than chips (the name is text), less than text
+/// placed (it can give way).
+constexpr double kNamesWeight = 0.65;
 
 QFont cardFont(double px)
 {
@@ -160,11 +166,14 @@ void AnnotationLayer::setTextPixels(double px)
 }
 
 void AnnotationLayer::layoutForView(const QTransform &toView, const QRectF &frame,
-                                    const QList<QRectF> &obstacles)
+                                    const QList<QRectF> &obstacles, const QList<QRectF> &parts,
+                                    const QList<QRectF> &names)
 {
+    m_names = names;
     m_toView = toView;
     m_frame = frame;
     m_obstacles = obstacles;
+    m_parts = parts;
     applyLayout();
 }
 
@@ -173,17 +182,22 @@ void AnnotationLayer::applyLayout()
     m_arrowLabels.clear();
     bool invertible = false;
     const QTransform toScene = m_toView.inverted(&invertible);
-    if (!invertible || m_frame.isEmpty()) {
+    m_laidOut = invertible && !m_frame.isEmpty();
+    if (!m_laidOut) {
         update();
         return;
     }
     NoteLayout layout(m_frame);
     for (const QRectF &r : std::as_const(m_obstacles))
         layout.addObstacle(r);
+    for (const QRectF &r : std::as_const(m_parts))
+        layout.addObstacle(r, kPartsWeight);
+    for (const QRectF &r : std::as_const(m_names))
+        layout.addObstacle(r, kNamesWeight);
     // The pins themselves stay uncovered (a note over another note's pin hides what it is about).
     for (const AnnotationNoteItem *note : std::as_const(m_notes)) {
         const QPointF p = m_toView.map(note->pin());
-        layout.addObstacle(QRectF(p - QPointF(4, 4), QSizeF(8, 8)));
+        layout.addObstacle(QRectF(p - QPointF(4, 4), QSizeF(8, 8)), kNamesWeight);
     }
     // Arrow labels first: they belong at their arrow, a note can go further with its line.
     const std::vector<Annotation> &all = m_document->scenario().annotations;
@@ -203,20 +217,50 @@ void AnnotationLayer::applyLayout()
         const double side = size.height() / 2.0 + std::abs(normal.x()) * size.width() / 2.0 + 4.0;
         NoteLayout::Box box{size, {}};
         for (const double t : {0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8}) {
-            for (const double offset : {0.0, side, -side}) {
+            for (const double offset : {0.0, side, -side, 2 * side, -2 * side}) {
                 const QPointF c = line.pointAt(t) + normal * offset;
                 box.candidates << c - QPointF(size.width() / 2.0, size.height() / 2.0);
             }
         }
-        const QRectF placed = layout.place(box);
+        // No place but over other text (a small window): the arrow goes without its label
+        // in this view (zooming in brings it back).
+        const QRectF placed = layout.best(box);
+        if (layout.hardCost(placed) > 0.0)
+            continue;
+        layout.take(placed);
         m_arrowLabels.insert(i, toScene.mapRect(placed));
     }
+    int number = 0;
     for (AnnotationNoteItem *note : std::as_const(m_notes)) {
         const QPointF pin = m_toView.map(note->pin());
-        const QSizeF size = note->card().size();
-        NoteLayout::Box box{size, {m_toView.map(note->filePos())}};
-        box.candidates << NoteLayout::around(QRectF(pin, QSizeF(0, 0)), size, kLeaderGap);
-        const QRectF placed = layout.place(box);
+        const auto boxOf = [&](AnnotationNoteItem::Shape shape) {
+            const QSizeF size = note->cardFor(shape).size();
+            NoteLayout::Box box{size, {m_toView.map(note->filePos())}};
+            box.candidates << NoteLayout::around(QRectF(pin, QSizeF(0, 0)), size, kLeaderGap)
+                           << NoteLayout::grid(m_frame, size, pin);
+            return box;
+        };
+        // The card as it is; where it only finds a place over something, the narrow one too;
+        // where even that covers text, the badge.
+        using Shape = AnnotationNoteItem::Shape;
+        double cost = 0.0;
+        QRectF placed = layout.best(boxOf(Shape::Wide), &cost);
+        Shape shape = Shape::Wide;
+        if (cost > 0.0) {
+            double narrowCost = 0.0;
+            const QRectF other = layout.best(boxOf(Shape::Narrow), &narrowCost);
+            if (narrowCost < cost) {
+                placed = other;
+                shape = Shape::Narrow;
+            }
+        }
+        if (layout.hardCost(placed) > 0.0) {
+            placed = layout.best(boxOf(Shape::Badge));
+            shape = Shape::Badge;
+        }
+        note->setNumber(++number);
+        note->setShape(shape);
+        layout.take(placed);
         // Scene position of the card's top-left (the card ignores the view's scale).
         note->setPos(toScene.map(placed.topLeft()));
     }
@@ -283,6 +327,9 @@ void AnnotationLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *,
         if (placed != m_arrowLabels.constEnd()) {
             painter->translate(placed->topLeft());
             plate.moveTopLeft(QPointF(0, 0));
+        } else if (m_laidOut) {
+            painter->restore();
+            continue; // no room for it in this view
         } else {
             painter->translate((*tail + *head) / 2.0);
         }
@@ -355,13 +402,39 @@ AnnotationNoteItem::AnnotationNoteItem(AnnotationLayer *layer, int index, const 
              | ItemSendsGeometryChanges);
     setCursor(Qt::OpenHandCursor);
     setToolTip(QObject::tr("Note: drag to move, double-click to edit, right-click for more"));
-    // Everything in proportion to the type: the same words a line at any size.
-    const double k = m_textPx / kBasePixels;
-    const QFontMetricsF fm(cardFont(m_textPx));
-    const QRectF text = fm.boundingRect(QRectF(0, 0, (kCardWidth - 2 * kPadding) * k, 400 * k),
-                                        Qt::TextWordWrap, m_text.isEmpty() ? QStringLiteral(" ") : m_text);
-    m_card = QRectF(0, 0, kCardWidth * k, std::min(text.height(), 160.0 * k) + 2 * kPadding * k);
+    setShape(Shape::Wide);
     setPos(m_filePos);
+}
+
+QRectF AnnotationNoteItem::cardFor(Shape shape) const
+{
+    if (shape == Shape::Badge) {
+        const double side = std::round(m_textPx * 1.8);
+        return QRectF(0, 0, side, side);
+    }
+    const bool narrow = shape == Shape::Narrow;
+    // Everything in proportion to the type: the same words a line at any size; the narrow
+    // card (a crowded stage) two thirds as wide and as tall as its words then need.
+    const double k = m_textPx / kBasePixels;
+    const double width = (narrow ? kCardWidth * 2.0 / 3.0 : kCardWidth) * k;
+    const QFontMetricsF fm(cardFont(m_textPx));
+    const QRectF text = fm.boundingRect(QRectF(0, 0, width - 2 * kPadding * k, 800 * k),
+                                        Qt::TextWordWrap, m_text.isEmpty() ? QStringLiteral(" ") : m_text);
+    return QRectF(0, 0, width, std::min(text.height(), (narrow ? 240.0 : 160.0) * k) + 2 * kPadding * k);
+}
+
+void AnnotationNoteItem::setShape(Shape shape)
+{
+    const QRectF card = cardFor(shape);
+    setToolTip(shape == Shape::Badge
+                   ? m_text + QObject::tr("\n(no room for the card here: zoom in, or double-click to edit)")
+                   : QObject::tr("Note: drag to move, double-click to edit, right-click for more"));
+    if (card == m_card && shape == m_shape)
+        return;
+    prepareGeometryChange();
+    m_card = card;
+    m_shape = shape;
+    update();
 }
 
 QColor AnnotationNoteItem::paper() const
@@ -391,6 +464,13 @@ void AnnotationNoteItem::paint(QPainter *painter, const QStyleOptionGraphicsItem
                          isSelected() ? 2.0 : 1.0));
     painter->drawRoundedRect(m_card, 3, 3);
     painter->setPen(QColor(0x21, 0x25, 0x29));
+    if (m_shape == Shape::Badge) {
+        QFont bold = cardFont(m_textPx);
+        bold.setBold(true);
+        painter->setFont(bold);
+        painter->drawText(m_card, Qt::AlignCenter, QString::number(m_number));
+        return;
+    }
     painter->setFont(cardFont(m_textPx));
     const double pad = kPadding * m_textPx / kBasePixels;
     painter->drawText(m_card.adjusted(pad, pad, -pad, -pad),

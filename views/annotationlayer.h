@@ -69,7 +69,12 @@ public:
     /// Lays the notes and arrow labels out for a view: `toView` maps scene to view pixels,
     /// `frame` is the view's rectangle and `obstacles` the view-pixel rectangles of the text
     /// they must not cover. Kept and re-applied after every rebuild.
-    void layoutForView(const QTransform &toView, const QRectF &frame, const QList<QRectF> &obstacles);
+    /// `parts` (view pixels too) are the picture's parts the notes should rather not cover
+    /// (servers, switches): a free place beats one over them.
+    /// `names` are places the stage keeps for names (a note takes one only when nothing freer
+    /// is left, the name then gives way).
+    void layoutForView(const QTransform &toView, const QRectF &frame, const QList<QRectF> &obstacles,
+                       const QList<QRectF> &parts = {}, const QList<QRectF> &names = {});
     /// The arrow labels' rectangles in scene coordinates (after layoutForView()), by annotation.
     QHash<int, QRectF> arrowLabelRects() const { return m_arrowLabels; }
     /// Whether the annotation shows with the mapping shown (its snapshot's own, or everyone's).
@@ -93,7 +98,10 @@ private:
     QTransform m_toView;
     QRectF m_frame;
     QList<QRectF> m_obstacles;
+    QList<QRectF> m_parts;
+    QList<QRectF> m_names;
     QHash<int, QRectF> m_arrowLabels; ///< scene rectangles of the arrows' labels
+    bool m_laidOut = false; ///< an arrow without a rectangle then has no room: no label
 };
 
 /** One sticky note's card: movable and selectable, painted at screen size. */
@@ -113,6 +121,15 @@ public:
     /// The card in its own (screen) pixels, from (0, 0).
     QRectF card() const { return m_card; }
     double textPixels() const { return m_textPx; }
+    /// The card's shapes: at its usual width, narrower (a crowded stage; the text wraps to
+    /// fit), or folded to a numbered badge when no place is free even for the narrow card (a
+    /// small window): the badge's tooltip and a double-click give the text.
+    enum class Shape { Wide, Narrow, Badge };
+    QRectF cardFor(Shape shape) const;
+    void setShape(Shape shape);
+    Shape cardShape() const { return m_shape; }
+    /// The badge's number (its place among the notes shown, from 1).
+    void setNumber(int number) { m_number = number; }
     QColor paper() const;
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
@@ -133,6 +150,8 @@ private:
     QRectF m_card;
     QPointF m_filePos;
     double m_textPx;
+    Shape m_shape = Shape::Wide;
+    int m_number = 1;
     QPointF m_pressPos;
 };
 

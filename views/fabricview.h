@@ -218,6 +218,11 @@ private:
     void updateStage();
     /// The view-pixel rectangles of the text the fabric's items draw themselves.
     QList<TextBox> sceneTextBoxes() const;
+    /// The servers and switches in view (view pixels), which the notes rather not cover;
+    /// empty in the overview or with more than a few hundred servers in view.
+    QList<QRectF> partRects(const QTransform &toView, const QRectF &frame) const;
+    /// The legend's scale on the stage: the room's type size, within the view's width.
+    double legendStageScale() const;
     /// Space held: the next left drag pans. True when the event was the Space key.
     bool spacePanKey(QKeyEvent *event, bool pressed);
     void hover(const QPoint &viewPos);

@@ -23,6 +23,8 @@ namespace {
 /// The legend's type in a window, from which presentation mode scales it (LegendItem's row
 /// text is 10 px; its stage key draws nothing smaller, LegendItem::smallestPixels()).
 constexpr double kLegendRowPixels = 10.0;
+/// Past this many servers in view the notes stop avoiding them (see partRects()).
+constexpr int kMaxPartRects = 256;
 
 } // namespace
 
@@ -41,7 +43,7 @@ void FabricView::setStage(double textPixels)
             m_stageLabels->clear();
     }
     m_legend->setStage(on);
-    m_legend->setScale(on ? m_stagePx / kLegendRowPixels : 1.0);
+    m_legend->setScale(on ? legendStageScale() : 1.0);
     m_annotations->setTextPixels(on ? m_stagePx : 12.0);
     m_scene->update();
     if (on) {
@@ -109,6 +111,38 @@ QList<FabricView::TextBox> FabricView::sceneTextBoxes() const
     return out;
 }
 
+double FabricView::legendStageScale() const
+{
+    // The room's size, but never wider than the view: in a large hall on a 1280-pixel screen
+    // the key would not fit; it keeps the width it has (its words still above a small room's).
+    const double room = m_stagePx / kLegendRowPixels;
+    const double width = (viewport()->width() - 20.0) / std::max(1.0, m_legend->boundingRect().width());
+    return std::max(0.5, std::min(room, width));
+}
+
+QList<QRectF> FabricView::partRects(const QTransform &toView, const QRectF &frame) const
+{
+    QList<QRectF> out;
+    if (m_root->isOverview())
+        return out;
+    for (int i = 0; i < m_root->fabric().servers(); ++i) {
+        const ServerItem *s = m_root->serverItem(i);
+        if (!s || !s->isVisible())
+            continue;
+        const QRectF r = toView.mapRect(s->sceneBoundingRect());
+        if (frame.intersects(r))
+            out << r;
+        if (out.size() > kMaxPartRects)
+            return {}; // chips too small to matter, and a quadratic layout to spare
+    }
+    for (const SwitchItem *s : m_root->switchItems()) {
+        const QRectF r = toView.mapRect(s->mapRectToScene(s->box()));
+        if (frame.intersects(r))
+            out << r;
+    }
+    return out;
+}
+
 void FabricView::updateStage()
 {
     if (m_inStageUpdate)
@@ -116,17 +150,31 @@ void FabricView::updateStage()
     m_inStageUpdate = true;
     const QTransform toView = viewportTransform();
     const QRectF frame(viewport()->rect());
+    if (m_stagePx > 0.0 && m_legend->scale() != legendStageScale())
+        m_legend->setScale(legendStageScale()); // the view's width changed
     QList<QRectF> obstacles;
     obstacles << QRectF(QPointF(10, 10), m_legend->boundingRect().size() * m_legend->scale());
     if (m_stagePx > 0.0) {
-        m_stageLabels->relayout(toView, frame, m_stagePx, obstacles);
+        // The switches' names, the notes around them, the servers' names where room is left.
+        m_stageLabels->relayout(toView, frame, m_stagePx, obstacles, StageLabelsItem::Parts::Switches);
+        QList<QRectF> notes = obstacles;
         for (const StageLabelsItem::Label &label : m_stageLabels->labels())
-            obstacles << label.view;
-    } else if (!m_document->scenario().annotations.empty()) {
-        for (const TextBox &box : sceneTextBoxes())
-            obstacles << box.rect;
+            notes << label.view;
+        // The servers' names' places count as parts of the picture for the notes: a note
+        // takes one only when no free place is left, and that name then gives way.
+        m_annotations->layoutForView(toView, frame, notes, partRects(toView, frame),
+                                     m_stageLabels->serverNamePlaces(toView, frame, m_stagePx, notes));
+        for (const AnnotationNoteItem *note : m_annotations->notes())
+            obstacles << QRectF(toView.map(note->scenePos()), note->card().size());
+        for (const QRectF &r : m_annotations->arrowLabelRects())
+            obstacles << toView.mapRect(r);
+        m_stageLabels->relayout(toView, frame, m_stagePx, obstacles, StageLabelsItem::Parts::Servers);
+    } else {
+        if (!m_document->scenario().annotations.empty())
+            for (const TextBox &box : sceneTextBoxes())
+                obstacles << box.rect;
+        m_annotations->layoutForView(toView, frame, obstacles, partRects(toView, frame));
     }
-    m_annotations->layoutForView(toView, frame, obstacles);
     m_inStageUpdate = false;
 }
 
@@ -142,7 +190,7 @@ QList<FabricView::TextBox> FabricView::textBoxes() const
     out << sceneTextBoxes();
     if (m_stagePx > 0.0 && m_stageLabels) {
         for (const StageLabelsItem::Label &label : m_stageLabels->labels())
-            out.push_back({QStringLiteral("name ") + label.text, label.view, double(m_stageLabels->font().pixelSize())});
+            out.push_back({QStringLiteral("name ") + label.part, label.view, double(m_stageLabels->font().pixelSize())});
     }
     for (const AnnotationNoteItem *note : m_annotations->notes()) {
         const QRectF r(toView.map(note->scenePos()), note->card().size());

@@ -86,12 +86,8 @@ LaserPointer::LaserPointer(QGraphicsView *view)
     connect(m_timer, &QTimer::timeout, this, &LaserPointer::tick);
 }
 
-LaserPointer::~LaserPointer()
-{
-    if (m_item && m_item->scene())
-        m_item->scene()->removeItem(m_item);
-    delete m_item;
-}
+// The item belongs to the view's scene, which the view deletes before its children (this).
+LaserPointer::~LaserPointer() = default;
 
 void LaserPointer::setEnabled(bool on)
 {

@@ -1,30 +1,58 @@
 #include "notelayout.h"
 
+#include <QLineF>
+
+#include <algorithm>
 #include <limits>
 
 namespace railyard {
 
+namespace {
+constexpr double kOffFrameWeight = 3.0;
+} // namespace
+
 double NoteLayout::cost(const QRectF &rect) const
 {
     double area = 0.0;
-    for (const QRectF &t : m_taken) {
-        const QRectF overlap = rect.intersected(t);
-        if (!overlap.isEmpty())
-            area += overlap.width() * overlap.height();
+    for (qsizetype i = 0; i < m_taken.size(); ++i) {
+        // Touching edges (and rounding's slivers) are no overlap: under half a pixel either way.
+        const QRectF overlap = rect.intersected(m_taken[i]);
+        if (overlap.width() > 0.5 && overlap.height() > 0.5)
+            area += m_weight[i] * overlap.width() * overlap.height();
     }
     if (!m_frame.isEmpty()) {
         const QRectF inside = rect.intersected(m_frame);
         const double in = inside.isEmpty() ? 0.0 : inside.width() * inside.height();
-        // Off-screen text is unreadable: as bad as covered text.
-        area += rect.width() * rect.height() - in;
+        // Off-screen text is not there at all: worse than covered text, which still shows its
+        // plate's edge (three times, so a box rather covers chips than leaves the screen).
+        const double out = rect.width() * rect.height() - in;
+        if (out > 0.5)
+            area += kOffFrameWeight * out;
     }
     return area;
 }
 
+double NoteLayout::hardCost(const QRectF &rect) const
+{
+    NoteLayout hard(m_frame);
+    for (qsizetype i = 0; i < m_taken.size(); ++i)
+        if (m_weight[i] >= 1.0)
+            hard.addObstacle(m_taken[i]);
+    return hard.cost(rect);
+}
+
 QRectF NoteLayout::place(const Box &box, double *placedCost)
 {
-    if (placedCost)
-        *placedCost = 0.0;
+    const QRectF r = best(box, placedCost);
+    if (!r.isEmpty())
+        addObstacle(r);
+    return r;
+}
+
+QRectF NoteLayout::best(const Box &box, double *bestCostOut) const
+{
+    if (bestCostOut)
+        *bestCostOut = 0.0;
     if (box.candidates.isEmpty())
         return QRectF();
     QRectF best;
@@ -39,9 +67,8 @@ QRectF NoteLayout::place(const Box &box, double *placedCost)
                 break;
         }
     }
-    m_taken.push_back(best);
-    if (placedCost)
-        *placedCost = bestCost;
+    if (bestCostOut)
+        *bestCostOut = bestCost;
     return best;
 }
 
@@ -61,6 +88,24 @@ QList<QPointF> NoteLayout::around(const QRectF &anchor, const QSizeF &size, doub
             << QPointF(a.right(), a.top() - h) << QPointF(a.left() - w, a.top() - h)
             << QPointF(a.right(), a.bottom()) << QPointF(a.left() - w, a.bottom());
     }
+    return out;
+}
+
+QList<QPointF> NoteLayout::grid(const QRectF &frame, const QSizeF &size, const QPointF &near)
+{
+    QList<QPointF> out;
+    if (frame.isEmpty() || size.isEmpty())
+        return out;
+    const double dx = std::max(4.0, size.width() / 4.0);
+    const double dy = std::max(4.0, size.height() / 4.0);
+    for (double y = frame.top(); y + size.height() <= frame.bottom(); y += dy)
+        for (double x = frame.left(); x + size.width() <= frame.right(); x += dx)
+            out << QPointF(x, y);
+    const QPointF half(size.width() / 2.0, size.height() / 2.0);
+    // Stable: equal distances keep the grid's order (top to bottom, left to right).
+    std::stable_sort(out.begin(), out.end(), [&](const QPointF &a, const QPointF &b) {
+        return QLineF(a + half, near).length() < QLineF(b + half, near).length();
+    });
     return out;
 }
 

@@ -30,9 +30,11 @@ void StageLabelsItem::clear()
 }
 
 void StageLabelsItem::relayout(const QTransform &toView, const QRectF &frame, double px,
-                               const QList<QRectF> &obstacles)
+                               const QList<QRectF> &obstacles, Parts which)
 {
-    clear();
+    if (which == Parts::Switches)
+        clear();
+    prepareGeometryChange();
     bool invertible = false;
     const QTransform toScene = toView.inverted(&invertible);
     if (!invertible || frame.isEmpty() || px <= 0.0)
@@ -48,14 +50,14 @@ void StageLabelsItem::relayout(const QTransform &toView, const QRectF &frame, do
         QRectF box; ///< view pixels
         bool isSwitch;
     };
-    QList<Part> parts;
+    QList<Part> switches;
     QList<int> vertices = m_root->switchItems().keys();
     std::sort(vertices.begin(), vertices.end());
     for (int v : std::as_const(vertices)) {
         const SwitchItem *s = m_root->switchItem(v);
         const QRectF box = toView.mapRect(s->mapRectToScene(s->box()));
         if (s->isVisible() && frame.intersects(box))
-            parts.push_back({s->label(), box, true});
+            switches.push_back({s->label(), box, true});
     }
     QList<Part> servers;
     for (int i = 0; i < m_root->fabric().servers(); ++i) {
@@ -66,36 +68,89 @@ void StageLabelsItem::relayout(const QTransform &toView, const QRectF &frame, do
         if (frame.intersects(box))
             servers.push_back({s->name(), box, false});
     }
-    if (servers.size() <= kMaxServerLabels)
-        parts << servers;
+    if (servers.size() > kMaxServerLabels)
+        servers.clear();
 
     NoteLayout layout(frame);
     for (const QRectF &r : obstacles)
         layout.addObstacle(r);
-    for (const Part &p : std::as_const(parts))
+    for (const Part &p : std::as_const(switches))
         layout.addObstacle(p.box); // names go beside their part, never over another
-    for (const Part &p : std::as_const(parts)) {
-        const QSizeF size(fm.horizontalAdvance(p.text) + 2 * pad, fm.height() + pad);
+    for (const Part &p : std::as_const(servers))
+        layout.addObstacle(p.box);
+    for (const Label &placed : std::as_const(m_labels))
+        layout.addObstacle(placed.view); // the first pass's
+    const QList<Part> &parts = which == Parts::Switches ? switches : servers;
+    QRectF all;
+    for (const Part &p : std::as_const(servers))
+        all |= p.box;
+    const double middle = all.center().x();
+    const auto boxFor = [&](const Part &p, const QString &text) {
+        const QSizeF size(fm.horizontalAdvance(text) + 2 * pad, fm.height() + pad);
         NoteLayout::Box box{size, {}};
         if (p.isSwitch) {
             // Above or below its box, then staggered one row further (neighbouring leaves'
             // names alternate when they are wider than their boxes).
+            // Beside it when its neighbours are far (spines).
             const double cx = p.box.center().x() - size.width() / 2.0;
-            for (int row = 0; row < 3; ++row)
+            const double cy = p.box.center().y() - size.height() / 2.0;
+            for (int row = 0; row < 3; ++row) {
                 box.candidates << QPointF(cx, p.box.top() - 2.0 - size.height() * (row + 1))
                                << QPointF(cx, p.box.bottom() + 2.0 + size.height() * row);
+                if (row == 0)
+                    box.candidates << QPointF(p.box.left() - 4.0 - size.width(), cy)
+                                   << QPointF(p.box.right() + 4.0, cy);
+            }
         } else {
-            box.candidates = NoteLayout::around(p.box, size, 4.0);
+            // Beside its server, the side away from the fabric's middle first (the outside
+            // of the picture is where the free room is); nowhere further, or the name would
+            // read as its neighbour's.
+            const double cy = p.box.center().y() - size.height() / 2.0;
+            const QPointF left(p.box.left() - 4.0 - size.width(), cy);
+            const QPointF right(p.box.right() + 4.0, cy);
+            if (p.box.center().x() < middle)
+                box.candidates << left << right;
+            else
+                box.candidates << right << left;
         }
+        return box;
+    };
+    QString previousWord;
+    for (const Part &p : parts) {
+        QString text = p.text;
         double cost = 0.0;
-        const QRectF placed = layout.place(box, &cost);
+        QRectF placed = layout.best(boxFor(p, text), &cost);
+        // A row of "rail 0", "rail 1", … too tight for every name: after the first one whole,
+        // the others by their number alone ("rail 0", "1", "2", …), as a row is read.
+        const qsizetype space = text.lastIndexOf(QLatin1Char(' '));
+        const QString word = space > 0 ? text.left(space) : QString();
+        if (cost > 0.0 && !word.isEmpty() && word == previousWord) {
+            text = text.mid(space + 1);
+            placed = layout.best(boxFor(p, text), &cost);
+        }
         if (placed.isEmpty() || cost > 0.0)
             continue; // no free room: left out rather than drawn over a part or a name
-        Label label{p.text, toScene.mapRect(placed), placed};
+        layout.take(placed);
+        previousWord = word;
+        Label label{text, toScene.mapRect(placed), placed, p.text};
         m_bounds |= label.scene;
         m_labels.push_back(label);
     }
     update();
+}
+
+QList<QRectF> StageLabelsItem::serverNamePlaces(const QTransform &toView, const QRectF &frame, double px,
+                                                const QList<QRectF> &obstacles)
+{
+    const QList<Label> before = m_labels;
+    const QRectF bounds = m_bounds;
+    relayout(toView, frame, px, obstacles, Parts::Servers);
+    QList<QRectF> out;
+    for (qsizetype i = before.size(); i < m_labels.size(); ++i)
+        out << m_labels[i].view;
+    m_labels = before;
+    m_bounds = bounds;
+    return out;
 }
 
 void StageLabelsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)

@@ -28,6 +28,7 @@ public:
         QString text;
         QRectF scene;
         QRectF view; ///< the same in the view's pixels
+        QString part; ///< the part's whole name ("rail 3" where the text is "3")
     };
 
     explicit StageLabelsItem(const FabricItem *root);
@@ -37,11 +38,20 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
                QWidget *widget) override;
 
-    /// Places the names of the parts in `frame` (view pixels; `toView` maps scene to view) at
-    /// `px` pixels, off the servers and switches and the `obstacles` (view pixels). A name
-    /// with no free place near its part is left out rather than drawn over something.
+    /// Which names a pass places: the switches' come first (few, and what a fabric is read
+    /// by), then the notes are laid out around them, then the servers' names where room is
+    /// left (a note matters more than a name the room can read off its neighbours).
+    enum class Parts { Switches, Servers };
+    /// Places the names of `parts` in `frame` (view pixels; `toView` maps scene to view) at
+    /// `px` pixels, off the servers and switches, the names placed before and the `obstacles`
+    /// (view pixels). The Switches pass starts afresh. A name with no free place near its part
+    /// is left out rather than drawn over something.
     void relayout(const QTransform &toView, const QRectF &frame, double px,
-                  const QList<QRectF> &obstacles);
+                  const QList<QRectF> &obstacles, Parts parts);
+    /// Where the Servers pass would put the servers' names now, without placing them (the
+    /// notes keep clear of those places when they can).
+    QList<QRectF> serverNamePlaces(const QTransform &toView, const QRectF &frame, double px,
+                                   const QList<QRectF> &obstacles);
     void clear();
     const QList<Label> &labels() const { return m_labels; }
     QFont font() const { return m_font; }

@@ -5,9 +5,12 @@
 #include "document/scenariodocument.h"
 #include "workload/workloadnames.h"
 
+#include <QDockWidget>
 #include <QHBoxLayout>
+#include <QLayout>
 #include <QLabel>
 #include <QResizeEvent>
+#include <QScreen>
 #include <QTextDocument>
 
 #include <algorithm>
@@ -105,6 +108,18 @@ void SummaryBar::fitColumns()
         QStringLiteral("node000/gpu0 -> leaf-su0-rail0 <span style='font-weight:normal'>(super-spine · dp · 100.0 %)</span>")));
     m_bottleneck->setMinimumWidth(m_bottleneckFull / 3);
     m_bottleneck->setMaximumWidth(m_bottleneckFull);
+    // Wider than the screen with every column at its widest value (large type on a narrow
+    // screen): each column as wide as what it shows now instead, moving when a value grows.
+    const int screenWidth = screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX;
+    int total = m_bottleneckFull / 3 + 16;
+    for (QLabel *label : {m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings})
+        total += label->minimumWidth() + layout()->spacing();
+    if (total > screenWidth) {
+        for (QLabel *label : {m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings}) {
+            label->setMinimumWidth(0);
+            label->setMaximumWidth(QWIDGETSIZE_MAX);
+        }
+    }
 }
 
 void SummaryBar::fitHeight()
@@ -114,6 +129,15 @@ void SummaryBar::fitHeight()
     setMinimumHeight(0);
     setMaximumHeight(QWIDGETSIZE_MAX);
     setFixedHeight(minimumSizeHint().height());
+    // Its dock (title-less) must follow now: its size constraints were measured with the old
+    // height, and a name broken over two lines would be cut at the dock's bottom.
+    // A font change (presentation mode) also gives the dock's layout the style's margins.
+    if (auto *dock = qobject_cast<QDockWidget *>(parentWidget())) {
+        if (dock->layout())
+            dock->layout()->setContentsMargins(0, 0, 0, 0);
+        const int title = dock->titleBarWidget() ? dock->titleBarWidget()->height() : 0;
+        dock->setFixedHeight(height() + title);
+    }
 }
 
 bool SummaryBar::eventFilter(QObject *watched, QEvent *event)
@@ -144,6 +168,12 @@ QLabel *SummaryBar::addItem(const QString &objectName)
     return label;
 }
 
+void SummaryBar::showEvent(QShowEvent *event)
+{
+    QFrame::showEvent(event);
+    fitHeight();
+}
+
 void SummaryBar::resizeEvent(QResizeEvent *event)
 {
     QFrame::resizeEvent(event);
@@ -172,21 +202,25 @@ void SummaryBar::showBottleneck()
         const qsizetype arrow = m_bottleneckName.indexOf(QStringLiteral(" -> "));
         const QString first = arrow < 0 ? m_bottleneckName : m_bottleneckName.left(arrow + 3);
         const QString second = arrow < 0 ? QString() : m_bottleneckName.mid(arrow + 4);
-        const int widest = std::max(fm.horizontalAdvance(first), fm.horizontalAdvance(second));
+        // The caption goes before the first half, so the item keeps the bar's two lines.
+        const QString caption = m_kv ? tr("Hottest KV link") : tr("Bottleneck link");
+        const QString head = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b>%2</b>")
+                                 .arg(caption, first.toHtmlEscaped());
+        const int widest = std::max(htmlWidth(font(), head), fm.horizontalAdvance(second));
         if (widest > room) {
             m_bottleneck->setMaximumWidth(std::max(m_bottleneck->maximumWidth(), widest + 8));
             m_bottleneck->setMinimumWidth(widest + 8);
         }
-        value = second.isEmpty() ? first.toHtmlEscaped()
-                                 : first.toHtmlEscaped() + QStringLiteral("<br>") + second.toHtmlEscaped();
+        const QString text = second.isEmpty()
+            ? head
+            : head + QStringLiteral("<br><b>") + second.toHtmlEscaped() + QStringLiteral("</b>");
+        if (text != m_bottleneck->text())
+            m_bottleneck->setText(text);
+        return;
     }
     const QString text = item(m_kv ? tr("Hottest KV link") : tr("Bottleneck link"), value);
-    if (text == m_bottleneck->text())
-        return;
-    const bool linesChanged = text.count(QStringLiteral("<br>")) != m_bottleneck->text().count(QStringLiteral("<br>"));
-    m_bottleneck->setText(text);
-    if (linesChanged)
-        fitHeight(); // two lines of name or one: the bar's height follows
+    if (text != m_bottleneck->text())
+        m_bottleneck->setText(text);
 }
 
 void SummaryBar::setKvFigures(const KvFigures &figures)

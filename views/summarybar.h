@@ -52,13 +52,15 @@ public:
 protected:
     void resizeEvent(QResizeEvent *event) override;
     void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override; ///< in its dock now: the dock takes its height
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void refresh();
     /// The name whole, never elided: on one line with its detail when the column has room,
-    /// else without the detail (the tooltip keeps it), else broken after its "->" over two
-    /// lines, the column widened to the longer half if need be.
+    /// else without the detail (the tooltip keeps it), else broken after its "->" over the
+    /// item's two lines (the caption before the first half), the column widened to the
+    /// longer line if need be.
     void showBottleneck();
     void fitColumns();     ///< each column's width from the widest value it shows, in this font
     void fitHeight();      ///< the two-line height, in this font

@@ -77,6 +77,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption presentation(QStringLiteral("presentation"),
                                           QStringLiteral("Start in presentation mode (F5 leaves it)."));
     parser.addOption(presentation);
+    const QCommandLineOption room(QStringLiteral("room"),
+                                  QStringLiteral("Presentation mode's room size: small, medium or large (kept for the next start)."),
+                                  QStringLiteral("SIZE"));
+    parser.addOption(room);
     const QCommandLineOption exportDialog(QStringLiteral("export-dialog"),
         QStringLiteral("Open Export > Mapping / Launcher Files on FORMAT (with --screenshot, "
                        "the dialog is rendered)."),
@@ -103,6 +107,16 @@ int main(int argc, char *argv[])
         windowSize = QSize(w, h);
     }
     const bool shoot = parser.isSet(screenshot);
+    int roomSize = -1;
+    if (parser.isSet(room)) {
+        const QStringList rooms{QStringLiteral("small"), QStringLiteral("medium"), QStringLiteral("large")};
+        roomSize = static_cast<int>(rooms.indexOf(parser.value(room)));
+        if (roomSize < 0) {
+            std::fprintf(stderr, "railyard: --room: expected small, medium or large, got '%s'\n",
+                         qPrintable(parser.value(room)));
+            return 2;
+        }
+    }
 
     railyard::MainWindow window;
     // No window to show a message box in: loader messages go to stderr.
@@ -132,6 +146,8 @@ int main(int argc, char *argv[])
     if (windowSize.isValid())
         window.resizeForScreen(windowSize);
     window.show();
+    if (roomSize >= 0)
+        window.presentation()->setRoom(static_cast<railyard::PresentationMode::Room>(roomSize));
     if (parser.isSet(presentation))
         window.presentation()->setActive(true);
     if (raised) // tabbed docks take raise() once the window is laid out
@@ -150,10 +166,8 @@ int main(int argc, char *argv[])
             settle(window);
             if (raised)
                 window.showPanel(raised);
-            // As the window opens (presentation mode shows the whole fabric, large).
-            if (window.presentation()->isActive())
-                window.fabricView()->fitAll();
-            else
+            // As the window opens (presentation mode fits the whole fabric itself).
+            if (!window.presentation()->isActive())
                 window.fabricView()->fitDefault();
             settle(window);
             // The export dialog is a window of its own: it is the picture when it is open.

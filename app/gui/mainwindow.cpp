@@ -102,7 +102,9 @@ MainWindow::MainWindow(QWidget *parent)
     setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
     setCorner(Qt::TopRightCorner, Qt::TopDockWidgetArea);
     QDockWidget *summary = addDock(m_summaryBar, tr("Summary"), QStringLiteral("summaryDock"), Qt::TopDockWidgetArea);
-    summary->setTitleBarWidget(new QWidget(summary));
+    auto *noTitle = new QWidget(summary);
+    noTitle->setFixedHeight(0); // no strip above the numbers, whatever the font
+    summary->setTitleBarWidget(noTitle);
     summary->setFeatures(QDockWidget::NoDockWidgetFeatures);
 
     // A first launch: inside the screen, the docks arranged for its size (readSettings()

@@ -12,12 +12,14 @@
 #include <QEvent>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 
+#include <algorithm>
 #include <cmath>
 
 namespace railyard {
@@ -87,6 +89,11 @@ PresentationMode::PresentationMode(MainWindow *window)
     m_next->setEnabled(false);
     connect(m_next, &QAction::triggered, this, [this] { m_window->snapshotStrip()->step(+1); });
     window->addAction(m_next);
+}
+
+double PresentationMode::fontScale(int screenHeight)
+{
+    return std::clamp(kFontScale * screenHeight / 720.0, 1.0, kFontScale);
 }
 
 double PresentationMode::roomFactor(Room room)
@@ -197,7 +204,8 @@ void PresentationMode::enter()
     m_window->menuBar()->hide();
     m_window->statusBar()->hide();
     QFont big = m_font;
-    big.setPointSizeF(m_font.pointSizeF() * kFontScale);
+    const QScreen *screen = m_window->screen();
+    big.setPointSizeF(m_font.pointSizeF() * fontScale(screen ? screen->geometry().height() : 720));
     m_window->setFont(big);
     m_leave->setEnabled(true);
     m_previous->setEnabled(true);

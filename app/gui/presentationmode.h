@@ -35,6 +35,10 @@ class PresentationMode : public QObject
 
 public:
     static constexpr double kFontScale = 1.5;
+    /// The window's font scale on a screen `screenHeight` logical pixels high: kFontScale from
+    /// a 720-line screen up, less below (a 960x540 logical screen, QT_SCALE_FACTOR=2 on
+    /// 1920x1080: the summary's columns would not fit its width), never under 1.
+    static double fontScale(int screenHeight);
 
     /// The room the screen is shown in: how far its back row sits, in screen heights.
     enum class Room { Small, Medium, LargeHall };

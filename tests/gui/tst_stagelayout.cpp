@@ -20,7 +20,10 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
+#include <QLayout>
+#include <QStyle>
 #include <QLabel>
 #include <QScreen>
 #include <QSettings>
@@ -28,6 +31,7 @@
 #include <QTest>
 #include <QTextDocument>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <unistd.h>
@@ -134,10 +138,17 @@ void TestStageLayout::textDoesNotOverlap()
         kinds << b.what;
     qInfo("%s: %d text boxes at zoom %.3f in a %dx%d view", presenting ? "presentation" : "window",
           int(boxes.size()), view->zoom(), view->viewport()->width(), view->viewport()->height());
-    // The sample's two notes and its arrow's label are on screen, and the legend.
+    // The sample's two notes and its arrow's label are on screen, and the legend. In the
+    // window on a 960x540 logical screen (scale 2) the fabric view is too small for them: a
+    // note may fold to its numbered badge and the arrow go without its label there.
+    const bool roomy = presenting || w.screen()->geometry().height() >= 720;
     QVERIFY2(kinds.contains(QStringLiteral("legend")), qPrintable(kinds.join(QStringLiteral(", "))));
     QCOMPARE(kinds.filter(QStringLiteral("note ")).size(), 2);
-    QCOMPARE(kinds.filter(QStringLiteral("arrow ")).size(), 1);
+    if (roomy) {
+        QCOMPARE(kinds.filter(QStringLiteral("arrow ")).size(), 1);
+        for (const AnnotationNoteItem *note : view->annotationLayer()->notes())
+            QVERIFY(note->cardShape() != AnnotationNoteItem::Shape::Badge);
+    }
 
     const QStringList crossing = overlaps(boxes);
     QVERIFY2(crossing.isEmpty(), qPrintable(crossing.join(QLatin1Char('\n'))));
@@ -148,13 +159,22 @@ void TestStageLayout::textDoesNotOverlap()
         const QSize screen = w.screen()->geometry().size();
         if (screen == QSize(1280, 720))
             QVERIFY2(px >= 18.0, qPrintable(QString::number(px)));
+        // The legend keeps the view's width (a large hall's key on a 1280-pixel screen would
+        // not fit): it may stay at a small room's size, never under it.
+        const double smallRoom = std::round(w.height() / PresentationMode::kScreenLines);
         QStringList small;
         for (const FabricView::TextBox &b : boxes)
-            if (b.pixels < px - 0.5)
+            if (b.pixels < (b.what == QLatin1String("legend") ? std::min(px, smallRoom) : px) - 0.5)
                 small << QStringLiteral("%1: %2 px (stage %3 px)").arg(b.what).arg(b.pixels).arg(px);
         QVERIFY2(small.isEmpty(), qPrintable(small.join(QLatin1Char('\n'))));
-        // Every server and switch of the seed is named (16 servers, 8 leaves, 2 spines).
-        QCOMPARE(kinds.filter(QStringLiteral("name ")).size(), 26);
+        // Every switch of the seed is named (8 leaves, 2 spines), and in a small room every
+        // server too (in a larger one a server's name gives way to a note where both cannot be).
+        const QStringList names = kinds.filter(QStringLiteral("name "));
+        QCOMPARE(names.filter(QStringLiteral("name rail ")).size() + names.filter(QStringLiteral("name spine ")).size(), 10);
+        if (room == int(PresentationMode::Room::Small))
+            QCOMPARE(names.size(), 26);
+        else
+            QVERIFY2(names.size() >= (screen.height() >= 720 ? 18 : 10), qPrintable(names.join(QStringLiteral(", "))));
         // The whole fabric, as large as the screen allows: in view, and filling its width or
         // its height (less the legend's band).
         const QRectF fabric = view->viewportTransform().mapRect(
@@ -181,9 +201,33 @@ void TestStageLayout::textDoesNotOverlap()
     QVERIFY(bar);
     const QString name = bar->bottleneckName();
     QVERIFY(name.size() > 10);
-    QVERIFY2(shownBottleneck(bar).contains(name),
+    QVERIFY2(shownBottleneck(bar).remove(QLatin1Char(' ')).contains(QString(name).remove(QLatin1Char(' '))),
              qPrintable(QStringLiteral("shows \"%1\" for \"%2\"").arg(shownBottleneck(bar), name)));
     QVERIFY(!shownBottleneck(bar).contains(QChar(0x2026))); // no "…"
+    // …and its lines inside the label (not cut at the bar's bottom).
+    {
+        const QLabel *label = bar->bottleneckLabel();
+        QTextDocument doc;
+        doc.setDefaultFont(label->font());
+        doc.setDocumentMargin(0);
+        doc.setHtml(label->text());
+        QVERIFY2(doc.size().height() <= label->contentsRect().height() + 2.0,
+                 qPrintable(QStringLiteral("needs %1 px of height, has %2").arg(doc.size().height()).arg(label->contentsRect().height())));
+        // The label whole inside the bar, the bar whole on screen (its dock as tall as it).
+        if (presenting && w.screen()->geometry().width() < 1000)
+            QEXPECT_FAIL("", "presentation's summary is ~1,020 px wide at its type size: wider than a 960-px logical screen", Continue);
+        QVERIFY2(bar->rect().contains(label->geometry()) && bar->visibleRegion().boundingRect() == bar->rect(),
+                 qPrintable(QStringLiteral("label %1,%2 %3x%4 in a bar of %5x%6, %7 px of it visible")
+                                .arg(label->x())
+                                .arg(label->y())
+                                .arg(label->width())
+                                .arg(label->height())
+                                .arg(bar->width())
+                                .arg(bar->height())
+                                .arg(bar->visibleRegion().boundingRect().height())));
+        QVERIFY2(doc.idealWidth() <= label->contentsRect().width() + 1.0,
+                 qPrintable(QStringLiteral("needs %1 px of width, has %2").arg(doc.idealWidth()).arg(label->contentsRect().width())));
+    }
     if (presenting)
         stage->setActive(false);
 }

@@ -206,14 +206,29 @@ void SummaryBar::showBottleneck()
         const QString caption = m_kv ? tr("Hottest KV link") : tr("Bottleneck link");
         const QString head = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b>%2</b>")
                                  .arg(caption, first.toHtmlEscaped());
-        const int widest = std::max(htmlWidth(font(), head), fm.horizontalAdvance(second));
-        if (widest > room) {
-            m_bottleneck->setMaximumWidth(std::max(m_bottleneck->maximumWidth(), widest + 8));
-            m_bottleneck->setMinimumWidth(widest + 8);
+        int widest = std::max(htmlWidth(font(), head), fm.horizontalAdvance(second));
+        // Never wider than the screen leaves it beside the other columns: past that, the
+        // name in the caption's smaller type (still whole).
+        int others = layout()->contentsMargins().left() + layout()->contentsMargins().right();
+        for (QLabel *label : {m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings})
+            others += std::max(label->minimumWidth(), label->minimumSizeHint().width()) + layout()->spacing();
+        const int screenWidth = screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX;
+        QString second2 = QStringLiteral("<b>") + second.toHtmlEscaped() + QStringLiteral("</b>");
+        QString head2 = head;
+        if (widest + 8 > screenWidth - others) {
+            head2 = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b style='font-size:small'>%2</b>")
+                        .arg(caption, first.toHtmlEscaped());
+            second2 = QStringLiteral("<b style='font-size:small'>") + second.toHtmlEscaped() + QStringLiteral("</b>");
+            widest = std::max(htmlWidth(font(), head2), htmlWidth(font(), second2));
         }
-        const QString text = second.isEmpty()
-            ? head
-            : head + QStringLiteral("<br><b>") + second.toHtmlEscaped() + QStringLiteral("</b>");
+        if (widest > room) {
+            // Not past the screen, though: a window wider than its screen cannot be shown
+            // whole (nor full screen); on a screen that narrow the name's end is cut instead.
+            const int wanted = std::min(widest + 8, std::max(screenWidth - others, m_bottleneckFull / 3));
+            m_bottleneck->setMaximumWidth(std::max(m_bottleneck->maximumWidth(), wanted));
+            m_bottleneck->setMinimumWidth(wanted);
+        }
+        const QString text = second.isEmpty() ? head2 : head2 + QStringLiteral("<br>") + second2;
         if (text != m_bottleneck->text())
             m_bottleneck->setText(text);
         return;

@@ -63,7 +63,7 @@ ChartLinkUtilisation::ChartLinkUtilisation(QWidget *parent)
     m_x->setTitleText(tr("utilisation (% of the iteration a link is busy)"));
     m_x->setLabelFormat(QStringLiteral("%.3g"));
     m_y = new QLogValueAxis(chart);
-    m_y->setTitleText(tr("links (log scale)"));
+    m_y->setTitleText(tr("links (log)")); // short: drawn along a plot ~100 px tall on a 720-line screen
     m_y->setBase(10.0);
     m_y->setLabelFormat(QStringLiteral("%g"));
     m_y->setMinorTickCount(-1);

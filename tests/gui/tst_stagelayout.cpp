@@ -18,18 +18,27 @@
 #include "summarybar.h"
 #include "windowlayout.h"
 
+#include <QAbstractAxis>
+#include <QAbstractSpinBox>
+#include <QAction>
 #include <QApplication>
+#include <QChart>
+#include <QChartView>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QLayout>
 #include <QStyle>
 #include <QLabel>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
 #include <QTextDocument>
+#include <QToolBar>
+#include <QToolButton>
 
 #include <cmath>
 #include <cstdio>
@@ -90,6 +99,7 @@ private Q_SLOTS:
     void initTestCase();
     void textDoesNotOverlap_data();
     void textDoesNotOverlap();
+    void smallScreensClipNothing();
 };
 
 void TestStageLayout::initTestCase()
@@ -232,6 +242,85 @@ void TestStageLayout::textDoesNotOverlap()
     }
     if (presenting)
         stage->setActive(false);
+}
+
+// The window as it opens on this screen: the Inspector's spin boxes whole (their arrows in the
+// panel), every main toolbar button on screen (none behind a "»" menu), every chart's axis
+// titles with the room they need (QtCharts cuts them to "…" otherwise).
+void TestStageLayout::smallScreensClipNothing()
+{
+    QSettings().clear();
+    MainWindow w;
+    w.setDialogs(std::make_unique<ScriptedDialogs>());
+    w.readSettings();
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    settle(w);
+    QStringList problems;
+
+    auto *inspector = w.findChild<QDockWidget *>(QStringLiteral("inspectorDock"));
+    QVERIFY(inspector);
+    w.showPanel(inspector);
+    settle(w);
+    auto *scroll = inspector->findChild<QScrollArea *>();
+    QVERIFY(scroll);
+    int spins = 0;
+    for (QAbstractSpinBox *spin : inspector->findChildren<QAbstractSpinBox *>()) {
+        ++spins;
+        const int right = spin->mapTo(scroll->viewport(), QPoint(spin->width(), 0)).x();
+        if (right > scroll->viewport()->width() + 1)
+            problems << QStringLiteral("spin box %1 ends at %2, the panel at %3 (its arrows cut)")
+                            .arg(spin->objectName())
+                            .arg(right)
+                            .arg(scroll->viewport()->width());
+    }
+    QVERIFY(spins > 5);
+
+    for (QToolBar *bar : w.findChildren<QToolBar *>(QString(), Qt::FindDirectChildrenOnly)) {
+        if (!bar->isVisible())
+            continue;
+        for (QToolButton *more : bar->findChildren<QToolButton *>(QStringLiteral("qt_toolbar_ext_button")))
+            if (more->isVisible())
+                problems << QStringLiteral("toolbar %1 hides buttons behind its \u00bb menu").arg(bar->objectName());
+    }
+    // The colour toggles (d, p, t) in particular.
+    auto *main = w.findChild<QToolBar *>(QStringLiteral("mainToolBar"));
+    QVERIFY(main);
+    int toggles = 0;
+    for (QAction *a : main->actions()) {
+        if (!a->isCheckable() || a->data().toChar().isNull())
+            continue;
+        ++toggles;
+        QWidget *button = main->widgetForAction(a);
+        if (!button || !button->isVisible())
+            problems << QStringLiteral("colour toggle %1 not on the toolbar").arg(a->text());
+    }
+    QVERIFY(toggles >= 3);
+
+    auto *charts = w.findChild<QDockWidget *>(QStringLiteral("chartsDock"));
+    QVERIFY(charts);
+    w.showPanel(charts);
+    settle(w);
+    int titles = 0;
+    for (QChartView *view : charts->findChildren<QChartView *>()) {
+        if (!view->isVisible())
+            continue;
+        const QRectF plot = view->chart()->plotArea();
+        for (QAbstractAxis *axis : view->chart()->axes()) {
+            if (!axis->isVisible() || !axis->isTitleVisible() || axis->titleText().isEmpty())
+                continue;
+            ++titles;
+            const double needed = QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText());
+            const double room = axis->orientation() == Qt::Vertical ? plot.height() : plot.width();
+            if (needed > room + 1.0)
+                problems << QStringLiteral("axis title \"%1\" needs %2 px, the plot has %3")
+                                .arg(axis->titleText())
+                                .arg(needed)
+                                .arg(room);
+        }
+    }
+    QVERIFY(titles >= 2);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
 }
 
 int main(int argc, char *argv[])

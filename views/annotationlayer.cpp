@@ -166,8 +166,7 @@ void AnnotationLayer::setTextPixels(double px)
 }
 
 void AnnotationLayer::layoutForView(const QTransform &toView, const QRectF &frame,
-                                    const QList<QRectF> &obstacles, const QList<QRectF> &parts,
-                                    const QList<QRectF> &names)
+    const QList<QRectF> &obstacles, const QList<QRectF> &parts, const QList<QRectF> &names)
 {
     m_names = names;
     m_toView = toView;
@@ -211,13 +210,15 @@ void AnnotationLayer::applyLayout()
         if (!tail || !head || *tail == *head)
             continue;
         const QLineF line(m_toView.map(*tail), m_toView.map(*head));
-        const QSizeF size = fm.boundingRect(QString::fromStdString(a.text)).adjusted(-4, -2, 4, 2).size();
+        const QSizeF size
+            = fm.boundingRect(QString::fromStdString(a.text)).adjusted(-4, -2, 4, 2).size();
         // Along the arrow from its middle outwards, on it and beside it on either side.
-        const QPointF normal = line.length() > 0.0 ? QPointF(-line.dy(), line.dx()) / line.length() : QPointF();
+        const QPointF normal
+            = line.length() > 0.0 ? QPointF(-line.dy(), line.dx()) / line.length() : QPointF();
         const double side = size.height() / 2.0 + std::abs(normal.x()) * size.width() / 2.0 + 4.0;
-        NoteLayout::Box box{size, {}};
-        for (const double t : {0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8}) {
-            for (const double offset : {0.0, side, -side, 2 * side, -2 * side}) {
+        NoteLayout::Box box { size, {} };
+        for (const double t : { 0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8 }) {
+            for (const double offset : { 0.0, side, -side, 2 * side, -2 * side }) {
                 const QPointF c = line.pointAt(t) + normal * offset;
                 box.candidates << c - QPointF(size.width() / 2.0, size.height() / 2.0);
             }
@@ -235,7 +236,7 @@ void AnnotationLayer::applyLayout()
         const QPointF pin = m_toView.map(note->pin());
         const auto boxOf = [&](AnnotationNoteItem::Shape shape) {
             const QSizeF size = note->cardFor(shape).size();
-            NoteLayout::Box box{size, {m_toView.map(note->filePos())}};
+            NoteLayout::Box box { size, { m_toView.map(note->filePos()) } };
             box.candidates << NoteLayout::around(QRectF(pin, QSizeF(0, 0)), size, kLeaderGap)
                            << NoteLayout::grid(m_frame, size, pin);
             return box;
@@ -284,7 +285,7 @@ void AnnotationLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *,
         // To the nearest point of the card (which keeps its size on screen).
         const QRectF card(note->pos(), note->card().size() / scale);
         const QPointF end(std::clamp(note->pin().x(), card.left(), card.right()),
-                          std::clamp(note->pin().y(), card.top(), card.bottom()));
+            std::clamp(note->pin().y(), card.top(), card.bottom()));
         painter->drawLine(note->pin(), end);
         painter->setBrush(note->paper().darker(160));
         painter->drawEllipse(note->pin(), 3.0 / scale, 3.0 / scale);
@@ -387,8 +388,8 @@ void AnnotationLayer::noteDragged(int index, const QPointF &pos)
     rebuild(); // an unchanged position pushes no edit: put the card back where the file says
 }
 
-AnnotationNoteItem::AnnotationNoteItem(AnnotationLayer *layer, int index, const Annotation &note,
-                                       QPointF pin, double textPx)
+AnnotationNoteItem::AnnotationNoteItem(
+    AnnotationLayer *layer, int index, const Annotation &note, QPointF pin, double textPx)
     : QGraphicsItem(layer)
     , m_layer(layer)
     , m_index(index)
@@ -419,16 +420,18 @@ QRectF AnnotationNoteItem::cardFor(Shape shape) const
     const double width = (narrow ? kCardWidth * 2.0 / 3.0 : kCardWidth) * k;
     const QFontMetricsF fm(cardFont(m_textPx));
     const QRectF text = fm.boundingRect(QRectF(0, 0, width - 2 * kPadding * k, 800 * k),
-                                        Qt::TextWordWrap, m_text.isEmpty() ? QStringLiteral(" ") : m_text);
-    return QRectF(0, 0, width, std::min(text.height(), (narrow ? 240.0 : 160.0) * k) + 2 * kPadding * k);
+        Qt::TextWordWrap, m_text.isEmpty() ? QStringLiteral(" ") : m_text);
+    return QRectF(
+        0, 0, width, std::min(text.height(), (narrow ? 240.0 : 160.0) * k) + 2 * kPadding * k);
 }
 
 void AnnotationNoteItem::setShape(Shape shape)
 {
     const QRectF card = cardFor(shape);
     setToolTip(shape == Shape::Badge
-                   ? m_text + QObject::tr("\n(no room for the card here: zoom in, or double-click to edit)")
-                   : QObject::tr("Note: drag to move, double-click to edit, right-click for more"));
+            ? m_text
+                + QObject::tr("\n(no room for the card here: zoom in, or double-click to edit)")
+            : QObject::tr("Note: drag to move, double-click to edit, right-click for more"));
     if (card == m_card && shape == m_shape)
         return;
     prepareGeometryChange();
@@ -474,7 +477,7 @@ void AnnotationNoteItem::paint(QPainter *painter, const QStyleOptionGraphicsItem
     painter->setFont(cardFont(m_textPx));
     const double pad = kPadding * m_textPx / kBasePixels;
     painter->drawText(m_card.adjusted(pad, pad, -pad, -pad),
-                      Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, m_text);
+        Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, m_text);
 }
 
 QVariant AnnotationNoteItem::itemChange(GraphicsItemChange change, const QVariant &value)

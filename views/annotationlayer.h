@@ -6,9 +6,9 @@
 #include <QGraphicsObject>
 #include <QHash>
 #include <QList>
-#include <QTransform>
 #include <QPointF>
 #include <QRectF>
+#include <QTransform>
 
 #include <optional>
 
@@ -73,8 +73,9 @@ public:
     /// (servers, switches): a free place beats one over them.
     /// `names` are places the stage keeps for names (a note takes one only when nothing freer
     /// is left, the name then gives way).
-    void layoutForView(const QTransform &toView, const QRectF &frame, const QList<QRectF> &obstacles,
-                       const QList<QRectF> &parts = {}, const QList<QRectF> &names = {});
+    void layoutForView(const QTransform &toView, const QRectF &frame,
+        const QList<QRectF> &obstacles, const QList<QRectF> &parts = {},
+        const QList<QRectF> &names = {});
     /// The arrow labels' rectangles in scene coordinates (after layoutForView()), by annotation.
     QHash<int, QRectF> arrowLabelRects() const { return m_arrowLabels; }
     /// Whether the annotation shows with the mapping shown (its snapshot's own, or everyone's).
@@ -110,7 +111,8 @@ class AnnotationNoteItem : public QGraphicsItem
 public:
     enum { Type = UserType + 21 };
 
-    AnnotationNoteItem(AnnotationLayer *layer, int index, const Annotation &note, QPointF pin, double textPx);
+    AnnotationNoteItem(
+        AnnotationLayer *layer, int index, const Annotation &note, QPointF pin, double textPx);
 
     int type() const override { return Type; }
     int index() const { return m_index; }

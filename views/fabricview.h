@@ -152,7 +152,8 @@ public:
     };
     /// Spotlight one group: its GPU slots and the directed links of its routes stay bright in
     /// `colour`, the rest of the fabric is dimmed (SpotlightItem). Replaces the previous one.
-    void setSpotlight(const std::vector<int> &slots, const std::vector<int> &links, const QColor &colour);
+    void setSpotlight(
+        const std::vector<int> &slots, const std::vector<int> &links, const QColor &colour);
     void clearSpotlight();
     /// The spotlight's item, or null before the first one.
     SpotlightItem *spotlight() const { return m_spotlight; }

@@ -53,8 +53,8 @@ void FabricView::setStage(double textPixels)
     }
 }
 
-void FabricView::setSpotlight(const std::vector<int> &slots, const std::vector<int> &links,
-                              const QColor &colour)
+void FabricView::setSpotlight(
+    const std::vector<int> &slots, const std::vector<int> &links, const QColor &colour)
 {
     if (!m_spotlight) {
         m_spotlight = new SpotlightItem(m_root);
@@ -93,7 +93,7 @@ QList<FabricView::TextBox> FabricView::sceneTextBoxes() const
                 continue;
             const QRectF r = toView.mapRect(s->mapRectToScene(bar));
             if (frame.intersects(r))
-                out.push_back({QStringLiteral("server ") + s->name(), r, 9.0 * lod});
+                out.push_back({ QStringLiteral("server ") + s->name(), r, 9.0 * lod });
         }
     }
     // A switch's label fills its box once the box is 40 px wide (SwitchItem::paint).
@@ -106,7 +106,11 @@ QList<FabricView::TextBox> FabricView::sceneTextBoxes() const
         const QRectF r = toView.mapRect(s->mapRectToScene(s->box()));
         const bool twoLines = lod >= 0.7 && s->box().width() > 60.0;
         if (frame.intersects(r))
-            out.push_back({QStringLiteral("switch ") + s->label(), r, (lod < 0.7 ? 18.0 : twoLines ? 9.0 : 11.0) * lod});
+            out.push_back({ QStringLiteral("switch ") + s->label(), r,
+                (lod < 0.7         ? 18.0
+                        : twoLines ? 9.0
+                                   : 11.0)
+                    * lod });
     }
     return out;
 }
@@ -116,7 +120,8 @@ double FabricView::legendStageScale() const
     // The room's size, but never wider than the view: in a large hall on a 1280-pixel screen
     // the key would not fit; it keeps the width it has (its words still above a small room's).
     const double room = m_stagePx / kLegendRowPixels;
-    const double width = (viewport()->width() - 20.0) / std::max(1.0, m_legend->boundingRect().width());
+    const double width
+        = (viewport()->width() - 20.0) / std::max(1.0, m_legend->boundingRect().width());
     return std::max(0.5, std::min(room, width));
 }
 
@@ -156,19 +161,21 @@ void FabricView::updateStage()
     obstacles << QRectF(QPointF(10, 10), m_legend->boundingRect().size() * m_legend->scale());
     if (m_stagePx > 0.0) {
         // The switches' names, the notes around them, the servers' names where room is left.
-        m_stageLabels->relayout(toView, frame, m_stagePx, obstacles, StageLabelsItem::Parts::Switches);
+        m_stageLabels->relayout(
+            toView, frame, m_stagePx, obstacles, StageLabelsItem::Parts::Switches);
         QList<QRectF> notes = obstacles;
         for (const StageLabelsItem::Label &label : m_stageLabels->labels())
             notes << label.view;
         // The servers' names' places count as parts of the picture for the notes: a note
         // takes one only when no free place is left, and that name then gives way.
         m_annotations->layoutForView(toView, frame, notes, partRects(toView, frame),
-                                     m_stageLabels->serverNamePlaces(toView, frame, m_stagePx, notes));
+            m_stageLabels->serverNamePlaces(toView, frame, m_stagePx, notes));
         for (const AnnotationNoteItem *note : m_annotations->notes())
             obstacles << QRectF(toView.map(note->scenePos()), note->card().size());
         for (const QRectF &r : m_annotations->arrowLabelRects())
             obstacles << toView.mapRect(r);
-        m_stageLabels->relayout(toView, frame, m_stagePx, obstacles, StageLabelsItem::Parts::Servers);
+        m_stageLabels->relayout(
+            toView, frame, m_stagePx, obstacles, StageLabelsItem::Parts::Servers);
     } else {
         if (!m_document->scenario().annotations.empty())
             for (const TextBox &box : sceneTextBoxes())
@@ -184,26 +191,30 @@ QList<FabricView::TextBox> FabricView::textBoxes() const
     const QRectF frame(viewport()->rect());
     const QTransform toView = viewportTransform();
     if (m_legend->isVisible())
-        out.push_back({QStringLiteral("legend"),
-                       QRectF(toView.map(m_legend->scenePos()), m_legend->boundingRect().size() * m_legend->scale()),
-                       m_legend->smallestPixels() * m_legend->scale()});
+        out.push_back({ QStringLiteral("legend"),
+            QRectF(toView.map(m_legend->scenePos()),
+                m_legend->boundingRect().size() * m_legend->scale()),
+            m_legend->smallestPixels() * m_legend->scale() });
     out << sceneTextBoxes();
     if (m_stagePx > 0.0 && m_stageLabels) {
         for (const StageLabelsItem::Label &label : m_stageLabels->labels())
-            out.push_back({QStringLiteral("name ") + label.part, label.view, double(m_stageLabels->font().pixelSize())});
+            out.push_back({ QStringLiteral("name ") + label.part, label.view,
+                double(m_stageLabels->font().pixelSize()) });
     }
     for (const AnnotationNoteItem *note : m_annotations->notes()) {
         const QRectF r(toView.map(note->scenePos()), note->card().size());
-        out.push_back({QStringLiteral("note %1").arg(note->index()), r, note->textPixels()});
+        out.push_back({ QStringLiteral("note %1").arg(note->index()), r, note->textPixels() });
     }
     const QHash<int, QRectF> arrows = m_annotations->arrowLabelRects();
     for (auto it = arrows.cbegin(); it != arrows.cend(); ++it)
-        out.push_back({QStringLiteral("arrow %1").arg(it.key()), toView.mapRect(it.value()),
-                       m_annotations->textPixels()});
+        out.push_back({ QStringLiteral("arrow %1").arg(it.key()), toView.mapRect(it.value()),
+            m_annotations->textPixels() });
     // Only what is on screen.
-    out.erase(std::remove_if(out.begin(), out.end(), [&frame](const TextBox &b) { return !frame.intersects(b.rect); }),
-              out.end());
-    std::sort(out.begin(), out.end(), [](const TextBox &a, const TextBox &b) { return a.what < b.what; });
+    out.erase(std::remove_if(out.begin(), out.end(),
+                  [&frame](const TextBox &b) { return !frame.intersects(b.rect); }),
+        out.end());
+    std::sort(
+        out.begin(), out.end(), [](const TextBox &a, const TextBox &b) { return a.what < b.what; });
     return out;
 }
 

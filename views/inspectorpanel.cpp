@@ -88,7 +88,8 @@ InspectorPanel::InspectorPanel(ScenarioDocument *doc, QWidget *parent)
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     // Without a horizontal scroll bar the panel must never be narrower than its form, or the
     // editors' right edges (the spin boxes' arrows) are cut off on a narrow screen.
-    scroll->setMinimumWidth(content->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
+    scroll->setMinimumWidth(
+        content->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -51,7 +51,8 @@ public:
         const qint64 now = m_pointer->m_clock.elapsed();
         // The trail: segments thinning and fading with age.
         for (qsizetype i = 1; i < trail.size(); ++i) {
-            const double age = std::clamp(double(now - trail[i].at) / LaserPointer::kTrailMs, 0.0, 1.0);
+            const double age
+                = std::clamp(double(now - trail[i].at) / LaserPointer::kTrailMs, 0.0, 1.0);
             QColor c = kLaserRed;
             c.setAlphaF(0.6 * (1.0 - age));
             QPen pen(c, kDotRadius * (1.2 - age), Qt::SolidLine, Qt::RoundCap);
@@ -107,7 +108,7 @@ void LaserPointer::setEnabled(bool on)
         // Where the mouse already is, so the dot shows before the first move.
         const QPoint at = m_view->viewport()->mapFromGlobal(QCursor::pos());
         if (m_view->viewport()->rect().contains(at))
-            m_trail.push_back({m_view->mapToScene(at), m_clock.elapsed()});
+            m_trail.push_back({ m_view->mapToScene(at), m_clock.elapsed() });
         m_timer->start();
     } else {
         m_view->viewport()->removeEventFilter(this);
@@ -125,7 +126,8 @@ bool LaserPointer::eventFilter(QObject *watched, QEvent *event)
     if (watched == m_view->viewport() && m_enabled) {
         if (event->type() == QEvent::MouseMove) {
             const auto *move = static_cast<QMouseEvent *>(event);
-            m_trail.push_back({m_view->mapToScene(move->position().toPoint()), m_clock.elapsed()});
+            m_trail.push_back(
+                { m_view->mapToScene(move->position().toPoint()), m_clock.elapsed() });
             m_item->refresh(m_view->transform().m11());
         } else if (event->type() == QEvent::Leave) {
             m_trail.clear();

@@ -106,7 +106,7 @@ void LegendItem::setStage(bool on)
 QRectF LegendItem::boundingRect() const
 {
     return QRectF(0, 0, m_stage ? kStageWidth : kWidth,
-                  kHeight + (m_caption.isEmpty() ? 0.0 : kCaptionHeight));
+        kHeight + (m_caption.isEmpty() ? 0.0 : kCaptionHeight));
 }
 
 void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
@@ -158,15 +158,15 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->setPen(ink);
     const QFontMetricsF fm(font);
     if (m_stage)
-        text(painter, x + 24, kRow1, overlay ? QStringLiteral("hottest") : QStringLiteral("bottleneck"));
+        text(painter, x + 24, kRow1,
+            overlay ? QStringLiteral("hottest") : QStringLiteral("bottleneck"));
     else
-    painter->drawText(QRectF(x + 24, kRow1, kWidth - x - 30, kRowHeight),
-                      Qt::AlignLeft | Qt::AlignVCenter,
-                      fm.elidedText((overlay ? QStringLiteral("hottest %1 %2")
-                                             : QStringLiteral("bottleneck %1 %2"))
-                                        .arg(m_bottleneck, legendPercent(m_peak)),
-                                    Qt::ElideMiddle,
-                                    kWidth - x - 30));
+        painter->drawText(QRectF(x + 24, kRow1, kWidth - x - 30, kRowHeight),
+            Qt::AlignLeft | Qt::AlignVCenter,
+            fm.elidedText(
+                (overlay ? QStringLiteral("hottest %1 %2") : QStringLiteral("bottleneck %1 %2"))
+                    .arg(m_bottleneck, legendPercent(m_peak)),
+                Qt::ElideMiddle, kWidth - x - 30));
 
     // Row 2: chip colours, partner rings, the gestures.
     x = text(painter, 8, kRow2, QStringLiteral("chips by %1:").arg(m_coordinate), 4);
@@ -202,8 +202,9 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->setPen(grey);
     font.setPixelSize(9);
     painter->setFont(font);
-    const QString hint = m_stage ? QString() : QStringLiteral("drag a chip or a server bar to move ranks · "
-                                        "Shift+drag selects");
+    const QString hint = m_stage ? QString()
+                                 : QStringLiteral("drag a chip or a server bar to move ranks · "
+                                                  "Shift+drag selects");
     painter->drawText(QRectF(x + 6, kRow2, kWidth - x - 12, kRowHeight),
                       Qt::AlignLeft | Qt::AlignVCenter,
                       QFontMetricsF(font).elidedText(hint, Qt::ElideRight, kWidth - x - 12));
@@ -221,7 +222,7 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->setPen(ink);
     const double width = boundingRect().width();
     painter->drawText(QRectF(38, kRow3, width - 46, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                      QFontMetricsF(font).elidedText(m_caption, Qt::ElideRight, width - 46));
+        QFontMetricsF(font).elidedText(m_caption, Qt::ElideRight, width - 46));
 }
 
 } // namespace railyard

@@ -36,8 +36,8 @@ void SpotlightItem::clear()
     setVisible(false);
 }
 
-void SpotlightItem::setGroup(const std::vector<int> &slots, const std::vector<int> &links,
-                             const QColor &colour)
+void SpotlightItem::setGroup(
+    const std::vector<int> &slots, const std::vector<int> &links, const QColor &colour)
 {
     clear();
     const Fabric &f = m_root->fabric();
@@ -51,8 +51,8 @@ void SpotlightItem::setGroup(const std::vector<int> &slots, const std::vector<in
         if (l >= 0 && l < f.linkCount())
             m_links.push_back(l);
     const auto chipOf = [&](int slot) {
-        return m_root->mapRectToScene(layout.slotRect(f.gpuOfSlot(slot))
-                                          .translated(layout.serverPos(f.serverOfSlot(slot))));
+        return m_root->mapRectToScene(
+            layout.slotRect(f.gpuOfSlot(slot)).translated(layout.serverPos(f.serverOfSlot(slot))));
     };
     m_bounds = m_root->mapRectToScene(layout.bounds()).adjusted(-2000, -2000, 2000, 2000);
     QPainterPath holes;
@@ -71,12 +71,13 @@ void SpotlightItem::setGroup(const std::vector<int> &slots, const std::vector<in
         }
         // A link inside a server (a GPU to its NVSwitch): from the chip to the server's bar.
         const FabricLink &link = f.link(l);
-        for (const int v : {link.src, link.dst}) {
+        for (const int v : { link.src, link.dst }) {
             const FabricNode &n = f.node(v);
             if (n.kind != NodeKind::Gpu || n.server < 0)
                 continue;
             const int slot = n.server * f.gpusPerServer() + n.local;
-            const QRectF bar = m_root->mapRectToScene(layout.barRect().translated(layout.serverPos(n.server)));
+            const QRectF bar
+                = m_root->mapRectToScene(layout.barRect().translated(layout.serverPos(n.server)));
             m_routes.moveTo(chipOf(slot).center());
             m_routes.lineTo(QPointF(chipOf(slot).center().x(), bar.center().y()));
         }

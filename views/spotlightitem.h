@@ -26,11 +26,11 @@ public:
 
     int type() const override { return Type; }
     QRectF boundingRect() const override { return m_bounds; }
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
     /// Lights these GPU slots and links (directed ids; either direction lights the cable).
-    void setGroup(const std::vector<int> &slots, const std::vector<int> &links, const QColor &colour);
+    void setGroup(
+        const std::vector<int> &slots, const std::vector<int> &links, const QColor &colour);
     void clear();
     bool isActive() const { return m_active; }
     const std::vector<int> &slots() const { return m_slots; }

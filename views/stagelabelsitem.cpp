@@ -30,7 +30,7 @@ void StageLabelsItem::clear()
 }
 
 void StageLabelsItem::relayout(const QTransform &toView, const QRectF &frame, double px,
-                               const QList<QRectF> &obstacles, Parts which)
+    const QList<QRectF> &obstacles, Parts which)
 {
     if (which == Parts::Switches)
         clear();
@@ -57,7 +57,7 @@ void StageLabelsItem::relayout(const QTransform &toView, const QRectF &frame, do
         const SwitchItem *s = m_root->switchItem(v);
         const QRectF box = toView.mapRect(s->mapRectToScene(s->box()));
         if (s->isVisible() && frame.intersects(box))
-            switches.push_back({s->label(), box, true});
+            switches.push_back({ s->label(), box, true });
     }
     QList<Part> servers;
     for (int i = 0; i < m_root->fabric().servers(); ++i) {
@@ -66,7 +66,7 @@ void StageLabelsItem::relayout(const QTransform &toView, const QRectF &frame, do
             continue;
         const QRectF box = toView.mapRect(s->sceneBoundingRect());
         if (frame.intersects(box))
-            servers.push_back({s->name(), box, false});
+            servers.push_back({ s->name(), box, false });
     }
     if (servers.size() > kMaxServerLabels)
         servers.clear();
@@ -87,7 +87,7 @@ void StageLabelsItem::relayout(const QTransform &toView, const QRectF &frame, do
     const double middle = all.center().x();
     const auto boxFor = [&](const Part &p, const QString &text) {
         const QSizeF size(fm.horizontalAdvance(text) + 2 * pad, fm.height() + pad);
-        NoteLayout::Box box{size, {}};
+        NoteLayout::Box box { size, {} };
         if (p.isSwitch) {
             // Above or below its box, then staggered one row further (neighbouring leaves'
             // names alternate when they are wider than their boxes).
@@ -132,15 +132,15 @@ void StageLabelsItem::relayout(const QTransform &toView, const QRectF &frame, do
             continue; // no free room: left out rather than drawn over a part or a name
         layout.take(placed);
         previousWord = word;
-        Label label{text, toScene.mapRect(placed), placed, p.text};
+        Label label { text, toScene.mapRect(placed), placed, p.text };
         m_bounds |= label.scene;
         m_labels.push_back(label);
     }
     update();
 }
 
-QList<QRectF> StageLabelsItem::serverNamePlaces(const QTransform &toView, const QRectF &frame, double px,
-                                                const QList<QRectF> &obstacles)
+QList<QRectF> StageLabelsItem::serverNamePlaces(
+    const QTransform &toView, const QRectF &frame, double px, const QList<QRectF> &obstacles)
 {
     const QList<Label> before = m_labels;
     const QRectF bounds = m_bounds;

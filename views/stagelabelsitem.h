@@ -35,8 +35,7 @@ public:
 
     int type() const override { return Type; }
     QRectF boundingRect() const override { return m_bounds; }
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
     /// Which names a pass places: the switches' come first (few, and what a fabric is read
     /// by), then the notes are laid out around them, then the servers' names where room is
@@ -47,11 +46,11 @@ public:
     /// (view pixels). The Switches pass starts afresh. A name with no free place near its part
     /// is left out rather than drawn over something.
     void relayout(const QTransform &toView, const QRectF &frame, double px,
-                  const QList<QRectF> &obstacles, Parts parts);
+        const QList<QRectF> &obstacles, Parts parts);
     /// Where the Servers pass would put the servers' names now, without placing them (the
     /// notes keep clear of those places when they can).
-    QList<QRectF> serverNamePlaces(const QTransform &toView, const QRectF &frame, double px,
-                                   const QList<QRectF> &obstacles);
+    QList<QRectF> serverNamePlaces(
+        const QTransform &toView, const QRectF &frame, double px, const QList<QRectF> &obstacles);
     void clear();
     const QList<Label> &labels() const { return m_labels; }
     QFont font() const { return m_font; }

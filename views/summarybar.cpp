@@ -7,8 +7,8 @@
 
 #include <QDockWidget>
 #include <QHBoxLayout>
-#include <QLayout>
 #include <QLabel>
+#include <QLayout>
 #include <QResizeEvent>
 #include <QScreen>
 #include <QTextDocument>
@@ -112,10 +112,10 @@ void SummaryBar::fitColumns()
     // screen): each column as wide as what it shows now instead, moving when a value grows.
     const int screenWidth = screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX;
     int total = m_bottleneckFull / 3 + 16;
-    for (QLabel *label : {m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings})
+    for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings })
         total += label->minimumWidth() + layout()->spacing();
     if (total > screenWidth) {
-        for (QLabel *label : {m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings}) {
+        for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings }) {
             label->setMinimumWidth(0);
             label->setMaximumWidth(QWIDGETSIZE_MAX);
         }
@@ -204,27 +204,32 @@ void SummaryBar::showBottleneck()
         const QString second = arrow < 0 ? QString() : m_bottleneckName.mid(arrow + 4);
         // The caption goes before the first half, so the item keeps the bar's two lines.
         const QString caption = m_kv ? tr("Hottest KV link") : tr("Bottleneck link");
-        const QString head = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b>%2</b>")
-                                 .arg(caption, first.toHtmlEscaped());
+        const QString head
+            = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b>%2</b>")
+                  .arg(caption, first.toHtmlEscaped());
         int widest = std::max(htmlWidth(font(), head), fm.horizontalAdvance(second));
         // Never wider than the screen leaves it beside the other columns: past that, the
         // name in the caption's smaller type (still whole).
         int others = layout()->contentsMargins().left() + layout()->contentsMargins().right();
-        for (QLabel *label : {m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings})
-            others += std::max(label->minimumWidth(), label->minimumSizeHint().width()) + layout()->spacing();
+        for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings })
+            others += std::max(label->minimumWidth(), label->minimumSizeHint().width())
+                + layout()->spacing();
         const int screenWidth = screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX;
         QString second2 = QStringLiteral("<b>") + second.toHtmlEscaped() + QStringLiteral("</b>");
         QString head2 = head;
         if (widest + 8 > screenWidth - others) {
-            head2 = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b style='font-size:small'>%2</b>")
+            head2 = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b "
+                                   "style='font-size:small'>%2</b>")
                         .arg(caption, first.toHtmlEscaped());
-            second2 = QStringLiteral("<b style='font-size:small'>") + second.toHtmlEscaped() + QStringLiteral("</b>");
+            second2 = QStringLiteral("<b style='font-size:small'>") + second.toHtmlEscaped()
+                + QStringLiteral("</b>");
             widest = std::max(htmlWidth(font(), head2), htmlWidth(font(), second2));
         }
         if (widest > room) {
             // Not past the screen, though: a window wider than its screen cannot be shown
             // whole (nor full screen); on a screen that narrow the name's end is cut instead.
-            const int wanted = std::min(widest + 8, std::max(screenWidth - others, m_bottleneckFull / 3));
+            const int wanted
+                = std::min(widest + 8, std::max(screenWidth - others, m_bottleneckFull / 3));
             m_bottleneck->setMaximumWidth(std::max(m_bottleneck->maximumWidth(), wanted));
             m_bottleneck->setMinimumWidth(wanted);
         }

@@ -110,8 +110,8 @@ void TimelinePainter::renderAll(QPainter &painter, const QRectF &rect, const QSt
     onWhite.paint(painter, rect.adjusted(0, kTitleHeight, 0, 0), 0.0, totalSpan());
 }
 
-TimelinePainter::Layout TimelinePainter::layoutFor(const QRectF &rect, double t0, double span,
-                                                   const QFont &font) const
+TimelinePainter::Layout TimelinePainter::layoutFor(
+    const QRectF &rect, double t0, double span, const QFont &font) const
 {
     Layout l;
     const int rows = std::max(1, m_stages);
@@ -169,8 +169,9 @@ void TimelinePainter::paint(QPainter &p, const QRectF &rect, double t0, double s
     paintRows(p, l, t0, t1);
     paintSends(p, l, t0, t1);
     p.restore();
-    paintLegend(p, QRectF(l.plot.left(), l.plot.bottom() + 8.0, l.plot.width(),
-                          legendRows(p.font(), l.plot.width()) * kLegendHeight));
+    paintLegend(p,
+        QRectF(l.plot.left(), l.plot.bottom() + 8.0, l.plot.width(),
+            legendRows(p.font(), l.plot.width()) * kLegendHeight));
     p.restore();
 }
 
@@ -317,14 +318,15 @@ std::vector<TimelinePainter::LegendEntry> TimelinePainter::legendEntries() const
 {
     std::vector<LegendEntry> out;
     const auto add = [&out](const QBrush &b, const QString &label, const QBrush &under = QBrush()) {
-        out.push_back({b, label, under});
+        out.push_back({ b, label, under });
     };
     if (m_bidirectional) {
         // DualPipe: direction 0 enters at stage 0 (down the rows), direction 1 at the last.
         const QString down = QStringLiteral("\u2193"), up = QStringLiteral("\u2191");
         add(chartpalette::chunkShade(chartpalette::forwardColor(), 0), QStringLiteral("F ") + down);
         add(chartpalette::chunkShade(chartpalette::forwardColor(), 1), QStringLiteral("F ") + up);
-        add(chartpalette::chunkShade(chartpalette::backwardColor(), 0), QStringLiteral("B ") + down);
+        add(chartpalette::chunkShade(chartpalette::backwardColor(), 0),
+            QStringLiteral("B ") + down);
         add(chartpalette::chunkShade(chartpalette::backwardColor(), 1), QStringLiteral("B ") + up);
     } else if (m_chunks > 1) {
         for (int c = 0; c < m_chunks && c < 4; ++c)
@@ -391,7 +393,7 @@ void TimelinePainter::paintLegend(QPainter &p, const QRectF &area) const
         p.drawRect(r);
         p.setPen(text);
         p.drawText(QRectF(x + sw + 4.0, top, fm.horizontalAdvance(e.label) + 2.0, kLegendHeight),
-                   Qt::AlignVCenter | Qt::AlignLeft, e.label);
+            Qt::AlignVCenter | Qt::AlignLeft, e.label);
     });
 }
 

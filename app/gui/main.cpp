@@ -78,8 +78,9 @@ int main(int argc, char *argv[])
                                           QStringLiteral("Start in presentation mode (F5 leaves it)."));
     parser.addOption(presentation);
     const QCommandLineOption room(QStringLiteral("room"),
-                                  QStringLiteral("Presentation mode's room size: small, medium or large (kept for the next start)."),
-                                  QStringLiteral("SIZE"));
+        QStringLiteral(
+            "Presentation mode's room size: small, medium or large (kept for the next start)."),
+        QStringLiteral("SIZE"));
     parser.addOption(room);
     const QCommandLineOption exportDialog(QStringLiteral("export-dialog"),
         QStringLiteral("Open Export > Mapping / Launcher Files on FORMAT (with --screenshot, "
@@ -109,11 +110,12 @@ int main(int argc, char *argv[])
     const bool shoot = parser.isSet(screenshot);
     int roomSize = -1;
     if (parser.isSet(room)) {
-        const QStringList rooms{QStringLiteral("small"), QStringLiteral("medium"), QStringLiteral("large")};
+        const QStringList rooms { QStringLiteral("small"), QStringLiteral("medium"),
+            QStringLiteral("large") };
         roomSize = static_cast<int>(rooms.indexOf(parser.value(room)));
         if (roomSize < 0) {
             std::fprintf(stderr, "railyard: --room: expected small, medium or large, got '%s'\n",
-                         qPrintable(parser.value(room)));
+                qPrintable(parser.value(room)));
             return 2;
         }
     }
@@ -146,8 +148,9 @@ int main(int argc, char *argv[])
     if (windowSize.isValid())
         window.resizeForScreen(windowSize);
     window.show();
-    if (roomSize >= 0)
-        window.presentation()->setRoom(static_cast<railyard::PresentationMode::Room>(roomSize));
+    if (roomSize >= 0) // kept for the next start, but not by a --screenshot run
+        window.presentation()->setRoom(
+            static_cast<railyard::PresentationMode::Room>(roomSize), !shoot);
     if (parser.isSet(presentation))
         window.presentation()->setActive(true);
     if (raised) // tabbed docks take raise() once the window is laid out
@@ -170,6 +173,10 @@ int main(int argc, char *argv[])
             if (!window.presentation()->isActive())
                 window.fabricView()->fitDefault();
             settle(window);
+            // The picture shows the window at rest, not a passing notice over the fabric.
+            if (QWidget *notice
+                = window.fabricView()->findChild<QWidget *>(QStringLiteral("fabricNotice")))
+                notice->hide();
             // The export dialog is a window of its own: it is the picture when it is open.
             QWidget *shown = window.actions()->exportDialog()
                 ? static_cast<QWidget *>(window.actions()->exportDialog())

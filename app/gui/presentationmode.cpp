@@ -39,11 +39,12 @@ PresentationMode::PresentationMode(MainWindow *window)
 
     // The room, kept between sessions.
     const int saved = QSettings().value(QStringLiteral("presentation/room"), 0).toInt();
-    m_room = saved >= 0 && saved <= static_cast<int>(Room::LargeHall) ? static_cast<Room>(saved) : Room::Small;
+    m_room = saved >= 0 && saved <= static_cast<int>(Room::LargeHall) ? static_cast<Room>(saved)
+                                                                      : Room::Small;
     m_roomMenu = new QMenu(tr("&Room Size"), window);
     m_roomMenu->setObjectName(QStringLiteral("menuRoomSize"));
     m_roomGroup = new QActionGroup(this);
-    for (const Room r : {Room::Small, Room::Medium, Room::LargeHall}) {
+    for (const Room r : { Room::Small, Room::Medium, Room::LargeHall }) {
         QAction *a = m_roomMenu->addAction(roomName(r));
         a->setObjectName(QStringLiteral("actionRoom%1").arg(static_cast<int>(r)));
         a->setCheckable(true);
@@ -127,12 +128,14 @@ double PresentationMode::stagePixels(int screenHeight) const
     return std::round(roomFactor(m_room) * screenHeight / kScreenLines);
 }
 
-void PresentationMode::setRoom(Room room)
+void PresentationMode::setRoom(Room room, bool remember)
 {
     m_room = room;
-    QSettings().setValue(QStringLiteral("presentation/room"), static_cast<int>(room));
+    if (remember)
+        QSettings().setValue(QStringLiteral("presentation/room"), static_cast<int>(room));
     for (QAction *a : m_roomGroup->actions())
-        a->setChecked(a->objectName() == QStringLiteral("actionRoom%1").arg(static_cast<int>(room)));
+        a->setChecked(
+            a->objectName() == QStringLiteral("actionRoom%1").arg(static_cast<int>(room)));
     if (m_toolBar)
         if (auto *button = m_toolBar->findChild<QToolButton *>(QStringLiteral("roomButton")))
             button->setText(roomName(room));

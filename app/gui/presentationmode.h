@@ -57,7 +57,8 @@ public:
     void setActive(bool on);
 
     Room room() const { return m_room; }
-    void setRoom(Room room);
+    /// `remember`: kept in QSettings for the next start.
+    void setRoom(Room room, bool remember = true);
     /// The stage's type size for a screen `screenHeight` logical pixels high, in this room.
     double stagePixels(int screenHeight) const;
     /// The room's choices (a menu of checkable actions), for the View menu and the toolbar.

@@ -43,8 +43,10 @@ SpotlightController::SpotlightController(MainWindow *window)
     m_clear->setEnabled(false);
     connect(m_clear, &QAction::triggered, this, &SpotlightController::clear);
     // The lit routes were the old mapping's.
-    connect(window->document(), &ScenarioDocument::mappingChanged, this, &SpotlightController::clear);
-    connect(window->document(), &ScenarioDocument::scenarioChanged, this, &SpotlightController::clear);
+    connect(
+        window->document(), &ScenarioDocument::mappingChanged, this, &SpotlightController::clear);
+    connect(
+        window->document(), &ScenarioDocument::scenarioChanged, this, &SpotlightController::clear);
 }
 
 bool SpotlightController::isActive() const
@@ -58,7 +60,7 @@ void SpotlightController::extendMenu(QMenu *menu, int rank)
     if (rank < 0 || rank >= layout.worldSize())
         return;
     menu->addSeparator();
-    for (const Dim dim : {Dim::Tp, Dim::Pp, Dim::Dp}) {
+    for (const Dim dim : { Dim::Tp, Dim::Pp, Dim::Dp }) {
         const auto &groups = layout.groups(groupKindOf(dim));
         if (groups.empty() || groups.front().size() < 2)
             continue;
@@ -105,7 +107,10 @@ bool SpotlightController::spotlight(int rank, Dim dim)
     m_window->fabricView()->setSpotlight(slots, links, ColorScale::dimColour(dim));
     m_rank = rank;
     m_dim = dim;
-    m_caption = tr("%1 group of rank %2 (%3 ranks)").arg(ColorScale::dimLabel(dim)).arg(rank).arg(members.size());
+    m_caption = tr("%1 group of rank %2 (%3 ranks)")
+                    .arg(ColorScale::dimLabel(dim))
+                    .arg(rank)
+                    .arg(members.size());
     m_clear->setEnabled(true);
     m_window->fabricView()->showNotice(tr("Spotlight: %1 · Esc clears it").arg(m_caption));
     return true;

@@ -240,8 +240,7 @@ QMenu *StudyController::slotMenu(int slot)
         m_window->annotations()->extendMenu(
             menu, { AnnotationAnchor::Kind::Rank, rank }, tr("Rank %1").arg(rank));
         m_window->presentation()->spotlight()->extendMenu(menu, rank);
-    }
-    else {
+    } else {
         m_window->annotations()->extendMenu(menu, { AnnotationAnchor::Kind::Server, server },
             QString::fromStdString(fabric.serverName(server)));
     }

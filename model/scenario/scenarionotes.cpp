@@ -39,7 +39,8 @@ AnnotationAnchor readAnchor(const json &value, const std::string &path)
 
 Annotation readAnnotation(const json &value, const std::string &path)
 {
-    JsonFields f(value, path, {"kind", "text", "anchor", "offset", "colour", "from", "to", "snapshot"});
+    JsonFields f(
+        value, path, { "kind", "text", "anchor", "offset", "colour", "from", "to", "snapshot" });
     f.rejectUnknown();
     Annotation a;
     if (f.has("snapshot")) {

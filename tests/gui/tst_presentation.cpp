@@ -16,9 +16,9 @@
 #include "mainwindow.h"
 #include "presentationmode.h"
 #include "scenario/scenariofile.h"
-#include "slotitem.h"
 #include "scripteddialogs.h"
 #include "scriptedwindow.h"
+#include "slotitem.h"
 #include "snapshotstrip.h"
 #include "spotlightcontroller.h"
 #include "spotlightitem.h"
@@ -146,7 +146,8 @@ void TestPresentation::f5TogglesPresentationMode()
     const double scale = PresentationMode::fontScale(f.window.screen()->geometry().height());
     QVERIFY(scale > 1.0);
     QVERIFY(f.window.font().pointSizeF() >= points * scale * 0.98);
-    QVERIFY(f.window.fabricView()->font().pointSizeF() >= points * scale * 0.98); // inherited by the views
+    QVERIFY(f.window.fabricView()->font().pointSizeF()
+        >= points * scale * 0.98); // inherited by the views
     // The summary's columns and height follow the larger font: nothing clipped.
     QStringList clipped = clippedSummaryItems(f.window);
     // On this 800-pixel-wide offscreen screen the presentation summary's columns leave the
@@ -273,7 +274,7 @@ void TestPresentation::notesOfOneSnapshotShowWithItOnly()
     f.take(QStringLiteral("scattered"));
     Annotation everyone;
     everyone.text = "on every mapping";
-    everyone.anchor = {AnnotationAnchor::Kind::Server, 0};
+    everyone.anchor = { AnnotationAnchor::Kind::Server, 0 };
     Annotation aboutScattered = everyone;
     aboutScattered.text = "scattered splits every TP group";
     aboutScattered.snapshot = "scattered";
@@ -288,12 +289,14 @@ void TestPresentation::notesOfOneSnapshotShowWithItOnly()
         texts.sort();
         return texts;
     };
-    QCOMPARE(shownTexts(), (QStringList{QStringLiteral("on every mapping"), QStringLiteral("scattered splits every TP group")}));
+    QCOMPARE(shownTexts(),
+        (QStringList { QStringLiteral("on every mapping"),
+            QStringLiteral("scattered splits every TP group") }));
     // Page Up: the packed snapshot, whose view does not show the other one's note.
     QTest::keyClick(&f.window, Qt::Key_PageUp);
     f.settle();
     QCOMPARE(f.doc()->currentSnapshot(), 0);
-    QCOMPARE(shownTexts(), QStringList{QStringLiteral("on every mapping")});
+    QCOMPARE(shownTexts(), QStringList { QStringLiteral("on every mapping") });
     QTest::keyClick(&f.window, Qt::Key_PageDown);
     f.settle();
     QCOMPARE(shownTexts().size(), 2);
@@ -322,7 +325,8 @@ void TestPresentation::roomSizeSetsTheTypeAndIsKept()
     hall->trigger();
     f.settle();
     QCOMPARE(stage->room(), PresentationMode::Room::LargeHall);
-    QCOMPARE(f.window.fabricView()->stagePixels(), std::round(1.6 * f.window.height() / PresentationMode::kScreenLines));
+    QCOMPARE(f.window.fabricView()->stagePixels(),
+        std::round(1.6 * f.window.height() / PresentationMode::kScreenLines));
     QCOMPARE(QSettings().value(QStringLiteral("presentation/room")).toInt(), 2);
     stage->setActive(false);
     f.settle();
@@ -381,7 +385,8 @@ void TestPresentation::spotlightLightsOneGroup()
     QVERIFY(view->hasSpotlight());
     // Its DP group's slots, and the DP routes the engine planned (they leave the servers).
     const ParallelLayout &layout = f.doc()->engine().layout();
-    const std::vector<int> &group = layout.groups(GroupKind::Dp)[static_cast<std::size_t>(layout.groupOf(GroupKind::Dp, 8))];
+    const std::vector<int> &group
+        = layout.groups(GroupKind::Dp)[static_cast<std::size_t>(layout.groupOf(GroupKind::Dp, 8))];
     std::vector<int> slots;
     for (int r : group)
         slots.push_back(f.doc()->mapping().slotOf(r));
@@ -398,8 +403,10 @@ void TestPresentation::spotlightLightsOneGroup()
     const auto pixelAt = [view](int r) {
         const QRectF chip = view->rootItem()->slotItemOfRank(r)->sceneBoundingRect();
         // Off the middle, where a route drawn over the chip does not pass.
-        const QPoint at = view->mapFromScene(chip.center() + QPointF(-chip.width() * 0.3, chip.height() * 0.3));
-        return view->viewport()->grab().toImage().pixelColor(at * view->viewport()->devicePixelRatio());
+        const QPoint at
+            = view->mapFromScene(chip.center() + QPointF(-chip.width() * 0.3, chip.height() * 0.3));
+        return view->viewport()->grab().toImage().pixelColor(
+            at * view->viewport()->devicePixelRatio());
     };
     const int outside = 9; // rank 9: another DP group (its TP neighbour)
     QVERIFY(layout.groupOf(GroupKind::Dp, outside) != layout.groupOf(GroupKind::Dp, 8));
@@ -411,7 +418,7 @@ void TestPresentation::spotlightLightsOneGroup()
     const QColor plainOutside = pixelAt(outside);
     QCOMPARE(lit, plainLit);
     QVERIFY2(veiled.lightness() > plainOutside.lightness() + 40,
-             qPrintable(QStringLiteral("%1 vs %2").arg(veiled.name(), plainOutside.name())));
+        qPrintable(QStringLiteral("%1 vs %2").arg(veiled.name(), plainOutside.name())));
     // Esc clears the spotlight first, then leaves presentation mode.
     QVERIFY(f.window.presentation()->spotlight()->spotlight(8, Dim::Tp));
     QVERIFY(view->hasSpotlight());

@@ -28,13 +28,13 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFontMetricsF>
-#include <QLayout>
-#include <QStyle>
 #include <QLabel>
+#include <QLayout>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStyle>
 #include <QTest>
 #include <QTextDocument>
 #include <QToolBar>
@@ -110,7 +110,7 @@ void TestStageLayout::initTestCase()
     QSettings().clear();
     const QScreen *screen = QGuiApplication::primaryScreen();
     qInfo("screen %dx%d logical at device pixel ratio %.1f", screen->geometry().width(),
-          screen->geometry().height(), screen->devicePixelRatio());
+        screen->geometry().height(), screen->devicePixelRatio());
 }
 
 void TestStageLayout::textDoesNotOverlap_data()
@@ -147,12 +147,13 @@ void TestStageLayout::textDoesNotOverlap()
     for (const FabricView::TextBox &b : boxes)
         kinds << b.what;
     qInfo("%s: %d text boxes at zoom %.3f in a %dx%d view", presenting ? "presentation" : "window",
-          int(boxes.size()), view->zoom(), view->viewport()->width(), view->viewport()->height());
+        int(boxes.size()), view->zoom(), view->viewport()->width(), view->viewport()->height());
     // The sample's two notes and its arrow's label are on screen, and the legend. In the
     // window on a 960x540 logical screen (scale 2) the fabric view is too small for them: a
     // note may fold to its numbered badge and the arrow go without its label there.
     const bool roomy = presenting || w.screen()->geometry().height() >= 720;
-    QVERIFY2(kinds.contains(QStringLiteral("legend")), qPrintable(kinds.join(QStringLiteral(", "))));
+    QVERIFY2(
+        kinds.contains(QStringLiteral("legend")), qPrintable(kinds.join(QStringLiteral(", "))));
     QCOMPARE(kinds.filter(QStringLiteral("note ")).size(), 2);
     if (roomy) {
         QCOMPARE(kinds.filter(QStringLiteral("arrow ")).size(), 1);
@@ -175,35 +176,39 @@ void TestStageLayout::textDoesNotOverlap()
         QStringList small;
         for (const FabricView::TextBox &b : boxes)
             if (b.pixels < (b.what == QLatin1String("legend") ? std::min(px, smallRoom) : px) - 0.5)
-                small << QStringLiteral("%1: %2 px (stage %3 px)").arg(b.what).arg(b.pixels).arg(px);
+                small
+                    << QStringLiteral("%1: %2 px (stage %3 px)").arg(b.what).arg(b.pixels).arg(px);
         QVERIFY2(small.isEmpty(), qPrintable(small.join(QLatin1Char('\n'))));
         // Every switch of the seed is named (8 leaves, 2 spines), and in a small room every
         // server too (in a larger one a server's name gives way to a note where both cannot be).
         const QStringList names = kinds.filter(QStringLiteral("name "));
-        QCOMPARE(names.filter(QStringLiteral("name rail ")).size() + names.filter(QStringLiteral("name spine ")).size(), 10);
+        QCOMPARE(names.filter(QStringLiteral("name rail ")).size()
+                + names.filter(QStringLiteral("name spine ")).size(),
+            10);
         if (room == int(PresentationMode::Room::Small))
             QCOMPARE(names.size(), 26);
         else
-            QVERIFY2(names.size() >= (screen.height() >= 720 ? 18 : 10), qPrintable(names.join(QStringLiteral(", "))));
+            QVERIFY2(names.size() >= (screen.height() >= 720 ? 18 : 10),
+                qPrintable(names.join(QStringLiteral(", "))));
         // The whole fabric, as large as the screen allows: in view, and filling its width or
         // its height (less the legend's band).
         const QRectF fabric = view->viewportTransform().mapRect(
             view->rootItem()->mapRectToScene(view->rootItem()->boundingRect()));
         const QRectF shown(view->viewport()->rect());
         QVERIFY2(shown.adjusted(-1, -1, 1, 1).contains(fabric),
-                 qPrintable(QStringLiteral("fabric %1,%2 %3x%4 in a %5x%6 view")
-                                .arg(fabric.x())
-                                .arg(fabric.y())
-                                .arg(fabric.width())
-                                .arg(fabric.height())
-                                .arg(shown.width())
-                                .arg(shown.height())));
+            qPrintable(QStringLiteral("fabric %1,%2 %3x%4 in a %5x%6 view")
+                           .arg(fabric.x())
+                           .arg(fabric.y())
+                           .arg(fabric.width())
+                           .arg(fabric.height())
+                           .arg(shown.width())
+                           .arg(shown.height())));
         QVERIFY2(fabric.width() >= 0.9 * shown.width() || fabric.height() >= 0.75 * shown.height(),
-                 qPrintable(QStringLiteral("fabric %1x%2 in a %3x%4 view")
-                                .arg(fabric.width())
-                                .arg(fabric.height())
-                                .arg(shown.width())
-                                .arg(shown.height())));
+            qPrintable(QStringLiteral("fabric %1x%2 in a %3x%4 view")
+                           .arg(fabric.width())
+                           .arg(fabric.height())
+                           .arg(shown.width())
+                           .arg(shown.height())));
     }
 
     // The bottleneck link's name in full in the summary bar.
@@ -211,8 +216,10 @@ void TestStageLayout::textDoesNotOverlap()
     QVERIFY(bar);
     const QString name = bar->bottleneckName();
     QVERIFY(name.size() > 10);
-    QVERIFY2(shownBottleneck(bar).remove(QLatin1Char(' ')).contains(QString(name).remove(QLatin1Char(' '))),
-             qPrintable(QStringLiteral("shows \"%1\" for \"%2\"").arg(shownBottleneck(bar), name)));
+    QVERIFY2(shownBottleneck(bar)
+                 .remove(QLatin1Char(' '))
+                 .contains(QString(name).remove(QLatin1Char(' '))),
+        qPrintable(QStringLiteral("shows \"%1\" for \"%2\"").arg(shownBottleneck(bar), name)));
     QVERIFY(!shownBottleneck(bar).contains(QChar(0x2026))); // no "…"
     // …and its lines inside the label (not cut at the bar's bottom).
     {
@@ -222,23 +229,34 @@ void TestStageLayout::textDoesNotOverlap()
         doc.setDocumentMargin(0);
         doc.setHtml(label->text());
         QVERIFY2(doc.size().height() <= label->contentsRect().height() + 2.0,
-                 qPrintable(QStringLiteral("needs %1 px of height, has %2").arg(doc.size().height()).arg(label->contentsRect().height())));
+            qPrintable(QStringLiteral("needs %1 px of height, has %2")
+                           .arg(doc.size().height())
+                           .arg(label->contentsRect().height())));
         // The label whole inside the bar, the bar whole on screen (its dock as tall as it).
         if (presenting && w.screen()->geometry().width() < 1000)
-            QEXPECT_FAIL("", "presentation's summary is ~1,020 px wide at its type size: wider than a 960-px logical screen", Continue);
-        QVERIFY2(bar->rect().contains(label->geometry()) && bar->visibleRegion().boundingRect() == bar->rect(),
-                 qPrintable(QStringLiteral("label %1,%2 %3x%4 in a bar of %5x%6, %7 px of it visible")
-                                .arg(label->x())
-                                .arg(label->y())
-                                .arg(label->width())
-                                .arg(label->height())
-                                .arg(bar->width())
-                                .arg(bar->height())
-                                .arg(bar->visibleRegion().boundingRect().height())));
+            QEXPECT_FAIL("",
+                "presentation's summary is ~1,020 px wide at its type size: wider than a 960-px "
+                "logical screen",
+                Continue);
+        QVERIFY2(bar->rect().contains(label->geometry())
+                && bar->visibleRegion().boundingRect() == bar->rect(),
+            qPrintable(QStringLiteral("label %1,%2 %3x%4 in a bar of %5x%6, %7 px of it visible")
+                           .arg(label->x())
+                           .arg(label->y())
+                           .arg(label->width())
+                           .arg(label->height())
+                           .arg(bar->width())
+                           .arg(bar->height())
+                           .arg(bar->visibleRegion().boundingRect().height())));
         if (presenting && w.screen()->geometry().width() < 1000)
-            QEXPECT_FAIL("", "presentation's summary is ~1,020 px wide at its type size: wider than a 960-px logical screen", Continue);
+            QEXPECT_FAIL("",
+                "presentation's summary is ~1,020 px wide at its type size: wider than a 960-px "
+                "logical screen",
+                Continue);
         QVERIFY2(doc.idealWidth() <= label->contentsRect().width() + 1.0,
-                 qPrintable(QStringLiteral("needs %1 px of width, has %2").arg(doc.idealWidth()).arg(label->contentsRect().width())));
+            qPrintable(QStringLiteral("needs %1 px of width, has %2")
+                           .arg(doc.idealWidth())
+                           .arg(label->contentsRect().width())));
     }
     if (presenting)
         stage->setActive(false);
@@ -279,9 +297,11 @@ void TestStageLayout::smallScreensClipNothing()
     for (QToolBar *bar : w.findChildren<QToolBar *>(QString(), Qt::FindDirectChildrenOnly)) {
         if (!bar->isVisible())
             continue;
-        for (QToolButton *more : bar->findChildren<QToolButton *>(QStringLiteral("qt_toolbar_ext_button")))
+        for (QToolButton *more :
+            bar->findChildren<QToolButton *>(QStringLiteral("qt_toolbar_ext_button")))
             if (more->isVisible())
-                problems << QStringLiteral("toolbar %1 hides buttons behind its \u00bb menu").arg(bar->objectName());
+                problems << QStringLiteral("toolbar %1 hides buttons behind its \u00bb menu")
+                                .arg(bar->objectName());
     }
     // The colour toggles (d, p, t) in particular.
     auto *main = w.findChild<QToolBar *>(QStringLiteral("mainToolBar"));
@@ -310,7 +330,8 @@ void TestStageLayout::smallScreensClipNothing()
             if (!axis->isVisible() || !axis->isTitleVisible() || axis->titleText().isEmpty())
                 continue;
             ++titles;
-            const double needed = QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText());
+            const double needed
+                = QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText());
             const double room = axis->orientation() == Qt::Vertical ? plot.height() : plot.width();
             if (needed > room + 1.0)
                 problems << QStringLiteral("axis title \"%1\" needs %2 px, the plot has %3")
@@ -333,16 +354,20 @@ int main(int argc, char *argv[])
     int width = 1280, height = 720;
     double scale = 1.0;
     if (std::sscanf(spec.constData(), "%dx%d@%lf", &width, &height, &scale) < 2) {
-        std::fprintf(stderr, "RAILYARD_LAYOUT_SCREEN: expected WxH@scale, got %s\n", spec.constData());
+        std::fprintf(
+            stderr, "RAILYARD_LAYOUT_SCREEN: expected WxH@scale, got %s\n", spec.constData());
         return 2;
     }
-    const QString config = QDir::temp().filePath(QStringLiteral("railyard-stage-screen-%1.json").arg(::getpid()));
+    const QString config
+        = QDir::temp().filePath(QStringLiteral("railyard-stage-screen-%1.json").arg(::getpid()));
     {
         QFile f(config);
         if (!f.open(QIODevice::WriteOnly))
             return 2;
-        f.write(QStringLiteral("{\"windowFrameMargins\": false, \"screens\": [{\"name\": \"test\", \"x\": 0, \"y\": 0, "
-                               "\"width\": %1, \"height\": %2, \"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}")
+        f.write(QStringLiteral("{\"windowFrameMargins\": false, \"screens\": [{\"name\": \"test\", "
+                               "\"x\": 0, \"y\": 0, "
+                               "\"width\": %1, \"height\": %2, \"logicalDpi\": 96, "
+                               "\"logicalBaseDpi\": 96, \"dpr\": 1}]}")
                     .arg(width)
                     .arg(height)
                     .toUtf8());

@@ -210,11 +210,14 @@ void SummaryBar::showBottleneck()
         int widest = std::max(htmlWidth(font(), head), fm.horizontalAdvance(second));
         // Never wider than the screen leaves it beside the other columns: past that, the
         // name in the caption's smaller type (still whole).
-        int others = layout()->contentsMargins().left() + layout()->contentsMargins().right();
+        int others = layout()->contentsMargins().left() + layout()->contentsMargins().right() + 2 * frameWidth() + 2;
         for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings })
             others += std::max(label->minimumWidth(), label->minimumSizeHint().width())
                 + layout()->spacing();
-        const int screenWidth = screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX;
+        // The window's width (never pushed wider, so a first launch keeps its size), within
+        // the screen's.
+        const int screenWidth = std::min(screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX,
+                                         window()->width());
         QString second2 = QStringLiteral("<b>") + second.toHtmlEscaped() + QStringLiteral("</b>");
         QString head2 = head;
         if (widest + 8 > screenWidth - others) {
@@ -223,6 +226,21 @@ void SummaryBar::showBottleneck()
                         .arg(caption, first.toHtmlEscaped());
             second2 = QStringLiteral("<b style='font-size:small'>") + second.toHtmlEscaped()
                 + QStringLiteral("</b>");
+            widest = std::max(htmlWidth(font(), head2), htmlWidth(font(), second2));
+        }
+        const int budget = std::max(screenWidth - others, m_bottleneckFull / 3) - 8;
+        if (widest > budget) {
+            // Narrower still than that (a 960-px logical screen): as a last resort each line
+            // loses its middle (the tooltip has the name whole).
+            QFont small = font();
+            small.setPointSizeF(font().pointSizeF() / 1.2); // CSS "small" (Qt: one step down)
+            small.setBold(true);
+            const QFontMetrics sm(small);
+            const int captionWidth = htmlWidth(font(), QStringLiteral("<span style='color:gray; font-size:small'>%1</span> ").arg(caption));
+            head2 = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b style='font-size:small'>%2</b>")
+                        .arg(caption, sm.elidedText(first, Qt::ElideMiddle, std::max(40, budget - captionWidth)).toHtmlEscaped());
+            second2 = QStringLiteral("<b style='font-size:small'>")
+                + sm.elidedText(second, Qt::ElideMiddle, std::max(40, budget)).toHtmlEscaped() + QStringLiteral("</b>");
             widest = std::max(htmlWidth(font(), head2), htmlWidth(font(), second2));
         }
         if (widest > room) {

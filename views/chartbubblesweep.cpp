@@ -152,7 +152,7 @@ void ChartBubbleSweep::setEngine(const CostEngine &engine)
         y->setRange(0.0, top);
         y->applyNiceNumbers();
     }
-    chart()->setTitle(
+    chartstyle::retitle(this,
         tr("Bubble versus micro-batches — %1, %2 stages")
             .arg(QString::fromLatin1(scheduleName(engine.scenario().training.schedule).data()))
             .arg(engine.scenario().degrees.pp));

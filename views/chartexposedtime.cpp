@@ -1,6 +1,7 @@
 #include "chartexposedtime.h"
 
 #include "chartformat.h"
+#include "chartstyle.h"
 #include "cost/costreport.h"
 
 #include <QBarCategoryAxis>
@@ -58,8 +59,9 @@ void ChartExposedTime::setReport(const CostReport &r)
     }
     m_x->setCategories(categories);
     setValueRange(hi, 1.1, tr("exposed time per iteration (%1)").arg(unitName));
-    chart()->setTitle(tr("Exposed communication per dimension — iteration %1")
-                          .arg(chartformat::seconds(r.iterationTime)));
+    chartstyle::retitle(this,
+        tr("Exposed communication per dimension — iteration %1")
+            .arg(chartformat::seconds(r.iterationTime)));
 }
 
 } // namespace railyard

@@ -63,7 +63,8 @@ ChartLinkUtilisation::ChartLinkUtilisation(QWidget *parent)
     m_x->setTitleText(tr("utilisation (% of the iteration a link is busy)"));
     m_x->setLabelFormat(QStringLiteral("%.3g"));
     m_y = new QLogValueAxis(chart);
-    m_y->setTitleText(tr("links (log scale)"));
+    m_y->setTitleText(
+        tr("links (log)")); // short: drawn along a plot ~100 px tall on a 720-line screen
     m_y->setBase(10.0);
     m_y->setLabelFormat(QStringLiteral("%g"));
     m_y->setMinorTickCount(-1);
@@ -118,9 +119,10 @@ void ChartLinkUtilisation::setReport(const CostReport &r)
     m_x->setRange(0.0, 100.0 * hi);
     m_x->setTickCount(6);
     m_y->setRange(kFloor, top);
-    chart()->setTitle(tr("Link utilisation — %1 directed links, max %2")
-                          .arg(r.linkStats.count)
-                          .arg(chartformat::percent(r.linkStats.max, 2)));
+    chartstyle::retitle(this,
+        tr("Link utilisation — %1 directed links, max %2")
+            .arg(r.linkStats.count)
+            .arg(chartformat::percent(r.linkStats.max, 2)));
 }
 
 void ChartLinkUtilisation::showBinTip(const QPointF &point, bool state)

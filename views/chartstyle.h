@@ -1,5 +1,7 @@
 #pragma once
 
+#include "chartcompact.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QFont>
@@ -9,13 +11,15 @@ namespace railyard {
 
 /**
  * The common look of the chart panels: no animations (a re-evaluation must not replay one),
- * tight margins, legend at the bottom, antialiased view.
+ * tight margins, legend at the bottom (beside the plot in a short panel: ChartCompact),
+ * antialiased view.
  */
 namespace chartstyle {
 
 inline void apply(QChartView *view, QChart *chart, const QString &title)
 {
     chart->setTitle(title);
+    chart->setProperty("railyardTitle", title); // ChartCompact drops it in a short panel
     QFont f = chart->titleFont();
     f.setBold(true);
     chart->setTitleFont(f);
@@ -31,6 +35,14 @@ inline void apply(QChartView *view, QChart *chart, const QString &title)
     view->setRenderHint(QPainter::Antialiasing);
     // Short enough for a bottom tab on a 720-line screen; the legend stays under the plot.
     view->setMinimumSize(300, 170);
+    ChartCompact::watch(view);
+}
+
+/// A new title for a chart styled by apply() (shown unless its panel is short).
+inline void retitle(QChartView *view, const QString &title)
+{
+    view->chart()->setProperty("railyardTitle", title);
+    ChartCompact::fit(view);
 }
 
 } // namespace chartstyle

@@ -124,6 +124,7 @@ double FabricView::zoom() const
 void FabricView::positionLegend()
 {
     m_legend->setPos(mapToScene(QPoint(10, 10)));
+    updateStage(); // every zoom, scroll and resize passes here
 }
 
 void FabricView::updateLegend()

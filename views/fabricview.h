@@ -3,6 +3,8 @@
 #include "colorscale.h"
 
 #include <QGraphicsView>
+#include <QList>
+#include <QRectF>
 #include <QString>
 
 #include <memory>
@@ -21,6 +23,8 @@ class LegendItem;
 class RankDragTool;
 class ScenarioDocument;
 class ServerItem;
+class SpotlightItem;
+class StageLabelsItem;
 
 /**
  * The fabric as a zoomable diagram (spines on top, leaves by rail and SU, servers with their
@@ -148,6 +152,33 @@ public:
     /// fabric.
     void showSceneRect(const QRectF &sceneRect);
 
+    /// Presentation mode's stage: every word over the fabric (the names of its parts, the
+    /// notes, the arrow labels, the legend) at least `textPixels` high on screen, the parts'
+    /// names beside them (StageLabelsItem); 0 puts the window's sizes back.
+    void setStage(double textPixels);
+    double stagePixels() const { return m_stagePx; }
+    StageLabelsItem *stageLabels() const { return m_stageLabels; }
+
+    /** A piece of text the view shows over the fabric, where and how large (the layout test's). */
+    struct TextBox
+    {
+        QString what; ///< "note 2", "arrow 1", "legend", "server node003", "switch rail 0", …
+        QRectF rect; ///< in the viewport's pixels
+        double pixels = 0.0; ///< the smallest type in it, pixels on screen
+    };
+    /// Spotlight one group: its GPU slots and the directed links of its routes stay bright in
+    /// `colour`, the rest of the fabric is dimmed (SpotlightItem). Replaces the previous one.
+    void setSpotlight(
+        const std::vector<int> &slots, const std::vector<int> &links, const QColor &colour);
+    void clearSpotlight();
+    /// The spotlight's item, or null before the first one.
+    SpotlightItem *spotlight() const { return m_spotlight; }
+    bool hasSpotlight() const;
+
+    /// The text drawn over the fabric in view now (not the chips' own numbers): the notes, the
+    /// arrow labels, the legend and the names of the servers and switches, in view pixels.
+    QList<TextBox> textBoxes() const;
+
 public Q_SLOTS:
     void zoomIn();
     void zoomOut();
@@ -200,6 +231,15 @@ private:
     void updateLegend();
     void onRebuilt();
     void positionNotice();
+    /// Lays out the stage's names, the notes and the arrow labels for the view as it is now.
+    void updateStage();
+    /// The view-pixel rectangles of the text the fabric's items draw themselves.
+    QList<TextBox> sceneTextBoxes() const;
+    /// The servers and switches in view (view pixels), which the notes rather not cover;
+    /// empty in the overview or with more than a few hundred servers in view.
+    QList<QRectF> partRects(const QTransform &toView, const QRectF &frame) const;
+    /// The legend's scale on the stage: the room's type size, within the view's width.
+    double legendStageScale() const;
     /// Space held: the next left drag pans. True when the event was the Space key.
     bool spacePanKey(QKeyEvent *event, bool pressed);
     void hover(const QPoint &viewPos);
@@ -227,6 +267,10 @@ private:
     QPoint m_panLast;
     bool m_spaceHeld = false;
     QLabel *m_notice = nullptr;
+    StageLabelsItem *m_stageLabels = nullptr;
+    SpotlightItem *m_spotlight = nullptr;
+    double m_stagePx = 0.0;
+    bool m_inStageUpdate = false;
     QTimer *m_noticeTimer = nullptr;
 };
 

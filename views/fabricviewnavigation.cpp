@@ -51,7 +51,7 @@ void FabricView::fitDefault()
 {
     const QRectF content = m_scene->sceneRect();
     const QRect vp = viewport()->rect();
-    const double reserve = m_legend->boundingRect().height() + 12.0;
+    const double reserve = m_legend->boundingRect().height() * m_legend->scale() + 12.0;
     const double whole = std::min((vp.width() - 4.0) / std::max(1.0, content.width()),
         (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
     const double across = (vp.width() - 4.0) / std::max(1.0, content.width());
@@ -113,7 +113,7 @@ void FabricView::fitAll()
     // aligned to the bottom so the strip covers no cable or switch at this zoom.
     const QRectF content = m_scene->sceneRect();
     const QRect vp = viewport()->rect();
-    const double reserve = m_legend->boundingRect().height() + 12.0;
+    const double reserve = m_legend->boundingRect().height() * m_legend->scale() + 12.0;
     const double s = std::min((vp.width() - 4.0) / std::max(1.0, content.width()),
         (vp.height() - reserve - 4.0) / std::max(1.0, content.height()));
     if (s <= 0.0)

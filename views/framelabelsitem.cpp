@@ -1,4 +1,5 @@
 #include "framelabelsitem.h"
+#include "stagetext.h"
 
 #include "fabricitem.h"
 #include "fabriclayout.h"
@@ -26,6 +27,8 @@ QRectF FrameLabelsItem::boundingRect() const
 
 void FrameLabelsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
+    if (stageDrawsLabels(this))
+        return; // presentation mode names the fabric's parts itself
     const double lod
         = std::max(option->levelOfDetailFromTransform(painter->worldTransform()), 1e-3);
     const QRectF exposed = option->exposedRect.isEmpty() ? boundingRect() : option->exposedRect;

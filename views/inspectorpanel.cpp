@@ -9,6 +9,8 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QAbstractSpinBox>
+#include <QComboBox>
 #include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -59,7 +61,7 @@ InspectorPanel::InspectorPanel(ScenarioDocument *doc, QWidget *parent)
 
     auto *content = new QWidget;
     auto *form = new QVBoxLayout(content);
-    form->setContentsMargins(4, 4, 4, 4);
+    form->setContentsMargins(2, 4, 2, 4); // narrow sides: the editors' arrows fit a 266-px panel (scale 2)
     addGroup(form, tr("Parallel layout"), inspectorgroups::parallelFields());
     addGroup(form, tr("Workload"), inspectorgroups::workloadFields());
     addGroup(form, tr("Device"), inspectorgroups::deviceFields());
@@ -85,6 +87,18 @@ InspectorPanel::InspectorPanel(ScenarioDocument *doc, QWidget *parent)
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // A spin box asks for the width of its range's longest number (ten digits for an int): a
+    // six-digit field is enough to read and type (longer values scroll inside it), and keeps
+    // the form narrow enough to fit the panel (there is no horizontal scroll bar: a wider form
+    // had the spin boxes' arrows cut off at 1280x720 and at scale 2).
+    for (QAbstractSpinBox *spin : content->findChildren<QAbstractSpinBox *>())
+        spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("000000")) + 30);
+    // A combo box asks for its longest item (a model's name): eight characters, the rest in
+    // its list.
+    for (QComboBox *combo : content->findChildren<QComboBox *>()) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(8);
+    }
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -22,6 +22,8 @@ constexpr double kHintRow = 39.0;
 constexpr double kHintLine = 13.0;
 constexpr int kHintPixels = 10;
 constexpr double kCaptionHeight = 19.0;
+/// Presentation mode's key is narrower: no gestures' hint, no bottleneck name (see setStage()).
+constexpr double kStageWidth = 480.0;
 
 QString legendPercent(double u)
 {
@@ -101,6 +103,8 @@ QString LegendItem::hintText()
 
 QStringList LegendItem::hintLines() const
 {
+    if (m_stage)
+        return {}; // a room does not drag chips from afar
     QFont font;
     font.setPixelSize(kHintPixels);
     const QFontMetricsF fm(font);
@@ -127,9 +131,19 @@ double LegendItem::captionTop() const
     return kHintRow + kHintLine * static_cast<double>(hintLines().size()) + 2.0;
 }
 
+void LegendItem::setStage(bool on)
+{
+    if (on == m_stage)
+        return;
+    prepareGeometryChange();
+    m_stage = on;
+    update();
+}
+
 QRectF LegendItem::boundingRect() const
 {
-    return QRectF(0, 0, kWidth, captionTop() + (m_caption.isEmpty() ? 2.0 : kCaptionHeight));
+    return QRectF(0, 0, m_stage ? kStageWidth : kWidth,
+        captionTop() + (m_caption.isEmpty() ? 2.0 : kCaptionHeight));
 }
 
 void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
@@ -180,13 +194,16 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->drawLine(QPointF(x + 4, kRow1 + 7.5), QPointF(x + 18, kRow1 + 7.5));
     painter->setPen(ink);
     const QFontMetricsF fm(font);
-    painter->drawText(QRectF(x + 24, kRow1, kWidth - x - 30, kRowHeight),
-                      Qt::AlignLeft | Qt::AlignVCenter,
-                      fm.elidedText((overlay ? QStringLiteral("hottest %1 %2")
-                                             : QStringLiteral("bottleneck %1 %2"))
-                                        .arg(m_bottleneck, legendPercent(m_peak)),
-                                    Qt::ElideMiddle,
-                                    kWidth - x - 30));
+    if (m_stage)
+        text(painter, x + 24, kRow1,
+            overlay ? QStringLiteral("hottest") : QStringLiteral("bottleneck"));
+    else
+        painter->drawText(QRectF(x + 24, kRow1, kWidth - x - 30, kRowHeight),
+            Qt::AlignLeft | Qt::AlignVCenter,
+            fm.elidedText(
+                (overlay ? QStringLiteral("hottest %1 %2") : QStringLiteral("bottleneck %1 %2"))
+                    .arg(m_bottleneck, legendPercent(m_peak)),
+                Qt::ElideMiddle, kWidth - x - 30));
 
     // Row 2: chip colours, partner rings, the gestures.
     x = text(painter, 8, kRow2, QStringLiteral("chips by %1:").arg(m_coordinate), 4);
@@ -197,7 +214,7 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
         painter->setBrush(ColorScale::coordinateColour(v, m_values));
         painter->drawRoundedRect(sw, 2, 2);
         QFont small = font;
-        small.setPixelSize(8);
+        small.setPixelSize(static_cast<int>(smallestPixels()));
         painter->setFont(small);
         painter->setPen(ink);
         painter->drawText(sw, Qt::AlignCenter, QString::number(v));
@@ -243,9 +260,10 @@ void LegendItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     font.setPixelSize(10);
     painter->setFont(font);
     painter->setPen(ink);
-    painter->drawText(QRectF(38, captionRow, kWidth - 46, kRowHeight),
+    const double width = boundingRect().width();
+    painter->drawText(QRectF(38, captionRow, width - 46, kRowHeight),
         Qt::AlignLeft | Qt::AlignVCenter,
-        QFontMetricsF(font).elidedText(m_caption, Qt::ElideRight, kWidth - 46));
+        QFontMetricsF(font).elidedText(m_caption, Qt::ElideRight, width - 46));
 }
 
 } // namespace railyard

@@ -43,6 +43,14 @@ public:
     QStringList hintLines() const;
     /// From the legend's left edge to the end of the hint's longest line.
     double hintWidth() const;
+    /// Presentation mode: the key without what a room cannot use from afar (the gestures'
+    /// hint, the bottleneck's name, which the summary bar shows in full), its smallest type
+    /// as large as the rest, so that scaled by the view (setScale) every word reaches the
+    /// room's size.
+    void setStage(bool on);
+    bool isStage() const { return m_stage; }
+    /// The smallest type drawn, in the item's own pixels (before setScale).
+    double smallestPixels() const { return m_stage ? 10.0 : 8.0; }
 
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
@@ -61,6 +69,7 @@ private:
     bool m_cp = false;
     QString m_overlayTitle;
     QString m_caption;
+    bool m_stage = false;
 };
 
 } // namespace railyard

@@ -1,4 +1,5 @@
 #include "serveritem.h"
+#include "stagetext.h"
 
 #include "colorscale.h"
 #include "document/scenariodocument.h"
@@ -356,6 +357,8 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
             for (int j = 0; j < 2; ++j)
                 painter->drawEllipse(
                     QPointF(bar.left() + 6 + 4 * j, bar.top() + 3.5 + 3.5 * i), 0.9, 0.9);
+    }
+    if (lod > 0.4 && !stageDrawsLabels(this)) {
         QFont font = painter->font();
         font.setPixelSize(10);
         font.setBold(true);

@@ -103,6 +103,9 @@ private:
     bool m_barEmphasis = false;
     bool m_failed = false;
     QString m_name;
+
+public:
+    QString name() const { return m_name; }
 };
 
 } // namespace railyard

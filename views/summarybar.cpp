@@ -5,9 +5,12 @@
 #include "document/scenariodocument.h"
 #include "workload/workloadnames.h"
 
+#include <QDockWidget>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLayout>
 #include <QResizeEvent>
+#include <QScreen>
 #include <QTextDocument>
 
 #include <algorithm>
@@ -105,6 +108,18 @@ void SummaryBar::fitColumns()
         QStringLiteral("node000/gpu0 -> leaf-su0-rail0 <span style='font-weight:normal'>(super-spine · dp · 100.0 %)</span>")));
     m_bottleneck->setMinimumWidth(m_bottleneckFull / 3);
     m_bottleneck->setMaximumWidth(m_bottleneckFull);
+    // Wider than the screen with every column at its widest value (large type on a narrow
+    // screen): each column as wide as what it shows now instead, moving when a value grows.
+    const int screenWidth = screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX;
+    int total = m_bottleneckFull / 3 + 16;
+    for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings })
+        total += label->minimumWidth() + layout()->spacing();
+    if (total > screenWidth) {
+        for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings }) {
+            label->setMinimumWidth(0);
+            label->setMaximumWidth(QWIDGETSIZE_MAX);
+        }
+    }
 }
 
 void SummaryBar::fitHeight()
@@ -114,6 +129,15 @@ void SummaryBar::fitHeight()
     setMinimumHeight(0);
     setMaximumHeight(QWIDGETSIZE_MAX);
     setFixedHeight(minimumSizeHint().height());
+    // Its dock (title-less) must follow now: its size constraints were measured with the old
+    // height, and a name broken over two lines would be cut at the dock's bottom.
+    // A font change (presentation mode) also gives the dock's layout the style's margins.
+    if (auto *dock = qobject_cast<QDockWidget *>(parentWidget())) {
+        if (dock->layout())
+            dock->layout()->setContentsMargins(0, 0, 0, 0);
+        const int title = dock->titleBarWidget() ? dock->titleBarWidget()->height() : 0;
+        dock->setFixedHeight(height() + title);
+    }
 }
 
 bool SummaryBar::eventFilter(QObject *watched, QEvent *event)
@@ -144,6 +168,12 @@ QLabel *SummaryBar::addItem(const QString &objectName)
     return label;
 }
 
+void SummaryBar::showEvent(QShowEvent *event)
+{
+    QFrame::showEvent(event);
+    fitHeight();
+}
+
 void SummaryBar::resizeEvent(QResizeEvent *event)
 {
     QFrame::resizeEvent(event);
@@ -157,15 +187,78 @@ void SummaryBar::showBottleneck()
         : QStringLiteral(" <span style='font-weight:normal'>(%1)</span>").arg(m_bottleneckDetail.toHtmlEscaped());
     QFont bold = font();
     bold.setBold(true);
-    int room = m_bottleneck->width() - htmlWidth(font(), item(QString(), detail)) - 6;
-    if (room < 60) {
-        // A narrow column (large fonts): the name alone; the tooltip keeps the detail.
-        detail.clear();
-        room = m_bottleneck->width() - 6;
+    const QFontMetrics fm(bold);
+    const int nameWidth = fm.horizontalAdvance(m_bottleneckName);
+    const int room = m_bottleneck->width() - 6;
+    QString value;
+    if (nameWidth + htmlWidth(font(), item(QString(), detail)) <= room) {
+        value = m_bottleneckName.toHtmlEscaped() + detail;
+    } else if (nameWidth <= room) {
+        value = m_bottleneckName.toHtmlEscaped(); // the tooltip keeps the detail
+    } else {
+        // Broken after the arrow of "a -> b" (a link's name), both halves whole; a name
+        // without one on one line. The column grows to the longer line when it must: other
+        // columns have fixed widths and the bar's stretch gives way first.
+        const qsizetype arrow = m_bottleneckName.indexOf(QStringLiteral(" -> "));
+        const QString first = arrow < 0 ? m_bottleneckName : m_bottleneckName.left(arrow + 3);
+        const QString second = arrow < 0 ? QString() : m_bottleneckName.mid(arrow + 4);
+        // The caption goes before the first half, so the item keeps the bar's two lines.
+        const QString caption = m_kv ? tr("Hottest KV link") : tr("Bottleneck link");
+        const QString head
+            = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b>%2</b>")
+                  .arg(caption, first.toHtmlEscaped());
+        int widest = std::max(htmlWidth(font(), head), fm.horizontalAdvance(second));
+        // Never wider than the screen leaves it beside the other columns: past that, the
+        // name in the caption's smaller type (still whole).
+        int others = layout()->contentsMargins().left() + layout()->contentsMargins().right() + 2 * frameWidth() + 2;
+        for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings })
+            others += std::max(label->minimumWidth(), label->minimumSizeHint().width())
+                + layout()->spacing();
+        // The window's width (never pushed wider, so a first launch keeps its size), within
+        // the screen's.
+        const int screenWidth = std::min(screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX,
+                                         window()->width());
+        QString second2 = QStringLiteral("<b>") + second.toHtmlEscaped() + QStringLiteral("</b>");
+        QString head2 = head;
+        if (widest + 8 > screenWidth - others) {
+            head2 = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b "
+                                   "style='font-size:small'>%2</b>")
+                        .arg(caption, first.toHtmlEscaped());
+            second2 = QStringLiteral("<b style='font-size:small'>") + second.toHtmlEscaped()
+                + QStringLiteral("</b>");
+            widest = std::max(htmlWidth(font(), head2), htmlWidth(font(), second2));
+        }
+        const int budget = std::max(screenWidth - others, m_bottleneckFull / 3) - 8;
+        if (widest > budget) {
+            // Narrower still than that (a 960-px logical screen): as a last resort each line
+            // loses its middle (the tooltip has the name whole).
+            QFont small = font();
+            small.setPointSizeF(font().pointSizeF() / 1.2); // CSS "small" (Qt: one step down)
+            small.setBold(true);
+            const QFontMetrics sm(small);
+            const int captionWidth = htmlWidth(font(), QStringLiteral("<span style='color:gray; font-size:small'>%1</span> ").arg(caption));
+            head2 = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b style='font-size:small'>%2</b>")
+                        .arg(caption, sm.elidedText(first, Qt::ElideMiddle, std::max(40, budget - captionWidth)).toHtmlEscaped());
+            second2 = QStringLiteral("<b style='font-size:small'>")
+                + sm.elidedText(second, Qt::ElideMiddle, std::max(40, budget)).toHtmlEscaped() + QStringLiteral("</b>");
+            widest = std::max(htmlWidth(font(), head2), htmlWidth(font(), second2));
+        }
+        if (widest > room) {
+            // Not past the screen, though: a window wider than its screen cannot be shown
+            // whole (nor full screen); on a screen that narrow the name's end is cut instead.
+            const int wanted
+                = std::min(widest + 8, std::max(screenWidth - others, m_bottleneckFull / 3));
+            m_bottleneck->setMaximumWidth(std::max(m_bottleneck->maximumWidth(), wanted));
+            m_bottleneck->setMinimumWidth(wanted);
+        }
+        const QString text = second.isEmpty() ? head2 : head2 + QStringLiteral("<br>") + second2;
+        if (text != m_bottleneck->text())
+            m_bottleneck->setText(text);
+        return;
     }
-    const QString name = QFontMetrics(bold).elidedText(m_bottleneckName, Qt::ElideMiddle, std::max(room, 40));
-    m_bottleneck->setText(
-        item(m_kv ? tr("Hottest KV link") : tr("Bottleneck link"), name.toHtmlEscaped() + detail));
+    const QString text = item(m_kv ? tr("Hottest KV link") : tr("Bottleneck link"), value);
+    if (text != m_bottleneck->text())
+        m_bottleneck->setText(text);
 }
 
 void SummaryBar::setKvFigures(const KvFigures &figures)

@@ -43,6 +43,8 @@ public:
     void setKvFigures(const KvFigures &figures);
     void clearKvFigures();
     bool showsKvFigures() const { return m_kv.has_value(); }
+    /// The bottleneck (or hottest KV) link's name the bar shows, in full.
+    QString bottleneckName() const { return m_bottleneckName; }
 
     /// Shown while the scenario has a calibration (its tooltip lists the calibrated tiers).
     QLabel *calibratedBadge() const { return m_calibrated; }
@@ -50,11 +52,16 @@ public:
 protected:
     void resizeEvent(QResizeEvent *event) override;
     void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override; ///< in its dock now: the dock takes its height
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void refresh();
-    void showBottleneck(); ///< the name elided to the column's width
+    /// The name whole, never elided: on one line with its detail when the column has room,
+    /// else without the detail (the tooltip keeps it), else broken after its "->" over the
+    /// item's two lines (the caption before the first half), the column widened to the
+    /// longer line if need be.
+    void showBottleneck();
     void fitColumns();     ///< each column's width from the widest value it shows, in this font
     void fitHeight();      ///< the two-line height, in this font
     QLabel *addItem(const QString &objectName);

@@ -1,4 +1,5 @@
 #include "switchitem.h"
+#include "stagetext.h"
 
 #include "colorscale.h"
 #include "fabricitem.h"
@@ -69,7 +70,7 @@ void SwitchItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         painter->setBrush(Qt::NoBrush);
         drawBox(painter, m_rect.adjusted(-2, -2, 2, 2), 5, lod);
     }
-    if (lod * m_rect.width() < 40.0 || lod < 0.25)
+    if (lod * m_rect.width() < 40.0 || lod < 0.25 || stageDrawsLabels(this))
         return;
     QFont font = painter->font();
     font.setBold(true);

@@ -25,6 +25,7 @@ public:
     bool isEmphasised() const { return m_emphasised; }
     /// The box (item coordinates) and its fill, for the overview's aggregate painting.
     QRectF box() const { return m_rect; }
+    QString label() const { return m_label; }
     QColor fill() const { return m_fill; }
 
     QRectF boundingRect() const override;

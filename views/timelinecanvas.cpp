@@ -66,7 +66,7 @@ void TimelineCanvas::setTimeline(const PipelineTimeline &timeline, int stages, i
 
 TimelinePainter::Layout TimelineCanvas::layout() const
 {
-    return m_painter.layoutFor(rect(), m_start, m_span);
+    return m_painter.layoutFor(rect(), m_start, m_span, font());
 }
 
 void TimelineCanvas::setViewStart(double seconds)
@@ -138,21 +138,21 @@ void TimelineCanvas::clampView()
 int TimelineCanvas::preferredHeight() const
 {
     return static_cast<int>(TimelinePainter::kTitleHeight + TimelinePainter::kAxisHeight
-        + TimelinePainter::kLegendHeight + 16.0
+        + legendHeight() + 16.0
         + std::max(1, m_painter.stages()) * TimelinePainter::kPreferredPitch);
 }
 
 QSize TimelineCanvas::sizeHint() const
 {
     return { 900,
-        static_cast<int>(TimelinePainter::kAxisHeight + TimelinePainter::kLegendHeight + 12.0
+        static_cast<int>(TimelinePainter::kAxisHeight + legendHeight() + 12.0
             + std::max(1, m_painter.stages()) * TimelinePainter::kPreferredPitch) };
 }
 
 QSize TimelineCanvas::minimumSizeHint() const
 {
     return { 320,
-        static_cast<int>(TimelinePainter::kAxisHeight + TimelinePainter::kLegendHeight + 12.0
+        static_cast<int>(TimelinePainter::kAxisHeight + legendHeight() + 12.0
             + std::max(1, m_painter.stages()) * TimelinePainter::kMinPitch) };
 }
 
@@ -386,9 +386,19 @@ void TimelineCanvas::keyPressEvent(QKeyEvent *e)
     }
 }
 
+double TimelineCanvas::legendHeight() const
+{
+    // As many rows as the legend needs at this width (it wraps), so they are never cut off.
+    const double room = std::max(
+        100.0, double(width()) - TimelinePainter::kGutter - TimelinePainter::kRightMargin);
+    return m_painter.legendRows(font(), room) * TimelinePainter::kLegendHeight;
+}
+
 void TimelineCanvas::resizeEvent(QResizeEvent *e)
 {
     QWidget::resizeEvent(e);
+    if (e->oldSize().width() != e->size().width())
+        updateGeometry(); // the legend's rows, hence the height wanted, follow the width
     Q_EMIT viewChanged();
 }
 

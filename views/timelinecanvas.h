@@ -82,6 +82,8 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent *e) override;
     void keyPressEvent(QKeyEvent *e) override;
     void resizeEvent(QResizeEvent *e) override;
+    /// The legend's height at the current width (TimelinePainter::legendRows()).
+    double legendHeight() const;
 
 private:
     TimelinePainter::Layout layout() const;

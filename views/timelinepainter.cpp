@@ -110,11 +110,13 @@ void TimelinePainter::renderAll(QPainter &painter, const QRectF &rect, const QSt
     onWhite.paint(painter, rect.adjusted(0, kTitleHeight, 0, 0), 0.0, totalSpan());
 }
 
-TimelinePainter::Layout TimelinePainter::layoutFor(const QRectF &rect, double t0, double span) const
+TimelinePainter::Layout TimelinePainter::layoutFor(
+    const QRectF &rect, double t0, double span, const QFont &font) const
 {
     Layout l;
     const int rows = std::max(1, m_stages);
-    const double available = rect.height() - kAxisHeight - kLegendHeight - 12.0;
+    const int legend = legendRows(font, rect.width() - kGutter - kRightMargin);
+    const double available = rect.height() - kAxisHeight - legend * kLegendHeight - 12.0;
     l.rowPitch = std::clamp(available / rows, kMinPitch, kMaxPitch);
     l.laneHeight = std::max(4.0, std::round(l.rowPitch * 0.28));
     l.blockHeight = l.rowPitch - l.laneHeight;
@@ -156,7 +158,7 @@ QRectF TimelinePainter::sendRect(const Layout &l, const PipelineEvent &e) const
 
 void TimelinePainter::paint(QPainter &p, const QRectF &rect, double t0, double span) const
 {
-    const Layout l = layoutFor(rect, t0, span);
+    const Layout l = layoutFor(rect, t0, span, p.font());
     const double t1 = t0 + span;
     p.save();
     p.setClipRect(rect);
@@ -167,7 +169,9 @@ void TimelinePainter::paint(QPainter &p, const QRectF &rect, double t0, double s
     paintRows(p, l, t0, t1);
     paintSends(p, l, t0, t1);
     p.restore();
-    paintLegend(p, QRectF(l.plot.left(), l.plot.bottom() + 8.0, l.plot.width(), kLegendHeight));
+    paintLegend(p,
+        QRectF(l.plot.left(), l.plot.bottom() + 8.0, l.plot.width(),
+            legendRows(p.font(), l.plot.width()) * kLegendHeight));
     p.restore();
 }
 
@@ -305,58 +309,92 @@ void TimelinePainter::paintSends(QPainter &p, const Layout &l, double t0, double
     }
 }
 
-void TimelinePainter::paintLegend(QPainter &p, const QRectF &area) const
+namespace {
+constexpr double kLegendSwatch = 14.0; ///< a legend swatch's width, pixels
+constexpr double kLegendGap = 14.0; ///< between one entry's label and the next swatch
+} // namespace
+
+std::vector<TimelinePainter::LegendEntry> TimelinePainter::legendEntries() const
 {
-    const QFontMetricsF fm(p.font());
-    const QColor text = m_text;
-    double x = area.left();
-    const double sw = 14.0;
-    const double y = area.top() + (area.height() - sw * 0.8) / 2.0;
-    auto swatch = [&](const QBrush &b, const QString &label, const QBrush &under = QBrush()) {
-        const QRectF r(x, y, sw, sw * 0.8);
-        if (under.style() != Qt::NoBrush)
-            p.fillRect(r, under);
-        p.fillRect(r, b);
-        p.setPen(QColor(0x80, 0x80, 0x80));
-        p.drawRect(r);
-        x += sw + 4.0;
-        p.setPen(text);
-        p.drawText(QRectF(x, area.top(), fm.horizontalAdvance(label) + 2.0, area.height()),
-            Qt::AlignVCenter | Qt::AlignLeft, label);
-        x += fm.horizontalAdvance(label) + 14.0;
+    std::vector<LegendEntry> out;
+    const auto add = [&out](const QBrush &b, const QString &label, const QBrush &under = QBrush()) {
+        out.push_back({ b, label, under });
     };
     if (m_bidirectional) {
         // DualPipe: direction 0 enters at stage 0 (down the rows), direction 1 at the last.
         const QString down = QStringLiteral("\u2193"), up = QStringLiteral("\u2191");
-        swatch(
-            chartpalette::chunkShade(chartpalette::forwardColor(), 0), QStringLiteral("F ") + down);
-        swatch(
-            chartpalette::chunkShade(chartpalette::forwardColor(), 1), QStringLiteral("F ") + up);
-        swatch(chartpalette::chunkShade(chartpalette::backwardColor(), 0),
+        add(chartpalette::chunkShade(chartpalette::forwardColor(), 0), QStringLiteral("F ") + down);
+        add(chartpalette::chunkShade(chartpalette::forwardColor(), 1), QStringLiteral("F ") + up);
+        add(chartpalette::chunkShade(chartpalette::backwardColor(), 0),
             QStringLiteral("B ") + down);
-        swatch(
-            chartpalette::chunkShade(chartpalette::backwardColor(), 1), QStringLiteral("B ") + up);
+        add(chartpalette::chunkShade(chartpalette::backwardColor(), 1), QStringLiteral("B ") + up);
     } else if (m_chunks > 1) {
         for (int c = 0; c < m_chunks && c < 4; ++c)
-            swatch(chartpalette::chunkShade(chartpalette::forwardColor(), c),
+            add(chartpalette::chunkShade(chartpalette::forwardColor(), c),
                 c == 0 ? QStringLiteral("F chunk 0") : QString::number(c));
         for (int c = 0; c < m_chunks && c < 4; ++c)
-            swatch(chartpalette::chunkShade(chartpalette::backwardColor(), c),
+            add(chartpalette::chunkShade(chartpalette::backwardColor(), c),
                 c == 0 ? QStringLiteral("B chunk 0") : QString::number(c));
     } else {
-        swatch(chartpalette::forwardColor(), QStringLiteral("forward"));
-        swatch(chartpalette::backwardColor(), QStringLiteral("backward"));
+        add(chartpalette::forwardColor(), QStringLiteral("forward"));
+        add(chartpalette::backwardColor(), QStringLiteral("backward"));
     }
     if (m_hasWeightGrad)
-        swatch(chartpalette::weightGradColor(), QStringLiteral("weight grad W"));
-    swatch(chartpalette::forwardColor().darker(125), QStringLiteral("activation send"));
-    swatch(chartpalette::backwardColor().darker(125), QStringLiteral("gradient send"));
-    swatch(hatchBrush(), QStringLiteral("idle (bubble)"), chartpalette::idleColor());
+        add(chartpalette::weightGradColor(), QStringLiteral("weight grad W"));
+    add(chartpalette::forwardColor().darker(125), QStringLiteral("activation send"));
+    add(chartpalette::backwardColor().darker(125), QStringLiteral("gradient send"));
+    add(hatchBrush(), QStringLiteral("idle (bubble)"), chartpalette::idleColor());
     if (m_iterationTime > m_timeline.makespan) {
         QColor tail = chartpalette::dimColor(Dim::Dp);
         tail.setAlpha(40);
-        swatch(tail, QStringLiteral("DP sync + optimizer"));
+        add(tail, QStringLiteral("DP sync + optimizer"));
     }
+    return out;
+}
+
+template<typename Place>
+int TimelinePainter::layoutLegend(const QFontMetricsF &fm, double width, Place place) const
+{
+    // An entry that would cross the right edge starts a new row (a narrow panel, large type):
+    // a legend cut at the edge hides what the last colours mean.
+    double x = 0.0;
+    int row = 0;
+    for (const LegendEntry &e : legendEntries()) {
+        const double w = kLegendSwatch + 4.0 + fm.horizontalAdvance(e.label);
+        if (x > 0.0 && x + w > width) {
+            x = 0.0;
+            ++row;
+        }
+        place(e, x, row);
+        x += w + kLegendGap;
+    }
+    return row + 1;
+}
+
+int TimelinePainter::legendRows(const QFont &font, double width) const
+{
+    return layoutLegend(QFontMetricsF(font), width, [](const LegendEntry &, double, int) {});
+}
+
+void TimelinePainter::paintLegend(QPainter &p, const QRectF &area) const
+{
+    const QFontMetricsF fm(p.font());
+    const QColor text = m_text;
+    const double sw = kLegendSwatch;
+    layoutLegend(fm, area.width(), [&](const LegendEntry &e, double dx, int row) {
+        const double top = area.top() + row * kLegendHeight;
+        const double x = area.left() + dx;
+        const double y = top + (kLegendHeight - sw * 0.8) / 2.0;
+        const QRectF r(x, y, sw, sw * 0.8);
+        if (e.under.style() != Qt::NoBrush)
+            p.fillRect(r, e.under);
+        p.fillRect(r, e.brush);
+        p.setPen(QColor(0x80, 0x80, 0x80));
+        p.drawRect(r);
+        p.setPen(text);
+        p.drawText(QRectF(x + sw + 4.0, top, fm.horizontalAdvance(e.label) + 2.0, kLegendHeight),
+            Qt::AlignVCenter | Qt::AlignLeft, e.label);
+    });
 }
 
 } // namespace railyard

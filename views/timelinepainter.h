@@ -2,7 +2,9 @@
 
 #include "cost/pipelineschedule.h"
 
+#include <QBrush>
 #include <QColor>
+#include <QFont>
 #include <QRectF>
 #include <QString>
 
@@ -61,7 +63,11 @@ public:
     /// Seconds the whole chart covers: makespan or iteration end, plus a margin.
     double totalSpan() const;
 
-    Layout layoutFor(const QRectF &rect, double t0, double span) const;
+    /// `font` is the one the legend is drawn in (it wraps onto as many rows as its width
+    /// needs, and the rows above make room for them).
+    Layout layoutFor(const QRectF &rect, double t0, double span, const QFont &font = QFont()) const;
+    /// The legend's rows at `width` pixels in `font`.
+    int legendRows(const QFont &font, double width) const;
     QRectF blockRect(const Layout &l, const PipelineEvent &e) const;
     QRectF sendRect(const Layout &l, const PipelineEvent &e) const;
     int laneOf(const PipelineEvent &e) const; ///< the lane (below stage n) a send is drawn in
@@ -84,6 +90,17 @@ private:
     void paintRows(QPainter &p, const Layout &l, double t0, double t1) const;
     void paintSends(QPainter &p, const Layout &l, double t0, double t1) const;
     void paintLegend(QPainter &p, const QRectF &area) const;
+    struct LegendEntry
+    {
+        QBrush brush;
+        QString label;
+        QBrush under;
+    };
+    std::vector<LegendEntry> legendEntries() const;
+    /// Lays the entries out left to right, wrapping at `width`; calls `place` with each entry
+    /// and its (x, row); returns the number of rows.
+    template<typename Place>
+    int layoutLegend(const QFontMetricsF &fm, double width, Place place) const;
 
     PipelineTimeline m_timeline;
     std::vector<std::vector<int>> m_compute; ///< per stage: indices of F/B events by start

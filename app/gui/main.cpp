@@ -83,6 +83,11 @@ int main(int argc, char *argv[])
     const QCommandLineOption presentation(QStringLiteral("presentation"),
                                           QStringLiteral("Start in presentation mode (F5 leaves it)."));
     parser.addOption(presentation);
+    const QCommandLineOption room(QStringLiteral("room"),
+        QStringLiteral(
+            "Presentation mode's room size: small, medium or large (kept for the next start)."),
+        QStringLiteral("SIZE"));
+    parser.addOption(room);
     const QCommandLineOption exportDialog(QStringLiteral("export-dialog"),
         QStringLiteral("Open Export > Mapping / Launcher Files on FORMAT (with --screenshot, "
                        "the dialog is rendered)."),
@@ -136,6 +141,17 @@ int main(int argc, char *argv[])
     }
     // --frames runs like --screenshot: no autosave, no restore question, messages to stderr.
     const bool shoot = parser.isSet(screenshot) || parser.isSet(frames);
+    int roomSize = -1;
+    if (parser.isSet(room)) {
+        const QStringList rooms { QStringLiteral("small"), QStringLiteral("medium"),
+            QStringLiteral("large") };
+        roomSize = static_cast<int>(rooms.indexOf(parser.value(room)));
+        if (roomSize < 0) {
+            std::fprintf(stderr, "railyard: --room: expected small, medium or large, got '%s'\n",
+                qPrintable(parser.value(room)));
+            return 2;
+        }
+    }
 
     railyard::MainWindow window;
     // No window to show a message box in: loader messages go to stderr.
@@ -165,6 +181,9 @@ int main(int argc, char *argv[])
     if (windowSize.isValid())
         window.resizeForScreen(windowSize);
     window.show();
+    if (roomSize >= 0) // kept for the next start, but not by a --screenshot run
+        window.presentation()->setRoom(
+            static_cast<railyard::PresentationMode::Room>(roomSize), !shoot);
     if (parser.isSet(presentation))
         window.presentation()->setActive(true);
     if (raised) // tabbed docks take raise() once the window is laid out
@@ -208,12 +227,14 @@ int main(int argc, char *argv[])
             settle(window);
             if (raised)
                 window.showPanel(raised);
-            // As the window opens (presentation mode shows the whole fabric, large).
-            if (window.presentation()->isActive())
-                window.fabricView()->fitAll();
-            else
+            // As the window opens (presentation mode fits the whole fabric itself).
+            if (!window.presentation()->isActive())
                 window.fabricView()->fitDefault();
             settle(window);
+            // The picture shows the window at rest, not a passing notice over the fabric.
+            if (QWidget *notice
+                = window.fabricView()->findChild<QWidget *>(QStringLiteral("fabricNotice")))
+                notice->hide();
             // The export dialog is a window of its own: it is the picture when it is open.
             QWidget *shown = window.actions()->exportDialog()
                 ? static_cast<QWidget *>(window.actions()->exportDialog())

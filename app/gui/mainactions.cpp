@@ -267,6 +267,7 @@ void MainActions::buildViewMenu(std::initializer_list<QDockWidget *> docks)
         addPanelToggle(dock);
     menu->addSeparator();
     menu->addAction(m_window->presentation()->toggleAction());
+    menu->addMenu(m_window->presentation()->roomMenu());
 }
 
 void MainActions::addPanelToggle(QDockWidget *dock)

@@ -10,6 +10,7 @@
 #include "helpbrowser.h"
 #include "lessoncontroller.h"
 #include "presentationmode.h"
+#include "toolbarfit.h"
 #include "snapshotstrip.h"
 #include "elidedlabel.h"
 #include "fabricview.h"
@@ -95,6 +96,7 @@ MainWindow::MainWindow(QWidget *parent)
     // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
     // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).
     addToolBar(Qt::TopToolBarArea, m_snapshotStrip);
+    new ToolBarFit(this); // on a narrow screen the main toolbar's buttons drop their words
     connect(m_snapshotStrip, &SnapshotStrip::compareRequested, m_studies, &StudyController::compareSnapshots);
     connect(m_snapshotStrip, &SnapshotStrip::statusMessage, this, &MainWindow::showStatus);
     // The summary spans the window under the toolbar (a fixed, title-less top dock): the
@@ -103,7 +105,9 @@ MainWindow::MainWindow(QWidget *parent)
     setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
     setCorner(Qt::TopRightCorner, Qt::TopDockWidgetArea);
     QDockWidget *summary = addDock(m_summaryBar, tr("Summary"), QStringLiteral("summaryDock"), Qt::TopDockWidgetArea);
-    summary->setTitleBarWidget(new QWidget(summary));
+    auto *noTitle = new QWidget(summary);
+    noTitle->setFixedHeight(0); // no strip above the numbers, whatever the font
+    summary->setTitleBarWidget(noTitle);
     summary->setFeatures(QDockWidget::NoDockWidgetFeatures);
     m_guide = new GuideController(this); // after the toolbar, menus and summary it adds to
 

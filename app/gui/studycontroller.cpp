@@ -16,8 +16,10 @@
 #include "mainwindow.h"
 #include "optimise/optimisetext.h"
 #include "optimisedialog.h"
+#include "presentationmode.h"
 #include "remapdialog.h"
 #include "scenario/scenariofile.h"
+#include "spotlightcontroller.h"
 #include "studies/compare.h"
 #include "studies/failureremap.h"
 #include "studies/inference.h"
@@ -235,12 +237,14 @@ QMenu *StudyController::slotMenu(int slot)
     serverAction->setObjectName(QStringLiteral("actionFailServer"));
     // A note on a chip follows its rank; on an empty slot it pins the server.
     const int rank = m_window->document()->mapping().rankAt(slot);
-    if (rank >= 0)
+    if (rank >= 0) {
         m_window->annotations()->extendMenu(
             menu, { AnnotationAnchor::Kind::Rank, rank }, tr("Rank %1").arg(rank));
-    else
+        m_window->presentation()->spotlight()->extendMenu(menu, rank);
+    } else {
         m_window->annotations()->extendMenu(menu, { AnnotationAnchor::Kind::Server, server },
             QString::fromStdString(fabric.serverName(server)));
+    }
     if (rank >= 0 && m_window->collectives())
         m_window->collectives()->extendMenu(menu, rank);
     return menu;

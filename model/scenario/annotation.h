@@ -34,6 +34,9 @@ struct Annotation
     double dx = 40.0;        ///< a note's offset from its pin (fabric-layout units)
     double dy = -60.0;
     std::string colour = "yellow"; ///< a note's paper: yellow, blue, green or pink
+    /// The snapshot the mark is about (Snapshot::name): shown only while that snapshot is the
+    /// mapping shown. Empty: shown with every mapping.
+    std::string snapshot;
 
     bool operator==(const Annotation &) const = default;
 };

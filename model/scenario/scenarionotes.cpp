@@ -39,9 +39,14 @@ AnnotationAnchor readAnchor(const json &value, const std::string &path)
 
 Annotation readAnnotation(const json &value, const std::string &path)
 {
-    JsonFields f(value, path, {"kind", "text", "anchor", "offset", "colour", "from", "to"});
+    JsonFields f(
+        value, path, { "kind", "text", "anchor", "offset", "colour", "from", "to", "snapshot" });
     f.rejectUnknown();
     Annotation a;
+    if (f.has("snapshot")) {
+        a.snapshot = f.string("snapshot", a.snapshot, limits::kMaxNameBytes, false);
+        requirePrintableUtf8(f.fieldPath("snapshot"), a.snapshot);
+    }
     a.kind = f.choice("kind", Annotation::Kind::Note, {Annotation::Kind::Note, Annotation::Kind::Arrow},
                       annotationKindName);
     a.text = f.string("text", a.text, kMaxNoteBytes);
@@ -178,6 +183,8 @@ Json annotationsToJson(const std::vector<Annotation> &annotations)
         Json j;
         j["kind"] = std::string(annotationKindName(a.kind));
         j["text"] = a.text;
+        if (!a.snapshot.empty())
+            j["snapshot"] = a.snapshot;
         if (a.kind == Annotation::Kind::Note) {
             j["anchor"] = anchorText(a.anchor);
             j["offset"] = Json::array({a.dx, a.dy});

@@ -73,6 +73,7 @@ void TestScenarioNotes::roundTrip()
     arrow.text = "this boundary climbs to the spine";
     arrow.anchor = {AnnotationAnchor::Kind::Rank, 17};
     arrow.target = {AnnotationAnchor::Kind::Link, 240};
+    arrow.snapshot = "swap 0-9"; // shown only with that snapshot
     s.annotations = {note, arrow};
     s.slots = packedSlots(128).get<std::vector<int>>();
     Snapshot healthy = takeSnapshot(s, "healthy", "2025-06-03T14:32:00");
@@ -99,6 +100,8 @@ void TestScenarioNotes::roundTrip()
     QCOMPARE(j["annotations"][0]["anchor"].get<std::string>(), std::string("server:3"));
     QCOMPARE(j["annotations"][1]["from"].get<std::string>(), std::string("rank:17"));
     QCOMPARE(j["annotations"][1]["to"].get<std::string>(), std::string("link:240"));
+    QCOMPARE(j["annotations"][1]["snapshot"].get<std::string>(), std::string("swap 0-9"));
+    QVERIFY(!j["annotations"][0].contains("snapshot")); // every mapping's: nothing written
     QCOMPARE(j["snapshots"][1]["failures"][0].get<std::string>(), std::string("server:3"));
 }
 
@@ -130,6 +133,10 @@ void TestScenarioNotes::malformed_data()
         "expected \"server:N\"");
     row("bad anchor index", {{"annotations", {{{"text", "x"}, {"anchor", "rank:-3"}}}}}, "annotations[0].anchor",
         "whole number >= 0");
+    row("snapshot not a string", {{"annotations", {{{"text", "x"}, {"anchor", "server:1"}, {"snapshot", 2}}}}},
+        "annotations[0].snapshot", "expected a string");
+    row("empty snapshot", {{"annotations", {{{"text", "x"}, {"anchor", "server:1"}, {"snapshot", ""}}}}},
+        "annotations[0].snapshot", "");
     row("anchor not a string", {{"annotations", {{{"text", "x"}, {"anchor", 3}}}}}, "annotations[0].anchor",
         "expected a string");
     row("offset of three", {{"annotations", {{{"text", "x"}, {"anchor", "server:1"}, {"offset", {1, 2, 3}}}}}},

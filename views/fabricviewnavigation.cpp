@@ -92,6 +92,10 @@ void FabricView::fitDefault()
         top = spineTop - 6.0;
     else if (!leaf.isEmpty() && shown >= rackTop - leaf.top() + rowAndMargin)
         top = leaf.top() - 10.0;
+    else if (!leaf.isEmpty() && leaf.bottom() > top - reserve / s && leaf.top() < top - reserve / s)
+        // The leaves would show a sliver at the view's top edge, under the legend (their names
+        // cut and overlapping its text): start just under them instead.
+        top = leaf.bottom() + reserve / s + 2.0 / s;
     // Sticky notes above that (a whiteboard's, pinned over the switches) come into view as
     // well when the height still shows a server row: under the legend they could not be read.
     // A card keeps its size on screen, so its top in the scene depends on the zoom.

@@ -12,6 +12,7 @@
 #include "fabriclayout.h"
 #include "fabricview.h"
 #include "mainwindow.h"
+#include "offscreenscreen.h"
 #include "slotitem.h"
 #include "windowlayout.h"
 
@@ -59,13 +60,15 @@ QString labelProblem(const QLabel *label)
     const QString text = label->text();
     if (text.isEmpty() || !label->pixmap().isNull())
         return QString();
-    const QRect room = label->contentsRect().adjusted(label->margin(), label->margin(), -label->margin(), -label->margin());
+    const QRect room = label->contentsRect().adjusted(
+        label->margin(), label->margin(), -label->margin(), -label->margin());
     const bool rich = label->textFormat() == Qt::RichText
         || (label->textFormat() == Qt::AutoText && Qt::mightBeRichText(text));
     if (label->wordWrap()) {
         const int needed = label->heightForWidth(label->width());
-        return needed > label->height() + 1 ? QStringLiteral("needs %1 px of height, has %2").arg(needed).arg(label->height())
-                                            : QString();
+        return needed > label->height() + 1
+            ? QStringLiteral("needs %1 px of height, has %2").arg(needed).arg(label->height())
+            : QString();
     }
     QSizeF size;
     if (rich) {
@@ -82,7 +85,9 @@ QString labelProblem(const QLabel *label)
     if (size.width() > room.width() + 1.0)
         return QStringLiteral("needs %1 px of width, has %2").arg(size.width()).arg(room.width());
     if (size.height() > room.height() + 2.0)
-        return QStringLiteral("needs %1 px of height, has %2").arg(size.height()).arg(room.height());
+        return QStringLiteral("needs %1 px of height, has %2")
+            .arg(size.height())
+            .arg(room.height());
     return QString();
 }
 
@@ -94,7 +99,7 @@ QList<QList<QDockWidget *>> tabGroups(QMainWindow &w)
     for (QDockWidget *d : w.findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly)) {
         if (seen.contains(d) || d->isHidden())
             continue;
-        QList<QDockWidget *> group{d};
+        QList<QDockWidget *> group { d };
         for (QDockWidget *other : w.tabifiedDockWidgets(d))
             if (!other->isHidden())
                 group << other;
@@ -135,9 +140,10 @@ void TestLayout::initTestCase()
     QCoreApplication::setOrganizationName(QStringLiteral("RailyardTest"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_layout"));
     qInfo("screen %s, available %dx%d logical, pixel ratio %.2f",
-          qPrintable(WindowLayout::screenKey(QGuiApplication::primaryScreen())),
-          QGuiApplication::primaryScreen()->availableGeometry().width(),
-          QGuiApplication::primaryScreen()->availableGeometry().height(), QGuiApplication::primaryScreen()->devicePixelRatio());
+        qPrintable(WindowLayout::screenKey(QGuiApplication::primaryScreen())),
+        QGuiApplication::primaryScreen()->availableGeometry().width(),
+        QGuiApplication::primaryScreen()->availableGeometry().height(),
+        QGuiApplication::primaryScreen()->devicePixelRatio());
 }
 
 void TestLayout::init()
@@ -154,15 +160,15 @@ void TestLayout::firstLaunchFitsTheScreen()
     settle(w);
     const QRect available = w.screen()->availableGeometry();
     QVERIFY2(available.contains(w.frameGeometry()),
-             qPrintable(QStringLiteral("window %1,%2 %3x%4 outside the screen %5x%6")
-                            .arg(w.frameGeometry().x())
-                            .arg(w.frameGeometry().y())
-                            .arg(w.frameGeometry().width())
-                            .arg(w.frameGeometry().height())
-                            .arg(available.width())
-                            .arg(available.height())));
+        qPrintable(QStringLiteral("window %1,%2 %3x%4 outside the screen %5x%6")
+                       .arg(w.frameGeometry().x())
+                       .arg(w.frameGeometry().y())
+                       .arg(w.frameGeometry().width())
+                       .arg(w.frameGeometry().height())
+                       .arg(available.width())
+                       .arg(available.height())));
     // The docks the issue found off-screen are on it.
-    for (const char *name : {"inspectorDock", "timelineDock"}) {
+    for (const char *name : { "inspectorDock", "timelineDock" }) {
         auto *dock = w.findChild<QDockWidget *>(QString::fromLatin1(name));
         QVERIFY(dock);
         const QRect global(dock->mapToGlobal(QPoint(0, 0)), dock->size());
@@ -196,18 +202,21 @@ void TestLayout::nothingOverlapsOrClips()
 
     // The fabric keeps its detailed drawing (chips with their coordinates) at the default zoom.
     FabricView *fabric = w.fabricView();
-    QVERIFY2(!fabric->rootItem()->isOverview(), qPrintable(QStringLiteral("fabric %1x%2 zoom %3")
-                                                               .arg(fabric->width())
-                                                               .arg(fabric->height())
-                                                               .arg(fabric->zoom())));
+    QVERIFY2(!fabric->rootItem()->isOverview(),
+        qPrintable(QStringLiteral("fabric %1x%2 zoom %3")
+                       .arg(fabric->width())
+                       .arg(fabric->height())
+                       .arg(fabric->zoom())));
     QVERIFY2(fabric->width() >= w.width() / 2, qPrintable(QString::number(fabric->width())));
-    qInfo("window %dx%d (minimum %dx%d), fabric %dx%d at zoom %.3f", w.width(), w.height(), w.minimumSizeHint().width(),
-          w.minimumSizeHint().height(), fabric->width(), fabric->height(), fabric->zoom());
+    qInfo("window %dx%d (minimum %dx%d), fabric %dx%d at zoom %.3f", w.width(), w.height(),
+        w.minimumSizeHint().width(), w.minimumSizeHint().height(), fabric->width(),
+        fabric->height(), fabric->zoom());
     // From a 1280x720 screen up, every chip's (d,p,t) is legible at the default zoom: drawn (the
     // view's level of detail is above the chips' coordinates threshold), in type at least the
     // labels' readable size on screen, and inside its chip. 960x540 logical keeps the detail only.
     if (available.width() >= 1280 && available.height() >= 720) {
-        const double lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(fabric->viewportTransform());
+        const double lod
+            = QStyleOptionGraphicsItem::levelOfDetailFromTransform(fabric->viewportTransform());
         QVERIFY2(lod > SlotItem::kCoordinatesLod, qPrintable(QString::number(lod)));
         const double readable = kReadablePoints * fabric->logicalDpiY() / 72.0;
         const QRectF shown = fabric->mapToScene(fabric->viewport()->rect()).boundingRect();
@@ -232,8 +241,9 @@ void TestLayout::nothingOverlapsOrClips()
                              .arg(wide)
                              .arg(FabricLayout::kChipWidth);
         }
-        qInfo("chips' coordinates at %d px, %.1f px on screen (readable: %.1f)", w.fabricView()->rootItem()->smallestCoordinatePixels(),
-              w.fabricView()->rootItem()->smallestCoordinatePixels() * lod, readable);
+        qInfo("chips' coordinates at %d px, %.1f px on screen (readable: %.1f)",
+            w.fabricView()->rootItem()->smallestCoordinatePixels(),
+            w.fabricView()->rootItem()->smallestCoordinatePixels() * lod, readable);
         QCOMPARE(chips, 128); // the seed's ranks
         QVERIFY2(inView >= 8, qPrintable(QString::number(inView))); // a server's chips at least
         small = small.mid(0, 5);
@@ -252,7 +262,8 @@ void TestLayout::nothingOverlapsOrClips()
             for (int i = 0; i < docks.size(); ++i) {
                 for (int j = i + 1; j < docks.size(); ++j)
                     if (docks[i]->geometry().intersects(docks[j]->geometry()))
-                        problems << QStringLiteral("%1 and %2 overlap").arg(docks[i]->objectName(), docks[j]->objectName());
+                        problems << QStringLiteral("%1 and %2 overlap")
+                                        .arg(docks[i]->objectName(), docks[j]->objectName());
                 if (docks[i]->geometry().intersects(w.centralWidget()->geometry()))
                     problems << QStringLiteral("%1 covers the fabric").arg(docks[i]->objectName());
                 QWidget *content = docks[i]->widget();
@@ -266,13 +277,16 @@ void TestLayout::nothingOverlapsOrClips()
                                     .arg(min.height());
             }
             for (QLabel *label : w.findChildren<QLabel *>()) {
-                if (!label->isVisible() || label->visibleRegion().isEmpty() || label->window() != &w)
+                if (!label->isVisible() || label->visibleRegion().isEmpty()
+                    || label->window() != &w)
                     continue;
                 ++checked;
                 if (const QString why = labelProblem(label); !why.isEmpty())
                     problems << QStringLiteral("label %1 \"%2\" in %3: %4")
                                     .arg(label->objectName(), label->text().left(60),
-                                         label->parentWidget() ? label->parentWidget()->objectName() : QString(), why);
+                                        label->parentWidget() ? label->parentWidget()->objectName()
+                                                              : QString(),
+                                        why);
                 const QFontInfo info(label->font());
                 if (info.pointSizeF() < kReadablePoints)
                     problems << QStringLiteral("label %1 \"%2\": %3 pt is too small to read")
@@ -342,37 +356,10 @@ void TestLayout::defaultZoomComesBackAfterFit()
 int main(int argc, char *argv[])
 {
     // The screen comes from the environment: "WxH@scale" (native pixels, QT_SCALE_FACTOR).
-    QByteArray spec = qgetenv("RAILYARD_LAYOUT_SCREEN");
-    if (spec.isEmpty())
-        spec = "1280x720@1";
-    int width = 1280, height = 720;
-    double scale = 1.0;
-    if (std::sscanf(spec.constData(), "%dx%d@%lf", &width, &height, &scale) < 2) {
-        std::fprintf(stderr, "RAILYARD_LAYOUT_SCREEN: expected WxH@scale, got %s\n", spec.constData());
+    railyard::testscreen::Screen screen;
+    if (!railyard::testscreen::screenFromEnvironment("1280x720@1", screen))
         return 2;
-    }
-    const QString config = QDir::temp().filePath(QStringLiteral("railyard-layout-screen-%1.json").arg(::getpid()));
-    {
-        QFile f(config);
-        if (!f.open(QIODevice::WriteOnly))
-            return 2;
-        f.write(QStringLiteral("{\"windowFrameMargins\": false, \"screens\": [{\"name\": \"test\", \"x\": 0, \"y\": 0, "
-                               "\"width\": %1, \"height\": %2, \"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}")
-                    .arg(width)
-                    .arg(height)
-                    .toUtf8());
-    }
-    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toUtf8());
-    if (scale != 1.0)
-        qputenv("QT_SCALE_FACTOR", QByteArray::number(scale));
-    int result = 0;
-    {
-        QApplication app(argc, argv);
-        TestLayout test;
-        result = QTest::qExec(&test, argc, argv);
-    }
-    QFile::remove(config);
-    return result;
+    return railyard::testscreen::runOnScreen<TestLayout>(argc, argv, screen);
 }
 
 #include "tst_layout.moc"

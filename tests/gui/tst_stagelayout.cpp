@@ -12,6 +12,7 @@
 #include "fabricitem.h"
 #include "fabricview.h"
 #include "mainwindow.h"
+#include "offscreenscreen.h"
 #include "presentationmode.h"
 #include "scripteddialogs.h"
 #include "stagelabelsitem.h"
@@ -345,41 +346,10 @@ int main(int argc, char *argv[])
 {
     // The screen comes from the environment, as in tst_layout: "WxH@scale" (native pixels,
     // QT_SCALE_FACTOR), written as the offscreen platform's screen before the application.
-    QByteArray spec = qgetenv("RAILYARD_LAYOUT_SCREEN");
-    if (spec.isEmpty())
-        spec = "1280x720@1";
-    int width = 1280, height = 720;
-    double scale = 1.0;
-    if (std::sscanf(spec.constData(), "%dx%d@%lf", &width, &height, &scale) < 2) {
-        std::fprintf(
-            stderr, "RAILYARD_LAYOUT_SCREEN: expected WxH@scale, got %s\n", spec.constData());
+    railyard::testscreen::Screen screen;
+    if (!railyard::testscreen::screenFromEnvironment("1280x720@1", screen))
         return 2;
-    }
-    const QString config
-        = QDir::temp().filePath(QStringLiteral("railyard-stage-screen-%1.json").arg(::getpid()));
-    {
-        QFile f(config);
-        if (!f.open(QIODevice::WriteOnly))
-            return 2;
-        f.write(QStringLiteral("{\"windowFrameMargins\": false, \"screens\": [{\"name\": \"test\", "
-                               "\"x\": 0, \"y\": 0, "
-                               "\"width\": %1, \"height\": %2, \"logicalDpi\": 96, "
-                               "\"logicalBaseDpi\": 96, \"dpr\": 1}]}")
-                    .arg(width)
-                    .arg(height)
-                    .toUtf8());
-    }
-    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toUtf8());
-    if (scale != 1.0)
-        qputenv("QT_SCALE_FACTOR", QByteArray::number(scale));
-    int result = 0;
-    {
-        QApplication app(argc, argv);
-        TestStageLayout test;
-        result = QTest::qExec(&test, argc, argv);
-    }
-    QFile::remove(config);
-    return result;
+    return railyard::testscreen::runOnScreen<TestStageLayout>(argc, argv, screen);
 }
 
 #include "tst_stagelayout.moc"

@@ -10,6 +10,7 @@
 #include "legenditem.h"
 #include "lessoncontroller.h"
 #include "mainwindow.h"
+#include "offscreenscreen.h"
 #include "scriptedwindow.h"
 #include "studycontroller.h"
 #include "welcomepanel.h"
@@ -87,7 +88,8 @@ void TestWelcome::firstStartShowsTheWelcomeOnce()
         // Set RAILYARD_GRAB_DIR to see it (and the window behind it).
         if (const QByteArray dir = qgetenv("RAILYARD_GRAB_DIR"); !dir.isEmpty()) {
             panel->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/welcome.png"));
-            w.window.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/welcome-window.png"));
+            w.window.grab().save(
+                QString::fromLocal8Bit(dir) + QStringLiteral("/welcome-window.png"));
         }
         panel->reject(); // Close
         QVERIFY(!panel->isVisible());
@@ -280,25 +282,7 @@ int main(int argc, char *argv[])
 {
     // A 1920x1080 screen (the offscreen platform's own is smaller): 1280x720 and 1920x1080
     // windows open at their size, as `railyard --size` on those screens.
-    const QString config = QDir::temp().filePath(
-        QStringLiteral("railyard-welcome-screen-%1.json").arg(QCoreApplication::applicationPid()));
-    {
-        QFile f(config);
-        if (!f.open(QIODevice::WriteOnly))
-            return 2;
-        f.write("{\"windowFrameMargins\": false, \"screens\": [{\"name\": \"test\", \"x\": 0, "
-                "\"y\": 0, \"width\": 1920, \"height\": 1080, \"logicalDpi\": 96, "
-                "\"logicalBaseDpi\": 96, \"dpr\": 1}]}");
-    }
-    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toUtf8());
-    int result = 0;
-    {
-        QApplication app(argc, argv);
-        TestWelcome test;
-        result = QTest::qExec(&test, argc, argv);
-    }
-    QFile::remove(config);
-    return result;
+    return railyard::testscreen::runOnScreen<TestWelcome>(argc, argv, { 1920, 1080, 1.0 });
 }
 
 #include "tst_welcome.moc"

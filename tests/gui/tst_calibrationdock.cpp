@@ -60,6 +60,24 @@ std::string logText(Collective op, int ranks, long long bytes, double us)
     return out + line;
 }
 
+/// The measurement plan's runs over one group, and the nccl-tests text of run `r` as the engine
+/// predicts it (a log whose name and command line say nothing of its run).
+std::vector<PlanRun> singleGroupRuns(const CostEngine &engine)
+{
+    std::vector<PlanRun> single;
+    for (const PlanRun &r : ncclPlanRuns(engine))
+        if (r.groups == 1)
+            single.push_back(r);
+    return single;
+}
+
+std::string predictedLog(CostEngine &engine, const PlanRun &r)
+{
+    const double us
+        = engine.collective(r.op, r.members.front(), static_cast<double>(r.bytes)).time * 1e6;
+    return logText(r.op, static_cast<int>(r.members.front().size()), r.bytes, us);
+}
+
 void writeFile(const QString &path, const std::string &text)
 {
     QFile f(path);
@@ -236,18 +254,13 @@ void TestCalibrationDock::unnamedLogAsksWhichRun()
     const Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(8, 1, 2));
     f.doc()->load(s);
     CostEngine plain(s);
-    std::vector<PlanRun> single;
-    for (const PlanRun &r : ncclPlanRuns(plain))
-        if (r.groups == 1)
-            single.push_back(r);
+    const std::vector<PlanRun> single = singleGroupRuns(plain);
     QVERIFY(single.size() >= 2);
     QStringList files;
     for (std::size_t i = 0; i < 2; ++i) {
         const PlanRun &r = single[i];
         const QString path = m_dir.filePath(QStringLiteral("by-hand-%1.log").arg(i));
-        const double us
-            = plain.collective(r.op, r.members.front(), static_cast<double>(r.bytes)).time * 1e6;
-        writeFile(path, logText(r.op, static_cast<int>(r.members.front().size()), r.bytes, us));
+        writeFile(path, predictedLog(plain, r));
         files << path;
         f.dialogs->itemAnswers << QString::fromStdString(r.id);
     }
@@ -279,18 +292,12 @@ void TestCalibrationDock::fileOfSeveralTablesIsSeveralRuns()
     const Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(8, 1, 2));
     f.doc()->load(s);
     CostEngine plain(s);
-    std::vector<PlanRun> single;
-    for (const PlanRun &r : ncclPlanRuns(plain))
-        if (r.groups == 1)
-            single.push_back(r);
+    const std::vector<PlanRun> single = singleGroupRuns(plain);
     QVERIFY(single.size() >= 2);
     std::string text;
     for (std::size_t i = 0; i < 2; ++i) {
-        const PlanRun &r = single[i];
-        const double us
-            = plain.collective(r.op, r.members.front(), static_cast<double>(r.bytes)).time * 1e6;
-        text += logText(r.op, static_cast<int>(r.members.front().size()), r.bytes, us);
-        f.dialogs->itemAnswers << QString::fromStdString(r.id);
+        text += predictedLog(plain, single[i]);
+        f.dialogs->itemAnswers << QString::fromStdString(single[i].id);
     }
     const QString path = m_dir.filePath(QStringLiteral("console.txt"));
     writeFile(path, text);

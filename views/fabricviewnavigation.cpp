@@ -90,8 +90,15 @@ void FabricView::fitDefault()
     double top = rackTop - 10.0;
     if (std::isfinite(spineTop) && shown >= rackTop - spineTop + 6.0 + firstChips)
         top = spineTop - 6.0;
-    else if (!leaf.isEmpty() && shown >= rackTop - leaf.top() + rowAndMargin)
+    else if (!leaf.isEmpty() && shown >= rackTop - leaf.top() + rowAndMargin) {
         top = leaf.top() - 10.0;
+        // With the label of the frame around the leaves ("SU 0 · servers 0-15") when the
+        // height has room for it: cut at the legend's edge it read as a stray line of text.
+        for (const FabricLayout::Frame &frame : layout.frames())
+            if (frame.rect.top() < top && frame.rect.bottom() > leaf.bottom()
+                && shown >= rackTop - frame.rect.top() + 4.0 + rowAndMargin)
+                top = std::min(top, frame.rect.top() - 4.0);
+    }
     else if (!leaf.isEmpty() && leaf.bottom() > top - reserve / s && leaf.top() < top - reserve / s)
         // The leaves would show a sliver at the view's top edge, under the legend (their names
         // cut and overlapping its text): start just under them instead.

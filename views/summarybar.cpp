@@ -92,20 +92,25 @@ void SummaryBar::fitColumns()
     // columns stay put when a value changes length (a new bottleneck, "does not fit").
     const QFont f = font();
     const auto fix = [&f](QLabel *label, const QString &caption, const QString &widest) {
-        label->setFixedWidth(std::max(htmlWidth(f, item(caption, widest)), htmlWidth(f, item(caption, QString()))) + 4);
+        label->setFixedWidth(
+            std::max(htmlWidth(f, item(caption, widest)), htmlWidth(f, item(caption, QString())))
+            + 4);
     };
     fix(m_iteration, tr("Iteration"), QStringLiteral("999.99 ms"));
     // The same columns show TTFT, TPOT and end-to-end beside a KV overlay (setKvFigures()).
     fix(m_mfu, tr("MFU"), QStringLiteral("999.99 ms"));
     fix(m_bubble, tr("Bubble"), QStringLiteral("999.99 ms"));
     fix(m_spine, tr("Spine share"), QStringLiteral("100.00 %"));
-    fix(m_memory, tr("Memory / rank"), QStringLiteral("999.9 GB / 999.9 GB %1").arg(tr("does not fit")));
+    fix(m_memory, tr("Memory / rank"),
+        QStringLiteral("999.9 GB / 999.9 GB %1").arg(tr("does not fit")));
     fix(m_warnings, tr("Mapping warnings"), QStringLiteral("9999"));
     // The bottleneck's link name is the longest item: its column takes what the window can
     // spare between a readable minimum and room for a typical name, and elides longer names
     // (the tooltip has it all), so it neither widens the window nor moves with the name.
-    m_bottleneckFull = htmlWidth(f, item(tr("Bottleneck link"),
-        QStringLiteral("node000/gpu0 -> leaf-su0-rail0 <span style='font-weight:normal'>(super-spine · dp · 100.0 %)</span>")));
+    m_bottleneckFull = htmlWidth(f,
+        item(tr("Bottleneck link"),
+            QStringLiteral("node000/gpu0 -> leaf-su0-rail0 <span "
+                           "style='font-weight:normal'>(super-spine · dp · 100.0 %)</span>")));
     m_bottleneck->setMinimumWidth(m_bottleneckFull / 3);
     m_bottleneck->setMaximumWidth(m_bottleneckFull);
     // Wider than the screen with every column at its widest value (large type on a narrow
@@ -182,9 +187,14 @@ void SummaryBar::resizeEvent(QResizeEvent *event)
 
 void SummaryBar::showBottleneck()
 {
+    if (m_warningsHiddenAt > 0 && (m_warningCount > 0 || window()->width() > m_warningsHiddenAt)) {
+        m_warningsHiddenAt = 0;
+        m_warnings->show();
+    }
     QString detail = m_bottleneckDetail.isEmpty()
         ? QString()
-        : QStringLiteral(" <span style='font-weight:normal'>(%1)</span>").arg(m_bottleneckDetail.toHtmlEscaped());
+        : QStringLiteral(" <span style='font-weight:normal'>(%1)</span>")
+              .arg(m_bottleneckDetail.toHtmlEscaped());
     QFont bold = font();
     bold.setBold(true);
     const QFontMetrics fm(bold);
@@ -210,14 +220,20 @@ void SummaryBar::showBottleneck()
         int widest = std::max(htmlWidth(font(), head), fm.horizontalAdvance(second));
         // Never wider than the screen leaves it beside the other columns: past that, the
         // name in the caption's smaller type (still whole).
-        int others = layout()->contentsMargins().left() + layout()->contentsMargins().right() + 2 * frameWidth() + 2;
-        for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings })
-            others += std::max(label->minimumWidth(), label->minimumSizeHint().width())
-                + layout()->spacing();
+        const auto othersWidth = [this] {
+            int w = layout()->contentsMargins().left() + layout()->contentsMargins().right()
+                + 2 * frameWidth() + 2;
+            for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings })
+                if (!label->isHidden())
+                    w += std::max(label->minimumWidth(), label->minimumSizeHint().width())
+                        + layout()->spacing();
+            return w;
+        };
+        int others = othersWidth();
         // The window's width (never pushed wider, so a first launch keeps its size), within
         // the screen's.
-        const int screenWidth = std::min(screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX,
-                                         window()->width());
+        const int screenWidth = std::min(
+            screen() ? screen()->availableGeometry().width() : QWIDGETSIZE_MAX, window()->width());
         QString second2 = QStringLiteral("<b>") + second.toHtmlEscaped() + QStringLiteral("</b>");
         QString head2 = head;
         if (widest + 8 > screenWidth - others) {
@@ -228,7 +244,25 @@ void SummaryBar::showBottleneck()
                 + QStringLiteral("</b>");
             widest = std::max(htmlWidth(font(), head2), htmlWidth(font(), second2));
         }
-        const int budget = std::max(screenWidth - others, m_bottleneckFull / 3) - 8;
+        int budget = std::max(screenWidth - others, m_bottleneckFull / 3) - 8;
+        if (widest > budget) {
+            // The other columns keep room for their widest values ("999.9 GB / 999.9 GB does
+            // not fit"); on a narrow screen they give it to the name and fit what they show.
+            for (QLabel *label : { m_iteration, m_mfu, m_bubble, m_spine, m_memory, m_warnings }) {
+                label->setMinimumWidth(0);
+                label->setMaximumWidth(QWIDGETSIZE_MAX);
+            }
+            others = othersWidth();
+            budget = std::max(screenWidth - others, m_bottleneckFull / 3) - 8;
+        }
+        if (widest > budget && m_warningCount == 0 && !m_warnings->isHidden()) {
+            // Still short: "Mapping warnings 0" says nothing a room needs; it makes way (and
+            // comes back on a wider window or with a warning).
+            m_warnings->hide();
+            m_warningsHiddenAt = screenWidth;
+            others = othersWidth();
+            budget = std::max(screenWidth - others, m_bottleneckFull / 3) - 8;
+        }
         if (widest > budget) {
             // Narrower still than that (a 960-px logical screen): as a last resort each line
             // loses its middle (the tooltip has the name whole).
@@ -236,11 +270,18 @@ void SummaryBar::showBottleneck()
             small.setPointSizeF(font().pointSizeF() / 1.2); // CSS "small" (Qt: one step down)
             small.setBold(true);
             const QFontMetrics sm(small);
-            const int captionWidth = htmlWidth(font(), QStringLiteral("<span style='color:gray; font-size:small'>%1</span> ").arg(caption));
-            head2 = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b style='font-size:small'>%2</b>")
-                        .arg(caption, sm.elidedText(first, Qt::ElideMiddle, std::max(40, budget - captionWidth)).toHtmlEscaped());
+            const int captionWidth = htmlWidth(font(),
+                QStringLiteral("<span style='color:gray; font-size:small'>%1</span> ")
+                    .arg(caption));
+            head2
+                = QStringLiteral("<span style='color:gray; font-size:small'>%1</span> <b "
+                                 "style='font-size:small'>%2</b>")
+                      .arg(caption,
+                          sm.elidedText(first, Qt::ElideMiddle, std::max(40, budget - captionWidth))
+                              .toHtmlEscaped());
             second2 = QStringLiteral("<b style='font-size:small'>")
-                + sm.elidedText(second, Qt::ElideMiddle, std::max(40, budget)).toHtmlEscaped() + QStringLiteral("</b>");
+                + sm.elidedText(second, Qt::ElideMiddle, std::max(40, budget)).toHtmlEscaped()
+                + QStringLiteral("</b>");
             widest = std::max(htmlWidth(font(), head2), htmlWidth(font(), second2));
         }
         if (widest > room) {
@@ -359,6 +400,11 @@ void SummaryBar::refresh()
 
     const std::vector<std::string> &warnings = engine.mappingWarnings();
     const int n = static_cast<int>(warnings.size());
+    m_warningCount = n;
+    if (n > 0 && m_warningsHiddenAt > 0) { // a warning always shows
+        m_warningsHiddenAt = 0;
+        m_warnings->show();
+    }
     m_warnings->setText(item(tr("Mapping warnings"), QString::number(n),
         n > 0 ? chartpalette::warnColor() : chartpalette::goodColor()));
     QString tip
@@ -372,10 +418,14 @@ void SummaryBar::refresh()
 
     const CalibrationSpec &cal = s.calibration;
     m_calibrated->setVisible(!cal.empty());
-    QString calTip = tr("Fitted on %1 measured nccl-tests run(s), %2:").arg(cal.runs.size()).arg(QString::fromStdString(cal.measuredAt));
+    QString calTip = tr("Fitted on %1 measured nccl-tests run(s), %2:")
+                         .arg(cal.runs.size())
+                         .arg(QString::fromStdString(cal.measuredAt));
     for (const CalibratedTier &t : cal.tiers)
         calTip += QStringLiteral("\n") + chartformat::latin(tierName(t.tier))
-            + (t.algorithm.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(t.algorithm)));
+            + (t.algorithm.empty()
+                    ? QString()
+                    : QStringLiteral(" (%1)").arg(QString::fromStdString(t.algorithm)));
     m_calibrated->setToolTip(calTip);
 }
 

@@ -62,8 +62,8 @@ private:
     /// item's two lines (the caption before the first half), the column widened to the
     /// longer line if need be.
     void showBottleneck();
-    void fitColumns();     ///< each column's width from the widest value it shows, in this font
-    void fitHeight();      ///< the two-line height, in this font
+    void fitColumns(); ///< each column's width from the widest value it shows, in this font
+    void fitHeight(); ///< the two-line height, in this font
     QLabel *addItem(const QString &objectName);
 
     ScenarioDocument *m_doc = nullptr;
@@ -80,6 +80,10 @@ private:
     QString m_bottleneckDetail;
     int m_bottleneckFull = 0;
     std::optional<KvFigures> m_kv;
+    int m_warningCount = 0;
+    /// The window width at which "Mapping warnings: 0" made way for the bottleneck's name
+    /// (a narrow screen in presentation type); 0 while it shows.
+    int m_warningsHiddenAt = 0;
 };
 
 } // namespace railyard

@@ -264,25 +264,12 @@ nlohmann::json computeCalibrationSection(
     const ComputeFit fit = fitComputeEfficiency(scenario, src.stepTime);
     if (!fit.fitted)
         throw ScenarioError("--compute-out", "cannot fit the compute efficiency: " + fit.reason);
-    // The software stack each format comes from (the stacks; a trace or a bare step
-    // time does not say which).
-    std::string stack = "unknown";
-    if (!src.stepTimeOption) {
-        switch (src.format) {
-        case MeasurementFormat::Megatron:
-            stack = "megatron-lm";
-            break;
-        case MeasurementFormat::NeMo:
-            stack = "nemo";
-            break;
-        case MeasurementFormat::Torchtitan:
-            stack = "torchtitan";
-            break;
-        case MeasurementFormat::KinetoTrace:
-        case MeasurementFormat::NcclTests:
-            break;
-        }
-    }
+    // The software stack: the scenario's (training.stack) when it names one. A log format is
+    // not a stack (Megatron-LM's lines come from Megatron-LM and Megatron-Core runs alike), so
+    // without it the stack is "unknown", which carries to any stack; the format is kept.
+    const std::string stack = scenario.training.stack
+        ? std::string(stackName(*scenario.training.stack))
+        : std::string("unknown");
     nlohmann::json files = nlohmann::json::array();
     if (!src.stepTimeOption)
         files.push_back({ { "path", src.file }, { "sha256", sha256OfFile(src.file) },
@@ -290,6 +277,9 @@ nlohmann::json computeCalibrationSection(
     const ParallelDegrees &d = scenario.degrees;
     nlohmann::json compute = { { "version", 1 }, { "device", scenario.device.name },
         { "precision", precisionName(scenario.training.precision) }, { "stack", stack },
+        { "log_format",
+            src.stepTimeOption ? std::string("step-time")
+                               : std::string(measurementFormatName(src.format)) },
         { "max_efficiency", fit.maxEfficiency }, { "kernel_overhead_us", fit.kernelOverheadUs },
         { "fitted", nlohmann::json::array({ "max_efficiency" }) },
         { "table_max_efficiency", fit.tableEfficiency }, { "measured_step_time_s", src.stepTime },

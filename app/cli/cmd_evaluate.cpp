@@ -18,11 +18,13 @@
 #include "fabric/failedcomponent.h"
 #include "fabric/router.h"
 #include "io/calibrationreport.h"
+#include "io/computecalibration.h"
 #include "io/reportjson.h"
 #include "scenario/scenariofile.h"
 #include "studies/inference.h"
 #include "studies/inferencereport.h"
 #include "workload/eprouting.h"
+#include "workload/workloadnames.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +44,7 @@ struct EvaluateOptions
     bool links = false;
     std::string routing;
     const CLI::Option *routingOption = nullptr;
+    std::string calibration;
     std::string output;
 };
 
@@ -59,6 +62,11 @@ int runEvaluate(const EvaluateOptions &o)
                 "no experts to route to");
         scenario.model.routing = *routing;
     }
+    std::optional<ComputeCalibration> compute;
+    if (!o.calibration.empty()) {
+        compute = loadComputeCalibration(o.calibration);
+        applyComputeCalibration(scenario, *compute);
+    }
     CostEngine engine(scenario);
     for (const auto &[a, b] : o.swaps)
         engine.swapRanks(a, b);
@@ -70,11 +78,24 @@ int runEvaluate(const EvaluateOptions &o)
             j["inference"] = inferenceReportToJson(
                 evaluateInference(scenario, engine.fabric()), engine.fabric());
         j["calibration"] = calibrationStatusJson(engine);
+        if (compute)
+            j["compute_calibration"] = { { "file", compute->file }, { "device", compute->device },
+                { "precision", std::string(precisionName(compute->precision)) },
+                { "stack",
+                    compute->stack ? std::string(stackName(*compute->stack))
+                                   : std::string("unknown") },
+                { "max_efficiency", compute->maxEfficiency },
+                { "kernel_overhead_us", compute->kernelOverheadUs },
+                { "measured_step_time_s", compute->measuredStepTime },
+                { "measured_at", compute->measuredAt },
+                { "measured_scenario", compute->measuredScenario } };
         text = jsonText(std::move(j));
     } else {
         text = reportToText(engine);
         if (!scenario.calibration.empty()) // uncalibrated reports stay as they were
             text += "\n" + calibrationStatusText(engine);
+        if (compute)
+            text += "\n" + computeCalibrationText(*compute) + "\n";
         if (scenario.inference)
             text += "\n"
                 + inferenceReportToText(
@@ -216,6 +237,10 @@ void addEvaluate(CommandLine &line)
     o->routingOption = c.text("--routing", o->routing, "MODEL",
         "MoE router model, overriding the file's model.routing: uniform, "
         "zipf:S or hotness:FILE.");
+    CLI::Option *calibration = c.text("--calibration", o->calibration, "CAL",
+        "A compute calibration (calibrate --compute-out) measured on another layout of the same "
+        "device, precision and stack: its fitted GEMM efficiency replaces the device table's.");
+    line.setFileValue(calibration);
     c.output(o->output);
 }
 

@@ -17,6 +17,7 @@
 #include "base/text.h"
 #include "cost/pipelineschedule.h"
 #include "cost/scenariocheck.h"
+#include "io/computecalibration.h"
 #include "layout/mapping.h"
 #include "scenario/scenariofile.h"
 #include "workload/presets.h"
@@ -201,6 +202,11 @@ const std::vector<Flag> &flags()
         { "hbm-gb", "device.hbm_gb", Kind::Number, "GB", "HBM capacity, 10^9 bytes (preset's).",
             kWorkload },
         { "hbm-gbps", "device.hbm_gbps", Kind::Number, "GB/S", "HBM bandwidth, GB/s (preset's).",
+            kWorkload },
+        { "calibration", "device.max_efficiency", Kind::Text, "CAL",
+            "A compute calibration (calibrate --compute-out) measured on another layout of the "
+            "same device, precision and stack: its fitted GEMM efficiency is written into the "
+            "scenario's device.",
             kWorkload },
         { "name", "name", Kind::Text, "NAME", "Scenario name (default from model and degrees).",
             kScenario },
@@ -535,6 +541,8 @@ int runGenerate(const GenerateOptions &o)
         if (o.given("top-k") && scenario.model.experts == 0)
             throw UsageError("--top-k applies only to a mixture-of-experts model (--experts > 0 "
                              "or a MoE --model such as mixtral-8x7b)");
+        if (o.given("calibration"))
+            applyComputeCalibration(scenario, loadComputeCalibration(o.texts.at("calibration")));
         if (!o.given("name"))
             scenario.name = defaultName(scenario);
         std::string assumptions;

@@ -175,7 +175,9 @@ void TestCliCalibrateTraining::computeOut()
     const nlohmann::json c
         = nlohmann::json::parse(f.readAll().toStdString()).at("calibration").at("compute");
     QCOMPARE(c.at("version").get<int>(), 1);
-    QCOMPARE(c.at("stack").get<std::string>(), std::string("nemo"));
+    // The job names no stack; a NeMo log is a format, not a stack, so the stack is "unknown".
+    QCOMPARE(c.at("stack").get<std::string>(), std::string("unknown"));
+    QCOMPARE(c.at("log_format").get<std::string>(), std::string("nemo"));
     QCOMPARE(c.at("device").get<std::string>(), loadScenario(job.toStdString()).device.name);
     QCOMPARE(c.at("provenance").at("files").at(0).at("sha256").get<std::string>(),
         sha256OfFile(log.toStdString()));
@@ -185,6 +187,42 @@ void TestCliCalibrateTraining::computeOut()
     QVERIFY(std::fabs(c.at("predicted_step_time_s").at("after").get<double>() - 1.3 * predicted)
         < 1e-6 * predicted);
     QVERIFY(!c.at("provenance").at("measured_at").get<std::string>().empty());
+
+    // Carried to another layout of the same device (4 servers, TP 8 x DP 4): evaluate
+    // --calibration predicts with the fitted efficiency, exactly as the scenario with that
+    // device efficiency set by hand; generate --calibration writes it into the scenario.
+    Scenario big = fixtures::smallDense(4, 8, fixtures::degrees(8, 1, 4));
+    const QString bigFile = dir.filePath(QStringLiteral("big.json"));
+    saveScenario(big, bigFile.toStdString());
+    const nlohmann::json carried = runJson({ QStringLiteral("evaluate"), bigFile,
+        QStringLiteral("--calibration"), cal, QStringLiteral("--json") });
+    QVERIFY(carried.is_object());
+    Scenario byHand = big;
+    byHand.device.maxEfficiency = c.at("max_efficiency").get<double>();
+    byHand.device.kernelOverheadUs = c.at("kernel_overhead_us").get<double>();
+    const double expected = CostEngine(byHand).report().iterationTime;
+    QVERIFY(std::fabs(carried.at("iteration_time_s").get<double>() - expected) <= 1e-9 * expected);
+    QVERIFY(std::fabs(carried.at("iteration_time_s").get<double>()
+                - CostEngine(big).report().iterationTime)
+        > 1e-6 * expected);
+    QCOMPARE(carried.at("compute_calibration").at("file").get<std::string>(), cal.toStdString());
+    const CliRun text = runRailyardCli(
+        { QStringLiteral("evaluate"), bigFile, QStringLiteral("--calibration"), cal });
+    QVERIFY2(text.out.contains("compute calibration "), text.out.constData());
+    // Another device: refused with both named, nothing written.
+    Scenario other = big;
+    other.device.name = "a100-80g";
+    const QString otherFile = dir.filePath(QStringLiteral("other.json"));
+    saveScenario(other, otherFile.toStdString());
+    const QString out = dir.filePath(QStringLiteral("out.json"));
+    const CliRun refused = runRailyardCli({ QStringLiteral("evaluate"), otherFile,
+        QStringLiteral("--calibration"), cal, QStringLiteral("-o"), out });
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY2(
+        refused.err.contains("was measured on device " + QByteArray::fromStdString(big.device.name)
+            + "; the scenario's device is a100-80g"),
+        refused.err.constData());
+    QVERIFY(!QFile::exists(out));
 
     // Two step times: which one to fit is not said; refused, nothing written.
     const QString cal2 = dir.filePath(QStringLiteral("cal2.json"));

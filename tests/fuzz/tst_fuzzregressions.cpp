@@ -6,13 +6,14 @@
  * "asan") this also runs them with ASan and UBSan. Regression files are named after their target,
  * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
  * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
- * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-*, nccllog-* and
- * traininglog-* for the targets of the same names (kTargets). A replay asserts only "no crash,
- * refused cleanly or accepted with the invariants", never a message, so a reader's wording may
- * change.
+ * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-*, nccllog-*,
+ * traininglog-* and computecal-* for the targets of the same names (kTargets). A replay asserts
+ * only "no crash, refused cleanly or accepted with the invariants", never a message, so a reader's
+ * wording may change.
  */
 #include "fuzzcabling.h"
 #include "fuzzcli.h"
+#include "fuzzcomputecal.h"
 #include "fuzzharness.h"
 #include "fuzznccllog.h"
 #include "fuzznccltests.h"
@@ -59,6 +60,7 @@ const Target kTargets[] = {
     { "cli", fuzz::fuzzCli },
     { "nccllog", fuzz::fuzzNcclLog },
     { "traininglog", fuzz::fuzzTrainingLog },
+    { "computecal", fuzz::fuzzComputeCalibration },
 };
 
 int targetIndex(const char *name)

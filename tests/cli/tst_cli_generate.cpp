@@ -3,7 +3,7 @@
 #include "scenario/scenariofile.h"
 #include "workload/presets.h"
 
-#include "clirun.h"
+#include "generaterun.h"
 #include <QDir>
 #include <QFile>
 
@@ -19,27 +19,6 @@ using namespace railyard;
 using nlohmann::json;
 
 namespace {
-
-/** What one run of the CLI produced. */
-struct Run
-{
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
-
-Run runCli(const QStringList &args)
-{
-    const CliRun r = runRailyardCli(QStringList { QStringLiteral("generate") } + args);
-    return { r.exitCode, r.out.toStdString(), r.err.toStdString() };
-}
-
-/// The seed's 128-GPU example: 16 servers of 8, TP=8, PP=4 (DP=4 derived).
-QStringList seedArgs()
-{
-    return { "--fabric", "rail-optimised", "--servers", "16", "--gpus-per-server", "8", "--tp", "8",
-        "--pp", "4" };
-}
 
 std::string readAll(const QString &path)
 {

@@ -7,7 +7,7 @@
 #include "workload/presets.h"
 #include "workload/workloadplan.h"
 
-#include "clirun.h"
+#include "generaterun.h"
 
 #include <QTest>
 
@@ -16,26 +16,6 @@
 using namespace railyard;
 
 namespace {
-
-struct Run
-{
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
-
-Run runCli(const QStringList &args)
-{
-    const CliRun r = runRailyardCli(QStringList { QStringLiteral("generate") } + args);
-    return { r.exitCode, r.out.toStdString(), r.err.toStdString() };
-}
-
-/// 16 servers of 8, TP=8, PP=4 (DP=4 derived).
-QStringList seedArgs()
-{
-    return { "--fabric", "rail-optimised", "--servers", "16", "--gpus-per-server", "8", "--tp", "8",
-        "--pp", "4" };
-}
 
 /// Korthikanti et al. 2022's 1T GPT: 128 layers, hidden 25600, 160 heads, ffn 4h.
 QStringList gpt1t()

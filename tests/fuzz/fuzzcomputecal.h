@@ -28,17 +28,7 @@ inline Outcome fuzzComputeCalibration(std::string_view input)
     require(c.maxEfficiency > 0.0 && c.maxEfficiency <= 1.0, "an efficiency outside (0, 1]");
     require(c.kernelOverheadUs >= 0.0 && c.kernelOverheadUs <= 1000.0,
         "a kernel overhead out of range");
-    Scenario s;
-    s.fabric.servers = 1;
-    s.fabric.gpusPerServer = 8;
-    s.fabric.nicsPerServer = 8;
-    s.degrees.tp = 8;
-    s.model.layers = 8;
-    s.model.hidden = 1024;
-    s.model.heads = 16;
-    s.model.kvHeads = 16;
-    s.model.ffn = 4096;
-    s.training.globalBatch = 8;
+    Scenario s = smallFuzzScenario(1);
     s.device = *devicePreset("h100-sxm");
     s.device.name = c.device;
     s.training.precision = c.precision;

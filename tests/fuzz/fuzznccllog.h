@@ -48,19 +48,7 @@ inline Outcome fuzzNcclLog(std::string_view input)
                 "a connection outside its communicator");
     }
 
-    Scenario s;
-    s.fabric.servers = 2;
-    s.fabric.gpusPerServer = 8;
-    s.fabric.nicsPerServer = 8;
-    s.degrees.tp = 8;
-    s.degrees.dp = 2;
-    s.model.layers = 8;
-    s.model.hidden = 1024;
-    s.model.heads = 16;
-    s.model.kvHeads = 16;
-    s.model.ffn = 4096;
-    s.training.globalBatch = 16;
-    const CostEngine engine(s);
+    const CostEngine engine(smallFuzzScenario(2));
     const NcclView view = compareNcclLog(log, engine);
     require(view.comms.size() == log.comms.size(), "one comparison per communicator");
     std::size_t sends = 0;

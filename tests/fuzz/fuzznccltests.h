@@ -3,9 +3,9 @@
 /**
  * What fuzz_nccltests does with one input, shared with tst_fuzzregressions: the nccl-tests log
  * reader (text tables or -J JSON) and, for a log it accepts, the calibration fit of its first
- * table's rows on a fixed one-server, eight-GPU scenario. A ScenarioError is a refusal; anything else escaping,
- * or a broken invariant (sizes not growing, a time that is not positive, a fitted value or
- * prediction that is not finite and non-negative) is a bug (HarnessFailure).
+ * table's rows on a fixed one-server, eight-GPU scenario. A ScenarioError is a refusal; anything
+ * else escaping, or a broken invariant (sizes not growing, a time that is not positive, a fitted
+ * value or prediction that is not finite and non-negative) is a bug (HarnessFailure).
  */
 
 #include "cost/calibrationfit.h"
@@ -54,17 +54,7 @@ inline Outcome fuzzNcclTestsLog(std::string_view input)
     if (log.rows.size() > kMaxFittedRows)
         return Outcome::Loaded;
 
-    Scenario s;
-    s.fabric.servers = 1;
-    s.fabric.gpusPerServer = 8;
-    s.fabric.nicsPerServer = 8;
-    s.degrees.tp = 8;
-    s.model.layers = 8;
-    s.model.hidden = 1024;
-    s.model.heads = 16;
-    s.model.kvHeads = 16;
-    s.model.ffn = 4096;
-    s.training.globalBatch = 8;
+    const Scenario s = smallFuzzScenario(1);
     MeasuredRun m;
     m.id = "fuzz";
     m.op = log.op.value_or(Collective::AllReduce);

@@ -6,7 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 namespace railyard {
@@ -17,6 +19,33 @@ using nlohmann::json;
 
 constexpr const char *kPartFormat = "railyard-search-part";
 constexpr int kPartVersion = 1;
+
+/// A JSON integer within [min, max] (a float is refused however it is written: converting
+/// 2.2e89 to an int is undefined behaviour, and 3.5 ranks is no count).
+std::int64_t checkedInteger(
+    const json &v, const std::string &key, std::int64_t min, std::int64_t max)
+{
+    if (!v.is_number_integer())
+        throw ScenarioError(key, "expected an integer, got " + v.dump().substr(0, 40));
+    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)
+                               : v.get<std::int64_t>() < min || v.get<std::int64_t>() > max)
+        throw ScenarioError(key,
+            "is " + v.dump().substr(0, 40) + ", outside " + std::to_string(min) + ".."
+                + std::to_string(max));
+    return v.get<std::int64_t>();
+}
+
+int intAt(const json &j, const char *key)
+{
+    return static_cast<int>(checkedInteger(
+        j.at(key), key, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
+
+std::int64_t int64At(const json &j, const char *key)
+{
+    return checkedInteger(j.at(key), key, std::numeric_limits<std::int64_t>::min(),
+        std::numeric_limits<std::int64_t>::max());
+}
 
 json searchOptionsJson(const LayoutSearchOptions &o)
 {
@@ -48,21 +77,21 @@ LayoutSearchOptions searchOptionsFromJson(const json &j)
     o.device = j.at("device").get<std::string>();
     if (!parseFabricKindText(j.at("fabric").get<std::string>(), o.fabricKind))
         throw ScenarioError("search.fabric", "unknown fabric kind");
-    o.gpus = j.at("gpus").get<int>();
-    o.gpusPerServer = j.at("gpus_per_server").get<int>();
-    o.serversPerSu = j.at("servers_per_su").get<int>();
-    o.serversPerLeaf = j.at("servers_per_leaf").get<int>();
-    o.switchRadix = j.at("switch_radix").get<int>();
-    o.scaleUpDomainServers = j.at("scaleup_domain_servers").get<int>();
-    o.planes = j.at("planes").get<int>();
+    o.gpus = intAt(j, "gpus");
+    o.gpusPerServer = intAt(j, "gpus_per_server");
+    o.serversPerSu = intAt(j, "servers_per_su");
+    o.serversPerLeaf = intAt(j, "servers_per_leaf");
+    o.switchRadix = intAt(j, "switch_radix");
+    o.scaleUpDomainServers = intAt(j, "scaleup_domain_servers");
+    o.planes = intAt(j, "planes");
     o.nicGbps = j.at("nic_gbps").get<double>();
-    o.globalBatch = j.at("global_batch").get<int>();
-    o.seq = j.at("seq").get<int>();
-    o.maxTp = j.at("max_tp").get<int>();
-    o.maxPp = j.at("max_pp").get<int>();
-    o.maxCp = j.at("max_cp").get<int>();
-    o.maxEp = j.at("max_ep").get<int>();
-    o.maxMicroBatch = j.at("max_micro_batch").get<int>();
+    o.globalBatch = intAt(j, "global_batch");
+    o.seq = intAt(j, "seq");
+    o.maxTp = intAt(j, "max_tp");
+    o.maxPp = intAt(j, "max_pp");
+    o.maxCp = intAt(j, "max_cp");
+    o.maxEp = intAt(j, "max_ep");
+    o.maxMicroBatch = intAt(j, "max_micro_batch");
     o.interleaves = j.at("interleaves").get<std::vector<int>>();
     o.schedules.clear();
     for (const json &k : j.at("schedules")) {
@@ -85,7 +114,7 @@ LayoutSearchOptions searchOptionsFromJson(const json &j)
             throw ScenarioError("search.placements", "unknown placement");
         o.placements.push_back(p);
     }
-    o.top = j.at("top").get<int>();
+    o.top = intAt(j, "top");
     return o;
 }
 
@@ -107,13 +136,12 @@ json candidateJson(const LayoutCandidate &c, const std::string &model)
 LayoutCandidate candidateFromJson(const json &j)
 {
     LayoutCandidate c;
-    c.index = j.at("index").get<std::int64_t>();
-    c.degrees = { j.at("tp").get<int>(), j.at("pp").get<int>(), j.at("dp").get<int>(),
-        j.at("cp").get<int>(), j.at("ep").get<int>() };
-    c.microBatch = j.at("micro_batch").get<int>();
+    c.index = int64At(j, "index");
+    c.degrees = { intAt(j, "tp"), intAt(j, "pp"), intAt(j, "dp"), intAt(j, "cp"), intAt(j, "ep") };
+    c.microBatch = intAt(j, "micro_batch");
     if (!parseSchedule(j.at("schedule").get<std::string>(), c.schedule))
         throw ScenarioError("schedule", "unknown schedule");
-    c.interleave = j.at("interleave").get<int>();
+    c.interleave = intAt(j, "interleave");
     if (!parseRecompute(j.at("recompute").get<std::string>(), c.recompute))
         throw ScenarioError("recompute", "unknown recompute");
     c.sequenceParallel = j.at("sequence_parallel").get<bool>();
@@ -186,16 +214,19 @@ LayoutSearchResult layoutSearchFromPartJson(const json &j, const std::string &wh
             throw ScenarioError(what, "is a search part of another format version");
         LayoutSearchResult r;
         r.options = searchOptionsFromJson(j.at("search"));
-        r.options.shardCount = j.at("shard_count").get<int>();
-        r.shards = j.at("shards").get<std::vector<int>>();
+        r.options.shardCount = intAt(j, "shard_count");
+        for (const json &shard : j.at("shards"))
+            r.shards.push_back(static_cast<int>(
+                checkedInteger(shard, "shards", 0, std::numeric_limits<int>::max())));
         r.options.shardIndex = r.shards.empty() ? 0 : r.shards.front();
         r.baseName = j.at("model_name").get<std::string>();
         const json &counts = j.at("counts");
-        r.enumerated = counts.at("enumerated").get<std::int64_t>();
-        r.considered = counts.at("considered").get<std::int64_t>();
-        r.evaluated = counts.at("evaluated").get<std::int64_t>();
+        r.enumerated = int64At(counts, "enumerated");
+        r.considered = int64At(counts, "considered");
+        r.evaluated = int64At(counts, "evaluated");
         for (const auto &[reason, n] : counts.at("pruned").items())
-            r.pruned[reason] = n.get<std::int64_t>();
+            r.pruned[reason]
+                = checkedInteger(n, reason, 0, std::numeric_limits<std::int64_t>::max());
         r.cancelled = j.at("cancelled").get<bool>();
         for (const json &c : j.at("top"))
             r.top.push_back(candidateFromJson(c));

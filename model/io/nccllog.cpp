@@ -128,8 +128,20 @@ struct NcclLogReader
                     NcclLogComm &from = log.comms[provisional->second];
                     for (auto &[k, r] : from.ranks)
                         target.ranks.emplace(k, r);
-                    for (auto &ring : from.rings)
-                        target.rings.push_back(ring);
+                    if (target.nranks > 0 && from.nranks > 0 && target.nranks != from.nranks)
+                        throw ScenarioError(where(),
+                            "communicator " + id + " has " + std::to_string(target.nranks)
+                                + " ranks elsewhere, " + std::to_string(from.nranks)
+                                + " in this process");
+                    for (std::size_t r = 0; r < from.rings.size(); ++r)
+                        if (!from.rings[r].empty()) {
+                            if (target.rings.size() <= r) {
+                                target.rings.resize(r + 1);
+                                target.ringPlaces.resize(r + 1);
+                            }
+                            target.rings[r] = from.rings[r];
+                            target.ringPlaces[r] = from.ringPlaces[r];
+                        }
                     for (auto &[k, t] : from.trees)
                         target.trees.emplace(k, t);
                     target.connections.insert(
@@ -189,9 +201,12 @@ struct NcclLogReader
                     throw ScenarioError(where(),
                         "ring of channel " + std::to_string(channel) + " is no order of ranks 0.."
                             + std::to_string(sorted.size() - 1));
-            if (static_cast<int>(c->rings.size()) <= channel)
+            if (static_cast<int>(c->rings.size()) <= channel) {
                 c->rings.resize(static_cast<std::size_t>(channel) + 1);
+                c->ringPlaces.resize(static_cast<std::size_t>(channel) + 1);
+            }
             c->rings[static_cast<std::size_t>(channel)] = std::move(ring);
+            c->ringPlaces[static_cast<std::size_t>(channel)] = where();
             return;
         }
         // a[d] -> b[d] [send|receive] via T/...
@@ -317,6 +332,28 @@ void parseNcclLog(std::string_view text, const std::string &file, NcclLog &log)
             "no NCCL INFO line: run the job with NCCL_DEBUG=INFO "
             "(NCCL_DEBUG_SUBSYS=INIT,GRAPH,NET for rings and connections)");
     log.files.push_back(file);
+    // What a later line told (a communicator's size from its Init COMPLETE line) holds for the
+    // lines read before it too.
+    for (const NcclLogComm &c : log.comms) {
+        if (c.nranks <= 0)
+            continue;
+        for (std::size_t ch = 0; ch < c.rings.size(); ++ch)
+            if (!c.rings[ch].empty() && static_cast<int>(c.rings[ch].size()) != c.nranks)
+                throw ScenarioError(c.ringPlaces[ch],
+                    "ring of channel " + std::to_string(ch) + " lists "
+                        + std::to_string(c.rings[ch].size()) + " ranks, the communicator has "
+                        + std::to_string(c.nranks));
+        for (const NcclLogConnection &k : c.connections)
+            if (k.src >= c.nranks || k.dst >= c.nranks)
+                throw ScenarioError(k.file + ":" + std::to_string(k.line),
+                    "a connection " + std::to_string(k.src) + " -> " + std::to_string(k.dst)
+                        + " outside the communicator's " + std::to_string(c.nranks) + " ranks");
+        for (const auto &[rank, seen] : c.ranks)
+            if (rank >= c.nranks)
+                throw ScenarioError(file + ":" + std::to_string(seen.line),
+                    "rank " + std::to_string(rank) + " in a communicator of "
+                        + std::to_string(c.nranks) + " ranks");
+    }
     // Communicators whose init lines moved under their shared id are empty: drop them.
     log.comms.erase(
         std::remove_if(log.comms.begin(), log.comms.end(),

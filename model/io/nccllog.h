@@ -58,6 +58,7 @@ struct NcclLogComm
     int nranks = 0;
     std::map<int, NcclLogRank> ranks;
     std::vector<std::vector<int>> rings; ///< by channel, as rank 0 printed them
+    std::vector<std::string> ringPlaces; ///< by channel, "FILE:LINE" of the ring's line
     std::map<int, std::string> trees; ///< rank -> its "Trees" line's tree list
     std::vector<NcclLogConnection> connections;
 };

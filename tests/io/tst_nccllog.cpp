@@ -135,6 +135,12 @@ void TestNcclLog::badLines_data()
             + QStringLiteral(
                 "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/x/GDRDMA\n")
         << QStringLiteral("nccl.log:2: net device: expected an integer, got 'x'");
+    QTest::newRow("ring before the size is known")
+        << QStringLiteral("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nNodes 1\n"
+                          "h:1:1 [0] NCCL INFO Channel 00/02 : 0 1\n"
+                          "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 1 commId "
+                          "0xab - Init COMPLETE\n")
+        << QStringLiteral("nccl.log:2: ring of channel 0 lists 2 ranks, the communicator has 1");
     QTest::newRow("channel out of range")
         << comm + QStringLiteral("h:1:1 [0] NCCL INFO Channel 999/0 : 0[0] -> 1[1] via P2P/IPC\n")
         << QStringLiteral("nccl.log:2: channel 999 is outside 0..255");

@@ -9,6 +9,7 @@
  */
 
 #include "fuzzharness.h"
+#include "fuzzscenario.h"
 #include "io/computecalibration.h"
 #include "workload/presets.h"
 

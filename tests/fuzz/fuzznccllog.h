@@ -11,6 +11,7 @@
 
 #include "cost/costengine.h"
 #include "fuzzharness.h"
+#include "fuzzscenario.h"
 #include "io/nccllog.h"
 #include "studies/ncclview.h"
 

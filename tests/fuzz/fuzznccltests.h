@@ -11,6 +11,7 @@
 #include "cost/calibrationfit.h"
 #include "cost/costengine.h"
 #include "fuzzharness.h"
+#include "fuzzscenario.h"
 #include "io/nccltestslog.h"
 
 #include <cmath>

@@ -97,4 +97,12 @@ double tierDimBytes(const CostEngine &engine, Tier tier, Dim dim)
     return sum;
 }
 
+int findEvent(const PipelineTimeline &t, PipelineEventKind kind, int stage, int mb)
+{
+    for (std::size_t i = 0; i < t.events.size(); ++i)
+        if (t.events[i].kind == kind && t.events[i].stage == stage && t.events[i].microbatch == mb)
+            return static_cast<int>(i);
+    return -1;
+}
+
 } // namespace railyard::fixtures

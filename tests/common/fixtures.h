@@ -1,6 +1,7 @@
 #pragma once
 
 #include "base/units.h"
+#include "cost/pipelineschedule.h"
 #include "fabric/fabricspec.h"
 #include "layout/parallellayout.h"
 #include "scenario/scenario.h"
@@ -46,5 +47,8 @@ namespace railyard::fixtures {
 
 /// Bytes per iteration of dimension `dim` summed over the report's links of tier `tier`.
 double tierDimBytes(const CostEngine &engine, Tier tier, Dim dim);
+
+/// The index of the timeline's event of `kind` at `stage` for micro-batch `mb`, -1 when none.
+int findEvent(const PipelineTimeline &t, PipelineEventKind kind, int stage, int mb);
 
 } // namespace railyard::fixtures

@@ -7,6 +7,7 @@
  */
 #include "cost/pipelineschedule.h"
 #include "cost/pipelinewait.h"
+#include "fixtures.h"
 
 #include <QTest>
 
@@ -32,13 +33,6 @@ PipelineInput twoStages()
 }
 
 /// Index of the event of this kind, stage and micro-batch (-1 if none).
-int find(const PipelineTimeline &t, PipelineEventKind kind, int stage, int mb)
-{
-    for (std::size_t i = 0; i < t.events.size(); ++i)
-        if (t.events[i].kind == kind && t.events[i].stage == stage && t.events[i].microbatch == mb)
-            return static_cast<int>(i);
-    return -1;
-}
 
 } // namespace
 
@@ -59,39 +53,39 @@ void TestPipelineWait::handDerivedOneFOneB()
     const PipelineTimeline t = schedulePipeline(twoStages());
     using K = PipelineEventKind;
     // Stage 0's F0 [0, 1] opens the schedule.
-    const int f00 = find(t, K::Forward, 0, 0);
+    const int f00 = fixtures::findEvent(t, K::Forward, 0, 0);
     QCOMPARE(t.events[static_cast<std::size_t>(f00)].start, 0.0);
     QCOMPARE(pipelineWait(t, 2, f00).kind, PipelineWait::Kind::Start);
     // Its send [1, 1.5] leaves when F0 ends: it waits on F0.
-    const int send0 = find(t, K::SendForward, 0, 0);
+    const int send0 = fixtures::findEvent(t, K::SendForward, 0, 0);
     QCOMPARE(t.events[static_cast<std::size_t>(send0)].start, 1.0);
     QCOMPARE(pipelineWait(t, 2, send0).kind, PipelineWait::Kind::Input);
     QCOMPARE(pipelineWait(t, 2, send0).event, f00);
     // Stage 1's F0 starts at 1.5, when the activation arrives: it waits on the send.
-    const int f10 = find(t, K::Forward, 1, 0);
+    const int f10 = fixtures::findEvent(t, K::Forward, 1, 0);
     QCOMPARE(t.events[static_cast<std::size_t>(f10)].start, 1.5);
     PipelineWait w = pipelineWait(t, 2, f10);
     QCOMPARE(w.kind, PipelineWait::Kind::Input);
     QCOMPARE(w.event, send0);
     QCOMPARE(w.gap, 0.0);
     // Stage 0's F1 [1, 2] has its input at 0: it waits on the stage, busy with F0.
-    const int f01 = find(t, K::Forward, 0, 1);
+    const int f01 = fixtures::findEvent(t, K::Forward, 0, 1);
     QCOMPARE(t.events[static_cast<std::size_t>(f01)].start, 1.0);
     w = pipelineWait(t, 2, f01);
     QCOMPARE(w.kind, PipelineWait::Kind::StageBusy);
     QCOMPARE(w.event, f00);
     // Stage 1's B0 [2.5, 4.5] follows its own F0 on the last stage.
-    const int b10 = find(t, K::Backward, 1, 0);
+    const int b10 = fixtures::findEvent(t, K::Backward, 1, 0);
     QCOMPARE(t.events[static_cast<std::size_t>(b10)].start, 2.5);
     w = pipelineWait(t, 2, b10);
     QCOMPARE(w.kind, PipelineWait::Kind::StageBusy);
     QCOMPARE(w.event, f10);
     // Stage 0's B0 starts at 5 = 4.5 + 0.5, when the gradient arrives (the stage idles from 2).
-    const int b00 = find(t, K::Backward, 0, 0);
+    const int b00 = fixtures::findEvent(t, K::Backward, 0, 0);
     QCOMPARE(t.events[static_cast<std::size_t>(b00)].start, 5.0);
     w = pipelineWait(t, 2, b00);
     QCOMPARE(w.kind, PipelineWait::Kind::Input);
-    QCOMPARE(w.event, find(t, K::SendBackward, 1, 0));
+    QCOMPARE(w.event, fixtures::findEvent(t, K::SendBackward, 1, 0));
 }
 
 void TestPipelineWait::parameterWait()
@@ -99,7 +93,7 @@ void TestPipelineWait::parameterWait()
     PipelineInput in = twoStages();
     in.forwardReady = { 0.25, 0.0 }; // stage 0's parameters arrive at 0.25 s
     const PipelineTimeline t = schedulePipeline(in);
-    const int f00 = find(t, PipelineEventKind::Forward, 0, 0);
+    const int f00 = fixtures::findEvent(t, PipelineEventKind::Forward, 0, 0);
     QCOMPARE(t.events[static_cast<std::size_t>(f00)].start, 0.25);
     const PipelineWait w = pipelineWait(t, 2, f00);
     QCOMPARE(w.kind, PipelineWait::Kind::Ready);

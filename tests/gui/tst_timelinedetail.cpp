@@ -7,6 +7,7 @@
 #include "chartformat.h"
 #include "cost/pipelinewait.h"
 #include "document/scenariodocument.h"
+#include "fixtures.h"
 #include "scenario/scenariofile.h"
 #include "timelinecanvas.h"
 #include "timelineview.h"
@@ -17,14 +18,6 @@
 using namespace railyard;
 
 namespace {
-
-int find(const PipelineTimeline &t, PipelineEventKind kind, int stage, int mb)
-{
-    for (std::size_t i = 0; i < t.events.size(); ++i)
-        if (t.events[i].kind == kind && t.events[i].stage == stage && t.events[i].microbatch == mb)
-            return static_cast<int>(i);
-    return -1;
-}
 
 } // namespace
 
@@ -73,7 +66,7 @@ void TestTimelineDetail::clickShowsTheBlock()
     const PipelineTimeline &t = m_doc->report().timeline;
     QVERIFY(!m_view->blockDetailLabel()->isVisible());
     // Stage 1's first forward: it waits for stage 0's activations.
-    const int i = find(t, PipelineEventKind::Forward, 1, 0);
+    const int i = fixtures::findEvent(t, PipelineEventKind::Forward, 1, 0);
     QVERIFY(i >= 0);
     click(i);
     QCOMPARE(m_view->canvas()->selectedEvent(), i);
@@ -99,20 +92,20 @@ void TestTimelineDetail::clickShowsTheBlock()
         m_view->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/timeline-detail.png"));
 
     // Stage 0's second forward waits on the stage, busy with its first.
-    const int j = find(t, PipelineEventKind::Forward, 0, 1);
+    const int j = fixtures::findEvent(t, PipelineEventKind::Forward, 0, 1);
     click(j);
     QCOMPARE(m_view->canvas()->selectedEvent(), j);
     QVERIFY2(label->text().contains(QStringLiteral("Waits on: the stage's previous block")),
         qPrintable(label->text()));
     // The first block of all waits on nothing.
-    click(find(t, PipelineEventKind::Forward, 0, 0));
+    click(fixtures::findEvent(t, PipelineEventKind::Forward, 0, 0));
     QVERIFY(label->text().contains(QStringLiteral("Waits on: nothing")));
 }
 
 void TestTimelineDetail::clickBesideClears()
 {
     const PipelineTimeline &t = m_doc->report().timeline;
-    click(find(t, PipelineEventKind::Backward, 2, 1));
+    click(fixtures::findEvent(t, PipelineEventKind::Backward, 2, 1));
     QVERIFY(m_view->blockDetailLabel()->isVisible());
     QVERIFY(
         m_view->blockDetailLabel()->text().contains(QStringLiteral("<b>backward</b> · stage 2")));
@@ -124,7 +117,7 @@ void TestTimelineDetail::clickBesideClears()
 
 void TestTimelineDetail::selectionFollowsReevaluation()
 {
-    const int i = find(m_doc->report().timeline, PipelineEventKind::Forward, 3, 2);
+    const int i = fixtures::findEvent(m_doc->report().timeline, PipelineEventKind::Forward, 3, 2);
     click(i);
     // Twice the micro-batches: a new schedule; the same block stays selected, re-timed.
     Scenario s = m_doc->scenario();

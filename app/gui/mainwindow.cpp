@@ -267,8 +267,11 @@ void MainWindow::readSettings()
     const QRect available = WindowLayout::availableGeometry(this);
     if (restoreGeometry(settings.value(prefix + QStringLiteral("geometry")).toByteArray()))
         setGeometry(WindowLayout::clampedTo(geometry(), available));
-    else
+    else {
         setGeometry(WindowLayout::firstLaunchGeometry(available));
+        if (WindowLayout::opensMaximised(available))
+            setWindowState(windowState() | Qt::WindowMaximized);
+    }
     m_restoredLayout = restoreState(settings.value(prefix + QStringLiteral("state")).toByteArray());
     if (!m_restoredLayout) {
         WindowLayout::arrange(this, m_docks, size());

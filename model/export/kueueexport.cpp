@@ -224,11 +224,16 @@ std::string exportKueue(const CostEngine &engine, const ExportOptions &options)
         annotations["kueue.x-k8s.io/podset-slice-size"] = std::to_string(slice);
     }
     const int gpus = f.gpusPerServer();
+    // torchrun runs a .py program under Python; anything else needs --no-python (torchrun's
+    // documentation, as the torchrun export does).
+    const std::vector<std::string> program = commandWords("--program", options.program);
+    const bool python = program.front().size() > 3
+        && program.front().compare(program.front().size() - 3, 3, ".py") == 0;
     const std::string command = "exec torchrun --nnodes=" + std::to_string(nodes)
         + " --nproc-per-node=" + std::to_string(gpus)
         + " --node-rank=\"$JOB_COMPLETION_INDEX\" --master-addr=" + job + "-0." + job
-        + " --master-port=" + std::to_string(options.masterPort) + " "
-        + quotedWords(commandWords("--program", options.program));
+        + " --master-port=" + std::to_string(options.masterPort) + (python ? " " : " --no-python ")
+        + quotedWords(program);
     const kjson container = { { "name", "trainer" }, { "image", options.image },
         { "command", kjson::array({ "sh", "-c", command }) },
         { "resources", { { "limits", { { "nvidia.com/gpu", gpus } } } } } };

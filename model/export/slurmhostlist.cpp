@@ -17,7 +17,8 @@ struct HostlistParts
 {
     std::string prefix;
     long long number = -1; ///< -1: no trailing digits
-    std::size_t width = 0;
+    std::size_t width = 0; ///< digits written
+    bool zeroPadded = false; ///< written with a leading zero ("007")
 };
 
 HostlistParts splitName(const std::string &name)
@@ -31,6 +32,7 @@ HostlistParts splitName(const std::string &name)
     if (i < name.size() && name.size() - i <= 18) {
         p.number = std::stoll(name.substr(i));
         p.width = name.size() - i;
+        p.zeroPadded = name[i] == '0';
     } else {
         p.prefix = name;
     }
@@ -58,16 +60,30 @@ std::string compress(const std::vector<std::string> &names)
             ++i;
             continue;
         }
-        // The names after i with the same prefix and width, in order.
+        // The names after i with the same prefix and a compatible width, in order: an
+        // unpadded number ("12") goes with any other unpadded one and with padded ones of its
+        // own width ("099", "100"); a zero-padded one ("007") only with its own width.
+        const auto padded0 = [](const HostlistParts &p) { return p.width > 1 && p.zeroPadded; };
         std::vector<long long> numbers { first.number };
+        int padWidth = padded0(first) ? static_cast<int>(first.width) : -1;
+        std::size_t minWidth = first.width, maxWidth = first.width;
         std::size_t j = i + 1;
         while (j < names.size()) {
             const HostlistParts p = splitName(names[j]);
-            if (p.number < 0 || p.prefix != first.prefix || p.width != first.width)
+            if (p.number < 0 || p.prefix != first.prefix)
                 break;
+            const bool fits = padded0(p) ? minWidth == p.width && maxWidth == p.width
+                                         : padWidth < 0 || padWidth == static_cast<int>(p.width);
+            if (!fits)
+                break;
+            if (padded0(p))
+                padWidth = static_cast<int>(p.width);
+            minWidth = std::min(minWidth, p.width);
+            maxWidth = std::max(maxWidth, p.width);
             numbers.push_back(p.number);
             ++j;
         }
+        const std::size_t width = padWidth < 0 ? 0 : static_cast<std::size_t>(padWidth);
         if (numbers.size() == 1) {
             out += (out.empty() ? "" : ",") + names[i];
             i = j;
@@ -79,9 +95,9 @@ std::string compress(const std::vector<std::string> &names)
             std::size_t e = k;
             while (e + 1 < numbers.size() && numbers[e + 1] == numbers[e] + 1)
                 ++e;
-            ranges += (ranges.empty() ? "" : ",") + padded(numbers[k], first.width);
+            ranges += (ranges.empty() ? "" : ",") + padded(numbers[k], width);
             if (e > k)
-                ranges += "-" + padded(numbers[e], first.width);
+                ranges += "-" + padded(numbers[e], width);
             k = e + 1;
         }
         out += (out.empty() ? "" : ",") + first.prefix + "[" + ranges + "]";

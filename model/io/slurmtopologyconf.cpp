@@ -206,6 +206,11 @@ SlurmTopologyConf parseSlurmTopologyConf(const std::string &text, const std::str
                     fail(e.line, "Nodes= is given twice");
                 sawNodes = true;
                 e.nodes = expand(e.line, "Nodes", value);
+                for (const std::string &n : e.nodes)
+                    if (!slurmhostlist::plainName(n))
+                        fail(e.line,
+                            "node '" + n.substr(0, 80)
+                                + "' is not a host name (1..64 letters, digits, '.', '-', '_')");
                 totalNodes += e.nodes.size();
                 if (totalNodes > static_cast<std::size_t>(limits::kMaxServers))
                     fail(e.line,

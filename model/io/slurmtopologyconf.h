@@ -39,7 +39,8 @@ bool looksLikeSlurmTopologyConf(const std::string &text);
 /// and the plugins' own checks (topology_tree.c, block_record.c). Throws ScenarioError naming
 /// `file:line`: an unknown key, tree and block lines mixed, a name that is empty, repeated, over
 /// 64 characters or outside [A-Za-z0-9._-], a bad hostlist, a switch with no children or with
-/// both Nodes= and Switches=, an unknown or twice-parented child switch, a cycle, a node under
+/// both Nodes= and Switches=, a node name outside [A-Za-z0-9._-], an unknown or twice-parented
+/// child switch, a cycle, a node under
 /// two leaves or in two blocks, a node that is also a switch, a BlockSizes value that is not a
 /// power-of-two multiple of the first, a block smaller than the base block size.
 SlurmTopologyConf parseSlurmTopologyConf(const std::string &text, const std::string &file);

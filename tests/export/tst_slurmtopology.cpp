@@ -102,7 +102,9 @@ void TestSlurmTopology::hostlistFolds_data()
                            << "node[000-003]";
     QTest::newRow("gap") << QStringList { "tux0", "tux1", "tux2", "tux3", "tux12", "tux18", "tux19",
         "tux20" } << "tux[0-3,12,18-20]"; // topology.conf(5)'s own example
-    QTest::newRow("widths differ") << QStringList { "n9", "n10" } << "n9,n10";
+    QTest::newRow("unpadded widths") << QStringList { "n9", "n10" } << "n[9-10]";
+    QTest::newRow("padded then wider") << QStringList { "n099", "n100" } << "n[099-100]";
+    QTest::newRow("padded widths differ") << QStringList { "n09", "n010" } << "n09,n010";
     QTest::newRow("no number") << QStringList { "alpha", "beta" } << "alpha,beta";
     QTest::newRow("single") << QStringList { "rack7" } << "rack7";
 }
@@ -253,6 +255,10 @@ void TestSlurmTopology::treeImportRebuildsTheFabric()
     for (int s = 0; s < 16; ++s) // node00k under tor-(k/4), every NIC on it
         for (int n = 0; n < 8; ++n)
             QCOMPARE(f.node(f.leafVertex(f.leafOfNic(s, n))).name, "tor-" + std::to_string(s / 4));
+    // The tree keeps what the engine sees of this fabric: the same iteration time.
+    Scenario imported = sample("seed-128-tor");
+    imported.fabric = spec;
+    QCOMPARE(CostEngine(imported).report().iterationTime, tor.report().iterationTime);
 }
 
 void TestSlurmTopology::blockImportSetsTheNvlinkDomains()
@@ -314,6 +320,8 @@ void TestSlurmTopology::badTopologyConfIsRefusedAtItsLine_data()
                                   << "t.conf:3: Nodes=n[4-1]: the range 4-1 runs backwards";
     QTest::newRow("long name") << "SwitchName=" + QString(65, QLatin1Char('s')) + " Nodes=n1\n"
                                << "t.conf:1: SwitchName='sss";
+    QTest::newRow("bad node") << "SwitchName=s0 Nodes=a=b\n"
+                              << "t.conf:1: node 'a=b' is not a host name";
     QTest::newRow("no entries") << "# nothing\n"
                                 << "t.conf:1: no SwitchName= or BlockName= line";
 }

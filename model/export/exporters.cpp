@@ -295,6 +295,11 @@ std::vector<std::string> exportWarnings(
     if (format == ExportFormat::SimAiTopo)
         for (const std::string &w : simAiWarnings(engine))
             out.push_back("simai-topo: " + w);
+    if (format == ExportFormat::SlurmTopology || format == ExportFormat::SlurmTopologyBlock
+        || format == ExportFormat::Kueue)
+        for (const std::string &w :
+            schedulerTopologyWarnings(engine, format == ExportFormat::SlurmTopologyBlock))
+            out.push_back(std::string(exportFormatName(format)) + ": " + w);
     return out;
 }
 

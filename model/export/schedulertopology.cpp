@@ -201,6 +201,33 @@ SchedulerTopology schedulerTopology(const CostEngine &engine, const std::vector<
     return t;
 }
 
+std::vector<std::string> schedulerTopologyWarnings(const CostEngine &engine, bool block)
+{
+    std::vector<std::string> hosts;
+    for (int s = 0; s < engine.fabric().servers(); ++s)
+        hosts.push_back(engine.fabric().serverName(s));
+    const SchedulerTopology t = schedulerTopology(engine, hosts);
+    std::vector<std::string> out = t.notes;
+    if (block) {
+        std::vector<int> used;
+        for (int c : t.jobServersPerBlock())
+            if (c > 0)
+                used.push_back(c);
+        if (!used.empty()
+            && std::any_of(used.begin(), used.end(), [&](int c) { return c != used.front(); }))
+            out.push_back("the job uses " + std::to_string(used.size()) + " blocks unevenly (" +
+                [&] {
+                    std::string list;
+                    for (int c : used)
+                        list += (list.empty() ? "" : ", ") + std::to_string(c);
+                    return list;
+                }()
+                + " nodes): --segment=" + std::to_string(t.segmentSize())
+                + " keeps less together than the mapping does");
+    }
+    return out;
+}
+
 std::string exportSlurmTopologyTree(const CostEngine &engine, const ExportOptions &options)
 {
     const SchedulerTopology t = schedulerTopology(engine, hostNames(engine, options, true));
@@ -266,6 +293,14 @@ std::string exportSlurmTopologyBlock(const CostEngine &engine, const ExportOptio
     out += "# The mapping uses " + std::to_string(blocksUsed)
         + " block(s); --segment=" + std::to_string(segment) + " keeps each segment of "
         + std::to_string(segment) + " nodes inside one block (sbatch(1), Slurm 24.11+).\n";
+    std::vector<int> used;
+    for (int c : perBlock)
+        if (c > 0)
+            used.push_back(c);
+    if (std::any_of(used.begin(), used.end(), [&](int c) { return c != used.front(); }))
+        out += "# warning: the job's nodes per block differ, so --segment is their greatest "
+               "common\n"
+               "# divisor: a looser constraint than the mapping.\n";
     out += sbatchComment(t, " --segment=" + std::to_string(segment));
     for (const SchedulerTopology::Group &b : t.blocks)
         out += "# " + b.what + "\nBlockName=" + b.name

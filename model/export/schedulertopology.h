@@ -55,6 +55,11 @@ struct SchedulerTopology
 SchedulerTopology schedulerTopology(
     const CostEngine &engine, const std::vector<std::string> &hosts);
 
+/// Caveats of the scheduler exports, one line each (also comments in the files): servers under
+/// no switch, leaf groups without a spine, and for the block file a job whose share of its
+/// blocks differs (the segment is then their greatest common divisor, a looser constraint).
+std::vector<std::string> schedulerTopologyWarnings(const CostEngine &engine, bool block);
+
 /// Slurm topology.conf for topology/tree (topology.conf(5)).
 std::string exportSlurmTopologyTree(const CostEngine &engine, const ExportOptions &options);
 /// Slurm topology.conf for topology/block (topology.conf(5), Slurm >= 24.05 for BlockSizes).

@@ -170,6 +170,20 @@ void TestSlurmTopology::blockIsTheNvlinkDomainWithItsSegment()
     // 2 nodes of the job in each of the 2 domains: segments of 2, in rank order.
     QVERIFY(text.find("#   sbatch --nodes=4 --segment=2 --nodelist=node[000-001,004-005]")
         != std::string::npos);
+    QVERIFY(exportWarnings(engine, ExportFormat::SlurmTopologyBlock).empty());
+    // Three nodes in one domain and one in the other: segments of gcd(3, 1) = 1, with a warning.
+    Scenario uneven = twoDomainsHalfUsed();
+    for (int g = 0; g < 4; ++g)
+        uneven.slots[static_cast<std::size_t>(12 + g)] = 2 * 4 + g; // server 5 -> server 2
+    const CostEngine unevenEngine(uneven);
+    QVERIFY(exportText(unevenEngine, ExportFormat::SlurmTopologyBlock).find("--segment=1 ")
+        != std::string::npos);
+    const std::vector<std::string> w
+        = exportWarnings(unevenEngine, ExportFormat::SlurmTopologyBlock);
+    QCOMPARE(w.size(), std::size_t(1));
+    QCOMPARE(w.front(),
+        std::string("slurm-topology-block: the job uses 2 blocks unevenly (3, 1 nodes): "
+                    "--segment=1 keeps less together than the mapping does"));
     // The NVL72 sample: 8 racks of 18 trays, the job on all of them: segment 18.
     const std::string nvl
         = exportText(CostEngine(sample("gb200-nvl72-moe")), ExportFormat::SlurmTopologyBlock);

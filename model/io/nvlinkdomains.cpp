@@ -156,6 +156,7 @@ std::vector<NvlinkDomainRecord> parseNvidiaSmiFabric(
             h.uuid = value;
             h.where = file + ":" + std::to_string(lineNo);
         } else {
+            // A CliqueId is a 32-bit number (NVML's nvmlGpuFabricInfo_t::cliqueId): 10 digits.
             if (value != "N/A"
                 && (value.empty() || value.size() > 10
                     || value.find_first_not_of("0123456789") != std::string::npos))

@@ -53,7 +53,7 @@ std::vector<std::string> blankSplit(const std::string &line)
     return words;
 }
 
-/// A positive decimal integer of at most 9 digits, else -1.
+/// A positive decimal integer of at most 9 digits (it fits an int), else -1.
 long long smallNumber(const std::string &s)
 {
     if (s.empty() || s.size() > 9)

@@ -7,9 +7,9 @@
  * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
  * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
  * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-*, nccllog-*,
- * traininglog-* and computecal-* for the targets of the same names (kTargets). A replay asserts
- * only "no crash, refused cleanly or accepted with the invariants", never a message, so a reader's
- * wording may change.
+ * traininglog-*, computecal-*, slurmtopo-* and nvsmi-* for the targets of the same names
+ * (kTargets). A replay asserts only "no crash, refused cleanly or accepted with the invariants",
+ * never a message, so a reader's wording may change.
  */
 #include "fuzzcabling.h"
 #include "fuzzcli.h"
@@ -19,6 +19,7 @@
 #include "fuzznccltests.h"
 #include "fuzzqt.h"
 #include "fuzzreaders.h"
+#include "fuzzscheduler.h"
 #include "fuzztraininglog.h"
 
 #include <QDir>
@@ -61,6 +62,8 @@ const Target kTargets[] = {
     { "nccllog", fuzz::fuzzNcclLog },
     { "traininglog", fuzz::fuzzTrainingLog },
     { "computecal", fuzz::fuzzComputeCalibration },
+    { "slurmtopo", fuzz::fuzzSlurmTopology },
+    { "nvsmi", fuzz::fuzzNvidiaSmi },
 };
 
 int targetIndex(const char *name)

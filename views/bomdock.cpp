@@ -59,9 +59,10 @@ BomDock::BomDock(ScenarioDocument *doc, QWidget *parent)
         tr("Double-click a unit price or unit power to edit the catalogue (one undo step). "
            "* = illustrative figure"));
 
-    m_figures = new QTableWidget(0, 2, this);
+    m_figures = new QTableWidget(0, 3, this);
     m_figures->setObjectName(QStringLiteral("bomFigures"));
-    m_figures->setHorizontalHeaderLabels({ tr("Job"), tr("Fabric") });
+    m_figures->setHorizontalHeaderLabels({ tr("Figure"), tr("Job"), tr("Fabric") });
+    m_figures->verticalHeader()->hide();
     m_figures->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_figures->horizontalHeader()->setStretchLastSection(true);
 
@@ -168,15 +169,14 @@ void BomDock::refresh()
         { tr("Tokens / joule"), j.tokensPerJoule, f.tokensPerJoule, 3 },
     };
     m_figures->setRowCount(static_cast<int>(rows.size()));
-    QStringList names;
     for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
         const FigureRow &row = rows[static_cast<std::size_t>(r)];
-        names << row.name;
-        m_figures->setItem(r, 0, bomCell(QString::number(row.job, 'f', row.decimals), false, true));
+        m_figures->setItem(r, 0, bomCell(row.name));
+        m_figures->setItem(r, 1, bomCell(QString::number(row.job, 'f', row.decimals), false, true));
         m_figures->setItem(
-            r, 1, bomCell(QString::number(row.fabric, 'f', row.decimals), false, true));
+            r, 2, bomCell(QString::number(row.fabric, 'f', row.decimals), false, true));
     }
-    m_figures->setVerticalHeaderLabels(names);
+    m_figures->resizeColumnsToContents();
 
     QString summary
         = tr("%1 switches, %2 cables, %3 transceivers, %4 racks. Capital %5 (network %6); "
@@ -214,8 +214,9 @@ void BomDock::onItemChanged(QTableWidgetItem *item)
             target = &p;
     // The reader's own limits (cataloguesection.cpp): a refused value puts the old one back.
     const bool price = item->column() == UnitPriceColumn;
+    // Queued: the item that changed must outlive this signal, and a refresh replaces it.
     if (!ok || !target || value < 0.0 || value > (price ? 1e9 : 1e6)) {
-        refresh();
+        QMetaObject::invokeMethod(this, &BomDock::refresh, Qt::QueuedConnection);
         return;
     }
     if (price) {
@@ -229,9 +230,15 @@ void BomDock::onItemChanged(QTableWidgetItem *item)
     target->illustrative = false;
     if (next.name == defaultCatalogue().name)
         next.name = "edited " + next.name;
-    m_doc->setCatalogue(std::move(next),
-        price ? tr("Edit the price of %1").arg(part) : tr("Edit the power of %1").arg(part));
-    refresh(); // an edit back to the same value pushes nothing and emits nothing
+    const QString text
+        = price ? tr("Edit the price of %1").arg(part) : tr("Edit the power of %1").arg(part);
+    QMetaObject::invokeMethod(
+        this,
+        [this, next = std::move(next), text] {
+            m_doc->setCatalogue(next, text);
+            refresh(); // an edit back to the same value pushes nothing and emits nothing
+        },
+        Qt::QueuedConnection);
 }
 
 } // namespace railyard

@@ -288,14 +288,18 @@ void bomPage(QPainter &p, Pages &pages, const ScenarioDocument &doc)
     flow.row(QObject::tr("Network power"), QObject::tr("%1 typical, %2 maximum")
                                                .arg(text(formatWatts(c.networkTypicalW)), text(formatWatts(c.networkMaxW))));
     flow.row(QObject::tr("GPU power"), QObject::tr("%1 W per job GPU: %2").arg(c.gpuW, 0, 'f', 0).arg(text(bomUtilisationModel())));
-    const auto pair = [](double job, double fabric, int decimals, const QString &unit) {
-        return QObject::tr("job %1 %3, fabric %2 %3").arg(job, 0, 'f', decimals).arg(fabric, 0, 'f', decimals).arg(unit);
+    // "job $0.3650, fabric $0.3650": `before` and `after` each number.
+    const auto pair = [](double job, double fabric, int decimals, const QString &before, const QString &after) {
+        const auto one = [&](double v) { return before + QString::number(v, 'f', decimals) + after; };
+        return QObject::tr("job %1, fabric %2").arg(one(job), one(fabric));
     };
-    flow.row(QObject::tr("kWh / iteration"), pair(c.job.kwhPerIteration, c.fabric.kwhPerIteration, 4, QStringLiteral("kWh")));
-    flow.row(QObject::tr("$ / iteration"), pair(c.job.usdPerIteration, c.fabric.usdPerIteration, 4, QStringLiteral("$")));
-    flow.row(QObject::tr("kWh / M tokens"), pair(c.job.kwhPerMillionTokens, c.fabric.kwhPerMillionTokens, 3, QStringLiteral("kWh")));
-    flow.row(QObject::tr("$ / M tokens"), pair(c.job.usdPerMillionTokens, c.fabric.usdPerMillionTokens, 3, QStringLiteral("$")));
-    flow.row(QObject::tr("Tokens / joule"), pair(c.job.tokensPerJoule, c.fabric.tokensPerJoule, 3, QString()));
+    const QString kwh = QStringLiteral(" kWh");
+    const QString usd = QStringLiteral("$");
+    flow.row(QObject::tr("kWh / iteration"), pair(c.job.kwhPerIteration, c.fabric.kwhPerIteration, 4, QString(), kwh));
+    flow.row(QObject::tr("$ / iteration"), pair(c.job.usdPerIteration, c.fabric.usdPerIteration, 4, usd, QString()));
+    flow.row(QObject::tr("kWh / M tokens"), pair(c.job.kwhPerMillionTokens, c.fabric.kwhPerMillionTokens, 3, QString(), kwh));
+    flow.row(QObject::tr("$ / M tokens"), pair(c.job.usdPerMillionTokens, c.fabric.usdPerMillionTokens, 3, usd, QString()));
+    flow.row(QObject::tr("Tokens / joule"), pair(c.job.tokensPerJoule, c.fabric.tokensPerJoule, 3, QString(), QString()));
     for (const std::string &u : c.unpriced)
         flow.row(QObject::tr("unpriced"), text(u));
 }

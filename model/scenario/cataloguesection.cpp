@@ -162,6 +162,8 @@ BomRules readCatalogueRules(
             "copper_max_m", "active_max_m", "sources" });
     f.rejectUnknown();
     BomRules r;
+    // The bounds of checkBomRules (fabric/bom.cpp, where they are explained), checked here
+    // first so the message names the field as the file spells it.
     r.serversPerRack = f.integer("servers_per_rack", r.serversPerRack, 0, 4096);
     r.switchesPerRack = f.integer("switches_per_rack", r.switchesPerRack, 1, 4096);
     r.racksPerRow = f.integer("racks_per_row", r.racksPerRow, 0, 4096);

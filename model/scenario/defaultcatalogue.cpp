@@ -94,6 +94,8 @@ PartsCatalogue makeDefaultCatalogue()
     c.parts.push_back(host8);
     c.parts.push_back(host4);
     c.parts.push_back(hostAny);
+    // NICs, switches, cables and transceivers: illustrative prices and draws, a maximum about
+    // a third above the typical draw; cables and optics scale with the port speed from 400G.
     using NicRow = std::tuple<double, double, double>; // Gb/s, $, typical W
     for (const auto &[gbps, price, watts] : std::initializer_list<NicRow> {
              { 200.0, 1200.0, 16.0 }, { 400.0, 2000.0, 20.0 }, { 800.0, 3000.0, 30.0 } })

@@ -29,6 +29,7 @@ private Q_SLOTS:
     void seedJson();
     void csvRows();
     void catalogueFileChangesTheCapital();
+    void scenarioSectionPricesTheBom();
     void badCatalogueWritesNothing();
     void jsonAndCsvTogetherIsAUsageError();
 };
@@ -95,6 +96,35 @@ void TestCliBom::catalogueFileChangesTheCapital()
     const double b
         = nlohmann::json::parse(edited.out.toStdString())["totals"]["capex_usd"].get<double>();
     QCOMPARE(b - a, 10 * 1000.0); // 8 leaves and 2 spines of 64 x 400G
+}
+
+// A scenario with a "catalogue" section prices with it (no --catalogue), and names it.
+void TestCliBom::scenarioSectionPricesTheBom()
+{
+    QTemporaryDir dir;
+    const QString cat = dir.filePath(QStringLiteral("cat.json"));
+    QVERIFY(
+        runRailyardCli({ QStringLiteral("bom"), seed(), QStringLiteral("--write-catalogue"), cat })
+            .exitCode
+        == 0);
+    nlohmann::json catalogue = nlohmann::json::parse(readTestFile(cat).toStdString());
+    catalogue["name"] = "site quotes";
+    for (auto &p : catalogue["parts"])
+        if (p["id"] == "gpu-h100-sxm")
+            p["price_usd"] = 20000.0; // 5,000 less than the default, 128 GPUs
+    nlohmann::json scenario = nlohmann::json::parse(readTestFile(seed()).toStdString());
+    scenario["catalogue"] = catalogue;
+    const QString file = dir.filePath(QStringLiteral("priced.json"));
+    writeTestFile(file, QByteArray::fromStdString(scenario.dump(2)));
+    const CliRun base = runRailyardCli({ QStringLiteral("bom"), seed(), QStringLiteral("--json") });
+    const CliRun own = runRailyardCli({ QStringLiteral("bom"), file, QStringLiteral("--json") });
+    QVERIFY2(own.exitCode == 0, own.err.constData());
+    const nlohmann::json a = nlohmann::json::parse(base.out.toStdString());
+    const nlohmann::json b = nlohmann::json::parse(own.out.toStdString());
+    QCOMPARE(b["catalogue"].get<std::string>(), std::string("site quotes"));
+    QVERIFY(!b["default_catalogue"].get<bool>());
+    QCOMPARE(a["totals"]["capex_usd"].get<double>() - b["totals"]["capex_usd"].get<double>(),
+        128 * 5000.0);
 }
 
 void TestCliBom::badCatalogueWritesNothing()

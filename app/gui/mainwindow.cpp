@@ -2,6 +2,7 @@
 
 #include "annotationcontroller.h"
 #include "autosaver.h"
+#include "bomcontroller.h"
 #include "calibrationcontroller.h"
 #include "collectivecontroller.h"
 #include "chartspanel.h"
@@ -92,6 +93,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_actions->addPanelToggle(m_lessons->dock());
     m_calibration = new CalibrationController(this);
     m_actions->addPanelToggle(m_calibration->dockWidget());
+    m_bom = new BomController(this);
+    m_actions->addPanelToggle(m_bom->dockWidget());
     m_collectives = new CollectiveController(this);
     // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
     // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).

@@ -9,6 +9,7 @@
 #include "scenario/annotation.h"
 #include "scenario/calibrationspec.h"
 #include "scenario/collectivespec.h"
+#include "scenario/partscatalogue.h"
 #include "scenario/snapshot.h"
 #include "workload/inferencespec.h"
 #include "workload/workload.h"
@@ -48,6 +49,9 @@ struct Scenario
     /// Values fitted on measured nccl-tests runs (scenario/calibrationspec.h); empty = the
     /// engine's defaults.
     CalibrationSpec calibration;
+    /// Parts with price and power for the bill of materials (scenario/partscatalogue.h);
+    /// absent = the embedded defaults (defaultCatalogue()).
+    std::optional<PartsCatalogue> catalogue;
     /// Whiteboard marks on the fabric (notes and arrows); the engine never reads them.
     std::vector<Annotation> annotations;
     /// Named versions of the mapping (scenario/snapshot.h); the engine never reads them.

@@ -155,6 +155,7 @@
  *
  * An optional "calibration" section comes last: values fitted on measured nccl-tests runs,
  * which the engine uses in place of its defaults per tier (schema in calibrationsection.h).
+ * An optional "catalogue" section after it prices the bill of materials (cataloguesection.h).
  *
  * Loading checks types, ranges and sizes against base/sizelimits.h before anything is allocated
  * from them (the section readers, scenariosections.cpp), and throws ScenarioError naming the
@@ -172,6 +173,7 @@
 #include "base/text.h"
 #include "scenario/cablingsection.h"
 #include "scenario/calibrationsection.h"
+#include "scenario/cataloguesection.h"
 #include "scenario/inferencecheck.h"
 #include "scenario/scenarionotes.h"
 #include "scenario/scenariosections.h"
@@ -379,6 +381,9 @@ template<typename Json> Json toJson(const Scenario &s)
     // Absent when empty: files never calibrated stay byte-identical.
     if (!s.calibration.empty())
         root["calibration"] = calibrationsection::calibrationToJson<Json>(s.calibration);
+    // Absent unless edited: files priced with the defaults stay byte-identical.
+    if (s.catalogue)
+        root["catalogue"] = cataloguesection::catalogueToJson<Json>(*s.catalogue);
     return root;
 }
 
@@ -409,7 +414,7 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     JsonFields top(value, "",
         { "$schema", "format_version", "name", "description", "fabric", "parallel", "model",
             "training", "device", "mapping", "collectives", "failures", "inference", "annotations",
-            "snapshots", "calibration" });
+            "snapshots", "calibration", "catalogue" });
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
@@ -452,6 +457,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
         s.snapshots = scenarionotes::readSnapshots(*snapshots, s.fabric);
     if (const json *calibration = top.find("calibration"))
         s.calibration = calibrationsection::readCalibration(*calibration);
+    if (const json *catalogue = top.find("catalogue"))
+        s.catalogue = cataloguesection::readCatalogue(*catalogue);
 
     // The pipeline scheduler allocates events per micro-batch: refuse absurd counts here.
     const std::int64_t perStep = std::int64_t { s.training.microBatch } * s.degrees.dp;

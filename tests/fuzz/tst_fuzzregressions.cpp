@@ -7,11 +7,12 @@
  * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
  * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
  * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-*, nccllog-*,
- * traininglog-*, computecal-*, slurmtopo-* and nvsmi-* for the targets of the same names
- * (kTargets). A replay asserts only "no crash, refused cleanly or accepted with the invariants",
- * never a message, so a reader's wording may change.
+ * traininglog-*, computecal-*, slurmtopo-*, nvsmi-* and catalogue-* for the targets of the same
+ * names (kTargets). A replay asserts only "no crash, refused cleanly or accepted with the
+ * invariants", never a message, so a reader's wording may change.
  */
 #include "fuzzcabling.h"
+#include "fuzzcatalogue.h"
 #include "fuzzcli.h"
 #include "fuzzcomputecal.h"
 #include "fuzzharness.h"
@@ -64,6 +65,7 @@ const Target kTargets[] = {
     { "computecal", fuzz::fuzzComputeCalibration },
     { "slurmtopo", fuzz::fuzzSlurmTopology },
     { "nvsmi", fuzz::fuzzNvidiaSmi },
+    { "catalogue", fuzz::fuzzCatalogue },
 };
 
 int targetIndex(const char *name)

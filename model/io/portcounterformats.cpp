@@ -388,9 +388,11 @@ std::vector<PortSample> parsePrometheus(const std::vector<Line> &lines, const st
         if (series == kPromSeries.end())
             continue;
         double value = 0.0;
-        if (!parseNumber(s.value, value) || !std::isfinite(value) || value < 0.0)
+        if (!parseNumber(s.value, value) || !std::isfinite(value) || value < 0.0
+            || value > kMaxCounterBytes)
             throw ScenarioError(where,
-                s.metric + " value \"" + escapeControls(s.value) + "\" is not a byte count >= 0");
+                s.metric + " value \"" + escapeControls(s.value)
+                    + "\" is not a byte count from 0 to 2^66");
         double time = NAN;
         if (!s.timestamp.empty()) {
             double ms = 0.0;

@@ -163,6 +163,13 @@ std::vector<PortRate> portRates(const std::vector<PortCounterFile> &files, doubl
             r.txRate = (last.tx - first.tx) / r.window;
             r.rxRate = (last.rx - first.rx) / r.window;
         }
+        // Counters are at most kMaxCounterBytes; a window of a few picoseconds (a --window
+        // typo, timestamps a rounding apart) would still make rates no link can carry.
+        if (!std::isfinite(r.txRate) || !std::isfinite(r.rxRate) || r.txRate > kMaxPortRate
+            || r.rxRate > kMaxPortRate)
+            throw ScenarioError(where(last),
+                "port " + name + " moves more than 10^15 bytes per second over a window of "
+                    + std::to_string(r.window) + " s: the window is wrong");
         rates.push_back(std::move(r));
     }
     return rates;

@@ -63,6 +63,13 @@ PortCounterFile parsePortCounters(const std::string &text, const std::string &fi
 /// holds either and keeps a mistaken argument (a core dump, a disk image) from being read whole.
 inline constexpr long long kMaxPortCounterBytes = 256ll << 20;
 
+/// The largest counter value read, in bytes: a 64-bit IB word counter's limit times 4 (2^66,
+/// IBA PortCountersExtended). A value above it is refused: no port counts that far.
+inline constexpr double kMaxCounterBytes = 73786976294838206464.0;
+/// The largest rate accepted, bytes per second: 10^15 (8 Pbit/s), thousands of times any port's
+/// line rate (1.6 Tbit/s today), so only a wrong window or a garbled counter reaches it.
+inline constexpr double kMaxPortRate = 1e15;
+
 /// Reads (at most kMaxPortCounterBytes) and parses a file.
 PortCounterFile loadPortCounters(const std::string &path);
 

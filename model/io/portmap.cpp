@@ -135,18 +135,19 @@ std::vector<PortSample> parseCounterCsv(const std::vector<Line> &lines, const st
         };
         const auto number = [&](const char *name) {
             double v = 0.0;
-            if (!portcounters::parseNumber(field(name), v) || !std::isfinite(v) || v < 0.0)
+            if (!portcounters::parseNumber(field(name), v) || !std::isfinite(v) || v < 0.0
+                || v > kMaxCounterBytes)
                 throw ScenarioError(where,
                     std::string(name) + " \"" + escapeControls(field(name))
-                        + "\" is not a number >= 0");
+                        + "\" is not a number from 0 to 2^66");
             return v;
         };
         PortSample s;
         s.host = at.count("host") ? field("host") : l.host;
         s.device = field("device");
         s.port = field("port");
-        if (s.device.empty())
-            throw ScenarioError(where, "the device is empty");
+        if (s.device.empty() && s.host.empty())
+            throw ScenarioError(where, "the line names no device (nor a host: a switch port)");
         s.tx = number("tx_bytes");
         s.rx = number("rx_bytes");
         if (at.count("seconds")) {

@@ -218,6 +218,10 @@ void TestPortCounters::ratesRefuseWhatCannotBeMeasured()
         refused({ a }, 0.0).rfind("a.txt:1: port lid 3:1 is read only once", 0), std::size_t(0));
     QCOMPARE(refused({ a, b }, 5.0).rfind("b.txt:1: port lid 3:1's counter went backwards", 0),
         std::size_t(0));
+    // 400 bytes in 10^-14 s (4e16 B/s): no port does that; the window is wrong.
+    const PortCounterFile d = parsePortCounters(perfqueryBlock("", 3, 1, 200, 300), "d.txt");
+    QCOMPARE(refused({ a, d }, 1e-14).rfind("d.txt:1: port lid 3:1 moves more than 10^15 bytes", 0),
+        std::size_t(0));
     const PortCounterFile c = parsePortCounters(perfqueryBlock("", 3, 1, 200, 300), "c.txt");
     QCOMPARE(refused({ a, c }, 0.0).rfind("c.txt:1: no time between the two readings", 0),
         std::size_t(0));
@@ -243,7 +247,10 @@ void TestPortCounters::malformedLinesNameFileAndLine_data()
         << "c.txt:3: not a Prometheus sample line";
     QTest::newRow("prometheus negative")
         << "node_network_receive_bytes_total{device=\"lo\"} -1\n"
-        << "c.txt:1: node_network_receive_bytes_total value \"-1\" is not a byte count >= 0";
+        << "c.txt:1: node_network_receive_bytes_total value \"-1\" is not a byte count";
+    QTest::newRow("prometheus beyond a 64-bit counter")
+        << "node_network_receive_bytes_total{device=\"lo\"} 1e30\n"
+        << "c.txt:1: node_network_receive_bytes_total value \"1e30\" is not a byte count";
     QTest::newRow("prometheus unclosed label")
         << "node_network_receive_bytes_total{device=\"lo} 1\n"
         << "c.txt:1: label device of node_network_receive_bytes_total is not closed";
@@ -259,6 +266,8 @@ void TestPortCounters::malformedLinesNameFileAndLine_data()
                                 << "c.txt:1: rx_bytes \"x\" is not a number";
     QTest::newRow("csv window") << "mlx5_0,1,2,3,0\n"
                                 << "c.txt:1: seconds must be > 0";
+    QTest::newRow("csv no device") << ",1,2,3,4\n"
+                                   << "c.txt:1: the line names no device";
     QTest::newRow("nothing") << "hello\n"
                              << "c.txt: no port counters";
 }

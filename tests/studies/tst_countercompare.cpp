@@ -7,6 +7,7 @@
 #include "cost/costengine.h"
 #include "fabric/fabric.h"
 #include "fixtures.h"
+#include "io/cablingcsv.h"
 #include "io/portcounters.h"
 #include "studies/countercompare.h"
 
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void hotUplinkAndDeadLinkRankFirst();
     void unpredictedUplinkTrafficOnARailJob();
     void countersThroughTheReaderAndCabling();
+    void switchPortsThroughTheCablingInventory();
     void unknownMapNodesAndNothingMappedAreRefused();
 };
 
@@ -196,6 +198,47 @@ void TestCounterCompare::countersThroughTheReaderAndCabling()
     QCOMPARE(m->predicted, engine.report().utilisation(up));
     QCOMPARE(measuredUtilisation(c, f.linkCount())[static_cast<std::size_t>(up)], m->measured);
     QVERIFY(std::isnan(measuredUtilisation(c, f.linkCount())[0]));
+}
+
+void TestCounterCompare::switchPortsThroughTheCablingInventory()
+{
+    // samples/cabling-2su.csv: "leaf-su1-r0,swp33,spine-01,swp1,400,0.6" is one of the four
+    // cables of the leaf-su1-r0 -> spine-01 bundle; a switch exporter names that port.
+    Scenario s = fixtures::seed128();
+    importCabling(s.fabric, loadCablingCsv(RAILYARD_SOURCE_DIR "/samples/cabling-2su.csv"), {});
+    CostEngine engine(s);
+    const Fabric &f = engine.fabric();
+    int leaf = -1, spine = -1;
+    for (std::size_t v = 0; v < boost::num_vertices(f.graph()); ++v) {
+        if (f.graph()[v].name == "leaf-su1-r0")
+            leaf = static_cast<int>(v);
+        if (f.graph()[v].name == "spine-01")
+            spine = static_cast<int>(v);
+    }
+    const int up = f.linkBetween(leaf, spine);
+    QVERIFY(up >= 0);
+    PortRate port;
+    port.host = "leaf-su1-r0";
+    port.port = "swp33";
+    port.txRate = 1e9;
+    port.rxRate = 2e9;
+    port.window = 10.0;
+    PortRate nic; // a server NIC by its cable's device name
+    nic.host = f.serverName(0);
+    nic.device = "mlx5_3";
+    nic.port = "1";
+    nic.txRate = 3e9;
+    nic.window = 10.0;
+    const CounterComparison c = compareCounters({ port, nic }, nullptr, f, engine.report());
+    QVERIFY(c.unmapped.empty());
+    const auto at = [&](int link) {
+        const auto it = std::find_if(
+            c.links.begin(), c.links.end(), [&](const MeasuredLink &m) { return m.link == link; });
+        return it == c.links.end() ? -1.0 : it->rate;
+    };
+    QCOMPARE(at(up), 1e9);
+    QCOMPARE(at(f.link(up).reverse), 2e9);
+    QCOMPARE(at(f.linkBetween(f.nicVertex(0, 3), f.leafVertex(f.leafOfNic(0, 3)))), 3e9);
 }
 
 void TestCounterCompare::unknownMapNodesAndNothingMappedAreRefused()

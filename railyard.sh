@@ -66,7 +66,7 @@ configure_and_build() {
 
 # Every fuzz target (tests/fuzz/fuzz_<name>.cpp; the fuzz build preset in CMakePresets.json
 # lists the same): each reader of outside input.
-FUZZ_TARGETS="scenario mapping topology nccltests cabling preflight hosts hotness searchpart serverpattern lesson autosave cli nccllog traininglog computecal"
+FUZZ_TARGETS="scenario mapping topology nccltests cabling preflight hosts hotness searchpart serverpattern lesson autosave cli nccllog traininglog computecal portcounters"
 
 run_fuzzers() {
   local seconds=${1:-600}

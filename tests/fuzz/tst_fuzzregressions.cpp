@@ -7,7 +7,7 @@
  * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
  * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
  * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-*, nccllog-*,
- * traininglog-* and computecal-* for the targets of the same names (kTargets). A replay asserts
+ * traininglog-*, computecal-* and portcounters-* for the targets of the same names (kTargets). A replay asserts
  * only "no crash, refused cleanly or accepted with the invariants", never a message, so a reader's
  * wording may change.
  */
@@ -17,6 +17,7 @@
 #include "fuzzharness.h"
 #include "fuzznccllog.h"
 #include "fuzznccltests.h"
+#include "fuzzportcounters.h"
 #include "fuzzqt.h"
 #include "fuzzreaders.h"
 #include "fuzztraininglog.h"
@@ -61,6 +62,7 @@ const Target kTargets[] = {
     { "nccllog", fuzz::fuzzNcclLog },
     { "traininglog", fuzz::fuzzTrainingLog },
     { "computecal", fuzz::fuzzComputeCalibration },
+    { "portcounters", fuzz::fuzzPortCounters },
 };
 
 int targetIndex(const char *name)

@@ -113,6 +113,8 @@ void FabricItem::setMeasuredUtilisation(std::vector<double> measured)
     m_measured = std::move(measured);
     if (static_cast<int>(m_measured.size()) != m_fabric->linkCount())
         m_measured.clear(); // another fabric's values: they name other links
+    if (!m_measuredShown)
+        return; // nothing shows them yet
     recolour(ReportChange {}, true);
     repaintCables();
 }

@@ -75,11 +75,13 @@ CountersController::CountersController(MainWindow *window)
     connect(m_panel, &CountersPanel::measuredShownChanged, window->fabricView(),
         &FabricView::setMeasuredShown);
     connect(m_panel, &CountersPanel::linkActivated, window->fabricView(), &FabricView::focusLink);
-    // The prediction moves with the mapping; the measurement stays.
-    connect(window->document(), &ScenarioDocument::reportChanged, this, [this] {
-        if (!m_rates.empty())
-            compare();
-    });
+    // The prediction moves with the mapping; the measurement stays. A drag's preview is not
+    // compared (the list would flicker at every step); its end reports the settled load.
+    connect(window->document(), &ScenarioDocument::reportChanged, this,
+        [this](const ReportChange &change) {
+            if (!m_rates.empty() && !change.preview)
+                compare();
+        });
 }
 
 void CountersController::startClean()

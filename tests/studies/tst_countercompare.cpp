@@ -62,6 +62,7 @@ private Q_SLOTS:
     void unpredictedUplinkTrafficOnARailJob();
     void countersThroughTheReaderAndCabling();
     void switchPortsThroughTheCablingInventory();
+    void nicNamesFromATopologyImport();
     void unknownMapNodesAndNothingMappedAreRefused();
 };
 
@@ -239,6 +240,40 @@ void TestCounterCompare::switchPortsThroughTheCablingInventory()
     QCOMPARE(at(up), 1e9);
     QCOMPARE(at(f.link(up).reverse), 2e9);
     QCOMPARE(at(f.linkBetween(f.nicVertex(0, 3), f.leafVertex(f.leafOfNic(0, 3)))), 3e9);
+}
+
+void TestCounterCompare::nicNamesFromATopologyImport()
+{
+    // fabric.nic_devices as import-topology writes it: the RDMA names in NIC order, which need
+    // not end in the NIC index (mlx5_6 is NIC 4 here) and may be network interface names.
+    Scenario s = fixtures::seed128();
+    s.fabric.nicDevices
+        = { "mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_6", "mlx5_7", "ens9f0np0", "mlx5_9" };
+    CostEngine engine(s);
+    const Fabric &f = engine.fabric();
+    const auto port = [&](const std::string &device, double tx) {
+        PortRate r;
+        r.host = f.serverName(1);
+        r.device = device;
+        r.port = "1";
+        r.txRate = tx;
+        r.window = 10.0;
+        return r;
+    };
+    const CounterComparison c
+        = compareCounters({ port("mlx5_6", 1e9), port("ens9f0np0", 2e9), port("eth0", 3e9) },
+            nullptr, f, engine.report());
+    const auto rateOn = [&](int nic) {
+        const int link = linksTo(f, f.nicVertex(1, nic), NodeKind::Leaf).front();
+        const auto it = std::find_if(
+            c.links.begin(), c.links.end(), [&](const MeasuredLink &m) { return m.link == link; });
+        return it == c.links.end() ? -1.0 : it->rate;
+    };
+    QCOMPARE(rateOn(4), 1e9);
+    QCOMPARE(rateOn(6), 2e9);
+    QCOMPARE(rateOn(0), -1.0); // eth0's trailing 0 names no NIC: it is not listed
+    QCOMPARE(c.unmapped.size(), std::size_t(1));
+    QVERIFY2(c.unmapped[0].find("/eth0:1") != std::string::npos, c.unmapped[0].c_str());
 }
 
 void TestCounterCompare::unknownMapNodesAndNothingMappedAreRefused()

@@ -25,7 +25,7 @@ PACKAGES=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt
           libboost-graph-dev nlohmann-json3-dev libgl1-mesa-dev libbenchmark-dev xvfb xauth
           openmpi-bin libopenmpi-dev fonts-dejavu-core ccache pkgconf libcli11-dev dpkg-dev desktop-file-utils
           groff-base poppler-utils mold libre2-dev python3-jsonschema
-          slurmctld slurm-client munge)
+          slurmctld slurm-client munge prometheus-node-exporter)
 # The asan preset needs nothing more: GCC's libasan8/libubsan1 come with g++ (libgcc-12-dev).
 SANITIZE_PACKAGES=()
 # libclang-rt-14-dev holds libFuzzer and clang's sanitizer runtimes; it is only a Recommends of
@@ -68,7 +68,7 @@ configure_and_build() {
 
 # Every fuzz target (tests/fuzz/fuzz_<name>.cpp; the fuzz build preset in CMakePresets.json
 # lists the same): each reader of outside input.
-FUZZ_TARGETS="scenario mapping topology nccltests cabling preflight hosts hotness searchpart serverpattern lesson autosave cli nccllog traininglog computecal slurmtopo nvsmi catalogue"
+FUZZ_TARGETS="scenario mapping topology nccltests cabling preflight hosts hotness searchpart serverpattern lesson autosave cli nccllog traininglog computecal slurmtopo nvsmi catalogue portcounters"
 
 run_fuzzers() {
   local seconds=${1:-600}

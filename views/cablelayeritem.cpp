@@ -66,6 +66,34 @@ double CableLayerItem::lineWidth(double lod, bool loaded, bool emphasised)
     return emphasised ? std::max(width, 2.5) : width;
 }
 
+template<typename F>
+void CableLayerItem::forEachHalf(const Cable &cable, F &&segment) const
+{
+    const QPointF *p = m_points.data() + cable.first;
+    double total = 0.0;
+    for (int k = 1; k < cable.count; ++k)
+        total += QLineF(p[k - 1], p[k]).length();
+    double walked = 0.0;
+    const double half = total / 2.0;
+    for (int k = 1; k < cable.count; ++k) {
+        const QLineF line(p[k - 1], p[k]);
+        const double length = line.length();
+        if (walked < half && walked + length > half && length > 0.0) {
+            const QPointF middle = line.pointAt((half - walked) / length);
+            segment(p[k - 1], middle, false);
+            segment(middle, p[k], true);
+        } else {
+            segment(p[k - 1], p[k], walked >= half);
+        }
+        walked += length;
+    }
+}
+
+QColor CableLayerItem::pieceColour(const LinkItem *item, bool second)
+{
+    return second && item->showsMeasured() ? item->measuredColour() : item->lineColour();
+}
+
 void CableLayerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
     const QRectF exposed = option->exposedRect.isEmpty() ? m_bounds : option->exposedRect;
@@ -130,16 +158,22 @@ bool CableLayerItem::rasterisePlain(
     const QTransform toBuffer = toPixels * QTransform::fromTranslate(-area.x(), -area.y());
     for (int i : cables) {
         const Cable &c = m_cables[static_cast<std::size_t>(i)];
-        const QColor colour = c.item->lineColour();
         const double width = lineWidth(lod, c.item->worstUtilisation() > 0.0, false) * dpr;
-        const QRgb premultiplied = qPremultiply(colour.rgba());
-        const QPointF *p = m_points.data() + c.first;
-        QPointF from = toBuffer.map(p[0]);
-        for (int k = 1; k < c.count; ++k) {
-            const QPointF to = toBuffer.map(p[k]);
-            raster.stroke(from, to, width, premultiplied);
-            from = to;
+        const QRgb first = qPremultiply(pieceColour(c.item, false).rgba());
+        if (!c.item->showsMeasured()) {
+            const QPointF *p = m_points.data() + c.first;
+            QPointF from = toBuffer.map(p[0]);
+            for (int k = 1; k < c.count; ++k) {
+                const QPointF to = toBuffer.map(p[k]);
+                raster.stroke(from, to, width, first);
+                from = to;
+            }
+            continue;
         }
+        const QRgb second = qPremultiply(pieceColour(c.item, true).rgba());
+        forEachHalf(c, [&](QPointF from, QPointF to, bool inSecond) {
+            raster.stroke(toBuffer.map(from), toBuffer.map(to), width, inSecond ? second : first);
+        });
     }
     painter->save();
     painter->resetTransform();
@@ -155,6 +189,15 @@ void CableLayerItem::strokePlain(QPainter *painter, const Cable &cable, double l
     QPen pen(l->lineColour(), lineWidth(lod, l->worstUtilisation() > 0.0, false), Qt::SolidLine,
         Qt::SquareCap);
     pen.setCosmetic(true);
+    if (l->showsMeasured()) {
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        forEachHalf(cable, [&](QPointF from, QPointF to, bool second) {
+            pen.setColor(pieceColour(l, second));
+            painter->setPen(pen);
+            painter->drawLine(QLineF(from, to));
+        });
+        return;
+    }
     painter->setPen(pen);
     // Square-capped segments, not a joined polyline (the caps cover the joints): axis-aligned
     // runs without antialiasing (crisper, as the raster path draws them), the others with.
@@ -208,12 +251,13 @@ void CableLayerItem::strokeHighlighted(QPainter *painter, const Cable &cable, do
     QPen pen(l->lineColour(), lineWidth(lod, l->worstUtilisation() > 0.0, l->isEmphasised()),
         Qt::SolidLine, Qt::SquareCap);
     pen.setCosmetic(true);
-    painter->setPen(pen);
-    for (int k = 1; k < cable.count; ++k) {
-        const QLineF segment(points[k - 1], points[k]);
+    forEachHalf(cable, [&](QPointF from, QPointF to, bool second) {
+        const QLineF segment(from, to);
+        pen.setColor(pieceColour(l, second));
+        painter->setPen(pen);
         painter->setRenderHint(QPainter::Antialiasing, segment.dx() != 0.0 && segment.dy() != 0.0);
         painter->drawLine(segment);
-    }
+    });
 }
 
 } // namespace railyard

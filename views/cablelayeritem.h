@@ -62,6 +62,13 @@ private:
         QPainter *painter, const QRectF &exposed, double lod, const std::vector<int> &cables);
     void strokePlain(QPainter *painter, const Cable &cable, double lod) const;
     void strokeHighlighted(QPainter *painter, const Cable &cable, double lod) const;
+    /// Calls `segment(from, to, second)` for each piece of the cable's polyline, split where
+    /// half its length lies (`second`: the piece lies in the second half).
+    template<typename F>
+    void forEachHalf(const Cable &cable, F &&segment) const;
+    /// The colour of a piece: the predicted one, or in the second half of a cable that shows a
+    /// measurement (LinkItem::showsMeasured) the measured one.
+    static QColor pieceColour(const LinkItem *item, bool second);
 
     const FabricItem *m_root;
     std::vector<Cable> m_cables;

@@ -181,6 +181,7 @@ void FabricItem::clear()
     m_overlayTitle.clear();
     m_failedServers.clear();
     m_failedSlots.clear();
+    m_measured.clear(); // the ids name the old fabric's links
     m_litSlots.clear();
     m_litLinks.clear();
     m_litServers.clear();

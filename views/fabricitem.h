@@ -106,7 +106,9 @@ public:
     /// overlay is shown; the shown report's highest link utilisation (never 0) on the relative.
     double maxUtilisation() const
     {
-        return m_overlayOn || m_loadScale == LoadScale::Absolute ? 1.0 : m_maxUtilisation;
+        return m_overlayOn || measuredShown() || m_loadScale == LoadScale::Absolute
+            ? 1.0
+            : m_maxUtilisation;
     }
     /// What the items show for directed link `link`: the report's utilisation, or the
     /// overlay's value (0 when the overlay has none for it).
@@ -125,6 +127,15 @@ public:
     /// The link with the largest overlay value (the lowest id among equals), -1 without one.
     int overlayPeakLink() const;
     QString overlayTitle() const { return m_overlayTitle; }
+    /// Measured utilisation per directed link id (NaN where no counter measured it), from the
+    /// port counters (studies/countercompare.h); replaces the previous set. Drawn only while
+    /// setMeasuredShown(true): every measured cable then splits, its first half in the
+    /// predicted colour and its second half in the measured one, on the absolute scale.
+    void setMeasuredUtilisation(std::vector<double> measured);
+    void setMeasuredShown(bool shown);
+    bool measuredShown() const { return m_measuredShown && !m_measured.empty(); }
+    /// The measurement of directed link `link`, NaN when none.
+    double measuredUtilisation(int link) const;
     /// Failed servers and GPU slots drawn greyed and crossed out; replaces the previous set.
     void markFailed(const std::vector<int> &servers, const std::vector<int> &slots);
     static QColor emphasisColour() { return QColor(0x70, 0x48, 0xe8); }
@@ -230,6 +241,10 @@ private:
     std::unordered_map<int, double> m_overlay;
     QString m_overlayTitle;
     std::vector<int> m_failedServers, m_failedSlots;
+    std::vector<double> m_measured; ///< per link id, NaN = not measured
+    bool m_measuredShown = false;
+    /// Repaints every cable (after the measured values or their display changed).
+    void repaintCables();
 };
 
 } // namespace railyard

@@ -10,6 +10,8 @@
 #include "slotitem.h"
 #include "switchitem.h"
 
+#include <cmath>
+
 namespace railyard {
 
 double FabricItem::shownUtilisation(int link) const
@@ -104,6 +106,40 @@ void FabricItem::clearLinkOverlay()
     m_overlay.clear();
     m_overlayTitle.clear();
     recolour(ReportChange {}, true);
+}
+
+void FabricItem::setMeasuredUtilisation(std::vector<double> measured)
+{
+    m_measured = std::move(measured);
+    if (static_cast<int>(m_measured.size()) != m_fabric->linkCount())
+        m_measured.clear(); // another fabric's values: they name other links
+    if (!m_measuredShown)
+        return; // nothing shows them yet
+    recolour(ReportChange {}, true);
+    repaintCables();
+}
+
+void FabricItem::setMeasuredShown(bool shown)
+{
+    if (shown == m_measuredShown)
+        return;
+    m_measuredShown = shown;
+    recolour(ReportChange {}, true); // the range is absolute while measurements show
+    repaintCables();
+    Q_EMIT legendChanged();
+}
+
+double FabricItem::measuredUtilisation(int link) const
+{
+    return link >= 0 && link < static_cast<int>(m_measured.size())
+        ? m_measured[static_cast<std::size_t>(link)]
+        : std::nan("");
+}
+
+void FabricItem::repaintCables()
+{
+    for (LinkItem *item : std::as_const(m_links))
+        item->syncWithModel();
 }
 
 void FabricItem::markFailed(const std::vector<int> &servers, const std::vector<int> &slots)

@@ -392,6 +392,16 @@ void FabricView::clearLinkOverlay()
     m_root->clearLinkOverlay();
 }
 
+void FabricView::setMeasuredUtilisation(std::vector<double> measured)
+{
+    m_root->setMeasuredUtilisation(std::move(measured));
+}
+
+void FabricView::setMeasuredShown(bool shown)
+{
+    m_root->setMeasuredShown(shown);
+}
+
 void FabricView::markFailed(const std::vector<int> &servers, const std::vector<int> &slots)
 {
     m_root->markFailed(servers, slots);

@@ -124,6 +124,11 @@ public:
     /// instead of the report, under `legendTitle`. Links without a value show idle.
     void setLinkOverlay(std::unordered_map<int, double> valueByLink, const QString &legendTitle);
     void clearLinkOverlay();
+    /// Measured utilisation per directed link id (NaN = not measured; port counters,
+    /// studies/countercompare.h) and whether the cables show it beside the prediction: each
+    /// measured cable split, predicted colour then measured colour (FabricItem).
+    void setMeasuredUtilisation(std::vector<double> measured);
+    void setMeasuredShown(bool shown);
     /// Draw these servers and GPU slots greyed and crossed out; replaces the previous marks
     /// (empty lists clear them).
     void markFailed(const std::vector<int> &servers, const std::vector<int> &slots);

@@ -7,6 +7,8 @@
 
 #include <QPainterPathStroker>
 
+#include <cmath>
+
 namespace railyard {
 
 namespace {
@@ -77,6 +79,24 @@ QColor LinkItem::lineColour() const
     if (!(worst > 0.0))
         colour.setAlpha(m_routeMask || m_emphasised ? 255 : 120); // idle cables recede
     return colour;
+}
+
+bool LinkItem::showsMeasured() const
+{
+    return m_root->measuredShown()
+        && (!std::isnan(m_root->measuredUtilisation(forwardLink()))
+            || !std::isnan(m_root->measuredUtilisation(reverseLink())));
+}
+
+QColor LinkItem::measuredColour() const
+{
+    double worst = 0.0;
+    for (const int link : { forwardLink(), reverseLink() }) {
+        const double u = m_root->measuredUtilisation(link);
+        if (!std::isnan(u))
+            worst = std::max(worst, u);
+    }
+    return ColorScale::utilisationColour(worst, 1.0);
 }
 
 void LinkItem::setRouteMask(unsigned mask)

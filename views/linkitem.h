@@ -53,6 +53,11 @@ public:
     QRectF boundingRect() const override;
     /// The colour of the line as painted (load scale, idle cables translucent).
     QColor lineColour() const;
+    /// The root shows measurements and one of this cable's directions has one: the cable
+    /// layer draws it split, lineColour() then measuredColour() (FabricItem::setMeasuredShown).
+    bool showsMeasured() const;
+    /// The worse measured direction on the absolute scale (an unmeasured direction counts 0).
+    QColor measuredColour() const;
     QPainterPath shape() const override;
     /// Nothing: CableLayerItem draws the cable.
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;

@@ -4,6 +4,7 @@
 #include "autosaver.h"
 #include "bomcontroller.h"
 #include "calibrationcontroller.h"
+#include "counterscontroller.h"
 #include "collectivecontroller.h"
 #include "chartspanel.h"
 #include "documentfiles.h"
@@ -95,6 +96,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_actions->addPanelToggle(m_calibration->dockWidget());
     m_bom = new BomController(this);
     m_actions->addPanelToggle(m_bom->dockWidget());
+    m_counters = new CountersController(this);
+    m_actions->addPanelToggle(m_counters->dockWidget());
     m_collectives = new CollectiveController(this);
     // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
     // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).
@@ -129,6 +132,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_files, &DocumentFiles::documentReplaced, m_studies, &StudyController::startClean);
     connect(m_files, &DocumentFiles::documentReplaced, m_calibration,
         &CalibrationController::startClean);
+    connect(m_files, &DocumentFiles::documentReplaced, m_counters, &CountersController::startClean);
     connect(m_fabricView, &FabricView::statusMessage, this,
             [this](const QString &message) { statusBar()->showMessage(message, kStatusTimeoutMs); });
     // One selected rank across the palette and the fabric view.

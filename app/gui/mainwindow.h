@@ -15,6 +15,7 @@ class AutoSaver;
 class BomController;
 class CalibrationController;
 class CollectiveController;
+class CountersController;
 class ChartsPanel;
 class DocumentFiles;
 class ElidedLabel;
@@ -58,6 +59,7 @@ public:
     StudyController *studies() const { return m_studies; }
     CalibrationController *calibration() const { return m_calibration; }
     BomController *bom() const { return m_bom; }
+    CountersController *counters() const { return m_counters; }
     AnnotationController *annotations() const { return m_annotations; }
     /// Watch a collective: the player under the fabric and its overlay.
     CollectiveController *collectives() const { return m_collectives; }
@@ -126,6 +128,7 @@ private:
     StudyController *m_studies = nullptr;
     CalibrationController *m_calibration = nullptr;
     BomController *m_bom = nullptr;
+    CountersController *m_counters = nullptr;
     AnnotationController *m_annotations = nullptr;
     CollectiveController *m_collectives = nullptr;
     AutoSaver *m_autoSaver = nullptr;

@@ -106,6 +106,12 @@ QStringList UserDialogs::openMeasurementFiles(QWidget *parent, const QString &di
         QObject::tr("nccl-tests output (*.log *.txt *.json);;All files (*)"));
 }
 
+QStringList UserDialogs::openCounterFiles(QWidget *parent, const QString &directory)
+{
+    return QFileDialog::getOpenFileNames(parent, QObject::tr("Import Port Counters"), directory,
+        QObject::tr("Port counters and mapping (*.txt *.prom *.csv *.log);;All files (*)"));
+}
+
 QString UserDialogs::saveFileName(QWidget *parent, const QString &title, const QString &suggested,
                                   const QString &filter)
 {

@@ -41,6 +41,8 @@ public:
     virtual QString openFileName(QWidget *parent, const QString &directory);
     /// File > Import Measurements: nccl-tests output files, or none when cancelled.
     virtual QStringList openMeasurementFiles(QWidget *parent, const QString &directory);
+    /// File > Import Port Counters: counter files and a port mapping, or none when cancelled.
+    virtual QStringList openCounterFiles(QWidget *parent, const QString &directory);
     /// A file to write, or empty when cancelled. `filter` as for QFileDialog.
     virtual QString saveFileName(QWidget *parent, const QString &title, const QString &suggested,
                                  const QString &filter);

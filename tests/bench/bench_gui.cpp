@@ -24,6 +24,12 @@
 //                             distributed optimizer: one all-reduce, 6 ring steps)
 //   BM_WatchRing16k           a ring all-reduce over a 16,384-GPU group (2,048 servers x 8,
 //                             dp 16,384, collectives.algorithm ring): 16,384 chunks a step
+//   BM_CounterOverlay16k/K    File > Import Port Counters on 16,384 GPUs (2,048 servers x 8,
+//                             seed-128's job with dp 512): one reading per NIC port (16,384
+//                             ports) compared with the report (compareCounters), pushed to the
+//                             view with the measured toggle on, and the repaint, K zoom steps
+//                             in from fit (0: the overview; 12: the detailed, split cables)
+//                             (goal: the overlay appears within 1 s)
 #include "collectivecontroller.h"
 #include "collectiveoverlayitem.h"
 #include "collectiveplayer.h"
@@ -33,6 +39,7 @@
 #include "fabricview.h"
 #include "mainwindow.h"
 #include "scenario/scenariofile.h"
+#include "studies/countercompare.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -407,6 +414,61 @@ void BM_WatchRing16k(benchmark::State &state)
 
 } // namespace
 
+void BM_CounterOverlay16k(benchmark::State &state)
+{
+    static std::unique_ptr<ScenarioDocument> doc = [] {
+        auto d = std::make_unique<ScenarioDocument>();
+        d->load(scenarioWith(16384));
+        while (d->evaluator()->isEvaluating())
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        return d;
+    }();
+    const Fabric &f = doc->engine().fabric();
+    const CostReport &report = doc->report();
+    // Every NIC port read over a 10 s window at 10 % above its prediction, and every 97th
+    // idle: a real ranking to build.
+    std::vector<PortRate> rates;
+    for (int server = 0; server < f.servers(); ++server) {
+        for (int nic = 0; nic < f.nicsPerServer(); ++nic) {
+            const int up = f.linkBetween(f.nicVertex(server, nic), f.leafVertex(f.leafOfNic(server, nic)));
+            const double k = (server * f.nicsPerServer() + nic) % 97 == 0 ? 0.0 : 1.1;
+            PortRate r;
+            r.host = f.serverName(server);
+            r.device = "mlx5_" + std::to_string(nic);
+            r.port = "1";
+            r.txRate = k * report.utilisation(up) * f.linkBandwidth(up);
+            r.rxRate = k * report.utilisation(f.link(up).reverse) * f.linkBandwidth(up);
+            r.window = 10.0;
+            rates.push_back(std::move(r));
+        }
+    }
+    auto view = std::make_unique<FabricView>(doc.get());
+    view->resize(1400, 900);
+    view->show();
+    view->fitAll();
+    for (int k = 0; k < state.range(0); ++k)
+        view->zoomIn();
+    QApplication::processEvents();
+    view->viewport()->repaint();
+    std::size_t measured = 0, divergences = 0;
+    for (auto _ : state) {
+        const CounterComparison c = compareCounters(rates, nullptr, f, report);
+        view->setMeasuredUtilisation(measuredUtilisation(c, f.linkCount()));
+        view->setMeasuredShown(true);
+        view->viewport()->repaint();
+        measured = c.links.size();
+        divergences = c.divergences.size();
+        state.PauseTiming();
+        view->setMeasuredShown(false);
+        view->setMeasuredUtilisation({});
+        view->viewport()->repaint();
+        state.ResumeTiming();
+    }
+    state.counters["links_measured"] = static_cast<double>(measured);
+    state.counters["divergences"] = static_cast<double>(divergences);
+    state.counters["overview"] = view->rootItem()->isOverview() ? 1 : 0;
+}
+
 BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Open131k)->Iterations(2)->Unit(benchmark::kMillisecond);
@@ -419,6 +481,7 @@ BENCHMARK(BM_FirstDetail131k)->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Preview131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WatchDpAllReduce)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_WatchRing16k)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CounterOverlay16k)->Arg(0)->Arg(12)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 int main(int argc, char **argv)
 {

@@ -109,7 +109,7 @@ void TestCliUsage::noArgumentsPrintsUsageOnStderr()
     QCOMPARE(commands,
         (QStringList { "generate", "evaluate", "groups", "pipeline", "collective", "export",
             "import-mapping", "import-topology", "preflight", "compare", "remap", "optimise",
-            "search", "merge", "calibrate", "rail-audit", "nccl-log", "bom" }));
+            "search", "merge", "calibrate", "rail-audit", "nccl-log", "bom", "counters" }));
     for (const QString &c : commands)
         QVERIFY2(r.err.contains("\n  " + c.toUtf8() + ' '), qPrintable(c));
     QVERIFY(r.err.contains("--version"));
@@ -430,6 +430,9 @@ void TestCliUsage::everyJsonOutputHasFormatVersion_data()
     QTest::newRow("remap") << QStringList { "remap", seed, "--fail", "server:3", "--json" };
     QTest::newRow("rail-audit") << QStringList { "rail-audit", seed, "--json" };
     QTest::newRow("bom") << QStringList { "bom", seed, "--json" };
+    QTest::newRow("counters") << QStringList { "counters", seed,
+        QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/port-counters/seed128-window.csv"),
+        "--json" };
 }
 
 void TestCliUsage::everyJsonOutputHasFormatVersion()

@@ -7,9 +7,9 @@
  * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
  * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
  * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-*, nccllog-*,
- * traininglog-*, computecal-*, slurmtopo-*, nvsmi-* and catalogue-* for the targets of the same
- * names (kTargets). A replay asserts only "no crash, refused cleanly or accepted with the
- * invariants", never a message, so a reader's wording may change.
+ * traininglog-*, computecal-*, slurmtopo-*, nvsmi-*, catalogue-* and portcounters-* for the targets
+ * of the same names (kTargets). A replay asserts only "no crash, refused cleanly or accepted with
+ * the invariants", never a message, so a reader's wording may change.
  */
 #include "fuzzcabling.h"
 #include "fuzzcatalogue.h"
@@ -18,6 +18,7 @@
 #include "fuzzharness.h"
 #include "fuzznccllog.h"
 #include "fuzznccltests.h"
+#include "fuzzportcounters.h"
 #include "fuzzqt.h"
 #include "fuzzreaders.h"
 #include "fuzzscheduler.h"
@@ -66,6 +67,7 @@ const Target kTargets[] = {
     { "slurmtopo", fuzz::fuzzSlurmTopology },
     { "nvsmi", fuzz::fuzzNvidiaSmi },
     { "catalogue", fuzz::fuzzCatalogue },
+    { "portcounters", fuzz::fuzzPortCounters },
 };
 
 int targetIndex(const char *name)

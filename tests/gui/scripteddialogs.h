@@ -18,6 +18,7 @@ public:
     QStringList actions; ///< what each unsaved-changes prompt said the user was doing
     QString openName;
     QStringList measurementFiles; ///< openMeasurementFiles' answer (empty = cancelled)
+    QStringList counterFiles; ///< openCounterFiles' answer (empty = cancelled)
     QString saveName;         ///< saveFileName's answer (empty = cancelled)
     QString templateResource; ///< chooseTemplate's answer (empty = cancelled)
     int saveNameQuestions = 0;
@@ -42,6 +43,7 @@ public:
     }
     QString openFileName(QWidget *, const QString &) override { return openName; }
     QStringList openMeasurementFiles(QWidget *, const QString &) override { return measurementFiles; }
+    QStringList openCounterFiles(QWidget *, const QString &) override { return counterFiles; }
     QString saveFileName(QWidget *, const QString &, const QString &, const QString &) override
     {
         ++saveNameQuestions;

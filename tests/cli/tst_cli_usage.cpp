@@ -411,6 +411,11 @@ void TestCliUsage::everyJsonOutputHasFormatVersion_data()
     QTest::newRow("compare") << QStringList { "compare", seed, seed, "--json" };
     QTest::newRow("remap") << QStringList { "remap", seed, "--fail", "server:3", "--json" };
     QTest::newRow("rail-audit") << QStringList { "rail-audit", seed, "--json" };
+    QTest::newRow("evaluate hashed") << QStringList { "evaluate", sample("seed-128-tor.json"),
+        "--ecmp", "hashed", "--seeds", "4", "--json" };
+    QTest::newRow("collective hashed")
+        << QStringList { "collective", sample("seed-128-tor.json"), "--op", "all-reduce", "--ranks",
+               "0,8", "--bytes", "1e6", "--ecmp", "hashed", "--seeds", "4", "--json" };
 }
 
 void TestCliUsage::everyJsonOutputHasFormatVersion()

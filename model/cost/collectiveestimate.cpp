@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <optional>
 #include <unordered_map>
 
@@ -237,7 +236,7 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
     }
     result.timeP99 = result.time;
     if (spread) {
-        result.time = std::accumulate(seedBest.begin(), seedBest.end(), 0.0) / seeds;
+        result.time = ecmpMean(seedBest);
         result.timeP99 = percentile99(seedBest);
     }
     result.bytesSentPerRank = passes * bestSent * bytes;

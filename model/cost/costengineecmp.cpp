@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 
 namespace railyard {
 
@@ -52,12 +51,6 @@ struct EcmpLoads
         touched.clear();
     }
 };
-
-double mean(const std::vector<double> &v)
-{
-    return v.empty() ? 0.0
-                     : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
 
 } // namespace
 
@@ -248,12 +241,12 @@ EcmpReport CostEngine::ecmp(const EcmpRouting &routing) const
     traffic.setRatioScales({});
     m.recompute(true);
 
-    out.expectedIterationTime = mean(out.iterationTimes);
+    out.expectedIterationTime = ecmpMean(out.iterationTimes);
     out.p99IterationTime = percentile99(out.iterationTimes);
-    out.expectedDpSyncTime = mean(dpSync);
+    out.expectedDpSyncTime = ecmpMean(dpSync);
     out.p99DpSyncTime = percentile99(dpSync);
     for (std::size_t i = 0; i < baseOps.size(); ++i) {
-        out.ops[i].expected = mean(opTimes[i]);
+        out.ops[i].expected = ecmpMean(opTimes[i]);
         out.ops[i].p99 = percentile99(opTimes[i]);
     }
     out.worstSeed
@@ -261,7 +254,7 @@ EcmpReport CostEngine::ecmp(const EcmpRouting &routing) const
             - out.iterationTimes.begin());
     for (const int l : choiceLinks)
         out.idealMaxLinkBytes = std::max(out.idealMaxLinkBytes, base.links[sz(l)].bytes);
-    out.expectedMaxLinkBytes = mean(maxLinkBytes);
+    out.expectedMaxLinkBytes = ecmpMean(maxLinkBytes);
     out.p99MaxLinkBytes = percentile99(maxLinkBytes);
 
     // Per ECMP link: its spread over the seeds, and in the worst seed its queue pairs and its
@@ -284,7 +277,7 @@ EcmpReport CostEngine::ecmp(const EcmpRouting &routing) const
         f.idealBytes = base.links[sz(f.link)].bytes;
         for (int s = 0; s < seeds; ++s)
             perSeed[sz(s)] = seedLinkBytes[sz(s)][i];
-        f.expectedBytes = mean(perSeed);
+        f.expectedBytes = ecmpMean(perSeed);
         f.p99Bytes = percentile99(perSeed);
         f.worstBytes = seedLinkBytes[sz(out.worstSeed)][i];
         f.flows = flowsOn[sz(f.link)];

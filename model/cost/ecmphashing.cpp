@@ -161,4 +161,15 @@ double percentile99(std::vector<double> values)
     return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
 }
 
+double ecmpMean(const std::vector<double> &values)
+{
+    if (values.empty())
+        return 0.0;
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    double sum = 0.0;
+    for (const double v : values)
+        sum += v;
+    return std::clamp(sum / static_cast<double>(values.size()), *lo, *hi);
+}
+
 } // namespace railyard

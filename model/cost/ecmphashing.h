@@ -116,5 +116,8 @@ std::vector<double> maxMinFairRates(const std::vector<std::vector<int>> &paths,
 
 /// The 99th percentile of `values` by nearest rank (the ceil(0.99 n)-th smallest); 0 if empty.
 double percentile99(std::vector<double> values);
+/// The mean of `values` (0 if empty), kept within their minimum and maximum: a floating-point
+/// sum of equal seeds must not put the mean above their p99.
+double ecmpMean(const std::vector<double> &values);
 
 } // namespace railyard

@@ -226,7 +226,7 @@ void MainActions::buildViewMenu(std::initializer_list<QDockWidget *> docks)
     menu->addAction(relative);
     // Hashed ECMP (fabric.routing, docs/ecmp.md): outline the links hot by collision.
     QAction *collisions = make(QStringLiteral("actionShowEcmpCollisions"),
-        tr("Show tr("Show ECMP &Collisions")ECMP Collisions"),
+        tr("Show &ECMP Collisions"),
         tr("Under hashed ECMP (fabric.routing), outline the links hot by collision in the worst "
            "seed, apart from those hot by design; their tooltips say how many flows hashed onto "
            "them"));

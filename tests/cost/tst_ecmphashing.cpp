@@ -265,7 +265,11 @@ void TestEcmpHashing::idealReportIsUnchanged()
     // The default is ideal: a scenario that never names fabric.routing evaluates as before,
     // ecmp() of it gives the report's own figures, and a hashed analysis leaves the report
     // exactly as it was (the scales are put back bit for bit).
-    Scenario s = fixtures::seed128();
+    // Two servers under two ToR leaves joined by 8 single-port spines: the DP all-reduce
+    // crosses them, so hashing changes the times it must then put back.
+    Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(8, 1, 2), FabricKind::Tor);
+    s.fabric.serversPerLeaf = 1;
+    s.fabric.spines = 8;
     QVERIFY(s.fabric.routing.mode == EcmpMode::Ideal);
     CostEngine engine(s);
     const CostReport before = engine.report();
@@ -277,7 +281,10 @@ void TestEcmpHashing::idealReportIsUnchanged()
     EcmpRouting hashed;
     hashed.mode = EcmpMode::Hashed;
     hashed.seeds = 8;
-    (void)engine.ecmp(hashed);
+    const EcmpReport spread = engine.ecmp(hashed);
+    QVERIFY(!spread.links.empty());
+    QVERIFY2(spread.p99DpSyncTime > before.dpSyncTime,
+        "the hashed seeds re-timed the DP sync (so putting it back is tested)");
     const CostReport &after = engine.report();
     QCOMPARE(after.iterationTime, before.iterationTime);
     QCOMPARE(after.dpSyncTime, before.dpSyncTime);

@@ -72,15 +72,17 @@ QString ecmpLines(const EcmpReport &e, const Fabric &f, int forward)
         const QString what = id == forward ? QStringLiteral("uplink") : QStringLiteral("downlink");
         if (it->collision)
             html += QStringLiteral("<br><span style='color:#e8590c'><b>hot by collision</b> — %1 "
-                                   "flows hashed onto this %2 while its %3 siblings carry %4 on "
-                                   "average (worst of %5 seeds: %6/iter against an even split of "
-                                   "%7/iter)</span>")
+                                   "flows hashed onto this %2 while its %3 siblings carry %4/iter "
+                                   "on average (%5 flows each): %6/iter in the worst of %7 seeds "
+                                   "against an even split of %8/iter</span>")
                         .arg(it->flows)
                         .arg(what)
                         .arg(it->siblings)
+                        .arg(qs(formatBytes(it->siblingMeanBytes)))
                         .arg(it->siblingMeanFlows, 0, 'f', 1)
+                        .arg(qs(formatBytes(it->worstBytes)))
                         .arg(e.routing.seeds)
-                        .arg(qs(formatBytes(it->worstBytes)), qs(formatBytes(it->idealBytes)));
+                        .arg(qs(formatBytes(it->idealBytes)));
         else
             html += QStringLiteral("<br>hashed ECMP, %1 %2: even split %3/iter, expected %4, p99 "
                                    "%5 — no collision (hot only by design)")

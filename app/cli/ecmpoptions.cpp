@@ -112,17 +112,19 @@ std::string ecmpReportText(const EcmpReport &r, const CostEngine &engine)
         + "\n  busiest ECMP link per iteration: ideal " + formatBytes(r.idealMaxLinkBytes)
         + ", expected " + formatBytes(r.expectedMaxLinkBytes) + ", p99 "
         + formatBytes(r.p99MaxLinkBytes) + "\n";
+    // The eight hottest collisions (by p99 load): a screenful; --json lists them all.
     int shown = 0;
     for (const EcmpLinkFigure &f : r.links) {
         if (!f.collision || shown == 8)
             continue;
         ++shown;
-        char line[256];
-        std::snprintf(line, sizeof line,
-            "  collision: %d flows hashed onto %s while its %d "
-            "siblings carry %.1f on average\n",
-            f.flows, engine.fabric().linkName(f.link).c_str(), f.siblings, f.siblingMeanFlows);
-        text += line;
+        text += "  collision: " + std::to_string(f.flows) + " flows hashed onto "
+            + engine.fabric().linkName(f.link) + " (" + formatBytes(f.worstBytes)
+            + "/iter) while its " + std::to_string(f.siblings) + " siblings carry "
+            + formatBytes(f.siblingMeanBytes) + "/iter on average";
+        char flows[64];
+        std::snprintf(flows, sizeof flows, " (%.1f flows)\n", f.siblingMeanFlows);
+        text += flows;
     }
     return text;
 }

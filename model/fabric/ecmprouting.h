@@ -51,7 +51,7 @@ struct EcmpRouting
     /// (NCCL_IB_QPS_PER_CONNECTION; NCCL's environment-variable docs give the default 1).
     int qpsPerConnection = 1;
     /// Seeds (K) the hashed mode draws; 64 is the figure the benchmark names
-    /// (evaluate at 1,024 GPUs with 64 seeds), enough for a p99 by nearest rank.
+    /// (evaluate at 1,024 GPUs with 64 seeds); by nearest rank its p99 is then the worst seed.
     int seeds = 64;
     /// Adaptive: the share of the ECMP links' bandwidth the spreading achieves. NVIDIA reports
     /// 95 % data throughput with Spectrum-X adaptive routing against about 60 % for standard

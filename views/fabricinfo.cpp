@@ -59,6 +59,39 @@ QString directionRow(const ScenarioDocument &doc, int link, bool worse)
             utilisationPercent(r.utilisation(link)), qs(formatSeconds(load.busyTime)), top);
 }
 
+/// Hashed ECMP's account of both directions of a cable: hot by collision ("N flows hashed onto
+/// this uplink while its M siblings carry X on average") or its spread over the seeds.
+QString ecmpLines(const EcmpReport &e, const Fabric &f, int forward)
+{
+    QString html;
+    for (const int id : { forward, forward ^ 1 }) {
+        const auto it = std::find_if(
+            e.links.begin(), e.links.end(), [id](const EcmpLinkFigure &x) { return x.link == id; });
+        if (it == e.links.end())
+            continue;
+        const QString what = id == forward ? QStringLiteral("uplink") : QStringLiteral("downlink");
+        if (it->collision)
+            html += QStringLiteral("<br><span style='color:#e8590c'><b>hot by collision</b> — %1 "
+                                   "flows hashed onto this %2 while its %3 siblings carry %4/iter "
+                                   "on average (%5 flows each): %6/iter in the worst of %7 seeds "
+                                   "against an even split of %8/iter</span>")
+                        .arg(it->flows)
+                        .arg(what)
+                        .arg(it->siblings)
+                        .arg(qs(formatBytes(it->siblingMeanBytes)))
+                        .arg(it->siblingMeanFlows, 0, 'f', 1)
+                        .arg(qs(formatBytes(it->worstBytes)))
+                        .arg(e.routing.seeds)
+                        .arg(qs(formatBytes(it->idealBytes)));
+        else
+            html += QStringLiteral("<br>hashed ECMP, %1 %2: even split %3/iter, expected %4, p99 "
+                                   "%5 — no collision (hot only by design)")
+                        .arg(qs(f.linkName(id)), what, qs(formatBytes(it->idealBytes)),
+                            qs(formatBytes(it->expectedBytes)), qs(formatBytes(it->p99Bytes)));
+    }
+    return html;
+}
+
 QString linkTable(const ScenarioDocument &doc, int forward)
 {
     const CostReport &r = doc.report();
@@ -92,6 +125,8 @@ QString linkTable(const ScenarioDocument &doc, int forward)
                             f.railOnly() ? QStringLiteral("rail-only: no spine")
                                          : QStringLiteral("PXN"));
     }
+    if (const EcmpReport *e = doc.ecmpReport())
+        html += ecmpLines(*e, f, forward);
     if (r.bottleneckLink >= 0 && (r.bottleneckLink | 1) == (forward | 1))
         html += QStringLiteral("<br><span style='color:#c92a2a'><b>bottleneck</b> — the most "
                                "utilised link of the fabric</span>");

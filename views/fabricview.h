@@ -152,6 +152,10 @@ public:
     /// Outlines the link (either direction) and shows it: its cable, or for a link inside a
     /// server (NVLink, PCIe) the server.
     bool focusLink(int link, const QString &caption);
+    /// Hashed ECMP (docs/ecmp.md): outlines every link hot by collision in the worst seed
+    /// (EcmpReport, ScenarioDocument::ecmpReport()) with a caption that says so, apart from the
+    /// links hot by design; returns how many (0 under ideal routing: nothing outlined).
+    int showEcmpCollisions();
     /// Centres `sceneRect` and zooms so it fills at most 60 % of the view, no further in than
     /// the readable zoom (or the present one, when closer) and no further out than the whole
     /// fabric.

@@ -120,4 +120,25 @@ bool FabricView::focusLink(int link, const QString &caption)
     return true;
 }
 
+int FabricView::showEcmpCollisions()
+{
+    const EcmpReport *e = m_document->ecmpReport();
+    std::vector<int> links;
+    if (e)
+        for (const EcmpLinkFigure &f : e->links)
+            if (f.collision)
+                links.push_back(f.link);
+    if (links.empty()) {
+        clearEmphasis();
+        return 0;
+    }
+    setEmphasis(links,
+        tr("hot by collision: %n link(s) carrying %1 times their even share or more in the "
+           "worst of %2 hashed seeds",
+            nullptr, static_cast<int>(links.size()))
+            .arg(EcmpLinkFigure::kCollisionRatio)
+            .arg(e->routing.seeds));
+    return static_cast<int>(links.size());
+}
+
 } // namespace railyard

@@ -9,6 +9,7 @@
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
+#include "ecmpoptions.h"
 #include "usageerror.h"
 
 #include "base/scenarioerror.h"
@@ -48,6 +49,7 @@ struct EvaluateOptions
     std::string calibration;
     std::vector<std::string> measured;
     std::string output;
+    EcmpFlags ecmp;
 };
 
 int runEvaluate(const EvaluateOptions &o)
@@ -64,6 +66,7 @@ int runEvaluate(const EvaluateOptions &o)
                 "no experts to route to");
         scenario.model.routing = *routing;
     }
+    applyEcmpFlags(o.ecmp, scenario.fabric.routing);
     std::optional<ComputeCalibration> compute;
     if (!o.calibration.empty()) {
         compute = loadComputeCalibration(o.calibration);
@@ -85,6 +88,11 @@ int runEvaluate(const EvaluateOptions &o)
     const TrainingComparison measured = o.measured.empty()
         ? TrainingComparison {}
         : compareTraining(engine, o.measured, formats, 0.0);
+    // Hashed or adaptive ECMP: its figures beside the ideal split's (an ideal-routing report
+    // stays exactly as it was).
+    std::optional<EcmpReport> ecmp;
+    if (scenario.fabric.routing.mode != EcmpMode::Ideal)
+        ecmp = engine.ecmp();
 
     std::string text;
     if (o.json) {
@@ -93,6 +101,8 @@ int runEvaluate(const EvaluateOptions &o)
             j["inference"] = inferenceReportToJson(
                 evaluateInference(scenario, engine.fabric()), engine.fabric());
         j["calibration"] = calibrationStatusJson(engine);
+        if (ecmp)
+            j["ecmp"] = ecmpReportJson(*ecmp, engine, o.links);
         if (compute)
             j["compute_calibration"] = { { "file", compute->file }, { "device", compute->device },
                 { "precision", std::string(precisionName(compute->precision)) },
@@ -109,6 +119,8 @@ int runEvaluate(const EvaluateOptions &o)
         text = jsonText(std::move(j));
     } else {
         text = reportToText(engine);
+        if (ecmp)
+            text += ecmpReportText(*ecmp, engine);
         if (!scenario.calibration.empty()) // uncalibrated reports stay as they were
             text += "\n" + calibrationStatusText(engine);
         if (compute)
@@ -134,6 +146,7 @@ struct CollectiveOptions
     std::vector<std::pair<int, int>> swaps;
     bool json = false;
     bool steps = false;
+    EcmpFlags ecmp;
 };
 
 nlohmann::json consideredJson(const CollectiveResult &r)
@@ -170,7 +183,8 @@ int runCollective(const CollectiveOptions &o)
         algo = a;
     }
 
-    const Scenario scenario = loadScenarioFile(o.file);
+    Scenario scenario = loadScenarioFile(o.file);
+    applyEcmpFlags(o.ecmp, scenario.fabric.routing);
     CostEngine engine(scenario);
     for (const auto &[a, b] : o.swaps)
         engine.swapRanks(a, b);
@@ -200,6 +214,13 @@ int runCollective(const CollectiveOptions &o)
             { "busbw_bytes_per_s", r.busBandwidth }, { "bus_factor", r.busFactor },
             { "bytes_sent_per_rank", r.bytesSentPerRank }, { "bottleneck_link", r.bottleneckLink },
             { "bottleneck_name", link } };
+        if (const EcmpRouting &g = scenario.fabric.routing; g.mode != EcmpMode::Ideal) {
+            j["time_p99_s"] = r.timeP99;
+            j["ecmp"] = { { "routing", std::string(ecmpModeName(g.mode)) },
+                { "qps_per_connection", g.qpsPerConnection },
+                { "seeds", g.mode == EcmpMode::Hashed ? g.seeds : 1 },
+                { "adaptive_efficiency", g.adaptiveEfficiency } };
+        }
         if (steps)
             j["steps"] = collectiveStepsJson(*steps, engine.fabric());
         writeOutput({}, jsonText(std::move(j)));
@@ -211,6 +232,10 @@ int runCollective(const CollectiveOptions &o)
         std::snprintf(line, sizeof line, "algbw %.2f GB/s, busbw %.2f GB/s (bus factor %.4f)\n",
             r.algBandwidth / 1e9, r.busBandwidth / 1e9, r.busFactor);
         text += line;
+        if (scenario.fabric.routing.mode == EcmpMode::Hashed)
+            text += "hashed ECMP over " + std::to_string(scenario.fabric.routing.seeds)
+                + " seeds: expected " + formatSeconds(r.time) + ", p99 " + formatSeconds(r.timeP99)
+                + "\n";
         text += "algorithm " + std::string(planAlgorithmName(r.algorithm)) + ", protocol "
             + std::string(protocolName(r.protocol)) + ", " + std::to_string(r.channels)
             + (r.channels == 1 ? " channel" : " channels") + "\n";
@@ -266,6 +291,7 @@ void addEvaluate(CommandLine &line)
         "the prediction, and the part that differs most (several after one --measured).");
     measured->expected(1, 1 << 16);
     line.setFileValue(measured);
+    addEcmpFlags(c, o->ecmp);
     c.output(o->output);
 }
 
@@ -294,6 +320,7 @@ void addCollective(CommandLine &line)
     c.flag("--steps", o->steps,
         "Also list the algorithm's steps (ring steps, tree levels, ...) with the bytes each puts "
         "on the links, and every link's sum over the steps.");
+    addEcmpFlags(c, o->ecmp);
     c.json(o->json);
 }
 

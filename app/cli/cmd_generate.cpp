@@ -17,6 +17,7 @@
 #include "base/text.h"
 #include "cost/pipelineschedule.h"
 #include "cost/scenariocheck.h"
+#include "fabric/ecmprouting.h"
 #include "io/computecalibration.h"
 #include "layout/mapping.h"
 #include "scenario/scenariofile.h"
@@ -111,6 +112,14 @@ const std::vector<Flag> &flags()
             kFabric },
         { "plane-port-gbps", "fabric.plane_port_gbps", Kind::Number, "B",
             "One NIC port's speed with several planes, Gbit/s (0 = NIC speed / planes).", kFabric },
+        { "ecmp", "fabric.routing", Kind::Text, "MODE",
+            "How flows take equal-cost paths (docs/ecmp.md): ideal (even split), hashed (one "
+            "path per queue pair, over seeds) or adaptive.",
+            kFabric },
+        { "qps-per-connection", "fabric.qps_per_connection", Kind::Integer, "N",
+            "Hashed ECMP: queue pairs per connection, NCCL_IB_QPS_PER_CONNECTION (1).", kFabric },
+        { "seeds", "fabric.seeds", Kind::Integer, "K",
+            "Hashed ECMP: seeds for the expected and p99 figures (64).", kFabric },
         { "scaleup-domain-servers", "fabric.scaleup_domain_servers", Kind::Integer, "K",
             "Servers (trays) per NVLink domain (1; 18 for an NVL72 rack).", kFabric },
         { "nvl72", "fabric.scaleup_domain_servers", Kind::Switch, nullptr,
@@ -241,6 +250,9 @@ std::vector<std::string> choicesOf(const std::string &flag)
             out.emplace_back(stackName(k));
     else if (flag == "device")
         out = devicePresetNames();
+    else if (flag == "ecmp")
+        for (const EcmpMode m : kAllEcmpModes)
+            out.emplace_back(ecmpModeName(m));
     return out;
 }
 
@@ -327,6 +339,9 @@ json documentFromFlags(const GenerateOptions &o, std::vector<std::string> &assum
     integer(fabric, "super_spines", "super-spines");
     integer(fabric, "switch_radix", "switch-radix");
     integer(fabric, "planes", "planes");
+    text(fabric, "routing", "ecmp");
+    integer(fabric, "qps_per_connection", "qps-per-connection");
+    integer(fabric, "seeds", "seeds");
     if (o.given("plane-port-gbps"))
         fabric["plane_port_gbps"] = o.numbers.at("plane-port-gbps");
     const std::string device = o.given("device") ? o.texts.at("device")

@@ -163,8 +163,9 @@ void addOptimise(CommandLine &line)
     c.positionalFile("FILE", o->file, "Scenario file.");
     c.choice("--objective", o->objective, "NAME",
         "What to minimise (default iteration): iteration time, bytes over spine links, the "
-        "p99 or the largest link busy time per iteration.",
-        { "iteration", "spine", "p99", "max-link" });
+        "p99 or the largest link busy time per iteration, or the p99 iteration time over the "
+        "file's hashed ECMP seeds (fabric.routing).",
+        { "iteration", "spine", "p99", "max-link", "ecmp-p99" });
     o->secondsOption
         = c.number("--seconds", o->seconds, "S", "Wall-time limit (default 10 without --moves).");
     o->movesOption = c.integer("--moves", o->moves, "N",

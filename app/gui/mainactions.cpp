@@ -224,6 +224,19 @@ void MainActions::buildViewMenu(std::initializer_list<QDockWidget *> docks)
                                 : tr("Link colours: 0-100 % utilisation"));
     });
     menu->addAction(relative);
+    // Hashed ECMP (fabric.routing, docs/ecmp.md): outline the links hot by collision.
+    QAction *collisions = make(QStringLiteral("actionShowEcmpCollisions"),
+        tr("Show &ECMP Collisions"),
+        tr("Under hashed ECMP (fabric.routing), outline the links hot by collision in the worst "
+           "seed, apart from those hot by design; their tooltips say how many flows hashed onto "
+           "them"));
+    connect(collisions, &QAction::triggered, this, [this] {
+        const int n = m_window->fabricView()->showEcmpCollisions();
+        m_window->showStatus(n > 0
+                ? tr("%n link(s) hot by collision under hashed ECMP", nullptr, n)
+                : tr("No ECMP collision to show (fabric.routing is not hashed, or none collided)"));
+    });
+    menu->addAction(collisions);
     menu->addSeparator();
 
     QAction *fit = make(QStringLiteral("actionFitView"), tr("&Fit to Window"), tr("Show the whole fabric"));

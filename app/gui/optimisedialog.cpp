@@ -114,6 +114,9 @@ OptimiseDialog::OptimiseDialog(const Scenario &scenario, QWidget *parent)
         m_objective, tr("p99 link busy time"), Objective::P99, objectiveName(Objective::P99));
     optAddChoice(m_objective, tr("Busiest link's busy time"), Objective::MaxLink,
         objectiveName(Objective::MaxLink));
+    // Hashed ECMP (fabric.routing, docs/ecmp.md): the p99 over its seeds.
+    optAddChoice(m_objective, tr("p99 iteration under hashed ECMP"), Objective::EcmpP99,
+        objectiveName(Objective::EcmpP99));
     m_objective->setToolTip(tr("What the search minimises: the predicted iteration time, the bytes "
                                "over spine links, or the p99 or the largest link busy time per "
                                "iteration"));

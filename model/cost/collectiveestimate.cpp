@@ -2,12 +2,14 @@
 
 #include "base/scenarioerror.h"
 #include "cost/collectiveplanner.h"
+#include "cost/ecmphashing.h"
 #include "fabric/fabric.h"
 #include "fabric/router.h"
 #include "layout/mapping.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 namespace railyard {
@@ -51,6 +53,42 @@ Routed route(const CollectivePlan &plan, const Fabric &fabric, Router &router,
     for (const auto &[who, bytes] : sent)
         r.maxSent = std::max(r.maxSent, bytes);
     return r;
+}
+
+/// The busiest link's seconds per byte of S per pass for `plan` under hashed or adaptive ECMP,
+/// seed `seed` (route() for the ideal split).
+double ecmpSecondsPerByte(const CollectivePlan &plan, const Fabric &fabric, EcmpRouteBook &book,
+    const std::array<double, kTierCount> &efficiency, const EcmpRouting &routing,
+    std::uint64_t seed, std::unordered_map<int, double> &load)
+{
+    load.clear();
+    const bool adaptive = routing.mode == EcmpMode::Adaptive;
+    const int qps = std::max(1, routing.qpsPerConnection);
+    for (std::size_t i = 0; i < plan.flows.size(); ++i) {
+        const PlannedFlow &f = plan.flows[i];
+        const int r = book.route(f.src, f.dst);
+        if (r < 0)
+            continue;
+        if (adaptive || !book.hasChoice(r)) {
+            book.forEachHop(r, [&](int link, double share) { load[link] += f.unit * share; });
+            continue;
+        }
+        // Each plan flow is one channel's connection (collectiveplanner.h).
+        for (int q = 0; q < qps; ++q)
+            book.walk(r, ecmpFlowKey(seed, 0, f.src, f.dst, static_cast<int>(i), q),
+                [&](int link) { load[link] += f.unit / qps; });
+    }
+    for (const PlannedLinkLoad &l : plan.links)
+        load[l.link] += l.unit;
+    double worst = 0.0;
+    for (const auto &[link, bytes] : load) {
+        const FabricLink &l = fabric.link(link);
+        double c = l.bandwidth * efficiency[index(l.tier)];
+        if (adaptive && book.isChoiceLink(link))
+            c *= routing.adaptiveEfficiency;
+        worst = std::max(worst, bytes / c);
+    }
+    return worst;
 }
 
 } // namespace
@@ -104,10 +142,9 @@ std::vector<PlanAlgorithm> requestedAlgorithms(CollectiveAlgorithm option, Colle
 }
 
 CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const Mapping &mapping,
-                                    int worldSize, Collective op, const std::vector<int> &ranks,
-                                    double bytes, CollectiveAlgorithm option,
-                                    const nccltuning::DeviceTuning &device,
-                                    bool hierarchicalAllReduce)
+    int worldSize, Collective op, const std::vector<int> &ranks, double bytes,
+    CollectiveAlgorithm option, const nccltuning::DeviceTuning &device, bool hierarchicalAllReduce,
+    const EcmpRouting &routing)
 {
     const int world = worldSize;
     const int n = static_cast<int>(ranks.size());
@@ -140,6 +177,14 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
     result.busFactor = busBandwidthFactor(op, n);
     double bestSent = 0.0;
     bool found = false;
+    // Hashed / adaptive ECMP: per seed, the fastest algorithm's time on that seed's loads.
+    const bool spread = routing.mode != EcmpMode::Ideal && n > 1;
+    const int seeds = routing.mode == EcmpMode::Hashed ? std::max(1, routing.seeds) : 1;
+    std::optional<EcmpRouteBook> book;
+    if (spread)
+        book.emplace(fabric, router);
+    std::vector<double> seedBest(spread ? sz(seeds) : 0, 0.0);
+    std::unordered_map<int, double> ecmpLoad;
     for (const PlanAlgorithm wanted : requestedAlgorithms(option, op, hierarchicalAllReduce)) {
         const CollectivePlan plan =
             planCollective(wanted, op, slots, fabric, router, device.nvlsEfficiency);
@@ -159,6 +204,22 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
         t.channels = plan.channels;
         if (n > 1)
             t.protocolTimes = choice.times;
+        if (spread) {
+            const std::array<double, kTierCount> eff
+                = nccltuning::linkEfficiency(plan.algorithm, device);
+            double sum = 0.0;
+            for (int seed = 0; seed < seeds; ++seed) {
+                const double spb = ecmpSecondsPerByte(
+                    plan, fabric, *book, eff, routing, static_cast<std::uint64_t>(seed), ecmpLoad);
+                const double time = nccltuning::fastestProtocol(
+                    plan.algorithm, plan.chain, passes, bytes, spb, device)
+                                        .time;
+                sum += time;
+                double &best = seedBest[sz(seed)];
+                best = result.considered.empty() ? time : std::min(best, time);
+            }
+            t.time = sum / seeds;
+        }
         result.considered.push_back(t);
         // The same margin as the protocol choice: a near-tie keeps the earlier candidate.
         if (!found || t.time < result.time * (1.0 - 1e-9)) {
@@ -172,6 +233,11 @@ CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const 
             result.chain = plan.chain;
             bestSent = routed.maxSent;
         }
+    }
+    result.timeP99 = result.time;
+    if (spread) {
+        result.time = ecmpMean(seedBest);
+        result.timeP99 = percentile99(seedBest);
     }
     result.bytesSentPerRank = passes * bestSent * bytes;
     result.algBandwidth = result.time > 0.0 ? bytes / result.time : 0.0;

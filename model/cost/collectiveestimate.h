@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cost/nccltuning.h"
+#include "fabric/ecmprouting.h"
 #include "scenario/collectivespec.h"
 #include "workload/workloadplan.h"
 
@@ -30,7 +31,9 @@ struct AlgorithmTime
 /** The prediction for one isolated collective (nccl-tests definitions of algbw and busbw). */
 struct CollectiveResult
 {
-    double time = 0.0; ///< seconds
+    double time = 0.0; ///< seconds (hashed ECMP: the mean over the seeds)
+    /// The 99th percentile over hashed ECMP's seeds (nearest rank); `time` otherwise.
+    double timeP99 = 0.0;
     double alphaTime = 0.0; ///< latency part
     double algBandwidth = 0.0; ///< S / time, bytes/s
     double busBandwidth = 0.0; ///< algbw * bus factor
@@ -65,10 +68,16 @@ std::vector<PlanAlgorithm> requestedAlgorithms(CollectiveAlgorithm option, Colle
  * ScenarioError("ranks" or "bytes", ...) for an empty or repeated rank list, a rank
  * outside the world, send-recv on other than two ranks, or a size that is not a positive
  * number. One rank moves nothing and takes no time.
+ * `routing` hashed: per seed every plan flow (one channel's connection) sends its
+ * qpsPerConnection queue pairs down one equal-cost path each (cost/ecmphashing.h), each
+ * algorithm is timed on those loads and the fastest counts; `time` is the mean over the seeds
+ * and `timeP99` their 99th percentile (the considered algorithms' times are means too).
+ * Adaptive: the ECMP links achieve adaptiveEfficiency of their bandwidth.
  */
 CollectiveResult estimateCollective(const Fabric &fabric, Router &router, const Mapping &mapping,
     int worldSize, Collective op, const std::vector<int> &ranks, double bytes,
     CollectiveAlgorithm option = CollectiveAlgorithm::Auto,
-    const nccltuning::DeviceTuning &device = {}, bool hierarchicalAllReduce = false);
+    const nccltuning::DeviceTuning &device = {}, bool hierarchicalAllReduce = false,
+    const EcmpRouting &routing = {});
 
 } // namespace railyard

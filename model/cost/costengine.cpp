@@ -613,8 +613,8 @@ CollectiveResult CostEngine::collective(Collective op, const std::vector<int> &r
     // the training traffic.
     const Scenario &s = d->scenario;
     return estimateCollective(d->fabric, *d->router, d->mapping, d->layout.worldSize(), op, ranks,
-                              bytes, algorithm, nccltuning::deviceTuning(s.device, s.collectives, s.calibration),
-                              s.training.hierarchicalAllReduce);
+        bytes, algorithm, nccltuning::deviceTuning(s.device, s.collectives, s.calibration),
+        s.training.hierarchicalAllReduce, s.fabric.routing);
 }
 
 PipelineInput CostEngine::pipelineInput() const

@@ -2,6 +2,7 @@
 
 #include "cost/collectiveestimate.h"
 #include "cost/costreport.h"
+#include "cost/ecmpreport.h"
 #include "fabric/fabric.h"
 #include "fabric/router.h"
 #include "layout/mapping.h"
@@ -99,6 +100,16 @@ public:
     CollectiveResult collective(Collective op, const std::vector<int> &ranks, double bytes);
     CollectiveResult collective(Collective op, const std::vector<int> &ranks, double bytes,
                                 CollectiveAlgorithm algorithm);
+
+    /// Hashed or adaptive ECMP on the current mapping (docs/ecmp.md): per seed, each flow's
+    /// connections x queue pairs take one equal-cost path each (cost/ecmphashing.h); every
+    /// pattern's bandwidth term grows by its busiest link's hashed over its ideal load (the
+    /// slowest flow's time under max-min fair sharing weighted by bytes) and the iteration is
+    /// timed again. Ideal: the report's own figures, nothing spread. Const as a query: the
+    /// engine re-times each seed and then puts its report back exactly as it was (so it
+    /// must not run while another thread reads the engine).
+    EcmpReport ecmp(const EcmpRouting &routing) const;
+    EcmpReport ecmp() const { return ecmp(scenario().fabric.routing); }
 
 private:
     struct Impl;

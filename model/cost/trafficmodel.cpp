@@ -617,10 +617,31 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
     if (trackLatency)
         countIn(p.latencies, roundToInteger(m_parts.latency * 1e9), sign);
     const double delta = sign * unit;
+    if (m_flowLog && sign > 0.0)
+        m_flowLog->push_back({ pattern, srcSlot, dstSlot, unit, m_logConnections, -1 });
     for (int i = 0; i < m_parts.endCount; ++i)
         addEndLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
     for (int i = 0; i < m_parts.segmentCount; ++i)
         p.pendingSegments.add(m_parts.segments[static_cast<std::size_t>(i)], delta);
+}
+
+void TrafficModel::setRatioScales(const std::vector<double> &scales)
+{
+    if (m_unscaledRatio.empty() && scales.empty())
+        return;
+    if (m_unscaledRatio.empty()) {
+        m_unscaledRatio.reserve(m_patterns.size());
+        for (const TrafficPattern &p : m_patterns)
+            m_unscaledRatio.push_back(p.maxRatio);
+    }
+    for (std::size_t i = 0; i < m_patterns.size(); ++i)
+        m_patterns[i].maxRatio = m_unscaledRatio[i] * (i < scales.size() ? scales[i] : 1.0);
+    if (scales.empty())
+        m_unscaledRatio.clear();
+    // Every stage's TP choice may differ now: whatever kept one (CostEngine's tpOpTime) asks
+    // again.
+    for (std::uint64_t &v : m_tpVersion)
+        ++v;
 }
 
 } // namespace railyard

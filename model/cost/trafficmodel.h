@@ -209,6 +209,26 @@ public:
     /// How many lumps of links the model keeps (see Lump); 0 on fabrics where none can be.
     int lumpCount() const { return static_cast<int>(m_lumps.size()); }
 
+    /// One flow as a build emits it, for the ECMP analysis (cost/ecmphashing.h): slot to slot,
+    /// bytes per byte of S per pass, and the connections (the group's channels) it stands
+    /// for; a plan's link load no route describes (NVLS) has `link` >= 0 and no slots.
+    struct LoggedFlow
+    {
+        int pattern = -1;
+        int src = -1;
+        int dst = -1;
+        double unit = 0.0;
+        int connections = 1;
+        int link = -1;
+    };
+    /// While set, build() appends every flow it emits to `log` (nullptr: none, the default).
+    void logFlows(std::vector<LoggedFlow> *log) { m_flowLog = log; }
+    /// Multiplies each pattern's bandwidth term (maxRatio) by `scales[p]` (the ECMP analysis's
+    /// collision factor) until called again; empty restores the loads' own maxima exactly. The
+    /// families' choices (tpChoice(), dpChoice()) then read the scaled terms; no link's bytes
+    /// change.
+    void setRatioScales(const std::vector<double> &scales);
+
     double nicUpBytes() const { return m_nicUpBytes; } ///< NIC -> leaf
     double leafUpBytes() const { return m_leafUpBytes; } ///< leaf -> spine
 
@@ -450,6 +470,9 @@ private:
     std::array<DimArray, kTierCount> m_tierBytes {};
     double m_nicUpBytes = 0.0;
     double m_leafUpBytes = 0.0;
+    std::vector<LoggedFlow> *m_flowLog = nullptr; ///< logFlows()
+    int m_logConnections = 1; ///< the connections of the plan emitPlan() emits
+    std::vector<double> m_unscaledRatio; ///< per pattern, while setRatioScales() scales
 };
 
 } // namespace railyard

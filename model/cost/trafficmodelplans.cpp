@@ -149,11 +149,16 @@ void TrafficModel::emitPlan(int pattern, const EmittedPlan &plan, double sign, b
     const bool net = flows && m_movingRanks.empty() && plan.flows.size() > plan.slots.size()
         && plan.flows.size() >= kNetFrom;
     m_nettingEnds = net;
+    m_logConnections = std::max(1, plan.channels);
     for (std::size_t i = 0; flows && i < plan.flows.size(); ++i) {
         const GroupFlow &f = plan.flows[i];
         emitFlow(pattern, plan.slots[sz(f.from)], plan.slots[sz(f.to)], f.unit, sign, false);
     }
+    m_logConnections = 1;
     m_nettingEnds = false;
+    if (m_flowLog && sign > 0.0)
+        for (const PlannedLinkLoad &l : plan.links)
+            m_flowLog->push_back({ pattern, -1, -1, l.unit, 0, l.link });
     if (net)
         flushEnds(m_patterns[sz(pattern)]);
     m_touchedPatterns.add(pattern);

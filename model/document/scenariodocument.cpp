@@ -217,6 +217,28 @@ void ScenarioDocument::previewMoves(const std::vector<std::pair<int, int>> &rank
 
 void ScenarioDocument::endPreview() { m_evaluator->endPreview(); }
 bool ScenarioDocument::isPreviewing() const { return m_evaluator->isPreviewing(); }
+
+const EcmpReport *ScenarioDocument::ecmpReport() const
+{
+    if (isEvaluating() || isPreviewing())
+        return nullptr;
+    const CostEngine &e = engine();
+    const EcmpRouting &routing = e.scenario().fabric.routing;
+    if (routing.mode == EcmpMode::Ideal)
+        return nullptr;
+    const int world = e.layout().worldSize();
+    std::vector<int> slots(static_cast<std::size_t>(world));
+    for (int r = 0; r < world; ++r)
+        slots[static_cast<std::size_t>(r)] = e.mapping().slotOf(r);
+    if (!m_ecmp || m_ecmpEngine != &e || m_ecmp->routing != routing || m_ecmpSlots != slots
+        || m_ecmpIteration != e.report().iterationTime) {
+        m_ecmp = e.ecmp(routing);
+        m_ecmpEngine = &e;
+        m_ecmpSlots = std::move(slots);
+        m_ecmpIteration = e.report().iterationTime;
+    }
+    return &*m_ecmp;
+}
 bool ScenarioDocument::isEvaluating() const { return m_evaluator->isEvaluating(); }
 void ScenarioDocument::waitForEvaluation() { m_evaluator->waitForEvaluation(); }
 void ScenarioDocument::setAsyncThreshold(int gpuSlots) { m_evaluator->setAsyncThreshold(gpuSlots); }

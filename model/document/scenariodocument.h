@@ -100,6 +100,12 @@ public:
     /// The partners of `rank` on screen and the links of its routes to them (for highlighting).
     PartnerRoutes partnerRoutes(int rank);
 
+    /// Hashed or adaptive fabric.routing: what ECMP does to the mapping on screen
+    /// (CostEngine::ecmp(), docs/ecmp.md), computed on first ask and kept until the mapping,
+    /// the routing or the evaluation changes. nullptr under ideal routing, while a drag
+    /// previews or while an evaluation runs (the preview shows the ideal split).
+    const EcmpReport *ecmpReport() const;
+
     // Whiteboard: notes, arrows and snapshots, kept in the scenario file and never evaluated.
     // Each edit is one undo step (ChangeWhiteboard) and emits annotationsChanged() or
     // snapshotsChanged(); an index out of range or an edit that changes nothing pushes none.
@@ -167,6 +173,11 @@ private:
     QString rankText(int rank) const;
 
     Scenario m_scenario;
+    // ecmpReport()'s cache: the report, and the engine, mapping and ideal iteration it is of.
+    mutable std::optional<EcmpReport> m_ecmp;
+    mutable const CostEngine *m_ecmpEngine = nullptr;
+    mutable std::vector<int> m_ecmpSlots;
+    mutable double m_ecmpIteration = 0.0;
     QUndoStack *m_undoStack;
     QString m_filePath;
     Evaluator *m_evaluator;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "fabric/ecmprouting.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -94,6 +96,10 @@ struct FabricSpec
     /// Per-port speed in Gbit/s when planes > 1; 0 = nic.gbps / planes (the NIC's bandwidth is
     /// split over its ports, as a 400G NIC run as 2 x 200G ports in HPN).
     double planePortGbps = 0.0;
+
+    /// How flows take equal-cost paths (fabric.routing, docs/ecmp.md); ideal by default. It
+    /// changes no link of the fabric, only how the cost engine spreads flows over them.
+    EcmpRouting routing;
 
     /// Non-empty: the network is exactly these cables (cablingbuilder.h) - leaves, spines and
     /// super-spines are found from how the switches are cabled, and the generator's counts

@@ -1,5 +1,7 @@
 #include "optimise/objective.h"
 
+#include "cost/costengine.h"
+
 #include <array>
 #include <utility>
 
@@ -28,11 +30,12 @@ std::string_view nameOf(E value, const std::array<std::pair<E, std::string_view>
     return {};
 }
 
-constexpr std::array<std::pair<Objective, std::string_view>, 4> kObjectives { {
+constexpr std::array<std::pair<Objective, std::string_view>, 5> kObjectives { {
     { Objective::Iteration, "iteration" },
     { Objective::Spine, "spine" },
     { Objective::P99, "p99" },
     { Objective::MaxLink, "max-link" },
+    { Objective::EcmpP99, "ecmp-p99" },
 } };
 
 constexpr std::array<std::pair<KeepConstraint, std::string_view>, 3> kKeeps { {
@@ -78,7 +81,7 @@ bool parseStart(std::string_view name, StartFrom &out)
 const std::vector<Objective> &allObjectives()
 {
     static const std::vector<Objective> all { Objective::Iteration, Objective::Spine,
-        Objective::P99, Objective::MaxLink };
+        Objective::P99, Objective::MaxLink, Objective::EcmpP99 };
     return all;
 }
 
@@ -99,8 +102,17 @@ double objectiveValue(const CostReport &report, Objective o)
         return report.linkStats.p99 * report.iterationTime;
     case Objective::MaxLink:
         return report.linkStats.max * report.iterationTime;
+    case Objective::EcmpP99:
+        return report.iterationTime; // the ideal split's; objectiveValue(engine) hashes
     }
     return 0.0;
+}
+
+double objectiveValue(const CostEngine &engine, Objective o)
+{
+    if (o == Objective::EcmpP99)
+        return engine.ecmp().p99IterationTime;
+    return objectiveValue(engine.report(), o);
 }
 
 } // namespace railyard

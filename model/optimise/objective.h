@@ -8,21 +8,32 @@
 
 namespace railyard {
 
+class CostEngine;
+
 /**
  * What the placement optimiser minimises, read from the engine's report:
  *  - Iteration: the predicted iteration time;
  *  - Spine: bytes per iteration over leaf<->spine and spine<->super-spine links;
  *  - P99: the 99th-percentile link busy time per iteration (nearest rank over every directed
  *    link), i.e. p99 utilisation times the iteration time;
- *  - MaxLink: the busiest link's busy time per iteration.
+ *  - MaxLink: the busiest link's busy time per iteration;
+ *  - EcmpP99: the p99 iteration time over the seeds of the scenario's hashed ECMP
+ *    (fabric.routing, CostEngine::ecmp(), docs/ecmp.md): every move re-times each seed, so a
+ *    search runs about seeds times fewer moves per second. Under ideal routing it is the
+ *    iteration time.
  * The link objectives take busy seconds, not utilisation: utilisation divides by the iteration
  * time, so a mapping that slowed the whole job down would look better.
  */
-enum class Objective { Iteration, Spine, P99, MaxLink };
-std::string_view objectiveName(Objective o); ///< "iteration", "spine", "p99", "max-link"
+enum class Objective { Iteration, Spine, P99, MaxLink, EcmpP99 };
+/// "iteration", "spine", "p99", "max-link", "ecmp-p99"
+std::string_view objectiveName(Objective o);
 bool parseObjective(std::string_view name, Objective &out);
 const std::vector<Objective> &allObjectives();
+/// The objective read from a report; EcmpP99 needs the engine (below) and reads the iteration.
 double objectiveValue(const CostReport &report, Objective o);
+/// The objective of the engine's current mapping: EcmpP99 from CostEngine::ecmp(), the others
+/// from its report.
+double objectiveValue(const CostEngine &engine, Objective o);
 
 /**
  * What a move may not break. TpInServer: no TP group on more servers than it needs

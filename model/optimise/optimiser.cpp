@@ -22,6 +22,7 @@ ObjectiveFigures figuresOf(const CostEngine &e)
     f.spineBytes = objectiveValue(r, Objective::Spine);
     f.p99Busy = objectiveValue(r, Objective::P99);
     f.maxBusy = objectiveValue(r, Objective::MaxLink);
+    f.ecmpP99 = objectiveValue(e, Objective::EcmpP99);
     f.spineShare = r.spineBytesShare;
     f.tpGroupsSplit = tpGroupsSplit(e.fabric(), e.layout(), e.mapping().slots());
     f.dpGroupsOffRail = dpGroupsOffRail(e.fabric(), e.layout(), e.mapping().slots());
@@ -118,10 +119,10 @@ std::vector<StageStep> replayByStage(CostEngine &engine, const std::vector<int> 
             if (m.slotOf(r) != before[static_cast<std::size_t>(r)])
                 move.emplace_back(r, m.slotOf(r));
         const CostReport was = engine.report();
+        step.before = objectiveValue(engine, objective);
         engine.moveRanks(move, true);
         const CostReport &now = engine.report();
-        step.before = objectiveValue(was, objective);
-        step.after = objectiveValue(now, objective);
+        step.after = objectiveValue(engine, objective);
         step.iterationBefore = was.iterationTime;
         step.iterationAfter = now.iterationTime;
         step.spineBefore = objectiveValue(was, Objective::Spine);
@@ -157,6 +158,8 @@ double ObjectiveFigures::value(Objective o) const
         return p99Busy;
     case Objective::MaxLink:
         return maxBusy;
+    case Objective::EcmpP99:
+        return ecmpP99;
     }
     return 0.0;
 }

@@ -9,13 +9,16 @@
 
 namespace railyard {
 
-/** The four objectives and the figures beside them, of one mapping. */
+/** The objectives and the figures beside them, of one mapping. */
 struct ObjectiveFigures
 {
     double iteration = 0.0; ///< seconds
     double spineBytes = 0.0; ///< per iteration
     double p99Busy = 0.0; ///< seconds per iteration
     double maxBusy = 0.0; ///< seconds per iteration
+    /// p99 iteration time over the hashed ECMP seeds (CostEngine::ecmp()); the iteration time
+    /// under ideal routing
+    double ecmpP99 = 0.0;
     double spineShare = 0.0; ///< leaf->spine bytes / NIC->leaf bytes
     int tpGroupsSplit = 0; ///< TP groups on more servers than they need
     int dpGroupsOffRail = 0; ///< DP groups on more than one rail (rail-optimised fabrics)

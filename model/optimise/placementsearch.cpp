@@ -421,7 +421,9 @@ double PlacementSearch::linkSquares() const
 
 double PlacementSearch::energy(const CostReport &report) const
 {
-    const double value = objectiveValue(report, m_options.objective);
+    const double value = m_options.objective == Objective::EcmpP99
+        ? objectiveValue(m_engine, m_options.objective) // report is the engine's
+        : objectiveValue(report, m_options.objective);
     // A start of zero (no spine byte) keeps every byte costly: scale by one gigabyte.
     const double scale = m_startValue > 0.0 ? m_startValue : 1e9;
     double e = value / scale;
@@ -457,7 +459,7 @@ SearchOutcome PlacementSearch::run(const SearchMonitor &monitor)
     const auto started = Clock::now();
     SearchOutcome out;
     m_engine.refresh();
-    m_startValue = objectiveValue(m_engine.report(), m_options.objective);
+    m_startValue = objectiveValue(m_engine, m_options.objective);
     m_startIteration = m_engine.report().iterationTime;
     m_startSquares = linkSquares();
     m_excess = 0;
@@ -546,7 +548,7 @@ SearchOutcome PlacementSearch::run(const SearchMonitor &monitor)
         if (accept) {
             ++out.accepted;
             current = e;
-            const double value = objectiveValue(r, m_options.objective);
+            const double value = objectiveValue(m_engine, m_options.objective);
             if (better(value, r.iterationTime, out.bestValue, out.bestIteration)) {
                 ++out.improvements;
                 out.bestValue = value;

@@ -38,6 +38,10 @@
  *       "fabric_gbps": 400,   "fabric_latency_us": 0.6,    one switch-to-switch port
  *       "pxn": false,                        NCCL PXN (cross-rail traffic over NVLink first)
  *       "planes": 1,                         default 1; network planes, one NIC port per plane
+ *       "routing": "ideal",                  ideal | hashed | adaptive ECMP (docs/ecmp.md)
+ *       "qps_per_connection": 1,             NCCL_IB_QPS_PER_CONNECTION (hashed)
+ *       "seeds": 64,                         hashed: seeds K for the expected and p99 figures
+ *       "adaptive_efficiency": 0.95,         adaptive: share of the ECMP links' bandwidth
  *       "plane_port_gbps": 0,                default 0 = nic_gbps / planes (per NIC port)
  *       "cabling": [["node000", "mlx5_0", "leaf-1", "swp1", 400], ...]   optional: the network
  *                                            is exactly these cables, [a_device, a_port,
@@ -249,6 +253,16 @@ template<typename Json> Json toJson(const Scenario &s)
         fabric["plane_port_gbps"] = f.planePortGbps;
     if (!f.cabling.empty())
         fabric["cabling"] = cablingToJson(f.cabling);
+    // ECMP fields are written only when set, so an ideal-routing file keeps its hash.
+    const EcmpRouting ecmpDefaults;
+    if (f.routing.mode != ecmpDefaults.mode)
+        fabric["routing"] = std::string(ecmpModeName(f.routing.mode));
+    if (f.routing.qpsPerConnection != ecmpDefaults.qpsPerConnection)
+        fabric["qps_per_connection"] = f.routing.qpsPerConnection;
+    if (f.routing.seeds != ecmpDefaults.seeds)
+        fabric["seeds"] = f.routing.seeds;
+    if (f.routing.adaptiveEfficiency != ecmpDefaults.adaptiveEfficiency)
+        fabric["adaptive_efficiency"] = f.routing.adaptiveEfficiency;
 
     Json parallel;
     parallel["tp"] = s.degrees.tp;

@@ -150,7 +150,8 @@ FabricSpec readFabric(const json &value)
             "scaleup_latency_us", "pcie_gbps", "pcie_latency_us", "nic_gbps", "nic_latency_us",
             "fabric_gbps", "fabric_latency_us", "pxn", "gpu_numa", "nic_devices", "gpu_pci_bus_ids",
             "nic_pci_bus_ids", "nic_numa", "gpu_pci_paths", "nic_pci_paths", "cabling",
-            "scaleup_domain_servers", "planes", "plane_port_gbps" });
+            "scaleup_domain_servers", "planes", "plane_port_gbps", "routing", "qps_per_connection",
+            "seeds", "adaptive_efficiency" });
     f.rejectUnknown();
 
     FabricSpec spec;
@@ -374,6 +375,15 @@ FabricSpec readFabric(const json &value)
                 + nlohmann::json(spec.planePortGbps).dump());
     if (const json *cabling = f.find("cabling"))
         spec.cabling = readCabling(*cabling);
+    // ECMP (docs/ecmp.md): how flows take the equal-cost paths; bounds in EcmpRouting.
+    EcmpRouting &r = spec.routing;
+    r.mode = f.choice(
+        "routing", r.mode, { EcmpMode::Ideal, EcmpMode::Hashed, EcmpMode::Adaptive }, ecmpModeName);
+    r.qpsPerConnection
+        = f.integer("qps_per_connection", r.qpsPerConnection, 1, EcmpRouting::kMaxQps);
+    r.seeds = f.integer("seeds", r.seeds, 1, EcmpRouting::kMaxSeeds);
+    r.adaptiveEfficiency
+        = f.number("adaptive_efficiency", r.adaptiveEfficiency, 0.0, 1.0, LowerBound::Exclusive);
     return spec;
 }
 

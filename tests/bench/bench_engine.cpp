@@ -283,6 +283,27 @@ void BM_ScalingSwap(benchmark::State &state)
     }
 }
 
+/// `evaluate --ecmp hashed --seeds 64` at 1,024 GPUs (docs/ecmp.md): the engine, then the
+/// hashed analysis (a logged build, 64 seeds each hashing every flow and re-timing the
+/// iteration). Arg 0: scenario1024() as packed (rail-aligned: few flows reach a spine); 1: the
+/// same scattered, so DP and PP cross the spines and every seed hashes thousands of flows.
+void BM_EvaluateHashed1024(benchmark::State &state)
+{
+    Scenario s = scenario1024();
+    s.placement = state.range(0) == 0 ? Placement::Packed : Placement::Scattered;
+    s.slots.clear();
+    s.fabric.routing.mode = EcmpMode::Hashed;
+    s.fabric.routing.seeds = 64;
+    std::size_t links = 0;
+    for (auto _ : state) {
+        CostEngine engine(s);
+        const EcmpReport r = engine.ecmp();
+        links = r.links.size();
+        benchmark::DoNotOptimize(r.p99IterationTime);
+    }
+    state.counters["ecmp_links"] = static_cast<double>(links);
+}
+
 } // namespace
 
 /// The parallel-layout search at 1,024 GPUs: shard 0 of 64 of the default enumeration (every
@@ -329,5 +350,6 @@ BENCHMARK(BM_Compare16k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Remap128)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Collective4096)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Evaluate70B)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EvaluateHashed1024)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayoutSearch1024)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_MAIN();

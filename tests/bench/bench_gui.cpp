@@ -123,6 +123,35 @@ void BM_PreviewServerMove(benchmark::State &state)
     doc.endPreview();
 }
 
+/// BM_PreviewServerMove under hashed ECMP (64 seeds) with the collisions outlined
+/// (FabricView::showEcmpCollisions(), computed once before the drag): a preview shows the
+/// ideal split, so each step costs what it does under ideal routing (one frame = 16.7 ms).
+void BM_PreviewServerMoveHashed(benchmark::State &state)
+{
+    Scenario s = scenarioWith(static_cast<int>(state.range(0)));
+    s.fabric.routing.mode = EcmpMode::Hashed;
+    s.fabric.routing.seeds = 64;
+    ScenarioDocument doc;
+    doc.load(s);
+    FabricView view(&doc);
+    view.resize(1400, 900);
+    view.show();
+    view.fitAll();
+    state.counters["collisions"] = view.showEcmpCollisions();
+    QApplication::processEvents();
+    const int servers = doc.engine().fabric().servers();
+    int target = 1;
+    for (auto _ : state) {
+        std::vector<std::pair<int, int>> moves;
+        for (int g = 0; g < 8; ++g)
+            moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
+        doc.previewMoves(moves);
+        QApplication::processEvents();
+        target = target % (servers - 1) + 1;
+    }
+    doc.endPreview();
+}
+
 /// The scenario `railyard-cli generate --fabric rail-optimised --servers 16384
 /// --gpus-per-server 8 --switch-radix 128 --tp 8 --pp 16 --model gpt3-175b --global-batch
 /// 16384` writes, as the flags' document the CLI builds (defaults filled by the loader).
@@ -471,6 +500,7 @@ void BM_CounterOverlay16k(benchmark::State &state)
 
 BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PreviewServerMoveHashed)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Open131k)->Iterations(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Close131k)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paint131k)->Unit(benchmark::kMillisecond);

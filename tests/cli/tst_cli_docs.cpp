@@ -195,7 +195,7 @@ void TestCliDocs::manPageCoversEveryCommandAndOption()
     QStringList options = helpOptions(QStringLiteral("evaluate"));
     QCOMPARE(options,
         (QStringList { "-h", "--help", "--swap", "--json", "--links", "--routing", "--calibration",
-            "--measured", "-o", "--output" }));
+            "--measured", "--ecmp", "--qps-per-connection", "--seeds", "-o", "--output" }));
     for (const QString &o : options) {
         QString roff = o;
         roff.replace(QLatin1Char('-'), QStringLiteral("\\-"));

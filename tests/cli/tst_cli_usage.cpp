@@ -433,6 +433,11 @@ void TestCliUsage::everyJsonOutputHasFormatVersion_data()
     QTest::newRow("counters") << QStringList { "counters", seed,
         QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/port-counters/seed128-window.csv"),
         "--json" };
+    QTest::newRow("evaluate hashed") << QStringList { "evaluate", sample("seed-128-tor.json"),
+        "--ecmp", "hashed", "--seeds", "4", "--json" };
+    QTest::newRow("collective hashed")
+        << QStringList { "collective", sample("seed-128-tor.json"), "--op", "all-reduce", "--ranks",
+               "0,8", "--bytes", "1e6", "--ecmp", "hashed", "--seeds", "4", "--json" };
 }
 
 void TestCliUsage::everyJsonOutputHasFormatVersion()

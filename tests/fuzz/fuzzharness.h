@@ -184,6 +184,16 @@ inline void checkPhysical(const CostEngine &engine, const std::string &what)
     for (const PhaseResult &p : r.phases)
         require(p.time >= 0.0 && p.hidden >= 0.0 && p.hidden <= p.time + 1e-15,
             what + ": phase " + p.name + " hides more than it takes");
+    // Hashed / adaptive ECMP (docs/ecmp.md): no seed drives a link above utilisation 1. Four
+    // seeds at most keep a fuzz run's input fast (a file may ask for thousands).
+    if (EcmpRouting g = engine.scenario().fabric.routing; g.mode != EcmpMode::Ideal) {
+        g.seeds = std::min(g.seeds, 4);
+        const EcmpReport e = engine.ecmp(g);
+        require(e.maxUtilisation <= 1.0 + 1e-9, what + ": ECMP utilisation above 1");
+        require(std::isfinite(e.p99IterationTime) && e.p99IterationTime > 0.0
+                && e.p99IterationTime >= e.expectedIterationTime * (1.0 - 1e-12),
+            what + ": ECMP iteration times not finite and ordered");
+    }
 }
 
 /// Every export of the engine's mapping, and the run records read back to the same mapping.

@@ -2,7 +2,9 @@
  * `railyard-cli nccl-log FILE --log LOG...`: NCCL's own account of a job (its NCCL_DEBUG=INFO
  * output, io/nccllog.h) rebuilt into communicators, rings and connections, and checked against
  * the scenario (studies/ncclview.h): sends over a NIC the scenario does not bind that GPU to,
- * hops that leave their rail.
+ * hops that leave their rail, and each ring against the ring the engine predicts for the same
+ * ranks (studies/ncclringdiff.h); with the GRAPH and TUNING subsystems, the graphs NCCL searched
+ * and the algorithm and protocol it picked per call size.
  */
 #include "cliutil.h"
 #include "command.h"
@@ -56,12 +58,14 @@ void addNcclLog(CommandLine &line)
         line.addCommand("nccl-log",
             "Read NCCL's own log (NCCL_DEBUG=INFO, one file per rank or interleaved, any launcher "
             "prefix) into communicators, rings and connections, and check them against the "
-            "scenario: every network send over a NIC the scenario does not bind its GPU to, and "
-            "every hop whose two NICs sit on different rails.",
+            "scenario: every network send over a NIC the scenario does not bind its GPU to, "
+            "every hop whose two NICs sit on different rails, and every rank whose next hop in a "
+            "ring differs from the engine's predicted ring; with NCCL_DEBUG_SUBSYS=GRAPH,TUNING "
+            "also the graphs NCCL searched and the algorithm and protocol it picked per size.",
             [o] { return runNcclLog(*o); }));
     c.positionalFile("FILE", o->file, "Scenario file.");
     CLI::Option *logs = c.texts("--log", o->logs, "LOG",
-        "NCCL output files (NCCL_DEBUG=INFO; NCCL_DEBUG_SUBSYS=INIT,GRAPH,NET or ALL).");
+        "NCCL output files (NCCL_DEBUG=INFO; NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING,NET or ALL).");
     logs->expected(1, 1 << 16)->required();
     line.setFileValue(logs);
     c.json(o->json);

@@ -289,6 +289,31 @@ std::vector<NcclCommDiff> diffNcclRings(
     return out;
 }
 
+NcclObservedSpec ncclObservedSpec(const NcclLog &log, const std::vector<NcclCommDiff> &diffs,
+    const NcclHostPlacement &place, const Fabric &fabric, const std::string &readAt)
+{
+    NcclObservedSpec spec;
+    spec.readAt = readAt;
+    spec.files = log.files;
+    for (const NcclCommDiff &d : diffs) {
+        if (!d.skipped.empty())
+            continue;
+        const auto lc = std::find_if(log.comms.begin(), log.comms.end(),
+            [&](const NcclLogComm &k) { return k.id == d.comm; });
+        if (lc == log.comms.end())
+            continue;
+        NcclObservedComm c;
+        c.id = d.comm;
+        c.group = d.group;
+        c.slots = ncclRankSlots(*lc, place, fabric);
+        for (const std::vector<int> &ring : lc->rings)
+            if (!ring.empty())
+                c.rings.push_back(ring);
+        spec.comms.push_back(std::move(c));
+    }
+    return spec;
+}
+
 namespace {
 
 constexpr std::size_t kInsideRanksInText = 24; // a line's worth; --json lists every one

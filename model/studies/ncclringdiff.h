@@ -1,6 +1,7 @@
 #pragma once
 
 #include "io/nccllog.h"
+#include "scenario/ncclobservedspec.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -87,6 +88,11 @@ struct NcclCommDiff
 /// Every communicator with rings and all ranks placed, against the engine's prediction.
 std::vector<NcclCommDiff> diffNcclRings(
     const NcclLog &log, const CostEngine &engine, const NcclHostPlacement &place);
+
+/// The scenario section "use what NCCL did" writes: every communicator the diff compared (all
+/// ranks placed, rings logged), its slots in rank order and its rings; `readAt` its date.
+NcclObservedSpec ncclObservedSpec(const NcclLog &log, const std::vector<NcclCommDiff> &diffs,
+    const NcclHostPlacement &place, const Fabric &fabric, const std::string &readAt);
 
 /// Text lines for the diff: one per communicator, then the differing hops (at most
 /// `hopsInText` named, --json lists them all).

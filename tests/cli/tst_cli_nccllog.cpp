@@ -42,6 +42,7 @@ private Q_SLOTS:
     void ringsAgainstThePrediction();
     void graphsAndPicksAreShown();
     void tpCommunicatorIsNamed();
+    void useObservedWritesTheSection();
 
 private:
     QTemporaryDir m_dir;
@@ -242,6 +243,47 @@ void TestCliNcclLog::tpCommunicatorIsNamed()
     QVERIFY2(r.out.contains("comm 0xff@h1:200: rings not compared: 2 of 2 ranks not placed on a "
                             "slot (host or CUDA device unknown)\n"),
         r.out.constData());
+}
+
+void TestCliNcclLog::useObservedWritesTheSection()
+{
+    const QString log
+        = QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/nccl-logs/h100-2node-nccl227-rails.log");
+    const QString out = m_dir.filePath(QStringLiteral("observed.json"));
+    const CliRun r = runRailyardCli({ QStringLiteral("nccl-log"), m_scenario,
+        QStringLiteral("--log"), log, QStringLiteral("--use-observed"), out });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.contains("wrote " + out.toUtf8()
+        + " (NCCL's rings of 1 communicator as its nccl_observed section)\n"));
+    const nlohmann::json j = nlohmann::json::parse(readTestFile(out).toStdString());
+    const nlohmann::json &o = j["nccl_observed"];
+    QCOMPARE(o["version"].get<int>(), 1);
+    QCOMPARE(o["comms"].size(), std::size_t(1));
+    QCOMPARE(o["comms"][0]["group"].get<std::string>(), std::string("world"));
+    QCOMPARE(o["comms"][0]["slots"].size(), std::size_t(16));
+    QCOMPARE(o["comms"][0]["slots"][9].get<int>(), 9); // dgx-a02 GPU 1: the second server
+    QCOMPARE(o["comms"][0]["rings"][1],
+        nlohmann::json::array({ 0, 3, 4, 5, 6, 7, 2, 10, 9, 11, 12, 13, 14, 15, 8, 1 }));
+    // The written scenario loads and evaluates; without the section it is the input again.
+    const CliRun e = runRailyardCli({ QStringLiteral("evaluate"), out });
+    QVERIFY2(e.exitCode == 0, e.err.constData());
+    nlohmann::json back = j;
+    back.erase("nccl_observed");
+    QCOMPARE(back, nlohmann::json::parse(readTestFile(m_scenario).toStdString()));
+
+    // Nothing to use (no rank has a GPU): refused, nothing written.
+    const QString bare = m_dir.filePath(QStringLiteral("bare.log"));
+    writeFile(bare,
+        "h1:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0\n"
+        "h1:1:1 [0] NCCL INFO Channel 00/01 : 0 1\n");
+    const QString none = m_dir.filePath(QStringLiteral("none.json"));
+    const CliRun n = runRailyardCli({ QStringLiteral("nccl-log"), m_scenario,
+        QStringLiteral("--log"), bare, QStringLiteral("--use-observed"), none });
+    QCOMPARE(n.exitCode, 1);
+    QVERIFY2(n.err.contains("--use-observed: no communicator of the log has rings and every rank "
+                            "placed"),
+        n.err.constData());
+    QVERIFY(!QFile::exists(none));
 }
 
 QTEST_GUILESS_MAIN(TestCliNcclLog)

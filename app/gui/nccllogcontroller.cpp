@@ -59,6 +59,11 @@ NcclLogController::NcclLogController(MainWindow *window)
         [this] { m_panel->setInUse(!m_window->document()->scenario().ncclObserved.empty()); });
     connect(window->fabricView()->rootItem(), &FabricItem::rebuilt, this,
         &NcclLogController::showChannel);
+    // The channel is drawn while the dock is open: closing it clears the fabric.
+    connect(m_dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (m_overlay)
+            m_overlay->setVisible(visible);
+    });
 }
 
 void NcclLogController::openLog()

@@ -174,6 +174,15 @@ void TestNcclLogView::overlayAndUseWhatNcclDid()
     QVERIFY(f.doc()->scenario().ncclObserved.empty());
     QCOMPARE(f.doc()->undoStack()->count(), steps + 2);
     QCOMPARE(fixtures::tierDimBytes(f.doc()->engine(), Tier::Spine, Dim::Dp), 0.0);
+
+    // Closing the dock takes the channel off the fabric; opening it puts it back.
+    f.window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&f.window));
+    QVERIFY(overlay->isVisible());
+    c->dockWidget()->close();
+    QVERIFY(!overlay->isVisible());
+    c->dockWidget()->show();
+    QVERIFY(overlay->isVisible());
 }
 
 void TestNcclLogView::malformedLogChangesNothing()

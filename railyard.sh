@@ -7,7 +7,8 @@
 #   ./railyard.sh sanitize   the same set-up, then build everything with ASan + UBSan (preset
 #                            'asan', build-asan/) and run the whole test suite under it;
 #                            --engine: only the suites without widgets (CTest label 'engine':
-#                            model, CLI, loaders, fuzz regressions), what CI runs
+#                            model, CLI, loaders, fuzz regressions) but the validation
+#                            replays of published runs (label 'validation'), what CI runs
 #   ./railyard.sh fuzz [SECONDS]  install clang-14 + libFuzzer, build the fuzz preset and fuzz
 #                            every reader of outside input (FUZZ_TARGETS) for SECONDS each
 #                            (default 600)
@@ -23,7 +24,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6svg6 qt6-base-dev-tools
           libboost-graph-dev nlohmann-json3-dev libgl1-mesa-dev libbenchmark-dev xvfb xauth
           openmpi-bin libopenmpi-dev fonts-dejavu-core ccache pkgconf libcli11-dev dpkg-dev desktop-file-utils
-          groff-base poppler-utils mold libre2-dev python3-jsonschema)
+          groff-base poppler-utils mold libre2-dev python3-jsonschema
+          slurmctld slurm-client munge)
 # The asan preset needs nothing more: GCC's libasan8/libubsan1 come with g++ (libgcc-12-dev).
 SANITIZE_PACKAGES=()
 # libclang-rt-14-dev holds libFuzzer and clang's sanitizer runtimes; it is only a Recommends of
@@ -66,7 +68,7 @@ configure_and_build() {
 
 # Every fuzz target (tests/fuzz/fuzz_<name>.cpp; the fuzz build preset in CMakePresets.json
 # lists the same): each reader of outside input.
-FUZZ_TARGETS="scenario mapping topology nccltests cabling preflight hosts hotness searchpart serverpattern lesson autosave cli nccllog traininglog computecal"
+FUZZ_TARGETS="scenario mapping topology nccltests cabling preflight hosts hotness searchpart serverpattern lesson autosave cli nccllog traininglog computecal slurmtopo nvsmi catalogue"
 
 run_fuzzers() {
   local seconds=${1:-600}
@@ -113,7 +115,7 @@ case "$cmd" in
     if [ "${1:-}" = "--engine" ]; then
       shift
       cmake --build --preset asan --target railyard_engine_tests --parallel "$(nproc)"
-      ctest --preset asan -j "$(nproc)" -L engine "$@"
+      ctest --preset asan -j "$(nproc)" -L engine -LE validation "$@"
     else
       cmake --build --preset asan --parallel "$(nproc)"
       ctest --preset asan -j "$(nproc)" "$@"

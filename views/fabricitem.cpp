@@ -77,7 +77,7 @@ void FabricItem::build()
     QGraphicsScene *s = scene();
     prepareGeometryChange();
     m_fabric = m_document->engine().sharedFabric();
-    m_layout = std::make_unique<FabricLayout>(*m_fabric);
+    m_layout = std::make_unique<FabricLayout>(*m_fabric, m_spacing);
     const Fabric &f = *m_fabric;
 
     // The detailed items go into tiles (detailtile.h) before the tiles enter the scene.
@@ -215,6 +215,30 @@ void FabricItem::onScenarioChanged()
     }
     clear();
     build();
+    update();
+    Q_EMIT rebuilt();
+}
+
+void FabricItem::setSpacing(FabricLayout::Spacing spacing)
+{
+    if (spacing == m_spacing)
+        return;
+    m_spacing = spacing;
+    // clear() forgets the drawing's inputs with its items: the same fabric keeps them.
+    const std::vector<int> emphasis = m_emphasis;
+    const QString caption = m_emphasisCaption;
+    const bool overlayOn = m_overlayOn;
+    std::unordered_map<int, double> overlay = m_overlay;
+    const QString overlayTitle = m_overlayTitle;
+    const std::vector<int> failedServers = m_failedServers, failedSlots = m_failedSlots;
+    clear();
+    build();
+    if (!failedServers.empty() || !failedSlots.empty())
+        markFailed(failedServers, failedSlots);
+    if (overlayOn)
+        setLinkOverlay(std::move(overlay), overlayTitle);
+    if (!emphasis.empty())
+        setEmphasis(emphasis, caption);
     update();
     Q_EMIT rebuilt();
 }

@@ -3,6 +3,7 @@
 #include "colorscale.h"
 #include "document/changeevents.h"
 #include "fabric/fabric.h"
+#include "fabriclayout.h"
 
 #include <QChar>
 #include <QColor>
@@ -22,7 +23,6 @@ namespace railyard {
 class BundleItem;
 class CableLayerItem;
 class DetailTile;
-class FabricLayout;
 class FrameLabelsItem;
 class LinkItem;
 class OverviewBlocksItem;
@@ -145,6 +145,10 @@ public:
     /// detailed items' tiles are hidden and one OverviewBlocksItem paints servers and switches.
     void setOverview(bool overview);
     bool isOverview() const { return m_overview; }
+    /// The layout's tray heights (FabricLayout::Spacing): a change lays the same fabric out
+    /// again, keeping what is drawn over it (emphasis, overlay, failed parts); emits rebuilt().
+    void setSpacing(FabricLayout::Spacing spacing);
+    FabricLayout::Spacing spacing() const { return m_spacing; }
     /// Device-coordinate caching of servers, chips and switches (on by default). Off while
     /// exporting, so an SVG gets vectors and text rather than cached pixmaps.
     void setCaching(bool caching);
@@ -219,6 +223,7 @@ private:
     std::vector<BundleItem *> m_litBundles;
     // Set by the application, not the document; dropped when the fabric is replaced (the ids
     // then name other links).
+    FabricLayout::Spacing m_spacing = FabricLayout::Spacing::Window;
     std::vector<int> m_emphasis;
     QString m_emphasisCaption;
     bool m_overlayOn = false;

@@ -13,8 +13,6 @@ constexpr double kRackGap = 34.0; // between rack columns of one group
 constexpr double kServerGap = 16.0; // between stacked servers (the cables show through it)
 constexpr double kGroupGap = 90.0; // between scalable units / ToR groups
 constexpr double kPodGap = 170.0;
-constexpr double kNicTray = 120.0; // racks <-> leaves
-constexpr double kSpineTray = 150.0; // leaves <-> spines
 constexpr double kSuperTray = 230.0; // spines <-> super-spines
 constexpr double kFrameMargin = 14.0;
 constexpr double kFrameLabel = 22.0;
@@ -34,8 +32,9 @@ QRectF rowSlot(double left, double width, int count, int i, double y, double max
 
 } // namespace
 
-FabricLayout::FabricLayout(const Fabric &fabric)
+FabricLayout::FabricLayout(const Fabric &fabric, Spacing spacing)
     : m_fabric(fabric)
+    , m_spacing(spacing)
 {
     m_rail = fabric.railCount() > 0;
     const int gpus = fabric.gpusPerServer();
@@ -168,7 +167,8 @@ void FabricLayout::chooseArrangement()
         const double groupW = c * m_serverWidth + (c - 1) * kRackGap;
         const double podW = static_cast<double>(groupsPerPod) * groupW
             + static_cast<double>(groupsPerPod - 1) * kGroupGap;
-        const double podH = kSwitchHeight * 2 + kSpineTray + kNicTray + rackH + kFrameLabel;
+        const double podH
+            = kSwitchHeight * 2 + spineTray(m_spacing) + nicTray(m_spacing) + rackH + kFrameLabel;
         for (int pc = 1; pc <= pods; ++pc) {
             const int rows = (pods + pc - 1) / pc;
             if (pc > 1 && (rows - 1) * pc >= pods)
@@ -207,8 +207,8 @@ void FabricLayout::placeServersAndLeaves()
         const int pi = static_cast<int>(p);
         const double podX = (pi % m_podColumns) * (m_podWidth + kPodGap);
         const double podY = m_podTop + (pi / m_podColumns) * (m_podHeight + kPodGap);
-        const double leafY = podY + kSwitchHeight + kSpineTray;
-        const double rackY = leafY + kSwitchHeight + kNicTray;
+        const double leafY = podY + kSwitchHeight + spineTray(m_spacing);
+        const double rackY = leafY + kSwitchHeight + nicTray(m_spacing);
         double right = podX;
         for (std::size_t k = 0; k < m_podGroups[p].size(); ++k) {
             const int g = m_podGroups[p][k];

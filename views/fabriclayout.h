@@ -36,7 +36,16 @@ public:
     static constexpr double kBarHeight = 14.0;
     static constexpr double kSwitchHeight = 32.0;
 
-    explicit FabricLayout(const Fabric &fabric);
+    /// The cable trays' heights. A window's are compact, so at 1280x720 the view opens on the
+    /// spines, the leaves and the first servers' chips in one picture; the stage's (presentation
+    /// mode) are roomier, for the rows of large switch names staggered above and below the
+    /// switches (StageLabelsItem) that a large hall's type needs.
+    enum class Spacing { Window, Stage };
+    static double spineTray(Spacing spacing) { return spacing == Spacing::Stage ? 150.0 : 100.0; }
+    static double nicTray(Spacing spacing) { return spacing == Spacing::Stage ? 120.0 : 85.0; }
+
+    explicit FabricLayout(const Fabric &fabric, Spacing spacing = Spacing::Window);
+    Spacing spacing() const { return m_spacing; }
 
     QRectF bounds() const { return m_bounds; }
 
@@ -116,6 +125,7 @@ private:
     void setSwitchRect(int vertex, const QRectF &r);
 
     const Fabric &m_fabric;
+    Spacing m_spacing = Spacing::Window;
     bool m_rail = true;
     int m_chipsPerRow = 8;
     int m_chipRows = 1;

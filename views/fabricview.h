@@ -256,6 +256,7 @@ private:
     std::unique_ptr<RankDragTool> m_tool;
     bool m_autoFit = true; ///< fitted and not zoomed or panned since: refit on resize
     bool m_fitWhole = false; ///< the refit is fitAll() (else fitDefault())
+    bool m_fitWholeBeforeStage = false; ///< m_fitWhole when the stage began
     void refit();
     bool m_overviewForced = false;
     QString m_lastStatus;

@@ -98,17 +98,22 @@ void FabricView::fitDefault()
             if (frame.rect.top() < top && frame.rect.bottom() > leaf.bottom()
                 && shown >= rackTop - frame.rect.top() + 4.0 + rowAndMargin)
                 top = std::min(top, frame.rect.top() - 4.0);
-    }
-    else if (!leaf.isEmpty() && leaf.bottom() > top - reserve / s && leaf.top() < top - reserve / s)
-        // The leaves would show a sliver at the view's top edge, under the legend (their names
-        // cut and overlapping its text): start just under them instead.
+    } else if (!leaf.isEmpty() && leaf.bottom() > top - reserve / s && leaf.top() < top)
+        // The leaves would show in the legend's band at the view's top edge, a sliver or whole
+        // (their names cut or under its text): start just under them instead.
         top = leaf.bottom() + reserve / s + 2.0 / s;
     // Sticky notes above that (a whiteboard's, pinned over the switches) come into view as
     // well when the height still shows a server row: under the legend they could not be read.
     // A card keeps its size on screen, so its top in the scene depends on the zoom.
+    // Not when that would bring the leaves back into the legend's band (the note then finds
+    // its own free place under the legend, AnnotationLayer::layoutForView).
+    const auto leavesClear = [&](double t) {
+        return leaf.isEmpty() || leaf.bottom() <= t - reserve / s || leaf.top() >= t;
+    };
     for (const AnnotationNoteItem *note : m_annotations->notes()) {
         const double noteTop = note->scenePos().y() + note->boundingRect().top() / s - 10.0 / s;
-        if (noteTop < top && shown >= rackTop - noteTop + rowAndMargin)
+        if (noteTop < top && shown >= rackTop - noteTop + rowAndMargin
+            && (!leavesClear(top) || leavesClear(noteTop)))
             top = noteTop;
     }
     centerOn(QPointF(content.center().x(), top - reserve / s + vp.height() / (2.0 * s)));

@@ -30,13 +30,30 @@ constexpr int kMaxPartRects = 256;
 
 void FabricView::setStage(double textPixels)
 {
+    const bool wasOn = m_stagePx > 0.0;
     m_stagePx = std::max(0.0, textPixels);
     const bool on = m_stagePx > 0.0;
+    // The stage fits the whole fabric; leaving it gives the window back the fit it had.
+    if (on && !wasOn)
+        m_fitWholeBeforeStage = m_fitWhole;
+    else if (!on && wasOn) {
+        m_fitWhole = m_fitWholeBeforeStage;
+        m_autoFit = true;
+    }
     if (on && !m_stageLabels) {
         m_stageLabels = new StageLabelsItem(m_root);
         m_scene->addItem(m_stageLabels);
     }
     m_scene->setProperty(kStageSceneProperty, on);
+    // The stage's roomier trays (FabricLayout::Spacing): the same fabric laid out again, the
+    // spotlight kept (a rebuild clears it, as a new fabric's would name other parts).
+    const bool spotlit = hasSpotlight();
+    const std::vector<int> litSlots = spotlit ? m_spotlight->slots() : std::vector<int>();
+    const std::vector<int> litLinks = spotlit ? m_spotlight->links() : std::vector<int>();
+    const QColor litColour = spotlit ? m_spotlight->colour() : QColor();
+    m_root->setSpacing(on ? FabricLayout::Spacing::Stage : FabricLayout::Spacing::Window);
+    if (spotlit && !hasSpotlight())
+        setSpotlight(litSlots, litLinks, litColour);
     if (m_stageLabels) {
         m_stageLabels->setVisible(on);
         if (!on)

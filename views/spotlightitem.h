@@ -35,6 +35,7 @@ public:
     bool isActive() const { return m_active; }
     const std::vector<int> &slots() const { return m_slots; }
     const std::vector<int> &links() const { return m_links; }
+    QColor colour() const { return m_colour; }
 
 private:
     const FabricItem *m_root;

@@ -21,6 +21,7 @@ void addAllCommands(CommandLine &line)
     addCalibrate(line);
     addRailAudit(line);
     addNcclLog(line);
+    addBom(line);
     addDocumentation(line);
 }
 

@@ -4,10 +4,9 @@
  * scenario (io/measuredruns.h), fits per fabric tier the per-step α and the achievable bandwidth
  * the engine uses (cost/calibrationfit.h), prints the fit and its residuals, and with -o writes
  * the scenario with its "calibration" section. Training logs and profiler traces among the files
- * (told apart by content) are compared with the prediction (calibratetraining.h). Any bad log,
- * binding or fit stops it before anything is written.
+ * (told apart by content) are compared with the prediction (studies/trainingcomparison.h). Any bad
+ * log, binding or fit stops it before anything is written.
  */
-#include "calibratetraining.h"
 #include "cliutil.h"
 #include "collectiveoptions.h"
 #include "command.h"
@@ -25,6 +24,7 @@
 #include "io/nccltestslog.h"
 #include "scenario/calibrationsection.h"
 #include "scenario/scenariofile.h"
+#include "studies/trainingcomparison.h"
 
 #include <nlohmann/json.hpp>
 

@@ -23,6 +23,7 @@
 #include "scenario/scenariofile.h"
 #include "studies/inference.h"
 #include "studies/inferencereport.h"
+#include "studies/trainingcomparison.h"
 #include "workload/eprouting.h"
 #include "workload/workloadnames.h"
 
@@ -45,6 +46,7 @@ struct EvaluateOptions
     std::string routing;
     const CLI::Option *routingOption = nullptr;
     std::string calibration;
+    std::vector<std::string> measured;
     std::string output;
 };
 
@@ -70,6 +72,19 @@ int runEvaluate(const EvaluateOptions &o)
     CostEngine engine(scenario);
     for (const auto &[a, b] : o.swaps)
         engine.swapRanks(a, b);
+    // --measured: the job's own training logs and traces beside this prediction (the same
+    // comparison as calibrate's), every file read and refused before anything is written.
+    std::vector<MeasurementFormat> formats;
+    for (const std::string &path : o.measured) {
+        formats.push_back(measuredFileFormat(path));
+        if (formats.back() == MeasurementFormat::NcclTests)
+            throw ScenarioError(path,
+                "an nccl-tests log calibrates the network: give it to `railyard-cli calibrate "
+                "--measured`; evaluate --measured takes training logs and profiler traces");
+    }
+    const TrainingComparison measured = o.measured.empty()
+        ? TrainingComparison {}
+        : compareTraining(engine, o.measured, formats, 0.0);
 
     std::string text;
     if (o.json) {
@@ -89,6 +104,8 @@ int runEvaluate(const EvaluateOptions &o)
                 { "measured_step_time_s", compute->measuredStepTime },
                 { "measured_at", compute->measuredAt },
                 { "measured_scenario", compute->measuredScenario } };
+        if (!o.measured.empty())
+            j["measured"] = measured.json;
         text = jsonText(std::move(j));
     } else {
         text = reportToText(engine);
@@ -96,6 +113,8 @@ int runEvaluate(const EvaluateOptions &o)
             text += "\n" + calibrationStatusText(engine);
         if (compute)
             text += "\n" + computeCalibrationText(*compute) + "\n";
+        if (!o.measured.empty())
+            text += "\nMeasured beside predicted\n" + measured.text;
         if (scenario.inference)
             text += "\n"
                 + inferenceReportToText(
@@ -241,6 +260,12 @@ void addEvaluate(CommandLine &line)
         "A compute calibration (calibrate --compute-out) measured on another layout of the same "
         "device, precision and stack: its fitted GEMM efficiency replaces the device table's.");
     line.setFileValue(calibration);
+    CLI::Option *measured = c.texts("--measured", o->measured, "LOG",
+        "Training logs (Megatron-LM, NeMo, torchtitan) or PyTorch profiler traces of this job: "
+        "the measured step and, from a trace, each dimension's exposed communication beside "
+        "the prediction, and the part that differs most (several after one --measured).");
+    measured->expected(1, 1 << 16);
+    line.setFileValue(measured);
     c.output(o->output);
 }
 

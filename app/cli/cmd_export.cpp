@@ -50,9 +50,12 @@ std::string readText(
 std::string formatList()
 {
     std::string out;
+    std::size_t width = 0; // the longest name and two blanks: the descriptions line up
+    for (ExportFormat f : allExportFormats())
+        width = std::max(width, exportFormatName(f).size() + 2);
     for (ExportFormat f : allExportFormats())
         out += "  " + std::string(exportFormatName(f))
-            + std::string(14 - exportFormatName(f).size(), ' ')
+            + std::string(width - exportFormatName(f).size(), ' ')
             + std::string(exportFormatDescription(f)) + "\n";
     return out;
 }
@@ -90,10 +93,13 @@ void refuseOptionsThatDoNotApply(const ExportCommandOptions &o, ExportFormat for
         { ExportFormat::Rankfile, ExportFormat::Slurm, ExportFormat::Torchrun,
             ExportFormat::PyTorchJob },
         "rankfile, slurm, torchrun or pytorchjob");
-    only("--master-port", { ExportFormat::Torchrun, ExportFormat::Slurm }, "torchrun or slurm");
-    only("--program", { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::PyTorchJob },
-        "torchrun, slurm or pytorchjob");
-    only("--image", { ExportFormat::PyTorchJob }, "pytorchjob");
+    only("--master-port", { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::Kueue },
+        "torchrun, slurm or kueue");
+    only("--program",
+        { ExportFormat::Torchrun, ExportFormat::Slurm, ExportFormat::PyTorchJob,
+            ExportFormat::Kueue },
+        "torchrun, slurm, pytorchjob or kueue");
+    only("--image", { ExportFormat::PyTorchJob, ExportFormat::Kueue }, "pytorchjob or kueue");
     only("--json-plan", { ExportFormat::NcclPlan }, "nccl-plan");
     only("--hca-prefix",
         { ExportFormat::NcclPlan, ExportFormat::Slurm, ExportFormat::Torchrun,
@@ -227,9 +233,9 @@ void addExport(CommandLine &line)
         "per NUMA "
         "node shared over its GPUs (default 0: rankfile core g for GPU g, slurm no binding).");
     c.integer("--master-port", o->options.masterPort, "PORT",
-        "torchrun/slurm: rendezvous port (default 29500).");
+        "torchrun/slurm/kueue: rendezvous port (default 29500).");
     c.text("--program", o->options.program, "CMD",
-        "torchrun/slurm: the training program (default pretrain_gpt.py).");
+        "torchrun/slurm/kueue: the training program (default pretrain_gpt.py).");
     c.text("--hca-prefix", o->options.hcaPrefix, "PREFIX",
         "NIC i is RDMA device PREFIXi unless the fabric names its NICs (default mlx5_).");
     c.file("--nccl-topo", o->options.ncclTopoFile, "XML",
@@ -240,7 +246,8 @@ void addExport(CommandLine &line)
         "torchrun/slurm: the run record every rank's preflight checks (default "
         "railyard.mapping.json; RAILYARD_RECORD overrides it at run time).");
     c.text("--image", o->options.image, "IMAGE",
-        "pytorchjob: the training container image (default nvcr.io/nvidia/pytorch:24.12-py3).");
+        "pytorchjob/kueue: the training container image (default "
+        "nvcr.io/nvidia/pytorch:24.12-py3).");
     c.flag("--no-preflight", o->noPreflight,
         "torchrun/slurm: do not run 'railyard-cli preflight' before the program.");
     c.flag("--json-plan", o->options.jsonPlan,

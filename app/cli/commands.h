@@ -25,6 +25,7 @@ void addMerge(CommandLine &line);
 void addCalibrate(CommandLine &line);
 void addRailAudit(CommandLine &line);
 void addNcclLog(CommandLine &line);
+void addBom(CommandLine &line);
 /// The hidden `completion bash` and `man`, which print what the build installs.
 void addDocumentation(CommandLine &line);
 

@@ -227,8 +227,8 @@ void ExportDialog::updateEnabledOptions()
     m_hostsBrowse->setToolTip(m_hostsPath->toolTip());
     m_cpusPerHost->setEnabled(
         f == ExportFormat::Rankfile || f == ExportFormat::Slurm || f == ExportFormat::NcclTopo);
-    m_masterPort->setEnabled(launcher);
-    m_program->setEnabled(launcher || f == ExportFormat::PyTorchJob);
+    m_masterPort->setEnabled(launcher || f == ExportFormat::Kueue);
+    m_program->setEnabled(launcher || f == ExportFormat::PyTorchJob || f == ExportFormat::Kueue);
     m_hcaPrefix->setEnabled(f == ExportFormat::NcclPlan || launcher || f == ExportFormat::PyTorchJob
         || f == ExportFormat::MappingJson || f == ExportFormat::Csv || f == ExportFormat::NcclTopo);
     m_jsonPlan->setEnabled(f == ExportFormat::NcclPlan);

@@ -29,8 +29,8 @@ struct DockSection
     const char *dock;
     const char *section;
 };
-// The dock objectNames of MainWindow, StudyController, LessonController, CalibrationController
-// and NcclLogController, and the manual's section on each.
+// The dock objectNames of MainWindow, StudyController, LessonController, CalibrationController,
+// BomController and NcclLogController, and the manual's section on each.
 constexpr DockSection kDockSections[] = {
     { "ranksDock", "explorer.md#ranks-left" },
     { "inspectorDock", "explorer.md#inspector-right" },
@@ -43,6 +43,7 @@ constexpr DockSection kDockSections[] = {
     { "summaryDock", "explorer.md#summary-bar-top" },
     { "calibrationDock", "calibration.md#in-the-explorer" },
     { "ncclViewDock", "nccl-log.md#in-the-explorer" },
+    { "bomDock", "bom-and-cost.md#in-the-explorer" },
 };
 
 /// Pictures wider than this are scaled down to it: the screenshots are 1280-1920 px wide and

@@ -2,6 +2,7 @@
 
 #include "annotationcontroller.h"
 #include "autosaver.h"
+#include "bomcontroller.h"
 #include "calibrationcontroller.h"
 #include "collectivecontroller.h"
 #include "chartspanel.h"
@@ -96,6 +97,8 @@ MainWindow::MainWindow(QWidget *parent)
     // File ▸ Open NCCL Log… and the "NCCL's View" dock (found as the window's child).
     auto *ncclLog = new NcclLogController(this);
     m_actions->addPanelToggle(ncclLog->dockWidget());
+    m_bom = new BomController(this);
+    m_actions->addPanelToggle(m_bom->dockWidget());
     m_collectives = new CollectiveController(this);
     // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
     // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).
@@ -272,8 +275,11 @@ void MainWindow::readSettings()
     const QRect available = WindowLayout::availableGeometry(this);
     if (restoreGeometry(settings.value(prefix + QStringLiteral("geometry")).toByteArray()))
         setGeometry(WindowLayout::clampedTo(geometry(), available));
-    else
+    else {
         setGeometry(WindowLayout::firstLaunchGeometry(available));
+        if (WindowLayout::opensMaximised(available))
+            setWindowState(windowState() | Qt::WindowMaximized);
+    }
     m_restoredLayout = restoreState(settings.value(prefix + QStringLiteral("state")).toByteArray());
     if (!m_restoredLayout) {
         WindowLayout::arrange(this, m_docks, size());

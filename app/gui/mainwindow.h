@@ -12,6 +12,7 @@ class QLabel;
 namespace railyard {
 
 class AutoSaver;
+class BomController;
 class CalibrationController;
 class CollectiveController;
 class ChartsPanel;
@@ -56,6 +57,7 @@ public:
     ChartsPanel *chartsPanel() const { return m_charts; }
     StudyController *studies() const { return m_studies; }
     CalibrationController *calibration() const { return m_calibration; }
+    BomController *bom() const { return m_bom; }
     AnnotationController *annotations() const { return m_annotations; }
     /// Watch a collective: the player under the fabric and its overlay.
     CollectiveController *collectives() const { return m_collectives; }
@@ -123,6 +125,7 @@ private:
     MainActions *m_actions = nullptr;
     StudyController *m_studies = nullptr;
     CalibrationController *m_calibration = nullptr;
+    BomController *m_bom = nullptr;
     AnnotationController *m_annotations = nullptr;
     CollectiveController *m_collectives = nullptr;
     AutoSaver *m_autoSaver = nullptr;

@@ -10,6 +10,7 @@
 #include "fabricview.h"
 #include "reportnotes.h"
 #include "scenariotemplates.h"
+#include "studies/bomreport.h"
 #include "timelinecanvas.h"
 #include "timelineview.h"
 
@@ -264,6 +265,45 @@ void summaryPage(QPainter &p, Pages &pages, const ScenarioDocument &doc)
     }
 }
 
+/// The bill of materials priced with the scenario's catalogue, and what an iteration costs.
+void bomPage(QPainter &p, Pages &pages, const ScenarioDocument &doc)
+{
+    const PricedBom priced = doc.pricedBom();
+    const BomCost &c = priced.cost;
+    TextFlow flow(p, pages, pages.begin(QObject::tr("Bill of materials — %1").arg(QString::fromStdString(c.catalogueName))),
+                  QObject::tr("Bill of materials (continued)"));
+    const auto text = [](const std::string &s) { return QString::fromStdString(s); };
+    const std::vector<double> at{0.0, 0.40, 0.48, 0.56, 0.66, 0.76};
+    flow.cells({QObject::tr("item (* = illustrative figure)"), QObject::tr("quantity"), QObject::tr("free ports"),
+                QObject::tr("unit $"), QObject::tr("total $"), QObject::tr("power")},
+               at, true);
+    for (const BomCostLine &l : c.lines) {
+        const QString mark = l.part.empty() ? QObject::tr(" (unpriced)") : (l.illustrative ? QStringLiteral(" *") : QString());
+        flow.cells({text(l.what) + mark, QString::number(l.quantity), l.portsFree >= 0 ? QString::number(l.portsFree) : QString(),
+                    text(formatUsd(l.unitPriceUsd)), text(formatUsd(l.priceUsd)), text(formatWatts(l.typicalW))},
+                   at);
+    }
+    flow.heading(QObject::tr("Cost and power"));
+    flow.row(QObject::tr("Capital"), QObject::tr("%1 (network %2)").arg(text(formatUsd(c.capexUsd)), text(formatUsd(c.networkCapexUsd))));
+    flow.row(QObject::tr("Network power"), QObject::tr("%1 typical, %2 maximum")
+                                               .arg(text(formatWatts(c.networkTypicalW)), text(formatWatts(c.networkMaxW))));
+    flow.row(QObject::tr("GPU power"), QObject::tr("%1 W per job GPU: %2").arg(c.gpuW, 0, 'f', 0).arg(text(bomUtilisationModel())));
+    // "job $0.3650, fabric $0.3650": `before` and `after` each number.
+    const auto pair = [](double job, double fabric, int decimals, const QString &before, const QString &after) {
+        const auto one = [&](double v) { return before + QString::number(v, 'f', decimals) + after; };
+        return QObject::tr("job %1, fabric %2").arg(one(job), one(fabric));
+    };
+    const QString kwh = QStringLiteral(" kWh");
+    const QString usd = QStringLiteral("$");
+    flow.row(QObject::tr("kWh / iteration"), pair(c.job.kwhPerIteration, c.fabric.kwhPerIteration, 4, QString(), kwh));
+    flow.row(QObject::tr("$ / iteration"), pair(c.job.usdPerIteration, c.fabric.usdPerIteration, 4, usd, QString()));
+    flow.row(QObject::tr("kWh / M tokens"), pair(c.job.kwhPerMillionTokens, c.fabric.kwhPerMillionTokens, 3, QString(), kwh));
+    flow.row(QObject::tr("$ / M tokens"), pair(c.job.usdPerMillionTokens, c.fabric.usdPerMillionTokens, 3, usd, QString()));
+    flow.row(QObject::tr("Tokens / joule"), pair(c.job.tokensPerJoule, c.fabric.tokensPerJoule, 3, QString(), QString()));
+    for (const std::string &u : c.unpriced)
+        flow.row(QObject::tr("unpriced"), text(u));
+}
+
 void fabricPage(QPainter &p, Pages &pages, ScenarioDocument &doc, FabricView *fabric)
 {
     const QRectF area = pages.begin(QObject::tr("Fabric — links coloured by predicted utilisation"));
@@ -371,6 +411,7 @@ bool writePdfReport(const QString &path, ScenarioDocument *doc, FabricView *fabr
         fabricPage(p, pages, *doc, fabric);
         timelinePage(p, pages, *doc, timeline);
         chartsPages(p, pages, charts);
+        bomPage(p, pages, *doc);
         if (!p.end())
             return fail(QObject::tr("Could not finish the PDF %1").arg(QDir::toNativeSeparators(path)));
     }

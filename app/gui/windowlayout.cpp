@@ -32,6 +32,14 @@ QRect WindowLayout::firstLaunchGeometry(const QRect &available)
     return r;
 }
 
+bool WindowLayout::opensMaximised(const QRect &available)
+{
+    // A short screen (a 1280x720 projector, a 1366x768 laptop) gives the first window all of
+    // its room: at 90 % the fabric view lost the 70 pixels that show the spines above the
+    // leaves and the first servers (tst_stagelayout's windowOpensOnTheWholePath).
+    return available.height() <= kShortScreenHeight;
+}
+
 QRect WindowLayout::availableGeometry(const QMainWindow *window)
 {
     const QScreen *screen = window->screen();
@@ -45,7 +53,10 @@ QString WindowLayout::screenKey(const QScreen *screen)
     if (!screen)
         return QStringLiteral("default");
     const QRect g = screen->geometry();
-    return QStringLiteral("%1x%2@%3").arg(g.width()).arg(g.height()).arg(screen->devicePixelRatio());
+    return QStringLiteral("%1x%2@%3")
+        .arg(g.width())
+        .arg(g.height())
+        .arg(screen->devicePixelRatio());
 }
 
 QRect WindowLayout::clampedTo(const QRect &geometry, const QRect &available)
@@ -72,7 +83,8 @@ void WindowLayout::arrange(QMainWindow *window, const Docks &docks, const QSize 
     const bool compact = size.width() < kCompactWidth;
     // Moving a dock between areas must not show one the user (or a study) hid.
     std::vector<std::pair<QDockWidget *, bool>> hidden;
-    for (QDockWidget *d : window->findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly))
+    for (QDockWidget *d :
+        window->findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly))
         hidden.emplace_back(d, d->isHidden() && d->testAttribute(Qt::WA_WState_ExplicitShowHide));
     if (docks.inspector) {
         window->addDockWidget(Qt::RightDockWidgetArea, docks.inspector);
@@ -112,17 +124,19 @@ void WindowLayout::sizeDocks(QMainWindow *window, const Docks &docks)
     const QSize s = window->size();
     const int side = std::clamp(static_cast<int>(s.width() * kSideShare), kSideMin, kSideMax);
     if (docks.inspector) {
-        if (docks.ranks && window->dockWidgetArea(docks.ranks) == Qt::LeftDockWidgetArea && docks.ranks->isVisible())
-            window->resizeDocks({docks.ranks, docks.inspector},
-                                {std::clamp(static_cast<int>(s.width() * kRanksShare), kRanksMin, kRanksMax), side},
-                                Qt::Horizontal);
+        if (docks.ranks && window->dockWidgetArea(docks.ranks) == Qt::LeftDockWidgetArea
+            && docks.ranks->isVisible())
+            window->resizeDocks({ docks.ranks, docks.inspector },
+                { std::clamp(static_cast<int>(s.width() * kRanksShare), kRanksMin, kRanksMax),
+                    side },
+                Qt::Horizontal);
         else
-            window->resizeDocks({docks.inspector}, {side}, Qt::Horizontal);
+            window->resizeDocks({ docks.inspector }, { side }, Qt::Horizontal);
     }
     if (!docks.bottom.empty())
-        window->resizeDocks({docks.bottom.front()},
-                            {std::clamp(static_cast<int>(s.height() * kBottomShare), kBottomMin, kBottomMax)},
-                            Qt::Vertical);
+        window->resizeDocks({ docks.bottom.front() },
+            { std::clamp(static_cast<int>(s.height() * kBottomShare), kBottomMin, kBottomMax) },
+            Qt::Vertical);
 }
 
 } // namespace railyard

@@ -35,9 +35,14 @@ public:
     /// Below this window width the rank palette joins the right-hand tab group.
     static constexpr int kCompactWidth = 1500;
 
+    /// Screens up to this tall (available area) open the first window maximised.
+    static constexpr int kShortScreenHeight = 800;
     /// The first-launch window rectangle on a screen whose available area is `available`:
-    /// 90 % of it up to 1680x1050, centred, never larger than the area.
+    /// 90 % of it up to 1680x1050, centred, never larger than the area (on a short screen the
+    /// window's size when it is no longer maximised).
     static QRect firstLaunchGeometry(const QRect &available);
+    /// Whether the first launch opens maximised on this available area (kShortScreenHeight).
+    static bool opensMaximised(const QRect &available);
     /// The available area of the screen `window` is on (the primary screen before it is shown).
     static QRect availableGeometry(const QMainWindow *window);
     /// "1920x1080@2": the key a window state is saved under for this screen.

@@ -3,11 +3,13 @@
 #include "base/text.h"
 #include "cost/scenariocheck.h"
 #include "document/applyplacement.h"
+#include "document/changecatalogue.h"
 #include "document/changescenario.h"
 #include "document/changewhiteboard.h"
 #include "document/evaluator.h"
 #include "document/moveranks.h"
 #include "fabric/failedcomponent.h"
+#include "studies/bomcost.h"
 #include "studies/remapplacement.h"
 
 #include <algorithm>
@@ -246,6 +248,24 @@ void ScenarioDocument::applyWhiteboard(const std::vector<Annotation> &annotation
         Q_EMIT annotationsChanged();
     if (versions)
         Q_EMIT snapshotsChanged();
+}
+
+void ScenarioDocument::applyCatalogue(const std::optional<PartsCatalogue> &catalogue)
+{
+    m_scenario.catalogue = catalogue;
+    Q_EMIT catalogueChanged();
+}
+
+void ScenarioDocument::setCatalogue(std::optional<PartsCatalogue> catalogue, const QString &text)
+{
+    if (catalogue == m_scenario.catalogue)
+        return;
+    m_undoStack->push(new ChangeCatalogue(this, m_scenario.catalogue, std::move(catalogue), text));
+}
+
+PricedBom ScenarioDocument::pricedBom() const
+{
+    return priceScenarioBom(engine().fabric(), m_scenario, report());
 }
 
 void ScenarioDocument::pushWhiteboard(std::vector<Annotation> annotations, std::vector<Snapshot> snapshots,

@@ -4,11 +4,13 @@
 #include "cost/partnerroutes.h"
 #include "document/changeevents.h"
 #include "scenario/scenario.h"
+#include "studies/bomcost.h"
 
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -117,6 +119,14 @@ public:
     /// The snapshot the mapping equals now, or -1.
     int currentSnapshot() const;
 
+    /// Replaces the parts catalogue (std::nullopt = back to the embedded defaults): one undo
+    /// step (ChangeCatalogue) named `text`, then catalogueChanged(). Nothing is re-evaluated.
+    /// An edit that changes nothing pushes none.
+    void setCatalogue(std::optional<PartsCatalogue> catalogue, const QString &text);
+    /// The fabric's bill of materials priced with the scenario's catalogue and the report on
+    /// screen (studies/bomcost.h), computed on each call (linear in the links).
+    PricedBom pricedBom() const;
+
 Q_SIGNALS:
     /// Fabric, layout or workload changed: rebuild the views. A reportChanged() follows.
     void scenarioChanged();
@@ -135,11 +145,16 @@ Q_SIGNALS:
     void annotationsChanged();
     /// Snapshots were taken, renamed or removed (not on a load: scenarioChanged).
     void snapshotsChanged();
+    /// The parts catalogue was edited, loaded or reset (not on a load: scenarioChanged).
+    void catalogueChanged();
 
 private:
     // The commands are the only writers of the scenario.
     friend class ChangeScenario;
     friend class ChangeWhiteboard;
+    friend class ChangeCatalogue;
+    /// Sets the catalogue (the command's redo and undo); emits catalogueChanged().
+    void applyCatalogue(const std::optional<PartsCatalogue> &catalogue);
     friend class MoveRanks;
     /// Sets the whiteboard lists (the command's redo and undo); emits what changed.
     void applyWhiteboard(const std::vector<Annotation> &annotations, const std::vector<Snapshot> &snapshots);

@@ -8,6 +8,7 @@ enum UndoCommands {
     Cmd_ApplyPlacement,
     Cmd_ChangeScenario,
     Cmd_ChangeWhiteboard,
+    Cmd_ChangeCatalogue,
 };
 
 } // namespace railyard

@@ -3,7 +3,8 @@
  * The formats themselves live in runrecord.cpp (mapping-json, csv and their import),
  * launcherexport.cpp (rankfile, slurm, torchrun, hostfile), megatronexport.cpp,
  * chrometrace.cpp, ncclplan.cpp (the measurement plan), astrasimexport.cpp and simaiexport.cpp (the
- * packet-level simulators, over packettopology.cpp); what they share in exportcommon.cpp.
+ * packet-level simulators, over packettopology.cpp), schedulertopology.cpp (Slurm topology.conf)
+ * and kueueexport.cpp; what they share in exportcommon.cpp.
  */
 #include "export/exporters.h"
 
@@ -12,11 +13,13 @@
 #include "export/chrometrace.h"
 #include "export/exportcommon.h"
 #include "export/kubernetesexport.h"
+#include "export/kueueexport.h"
 #include "export/launcherexport.h"
 #include "export/megatronexport.h"
 #include "export/ncclplan.h"
 #include "export/nccltopofile.h"
 #include "export/runrecord.h"
+#include "export/schedulertopology.h"
 #include "export/simaiexport.h"
 
 #include <algorithm>
@@ -36,7 +39,7 @@ struct FormatInfo
     std::string_view description;
 };
 
-constexpr std::array<FormatInfo, 13> kFormats { {
+constexpr std::array<FormatInfo, 16> kFormats { {
     { ExportFormat::MappingJson, "mapping-json", ".mapping.json",
         "run record: rank, coordinates, server, GPU, NIC, rail, leaf port (importable)" },
     { ExportFormat::Csv, "csv", ".csv", "run record as CSV, one row per rank (importable)" },
@@ -61,6 +64,12 @@ constexpr std::array<FormatInfo, 13> kFormats { {
         "SimAI topology file: GPUs, NVSwitches, switches and one line per link" },
     { ExportFormat::NcclTopo, "nccl-topo", ".nccl-topo.xml",
         "NCCL_TOPO_FILE XML of one server: CPUs, PCIe switches, GPUs, NICs (needs bus ids)" },
+    { ExportFormat::SlurmTopology, "slurm-topology", ".topology.conf",
+        "Slurm topology.conf, topology/tree: leaf groups and spines; sbatch --switches line" },
+    { ExportFormat::SlurmTopologyBlock, "slurm-topology-block", ".block-topology.conf",
+        "Slurm topology.conf, topology/block: NVLink domains as blocks; sbatch --segment" },
+    { ExportFormat::Kueue, "kueue", ".kueue.yaml",
+        "Kueue Topology-Aware Scheduling: Topology levels, ResourceFlavor, Indexed Job" },
 } };
 
 const FormatInfo &info(ExportFormat f)
@@ -254,6 +263,12 @@ std::string exportText(const CostEngine &engine, ExportFormat format, const Expo
         topo.cpusPerHost = options.cpusPerHost;
         return ncclTopoFileText(engine.fabric().spec(), topo);
     }
+    case ExportFormat::SlurmTopology:
+        return exportSlurmTopologyTree(engine, options);
+    case ExportFormat::SlurmTopologyBlock:
+        return exportSlurmTopologyBlock(engine, options);
+    case ExportFormat::Kueue:
+        return exportKueue(engine, options);
     }
     throw ScenarioError("format", "unknown export format");
 }
@@ -280,6 +295,11 @@ std::vector<std::string> exportWarnings(
     if (format == ExportFormat::SimAiTopo)
         for (const std::string &w : simAiWarnings(engine))
             out.push_back("simai-topo: " + w);
+    if (format == ExportFormat::SlurmTopology || format == ExportFormat::SlurmTopologyBlock
+        || format == ExportFormat::Kueue)
+        for (const std::string &w :
+            schedulerTopologyWarnings(engine, format == ExportFormat::SlurmTopologyBlock))
+            out.push_back(std::string(exportFormatName(format)) + ": " + w);
     return out;
 }
 

@@ -16,7 +16,10 @@ namespace railyard {
  * csv), launcher inputs (rankfile, slurm, torchrun, hostfile, megatron), the pipeline timeline
  * (chrome-trace), an nccl-tests measurement plan of its groups (nccl-plan) and the inputs of the
  * packet-level simulators ASTRA-sim (astra-sim, a directory) and SimAI (simai-topo), and the
- * server's topology as NCCL reads it from NCCL_TOPO_FILE (nccl-topo). Every export
+ * server's topology as NCCL reads it from NCCL_TOPO_FILE (nccl-topo), and the scheduler
+ * constraints that reproduce the placement: Slurm topology.conf for topology/tree
+ * (slurm-topology) and topology/block (slurm-topology-block), and Kueue Topology-Aware
+ * Scheduling manifests (kueue). Every export
  * is derived from the engine's current mapping, so a swap in the GUI or `--swap` on the CLI shows
  * up in all of them.
  */
@@ -34,6 +37,9 @@ enum class ExportFormat {
     AstraSim,
     SimAiTopo,
     NcclTopo,
+    SlurmTopology,
+    SlurmTopologyBlock,
+    Kueue,
 };
 
 /// Every format, in menu order.

@@ -10,6 +10,7 @@
 #include "scenario/calibrationspec.h"
 #include "scenario/collectivespec.h"
 #include "scenario/ncclobservedspec.h"
+#include "scenario/partscatalogue.h"
 #include "scenario/snapshot.h"
 #include "workload/inferencespec.h"
 #include "workload/workload.h"
@@ -52,6 +53,9 @@ struct Scenario
     /// The rings NCCL logged (scenario/ncclobservedspec.h), used for the groups they match in
     /// place of the predicted ones; empty = the engine's own rings.
     NcclObservedSpec ncclObserved;
+    /// Parts with price and power for the bill of materials (scenario/partscatalogue.h);
+    /// absent = the embedded defaults (defaultCatalogue()).
+    std::optional<PartsCatalogue> catalogue;
     /// Whiteboard marks on the fabric (notes and arrows); the engine never reads them.
     std::vector<Annotation> annotations;
     /// Named versions of the mapping (scenario/snapshot.h); the engine never reads them.

@@ -157,6 +157,7 @@
  * which the engine uses in place of its defaults per tier (schema in calibrationsection.h).
  * An optional "nccl_observed" section after it: the rings NCCL logged, which the engine uses
  * for the groups they match (schema in ncclobservedsection.h).
+ * An optional "catalogue" section after those prices the bill of materials (cataloguesection.h).
  *
  * Loading checks types, ranges and sizes against base/sizelimits.h before anything is allocated
  * from them (the section readers, scenariosections.cpp), and throws ScenarioError naming the
@@ -174,6 +175,7 @@
 #include "base/text.h"
 #include "scenario/cablingsection.h"
 #include "scenario/calibrationsection.h"
+#include "scenario/cataloguesection.h"
 #include "scenario/inferencecheck.h"
 #include "scenario/ncclobservedsection.h"
 #include "scenario/scenarionotes.h"
@@ -385,6 +387,9 @@ template<typename Json> Json toJson(const Scenario &s)
     // Absent when empty: files without NCCL's rings stay byte-identical.
     if (!s.ncclObserved.empty())
         root["nccl_observed"] = ncclobservedsection::ncclObservedToJson<Json>(s.ncclObserved);
+    // Absent unless edited: files priced with the defaults stay byte-identical.
+    if (s.catalogue)
+        root["catalogue"] = cataloguesection::catalogueToJson<Json>(*s.catalogue);
     return root;
 }
 
@@ -415,7 +420,7 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     JsonFields top(value, "",
         { "$schema", "format_version", "name", "description", "fabric", "parallel", "model",
             "training", "device", "mapping", "collectives", "failures", "inference", "annotations",
-            "snapshots", "calibration", "nccl_observed" });
+            "snapshots", "calibration", "nccl_observed", "catalogue" });
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
@@ -461,6 +466,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     if (const json *observed = top.find("nccl_observed"))
         s.ncclObserved
             = ncclobservedsection::readNcclObserved(*observed, static_cast<int>(slotCount));
+    if (const json *catalogue = top.find("catalogue"))
+        s.catalogue = cataloguesection::readCatalogue(*catalogue);
 
     // The pipeline scheduler allocates events per micro-batch: refuse absurd counts here.
     const std::int64_t perStep = std::int64_t { s.training.microBatch } * s.degrees.dp;

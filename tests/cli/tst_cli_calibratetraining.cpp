@@ -53,6 +53,7 @@ class TestCliCalibrateTraining : public QObject
 private Q_SLOTS:
     void logs();
     void trace();
+    void evaluateMeasured();
     void stepTimeAndMixed();
     void computeOut();
     void badInput_data();
@@ -124,6 +125,57 @@ void TestCliCalibrateTraining::trace()
     for (const nlohmann::json &g : t.at("groups"))
         matched += !g.at("dimension").is_null();
     QCOMPARE(matched, 3);
+
+    // Why the step differs: the engine's compute on rank 0's stage (its micro-batches, global
+    // batch / (micro-batch x dp), times its forward and backward per micro-batch) and each
+    // traced dimension's exposed time; the sentence names the part whose figures differ most.
+    const Scenario sc = loadScenario(job.toStdString());
+    const int m = sc.training.globalBatch / (sc.training.microBatch * sc.degrees.dp);
+    const double computePredicted
+        = m * (report.stages[0].computeForward + report.stages[0].computeBackward);
+    QVERIFY(std::fabs(t.at("predicted_compute_time_s").get<double>() - computePredicted)
+        < 1e-12 * std::max(1.0, computePredicted));
+    std::string largest = "compute";
+    double gap = std::fabs(0.0068 - computePredicted);
+    for (const char *dim : { "tp", "dp", "pp" }) {
+        const double d = std::fabs(
+            e.at(dim).at("measured_s").get<double>() - e.at(dim).at("predicted_s").get<double>());
+        if (d > gap) {
+            gap = d;
+            largest = std::string(dim) + " exposed communication";
+        }
+    }
+    const std::string why = t.at("why").get<std::string>();
+    QVERIFY2(why.find("differs most is " + largest + ":") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("the step took 10 ms") != std::string::npos, why.c_str());
+}
+
+// evaluate --measured: the same comparison beside the evaluation (JSON "measured" equals
+// calibrate's "training"); an nccl-tests log is refused there, nothing written.
+void TestCliCalibrateTraining::evaluateMeasured()
+{
+    QTemporaryDir dir;
+    const QString job = writeJob(dir);
+    const nlohmann::json cal = runJson({ QStringLiteral("calibrate"), job,
+        QStringLiteral("--measured"), sample("kineto-trace.json"), QStringLiteral("--json") });
+    const nlohmann::json ev = runJson({ QStringLiteral("evaluate"), job,
+        QStringLiteral("--measured"), sample("kineto-trace.json"), QStringLiteral("--json") });
+    QVERIFY(cal.is_object() && ev.is_object());
+    QCOMPARE(ev.at("measured"), cal.at("training"));
+    const CliRun text = runRailyardCli({ QStringLiteral("evaluate"), job,
+        QStringLiteral("--measured"), sample("megatron.log"), sample("kineto-trace.json") });
+    QVERIFY2(text.exitCode == 0, text.err.constData());
+    QVERIFY(text.out.contains("Measured beside predicted"));
+    QVERIFY(text.out.contains("why: the step took"));
+    const QString out = dir.filePath(QStringLiteral("out.json"));
+    const QString nccl
+        = QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/published/nccl-tests/"
+                                             "nvidia-dgxc-dgx-h100-1node-all_reduce.txt");
+    const CliRun refused = runRailyardCli({ QStringLiteral("evaluate"), job,
+        QStringLiteral("--measured"), nccl, QStringLiteral("--json"), QStringLiteral("-o"), out });
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY2(refused.err.contains("calibrate"), refused.err.constData());
+    QVERIFY(!QFile::exists(out));
 }
 
 void TestCliCalibrateTraining::stepTimeAndMixed()

@@ -150,9 +150,9 @@ void TestCliDocs::completionCompletes_data()
         "s" } << QStringList { "spares", "shrink-pp" };
     QTest::newRow("free value") << QStringList { "railyard-cli", "evaluate", "--swap", "0" }
                                 << QStringList {};
-    QTest::newRow("options of generate") << QStringList { "railyard-cli", "generate",
-        "--no-" } << QStringList { "--no-gated-mlp", "--no-sequence-parallel",
-        "--no-distributed-optimizer" };
+    QTest::newRow("options of generate")
+        << QStringList { "railyard-cli", "generate", "--no-" }
+        << QStringList { "--no-gated-mlp", "--no-sequence-parallel", "--no-distributed-optimizer" };
 }
 
 void TestCliDocs::completionCompletes()
@@ -176,9 +176,9 @@ void TestCliDocs::manPageCoversEveryCommandAndOption()
     // One subsection per command the help lists, in its order, and none for hidden ones.
     const QStringList commands = helpCommands();
     // The help's parsing found the commands (at least these; others land over time).
-    for (const char *name : {"generate", "evaluate", "groups", "pipeline", "collective", "export",
-                             "import-mapping", "import-topology", "preflight", "compare", "remap",
-                             "optimise", "search", "merge", "calibrate"})
+    for (const char *name : { "generate", "evaluate", "groups", "pipeline", "collective", "export",
+             "import-mapping", "import-topology", "preflight", "compare", "remap", "optimise",
+             "search", "merge", "calibrate" })
         QVERIFY2(commands.contains(QLatin1String(name)), name);
     QStringList subsections;
     static const QRegularExpression ss(
@@ -194,9 +194,8 @@ void TestCliDocs::manPageCoversEveryCommandAndOption()
     const QString evaluate = man.mid(start, end - start);
     QStringList options = helpOptions(QStringLiteral("evaluate"));
     QCOMPARE(options,
-        (QStringList {
-            "-h", "--help", "--swap", "--json", "--links", "--routing", "--calibration", "-o",
-            "--output" }));
+        (QStringList { "-h", "--help", "--swap", "--json", "--links", "--routing", "--calibration",
+            "--measured", "-o", "--output" }));
     for (const QString &o : options) {
         QString roff = o;
         roff.replace(QLatin1Char('-'), QStringLiteral("\\-"));

@@ -69,7 +69,9 @@ bool isScript(const QString &format)
 bool takesHosts(const QString &format)
 {
     return (isScript(format) && format != QLatin1String("megatron"))
-        || format == QLatin1String("rankfile") || format == QLatin1String("hostfile");
+        || format == QLatin1String("rankfile") || format == QLatin1String("hostfile")
+        || format == QLatin1String("slurm-topology")
+        || format == QLatin1String("slurm-topology-block") || format == QLatin1String("kueue");
 }
 
 /// Lines (trimmed) that begin with an injected command.
@@ -314,6 +316,37 @@ void TestCliHostileNames::everyFormatQuotesHostileNames()
         while (!xml.atEnd())
             xml.readNext();
         QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    } else if (f == ExportFormat::SlurmTopology || f == ExportFormat::SlurmTopologyBlock) {
+        // topology.conf(5): every line a comment or a SwitchName / BlockName / BlockSizes line.
+        const QRegularExpression grammar(QStringLiteral(
+            "^((SwitchName|BlockName)=[A-Za-z0-9._-]+ (Nodes|Switches)=[][A-Za-z0-9._,-]+"
+            "|BlockSizes=[0-9,]+)$"));
+        for (const QByteArray &line : bytes.split('\n'))
+            QVERIFY2(line.isEmpty() || line.startsWith('#')
+                    || grammar.match(QString::fromUtf8(line)).hasMatch(),
+                line.constData());
+    } else if (f == ExportFormat::Kueue) {
+        // "---"-separated JSON documents; the name comes back, the Job's command runs below.
+        std::vector<nlohmann::json> docs;
+        std::string doc;
+        for (const QByteArray &line : bytes.split('\n')) {
+            if (line == "---" || line.startsWith('#')) {
+                if (!doc.empty())
+                    docs.push_back(nlohmann::json::parse(doc));
+                doc.clear();
+            } else {
+                doc += line.toStdString() + "\n";
+            }
+        }
+        if (!doc.empty())
+            docs.push_back(nlohmann::json::parse(doc));
+        QCOMPARE(docs.size(), std::size_t(4));
+        const nlohmann::json &job = docs.back();
+        QVERIFY(job["metadata"]["annotations"].contains("railyard/scenario"));
+        script = dir.filePath(QStringLiteral("pod.sh"));
+        writeTestFile(script,
+            QByteArray::fromStdString(
+                job["spec"]["template"]["spec"]["containers"][0]["command"][2].get<std::string>()));
     } else if (f == ExportFormat::Rankfile || f == ExportFormat::Hostfile) {
         // Every line is a comment or the launcher's grammar: no name escaped a comment.
         const QRegularExpression grammar(f == ExportFormat::Rankfile
@@ -338,6 +371,7 @@ void TestCliHostileNames::everyFormatQuotesHostileNames()
         env.insert(QStringLiteral("RESULTS"), dir.filePath(QStringLiteral("results")));
         env.insert(QStringLiteral("SLURM_HOSTFILE"), dir.filePath(QStringLiteral("hosts")));
         env.insert(QStringLiteral("RAILYARD_HOST"), QStringLiteral("host1"));
+        env.insert(QStringLiteral("JOB_COMPLETION_INDEX"), QStringLiteral("1")); // kueue's pod
         const bool bashOnly = f == ExportFormat::Slurm || f == ExportFormat::Megatron;
         for (const QString &shell : bashOnly
                 ? QStringList { QStringLiteral("bash") }
@@ -355,8 +389,8 @@ void TestCliHostileNames::everyFormatQuotesHostileNames()
             : runProgram(bashOnly ? QStringLiteral("bash") : QStringLiteral("sh"), { script }, env,
                 dir.path());
         QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
-        if (f == ExportFormat::Slurm || f == ExportFormat::Torchrun
-            || f == ExportFormat::PyTorchJob) {
+        if (f == ExportFormat::Slurm || f == ExportFormat::Torchrun || f == ExportFormat::PyTorchJob
+            || f == ExportFormat::Kueue) {
             // The program ran, with the hostile words as literal arguments.
             QVERIFY2(run.out.contains("TRAIN "), run.out.constData());
             QVERIFY(run.out.contains("\nARG $(touch\n"));

@@ -76,11 +76,11 @@ void TestCliLoaders::fifoIsRefused_data()
     QTest::newRow("run record (import-mapping)")
         << QStringList { "import-mapping", "@S@", "--mapping", "@F@" } << "a run record";
     QTest::newRow("run record (preflight)") << QStringList { "preflight", "@F@" } << "a run record";
-    QTest::newRow("nccl-tests log")
-        << QStringList { "calibrate", "@S@", "--measured", "@F@" }
-        << "an nccl-tests log, training log or profiler trace";
-    QTest::newRow("NCCL topology")
-        << QStringList { "import-topology", "@S@", "--topology", "@F@" } << "an NCCL topology file";
+    QTest::newRow("nccl-tests log") << QStringList { "calibrate", "@S@", "--measured", "@F@" }
+                                    << "an nccl-tests log, training log or profiler trace";
+    // --topology is told by its content (NCCL XML, topology.conf, nvidia-smi -q), read first.
+    QTest::newRow("topology file")
+        << QStringList { "import-topology", "@S@", "--topology", "@F@" } << "a topology file";
     QTest::newRow("cabling CSV") << QStringList { "import-topology", "@S@", "--cabling", "@F@" }
                                  << "a cabling CSV";
     QTest::newRow("search part") << QStringList { "merge", "@F@" } << "a search part";

@@ -89,6 +89,7 @@ private Q_SLOTS:
     void everyCommandsHelpShowsItsUsage_data();
     void everyCommandsHelpShowsItsUsage();
     void generateHelpListsTheEnginePresets();
+    void exportHelpListsEveryFormat();
     void versions();
     void jsonSyntaxErrorNamesTheFile();
     void everyJsonOutputHasFormatVersion_data();
@@ -108,7 +109,7 @@ void TestCliUsage::noArgumentsPrintsUsageOnStderr()
     QCOMPARE(commands,
         (QStringList { "generate", "evaluate", "groups", "pipeline", "collective", "export",
             "import-mapping", "import-topology", "preflight", "compare", "remap", "optimise",
-            "search", "merge", "calibrate", "rail-audit", "nccl-log" }));
+            "search", "merge", "calibrate", "rail-audit", "nccl-log", "bom" }));
     for (const QString &c : commands)
         QVERIFY2(r.err.contains("\n  " + c.toUtf8() + ' '), qPrintable(c));
     QVERIFY(r.err.contains("--version"));
@@ -187,11 +188,15 @@ void TestCliUsage::optionsThatDoNotApplyAreRefused_data()
            "torchrun";
     QTest::newRow("--master-port with rankfile")
         << exportAs("rankfile", { "--master-port", "29600" })
-        << "export: --master-port applies only to --format torchrun or slurm, not to rankfile";
+        << "export: --master-port applies only to --format torchrun, slurm or kueue, not to "
+           "rankfile";
     QTest::newRow("--program with megatron")
         << exportAs("megatron", { "--program", "train.py" })
-        << "export: --program applies only to --format torchrun, slurm or pytorchjob, not to "
-           "megatron";
+        << "export: --program applies only to --format torchrun, slurm, pytorchjob or kueue, "
+           "not to megatron";
+    QTest::newRow("--image with slurm-topology")
+        << exportAs("slurm-topology", { "--image", "img:1" })
+        << "export: --image applies only to --format pytorchjob or kueue, not to slurm-topology";
     QTest::newRow("--hca-prefix with hostfile")
         << exportAs("hostfile", { "--hca-prefix", "mlx5_" })
         << "export: --hca-prefix applies only to --format nccl-plan, slurm, torchrun, "
@@ -321,6 +326,19 @@ void TestCliUsage::everyCommandsHelpShowsItsUsage()
     }
 }
 
+void TestCliUsage::exportHelpListsEveryFormat()
+{
+    // The format list pads each name to the longest one: a name longer than the old fixed
+    // 14-column field (slurm-topology-block, 20) made the padding std::string(14 - 20, ' '),
+    // a length_error that stopped railyard-cli before any command ran.
+    const CliRun r = runRailyardCli({ QStringLiteral("export"), QStringLiteral("--help") });
+    QCOMPARE(r.exitCode, 0);
+    for (const char *line : { "  slurm-topology-block  Slurm topology.conf, topology/block",
+             "  kueue                 Kueue Topology-Aware Scheduling",
+             "  mapping-json          run record" })
+        QVERIFY2(r.out.contains(line), r.out.constData());
+}
+
 void TestCliUsage::generateHelpListsTheEnginePresets()
 {
     const CliRun r = runRailyardCli({ QStringLiteral("generate"), QStringLiteral("--help") });
@@ -411,6 +429,7 @@ void TestCliUsage::everyJsonOutputHasFormatVersion_data()
     QTest::newRow("compare") << QStringList { "compare", seed, seed, "--json" };
     QTest::newRow("remap") << QStringList { "remap", seed, "--fail", "server:3", "--json" };
     QTest::newRow("rail-audit") << QStringList { "rail-audit", seed, "--json" };
+    QTest::newRow("bom") << QStringList { "bom", seed, "--json" };
 }
 
 void TestCliUsage::everyJsonOutputHasFormatVersion()

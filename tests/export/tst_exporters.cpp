@@ -99,7 +99,7 @@ private Q_SLOTS:
 
 void TestExporters::formatNames()
 {
-    QCOMPARE(static_cast<int>(allExportFormats().size()), 13);
+    QCOMPARE(static_cast<int>(allExportFormats().size()), 16);
     for (ExportFormat f : allExportFormats()) {
         ExportFormat back;
         QVERIFY(parseExportFormat(exportFormatName(f), back));
@@ -120,7 +120,9 @@ void TestExporters::goldens_data()
         { "csv", "csv.csv" }, { "rankfile", "rankfile.txt" }, { "slurm", "slurm.sh" },
         { "torchrun", "torchrun.sh" }, { "hostfile", "hostfile.txt" },
         { "megatron", "megatron.sh" }, { "chrome-trace", "chrome-trace.json" },
-        { "nccl-plan", "nccl-plan.sh" }, { "pytorchjob", "pytorchjob.json" } };
+        { "nccl-plan", "nccl-plan.sh" }, { "pytorchjob", "pytorchjob.json" },
+        { "slurm-topology", "slurm-topology.conf" },
+        { "slurm-topology-block", "slurm-topology-block.conf" }, { "kueue", "kueue.yaml" } };
     for (const auto &[format, file] : files)
         QTest::newRow(format) << QString::fromLatin1(format) << false << QString::fromLatin1(file);
     QTest::newRow("nccl-plan json")

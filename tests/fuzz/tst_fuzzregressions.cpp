@@ -7,11 +7,12 @@
  * "<target>-<what>.<ext>": scenario-*.json for fuzz_scenario, mapping-*.bin for fuzz_mapping,
  * nccltests-* for fuzz_nccltests, cabling-* for fuzz_cabling, and preflight-*, hosts-*,
  * hotness-*, searchpart-*, serverpattern-*, lesson-*, autosave-*, cli-*, nccllog-*,
- * traininglog-* and computecal-* for the targets of the same names (kTargets). A replay asserts
- * only "no crash, refused cleanly or accepted with the invariants", never a message, so a reader's
- * wording may change.
+ * traininglog-*, computecal-*, slurmtopo-*, nvsmi-* and catalogue-* for the targets of the same
+ * names (kTargets). A replay asserts only "no crash, refused cleanly or accepted with the
+ * invariants", never a message, so a reader's wording may change.
  */
 #include "fuzzcabling.h"
+#include "fuzzcatalogue.h"
 #include "fuzzcli.h"
 #include "fuzzcomputecal.h"
 #include "fuzzharness.h"
@@ -19,6 +20,7 @@
 #include "fuzznccltests.h"
 #include "fuzzqt.h"
 #include "fuzzreaders.h"
+#include "fuzzscheduler.h"
 #include "fuzztraininglog.h"
 
 #include <QDir>
@@ -61,6 +63,9 @@ const Target kTargets[] = {
     { "nccllog", fuzz::fuzzNcclLog },
     { "traininglog", fuzz::fuzzTrainingLog },
     { "computecal", fuzz::fuzzComputeCalibration },
+    { "slurmtopo", fuzz::fuzzSlurmTopology },
+    { "nvsmi", fuzz::fuzzNvidiaSmi },
+    { "catalogue", fuzz::fuzzCatalogue },
 };
 
 int targetIndex(const char *name)

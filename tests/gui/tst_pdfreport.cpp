@@ -1,7 +1,8 @@
 // The PDF report, read back with pdftotext (poppler-utils): several pages, and on them the
 // summary figures, the whole bottleneck link name, the per-dimension table, the warnings, the
 // notes and snapshots, the fabric's server names, the timeline's whole legend and its
-// micro-batch numbers, each chart's title, and nothing shortened with an ellipsis.
+// micro-batch numbers, each chart's title, the bill of materials with its cost and power, and
+// nothing shortened with an ellipsis.
 #include "chartformat.h"
 #include "document/scenariodocument.h"
 #include "mainactions.h"
@@ -111,6 +112,11 @@ void TestPdfReport::everythingIsInTheReport()
                          QString::fromStdString(engine.fabric().linkName(r.bottleneckLink))};
     if (r.iterationTime > r.pipelineMakespan)
         expected << QStringLiteral("DP sync + optimizer");
+    // The bill of materials page (docs/bom-and-cost.md): the seed's 8 rail leaves, the cost and
+    // power figures, the illustrative marker.
+    expected << QStringLiteral("Bill of materials") << QStringLiteral("leaf switch, 64 x 400G *")
+             << QStringLiteral("(* = illustrative") << QStringLiteral("Cost and power")
+             << QStringLiteral("Tokens / joule");
     // The per-dimension bytes, compared without spaces: pdftotext reads "0 B" as "0B".
     QStringList bytes;
     for (Dim d : kAllDims)

@@ -1,4 +1,4 @@
-#include "calibratetraining.h"
+#include "studies/trainingcomparison.h"
 
 #include "base/fileio.h"
 #include "base/quantityformat.h"
@@ -16,7 +16,7 @@
 
 #include <unistd.h>
 
-namespace railyard::cli {
+namespace railyard {
 
 namespace {
 
@@ -60,6 +60,26 @@ std::string trainingSteadyText(const std::string &what, const SteadyStepTime &s,
         + " steady " + (s.used == 1 ? "step" : "steps") + "; skipped " + std::to_string(s.skipped)
         + ": " + s.rule + "); predicted " + formatSeconds(predicted) + ", error "
         + trainingPercent(trainingError(predicted, s.median)) + "\n";
+}
+
+/// The engine's compute seconds per step on `rank`'s pipeline stage: its micro-batches (the
+/// distinct ones its timeline runs forward) times its forward and backward compute per
+/// micro-batch, exposed communication left out, as a trace's compute kernels count.
+double predictedComputePerStep(const CostEngine &engine, int rank)
+{
+    const CostReport &report = engine.report();
+    const int world = engine.layout().worldSize();
+    const int stage = engine.layout().coord(rank >= 0 && rank < world ? rank : 0).p;
+    if (stage < 0 || static_cast<std::size_t>(stage) >= report.stages.size())
+        return 0.0;
+    std::vector<int> microbatches;
+    for (const PipelineEvent &e : report.timeline.events)
+        if (e.stage == stage && e.kind == PipelineEventKind::Forward)
+            microbatches.push_back(e.microbatch);
+    std::sort(microbatches.begin(), microbatches.end());
+    const auto m = std::unique(microbatches.begin(), microbatches.end()) - microbatches.begin();
+    const StageReport &st = report.stages[static_cast<std::size_t>(stage)];
+    return static_cast<double>(m) * (st.computeForward + st.computeBackward);
 }
 
 void compareTrainingLog(const CostEngine &engine, const std::string &path, TrainingComparison &out)
@@ -188,6 +208,18 @@ void compareTraceFile(const CostEngine &engine, const std::string &path, Trainin
                                       : "-");
         out.text += buf;
     }
+    const double computeMeasured = j["compute_time_s"].get<double>();
+    const double computePredicted = predictedComputePerStep(engine, trace.rank);
+    j["predicted_compute_time_s"] = computePredicted;
+    std::vector<StepPart> parts { { "compute", computeMeasured, computePredicted } };
+    for (const Dim d : kAllDims) {
+        const nlohmann::json &e = exposed[std::string(dimName(d))];
+        if (e["traced"].get<bool>())
+            parts.push_back({ std::string(dimName(d)) + " exposed communication",
+                e["measured_s"].get<double>(), e["predicted_s"].get<double>() });
+    }
+    j["why"] = explainStepDifference(steady.median, report.iterationTime, parts);
+    out.text += "  why: " + j["why"].get<std::string>() + "\n";
     const double unassigned
         = steadyMedian([](const TraceStepMeasure &s) { return s.exposed[kDimCount]; });
     j["exposed_s"] = exposed;
@@ -295,4 +327,38 @@ nlohmann::json computeCalibrationSection(
     return { { "calibration", { { "compute", compute } } } };
 }
 
-} // namespace railyard::cli
+std::string explainStepDifference(
+    double measuredStep, double predictedStep, const std::vector<StepPart> &parts)
+{
+    std::string out = "the step took " + formatSeconds(measuredStep) + " against "
+        + formatSeconds(predictedStep) + " predicted";
+    if (predictedStep > 0.0 && measuredStep != predictedStep) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, " (%.1f %% %s)",
+            100.0 * std::abs(measuredStep - predictedStep) / predictedStep,
+            measuredStep > predictedStep ? "slower" : "faster");
+        out += buf;
+    }
+    const StepPart *largest = nullptr;
+    for (const StepPart &p : parts)
+        if (p.measured >= 0.0
+            && (!largest
+                || std::abs(p.measured - p.predicted)
+                    > std::abs(largest->measured - largest->predicted)))
+            largest = &p;
+    if (!largest || largest->measured == largest->predicted)
+        return out + "; no part of it differs from the prediction";
+    const double diff = largest->measured - largest->predicted;
+    const double gap = measuredStep - predictedStep;
+    out += "; the part that differs most is " + largest->what + ": "
+        + formatSeconds(largest->measured) + " measured against "
+        + formatSeconds(largest->predicted) + " predicted per step (" + (diff > 0.0 ? "+" : "-")
+        + formatSeconds(std::abs(diff));
+    if (gap != 0.0 && (gap > 0.0) == (diff > 0.0))
+        out += ", "
+            + std::to_string(static_cast<int>(std::lround(100.0 * std::min(1.0, diff / gap))))
+            + " % of the difference";
+    return out + ")";
+}
+
+} // namespace railyard

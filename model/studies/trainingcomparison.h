@@ -12,7 +12,7 @@ namespace railyard {
 class CostEngine;
 }
 
-namespace railyard::cli {
+namespace railyard {
 
 /// The format of the file at `path`, told from its first MiB (io/traininglog.h); throws
 /// ScenarioError(path, ...) when it cannot be read.
@@ -56,4 +56,22 @@ nlohmann::json computeCalibrationSection(
 TrainingComparison compareTraining(const CostEngine &engine, const std::vector<std::string> &paths,
     const std::vector<MeasurementFormat> &formats, double stepTime);
 
-} // namespace railyard::cli
+/** One part of a measured step beside the engine's figure for it (seconds per step). */
+struct StepPart
+{
+    std::string what; ///< "compute", "dp exposed communication", ...
+    double measured = 0.0;
+    double predicted = 0.0;
+};
+
+/**
+ * "Why is this step slower (or faster) than predicted", composed from the figures: the step
+ * time measured and predicted with the relative difference, then the part whose measured time
+ * differs most from the engine's (compute, or one dimension's exposed communication), with
+ * both figures, the difference and, when it points the same way as the step's, its share of
+ * the step's difference (at most 100 %).
+ */
+std::string explainStepDifference(
+    double measuredStep, double predictedStep, const std::vector<StepPart> &parts);
+
+} // namespace railyard

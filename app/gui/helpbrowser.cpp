@@ -29,8 +29,8 @@ struct DockSection
     const char *dock;
     const char *section;
 };
-// The dock objectNames of MainWindow, StudyController, LessonController, CalibrationController
-// BomController and CountersController, and the manual's section on each.
+// The dock objectNames of MainWindow, StudyController, LessonController, CalibrationController,
+// BomController, CountersController and NcclLogController, and the manual's section on each.
 constexpr DockSection kDockSections[] = {
     { "ranksDock", "explorer.md#ranks-left" },
     { "inspectorDock", "explorer.md#inspector-right" },
@@ -42,6 +42,7 @@ constexpr DockSection kDockSections[] = {
     { "lessonsDock", "teaching.md#lessons" },
     { "summaryDock", "explorer.md#summary-bar-top" },
     { "calibrationDock", "calibration.md#in-the-explorer" },
+    { "ncclViewDock", "nccl-log.md#in-the-explorer" },
     { "bomDock", "bom-and-cost.md#in-the-explorer" },
     { "countersDock", "counters.md#in-the-explorer" },
 };

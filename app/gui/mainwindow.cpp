@@ -11,6 +11,7 @@
 #include "guidecontroller.h"
 #include "helpbrowser.h"
 #include "lessoncontroller.h"
+#include "nccllogcontroller.h"
 #include "presentationmode.h"
 #include "toolbarfit.h"
 #include "snapshotstrip.h"
@@ -94,6 +95,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_actions->addPanelToggle(m_lessons->dock());
     m_calibration = new CalibrationController(this);
     m_actions->addPanelToggle(m_calibration->dockWidget());
+    // File ▸ Open NCCL Log… and the "NCCL's View" dock (found as the window's child).
+    auto *ncclLog = new NcclLogController(this);
+    m_actions->addPanelToggle(ncclLog->dockWidget());
     m_bom = new BomController(this);
     m_actions->addPanelToggle(m_bom->dockWidget());
     m_counters = new CountersController(this);
@@ -133,6 +137,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_files, &DocumentFiles::documentReplaced, m_calibration,
         &CalibrationController::startClean);
     connect(m_files, &DocumentFiles::documentReplaced, m_counters, &CountersController::startClean);
+    connect(m_files, &DocumentFiles::documentReplaced, ncclLog, &NcclLogController::startClean);
     connect(m_fabricView, &FabricView::statusMessage, this,
             [this](const QString &message) { statusBar()->showMessage(message, kStatusTimeoutMs); });
     // One selected rank across the palette and the fabric view.

@@ -154,8 +154,7 @@ ChainPart operator+(const ChainPart &a, const ChainPart &b)
 class Builder
 {
 public:
-    Builder(
-        const Fabric &fabric, Router &router, const PlannerGroup &group, CollectivePlan &plan)
+    Builder(const Fabric &fabric, Router &router, const PlannerGroup &group, CollectivePlan &plan)
         : m_fabric(fabric)
         , m_router(router)
         , m_members(group.members)
@@ -306,6 +305,7 @@ void plannerGroup(const Fabric &fabric, const std::vector<int> &slots, PlannerGr
 {
     ringMembers(fabric, slots, out.members);
     membersByServer(out.members, out.servers);
+    out.rings = nullptr;
 }
 
 CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::vector<int> &slots,
@@ -341,7 +341,10 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
     ChainPart chain;
     switch (plan.algorithm) {
     case PlanAlgorithm::Ring: {
-        buildRings(b.members(), b.servers(), plan.ringScratch);
+        if (group.rings != nullptr && !group.rings->empty())
+            plan.ringScratch = *group.rings; // what NCCL did (scenario nccl_observed)
+        else
+            buildRings(b.members(), b.servers(), plan.ringScratch);
         plan.channels = static_cast<int>(plan.ringScratch.size());
         for (const std::vector<int> &ring : plan.ringScratch)
             chain = longer(chain, b.ring(ring, (dn - 1.0) / dn / plan.channels));
@@ -420,7 +423,8 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
         const double dservers = servers;
         ChainPart inside, across;
         for (const ServerMembers &s : b.servers())
-            inside = longer(inside, b.ring({ s.members.data(), s.members.size() }, (dl - 1.0) / dl));
+            inside
+                = longer(inside, b.ring({ s.members.data(), s.members.size() }, (dl - 1.0) / dl));
         plan.channels = static_cast<int>(l);
         for (std::size_t j = 0; j < l; ++j) {
             std::vector<int> column;

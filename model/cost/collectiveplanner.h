@@ -74,6 +74,9 @@ struct PlannerGroup
 {
     std::vector<RingMember> members;
     std::vector<ServerMembers> servers;
+    /// The rings NCCL logged for exactly this group (scenario nccl_observed; member indexes per
+    /// channel), which a ring plan takes in place of buildRings(); null = the predicted rings.
+    const std::vector<std::vector<int>> *rings = nullptr;
 };
 PlannerGroup plannerGroup(const Fabric &fabric, const std::vector<int> &slots);
 /// The same into `out`, whose vectors keep their capacity (a caller preparing group after group).

@@ -12,6 +12,7 @@
 #include "layout/mapping.h"
 #include "layout/parallellayout.h"
 #include "scenario/collectivespec.h"
+#include "scenario/ncclobservedspec.h"
 #include "workload/workloadplan.h"
 
 #include <cstdint>
@@ -141,6 +142,9 @@ public:
         /// Interleaved schedule: the last stage also sends to stage 0 between model chunks
         /// (and gradients back), a boundary of its own (ppWrapForwardPattern()).
         bool ppWrap = false;
+        /// The rings NCCL logged (scenario nccl_observed): a group whose slots are exactly a
+        /// communicator's runs its ring plan over them in place of the predicted rings.
+        std::vector<NcclObservedComm> observed;
     };
 
     TrafficModel(
@@ -419,6 +423,12 @@ private:
     /// Gives a plan no one reads any more to the pool (up to a few hundred).
     void recyclePlan(EmittedPlan &&plan);
     PlannerGroup m_prepared; ///< emitFamily()'s group as the planner sees it, reused
+    /// Setup::observed by sorted slots (built on first use), and the matched group's rings as
+    /// member indexes (what m_prepared.rings points to).
+    std::map<std::vector<int>, std::size_t> m_observedOf;
+    std::vector<std::vector<int>> m_observedRings;
+    /// The rings NCCL logged for the group of these slots (member order), or null.
+    const std::vector<std::vector<int>> *observedRings(const std::vector<int> &slots);
     std::vector<int> m_preparedSlots; ///< its members' slots
     bool m_reverting = false;
     std::vector<int> m_flowStart; ///< planGroup() scratch: per member, its first flow

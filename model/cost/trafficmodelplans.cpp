@@ -39,6 +39,35 @@ void TrafficModel::recyclePlan(EmittedPlan &&plan)
         m_planPool.push_back(std::move(plan));
 }
 
+const std::vector<std::vector<int>> *TrafficModel::observedRings(const std::vector<int> &slots)
+{
+    if (m_setup.observed.empty())
+        return nullptr; // the usual case: nothing to look up
+    if (m_observedOf.empty())
+        for (std::size_t i = 0; i < m_setup.observed.size(); ++i) {
+            std::vector<int> key = m_setup.observed[i].slots;
+            std::sort(key.begin(), key.end());
+            m_observedOf.emplace(std::move(key), i);
+        }
+    std::vector<int> key = slots;
+    std::sort(key.begin(), key.end());
+    const auto it = m_observedOf.find(key);
+    if (it == m_observedOf.end())
+        return nullptr;
+    // Communicator ranks -> the group's member indexes, through the slots.
+    const NcclObservedComm &c = m_setup.observed[it->second];
+    std::map<int, int> memberOfSlot;
+    for (std::size_t i = 0; i < slots.size(); ++i)
+        memberOfSlot.emplace(slots[i], static_cast<int>(i));
+    m_observedRings.resize(c.rings.size());
+    for (std::size_t ch = 0; ch < c.rings.size(); ++ch) {
+        m_observedRings[ch].clear();
+        for (const int rank : c.rings[ch])
+            m_observedRings[ch].push_back(memberOfSlot.at(c.slots[sz(rank)]));
+    }
+    return &m_observedRings;
+}
+
 TrafficModel::EmittedPlan TrafficModel::planGroup(
     int pattern, const PlannerGroup &group, double scale)
 {
@@ -99,7 +128,8 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
             m_flowScratch.begin() + static_cast<std::ptrdiff_t>(end), byDestination);
         for (std::size_t k = begin; k < end; ++k) {
             const GroupFlow &f = m_flowScratch[k];
-            if (!out.flows.empty() && out.flows.back().from == f.from && out.flows.back().to == f.to)
+            if (!out.flows.empty() && out.flows.back().from == f.from
+                && out.flows.back().to == f.to)
                 out.flows.back().unit += f.unit * scale;
             else
                 out.flows.push_back({ f.from, f.to, f.unit * scale });
@@ -261,6 +291,7 @@ void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::ve
             for (const int m : members)
                 m_preparedSlots.push_back(mapping.slotOf(m));
             plannerGroup(m_fabric, m_preparedSlots, m_prepared);
+            m_prepared.rings = observedRings(m_preparedSlots);
             prepared = true;
         }
         const TrafficPattern &p = m_patterns[sz(pattern)];

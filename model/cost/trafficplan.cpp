@@ -23,6 +23,7 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
     TrafficModel::Setup &setup = out.setup;
     setup.hierarchicalDp = scenario.training.hierarchicalAllReduce;
     setup.ppWrap = chunksPerRank(scenario.training) > 1;
+    setup.observed = scenario.ncclObserved.comms;
     setup.algorithm = scenario.collectives.algorithm;
     setup.device
         = nccltuning::deviceTuning(scenario.device, scenario.collectives, scenario.calibration);
@@ -71,7 +72,8 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
     return out;
 }
 
-std::vector<double> patternWeights(const TrafficModel &traffic, const WorkloadPlan &plan, int chunks)
+std::vector<double> patternWeights(
+    const TrafficModel &traffic, const WorkloadPlan &plan, int chunks)
 {
     const int stages = static_cast<int>(plan.stages.size());
     const double m = plan.microbatches;

@@ -1,5 +1,7 @@
 #include "io/nccllog.h"
 
+#include "io/nccllogsubsys.h"
+
 #include "base/fileio.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
@@ -41,12 +43,19 @@ bool ncclLogInteger(std::string_view s, long long &v)
 
 struct NcclLogReader
 {
+    NcclLogReader(NcclLog &l, std::string f)
+        : log(l)
+        , file(std::move(f))
+    {
+    }
+
     NcclLog &log;
     std::string file;
     int line = 0;
     std::map<std::string, std::size_t> commOfKey; ///< comm id -> index into log.comms
     std::map<std::string, std::string> pointerComm; ///< "PTR@HOST:PID" -> comm id
     std::map<std::string, std::string> currentPointer; ///< "HOST:PID:TID" -> "PTR@HOST:PID"
+    NcclSubsysReader subsys { [this](const std::string &thread) { return current(thread); } };
 
     std::string where() const { return file + ":" + std::to_string(line); }
 
@@ -146,6 +155,12 @@ struct NcclLogReader
                         target.trees.emplace(k, t);
                     target.connections.insert(
                         target.connections.end(), from.connections.begin(), from.connections.end());
+                    target.graphs.insert(
+                        target.graphs.end(), from.graphs.begin(), from.graphs.end());
+                    target.picks.insert(target.picks.end(), from.picks.begin(), from.picks.end());
+                    target.nvlsSupport = std::max(target.nvlsSupport, from.nvlsSupport);
+                    target.nvlsTree = target.nvlsTree || from.nvlsTree;
+                    target.collNet = target.collNet || from.collNet;
                     target.nranks = std::max(target.nranks, from.nranks);
                     from = NcclLogComm {}; // emptied; dropped at the end
                 }
@@ -153,6 +168,7 @@ struct NcclLogReader
             }
         }
         currentPointer[thread] = pointer;
+        subsys.commLine(thread, std::find(w.begin(), w.end(), "COMPLETE") != w.end());
         NcclLogComm &c = *current(thread);
         if (nranks > 0) {
             if (c.nranks > 0 && c.nranks != nranks)
@@ -308,7 +324,7 @@ struct NcclLogReader
                         break;
                     nics.emplace_back(w[i].substr(close + 1, w[i].find(':') - close - 1));
                 }
-            } else {
+            } else if (!subsys.read(w, host, thread, where())) {
                 for (std::size_t i = 0; i + 2 < w.size(); ++i)
                     if (w[i] == "comm" && w[i + 1].substr(0, 2) == "0x") {
                         commLine(w, i, host, static_cast<int>(pid), thread);
@@ -317,6 +333,7 @@ struct NcclLogReader
             }
             (void)dev;
         }
+        subsys.finish();
     }
 };
 
@@ -324,13 +341,13 @@ struct NcclLogReader
 
 void parseNcclLog(std::string_view text, const std::string &file, NcclLog &log)
 {
-    NcclLogReader r { log, file, 0, {}, {}, {} };
+    NcclLogReader r(log, file);
     const int before = log.ncclLines;
     r.read(text);
     if (log.ncclLines == before)
         throw ScenarioError(file,
             "no NCCL INFO line: run the job with NCCL_DEBUG=INFO "
-            "(NCCL_DEBUG_SUBSYS=INIT,GRAPH,NET for rings and connections)");
+            "(NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING,NET for rings, connections, graphs and picks)");
     log.files.push_back(file);
     // What a later line told (a communicator's size from its Init COMPLETE line) holds for the
     // lines read before it too.

@@ -9,6 +9,7 @@
 #include "scenario/annotation.h"
 #include "scenario/calibrationspec.h"
 #include "scenario/collectivespec.h"
+#include "scenario/ncclobservedspec.h"
 #include "scenario/partscatalogue.h"
 #include "scenario/snapshot.h"
 #include "workload/inferencespec.h"
@@ -39,8 +40,8 @@ struct Scenario
     TrainingSpec training;
     DeviceSpec device;
     Placement placement = Placement::Packed;
-    std::vector<int> slots;  ///< explicit rank -> slot; empty = use `placement`
-    int mappingVersion = 1;  ///< bumped by every remap; part of the run record
+    std::vector<int> slots; ///< explicit rank -> slot; empty = use `placement`
+    int mappingVersion = 1; ///< bumped by every remap; part of the run record
     std::optional<InferenceSpec> inference; ///< serving pools; absent = training only
     /// Failed hardware (fabric/failedcomponent.h): no rank may sit on a slot it makes unusable.
     std::vector<FailedComponent> failures;
@@ -49,6 +50,9 @@ struct Scenario
     /// Values fitted on measured nccl-tests runs (scenario/calibrationspec.h); empty = the
     /// engine's defaults.
     CalibrationSpec calibration;
+    /// The rings NCCL logged (scenario/ncclobservedspec.h), used for the groups they match in
+    /// place of the predicted ones; empty = the engine's own rings.
+    NcclObservedSpec ncclObserved;
     /// Parts with price and power for the bill of materials (scenario/partscatalogue.h);
     /// absent = the embedded defaults (defaultCatalogue()).
     std::optional<PartsCatalogue> catalogue;

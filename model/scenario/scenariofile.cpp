@@ -159,7 +159,9 @@
  *
  * An optional "calibration" section comes last: values fitted on measured nccl-tests runs,
  * which the engine uses in place of its defaults per tier (schema in calibrationsection.h).
- * An optional "catalogue" section after it prices the bill of materials (cataloguesection.h).
+ * An optional "nccl_observed" section after it: the rings NCCL logged, which the engine uses
+ * for the groups they match (schema in ncclobservedsection.h).
+ * An optional "catalogue" section after those prices the bill of materials (cataloguesection.h).
  *
  * Loading checks types, ranges and sizes against base/sizelimits.h before anything is allocated
  * from them (the section readers, scenariosections.cpp), and throws ScenarioError naming the
@@ -179,6 +181,7 @@
 #include "scenario/calibrationsection.h"
 #include "scenario/cataloguesection.h"
 #include "scenario/inferencecheck.h"
+#include "scenario/ncclobservedsection.h"
 #include "scenario/scenarionotes.h"
 #include "scenario/scenariosections.h"
 #include "workload/workloadnames.h"
@@ -395,6 +398,9 @@ template<typename Json> Json toJson(const Scenario &s)
     // Absent when empty: files never calibrated stay byte-identical.
     if (!s.calibration.empty())
         root["calibration"] = calibrationsection::calibrationToJson<Json>(s.calibration);
+    // Absent when empty: files without NCCL's rings stay byte-identical.
+    if (!s.ncclObserved.empty())
+        root["nccl_observed"] = ncclobservedsection::ncclObservedToJson<Json>(s.ncclObserved);
     // Absent unless edited: files priced with the defaults stay byte-identical.
     if (s.catalogue)
         root["catalogue"] = cataloguesection::catalogueToJson<Json>(*s.catalogue);
@@ -428,7 +434,7 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     JsonFields top(value, "",
         { "$schema", "format_version", "name", "description", "fabric", "parallel", "model",
             "training", "device", "mapping", "collectives", "failures", "inference", "annotations",
-            "snapshots", "calibration", "catalogue" });
+            "snapshots", "calibration", "nccl_observed", "catalogue" });
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
@@ -471,6 +477,9 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
         s.snapshots = scenarionotes::readSnapshots(*snapshots, s.fabric);
     if (const json *calibration = top.find("calibration"))
         s.calibration = calibrationsection::readCalibration(*calibration);
+    if (const json *observed = top.find("nccl_observed"))
+        s.ncclObserved
+            = ncclobservedsection::readNcclObserved(*observed, static_cast<int>(slotCount));
     if (const json *catalogue = top.find("catalogue"))
         s.catalogue = cataloguesection::readCatalogue(*catalogue);
 

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -14,87 +16,98 @@ namespace railyard {
 namespace {
 
 constexpr std::size_t kFindingsInText = 12; // the text names this many; --json lists all
+constexpr std::size_t kPicksInText = 8; // sizes named per communicator; --json lists all
 
-std::string shortName(const std::string &host)
+const char *ncclPatternName(int pattern)
 {
-    return host.substr(0, host.find('.'));
+    // graph.h NCCL_TOPO_PATTERN_*
+    switch (pattern) {
+    case 1:
+        return "balanced tree";
+    case 2:
+        return "split tree";
+    case 3:
+        return "tree";
+    case 4:
+        return "ring";
+    case 5:
+        return "NVLS";
+    case 6:
+        return "CollNet direct";
+    default:
+        return "pattern";
+    }
 }
 
-struct HostPlacement
+std::string ncclSizeText(long long bytes)
 {
-    std::map<std::string, int> serverOfHost;
-    std::vector<std::string> notes;
-};
-
-HostPlacement placeHosts(const NcclLog &log, const Fabric &fabric)
-{
-    HostPlacement p;
-    std::set<std::string> hosts;
-    for (const NcclLogComm &c : log.comms)
-        for (const auto &[rank, r] : c.ranks)
-            if (!r.host.empty())
-                hosts.insert(r.host);
-    std::map<std::string, int> byName;
-    for (int s = 0; s < fabric.spec().servers; ++s) {
-        byName.emplace(fabric.serverName(s), s);
-        byName.emplace(shortName(fabric.serverName(s)), s);
+    constexpr const char *kUnits[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    std::size_t u = 0;
+    long long v = bytes;
+    while (u + 1 < std::size(kUnits) && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        ++u;
     }
-    std::vector<std::string> unnamed;
-    std::set<int> used;
-    for (const std::string &h : hosts) {
-        auto it = byName.find(h);
-        if (it == byName.end())
-            it = byName.find(shortName(h));
-        if (it != byName.end()) {
-            p.serverOfHost[h] = it->second;
-            used.insert(it->second);
-        } else {
-            unnamed.push_back(h);
-        }
-    }
-    int next = 0;
-    for (const std::string &h : unnamed) {
-        while (used.count(next))
-            ++next;
-        if (next >= fabric.spec().servers)
-            break;
-        p.serverOfHost[h] = next;
-        used.insert(next++);
-    }
-    if (!unnamed.empty())
-        p.notes.push_back(std::to_string(unnamed.size())
-            + " hosts are not the scenario's server names; they take its servers in name order ("
-            + unnamed.front() + " -> "
-            + fabric.serverName(
-                p.serverOfHost.count(unnamed.front()) ? p.serverOfHost[unnamed.front()] : 0)
-            + "): name them in fabric.server_names to tie them exactly");
-    if (hosts.size() > static_cast<std::size_t>(fabric.spec().servers))
-        p.notes.push_back("the log has " + std::to_string(hosts.size()) + " hosts, the scenario "
-            + std::to_string(fabric.spec().servers) + " servers: the rest are not placed");
-    return p;
+    return std::to_string(v) + " " + kUnits[u];
 }
 
-/// The fabric's NIC index of NCCL net device `dev` on `host`: by RDMA name when the scenario
-/// names its NICs (fabric.nic_devices, set by import-topology), else NCCL's device index, which
-/// orders the devices as NCCL found them (PCI order on the servers we model: rail i = NIC i).
-int fabricNic(const NcclLog &log, const Fabric &fabric, const std::string &host, int dev)
+/// GRAPH, TUNING, NVLS and CollNet lines of one communicator, as text.
+std::string ncclSubsysText(const NcclLogComm &c)
 {
-    const auto list = log.nics.find(host);
-    if (list == log.nics.end() || dev < 0 || dev >= static_cast<int>(list->second.size()))
-        return dev;
-    const std::string &name = list->second[static_cast<std::size_t>(dev)];
-    const std::vector<std::string> &names = fabric.spec().nicDevices;
-    if (const auto it = std::find(names.begin(), names.end(), name); it != names.end())
-        return static_cast<int>(it - names.begin());
-    return dev;
+    std::string out;
+    if (c.graphs.empty() && c.picks.empty() && c.nvlsSupport < 0 && !c.nvlsTree && !c.collNet)
+        return out;
+    out += "comm " + c.id + " as NCCL searched and tuned it:\n";
+    for (const NcclLogGraph &g : c.graphs) {
+        char bw[64];
+        std::snprintf(bw, sizeof bw, "%.1f/%.1f", g.bwIntra, g.bwInter);
+        out += "  " + g.host + ": " + ncclPatternName(g.pattern) + " graph (pattern "
+            + std::to_string(g.pattern) + "), " + std::to_string(g.nChannels)
+            + " channels, crossNic " + std::to_string(g.crossNic) + ", bw " + bw
+            + " GB/s intra/inter, paths " + g.typeIntra + "/" + g.typeInter + "\n";
+        for (std::size_t ch = 0; ch < g.channels.size(); ++ch)
+            out += "    " + std::to_string(ch) + ": " + g.channels[ch] + "\n";
+    }
+    if (c.nvlsSupport >= 0 || c.nvlsTree || c.collNet)
+        out += "  NVLS multicast on " + std::to_string(std::max(c.nvlsSupport, 0)) + " ranks"
+            + (c.nvlsTree ? ", NVLS tree across nodes" : "")
+            + (c.collNet ? ", CollNet connected" : ", no CollNet") + "\n";
+    for (std::size_t i = 0; i < c.picks.size() && i < kPicksInText; ++i) {
+        const NcclLogPick &p = c.picks[i];
+        out += "  " + (p.function.empty() ? std::string("call") : p.function) + " of "
+            + ncclSizeText(p.bytes) + ": " + p.algorithm + "/" + p.protocol
+            + (p.channelLo >= 0 ? ", channels " + std::to_string(p.channelLo) + ".."
+                        + std::to_string(p.channelHi)
+                                : std::string())
+            + " (" + std::to_string(p.calls) + (p.calls == 1 ? " call)" : " calls)") + "\n";
+    }
+    if (c.picks.size() > kPicksInText)
+        out += "  ... and " + std::to_string(c.picks.size() - kPicksInText)
+            + " more sizes (--json lists them)\n";
+    return out;
 }
 
-std::string nicName(const NcclLog &log, const std::string &host, int dev)
+nlohmann::json ncclGraphsJson(const NcclLogComm &c)
 {
-    const auto list = log.nics.find(host);
-    if (list != log.nics.end() && dev >= 0 && dev < static_cast<int>(list->second.size()))
-        return list->second[static_cast<std::size_t>(dev)];
-    return "net " + std::to_string(dev);
+    nlohmann::json out = nlohmann::json::array();
+    for (const NcclLogGraph &g : c.graphs)
+        out.push_back({ { "host", g.host }, { "pattern", g.pattern },
+            { "pattern_name", ncclPatternName(g.pattern) }, { "cross_nic", g.crossNic },
+            { "n_channels", g.nChannels }, { "bw_intra", g.bwIntra }, { "bw_inter", g.bwInter },
+            { "type_intra", g.typeIntra }, { "type_inter", g.typeInter },
+            { "same_channels", g.sameChannels }, { "channels", g.channels },
+            { "place", g.place } });
+    return out;
+}
+
+nlohmann::json ncclPicksJson(const NcclLogComm &c)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const NcclLogPick &p : c.picks)
+        out.push_back({ { "function", p.function }, { "bytes", p.bytes },
+            { "algorithm", p.algorithm }, { "protocol", p.protocol }, { "channel_lo", p.channelLo },
+            { "channel_hi", p.channelHi }, { "calls", p.calls }, { "place", p.place } });
+    return out;
 }
 
 } // namespace
@@ -103,7 +116,7 @@ NcclView compareNcclLog(const NcclLog &log, const CostEngine &engine)
 {
     NcclView view;
     const Fabric &fabric = engine.fabric();
-    const HostPlacement place = placeHosts(log, fabric);
+    const NcclHostPlacement place = placeNcclHosts(log, fabric);
     view.notes = place.notes;
     const int gpus = fabric.spec().gpusPerServer;
     for (const NcclLogComm &c : log.comms) {
@@ -139,7 +152,7 @@ NcclView compareNcclLog(const NcclLog &log, const CostEngine &engine)
             if (self == at.end())
                 continue;
             const auto &[host, gpu] = self->second;
-            const int nic = fabricNic(log, fabric, host, k.nic);
+            const int nic = ncclFabricNic(log, fabric, host, k.nic);
             const int expected = fabric.nicOfGpu(gpu);
             const std::string who = "rank " + std::to_string(k.src) + " -> " + std::to_string(k.dst)
                 + ", channel " + std::to_string(k.channel);
@@ -148,13 +161,13 @@ NcclView compareNcclLog(const NcclLog &log, const CostEngine &engine)
                 view.findings.push_back({ "mis-bound-nic", c.id, k.channel, k.src, k.dst, k.file,
                     k.line,
                     who + ": " + host + " GPU " + std::to_string(gpu) + " sends over "
-                        + nicName(log, host, k.nic) + " (NIC " + std::to_string(nic)
+                        + ncclNicName(log, host, k.nic) + " (NIC " + std::to_string(nic)
                         + "); the scenario binds that GPU to NIC " + std::to_string(expected) });
             }
             const auto peer = at.find(k.dst);
             const auto recv = recvNic.find({ k.channel, k.src, k.dst });
             if (peer != at.end() && recv != recvNic.end()) {
-                const int peerNic = fabricNic(log, fabric, peer->second.first, recv->second);
+                const int peerNic = ncclFabricNic(log, fabric, peer->second.first, recv->second);
                 if (peerNic != nic) {
                     ++vc.leavingRail;
                     view.findings.push_back(
@@ -170,6 +183,7 @@ NcclView compareNcclLog(const NcclLog &log, const CostEngine &engine)
         }
         view.comms.push_back(vc);
     }
+    view.rings = diffNcclRings(log, engine, place);
     return view;
 }
 
@@ -199,6 +213,9 @@ std::string ncclViewText(const NcclLog &log, const NcclView &view)
     if (view.findings.size() > kFindingsInText)
         out += "... and " + std::to_string(view.findings.size() - kFindingsInText)
             + " more (--json lists them)\n";
+    out += ncclRingDiffText(log, view.rings, kFindingsInText);
+    for (const NcclLogComm &c : log.comms)
+        out += ncclSubsysText(c);
     for (const std::string &n : view.notes)
         out += "note: " + n + "\n";
     return out;
@@ -218,7 +235,9 @@ nlohmann::json ncclViewJson(const NcclLog &log, const NcclView &view)
         comms.push_back({ { "id", c.id }, { "nranks", c.nranks }, { "ranks_placed", c.ranksPlaced },
             { "rings", lc.rings }, { "net_sends", c.netSends }, { "pxn_sends", c.pxnSends },
             { "p2p_connections", c.p2p }, { "mis_bound_nic", c.misBound },
-            { "leaving_rail", c.leavingRail }, { "ranks", ranks } });
+            { "leaving_rail", c.leavingRail }, { "ranks", ranks }, { "graphs", ncclGraphsJson(lc) },
+            { "picks", ncclPicksJson(lc) }, { "nvls_ranks", lc.nvlsSupport },
+            { "nvls_tree", lc.nvlsTree }, { "collnet", lc.collNet } });
     }
     json findings = json::array();
     for (const NcclViewFinding &f : view.findings)
@@ -226,7 +245,8 @@ nlohmann::json ncclViewJson(const NcclLog &log, const NcclView &view)
             { { "kind", f.kind }, { "comm", f.comm }, { "channel", f.channel }, { "src", f.src },
                 { "dst", f.dst }, { "file", f.file }, { "line", f.line }, { "text", f.text } });
     return { { "files", log.files }, { "nccl_lines", log.ncclLines }, { "nics", log.nics },
-        { "comms", comms }, { "findings", findings }, { "notes", view.notes } };
+        { "comms", comms }, { "findings", findings }, { "rings", ncclRingDiffJson(view.rings) },
+        { "notes", view.notes } };
 }
 
 } // namespace railyard

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "io/nccllog.h"
+#include "studies/ncclringdiff.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -52,6 +53,7 @@ struct NcclView
 {
     std::vector<NcclViewComm> comms;
     std::vector<NcclViewFinding> findings; ///< every mis-bound NIC and rail-leaving hop
+    std::vector<NcclCommDiff> rings; ///< NCCL's rings against the engine's, per communicator
     std::vector<std::string> notes;
 };
 

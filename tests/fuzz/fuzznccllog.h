@@ -6,7 +6,9 @@
  * rail-optimised scenario (studies/ncclview.h) and its text and JSON. A ScenarioError is a
  * refusal; anything else escaping, or a broken invariant (a ring that is not an order of its
  * communicator's ranks, a connection outside it, more findings than network sends can make,
- * a number in the JSON that is not finite) is a bug (HarnessFailure).
+ * a graph with more channels than it says, a pick without a call, a ring diff naming more ranks
+ * or spine hops than its ring has, a number in the JSON that is not finite) is a bug
+ * (HarnessFailure).
  */
 
 #include "cost/costengine.h"
@@ -47,6 +49,11 @@ inline Outcome fuzzNcclLog(std::string_view input)
             require(k.src >= 0 && k.dst >= 0
                     && (c.nranks == 0 || (k.src < c.nranks && k.dst < c.nranks)),
                 "a connection outside its communicator");
+        for (const NcclLogGraph &g : c.graphs)
+            require(static_cast<int>(g.channels.size()) <= g.nChannels,
+                "a graph with more channels than it says");
+        for (const NcclLogPick &p : c.picks)
+            require(p.calls >= 1 && p.channelLo <= p.channelHi, "a pick without a call");
     }
 
     const CostEngine engine(smallFuzzScenario(2));
@@ -59,6 +66,19 @@ inline Outcome fuzzNcclLog(std::string_view input)
         sends += static_cast<std::size_t>(c.netSends);
     }
     require(view.findings.size() <= 2 * sends, "more findings than network sends can make");
+    require(view.rings.size() == log.comms.size(), "one ring diff per communicator");
+    for (const NcclCommDiff &d : view.rings)
+        for (const NcclChannelDiff &cd : d.channels) {
+            require(cd.ranks.size() <= static_cast<std::size_t>(d.nranks)
+                    && cd.observed.size() == cd.ranks.size()
+                    && cd.expected.size() == cd.ranks.size(),
+                "a ring diff naming more ranks than its ring has");
+            require(cd.spineHops <= cd.networkHops && cd.crossRailHops <= cd.networkHops
+                    && cd.networkHops <= d.nranks && cd.predicted >= 0
+                    && cd.predicted < d.predictedChannels,
+                "a ring diff with more spine hops than hops");
+            require(cd.same == cd.ranks.empty(), "a ring diff both same and different");
+        }
     checkFinite(ncclViewJson(log, view), "nccl-log");
     (void)ncclViewText(log, view);
     return Outcome::Evaluated;

@@ -42,17 +42,7 @@ CalibrationController::CalibrationController(MainWindow *window)
     m_import->setStatusTip(tr("Read nccl-tests logs of the exported plan and fit the engine's "
                               "latency and bandwidth per tier to them"));
     connect(m_import, &QAction::triggered, this, &CalibrationController::importMeasurements);
-    // File menu, before Export.
-    for (QAction *top : window->menuBar()->actions()) {
-        QMenu *file = top->menu();
-        if (!file || top->text().remove(QLatin1Char('&')) != tr("File"))
-            continue;
-        QAction *before = nullptr;
-        for (QAction *a : file->actions())
-            if (a->menu() && a->menu()->objectName() == QLatin1String("menuExport"))
-                before = a;
-        file->insertAction(before, m_import);
-    }
+    window->addFileAction(m_import); // File menu, before Export
 }
 
 void CalibrationController::startClean()

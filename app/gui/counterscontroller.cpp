@@ -61,17 +61,7 @@ CountersController::CountersController(MainWindow *window)
     m_import->setStatusTip(tr("Read NIC and switch port counters (perfquery -x, Prometheus "
                               "text, CSV) and set the measured link load beside the prediction"));
     connect(m_import, &QAction::triggered, this, &CountersController::importCounters);
-    // File menu, before Export (beside Import Measurements).
-    for (QAction *top : window->menuBar()->actions()) {
-        QMenu *file = top->menu();
-        if (!file || top->text().remove(QLatin1Char('&')) != tr("File"))
-            continue;
-        QAction *before = nullptr;
-        for (QAction *a : file->actions())
-            if (a->menu() && a->menu()->objectName() == QLatin1String("menuExport"))
-                before = a;
-        file->insertAction(before, m_import);
-    }
+    window->addFileAction(m_import); // File menu, before Export
     connect(m_panel, &CountersPanel::measuredShownChanged, window->fabricView(),
         &FabricView::setMeasuredShown);
     connect(m_panel, &CountersPanel::linkActivated, window->fabricView(), &FabricView::focusLink);

@@ -35,6 +35,8 @@
 #include <QDockWidget>
 #include <QDropEvent>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabBar>
@@ -225,6 +227,20 @@ void MainWindow::resizeForScreen(const QSize &size)
     m_restoredLayout = false; // sized on the first show
     if (m_shown)
         WindowLayout::sizeDocks(this, m_docks);
+}
+
+void MainWindow::addFileAction(QAction *action)
+{
+    for (QAction *top : menuBar()->actions()) {
+        QMenu *file = top->menu();
+        if (!file || top->text().remove(QLatin1Char('&')) != tr("File"))
+            continue;
+        QAction *before = nullptr;
+        for (QAction *a : file->actions())
+            if (a->menu() && a->menu()->objectName() == QLatin1String("menuExport"))
+                before = a;
+        file->insertAction(before, action);
+    }
 }
 
 void MainWindow::showPanel(QDockWidget *dock)

@@ -6,6 +6,7 @@
 
 #include <memory>
 
+class QAction;
 class QDockWidget;
 class QLabel;
 
@@ -93,6 +94,8 @@ public:
     void writeSettings() const;
 
     /// Shows a dock and brings it to the front of its tab group.
+    /// Puts an import action into the File menu, before Export (the controllers' own).
+    void addFileAction(QAction *action);
     void showPanel(QDockWidget *dock);
     /// Resizes the window to `size` (clamped to the screen) and arranges the docks for it, as
     /// a first launch at that size would (railyard --size).

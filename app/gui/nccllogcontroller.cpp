@@ -41,17 +41,7 @@ NcclLogController::NcclLogController(MainWindow *window)
     m_open->setStatusTip(tr("Read NCCL's own log (NCCL_DEBUG=INFO) and compare its rings and "
                             "NICs with the engine's"));
     connect(m_open, &QAction::triggered, this, &NcclLogController::openLog);
-    // File menu, before Export.
-    for (QAction *top : window->menuBar()->actions()) {
-        QMenu *file = top->menu();
-        if (!file || top->text().remove(QLatin1Char('&')) != tr("File"))
-            continue;
-        QAction *before = nullptr;
-        for (QAction *a : file->actions())
-            if (a->menu() && a->menu()->objectName() == QLatin1String("menuExport"))
-                before = a;
-        file->insertAction(before, m_open);
-    }
+    window->addFileAction(m_open); // File menu, before Export
     connect(m_panel, &NcclViewPanel::channelChanged, this, &NcclLogController::showChannel);
     connect(m_panel, &NcclViewPanel::useRequested, this, &NcclLogController::useObserved);
     connect(m_panel, &NcclViewPanel::stopRequested, this, &NcclLogController::usePrediction);

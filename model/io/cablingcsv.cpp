@@ -1,5 +1,6 @@
 #include "io/cablingcsv.h"
 
+#include "base/csvrecord.h"
 #include "base/fileio.h"
 #include "base/physicalranges.h"
 #include "base/scenarioerror.h"
@@ -36,40 +37,6 @@ constexpr std::array<std::string_view, 6> kColumns { "a_device", "a_port", "b_de
 std::string lineRef(const std::string &file, int line)
 {
     return file + ":" + std::to_string(line);
-}
-
-/// One CSV record (RFC 4180 quoting inside the line; a record never spans lines here).
-std::vector<std::string> splitRecord(std::string_view line, const std::string &where)
-{
-    std::vector<std::string> fields;
-    std::string field;
-    bool quoted = false, wasQuoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                field += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == '"' && trimmed(field).empty()) {
-            quoted = wasQuoted = true;
-            field.clear();
-        } else if (c == ',') {
-            fields.push_back(wasQuoted ? field : trimmed(field));
-            field.clear();
-            wasQuoted = false;
-        } else {
-            field += c;
-        }
-    }
-    if (quoted)
-        throw ScenarioError(where, "a quoted field is not closed");
-    fields.push_back(wasQuoted ? field : trimmed(field));
-    return fields;
 }
 
 /// "400", "400G", "400Gbps", "400 Gb/s" -> 400; NaN when it is none of these.
@@ -210,7 +177,7 @@ CablingCsv parseCablingCsv(const std::string &text, const std::string &file)
         if (t.empty() || t.front() == '#')
             continue;
         const std::string where = lineRef(file, lineNo);
-        std::vector<std::string> f = splitRecord(line, where);
+        std::vector<std::string> f = splitCsvRecord(line, where);
         if (first) {
             first = false;
             std::string lower = t;
@@ -262,7 +229,8 @@ CablingCsv parseCablingCsv(const std::string &text, const std::string &file)
         c.bPort = field(3);
         for (std::size_t k = 0; k < 4; ++k) {
             if (!isPrintableUtf8(field(k)))
-                throw ScenarioError(where, std::string(kColumns[k])
+                throw ScenarioError(where,
+                    std::string(kColumns[k])
                         + " is not printable UTF-8 text (control characters or invalid bytes)");
             if (field(k).empty() || field(k).size() > limits::kMaxNameBytes)
                 throw ScenarioError(where,

@@ -7,8 +7,9 @@
 #   ./railyard.sh sanitize   the same set-up, then build everything with ASan + UBSan (preset
 #                            'asan', build-asan/) and run the whole test suite under it;
 #                            --engine: only the suites without widgets (CTest label 'engine':
-#                            model, CLI, loaders, fuzz regressions) but the validation
-#                            replays of published runs (label 'validation'), what CI runs
+#                            model, loaders, fuzz regressions, the CLI's own code) but the
+#                            validation replays of published runs (label 'validation') and
+#                            the end-to-end CLI suites (label 'end-to-end'), what CI runs
 #   ./railyard.sh fuzz [SECONDS]  install clang-14 + libFuzzer, build the fuzz preset and fuzz
 #                            every reader of outside input (FUZZ_TARGETS) for SECONDS each
 #                            (default 600)
@@ -115,7 +116,7 @@ case "$cmd" in
     if [ "${1:-}" = "--engine" ]; then
       shift
       cmake --build --preset asan --target railyard_engine_tests --parallel "$(nproc)"
-      ctest --preset asan -j "$(nproc)" -L engine -LE validation "$@"
+      ctest --preset asan -j "$(nproc)" -L engine -LE 'validation|end-to-end' "$@"
     else
       cmake --build --preset asan --parallel "$(nproc)"
       ctest --preset asan -j "$(nproc)" "$@"

@@ -165,6 +165,25 @@ double overlap(double a0, double a1, double b0, double b1)
     return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
 }
 
+/// The replicas of pool `index` in its rank order: rank r is shard r % tp of stage (r / tp) % pp
+/// of replica r / (tp pp).
+std::vector<Replica> poolReplicas(const PoolSpec &pool, int index, int gpusPerServer)
+{
+    const std::vector<int> slots = inference::poolSlots(pool, gpusPerServer);
+    const int per = pool.tp * pool.pp;
+    std::vector<Replica> out;
+    for (int k = 0; k < static_cast<int>(slots.size()) / per; ++k) {
+        Replica r;
+        r.pool = index;
+        r.slots.assign(pool.pp, std::vector<int>(pool.tp));
+        for (int p = 0; p < pool.pp; ++p)
+            for (int t = 0; t < pool.tp; ++t)
+                r.slots[p][t] = slots[k * per + p * pool.tp + t];
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
 /**
  * The KV flows of one request from prefill replica `src` to decode replica `dst`. Prefill GPU
  * (stage p, shard t) holds key/value heads [t kv/tp, (t+1) kv/tp) of layers [p L/pp, (p+1) L/pp)
@@ -220,6 +239,39 @@ std::string InferenceReport::classification() const
     return minimal ? "Minimal Inference" : "Distributed Inference";
 }
 
+std::vector<KvPair> kvTransferPairs(const Scenario &scenario, const Fabric &fabric)
+{
+    if (!scenario.inference)
+        return {};
+    validateInference(scenario);
+    const InferenceSpec &spec = *scenario.inference;
+    std::vector<std::vector<Replica>> byPool;
+    for (std::size_t i = 0; i < spec.pools.size(); ++i)
+        byPool.push_back(poolReplicas(spec.pools[i], static_cast<int>(i), fabric.gpusPerServer()));
+    std::vector<KvPair> pairs;
+    for (std::size_t a = 0; a < spec.pools.size(); ++a) {
+        if (spec.pools[a].role != PoolRole::Prefill)
+            continue;
+        for (std::size_t b = 0; b < spec.pools.size(); ++b) {
+            if (spec.pools[b].role != PoolRole::Decode)
+                continue;
+            for (std::size_t i = 0; i < byPool[a].size(); ++i)
+                for (std::size_t j = 0; j < byPool[b].size(); ++j) {
+                    KvPair pair;
+                    pair.prefillPool = static_cast<int>(a);
+                    pair.prefillReplica = static_cast<int>(i);
+                    pair.decodePool = static_cast<int>(b);
+                    pair.decodeReplica = static_cast<int>(j);
+                    for (const KvFlow &f : kvFlows(scenario.model, spec, spec.pools[a],
+                             byPool[a][i], spec.pools[b], byPool[b][j]))
+                        pair.slots.emplace_back(f.srcSlot, f.dstSlot);
+                    pairs.push_back(std::move(pair));
+                }
+        }
+    }
+    return pairs;
+}
+
 InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric)
 {
     if (!scenario.inference)
@@ -237,8 +289,7 @@ InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric
     out.kvBytesPerRequestFinal
         = out.kvBytesPerToken * (double(spec.promptTokens) + spec.outputTokens);
 
-    // Replicas, in pool order: rank r of a pool is shard r % tp of stage (r / tp) % pp of
-    // replica r / (tp pp).
+    // Replicas, in pool order (poolReplicas).
     std::vector<Replica> replicas;
     std::array<int, 3> replicasPerRole {};
     for (std::size_t i = 0; i < spec.pools.size(); ++i) {
@@ -259,15 +310,8 @@ InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric
         pr.servers.assign(servers.begin(), servers.end());
         for (int server : pr.servers)
             pr.serverNames.push_back(fabric.serverName(server));
-        for (int k = 0; k < pr.replicas; ++k) {
-            Replica r;
-            r.pool = static_cast<int>(i);
-            r.slots.assign(pool.pp, std::vector<int>(pool.tp));
-            for (int p = 0; p < pool.pp; ++p)
-                for (int t = 0; t < pool.tp; ++t)
-                    r.slots[p][t] = slots[k * per + p * pool.tp + t];
+        for (Replica &r : poolReplicas(pool, static_cast<int>(i), G))
             replicas.push_back(std::move(r));
-        }
         replicasPerRole[static_cast<int>(pool.role)] += pr.replicas;
         pr.weightBytesPerGpu = inference::weightBytesPerGpu(m, pool, spec.precision);
         pr.kvBytesPerGpu = inference::kvTokensHeld(spec, pool) * out.kvBytesPerToken

@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace railyard {
@@ -88,6 +89,19 @@ struct InferenceReport
     /// The KV link with the highest utilisation, or nullptr when no KV crosses a link.
     const KvLinkLoad *hottestLink() const { return kvLinks.empty() ? nullptr : &kvLinks.front(); }
 };
+
+/** One prefill replica's KV hand-off to one decode replica: the GPU-to-GPU flows of a request. */
+struct KvPair
+{
+    int prefillPool = -1, prefillReplica = -1;
+    int decodePool = -1, decodeReplica = -1;
+    std::vector<std::pair<int, int>> slots; ///< (prefill slot, decode slot) per flow
+};
+
+/// Every prefill -> decode replica pair of a disaggregated `scenario.inference` with its flows,
+/// as evaluateInference() sends them; empty without an inference section or without a prefill
+/// pool. Throws ScenarioError as evaluateInference().
+std::vector<KvPair> kvTransferPairs(const Scenario &scenario, const Fabric &fabric);
 
 /// Evaluates `scenario.inference` (validateInference(), scenario/inferencecheck.h, first) on
 /// `fabric`, which must have been built from scenario.fabric. Throws ScenarioError; requires

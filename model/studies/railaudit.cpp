@@ -6,6 +6,7 @@
 #include "cost/partnerroutes.h"
 #include "fabric/fabric.h"
 #include "fabric/router.h"
+#include "studies/inference.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,15 +32,18 @@ std::string count(int n, const char *one, const char *many)
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-/// The slot-to-slot flows one group's traffic takes, as the engine plans it (see railaudit.h).
-std::set<std::pair<int, int>> groupFlows(const CostEngine &engine, Router &router, GroupKind kind,
+/// The slot-to-slot flows one group's traffic takes, as the engine plans it (see railaudit.h),
+/// each marked true when it is a hop of an NCCL ring (where NCCL_CROSS_NIC decides the NICs).
+using GroupFlows = std::map<std::pair<int, int>, bool>;
+
+GroupFlows groupFlows(const CostEngine &engine, Router &router, GroupKind kind,
     const std::vector<int> &ranks, double nvlsEfficiency)
 {
     const Mapping &mapping = engine.mapping();
     std::vector<int> slots;
     for (const int r : ranks)
         slots.push_back(mapping.slotOf(r));
-    std::set<std::pair<int, int>> flows;
+    GroupFlows flows;
     const auto n = slots.size();
     switch (kind) {
     case GroupKind::Tp:
@@ -55,36 +59,51 @@ std::set<std::pair<int, int>> groupFlows(const CostEngine &engine, Router &route
                 = planCollective(a, op, slots, engine.fabric(), router, nvlsEfficiency);
             for (const PlannedFlow &f : plan.flows)
                 if (f.src != f.dst)
-                    flows.emplace(f.src, f.dst);
+                    flows[{ f.src, f.dst }] |= a == PlanAlgorithm::Ring;
         }
         break;
     }
     case GroupKind::Cp: // ring attention: the member-order ring
         for (std::size_t i = 0; i < n; ++i)
-            flows.emplace(slots[i], slots[(i + 1) % n]);
+            flows.emplace(std::pair { slots[i], slots[(i + 1) % n] }, false);
         break;
     case GroupKind::Pp: // activations forward, gradients back, between adjacent stages
         for (std::size_t i = 0; i + 1 < n; ++i) {
-            flows.emplace(slots[i], slots[i + 1]);
-            flows.emplace(slots[i + 1], slots[i]);
+            flows.emplace(std::pair { slots[i], slots[i + 1] }, false);
+            flows.emplace(std::pair { slots[i + 1], slots[i] }, false);
         }
         break;
     default: // EP: all-to-all
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t j = 0; j < n; ++j)
                 if (i != j)
-                    flows.emplace(slots[i], slots[j]);
+                    flows.emplace(std::pair { slots[i], slots[j] }, false);
         break;
     }
     return flows;
 }
 
-RailHop classify(const CostEngine &engine, Router &router, bool rails, int src, int dst)
+bool reachesSpine(const Fabric &fabric, Router &router, int src, int dst)
+{
+    for (const RouteHop &h : router.route(src, dst)) {
+        const Tier t = fabric.linkTier(h.link);
+        if (t == Tier::Spine || t == Tier::SuperSpine)
+            return true;
+    }
+    return false;
+}
+
+/// `src` -> `dst` classed by where it goes; `ranks`: name the ends by the job's ranks (false
+/// for the KV hand-off, whose ends are named by their slots).
+RailHop classify(
+    const CostEngine &engine, Router &router, bool rails, int src, int dst, bool ranks = true)
 {
     const Fabric &fabric = engine.fabric();
     RailHop hop;
-    hop.srcRank = engine.mapping().rankAt(src);
-    hop.dstRank = engine.mapping().rankAt(dst);
+    hop.srcSlot = src;
+    hop.dstSlot = dst;
+    hop.srcRank = ranks ? engine.mapping().rankAt(src) : -1;
+    hop.dstRank = ranks ? engine.mapping().rankAt(dst) : -1;
     hop.srcServer = fabric.serverOfSlot(src);
     hop.dstServer = fabric.serverOfSlot(dst);
     hop.srcRail = fabric.railOfSlot(src);
@@ -93,10 +112,7 @@ RailHop classify(const CostEngine &engine, Router &router, bool rails, int src, 
         hop.path = RailPath::ScaleUp;
         return hop;
     }
-    for (const RouteHop &h : router.route(src, dst)) {
-        const Tier t = fabric.linkTier(h.link);
-        hop.reachesSpine = hop.reachesSpine || t == Tier::Spine || t == Tier::SuperSpine;
-    }
+    hop.reachesSpine = reachesSpine(fabric, router, src, dst);
     const bool sameRail = !rails || hop.srcRail == hop.dstRail;
     if (sameRail)
         hop.path = hop.reachesSpine ? RailPath::Spine : RailPath::Leaf;
@@ -107,18 +123,51 @@ RailHop classify(const CostEngine &engine, Router &router, bool rails, int src, 
     return hop;
 }
 
+/**
+ * A ring hop between servers as NCCL places its NICs under NCCL_CROSS_NIC (railaudit.h):
+ * `sameRails`, both servers hold the group's members on the same rails (so both pick the same
+ * NIC for a channel); `multiNic`, the group uses more than one NIC on a server.
+ */
+void applyCrossNic(
+    const Fabric &fabric, Router &router, int crossNic, bool sameRails, bool multiNic, RailHop &hop)
+{
+    if (hop.path == RailPath::ScaleUp || hop.srcServer == hop.dstServer || fabric.railOnly())
+        return;
+    if (crossNic == 0 && sameRails && hop.srcRail != hop.dstRail) {
+        // The channel leaves through the source server's NIC on the rail it entered on (the
+        // destination's): reached inside the server, then one rail's network.
+        const int first = hop.srcServer * fabric.gpusPerServer();
+        for (int slot = first; slot < first + fabric.gpusPerServer(); ++slot) {
+            if (fabric.railOfSlot(slot) != hop.dstRail)
+                continue;
+            hop.reachesSpine = reachesSpine(fabric, router, slot, hop.dstSlot);
+            hop.path = hop.reachesSpine ? RailPath::Spine : RailPath::Pxn;
+            return;
+        }
+    } else if (crossNic == 1 && multiNic && hop.path != RailPath::CrossRail) {
+        // NCCL does not try to keep the rail: the hop may leave it, through a spine.
+        hop.path = RailPath::CrossRail;
+        hop.reachesSpine = true;
+    }
+}
+
+std::string endText(int rank, int slot, int server, int rail)
+{
+    return (rank >= 0 ? "rank " + std::to_string(rank) : "GPU " + std::to_string(slot))
+        + " (server " + std::to_string(server) + ", rail " + std::to_string(rail) + ")";
+}
+
 std::string hopText(const RailHop &h)
 {
-    return "rank " + std::to_string(h.srcRank) + " (server " + std::to_string(h.srcServer)
-        + ", rail " + std::to_string(h.srcRail) + ") -> rank " + std::to_string(h.dstRank)
-        + " (server " + std::to_string(h.dstServer) + ", rail " + std::to_string(h.dstRail) + ")";
+    return endText(h.srcRank, h.srcSlot, h.srcServer, h.srcRail) + " -> "
+        + endText(h.dstRank, h.dstSlot, h.dstServer, h.dstRail);
 }
 
 std::string dimVerdict(const RailAuditDim &d, bool pxn, bool rails)
 {
     const int network = d.flows[index(RailPath::Leaf)] + d.flows[index(RailPath::Pxn)]
         + d.flows[index(RailPath::Spine)] + d.flows[index(RailPath::CrossRail)];
-    const std::string who = kindLabel(d.kind) + ": ";
+    const std::string who = d.name + ": ";
     const std::string groups = count(d.groups, "group", "groups");
     if (network == 0)
         return who + "all " + groups + " stay inside one NVLink domain; no network traffic.";
@@ -164,13 +213,143 @@ std::string_view railPathName(RailPath path)
     }
 }
 
-RailAudit railAudit(const CostEngine &engine)
+namespace {
+
+/// Classes one group's flows into `group` (its ranks or slots set by the caller).
+void auditFlows(const CostEngine &engine, Router &router, const RailAudit &audit,
+    const GroupFlows &flows, bool ranks, RailAuditGroup &group)
+{
+    const Fabric &fabric = engine.fabric();
+    std::map<int, std::set<int>> railsByServer;
+    std::map<int, int> perServer;
+    std::set<int> rails;
+    const auto member = [&](int slot) {
+        railsByServer[fabric.serverOfSlot(slot)].insert(fabric.railOfSlot(slot));
+        rails.insert(fabric.railOfSlot(slot));
+    };
+    if (ranks) {
+        for (const int r : group.ranks) {
+            const int slot = engine.mapping().slotOf(r);
+            ++perServer[fabric.serverOfSlot(slot)];
+            member(slot);
+        }
+    } else {
+        std::set<int> slots;
+        for (const auto &[flow, ring] : flows)
+            slots.insert({ flow.first, flow.second });
+        for (const int slot : slots) {
+            ++perServer[fabric.serverOfSlot(slot)];
+            member(slot);
+        }
+    }
+    group.rails.assign(rails.begin(), rails.end());
+    group.servers = static_cast<int>(perServer.size());
+    for (const auto &[server, n] : perServer)
+        group.unevenServers = group.unevenServers || n != perServer.begin()->second;
+    for (const auto &[flow, ring] : flows) {
+        RailHop hop = classify(engine, router, audit.railOptimised, flow.first, flow.second, ranks);
+        if (ring && audit.railOptimised && hop.srcServer != hop.dstServer) {
+            const std::set<int> &a = railsByServer[hop.srcServer];
+            const std::set<int> &b = railsByServer[hop.dstServer];
+            applyCrossNic(
+                fabric, router, audit.crossNic, a == b, a.size() > 1 || b.size() > 1, hop);
+        }
+        ++group.flows[index(hop.path)];
+        group.reachesSpine = group.reachesSpine || hop.reachesSpine;
+        if (hop.path == RailPath::CrossRail || hop.path == RailPath::Pxn)
+            group.railAligned = false;
+        if (hop.path == RailPath::CrossRail || hop.path == RailPath::Spine) {
+            ++group.leavingCount;
+            if (group.leaving.size() < kLeavingKept)
+                group.leaving.push_back(hop);
+        }
+    }
+}
+
+/// Adds `group` to `dim`'s figures and `audit.groups`; counts single-rail groups.
+void addGroup(RailAudit &audit, RailAuditDim &dim, RailAuditGroup &&group,
+    std::set<int> &singleRails, int &singleRailGroups)
+{
+    ++dim.groups;
+    for (int p = 0; p < kRailPathCount; ++p)
+        dim.flows[p] += group.flows[p];
+    const bool network = group.servers > 1;
+    if (group.reachesSpine)
+        ++dim.groupsViaSpine;
+    else if (network)
+        ++dim.groupsOnRail;
+    if (network && group.rails.size() == 1 && !group.reachesSpine) {
+        ++singleRailGroups;
+        singleRails.insert(group.rails.front());
+    }
+    audit.groups.push_back(std::move(group));
+}
+
+/// The dimension's verdict, its corner-case notes and its reason for the spine, all from the
+/// figures of its groups.
+void finishDim(
+    RailAudit &audit, RailAuditDim &&dim, const std::set<int> &singleRails, int singleRailGroups)
+{
+    dim.verdict = dimVerdict(dim, audit.pxn, audit.railOptimised);
+    if (audit.railOptimised && singleRails.size() > 1)
+        audit.notes.push_back(dim.name + ": " + std::to_string(singleRailGroups)
+            + " groups each keep to one rail, on " + std::to_string(singleRails.size())
+            + " different rails: communicators on disjoint rails never meet, so none of "
+              "them needs the spine.");
+    for (const RailAuditGroup &g : audit.groups) {
+        if (g.name != dim.name || g.flows[index(RailPath::CrossRail)] == 0)
+            continue;
+        std::string why = dim.name + " group " + std::to_string(g.index);
+        if (audit.crossNic == 1 && g.rails.size() > 1) {
+            why += " uses " + std::to_string(g.rails.size())
+                + " NICs per server and NCCL_CROSS_NIC=1 lets NCCL pair different NICs between "
+                  "servers, so its ring hops may leave their rails (NCCL_CROSS_NIC=0 or 2 keeps "
+                  "them on one)";
+        } else {
+            why += " is not rail-aligned (its members' NICs are on rails";
+            for (const int r : g.rails)
+                why += " " + std::to_string(r);
+            why += ")";
+            if (g.unevenServers)
+                why += " and its servers hold unequal member counts, so no ring order keeps "
+                       "every inter-server hop on one rail";
+            else if (audit.crossNic == 2 && g.servers % 2 == 1 && g.rails.size() > 1)
+                why += ", or its ring closes over an odd number of servers ("
+                    + std::to_string(g.servers)
+                    + "): NCCL's alternating rings (NCCL_CROSS_NIC=2) then leave the rail once "
+                      "per ring, which NCCL_CROSS_NIC=0 avoids";
+        }
+        audit.notes.push_back(why + ": e.g. " + hopText(g.leaving.front()) + ".");
+        break; // one example per dimension
+    }
+    if (dim.groupsViaSpine > 0) {
+        std::string reason = dim.name + " (";
+        const int cross = dim.flows[index(RailPath::CrossRail)];
+        const int spine = dim.flows[index(RailPath::Spine)];
+        if (cross > 0)
+            reason += count(cross, "hop between rails", "hops between rails")
+                + (audit.pxn ? "" : ", without PXN");
+        if (spine > 0)
+            reason += std::string(cross > 0 ? "; " : "")
+                + (audit.railOptimised
+                        ? count(spine, "same-rail hop", "same-rail hops")
+                            + " between scalable units"
+                        : count(spine, "hop", "hops") + " between top-of-rack leaves");
+        audit.spineNeededFor.push_back(reason + ")");
+    }
+    audit.dims.push_back(std::move(dim));
+}
+
+} // namespace
+
+RailAudit railAudit(const CostEngine &engine, const RailAuditOptions &options)
 {
     RailAudit audit;
     const Fabric &fabric = engine.fabric();
     const ParallelLayout &layout = engine.layout();
     const ParallelDegrees &deg = layout.degrees();
     const Scenario &s = engine.scenario();
+    audit.crossNic = options.crossNic;
     audit.pxn = fabric.spec().pxn;
     audit.railOptimised = fabric.spec().kind != FabricKind::Tor;
     const double nvls
@@ -194,6 +373,7 @@ RailAudit railAudit(const CostEngine &engine)
     for (const GroupKind kind : kinds) {
         RailAuditDim dim;
         dim.kind = kind;
+        dim.name = kindLabel(kind);
         const auto &all = layout.groups(kind);
         std::set<int> singleRails;
         int singleRailGroups = 0;
@@ -201,87 +381,39 @@ RailAudit railAudit(const CostEngine &engine)
             if (all[g].size() < 2)
                 continue;
             RailAuditGroup group;
+            group.name = dim.name;
             group.kind = kind;
             group.index = static_cast<int>(g);
             group.ranks = all[g];
-            std::map<int, int> perServer;
-            std::set<int> rails;
-            for (const int r : group.ranks) {
-                const int slot = engine.mapping().slotOf(r);
-                ++perServer[fabric.serverOfSlot(slot)];
-                rails.insert(fabric.railOfSlot(slot));
-            }
-            group.rails.assign(rails.begin(), rails.end());
-            group.servers = static_cast<int>(perServer.size());
-            for (const auto &[server, n] : perServer)
-                group.unevenServers = group.unevenServers || n != perServer.begin()->second;
-            for (const auto &[src, dst] : groupFlows(engine, router, kind, group.ranks, nvls)) {
-                const RailHop hop = classify(engine, router, audit.railOptimised, src, dst);
-                ++group.flows[index(hop.path)];
-                group.reachesSpine = group.reachesSpine || hop.reachesSpine;
-                if (hop.path == RailPath::CrossRail || hop.path == RailPath::Pxn)
-                    group.railAligned = false;
-                if (hop.path == RailPath::CrossRail || hop.path == RailPath::Spine) {
-                    ++group.leavingCount;
-                    if (group.leaving.size() < kLeavingKept)
-                        group.leaving.push_back(hop);
-                }
-            }
-            ++dim.groups;
-            for (int p = 0; p < kRailPathCount; ++p)
-                dim.flows[p] += group.flows[p];
-            const bool network = group.servers > 1;
-            if (group.reachesSpine)
-                ++dim.groupsViaSpine;
-            else if (network)
-                ++dim.groupsOnRail;
-            if (network && group.rails.size() == 1 && !group.reachesSpine) {
-                ++singleRailGroups;
-                singleRails.insert(group.rails.front());
-            }
-            audit.groups.push_back(std::move(group));
+            auditFlows(engine, router, audit, groupFlows(engine, router, kind, group.ranks, nvls),
+                true, group);
+            addGroup(audit, dim, std::move(group), singleRails, singleRailGroups);
         }
-        if (dim.groups == 0)
-            continue;
-        dim.verdict = dimVerdict(dim, audit.pxn, audit.railOptimised);
-        // Corner cases, each from the figures above.
-        if (audit.railOptimised && singleRails.size() > 1)
-            audit.notes.push_back(kindLabel(kind) + ": " + std::to_string(singleRailGroups)
-                + " groups each keep to one rail, on " + std::to_string(singleRails.size())
-                + " different rails: communicators on disjoint rails never meet, so none of "
-                  "them needs the spine.");
-        for (const RailAuditGroup &g : audit.groups) {
-            if (g.kind != kind || g.flows[index(RailPath::CrossRail)] == 0)
-                continue;
-            std::string why = kindLabel(kind) + " group " + std::to_string(g.index)
-                + " is not "
-                  "rail-aligned (its members' NICs are on rails";
-            for (const int r : g.rails)
-                why += " " + std::to_string(r);
-            why += ")";
-            if (g.unevenServers)
-                why += " and its servers hold unequal member counts, so no ring order keeps every "
-                       "inter-server hop on one rail";
-            audit.notes.push_back(why + ": e.g. " + hopText(g.leaving.front()) + ".");
-            break; // one example per dimension
-        }
-        if (dim.groupsViaSpine > 0) {
-            std::string reason = kindLabel(kind) + " (";
-            const int cross = dim.flows[index(RailPath::CrossRail)];
-            const int spine = dim.flows[index(RailPath::Spine)];
-            if (cross > 0)
-                reason += count(cross, "hop between rails", "hops between rails")
-                    + (audit.pxn ? "" : ", without PXN");
-            if (spine > 0)
-                reason += std::string(cross > 0 ? "; " : "")
-                    + (audit.railOptimised
-                            ? count(spine, "same-rail hop", "same-rail hops")
-                                + " between scalable units"
-                            : count(spine, "hop", "hops") + " between top-of-rack leaves");
-            audit.spineNeededFor.push_back(reason + ")");
-        }
-        audit.dims.push_back(std::move(dim));
+        if (dim.groups > 0)
+            finishDim(audit, std::move(dim), singleRails, singleRailGroups);
     }
+
+    // The KV hand-off of a disaggregated inference scenario: one group per replica pair.
+    if (s.inference) {
+        RailAuditDim dim;
+        dim.name = "kv";
+        std::set<int> singleRails;
+        int singleRailGroups = 0;
+        for (const KvPair &pair : kvTransferPairs(s, fabric)) {
+            RailAuditGroup group;
+            group.name = dim.name;
+            group.index = dim.groups;
+            GroupFlows flows;
+            for (const auto &f : pair.slots)
+                if (f.first != f.second)
+                    flows.emplace(f, false); // point-to-point sends, not NCCL rings
+            auditFlows(engine, router, audit, flows, false, group);
+            addGroup(audit, dim, std::move(group), singleRails, singleRailGroups);
+        }
+        if (dim.groups > 0)
+            finishDim(audit, std::move(dim), singleRails, singleRailGroups);
+    }
+
     if (audit.spineNeededFor.empty()) {
         audit.verdict = "No traffic needs the spine: every communicator stays on its rail's leaf "
                         "or inside its NVLink domain.";
@@ -308,12 +440,13 @@ nlohmann::json railAuditJson(const RailAudit &audit)
     };
     const auto hopJson = [](const RailHop &h) {
         return json { { "src_rank", h.srcRank }, { "dst_rank", h.dstRank },
-            { "src_server", h.srcServer }, { "dst_server", h.dstServer }, { "src_rail", h.srcRail },
-            { "dst_rail", h.dstRail }, { "path", std::string(railPathName(h.path)) } };
+            { "src_gpu", h.srcSlot }, { "dst_gpu", h.dstSlot }, { "src_server", h.srcServer },
+            { "dst_server", h.dstServer }, { "src_rail", h.srcRail }, { "dst_rail", h.dstRail },
+            { "path", std::string(railPathName(h.path)) } };
     };
     json dims = json::array();
     for (const RailAuditDim &d : audit.dims)
-        dims.push_back({ { "kind", kindLabel(d.kind) }, { "groups", d.groups },
+        dims.push_back({ { "kind", d.name }, { "groups", d.groups },
             { "groups_on_rail", d.groupsOnRail }, { "groups_via_spine", d.groupsViaSpine },
             { "hops", hops(d.flows) }, { "verdict", d.verdict } });
     json groups = json::array();
@@ -323,21 +456,21 @@ nlohmann::json railAuditJson(const RailAudit &audit)
         json leaving = json::array();
         for (const RailHop &h : g.leaving)
             leaving.push_back(hopJson(h));
-        groups.push_back(
-            { { "kind", kindLabel(g.kind) }, { "index", g.index }, { "ranks", g.ranks },
-                { "rails", g.rails }, { "servers", g.servers }, { "rail_aligned", g.railAligned },
-                { "uneven_servers", g.unevenServers }, { "hops", hops(g.flows) },
-                { "hops_off_rail", g.leavingCount }, { "examples", leaving } });
+        groups.push_back({ { "kind", g.name }, { "index", g.index }, { "ranks", g.ranks },
+            { "rails", g.rails }, { "servers", g.servers }, { "rail_aligned", g.railAligned },
+            { "uneven_servers", g.unevenServers }, { "hops", hops(g.flows) },
+            { "hops_off_rail", g.leavingCount }, { "examples", leaving } });
     }
-    return { { "verdict", audit.verdict }, { "pxn", audit.pxn }, { "rails", audit.railOptimised },
-        { "spine_needed_for", audit.spineNeededFor }, { "notes", audit.notes }, { "dims", dims },
-        { "groups_off_rail", groups } };
+    return { { "verdict", audit.verdict }, { "cross_nic", audit.crossNic }, { "pxn", audit.pxn },
+        { "rails", audit.railOptimised }, { "spine_needed_for", audit.spineNeededFor },
+        { "notes", audit.notes }, { "dims", dims }, { "groups_off_rail", groups } };
 }
 
 std::string railAuditText(const RailAudit &audit)
 {
     std::string out = audit.verdict + "\n";
-    out += std::string("PXN ") + (audit.pxn ? "on" : "off")
+    out += std::string("NCCL_CROSS_NIC=") + std::to_string(audit.crossNic) + ", PXN "
+        + (audit.pxn ? "on" : "off")
         + (audit.railOptimised ? "" : "; the fabric has no rails (top-of-rack leaves)") + "\n";
     for (const RailAuditDim &d : audit.dims) {
         out += "\n" + d.verdict + "\n";
@@ -348,7 +481,7 @@ std::string railAuditText(const RailAudit &audit)
         out += "\n";
         int listed = 0, more = 0;
         for (const RailAuditGroup &g : audit.groups) {
-            if (g.kind != d.kind || g.leavingCount == 0)
+            if (g.name != d.name || g.leavingCount == 0)
                 continue;
             if (listed == kGroupsListed) {
                 ++more;

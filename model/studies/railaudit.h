@@ -32,11 +32,21 @@ class CostEngine;
  * - `cross_rail`: the ends' NICs are on different rails and the flow leaves its rail through
  *   the spine.
  *
- * The ring order NCCL builds across servers is the planner's: with NCCL_CROSS_NIC at its
- * default, NCCL keeps a channel on the same NIC index on both ends of an inter-node hop when
- * the group allows it; a group whose members sit on different local GPUs on different servers
+ * The ring order NCCL builds across servers is the planner's, NCCL's default NCCL_CROSS_NIC=2
+ * (NCCL's src/graph/search.cc and connect.cc, 2.20 and later: a channel enters a server on one
+ * NIC and leaves on another, and every other server swaps the pair, so each inter-node hop
+ * joins equal NICs; over an odd number of servers the ring closes with one hop between rails).
+ * The audit can take the other settings (RailAuditOptions::crossNic): 0, NCCL keeps a channel's
+ * exit NIC on its entry NIC's rail, reaching it inside the server (PCIe or PXN over NVLink), so
+ * a rail-aligned group's ring hops stay on one rail even over an odd server count; 1, NCCL does
+ * not try to keep rails (meant for fabrics whose NICs share one switch), so on rails every
+ * ring hop of a group with more than one NIC per server is taken as leaving its rail, the risk
+ * the setting carries. A group whose members sit on different local GPUs on different servers
  * (not rail-aligned), or whose servers hold unequal member counts, cannot keep every hop on
- * one rail.
+ * one rail under any setting.
+ *
+ * A disaggregated inference scenario adds the `kv` communicators: every prefill replica's KV
+ * hand-off to every decode replica (studies/inference.h kvTransferPairs), one group per pair.
  */
 enum class RailPath { ScaleUp, Leaf, Pxn, Spine, CrossRail };
 inline constexpr int kRailPathCount = 5;
@@ -48,7 +58,9 @@ std::string_view railPathName(RailPath path); ///< "scale_up", "leaf", "pxn", "s
 
 struct RailHop
 {
-    int srcRank = -1;
+    int srcSlot = -1;
+    int dstSlot = -1;
+    int srcRank = -1; ///< -1 for the KV hand-off, whose ends are GPUs of the inference pools
     int dstRank = -1;
     int srcServer = -1;
     int dstServer = -1;
@@ -60,6 +72,7 @@ struct RailHop
 
 struct RailAuditGroup
 {
+    std::string name; ///< the dimension's name: groupKindName(kind), or "kv"
     GroupKind kind = GroupKind::Tp;
     int index = 0; ///< the group's index among layout.groups(kind)
     std::vector<int> ranks;
@@ -75,6 +88,7 @@ struct RailAuditGroup
 
 struct RailAuditDim
 {
+    std::string name; ///< groupKindName(kind), or "kv" for the prefill -> decode hand-off
     GroupKind kind = GroupKind::Tp;
     int groups = 0;
     int groupsOnRail = 0; ///< groups whose every network flow stays on one rail's leaf
@@ -83,8 +97,15 @@ struct RailAuditDim
     std::string verdict; ///< one sentence composed from the figures above
 };
 
+/** What the audit assumes of NCCL beyond the scenario. */
+struct RailAuditOptions
+{
+    int crossNic = 2; ///< NCCL_CROSS_NIC: 0, 1 or 2 (NCCL's default)
+};
+
 struct RailAudit
 {
+    int crossNic = 2; ///< the NCCL_CROSS_NIC setting audited
     bool pxn = false;
     bool railOptimised = false; ///< the fabric has rails (rail-optimised or rail-only)
     std::vector<RailAuditDim> dims; ///< the dimensions with groups of more than one rank
@@ -95,10 +116,11 @@ struct RailAudit
 };
 
 /// Audits the engine's current mapping (its fabric, layout, report and router).
-RailAudit railAudit(const CostEngine &engine);
+RailAudit railAudit(const CostEngine &engine, const RailAuditOptions &options = {});
 
-/// The audit as JSON: verdict, pxn, spine_needed_for, notes, dims (kind, groups, groups_on_rail,
-/// groups_via_spine, hops by path, verdict) and the groups with hops off their rail's leaf.
+/// The audit as JSON: verdict, cross_nic, pxn, spine_needed_for, notes, dims (kind, groups,
+/// groups_on_rail, groups_via_spine, hops by path, verdict) and the groups with hops off their
+/// rail's leaf.
 nlohmann::json railAuditJson(const RailAudit &audit);
 
 /// The audit as text, one block per dimension, the groups that leave their rail named.

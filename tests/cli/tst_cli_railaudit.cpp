@@ -1,7 +1,8 @@
 // railyard-cli rail-audit as a user runs it: the seed job (rail-aligned: no spine needed), the
 // same after lesson 2's swap of ranks 1 and 8 (two TP groups split across servers: the spine is
-// needed for TP, named in text and JSON), --pxn moving those hops onto NVLink, -o, and a bad
-// file (exit 1, nothing written).
+// needed for TP, named in text and JSON), --pxn moving those hops onto NVLink, -o, a bad
+// file (exit 1, nothing written), --cross-nic (and a value NCCL does not take: exit 2, nothing
+// written) and the disaggregated inference sample's KV hand-off.
 #include "clirun.h"
 
 #include <QFile>
@@ -27,6 +28,7 @@ private Q_SLOTS:
     void seedNeedsNoSpine();
     void swappedRanksNeedTheSpineForTp();
     void badFileWritesNothing();
+    void crossNicAndKvHandOff();
 };
 
 void TestCliRailAudit::seedNeedsNoSpine()
@@ -83,6 +85,28 @@ void TestCliRailAudit::badFileWritesNothing()
     QCOMPARE(r.exitCode, 1);
     QVERIFY(r.err.contains("format_version: missing required field"));
     QVERIFY(!QFile::exists(out));
+}
+
+void TestCliRailAudit::crossNicAndKvHandOff()
+{
+    const CliRun r = runRailyardCli({ QStringLiteral("rail-audit"), seed(),
+        QStringLiteral("--cross-nic"), QStringLiteral("0"), QStringLiteral("--json") });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(nlohmann::json::parse(r.out.toStdString())["cross_nic"].get<int>(), 0);
+
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("audit.txt"));
+    const CliRun bad = runRailyardCli({ QStringLiteral("rail-audit"), seed(),
+        QStringLiteral("--cross-nic"), QStringLiteral("3"), QStringLiteral("-o"), out });
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("--cross-nic"));
+    QVERIFY(!QFile::exists(out));
+
+    const CliRun kv = runRailyardCli({ QStringLiteral("rail-audit"),
+        QStringLiteral(RAILYARD_SOURCE_DIR "/samples/inference-disaggregated.json") });
+    QVERIFY2(kv.exitCode == 0, kv.err.constData());
+    QVERIFY(
+        kv.out.contains("kv: every network hop stays on its rail's leaf (32 hops over 4 groups)"));
 }
 
 QTEST_GUILESS_MAIN(TestCliRailAudit)

@@ -36,7 +36,8 @@ void printWarning(const std::string &text)
 
 std::string errorMessage(const ScenarioError &error)
 {
-    return error.field().empty() ? error.reason() : error.field() + ": " + error.reason();
+    const std::string where = error.location().empty() ? "" : error.location() + ": ";
+    return where + (error.field().empty() ? error.reason() : error.field() + ": " + error.reason());
 }
 
 Scenario loadScenarioFile(const std::string &path)
@@ -44,8 +45,8 @@ Scenario loadScenarioFile(const std::string &path)
     try {
         return loadScenario(path);
     } catch (const ScenarioError &e) {
-        if (!e.field().empty())
-            throw;
+        if (!e.field().empty() || !e.location().empty())
+            throw; // "FILE:LINE: field: reason" (scenario/scenariofile.cpp loadScenario)
         // "not valid JSON: parse error at line 3, column 5" says where in which file.
         throw ScenarioError(path, e.reason());
     }

@@ -173,6 +173,7 @@
 
 #include "base/fileio.h"
 #include "base/jsonfields.h"
+#include "base/jsonlines.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
 #include "base/stalefiles.h"
@@ -519,8 +520,15 @@ Scenario loadScenario(const std::string &path)
         = readFileLimited(path, limits::kMaxFileBytes, "a scenario file", " (64 MiB)");
     // Relative paths inside the file (model.routing.hotness_file) start at its directory.
     const std::size_t slash = path.rfind('/');
-    return scenarioFromJson(
-        parseJson(text), slash == std::string::npos ? std::string(".") : path.substr(0, slash + 1));
+    const nlohmann::json json = parseJson(text);
+    try {
+        return scenarioFromJson(
+            json, slash == std::string::npos ? std::string(".") : path.substr(0, slash + 1));
+    } catch (const ScenarioError &e) {
+        // A field's message says where the field is: "FILE:LINE: fabric.servers: ...".
+        const int line = e.field().empty() ? 0 : jsonPathLine(text, e.field());
+        throw ScenarioError(e, line > 0 ? path + ":" + std::to_string(line) : path);
+    }
 }
 
 void saveScenario(const Scenario &scenario, const std::string &path)

@@ -1,7 +1,9 @@
 // The typed JSON readers every file loader uses (model/base/jsonfields.cpp): each reader's type
 // and range errors, with the field path and the exact one-line message, the guarded parser's
-// depth and duplicate-key refusals, and the path and quoting helpers.
+// depth and duplicate-key refusals, the path and quoting helpers, and the line a field path
+// starts on (model/base/jsonlines.cpp) for "FILE:LINE: field: reason" messages.
 #include "base/jsonfields.h"
+#include "base/jsonlines.h"
 #include "base/scenarioerror.h"
 
 #include <QTest>
@@ -84,6 +86,8 @@ private Q_SLOTS:
     void streamingKeepsTheGuards();
     void paths();
     void quoting();
+    void pathLine_data();
+    void pathLine();
 };
 
 void TestJsonFields::readerErrors_data()
@@ -386,6 +390,52 @@ void TestJsonFields::quoting()
     QCOMPARE(jsonQuote(json(std::string(50, 'x')), 10), "'" + std::string(10, 'x') + "...'");
     QCOMPARE(jsonQuote(json(42)), std::string("42"));
     QCOMPARE(jsonQuote(json::parse("[1,2]")), std::string("[1,2]"));
+}
+
+void TestJsonFields::pathLine_data()
+{
+    // Lines counted by hand in this document.
+    const QByteArray doc = "{\n" // 1
+                           "  \"format_version\": 1,\n" // 2
+                           "  \"fabric\": {\n" // 3
+                           "    \"kind\": \"rail-optimised\",\n" // 4
+                           "    \"servers\": -3,\n" // 5
+                           "    \"names\": [\"a\", \"b\",\n" // 6
+                           "      \"c\"]\n" // 7
+                           "  },\n" // 8
+                           "  \"jobs\": [\n" // 9
+                           "    { \"name\": \"a\" },\n" // 10
+                           "    {\n" // 11
+                           "      \"name\": \"b\\\"q\",\n" // 12
+                           "      \"mapping\": { \"servers\": 2 }\n" // 13
+                           "    }\n" // 14
+                           "  ],\n" // 15
+                           "  \"x\": { \"kind\": 1 }\n" // 16
+                           "}\n";
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<int>("line");
+    QTest::newRow("top-level") << doc << "format_version" << 2;
+    QTest::newRow("nested") << doc << "fabric.servers" << 5;
+    QTest::newRow("same key elsewhere") << doc << "x.kind" << 16;
+    QTest::newRow("array element on its line") << doc << "fabric.names[2]" << 7;
+    QTest::newRow("first element") << doc << "fabric.names[0]" << 6;
+    QTest::newRow("object in an array") << doc << "jobs[1].name" << 12;
+    QTest::newRow("after an escaped quote") << doc << "jobs[1].mapping.servers" << 13;
+    QTest::newRow("missing field: its parent") << doc << "fabric.gpus_per_server" << 3;
+    QTest::newRow("missing element: the array") << doc << "jobs[5]" << 9;
+    QTest::newRow("not there at all") << doc << "parallel.tp" << 0;
+    QTest::newRow("a key inside a string is no key")
+        << QByteArray("{\"a\": \"\\\"b\\\": 1\",\n\"b\": 2}") << "b" << 2;
+}
+
+void TestJsonFields::pathLine()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, path);
+    QFETCH(int, line);
+    QCOMPARE(
+        jsonPathLine(std::string_view(text.constData(), text.size()), path.toStdString()), line);
 }
 
 QTEST_GUILESS_MAIN(TestJsonFields)

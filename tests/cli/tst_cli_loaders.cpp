@@ -1,7 +1,7 @@
 // Every file loader of railyard-cli given a FIFO returns at once, exits non-zero and names the
 // path and what it is (a FIFO without a writer used to block 10 of the 11 loaders forever); the
 // preflight names its record file and refuses a --mapping-version below 1; import-mapping names
-// the record in its messages.
+// the record in its messages; a scenario's field error names the file and the field's line.
 #include "clirun.h"
 
 #include <QElapsedTimer>
@@ -43,6 +43,7 @@ private Q_SLOTS:
     void preflightNamesItsRecord();
     void preflightRefusesANegativeVersion();
     void importMappingNamesItsRecord();
+    void scenarioFieldErrorsNameFileAndLine();
 
 private:
     QTemporaryDir m_dir;
@@ -155,6 +156,36 @@ void TestCliLoaders::importMappingNamesItsRecord()
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains((bad + ": ranks[0].rank: expected an integer, got string").toUtf8()),
         run.err.constData());
+}
+
+void TestCliLoaders::scenarioFieldErrorsNameFileAndLine()
+{
+    // The seed sample with one value made wrong: "servers" is on the line the test finds, and
+    // a missing required field points at the object that lacks it.
+    QByteArray text = readTestFile(sample("seed-128.json"));
+    const int at = text.indexOf("\"servers\": 16");
+    QVERIFY(at > 0);
+    const int line = static_cast<int>(text.left(at).count('\n')) + 1;
+    text.replace("\"servers\": 16", "\"servers\": -16");
+    const QString bad = m_dir.filePath(QStringLiteral("servers.json"));
+    writeTestFile(bad, text);
+    const CliRun run = runBriefly({ QStringLiteral("evaluate"), bad });
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains((bad + ":" + QString::number(line) + ": fabric.servers: ").toUtf8()),
+        run.err.constData());
+
+    QByteArray missing = readTestFile(sample("seed-128.json"));
+    missing.replace("\"gpus_per_server\": 8,", "");
+    const int fabricLine
+        = static_cast<int>(missing.left(missing.indexOf("\"fabric\"")).count('\n')) + 1;
+    const QString lacking = m_dir.filePath(QStringLiteral("lacking.json"));
+    writeTestFile(lacking, missing);
+    const CliRun gone = runBriefly({ QStringLiteral("evaluate"), lacking });
+    QCOMPARE(gone.exitCode, 1);
+    QVERIFY2(gone.err.contains((lacking + ":" + QString::number(fabricLine)
+                 + ": fabric.gpus_per_server: missing required field")
+                                   .toUtf8()),
+        gone.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliLoaders)

@@ -200,8 +200,9 @@ void FabricCompareDialog::fillTable()
             continue;
         }
         const QStringList cells { QString::number(r.iterationSeconds, 'f', 3),
-            QStringLiteral("%1 %").arg(100.0 * r.slowdown, 0, 'f', 1), QString::number(r.switches),
-            fabricCompareText(formatUsd(r.capexUsd)),
+            QStringLiteral("%1 %").arg(
+                std::abs(r.slowdown) < 5e-5 ? 0.0 : 100.0 * r.slowdown, 0, 'f', 2),
+            QString::number(r.switches), fabricCompareText(formatUsd(r.capexUsd)),
             fabricCompareText(formatUsd(r.networkCapexUsd)),
             fabricCompareText(formatWatts(r.networkPowerW)),
             fabricCompareText(formatUsd(r.usdPerIteration)),
@@ -279,6 +280,13 @@ void FabricCompareDialog::fillChart()
         const double dy = std::max(1e-6, 0.05 * (yMax - yMin));
         xAxis->setRange(xMin - dx, xMax + dx);
         yAxis->setRange(yMin - dy, yMax + dy);
+        // Enough decimals that the ticks differ: designs a thousandth of a second apart are
+        // common when the job hides its communication (at most microseconds).
+        const int decimals = std::clamp(
+            static_cast<int>(std::ceil(-std::log10(std::max(1e-6, yMax - yMin + 2.0 * dy)))) + 1, 3,
+            6);
+        yAxis->setLabelFormat(
+            QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f"));
     }
     chart->addAxis(xAxis, Qt::AlignBottom);
     chart->addAxis(yAxis, Qt::AlignLeft);

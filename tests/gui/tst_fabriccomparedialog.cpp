@@ -108,6 +108,18 @@ void TestFabricCompareDialog::chartHasTheComparisonsPoints()
         qPrintable(hover));
     QVERIFY(hover.contains(QStringLiteral("8 switches")));
 
+    // Clicking a point chooses its design (the same as double-clicking its row).
+    QSignalSpy opened(dialog, &FabricCompareDialog::designOpened);
+    Q_EMIT dialog->frontSeries()->clicked(p);
+    QCOMPARE(opened.count(), 1);
+    const Scenario chosen = opened.takeFirst().at(0).value<Scenario>();
+    QCOMPARE(chosen.fabric.kind, FabricKind::RailOnly);
+    for (QWidget *top : QApplication::topLevelWidgets())
+        if (auto *m = qobject_cast<MainWindow *>(top); m && m != &w.window)
+            m->close();
+    QTest::qWait(0);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+
     QCOMPARE(dialog->table()->rowCount(), static_cast<int>(expected.rows.size()));
     // The docs' picture, when asked for.
     const QByteArray dir = qgetenv("RAILYARD_SCREENSHOT_DIR");

@@ -22,6 +22,7 @@ void addAllCommands(CommandLine &line)
     addRailAudit(line);
     addNcclLog(line);
     addBom(line);
+    addFabricSearch(line);
     addCounters(line);
     addDocumentation(line);
 }

@@ -9,7 +9,9 @@
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
+#include "fabricsearchmerge.h"
 #include "mpisearch.h"
+#include "shardoption.h"
 #include "usageerror.h"
 
 #include "base/fileio.h"
@@ -20,6 +22,7 @@
 #include "optimise/layoutsearch.h"
 #include "optimise/layoutsearchjson.h"
 #include "scenario/scenariofile.h"
+#include "studies/fabricsearchjson.h"
 #include "workload/presets.h"
 #include "workload/workloadnames.h"
 
@@ -134,29 +137,6 @@ std::vector<T> parseList(const std::string &flag, const std::string &text, Parse
         out.push_back(value);
     }
     return out;
-}
-
-/// "I/N" with 0 <= I < N.
-void parseShard(const std::string &text, int &index, int &count)
-{
-    const std::size_t slash = text.find('/');
-    const auto bad = [&text]() {
-        return ScenarioError(
-            "--shard", "expected I/N with 0 <= I < N (e.g. 0/4), got '" + text + "'");
-    };
-    if (slash == std::string::npos)
-        throw bad();
-    std::int64_t i = 0, n = 0;
-    try {
-        i = parseInteger("--shard", text.substr(0, slash));
-        n = parseInteger("--shard", text.substr(slash + 1));
-    } catch (const ScenarioError &) {
-        throw bad();
-    }
-    if (n < 1 || n > 1000000 || i < 0 || i >= n)
-        throw bad();
-    index = static_cast<int>(i);
-    count = static_cast<int>(n);
 }
 
 /// The loader's and the engine's field names as the flags that set them.
@@ -372,11 +352,19 @@ int runMerge(const MergeCliOptions &o)
     if (o.top < 0)
         throw ScenarioError("--top", "must be at least 1, got " + std::to_string(o.top));
     checkWriteDirectory(o.writeTop);
-    std::vector<LayoutSearchResult> parts;
-    for (const std::string &path : o.parts) {
-        parts.push_back(layoutSearchFromPartJson(
-            parsePart(readFileLimited(path, 256ll << 20, "a search part"), path), path));
+    std::vector<nlohmann::json> texts;
+    for (const std::string &path : o.parts)
+        texts.push_back(parsePart(readFileLimited(path, 256ll << 20, "a search part"), path));
+    if (!texts.empty() && isFabricSearchPart(texts.front())) {
+        if (o.top != 0 || !o.writeTop.empty())
+            throw UsageError("--top and --write-top apply to parts of search, not of "
+                             "fabric-search (which keeps every design)",
+                false);
+        return mergeFabricSearchParts(texts, o.parts, o.json, o.csv, o.output);
     }
+    std::vector<LayoutSearchResult> parts;
+    for (std::size_t i = 0; i < texts.size(); ++i)
+        parts.push_back(layoutSearchFromPartJson(texts[i], o.parts[i]));
     LayoutSearchResult merged;
     try {
         merged = mergeSearchResults(parts, toInt("--top", o.top));
@@ -443,7 +431,8 @@ void addMerge(CommandLine &line)
 {
     auto o = std::make_shared<MergeCliOptions>();
     CLI::App &app = line.addCommand("merge",
-        "Merge the parts that search --shard I/N wrote into the result of the whole search. "
+        "Merge the parts that search --shard I/N (or fabric-search --shard I/N) wrote into the "
+        "result of the whole search. "
         "Refuses parts of different searches and names missing or repeated shards.",
         [o] { return runMerge(*o); });
     Command c(line, app);

@@ -26,6 +26,7 @@ void addCalibrate(CommandLine &line);
 void addRailAudit(CommandLine &line);
 void addNcclLog(CommandLine &line);
 void addBom(CommandLine &line);
+void addFabricSearch(CommandLine &line);
 void addCounters(CommandLine &line);
 /// The hidden `completion bash` and `man`, which print what the build installs.
 void addDocumentation(CommandLine &line);

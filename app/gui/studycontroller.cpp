@@ -2,14 +2,15 @@
 #include "summarybar.h"
 
 #include "annotationcontroller.h"
-#include "collectivecontroller.h"
 #include "base/scenarioerror.h"
+#include "collectivecontroller.h"
 #include "comparepanel.h"
 #include "cost/costengine.h"
 #include "cost/epsummary.h"
 #include "document/scenariodocument.h"
 #include "documentfiles.h"
 #include "expertpanel.h"
+#include "fabriccomparedialog.h"
 #include "fabricview.h"
 #include "inferencepanel.h"
 #include "layoutsearchdialog.h"
@@ -152,6 +153,12 @@ void StudyController::buildMenu()
     search->setObjectName(QStringLiteral("actionSearchLayouts"));
     search->setStatusTip(tr("Search TP, PP, DP, CP, EP, micro-batch, schedule, recompute and "
                             "placement for a model on a generated fabric"));
+
+    QAction *fabrics
+        = m_menu->addAction(tr("Compare &Fabrics…"), this, &StudyController::showFabricCompare);
+    fabrics->setObjectName(QStringLiteral("actionCompareFabrics"));
+    fabrics->setStatusTip(tr("The job on rail-optimised, ToR, rail-only, oversubscribed and "
+                             "multi-plane fabrics: iteration time, cost and power, Pareto chart"));
 
     m_menu->addSeparator();
     QAction *experts = m_menu->addAction(
@@ -361,6 +368,22 @@ LayoutSearchDialog *StudyController::showLayoutSearch()
     m_layoutSearch->raise();
     m_layoutSearch->activateWindow();
     return m_layoutSearch;
+}
+
+FabricCompareDialog *StudyController::showFabricCompare()
+{
+    // A new comparison each time: it is of the document as it is now.
+    if (m_fabricCompare)
+        m_fabricCompare->deleteLater();
+    auto *dialog = new FabricCompareDialog(m_window->document()->scenario(), m_window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_fabricCompare = dialog;
+    connect(dialog, &FabricCompareDialog::designOpened, this,
+        [this](const Scenario &scenario) { openInNewWindow(scenario); });
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
+    return dialog;
 }
 
 MainWindow *StudyController::openInNewWindow(const Scenario &scenario)

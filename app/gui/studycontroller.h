@@ -20,6 +20,7 @@ class ComparePanel;
 class CostEngine;
 class ExpertPanel;
 class InferencePanel;
+class FabricCompareDialog;
 class LayoutSearchDialog;
 class MainWindow;
 
@@ -71,6 +72,9 @@ public:
     /// Study ▸ Search Layouts…: shows the parallel-layout search (LayoutSearchDialog, not
     /// modal: it never touches the document) and raises it when it is already open.
     LayoutSearchDialog *showLayoutSearch();
+    /// Study ▸ Compare Fabrics…: the open job on the standard fabric designs
+    /// (FabricCompareDialog); a chosen design opens in a new window.
+    FabricCompareDialog *showFabricCompare();
     /// Opens `scenario` (a searched candidate) untitled in a new main window; this window's
     /// document is untouched. The new window deletes itself when closed; nullptr when the
     /// scenario does not load.
@@ -125,6 +129,7 @@ private:
     bool m_pending = false;
     bool m_inferenceDirty = true;
     QPointer<LayoutSearchDialog> m_layoutSearch;
+    QPointer<FabricCompareDialog> m_fabricCompare;
 };
 
 } // namespace railyard

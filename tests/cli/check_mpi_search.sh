@@ -1,6 +1,7 @@
 #!/bin/sh
 # `mpirun -np 2 railyard-cli search ...` prints exactly what the serial search prints: the two
 # ranks each search half of the candidate list, rank 0 gathers and merges, rank 1 prints nothing.
+# The same for `railyard-cli fabric-search` (its designs shared the same way).
 # Usage: check_mpi_search.sh RAILYARD_CLI
 set -eu
 cli=$1
@@ -20,5 +21,19 @@ if cmp "$dir/serial.json" "$dir/mpi.json"; then
 else
   echo "mpirun -np 2 search differs from the serial search:"
   diff "$dir/serial.json" "$dir/mpi.json" | head -20
+  exit 1
+fi
+
+# fabric-search: the seed job's designs over two ranks.
+set -- fabric-search "$(dirname "$0")/../../samples/seed-128.json" --json
+"$cli" "$@" >"$dir/fabric-serial.json"
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+  mpirun -np 2 --oversubscribe --mca btl self,vader "$cli" "$@" >"$dir/fabric-mpi.json"
+test -s "$dir/fabric-serial.json"
+if cmp "$dir/fabric-serial.json" "$dir/fabric-mpi.json"; then
+  echo "mpirun -np 2 fabric-search equals the serial fabric-search"
+else
+  echo "mpirun -np 2 fabric-search differs from the serial fabric-search:"
+  diff "$dir/fabric-serial.json" "$dir/fabric-mpi.json" | head -20
   exit 1
 fi

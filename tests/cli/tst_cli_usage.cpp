@@ -109,7 +109,8 @@ void TestCliUsage::noArgumentsPrintsUsageOnStderr()
     QCOMPARE(commands,
         (QStringList { "generate", "evaluate", "groups", "pipeline", "collective", "export",
             "import-mapping", "import-topology", "preflight", "compare", "remap", "optimise",
-            "search", "merge", "calibrate", "rail-audit", "nccl-log", "bom", "counters" }));
+            "search", "merge", "calibrate", "rail-audit", "nccl-log", "bom", "fabric-search",
+            "counters" }));
     for (const QString &c : commands)
         QVERIFY2(r.err.contains("\n  " + c.toUtf8() + ' '), qPrintable(c));
     QVERIFY(r.err.contains("--version"));
@@ -300,6 +301,7 @@ void TestCliUsage::everyCommandsHelpShowsItsUsage_data()
         { "optimise", "Usage: railyard-cli optimise [OPTIONS] FILE\n" },
         { "search", "Usage: railyard-cli search [OPTIONS]\n" },
         { "merge", "Usage: railyard-cli merge [OPTIONS] PART...\n" },
+        { "fabric-search", "Usage: railyard-cli fabric-search [OPTIONS] SCENARIO\n" },
     };
     for (const auto &[command, usage] : expected)
         QTest::newRow(command) << QString::fromLatin1(command) << QString::fromLatin1(usage);
@@ -430,6 +432,8 @@ void TestCliUsage::everyJsonOutputHasFormatVersion_data()
     QTest::newRow("remap") << QStringList { "remap", seed, "--fail", "server:3", "--json" };
     QTest::newRow("rail-audit") << QStringList { "rail-audit", seed, "--json" };
     QTest::newRow("bom") << QStringList { "bom", seed, "--json" };
+    QTest::newRow("fabric-search") << QStringList { "fabric-search", seed, "--kinds",
+        "rail-optimised,rail-only", "--oversubscription", "1", "--planes", "1", "--json" };
     QTest::newRow("counters") << QStringList { "counters", seed,
         QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/port-counters/seed128-window.csv"),
         "--json" };
@@ -471,6 +475,8 @@ void TestCliUsage::errorsUnderJsonAreJson_data()
     QTest::newRow("remap strategy")
         << QStringList { "remap", seed, "--fail", "server:3", "--strategy", "pray", "--json" } << 2
         << "--strategy: unknown strategy 'pray' (drop-dp, spares, shrink-pp, all)";
+    QTest::newRow("fabric-search planes") << QStringList { "fabric-search", seed, "--planes", "0",
+        "--json" } << 1 << "--planes: each count must be 1 to 16, got 0";
     QTest::newRow("unknown command") << QStringList { "evalute", seed, "--json" } << 2
                                      << "unknown command 'evalute'; did you mean 'evaluate'? "
                                         "(try 'railyard-cli --help')";

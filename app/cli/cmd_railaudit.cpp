@@ -7,6 +7,7 @@
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
+#include "usageerror.h"
 
 #include "cost/costengine.h"
 #include "studies/railaudit.h"

@@ -2,6 +2,7 @@
 
 #include "chartformat.h"
 #include "chartpalette.h"
+#include "elidedlabel.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -26,9 +27,10 @@ MeasuredPanel::MeasuredPanel(QWidget *parent)
     m_runs = new QComboBox(this);
     m_runs->setObjectName(QStringLiteral("measuredRuns"));
     m_runs->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_header = new QLabel(this);
+    // One line, elided: the table and the why line keep the dock's height, and a long name
+    // never widens the dock (and the window with it).
+    m_header = new ElidedLabel(this);
     m_header->setObjectName(QStringLiteral("measuredHeader"));
-    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_fit = new QPushButton(tr("Fit Compute to This Step"), this);
     m_fit->setObjectName(QStringLiteral("measuredFit"));
     m_fit->setToolTip(tr("Fit the device's GEMM efficiency so that the engine predicts this "
@@ -43,6 +45,10 @@ MeasuredPanel::MeasuredPanel(QWidget *parent)
     m_table->setHorizontalHeaderLabels(
         { tr("Part of the step"), tr("Measured"), tr("Predicted"), tr("Engine's error") });
     m_table->verticalHeader()->hide();
+    // One line a part, elided when the dock is narrow: as many rows in sight as the height allows.
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
@@ -55,6 +61,7 @@ MeasuredPanel::MeasuredPanel(QWidget *parent)
     m_why = new QLabel(this);
     m_why->setObjectName(QStringLiteral("measuredWhy"));
     m_why->setWordWrap(true);
+    m_why->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_why);
 
@@ -92,6 +99,12 @@ void MeasuredPanel::setRuns(const std::vector<MeasuredRunView> &runs)
     showRun();
 }
 
+void MeasuredPanel::showMessage(const QString &message)
+{
+    setRuns({});
+    m_header->setFullText(message);
+}
+
 int MeasuredPanel::currentRun() const
 {
     const int i = m_runs->currentIndex();
@@ -103,21 +116,21 @@ void MeasuredPanel::showRun()
     const int i = currentRun();
     m_table->setRowCount(0);
     if (i < 0) {
-        m_header->setText(tr("File ▸ Import Training Log or Trace… puts a run's measured step "
-                             "beside the prediction."));
+        m_header->setFullText(tr("File ▸ Import Training Log or Trace… puts a run's measured "
+                                 "step beside the prediction."));
         m_why->clear();
         return;
     }
     const MeasuredRunView &r = m_data[static_cast<std::size_t>(i)];
-    QString header = QStringLiteral("<b>%1</b> · %2")
-                         .arg(QFileInfo(QString::fromStdString(r.file)).fileName().toHtmlEscaped(),
-                             chartformat::latin(measurementFormatName(r.format)));
+    QString header
+        = QStringLiteral("%1 · %2").arg(QFileInfo(QString::fromStdString(r.file)).fileName(),
+            chartformat::latin(measurementFormatName(r.format)));
     if (r.rank >= 0)
         header += r.stage >= 0 ? tr(" · rank %1, stage %2").arg(r.rank).arg(r.stage)
                                : tr(" · rank %1").arg(r.rank);
     if (r.laneStep >= 0)
         header += tr(" · the timeline draws step %1").arg(r.laneStep);
-    m_header->setText(header);
+    m_header->setFullText(header);
     m_table->setRowCount(static_cast<int>(r.rows.size()));
     for (int row = 0; row < static_cast<int>(r.rows.size()); ++row) {
         const ComparisonRow &c = r.rows[static_cast<std::size_t>(row)];

@@ -13,6 +13,8 @@ class QTableWidget;
 
 namespace railyard {
 
+class ElidedLabel;
+
 /**
  * The "Measured vs Predicted" dock: for the training log or trace picked in its list, a table
  * of the step and its parts (compute, each dimension's exposed communication) with the measured
@@ -31,13 +33,17 @@ public:
     /// Shows `runs` (none: a hint to import a file), keeping the picked file when it is still
     /// there.
     void setRuns(const std::vector<MeasuredRunView> &runs);
+    /// No run, and `message` where the file's name goes (the files no longer fit the scenario).
+    void showMessage(const QString &message);
     /// The run shown (index into the last setRuns()), -1 when there is none.
     int currentRun() const;
 
     QComboBox *runBox() const { return m_runs; }
     QTableWidget *table() const { return m_table; }
     QLabel *whyLabel() const { return m_why; }
-    QLabel *headerLabel() const { return m_header; }
+    /// The file, its format, rank and stage, the step drawn: one line, elided (full in its
+    /// tooltip).
+    ElidedLabel *headerLabel() const { return m_header; }
     QPushButton *fitButton() const { return m_fit; }
 
     /// "+12.3 %": the engine's error as the table writes it.
@@ -52,7 +58,7 @@ private:
 
     std::vector<MeasuredRunView> m_data;
     QComboBox *m_runs = nullptr;
-    QLabel *m_header = nullptr;
+    ElidedLabel *m_header = nullptr;
     QTableWidget *m_table = nullptr;
     QLabel *m_why = nullptr;
     QPushButton *m_fit = nullptr;

@@ -16,7 +16,6 @@
 #include <QDateTime>
 #include <QDockWidget>
 #include <QFileInfo>
-#include <QLabel>
 
 #include <exception>
 #include <stdexcept>
@@ -70,7 +69,14 @@ bool MeasuredController::openFiles(const QStringList &paths)
             m_window, tr("Import Training Log or Trace"), QString::fromStdString(e.what()));
         return false;
     }
-    m_dock->show();
+    if (!m_dock->isVisible()) {
+        m_dock->show();
+        // Beside the pipeline (its lanes and this table belong together), each half the
+        // bottom area's width rather than this dock squeezed to its minimum.
+        if (auto *timeline = m_window->findChild<QDockWidget *>(QStringLiteral("timelineDock"));
+            timeline && m_window->dockWidgetArea(timeline) == m_window->dockWidgetArea(m_dock))
+            m_window->resizeDocks({ m_dock, timeline }, { 1000, 1000 }, Qt::Horizontal);
+    }
     m_dock->raise();
     return true;
 }
@@ -105,8 +111,7 @@ void MeasuredController::refresh()
     } catch (const std::exception &e) {
         // The scenario no longer fits the files (another world size): say so where they show.
         m_comparison = {};
-        m_panel->setRuns({});
-        m_panel->headerLabel()->setText(QString::fromStdString(e.what()));
+        m_panel->showMessage(QString::fromStdString(e.what()));
         m_window->timelineView()->canvas()->setMeasuredLanes({});
     }
 }

@@ -254,6 +254,15 @@ void TestMeasuredView::fitComputeShowsInSummary()
     QVERIFY2(badge->text().contains(today), qPrintable(badge->text()));
     QVERIFY(badge->toolTip().contains(QStringLiteral("max efficiency")));
     QVERIFY(!bar->calibratedBadge()->isVisibleTo(&f.window)); // no network calibration
+    // The bar as a 1280-pixel window shows it, for the eye (RAILYARD_SCREENSHOT_DIR).
+    const QByteArray dir = qgetenv("RAILYARD_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) {
+        f.window.resize(1280, 720);
+        f.window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&f.window));
+        QVERIFY(
+            bar->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/summary-compute.png")));
+    }
 
     // Undo takes the efficiency back, and the badge with it; redo brings both.
     f.doc()->undoStack()->undo();

@@ -27,6 +27,7 @@ MeasuredPanel::MeasuredPanel(QWidget *parent)
     m_runs = new QComboBox(this);
     m_runs->setObjectName(QStringLiteral("measuredRuns"));
     m_runs->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_runs->setToolTip(tr("The imported log or trace whose figures the table shows"));
     // One line, elided: the table and the why line keep the dock's height, and a long name
     // never widens the dock (and the window with it).
     m_header = new ElidedLabel(this);

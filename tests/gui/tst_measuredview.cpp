@@ -146,6 +146,10 @@ void TestMeasuredView::laneTableAndWhy()
     // Drawn under the predicted stages; its tooltip names what runs there.
     f.window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&f.window));
+    // The dock beside the pipeline never widens the window past a 1280-pixel screen (its
+    // header's file name once set its minimum width).
+    QVERIFY2(f.window.minimumSizeHint().width() <= 1280,
+        qPrintable(QString::number(f.window.minimumSizeHint().width())));
     int lastStageEvent = -1;
     for (int i = 0; i < static_cast<int>(canvas->timeline().events.size()); ++i)
         if (canvas->timeline().events[static_cast<std::size_t>(i)].stage == 1)

@@ -25,7 +25,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6svg6 qt6-base-dev-tools
           libboost-graph-dev nlohmann-json3-dev libgl1-mesa-dev libbenchmark-dev xvfb xauth
           openmpi-bin libopenmpi-dev fonts-dejavu-core ccache pkgconf libcli11-dev dpkg-dev desktop-file-utils
-          groff-base poppler-utils mold libre2-dev python3-jsonschema
+          groff-base poppler-utils mold libre2-dev python3-jsonschema python3-torch
           slurmctld slurm-client munge prometheus-node-exporter)
 # The asan preset needs nothing more: GCC's libasan8/libubsan1 come with g++ (libgcc-12-dev).
 SANITIZE_PACKAGES=()

@@ -58,12 +58,20 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     m_spine = addItem(QStringLiteral("summarySpine"));
     m_memory = addItem(QStringLiteral("summaryMemory"));
     m_warnings = addItem(QStringLiteral("summaryWarnings"));
-    // A badge while the scenario carries a calibration fitted on measured runs.
+    // A badge per active calibration, two lines like the items: what, and where it came from.
+    const QString badgeStyle = QStringLiteral(
+        "QLabel { color: white; background: #2e7d32; border-radius: 4px; padding: 0px 6px; }");
     m_calibrated = new QLabel(tr("calibrated"), this);
     m_calibrated->setObjectName(QStringLiteral("summaryCalibrated"));
-    m_calibrated->setStyleSheet(QStringLiteral(
-        "QLabel { color: white; background: #2e7d32; border-radius: 4px; padding: 1px 6px; }"));
+    m_calibrated->setStyleSheet(badgeStyle);
+    m_calibrated->setTextFormat(Qt::RichText);
     layout->addWidget(m_calibrated);
+    m_computeBadge = new QLabel(this);
+    m_computeBadge->setObjectName(QStringLiteral("summaryComputeCalibrated"));
+    m_computeBadge->setStyleSheet(badgeStyle);
+    m_computeBadge->setTextFormat(Qt::RichText);
+    m_computeBadge->setVisible(false);
+    layout->addWidget(m_computeBadge);
     layout->addStretch(1);
     m_evaluating = new QLabel(tr("evaluating…"), this);
     m_evaluating->setObjectName(QStringLiteral("summaryEvaluating"));
@@ -316,6 +324,31 @@ void SummaryBar::clearKvFigures()
     refresh();
 }
 
+void SummaryBar::setComputeCalibration(const std::optional<ComputeCalibration> &calibration)
+{
+    m_compute = calibration;
+    refresh();
+}
+
+namespace {
+
+/// A badge's two lines: "what · source" over the details, in the captions' small type.
+QString badgeText(const QString &what, const QString &source, const QString &details)
+{
+    return QStringLiteral("<span style='font-size:small'><b>%1</b> · %2<br>%3</span>")
+        .arg(what, source.toHtmlEscaped(), details.toHtmlEscaped());
+}
+
+/// A file's name without its folders, at most 28 characters (the tooltip has the path).
+QString shortFileName(const std::string &path)
+{
+    QString name = QString::fromStdString(path);
+    name = name.mid(name.lastIndexOf(QLatin1Char('/')) + 1);
+    return name.size() > 28 ? name.left(13) + QStringLiteral("…") + name.right(14) : name;
+}
+
+} // namespace
+
 void SummaryBar::refresh()
 {
     const CostReport &r = m_doc->report();
@@ -418,15 +451,39 @@ void SummaryBar::refresh()
 
     const CalibrationSpec &cal = s.calibration;
     m_calibrated->setVisible(!cal.empty());
-    QString calTip = tr("Fitted on %1 measured nccl-tests run(s), %2:")
+    m_calibrated->setText(badgeText(tr("network"), tr("nccl-tests"),
+        (cal.runs.size() == 1 ? tr("1 run · %1") : tr("%1 runs · %2").arg(cal.runs.size()))
+            .arg(QString::fromStdString(cal.measuredAt.substr(0, 10)))));
+    QString calTip = tr("Network calibration, fitted on %1 measured nccl-tests run(s), %2:")
                          .arg(cal.runs.size())
                          .arg(QString::fromStdString(cal.measuredAt));
+    if (!cal.ncclVersion.empty())
+        calTip += tr(" NCCL %1").arg(QString::fromStdString(cal.ncclVersion));
     for (const CalibratedTier &t : cal.tiers)
         calTip += QStringLiteral("\n") + chartformat::latin(tierName(t.tier))
             + (t.algorithm.empty()
                     ? QString()
                     : QStringLiteral(" (%1)").arg(QString::fromStdString(t.algorithm)));
     m_calibrated->setToolTip(calTip);
+
+    // The compute calibration is active while the device carries its fitted efficiency: an
+    // undo, another document or an edit of the efficiency takes it off.
+    const bool fp8 = s.training.precision == Precision::Fp8;
+    const bool computeActive = m_compute && m_compute->device == s.device.name
+        && m_compute->precision == s.training.precision
+        && (fp8 ? s.device.maxEfficiencyFp8 : s.device.maxEfficiency) == m_compute->maxEfficiency;
+    m_computeBadge->setVisible(computeActive);
+    if (computeActive) {
+        const ComputeCalibration &c = *m_compute;
+        const QString stack
+            = c.stack ? chartformat::latin(stackName(*c.stack)) : tr("stack unknown");
+        m_computeBadge->setText(badgeText(tr("compute"), shortFileName(c.file),
+            QStringLiteral("%1 · %2 · %3")
+                .arg(QString::fromStdString(c.device), stack,
+                    QString::fromStdString(c.measuredAt.substr(0, 10)))));
+        m_computeBadge->setToolTip(tr("Compute calibration from a training run: %1")
+                                       .arg(QString::fromStdString(computeCalibrationText(c))));
+    }
 }
 
 } // namespace railyard

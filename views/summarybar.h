@@ -1,5 +1,7 @@
 #pragma once
 
+#include "io/computecalibration.h"
+
 #include <optional>
 
 #include <QFrame>
@@ -13,8 +15,11 @@ class ScenarioDocument;
 /**
  * One compact row of the numbers a design review starts from: iteration time, MFU, bubble,
  * the bottleneck link (name, tier, dominant dimension, utilisation), spine share, the largest
- * per-rank memory against the device's HBM, and the mapping warnings (count; the list in the
- * tooltip). Straight from the document's report and engine. The columns keep their widths
+ * per-rank memory against the device's HBM, the mapping warnings (count; the list in the
+ * tooltip) and which calibrations are active: the network's (fitted on nccl-tests runs, from
+ * the scenario's calibration section) and the compute's (fitted on a training run's measured
+ * step, setComputeCalibration()), each with where it came from. Straight from the document's
+ * report and engine. The columns keep their widths
  * whatever the values (a long bottleneck name is elided, in full in its tooltip).
  */
 class SummaryBar : public QFrame
@@ -46,8 +51,14 @@ public:
     /// The bottleneck (or hottest KV) link's name the bar shows, in full.
     QString bottleneckName() const { return m_bottleneckName; }
 
-    /// Shown while the scenario has a calibration (its tooltip lists the calibrated tiers).
+    /// Shown while the scenario has a network calibration: "network · nccl-tests", its runs and
+    /// date (the tooltip lists the calibrated tiers and the logs).
     QLabel *calibratedBadge() const { return m_calibrated; }
+    /// The compute calibration fitted on a training run in this session (nullopt: none). Its
+    /// badge shows while the scenario's device carries its efficiency (an undo takes it off).
+    void setComputeCalibration(const std::optional<ComputeCalibration> &calibration);
+    /// "compute · FILE" over "DEVICE · STACK · DATE", while the compute calibration is active.
+    QLabel *computeBadge() const { return m_computeBadge; }
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
@@ -76,6 +87,8 @@ private:
     QLabel *m_warnings = nullptr;
     QLabel *m_evaluating = nullptr;
     QLabel *m_calibrated = nullptr;
+    QLabel *m_computeBadge = nullptr;
+    std::optional<ComputeCalibration> m_compute;
     QString m_bottleneckName;
     QString m_bottleneckDetail;
     int m_bottleneckFull = 0;

@@ -64,6 +64,26 @@ void TimelineCanvas::setTimeline(const PipelineTimeline &timeline, int stages, i
     update();
 }
 
+void TimelineCanvas::setMeasuredLanes(std::vector<TimelinePainter::MeasuredLane> lanes)
+{
+    m_painter.setMeasuredLanes(std::move(lanes));
+    if (m_fitted)
+        fit();
+    else
+        clampView();
+    updateGeometry();
+    update();
+}
+
+QRectF TimelineCanvas::measuredPhaseRect(int lane, int phase) const
+{
+    const auto &lanes = m_painter.measuredLanes();
+    if (lane < 0 || lane >= static_cast<int>(lanes.size()) || phase < 0
+        || phase >= static_cast<int>(lanes[sz(lane)].phases.size()))
+        return {};
+    return m_painter.measuredPhaseRect(layout(), lane, lanes[sz(lane)].phases[sz(phase)]);
+}
+
 TimelinePainter::Layout TimelineCanvas::layout() const
 {
     return m_painter.layoutFor(rect(), m_start, m_span, font());
@@ -138,22 +158,21 @@ void TimelineCanvas::clampView()
 int TimelineCanvas::preferredHeight() const
 {
     return static_cast<int>(TimelinePainter::kTitleHeight + TimelinePainter::kAxisHeight
-        + legendHeight() + 16.0
-        + std::max(1, m_painter.stages()) * TimelinePainter::kPreferredPitch);
+        + legendHeight() + 16.0 + m_painter.rowCount() * TimelinePainter::kPreferredPitch);
 }
 
 QSize TimelineCanvas::sizeHint() const
 {
     return { 900,
         static_cast<int>(TimelinePainter::kAxisHeight + legendHeight() + 12.0
-            + std::max(1, m_painter.stages()) * TimelinePainter::kPreferredPitch) };
+            + m_painter.rowCount() * TimelinePainter::kPreferredPitch) };
 }
 
 QSize TimelineCanvas::minimumSizeHint() const
 {
     return { 320,
         static_cast<int>(TimelinePainter::kAxisHeight + legendHeight() + 12.0
-            + std::max(1, m_painter.stages()) * TimelinePainter::kMinPitch) };
+            + m_painter.rowCount() * TimelinePainter::kMinPitch) };
 }
 
 void TimelineCanvas::paintEvent(QPaintEvent *)
@@ -237,10 +256,12 @@ QString TimelineCanvas::toolTipAt(const QPoint &pos) const
     if (!l.plot.contains(pos))
         return {};
     const int row = static_cast<int>((pos.y() - l.plot.top()) / l.rowPitch);
-    if (row < 0 || row >= stages)
-        return {};
     const double t = l.t0 + (pos.x() - l.plot.left()) / l.pxPerSec;
     const double tolerance = 3.0 / l.pxPerSec; // tiny blocks stay hoverable
+    if (row >= stages && row < m_painter.rowCount())
+        return measuredToolTip(row - stages, t, tolerance);
+    if (row < 0 || row >= stages)
+        return {};
     auto describe = [](const PipelineEvent &e, int receiver) {
         const QString head = isCompute(e) ? QStringLiteral("<b>stage %1 · %2</b>")
                                                 .arg(e.stage)
@@ -286,6 +307,29 @@ QString TimelineCanvas::toolTipAt(const QPoint &pos) const
         }
     }
     return {};
+}
+
+QString TimelineCanvas::measuredToolTip(int lane, double t, double tolerance) const
+{
+    const auto &lanes = m_painter.measuredLanes();
+    if (lane < 0 || lane >= static_cast<int>(lanes.size()))
+        return {};
+    const TimelinePainter::MeasuredLane &ml = lanes[sz(lane)];
+    QString out = QStringLiteral("<b>%1 · %2</b><br>%3").arg(ml.label, ml.detail, ml.source);
+    bool any = false;
+    for (const MeasuredPhase &ph : ml.phases) {
+        if (ph.start > t + tolerance || ph.end < t - tolerance)
+            continue;
+        const QString what = ph.kind == MeasuredPhase::Kind::Step ? QStringLiteral("step")
+            : ph.kind == MeasuredPhase::Kind::Compute             ? QStringLiteral("compute")
+            : ph.dim ? QStringLiteral("%1 communication").arg(chartformat::latin(dimName(*ph.dim)))
+                     : QStringLiteral("communication of no dimension");
+        out += QStringLiteral("<br>%1 %2 – %3 (%4)")
+                   .arg(what, chartformat::seconds(ph.start), chartformat::seconds(ph.end),
+                       chartformat::seconds(ph.end - ph.start));
+        any = true;
+    }
+    return any ? out : QString();
 }
 
 bool TimelineCanvas::event(QEvent *e)

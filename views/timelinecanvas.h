@@ -34,6 +34,16 @@ public:
     int stages() const { return m_painter.stages(); }
     int chunks() const { return m_painter.chunks(); }
 
+    /// The measured lanes under the stages (TimelinePainter::setMeasuredLanes()); refits when
+    /// fitted, as the axis may grow.
+    void setMeasuredLanes(std::vector<TimelinePainter::MeasuredLane> lanes);
+    const std::vector<TimelinePainter::MeasuredLane> &measuredLanes() const
+    {
+        return m_painter.measuredLanes();
+    }
+    /// Phase `phase` of lane `lane` in widget coordinates (empty when out of range).
+    QRectF measuredPhaseRect(int lane, int phase) const;
+
     /// Seconds on the time axis when fitted: the timeline's, or the extent when that is longer.
     double totalSpan() const { return std::max(m_painter.totalSpan(), m_extent); }
     /// At least this many seconds on the axis (0 = the timeline's own), so that two canvases
@@ -88,6 +98,8 @@ protected:
 private:
     TimelinePainter::Layout layout() const;
     void clampView();
+    /// The phases of measured lane `lane` at time t.
+    QString measuredToolTip(int lane, double t, double tolerance) const;
 
     TimelinePainter m_painter;
     double m_start = 0.0;

@@ -7,6 +7,7 @@
 #include <QPainter>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace railyard {
@@ -77,7 +78,7 @@ void TimelinePainter::setTimeline(const PipelineTimeline &timeline, int stages, 
 
 double TimelinePainter::totalSpan() const
 {
-    const double end = std::max(m_timeline.makespan, m_iterationTime);
+    const double end = std::max({ m_timeline.makespan, m_iterationTime, m_measuredEnd });
     return end > 0.0 ? end * kSpanMargin : 1e-3;
 }
 
@@ -114,7 +115,7 @@ TimelinePainter::Layout TimelinePainter::layoutFor(
     const QRectF &rect, double t0, double span, const QFont &font) const
 {
     Layout l;
-    const int rows = std::max(1, m_stages);
+    const int rows = rowCount();
     const int legend = legendRows(font, rect.width() - kGutter - kRightMargin);
     const double available = rect.height() - kAxisHeight - legend * kLegendHeight - 12.0;
     l.rowPitch = std::clamp(available / rows, kMinPitch, kMaxPitch);
@@ -168,6 +169,7 @@ void TimelinePainter::paint(QPainter &p, const QRectF &rect, double t0, double s
     p.setClipRect(l.plot.adjusted(0, -2, 0, 2), Qt::IntersectClip);
     paintRows(p, l, t0, t1);
     paintSends(p, l, t0, t1);
+    paintMeasured(p, l, t0, t1);
     p.restore();
     paintLegend(p,
         QRectF(l.plot.left(), l.plot.bottom() + 8.0, l.plot.width(),
@@ -222,6 +224,24 @@ void TimelinePainter::paintGutter(QPainter &p, const Layout &l) const
         p.setPen(QColor(0x70, 0x70, 0x70));
         p.drawText(cell.adjusted(0, cell.height() / 2, 0, 0), Qt::AlignTop | Qt::AlignLeft,
             QStringLiteral("busy %1").arg(chartformat::percent(busy, 0)));
+        p.restore();
+    }
+    for (int i = 0; i < static_cast<int>(m_lanes.size()); ++i) {
+        const MeasuredLane &lane = m_lanes[sz(i)];
+        const QRectF cell(
+            l.plot.left() - kGutter + 6.0, l.rowTop(m_stages + i), kGutter - 12.0, l.blockHeight);
+        p.setPen(text);
+        if (!twoLines) {
+            p.drawText(cell, Qt::AlignVCenter | Qt::AlignLeft, lane.label);
+            continue;
+        }
+        p.drawText(cell.adjusted(0, 0, 0, -cell.height() / 2), Qt::AlignBottom | Qt::AlignLeft,
+            lane.label);
+        p.save();
+        p.setFont(small);
+        p.setPen(QColor(0x70, 0x70, 0x70));
+        p.drawText(
+            cell.adjusted(0, cell.height() / 2, 0, 0), Qt::AlignTop | Qt::AlignLeft, lane.detail);
         p.restore();
     }
 }
@@ -349,6 +369,33 @@ std::vector<TimelinePainter::LegendEntry> TimelinePainter::legendEntries() const
         tail.setAlpha(40);
         add(tail, QStringLiteral("DP sync + optimizer"));
     }
+    // The measured lanes' colours, those drawn only.
+    bool step = false, compute = false, other = false;
+    std::array<bool, kDimCount> dims {};
+    for (const MeasuredLane &lane : m_lanes)
+        for (const MeasuredPhase &ph : lane.phases) {
+            step = step || ph.kind == MeasuredPhase::Kind::Step;
+            compute = compute || ph.kind == MeasuredPhase::Kind::Compute;
+            if (ph.kind == MeasuredPhase::Kind::Communication) {
+                if (ph.dim)
+                    dims[sz(index(*ph.dim))] = true;
+                else
+                    other = true;
+            }
+        }
+    if (step)
+        add(measuredColor({}), QStringLiteral("measured step"));
+    if (compute)
+        add(measuredColor({ MeasuredPhase::Kind::Compute, std::nullopt, 0.0, 0.0 }),
+            QStringLiteral("measured compute"));
+    for (const Dim d : kAllDims)
+        if (dims[sz(index(d))])
+            add(chartpalette::dimColor(d),
+                QStringLiteral("%1 comm").arg(QString::fromLatin1(
+                    dimName(d).data(), static_cast<qsizetype>(dimName(d).size()))));
+    if (other)
+        add(measuredColor({ MeasuredPhase::Kind::Communication, std::nullopt, 0.0, 0.0 }),
+            QStringLiteral("other comm"));
     return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cost/pipelineschedule.h"
+#include "studies/trainingcomparison.h"
 
 #include <QBrush>
 #include <QColor>
@@ -8,6 +9,7 @@
 #include <QRectF>
 #include <QString>
 
+#include <algorithm>
 #include <vector>
 
 class QPainter;
@@ -18,8 +20,10 @@ namespace railyard {
  * Draws one pipeline timeline as a Gantt chart: a row per stage with forward and backward
  * blocks (model chunks shaded, micro-batch numbers where they fit), boundary sends in thin
  * lanes between the rows, idle time hatched, the post-pipeline tail (exposed DP sync and the
- * optimizer step), a time axis and a legend. Knows the geometry, so the interactive canvas and
- * the image export share it; holds no widget state.
+ * optimizer step), a time axis and a legend. Under the stages, a measured lane per loaded
+ * training log or trace (setMeasuredLanes()): a trace's compute on top and each dimension's
+ * communication below in the dimension's colour, a log's step as one bar. Knows the geometry,
+ * so the interactive canvas and the image export share it; holds no widget state.
  */
 class TimelinePainter
 {
@@ -56,6 +60,25 @@ public:
         bool bidirectional = false);
     void setTextColor(const QColor &c) { m_text = c; }
 
+    /** A measured step drawn under the predicted stages, as the study composed it. */
+    struct MeasuredLane
+    {
+        QString label; ///< the gutter's first line ("measured")
+        QString detail; ///< its second line ("stage 1 · rank 5", "log")
+        QString source; ///< the file's name, for tooltips
+        std::vector<MeasuredPhase> phases;
+    };
+    /// The lanes (none: no measured row); the axis then covers the longest measured step too.
+    void setMeasuredLanes(std::vector<MeasuredLane> lanes);
+    const std::vector<MeasuredLane> &measuredLanes() const { return m_lanes; }
+    /// Rows drawn: the stages, then the measured lanes (at least one).
+    int rowCount() const { return std::max(1, m_stages + static_cast<int>(m_lanes.size())); }
+    /// Where phase `phase` of lane `lane` is drawn: compute in the row's upper half,
+    /// communication in its lower half, a whole step over both.
+    QRectF measuredPhaseRect(const Layout &l, int lane, const MeasuredPhase &phase) const;
+    /// The colour a measured phase is drawn in.
+    static QColor measuredColor(const MeasuredPhase &phase);
+
     const PipelineTimeline &timeline() const { return m_timeline; }
     int stages() const { return m_stages; }
     int chunks() const { return m_chunks; }
@@ -89,6 +112,7 @@ private:
     void paintGutter(QPainter &p, const Layout &l) const;
     void paintRows(QPainter &p, const Layout &l, double t0, double t1) const;
     void paintSends(QPainter &p, const Layout &l, double t0, double t1) const;
+    void paintMeasured(QPainter &p, const Layout &l, double t0, double t1) const;
     void paintLegend(QPainter &p, const QRectF &area) const;
     struct LegendEntry
     {
@@ -110,6 +134,8 @@ private:
     bool m_bidirectional = false;
     bool m_hasWeightGrad = false; ///< any W block: the legend lists it
     double m_iterationTime = 0.0;
+    std::vector<MeasuredLane> m_lanes;
+    double m_measuredEnd = 0.0; ///< the latest end of a measured phase, seconds
     QColor m_text = Qt::black;
 };
 

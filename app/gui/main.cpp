@@ -15,6 +15,7 @@
 #include "guidecontroller.h"
 #include "mainactions.h"
 #include "mainwindow.h"
+#include "measuredcontroller.h"
 #include "presentationmode.h"
 #include "studycontroller.h"
 
@@ -103,6 +104,11 @@ int main(int argc, char *argv[])
                        "exit."),
         QStringLiteral("DIR"));
     parser.addOption(frames);
+    const QCommandLineOption measured(QStringLiteral("measured"),
+        QStringLiteral("Import a training log or profiler trace (File > Import Training Log or "
+                       "Trace…); repeat it for several."),
+        QStringLiteral("FILE"));
+    parser.addOption(measured);
     parser.process(app);
     std::optional<railyard::WatchTarget> watchTarget;
     if (parser.isSet(watch)) {
@@ -169,6 +175,12 @@ int main(int argc, char *argv[])
     }
     if (parser.isSet(baseline) && !window.studies()->pinBaselineFromFile(parser.value(baseline)) && shoot)
         return 1;
+    if (parser.isSet(measured)) {
+        window.document()->waitForEvaluation();
+        auto *controller = window.findChild<railyard::MeasuredController *>();
+        if (!controller->openFiles(parser.values(measured)) && shoot)
+            return 1;
+    }
     QDockWidget *raised = nullptr;
     if (parser.isSet(panel)) {
         raised = window.findChild<QDockWidget *>(parser.value(panel) + QStringLiteral("Dock"));

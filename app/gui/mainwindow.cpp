@@ -11,6 +11,7 @@
 #include "guidecontroller.h"
 #include "helpbrowser.h"
 #include "lessoncontroller.h"
+#include "measuredcontroller.h"
 #include "nccllogcontroller.h"
 #include "presentationmode.h"
 #include "toolbarfit.h"
@@ -104,6 +105,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_actions->addPanelToggle(m_bom->dockWidget());
     m_counters = new CountersController(this);
     m_actions->addPanelToggle(m_counters->dockWidget());
+    // File ▸ Import Training Log or Trace… and the "Measured vs Predicted" dock (a child).
+    auto *measured = new MeasuredController(this);
+    m_actions->addPanelToggle(measured->dockWidget());
     m_collectives = new CollectiveController(this);
     // The snapshot strip beside the main toolbar: a line of its own would cost the fabric
     // its height on a 720-line screen (what does not fit goes to the toolbar's » menu).
@@ -140,6 +144,7 @@ MainWindow::MainWindow(QWidget *parent)
         &CalibrationController::startClean);
     connect(m_files, &DocumentFiles::documentReplaced, m_counters, &CountersController::startClean);
     connect(m_files, &DocumentFiles::documentReplaced, ncclLog, &NcclLogController::startClean);
+    connect(m_files, &DocumentFiles::documentReplaced, measured, &MeasuredController::startClean);
     connect(m_fabricView, &FabricView::statusMessage, this,
             [this](const QString &message) { statusBar()->showMessage(message, kStatusTimeoutMs); });
     // One selected rank across the palette and the fabric view.

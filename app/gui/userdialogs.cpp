@@ -112,6 +112,13 @@ QStringList UserDialogs::openCounterFiles(QWidget *parent, const QString &direct
         QObject::tr("Port counters and mapping (*.txt *.prom *.csv *.log);;All files (*)"));
 }
 
+QStringList UserDialogs::openTrainingFiles(QWidget *parent, const QString &directory)
+{
+    return QFileDialog::getOpenFileNames(parent, QObject::tr("Import Training Log or Trace"),
+        directory,
+        QObject::tr("Training logs and profiler traces (*.log *.txt *.out *.json);;All files (*)"));
+}
+
 QString UserDialogs::saveFileName(QWidget *parent, const QString &title, const QString &suggested,
                                   const QString &filter)
 {

@@ -43,6 +43,9 @@ public:
     virtual QStringList openMeasurementFiles(QWidget *parent, const QString &directory);
     /// File > Import Port Counters: counter files and a port mapping, or none when cancelled.
     virtual QStringList openCounterFiles(QWidget *parent, const QString &directory);
+    /// Training logs (Megatron-LM, NeMo, torchtitan) or profiler traces to put beside the
+    /// prediction; empty when cancelled.
+    virtual QStringList openTrainingFiles(QWidget *parent, const QString &directory);
     /// A file to write, or empty when cancelled. `filter` as for QFileDialog.
     virtual QString saveFileName(QWidget *parent, const QString &title, const QString &suggested,
                                  const QString &filter);

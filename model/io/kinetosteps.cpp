@@ -59,8 +59,7 @@ constexpr double kTraceMicro = 1e-6; // trace times are microseconds
 
 } // namespace
 
-std::vector<TraceStepMeasure> traceSteps(
-    const KinetoTrace &trace, const std::vector<int> &bucketOf, int buckets, int ungroupedBucket)
+std::vector<TraceStepWindow> traceStepWindows(const KinetoTrace &trace)
 {
     std::vector<TraceStepWindow> windows = trace.windows;
     if (windows.empty() && !trace.kernels.empty()) {
@@ -72,6 +71,56 @@ std::vector<TraceStepMeasure> traceSteps(
             w.end = std::max(w.end, k.end);
         windows.push_back(w);
     }
+    return windows;
+}
+
+TraceStepSpans traceStepSpans(const KinetoTrace &trace, const std::vector<int> &bucketOf,
+    int buckets, int ungroupedBucket, std::size_t window)
+{
+    TraceStepSpans out;
+    const std::vector<TraceStepWindow> windows = traceStepWindows(trace);
+    if (window >= windows.size())
+        return out;
+    const TraceStepWindow &w = windows[window];
+    buckets = std::max(buckets, 0);
+    std::vector<StepSpan> compute;
+    std::vector<std::vector<StepSpan>> comm(static_cast<std::size_t>(buckets));
+    // Kernels are sorted by start: those starting after the window's end cannot overlap it.
+    for (const TraceKernel &k : trace.kernels) {
+        if (k.start >= w.end)
+            break;
+        const StepSpan s { std::max(k.start, w.start), std::min(k.end, w.end) };
+        if (s.b <= s.a)
+            continue;
+        int bucket = -1;
+        if (k.group == TraceKernel::kCompute) {
+            compute.push_back(s);
+            continue;
+        }
+        if (k.group >= 0 && static_cast<std::size_t>(k.group) < bucketOf.size())
+            bucket = bucketOf[static_cast<std::size_t>(k.group)];
+        else if (k.group == TraceKernel::kUngrouped)
+            bucket = ungroupedBucket;
+        if (bucket >= 0 && bucket < buckets)
+            comm[static_cast<std::size_t>(bucket)].push_back(s);
+    }
+    const auto toSeconds = [&w](const std::vector<StepSpan> &spans) {
+        std::vector<TraceStepSpans::Span> v;
+        v.reserve(spans.size());
+        for (const StepSpan &s : mergeStepSpans(spans))
+            v.push_back({ (s.a - w.start) * kTraceMicro, (s.b - w.start) * kTraceMicro });
+        return v;
+    };
+    out.compute = toSeconds(compute);
+    for (const std::vector<StepSpan> &c : comm)
+        out.comm.push_back(toSeconds(c));
+    return out;
+}
+
+std::vector<TraceStepMeasure> traceSteps(
+    const KinetoTrace &trace, const std::vector<int> &bucketOf, int buckets, int ungroupedBucket)
+{
+    const std::vector<TraceStepWindow> windows = traceStepWindows(trace);
     buckets = std::max(buckets, 0);
     // Each kernel goes to the windows it overlaps, clipped: windows are sorted by start, so they
     // are those before the first starting after the kernel's end, back to the first whose running
@@ -145,6 +194,21 @@ std::vector<TraceStepMeasure> traceStepsByGroup(const KinetoTrace &trace)
         bucketOf[g] = static_cast<int>(g);
     const int n = static_cast<int>(trace.groups.size());
     return traceSteps(trace, bucketOf, n + 1, n);
+}
+
+std::optional<Dim> ungroupedTraceDimension(const ParallelLayout &layout)
+{
+    const ParallelDegrees &d = layout.degrees();
+    std::optional<Dim> only;
+    int above = 0;
+    for (const auto &[dim, degree] :
+        { std::pair { Dim::Tp, d.tp }, std::pair { Dim::Pp, d.pp }, std::pair { Dim::Dp, d.dp },
+            std::pair { Dim::Ep, d.ep }, std::pair { Dim::Cp, d.cp } })
+        if (degree > 1) {
+            ++above;
+            only = dim;
+        }
+    return above == 1 ? only : std::nullopt;
 }
 
 std::vector<TraceGroupDimension> traceGroupDimensions(

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -54,7 +55,7 @@ bool parseTraceRankList(const std::string &text, std::vector<int> &ranks, bool &
 /** The event being read: the fields the measurement uses. */
 struct TracePendingEvent
 {
-    std::string ph, cat, name;
+    std::string ph, cat, name, tid;
     std::optional<double> ts, dur;
     std::string pgName, pgDesc, pgRanks, collective;
     std::vector<int> pgRankArray;
@@ -64,7 +65,7 @@ struct TracePendingEvent
     /// Empties every field, keeping the strings' buffers (no allocation per event).
     void clear()
     {
-        for (std::string *t : { &ph, &cat, &name, &pgName, &pgDesc, &pgRanks, &collective })
+        for (std::string *t : { &ph, &cat, &name, &tid, &pgName, &pgDesc, &pgRanks, &collective })
             t->clear();
         ts.reset();
         dur.reset();
@@ -73,6 +74,13 @@ struct TracePendingEvent
         groupSize = 0;
         hasArgs = false;
     }
+};
+
+/** A CPU operator's range, kept until the end tells whether the trace has GPU kernels. */
+struct TraceCpuRange
+{
+    double start = 0.0, end = 0.0;
+    int thread = 0; ///< index of its "tid" (TraceSax::threadIndex): 24 bytes a range
 };
 
 /** A process group from distributedInfo.pg_config. */
@@ -115,6 +123,8 @@ public:
                 m_event.cat.assign(v);
             else if (k == "name")
                 m_event.name.assign(v);
+            else if (k == "tid")
+                m_event.tid.assign(v);
             else if (k == "ts" || k == "dur") {
                 m_current = m_index;
                 fail(k, "expected a number, got a string");
@@ -189,6 +199,14 @@ public:
             if (g.size == 0)
                 g.size = static_cast<int>(g.ranks.size());
         }
+        // No GPU kernel: a CPU job (gloo). Its compute is the operators' ranges on the threads
+        // that ran no collective (gloo's worker threads copy buffers as aten ops too).
+        m_trace.cpuTrace = !m_gpuSeen && !m_cpuOps.empty();
+        if (m_trace.cpuTrace)
+            for (const TraceCpuRange &r : m_cpuOps)
+                if (m_glooThreads.count(r.thread) == 0)
+                    m_trace.kernels.push_back({ r.start, r.end, TraceKernel::kCompute });
+        std::vector<TraceCpuRange>().swap(m_cpuOps);
         std::sort(m_trace.kernels.begin(), m_trace.kernels.end(),
             [](const TraceKernel &a, const TraceKernel &b) { return a.start < b.start; });
         std::vector<TraceStepWindow> &chosen = m_gpuWindows.empty() ? m_cpuWindows : m_gpuWindows;
@@ -219,6 +237,8 @@ private:
                 m_event.ts = v;
             else if (m_keys[3] == "dur")
                 m_event.dur = v;
+            else if (m_keys[3] == "tid" && std::isfinite(v))
+                m_event.tid = std::to_string(static_cast<long long>(v));
         } else if (inEvent(4) && m_keys[3] == "args") {
             if (m_keys[4] == "Group size" && v >= 0 && v <= limits::kMaxGpus)
                 m_event.groupSize = static_cast<int>(v);
@@ -286,9 +306,21 @@ private:
         if (e.ph != "X")
             return;
         const bool kernel = e.cat == "kernel" || e.cat == "Kernel";
+        // torch 1.13 without Kineto writes no "cat" at all (profiler_util.py's export): its
+        // ranges are CPU operators, as "cpu_op" in Kineto's traces.
+        const bool cpuOp = e.cat == "cpu_op" || e.cat.empty();
         const bool step = e.name.rfind("ProfilerStep#", 0) == 0
-            && (e.cat == "user_annotation" || e.cat == "gpu_user_annotation" || e.cat == "cpu_op");
-        if (!kernel && !step)
+            && (e.cat == "user_annotation" || e.cat == "gpu_user_annotation" || cpuOp);
+        // ProcessGroupGloo's collectives: CPU ranges named "gloo:all_reduce", "gloo:broadcast",
+        // ... (RECORD_FUNCTION in torch/csrc/distributed/c10d/ProcessGroupGloo.cpp).
+        const bool gloo = cpuOp && e.name.rfind("gloo:", 0) == 0;
+        // A CPU operator: compute when the trace has no GPU kernel (see finish()).
+        const bool aten = cpuOp && !m_gpuSeen && e.name.rfind("aten::", 0) == 0;
+        if (kernel && !m_gpuSeen) {
+            m_gpuSeen = true;
+            std::vector<TraceCpuRange>().swap(m_cpuOps); // kept only for a CPU-only trace
+        }
+        if (!kernel && !step && !gloo && !aten)
             return;
         if (!e.ts)
             fail("ts", "missing required field");
@@ -313,10 +345,16 @@ private:
             (e.cat == "gpu_user_annotation" ? m_gpuWindows : m_cpuWindows).push_back(w);
             return;
         }
+        if (aten) {
+            m_cpuOps.push_back({ *e.ts, *e.ts + *e.dur, threadIndex(e.tid) });
+            return;
+        }
+        if (gloo)
+            m_glooThreads.insert(threadIndex(e.tid));
         TraceKernel k;
         k.start = *e.ts;
         k.end = *e.ts + *e.dur;
-        const bool nccl = e.name.rfind("nccl", 0) == 0 || !e.collective.empty();
+        const bool nccl = gloo || e.name.rfind("nccl", 0) == 0 || !e.collective.empty();
         if (!nccl) {
             k.group = TraceKernel::kCompute;
         } else {
@@ -327,12 +365,18 @@ private:
             else {
                 TraceProcessGroup &g = m_trace.groups[k.group];
                 ++g.kernels;
-                const std::string &c = e.collective;
+                const std::string &c = gloo ? e.name : e.collective;
                 g.allToAll = g.allToAll || c.find("all_to_all") != std::string::npos
                     || c.find("alltoall") != std::string::npos;
             }
         }
         m_trace.kernels.push_back(k);
+    }
+
+    /// A small number per distinct "tid" (threads are few).
+    int threadIndex(const std::string &tid)
+    {
+        return m_threadIndex.emplace(tid, static_cast<int>(m_threadIndex.size())).first->second;
     }
 
     int groupOf(const TracePendingEvent &e)
@@ -378,6 +422,10 @@ private:
     std::vector<TraceConfigGroup> m_config;
     std::map<std::string, int> m_groupIndex;
     std::vector<TraceStepWindow> m_cpuWindows, m_gpuWindows;
+    bool m_gpuSeen = false; ///< a GPU kernel was read: CPU operators are not compute
+    std::vector<TraceCpuRange> m_cpuOps;
+    std::set<int> m_glooThreads; ///< threads that ran a gloo collective
+    std::map<std::string, int> m_threadIndex;
 };
 
 /// nlohmann's "... at line 3, column 5: ..." -> 3; 0 when the message has no line.

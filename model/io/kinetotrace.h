@@ -53,6 +53,12 @@ struct TraceStepWindow
  * older releases, "cpu_op"), and the top-level "distributedInfo" (rank, world_size,
  * nccl_version, pg_config[] of pg_name / pg_desc / pg_size / ranks). Memory copies and sets are
  * neither compute nor communication.
+ *
+ * A CPU job's trace (gloo, no GPU kernel) is read too: its collectives are the "gloo:OP" ranges
+ * ProcessGroupGloo records, its compute the "aten::" operators outside their threads. So is
+ * the form torch 1.13 writes without Kineto (Debian's python3-torch: a bare array of events
+ * with no "cat" and no distributedInfo, hence no rank and no process-group args: its
+ * collectives are ungrouped, see ungroupedTraceDimension()).
  */
 struct KinetoTrace
 {
@@ -65,8 +71,11 @@ struct KinetoTrace
     std::vector<TraceStepWindow> windows; ///< sorted; the GPU's ProfilerStep ranges when present
     bool gpuWindows = false; ///< windows are "gpu_user_annotation" ranges (else CPU ranges)
     long long events = 0; ///< trace events read
-    long long ncclKernels = 0;
+    long long ncclKernels = 0; ///< NCCL kernels, or in a CPU trace gloo collectives
     long long ungroupedNcclKernels = 0; ///< NCCL kernels without process-group args
+    /// No GPU kernel: a CPU (gloo) job's trace. Its compute is the "aten::" operator ranges on
+    /// the threads that ran no collective, its communication the "gloo:OP" ranges.
+    bool cpuTrace = false;
 };
 
 /** The measurement of one step: the window's length and how its time was spent. */
@@ -91,6 +100,30 @@ struct TraceStepMeasure
 std::vector<TraceStepMeasure> traceSteps(
     const KinetoTrace &trace, const std::vector<int> &bucketOf, int buckets, int ungroupedBucket);
 
+/// The step windows traceSteps() measures: the trace's ProfilerStep ranges, or without them one
+/// window from the first kernel's start to the last kernel's end (step -1).
+std::vector<TraceStepWindow> traceStepWindows(const KinetoTrace &trace);
+
+/** One step window drawn: its compute and each bucket's communication, as the trace ran them. */
+struct TraceStepSpans
+{
+    struct Span
+    {
+        double start = 0.0; ///< seconds from the window's start
+        double end = 0.0;
+    };
+    std::vector<Span> compute; ///< the union of compute kernels, sorted and disjoint
+    std::vector<std::vector<Span>> comm; ///< per bucket, the union of its NCCL kernels
+};
+
+/**
+ * The spans of window `window` (an index into traceStepWindows()): kernels clipped to it,
+ * merged per kind, buckets as for traceSteps() (a kernel of no bucket is left out). Empty for
+ * an index out of range.
+ */
+TraceStepSpans traceStepSpans(const KinetoTrace &trace, const std::vector<int> &bucketOf,
+    int buckets, int ungroupedBucket, std::size_t window);
+
 /// traceSteps() with one bucket per group and the last one for ungrouped kernels.
 std::vector<TraceStepMeasure> traceStepsByGroup(const KinetoTrace &trace);
 
@@ -113,6 +146,13 @@ struct TraceGroupDimension
     std::optional<Dim> dim; ///< unset: no group of the layout has these ranks
     std::string kind; ///< the layout's group kind that matched ("tp", "dp-cp", ...), or ""
 };
+
+/**
+ * The dimension a collective without process-group args must belong to: the layout's only
+ * parallel dimension of degree above 1 (every group of more than one rank is then that
+ * dimension's, or the world, which is the same ranks); unset when there are several or none.
+ */
+std::optional<Dim> ungroupedTraceDimension(const ParallelLayout &layout);
 
 /**
  * Ties each process group of the trace to the layout's group with the same rank set (Megatron's

@@ -327,6 +327,12 @@ MeasurementFormat detectMeasurementFormat(std::string_view head)
     if (first != std::string_view::npos && head[first] == '{'
         && head.find("\"traceEvents\"") != std::string_view::npos)
         return MeasurementFormat::KinetoTrace;
+    // The Chrome trace format's other form, a bare array of events: what torch 1.13's profiler
+    // writes without Kineto (Debian's python3-torch; torch/autograd/profiler_util.py).
+    if (first != std::string_view::npos && head[first] == '['
+        && head.find("\"ph\"") != std::string_view::npos
+        && head.find("\"ts\"") != std::string_view::npos)
+        return MeasurementFormat::KinetoTrace;
     if (head.find(kMegatronTime) != std::string_view::npos)
         return MeasurementFormat::Megatron;
     if (head.find(kNemoTime) != std::string_view::npos)

@@ -18,7 +18,8 @@ enum class MeasurementFormat {
 std::string_view measurementFormatName(MeasurementFormat format);
 
 /// The format of a file whose first bytes are `head` (the first MiB is enough): a JSON object
-/// with "traceEvents" is a trace; text with Megatron's `elapsed time per iteration (ms):`,
+/// with "traceEvents", or an array of events with "ph" and "ts" (torch 1.13's export without
+/// Kineto), is a trace; text with Megatron's `elapsed time per iteration (ms):`,
 /// NeMo's `train_step_timing in s` or torchtitan's `step: N ... tps:` is that log; anything
 /// else is taken for nccl-tests output (its reader then says what is wrong with it).
 MeasurementFormat detectMeasurementFormat(std::string_view head);

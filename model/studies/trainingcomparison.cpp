@@ -82,9 +82,9 @@ double predictedComputePerStep(const CostEngine &engine, int rank)
     return static_cast<double>(m) * (st.computeForward + st.computeBackward);
 }
 
-void compareTrainingLog(const CostEngine &engine, const std::string &path, TrainingComparison &out)
+void compareTrainingLog(const CostEngine &engine, const TrainingLog &log, TrainingComparison &out)
 {
-    const TrainingLog log = readTrainingLog(path);
+    const std::string &path = log.file;
     const double predicted = engine.report().iterationTime;
     const Scenario &sc = engine.scenario();
     // torchtitan's tps = local tokens / (time x non-data-parallel size) per device
@@ -130,11 +130,47 @@ void compareTrainingLog(const CostEngine &engine, const std::string &path, Train
         out.text += buf;
     }
     out.json.push_back(std::move(j));
+    // The GUI's view: a log measures the step and nothing finer, drawn as one bar.
+    MeasuredRunView v;
+    v.file = path;
+    v.format = log.format;
+    v.stepTime = steady.median;
+    v.predictedStepTime = predicted;
+    v.rows.push_back({ "step", steady.median, predicted, true });
+    v.why = explainStepDifference(steady.median, predicted, {})
+        + "; a training log gives only the step time: a profiler trace tells which part differs";
+    v.phases.push_back({ MeasuredPhase::Kind::Step, std::nullopt, 0.0, steady.median });
+    out.runs.push_back(std::move(v));
 }
 
-void compareTraceFile(const CostEngine &engine, const std::string &path, TrainingComparison &out)
+/// The lane of the steady step whose time is nearest the median (the first such): what a
+/// typical step looked like, compute and each dimension's communication.
+void traceLane(const KinetoTrace &trace, const std::vector<int> &bucketOf, int ungroupedBucket,
+    const std::vector<TraceStepMeasure> &steps, const SteadyStepTime &steady, MeasuredRunView &v)
 {
-    const KinetoTrace trace = readKinetoTrace(path);
+    std::size_t pick = static_cast<std::size_t>(steady.skipped);
+    for (std::size_t i = pick; i < steps.size(); ++i)
+        if (std::abs(steps[i].stepTime - steady.median)
+            < std::abs(steps[pick].stepTime - steady.median))
+            pick = i;
+    if (pick >= steps.size())
+        return;
+    v.laneStep = steps[pick].step;
+    const TraceStepSpans spans
+        = traceStepSpans(trace, bucketOf, kDimCount + 1, ungroupedBucket, pick);
+    for (const TraceStepSpans::Span &c : spans.compute)
+        v.phases.push_back({ MeasuredPhase::Kind::Compute, std::nullopt, c.start, c.end });
+    for (std::size_t b = 0; b < spans.comm.size(); ++b)
+        for (const TraceStepSpans::Span &c : spans.comm[b])
+            v.phases.push_back({ MeasuredPhase::Kind::Communication,
+                b < static_cast<std::size_t>(kDimCount) ? std::optional<Dim>(kAllDims[b])
+                                                        : std::nullopt,
+                c.start, c.end });
+}
+
+void compareTraceFile(const CostEngine &engine, const KinetoTrace &trace, TrainingComparison &out)
+{
+    const std::string &path = trace.file;
     const CostReport &report = engine.report();
     if (trace.worldSize > 0 && trace.worldSize != engine.layout().worldSize())
         throw ScenarioError(path,
@@ -156,8 +192,19 @@ void compareTraceFile(const CostEngine &engine, const std::string &path, Trainin
                             : nlohmann::json(nullptr) },
             { "layout_group", dims[g].kind } });
     }
+    // Collectives without process-group args (torch 1.13's traces, NCCL kernels of older
+    // releases) go to the layout's one parallel dimension when it has only one.
+    // (A bucket, not an optional<Dim>: GCC 12 takes the optional's byte for uninitialised.)
+    int ungroupedBucket = kDimCount;
+    if (trace.ungroupedNcclKernels > 0)
+        if (const std::optional<Dim> d = ungroupedTraceDimension(engine.layout()))
+            ungroupedBucket = index(*d);
+    const bool ungroupedToDim = ungroupedBucket < kDimCount;
+    const std::string ungroupedName = ungroupedToDim
+        ? std::string(dimName(kAllDims[static_cast<std::size_t>(ungroupedBucket)]))
+        : std::string();
     const std::vector<TraceStepMeasure> steps
-        = traceSteps(trace, bucketOf, kDimCount + 1, kDimCount);
+        = traceSteps(trace, bucketOf, kDimCount + 1, ungroupedBucket);
     std::vector<double> times;
     for (const TraceStepMeasure &s : steps)
         times.push_back(s.stepTime);
@@ -193,7 +240,7 @@ void compareTraceFile(const CostEngine &engine, const std::string &path, Trainin
         const double measured
             = steadyMedian([b](const TraceStepMeasure &s) { return s.exposed[b]; });
         const double predicted = report.dimExposed[b];
-        bool present = false;
+        bool present = ungroupedBucket == b;
         for (std::size_t g = 0; g < trace.groups.size(); ++g)
             present = present || bucketOf[g] == b;
         exposed[std::string(dimName(d))]
@@ -225,11 +272,54 @@ void compareTraceFile(const CostEngine &engine, const std::string &path, Trainin
     j["exposed_s"] = exposed;
     j["unassigned_exposed_s"] = unassigned;
     j["ungrouped_nccl_kernels"] = trace.ungroupedNcclKernels;
+    j["ungrouped_dimension"]
+        = ungroupedToDim ? nlohmann::json(ungroupedName) : nlohmann::json(nullptr);
+    if (ungroupedToDim)
+        out.text += "    (" + std::to_string(trace.ungroupedNcclKernels)
+            + " collectives without process-group args counted as " + ungroupedName
+            + ", the layout's only parallel dimension of degree above 1)\n";
     if (unassigned > 0.0)
         out.text += "    (" + formatSeconds(unassigned)
             + " exposed on groups matching no group of the layout, or without process-group "
               "args)\n";
+    MeasuredRunView v;
+    v.file = path;
+    v.format = MeasurementFormat::KinetoTrace;
+    v.rank = trace.rank;
+    if (trace.rank >= 0 && trace.rank < engine.layout().worldSize())
+        v.stage = engine.layout().coord(trace.rank).p;
+    v.stepTime = steady.median;
+    v.predictedStepTime = report.iterationTime;
+    v.rows.push_back({ "step", steady.median, report.iterationTime, true });
+    v.rows.push_back({ "compute", computeMeasured, computePredicted, true });
+    for (const Dim d : kAllDims) {
+        const nlohmann::json &e = exposed[std::string(dimName(d))];
+        const bool traced = e["traced"].get<bool>();
+        const double predicted = e["predicted_s"].get<double>();
+        if (traced || predicted > 0.0)
+            v.rows.push_back({ std::string(dimName(d)) + " exposed communication",
+                traced ? e["measured_s"].get<double>() : 0.0, predicted, traced });
+    }
+    v.why = j["why"].get<std::string>();
+    traceLane(trace, bucketOf, ungroupedBucket, steps, steady, v);
+    out.runs.push_back(std::move(v));
     out.json.push_back(std::move(j));
+}
+
+/// --step-time: one more measured step time, beside the files'.
+void compareStepTimeOption(const CostEngine &engine, double stepTime, TrainingComparison &out)
+{
+    if (stepTime <= 0.0)
+        return;
+    SteadyStepTime s;
+    s.median = stepTime;
+    s.used = 1;
+    s.rule = "given with --step-time";
+    nlohmann::json j = { { "file", nullptr }, { "format", "step-time" } };
+    j.update(trainingSteadyJson(s, engine.report().iterationTime));
+    out.json.push_back(std::move(j));
+    out.sources.push_back({ "", MeasurementFormat::Megatron, true, stepTime });
+    out.text += "--step-time\n" + trainingSteadyText("step time", s, engine.report().iterationTime);
 }
 
 } // namespace
@@ -260,28 +350,49 @@ MeasurementFormat measuredFileFormat(const std::string &path)
     }
 }
 
+MeasuredFile readMeasuredFile(const std::string &path)
+{
+    MeasuredFile f;
+    f.path = path;
+    f.format = measuredFileFormat(path);
+    if (f.format == MeasurementFormat::KinetoTrace)
+        f.trace = std::make_shared<const KinetoTrace>(readKinetoTrace(path));
+    else if (f.format != MeasurementFormat::NcclTests)
+        f.log = std::make_shared<const TrainingLog>(readTrainingLog(path));
+    else
+        throw ScenarioError(path,
+            "not a training log or profiler trace: no Megatron-LM, NeMo or torchtitan step line "
+            "and no \"traceEvents\" (nccl-tests output calibrates the network instead)");
+    return f;
+}
+
 TrainingComparison compareTraining(const CostEngine &engine, const std::vector<std::string> &paths,
     const std::vector<MeasurementFormat> &formats, double stepTime)
 {
+    // File by file, each dropped once compared: a 1 GB trace's kernels are not kept beside the
+    // next file's.
     TrainingComparison out;
     for (std::size_t i = 0; i < paths.size(); ++i) {
         if (formats[i] == MeasurementFormat::KinetoTrace)
-            compareTraceFile(engine, paths[i], out);
+            compareTraceFile(engine, readKinetoTrace(paths[i]), out);
         else
-            compareTrainingLog(engine, paths[i], out);
+            compareTrainingLog(engine, readTrainingLog(paths[i]), out);
     }
-    if (stepTime > 0.0) {
-        SteadyStepTime s;
-        s.median = stepTime;
-        s.used = 1;
-        s.rule = "given with --step-time";
-        nlohmann::json j = { { "file", nullptr }, { "format", "step-time" } };
-        j.update(trainingSteadyJson(s, engine.report().iterationTime));
-        out.json.push_back(std::move(j));
-        out.sources.push_back({ "", MeasurementFormat::Megatron, true, stepTime });
-        out.text
-            += "--step-time\n" + trainingSteadyText("step time", s, engine.report().iterationTime);
+    compareStepTimeOption(engine, stepTime, out);
+    return out;
+}
+
+TrainingComparison compareMeasured(
+    const CostEngine &engine, const std::vector<MeasuredFile> &files, double stepTime)
+{
+    TrainingComparison out;
+    for (const MeasuredFile &f : files) {
+        if (f.trace)
+            compareTraceFile(engine, *f.trace, out);
+        else if (f.log)
+            compareTrainingLog(engine, *f.log, out);
     }
+    compareStepTimeOption(engine, stepTime, out);
     return out;
 }
 

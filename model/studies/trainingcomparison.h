@@ -1,10 +1,13 @@
 #pragma once
 
+#include "io/kinetotrace.h"
 #include "io/traininglog.h"
 #include "scenario/scenario.h"
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,13 +30,77 @@ struct MeasuredStepSource
     double stepTime = 0.0; ///< seconds, steady
 };
 
+/** One row of the measured-beside-predicted table: a part of the step, seconds per step. */
+struct ComparisonRow
+{
+    std::string what; ///< "step", "compute", "tp exposed communication", ...
+    double measured = 0.0;
+    double predicted = 0.0;
+    bool measuredKnown = true; ///< false: the file does not measure it (a dimension not traced)
+    /// (predicted - measured) / measured, the sign of the engine's error; 0 when not measured.
+    double error() const
+    {
+        return measuredKnown && measured > 0.0 ? (predicted - measured) / measured : 0.0;
+    }
+};
+
+/** A stretch of the measured step as the file gives it, seconds from the step's start. */
+struct MeasuredPhase
+{
+    enum class Kind {
+        Step, ///< the whole step (a log gives nothing finer)
+        Compute, ///< compute kernels running
+        Communication ///< NCCL kernels of one dimension's groups running
+    };
+    Kind kind = Kind::Step;
+    std::optional<Dim> dim; ///< communication: its dimension; unset = a group of no dimension
+    double start = 0.0;
+    double end = 0.0;
+};
+
+/**
+ * What one training log or trace measured, beside the engine's figures for the same step: the
+ * rows of the table, the "why" line and the measured lane of the timeline (one typical step).
+ */
+struct MeasuredRunView
+{
+    std::string file;
+    MeasurementFormat format = MeasurementFormat::Megatron;
+    int rank = -1; ///< the trace's rank (distributedInfo.rank); -1 for a log or when absent
+    int stage = -1; ///< that rank's pipeline stage in the scenario; -1 when not known
+    long long laneStep = -1; ///< the step the lane draws (a trace's ProfilerStep#N), -1 for a log
+    double stepTime = 0.0; ///< steady median, seconds
+    double predictedStepTime = 0.0;
+    std::vector<ComparisonRow> rows; ///< "step" first, then compute and the dimensions (traces)
+    std::string why; ///< explainStepDifference() for a trace; for a log, what it can tell
+    std::vector<MeasuredPhase> phases; ///< the lane: one Step phase for a log
+};
+
 /** What `calibrate` says about training logs and traces: measured beside predicted. */
 struct TrainingComparison
 {
     nlohmann::json json = nlohmann::json::array(); ///< calibrate --json's "training" array
     std::string text;
     std::vector<MeasuredStepSource> sources; ///< in the order of "training"
+    std::vector<MeasuredRunView> runs; ///< per file (not --step-time), in the order given
 };
+
+/** A training log or trace read once, to be compared again whenever the scenario changes. */
+struct MeasuredFile
+{
+    std::string path;
+    MeasurementFormat format = MeasurementFormat::Megatron;
+    std::shared_ptr<const TrainingLog> log; ///< set for a log
+    std::shared_ptr<const KinetoTrace> trace; ///< set for a trace
+};
+
+/// Reads `path` as the training log or trace its content shows; throws ScenarioError naming the
+/// file (and the line, for a malformed one), also for nccl-tests output or anything else.
+MeasuredFile readMeasuredFile(const std::string &path);
+
+/// compareTraining() on files already read.
+TrainingComparison compareMeasured(
+    const CostEngine &engine, const std::vector<MeasuredFile> &files, double stepTime);
 
 /**
  * `calibrate --compute-out`: fits the device's GEMM efficiency to the one measured step time

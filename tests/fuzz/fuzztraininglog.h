@@ -29,7 +29,9 @@ inline Outcome fuzzTrainingLog(std::string_view input)
 {
     const MeasurementFormat format = detectMeasurementFormat(input);
     try {
-        if (format == MeasurementFormat::KinetoTrace || (!input.empty() && input.front() == '{')) {
+        // '[': the bare array of events (torch 1.13 without Kineto) goes to the trace reader too.
+        if (format == MeasurementFormat::KinetoTrace
+            || (!input.empty() && (input.front() == '{' || input.front() == '['))) {
             const KinetoTrace trace = parseKinetoTrace(std::string(input), "fuzz.json");
             for (const TraceKernel &k : trace.kernels)
                 require(k.end >= k.start, "a kernel ends before it starts");
@@ -46,6 +48,19 @@ inline Outcome fuzzTrainingLog(std::string_view input)
                 for (const double e : s.exposed)
                     require(finiteNonNegative(e) && e <= s.stepTime + slack,
                         "exposed longer than its step");
+            }
+            // The first window's spans (the timeline's measured lane): inside the window, in order.
+            const std::vector<TraceStepWindow> windows = traceStepWindows(trace);
+            if (!windows.empty()) {
+                const double length = (windows.front().end - windows.front().start) * 1e-6;
+                const TraceStepSpans spans = traceStepSpans(trace, {}, 1, 0, 0);
+                std::vector<TraceStepSpans::Span> all = spans.compute;
+                for (const auto &c : spans.comm)
+                    all.insert(all.end(), c.begin(), c.end());
+                for (const TraceStepSpans::Span &sp : all)
+                    require(finiteNonNegative(sp.start) && sp.end >= sp.start
+                            && sp.end <= length + 1e-9 + 1e-12 * length,
+                        "a span outside its step window");
             }
             return Outcome::Loaded;
         }

@@ -19,6 +19,7 @@ public:
     QString openName;
     QStringList measurementFiles; ///< openMeasurementFiles' answer (empty = cancelled)
     QStringList counterFiles; ///< openCounterFiles' answer (empty = cancelled)
+    QStringList trainingFiles; ///< openTrainingFiles' answer (empty = cancelled)
     QString saveName;         ///< saveFileName's answer (empty = cancelled)
     QString templateResource; ///< chooseTemplate's answer (empty = cancelled)
     int saveNameQuestions = 0;
@@ -44,6 +45,7 @@ public:
     QString openFileName(QWidget *, const QString &) override { return openName; }
     QStringList openMeasurementFiles(QWidget *, const QString &) override { return measurementFiles; }
     QStringList openCounterFiles(QWidget *, const QString &) override { return counterFiles; }
+    QStringList openTrainingFiles(QWidget *, const QString &) override { return trainingFiles; }
     QString saveFileName(QWidget *, const QString &, const QString &, const QString &) override
     {
         ++saveNameQuestions;

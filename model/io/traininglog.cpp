@@ -34,6 +34,13 @@ constexpr std::string_view kNemoTflops = "tflops_per_sec_per_gpu";
 // ... grad_norm: ...  memory: {:5.2f}GiB({:.2f}%)  tps: {round(tps):,}  tflops: {:,.2f}  mfu:
 // {:.2f}%" (early versions printed "wps:" for tps); "validate step:" lines are not training.
 constexpr std::string_view kTitanStep = "step:";
+// Composer (MosaicML; llm-foundry trains with it), composer/loggers/console_logger.py: every
+// logged batch is a block headed "[batch=N/M]:" ("[epoch=E][batch=N/M]:" when epochs are
+// counted) and one "\t Train KEY: VALUE" line per metric. The SpeedMonitor callback's
+// "throughput/batches_per_sec" is the whole job's batches (optimizer steps) per second over its
+// window, so the step time is its inverse ("device/batches_per_sec" divides it by the ranks).
+constexpr std::string_view kComposerBatch = "[batch=";
+constexpr std::string_view kComposerRate = "Train throughput/batches_per_sec:";
 
 bool logDigit(char c)
 {
@@ -285,6 +292,34 @@ std::optional<TrainingStep> titanLine(std::string_view s, const LogLineError &er
     return step;
 }
 
+/// A Composer line: a "[batch=N/M]" header sets `batch`; the block's batches-per-second line
+/// (on the header's line or after it) is the step.
+std::optional<TrainingStep> composerLine(
+    std::string_view s, const LogLineError &err, std::optional<long long> &batch)
+{
+    if (const std::size_t at = logAfter(s, kComposerBatch); at != std::string_view::npos) {
+        const std::optional<double> n = logNumberAt(s, at);
+        if (!n || *n < 0 || *n >= 1e15 || !std::isfinite(*n))
+            err.fail("'" + std::string(kComposerBatch) + "' is not followed by a batch number");
+        batch = static_cast<long long>(*n);
+    }
+    const std::size_t rate = logAfter(s, kComposerRate);
+    if (rate == std::string_view::npos)
+        return std::nullopt;
+    if (!batch)
+        err.fail("'" + std::string(kComposerRate) + "' before any '[batch=N/M]' header");
+    TrainingStep step;
+    step.step = *batch;
+    step.stepTime = 1.0 / *err.figure(s, rate, kComposerRate, true);
+    return step;
+}
+
+bool hasComposerBlock(std::string_view text)
+{
+    const std::size_t at = text.find(kComposerBatch);
+    return at != std::string_view::npos && text.find("Train ", at) != std::string_view::npos;
+}
+
 bool hasTitanLine(std::string_view text)
 {
     for (std::size_t at = text.find("tps:"); at != std::string_view::npos;
@@ -312,6 +347,8 @@ std::string_view measurementFormatName(MeasurementFormat format)
         return "nemo";
     case MeasurementFormat::Torchtitan:
         return "torchtitan";
+    case MeasurementFormat::Composer:
+        return "composer";
     case MeasurementFormat::KinetoTrace:
         return "kineto-trace";
     }
@@ -339,6 +376,8 @@ MeasurementFormat detectMeasurementFormat(std::string_view head)
         return MeasurementFormat::NeMo;
     if (hasTitanLine(head))
         return MeasurementFormat::Torchtitan;
+    if (hasComposerBlock(head))
+        return MeasurementFormat::Composer;
     return MeasurementFormat::NcclTests;
 }
 
@@ -346,13 +385,14 @@ TrainingLog parseTrainingLog(
     std::string_view text, const std::string &file, MeasurementFormat format)
 {
     if (format != MeasurementFormat::Megatron && format != MeasurementFormat::NeMo
-        && format != MeasurementFormat::Torchtitan)
+        && format != MeasurementFormat::Torchtitan && format != MeasurementFormat::Composer)
         throw ScenarioError(
             file, "not a training log format: " + std::string(measurementFormatName(format)));
     TrainingLog log;
     log.file = file;
     log.format = format;
     std::map<long long, TrainingStep> steps;
+    std::optional<long long> composerBatch; // the Composer block being read
     int lineNo = 1;
     std::size_t pos = 0;
     while (pos <= text.size()) {
@@ -368,6 +408,8 @@ TrainingLog parseTrainingLog(
                 step = megatronLine(line, err, log, lineNo);
             else if (format == MeasurementFormat::NeMo)
                 step = nemoLine(line, err);
+            else if (format == MeasurementFormat::Composer)
+                step = composerLine(line, err, composerBatch);
             else
                 step = titanLine(line, err);
             if (step) {
@@ -394,7 +436,7 @@ TrainingLog readTrainingLog(const std::string &path)
         = readFileLimited(path, kMaxTrainingLogBytes, "a training log", " (256 MiB)");
     const MeasurementFormat format = detectMeasurementFormat(text);
     if (format == MeasurementFormat::NcclTests || format == MeasurementFormat::KinetoTrace)
-        throw ScenarioError(path, "no Megatron, NeMo or torchtitan step line found");
+        throw ScenarioError(path, "no Megatron, NeMo, torchtitan or Composer step line found");
     return parseTrainingLog(text, path, format);
 }
 

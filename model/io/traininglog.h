@@ -12,16 +12,18 @@ enum class MeasurementFormat {
     Megatron, ///< Megatron-LM training_log lines (and forks printing the same line)
     NeMo, ///< NeMo (PyTorch Lightning) lines carrying `train_step_timing in s`
     Torchtitan, ///< torchtitan metric lines (`step: N  loss: ...  tps: ...`)
+    Composer, ///< Composer / llm-foundry console blocks (`[batch=N/M]:`, `Train KEY: VALUE`)
     KinetoTrace ///< a PyTorch profiler (Kineto) Chrome trace, JSON (io/kinetotrace.h)
 };
-/// "nccl-tests", "megatron", "nemo", "torchtitan", "kineto-trace".
+/// "nccl-tests", "megatron", "nemo", "torchtitan", "composer", "kineto-trace".
 std::string_view measurementFormatName(MeasurementFormat format);
 
 /// The format of a file whose first bytes are `head` (the first MiB is enough): a JSON object
 /// with "traceEvents", or an array of events with "ph" and "ts" (torch 1.13's export without
 /// Kineto), is a trace; text with Megatron's `elapsed time per iteration (ms):`,
-/// NeMo's `train_step_timing in s` or torchtitan's `step: N ... tps:` is that log; anything
-/// else is taken for nccl-tests output (its reader then says what is wrong with it).
+/// NeMo's `train_step_timing in s`, torchtitan's `step: N ... tps:` or Composer's `[batch=N/M]`
+/// headers with `Train ...:` metric lines is that log; anything else is taken for nccl-tests
+/// output (its reader then says what is wrong with it).
 MeasurementFormat detectMeasurementFormat(std::string_view head);
 
 /** One logged training step (or one logging interval, whose figures are its average). */
@@ -51,7 +53,7 @@ struct TrainingLog
 };
 
 /**
- * Parses a training log of `format` (Megatron, NeMo or Torchtitan). Lines are read as
+ * Parses a training log of `format` (Megatron, NeMo, Torchtitan or Composer). Lines are read as
  * consoles keep them: split at '\n' and at '\r' (tqdm progress bars redraw with '\r'; line
  * numbers count '\n' only), ANSI colour codes taken out, and the figures found wherever they
  * stand in the line, so launcher labels (`[rank0]:`, `0: `, `[1,0]<stdout>:`), timestamps,
@@ -59,7 +61,9 @@ struct TrainingLog
  * rank's line, a progress-bar refresh) keeps its first line. Throws ScenarioError whose field
  * is "FILE:LINE" for a line that names a figure but has no readable number after it (`elapsed
  * time per iteration (ms): nan`), a negative, zero or non-finite step time or throughput, and a
- * log with no step line at all. Nothing is returned partly read.
+ * log with no step line at all. A Composer log's step is its `[batch=N/M]` block, its step time
+ * the inverse of the block's `Train throughput/batches_per_sec` (blocks before Composer's
+ * SpeedMonitor fills its window have none and are not steps). Nothing is returned partly read.
  */
 TrainingLog parseTrainingLog(
     std::string_view text, const std::string &file, MeasurementFormat format);

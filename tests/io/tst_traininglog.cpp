@@ -1,6 +1,7 @@
 // The training-log readers (model/io/traininglog.cpp) on samples written here in the formats of
-// Megatron-LM, NeMo (1.x progress bar, 2.x printer) and torchtitan (tests/data/training-logs,
-// README there), on the ways consoles keep them (launcher labels, ANSI colours, timestamps,
+// Megatron-LM, NeMo (1.x progress bar, 2.x printer), torchtitan and Composer
+// (tests/data/training-logs, README there), on the ways consoles keep them (launcher labels, ANSI
+// colours, timestamps,
 // '\r' redraws, text around) and on malformed lines, which must be refused with file and line.
 #include "base/scenarioerror.h"
 #include "io/traininglog.h"
@@ -59,6 +60,7 @@ private Q_SLOTS:
     void nemoProgressBar();
     void nemo2();
     void torchtitan();
+    void composer();
     void embeddedAndPrefixed();
     void steadyState();
     void malformed_data();
@@ -79,6 +81,8 @@ void TestTrainingLog::detection_data()
                             << "nemo";
     QTest::newRow("torchtitan") << "torchtitan.log"
                                 << "torchtitan";
+    QTest::newRow("composer") << "composer.log"
+                              << "composer";
     QTest::newRow("kineto") << "kineto-trace.json"
                             << "kineto-trace";
 }
@@ -167,6 +171,36 @@ void TestTrainingLog::torchtitan()
     QVERIFY(s.stepTime < 0.0); // torchtitan prints no step time
 }
 
+void TestTrainingLog::composer()
+{
+    // Batches 1 and 10 carry no throughput (SpeedMonitor's window is not full yet); from batch
+    // 20 on, the step time is 1 / batches_per_sec: 1 / 0.1250 = 8.0 s, then 6.3012, 6.25,
+    // 6.2383 and 6.25 s. The steady median leaves batch 20 out: 6.25 s.
+    const TrainingLog log = readTrainingLog(sample("composer.log"));
+    QCOMPARE(log.format, MeasurementFormat::Composer);
+    QCOMPARE(static_cast<int>(log.steps.size()), 5);
+    QCOMPARE(log.steps.front().step, 20LL);
+    QCOMPARE(log.steps.front().stepTime, 8.0);
+    QCOMPARE(log.steps.front().line, 51);
+    QCOMPARE(log.steps[1].stepTime, 1.0 / 0.1587);
+    QCOMPARE(log.steps.back().step, 60LL);
+    const SteadyStepTime s = steadyStepTime(stepTimes(log));
+    QCOMPARE(s.skipped, 1);
+    QCOMPARE(s.median, 6.25);
+    // Behind srun's labels, with the header and a metric on one line, the same steps.
+    std::string labelled;
+    std::istringstream in(slurp(sample("composer.log")));
+    for (std::string line; std::getline(in, line);)
+        labelled += "0: " + line + "\n";
+    QCOMPARE(stepTimes(parseTrainingLog(labelled, "x.log", MeasurementFormat::Composer)),
+        stepTimes(log));
+    const TrainingLog oneLine
+        = parseTrainingLog("[epoch=1][batch=7/9]: Train throughput/batches_per_sec: 0.5000",
+            "y.log", MeasurementFormat::Composer);
+    QCOMPARE(oneLine.steps.front().step, 7LL);
+    QCOMPARE(oneLine.steps.front().stepTime, 2.0);
+}
+
 void TestTrainingLog::embeddedAndPrefixed()
 {
     // The same Megatron line behind each launcher label, a timestamp, colour, and inside other
@@ -243,6 +277,17 @@ void TestTrainingLog::malformed_data()
         << "bad.log:1: a 'train_step_timing in s' line without global_step";
     QTest::newRow("titan tps") << "\n\nstep: 10  loss: 7.0  tps: abc" << titan
                                << "bad.log:3: 'tps:' is not followed by a number";
+    const int composer = static_cast<int>(MeasurementFormat::Composer);
+    QTest::newRow("composer zero rate")
+        << "[batch=3/9]:\n\t Train throughput/batches_per_sec: 0.0000" << composer
+        << "bad.log:2: 'Train throughput/batches_per_sec:' must be positive";
+    QTest::newRow("composer no header")
+        << "\t Train throughput/batches_per_sec: 0.5" << composer
+        << "bad.log:1: 'Train throughput/batches_per_sec:' before any '[batch=N/M]' header";
+    QTest::newRow("composer bad batch")
+        << "[batch=x/9]:" << composer << "bad.log:1: '[batch=' is not followed by a batch number";
+    QTest::newRow("composer no rate") << "[batch=1/9]:\n\t Train loss/train/total: 3.0\n"
+                                      << composer << "bad.log:3: no composer step line in the log";
     QTest::newRow("titan zero tps")
         << "step: 10  loss: 7.0  tps: 0" << titan << "bad.log:1: 'tps:' must be positive";
 }

@@ -2,8 +2,8 @@
 #include "summarybar.h"
 
 #include "annotationcontroller.h"
-#include "collectivecontroller.h"
 #include "base/scenarioerror.h"
+#include "collectivecontroller.h"
 #include "comparepanel.h"
 #include "cost/costengine.h"
 #include "cost/epsummary.h"
@@ -19,6 +19,7 @@
 #include "presentationmode.h"
 #include "remapdialog.h"
 #include "scenario/scenariofile.h"
+#include "slowparts.h"
 #include "spotlightcontroller.h"
 #include "studies/compare.h"
 #include "studies/failureremap.h"
@@ -235,6 +236,7 @@ QMenu *StudyController::slotMenu(int slot)
               remapAfterFailure({ { FailedComponent::Kind::Server, server } });
           });
     serverAction->setObjectName(QStringLiteral("actionFailServer"));
+    slowparts::extendSlotMenu(menu, m_window, slot); // a straggler rather than a failure
     // A note on a chip follows its rank; on an empty slot it pins the server.
     const int rank = m_window->document()->mapping().rankAt(slot);
     if (rank >= 0) {

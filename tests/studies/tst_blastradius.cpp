@@ -108,7 +108,8 @@ void TestBlastRadius::slowGpuHoldsEveryGroupOfItsRank()
     const std::string text = blastRadiusText(r);
     QVERIFY2(text.find("gpu:32 (node004/gpu0): compute 50 %") != std::string::npos, text.c_str());
     // tp group 4 = (d 0, p 1), dp group 8 = (p 1, t 0), pp group 0 = (d 0, t 0).
-    QVERIFY2(text.find("    groups waiting: tp 4, dp 8, pp 0\n") != std::string::npos, text.c_str());
+    QVERIFY2(
+        text.find("    groups waiting: tp 4, dp 8, pp 0\n") != std::string::npos, text.c_str());
 }
 
 void TestBlastRadius::jsonNamesEveryField()

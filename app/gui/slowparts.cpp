@@ -5,11 +5,16 @@
 #include "document/scenariodocument.h"
 #include "documentfiles.h"
 #include "mainwindow.h"
+#include "presentationmode.h"
+#include "spotlightcontroller.h"
 #include "studies/blastradius.h"
 #include "userdialogs.h"
 
 #include <QAction>
+#include <QColor>
 #include <QMenu>
+
+#include <algorithm>
 
 namespace railyard::slowparts {
 
@@ -78,9 +83,37 @@ bool askAndMark(MainWindow *window, Degradation::Kind kind, int index)
     doc->waitForEvaluation();
     const std::vector<Degradation> &parts = doc->scenario().degradations.parts;
     for (std::size_t i = 0; i < parts.size(); ++i)
-        if (parts[i].kind == part.kind && parts[i].index == part.index)
+        if (parts[i].kind == part.kind && parts[i].index == part.index) {
             window->showStatus(blastRadiusLine(doc->engine(), i));
+            spotlightWaiting(window, i);
+        }
     return true;
+}
+
+void spotlightWaiting(MainWindow *window, std::size_t index)
+{
+    ScenarioDocument *doc = window->document();
+    const CostEngine &engine = doc->engine();
+    const BlastRadius radius = blastRadius(engine);
+    if (index >= radius.parts.size())
+        return;
+    const PartImpact &p = radius.parts[index];
+    std::vector<int> slots, links;
+    for (const WaitingGroup &g : p.groups)
+        for (const int rank : g.ranks)
+            slots.push_back(engine.mapping().slotOf(rank));
+    // The slow part itself: a GPU's or host's slots, a NIC's or cable's links.
+    const std::vector<int> own = degradedLinks(engine.fabric(), p.part, degradationPath(index));
+    links.assign(own.begin(), own.end());
+    if (p.part.kind == Degradation::Kind::Gpu)
+        slots.push_back(p.part.index);
+    std::sort(slots.begin(), slots.end());
+    slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+    // The warning orange of the colour scale's hot end: what waits is what runs late.
+    window->presentation()->spotlight()->spotlightParts(slots, links, QColor(0xe6, 0x55, 0x0d),
+        QObject::tr("what waits on %1 (%2 groups)")
+            .arg(QString::fromStdString(degradationId(p.part)))
+            .arg(p.groups.size()));
 }
 
 void extendSlotMenu(QMenu *menu, MainWindow *window, int slot)

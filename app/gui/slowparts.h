@@ -28,6 +28,9 @@ bool askAndMark(MainWindow *window, Degradation::Kind kind, int index);
 /// Puts `part` into the scenario's degradations (replacing a part with its id): one undo step
 /// named after it. Returns the engine's message when the scenario does not evaluate, else "".
 QString mark(ScenarioDocument *document, const Degradation &part);
+/// Lights the slots of every group that waits on the scenario's part `index`, and the part's
+/// own links, in the spotlight (SpotlightController::spotlightParts()).
+void spotlightWaiting(MainWindow *window, std::size_t index);
 /// "gpu:32 (node004/gpu0), compute 50 %: +1.601 s per iteration alone; waiting: tp 4, dp 8,
 /// pp 0; stages 0 +1.596 s, ..." for the scenario's part `index`; "" when it has none.
 QString blastRadiusLine(const CostEngine &engine, std::size_t index);

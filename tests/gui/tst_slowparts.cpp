@@ -3,9 +3,13 @@
 // groups and stages that wait on it with the engine's figures; a bad speed is refused.
 #include "cost/costengine.h"
 #include "document/scenariodocument.h"
+#include "fabricview.h"
 #include "mainwindow.h"
+#include "presentationmode.h"
 #include "scriptedwindow.h"
 #include "slowparts.h"
+#include "spotlightcontroller.h"
+#include "spotlightitem.h"
 #include "studies/blastradius.h"
 #include "studycontroller.h"
 
@@ -61,6 +65,13 @@ void TestSlowParts::slotMenuMarksAGpuSlowInOneStep()
     QVERIFY2(status.contains(QLatin1String("waiting: tp 4, dp 8, pp 0; stages 0 +")),
         qPrintable(status));
     QCOMPARE(status, slowparts::blastRadiusLine(doc->engine(), 0));
+    // The waiting groups are lit: the 8 + 4 + 4 ranks of TP 4, DP 8 and pipeline 0, rank 32 in
+    // all three (14 slots), and nothing else.
+    SpotlightController *spotlight = w.window.presentation()->spotlight();
+    QVERIFY(spotlight->isActive());
+    QCOMPARE(spotlight->caption(), QStringLiteral("what waits on gpu:32 (3 groups)"));
+    const std::vector<int> lit = w.window.fabricView()->spotlight()->slots();
+    QCOMPARE(lit.size(), std::size_t { 14 });
     // One undo step puts the healthy GPU back.
     doc->undoStack()->undo();
     doc->waitForEvaluation();

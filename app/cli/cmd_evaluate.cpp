@@ -9,6 +9,7 @@
 #include "command.h"
 #include "commandline.h"
 #include "commands.h"
+#include "degradationoptions.h"
 #include "ecmpoptions.h"
 #include "usageerror.h"
 
@@ -22,6 +23,7 @@
 #include "io/computecalibration.h"
 #include "io/reportjson.h"
 #include "scenario/scenariofile.h"
+#include "studies/blastradiusreport.h"
 #include "studies/inference.h"
 #include "studies/inferencereport.h"
 #include "studies/trainingcomparison.h"
@@ -50,6 +52,7 @@ struct EvaluateOptions
     std::vector<std::string> measured;
     std::string output;
     EcmpFlags ecmp;
+    DegradationFlags degradations;
 };
 
 int runEvaluate(const EvaluateOptions &o)
@@ -67,6 +70,7 @@ int runEvaluate(const EvaluateOptions &o)
         scenario.model.routing = *routing;
     }
     applyEcmpFlags(o.ecmp, scenario.fabric.routing);
+    applyDegradationFlags(o.degradations, scenario);
     std::optional<ComputeCalibration> compute;
     if (!o.calibration.empty()) {
         compute = loadComputeCalibration(o.calibration);
@@ -93,6 +97,8 @@ int runEvaluate(const EvaluateOptions &o)
     std::optional<EcmpReport> ecmp;
     if (scenario.fabric.routing.mode != EcmpMode::Ideal)
         ecmp = engine.ecmp();
+    // Slow parts: who waits on each and for how long (a healthy report stays as it was).
+    const BlastRadius radius = blastRadius(engine);
 
     std::string text;
     if (o.json) {
@@ -116,9 +122,14 @@ int runEvaluate(const EvaluateOptions &o)
                 { "measured_scenario", compute->measuredScenario } };
         if (!o.measured.empty())
             j["measured"] = measured.json;
+        if (!radius.parts.empty()) {
+            j["healthy_iteration_time_s"] = radius.healthyIterationTime;
+            j["degradations"] = blastRadiusJson(radius);
+        }
         text = jsonText(std::move(j));
     } else {
         text = reportToText(engine);
+        text += blastRadiusText(radius);
         if (ecmp)
             text += ecmpReportText(*ecmp, engine);
         if (!scenario.calibration.empty()) // uncalibrated reports stay as they were
@@ -292,6 +303,7 @@ void addEvaluate(CommandLine &line)
     measured->expected(1, 1 << 16);
     line.setFileValue(measured);
     addEcmpFlags(c, o->ecmp);
+    addDegradationFlags(c, o->degradations);
     c.output(o->output);
 }
 

@@ -174,6 +174,8 @@ struct RemapOptions
     std::string output;
     bool json = false;
     bool moves = false;
+    std::string spare;
+    const CLI::Option *strategyOption = nullptr;
 };
 
 int runRemap(const RemapOptions &o)
@@ -183,8 +185,20 @@ int runRemap(const RemapOptions &o)
                          "leaf:2)",
             false);
     RemapStrategy strategy = RemapStrategy::DropDp;
-    const bool all = o.strategy == "all";
-    if (!all && !parseRemapStrategy(o.strategy, strategy))
+    // --spare: the spares strategy as a hot-spare swap (studies/remapresult.h, HotSpare).
+    HotSpare spare;
+    if (!o.spare.empty()) {
+        if (o.strategyOption->count() > 0 && o.strategy != "spares")
+            throw UsageError(
+                "--spare applies to the spares strategy only, not --strategy " + o.strategy, false);
+        spare.use = true;
+        if (o.spare != "first")
+            spare.part = parseFailure(o.spare, "--spare");
+    }
+    const bool all = o.strategy == "all" && !spare.use;
+    if (spare.use)
+        strategy = RemapStrategy::Spares;
+    else if (!all && !parseRemapStrategy(o.strategy, strategy))
         throw UsageError(
             "--strategy: unknown strategy '" + o.strategy + "' (drop-dp, spares, shrink-pp, all)",
             false);
@@ -206,7 +220,8 @@ int runRemap(const RemapOptions &o)
     const Scenario scenario = loadScenarioFile(o.file);
     const std::vector<RemapResult> results = all
         ? remapAll(scenario, failures)
-        : std::vector<RemapResult> { remap(scenario, failures, strategy) };
+        : std::vector<RemapResult> { spare.use ? remap(scenario, failures, strategy, spare)
+                                               : remap(scenario, failures, strategy) };
     const int chosen = all ? bestRemap(results) : 0;
     if (!all && !results.front().possible)
         throw ScenarioError("remap",
@@ -302,7 +317,12 @@ void addRemap(CommandLine &line)
     c.texts("--fail", o->failures, "KIND:INDEX",
         "A failed component: server:S, gpu:SLOT, nic:N, leaf:N (global 0-based indexes; "
         "repeatable).");
-    c.choice("--strategy", o->strategy, "S", "The remap strategy (default all).", names);
+    o->strategyOption
+        = c.choice("--strategy", o->strategy, "S", "The remap strategy (default all).", names);
+    c.text("--spare", o->spare, "SPARE",
+        "Swap with a hot spare instead of retiring (the spares strategy): server:S or gpu:N, or "
+        "first (the first free slot). Only the hit ranks move, each TP group inside one NVLink "
+        "domain and each rank on its rail.");
     c.file("-o,--output", o->output, "FILE", "Write the degraded scenario to FILE (atomically).");
     c.json(o->json);
     c.flag("--moves", o->moves, "List every moved rank in the text report (the JSON lists all).");

@@ -116,6 +116,16 @@ bool SpotlightController::spotlight(int rank, Dim dim)
     return true;
 }
 
+void SpotlightController::spotlightParts(const std::vector<int> &slots,
+    const std::vector<int> &links, const QColor &colour, const QString &caption)
+{
+    m_window->fabricView()->setSpotlight(slots, links, colour);
+    m_rank = -1; // no rank's group: the menu's entries stay unchecked
+    m_caption = caption;
+    m_clear->setEnabled(true);
+    m_window->fabricView()->showNotice(tr("Spotlight: %1 · Esc clears it").arg(m_caption));
+}
+
 void SpotlightController::clear()
 {
     if (!m_clear->isEnabled() && !isActive())

@@ -5,7 +5,10 @@
 #include <QObject>
 #include <QString>
 
+#include <vector>
+
 class QAction;
+class QColor;
 class QMenu;
 
 namespace railyard {
@@ -32,6 +35,10 @@ public:
     void extendMenu(QMenu *menu, int rank);
     /// Lights `rank`'s group in `dim`; true when it has one (degree > 1).
     bool spotlight(int rank, Dim dim);
+    /// Lights `slots` and `links` under `caption` (what waits on a slow part, docs/stragglers.md);
+    /// Clear Spotlight, Esc or an edit clears it as any other.
+    void spotlightParts(const std::vector<int> &slots, const std::vector<int> &links,
+        const QColor &colour, const QString &caption);
     void clear();
     bool isActive() const;
     QAction *clearAction() const { return m_clear; }

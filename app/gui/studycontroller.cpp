@@ -20,6 +20,7 @@
 #include "presentationmode.h"
 #include "remapdialog.h"
 #include "scenario/scenariofile.h"
+#include "slowparts.h"
 #include "spotlightcontroller.h"
 #include "studies/compare.h"
 #include "studies/failureremap.h"
@@ -242,6 +243,7 @@ QMenu *StudyController::slotMenu(int slot)
               remapAfterFailure({ { FailedComponent::Kind::Server, server } });
           });
     serverAction->setObjectName(QStringLiteral("actionFailServer"));
+    slowparts::extendSlotMenu(menu, m_window, slot); // a straggler rather than a failure
     // A note on a chip follows its rank; on an empty slot it pins the server.
     const int rank = m_window->document()->mapping().rankAt(slot);
     if (rank >= 0) {

@@ -12,6 +12,7 @@
 #include "cost/stagetiming.h"
 #include "cost/trafficmodel.h"
 #include "cost/trafficplan.h"
+#include "fabric/degradation.h"
 
 #include <algorithm>
 #include <cassert>
@@ -410,8 +411,19 @@ void CostEngine::Impl::fillExposed()
                        [&](double e) { return e >= 0.0 && e <= report.iterationTime; }));
 }
 
+void CostEngine::Impl::applySlowdown()
+{
+    std::vector<double> speed = slowdown.stageSpeeds(mapping, layout);
+    if (speed != stageSpeed) {
+        plan = ComputeSlowdown::stretched(basePlan, speed);
+        stageSpeed = std::move(speed);
+    }
+}
+
 void CostEngine::Impl::recompute(bool allLinks, bool full)
 {
+    if (slowdown.active()) // a slow GPU's stage is the one its rank sits in now
+        applySlowdown();
     if (trafficBehind) { // a revert's maxima, left for the next move (revertMove())
         traffic->refreshMaxima();
         trafficBehind = false;
@@ -521,6 +533,10 @@ CostEngine::CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> f
     if (inputs.fabric != given)
         router.reset();
     d = std::make_unique<Impl>(scenario, std::move(inputs), std::move(router));
+    if (anyComputeDegradation(scenario.degradations.parts)) {
+        d->slowdown = ComputeSlowdown(slotComputeSpeeds(d->fabric, scenario.degradations.parts));
+        d->basePlan = d->plan;
+    }
     d->setUpTraffic();
     d->traffic->build(d->mapping);
     d->recompute(true);

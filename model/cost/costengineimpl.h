@@ -2,6 +2,7 @@
 
 // Internal to the cost engine (costengine.cpp, costenginemoves.cpp): its state between moves.
 
+#include "cost/computeslowdown.h"
 #include "cost/costengine.h"
 #include "cost/evaluationinputs.h"
 #include "cost/linkranking.h"
@@ -50,6 +51,13 @@ struct CostEngine::Impl
     /// revertMove(..., false) left the traffic model's maxima and choices to settle with the
     /// next move's, or before the next read (recompute()).
     bool trafficBehind = false;
+    /// Slow GPUs and hosts (fabric/degradation.h): inactive for a healthy scenario. The plan is
+    /// then `basePlan` with each stage stretched to its slowest rank, re-derived when a move
+    /// changes which stage a slow slot holds (applySlowdown()).
+    ComputeSlowdown slowdown;
+    WorkloadPlan basePlan;
+    std::vector<double> stageSpeed;
+    void applySlowdown();
 
     Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
         : scenario(s)

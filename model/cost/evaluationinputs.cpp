@@ -1,17 +1,26 @@
 #include "cost/evaluationinputs.h"
 
 #include "base/scenarioerror.h"
+#include "fabric/degradation.h"
 
 namespace railyard {
 
 namespace {
 
 std::shared_ptr<const Fabric> fabricFor(
-    const FabricSpec &spec, std::shared_ptr<const Fabric> fabric)
+    const Scenario &scenario, std::shared_ptr<const Fabric> fabric)
 {
-    if (fabric && fabric->spec() == spec)
+    // A fabric is reused for the same spec and the same degraded links (fabric/degradation.h):
+    // "" on both sides for a healthy scenario, which stays on exactly the code it ran before.
+    const std::vector<Degradation> &parts = scenario.degradations.parts;
+    const std::string key = linkDegradationKey(parts);
+    if (fabric && fabric->spec() == scenario.fabric && fabric->degradationKey() == key)
         return fabric;
-    return std::make_shared<const Fabric>(Fabric::build(spec));
+    if (key.empty())
+        return std::make_shared<const Fabric>(Fabric::build(scenario.fabric));
+    if (fabric && fabric->spec() == scenario.fabric && fabric->degradationKey().empty())
+        return std::make_shared<const Fabric>(degradedFabric(*fabric, parts));
+    return std::make_shared<const Fabric>(degradedFabric(Fabric::build(scenario.fabric), parts));
 }
 
 Mapping mappingFor(const Scenario &scenario, const ParallelLayout &layout, const Fabric &fabric)
@@ -56,7 +65,7 @@ void checkMapping(const Mapping &mapping, const ParallelLayout &layout, const Fa
 
 EvaluationInputs prepareEvaluation(const Scenario &scenario, std::shared_ptr<const Fabric> fabric)
 {
-    std::shared_ptr<const Fabric> built = fabricFor(scenario.fabric, std::move(fabric));
+    std::shared_ptr<const Fabric> built = fabricFor(scenario, std::move(fabric));
     ParallelLayout layout(scenario.degrees, scenario.order);
     checkOverlap(scenario.training, scenario.degrees);
     WorkloadPlan plan

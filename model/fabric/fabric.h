@@ -12,6 +12,8 @@
 
 namespace railyard {
 
+struct Degradation;
+
 enum class NodeKind : std::uint8_t { Gpu, Nic, ScaleUpSwitch, Leaf, Spine, SuperSpine };
 
 /** A vertex of the fabric graph. Fields that do not apply to a kind are -1. */
@@ -187,6 +189,9 @@ public:
     /// spine of every pod: the folded-Clos property the router's route cache relies on
     /// (router.cpp). Always true for generated fabrics.
     bool regularClos() const { return m_regularClos; }
+    /// "" for a fabric as its spec builds it; degradedFabric() (fabric/degradation.h) sets the
+    /// key of the link degradations it applied, so an evaluation reuses it only for those.
+    const std::string &degradationKey() const { return m_degradationKey; }
 
 private:
     FabricSpec m_spec;
@@ -207,9 +212,11 @@ private:
     int m_rails = 0;
     int m_planes = 1;
     bool m_regularClos = true;
+    std::string m_degradationKey;
 
     friend class FabricBuilder;
     friend class FabricAssembly;
+    friend Fabric degradedFabric(const Fabric &fabric, const std::vector<Degradation> &parts);
 };
 
 } // namespace railyard

@@ -2,6 +2,7 @@
 
 // Plain values only: the spec headers of the fabric, the layout and the workload, no graph
 // library (a header that includes this one compiles without Boost.Graph).
+#include "fabric/degradation.h"
 #include "fabric/fabricspec.h"
 #include "fabric/failedcomponent.h"
 #include "layout/parallellayout.h"
@@ -45,6 +46,8 @@ struct Scenario
     std::optional<InferenceSpec> inference; ///< serving pools; absent = training only
     /// Failed hardware (fabric/failedcomponent.h): no rank may sit on a slot it makes unusable.
     std::vector<FailedComponent> failures;
+    /// Slow GPUs and hosts, NICs and cables below speed (fabric/degradation.h); empty = healthy.
+    DegradationSpec degradations;
     /// Which collective algorithms the engine uses (scenario/collectivespec.h); default auto.
     CollectiveSpec collectives;
     /// Values fitted on measured nccl-tests runs (scenario/calibrationspec.h); empty = the

@@ -133,6 +133,9 @@
  *   }                                        (fabric/failedcomponent.h); no rank may sit on a
  *                                            slot they make unusable (checked by the engine)
  *
+ * An optional "degradations" section follows "failures": slow GPUs and hosts, NICs and cables
+ * below speed (schema in degradationsection.h, docs/stragglers.md); absent when empty.
+ *
  * An optional top-level "inference" object (prefill and decode pools) follows "failures"; its
  * schema is in workload/inferencespec.cpp, its rules in scenario/inferencecheck.cpp. Absent,
  * nothing is written for it.
@@ -181,6 +184,7 @@
 #include "scenario/cablingsection.h"
 #include "scenario/calibrationsection.h"
 #include "scenario/cataloguesection.h"
+#include "scenario/degradationsection.h"
 #include "scenario/inferencecheck.h"
 #include "scenario/ncclobservedsection.h"
 #include "scenario/scenarionotes.h"
@@ -386,6 +390,9 @@ template<typename Json> Json toJson(const Scenario &s)
     }
     if (!s.failures.empty()) // absent when empty: files without failures stay byte-identical
         root["failures"] = std::move(failures);
+    // Absent when empty: files without slow parts stay byte-identical.
+    if (!s.degradations.empty())
+        root["degradations"] = degradationsection::degradationsToJson<Json>(s.degradations);
     if (s.inference) { // absent for training-only scenarios: their files stay byte-identical
         Json inference;
         inferenceToJson(*s.inference, inference);
@@ -434,8 +441,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     // written back, never read by the engine.
     JsonFields top(value, "",
         { "$schema", "format_version", "name", "description", "fabric", "parallel", "model",
-            "training", "device", "mapping", "collectives", "failures", "inference", "annotations",
-            "snapshots", "calibration", "nccl_observed", "catalogue" });
+            "training", "device", "mapping", "collectives", "failures", "degradations", "inference",
+            "annotations", "snapshots", "calibration", "nccl_observed", "catalogue" });
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
@@ -468,6 +475,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
         s.collectives = readCollectives(*collectives);
     if (const json *failures = top.find("failures"))
         s.failures = readFailures(*failures, s.fabric);
+    if (const json *degradations = top.find("degradations"))
+        s.degradations = degradationsection::readDegradations(*degradations, s.fabric);
     if (const json *inference = top.find("inference")) {
         s.inference = inferenceFromJson(*inference);
         validateInference(s); // needs the fabric, model and device read above

@@ -52,6 +52,7 @@ struct Context
     int usableCount = 0;
     std::vector<char> rankHit; ///< per healthy rank: its slot became unusable
     int hitCount = 0;
+    HotSpare spare; ///< the spares strategy as a hot-spare swap (remap --spare)
 };
 
 /** A strategy's choice before evaluation. */
@@ -290,8 +291,47 @@ std::optional<Plan> dropDp(const Context &ctx, std::string &reason)
     return std::nullopt;
 }
 
+/// The hot-spare swap (HotSpare): only the hit ranks move, each onto the spare under the
+/// NVLink-domain and rail rules (remap_detail::swapOntoSpares()).
+std::optional<Plan> hotSpare(const Context &ctx, std::string &reason)
+{
+    const Fabric &fabric = ctx.engine.fabric();
+    std::vector<int> candidates;
+    std::string name = "the first free slot";
+    if (const std::optional<FailedComponent> &p = ctx.spare.part) {
+        name = describeFailure(fabric, *p);
+        if (p->kind == FailedComponent::Kind::Server)
+            for (int g = 0; g < fabric.gpusPerServer(); ++g)
+                candidates.push_back(p->index * fabric.gpusPerServer() + g);
+        else
+            candidates.push_back(p->index);
+    } else {
+        candidates.resize(static_cast<std::size_t>(fabric.slotCount()));
+        std::iota(candidates.begin(), candidates.end(), 0);
+    }
+    Plan plan;
+    plan.degrees = ctx.healthy.degrees;
+    plan.training = ctx.healthy.training;
+    const std::vector<int> &old = ctx.engine.mapping().slots();
+    plan.predecessor.resize(old.size());
+    std::iota(plan.predecessor.begin(), plan.predecessor.end(), 0);
+    std::string why;
+    plan.placed = remap_detail::swapOntoSpares(
+        ctx.engine.layout(), fabric, ctx.usable, old, candidates, why);
+    if (plan.placed.shortfall > 0) {
+        reason = "hot spare " + name + " cannot take every rank the failure hit: " + why;
+        return std::nullopt;
+    }
+    plan.notes.push_back("hot spare " + name + ": the " + std::to_string(ctx.hitCount)
+        + " ranks on failed slots moved onto it, each TP group inside one NVLink domain and each "
+          "rank on its rail (DP groups stay same-rail); every other rank stayed");
+    return plan;
+}
+
 std::optional<Plan> spares(const Context &ctx, std::string &reason)
 {
+    if (ctx.spare.use)
+        return hotSpare(ctx, reason);
     const int world = ctx.engine.layout().worldSize();
     const int freeUsable = ctx.usableCount - (world - ctx.hitCount);
     if (ctx.hitCount > freeUsable) {
@@ -515,7 +555,7 @@ Context makeContext(
             "name at least one failed component (server:3, gpu:17, "
             "nic:5 or leaf:2)");
     const Fabric &fabric = engine.fabric();
-    Context ctx { healthy, engine, added, healthy.failures, {}, 0, {}, 0 };
+    Context ctx { healthy, engine, added, healthy.failures, {}, 0, {}, 0, {} };
     for (const FailedComponent &f : added) {
         if (std::find(ctx.failures.begin(), ctx.failures.end(), f) != ctx.failures.end())
             throw ScenarioError("failure",
@@ -551,6 +591,21 @@ RemapResult remap(
 {
     const CostEngine engine(healthy);
     return run(makeContext(healthy, engine, failures), strategy);
+}
+
+RemapResult remap(const Scenario &healthy, const std::vector<FailedComponent> &failures,
+    RemapStrategy strategy, const HotSpare &spare)
+{
+    if (const std::optional<FailedComponent> &p = spare.part) {
+        if (p->kind != FailedComponent::Kind::Server && p->kind != FailedComponent::Kind::Gpu)
+            throw ScenarioError("--spare",
+                "a hot spare is a server (server:S) or a GPU slot (gpu:N), not " + failureText(*p));
+        checkFailureRange(*p, healthy.fabric, "--spare");
+    }
+    const CostEngine engine(healthy);
+    Context ctx = makeContext(healthy, engine, failures);
+    ctx.spare = spare;
+    return run(ctx, strategy);
 }
 
 std::vector<RemapResult> remapAll(

@@ -19,6 +19,11 @@ namespace railyard {
 /// the result says why (`possible` false).
 RemapResult remap(
     const Scenario &healthy, const std::vector<FailedComponent> &failures, RemapStrategy strategy);
+/// The spares strategy with a hot spare (studies/remapresult.h, HotSpare): throws ScenarioError
+/// ("--spare") for a spare outside the fabric or of another kind than server or gpu; a spare that
+/// cannot take the hit ranks under the rules makes the result impossible, with the reason.
+RemapResult remap(const Scenario &healthy, const std::vector<FailedComponent> &failures,
+    RemapStrategy strategy, const HotSpare &spare);
 /// Every strategy, in allRemapStrategies() order, sharing one healthy evaluation.
 std::vector<RemapResult> remapAll(
     const Scenario &healthy, const std::vector<FailedComponent> &failures);

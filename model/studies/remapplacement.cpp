@@ -159,4 +159,64 @@ Placed placeRanks(const ParallelLayout &layout, const Fabric &fabric,
     return out;
 }
 
+Placed swapOntoSpares(const ParallelLayout &layout, const Fabric &fabric,
+    const std::vector<char> &usable, const std::vector<int> &preferred,
+    const std::vector<int> &candidates, std::string &reason)
+{
+    const int world = layout.worldSize();
+    Placed out;
+    out.slots.assign(static_cast<std::size_t>(world), -1);
+    std::vector<char> taken(usable.size(), 0);
+    const auto usableSlot = [&](int s) {
+        return s >= 0 && s < static_cast<int>(usable.size()) && usable[static_cast<std::size_t>(s)];
+    };
+    // Every rank whose slot survived stays (a hot spare moves only what the failure hit).
+    for (int r = 0; r < world; ++r) {
+        const int s = preferred[static_cast<std::size_t>(r)];
+        if (usableSlot(s) && !taken[static_cast<std::size_t>(s)]) {
+            out.slots[static_cast<std::size_t>(r)] = s;
+            taken[static_cast<std::size_t>(s)] = 1;
+        }
+    }
+    // Rails only exist on rail-optimised fabrics; elsewhere (top-of-rack) any rail will do.
+    const bool rails = fabric.railCount() > 0;
+    for (const std::vector<int> &group : layout.groups(GroupKind::Tp)) {
+        int domain = -1; // the group's NVLink domain, from a member that stayed
+        for (const int r : group)
+            if (const int s = out.slots[static_cast<std::size_t>(r)]; s >= 0) {
+                domain = fabric.scaleUpDomainOfSlot(s);
+                break;
+            }
+        for (const int r : group) {
+            if (out.slots[static_cast<std::size_t>(r)] >= 0)
+                continue;
+            const int old = preferred[static_cast<std::size_t>(r)];
+            const int rail = old >= 0 && rails ? fabric.railOfSlot(old) : -1;
+            int slot = -1;
+            for (const int c : candidates)
+                if (usableSlot(c) && !taken[static_cast<std::size_t>(c)]
+                    && (domain < 0 || fabric.scaleUpDomainOfSlot(c) == domain)
+                    && (rail < 0 || fabric.railOfSlot(c) == rail)) {
+                    slot = c;
+                    break;
+                }
+            if (slot < 0) {
+                if (reason.empty())
+                    reason = "no spare slot for rank " + std::to_string(r) + " (it sat on slot "
+                        + std::to_string(old) + ")"
+                        + (rail >= 0 ? " on rail " + std::to_string(rail) : "")
+                        + (domain >= 0 ? " in NVLink domain " + fabric.scaleUpDomainName(domain)
+                                       : "");
+                ++out.shortfall;
+                continue;
+            }
+            out.slots[static_cast<std::size_t>(r)] = slot;
+            taken[static_cast<std::size_t>(slot)] = 1;
+            if (domain < 0)
+                domain = fabric.scaleUpDomainOfSlot(slot);
+        }
+    }
+    return out;
+}
+
 } // namespace railyard::remap_detail

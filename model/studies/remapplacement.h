@@ -5,6 +5,7 @@
 #include "fabric/fabric.h"
 #include "layout/parallellayout.h"
 
+#include <string>
 #include <vector>
 
 namespace railyard::remap_detail {
@@ -23,5 +24,16 @@ struct Placed
  */
 Placed placeRanks(const ParallelLayout &layout, const Fabric &fabric,
     const std::vector<char> &usable, const std::vector<int> &preferred);
+
+/**
+ * The hot-spare swap (studies/remapresult.h, HotSpare): ranks on usable preferred slots stay;
+ * each other rank takes the first of `candidates` that is usable and free, in the NVLink domain
+ * of its TP group (the domain of a member that stays, else of the first member placed) and on
+ * its preferred slot's rail. A rank with none left is a shortfall, `reason` says which rank and
+ * what it needed.
+ */
+Placed swapOntoSpares(const ParallelLayout &layout, const Fabric &fabric,
+    const std::vector<char> &usable, const std::vector<int> &preferred,
+    const std::vector<int> &candidates, std::string &reason);
 
 } // namespace railyard::remap_detail

@@ -3,6 +3,7 @@
 #include "layout/parallellayout.h"
 #include "scenario/scenario.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,19 @@ const std::vector<RemapStrategy> &allRemapStrategies();
 std::string_view remapStrategyName(RemapStrategy s); ///< "drop-dp", "spares", "shrink-pp"
 bool parseRemapStrategy(std::string_view name, RemapStrategy &out);
 std::string_view remapStrategyDescription(RemapStrategy s); ///< one line for menus and --help
+
+/**
+ * The spares strategy as a hot-spare swap (remap --spare): each rank on failed hardware moves
+ * alone onto a spare slot that keeps its TP group inside one NVLink (scale-up) domain and its
+ * GPU on the rail its NIC had, so DP groups stay same-rail; every other rank stays. `part` names
+ * the spare (server:S for its GPUs in order, gpu:N for one slot); none = the first free usable
+ * slot that keeps both rules. Off (`use` false): the spares strategy moves hit TP groups whole.
+ */
+struct HotSpare
+{
+    bool use = false;
+    std::optional<FailedComponent> part;
+};
 
 /** One rank of the healthy mapping and what the remap did to it (unchanged ranks not listed). */
 struct RemappedRank

@@ -437,6 +437,8 @@ void TestCliUsage::everyJsonOutputHasFormatVersion_data()
     QTest::newRow("counters") << QStringList { "counters", seed,
         QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/port-counters/seed128-window.csv"),
         "--json" };
+    QTest::newRow("evaluate slow nic") << QStringList { "evaluate", seed, "--slow-nic", "10=50%",
+        "--slow-gpu", "32=0.8", "--json" };
     QTest::newRow("evaluate hashed") << QStringList { "evaluate", sample("seed-128-tor.json"),
         "--ecmp", "hashed", "--seeds", "4", "--json" };
     QTest::newRow("collective hashed")

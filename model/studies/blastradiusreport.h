@@ -1,0 +1,18 @@
+#pragma once
+
+#include "studies/blastradius.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+namespace railyard {
+
+/// evaluate's "Degraded parts" block: the iteration beside the healthy one, then per part its
+/// effect, its delay alone, the groups and the stages that wait on it (docs/stragglers.md).
+std::string blastRadiusText(const BlastRadius &radius);
+/// evaluate --json's "degradations" array: per part `id`, `name`, `effect`, `delay_s`,
+/// `groups_waiting[]` ({kind, index, ranks}) and `stages_waiting[]` ({stage, delay_s}).
+nlohmann::json blastRadiusJson(const BlastRadius &radius);
+
+} // namespace railyard

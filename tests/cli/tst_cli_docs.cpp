@@ -195,7 +195,8 @@ void TestCliDocs::manPageCoversEveryCommandAndOption()
     QStringList options = helpOptions(QStringLiteral("evaluate"));
     QCOMPARE(options,
         (QStringList { "-h", "--help", "--swap", "--json", "--links", "--routing", "--calibration",
-            "--measured", "--ecmp", "--qps-per-connection", "--seeds", "-o", "--output" }));
+            "--measured", "--ecmp", "--qps-per-connection", "--seeds", "--overlap", "-o",
+            "--output" }));
     for (const QString &o : options) {
         QString roff = o;
         roff.replace(QLatin1Char('-'), QStringLiteral("\\-"));

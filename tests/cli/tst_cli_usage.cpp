@@ -109,7 +109,8 @@ void TestCliUsage::noArgumentsPrintsUsageOnStderr()
     QCOMPARE(commands,
         (QStringList { "generate", "evaluate", "groups", "pipeline", "collective", "export",
             "import-mapping", "import-topology", "preflight", "compare", "remap", "optimise",
-            "search", "merge", "calibrate", "rail-audit", "nccl-log", "bom", "counters" }));
+            "search", "merge", "compose", "calibrate", "rail-audit", "nccl-log", "bom",
+            "counters" }));
     for (const QString &c : commands)
         QVERIFY2(r.err.contains("\n  " + c.toUtf8() + ' '), qPrintable(c));
     QVERIFY(r.err.contains("--version"));
@@ -300,6 +301,7 @@ void TestCliUsage::everyCommandsHelpShowsItsUsage_data()
         { "optimise", "Usage: railyard-cli optimise [OPTIONS] FILE\n" },
         { "search", "Usage: railyard-cli search [OPTIONS]\n" },
         { "merge", "Usage: railyard-cli merge [OPTIONS] PART...\n" },
+        { "compose", "Usage: railyard-cli compose [OPTIONS] FABRIC JOB@SERVERS...\n" },
     };
     for (const auto &[command, usage] : expected)
         QTest::newRow(command) << QString::fromLatin1(command) << QString::fromLatin1(usage);
@@ -419,6 +421,10 @@ void TestCliUsage::everyJsonOutputHasFormatVersion_data()
     QTest::addColumn<QStringList>("args");
     const QString seed = sample("seed-128.json");
     QTest::newRow("evaluate") << QStringList { "evaluate", seed, "--json" };
+    QTest::newRow("evaluate jobs")
+        << QStringList { "evaluate", sample("two-jobs.json"), "--json" };
+    QTest::newRow("evaluate jobs duty-cycle") << QStringList { "evaluate",
+        sample("two-jobs.json"), "--overlap", "duty-cycle", "--json" };
     QTest::newRow("evaluate inference")
         << QStringList { "evaluate", sample("inference-minimal.json"), "--json" };
     QTest::newRow("collective") << QStringList { "collective", seed, "--op", "all-reduce",

@@ -32,6 +32,8 @@ namespace railyard {
 Scenario jobScenario(const Scenario &scenario, std::size_t index);
 /// Puts the first job's layout, model, training and mapping in the top-level fields (what a
 /// command handling one job reads; the device stays the scenario's default); no-op without jobs.
+/// Saving writes the first job from those fields, so an edit made through them is kept: call
+/// this after changing `jobs[0]` directly.
 void adoptFirstJob(Scenario &scenario);
 /// The hue a job gets when its file names none: the Okabe-Ito colour-blind-safe palette
 /// (Okabe & Ito, "Color Universal Design", 2008), black left out, cycled.

@@ -392,9 +392,19 @@ template<typename Json> Json toJson(const Scenario &s)
     } else { // each job's sections as a single-job file writes them (docs/shared-fabric.md)
         root["device"] = std::move(device);
         Json jobs = Json::array();
-        for (std::size_t i = 0; i < s.jobs.size(); ++i) {
-            const JobSpec &spec = s.jobs[i];
-            Json one = toJson<Json>(jobScenario(s, i));
+        // The first job as the top-level fields hold it: a command or the explorer that
+        // handles one job edits those (adoptFirstJob()), and the edit must reach the file.
+        Scenario withFirst = s;
+        JobSpec &first = withFirst.jobs.front();
+        first.degrees = s.degrees;
+        first.order = s.order;
+        first.model = s.model;
+        first.training = s.training;
+        first.slots = s.slots;
+        first.mappingVersion = s.mappingVersion;
+        for (std::size_t i = 0; i < withFirst.jobs.size(); ++i) {
+            const JobSpec &spec = withFirst.jobs[i];
+            Json one = toJson<Json>(jobScenario(withFirst, i));
             Json job;
             job["name"] = spec.name;
             job["colour"] = spec.colour;

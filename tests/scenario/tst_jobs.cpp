@@ -53,6 +53,7 @@ private Q_SLOTS:
     void readsJobs();
     void roundTripKeepsEveryField();
     void jobScenarioIsTheJobOnTheSharedFabric();
+    void anEditOfTheFirstJobThroughTheTopLevelIsSaved();
     void refusals_data();
     void refusals();
     void twoJobsOnOneSlotNameBothAndTheSlot();
@@ -104,6 +105,20 @@ void TestJobs::jobScenarioIsTheJobOnTheSharedFabric()
     QCOMPARE(b.slots, s.jobs[1].slots);
     QCOMPARE(b.device.name, std::string("a100-80g"));
     QCOMPARE(jobScenario(s, 0).device.name, std::string("h100-sxm"));
+}
+
+void TestJobs::anEditOfTheFirstJobThroughTheTopLevelIsSaved()
+{
+    // The explorer and the single-job commands edit the top-level fields, which hold the first
+    // job: a swap made there must reach the file, not be dropped for the jobs list's copy.
+    Scenario s = scenarioFromJson(twoJobs());
+    std::swap(s.slots[0], s.slots[15]);
+    s.mappingVersion = 2;
+    const Scenario back = parseScenario(scenarioToText(s));
+    QCOMPARE(back.jobs[0].slots, s.slots);
+    QCOMPARE(back.jobs[0].mappingVersion, 2);
+    QCOMPARE(back.slots, s.slots);
+    QCOMPARE(back.jobs[1].slots, s.jobs[1].slots);
 }
 
 void TestJobs::refusals_data()

@@ -28,11 +28,11 @@ std::size_t jobsSz(int i)
 }
 
 /// Builds one job's engine, its errors' field paths prefixed with the job's ("jobs[1].").
-std::unique_ptr<CostEngine> jobEngine(const Scenario &job, std::size_t index,
+std::shared_ptr<const CostEngine> jobEngine(const Scenario &job, std::size_t index,
     std::shared_ptr<const Fabric> fabric, std::shared_ptr<Router> router)
 {
     try {
-        return std::make_unique<CostEngine>(job, std::move(fabric), std::move(router));
+        return std::make_shared<const CostEngine>(job, std::move(fabric), std::move(router));
     } catch (const ScenarioError &e) {
         const std::string prefix = "jobs[" + std::to_string(index) + "]";
         throw ScenarioError(e.field().empty() ? prefix : prefix + "." + e.field(),
@@ -97,7 +97,7 @@ SharedFabricReport evaluateJobs(const Scenario &scenario, PhaseOverlap overlap)
     // Alone: every job on the empty fabric, one fabric and one router (routes cached across
     // the jobs; the engines run one after another, as Router requires).
     std::vector<Scenario> jobs;
-    std::vector<std::unique_ptr<CostEngine>> alone;
+    std::vector<std::shared_ptr<const CostEngine>> alone;
     std::shared_ptr<const Fabric> fabric;
     std::shared_ptr<Router> router;
     for (std::size_t j = 0; j < n; ++j) {
@@ -138,8 +138,9 @@ SharedFabricReport evaluateJobs(const Scenario &scenario, PhaseOverlap overlap)
         job.name = scenario.jobs[j].name;
         job.colour = scenario.jobs[j].colour;
         job.ranks = static_cast<int>(scenario.jobs[j].slots.size());
-        job.alone = alone[j]->report();
-        job.aloneIterationTime = job.alone.iterationTime;
+        job.aloneEngine = alone[j];
+        const CostReport &aloneReport = alone[j]->report();
+        job.aloneIterationTime = aloneReport.iterationTime;
 
         std::vector<double> scale;
         std::vector<int> neighbours;
@@ -168,7 +169,7 @@ SharedFabricReport evaluateJobs(const Scenario &scenario, PhaseOverlap overlap)
             scale[jobsSz(l)] = share;
             ++job.sharedLinks;
             // The busy time the share adds on this link, split by what each neighbour takes.
-            const double added = job.alone.links[jobsSz(l)].busyTime * (1.0 / share - 1.0);
+            const double added = aloneReport.links[jobsSz(l)].busyTime * (1.0 / share - 1.0);
             const double lost = 1.0 - share;
             for (std::size_t k = 0; k < neighbours.size(); ++k)
                 job.interference.push_back({ l, neighbours[k], added * taken[k] / lost });
@@ -180,12 +181,12 @@ SharedFabricReport evaluateJobs(const Scenario &scenario, PhaseOverlap overlap)
                 return a.link != b.link ? a.link < b.link : a.neighbour < b.neighbour;
             });
         if (scale.empty()) { // meets no neighbour: shared = alone, no second evaluation
-            job.shared = job.alone;
+            job.sharedEngine = job.aloneEngine;
         } else {
             auto narrowed = std::make_shared<const Fabric>(fabric->withBandwidthScaled(scale));
-            job.shared = jobEngine(jobs[j], j, std::move(narrowed), nullptr)->report();
+            job.sharedEngine = jobEngine(jobs[j], j, std::move(narrowed), nullptr);
         }
-        job.iterationTime = job.shared.iterationTime;
+        job.iterationTime = job.shared().iterationTime;
     }
 
     // The fabric with every job on it: bytes summed, each job's at its own iteration's pace.
@@ -195,7 +196,7 @@ SharedFabricReport evaluateJobs(const Scenario &scenario, PhaseOverlap overlap)
     for (int l = 0; l < links; ++l) {
         for (const int j : users[jobsSz(l)]) {
             const JobReport &job = out.jobs[jobsSz(j)];
-            const double bytes = job.alone.links[jobsSz(l)].bytes;
+            const double bytes = job.alone().links[jobsSz(l)].bytes;
             out.linkBytes[jobsSz(l)] += bytes;
             if (job.iterationTime > 0.0)
                 out.linkUtilisation[jobsSz(l)]

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cost/costengine.h"
 #include "cost/costreport.h"
 #include "scenario/scenario.h"
 
@@ -53,8 +54,14 @@ struct JobReport
     int sharedLinks = 0; ///< links its traffic shares with a neighbour
     /// Per (link, neighbour), the largest first (ties: lower link, then lower neighbour).
     std::vector<JobInterference> interference;
-    CostReport alone; ///< the job alone on the fabric
-    CostReport shared; ///< the job on its share of each link (== alone when it shares none)
+    /// The engines behind the figures, kept rather than their reports copied (a 16,384-GPU
+    /// fabric's report holds a load per link): the job alone on the fabric, and on its share of
+    /// each link (the same engine when it shares none).
+    std::shared_ptr<const CostEngine> aloneEngine;
+    std::shared_ptr<const CostEngine> sharedEngine;
+
+    const CostReport &alone() const { return aloneEngine->report(); }
+    const CostReport &shared() const { return sharedEngine->report(); }
 
     double slowdown() const
     {

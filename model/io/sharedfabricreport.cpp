@@ -40,10 +40,10 @@ nlohmann::json sharedFabricToJson(const SharedFabricReport &report)
         jobs.push_back({ { "name", job.name }, { "colour", job.colour }, { "ranks", job.ranks },
             { "iteration_time_s", job.iterationTime },
             { "alone_iteration_time_s", job.aloneIterationTime }, { "slowdown", job.slowdown() },
-            { "shared_links", job.sharedLinks }, { "bottleneck_link", job.shared.bottleneckLink },
+            { "shared_links", job.sharedLinks }, { "bottleneck_link", job.shared().bottleneckLink },
             { "bottleneck_name",
-                job.shared.bottleneckLink >= 0 ? fabric.linkName(job.shared.bottleneckLink)
-                                               : std::string() },
+                job.shared().bottleneckLink >= 0 ? fabric.linkName(job.shared().bottleneckLink)
+                                                 : std::string() },
             { "interference_rows", job.interference.size() }, { "interference", rows } });
     }
     nlohmann::json out;

@@ -135,9 +135,9 @@ void TestCostEngineJobs::bSlowsAThroughTheSpineByTheDerivedTime()
     const JobReport &a = r.jobs[0];
     QCOMPARE(a.name, std::string("a"));
     // The hand's S is the plan's (the message the engine sizes the sync with).
-    const auto sync = std::find_if(a.alone.phases.begin(), a.alone.phases.end(),
+    const auto sync = std::find_if(a.alone().phases.begin(), a.alone().phases.end(),
         [](const PhaseResult &p) { return p.dim == Dim::Dp; });
-    QVERIFY(sync != a.alone.phases.end());
+    QVERIFY(sync != a.alone().phases.end());
     QCOMPARE(sync->bytes, S);
     const double grew = a.iterationTime - a.aloneIterationTime;
     QVERIFY2(std::abs(grew - slowdown) <= 1e-6 * slowdown,

@@ -18,6 +18,7 @@ void addAllCommands(CommandLine &line)
     addOptimise(line);
     addSearch(line);
     addMerge(line);
+    addCompose(line);
     addCalibrate(line);
     addRailAudit(line);
     addNcclLog(line);

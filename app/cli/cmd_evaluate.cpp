@@ -16,12 +16,14 @@
 #include "base/scenarioerror.h"
 #include "cost/collectivesteps.h"
 #include "cost/costengine.h"
+#include "cost/costenginejobs.h"
 #include "cost/epsummary.h"
 #include "fabric/failedcomponent.h"
 #include "fabric/router.h"
 #include "io/calibrationreport.h"
 #include "io/computecalibration.h"
 #include "io/reportjson.h"
+#include "io/sharedfabricreport.h"
 #include "scenario/scenariofile.h"
 #include "studies/blastradiusreport.h"
 #include "studies/inference.h"
@@ -53,7 +55,40 @@ struct EvaluateOptions
     std::string output;
     EcmpFlags ecmp;
     DegradationFlags degradations;
+    std::string overlap = "worst";
+    const CLI::Option *overlapOption = nullptr;
 };
+
+/// A scenario with jobs (docs/shared-fabric.md): each job alone and shared, and the fabric.
+/// The single-job options that change one job's engine are refused by name.
+int runEvaluateJobs(const EvaluateOptions &o, const Scenario &scenario)
+{
+    auto refuse = [](bool given, const char *flag) {
+        if (given)
+            throw ScenarioError(flag,
+                "not for a scenario with jobs (evaluate each job's own file, or drop the flag)");
+    };
+    refuse(!o.swaps.empty(), "--swap");
+    refuse(o.routingOption->count() > 0, "--routing");
+    refuse(!o.calibration.empty(), "--calibration");
+    refuse(!o.measured.empty(), "--measured");
+    refuse(o.links, "--links");
+    if (scenario.fabric.routing.mode != EcmpMode::Ideal)
+        throw ScenarioError("fabric.routing",
+            "hashed and adaptive ECMP are not modelled for a scenario with jobs yet: the jobs "
+            "share links with the ideal split (leave --ecmp out or set the mode to ideal)");
+    refuse(scenario.inference.has_value(), "inference");
+    PhaseOverlap overlap = PhaseOverlap::Worst;
+    if (!parsePhaseOverlap(o.overlap, overlap))
+        throw ScenarioError(
+            "--overlap", "unknown assumption '" + o.overlap + "' (worst, duty-cycle)");
+    const SharedFabricReport report = evaluateJobs(scenario, overlap);
+    if (o.json)
+        writeOutput(o.output, jsonText(sharedFabricToJson(report)));
+    else
+        writeOutput(o.output, terminalText(sharedFabricToText(report)));
+    return kExitOk;
+}
 
 int runEvaluate(const EvaluateOptions &o)
 {
@@ -62,6 +97,13 @@ int runEvaluate(const EvaluateOptions &o)
         routing = parseRoutingOption(o.routing);
 
     Scenario scenario = loadScenarioFile(o.file);
+    if (!scenario.jobs.empty()) {
+        applyEcmpFlags(o.ecmp, scenario.fabric.routing);
+        return runEvaluateJobs(o, scenario);
+    }
+    if (o.overlapOption->count() > 0)
+        throw ScenarioError("--overlap",
+            "the scenario holds one job: the overlap assumption is for jobs sharing a fabric");
     if (routing) {
         if (scenario.model.experts == 0 && !routing->isUniform())
             throw ScenarioError("--routing",
@@ -304,6 +346,11 @@ void addEvaluate(CommandLine &line)
     line.setFileValue(measured);
     addEcmpFlags(c, o->ecmp);
     addDegradationFlags(c, o->degradations);
+    o->overlapOption = c.choice("--overlap", o->overlap, "ASSUMPTION",
+        "Scenarios with jobs: how the jobs' phases meet on a shared link (default worst: all "
+        "overlap; duty-cycle: each neighbour for the fraction of its iteration its traffic "
+        "there is active). docs/shared-fabric.md.",
+        { "worst", "duty-cycle" });
     c.output(o->output);
 }
 

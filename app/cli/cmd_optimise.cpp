@@ -11,12 +11,15 @@
 #include "usageerror.h"
 
 #include "base/scenarioerror.h"
+#include "fabric/failedcomponent.h"
 #include "optimise/optimiser.h"
 #include "optimise/optimisetext.h"
+#include "scenario/jobssection.h"
 #include "scenario/scenariofile.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,7 +42,33 @@ struct OptimiseCliOptions
     const CLI::Option *movesOption = nullptr;
     std::string output;
     bool json = false;
+    std::string job;
 };
+
+/// `--job NAME` of a scenario with jobs: the job as a single-job scenario whose other jobs'
+/// GPUs count as failed (gpu:N), so the optimiser moves its ranks onto its own and the free
+/// slots only, and the others stay where they are. Returns the job's index.
+std::size_t jobToMove(const Scenario &scenario, const std::string &name, Scenario &single)
+{
+    if (scenario.jobs.empty())
+        throw ScenarioError("--job", "the scenario holds one job: leave --job out");
+    std::string names;
+    for (std::size_t j = 0; j < scenario.jobs.size(); ++j) {
+        names += (j ? ", " : "") + scenario.jobs[j].name;
+        if (scenario.jobs[j].name != name)
+            continue;
+        single = jobScenario(scenario, j);
+        for (std::size_t k = 0; k < scenario.jobs.size(); ++k)
+            if (k != j)
+                for (const int slot : scenario.jobs[k].slots)
+                    single.failures.push_back({ FailedComponent::Kind::Gpu, slot });
+        return j;
+    }
+    throw ScenarioError("--job",
+        name.empty() ? "the scenario holds " + std::to_string(scenario.jobs.size()) + " jobs ("
+                + names + "): name the one to move"
+                     : "no job \"" + name + "\" (the jobs: " + names + ")");
+}
 
 nlohmann::json figuresJson(const ObjectiveFigures &f)
 {
@@ -134,6 +163,21 @@ int runOptimise(const OptimiseCliOptions &o)
     options.seconds = secondsGiven || o.moves == 0 ? o.seconds : 0.0;
 
     const Scenario scenario = loadScenarioFile(o.file);
+    if (!scenario.jobs.empty() || !o.job.empty()) {
+        Scenario single;
+        const std::size_t j = jobToMove(scenario, o.job, single);
+        OptimiseResult r = optimise(single, options);
+        // The moved job back among the others, which stay as they were.
+        Scenario shared = scenario;
+        shared.jobs[j].slots = r.scenario.slots;
+        shared.jobs[j].mappingVersion = r.scenario.mappingVersion;
+        adoptFirstJob(shared);
+        const std::string text = o.json ? jsonText(resultJson(r, o.output))
+                                        : optimiseText(r) + "wrote " + o.output + "\n";
+        saveScenario(shared, o.output);
+        writeOutput({}, o.json ? text : terminalText(text));
+        return kExitOk;
+    }
     const OptimiseResult r = optimise(scenario, options);
     std::string text;
     if (o.json)
@@ -177,6 +221,9 @@ void addOptimise(CommandLine &line)
         { "tp-in-server", "tp-in-scaleup", "none" });
     c.choice("--from", o->from, "START", "The start mapping (default current).",
         { "current", "packed", "rail-aligned", "scattered" });
+    c.text("--job", o->job, "NAME",
+        "Scenarios with jobs: move this job's ranks (onto its own and free GPUs) with the "
+        "other jobs fixed; the objective is the job's own, alone on the fabric.");
     c.file("-o,--output", o->output, "FILE", "Write the optimised scenario to FILE (atomically).");
     c.json(o->json);
 }

@@ -22,6 +22,7 @@ void addRemap(CommandLine &line);
 void addOptimise(CommandLine &line);
 void addSearch(CommandLine &line);
 void addMerge(CommandLine &line);
+void addCompose(CommandLine &line);
 void addCalibrate(CommandLine &line);
 void addRailAudit(CommandLine &line);
 void addNcclLog(CommandLine &line);

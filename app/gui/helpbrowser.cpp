@@ -30,8 +30,8 @@ struct DockSection
     const char *section;
 };
 // The dock objectNames of MainWindow, StudyController, LessonController, CalibrationController,
-// BomController, CountersController, NcclLogController and MeasuredController, and the manual's
-// section on each.
+// BomController, CountersController, NcclLogController, MeasuredController and JobsController,
+// and the manual's section on each.
 constexpr DockSection kDockSections[] = {
     { "ranksDock", "explorer.md#ranks-left" },
     { "inspectorDock", "explorer.md#inspector-right" },
@@ -47,6 +47,7 @@ constexpr DockSection kDockSections[] = {
     { "bomDock", "bom-and-cost.md#in-the-explorer" },
     { "countersDock", "counters.md#in-the-explorer" },
     { "measuredDock", "calibrate-from-your-job.md#in-the-explorer" },
+    { "jobsDock", "shared-fabric.md#in-the-explorer" },
 };
 
 /// Pictures wider than this are scaled down to it: the screenshots are 1280-1920 px wide and

@@ -3,6 +3,7 @@
 #include "annotationcontroller.h"
 #include "autosaver.h"
 #include "bomcontroller.h"
+#include "jobscontroller.h"
 #include "calibrationcontroller.h"
 #include "counterscontroller.h"
 #include "collectivecontroller.h"
@@ -103,6 +104,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_actions->addPanelToggle(ncclLog->dockWidget());
     m_bom = new BomController(this);
     m_actions->addPanelToggle(m_bom->dockWidget());
+    // The "Jobs" dock of a scenario with jobs (found as the window's child).
+    auto *jobs = new JobsController(this);
+    m_actions->addPanelToggle(jobs->dockWidget());
     m_counters = new CountersController(this);
     m_actions->addPanelToggle(m_counters->dockWidget());
     // File ▸ Import Training Log or Trace… and the "Measured vs Predicted" dock (a child).

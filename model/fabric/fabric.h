@@ -100,6 +100,10 @@ class Fabric
 public:
     /// Builds the graph; throws ScenarioError naming the field for impossible specs.
     static Fabric build(const FabricSpec &spec);
+    /// This fabric with link l's bandwidth times `scale[l]` (0 < scale <= 1), in the graph and
+    /// the per-link arrays alike: the share of each link one job gets on a shared fabric
+    /// (cost/costenginejobs.h). Defined in fabric/fabricshare.cpp.
+    Fabric withBandwidthScaled(const std::vector<double> &scale) const;
 
     const FabricSpec &spec() const { return m_spec; }
     const FabricGraph &graph() const { return *m_graph; }

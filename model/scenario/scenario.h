@@ -10,6 +10,7 @@
 #include "scenario/annotation.h"
 #include "scenario/calibrationspec.h"
 #include "scenario/collectivespec.h"
+#include "scenario/jobspec.h"
 #include "scenario/ncclobservedspec.h"
 #include "scenario/partscatalogue.h"
 #include "scenario/snapshot.h"
@@ -63,6 +64,10 @@ struct Scenario
     std::vector<Annotation> annotations;
     /// Named versions of the mapping (scenario/snapshot.h); the engine never reads them.
     std::vector<Snapshot> snapshots;
+    /// Several jobs on the fabric (scenario/jobspec.h, docs/shared-fabric.md); empty = one job,
+    /// the fields above. With jobs, the fields above hold the first job's layout, model,
+    /// training and mapping, so a command that handles one job sees the first.
+    std::vector<JobSpec> jobs;
 
     /// Field by field: every field a scenario file stores, the mapping's slots included.
     bool operator==(const Scenario &) const = default;

@@ -160,6 +160,17 @@
  *        "failures": [...]}                   as the top-level "failures"
  *     ]
  *
+ * An optional "jobs" section puts several training jobs on the fabric (jobssection.h,
+ * docs/shared-fabric.md); the top-level "parallel", "model", "training" and "mapping" then move
+ * into each job, and the top-level "device" is the default of a job without one:
+ *
+ *     "jobs": [                               at most 1024, names unique
+ *       {"name": "a",                         required
+ *        "colour": "#e69f00",                 default: the Okabe-Ito palette by position
+ *        "parallel": {...}, "model": ..., "training": {...}, "device": ...,   as top-level
+ *        "mapping": {"slots": [...], "version": 1}}   slots required; no slot in two jobs
+ *     ]
+ *
  * An optional "calibration" section comes last: values fitted on measured nccl-tests runs,
  * which the engine uses in place of its defaults per tier (schema in calibrationsection.h).
  * An optional "nccl_observed" section after it: the rings NCCL logged, which the engine uses
@@ -186,6 +197,7 @@
 #include "scenario/cataloguesection.h"
 #include "scenario/degradationsection.h"
 #include "scenario/inferencecheck.h"
+#include "scenario/jobssection.h"
 #include "scenario/ncclobservedsection.h"
 #include "scenario/scenarionotes.h"
 #include "scenario/scenariosections.h"
@@ -376,11 +388,44 @@ template<typename Json> Json toJson(const Scenario &s)
     root["name"] = s.name;
     root["description"] = s.description;
     root["fabric"] = std::move(fabric);
-    root["parallel"] = std::move(parallel);
-    root["model"] = std::move(model);
-    root["training"] = std::move(training);
-    root["device"] = std::move(device);
-    root["mapping"] = std::move(mapping);
+    if (s.jobs.empty()) {
+        root["parallel"] = std::move(parallel);
+        root["model"] = std::move(model);
+        root["training"] = std::move(training);
+        root["device"] = std::move(device);
+        root["mapping"] = std::move(mapping);
+    } else { // each job's sections as a single-job file writes them (docs/shared-fabric.md)
+        root["device"] = std::move(device);
+        Json jobs = Json::array();
+        // The first job as the top-level fields hold it: a command or the explorer that
+        // handles one job edits those (adoptFirstJob()), and the edit must reach the file.
+        Scenario withFirst = s;
+        JobSpec &first = withFirst.jobs.front();
+        first.degrees = s.degrees;
+        first.order = s.order;
+        first.model = s.model;
+        first.training = s.training;
+        first.slots = s.slots;
+        first.mappingVersion = s.mappingVersion;
+        for (std::size_t i = 0; i < withFirst.jobs.size(); ++i) {
+            const JobSpec &spec = withFirst.jobs[i];
+            Json one = toJson<Json>(jobScenario(withFirst, i));
+            Json job;
+            job["name"] = spec.name;
+            job["colour"] = spec.colour;
+            job["parallel"] = std::move(one["parallel"]);
+            job["model"] = std::move(one["model"]);
+            job["training"] = std::move(one["training"]);
+            if (spec.device)
+                job["device"] = std::move(one["device"]);
+            Json jobMapping;
+            jobMapping["slots"] = spec.slots;
+            jobMapping["version"] = spec.mappingVersion;
+            job["mapping"] = std::move(jobMapping);
+            jobs.push_back(std::move(job));
+        }
+        root["jobs"] = std::move(jobs);
+    }
     if (s.collectives != CollectiveSpec {}) { // absent when default: files stay byte-identical
         Json collectives;
         collectives["algorithm"] = std::string(collectiveAlgorithmName(s.collectives.algorithm));
@@ -442,7 +487,7 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     JsonFields top(value, "",
         { "$schema", "format_version", "name", "description", "fabric", "parallel", "model",
             "training", "device", "mapping", "collectives", "failures", "degradations", "inference",
-            "annotations", "snapshots", "calibration", "nccl_observed", "catalogue" });
+            "annotations", "snapshots", "calibration", "nccl_observed", "catalogue", "jobs" });
     // The version comes before the unknown-key check: a newer file may well have new keys.
     const std::int64_t version = top.requiredInteger("format_version", 1, INT_MAX);
     if (version > kScenarioFormatVersion)
@@ -462,15 +507,28 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     requirePrintableUtf8("description", s.description, true); // multi-line text
     s.fabric = readFabric(top.required("fabric"));
     const std::int64_t slotCount = std::int64_t { s.fabric.servers } * s.fabric.gpusPerServer;
-    readParallel(top.required("parallel"), slotCount, s);
-    if (const json *model = top.find("model"))
-        s.model = readModel(*model, baseDir);
-    if (const json *training = top.find("training"))
-        s.training = readTraining(*training);
+    const json *jobs = top.find("jobs");
+    if (jobs) { // several jobs: each holds its own layout, model, training and mapping
+        for (const char *own : { "parallel", "model", "training", "mapping" })
+            if (top.find(own))
+                throw ScenarioError(own,
+                    "a file with \"jobs\" gives each job its own \"" + std::string(own)
+                        + "\" (move it into the jobs)");
+    } else {
+        readParallel(top.required("parallel"), slotCount, s);
+        if (const json *model = top.find("model"))
+            s.model = readModel(*model, baseDir);
+        if (const json *training = top.find("training"))
+            s.training = readTraining(*training);
+    }
     if (const json *device = top.find("device"))
         s.device = readDevice(*device);
-    if (const json *mapping = top.find("mapping"))
+    if (jobs) {
+        s.jobs = jobssection::readJobs(*jobs, slotCount, s, baseDir);
+        adoptFirstJob(s);
+    } else if (const json *mapping = top.find("mapping")) {
         readMapping(*mapping, slotCount, s);
+    }
     if (const json *collectives = top.find("collectives"))
         s.collectives = readCollectives(*collectives);
     if (const json *failures = top.find("failures"))
@@ -494,14 +552,22 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
         s.catalogue = cataloguesection::readCatalogue(*catalogue);
 
     // The pipeline scheduler allocates events per micro-batch: refuse absurd counts here.
-    const std::int64_t perStep = std::int64_t { s.training.microBatch } * s.degrees.dp;
-    const std::int64_t microbatches = (s.training.globalBatch + perStep - 1) / perStep;
-    if (microbatches > limits::kMaxMicrobatches)
-        throw ScenarioError("training.global_batch",
-            std::to_string(s.training.globalBatch) + " samples make " + std::to_string(microbatches)
-                + " micro-batches per replica (micro_batch " + std::to_string(s.training.microBatch)
-                + ", dp " + std::to_string(s.degrees.dp) + "), more than the limit of "
-                + std::to_string(limits::kMaxMicrobatches));
+    auto checkMicrobatches = [](const TrainingSpec &t, const ParallelDegrees &d,
+                                 const std::string &path) {
+        const std::int64_t perStep = std::int64_t { t.microBatch } * d.dp;
+        const std::int64_t microbatches = (t.globalBatch + perStep - 1) / perStep;
+        if (microbatches > limits::kMaxMicrobatches)
+            throw ScenarioError(path,
+                std::to_string(t.globalBatch) + " samples make " + std::to_string(microbatches)
+                    + " micro-batches per replica (micro_batch " + std::to_string(t.microBatch)
+                    + ", dp " + std::to_string(d.dp) + "), more than the limit of "
+                    + std::to_string(limits::kMaxMicrobatches));
+    };
+    if (s.jobs.empty())
+        checkMicrobatches(s.training, s.degrees, "training.global_batch");
+    for (std::size_t i = 0; i < s.jobs.size(); ++i)
+        checkMicrobatches(s.jobs[i].training, s.jobs[i].degrees,
+            jsonElementPath("jobs", i) + ".training.global_batch");
     return s;
 }
 

@@ -17,10 +17,16 @@
 //                   pruned and evaluated with the full engine; counters evaluations_per_s
 //                   (wall) and evaluations_per_cpu_s (goal >= 100 on one core), candidates
 //                   (the whole list) and evaluated (the shard's full evaluations)
+//   BM_EvaluateJobs16k/0, /1  two 8,192-GPU jobs (TP8 PP16 DP64 each) on BM_Evaluate16kCold's
+//                   16,384-GPU fabric, each alone and shared (cost/costenginejobs.h), from the
+//                   scenario struct: /0 each job on its own half of the servers, /1 the jobs on
+//                   alternate servers so their traffic meets on leaves and spines (goal: /0
+//                   within 1.5x BM_Evaluate16kCold, issue 37)
 //   BM_Evaluate70B  a full evaluation of Llama-3.1-70B, TP4 x CP2 x PP4 x DP8 on 32 x 8 GPUs
 //                   (its dp-cp rings cross two NICs per server)
 #include "studies/compare.h"
 #include "cost/costengine.h"
+#include "cost/costenginejobs.h"
 #include "optimise/layoutsearch.h"
 #include "optimise/placementsearch.h"
 #include "studies/failureremap.h"
@@ -84,6 +90,35 @@ void BM_Evaluate16k(benchmark::State &state)
     for (auto _ : state) {
         CostEngine engine(s, fabric, router);
         benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
+/// scenario16k()'s fabric and job split in two jobs of half its data-parallel replicas: on the
+/// two halves of the servers (arg 0) or on alternate servers (arg 1).
+void BM_EvaluateJobs16k(benchmark::State &state)
+{
+    Scenario s = scenario16k();
+    const int gpus = s.fabric.gpusPerServer;
+    for (int j = 0; j < 2; ++j) {
+        JobSpec job;
+        job.name = j == 0 ? "a" : "b";
+        job.colour = j == 0 ? "#e69f00" : "#56b4e9";
+        job.degrees = { 8, 16, 64, 1, 1 };
+        job.model = s.model;
+        job.training = s.training;
+        job.training.globalBatch = s.training.globalBatch / 2;
+        const int servers = s.fabric.servers / 2;
+        for (int i = 0; i < servers; ++i) {
+            const int server = state.range(0) == 0 ? j * servers + i : 2 * i + j;
+            for (int g = 0; g < gpus; ++g)
+                job.slots.push_back(server * gpus + g);
+        }
+        s.jobs.push_back(std::move(job));
+    }
+    for (auto _ : state) {
+        const SharedFabricReport r = evaluateJobs(s);
+        benchmark::DoNotOptimize(r.jobs.back().iterationTime);
+        state.counters["shared_links_a"] = r.jobs.front().sharedLinks;
     }
 }
 
@@ -343,6 +378,7 @@ BENCHMARK(BM_Optimise)->Arg(128)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillis
 BENCHMARK(BM_BuildFabric16k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Evaluate16kCold)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Evaluate16k)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EvaluateJobs16k)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Swap16k)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Evaluate128)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Swap128)->Unit(benchmark::kMicrosecond);

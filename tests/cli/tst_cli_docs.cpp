@@ -196,7 +196,7 @@ void TestCliDocs::manPageCoversEveryCommandAndOption()
     QCOMPARE(options,
         (QStringList { "-h", "--help", "--swap", "--json", "--links", "--routing", "--calibration",
             "--measured", "--ecmp", "--qps-per-connection", "--seeds", "--slow-gpu", "--slow-host",
-            "--slow-nic", "--slow-link", "-o", "--output" }));
+            "--slow-nic", "--slow-link", "--overlap", "-o", "--output" }));
     for (const QString &o : options) {
         QString roff = o;
         roff.replace(QLatin1Char('-'), QStringLiteral("\\-"));

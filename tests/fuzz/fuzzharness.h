@@ -294,7 +294,10 @@ inline void checkStudies(const CostEngine &engine)
     }
     const Comparison self = compareEngines(engine, engine);
     require(self.moved.empty() && self.changedLinkCount == 0, "a scenario differs from itself");
-    if (s.fabric.servers > 1 && s.fabric.servers <= 16) {
+    // The failure remap handles one job: on a scenario with jobs it would move the first job
+    // without seeing the others' GPUs, and the file refuses two jobs on one GPU when read back
+    // (docs/shared-fabric.md; a remap per job is not built yet).
+    if (s.fabric.servers > 1 && s.fabric.servers <= 16 && s.jobs.empty()) {
         std::vector<RemapResult> results;
         try {
             results = remapAll(s, { { FailedComponent::Kind::Server, 0 } });

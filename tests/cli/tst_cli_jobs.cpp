@@ -1,0 +1,224 @@
+/** Several jobs on one fabric from the command line (docs/shared-fabric.md): every single-job
+ *  sample evaluates byte-identically to the output pinned before jobs existed, compose and its
+ *  refusals, evaluate's jobs[], and optimise --job moving one job with the others fixed. */
+#include "clirun.h"
+#include "golden.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace {
+
+QString sample(const char *name)
+{
+    return QStringLiteral(RAILYARD_SOURCE_DIR "/samples/") + QLatin1String(name);
+}
+
+/// Runs railyard-cli and parses its stdout as JSON (null when it failed).
+nlohmann::json cliJson(const QStringList &args)
+{
+    const CliRun r = runRailyardCli(args);
+    if (r.exitCode != 0) {
+        qWarning("%s", r.err.constData());
+        return nullptr;
+    }
+    return nlohmann::json::parse(r.out.toStdString());
+}
+
+} // namespace
+
+class TestCliJobs : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void singleJobSamplesEvaluateByteIdentically_data();
+    void singleJobSamplesEvaluateByteIdentically();
+    void composeWritesTheSample();
+    void composeRefusals_data();
+    void composeRefusals();
+    void evaluateJsonListsTheJobs();
+    void evaluateTextShowsEachJobAndTheFabric();
+    void singleJobOptionsAreRefusedForJobs();
+    void optimiseMovesOneJobOnly();
+};
+
+void TestCliJobs::singleJobSamplesEvaluateByteIdentically_data()
+{
+    QTest::addColumn<QString>("file");
+    const QStringList files = QDir(QStringLiteral(RAILYARD_SOURCE_DIR "/samples"))
+                                  .entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name);
+    for (const QString &f : files)
+        if (f != QLatin1String("two-jobs.json"))
+            QTest::newRow(qPrintable(f)) << f;
+}
+
+void TestCliJobs::singleJobSamplesEvaluateByteIdentically()
+{
+    // tests/golden/evaluate/*.json were written by `evaluate --json` before the jobs section
+    // existed (the branch's first commit); a single-job file must print them byte for byte.
+    QFETCH(QString, file);
+    const CliRun r = runRailyardCli({ QStringLiteral("evaluate"),
+        QStringLiteral(RAILYARD_SOURCE_DIR "/samples/") + file, QStringLiteral("--json") });
+    QCOMPARE(r.exitCode, 0);
+    railyard::fixtures::compareWithGolden(QStringLiteral("evaluate/") + file, r.out.toStdString());
+}
+
+/// generate's flags for the sample's jobs (docs/shared-fabric.md shows the same commands).
+QStringList jobFlags(const char *name)
+{
+    return QStringLiteral("generate --fabric tor --servers 16 --gpus-per-server 8 "
+                          "--leaf-oversubscription 8 --tp 8 --pp 1 --dp 2 --model llama3-8b "
+                          "--global-batch 16 --no-distributed-optimizer --name")
+               .split(QLatin1Char(' '))
+        << QLatin1String(name);
+}
+
+void TestCliJobs::composeWritesTheSample()
+{
+    // The sample is what its description's command writes, byte for byte.
+    QTemporaryDir dir;
+    const QString before = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(dir.path()));
+    QCOMPARE(runRailyardCli(jobFlags("a") << "-o"
+                                          << "job-a.json")
+                 .exitCode,
+        0);
+    QCOMPARE(runRailyardCli(jobFlags("b") << "-o"
+                                          << "job-b.json")
+                 .exitCode,
+        0);
+    const CliRun r = runRailyardCli({ "compose", "job-a.json", "job-a.json@0,8", "job-b.json@1,9",
+        "--name", "two-jobs", "-o", "two-jobs.json" });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.isEmpty());
+    QByteArray want = readTestFile(sample("two-jobs.json"));
+    want.replace("  \"$schema\": \"../docs/scenario.schema.json\",\n", ""); // added for editors
+    const QByteArray written = readTestFile(QStringLiteral("two-jobs.json"));
+    QVERIFY(QDir::setCurrent(before));
+    QCOMPARE(written, want);
+}
+
+void TestCliJobs::composeRefusals_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QString seed = sample("seed-128.json");
+    const QString tor = sample("seed-128-tor.json");
+    QTest::newRow("fabrics differ") << QStringList { seed, tor + "@0-3" }
+                                    << tor
+            + "@0-3: the fabrics must agree: fabric.kind: \"tor\" here, \"rail-optimised\" in "
+              "the fabric file";
+    QTest::newRow("too few GPUs") << QStringList { seed,
+        seed + "@0-3" } << seed + "@0-3: the job has 128 ranks but its 4 servers hold 32 GPUs";
+    QTest::newRow("no server list")
+        << QStringList { seed, seed } << seed + ": expected JOB.json@SERVERS, e.g. a.json@0-3,8-11";
+    QTest::newRow("no such server")
+        << QStringList { seed, seed + "@0-16" }
+        << seed + "@0-16: server 16 does not exist (the fabric has 16 servers, 0-15)";
+    QTest::newRow("one server twice") << QStringList { seed, seed + "@0-15",
+        seed + "@15" } << seed + "@15: server 15 is already taken by " + seed + "@0-15";
+}
+
+void TestCliJobs::composeRefusals()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("shared.json"));
+    const CliRun r = runRailyardCli(QStringList { "compose" } + args + QStringList { "-o", out });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    QVERIFY(!QFileInfo::exists(out)); // nothing written
+}
+
+void TestCliJobs::evaluateJsonListsTheJobs()
+{
+    const nlohmann::json j = cliJson({ "evaluate", sample("two-jobs.json"), "--json" });
+    QCOMPARE(j["format_version"].get<int>(), 1);
+    QCOMPARE(j["overlap"].get<std::string>(), std::string("worst"));
+    QCOMPARE(j["free_slots"].get<int>(), 96);
+    QCOMPARE(j["jobs"].size(), std::size_t { 2 });
+    const nlohmann::json &a = j["jobs"][0];
+    QCOMPARE(a["name"].get<std::string>(), std::string("a"));
+    const double alone = a["alone_iteration_time_s"].get<double>();
+    const double shared = a["iteration_time_s"].get<double>();
+    QVERIFY(shared > alone);
+    QCOMPARE(a["slowdown"].get<double>(), shared / alone);
+    QCOMPARE(a["interference"].size(), std::size_t { 4 });
+    const nlohmann::json &row = a["interference"][0];
+    QCOMPARE(row["neighbour"].get<std::string>(), std::string("b"));
+    QVERIFY(row["link_name"].get<std::string>().find("spine") != std::string::npos);
+    QVERIFY(row["seconds"].get<double>() > 0.0);
+    QVERIFY(row["link"].is_number_integer());
+    // Duty cycle: b is on the uplink part of its iteration only, so a slows less.
+    const nlohmann::json duty
+        = cliJson({ "evaluate", sample("two-jobs.json"), "--json", "--overlap", "duty-cycle" });
+    QCOMPARE(duty["overlap"].get<std::string>(), std::string("duty-cycle"));
+    const double dutyShared = duty["jobs"][0]["iteration_time_s"].get<double>();
+    QVERIFY(dutyShared > alone && dutyShared < shared);
+}
+
+void TestCliJobs::evaluateTextShowsEachJobAndTheFabric()
+{
+    const CliRun r = runRailyardCli({ "evaluate", sample("two-jobs.json") });
+    QCOMPARE(r.exitCode, 0);
+    const QString text = QString::fromUtf8(r.out);
+    QVERIFY2(text.startsWith(QStringLiteral("Shared fabric: 2 jobs on 128 GPU slots (96 free); "
+                                            "phases overlap: worst\n")),
+        r.out.constData());
+    QVERIFY(text.contains(QStringLiteral("job a (16 ranks, #e69f00): iteration 1.706 s shared, "
+                                         "1.535 s alone (x1.1114)")));
+    QVERIFY(text.contains(QStringLiteral("    tor-0 -> spine-p0-0: b adds 160.7 ms\n")));
+    QVERIFY(text.contains(QStringLiteral("\nfabric: busiest link ")));
+}
+
+void TestCliJobs::singleJobOptionsAreRefusedForJobs()
+{
+    const CliRun swap = runRailyardCli({ "evaluate", sample("two-jobs.json"), "--swap", "0:1" });
+    QCOMPARE(swap.exitCode, 1);
+    QVERIFY2(swap.err.contains("--swap: not for a scenario with jobs"), swap.err.constData());
+    const CliRun overlap
+        = runRailyardCli({ "evaluate", sample("seed-128.json"), "--overlap", "duty-cycle" });
+    QCOMPARE(overlap.exitCode, 1);
+    QVERIFY2(
+        overlap.err.contains("--overlap: the scenario holds one job"), overlap.err.constData());
+    const CliRun bad
+        = runRailyardCli({ "evaluate", sample("two-jobs.json"), "--overlap", "sometimes" });
+    QVERIFY(bad.exitCode != 0);
+}
+
+void TestCliJobs::optimiseMovesOneJobOnly()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("moved.json"));
+    // Without --job the command asks which.
+    const CliRun which
+        = runRailyardCli({ "optimise", sample("two-jobs.json"), "--moves", "50", "-o", out });
+    QCOMPARE(which.exitCode, 1);
+    QVERIFY2(which.err.contains("--job: the scenario holds 2 jobs (a, b): name the one to move"),
+        which.err.constData());
+    QVERIFY(!QFileInfo::exists(out));
+    const CliRun r = runRailyardCli({ "optimise", sample("two-jobs.json"), "--job", "b", "--keep",
+        "none", "--moves", "300", "--json", "-o", out });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const nlohmann::json before
+        = nlohmann::json::parse(readTestFile(sample("two-jobs.json")).toStdString());
+    const nlohmann::json after = nlohmann::json::parse(readTestFile(out).toStdString());
+    // a stays where it was; b's ranks sit on b's own or free GPUs, never on a's.
+    QCOMPARE(after["jobs"][0]["mapping"]["slots"], before["jobs"][0]["mapping"]["slots"]);
+    const std::vector<int> aSlots = after["jobs"][0]["mapping"]["slots"];
+    for (const int slot : after["jobs"][1]["mapping"]["slots"].get<std::vector<int>>())
+        QVERIFY(std::find(aSlots.begin(), aSlots.end(), slot) == aSlots.end());
+    // The file still evaluates as two jobs.
+    QCOMPARE(cliJson({ "evaluate", out, "--json" })["jobs"].size(), std::size_t { 2 });
+}
+
+QTEST_GUILESS_MAIN(TestCliJobs)
+#include "tst_cli_jobs.moc"

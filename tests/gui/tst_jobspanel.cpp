@@ -1,0 +1,75 @@
+// The Jobs dock on the two-job sample (docs/shared-fabric.md), offscreen: it opens with the
+// file, each job in its own hue with its iteration alone and shared as evaluate prints them,
+// the spine links where the neighbour costs it under it, the free slots above; a single-job
+// scenario hides it again.
+#include "document/scenariodocument.h"
+#include "jobscontroller.h"
+#include "jobspanel.h"
+#include "mainwindow.h"
+#include "scenario/scenariofile.h"
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace railyard;
+
+class TestJobsPanel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void showsEveryJobInItsHue();
+};
+
+void TestJobsPanel::showsEveryJobInItsHue()
+{
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ScenarioDocument *doc = window.document();
+    doc->waitForEvaluation();
+    auto *dock = window.findChild<QDockWidget *>(QStringLiteral("jobsDock"));
+    QVERIFY(dock);
+    QVERIFY(!dock->isVisible()); // the default scenario holds one job
+
+    const QString path = QStringLiteral(RAILYARD_SOURCE_DIR "/samples/two-jobs.json");
+    doc->load(loadScenario(path.toStdString()), path);
+    doc->waitForEvaluation();
+    QVERIFY(dock->isVisible());
+    auto *panel = qobject_cast<JobsPanel *>(dock->widget());
+    QVERIFY(panel);
+    QCOMPARE(panel->summaryLabel()->text(),
+        QStringLiteral("2 jobs, 96 of 128 GPU slots free; phases overlap: worst"));
+    QTreeWidget *tree = panel->jobsTree();
+    QCOMPARE(tree->topLevelItemCount(), 2);
+    const QTreeWidgetItem *a = tree->topLevelItem(0);
+    const QTreeWidgetItem *b = tree->topLevelItem(1);
+    QCOMPARE(a->text(JobsPanel::JobColumn), QStringLiteral("a"));
+    QCOMPARE(b->text(JobsPanel::JobColumn), QStringLiteral("b"));
+    // Each job in its own hue (the file's colours).
+    QCOMPARE(a->data(JobsPanel::JobColumn, Qt::UserRole).value<QColor>(), QColor(0xe6, 0x9f, 0x00));
+    QCOMPARE(b->data(JobsPanel::JobColumn, Qt::UserRole).value<QColor>(), QColor(0x56, 0xb4, 0xe9));
+    QVERIFY(a->data(JobsPanel::JobColumn, Qt::UserRole).value<QColor>()
+        != b->data(JobsPanel::JobColumn, Qt::UserRole).value<QColor>());
+    // The times evaluate prints: b costs a 171 ms through the spine links.
+    QCOMPARE(a->text(JobsPanel::RanksColumn), QStringLiteral("16"));
+    QCOMPARE(a->text(JobsPanel::AloneColumn), QStringLiteral("1.535 s"));
+    QCOMPARE(a->text(JobsPanel::SharedColumn), QStringLiteral("1.706 s"));
+    QCOMPARE(a->text(JobsPanel::SlowdownColumn), QStringLiteral("×1.111"));
+    QCOMPARE(a->childCount(), 4);
+    QCOMPARE(a->child(0)->text(JobsPanel::JobColumn),
+        QStringLiteral("tor-0 -> spine-p0-0: b adds 160.7 ms"));
+
+    // A single-job scenario: the dock goes away.
+    const QString seed = QStringLiteral(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+    doc->load(loadScenario(seed.toStdString()), seed);
+    doc->waitForEvaluation();
+    QVERIFY(!dock->isVisible());
+    QCOMPARE(tree->topLevelItemCount(), 0);
+}
+
+QTEST_MAIN(TestJobsPanel)
+#include "tst_jobspanel.moc"

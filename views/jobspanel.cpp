@@ -1,0 +1,91 @@
+#include "jobspanel.h"
+
+#include "base/quantityformat.h"
+#include "cost/costenginejobs.h"
+#include "fabric/fabric.h"
+
+#include <QColor>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPixmap>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace railyard {
+
+namespace {
+
+/// The (link, neighbour) rows under a job: the costliest few, as the CLI's text shows them.
+constexpr std::size_t kJobsPanelInterferenceRows = 5;
+
+QString secondsText(double seconds)
+{
+    return QString::fromStdString(formatSeconds(seconds));
+}
+
+} // namespace
+
+JobsPanel::JobsPanel(QWidget *parent)
+    : QWidget(parent)
+    , m_summary(new QLabel(this))
+    , m_tree(new QTreeWidget(this))
+{
+    m_summary->setWordWrap(true);
+    m_tree->setColumnCount(ColumnCount);
+    m_tree->setHeaderLabels({ tr("Job"), tr("Ranks"), tr("Alone"), tr("Shared"), tr("Slowdown") });
+    m_tree->header()->setSectionResizeMode(JobColumn, QHeaderView::Stretch);
+    m_tree->setRootIsDecorated(true);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_tree, 1);
+    setReport(nullptr);
+}
+
+void JobsPanel::setReport(const SharedFabricReport *report)
+{
+    m_tree->clear();
+    if (!report) {
+        m_summary->setText(tr("The scenario holds one job."));
+        return;
+    }
+    m_summary->setText(tr("%1 jobs, %2 of %3 GPU slots free; phases overlap: %4")
+                           .arg(report->jobs.size())
+                           .arg(report->freeSlots)
+                           .arg(report->slots)
+                           .arg(QString::fromUtf8(phaseOverlapName(report->overlap).data())));
+    for (const JobReport &job : report->jobs) {
+        auto *item = new QTreeWidgetItem(m_tree);
+        const QColor hue(QString::fromStdString(job.colour));
+        QPixmap swatch(12, 12);
+        swatch.fill(hue);
+        item->setIcon(JobColumn, QIcon(swatch));
+        item->setData(JobColumn, Qt::UserRole, hue);
+        item->setText(JobColumn, QString::fromStdString(job.name));
+        item->setText(RanksColumn, QString::number(job.ranks));
+        item->setText(AloneColumn, secondsText(job.aloneIterationTime));
+        item->setText(SharedColumn, secondsText(job.iterationTime));
+        item->setText(SlowdownColumn, QStringLiteral("×%1").arg(job.slowdown(), 0, 'f', 3));
+        const std::size_t shown = std::min(job.interference.size(), kJobsPanelInterferenceRows);
+        for (std::size_t i = 0; i < shown; ++i) {
+            const JobInterference &row = job.interference[i];
+            auto *child = new QTreeWidgetItem(item);
+            child->setText(JobColumn,
+                tr("%1: %2 adds %3")
+                    .arg(QString::fromStdString(report->fabric->linkName(row.link)),
+                        QString::fromStdString(
+                            report->jobs[static_cast<std::size_t>(row.neighbour)].name),
+                        secondsText(row.seconds)));
+        }
+        item->setExpanded(true);
+    }
+}
+
+void JobsPanel::showError(const QString &message)
+{
+    m_tree->clear();
+    m_summary->setText(message);
+}
+
+} // namespace railyard

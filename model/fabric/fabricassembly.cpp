@@ -104,8 +104,10 @@ int FabricAssembly::addSwitch(FabricNode node)
         m_f.m_leafVertex.push_back(v);
     else if (kind == NodeKind::Spine)
         m_f.m_spineVertex.push_back(v);
-    else
+    else if (kind == NodeKind::SuperSpine)
         m_f.m_superVertex.push_back(v);
+    else
+        m_f.m_coreVertex.push_back(v);
     return v;
 }
 

@@ -48,9 +48,11 @@ struct FabricLink
     int ports = 1;
 };
 
-/// The graph typedef every part of the engine uses (vertex and edge bundles above).
+/// The graph typedef every part of the engine uses (vertex and edge bundles above). The edges
+/// live in one vector (EdgeListS = vecS), not a std::list: a fabric never removes an edge, and
+/// a list node per edge was ten million allocations (and as many frees) at a million GPUs.
 using FabricGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-    FabricNode, FabricLink>;
+    FabricNode, FabricLink, boost::no_property, boost::vecS>;
 
 /**
  * A FabricGraph held by pointer, copied deeply. Boost 1.74's adjacency_list declares a copy

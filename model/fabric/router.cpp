@@ -235,6 +235,26 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     m_closParts = f.regularClos() || m_planesMerged;
     if (m_foldedClos)
         buildClosSegments();
+    if (m_planesMerged) {
+        // The NIC ports as segments, the first of m_pairs (with planes merged no leaf-pair or
+        // NIC-pair segment is ever made): per NIC its ports up, then per NIC its ports down,
+        // 1 / planes of the flow each. A NIC's flows then add their demand to one segment,
+        // spread over its ports once per flush, where they were 2 x planes route ends each.
+        const int nicCount = f.servers() * nics;
+        const double w = 1.0 / planes;
+        m_pairs.reserve(static_cast<std::size_t>(2 * nicCount));
+        for (const std::vector<int> *side : { &m_nicUp, &m_nicDown }) {
+            for (int n = 0; n < nicCount; ++n) {
+                Segment seg;
+                seg.offset = static_cast<std::uint32_t>(m_arena.size());
+                seg.latency = f.linkLatency((*side)[static_cast<std::size_t>(n)]);
+                for (int p = 0; p < planes; ++p)
+                    m_arena.push_back({ (*side)[static_cast<std::size_t>(p * nicCount + n)], w });
+                finishSegment(seg);
+                m_pairs.push_back(seg);
+            }
+        }
+    }
 }
 
 void Router::ends(int srcSlot, int dstSlot, Ends &out) const
@@ -293,18 +313,12 @@ std::span<const RouteHop> Router::route(int srcSlot, int dstSlot)
     for (int i = 0; i < e.headCount; ++i)
         m_scratch.push_back({ e.head[static_cast<std::size_t>(i)], 1.0 });
     if (e.srcNic >= 0 && m_planesMerged) {
+        // The NIC's ports up, the switch parts, its ports down (addMergedPlanes()).
         Parts parts;
         addMergedPlanes(e.srcNic, e.dstNic, parts);
-        const int planes = m_fabric.planeCount();
-        for (int i = 0; i < planes; ++i) // the NIC ports up
-            m_scratch.push_back({ parts.ends[static_cast<std::size_t>(i)],
-                parts.endShares[static_cast<std::size_t>(i)] });
         for (int i = 0; i < parts.segmentCount; ++i)
             for (const RouteHop &h : segmentHops(parts.segments[static_cast<std::size_t>(i)]))
                 m_scratch.push_back(h);
-        for (int i = planes; i < 2 * planes; ++i) // and down
-            m_scratch.push_back({ parts.ends[static_cast<std::size_t>(i)],
-                parts.endShares[static_cast<std::size_t>(i)] });
     } else if (e.srcNic >= 0) {
         const Segment &seg = m_pairs[static_cast<std::size_t>(nicPairSegment(e.srcNic, e.dstNic))];
         const RouteHop *first = m_arena.data() + seg.offset;

@@ -57,8 +57,8 @@ public:
     /// (routerclos.cpp) rather than by an ECMP sweep per leaf pair on demand.
     bool foldedClos() const { return m_foldedClos; }
     /// Several network planes, each a copy of plane 0 and none with a failed leaf: every
-    /// segment holds the hops of all planes (routerplanes.cpp), and a route's NIC ports are
-    /// ends carrying 1 / planes of the flow each.
+    /// segment holds the hops of all planes (routerplanes.cpp), and a NIC's ports up (down)
+    /// are one segment of 1 / planes of the flow per port.
     bool planesMerged() const { return m_planesMerged; }
 
     /**
@@ -76,7 +76,9 @@ public:
         /// The share of the flow each end link carries: 1, or 1 / planes on a NIC port.
         std::array<double, kMaxEnds> endShares {};
         int endCount = 0;
-        std::array<int, 6> segments {};
+        /// Up to 6 switch parts (four tiers, across zones) and, planes merged, the NIC's ports
+        /// up and down (routerplanes.cpp).
+        std::array<int, 8> segments {};
         int segmentCount = 0;
         double latency = 0.0; ///< of the whole route, seconds (as latency())
     };

@@ -6,9 +6,9 @@
 // leaf has failed, every plane carries 1 / planes of every flow along the same relative path,
 // so a route segment of plane 0 (routerclos.cpp) stands for all planes: its hops are plane 0's
 // and their twins in planes 1.., each with 1 / planes of the share. A route is then its fixed
-// ends, the NIC's ports in every plane (1 / planes each), and the parts of one folded Clos, as
-// with one plane: no per NIC pair segment (which at a million GPUs held every plane's ECMP
-// sweep for every pair of servers that exchange traffic).
+// ends, the NIC's ports in every plane (one segment per NIC and direction, 1 / planes per
+// port), and the parts of one folded Clos, as with one plane: no per NIC pair segment (which at a
+// million GPUs held every plane's ECMP sweep for every pair of servers that exchange traffic).
 #include "fabric/router.h"
 
 #include <algorithm>
@@ -87,18 +87,10 @@ void Router::pushHop(Segment &seg, int u, int i, double share)
 void Router::addMergedPlanes(int srcNic, int dstNic, Parts &out)
 {
     const Fabric &f = m_fabric;
-    const int planes = f.planeCount();
     const int nics = f.nicsPerServer();
-    const int perPlane = f.servers() * nics;
-    const double w = 1.0 / planes;
-    for (int p = 0; p < planes; ++p) {
-        out.ends[sz(out.endCount)] = m_nicUp[sz(p * perPlane + srcNic)];
-        out.endShares[sz(out.endCount++)] = w;
-    }
-    for (int p = 0; p < planes; ++p) {
-        out.ends[sz(out.endCount)] = m_nicDown[sz(p * perPlane + dstNic)];
-        out.endShares[sz(out.endCount++)] = w;
-    }
+    // The NIC's ports up and down: segments the router made (its constructor), then the switch
+    // parts between them.
+    out.segments[sz(out.segmentCount++)] = pairSegmentBase() + srcNic;
     // The latency of one plane's path, summed as nicPairSegment() does.
     double planeLatency
         = f.link(m_nicUp[sz(srcNic)]).latency + f.link(m_nicDown[sz(dstNic)]).latency;
@@ -111,6 +103,7 @@ void Router::addMergedPlanes(int srcNic, int dstNic, Parts &out)
         planeLatency += out.latency;
     }
     out.latency = before + planeLatency;
+    out.segments[sz(out.segmentCount++)] = pairSegmentBase() + f.servers() * nics + dstNic;
 }
 
 double Router::mergedPlanesLatency(int srcNic, int dstNic, Tier &reach)

@@ -163,8 +163,8 @@ void TestPlanes::routeSplitsEvenlyOverThePlanes()
         // Latency: one plane's path (the planes are copies).
         QVERIFY(nearlyEqual(router.latency(0, 3), one.latency(0, 3)));
     }
-    // routeParts() spreads to the same loads as route() (the NIC ports are ends carrying half
-    // the flow each, Router::planesMerged()).
+    // routeParts() spreads to the same loads as route() (the NIC ports are a segment of half
+    // the flow per port, Router::planesMerged()).
     Router::Parts parts;
     router.routeParts(0, 3, parts);
     QVERIFY(router.planesMerged());

@@ -56,6 +56,8 @@ void FabricFindIndex::build(const Fabric &fabric)
     for (int i = 0; i < fabric.superSpineCount(); ++i)
         add(fabric.node(fabric.superSpineVertex(i)).name, Target::Kind::Switch,
             fabric.superSpineVertex(i));
+    for (int i = 0; i < fabric.coreCount(); ++i)
+        add(fabric.node(fabric.coreVertex(i)).name, Target::Kind::Switch, fabric.coreVertex(i));
     for (int l = 0; l < fabric.linkCount(); ++l)
         add(fabric.linkName(l), Target::Kind::Link, l);
     std::sort(m_names.begin(), m_names.end(),

@@ -102,6 +102,8 @@ void FabricItem::build()
         addSwitch(f.spineVertex(i));
     for (int i = 0; i < f.superSpineCount(); ++i)
         addSwitch(f.superSpineVertex(i));
+    for (int i = 0; i < f.coreCount(); ++i)
+        addSwitch(f.coreVertex(i));
     int cables[kTierCount] = {};
     for (int id = 0; id < f.linkCount(); id += 2)
         ++cables[index(f.link(id).tier)];

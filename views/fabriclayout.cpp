@@ -99,7 +99,8 @@ FabricLayout::FabricLayout(const Fabric &fabric, Spacing spacing)
     m_maxGroupServers = *std::max_element(m_groupServers.begin(), m_groupServers.end());
 
     m_firstSwitchVertex = fabric.leafVertex(0);
-    const int switches = fabric.leafCount() + fabric.spineCount() + fabric.superSpineCount();
+    const int switches
+        = fabric.leafCount() + fabric.spineCount() + fabric.superSpineCount() + fabric.coreCount();
     m_switchRect.resize(static_cast<std::size_t>(switches));
     m_cablePath.resize(static_cast<std::size_t>(fabric.linkCount() / 2));
 
@@ -158,6 +159,8 @@ void FabricLayout::chooseArrangement()
     for (const auto &g : m_podGroups)
         groupsPerPod = std::max(groupsPerPod, g.size());
     const bool threeTier = m_fabric.superSpineCount() > 0;
+    // Four tiers: the cores' row and tray above the super-spines'.
+    const int upperRows = (threeTier ? 1 : 0) + (m_fabric.coreCount() > 0 ? 1 : 0);
     double best = 1e300;
     for (int c = 1; c <= n; ++c) {
         const int perRack = (n + c - 1) / c;
@@ -174,8 +177,8 @@ void FabricLayout::chooseArrangement()
             if (pc > 1 && (rows - 1) * pc >= pods)
                 continue;
             const double w = pc * podW + (pc - 1) * kPodGap;
-            const double h = rows * podH + (rows - 1) * kPodGap
-                + (threeTier ? kSwitchHeight + kSuperTray : 0.0);
+            const double h
+                = rows * podH + (rows - 1) * kPodGap + upperRows * (kSwitchHeight + kSuperTray);
             double score = std::abs(std::log(w / h / kTargetAspect));
             if (n % c != 0)
                 score += 0.15;
@@ -190,7 +193,7 @@ void FabricLayout::chooseArrangement()
             }
         }
     }
-    m_podTop = threeTier ? kSwitchHeight + kSuperTray : 0.0;
+    m_podTop = upperRows * (kSwitchHeight + kSuperTray);
 }
 
 void FabricLayout::placeServersAndLeaves()
@@ -324,10 +327,16 @@ void FabricLayout::placeSpines()
                 rowSlot(left, width, static_cast<int>(list.size()), static_cast<int>(i), y, 170.0));
         right = std::max(right, pod.right());
     }
-    // Super-spines: one row over everything, plane-major (vertex order).
+    // Super-spines: one row over everything, plane-major (vertex order); cores one row and
+    // tray higher (four tiers).
     const int supers = f.superSpineCount();
+    const double superTop = m_podTop - kSwitchHeight - kSuperTray - kFrameLabel;
     for (int s = 0; s < supers; ++s)
-        setSwitchRect(f.superSpineVertex(s), rowSlot(0.0, right, supers, s, -kFrameLabel, 170.0));
+        setSwitchRect(f.superSpineVertex(s), rowSlot(0.0, right, supers, s, superTop, 170.0));
+    const int cores = f.coreCount();
+    for (int c = 0; c < cores; ++c)
+        setSwitchRect(f.coreVertex(c),
+            rowSlot(0.0, right, cores, c, superTop - kSwitchHeight - kSuperTray, 170.0));
     // Bounds: everything drawn (pod frames only exist with more than one pod), plus a margin.
     QRectF all;
     for (const QRectF &r : m_groupRect)
@@ -426,13 +435,15 @@ void FabricLayout::buildBundles()
             m_bundles.push_back(std::move(bundle));
         }
     }
-    // Switch uplinks: one riser per leaf (to its spines) and per spine (to its super-spines),
-    // at the switch's own x, so a hot rail leaf or a hot spine stands out.
+    // Switch uplinks: one riser per leaf (to its spines), per spine (to its super-spines) and
+    // per super-spine (to its cores), at the switch's own x, so a hot rail leaf or a hot spine
+    // stands out. Core links count in the super-spine tier (fabric.cpp).
     auto risers = [&](int count, auto vertexOf, Tier tier) {
         std::vector<Bundle> perSwitch(static_cast<std::size_t>(count));
+        const NodeKind from = f.node(vertexOf(0)).kind;
         for (int id = 0; id < f.linkCount(); id += 2) {
             const FabricLink &l = f.link(id);
-            if (l.tier != tier)
+            if (l.tier != tier || f.node(l.src).kind != from)
                 continue;
             const FabricNode &n = f.node(l.src);
             perSwitch[static_cast<std::size_t>(n.local)].cables.push_back(id / 2);
@@ -452,8 +463,12 @@ void FabricLayout::buildBundles()
     };
     risers(
         f.leafCount(), [&f](int i) { return f.leafVertex(i); }, Tier::Spine);
-    risers(
-        f.spineCount(), [&f](int i) { return f.spineVertex(i); }, Tier::SuperSpine);
+    if (f.spineCount() > 0)
+        risers(
+            f.spineCount(), [&f](int i) { return f.spineVertex(i); }, Tier::SuperSpine);
+    if (f.coreCount() > 0)
+        risers(
+            f.superSpineCount(), [&f](int i) { return f.superSpineVertex(i); }, Tier::SuperSpine);
 }
 
 } // namespace railyard

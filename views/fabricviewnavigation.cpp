@@ -64,6 +64,8 @@ void FabricView::fitDefault()
         spineTop = std::min(spineTop, layout.switchRect(fabric.spineVertex(i)).top());
     for (int i = 0; i < fabric.superSpineCount(); ++i)
         spineTop = std::min(spineTop, layout.switchRect(fabric.superSpineVertex(i)).top());
+    for (int i = 0; i < fabric.coreCount(); ++i)
+        spineTop = std::min(spineTop, layout.switchRect(fabric.coreVertex(i)).top());
     // Cropping pays only when it buys the detailed drawing: a fabric that is an overview even at
     // its width's zoom (16,384 GPUs) opens whole, as one that fits readably does.
     if (s <= whole || s < kOverviewBelow || m_root->layout().racks().empty()) {

@@ -37,6 +37,11 @@ SwitchItem::SwitchItem(const FabricItem *root, int vertex)
         m_label = QStringLiteral("spine %1").arg(node.local);
         m_sublabel = QStringLiteral("pod %1").arg(node.pod);
         break;
+    case NodeKind::Core:
+        m_fill = QColor(0x93, 0x9c, 0xa8);
+        m_label = QStringLiteral("core %1").arg(node.local);
+        m_sublabel = QStringLiteral("group %1").arg(node.pod);
+        break;
     default:
         m_fill = QColor(0xa9, 0xb1, 0xbb);
         m_label = QStringLiteral("super %1").arg(node.local);
@@ -80,7 +85,7 @@ void SwitchItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         font.setPixelSize(18);
         painter->setFont(font);
         painter->drawText(m_rect, Qt::AlignCenter,
-                          QFontMetricsF(font).elidedText(m_label, Qt::ElideRight, m_rect.width() - 4));
+            QFontMetricsF(font).elidedText(m_label, Qt::ElideRight, m_rect.width() - 4));
         return;
     }
     font.setPixelSize(11);
@@ -96,8 +101,7 @@ void SwitchItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         painter->setPen(QColor(0x34, 0x3a, 0x40));
         const QRectF bottom = m_rect.adjusted(2, m_rect.height() / 2 - 1, -2, -2);
         painter->drawText(bottom, Qt::AlignCenter,
-                          QFontMetricsF(font).elidedText(m_sublabel, Qt::ElideRight,
-                                                         bottom.width()));
+            QFontMetricsF(font).elidedText(m_sublabel, Qt::ElideRight, bottom.width()));
     }
 }
 

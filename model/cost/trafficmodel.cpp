@@ -620,7 +620,8 @@ void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, 
     if (m_flowLog && sign > 0.0)
         m_flowLog->push_back({ pattern, srcSlot, dstSlot, unit, m_logConnections, -1 });
     for (int i = 0; i < m_parts.endCount; ++i)
-        addEndLoad(p, m_parts.ends[static_cast<std::size_t>(i)], delta);
+        addEndLoad(p, m_parts.ends[static_cast<std::size_t>(i)],
+                   delta * m_parts.endShares[static_cast<std::size_t>(i)]);
     for (int i = 0; i < m_parts.segmentCount; ++i)
         p.pendingSegments.add(m_parts.segments[static_cast<std::size_t>(i)], delta);
 }

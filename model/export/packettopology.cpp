@@ -109,6 +109,9 @@ PacketTopology packetTopology(const CostEngine &engine, NicModel nics)
     for (int i = 0; i < fabric.superSpineCount(); ++i)
         if (const int id = add(fabric.superSpineVertex(i)); id >= 0)
             t.switches.push_back(id);
+    for (int i = 0; i < fabric.coreCount(); ++i)
+        if (const int id = add(fabric.coreVertex(i)); id >= 0)
+            t.switches.push_back(id);
 
     const auto push = [&t](int x, int y, double bytesPerSecond, double latency, Tier tier) {
         t.links.push_back({ std::min(x, y), std::max(x, y), bytesPerSecond * 8.0, latency, tier });

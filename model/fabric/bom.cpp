@@ -194,7 +194,7 @@ struct BomPlacer
                 oneRack[sz(leaf)] = 0;
         }
         std::vector<std::vector<int>> rowSwitches(sz(computeRows));
-        std::vector<int> upper; // spines, super-spines and leaves without servers
+        std::vector<int> upper; // spines, super-spines, cores and leaves without servers
         for (int l = 0; l < f.leafCount(); ++l) {
             const int v = f.leafVertex(l);
             const int rack = firstRack[sz(l)];
@@ -215,6 +215,8 @@ struct BomPlacer
             upper.push_back(f.spineVertex(s));
         for (int s = 0; s < f.superSpineCount(); ++s)
             upper.push_back(f.superSpineVertex(s));
+        for (int c = 0; c < f.coreCount(); ++c)
+            upper.push_back(f.coreVertex(c));
         // The spine rows: racksPerRow network racks a row.
         const std::size_t perRow = sz(bom.racksPerRow) * sz(rules.switchesPerRack);
         for (std::size_t first = 0; first < upper.size(); first += perRow) {
@@ -248,8 +250,12 @@ struct BomPlacer
     }
 };
 
-std::string_view bomLinkKindOf(Tier t)
+/// A cable line's kind: by tier, and the super-spine tier's links to the cores of a four-tier
+/// fabric (fabric.cpp: they count in that tier) as a kind of their own.
+std::string_view bomLinkKindOf(Tier t, bool toCore)
 {
+    if (toCore)
+        return "super-spine-core";
     switch (t) {
     case Tier::Leaf:
         return "nic-leaf";
@@ -268,6 +274,8 @@ std::string_view bomSwitchTierOf(NodeKind k)
         return "leaf";
     case NodeKind::Spine:
         return "spine";
+    case NodeKind::Core:
+        return "core";
     default:
         break;
     }
@@ -321,11 +329,13 @@ BillOfMaterials billOfMaterials(const Fabric &f, const BomRules &rules)
             bom.nicPorts += 1;
             bom.nicGbps = std::max(bom.nicGbps, gbps);
         }
-        const auto key
-            = std::make_tuple(static_cast<int>(l.tier), static_cast<int>(cls), bomSpeedKey(gbps));
+        const bool toCore
+            = f.node(l.src).kind == NodeKind::Core || f.node(l.dst).kind == NodeKind::Core;
+        const auto key = std::make_tuple(toCore ? kTierCount : static_cast<int>(l.tier),
+            static_cast<int>(cls), bomSpeedKey(gbps));
         auto [it, added] = cableLine.emplace(key, bom.cables.size());
         if (added)
-            bom.cables.push_back(BomCableLine { std::string(bomLinkKindOf(l.tier)), cls,
+            bom.cables.push_back(BomCableLine { std::string(bomLinkKindOf(l.tier, toCore)), cls,
                 static_cast<double>(bomSpeedKey(gbps)) / 10.0, 0, 0 });
         BomCableLine &line = bom.cables[it->second];
         line.cables += l.ports;
@@ -361,10 +371,15 @@ BillOfMaterials billOfMaterials(const Fabric &f, const BomRules &rules)
         addSwitch(f.spineVertex(i));
     for (int i = 0; i < f.superSpineCount(); ++i)
         addSwitch(f.superSpineVertex(i));
+    for (int i = 0; i < f.coreCount(); ++i)
+        addSwitch(f.coreVertex(i));
     // Lines in a fixed order (tier up the fabric, then class, then speed), whatever order the
     // links were built in.
     const auto linkRank = [](const std::string &link) {
-        return link == "nic-leaf" ? 0 : (link == "leaf-spine" ? 1 : 2);
+        return link == "nic-leaf"        ? 0
+            : link == "leaf-spine"       ? 1
+            : link == "super-spine-core" ? 3
+                                         : 2;
     };
     std::stable_sort(
         bom.cables.begin(), bom.cables.end(), [&](const BomCableLine &a, const BomCableLine &b) {

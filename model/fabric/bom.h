@@ -13,7 +13,7 @@ namespace railyard {
 /** Switches of one tier and model class. */
 struct BomSwitchLine
 {
-    std::string tier; ///< "leaf" (rail switch when rail-only), "spine", "super-spine"
+    std::string tier; ///< "leaf" (rail switch when rail-only), "spine", "super-spine", "core"
     int radix = 0; ///< ports per switch
     double gbps = 0.0; ///< its fastest port's speed
     int count = 0;
@@ -24,7 +24,7 @@ struct BomSwitchLine
 /** Cables of one link class: which tiers they join, how they are built, their speed. */
 struct BomCableLine
 {
-    std::string link; ///< "nic-leaf", "leaf-spine", "spine-super-spine"
+    std::string link; ///< "nic-leaf", "leaf-spine", "spine-super-spine", "super-spine-core"
     CableClass cableClass = CableClass::Optics;
     double gbps = 0.0;
     std::int64_t cables = 0;
@@ -68,7 +68,7 @@ struct BillOfMaterials
     std::int64_t transceiverCount() const;
     /// Cables whose link kind is `link` ("nic-leaf", ...), all classes and speeds.
     std::int64_t cablesOf(std::string_view link) const;
-    /// Switches of `tier` ("leaf", "spine", "super-spine"), all classes.
+    /// Switches of `tier` ("leaf", "spine", "super-spine", "core"), all classes.
     int switchesOf(std::string_view tier) const;
     int computeRacks() const;
     int networkRacks() const;

@@ -38,16 +38,26 @@
  *     every super-spine of plane j; super-spines per plane = ceil(pods * u / radix) (or
  *     `superSpines` / planes). 64 SUs (16,384 GPUs) -> 16 pods, 512 leaves, 512 spines,
  *     256 super-spines: the B200 RA's 64-SU row (512 / 512 / 256 "core").
+ *   - four tiers when one set of super-spines cannot join the pods (super-spines per plane would
+ *     exceed the spine uplinks): the next level of the same recursion (Al-Fares et al.; a
+ *     4-level k-ary fat tree holds k^4/8 hosts). A super-spine keeps radix/2 ports down, one
+ *     to spine j of each pod of its zone, and as many up: radix/2 pods form a zone, each zone
+ *     with its own super-spines (per spine plane as many as a three-tier fabric of that many
+ *     pods), and super-spine k of spine plane j of every zone reaches every core switch of core
+ *     group (j, k): cores per group = ceil(zones * super-spine uplinks / radix). The cores are
+ *     the fourth tier ("core", as the B200 RA and Meta's fabric name the top layer); their
+ *     links count in the super-spine tier of the per-tier figures. At most radix * radix/2
+ *     pods (five tiers are refused).
  *
  * tor: every NIC of a server on one top-of-rack leaf, `serversPerLeaf` servers per leaf
  * (0 = max(1, (radix/2) / NICs)); the same two/three-tier rule, a pod being d consecutive leaves.
  *
  * rail-only (Wang, Wang, Zhang et al., "Rail-only: A Low-Cost High-Performance Network for
- * Training LLMs with Trillion Parameters", arXiv 2307.12169, its rail-only design): one rail switch per rail
- * for the whole cluster, NIC i of every server on rail switch i, and no spine. Traffic between
- * rails crosses the scale-up domain first (router.cpp). The paper's rail switches are large (or a
- * rail is itself a small Clos); we model the first: a rail switch terminates one port per server,
- * so the servers must fit the radix (a rail built as its own Clos is not modelled).
+ * Training LLMs with Trillion Parameters", arXiv 2307.12169, its rail-only design): one rail switch
+ * per rail for the whole cluster, NIC i of every server on rail switch i, and no spine. Traffic
+ * between rails crosses the scale-up domain first (router.cpp). The paper's rail switches are large
+ * (or a rail is itself a small Clos); we model the first: a rail switch terminates one port per
+ * server, so the servers must fit the radix (a rail built as its own Clos is not modelled).
  *
  * planes (Qian et al., "Alibaba HPN: A Data Center Network for Large Language Model Training",
  * SIGCOMM 2024, its dual-plane design; DeepSeek-V3 technical report, arXiv 2412.19437, section 3.4
@@ -63,8 +73,9 @@
  * Vertex order: per server its G GPUs and N NICs, followed by the scale-up switch when the
  * server is the first of its scale-up domain (so, with one server per domain, per server its
  * GPUs, NICs and switch); then leaves, spines
- * (pod-major), super-spines (plane-major). Link ids: per cable the forward direction (towards
- * the upper tier) then its reverse, so link id ^ 1 is always the reverse.
+ * (pod-major), super-spines (zone- then plane-major), cores (group-major). Link ids: per cable the
+ * forward direction (towards the upper tier) then its reverse, so link id ^ 1 is always the
+ * reverse.
  */
 
 namespace railyard {
@@ -171,32 +182,114 @@ void FabricBuilder::plan()
         } else {
             m_superPerPlane = ceilDiv(m_pods * m_spineUplinks, radix);
             if (m_superPerPlane > m_spineUplinks)
-                throw ScenarioError("fabric.servers",
-                    str(m_pods)
-                        + " pods need more than three switch tiers"
-                          " with radix "
-                        + str(radix) + " (at most " + str(radix) + " pods)");
+                planFourTiers(radix); // more pods than one set of super-spines joins
         }
     }
 
     // Totals, still before allocating anything.
     const i64 spines = m_spinesPerPod * m_pods;
-    const i64 supers = m_threeTier ? m_superPerPlane * m_spinesPerPod : 0;
-    const i64 switches = (m_leaves + spines + supers) * m_planes;
+    const i64 supers = m_threeTier ? m_superPerPlane * m_spinesPerPod * m_zones : 0;
+    const i64 cores = m_fourTier ? m_spinesPerPod * m_superPerPlane * m_coresPerGroup : 0;
+    const i64 switches = (m_leaves + spines + supers + cores) * m_planes;
     if (spines > limits::kMaxSwitches || supers > limits::kMaxSwitches
         || switches > limits::kMaxSwitches)
         throw ScenarioError(s.spines > 0 || s.superSpines > 0 ? "fabric.spines" : "fabric.servers",
             str(switches) + " switches (" + str(m_leaves) + " leaves, " + str(spines) + " spines, "
-                + str(supers) + " super-spines) exceed the limit of " + str(limits::kMaxSwitches));
+                + str(supers) + " super-spines, " + str(cores) + " cores) exceed the limit of "
+                + str(limits::kMaxSwitches));
     const i64 cables = m_servers * m_gpus * 2
         + m_planes
             * (m_servers * m_nics + m_leaves * m_spinesPerPod
-                + (m_threeTier ? spines * m_superPerPlane : 0));
+                + (m_threeTier ? spines * m_superPerPlane : 0)
+                + supers * (m_fourTier ? m_coresPerGroup : 0));
     m_links = 2 * cables;
     if (m_links > limits::kMaxLinks)
         throw ScenarioError("fabric.servers",
             str(m_links) + " links exceed the limit of " + str(limits::kMaxLinks));
     m_vertices = m_servers * (m_gpus + m_nics) + m_servers / m_domainServers + switches;
+}
+
+void FabricBuilder::planFourTiers(i64 radix)
+{
+    // A super-spine splits its ports like a non-blocking spine (Al-Fares et al.: half down, half
+    // up), one port down to spine j of each pod of its zone: radix/2 pods per zone. Its plane's
+    // super-spines in a zone are as many as a three-tier fabric of that many pods needs.
+    if (m_spec.superSpines > 0)
+        throw ScenarioError("fabric.super_spines",
+            str(m_pods) + " pods need four switch tiers with radix " + str(radix)
+                + "; leave super_spines at 0 to derive them");
+    m_fourTier = true;
+    const i64 superDown = std::max<i64>(1, radix / 2);
+    m_podsPerZone = superDown;
+    m_zones = ceilDiv(m_pods, m_podsPerZone);
+    const i64 zonePods = std::min(m_pods, m_podsPerZone); // zone 0 is the fullest
+    m_superPerPlane = ceilDiv(zonePods * m_spineUplinks, superDown);
+    const double downPorts
+        = static_cast<double>(zonePods * m_spineUplinks) / static_cast<double>(m_superPerPlane);
+    m_superUplinks = std::max<i64>(1, ceilRatio(downPorts)); // non-blocking, as many up as down
+    // Super-spine k of spine plane j in every zone belongs to core group (j, k) and reaches
+    // every core of it; a core has one bundle per zone.
+    m_coresPerGroup = ceilDiv(m_zones * m_superUplinks, radix);
+    if (m_coresPerGroup > m_superUplinks)
+        throw ScenarioError("fabric.servers",
+            str(m_pods) + " pods need more than four switch tiers with radix " + str(radix)
+                + " (at most " + str(radix * m_podsPerZone) + " pods)");
+}
+
+void FabricBuilder::constructSuperSpines(FabricAssembly &a, int planes)
+{
+    // Per network plane, zone, spine plane j and index k (zone-major: one zone is three-tier
+    // fabric's super-spines; with one zone the names and order of a three-tier fabric).
+    Fabric &f = m_fabric;
+    const int perPlane = static_cast<int>(m_superPerPlane);
+    const int spinesPerPod = static_cast<int>(m_spinesPerPod);
+    const int zones = static_cast<int>(m_zones);
+    const int perZone = perPlane * spinesPerPod;
+    const int perNetPlane = perZone * zones;
+    f.m_superVertex.reserve(static_cast<std::size_t>(perNetPlane * planes));
+    for (int netPlane = 0; netPlane < planes; ++netPlane) {
+        for (int zone = 0; zone < zones; ++zone) {
+            for (int plane = 0; plane < spinesPerPod; ++plane) {
+                for (int k = 0; k < perPlane; ++k) {
+                    FabricNode n;
+                    n.kind = NodeKind::SuperSpine;
+                    n.local = netPlane * perNetPlane + zone * perZone + plane * perPlane + k;
+                    n.pod = plane;
+                    n.zone = zone;
+                    n.netPlane = netPlane;
+                    const std::string index = std::to_string(plane * perPlane + k);
+                    n.name = "superspine-"
+                        + (m_fourTier ? "z" + std::to_string(zone) + "-" + index : index);
+                    if (planes > 1)
+                        n.name = "plane" + std::to_string(netPlane) + "/" + n.name;
+                    a.addSwitch(std::move(n));
+                }
+            }
+        }
+    }
+}
+
+void FabricBuilder::constructCores(FabricAssembly &a, int planes)
+{
+    Fabric &f = m_fabric;
+    const int groups = static_cast<int>(m_spinesPerPod * m_superPerPlane);
+    const int perGroup = static_cast<int>(m_coresPerGroup);
+    f.m_coreVertex.reserve(static_cast<std::size_t>(groups * perGroup * planes));
+    for (int netPlane = 0; netPlane < planes; ++netPlane) {
+        for (int g = 0; g < groups; ++g) {
+            for (int c = 0; c < perGroup; ++c) {
+                FabricNode n;
+                n.kind = NodeKind::Core;
+                n.local = (netPlane * groups + g) * perGroup + c;
+                n.pod = g;
+                n.netPlane = netPlane;
+                n.name = "core-" + std::to_string(g * perGroup + c);
+                if (planes > 1)
+                    n.name = "plane" + std::to_string(netPlane) + "/" + n.name;
+                a.addSwitch(std::move(n));
+            }
+        }
+    }
 }
 
 void FabricBuilder::construct()
@@ -225,6 +318,7 @@ void FabricBuilder::construct()
             n.kind = NodeKind::Leaf;
             n.local = plane * leaves + leaf;
             n.pod = static_cast<int>(group / m_groupsPerPod);
+            n.zone = m_fourTier ? static_cast<int>(n.pod / m_podsPerZone) : 0;
             n.netPlane = plane;
             if (m_railOnly) {
                 n.su = 0;
@@ -252,6 +346,7 @@ void FabricBuilder::construct()
                 n.kind = NodeKind::Spine;
                 n.local = plane * spinesPerPlane + p * spinesPerPod + j;
                 n.pod = p;
+                n.zone = m_fourTier ? static_cast<int>(p / m_podsPerZone) : 0;
                 n.netPlane = plane;
                 n.name = planeName(plane, "spine-p" + std::to_string(p) + "-" + std::to_string(j));
                 a.addSwitch(std::move(n));
@@ -259,24 +354,12 @@ void FabricBuilder::construct()
         }
     }
     const int perPlane = static_cast<int>(m_superPerPlane);
-    const int supersPerNetPlane = perPlane * spinesPerPod;
-    if (m_threeTier) {
-        f.m_superVertex.reserve(static_cast<std::size_t>(supersPerNetPlane * planes));
-        for (int netPlane = 0; netPlane < planes; ++netPlane) {
-            for (int plane = 0; plane < spinesPerPod; ++plane) {
-                for (int k = 0; k < perPlane; ++k) {
-                    FabricNode n;
-                    n.kind = NodeKind::SuperSpine;
-                    n.local = netPlane * supersPerNetPlane + plane * perPlane + k;
-                    n.pod = plane;
-                    n.netPlane = netPlane;
-                    n.name
-                        = planeName(netPlane, "superspine-" + std::to_string(plane * perPlane + k));
-                    a.addSwitch(std::move(n));
-                }
-            }
-        }
-    }
+    const int supersPerZone = perPlane * spinesPerPod;
+    const int supersPerNetPlane = supersPerZone * static_cast<int>(m_zones);
+    if (m_threeTier)
+        constructSuperSpines(a, planes);
+    if (m_fourTier)
+        constructCores(a, planes);
 
     // Server-internal links and NIC <-> leaf, one cable per NIC port (one port per plane).
     const double portGbps = planes == 1 ? s.nic.gbps
@@ -308,21 +391,42 @@ void FabricBuilder::construct()
                     s.fabricPort.gbps, s.fabricPort.latencyUs, ports);
         }
     }
-    // Spine <-> super-spine bundles: spine j of every pod to every super-spine of plane j.
+    // Spine <-> super-spine bundles: spine j of every pod to every super-spine of plane j (of
+    // the pod's zone, with four tiers).
     if (m_threeTier) {
         const double ports = static_cast<double>(m_spineUplinks) / perPlane;
         for (int netPlane = 0; netPlane < planes; ++netPlane)
-            for (int p = 0; p < pods; ++p)
+            for (int p = 0; p < pods; ++p) {
+                const int zone = m_fourTier ? static_cast<int>(p / m_podsPerZone) : 0;
                 for (int j = 0; j < spinesPerPod; ++j)
                     for (int k = 0; k < perPlane; ++k)
                         a.addCable(f.spineVertex(netPlane * spinesPerPlane + p * spinesPerPod + j),
-                            f.superSpineVertex(netPlane * supersPerNetPlane + j * perPlane + k),
+                            f.superSpineVertex(netPlane * supersPerNetPlane + zone * supersPerZone
+                                + j * perPlane + k),
+                            Tier::SuperSpine, s.fabricPort.gbps, s.fabricPort.latencyUs, ports);
+            }
+    }
+    // Super-spine <-> core bundles: super-spine k of spine plane j of every zone to every core
+    // of group (j, k). Their links count in the super-spine tier (units.h's five tiers: the
+    // links above the spines), so per-tier figures and calibrations keep their shape.
+    if (m_fourTier) {
+        const int perGroup = static_cast<int>(m_coresPerGroup);
+        const int coresPerNetPlane = supersPerZone * perGroup;
+        const double ports = static_cast<double>(m_superUplinks) / perGroup;
+        for (int netPlane = 0; netPlane < planes; ++netPlane)
+            for (int z = 0; z < static_cast<int>(m_zones); ++z)
+                for (int g = 0; g < supersPerZone; ++g)
+                    for (int c = 0; c < perGroup; ++c)
+                        a.addCable(f.superSpineVertex(
+                                       netPlane * supersPerNetPlane + z * supersPerZone + g),
+                            f.coreVertex(netPlane * coresPerNetPlane + g * perGroup + c),
                             Tier::SuperSpine, s.fabricPort.gbps, s.fabricPort.latencyUs, ports);
     }
     // Several planes are disconnected switch networks: the router routes each NIC pair plane by
     // plane (router.cpp) rather than through the one-network folded-Clos parts.
     if (planes > 1)
         f.m_regularClos = false;
+    f.m_zones = static_cast<int>(m_zones);
 }
 
 Fabric Fabric::build(const FabricSpec &spec)
@@ -357,7 +461,8 @@ int Fabric::linkBetween(int a, int b) const
     if (a < 0 || b < 0 || a >= n || b >= n)
         return -1;
     // Degrees are small (a switch has at most radix neighbours), so a scan beats a hash map.
-    for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(a), *m_graph); it != end; ++it) {
+    for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(a), *m_graph); it != end;
+         ++it) {
         if (static_cast<int>(boost::target(*it, *m_graph)) == b)
             return (*m_graph)[*it].id;
     }

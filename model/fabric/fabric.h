@@ -14,7 +14,8 @@ namespace railyard {
 
 struct Degradation;
 
-enum class NodeKind : std::uint8_t { Gpu, Nic, ScaleUpSwitch, Leaf, Spine, SuperSpine };
+/// Core: the fourth switch tier, above the super-spines of a four-tier Clos (fabric.cpp).
+enum class NodeKind : std::uint8_t { Gpu, Nic, ScaleUpSwitch, Leaf, Spine, SuperSpine, Core };
 
 /** A vertex of the fabric graph. Fields that do not apply to a kind are -1. */
 struct FabricNode
@@ -24,7 +25,10 @@ struct FabricNode
     int local = -1; ///< GPU or NIC index inside its server; switch index inside its tier
     int rail = -1; ///< NIC and rail-optimised leaf: the rail; -1 for ToR leaves
     int su = -1; ///< leaf: scalable unit (rail-optimised) or -1
-    int pod = -1; ///< leaf and spine: pod index; super-spine: plane index
+    int pod = -1; ///< leaf and spine: pod index; super-spine: plane index; core: core group
+    /// Four tiers: the zone (group of pods under one set of super-spines) of a leaf, spine or
+    /// super-spine; 0 with fewer tiers; -1 for cores and anything else.
+    int zone = -1;
     int netPlane = -1; ///< switch: the network plane it belongs to (FabricSpec::planes), else -1
     std::string name;
 };
@@ -46,9 +50,11 @@ struct FabricLink
     int ports = 1;
 };
 
-/// The graph typedef every part of the engine uses (vertex and edge bundles above).
+/// The graph typedef every part of the engine uses (vertex and edge bundles above). The edges
+/// live in one vector (EdgeListS = vecS), not a std::list: a fabric never removes an edge, and
+/// a list node per edge was ten million allocations (and as many frees) at a million GPUs.
 using FabricGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-    FabricNode, FabricLink>;
+    FabricNode, FabricLink, boost::no_property, boost::vecS>;
 
 /**
  * A FabricGraph held by pointer, copied deeply. Boost 1.74's adjacency_list declares a copy
@@ -149,6 +155,10 @@ public:
     int leafCount() const { return static_cast<int>(m_leafVertex.size()); }
     int spineCount() const { return static_cast<int>(m_spineVertex.size()); }
     int superSpineCount() const { return static_cast<int>(m_superVertex.size()); }
+    /// Four-tier Clos: the core switches above the super-spines (0 with fewer tiers).
+    int coreCount() const { return static_cast<int>(m_coreVertex.size()); }
+    /// Zones (groups of pods sharing super-spines): 1 below four tiers.
+    int zoneCount() const { return m_zones; }
     int podCount() const { return m_pods; }
     int railCount() const { return m_rails; } ///< rail-optimised: NICs per server; tor: 0
 
@@ -160,7 +170,11 @@ public:
     int leafVertex(int leaf) const { return m_leafVertex[leaf]; }
     int spineVertex(int spine) const { return m_spineVertex[spine]; }
     int superSpineVertex(int s) const { return m_superVertex[s]; }
-    const FabricNode &node(int vertex) const { return (*m_graph)[static_cast<std::size_t>(vertex)]; }
+    int coreVertex(int c) const { return m_coreVertex[c]; }
+    const FabricNode &node(int vertex) const
+    {
+        return (*m_graph)[static_cast<std::size_t>(vertex)];
+    }
 
     int linkCount() const { return static_cast<int>(m_links.size()); }
     const FabricLink &link(int id) const { return m_links[id]; }
@@ -207,12 +221,13 @@ private:
     std::vector<int> m_gpuToNic;
     std::vector<std::string> m_serverNames;
     std::vector<int> m_gpuVertex, m_nicVertex, m_scaleUpVertex;
-    std::vector<int> m_leafVertex, m_spineVertex, m_superVertex;
+    std::vector<int> m_leafVertex, m_spineVertex, m_superVertex, m_coreVertex;
     std::vector<int> m_nicLeaf, m_nicLeafPort; ///< per plane*servers*nics + server*nics + nic
     std::vector<std::string> m_cablingFindings;
     int m_nicsPerServer = 0;
     int m_domainServers = 1;
     int m_pods = 1;
+    int m_zones = 1;
     int m_rails = 0;
     int m_planes = 1;
     bool m_regularClos = true;

@@ -33,7 +33,7 @@ public:
     /// The GPU and NIC vertices of every server and the scale-up switch of every scale-up
     /// domain (NIC i is on rail i when `rails` > 0).
     void addServers();
-    /// A leaf, spine or super-spine vertex, appended to its tier's list.
+    /// A leaf, spine, super-spine or core vertex, appended to its tier's list.
     int addSwitch(FabricNode node);
     /// One cable a <-> b as two links; `ports` parallel cables make one bundle of ports x gbps.
     void addCable(int a, int b, Tier tier, double gbps, double latencyUs, double ports);

@@ -17,6 +17,8 @@
 
 namespace railyard {
 
+class FabricAssembly;
+
 /** Validates a FabricSpec, sizes the fabric without allocating, then builds the graph. */
 class FabricBuilder
 {
@@ -75,7 +77,12 @@ private:
     void validatePlanes();
     static constexpr i64 kMaxPlanes = 16;
     void plan();
+    /// Pods beyond what three tiers join: zones of pods under their own super-spines and a
+    /// core tier above them (fabric.cpp).
+    void planFourTiers(i64 radix);
     void construct();
+    void constructSuperSpines(FabricAssembly &a, int planes);
+    void constructCores(FabricAssembly &a, int planes);
 
     /// Servers in group g (an SU, or a ToR leaf's rack); the last group may be partial.
     i64 serversInGroup(i64 g) const
@@ -123,7 +130,12 @@ private:
     i64 m_pods = 1;
     i64 m_spinesPerPod = 0; ///< two tiers: all spines
     i64 m_spineUplinks = 0; ///< three tiers: ports from one spine to its plane
-    i64 m_superPerPlane = 0;
+    i64 m_superPerPlane = 0; ///< four tiers: per spine plane and per zone
+    bool m_fourTier = false;
+    i64 m_podsPerZone = 0; ///< four tiers: pods under one zone's super-spines
+    i64 m_zones = 1;
+    i64 m_superUplinks = 0; ///< four tiers: ports from one super-spine to the cores
+    i64 m_coresPerGroup = 0; ///< four tiers: cores per core group (one super-spine of a zone)
     i64 m_vertices = 0;
     i64 m_links = 0;
 };

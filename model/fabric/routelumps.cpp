@@ -29,10 +29,11 @@ RouteLumps RouteLumps::find(const Router &router)
 {
     RouteLumps out;
     const Fabric &fabric = router.fabric();
-    // Only where every segment exists from the start (a folded Clos with one plane, whose
-    // segments routerclos.cpp builds up front): then no segment made later can use a lump's
-    // link without using all of it.
-    if (!router.foldedClos() || !fabric.regularClos() || fabric.planeCount() != 1)
+    // Only where every segment exists from the start (a folded Clos with one plane, or planes
+    // merged (routerplanes.cpp), whose segments routerclos.cpp builds up front): then no segment
+    // made later can use a lump's link without using all of it.
+    if (!router.foldedClos() || (!router.planesMerged() && fabric.planeCount() != 1)
+        || (fabric.planeCount() == 1 && !fabric.regularClos()))
         return out;
     const int limit = router.segmentIdLimit();
     const int links = fabric.linkCount();

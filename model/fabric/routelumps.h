@@ -45,7 +45,7 @@ struct RouteLumps
     std::vector<RouteHop> segmentLoose;
 
     /// The lumps of `router`'s segments; none unless every segment exists from the start (a
-    /// folded Clos with one plane, Router::foldedClos()).
+    /// folded Clos with one plane or merged planes, Router::foldedClos()).
     static RouteLumps find(const Router &router);
 };
 

@@ -37,8 +37,10 @@
  * arXiv 2412.19437, section 3.4): a NIC's flow is split evenly over its ports, one per plane,
  * as NCCL spreads its QPs over both ports of an HPN dual-port NIC; inside a plane it is routed
  * as above. Ports on failed leaves carry nothing: the NIC's flow splits over the planes left,
- * so a dual-plane NIC that loses a leaf keeps half its bandwidth. Each NIC pair's ports-to-ports
- * part is cached as one segment.
+ * so a dual-plane NIC that loses a leaf keeps half its bandwidth. When no leaf has failed and
+ * the planes are copies of plane 0 (generated fabrics), plane 0's cached parts stand for every
+ * plane (routerplanes.cpp); otherwise each NIC pair's ports-to-ports part is cached as one
+ * segment.
  *
  * Caching. In the folded Clos networks our generators build (fabric.cpp), a shortest
  * leaf-to-leaf path goes up to the lowest tier the two leaves share (the pod's spines, or the
@@ -49,7 +51,11 @@
  * switch to a leaf is unique (Al-Fares et al., SIGCOMM 2008, section 3.3: two-level tables spread
  * traffic upward, downward routing is by destination only). A route is
  * therefore cached in four parts, leaf -> spines and spines -> leaf per leaf (keyed by whether the
- * route stays in the pod), spines -> super-spines and super-spines -> spines per pod. When the
+ * route stays in the pod), spines -> super-spines and super-spines -> spines per pod. With four
+ * tiers (cores above zones of pods) a route between zones adds super-spines -> cores per source
+ * zone and cores -> super-spines per destination zone, and its downward parts are keyed by
+ * "from another zone" (what reaches a pod's spines from the cores may differ from what another
+ * pod of the zone sends: Router::Reach). When the
  * switch graph is such a folded Clos (checked link by link, isFoldedClos()), every part is built
  * up front from the switch links in one pass (routerclos.cpp); otherwise a miss runs the general
  * BFS + ECMP sweep for that leaf pair (routersweep.cpp) and stores its hops by part. The parts hold
@@ -65,11 +71,6 @@ namespace railyard {
 
 namespace {
 
-bool isSwitch(NodeKind k)
-{
-    return k == NodeKind::Leaf || k == NodeKind::Spine || k == NodeKind::SuperSpine;
-}
-
 /// The link from `from` to `to`, given `link`, the one from `to` to `from` (-1: none, then
 /// searched).
 int reverseOf(const Fabric &f, int link, int from, int to)
@@ -84,16 +85,16 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     , m_failedLeaves(std::move(failedLeaves))
 {
     const Fabric &f = fabric;
-    const int switches = f.leafCount() + f.spineCount() + f.superSpineCount();
+    const int switches = f.leafCount() + f.spineCount() + f.superSpineCount() + f.coreCount();
 
-    // The switch subgraph, in the one graph type of the engine; edges keep the fabric link ids.
+    // The switches, compactly numbered: leaves, spines, super-spines, cores. The switch
+    // subgraph as a Boost graph is built only when a sweep needs it (switchGraph()): at a
+    // million GPUs its copy of every switch link cost a tenth of the evaluation and 400 MB.
     std::vector<int> compact(boost::num_vertices(f.graph()), -1);
-    m_switches = FabricGraph(static_cast<std::size_t>(switches));
-    int next = 0;
+    m_switchVertex.reserve(static_cast<std::size_t>(switches));
     const auto addSwitch = [&](int vertex) {
-        compact[static_cast<std::size_t>(vertex)] = next;
-        m_switches[static_cast<std::size_t>(next)] = f.node(vertex);
-        ++next;
+        compact[static_cast<std::size_t>(vertex)] = static_cast<int>(m_switchVertex.size());
+        m_switchVertex.push_back(vertex);
     };
     for (int i = 0; i < f.leafCount(); ++i)
         addSwitch(f.leafVertex(i));
@@ -101,11 +102,8 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
         addSwitch(f.spineVertex(i));
     for (int i = 0; i < f.superSpineCount(); ++i)
         addSwitch(f.superSpineVertex(i));
-    for (const FabricLink &l : f.links()) {
-        if (isSwitch(f.node(l.src).kind) && isSwitch(f.node(l.dst).kind))
-            boost::add_edge(static_cast<std::size_t>(compact[static_cast<std::size_t>(l.src)]),
-                static_cast<std::size_t>(compact[static_cast<std::size_t>(l.dst)]), l, m_switches);
-    }
+    for (int i = 0; i < f.coreCount(); ++i)
+        addSwitch(f.coreVertex(i));
 
     // Fixed links, looked up once so that route() never searches adjacency.
     const int slots = f.slotCount();
@@ -176,42 +174,87 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     }
     m_slotEnds = nics > 0 && planes == 1;
 
-    // CSR adjacency of the switch subgraph: the ECMP sweep reads it many times.
+    // CSR adjacency of the switch subgraph: the ECMP sweep reads it many times. A vertex's out
+    // edges are in the order of their link ids (FabricAssembly::addCable()).
     m_adjOffset.assign(static_cast<std::size_t>(switches) + 1, 0);
-    m_adj.reserve(boost::num_edges(m_switches));
     for (int u = 0; u < switches; ++u) {
-        for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(u), m_switches); it != end;
-             ++it)
-            m_adj.emplace_back(
-                static_cast<int>(boost::target(*it, m_switches)), m_switches[*it].id);
+        const auto vertex = static_cast<std::size_t>(m_switchVertex[static_cast<std::size_t>(u)]);
+        for (auto [it, end] = boost::out_edges(vertex, f.graph()); it != end; ++it) {
+            const int to = compact[boost::target(*it, f.graph())];
+            if (to >= 0)
+                m_adj.emplace_back(to, f.graph()[*it].id);
+        }
         m_adjOffset[static_cast<std::size_t>(u) + 1] = static_cast<int>(m_adj.size());
     }
 
     const auto leaves = static_cast<std::size_t>(f.leafCount());
     m_leafPod.resize(leaves);
-    for (int i = 0; i < f.leafCount(); ++i)
+    m_leafZone.resize(leaves);
+    for (int i = 0; i < f.leafCount(); ++i) {
         m_leafPod[static_cast<std::size_t>(i)] = std::max(0, f.node(f.leafVertex(i)).pod);
-    m_distance.resize(leaves);
-    for (std::size_t k = 0; k < 2; ++k) {
-        m_spineUp[k].resize(leaves);
-        m_spineDown[k].resize(leaves);
+        m_leafZone[static_cast<std::size_t>(i)] = std::max(0, f.node(f.leafVertex(i)).zone);
     }
-    m_superUp.resize(static_cast<std::size_t>(std::max(1, f.podCount())));
-    m_superDown.resize(static_cast<std::size_t>(std::max(1, f.podCount())));
+    m_fourTier = f.coreCount() > 0;
+    m_distance.resize(leaves);
+    const auto pods = static_cast<std::size_t>(std::max(1, f.podCount()));
+    const auto zones = static_cast<std::size_t>(std::max(1, f.zoneCount()));
+    for (std::size_t k = 0; k < 2; ++k)
+        m_spineUp[k].resize(leaves);
+    for (std::size_t k = 0; k < (m_fourTier ? 3 : 2); ++k)
+        m_spineDown[k].resize(leaves);
+    m_superUp.resize(pods);
+    m_superDown[0].resize(pods);
+    if (m_fourTier) {
+        m_superDown[1].resize(pods);
+        m_coreUp.resize(zones);
+        m_coreDown.resize(zones);
+    }
     m_flow.assign(static_cast<std::size_t>(switches), 0.0);
     m_scratch.reserve(64);
 
     m_switchKind.resize(static_cast<std::size_t>(switches));
     m_switchPod.resize(static_cast<std::size_t>(switches));
+    m_switchZone.resize(static_cast<std::size_t>(switches));
     for (int v = 0; v < switches; ++v) {
-        const FabricNode &node = m_switches[static_cast<std::size_t>(v)];
+        const FabricNode &node = f.node(m_switchVertex[static_cast<std::size_t>(v)]);
+        const bool top = node.kind == NodeKind::SuperSpine || node.kind == NodeKind::Core;
         m_switchKind[static_cast<std::size_t>(v)] = node.kind;
-        m_switchPod[static_cast<std::size_t>(v)]
-            = node.kind == NodeKind::SuperSpine ? -1 : std::max(0, node.pod);
+        m_switchPod[static_cast<std::size_t>(v)] = top ? -1 : std::max(0, node.pod);
+        m_switchZone[static_cast<std::size_t>(v)]
+            = node.kind == NodeKind::Core ? -1 : std::max(0, node.zone);
     }
-    m_foldedClos = f.regularClos() && isFoldedClos();
+    m_switchPlane.resize(static_cast<std::size_t>(switches));
+    for (int v = 0; v < switches; ++v)
+        m_switchPlane[static_cast<std::size_t>(v)]
+            = std::max(0, f.node(m_switchVertex[static_cast<std::size_t>(v)]).netPlane);
+    m_planeStride = { f.leafCount() / planes, f.spineCount() / planes, f.superSpineCount() / planes,
+        f.coreCount() / planes };
+    m_planesMerged = planesAreTwins();
+    m_foldedClos = (f.regularClos() || m_planesMerged) && isFoldedClos();
+    m_planesMerged = m_planesMerged && m_foldedClos;
+    m_closParts = f.regularClos() || m_planesMerged;
     if (m_foldedClos)
         buildClosSegments();
+    if (m_planesMerged) {
+        // The NIC ports as segments, the first of m_pairs (with planes merged no leaf-pair or
+        // NIC-pair segment is ever made): per NIC its ports up, then per NIC its ports down,
+        // 1 / planes of the flow each. A NIC's flows then add their demand to one segment,
+        // spread over its ports once per flush, where they were 2 x planes route ends each.
+        const int nicCount = f.servers() * nics;
+        const double w = 1.0 / planes;
+        m_pairs.reserve(static_cast<std::size_t>(2 * nicCount));
+        for (const std::vector<int> *side : { &m_nicUp, &m_nicDown }) {
+            for (int n = 0; n < nicCount; ++n) {
+                Segment seg;
+                seg.offset = static_cast<std::uint32_t>(m_arena.size());
+                seg.latency = f.linkLatency((*side)[static_cast<std::size_t>(n)]);
+                for (int p = 0; p < planes; ++p)
+                    m_arena.push_back({ (*side)[static_cast<std::size_t>(p * nicCount + n)], w });
+                finishSegment(seg);
+                m_pairs.push_back(seg);
+            }
+        }
+    }
 }
 
 void Router::ends(int srcSlot, int dstSlot, Ends &out) const
@@ -269,7 +312,14 @@ std::span<const RouteHop> Router::route(int srcSlot, int dstSlot)
     ends(srcSlot, dstSlot, e);
     for (int i = 0; i < e.headCount; ++i)
         m_scratch.push_back({ e.head[static_cast<std::size_t>(i)], 1.0 });
-    if (e.srcNic >= 0) {
+    if (e.srcNic >= 0 && m_planesMerged) {
+        // The NIC's ports up, the switch parts, its ports down (addMergedPlanes()).
+        Parts parts;
+        addMergedPlanes(e.srcNic, e.dstNic, parts);
+        for (int i = 0; i < parts.segmentCount; ++i)
+            for (const RouteHop &h : segmentHops(parts.segments[static_cast<std::size_t>(i)]))
+                m_scratch.push_back(h);
+    } else if (e.srcNic >= 0) {
         const Segment &seg = m_pairs[static_cast<std::size_t>(nicPairSegment(e.srcNic, e.dstNic))];
         const RouteHop *first = m_arena.data() + seg.offset;
         m_scratch.insert(m_scratch.end(), first, first + seg.count);
@@ -300,6 +350,7 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
     if (src.domain == dst.domain) { // as ends(): GPU -> scale-up switch -> GPU
         out.ends[0] = src.gpuUp;
         out.ends[1] = dst.gpuDown;
+        out.endShares[0] = out.endShares[1] = 1.0;
         out.endCount = 2;
         out.latency = src.gpuUpLatency + dst.gpuDownLatency;
         return;
@@ -311,6 +362,7 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
         out.ends[1] = src.nicUp;
         out.ends[2] = dst.nicDown;
         out.ends[3] = dst.pcieDown;
+        out.endShares[0] = out.endShares[1] = out.endShares[2] = out.endShares[3] = 1.0;
         out.endCount = 4;
         out.latency = src.upLatency;
         out.latency += dst.nicDownLatency;
@@ -323,13 +375,19 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
     ends(srcSlot, dstSlot, e);
     for (int i = 0; i < e.headCount; ++i) {
         const int link = e.head[static_cast<std::size_t>(i)];
+        out.endShares[static_cast<std::size_t>(out.endCount)] = 1.0;
         out.ends[static_cast<std::size_t>(out.endCount++)] = link;
         out.latency += m_fabric.linkLatency(link);
     }
     for (int i = 0; i < e.tailCount; ++i) {
         const int link = e.tail[static_cast<std::size_t>(i)];
+        out.endShares[static_cast<std::size_t>(out.endCount)] = 1.0;
         out.ends[static_cast<std::size_t>(out.endCount++)] = link;
         out.latency += m_fabric.linkLatency(link);
+    }
+    if (e.srcNic >= 0 && m_planesMerged) {
+        addMergedPlanes(e.srcNic, e.dstNic, out);
+        return;
     }
     if (e.srcNic >= 0) {
         const int id = nicPairSegment(e.srcNic, e.dstNic);
@@ -344,7 +402,7 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
 
 void Router::addSwitchParts(int srcLeaf, int dstLeaf, Parts &out)
 {
-    if (!m_fabric.regularClos()) {
+    if (!m_closParts) {
         const int id = pairSegment(srcLeaf, dstLeaf);
         out.latency += m_pairs[static_cast<std::size_t>(id)].latency;
         out.segments[static_cast<std::size_t>(out.segmentCount++)] = pairSegmentBase() + id;
@@ -353,26 +411,44 @@ void Router::addSwitchParts(int srcLeaf, int dstLeaf, Parts &out)
     std::array<const Segment *, kPartCount> parts {};
     const int n = leafToLeaf(srcLeaf, dstLeaf, parts);
     // Segment ids: spine-up [within, across][leaf], spine-down [within, across][leaf],
-    // super-up [pod], super-down [pod] (the order of slots()).
+    // super-up [pod], super-down [pod] (the order of slots()); four tiers append spine-down
+    // from another zone [leaf], super-down from another zone [pod], core-up and core-down [zone].
     const int leaves = m_fabric.leafCount();
-    const bool across = m_leafPod[static_cast<std::size_t>(srcLeaf)]
-        != m_leafPod[static_cast<std::size_t>(dstLeaf)];
-    const int k = across ? 1 : 0;
+    const int pods = m_fabric.podCount();
+    const Reach reach = reachOf(srcLeaf, dstLeaf);
+    const int k = reach == SamePod ? 0 : 1;
+    const auto srcPod = m_leafPod[static_cast<std::size_t>(srcLeaf)];
+    const auto dstPod = m_leafPod[static_cast<std::size_t>(dstLeaf)];
     for (int i = 0; i < n; ++i)
         out.latency += parts[static_cast<std::size_t>(i)]->latency;
-    out.segments[static_cast<std::size_t>(out.segmentCount++)] = k * leaves + srcLeaf;
-    if (across) {
-        out.segments[static_cast<std::size_t>(out.segmentCount++)]
-            = 4 * leaves + m_leafPod[static_cast<std::size_t>(srcLeaf)];
-        out.segments[static_cast<std::size_t>(out.segmentCount++)]
-            = 4 * leaves + m_fabric.podCount() + m_leafPod[static_cast<std::size_t>(dstLeaf)];
+    const auto add
+        = [&out](int id) { out.segments[static_cast<std::size_t>(out.segmentCount++)] = id; };
+    add(k * leaves + srcLeaf);
+    if (reach == SameZone) {
+        add(4 * leaves + srcPod);
+        add(4 * leaves + pods + dstPod);
+    } else if (reach == OtherZone) {
+        const int base = fourTierSegmentBase();
+        const int zones = m_fabric.zoneCount();
+        add(4 * leaves + srcPod);
+        add(base + leaves + pods + m_leafZone[static_cast<std::size_t>(srcLeaf)]);
+        add(base + leaves + pods + zones + m_leafZone[static_cast<std::size_t>(dstLeaf)]);
+        add(base + leaves + dstPod);
+        add(base + dstLeaf);
+        return;
     }
-    out.segments[static_cast<std::size_t>(out.segmentCount++)] = (2 + k) * leaves + dstLeaf;
+    add((2 + k) * leaves + dstLeaf);
+}
+
+int Router::fourTierSegmentBase() const
+{
+    return 4 * m_fabric.leafCount() + 2 * m_fabric.podCount();
 }
 
 int Router::pairSegmentBase() const
 {
-    return 4 * m_fabric.leafCount() + 2 * m_fabric.podCount();
+    return fourTierSegmentBase()
+        + (m_fourTier ? m_fabric.leafCount() + m_fabric.podCount() + 2 * m_fabric.zoneCount() : 0);
 }
 
 int Router::segmentIdLimit() const
@@ -474,19 +550,29 @@ const RouteLumps &Router::lumps()
 std::span<const RouteHop> Router::segmentHops(int segment) const
 {
     const int leaves = m_fabric.leafCount();
+    const int pods = m_fabric.podCount();
+    const int fourTier = fourTierSegmentBase();
     const Segment *seg = nullptr;
+    const auto at
+        = [](const std::vector<Segment> &v, int i) { return &v[static_cast<std::size_t>(i)]; };
     if (segment >= pairSegmentBase())
-        seg = &m_pairs[static_cast<std::size_t>(segment - pairSegmentBase())];
-    else if (segment < 2 * leaves)
-        seg = &m_spineUp[static_cast<std::size_t>(segment / leaves)]
-                        [static_cast<std::size_t>(segment % leaves)];
+        seg = at(m_pairs, segment - pairSegmentBase());
+    else if (segment >= fourTier) {
+        const int i = segment - fourTier;
+        const int zones = m_fabric.zoneCount();
+        seg = i < leaves                ? at(m_spineDown[2], i)
+            : i < leaves + pods         ? at(m_superDown[1], i - leaves)
+            : i < leaves + pods + zones ? at(m_coreUp, i - leaves - pods)
+                                        : at(m_coreDown, i - leaves - pods - zones);
+    } else if (segment < 2 * leaves)
+        seg = at(m_spineUp[static_cast<std::size_t>(segment / leaves)], segment % leaves);
     else if (segment < 4 * leaves)
-        seg = &m_spineDown[static_cast<std::size_t>((segment - 2 * leaves) / leaves)]
-                          [static_cast<std::size_t>(segment % leaves)];
-    else if (segment < 4 * leaves + m_fabric.podCount())
-        seg = &m_superUp[static_cast<std::size_t>(segment - 4 * leaves)];
+        seg = at(m_spineDown[static_cast<std::size_t>((segment - 2 * leaves) / leaves)],
+            segment % leaves);
+    else if (segment < 4 * leaves + pods)
+        seg = at(m_superUp, segment - 4 * leaves);
     else
-        seg = &m_superDown[static_cast<std::size_t>(segment - 4 * leaves - m_fabric.podCount())];
+        seg = at(m_superDown[0], segment - 4 * leaves - pods);
     if (seg->offset == kUnset)
         return {};
     return { m_arena.data() + seg->offset, seg->count };
@@ -528,7 +614,11 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
     };
     for (int i = 0; i < e.headCount; ++i)
         fixed(e.head[static_cast<std::size_t>(i)]);
-    if (e.srcNic >= 0) {
+    if (e.srcNic >= 0 && m_planesMerged) {
+        Tier planesReach = Tier::ScaleUp;
+        sum += mergedPlanesLatency(e.srcNic, e.dstNic, planesReach);
+        reach = std::max(reach, planesReach);
+    } else if (e.srcNic >= 0) {
         // Multi-plane: the NIC pair's segment holds every plane's hops (nicPairSegment()).
         const Segment &seg = m_pairs[static_cast<std::size_t>(nicPairSegment(e.srcNic, e.dstNic))];
         sum += seg.latency;
@@ -542,17 +632,22 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
 }
 
 std::array<Router::Segment *, Router::kPartCount> Router::slots(
-    int srcLeaf, int dstLeaf, bool acrossPods)
+    int srcLeaf, int dstLeaf, Reach reach)
 {
-    const std::size_t k = acrossPods ? 1 : 0;
+    const std::size_t k = reach == SamePod ? 0 : 1;
     const auto s = static_cast<std::size_t>(srcLeaf);
     const auto d = static_cast<std::size_t>(dstLeaf);
     std::array<Segment *, kPartCount> out {};
     out[SpineUp] = &m_spineUp[k][s];
-    out[SpineDown] = &m_spineDown[k][d];
-    if (acrossPods) {
+    out[SpineDown] = &m_spineDown[static_cast<std::size_t>(reach)][d];
+    if (reach != SamePod) {
         out[SuperUp] = &m_superUp[static_cast<std::size_t>(m_leafPod[s])];
-        out[SuperDown] = &m_superDown[static_cast<std::size_t>(m_leafPod[d])];
+        out[SuperDown]
+            = &m_superDown[reach == SameZone ? 0 : 1][static_cast<std::size_t>(m_leafPod[d])];
+    }
+    if (reach == OtherZone) {
+        out[CoreUp] = &m_coreUp[static_cast<std::size_t>(m_leafZone[s])];
+        out[CoreDown] = &m_coreDown[static_cast<std::size_t>(m_leafZone[d])];
     }
     return out;
 }
@@ -578,7 +673,7 @@ void Router::finishSegment(Segment &seg)
 
 int Router::switchParts(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts)
 {
-    if (m_fabric.regularClos())
+    if (m_closParts)
         return leafToLeaf(srcLeaf, dstLeaf, parts);
     parts[0] = &m_pairs[static_cast<std::size_t>(pairSegment(srcLeaf, dstLeaf))];
     return 1;
@@ -586,23 +681,19 @@ int Router::switchParts(int srcLeaf, int dstLeaf, std::array<const Segment *, kP
 
 int Router::leafToLeaf(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts)
 {
-    const bool across = m_leafPod[static_cast<std::size_t>(srcLeaf)]
-        != m_leafPod[static_cast<std::size_t>(dstLeaf)];
-    std::array<Segment *, kPartCount> slot = slots(srcLeaf, dstLeaf, across);
+    std::array<Segment *, kPartCount> slot = slots(srcLeaf, dstLeaf, reachOf(srcLeaf, dstLeaf));
     for (const Segment *seg : slot) {
         if (seg && seg->offset == kUnset) {
             computeLeafPair(srcLeaf, dstLeaf);
             break;
         }
     }
-    // Route order: up to the spines, (up to the super-spines, down to the spines,) down.
+    // Route order: up to the spines, (up to the super-spines, (up to the cores, down to the
+    // super-spines,) down to the spines,) down to the leaf: the parts in enum order.
     int n = 0;
-    parts[static_cast<std::size_t>(n++)] = slot[SpineUp];
-    if (across) {
-        parts[static_cast<std::size_t>(n++)] = slot[SuperUp];
-        parts[static_cast<std::size_t>(n++)] = slot[SuperDown];
-    }
-    parts[static_cast<std::size_t>(n++)] = slot[SpineDown];
+    for (Segment *seg : slot)
+        if (seg)
+            parts[static_cast<std::size_t>(n++)] = seg;
     return n;
 }
 

@@ -56,6 +56,10 @@ public:
     /// Whether every route segment was built up front from the folded-Clos structure
     /// (routerclos.cpp) rather than by an ECMP sweep per leaf pair on demand.
     bool foldedClos() const { return m_foldedClos; }
+    /// Several network planes, each a copy of plane 0 and none with a failed leaf: every
+    /// segment holds the hops of all planes (routerplanes.cpp), and a NIC's ports up (down)
+    /// are one segment of 1 / planes of the flow per port.
+    bool planesMerged() const { return m_planesMerged; }
 
     /**
      * A route as its fixed end links (GPU, PCIe, NIC and PXN hops, each carrying the whole flow)
@@ -65,9 +69,16 @@ public:
      */
     struct Parts
     {
-        std::array<int, 6> ends {};
+        /// Up to 4 links before the switch part, 2 after it, and with several network planes one
+        /// NIC port up and one down per plane (kMaxPlanes in fabricbuilder.h).
+        static constexpr int kMaxEnds = 6 + 2 * 16;
+        std::array<int, kMaxEnds> ends {};
+        /// The share of the flow each end link carries: 1, or 1 / planes on a NIC port.
+        std::array<double, kMaxEnds> endShares {};
         int endCount = 0;
-        std::array<int, 4> segments {};
+        /// Up to 6 switch parts (four tiers, across zones) and, planes merged, the NIC's ports
+        /// up and down (routerplanes.cpp).
+        std::array<int, 8> segments {};
         int segmentCount = 0;
         double latency = 0.0; ///< of the whole route, seconds (as latency())
     };
@@ -94,8 +105,20 @@ private:
     void finishSegment(Segment &seg);
     static constexpr std::uint32_t kUnset = 0xffffffffu;
     /// The parts of a leaf-to-leaf route (see router.cpp): up to the spines, up to the
-    /// super-spines, down to the spines, down to the leaf.
-    enum Part { SpineUp = 0, SuperUp, SuperDown, SpineDown, kPartCount };
+    /// super-spines, up to the cores, down to the super-spines, down to the spines, down to the
+    /// leaf (the core parts only with four tiers).
+    enum Part { SpineUp = 0, SuperUp, CoreUp, CoreDown, SuperDown, SpineDown, kPartCount };
+    /// How far apart two leaves are: the same pod, another pod of the zone, another zone.
+    enum Reach { SamePod = 0, SameZone = 1, OtherZone = 2 };
+    Reach reachOf(int srcLeaf, int dstLeaf) const
+    {
+        const auto s = static_cast<std::size_t>(srcLeaf), d = static_cast<std::size_t>(dstLeaf);
+        if (m_leafPod[s] == m_leafPod[d])
+            return SamePod;
+        return m_leafZone[s] == m_leafZone[d] ? SameZone : OtherZone;
+    }
+    /// Four tiers: the first segment id of the parts only four tiers have (segmentHops()).
+    int fourTierSegmentBase() const;
 
     /// Links of a route outside the leaf-to-leaf part (at most 4 before it, 2 after it).
     struct Ends
@@ -131,30 +154,67 @@ private:
     void sweep(int srcLeaf, int dstLeaf);
     /// The cached parts of the route srcLeaf -> dstLeaf (computed on a miss); srcLeaf != dstLeaf.
     int leafToLeaf(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts);
-    std::array<Segment *, kPartCount> slots(int srcLeaf, int dstLeaf, bool acrossPods);
+    std::array<Segment *, kPartCount> slots(int srcLeaf, int dstLeaf, Reach reach);
     void computeLeafPair(int srcLeaf, int dstLeaf);
     const std::vector<int> &distancesTo(int dstLeaf);
     /// Whether the switch graph is a folded Clos (routerclos.cpp); then every segment is built
     /// up front by buildClosSegments() and no leaf pair needs an ECMP sweep.
     bool isFoldedClos() const;
     void buildClosSegments();
+    /// Whether planes 1.. are copies of plane 0, switch by switch and link by link, and every
+    /// NIC port p sits on plane 0's leaf of its port 0 shifted by p planes (routerplanes.cpp).
+    bool planesAreTwins() const;
+    /// The switch of plane p that plays switch u's part in plane 0.
+    int twinOf(int u, int plane) const
+    {
+        const auto kind = static_cast<std::size_t>(m_switchKind[static_cast<std::size_t>(u)])
+            - static_cast<std::size_t>(NodeKind::Leaf);
+        return u + plane * m_planeStride[kind];
+    }
+    /// Appends to `seg` the hop of adjacency entry i of switch u (plane 0) with `share`, or,
+    /// planes merged, that hop in every plane with share / planes.
+    void pushHop(Segment &seg, int u, int i, double share);
+    /// Whether switch v takes part in the folded-Clos parts (with planes merged: plane 0 only).
+    bool closSwitch(int v) const
+    {
+        return !m_planesMerged || m_switchPlane[static_cast<std::size_t>(v)] == 0;
+    }
+    /// Planes merged: appends the NIC ports (ends of 1 / planes each) and the switch parts of
+    /// the route from NIC srcNic to NIC dstNic (server * nics + nic), and their latency.
+    void addMergedPlanes(int srcNic, int dstNic, Parts &out);
+    /// Planes merged: the latency and reach of the NIC-to-NIC part.
+    double mergedPlanesLatency(int srcNic, int dstNic, Tier &reach);
 
     const Fabric &m_fabric;
     std::vector<RouteHop> m_scratch;
     // implementation-defined caches follow (see router.cpp)
-    FabricGraph m_switches; ///< switch subgraph: leaves 0..L-1, spines, super-spines
+    /// The switch subgraph for the BFS of a sweep (leaves 0..L-1, spines, super-spines, cores;
+    /// edges keep the fabric link ids), built on first use from m_adj.
+    FabricGraph m_switches;
+    std::vector<int> m_switchVertex; ///< per switch (compact index): its fabric vertex
     std::vector<int> m_adjOffset; ///< CSR copy of m_switches for the ECMP sweep
     std::vector<std::pair<int, int>> m_adj; ///< (neighbour, link id)
-    std::vector<int> m_leafPod;
+    std::vector<int> m_leafPod, m_leafZone;
     /// Per switch (index in m_switches): its kind and pod (super-spines: -1).
     std::vector<NodeKind> m_switchKind;
     std::vector<int> m_switchPod;
+    std::vector<int> m_switchZone; ///< leaves, spines, super-spines: their zone (0 below 4 tiers)
+    bool m_fourTier = false; ///< the fabric has cores (Fabric::coreCount())
     bool m_foldedClos = false;
+    bool m_planesMerged = false;
+    /// The leaf-to-leaf part is the factorised parts (a regular Clos, or merged planes); else
+    /// one segment per leaf pair.
+    bool m_closParts = false;
+    std::vector<int> m_switchPlane; ///< per switch: its network plane
+    std::array<int, 4> m_planeStride {}; ///< per switch kind from Leaf: switches per plane
     std::vector<std::vector<int>> m_distance; ///< per destination leaf (BFS hop counts), lazily
     std::size_t m_distanceEntries = 0;
     std::vector<RouteHop> m_arena; ///< hops of every cached segment
-    std::array<std::vector<Segment>, 2> m_spineUp, m_spineDown; ///< [within pod, across pods][leaf]
-    std::vector<Segment> m_superUp, m_superDown; ///< [pod]
+    std::array<std::vector<Segment>, 2> m_spineUp; ///< [within pod, across pods][leaf]
+    std::array<std::vector<Segment>, 3> m_spineDown; ///< [Reach][leaf]
+    std::vector<Segment> m_superUp; ///< [pod]
+    std::array<std::vector<Segment>, 2> m_superDown; ///< [from the zone, from another zone][pod]
+    std::vector<Segment> m_coreUp, m_coreDown; ///< [zone], four tiers
     std::vector<Segment> m_pairs; ///< per leaf pair, fabrics that are no regular Clos
     std::unordered_map<std::uint64_t, int> m_pairOf; ///< (src << 32 | dst) -> index in m_pairs
     std::unordered_map<std::uint64_t, int> m_nicPairOf; ///< the same for NIC pairs (planes)

@@ -28,7 +28,18 @@ const std::vector<int> &Router::distancesTo(int dstLeaf)
     std::vector<int> &dist = m_distance[static_cast<std::size_t>(dstLeaf)];
     if (!dist.empty())
         return dist;
-    const std::size_t n = boost::num_vertices(m_switches);
+    const std::size_t n = m_switchVertex.size();
+    if (boost::num_vertices(m_switches) != n) {
+        // First sweep: the switch subgraph, in the one graph type of the engine.
+        m_switches = FabricGraph(n);
+        for (std::size_t u = 0; u < n; ++u) {
+            m_switches[u] = m_fabric.node(m_switchVertex[u]);
+            for (int i = m_adjOffset[u]; i < m_adjOffset[u + 1]; ++i)
+                boost::add_edge(u,
+                    static_cast<std::size_t>(m_adj[static_cast<std::size_t>(i)].first),
+                    m_fabric.link(m_adj[static_cast<std::size_t>(i)].second), m_switches);
+        }
+    }
     if (m_distanceEntries + n > kMaxCachedDistances) {
         for (std::vector<int> &d : m_distance)
             std::vector<int>().swap(d);
@@ -105,14 +116,17 @@ void Router::computeLeafPair(int srcLeaf, int dstLeaf)
             return SpineUp;
         if (to == NodeKind::Leaf)
             return SpineDown;
+        if (to == NodeKind::Core)
+            return CoreUp;
+        if (from == NodeKind::Core)
+            return CoreDown;
         return to == NodeKind::SuperSpine ? SuperUp : SuperDown;
     };
-    const bool across = m_leafPod[static_cast<std::size_t>(srcLeaf)]
-        != m_leafPod[static_cast<std::size_t>(dstLeaf)];
     // No eviction: every segment is a set of one leaf's or one pod's uplinks or downlinks, so
     // the arena holds at most ~4x the fabric's switch links, and segment ids stay valid for
     // callers that aggregate demand per segment (TrafficModel).
-    const std::array<Segment *, kPartCount> slot = slots(srcLeaf, dstLeaf, across);
+    const std::array<Segment *, kPartCount> slot
+        = slots(srcLeaf, dstLeaf, reachOf(srcLeaf, dstLeaf));
     for (int p = 0; p < kPartCount; ++p) {
         Segment *seg = slot[static_cast<std::size_t>(p)];
         if (!seg || seg->offset != kUnset)

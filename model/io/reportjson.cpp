@@ -221,6 +221,8 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     j["switches"] = {{"leaf", fabric.leafCount()},
                      {"spine", fabric.spineCount()},
                      {"superspine", fabric.superSpineCount()}};
+    if (fabric.coreCount() > 0) // four tiers only: other reports keep their bytes
+        j["switches"]["core"] = fabric.coreCount();
     if (!engine.scenario().failures.empty()) { // degraded scenarios only (railyard-cli remap)
         std::vector<std::string> failed;
         for (const FailedComponent &f : engine.scenario().failures)
@@ -290,6 +292,12 @@ std::string reportToText(const CostEngine &engine)
                   fabric.servers(), fabric.gpusPerServer(), fabric.leafCount(),
                   fabric.spineCount(), fabric.superSpineCount());
     out << line;
+    if (fabric.coreCount() > 0) {
+        // Four tiers: the cores and zones on a line of their own (fabric.cpp).
+        std::snprintf(line, sizeof line, "               %d cores above %d zones of pods\n",
+                      fabric.coreCount(), fabric.zoneCount());
+        out << line;
+    }
     if (!s.failures.empty()) { // degraded scenarios only (railyard-cli remap)
         const std::vector<char> usable = usableSlots(fabric, s.failures);
         out << "Failed         ";

@@ -11,7 +11,11 @@
 //                   goal >= 10,000 at 1,024 GPUs on one core)
 //   BM_ScalingCold/N, BM_ScalingWarm/N, BM_ScalingSwap/N  N = 1,024 ... 131,072 GPUs (radix 128,
 //                   TP8 PP16): scenario -> report (goal <= 1 s at 131k), a full evaluation on a
-//                   built fabric (goal <= 0.4 s) and one swap (goal <= 2 ms)
+//                   built fabric (goal <= 0.4 s) and one swap (goal <= 2 ms); cold and warm also
+//                   at 1,048,576 GPUs, where radix 128 takes four switch tiers
+//   BM_ScalingPlanesCold/N, BM_ScalingPlanesWarm/N  the same job on 8 network planes: one
+//                   8-port NIC per server, each plane a two-tier Clos of radix-512 switches
+//                   (goal at 1,048,576 GPUs: time per GPU within 1.5x of the 131k cold run)
 //   BM_LayoutSearch1024  `railyard-cli search` of Llama 2 70B on 1,024 H100 GPUs (rail-optimised,
 //                   128 servers): one shard (1/64) of the whole candidate list enumerated,
 //                   pruned and evaluated with the full engine; counters evaluations_per_s
@@ -294,6 +298,43 @@ void BM_ScalingCold(benchmark::State &state)
     }
 }
 
+/// The scaling job on 8 network planes (fabric.planes, DeepSeek-V3's multi-plane fat tree,
+/// arXiv 2412.19437, section 3.4): every server's NIC has 8 ports of 400G, one per plane, and
+/// each plane is a two-tier Clos of radix-512 switches (SUs of 256 servers: one leaf per SU
+/// with 256 ports down and 256 up); 1,048,576 GPUs fill 8 planes of 512 leaves and 256 spines,
+/// 8 x 512^2/2 = 1,048,576 NIC ports as DeepSeek's 8-plane arithmetic.
+Scenario planesScenario(int gpus)
+{
+    Scenario s = scalingScenario(gpus);
+    s.name = "bench-scaling-8-planes";
+    s.fabric.nicsPerServer = 1;
+    s.fabric.planes = 8;
+    s.fabric.planePortGbps = 400.0;
+    s.fabric.switchRadix = 512;
+    s.fabric.serversPerSu = 256;
+    return s;
+}
+
+void BM_ScalingPlanesCold(benchmark::State &state)
+{
+    const Scenario s = planesScenario(static_cast<int>(state.range(0)));
+    for (auto _ : state) {
+        CostEngine engine(s);
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
+void BM_ScalingPlanesWarm(benchmark::State &state)
+{
+    const Scenario s = planesScenario(static_cast<int>(state.range(0)));
+    const auto fabric = std::make_shared<const Fabric>(Fabric::build(s.fabric));
+    const auto router = std::make_shared<Router>(*fabric);
+    for (auto _ : state) {
+        CostEngine engine(s, fabric, router);
+        benchmark::DoNotOptimize(engine.report().iterationTime);
+    }
+}
+
 /// A full evaluation on a built fabric and router (what the GUI runs after an edit).
 void BM_ScalingWarm(benchmark::State &state)
 {
@@ -371,8 +412,10 @@ void BM_LayoutSearch1024(benchmark::State &state)
     state.counters["evaluated"] = double(evaluated) / double(state.iterations());
 }
 
-BENCHMARK(BM_ScalingCold)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ScalingWarm)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScalingCold)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Arg(1048576)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScalingWarm)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Arg(1048576)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScalingPlanesCold)->Arg(131072)->Arg(1048576)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScalingPlanesWarm)->Arg(131072)->Arg(1048576)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScalingSwap)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Optimise)->Arg(128)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_BuildFabric16k)->Unit(benchmark::kMillisecond);

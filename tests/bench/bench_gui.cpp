@@ -155,34 +155,63 @@ void BM_PreviewServerMoveHashed(benchmark::State &state)
 /// The scenario `railyard-cli generate --fabric rail-optimised --servers 16384
 /// --gpus-per-server 8 --switch-radix 128 --tp 8 --pp 16 --model gpt3-175b --global-batch
 /// 16384` writes, as the flags' document the CLI builds (defaults filled by the loader).
-Scenario scenario131k()
+Scenario scenarioOfServers(int servers)
 {
     const nlohmann::json doc = {
         { "format_version", kScenarioFormatVersion },
         { "fabric",
-            { { "kind", "rail-optimised" }, { "servers", 16384 }, { "gpus_per_server", 8 },
+            { { "kind", "rail-optimised" }, { "servers", servers }, { "gpus_per_server", 8 },
                 { "switch_radix", 128 } } },
-        { "parallel", { { "tp", 8 }, { "pp", 16 }, { "dp", 1024 } } },
+        { "parallel", { { "tp", 8 }, { "pp", 16 }, { "dp", servers / 16 } } },
         { "model", { { "preset", "gpt3-175b" } } },
-        { "training", { { "global_batch", 16384 } } },
+        { "training", { { "global_batch", servers } } },
         { "device", { { "preset", "h100-sxm" } } },
     };
     return scenarioFromJson(doc);
 }
 
+Scenario scenario131k()
+{
+    return scenarioOfServers(16384);
+}
+
+/// The document of `scenario`, loaded (and evaluated) once.
+std::unique_ptr<ScenarioDocument> loadedDocument(const Scenario &scenario)
+{
+    auto d = std::make_unique<ScenarioDocument>();
+    d->load(scenario);
+    // At this size the evaluation runs on a worker thread (Evaluator::runsAsync): wait for
+    // its report, else the first benchmark's first frames share the cores with it.
+    while (d->evaluator()->isEvaluating())
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    return d;
+}
+
 /// The 131k document, loaded (and evaluated) once for all the 131k benchmarks.
 ScenarioDocument &document131k()
 {
-    static std::unique_ptr<ScenarioDocument> doc = [] {
-        auto d = std::make_unique<ScenarioDocument>();
-        d->load(scenario131k());
-        // At this size the evaluation runs on a worker thread (Evaluator::runsAsync): wait for
-        // its report, else the first benchmark's first frames share the cores with it.
-        while (d->evaluator()->isEvaluating())
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-        return d;
-    }();
+    static std::unique_ptr<ScenarioDocument> doc = loadedDocument(scenario131k());
     return *doc;
+}
+
+/// 1,048,576 GPUs: the same generator flags with --servers 131072 (radix 128 takes four switch
+/// tiers: 8 zones of 64 pods, 8,192 cores).
+ScenarioDocument &document1M()
+{
+    static std::unique_ptr<ScenarioDocument> doc = loadedDocument(scenarioOfServers(131072));
+    return *doc;
+}
+
+/// A shown 1400x900 view of `doc` at fit-to-window zoom, first paint done.
+std::unique_ptr<FabricView> viewOf(ScenarioDocument &doc)
+{
+    auto view = std::make_unique<FabricView>(&doc);
+    view->resize(1400, 900);
+    view->show();
+    view->fitAll();
+    QApplication::processEvents();
+    view->viewport()->repaint();
+    return view;
 }
 
 /// A shown 1400x900 view of the 131k document at fit-to-window zoom, first paint done.
@@ -265,6 +294,34 @@ void BM_Pan131k(benchmark::State &state)
         view->panBy((step++ / 8) % 2 == 0 ? 40 : -40, 0);
         view->viewport()->repaint();
     }
+}
+
+/// Opening the view of 1,048,576 GPUs (four tiers), the first frame painted.
+void BM_Open1M(benchmark::State &state)
+{
+    document1M();
+    for (auto _ : state) {
+        std::unique_ptr<FabricView> view = viewOf(document1M());
+        state.PauseTiming();
+        view.reset();
+        QApplication::processEvents();
+        state.ResumeTiming();
+    }
+}
+
+/// One pan step and its frame at 1,048,576 GPUs, one zoom step in from fit-to-window.
+void BM_Pan1M(benchmark::State &state)
+{
+    std::unique_ptr<FabricView> view = viewOf(document1M());
+    view->zoomIn();
+    view->viewport()->repaint();
+    int step = 0;
+    for (auto _ : state) {
+        view->panBy((step++ / 8) % 2 == 0 ? 40 : -40, 0);
+        view->viewport()->repaint();
+    }
+    state.counters["overview"] = view->rootItem()->isOverview() ? 1 : 0;
+    state.counters["cores"] = document1M().engine().fabric().coreCount();
 }
 
 /// A wheel-sized zoom step (in, then out, alternately; both timed) with its frame, from the
@@ -459,7 +516,8 @@ void BM_CounterOverlay16k(benchmark::State &state)
     std::vector<PortRate> rates;
     for (int server = 0; server < f.servers(); ++server) {
         for (int nic = 0; nic < f.nicsPerServer(); ++nic) {
-            const int up = f.linkBetween(f.nicVertex(server, nic), f.leafVertex(f.leafOfNic(server, nic)));
+            const int up
+                = f.linkBetween(f.nicVertex(server, nic), f.leafVertex(f.leafOfNic(server, nic)));
             const double k = (server * f.nicsPerServer() + nic) % 97 == 0 ? 0.0 : 1.1;
             PortRate r;
             r.host = f.serverName(server);
@@ -505,6 +563,8 @@ BENCHMARK(BM_Open131k)->Iterations(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Close131k)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paint131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pan131k)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Open1M)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Pan1M)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Zoom131k)->DenseRange(0, 16, 4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ZoomAcross131k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FirstDetail131k)->Iterations(3)->Unit(benchmark::kMillisecond);

@@ -2,9 +2,9 @@
 // spec gets its own message naming the field, and a billion GPUs is refused before anything is
 // allocated.
 
-#include "fabric/fabric.h"
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "fabric/fabric.h"
 #include "fixtures.h"
 
 #include <QTest>
@@ -150,8 +150,15 @@ const std::vector<Invalid> &invalidSpecs()
                 s.superSpines = 32;
             },
             "fabric.super_spines" },
-        // 65 pods of 4 SUs (8320 servers): more pods than a radix-64 super-spine has ports.
-        { "four tiers needed", [](FabricSpec &s) { s.servers = 8320; }, "fabric.servers" },
+        // Radix 16, SUs of 4 servers: pods of one SU with 4 spines of 4 uplinks, zones of 8 pods,
+        // at most 16 zones under 4-port core groups (512 servers); 129 pods need a fifth tier.
+        { "five tiers needed",
+            [](FabricSpec &s) {
+                s.servers = 516;
+                s.serversPerSu = 4;
+                s.switchRadix = 16;
+            },
+            "fabric.servers" },
         { "too many switches",
             [](FabricSpec &s) {
                 s.spines = 1 << 17;

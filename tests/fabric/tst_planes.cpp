@@ -163,12 +163,15 @@ void TestPlanes::routeSplitsEvenlyOverThePlanes()
         // Latency: one plane's path (the planes are copies).
         QVERIFY(nearlyEqual(router.latency(0, 3), one.latency(0, 3)));
     }
-    // routeParts() spreads to the same loads as route().
+    // routeParts() spreads to the same loads as route() (the NIC ports are a segment of half
+    // the flow per port, Router::planesMerged()).
     Router::Parts parts;
     router.routeParts(0, 3, parts);
+    QVERIFY(router.planesMerged());
     std::map<int, double> fromParts;
     for (int i = 0; i < parts.endCount; ++i)
-        fromParts[parts.ends[static_cast<std::size_t>(i)]] += 1.0;
+        fromParts[parts.ends[static_cast<std::size_t>(i)]]
+            += parts.endShares[static_cast<std::size_t>(i)];
     for (int i = 0; i < parts.segmentCount; ++i)
         for (const RouteHop &h : router.segmentHops(parts.segments[static_cast<std::size_t>(i)]))
             fromParts[h.link] += h.share;

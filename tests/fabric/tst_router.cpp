@@ -38,6 +38,8 @@ std::map<std::pair<int, bool>, double> tierSums(const Fabric &f, std::span<const
             return 3;
         case NodeKind::SuperSpine:
             return 4;
+        case NodeKind::Core:
+            return 5;
         }
         return -1;
     };

@@ -6,6 +6,7 @@
 #include <QChartView>
 #include <QFont>
 #include <QPainter>
+#include <QScatterSeries>
 
 namespace railyard {
 
@@ -43,6 +44,28 @@ inline void retitle(QChartView *view, const QString &title)
 {
     view->chart()->setProperty("railyardTitle", title);
     ChartCompact::fit(view);
+}
+
+/// The candidates of a Pareto chart: grey points of `size` px.
+inline QScatterSeries *candidateSeries(QChart *chart, const QString &name, qreal size)
+{
+    auto *s = new QScatterSeries(chart);
+    s->setName(name);
+    s->setMarkerSize(size);
+    s->setColor(QColor(0x9a, 0xa5, 0xb1));
+    s->setBorderColor(QColor(0x9a, 0xa5, 0xb1));
+    return s;
+}
+
+/// The points on a Pareto front: larger, in the front's orange with a dark rim.
+inline QScatterSeries *frontSeries(QChart *chart, const QString &name)
+{
+    auto *s = new QScatterSeries(chart);
+    s->setName(name);
+    s->setMarkerSize(11.0);
+    s->setColor(QColor(0xd9, 0x48, 0x1c));
+    s->setBorderColor(QColor(0x7a, 0x22, 0x08));
+    return s;
 }
 
 } // namespace chartstyle

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -59,6 +60,18 @@ std::string jsonText(nlohmann::json json)
     // Bytes that are not UTF-8 (a file name from the command line) become U+FFFD rather than
     // an exception.
     return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::vector<std::string> splitList(const std::string &text)
+{
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        out.push_back(text.substr(at, comma - at));
+        at = comma + 1;
+    }
+    return out;
 }
 
 } // namespace railyard::cli

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
+#include <vector>
 
 namespace railyard::cli {
 
@@ -38,5 +39,9 @@ Scenario loadScenarioFile(const std::string &path);
 
 /// Pretty-printed JSON text with a trailing newline, with "format_version" added to an object.
 std::string jsonText(nlohmann::json json);
+
+/// An option's comma-separated list, each item as given (empty items kept, for the caller to
+/// refuse by name): "1,2,,4" -> "1", "2", "", "4".
+std::vector<std::string> splitList(const std::string &text);
 
 } // namespace railyard::cli

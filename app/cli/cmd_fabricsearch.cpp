@@ -54,18 +54,6 @@ struct FabricSearchCliOptions
     bool csv = false;
 };
 
-std::vector<std::string> fabricSearchItems(const std::string &text)
-{
-    std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', at), text.size());
-        out.push_back(text.substr(at, comma - at));
-        at = comma + 1;
-    }
-    return out;
-}
-
 double fabricSearchNumber(const std::string &flag, const std::string &item)
 {
     std::size_t used = 0;
@@ -83,7 +71,7 @@ double fabricSearchNumber(const std::string &flag, const std::string &item)
 std::vector<double> fabricSearchNumberList(const std::string &flag, const std::string &text)
 {
     std::vector<double> out;
-    for (const std::string &item : fabricSearchItems(text))
+    for (const std::string &item : splitList(text))
         out.push_back(fabricSearchNumber(flag, item));
     return out;
 }
@@ -91,7 +79,7 @@ std::vector<double> fabricSearchNumberList(const std::string &flag, const std::s
 std::vector<int> fabricSearchIntegerList(const std::string &flag, const std::string &text)
 {
     std::vector<int> out;
-    for (const std::string &item : fabricSearchItems(text))
+    for (const std::string &item : splitList(text))
         out.push_back(toInt(flag, parseInteger(flag, item)));
     return out;
 }
@@ -115,7 +103,7 @@ FabricSearchOptions fabricSearchOptionsFrom(const FabricSearchCliOptions &o)
     FabricSearchOptions s;
     if (!o.kinds.empty()) {
         s.kinds.clear();
-        for (const std::string &item : fabricSearchItems(o.kinds)) {
+        for (const std::string &item : splitList(o.kinds)) {
             bool known = false;
             for (FabricKind k :
                 { FabricKind::RailOptimised, FabricKind::Tor, FabricKind::RailOnly })

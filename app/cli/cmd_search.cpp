@@ -103,18 +103,6 @@ const std::vector<std::pair<const char *, const char *>> &integerFlags()
     return all;
 }
 
-std::vector<std::string> splitList(const std::string &text)
-{
-    std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', at), text.size());
-        out.push_back(text.substr(at, comma - at));
-        at = comma + 1;
-    }
-    return out;
-}
-
 std::string joinedNames(const std::vector<std::string> &names)
 {
     std::string out;

@@ -220,19 +220,11 @@ void FabricCompareDialog::fillChart()
 {
     auto *chart = new QChart;
     chartstyle::apply(m_chart, chart, tr("Iteration time against capital cost"));
-    m_designs = new QScatterSeries(chart);
-    m_designs->setName(tr("designs"));
-    m_designs->setMarkerSize(8.0);
-    m_designs->setColor(QColor(0x9a, 0xa5, 0xb1));
-    m_designs->setBorderColor(QColor(0x9a, 0xa5, 0xb1));
+    m_designs = chartstyle::candidateSeries(chart, tr("designs"), 8.0);
     m_frontLine = new QLineSeries(chart);
     m_frontLine->setName(tr("Pareto front (time, capital)"));
     m_frontLine->setColor(QColor(0xd9, 0x48, 0x1c));
-    m_front = new QScatterSeries(chart);
-    m_front->setName(tr("on the front"));
-    m_front->setMarkerSize(11.0);
-    m_front->setColor(QColor(0xd9, 0x48, 0x1c));
-    m_front->setBorderColor(QColor(0x7a, 0x22, 0x08));
+    m_front = chartstyle::frontSeries(chart, tr("on the front"));
     m_current = new QScatterSeries(chart);
     m_current->setName(tr("current fabric"));
     m_current->setMarkerShape(QScatterSeries::MarkerShapeRectangle);

@@ -162,16 +162,9 @@ LayoutSearchDialog::LayoutSearchDialog(QWidget *parent)
     m_chart->setObjectName(QStringLiteral("searchChart"));
     auto *chart = new QChart;
     chartstyle::apply(m_chart, chart, tr("Throughput against memory headroom"));
-    m_otherSeries = new QScatterSeries(chart);
-    m_otherSeries->setName(tr("candidates"));
-    m_otherSeries->setMarkerSize(7.0);
-    m_otherSeries->setColor(QColor(0x9a, 0xa5, 0xb1));
-    m_otherSeries->setBorderColor(QColor(0x9a, 0xa5, 0xb1));
-    m_frontSeries = new QScatterSeries(chart);
-    m_frontSeries->setName(tr("Pareto front (throughput, headroom, spine share)"));
-    m_frontSeries->setMarkerSize(11.0);
-    m_frontSeries->setColor(QColor(0xd9, 0x48, 0x1c));
-    m_frontSeries->setBorderColor(QColor(0x7a, 0x22, 0x08));
+    m_otherSeries = chartstyle::candidateSeries(chart, tr("candidates"), 7.0);
+    m_frontSeries
+        = chartstyle::frontSeries(chart, tr("Pareto front (throughput, headroom, spine share)"));
     auto *x = new QValueAxis(chart);
     x->setTitleText(tr("memory headroom per GPU (GB)"));
     x->setLabelFormat(QStringLiteral("%.0f"));

@@ -320,7 +320,10 @@ std::string fabricHash(const FabricSpec &spec)
     // sorted, so the dump is canonical. FNV-1a 64 (Fowler/Noll/Vo, IETF draft-eastlake-fnv).
     Scenario s;
     s.fabric = spec;
-    const std::string text = scenarioToJson(s).at("fabric").dump();
+    // Bytes that are not UTF-8 in a name (an imported topology.conf's) hash as U+FFFD rather
+    // than throw: the hash names the fabric, the loaders check the names.
+    const std::string text = scenarioToJson(s).at("fabric").dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
     std::uint64_t h = 14695981039346656037ull;
     for (unsigned char ch : text) {
         h ^= ch;

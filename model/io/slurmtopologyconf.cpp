@@ -15,6 +15,7 @@
 
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "base/text.h"
 #include "export/slurmhostlist.h"
 #include "io/cablingcsv.h"
 
@@ -195,7 +196,9 @@ SlurmTopologyConf parseSlurmTopologyConf(const std::string &text, const std::str
                             + ")");
                 lineOfName.emplace(value, e.line);
                 e.name = value;
-                if (hardwareFor == value)
+                // A comment is free text: a hardware name that is not printable UTF-8 (a
+                // garbled or hand-edited comment) is not a name to carry; the Slurm name is.
+                if (hardwareFor == value && isPrintableUtf8(hardwareName))
                     e.hardware = hardwareName;
                 continue;
             }

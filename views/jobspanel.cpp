@@ -35,6 +35,9 @@ JobsPanel::JobsPanel(QWidget *parent)
     m_summary->setWordWrap(true);
     m_tree->setColumnCount(ColumnCount);
     m_tree->setHeaderLabels({ tr("Job"), tr("Ranks"), tr("Alone"), tr("Shared"), tr("Slowdown") });
+    // The figures as wide as they need, the job and its links' names the rest: at a default
+    // 100 px a column the names had no room in a bottom dock at 1280x720.
+    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tree->header()->setSectionResizeMode(JobColumn, QHeaderView::Stretch);
     m_tree->setRootIsDecorated(true);
     auto *layout = new QVBoxLayout(this);

@@ -43,8 +43,14 @@ void JobsController::refresh()
     } catch (const ScenarioError &e) {
         m_panel->showError(QString::fromStdString(e.what()));
     }
-    if (!hadJobs)
+    if (!hadJobs) {
         m_dock->show();
+        // Beside the pipeline, each half the bottom area's width: squeezed to its minimum the
+        // table cut its alone / shared columns off at 1280x720.
+        if (auto *timeline = m_window->findChild<QDockWidget *>(QStringLiteral("timelineDock"));
+            timeline && m_window->dockWidgetArea(timeline) == m_window->dockWidgetArea(m_dock))
+            m_window->resizeDocks({ m_dock, timeline }, { 1000, 1000 }, Qt::Horizontal);
+    }
 }
 
 } // namespace railyard

@@ -28,8 +28,9 @@ HostlistParts splitName(const std::string &name)
         --i;
     HostlistParts p;
     p.prefix = name.substr(0, i);
-    // At most 18 digits fit a long long; longer suffixes stay part of the prefix.
-    if (i < name.size() && name.size() - i <= 18) {
+    // At most 9 digits, as expand() reads a range's bounds (so a written list reads back; a
+    // fuzzed 14-digit suffix did not); longer suffixes stay part of the prefix.
+    if (i < name.size() && name.size() - i <= 9) {
         p.number = std::stoll(name.substr(i));
         p.width = name.size() - i;
         p.zeroPadded = name[i] == '0';

@@ -148,6 +148,16 @@ Scenario jobScenario(const Scenario &scenario, std::size_t index)
     return s;
 }
 
+Scenario jobWithOthersFixed(const Scenario &shared, std::size_t index)
+{
+    Scenario single = jobScenario(shared, index);
+    for (std::size_t k = 0; k < shared.jobs.size(); ++k)
+        if (k != index)
+            for (const int slot : shared.jobs[k].slots)
+                single.failures.push_back({ FailedComponent::Kind::Gpu, slot });
+    return single;
+}
+
 void adoptFirstJob(Scenario &scenario)
 {
     if (scenario.jobs.empty())

@@ -49,6 +49,9 @@ private Q_SLOTS:
     void singleJobOptionsAreRefusedForJobs();
     void slowPartsReachTheJobsOnThem();
     void optimiseMovesOneJobOnly();
+    void remapMovesTheJobTheFailureReaches();
+    void remapRefusals_data();
+    void remapRefusals();
 };
 
 void TestCliJobs::singleJobSamplesEvaluateByteIdentically_data()
@@ -252,6 +255,67 @@ void TestCliJobs::optimiseMovesOneJobOnly()
         QVERIFY(std::find(aSlots.begin(), aSlots.end(), slot) == aSlots.end());
     // The file still evaluates as two jobs.
     QCOMPARE(cliJson({ "evaluate", out, "--json" })["jobs"].size(), std::size_t { 2 });
+}
+
+
+void TestCliJobs::remapMovesTheJobTheFailureReaches()
+{
+    // server:0 holds job a's first replica (slots 0-7); b sits on servers 1 and 9. Without
+    // --job the remap takes the one job the failure reaches; hot spares are the free GPUs.
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("remapped.json"));
+    const CliRun r = runRailyardCli({ "remap", sample("two-jobs.json"), "--fail", "server:0",
+        "--strategy", "spares", "-o", out });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.startsWith("Remap of job a of two-jobs after server:0 (node000) failed: 8 "
+                              "ranks sat on failed slots"),
+        r.out.constData());
+    const nlohmann::json before
+        = nlohmann::json::parse(readTestFile(sample("two-jobs.json")).toStdString());
+    const nlohmann::json after = nlohmann::json::parse(readTestFile(out).toStdString());
+    // b untouched; a off server 0 and off b's GPUs, a new mapping version; the failure is the
+    // scenario's, once (not b's GPUs, which a's remap counted as taken).
+    QCOMPARE(after["jobs"][1], before["jobs"][1]);
+    QCOMPARE(after["jobs"][0]["mapping"]["version"].get<int>(), 2);
+    const std::vector<int> bSlots = after["jobs"][1]["mapping"]["slots"];
+    for (const int slot : after["jobs"][0]["mapping"]["slots"].get<std::vector<int>>()) {
+        QVERIFY(slot >= 8);
+        QVERIFY(std::find(bSlots.begin(), bSlots.end(), slot) == bSlots.end());
+    }
+    QCOMPARE(after["failures"], nlohmann::json::parse(R"(["server:0"])"));
+    QCOMPARE(cliJson({ "evaluate", out, "--json" })["jobs"].size(), std::size_t { 2 });
+    // --job names the job in the JSON report.
+    const nlohmann::json j = cliJson({ "remap", sample("two-jobs.json"), "--fail", "gpu:9", "--job",
+        "b", "--strategy", "spares", "--json" });
+    QCOMPARE(j["job"].get<std::string>(), std::string("b"));
+    QCOMPARE(j["ranks_on_failed_slots"].get<int>(), 1);
+}
+
+void TestCliJobs::remapRefusals_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("two jobs reached") << QStringList { "--fail", "server:0", "--fail", "server:1" }
+                                      << QStringLiteral("--job: the failures reach jobs a and b: "
+                                                        "remap one with --job NAME");
+    QTest::newRow("no job reached") << QStringList { "--fail", "server:5" }
+                                    << QStringLiteral("--fail: no job has a rank on the failed "
+                                                      "parts (the jobs: a, b)");
+    QTest::newRow("unknown job") << QStringList { "--fail", "server:0", "--job", "c" }
+                                 << QStringLiteral("--job: no job \"c\" (the jobs: a, b)");
+}
+
+void TestCliJobs::remapRefusals()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("remapped.json"));
+    const CliRun r = runRailyardCli(
+        QStringList { "remap", sample("two-jobs.json") } + args + QStringList { "-o", out });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    QVERIFY(!QFileInfo::exists(out));
 }
 
 QTEST_GUILESS_MAIN(TestCliJobs)

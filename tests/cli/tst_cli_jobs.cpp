@@ -283,7 +283,10 @@ void TestCliJobs::remapMovesTheJobTheFailureReaches()
         QVERIFY(std::find(bSlots.begin(), bSlots.end(), slot) == bSlots.end());
     }
     QCOMPARE(after["failures"], nlohmann::json::parse(R"(["server:0"])"));
-    QCOMPARE(cliJson({ "evaluate", out, "--json" })["jobs"].size(), std::size_t { 2 });
+    const nlohmann::json evaluated = cliJson({ "evaluate", out, "--json" });
+    QCOMPARE(evaluated["jobs"].size(), std::size_t { 2 });
+    // Free: 128 slots, 8 on the failed server, 32 held by the jobs.
+    QCOMPARE(evaluated["free_slots"].get<int>(), 128 - 8 - 32);
     // --job names the job in the JSON report.
     const nlohmann::json j = cliJson({ "remap", sample("two-jobs.json"), "--fail", "gpu:9", "--job",
         "b", "--strategy", "spares", "--json" });

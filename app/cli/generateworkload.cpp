@@ -12,7 +12,10 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstdint>
 #include <optional>
+#include <system_error>
 
 namespace railyard::cli {
 
@@ -146,14 +149,33 @@ void shardingFlags(const GenerateOptions &o, nlohmann::json &training)
                               : DpSharding::OptimGradsParams;
     } else if (o.given("fsdp")) {
         const std::string &mode = o.texts.at("fsdp");
-        if (mode.rfind("hybrid:", 0) == 0)
-            throw UsageError("--fsdp " + mode
-                + ": hybrid sharding (shard within groups, replicate across them) is not in the "
-                  "engine yet, which shards over the whole data-parallel group; give --fsdp full");
-        if (mode != "full")
-            throw UsageError(
-                "--fsdp: expected full or hybrid:R, got '" + escapeControls(mode) + "'");
+        int shard = 0;
+        if (!parseFsdpMode(mode, shard))
+            throw UsageError("--fsdp: expected full or hybrid:R (R ranks per shard group, "
+                             "1 or more), got '"
+                + escapeControls(mode) + "'");
+        const std::int64_t dpcp = std::int64_t { o.degrees.dp } * o.degrees.cp;
+        if (shard > 0 && dpcp % shard != 0)
+            throw UsageError("--fsdp " + mode + ": R = " + std::to_string(shard)
+                + " must divide the data-parallel group dp x cp = " + std::to_string(dpcp));
+        if (shard > 0)
+            training["fsdp"] = fsdpModeName(shard);
         sharding = DpSharding::OptimGradsParams;
+    }
+    if (o.given("fsdp-prefetch")) {
+        const std::string &text = o.texts.at("fsdp-prefetch");
+        double share = 0.0;
+        if (text == "on")
+            share = 1.0;
+        else if (text == "off")
+            share = 0.0;
+        else if (const auto [stop, ec]
+                 = std::from_chars(text.data(), text.data() + text.size(), share);
+                 text.empty() || ec != std::errc() || stop != text.data() + text.size()
+                 || !(share >= 0.0 && share <= 1.0))
+            throw UsageError("--fsdp-prefetch: expected on, off or a share from 0 to 1, got '"
+                + escapeControls(text) + "'");
+        training["fsdp_prefetch"] = share;
     }
     if (!sharding)
         return;

@@ -134,7 +134,7 @@ double stackComputeFactor(const std::optional<SoftwareStack> &stack)
     // 30b-32gpu,70b-64gpu} (scripts/train/benchmarking/README.md at llm-foundry commit 8c8dd48,
     // tables "H100 80GB BF16"); held out: the six runs on 128 and 512 GPUs of its "Large Scale"
     // table (docs/validation.md, "Per stack").
-    constexpr double kComposer = 1.0;
+    constexpr double kComposer = 0.872;
     if (stack == SoftwareStack::Fsdp2)
         return kFsdp2;
     if (stack == SoftwareStack::Composer)

@@ -56,7 +56,9 @@ struct StackSplit
 };
 constexpr std::array<StackSplit, 2> kStacks { {
     { "fsdp2", "fsdp2 (torchtitan)", 6, 4, 0.06, 0.11 },
-    { "composer", "composer (llm-foundry MPT)", 6, 6, 0.06, 0.11 },
+    // Composer: one factor cannot fit both its runs with activation checkpointing (slow) and
+    // without (fast); the split's figures as they are (docs/validation.md, "Per stack").
+    { "composer", "composer (llm-foundry MPT)", 6, 6, 0.11, 0.17 },
 } };
 
 bool reportedApart(const std::string &stack)

@@ -451,9 +451,12 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     report.dpSyncTime = report.dpReduceTime + report.dpGatherTime;
     report.dpReduceOverlapped =
         present[index(Dim::Dp)] ? main.sync.reduceAlpha + main.sync.reduceBeta : 0.0;
+    // With FSDP's prefetch the gathers run layer by layer in the passes (stagePasses()), not in
+    // the sync: their time as the passes charge it, uncontended.
     report.dpGatherOverlapped = report.dpGatherTime > 0.0
-                                    ? main.sync.gatherAlpha + main.sync.gatherBeta
-                                    : 0.0;
+        ? (times.gatherPrefetch ? report.dpGatherTime
+                                : main.sync.gatherAlpha + main.sync.gatherBeta)
+        : 0.0;
     report.dpOverlapWindow = 0.0;
     if (present[index(Dim::Dp)] && scenario.training.dpOverlap && !main.iteration.stages.empty()) {
         report.dpOverlapWindow = main.iteration.stages.front().window;

@@ -4,6 +4,8 @@
 #include "base/scenarioerror.h"
 #include "cost/costengine.h"
 #include "cost/stagetiming.h"
+#include "export/exportoptions.h"
+#include "export/ncclplan.h"
 #include "fabric/fabric.h"
 #include "scenario/scenariofile.h"
 #include "workload/workloadplan.h"
@@ -73,6 +75,8 @@ private Q_SLOTS:
     void bytesPerGpuFullAndHybrid();
     void hybridRunsInItsGroups();
     void hybridRoundTripAndRefusals();
+    void ncclPlanRunsInTheShardAndReplicaGroups();
+    void movesMatchAFreshEvaluation();
     void gatherExposedByHand();
     void prefetchExposesOnlyWhatComputeCannotHide();
 };
@@ -201,6 +205,53 @@ void TestFsdpSharding::hybridRoundTripAndRefusals()
     QVERIFY(refused(
         { { "fsdp", "hybrid:8" }, { "dp_sharding", "optim" }, { "distributed_optimizer", false } },
         "training.fsdp", "distributed_optimizer"));
+}
+
+void TestFsdpSharding::ncclPlanRunsInTheShardAndReplicaGroups()
+{
+    // The measurement plan (export nccl-plan) runs each DP op in the groups the engine routes it
+    // in: under hybrid:8 on 16 GPUs, the reduce-scatter and the all-gather in ranks 0-7 (and
+    // 8-15), the shard's all-reduce in the replica pairs {0, 8}, {1, 9}, ...
+    CostEngine hybrid(fsdpRun(2, { { "fsdp", "hybrid:8" } }));
+    ExportOptions options;
+    options.jsonPlan = true;
+    const nlohmann::json plan
+        = nlohmann::json::parse(exportdetail::exportNcclPlan(hybrid, options));
+    int seen = 0;
+    for (const nlohmann::json &t : plan.at("tests")) {
+        if (t.at("kind") != "dp" || t.at("groups") != 1)
+            continue;
+        const std::vector<int> ranks = t.at("ranks").get<std::vector<int>>();
+        if (t.at("collective") == "all-reduce")
+            QCOMPARE(ranks, (std::vector<int> { 0, 8 }));
+        else
+            QCOMPARE(ranks, (std::vector<int> { 0, 1, 2, 3, 4, 5, 6, 7 }));
+        ++seen;
+    }
+    QCOMPARE(seen, 3); // reduce-scatter, all-gather, the replicas' all-reduce
+}
+
+void TestFsdpSharding::movesMatchAFreshEvaluation()
+{
+    // Swaps re-route the moved ranks' shard and replica groups incrementally (the sub-groups of
+    // their dp-cp group, TrafficModel::emitGroup); a move across servers breaks a shard group's
+    // NVLink ring. The result equals an engine built on the final mapping.
+    const Scenario s = fsdpRun(2, { { "fsdp", "hybrid:4" } });
+    CostEngine moved(s);
+    moved.swapRanks(0, 9);
+    moved.swapRanks(3, 12);
+    moved.revertMove();
+    moved.swapRanks(5, 14);
+    CostEngine fresh(s);
+    fresh.setMapping(moved.mapping());
+    QVERIFY(near(moved.report().iterationTime, fresh.report().iterationTime));
+    QVERIFY(near(moved.report().dpSyncTime, fresh.report().dpSyncTime));
+    for (Dim d : kAllDims)
+        QVERIFY(near(moved.report().dimBytes[index(d)], fresh.report().dimBytes[index(d)], 1e-9)
+            || (moved.report().dimBytes[index(d)] == 0.0
+                && fresh.report().dimBytes[index(d)] == 0.0));
+    CostEngine unmoved(s);
+    QVERIFY(moved.report().dpSyncTime > unmoved.report().dpSyncTime);
 }
 
 void TestFsdpSharding::gatherExposedByHand()

@@ -126,6 +126,9 @@ void stackDefaults(SoftwareStack stack, const GenerateOptions &o, nlohmann::json
         break;
     case SoftwareStack::Composer:
         shardAll();
+        // FSDP1 gathers the next layer while the GPU computes (the prefetch its constant was
+        // fitted with, tests/common/publishedruns.cpp).
+        training["fsdp_prefetch"] = 1.0;
         training["sequence_parallel"] = false;
         if (!fp16)
             training["grad_reduce_bf16"] = true;
@@ -181,6 +184,9 @@ void shardingFlags(const GenerateOptions &o, nlohmann::json &training)
               "--no-distributed-optimizer");
     training["distributed_optimizer"] = true;
     training["dp_sharding"] = std::string(dpShardingName(*sharding));
+    // A stack's prefetch default is ZeRO-3's: a lower stage given beside it drops it.
+    if (*sharding != DpSharding::OptimGradsParams && !o.given("fsdp-prefetch"))
+        training.erase("fsdp_prefetch");
     if (*sharding == DpSharding::OptimGradsParams && o.given("stack")
         && o.texts.at("stack") == stackName(SoftwareStack::DeepSpeed)) {
         training["overlap_grad_reduce"] = true;

@@ -285,6 +285,14 @@ void TestCliGenerateModel::stackDefaults()
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.find("megatron-core-te") != std::string::npos, r.err.c_str());
     QVERIFY(r.out.empty());
+
+    // Composer writes the FSDP prefetch its constant was fitted with; --zero 2 drops it.
+    r = runCli(seedArgs() + QStringList { "--stack", "composer" });
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    QCOMPARE(parseScenario(r.out).training.fsdpPrefetch, std::optional<double>(1.0));
+    r = runCli(seedArgs() + QStringList { "--stack", "composer", "--zero", "2" });
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    QVERIFY(!parseScenario(r.out).training.fsdpPrefetch);
 }
 
 QTEST_GUILESS_MAIN(TestCliGenerateModel)

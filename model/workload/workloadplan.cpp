@@ -266,7 +266,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     const double dpGroup = static_cast<double>(degrees.dp) * degrees.cp;
     const double edpGroup = dpGroup / degrees.ep;
     // Hybrid sharding (PyTorch FSDP HYBRID_SHARD, FSDP2 HSDP; torch.distributed.fsdp docs,
-    // "ShardingStrategy.HYBRID_SHARD: apply FULL_SHARD within a node, and replicate parameters
+    // ShardingStrategy.HYBRID_SHARD: "Apply FULL_SHARD within a node, and replicate parameters
     // across nodes"): the state is sharded over the R ranks of a shard group, 1/R each, not
     // 1/(dp x cp); checkWorkload() refuses it for MoE models, so the expert terms stay as they are.
     const double shardGroup = training.fsdpShard > 0 ? training.fsdpShard : dpGroup;
@@ -594,8 +594,9 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                                        : " parameter all-gather"));
                 // HSDP: the reduce-scatter and the all-gathers above run in the shard group; each
                 // rank's reduced shard (1/R of the gradients) is then all-reduced over its
-                // replica group, once per iteration (FSDP2 fully_shard on a 2-D mesh: "HSDP ...
-                // reduce-scatter on the shard dim, then all-reduce on the replicate dim").
+                // replica group, once per iteration (torch.distributed.fsdp.fully_shard docs,
+                // `mesh`: a 2-D mesh shards parameters across its inner dimension and replicates
+                // them across the outer one; FSDP1's HYBRID_SHARD likewise).
                 if (hybrid) {
                     addOp(plan, Dim::Dp, Collective::AllReduce, OpPass::Iteration, s,
                         sync.params / shardGroup * gradBytes, 1,

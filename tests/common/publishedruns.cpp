@@ -412,9 +412,10 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
         } else if (startsWith(fsdp, "Composer FSDP")) {
             // llm-foundry's FSDP (PyTorch FSDP1): FULL_SHARD is ZeRO-3, SHARD_GRAD_OP ZeRO-2;
             // mixed_precision DEFAULT reduces in fp32. Each layer's all-gather runs ahead of its
-            // compute: the CPU issues the next FlatParameter's unshard while the GPU computes
-            // (PyTorch FSDP docs: "implicit forward prefetching"), and Composer's
-            // backward_prefetch BACKWARD_POST gathers the next layer before its gradients.
+            // compute: FSDP1 issues the all-gathers on a stream of their own as the CPU runs
+            // ahead of the GPU (its forward_prefetch option only adds an explicit prefetch for
+            // CPU-bound workloads, torch.distributed.fsdp docs), and Composer's
+            // backward_prefetch BACKWARD_POST gathers the next layer during the backward.
             t.distributedOptimizer = true;
             t.dpSharding = fsdp.find("SHARD_GRAD_OP") != std::string::npos
                 ? DpSharding::OptimGrads

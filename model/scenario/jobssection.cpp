@@ -140,6 +140,7 @@ Scenario jobScenario(const Scenario &scenario, std::size_t index)
     s.slots = job.slots;
     s.mappingVersion = job.mappingVersion;
     s.failures = scenario.failures;
+    s.degradations = scenario.degradations;
     s.collectives = scenario.collectives;
     s.calibration = scenario.calibration;
     s.ncclObserved = scenario.ncclObserved;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
 
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void evaluateJsonListsTheJobs();
     void evaluateTextShowsEachJobAndTheFabric();
     void singleJobOptionsAreRefusedForJobs();
+    void slowPartsReachTheJobsOnThem();
     void optimiseMovesOneJobOnly();
 };
 
@@ -192,6 +194,38 @@ void TestCliJobs::singleJobOptionsAreRefusedForJobs()
     const CliRun bad
         = runRailyardCli({ "evaluate", sample("two-jobs.json"), "--overlap", "sometimes" });
     QVERIFY(bad.exitCode != 0);
+}
+
+void TestCliJobs::slowPartsReachTheJobsOnThem()
+{
+    // nic:3 is node000's fourth NIC: job a's (servers 0 and 8), none of b's (1 and 9).
+    const nlohmann::json j
+        = cliJson({ "evaluate", sample("two-jobs.json"), "--json", "--slow-nic", "3=5%" });
+    const nlohmann::json &a = j["jobs"][0];
+    const nlohmann::json &b = j["jobs"][1];
+    QCOMPARE(a["degradations"].size(), std::size_t { 1 });
+    QCOMPARE(a["degradations"][0]["id"].get<std::string>(), std::string("nic:3"));
+    QCOMPARE(
+        a["degradations"][0]["groups_waiting"][0]["kind"].get<std::string>(), std::string("dp"));
+    // One part: its delay is the whole difference between a's degraded and healthy alone runs.
+    const double delay = a["degradations"][0]["delay_s"].get<double>();
+    QVERIFY(delay > 1.0); // the ring's 2 x S/2 through 20 Gb/s, S = 4 GB (tst_costenginejobs)
+    QVERIFY(std::abs(a["alone_iteration_time_s"].get<double>()
+                - a["healthy_alone_iteration_time_s"].get<double>() - delay)
+        <= 1e-9);
+    QVERIFY(b["degradations"].empty());
+    QCOMPARE(b["alone_iteration_time_s"].get<double>(),
+        b["healthy_alone_iteration_time_s"].get<double>());
+    // The flag used to be ignored for a scenario with jobs: a's figures must move.
+    const nlohmann::json healthy = cliJson({ "evaluate", sample("two-jobs.json"), "--json" });
+    QVERIFY(
+        a["iteration_time_s"].get<double>() > healthy["jobs"][0]["iteration_time_s"].get<double>());
+    const CliRun text
+        = runRailyardCli({ "evaluate", sample("two-jobs.json"), "--slow-nic", "3=5%" });
+    QVERIFY2(text.out.contains("Degraded parts (docs/stragglers.md), job a alone on the fabric: "),
+        text.out.constData());
+    QVERIFY2(text.out.contains("Degraded parts (docs/stragglers.md): none reaches b\n"),
+        text.out.constData());
 }
 
 void TestCliJobs::optimiseMovesOneJobOnly()

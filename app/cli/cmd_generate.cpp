@@ -202,9 +202,14 @@ const std::vector<Flag> &flags()
             "ZeRO stage over the data-parallel group: 1 optimizer state, 2 also gradients, 3 "
             "also parameters (sets the distributed optimizer).",
             kWorkload },
-        { "fsdp", "training.dp_sharding", Kind::Text, "full",
-            "FSDP: full = parameters, gradients and optimizer state sharded over the "
-            "data-parallel group (ZeRO-3).",
+        { "fsdp", "training.fsdp", Kind::Text, "full|hybrid:R",
+            "FSDP (ZeRO-3): full = parameters, gradients and optimizer state sharded over the "
+            "data-parallel group; hybrid:R = sharded within groups of R ranks, replicated "
+            "across them (HSDP).",
+            kWorkload },
+        { "fsdp-prefetch", "training.fsdp_prefetch", Kind::Text, "on|off|F",
+            "FSDP: each layer's parameter all-gather prefetched beside the previous layer's "
+            "compute (on = 1), exposed (off = 0), or the share F hidden (needs ZeRO-3).",
             kWorkload },
         { "device", "device.preset", Kind::Text, "NAME",
             "Device preset (h100-sxm); sets NIC and scale-up defaults.", kWorkload },

@@ -12,7 +12,10 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstdint>
 #include <optional>
+#include <system_error>
 
 namespace railyard::cli {
 
@@ -123,6 +126,9 @@ void stackDefaults(SoftwareStack stack, const GenerateOptions &o, nlohmann::json
         break;
     case SoftwareStack::Composer:
         shardAll();
+        // FSDP1 gathers the next layer while the GPU computes (the prefetch its constant was
+        // fitted with, tests/common/publishedruns.cpp).
+        training["fsdp_prefetch"] = 1.0;
         training["sequence_parallel"] = false;
         if (!fp16)
             training["grad_reduce_bf16"] = true;
@@ -146,14 +152,29 @@ void shardingFlags(const GenerateOptions &o, nlohmann::json &training)
                               : DpSharding::OptimGradsParams;
     } else if (o.given("fsdp")) {
         const std::string &mode = o.texts.at("fsdp");
-        if (mode.rfind("hybrid:", 0) == 0)
-            throw UsageError("--fsdp " + mode
-                + ": hybrid sharding (shard within groups, replicate across them) is not in the "
-                  "engine yet, which shards over the whole data-parallel group; give --fsdp full");
-        if (mode != "full")
-            throw UsageError(
-                "--fsdp: expected full or hybrid:R, got '" + escapeControls(mode) + "'");
+        int shard = 0;
+        if (!parseFsdpMode(mode, shard))
+            throw UsageError("--fsdp: expected full or hybrid:R, got '" + escapeControls(mode)
+                + "' (R: ranks per shard group, 1 or more; the scenario check wants it to divide "
+                  "dp x cp)");
+        if (shard > 0)
+            training["fsdp"] = fsdpModeName(shard);
         sharding = DpSharding::OptimGradsParams;
+    }
+    if (o.given("fsdp-prefetch")) {
+        const std::string &text = o.texts.at("fsdp-prefetch");
+        double share = 0.0;
+        if (text == "on")
+            share = 1.0;
+        else if (text == "off")
+            share = 0.0;
+        else if (const auto [stop, ec]
+                 = std::from_chars(text.data(), text.data() + text.size(), share);
+                 text.empty() || ec != std::errc() || stop != text.data() + text.size()
+                 || !(share >= 0.0 && share <= 1.0))
+            throw UsageError("--fsdp-prefetch: expected on, off or a share from 0 to 1, got '"
+                + escapeControls(text) + "'");
+        training["fsdp_prefetch"] = share;
     }
     if (!sharding)
         return;
@@ -163,6 +184,9 @@ void shardingFlags(const GenerateOptions &o, nlohmann::json &training)
               "--no-distributed-optimizer");
     training["distributed_optimizer"] = true;
     training["dp_sharding"] = std::string(dpShardingName(*sharding));
+    // A stack's prefetch default is ZeRO-3's: a lower stage given beside it drops it.
+    if (*sharding != DpSharding::OptimGradsParams && !o.given("fsdp-prefetch"))
+        training.erase("fsdp_prefetch");
     if (*sharding == DpSharding::OptimGradsParams && o.given("stack")
         && o.texts.at("stack") == stackName(SoftwareStack::DeepSpeed)) {
         training["overlap_grad_reduce"] = true;

@@ -26,7 +26,8 @@ nlohmann::json customModelDocument(const GenerateOptions &o, std::vector<std::st
 /// A stack's defaults into `training`, written before the flags so that a flag wins.
 void stackDefaults(SoftwareStack stack, const GenerateOptions &o, nlohmann::json &training);
 
-/// --zero N and --fsdp MODE as training.dp_sharding (and the distributed optimizer).
+/// --zero N and --fsdp MODE as training.dp_sharding (and the distributed optimizer), --fsdp
+/// hybrid:R as training.fsdp, --fsdp-prefetch as training.fsdp_prefetch.
 void shardingFlags(const GenerateOptions &o, nlohmann::json &training);
 
 /// The device preset with --device-peak-tflops, --hbm-gb and --hbm-gbps as a variant of it.

@@ -20,7 +20,7 @@ double busFactor(Collective c, int n)
     return 1.0;
 }
 
-DimArray bytesSent(const WorkloadPlan &plan, const ParallelDegrees &d, int chunks)
+DimArray bytesSent(const WorkloadPlan &plan, const ParallelDegrees &d, int chunks, int dpShard)
 {
     DimArray out{};
     const double m = plan.microbatches;
@@ -42,6 +42,9 @@ DimArray bytesSent(const WorkloadPlan &plan, const ParallelDegrees &d, int chunk
         case Dim::Dp:
             // Dense gradients over dp x cp, expert gradients over dp x cp / ep.
             n = op.what.find("expert") != std::string::npos ? dpGroup / d.ep : dpGroup;
+            // Hybrid sharding: the shard groups' ops over R, the replicas' over dp x cp / R.
+            if (dpShard > 0 && dpShard < dpGroup && n == dpGroup)
+                n = op.replicaGroup ? dpGroup / dpShard : dpShard;
             break;
         case Dim::Pp:
             continue; // boundaries below; the tied-embedding sync is not routed

@@ -19,6 +19,9 @@ double busFactor(Collective c, int n);
  * the degrees only, not on the mapping or the algorithm: the link bytes of the report count
  * each of these bytes once per link it crosses.
  */
-DimArray bytesSent(const WorkloadPlan &plan, const ParallelDegrees &degrees, int chunks);
+/// With hybrid sharding (`dpShard` = R > 0, TrainingSpec::fsdpShard) the dense DP ops run over
+/// the shard groups of R ranks, the replica ops (CommOp::replicaGroup) over dp x cp / R ranks.
+DimArray bytesSent(
+    const WorkloadPlan &plan, const ParallelDegrees &degrees, int chunks, int dpShard = 0);
 
 } // namespace railyard

@@ -33,7 +33,7 @@ void CostEngine::Impl::setUpTraffic()
     const std::vector<double> weight = patternWeights(*traffic, plan, chunks());
     for (int p = 0; p < traffic->patternCount(); ++p)
         traffic->setWeight(p, weight[p]);
-    bytesSent = railyard::bytesSent(plan, scenario.degrees, chunks());
+    bytesSent = railyard::bytesSent(plan, scenario.degrees, chunks(), scenario.training.fsdpShard);
 
     // What turns a link's bytes into the overlap windows' traffic: the backward and forward
     // shares of each dimension's per-micro-batch bytes, and the DP bytes' reduction and
@@ -137,11 +137,12 @@ PhaseTimes CostEngine::Impl::phaseTimes() const
     t.wrapForward = wrapTime(true);
     t.wrapBackward = wrapTime(false);
     t.dpPresent = present[index(Dim::Dp)];
+    t.gatherPrefetch = scenario.training.fsdpPrefetch;
     for (const DpOp &op : dpOps) {
         // The DP loads are already in bytes (scaled by each stage's S): an op's S is its ratio.
         // Each op runs the algorithm its family chooses; its latency and bandwidth parts split
         // into the gradient reduction and the parameter all-gather.
-        const CollectiveChoice c = traffic->dpChoice(op.collective, op.ratio);
+        const CollectiveChoice c = traffic->dpChoice(op.collective, op.ratio, op.replica);
         const bool gather = op.collective == Collective::AllGather;
         (gather ? t.gatherAlpha : t.reduceAlpha) += c.alpha;
         (gather ? t.gatherBeta : t.reduceBeta) += std::max(0.0, c.time - c.alpha);
@@ -265,7 +266,7 @@ void CostEngine::Impl::fillPhases()
         ph.bytes = stageDpBytes.empty() ? 0.0 : op.ratio * stageDpBytes[0];
         ph.count = 1;
         report.phases.push_back(std::move(ph));
-        chosen(traffic->dpChoice(op.collective, op.ratio));
+        chosen(traffic->dpChoice(op.collective, op.ratio, op.replica));
     }
 }
 
@@ -396,8 +397,9 @@ void CostEngine::Impl::fillExposed()
         if (!present[index(dim)])
             continue;
         double end = 0.0;
-        if (dim == Dim::Dp && main.input.forwardReady.empty()) {
-            // The DP sync does not move the pipeline: the same timeline, without the sync.
+        if (dim == Dim::Dp && main.input.forwardReady.empty() && !times.gatherPrefetch) {
+            // The DP sync does not move the pipeline: the same timeline, without the sync (not
+            // so with FSDP's prefetched gathers, which sit in the passes).
             end = timeIteration(main.timeline, stages, chunks(),
                                 syncPlanFor(scenario, plan, times, channels, dim))
                       .end;
@@ -449,9 +451,12 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     report.dpSyncTime = report.dpReduceTime + report.dpGatherTime;
     report.dpReduceOverlapped =
         present[index(Dim::Dp)] ? main.sync.reduceAlpha + main.sync.reduceBeta : 0.0;
+    // With FSDP's prefetch the gathers run layer by layer in the passes (stagePasses()), not in
+    // the sync: their time as the passes charge it, uncontended.
     report.dpGatherOverlapped = report.dpGatherTime > 0.0
-                                    ? main.sync.gatherAlpha + main.sync.gatherBeta
-                                    : 0.0;
+        ? (times.gatherPrefetch ? report.dpGatherTime
+                                : main.sync.gatherAlpha + main.sync.gatherBeta)
+        : 0.0;
     report.dpOverlapWindow = 0.0;
     if (present[index(Dim::Dp)] && scenario.training.dpOverlap && !main.iteration.stages.empty()) {
         report.dpOverlapWindow = main.iteration.stages.front().window;

@@ -37,6 +37,19 @@ std::vector<StagePass> stagePasses(
             break;
         }
     }
+    // ZeRO-3 / FSDP with prefetch: the iteration's parameter all-gather (PhaseTimes, all runs
+    // together) is 2 m runs per layer, one before the layer's forward and one before its
+    // backward of every micro-batch; each run pays the collective's latency.
+    const bool gathers = times.gatherPrefetch && times.dpPresent && off != Dim::Dp
+        && pass != OpPass::Iteration && times.gatherBeta > 0.0;
+    for (std::size_t s = 0; gathers && s < stages; ++s) {
+        const int layers = plan.stages[s].layers;
+        if (layers <= 0)
+            continue;
+        const double runs = 2.0 * plan.microbatches * layers;
+        const double gather = times.gatherAlpha + times.gatherBeta / runs;
+        t[s].comm += fsdpGatherExposed(layers, gather, t[s].compute, *times.gatherPrefetch);
+    }
     for (std::size_t s = 0; s < stages; ++s) {
         // Ring attention overlaps the K/V exchange with the attention core (Liu et al. 2023,
         // Megatron-LM context parallelism): only what the core cannot hide is exposed.
@@ -46,6 +59,16 @@ std::vector<StagePass> stagePasses(
         t[s].comm += std::max(0.0, cp[s] - core);
     }
     return t;
+}
+
+double fsdpGatherExposed(int layers, double gather, double compute, double prefetch)
+{
+    if (layers <= 0 || gather <= 0.0)
+        return 0.0;
+    const double f = std::clamp(prefetch, 0.0, 1.0);
+    const double c = compute / layers;
+    const double later = (1.0 - f) * gather + f * std::max(0.0, gather - c);
+    return gather + (layers - 1) * later;
 }
 
 SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const PhaseTimes &times,
@@ -64,6 +87,11 @@ SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const P
     p.gatherAlpha = times.gatherAlpha;
     p.gatherBeta = p.overlapGather ? std::max(times.gatherBeta, channels.gatherContention(off))
                                    : times.gatherBeta;
+    if (times.gatherPrefetch) {
+        // The gathers run in the passes (stagePasses()), not after the last backward.
+        p.overlapGather = false;
+        p.gatherAlpha = p.gatherBeta = 0.0;
+    }
     // Each chunk's gradients (and parameters) are its layers' share of the stage's, cut into one
     // bucket per layer.
     for (const StageCompute &c : plan.stages) {

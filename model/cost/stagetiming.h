@@ -23,6 +23,9 @@ struct PhaseTimes
     /// and of the parameter all-gather, uncontended.
     double reduceAlpha = 0.0, reduceBeta = 0.0, gatherAlpha = 0.0, gatherBeta = 0.0;
     bool dpPresent = false;
+    /// TrainingSpec::fsdpPrefetch: set, the parameter all-gather is ZeRO-3's per-layer gathers,
+    /// charged layer by layer in the passes (stagePasses()) instead of in the DP sync.
+    std::optional<double> gatherPrefetch;
 };
 
 /** One stage's pass over one micro-batch: its compute and the communication it exposes. */
@@ -44,10 +47,24 @@ struct Timing
 };
 
 /// Per stage, one micro-batch's `pass`: compute plus the TP and EP collectives on the critical
-/// path (a TP op only beyond the GEMM it overlaps, CommOp::overlapTime) and the CP exchange
-/// beyond the attention core; dimension `off` is free (the exposure ablation).
+/// path (a TP op only beyond the GEMM it overlaps, CommOp::overlapTime), the CP exchange
+/// beyond the attention core and, with PhaseTimes::gatherPrefetch, ZeRO-3's per-layer parameter
+/// all-gathers beyond what prefetching hides (fsdpGatherExposed()); dimension `off` is free (the
+/// exposure ablation).
 std::vector<StagePass> stagePasses(const WorkloadPlan &plan, const PhaseTimes &times, OpPass pass,
                                    std::optional<Dim> off);
+
+/**
+ * One micro-batch pass's exposed FSDP parameter all-gathers on a stage of `layers` layers: each
+ * layer gathers its parameters (`gather` seconds, one run) before it computes (`compute` for the
+ * whole pass). With prefetch share f (PyTorch FSDP forward_prefetch / backward_prefetch, FSDP2's
+ * implicit prefetch: layer i+1's all-gather is issued before layer i's compute, so the two run
+ * together), the first layer's gather has nothing to hide behind, and each later one exposes
+ * (1 - f) g + f max(0, g - c), c = compute / layers:
+ *     exposed = g + (layers - 1) ((1 - f) g + f max(0, g - c)).
+ * f = 0 (prefetch off) exposes every gather: layers x g.
+ */
+double fsdpGatherExposed(int layers, double gather, double compute, double prefetch);
 
 /// How the DP sync runs for variant `off` (cost/iterationtiming.h): overlapped per the
 /// scenario's Megatron-LM switches, its bandwidth part at least the contention `channels` find.

@@ -99,6 +99,8 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     const int edpSize = dpSize / std::max(1, deg.ep);
     if (dpSize > 1 || (expertDp && edpSize > 1))
         m_dp = addFamily("dp", Dim::Dp, -1, m_setup.dpOps);
+    if (m_setup.dpShard > 0 && m_setup.dpShard < dpSize && !m_setup.dpReplicaOps.empty())
+        m_dpReplica = addFamily("dp replica", Dim::Dp, -1, m_setup.dpReplicaOps);
     m_tpStageOfPattern.assign(m_patterns.size(), -1);
     for (int s = 0; s < stages; ++s)
         for (const int p : m_tp[sz(s)].patterns)
@@ -269,11 +271,12 @@ CollectiveChoice TrafficModel::tpChoice(int stage, Collective c, double bytes) c
     return choose(m_tp[stage], c, bytes);
 }
 
-CollectiveChoice TrafficModel::dpChoice(Collective c, double ratio) const
+CollectiveChoice TrafficModel::dpChoice(Collective c, double ratio, bool replica) const
 {
-    if (m_dp.patterns.empty())
+    const Family &f = replica ? m_dpReplica : m_dp;
+    if (f.patterns.empty())
         return {};
-    return choose(m_dp, c, ratio);
+    return choose(f, c, ratio);
 }
 
 void TrafficModel::refreshChoices()
@@ -298,6 +301,7 @@ void TrafficModel::refreshChoices()
     for (const Family &f : m_tp)
         refresh(f);
     refresh(m_dp);
+    refresh(m_dpReplica);
 }
 
 void TrafficModel::reweight(int pattern, double weight)
@@ -374,7 +378,7 @@ void TrafficModel::build(const Mapping &mapping)
     for (const Family &f : m_tp)
         plans += f.patterns.size() * m_layout.groups(GroupKind::Tp).size()
             / std::max<std::size_t>(1, stages);
-    plans += m_dp.patterns.size()
+    plans += (m_dp.patterns.size() + m_dpReplica.patterns.size())
         * (m_layout.groups(GroupKind::DpCp).size() + m_layout.groups(GroupKind::ExpertDp).size());
     m_emitted.reserve(plans);
     auto emitAll = [&](GroupKind kind, bool wanted) {
@@ -549,7 +553,28 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
                                                ? m_setup.stageDpBytes
                                                : m_setup.stageExpertDpBytes;
         const double bytes = stage < static_cast<int>(sizes.size()) ? sizes[stage] : 0.0;
-        emitFamily(m_dp, group, members, mapping, bytes, sign);
+        const int shard = m_setup.dpShard;
+        const int n = static_cast<int>(members.size());
+        if (group.kind == GroupKind::ExpertDp || shard <= 0 || shard >= n) {
+            emitFamily(m_dp, group, members, mapping, bytes, sign);
+            break;
+        }
+        // Hybrid sharding: shard group k holds members [kR, (k+1)R), replica group j the members
+        // j, j + R, j + 2R, ... (PyTorch's 2-D device mesh (replicate, shard), the shard dim
+        // innermost). Each sub-group is planned under an index of its own within its family.
+        const int shards = n / shard;
+        std::vector<int> sub;
+        for (int k = 0; k < shards; ++k) {
+            sub.assign(members.begin() + k * shard, members.begin() + (k + 1) * shard);
+            emitFamily(m_dp, { group.kind, group.index * shards + k }, sub, mapping, bytes, sign);
+        }
+        for (int j = 0; j < shard; ++j) {
+            sub.clear();
+            for (int k = 0; k < shards; ++k)
+                sub.push_back(members[sz(k * shard + j)]);
+            emitFamily(
+                m_dpReplica, { group.kind, group.index * shard + j }, sub, mapping, bytes, sign);
+        }
         break;
     }
     case GroupKind::Dp:

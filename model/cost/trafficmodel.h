@@ -131,6 +131,12 @@ public:
         /// family has one ring pattern and its weight is set by hand (setWeight()).
         std::vector<std::vector<FamilyOp>> tpOps;
         std::vector<FamilyOp> dpOps;
+        /// Hybrid sharding (TrainingSpec::fsdpShard): the DP family's groups are the shard
+        /// groups, `dpShard` consecutive members of each dp-cp group, and `dpReplicaOps` run on
+        /// a family of their own over the replica groups (members i, i + R, ...). 0 = one shard
+        /// group, the whole dp-cp group (no replica family).
+        int dpShard = 0;
+        std::vector<FamilyOp> dpReplicaOps;
         /// `stageDpBytes[s]` / `stageExpertDpBytes[s]`: S of the stage's gradient sync (dense
         /// over the dp-cp group, expert over the expert-dp group); they scale the DP flows.
         std::vector<double> stageDpBytes;
@@ -184,8 +190,9 @@ public:
         return stage >= 0 && stage < static_cast<int>(m_tpVersion.size()) ? m_tpVersion[sz(stage)]
                                                                           : 1;
     }
-    /// What one DP sync op runs (`ratio` = its S over the stage's DP sync size).
-    CollectiveChoice dpChoice(Collective c, double ratio) const;
+    /// What one DP sync op runs (`ratio` = its S over the stage's DP sync size); `replica`:
+    /// an op of the replica groups under hybrid sharding (Setup::dpReplicaOps).
+    CollectiveChoice dpChoice(Collective c, double ratio, bool replica = false) const;
     int cpPattern(int stage) const { return m_cp[stage]; }
     int epPattern(int stage) const { return m_ep[stage]; }
     /// The combine direction of a skewed EP all-to-all; -1 with uniform routing (then the
@@ -397,6 +404,7 @@ private:
     std::vector<int> m_tpStageOfPattern; ///< per pattern: the stage of its TP family, else -1
     std::vector<std::uint64_t> m_tpVersion; ///< per stage (tpVersion()), from 1
     Family m_dp;
+    Family m_dpReplica; ///< hybrid sharding's replica groups (Setup::dpShard); else empty
     std::vector<int> m_cp, m_ep, m_ppForward, m_ppBackward;
     std::vector<int> m_epCombine; ///< per stage; empty with uniform routing
     int m_ppWrapForward = -1;

@@ -22,6 +22,7 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
     TrafficPlan out;
     TrafficModel::Setup &setup = out.setup;
     setup.hierarchicalDp = scenario.training.hierarchicalAllReduce;
+    setup.dpShard = scenario.training.fsdpShard;
     setup.ppWrap = chunksPerRank(scenario.training) > 1;
     setup.observed = scenario.ncclObserved.comms;
     setup.algorithm = scenario.collectives.algorithm;
@@ -34,7 +35,7 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
     // The first DP op of each stage is the reference size of that stage's sync; later DP ops
     // (the all-gather after a reduce-scatter) are expressed as a ratio of it.
     for (const CommOp &op : plan.ops) {
-        if (op.dim != Dim::Dp || op.pass != OpPass::Iteration)
+        if (op.dim != Dim::Dp || op.pass != OpPass::Iteration || op.replicaGroup)
             continue;
         std::vector<double> &ref = isExpertOp(op) ? expertBytes : setup.stageDpBytes;
         anyExpert = anyExpert || isExpertOp(op);
@@ -54,7 +55,8 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
             || isExpertOp(op) == denseRef)
             continue;
         const double ref = denseRef ? setup.stageDpBytes[0] : expertBytes[0];
-        out.dpOps.push_back({ op.collective, ref > 0.0 ? op.bytes / ref : 0.0, op.what });
+        out.dpOps.push_back(
+            { op.collective, ref > 0.0 ? op.bytes / ref : 0.0, op.what, op.replicaGroup });
     }
     // The families' ops (TrafficModel chooses their algorithms): TP per stage, runs per
     // iteration; the DP sync once per iteration, its S a ratio of the stage's sync size.
@@ -68,7 +70,8 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
                     ringPasses(op.collective) * op.bytes * perIteration });
             }
     for (const DpOp &op : out.dpOps)
-        setup.dpOps.push_back({ op.collective, op.ratio, ringPasses(op.collective) * op.ratio });
+        (op.replica ? setup.dpReplicaOps : setup.dpOps)
+            .push_back({ op.collective, op.ratio, ringPasses(op.collective) * op.ratio });
     return out;
 }
 

@@ -15,6 +15,7 @@ struct DpOp
     Collective collective = Collective::AllReduce;
     double ratio = 1.0;
     std::string what;
+    bool replica = false; ///< hybrid sharding: runs over the replica groups (CommOp::replicaGroup)
 };
 
 /**

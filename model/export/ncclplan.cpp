@@ -108,6 +108,7 @@ struct Distinct
 {
     Dim dim;
     bool expert;
+    bool replica; ///< hybrid sharding's replica-group op (CommOp::replicaGroup)
     Collective op;
     long long bytes;
     int stage;
@@ -183,16 +184,17 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
             continue; // boundaries are planned below; the tied-embedding all-reduce is tiny
         const long long bytes = std::llround(op.bytes);
         const auto it = std::find_if(distinct.begin(), distinct.end(), [&](const Distinct &d) {
-            return d.dim == op.dim && d.expert == isExpert(op) && d.op == op.collective
-                && d.bytes == bytes && d.dtype == dtypeOf(op, engine.scenario().training);
+            return d.dim == op.dim && d.expert == isExpert(op) && d.replica == op.replicaGroup
+                && d.op == op.collective && d.bytes == bytes
+                && d.dtype == dtypeOf(op, engine.scenario().training);
         });
         const std::string what = op.what
             + strf(op.pass == OpPass::Iteration ? " (%g per iteration)" : " (%g per micro-batch)",
                 op.count);
         const std::string dtype = dtypeOf(op, engine.scenario().training);
         if (it == distinct.end())
-            distinct.push_back(
-                { op.dim, isExpert(op), op.collective, bytes, op.stage, dtype, op.what, what });
+            distinct.push_back({ op.dim, isExpert(op), op.replicaGroup, op.collective, bytes,
+                op.stage, dtype, op.what, what });
         else if (it->dtype != dtype)
             it->dtype = "uint8"; // one size, two element types: bytes are what the run measures
         else if (it->whats.find(op.what) == std::string::npos)
@@ -240,12 +242,35 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         return static_cast<const PhaseResult *>(nullptr);
     };
 
+    // Hybrid sharding (training.fsdp "hybrid:R"): the dense DP ops run in the shard groups (R
+    // consecutive members of each dp-cp group) or, for the shard's all-reduce, in the replica
+    // groups (members i, i + R, ...), as the engine routes them (TrafficModel::emitGroup).
+    const int shard = engine.scenario().training.fsdpShard;
+    const auto groupsOf = [&](const Distinct &d) {
+        const auto &whole = layout.groups(kindOf(d));
+        const int n = whole.empty() ? 0 : static_cast<int>(whole.front().size());
+        if (d.dim != Dim::Dp || d.expert || shard <= 0 || shard >= n)
+            return whole;
+        std::vector<std::vector<int>> out;
+        for (const auto &g : whole) {
+            const int groups = d.replica ? shard : n / shard;
+            for (int k = 0; k < groups; ++k) {
+                std::vector<int> sub;
+                for (int i = 0; i < n; ++i)
+                    if (d.replica ? i % shard == k : i / shard == k)
+                        sub.push_back(g[static_cast<std::size_t>(i)]);
+                out.push_back(std::move(sub));
+            }
+        }
+        return out;
+    };
+
     // The plan's order: TP, then PP boundaries, then DP; then expert DP, EP, CP.
     const auto planKind = [&](const std::string &section) {
         for (const Distinct &d : distinct) {
             if (sectionOf(d) != section)
                 continue;
-            const auto &all = layout.groups(kindOf(d));
+            const std::vector<std::vector<int>> all = groupsOf(d);
             if (all.empty() || all.front().size() < 2)
                 continue;
             // DP phases span every stage (the engine's "dp sync" phase); the others are per stage.
@@ -268,7 +293,8 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
             // DP phases span every stage at the first stage's size: plan that once.
             const bool firstOfItsKind
                 = perStage || std::none_of(tests.begin(), tests.end(), [&](const PlanTest &o) {
-                      return o.section == section && o.op == d.op && o.concurrent;
+                      return o.section == section && o.op == d.op && o.concurrent
+                          && o.groups.front().size() == all.front().size();
                   });
             if (firstOfItsKind)
                 addPhase(

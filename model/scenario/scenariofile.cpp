@@ -101,6 +101,11 @@
  *                                            (--grad-reduce-in-bf16); default fp32
  *       "dp_sharding": "optim" | "optim_grads" | "optim_grads_params",   ZeRO-1/2/3 (needs
  *                                            distributed_optimizer); default "optim"
+ *       "fsdp": "full" | "hybrid:R",         hybrid: the sharded state split over groups of R
+ *                                            dp-cp ranks, replicated across (HSDP)
+ *       "fsdp_prefetch": 0..1 | true | false, optim_grads_params: share of each layer's
+ *                                            parameter all-gather prefetched beside compute;
+ *                                            absent = the gathers stay in the DP sync
  *       "stack": "megatron-core-te" | "megatron-lm" | "fsdp2" | "deepspeed" | "composer",
  *                                            the training software; absent = the device's
  *                                            calibrated stack (workload.h SoftwareStack)
@@ -359,6 +364,10 @@ template<typename Json> Json toJson(const Scenario &s)
         training["grad_reduce_bf16"] = true;
     if (t.dpSharding != DpSharding::Optim)
         training["dp_sharding"] = std::string(dpShardingName(t.dpSharding));
+    if (t.fsdpShard > 0)
+        training["fsdp"] = fsdpModeName(t.fsdpShard);
+    if (t.fsdpPrefetch)
+        training["fsdp_prefetch"] = *t.fsdpPrefetch;
     if (t.stack)
         training["stack"] = std::string(stackName(*t.stack));
     if (t.memoryAllowance != MemoryAllowanceSpec {}) {

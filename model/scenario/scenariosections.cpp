@@ -455,7 +455,8 @@ TrainingSpec readTraining(const json &value)
             "distributed_optimizer", "schedule", "interleave", "layers_per_stage",
             "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "dp_overlap",
             "hierarchical_allreduce", "flash_attention", "pipeline_scatter_gather",
-            "fp8_param_gather", "grad_reduce_bf16", "dp_sharding", "memory_allowance", "stack" });
+            "fp8_param_gather", "grad_reduce_bf16", "dp_sharding", "memory_allowance", "stack",
+            "fsdp", "fsdp_prefetch" });
     f.rejectUnknown();
     TrainingSpec t;
     t.microBatch = f.integer("micro_batch", t.microBatch, 1, kMaxMicroBatch);
@@ -498,6 +499,18 @@ TrainingSpec readTraining(const json &value)
     t.dpSharding = f.choice("dp_sharding", t.dpSharding,
         { DpSharding::Optim, DpSharding::OptimGrads, DpSharding::OptimGradsParams },
         dpShardingName);
+    if (const json *fsdp = f.find("fsdp")) {
+        const std::string text = f.string("fsdp", "full", 32, false);
+        if (!parseFsdpMode(text, t.fsdpShard))
+            throw ScenarioError(f.fieldPath("fsdp"),
+                "expected \"full\" or \"hybrid:R\" (R ranks per shard group, 1 to "
+                    + std::to_string(limits::kMaxDegree) + "), got " + fsdp->dump());
+    }
+    if (const json *prefetch = f.find("fsdp_prefetch")) {
+        // true = 1 (every gather prefetched), false = 0 (none), or the share in between.
+        t.fsdpPrefetch = prefetch->is_boolean() ? (prefetch->get<bool>() ? 1.0 : 0.0)
+                                                : f.number("fsdp_prefetch", 1.0, 0.0, 1.0);
+    }
     if (f.has("stack"))
         t.stack = f.choice("stack", SoftwareStack::MegatronCoreTe,
             { SoftwareStack::MegatronCoreTe, SoftwareStack::MegatronLm, SoftwareStack::Fsdp2,

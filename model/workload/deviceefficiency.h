@@ -41,7 +41,7 @@ GemmEfficiency gemmEfficiency(const DeviceSpec &device, Precision precision);
 /**
  * A software stack's share of the device table's compute rates (GEMMs and fused attention):
  * 1 for the stacks the table was fitted on (Megatron-LM, Megatron-Core with Transformer Engine)
- * and for the stacks no public run has fitted yet (DeepSpeed, Composer); fitted for FSDP2
+ * and for the stack no public run has fitted yet (DeepSpeed); fitted for FSDP2 and Composer
  * (deviceefficiency.cpp names the runs). Unset = 1, the engine as before the key existed.
  */
 double stackComputeFactor(const std::optional<SoftwareStack> &stack);

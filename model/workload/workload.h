@@ -110,6 +110,19 @@ struct TrainingSpec
     /// accumulates and reduces them in fp32 (accumulate_allreduce_grads_in_fp32).
     bool gradReduceBf16 = false;
     DpSharding dpSharding = DpSharding::Optim; ///< beyond the optimizer: needs distributedOptimizer
+    /// Hybrid sharding (scenario key training.fsdp "hybrid:R", PyTorch FSDP's HYBRID_SHARD and
+    /// FSDP2's HSDP, fully_shard on a 2-D (replicate, shard) device mesh): the sharded state
+    /// (dp_sharding) is split over groups of R consecutive members of each dp-cp group, and
+    /// replicated across the dp x cp / R groups; the gradients' reduce-scatter and the parameter
+    /// all-gathers run in the shard group, and each shard is all-reduced over its replica group.
+    /// 0 = "full": one shard group, the whole dp-cp group.
+    int fsdpShard = 0;
+    /// FSDP's prefetch (scenario key training.fsdp_prefetch, PyTorch FSDP's forward_prefetch /
+    /// backward_prefetch, FSDP2's implicit prefetch of the next layer's all-gather): the share of
+    /// each layer's ZeRO-3 parameter all-gather that runs beside the previous layer's compute.
+    /// Set, the per-micro-batch gathers are charged layer by layer in the forward and backward
+    /// passes (workloadplan.cpp); unset, they stay in the data-parallel sync as before.
+    std::optional<double> fsdpPrefetch;
     std::optional<SoftwareStack> stack; ///< unset = the device's calibrated stack (see the enum)
     MemoryAllowanceSpec memoryAllowance;
     bool operator==(const TrainingSpec &) const = default;

@@ -169,6 +169,29 @@ void checkWorkload(const ModelSpec &m, const TrainingSpec &tr, const DeviceSpec 
         fail("training.dp_sharding", "\"" + std::string(dpShardingName(tr.dpSharding))
                                          + "\" shards beyond the optimizer state and needs "
                                            "distributed_optimizer true");
+    // Hybrid sharding (HSDP) splits the dp-cp group into shard groups of R consecutive members.
+    if (tr.fsdpShard > 0) {
+        const std::int64_t dpcp = std::int64_t { d.dp } * d.cp;
+        const std::string mode = "\"" + fsdpModeName(tr.fsdpShard) + "\"";
+        if (!tr.distributedOptimizer)
+            fail("training.fsdp",
+                mode
+                    + " shards the training state and needs "
+                      "distributed_optimizer true");
+        if (dpcp % tr.fsdpShard != 0)
+            fail("training.fsdp",
+                mode + ": R = " + str(tr.fsdpShard) + " must divide dp x cp = " + str(dpcp));
+        // Not modelled: the expert state's own (edp) groups would need shard groups of theirs.
+        if (m.experts > 0)
+            fail("training.fsdp",
+                mode + " is modelled for dense models only (model.experts = " + str(m.experts)
+                    + "); give \"full\"");
+    }
+    if (tr.fsdpPrefetch && tr.dpSharding != DpSharding::OptimGradsParams)
+        fail("training.fsdp_prefetch",
+            "prefetches the per-layer parameter all-gathers of dp_sharding "
+            "\"optim_grads_params\" (ZeRO-3 / FSDP full shard), got \""
+                + std::string(dpShardingName(tr.dpSharding)) + "\"");
     if (tr.fp8ParamGather && tr.precision != Precision::Fp8)
         fail("training.fp8_param_gather", "gathers fp8 parameters and needs precision fp8, got "
                                               + std::string(precisionName(tr.precision)));

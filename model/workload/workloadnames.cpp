@@ -1,6 +1,9 @@
 #include "workload/workloadnames.h"
 
+#include "base/sizelimits.h"
+
 #include <array>
+#include <cstdint>
 
 namespace railyard {
 
@@ -59,6 +62,36 @@ bool parseDpSharding(std::string_view name, DpSharding &out)
         }
     }
     return false;
+}
+
+std::string fsdpModeName(int shard)
+{
+    return shard > 0 ? "hybrid:" + std::to_string(shard) : std::string("full");
+}
+
+bool parseFsdpMode(std::string_view text, int &shard)
+{
+    if (text == "full") {
+        shard = 0;
+        return true;
+    }
+    constexpr std::string_view kHybrid = "hybrid:";
+    if (text.substr(0, kHybrid.size()) != kHybrid)
+        return false;
+    const std::string_view digits = text.substr(kHybrid.size());
+    // 1 to limits::kMaxDegree (2^20, the largest parallel degree): at most 7 digits.
+    if (digits.empty() || digits.size() > 7 || digits.front() == '0')
+        return false;
+    std::int64_t value = 0;
+    for (const char ch : digits) {
+        if (ch < '0' || ch > '9')
+            return false;
+        value = value * 10 + (ch - '0');
+    }
+    if (value > limits::kMaxDegree)
+        return false;
+    shard = static_cast<int>(value);
+    return true;
 }
 
 std::string_view scheduleName(ScheduleKind k)

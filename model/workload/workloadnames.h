@@ -3,6 +3,7 @@
 #include "workload/workload.h"
 
 #include <array>
+#include <string>
 #include <string_view>
 
 namespace railyard {
@@ -27,6 +28,11 @@ bool parseRecompute(std::string_view name, Recompute &out);
 /// "optim", "optim_grads", "optim_grads_params" (Megatron-FSDP's sharding strategy names).
 std::string_view dpShardingName(DpSharding d);
 bool parseDpSharding(std::string_view name, DpSharding &out);
+
+/// training.fsdp's text: "full" (shard 0) or "hybrid:R" (HSDP, shard groups of R ranks).
+std::string fsdpModeName(int shard);
+/// Parses "full" or "hybrid:R" with 1 <= R <= 2^20 (the largest degree); false otherwise.
+bool parseFsdpMode(std::string_view text, int &shard);
 
 /// Every software stack, in the order the CLI's help lists them.
 inline constexpr std::array<SoftwareStack, 5> kSoftwareStacks { SoftwareStack::MegatronCoreTe,

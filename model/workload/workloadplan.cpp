@@ -265,6 +265,12 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     // expert gradients over the expert-data-parallel group dp x cp / ep.
     const double dpGroup = static_cast<double>(degrees.dp) * degrees.cp;
     const double edpGroup = dpGroup / degrees.ep;
+    // Hybrid sharding (PyTorch FSDP HYBRID_SHARD, FSDP2 HSDP; torch.distributed.fsdp docs,
+    // ShardingStrategy.HYBRID_SHARD: "Apply FULL_SHARD within a node, and replicate parameters
+    // across nodes"): the state is sharded over the R ranks of a shard group, 1/R each, not
+    // 1/(dp x cp); checkWorkload() refuses it for MoE models, so the expert terms stay as they are.
+    const double shardGroup = training.fsdpShard > 0 ? training.fsdpShard : dpGroup;
+    const double replicaGroup = dpGroup / shardGroup;
     // ZeRO stages beyond the optimizer [ZeRO20]: OptimGrads also shards the gradients,
     // OptimGradsParams also the parameters. Both then reduce-scatter every micro-batch's
     // gradients (no unsharded buffer accumulates them), and ZeRO-3 all-gathers each layer's
@@ -380,7 +386,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         // Ledger: dense parameters split over t, expert parameters over ep x t (expert TP = t).
         const double denseRank = denseParamsStage / x.t;
         const double expertRank = expertParamsStage / (x.ep * x.t);
-        const double dDense = training.distributedOptimizer ? dpGroup : 1.0;
+        const double dDense = training.distributedOptimizer ? shardGroup : 1.0;
         const double dExpert = training.distributedOptimizer ? edpGroup : 1.0;
         const double shardedRank = denseRank / dDense + expertRank / dExpert;
         // ZeRO-3 keeps only its shard, plus the gathered parameters of the layer being computed
@@ -571,6 +577,7 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         for (const Sync &sync : syncs) {
             if (sync.group <= 1.0 || sync.params <= 0.0)
                 continue;
+            const bool hybrid = sync.group == dpGroup && replicaGroup > 1.0;
             const std::string n = sync.name;
             // The engine sizes the DP sync from these ops' bytes (one run each per iteration),
             // so per-micro-batch exchanges are folded into the bytes.
@@ -585,6 +592,17 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                       n + (shardParams ? " parameter all-gather (forward + backward, every "
                                          "micro-batch)"
                                        : " parameter all-gather"));
+                // HSDP: the reduce-scatter and the all-gathers above run in the shard group; each
+                // rank's reduced shard (1/R of the gradients) is then all-reduced over its
+                // replica group, once per iteration (torch.distributed.fsdp.fully_shard docs,
+                // `mesh`: a 2-D mesh shards parameters across its inner dimension and replicates
+                // them across the outer one; FSDP1's HYBRID_SHARD likewise).
+                if (hybrid) {
+                    addOp(plan, Dim::Dp, Collective::AllReduce, OpPass::Iteration, s,
+                        sync.params / shardGroup * gradBytes, 1,
+                        n + " gradient shard all-reduce (replica groups)");
+                    plan.ops.back().replicaGroup = true;
+                }
             } else {
                 addOp(plan, Dim::Dp, Collective::AllReduce, OpPass::Iteration, s,
                       sync.params * gradBytes, 1, n + " gradient all-reduce");

@@ -43,6 +43,10 @@ struct CommOp
     /// backward communication, Transformer Engine's TP overlap): the engine exposes only what
     /// exceeds it. 0 = on the critical path.
     double overlapTime = 0.0;
+    /// Hybrid sharding (TrainingSpec::fsdpShard): a DP op that runs over the replica groups
+    /// (members i, i + R, i + 2R, ... of each dp-cp group) instead of the shard groups (R
+    /// consecutive members); false for every other op.
+    bool replicaGroup = false;
 };
 
 /** Per-stage compute for one micro-batch, seconds, with the FLOPs behind it. */

@@ -11,6 +11,7 @@
 
 #include <QTest>
 
+#include <optional>
 #include <string>
 
 using namespace railyard;
@@ -169,7 +170,45 @@ void TestCliGenerateModel::zeroAndFsdp()
         const Scenario s = parseScenario(r.out);
         QCOMPARE(s.training.dpSharding, c.sharding);
         QVERIFY(s.training.distributedOptimizer);
+        QCOMPARE(s.training.fsdpShard, 0);
+        QVERIFY(!s.training.fsdpPrefetch);
     }
+    // Hybrid sharding: ZeRO-3 within groups of 2 of the 4 data-parallel ranks, written as
+    // training.fsdp; the prefetch switch as training.fsdp_prefetch (on = 1, off = 0, a share).
+    const struct
+    {
+        QStringList flags;
+        int shard;
+        std::optional<double> prefetch;
+    } hybrid[] = {
+        { { "--fsdp", "hybrid:2" }, 2, std::nullopt },
+        { { "--fsdp", "hybrid:2", "--fsdp-prefetch", "on" }, 2, 1.0 },
+        { { "--fsdp", "full", "--fsdp-prefetch", "off" }, 0, 0.0 },
+        { { "--zero", "3", "--fsdp-prefetch", "0.25" }, 0, 0.25 },
+    };
+    for (const auto &c : hybrid) {
+        const Run r = runCli(seedArgs() + c.flags);
+        QVERIFY2(r.exitCode == 0, r.err.c_str());
+        const Scenario s = parseScenario(r.out);
+        QCOMPARE(s.training.dpSharding, DpSharding::OptimGradsParams);
+        QCOMPARE(s.training.fsdpShard, c.shard);
+        QCOMPARE(s.training.fsdpPrefetch, c.prefetch);
+        QCOMPARE(r.out.find("\"fsdp\": \"hybrid:2\"") != std::string::npos, c.shard == 2);
+    }
+    // The prefetch switch is ZeRO-3's: with ZeRO-2 the scenario check names the field.
+    Run r = runCli(seedArgs() + QStringList { "--zero", "2", "--fsdp-prefetch", "on" });
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.find("--fsdp-prefetch: prefetches the per-layer parameter all-gathers")
+            != std::string::npos,
+        r.err.c_str());
+    QVERIFY(r.out.empty());
+    // 128 GPUs at tp 8, pp 4: dp 4, which a shard group of 3 does not divide.
+    r = runCli(seedArgs() + QStringList { "--fsdp", "hybrid:3" });
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.find("--fsdp: \"hybrid:3\": R = 3 must divide dp x cp = 4")
+            != std::string::npos,
+        r.err.c_str());
+    QVERIFY(r.out.empty());
 }
 
 void TestCliGenerateModel::zeroAndFsdpRefusals_data()
@@ -180,8 +219,13 @@ void TestCliGenerateModel::zeroAndFsdpRefusals_data()
                              << "--zero: ZeRO stage 1, 2 or 3, got 4";
     QTest::newRow("both") << QStringList { "--zero", "3", "--fsdp", "full" }
                           << "--zero and --fsdp both set the data-parallel sharding";
-    QTest::newRow("hybrid") << QStringList { "--fsdp", "hybrid:2" }
-                            << "--fsdp hybrid:2: hybrid sharding";
+    QTest::newRow("hybrid zero") << QStringList { "--fsdp", "hybrid:0" }
+                                 << "--fsdp: expected full or hybrid:R";
+    QTest::newRow("prefetch word") << QStringList { "--fsdp", "full", "--fsdp-prefetch", "some" }
+                                   << "--fsdp-prefetch: expected on, off or a share from 0 to 1, "
+                                      "got 'some'";
+    QTest::newRow("prefetch above 1") << QStringList { "--fsdp", "full", "--fsdp-prefetch",
+        "1.5" } << "--fsdp-prefetch: expected on, off or a share from 0 to 1, got '1.5'";
     QTest::newRow("unknown") << QStringList { "--fsdp", "half" }
                              << "--fsdp: expected full or hybrid:R, got 'half'";
     QTest::newRow("no distributed optimizer") << QStringList { "--zero", "2",
@@ -241,6 +285,14 @@ void TestCliGenerateModel::stackDefaults()
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.find("megatron-core-te") != std::string::npos, r.err.c_str());
     QVERIFY(r.out.empty());
+
+    // Composer writes the FSDP prefetch its constant was fitted with; --zero 2 drops it.
+    r = runCli(seedArgs() + QStringList { "--stack", "composer" });
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    QCOMPARE(parseScenario(r.out).training.fsdpPrefetch, std::optional<double>(1.0));
+    r = runCli(seedArgs() + QStringList { "--stack", "composer", "--zero", "2" });
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    QVERIFY(!parseScenario(r.out).training.fsdpPrefetch);
 }
 
 QTEST_GUILESS_MAIN(TestCliGenerateModel)

@@ -42,6 +42,9 @@
  *    for the NeMo, Megatron-Bridge, MLPerf and later Megatron-LM runs; none for Meta's own.
  *  - FSDP2 (torchtitan): fully_shard over dp x cp with reshard_after_forward, i.e. ZeRO-3;
  *    gradients reduced in fp32 (its MixedPrecisionPolicy's reduce_dtype default).
+ *  - Composer FSDP (llm-foundry's MPT benchmarks): FULL_SHARD = ZeRO-3 with the FSDP prefetch
+ *    on (training.fsdp_prefetch 1), SHARD_GRAD_OP = ZeRO-2; gradients reduced in fp32
+ *    (mixed_precision DEFAULT).
  *  - A device variant: `system.hbm_gb` replaces the preset's HBM capacity.
  *  - Published peak memory: `reported.peak_memory_gib` (GiB, what torch's caching allocator
  *    reserved at most).
@@ -406,6 +409,21 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
             Scenario sharded = s;
             sharded.training.dpSharding = DpSharding::OptimGradsParams;
             out.memoryScenario = sharded;
+        } else if (startsWith(fsdp, "Composer FSDP")) {
+            // llm-foundry's FSDP (PyTorch FSDP1): FULL_SHARD is ZeRO-3, SHARD_GRAD_OP ZeRO-2;
+            // mixed_precision DEFAULT reduces in fp32. Each layer's all-gather runs ahead of its
+            // compute: FSDP1 issues the all-gathers on a stream of their own as the CPU runs
+            // ahead of the GPU (its forward_prefetch option only adds an explicit prefetch for
+            // CPU-bound workloads, torch.distributed.fsdp docs), and Composer's
+            // backward_prefetch BACKWARD_POST gathers the next layer during the backward.
+            t.distributedOptimizer = true;
+            t.dpSharding = fsdp.find("SHARD_GRAD_OP") != std::string::npos
+                ? DpSharding::OptimGrads
+                : DpSharding::OptimGradsParams;
+            if (t.dpSharding == DpSharding::OptimGradsParams) {
+                t.fsdpPrefetch = 1.0;
+                assume("FSDP prefetch on (implicit forward, BACKWARD_POST backward)");
+            }
         } else if (startsWith(fsdp, "FSDP over DP")) {
             t.distributedOptimizer = true;
             t.dpSharding = DpSharding::OptimGrads; // Meta: optimizer state and gradients sharded

@@ -4,7 +4,15 @@
 // predicted rings keep each hop between the servers on one rail (NIC 0 to 0, 4 to 4: no spine
 // byte), NCCL's logged ring 0 -> 4 -> 8 -> 12 crosses from rail 4 to rail 0 twice (through a
 // spine). Without the section the report is the one the engine always made.
+//
+// The NICs NCCL logged (section version 2): the engine's own rings for DP group 0 (0 -> 1 -> 3 ->
+// 2 and 0 -> 2 -> 3 -> 1) with server 0's GPU 4 (slot 4) bound to NIC 5, rail 5's, instead of
+// its own NIC 4. Its hop out (channel 0, to slot 12) and its hop in (channel 1, from slot 12) then
+// run over NIC 5 and through a spine; server 0's NIC 4 carries nothing, NIC 5 twice what it did
+// (DP group 1's own hop, slot 5 -> 13, and the mis-bound one), and the DP sync's bandwidth term
+// doubles.
 #include "cost/costengine.h"
+#include "fabric/fabric.h"
 #include "fixtures.h"
 
 #include <QTest>
@@ -31,6 +39,51 @@ NcclObservedSpec crossingRing()
     return o;
 }
 
+/// DP group 0 on the engine's own two rings; with `nics`, server 0's GPU 4 (communicator rank 1)
+/// on NIC 5 for its hop out on ring 0 and its hop in on ring 1, every other network hop on its
+/// GPUs' own NICs as NCCL logged them.
+NcclObservedSpec misBoundRings(bool nics)
+{
+    NcclObservedSpec o;
+    NcclObservedComm c;
+    c.group = "dp 0";
+    c.slots = { 0, 4, 8, 12 };
+    c.rings = { { 0, 1, 3, 2 }, { 0, 2, 3, 1 } };
+    if (nics)
+        c.nics = { { 0, 1, 5, 4, false }, { 0, 2, 0, 0, false }, { 1, 0, 0, 0, false },
+            { 1, 3, 4, 5, false } };
+    o.comms = { c };
+    return o;
+}
+
+double dpBytes(const CostEngine &e, int link)
+{
+    return e.report().links.at(static_cast<std::size_t>(link)).dimBytes[index(Dim::Dp)];
+}
+
+/// NIC `nic` of `server` -> its leaf (`up`), or back.
+int nicLink(const Fabric &f, int server, int nic, bool up)
+{
+    const int n = f.nicVertex(server, nic), leaf = f.leafVertex(f.leafOfNic(server, nic));
+    return up ? f.linkBetween(n, leaf) : f.linkBetween(leaf, n);
+}
+
+/// The PCIe link of `slot`'s GPU to its NIC (`up`), or back.
+int pcieLink(const Fabric &f, int slot, bool up)
+{
+    const int g = f.gpuVertex(slot);
+    const int n = f.nicVertex(f.serverOfSlot(slot), f.nicOfGpu(f.gpuOfSlot(slot)));
+    return up ? f.linkBetween(g, n) : f.linkBetween(n, g);
+}
+
+const PhaseResult &dpPhase(const CostEngine &e)
+{
+    for (const PhaseResult &p : e.report().phases)
+        if (p.dim == Dim::Dp)
+            return p;
+    throw std::runtime_error("no DP phase");
+}
+
 } // namespace
 
 class TestNcclObservedRings : public QObject
@@ -40,6 +93,8 @@ class TestNcclObservedRings : public QObject
 private Q_SLOTS:
     void observedRingReachesTheSpine();
     void unmatchedSectionChangesNothing();
+    void misBoundNicMovesItsTraffic();
+    void misBoundNicUnderHashedEcmp();
 };
 
 void TestNcclObservedRings::observedRingReachesTheSpine()
@@ -85,6 +140,90 @@ void TestNcclObservedRings::unmatchedSectionChangesNothing()
     for (std::size_t i = 0; i < a.report().links.size(); ++i)
         QCOMPARE(b.report().links[i].busyTime, a.report().links[i].busyTime);
     QCOMPARE(b.report().iterationTime, a.report().iterationTime);
+}
+
+void TestNcclObservedRings::misBoundNicMovesItsTraffic()
+{
+    const Scenario plain = dpScenario();
+    const CostEngine predicted(plain);
+    const Fabric &f = predicted.fabric();
+    // The logged rings are the predicted ones: with the GPUs' own NICs nothing moves.
+    Scenario rings = plain;
+    rings.ncclObserved = misBoundRings(false);
+    const CostEngine same(rings);
+    for (int l = 0; l < f.linkCount(); ++l)
+        QCOMPARE(dpBytes(same, l), dpBytes(predicted, l));
+
+    // Every ring hop carries S (n-1)/n / C per pass: 4 ranks, 2 channels, 3/8 S. Summed over the
+    // DP sync's ops (passes x S x count), that is the bytes per iteration of one hop.
+    double hop = 0.0;
+    for (const PhaseResult &p : predicted.report().phases)
+        if (p.dim == Dim::Dp)
+            hop += (p.collective == Collective::AllReduce ? 2.0 : 1.0) * p.bytes * p.count * 3.0
+                / 8.0;
+    QVERIFY(hop > 0.0);
+    QCOMPARE(dpBytes(predicted, nicLink(f, 0, 4, true)), hop); // slot 4 -> 12 (ring 0)
+    QCOMPARE(dpBytes(predicted, nicLink(f, 0, 5, true)), hop); // slot 5 -> 13 (DP group 1)
+    QCOMPARE(fixtures::tierDimBytes(predicted, Tier::Spine, Dim::Dp), 0.0);
+
+    Scenario observed = plain;
+    observed.ncclObserved = misBoundRings(true);
+    const CostEngine used(observed);
+    // Server 0's NIC 4 (its own rail's leaf port) carries no DP byte; NIC 5 carries DP group 1's
+    // hop and slot 4's, each way.
+    QCOMPARE(dpBytes(used, nicLink(f, 0, 4, true)), 0.0);
+    QCOMPARE(dpBytes(used, nicLink(f, 0, 4, false)), 0.0);
+    QCOMPARE(dpBytes(used, nicLink(f, 0, 5, true)), 2.0 * hop);
+    QCOMPARE(dpBytes(used, nicLink(f, 0, 5, false)), 2.0 * hop);
+    // Server 1's NIC 4, the far end of both hops, as before.
+    QCOMPARE(dpBytes(used, nicLink(f, 1, 4, false)), hop);
+    QCOMPARE(dpBytes(used, nicLink(f, 1, 4, true)), hop);
+    // Rail 5's leaf to rail 4's goes through the spines: each of the 2 hops up and down once.
+    QCOMPARE(fixtures::tierDimBytes(used, Tier::Spine, Dim::Dp), 4.0 * hop);
+    // The host path: slot 4's own PCIe link still carries its hop out (it leaves the GPU there),
+    // and the PCIe link of NIC 5 (slot 5's) carries both DP groups' hops, each way.
+    QCOMPARE(dpBytes(used, pcieLink(f, 4, true)), hop);
+    QCOMPARE(dpBytes(used, pcieLink(f, 4, false)), hop);
+    QCOMPARE(dpBytes(used, pcieLink(f, 5, true)), 2.0 * hop);
+    QCOMPARE(dpBytes(used, pcieLink(f, 5, false)), 2.0 * hop);
+    QCOMPARE(used.report().links.size(), predicted.report().links.size());
+
+    // The DP sync's bandwidth term (its most loaded link's bytes over that link's achievable
+    // bandwidth) doubles: 3/4 S instead of 3/8 S on a NIC port at 400 Gb/s, now server 0's
+    // NIC 5's. Its latency grows by the spine hop and the host path's second PCIe link.
+    const PhaseResult &before = dpPhase(predicted), &after = dpPhase(used);
+    QCOMPARE(after.protocol, before.protocol);
+    QCOMPARE(after.time - after.alphaTime, 2.0 * (before.time - before.alphaTime));
+    QVERIFY(after.bottleneckLink == nicLink(f, 0, 5, true)
+        || after.bottleneckLink == nicLink(f, 0, 5, false));
+    QVERIFY(after.alphaTime > before.alphaTime);
+    QVERIFY(used.report().iterationTime > predicted.report().iterationTime);
+}
+
+void TestNcclObservedRings::misBoundNicUnderHashedEcmp()
+{
+    // Hashed ECMP walks each flow's route hop by hop: the host path's jump from the GPU's own
+    // PCIe link to NIC 5's must not end the walk (then NIC 5 and the spines would miss it).
+    Scenario observed = dpScenario();
+    observed.ncclObserved = misBoundRings(true);
+    const CostEngine used(observed);
+    const Fabric &f = used.fabric();
+    EcmpRouting hashed;
+    hashed.mode = EcmpMode::Hashed;
+    hashed.seeds = 4;
+    const EcmpReport r = used.ecmp(hashed);
+    const auto figure = [&](int link) {
+        for (const EcmpLinkFigure &l : r.links)
+            if (l.link == link)
+                return l.worstBytes;
+        return 0.0;
+    };
+    // Every byte crossing server 0's NIC 5 (no choice of path there) in every seed, as ideal.
+    const double ideal = dpBytes(used, nicLink(f, 0, 5, true));
+    QVERIFY(ideal > 0.0);
+    QCOMPARE(figure(nicLink(f, 0, 5, true)), ideal);
+    QCOMPARE(figure(nicLink(f, 0, 5, false)), ideal);
+    QCOMPARE(figure(nicLink(f, 0, 4, true)), 0.0);
 }
 
 QTEST_GUILESS_MAIN(TestNcclObservedRings)

@@ -231,7 +231,7 @@ void TrafficModel::emitPlan(int pattern, const EmittedPlan &plan, double sign, b
     m_nettingEnds = false;
     if (m_flowLog && sign > 0.0)
         for (const PlannedLinkLoad &l : plan.links)
-            m_flowLog->push_back({ pattern, -1, -1, l.unit, 0, l.link });
+            m_flowLog->push_back({ pattern, -1, -1, l.unit, 0, l.link, {} });
     if (net)
         flushEnds(m_patterns[sz(pattern)]);
     m_touchedPatterns.add(pattern);

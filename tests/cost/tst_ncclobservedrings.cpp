@@ -202,28 +202,35 @@ void TestNcclObservedRings::misBoundNicMovesItsTraffic()
 
 void TestNcclObservedRings::misBoundNicUnderHashedEcmp()
 {
-    // Hashed ECMP walks each flow's route hop by hop: the host path's jump from the GPU's own
-    // PCIe link to NIC 5's must not end the walk (then NIC 5 and the spines would miss it).
+    // Hashed ECMP walks each flow's route node by node: the host path's jump from slot 4's own
+    // PCIe link to NIC 5's must not end the walk, or ring 0's hop would never reach rail 5's
+    // leaf and its spine uplinks (the only hops with a choice). Per seed each connection takes
+    // one uplink: summed over the leaf's uplinks the hashed bytes are the ideal split's, one
+    // hop's DP bytes (DP group 1 stays on that leaf; ring 1's hop comes down into it).
     Scenario observed = dpScenario();
+    observed.fabric.spines = 4; // equal-cost uplinks to hash over (the default 2 servers get 1)
     observed.ncclObserved = misBoundRings(true);
     const CostEngine used(observed);
     const Fabric &f = used.fabric();
+    QCOMPARE(f.spineCount(), 4);
     EcmpRouting hashed;
     hashed.mode = EcmpMode::Hashed;
     hashed.seeds = 4;
     const EcmpReport r = used.ecmp(hashed);
-    const auto figure = [&](int link) {
-        for (const EcmpLinkFigure &l : r.links)
-            if (l.link == link)
-                return l.worstBytes;
-        return 0.0;
-    };
-    // Every byte crossing server 0's NIC 5 (no choice of path there) in every seed, as ideal.
-    const double ideal = dpBytes(used, nicLink(f, 0, 5, true));
-    QVERIFY(ideal > 0.0);
-    QCOMPARE(figure(nicLink(f, 0, 5, true)), ideal);
-    QCOMPARE(figure(nicLink(f, 0, 5, false)), ideal);
-    QCOMPARE(figure(nicLink(f, 0, 4, true)), 0.0);
+    const int leaf = f.leafVertex(f.leafOfNic(0, 5));
+    double up = 0.0, idealUp = 0.0;
+    int uplinks = 0;
+    for (const EcmpLinkFigure &l : r.links)
+        if (f.link(l.link).src == leaf) {
+            up += l.worstBytes;
+            idealUp += l.idealBytes;
+            ++uplinks;
+        }
+    QCOMPARE(uplinks, 4);
+    const double hop = fixtures::tierDimBytes(used, Tier::Spine, Dim::Dp) / 4.0;
+    QVERIFY(hop > 0.0);
+    QCOMPARE(idealUp, hop);
+    QCOMPARE(up, hop);
 }
 
 QTEST_GUILESS_MAIN(TestNcclObservedRings)

@@ -192,7 +192,13 @@ void TestNcclObservedRings::misBoundNicMovesItsTraffic()
     // bandwidth) doubles: 3/4 S instead of 3/8 S on a NIC port at 400 Gb/s, now server 0's
     // NIC 5's. Its latency grows by the spine hop and the host path's second PCIe link.
     const PhaseResult &before = dpPhase(predicted), &after = dpPhase(used);
+    QCOMPARE(after.protocol, std::string("Simple"));
     QCOMPARE(after.protocol, before.protocol);
+    // Simple reaches 47 of a 400G path's 50 GB/s (nccltuning::linkEfficiency, nccl-tests #290).
+    const double passes = before.collective == Collective::AllReduce ? 2.0 : 1.0;
+    const double port = f.linkBandwidth(nicLink(f, 0, 5, true)) * 47.0 / 50.0;
+    QCOMPARE(before.time - before.alphaTime, passes * before.bytes * 3.0 / 8.0 / port);
+    QCOMPARE(after.time - after.alphaTime, passes * after.bytes * 3.0 / 4.0 / port);
     QCOMPARE(after.time - after.alphaTime, 2.0 * (before.time - before.alphaTime));
     QVERIFY(after.bottleneckLink == nicLink(f, 0, 5, true)
         || after.bottleneckLink == nicLink(f, 0, 5, false));

@@ -95,6 +95,7 @@ private Q_SLOTS:
     void unmatchedSectionChangesNothing();
     void misBoundNicMovesItsTraffic();
     void misBoundNicUnderHashedEcmp();
+    void moveOutOfTheLoggedGroupAndBack();
 };
 
 void TestNcclObservedRings::observedRingReachesTheSpine()
@@ -237,6 +238,31 @@ void TestNcclObservedRings::misBoundNicUnderHashedEcmp()
     QVERIFY(hop > 0.0);
     QCOMPARE(idealUp, hop);
     QCOMPARE(up, hop);
+}
+
+void TestNcclObservedRings::moveOutOfTheLoggedGroupAndBack()
+{
+    // A swap that takes slot 4's rank out of DP group 0 leaves no group on the logged slots: the
+    // incremental update drops the logged NICs' flows and matches a fresh evaluation of the new
+    // mapping; swapping back restores them exactly.
+    Scenario observed = dpScenario();
+    observed.ncclObserved = misBoundRings(true);
+    const CostEngine used(observed);
+    CostEngine engine(observed);
+    const Fabric &f = engine.fabric();
+    const int a = engine.mapping().rankAt(4), b = engine.mapping().rankAt(5);
+    engine.swapRanks(a, b);
+    CostEngine fresh(observed);
+    fresh.setMapping(engine.mapping());
+    QCOMPARE(dpBytes(engine, nicLink(f, 0, 4, true)), dpBytes(fresh, nicLink(f, 0, 4, true)));
+    QVERIFY(dpBytes(engine, nicLink(f, 0, 4, true)) > 0.0); // back on its own NIC
+    for (int l = 0; l < f.linkCount(); ++l)
+        QCOMPARE(dpBytes(engine, l) + 1.0, dpBytes(fresh, l) + 1.0);
+    engine.swapRanks(a, b);
+    for (int l = 0; l < f.linkCount(); ++l)
+        QCOMPARE(dpBytes(engine, l) + 1.0, dpBytes(used, l) + 1.0);
+    QCOMPARE(dpBytes(engine, nicLink(f, 0, 4, true)), 0.0);
+    QCOMPARE(engine.report().iterationTime, used.report().iterationTime);
 }
 
 QTEST_GUILESS_MAIN(TestNcclObservedRings)

@@ -102,9 +102,10 @@ void addNcclLog(CommandLine &line)
     c.json(o->json);
     c.output(o->output);
     c.file("--use-observed", o->useObserved, "OUT",
-        "Use what NCCL did: write the scenario to OUT with NCCL's rings as its nccl_observed "
-        "section; evaluating OUT routes every group whose slots are a logged communicator's "
-        "over NCCL's rings instead of the predicted ones (remove the section to go back).");
+        "Use what NCCL did: write the scenario to OUT with NCCL's rings and the NICs of their "
+        "network hops as its nccl_observed section; evaluating OUT routes every group whose "
+        "slots are a logged communicator's over NCCL's rings instead of the predicted ones, each "
+        "hop from and to the NICs NCCL used (remove the section to go back).");
 }
 
 } // namespace railyard::cli

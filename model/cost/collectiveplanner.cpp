@@ -173,27 +173,40 @@ public:
         if (unit > 0.0 && m_members[a].slot != m_members[b].slot)
             m_plan.flows.push_back({ m_members[a].slot, m_members[b].slot, unit, a, b });
     }
-    /// One hop of the chain from member a to member b.
-    ChainPart hop(int a, int b)
+    /// The same over the NICs `nics` (a logged hop's), when it names any.
+    void flow(int a, int b, double unit, RouteNics nics)
+    {
+        if (!nics.any())
+            flow(a, b, unit);
+        else if (unit > 0.0 && m_members[a].slot != m_members[b].slot)
+            m_plan.nicFlows.push_back(
+                { { m_members[a].slot, m_members[b].slot, unit, a, b }, nics });
+    }
+    /// One hop of the chain from member a to member b (over the NICs `nics`, when named).
+    ChainPart hop(int a, int b, RouteNics nics = {})
     {
         const bool network = m_members[a].domain != m_members[b].domain;
         Tier reach = Tier::ScaleUp;
-        const double wire = m_router.latency(m_members[a].slot, m_members[b].slot, reach);
+        const double wire = nics.any()
+            ? m_router.latency(m_members[a].slot, m_members[b].slot, nics, reach)
+            : m_router.latency(m_members[a].slot, m_members[b].slot, reach);
         if (!network)
             return { wire, 1, 0, 0.0, Tier::ScaleUp };
         return { wire, 0, 1, wire, reach };
     }
 
-    /// Flows of one ring (member indexes) and the chain of one of its passes.
-    ChainPart ring(std::span<const int> order, double unit)
+    /// Flows of one ring (member indexes) and the chain of one of its passes; `nics`: per
+    /// member, the NICs of its hop as NCCL logged them (empty: the GPUs' own).
+    ChainPart ring(std::span<const int> order, double unit, std::span<const RouteNics> nics = {})
     {
         const std::size_t k = order.size();
         if (k < 2)
             return {};
         ChainPart total, cheapest { std::numeric_limits<double>::infinity(), 0, 0 };
         for (std::size_t i = 0; i < k; ++i) {
-            flow(order[i], order[(i + 1) % k], unit);
-            const ChainPart h = hop(order[i], order[(i + 1) % k]);
+            const RouteNics via = nics.empty() ? RouteNics {} : nics[sz(order[i])];
+            flow(order[i], order[(i + 1) % k], unit, via);
+            const ChainPart h = hop(order[i], order[(i + 1) % k], via);
             total = total + h;
             if (h.wire < cheapest.wire)
                 cheapest = h;
@@ -306,6 +319,7 @@ void plannerGroup(const Fabric &fabric, const std::vector<int> &slots, PlannerGr
     ringMembers(fabric, slots, out.members);
     membersByServer(out.members, out.servers);
     out.rings = nullptr;
+    out.ringNics = nullptr;
 }
 
 CollectivePlan planCollective(PlanAlgorithm wanted, Collective op, const std::vector<int> &slots,
@@ -327,6 +341,7 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
 {
     plan.channels = 1;
     plan.flows.clear();
+    plan.nicFlows.clear();
     plan.links.clear();
     plan.chain = CollectiveChain {};
     Builder b(fabric, router, group, plan);
@@ -341,13 +356,21 @@ void planCollective(PlanAlgorithm wanted, Collective op, const PlannerGroup &gro
     ChainPart chain;
     switch (plan.algorithm) {
     case PlanAlgorithm::Ring: {
-        if (group.rings != nullptr && !group.rings->empty())
+        const bool observed = group.rings != nullptr && !group.rings->empty();
+        if (observed)
             plan.ringScratch = *group.rings; // what NCCL did (scenario nccl_observed)
         else
             buildRings(b.members(), b.servers(), plan.ringScratch);
         plan.channels = static_cast<int>(plan.ringScratch.size());
-        for (const std::vector<int> &ring : plan.ringScratch)
-            chain = longer(chain, b.ring(ring, (dn - 1.0) / dn / plan.channels));
+        for (std::size_t ch = 0; ch < plan.ringScratch.size(); ++ch) {
+            // The NICs NCCL used on this channel, when logged (scenario nccl_observed).
+            std::span<const RouteNics> nics;
+            if (observed && group.ringNics != nullptr && ch < group.ringNics->size()
+                && (*group.ringNics)[ch].size() == sz(n))
+                nics = (*group.ringNics)[ch];
+            chain = longer(
+                chain, b.ring(plan.ringScratch[ch], (dn - 1.0) / dn / plan.channels, nics));
+        }
         break;
     }
     case PlanAlgorithm::MemberOrder: {

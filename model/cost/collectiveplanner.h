@@ -2,6 +2,7 @@
 
 #include "cost/nccltuning.h"
 #include "cost/ringorder.h"
+#include "fabric/router.h"
 #include "scenario/collectivespec.h"
 #include "workload/workloadplan.h"
 
@@ -10,7 +11,6 @@
 namespace railyard {
 
 class Fabric;
-class Router;
 
 /** Bytes from slot `src` to slot `dst`, per byte of the message size S and per pass. */
 struct PlannedFlow
@@ -20,6 +20,14 @@ struct PlannedFlow
     double unit = 0.0;
     int from = -1; ///< src's index in the planner group's members (PlannerGroup::members)
     int to = -1; ///< dst's
+};
+
+/** A PlannedFlow whose route leaves or enters by a NIC other than its GPUs' own: a ring hop as
+ *  NCCL logged it (scenario nccl_observed, NcclObservedComm::nics). */
+struct PlannedNicFlow
+{
+    PlannedFlow flow;
+    RouteNics nics;
 };
 
 /** Bytes on one link, per byte of S and per pass, that no slot-to-slot route describes
@@ -41,6 +49,8 @@ struct CollectivePlan
     PlanAlgorithm algorithm = PlanAlgorithm::Ring; ///< what was built (after fallbacks)
     int channels = 1;
     std::vector<PlannedFlow> flows;
+    /// Flows over NICs NCCL logged (PlannerGroup::ringNics); empty for every predicted plan.
+    std::vector<PlannedNicFlow> nicFlows;
     std::vector<PlannedLinkLoad> links;
     CollectiveChain chain;
     /// planCollective()'s working buffer for a ring plan's rings (buildRings()), kept here so
@@ -77,6 +87,10 @@ struct PlannerGroup
     /// The rings NCCL logged for exactly this group (scenario nccl_observed; member indexes per
     /// channel), which a ring plan takes in place of buildRings(); null = the predicted rings.
     const std::vector<std::vector<int>> *rings = nullptr;
+    /// With `rings`: per channel, per member index, the NICs of that member's hop to the next
+    /// one in the channel's ring as NCCL logged them (RouteNics; nothing logged: {-1, -1});
+    /// null = every hop over its GPUs' own NICs.
+    const std::vector<std::vector<RouteNics>> *ringNics = nullptr;
 };
 PlannerGroup plannerGroup(const Fabric &fabric, const std::vector<int> &slots);
 /// The same into `out`, whose vectors keep their capacity (a caller preparing group after group).

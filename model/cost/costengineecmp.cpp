@@ -107,7 +107,7 @@ EcmpReport CostEngine::ecmp(const EcmpRouting &routing) const
         flow.connections = std::max(1, f.connections);
         flow.link = f.link;
         if (f.link < 0) {
-            flow.route = book.route(f.src, f.dst);
+            flow.route = book.route(f.src, f.dst, f.nics);
             if (flow.route < 0)
                 continue;
             p.choice = p.choice || book.hasChoice(flow.route);

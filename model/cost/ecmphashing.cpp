@@ -33,21 +33,31 @@ EcmpRouteBook::EcmpRouteBook(const Fabric &fabric, Router &router)
 {
 }
 
-int EcmpRouteBook::route(int src, int dst)
+int EcmpRouteBook::route(int src, int dst, RouteNics nics)
 {
     if (src == dst)
         return -1;
     const std::uint64_t key = (std::uint64_t { static_cast<std::uint32_t>(src) } << 32)
         | static_cast<std::uint32_t>(dst);
-    if (const auto it = m_index.find(key); it != m_index.end())
+    const std::tuple<int, int, int, int, bool> nicKey { src, dst, nics.src, nics.dst, nics.pxn };
+    if (!nics.any()) {
+        if (const auto it = m_index.find(key); it != m_index.end())
+            return it->second;
+    } else if (const auto it = m_nicIndex.find(nicKey); it != m_nicIndex.end()) {
         return it->second;
-    const std::span<const RouteHop> hops = m_router.route(src, dst);
+    }
+    const std::span<const RouteHop> hops = m_router.route(src, dst, nics);
     m_scratch.assign(hops.begin(), hops.end());
-    // Group the hops by the node they leave (stable: the router's order within a node).
-    std::stable_sort(
-        m_scratch.begin(), m_scratch.end(), [this](const RouteHop &a, const RouteHop &b) {
-            return m_fabric.link(a.link).src < m_fabric.link(b.link).src;
-        });
+    // Group the hops by the node they leave (stable: the router's order within a node),
+    // remembering each one's place in the route.
+    m_order.resize(m_scratch.size());
+    for (std::size_t i = 0; i < m_order.size(); ++i)
+        m_order[i] = static_cast<int>(i);
+    std::stable_sort(m_order.begin(), m_order.end(), [&](int a, int b) {
+        return m_fabric.link(hops[sz(a)].link).src < m_fabric.link(hops[sz(b)].link).src;
+    });
+    for (std::size_t i = 0; i < m_order.size(); ++i)
+        m_scratch[i] = hops[sz(m_order[i])];
     Route r;
     r.firstHop = static_cast<int>(m_links.size());
     r.hopCount = static_cast<int>(m_scratch.size());
@@ -82,19 +92,30 @@ int EcmpRouteBook::route(int src, int dst)
                     return m_fabric.link(h.link).dst == m_groups[sz(g)].node;
                 }))
                 r.firstGroup = g;
+    const auto groupOf = [&](int node) {
+        for (int g = groupBase; g < groupBase + r.groupCount; ++g)
+            if (m_groups[sz(g)].node == node)
+                return g;
+        return -1;
+    };
+    const int dstNode = hops.empty() ? -1 : m_fabric.gpuVertex(dst);
     for (int h = r.firstHop; h < r.firstHop + r.hopCount; ++h) {
         const int far = m_fabric.link(m_links[sz(h)]).dst;
-        int next = -1;
-        for (int g = groupBase; g < groupBase + r.groupCount; ++g)
-            if (m_groups[sz(g)].node == far) {
-                next = g;
-                break;
-            }
+        int next = groupOf(far);
+        // A hop whose far end no hop leaves, short of the destination, ends the PCIe link of a
+        // host path to another GPU's NIC (Router::route() with RouteNics): the walk goes on
+        // where the route does, at the node its next hop leaves.
+        const int place = m_order[sz(h - r.firstHop)];
+        if (next < 0 && far != dstNode && sz(place + 1) < hops.size())
+            next = groupOf(m_fabric.link(hops[sz(place + 1)].link).src);
         m_next.push_back(next);
     }
     const int id = static_cast<int>(m_routes.size());
     m_routes.push_back(r);
-    m_index.emplace(key, id);
+    if (nics.any())
+        m_nicIndex.emplace(nicKey, id);
+    else
+        m_index.emplace(key, id);
     return id;
 }
 

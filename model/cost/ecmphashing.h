@@ -4,7 +4,9 @@
 #include "fabric/router.h"
 
 #include <cstdint>
+#include <map>
 #include <span>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -33,8 +35,9 @@ class EcmpRouteBook
 public:
     EcmpRouteBook(const Fabric &fabric, Router &router);
 
-    /// The compiled route from slot `src` to slot `dst` (cached), -1 when src == dst.
-    int route(int src, int dst);
+    /// The compiled route from slot `src` to slot `dst` (cached), -1 when src == dst; over the
+    /// NICs `nics` when it names any (Router::route(), a hop NCCL's log gave).
+    int route(int src, int dst, RouteNics nics = {});
     /// Whether some node of the route has more than one equal-cost hop.
     bool hasChoice(int route) const { return m_routes[sz(route)].choice; }
     /// Calls visit(link) for each hop of the path `key` takes.
@@ -94,6 +97,8 @@ private:
     const Fabric &m_fabric;
     Router &m_router;
     std::unordered_map<std::uint64_t, int> m_index; ///< (src << 32 | dst) -> route
+    /// The same for routes over logged NICs: (src, dst, src NIC, dst NIC, PXN) -> route.
+    std::map<std::tuple<int, int, int, int, bool>, int> m_nicIndex;
     std::vector<Route> m_routes;
     std::vector<Group> m_groups;
     std::vector<int> m_links; ///< per hop, grouped by route then node
@@ -102,6 +107,7 @@ private:
     std::vector<int> m_next; ///< per hop: the group its far end leaves from, -1 at the end
     std::vector<char> m_choiceLink; ///< per link
     std::vector<RouteHop> m_scratch;
+    std::vector<int> m_order; ///< route() scratch: each scratch hop's place in the route
 };
 
 /**

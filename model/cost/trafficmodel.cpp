@@ -44,8 +44,8 @@ bool isAllReduce(Collective c)
 
 } // namespace
 
-TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, Router &router,
-                           const Setup &setup)
+TrafficModel::TrafficModel(
+    const Fabric &fabric, const ParallelLayout &layout, Router &router, const Setup &setup)
     : m_fabric(fabric)
     , m_layout(layout)
     , m_router(router)
@@ -60,7 +60,7 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
 {
     const ParallelDegrees &deg = layout.degrees();
     const int stages = deg.pp;
-    m_tp.assign(stages, Family{});
+    m_tp.assign(stages, Family {});
     m_cp.assign(stages, -1);
     m_ep.assign(stages, -1);
     // Names are built with append: GCC 12 warns falsely (-Wrestrict, PR105651) on
@@ -75,8 +75,8 @@ TrafficModel::TrafficModel(const Fabric &fabric, const ParallelLayout &layout, R
     for (int s = 0; s < stages; ++s) {
         if (deg.tp > 1)
             m_tp[s] = addFamily(named("tp stage ", s), Dim::Tp, s,
-                                s < static_cast<int>(m_setup.tpOps.size()) ? m_setup.tpOps[s]
-                                                                             : std::vector<FamilyOp>{});
+                s < static_cast<int>(m_setup.tpOps.size()) ? m_setup.tpOps[s]
+                                                           : std::vector<FamilyOp> {});
         if (deg.cp > 1)
             m_cp[s] = addPattern(named("cp stage ", s), Dim::Cp, s, 0);
         if (deg.ep > 1)
@@ -158,10 +158,10 @@ std::vector<PlanAlgorithm> TrafficModel::familyAlgorithms(Collective op, Dim dim
         // families share one pattern for both ops, so they take the ring (which NVLS loses to
         // on one server anyway: NVIDIA/nccl issue #1083).
         const bool runs = algorithmRuns(a, op) && (a != PlanAlgorithm::Nvls || isAllReduce(op));
-        return {runs ? a : PlanAlgorithm::Ring};
+        return { runs ? a : PlanAlgorithm::Ring };
     }
     if (dp && isAllReduce(op) && m_setup.hierarchicalDp)
-        return {PlanAlgorithm::Hierarchical};
+        return { PlanAlgorithm::Hierarchical };
     std::vector<PlanAlgorithm> out;
     for (const PlanAlgorithm a : autoCandidates(op)) {
         if (a == PlanAlgorithm::Nvls && (m_setup.device.nvlsEfficiency <= 0.0 || !isAllReduce(op)))
@@ -175,8 +175,8 @@ std::vector<PlanAlgorithm> TrafficModel::familyAlgorithms(Collective op, Dim dim
     return out;
 }
 
-TrafficModel::Family TrafficModel::addFamily(const std::string &name, Dim dim, int stage,
-                                             std::vector<FamilyOp> ops)
+TrafficModel::Family TrafficModel::addFamily(
+    const std::string &name, Dim dim, int stage, std::vector<FamilyOp> ops)
 {
     Family f;
     bool allReduce = false;
@@ -243,13 +243,14 @@ CollectiveChoice TrafficModel::choose(const Family &family, Collective c, double
         chain.channels = p.minChannels();
         // Each protocol's latency is the slowest group's (TrafficPattern::chainLatency); the
         // bandwidth part is the busiest link's, both at once as in nccltuning::fastestProtocol.
-        for (const Protocol proto : {Protocol::Simple, Protocol::LL128, Protocol::LL}) {
+        for (const Protocol proto : { Protocol::Simple, Protocol::LL128, Protocol::LL }) {
             const double factor = nccltuning::bandwidthFactor(p.algorithm, proto, chain.servers);
             if (factor <= 0.0)
                 continue;
             const double alpha = p.alpha(proto, passes);
-            const double t = alpha + std::max(passes * bytes * p.maxRatio / factor,
-                nccltuning::bandwidthFloor(p.algorithm, proto, chain, m_setup.device, bytes));
+            const double t = alpha
+                + std::max(passes * bytes * p.maxRatio / factor,
+                    nccltuning::bandwidthFloor(p.algorithm, proto, chain, m_setup.device, bytes));
             // A candidate must be faster by more than rounding to replace the earlier one, so
             // an incremental and a fresh evaluation choose alike.
             if (best.pattern < 0 || t < best.time * (1.0 - 1e-9)) {
@@ -386,7 +387,7 @@ void TrafficModel::build(const Mapping &mapping)
             return;
         const int n = static_cast<int>(m_layout.groups(kind).size());
         for (int g = 0; g < n; ++g)
-            emitGroup({kind, g}, mapping, +1.0);
+            emitGroup({ kind, g }, mapping, +1.0);
     };
     emitAll(GroupKind::Tp, deg.tp > 1);
     emitAll(GroupKind::Cp, deg.cp > 1);
@@ -395,7 +396,7 @@ void TrafficModel::build(const Mapping &mapping)
         emitPipelineSends(mapping);
     emitAll(GroupKind::DpCp, deg.dp * deg.cp > 1);
     emitAll(GroupKind::ExpertDp,
-            !m_setup.stageExpertDpBytes.empty() && deg.dp * deg.cp / std::max(1, deg.ep) > 1);
+        !m_setup.stageExpertDpBytes.empty() && deg.dp * deg.cp / std::max(1, deg.ep) > 1);
     refreshMaxima();
     m_building = false;
 }
@@ -445,7 +446,8 @@ void TrafficModel::emitBoundarySend(
     emitFlow(m_ppBackward[s], b, a, 1.0, sign);
 }
 
-void TrafficModel::emitWrapSend(const std::vector<int> &members, const Mapping &mapping, double sign)
+void TrafficModel::emitWrapSend(
+    const std::vector<int> &members, const Mapping &mapping, double sign)
 {
     // Interleaved 1F1B: chunk c of the last stage feeds chunk c+1 of stage 0 (Narayanan et al.
     // SC'21 §2.2.2), a point-to-point send like any boundary; gradients return.
@@ -462,17 +464,17 @@ std::vector<TrafficModel::GroupRef> TrafficModel::groupsOf(const std::vector<int
     refs.reserve(ranks.size() * 6);
     for (int r : ranks) {
         if (deg.tp > 1)
-            refs.push_back({GroupKind::Tp, m_layout.groupOf(GroupKind::Tp, r)});
+            refs.push_back({ GroupKind::Tp, m_layout.groupOf(GroupKind::Tp, r) });
         if (deg.cp > 1)
-            refs.push_back({GroupKind::Cp, m_layout.groupOf(GroupKind::Cp, r)});
+            refs.push_back({ GroupKind::Cp, m_layout.groupOf(GroupKind::Cp, r) });
         if (deg.ep > 1)
-            refs.push_back({GroupKind::Ep, m_layout.groupOf(GroupKind::Ep, r)});
+            refs.push_back({ GroupKind::Ep, m_layout.groupOf(GroupKind::Ep, r) });
         if (deg.pp > 1)
-            refs.push_back({GroupKind::Pp, m_layout.groupOf(GroupKind::Pp, r)});
+            refs.push_back({ GroupKind::Pp, m_layout.groupOf(GroupKind::Pp, r) });
         if (deg.dp * deg.cp > 1)
-            refs.push_back({GroupKind::DpCp, m_layout.groupOf(GroupKind::DpCp, r)});
+            refs.push_back({ GroupKind::DpCp, m_layout.groupOf(GroupKind::DpCp, r) });
         if (!m_setup.stageExpertDpBytes.empty() && deg.dp * deg.cp / std::max(1, deg.ep) > 1)
-            refs.push_back({GroupKind::ExpertDp, m_layout.groupOf(GroupKind::ExpertDp, r)});
+            refs.push_back({ GroupKind::ExpertDp, m_layout.groupOf(GroupKind::ExpertDp, r) });
     }
     std::sort(refs.begin(), refs.end());
     refs.erase(std::unique(refs.begin(), refs.end(),
@@ -532,8 +534,8 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
             emitAllToAll(m_ep[stage], members, mapping, sign);
             break;
         }
-        // Skewed routing (model/workload/eprouting.cpp): dispatch sends i -> j the S H_j routed copies
-        // for j's experts, combine returns the same bytes j -> i.
+        // Skewed routing (model/workload/eprouting.cpp): dispatch sends i -> j the S H_j routed
+        // copies for j's experts, combine returns the same bytes j -> i.
         emitAllToAll(m_ep[stage], members, mapping, sign, &m_setup.epShares, false);
         emitAllToAll(m_epCombine[stage], members, mapping, sign, &m_setup.epShares, true);
         break;
@@ -549,9 +551,8 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
         break;
     case GroupKind::DpCp:
     case GroupKind::ExpertDp: {
-        const std::vector<double> &sizes = group.kind == GroupKind::DpCp
-                                               ? m_setup.stageDpBytes
-                                               : m_setup.stageExpertDpBytes;
+        const std::vector<double> &sizes
+            = group.kind == GroupKind::DpCp ? m_setup.stageDpBytes : m_setup.stageExpertDpBytes;
         const double bytes = stage < static_cast<int>(sizes.size()) ? sizes[stage] : 0.0;
         const int shard = m_setup.dpShard;
         const int n = static_cast<int>(members.size());
@@ -584,7 +585,7 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
 }
 
 void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
-                            double bytesPerPass, double sign)
+    double bytesPerPass, double sign)
 {
     const std::size_t n = members.size();
     if (n < 2 || pattern < 0)
@@ -595,7 +596,8 @@ void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const 
     if (m_movingRanks.empty()) { // a move keeps the ring's size, and its entry here
         if (sign > 0)
             ++p.ringSteps[ringSteps];
-        else if (auto it = p.ringSteps.find(ringSteps); it != p.ringSteps.end() && --it->second == 0)
+        else if (auto it = p.ringSteps.find(ringSteps);
+                 it != p.ringSteps.end() && --it->second == 0)
             p.ringSteps.erase(it);
     }
     // Ring collectives (Patarasuk & Yuan 2009; NCCL): in each of the n-1 steps of a pass every
@@ -605,12 +607,11 @@ void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const 
     for (std::size_t i = 0; i < n; ++i)
         if (sendMoves(members[i], members[(i + 1) % n]))
             emitFlow(pattern, mapping.slotOf(members[i]), mapping.slotOf(members[(i + 1) % n]),
-                     unit, sign);
+                unit, sign);
 }
 
 void TrafficModel::emitAllToAll(int pattern, const std::vector<int> &members,
-                                const Mapping &mapping, double sign,
-                                const std::vector<double> *shares, bool reverse)
+    const Mapping &mapping, double sign, const std::vector<double> *shares, bool reverse)
 {
     const std::size_t n = members.size();
     if (n < 2 || pattern < 0)
@@ -632,21 +633,24 @@ void TrafficModel::emitAllToAll(int pattern, const std::vector<int> &members,
 }
 
 void TrafficModel::emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign,
-                            bool trackLatency)
+    bool trackLatency, RouteNics nics)
 {
     if (srcSlot == dstSlot || unit == 0.0)
         return;
     TrafficPattern &p = m_patterns[pattern];
     m_touchedPatterns.add(pattern);
-    m_router.routeParts(srcSlot, dstSlot, m_parts);
+    if (nics.any())
+        m_router.routeParts(srcSlot, dstSlot, nics, m_parts); // a hop NCCL's log gave
+    else
+        m_router.routeParts(srcSlot, dstSlot, m_parts);
     if (trackLatency)
         countIn(p.latencies, roundToInteger(m_parts.latency * 1e9), sign);
     const double delta = sign * unit;
     if (m_flowLog && sign > 0.0)
-        m_flowLog->push_back({ pattern, srcSlot, dstSlot, unit, m_logConnections, -1 });
+        m_flowLog->push_back({ pattern, srcSlot, dstSlot, unit, m_logConnections, -1, nics });
     for (int i = 0; i < m_parts.endCount; ++i)
         addEndLoad(p, m_parts.ends[static_cast<std::size_t>(i)],
-                   delta * m_parts.endShares[static_cast<std::size_t>(i)]);
+            delta * m_parts.endShares[static_cast<std::size_t>(i)]);
     for (int i = 0; i < m_parts.segmentCount; ++i)
         p.pendingSegments.add(m_parts.segments[static_cast<std::size_t>(i)], delta);
 }

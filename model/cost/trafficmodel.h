@@ -149,7 +149,8 @@ public:
         /// (and gradients back), a boundary of its own (ppWrapForwardPattern()).
         bool ppWrap = false;
         /// The rings NCCL logged (scenario nccl_observed): a group whose slots are exactly a
-        /// communicator's runs its ring plan over them in place of the predicted rings.
+        /// communicator's runs its ring plan over them in place of the predicted rings, each
+        /// hop between servers over the NICs NCCL logged for it (NcclObservedComm::nics).
         std::vector<NcclObservedComm> observed;
     };
 
@@ -231,6 +232,7 @@ public:
         double unit = 0.0;
         int connections = 1;
         int link = -1;
+        RouteNics nics; ///< the NICs NCCL logged for the hop (scenario nccl_observed), else none
     };
     /// While set, build() appends every flow it emits to `log` (nullptr: none, the default).
     void logFlows(std::vector<LoggedFlow> *log) { m_flowLog = log; }
@@ -285,6 +287,14 @@ private:
         int from = -1;
         int to = -1;
         double unit = 0.0;
+        bool operator==(const GroupFlow &) const = default;
+    };
+    /// A flow of a ring hop over the NICs NCCL logged (CollectivePlan::nicFlows).
+    struct NicGroupFlow
+    {
+        GroupFlow flow;
+        RouteNics nics;
+        bool operator==(const NicGroupFlow &) const = default;
     };
     /**
      * What one group's plan put on one planned pattern (trafficmodelplans.cpp): the members'
@@ -297,6 +307,9 @@ private:
     {
         std::vector<int> slots; ///< per member, when planned
         std::vector<GroupFlow> flows;
+        /// Flows over NICs NCCL logged (scenario nccl_observed), emitted as they are: a few per
+        /// logged communicator, none in any other plan.
+        std::vector<NicGroupFlow> nicFlows;
         std::vector<PlannedLinkLoad> links;
         std::array<std::array<long long, kProtocolCount>, 2> latency {};
         int servers = 0;
@@ -345,8 +358,8 @@ private:
         double bytesPerPass, double sign);
     void emitAllToAll(int pattern, const std::vector<int> &members, const Mapping &mapping,
         double sign, const std::vector<double> *shares = nullptr, bool reverse = false);
-    void emitFlow(
-        int pattern, int srcSlot, int dstSlot, double unit, double sign, bool trackLatency = true);
+    void emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign,
+        bool trackLatency = true, RouteNics nics = {});
     double ratio(const TrafficPattern &p, int link, double load) const;
     void applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight);
     void applyLinkBytes(int link, Dim dim, double bytes);
@@ -432,11 +445,14 @@ private:
     void recyclePlan(EmittedPlan &&plan);
     PlannerGroup m_prepared; ///< emitFamily()'s group as the planner sees it, reused
     /// Setup::observed by sorted slots (built on first use), and the matched group's rings as
-    /// member indexes (what m_prepared.rings points to).
+    /// member indexes (what m_prepared.rings points to) and its hops' NICs per channel and
+    /// member (m_prepared.ringNics; empty when none was logged).
     std::map<std::vector<int>, std::size_t> m_observedOf;
     std::vector<std::vector<int>> m_observedRings;
-    /// The rings NCCL logged for the group of these slots (member order), or null.
-    const std::vector<std::vector<int>> *observedRings(const std::vector<int> &slots);
+    std::vector<std::vector<RouteNics>> m_observedNics;
+    /// Sets `group.rings` (and `group.ringNics`) to what NCCL logged for the group of these
+    /// slots (member order), or null.
+    void setObservedRings(const std::vector<int> &slots, PlannerGroup &group);
     std::vector<int> m_preparedSlots; ///< its members' slots
     bool m_reverting = false;
     std::vector<int> m_flowStart; ///< planGroup() scratch: per member, its first flow

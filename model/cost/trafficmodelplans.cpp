@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
+#include <limits>
 #include <tuple>
 
 namespace railyard {
@@ -39,10 +41,12 @@ void TrafficModel::recyclePlan(EmittedPlan &&plan)
         m_planPool.push_back(std::move(plan));
 }
 
-const std::vector<std::vector<int>> *TrafficModel::observedRings(const std::vector<int> &slots)
+void TrafficModel::setObservedRings(const std::vector<int> &slots, PlannerGroup &group)
 {
+    group.rings = nullptr;
+    group.ringNics = nullptr;
     if (m_setup.observed.empty())
-        return nullptr; // the usual case: nothing to look up
+        return; // the usual case: nothing to look up
     if (m_observedOf.empty())
         for (std::size_t i = 0; i < m_setup.observed.size(); ++i) {
             std::vector<int> key = m_setup.observed[i].slots;
@@ -53,7 +57,7 @@ const std::vector<std::vector<int>> *TrafficModel::observedRings(const std::vect
     std::sort(key.begin(), key.end());
     const auto it = m_observedOf.find(key);
     if (it == m_observedOf.end())
-        return nullptr;
+        return;
     // Communicator ranks -> the group's member indexes, through the slots.
     const NcclObservedComm &c = m_setup.observed[it->second];
     std::map<int, int> memberOfSlot;
@@ -65,7 +69,38 @@ const std::vector<std::vector<int>> *TrafficModel::observedRings(const std::vect
         for (const int rank : c.rings[ch])
             m_observedRings[ch].push_back(memberOfSlot.at(c.slots[sz(rank)]));
     }
-    return &m_observedRings;
+    group.rings = &m_observedRings;
+    if (c.nics.empty())
+        return;
+    // Each logged hop's NICs, by channel and sending member; hops inside a scale-up domain use
+    // no NIC and keep none. A NIC index no RouteNics holds is left to the router (as one the
+    // fabric does not have: Router::usableNics()).
+    const auto nic = [](int index) {
+        return static_cast<std::int16_t>(
+            index >= 0 && index <= std::numeric_limits<std::int16_t>::max() ? index : -1);
+    };
+    m_observedNics.assign(c.rings.size(), std::vector<RouteNics>(slots.size()));
+    bool any = false;
+    for (const NcclObservedNics &h : c.nics) {
+        if (h.channel < 0 || sz(h.channel) >= c.rings.size() || h.rank < 0
+            || sz(h.rank) >= c.slots.size())
+            continue;
+        const std::vector<int> &ring = c.rings[sz(h.channel)];
+        const auto at = std::find(ring.begin(), ring.end(), h.rank);
+        if (at == ring.end())
+            continue;
+        const int next = *(std::next(at) == ring.end() ? ring.begin() : std::next(at));
+        const int src = c.slots[sz(h.rank)], dst = c.slots[sz(next)];
+        if (m_fabric.sameScaleUpDomain(src, dst))
+            continue;
+        const RouteNics nics { nic(h.send), nic(h.receive), h.pxn };
+        if (!nics.any())
+            continue;
+        m_observedNics[sz(h.channel)][sz(memberOfSlot.at(src))] = nics;
+        any = true;
+    }
+    if (any)
+        group.ringNics = &m_observedNics;
 }
 
 TrafficModel::EmittedPlan TrafficModel::planGroup(
@@ -74,6 +109,7 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
     // A plan the last move replaced and no revert can want any more lends its vectors.
     EmittedPlan out = pooledPlan();
     out.flows.clear();
+    out.nicFlows.clear();
     out.links.clear();
     std::vector<int> &slots = out.slots;
     slots.clear();
@@ -83,6 +119,8 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
     planCollective(p.algorithm, p.plannedFor, group, m_fabric, m_router,
         m_setup.device.nvlsEfficiency, m_planScratch);
     const CollectivePlan &plan = m_planScratch;
+    for (const PlannedNicFlow &f : plan.nicFlows) // what NCCL logged: a few hops, as they are
+        out.nicFlows.push_back({ { f.flow.from, f.flow.to, f.flow.unit * scale }, f.nics });
     // What the list below is made from: the planner's flows by member (and whether their slots
     // differ) and the scale. A list made from the same is taken again (IndexedFlows).
     const bool indexed
@@ -184,11 +222,16 @@ void TrafficModel::emitPlan(int pattern, const EmittedPlan &plan, double sign, b
         const GroupFlow &f = plan.flows[i];
         emitFlow(pattern, plan.slots[sz(f.from)], plan.slots[sz(f.to)], f.unit, sign, false);
     }
+    for (std::size_t i = 0; flows && i < plan.nicFlows.size(); ++i) {
+        const NicGroupFlow &f = plan.nicFlows[i];
+        emitFlow(pattern, plan.slots[sz(f.flow.from)], plan.slots[sz(f.flow.to)], f.flow.unit, sign,
+            false, f.nics);
+    }
     m_logConnections = 1;
     m_nettingEnds = false;
     if (m_flowLog && sign > 0.0)
         for (const PlannedLinkLoad &l : plan.links)
-            m_flowLog->push_back({ pattern, -1, -1, l.unit, 0, l.link });
+            m_flowLog->push_back({ pattern, -1, -1, l.unit, 0, l.link, {} });
     if (net)
         flushEnds(m_patterns[sz(pattern)]);
     m_touchedPatterns.add(pattern);
@@ -258,6 +301,16 @@ void TrafficModel::emitPlanChange(int pattern, const EmittedPlan &before, const 
             }
         }
     }
+    // Flows over logged NICs (a communicator NCCL's log gave): out with the old, in with the new.
+    if ((!before.nicFlows.empty() || !after.nicFlows.empty())
+        && (before.nicFlows != after.nicFlows || before.slots != after.slots)) {
+        for (const NicGroupFlow &f : before.nicFlows)
+            emitFlow(pattern, before.slots[sz(f.flow.from)], before.slots[sz(f.flow.to)],
+                -f.flow.unit, +1.0, false, f.nics);
+        for (const NicGroupFlow &f : after.nicFlows)
+            emitFlow(pattern, after.slots[sz(f.flow.from)], after.slots[sz(f.flow.to)], f.flow.unit,
+                +1.0, false, f.nics);
+    }
     // NVLS link loads (a few per member) and the multisets: out with the old, in with the new.
     if (before.links != after.links || before.latency != after.latency
         || before.servers != after.servers || before.channels != after.channels) {
@@ -291,7 +344,7 @@ void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::ve
             for (const int m : members)
                 m_preparedSlots.push_back(mapping.slotOf(m));
             plannerGroup(m_fabric, m_preparedSlots, m_prepared);
-            m_prepared.rings = observedRings(m_preparedSlots);
+            setObservedRings(m_preparedSlots, m_prepared);
             prepared = true;
         }
         const TrafficPattern &p = m_patterns[sz(pattern)];

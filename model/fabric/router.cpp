@@ -257,7 +257,24 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     }
 }
 
-void Router::ends(int srcSlot, int dstSlot, Ends &out) const
+RouteNics Router::usableNics(int srcSlot, int dstSlot, RouteNics nics) const
+{
+    const Fabric &f = m_fabric;
+    const SlotPlace &src = m_slots[static_cast<std::size_t>(srcSlot)];
+    const SlotPlace &dst = m_slots[static_cast<std::size_t>(dstSlot)];
+    const int count = f.nicsPerServer();
+    const auto cabled
+        = [&](int server, int nic) { return nic >= 0 && nic < count && f.nicCabled(server, nic); };
+    if (!cabled(src.server, nics.src))
+        nics.src = -1;
+    if (!cabled(dst.server, nics.dst) || nics.dst == dst.nic)
+        nics.dst = -1; // the receiver's own NIC is the router's choice already
+    if (nics.src < 0 || nics.src == src.nic)
+        nics.pxn = false;
+    return nics;
+}
+
+void Router::ends(int srcSlot, int dstSlot, RouteNics nics, Ends &out) const
 {
     const Fabric &f = m_fabric;
     const SlotPlace &src = m_slots[static_cast<std::size_t>(srcSlot)];
@@ -271,11 +288,29 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
         out.headCount = 2;
         return;
     }
-    const int nics = f.nicsPerServer();
-    const int dstNic = dst.nic;
+    const int count = f.nicsPerServer();
+    const int dstNic = nics.dst >= 0 ? nics.dst : dst.nic;
     int srcNic = src.nic;
-    int sendSlot = srcSlot; // the GPU that hands the data to its NIC
-    if (m_pxnRoutes && srcNic != dstNic) {
+    int sendSlot = srcSlot; // the GPU whose PCIe link into the NIC the data takes last
+    // The GPU of a server that owns NIC `nic` (its affinity NIC; the lowest index), or -1.
+    const auto ownerSlot = [&](int server, int nic) {
+        const int g = m_proxyGpu[static_cast<std::size_t>(nic)];
+        return g < 0 ? -1 : server * f.gpusPerServer() + g;
+    };
+    if (nics.src >= 0) {
+        // The NIC NCCL logged. Another GPU's: with PXN over NVLink to that GPU, else over the
+        // host's PCIe (the GPU's own link up, then the link into that NIC).
+        srcNic = nics.src;
+        if (srcNic != src.nic) {
+            sendSlot = ownerSlot(srcServer, srcNic);
+            if (nics.pxn && sendSlot >= 0) {
+                out.head[out.headCount++] = src.gpuUp;
+                out.head[out.headCount++] = m_slots[static_cast<std::size_t>(sendSlot)].gpuDown;
+            } else {
+                out.head[out.headCount++] = src.pcieUp;
+            }
+        }
+    } else if (m_pxnRoutes && srcNic != dstNic) {
         // Rail-optimised: rail == NIC index. Every server has the destination rail's NIC; PXN
         // needs a GPU whose affinity NIC it is (on the sender's own tray: the NVLink hop stays
         // inside the domain, and the host's NIC is the one the GPU's tray owns).
@@ -287,29 +322,39 @@ void Router::ends(int srcSlot, int dstSlot, Ends &out) const
             srcNic = dstNic;
         }
     }
-    out.head[out.headCount++] = m_slots[static_cast<std::size_t>(sendSlot)].pcieUp;
+    if (sendSlot >= 0)
+        out.head[out.headCount++] = m_slots[static_cast<std::size_t>(sendSlot)].pcieUp;
+    // Received on another GPU's NIC: over the link out of that NIC, then the GPU's own link.
+    const int receiveSlot = dstNic != dst.nic ? ownerSlot(dstServer, dstNic) : -1;
     if (f.planeCount() > 1) {
-        out.srcNic = srcServer * nics + srcNic;
-        out.dstNic = dstServer * nics + dstNic;
-        out.tail[0] = dst.pcieDown;
-        out.tailCount = 1;
+        out.srcNic = srcServer * count + srcNic;
+        out.dstNic = dstServer * count + dstNic;
+        if (receiveSlot >= 0)
+            out.tail[sz(out.tailCount++)] = m_slots[static_cast<std::size_t>(receiveSlot)].pcieDown;
+        out.tail[sz(out.tailCount++)] = dst.pcieDown;
         return;
     }
-    out.head[out.headCount++] = m_nicUp[static_cast<std::size_t>(srcServer * nics + srcNic)];
+    out.head[out.headCount++] = m_nicUp[static_cast<std::size_t>(srcServer * count + srcNic)];
     out.srcLeaf = srcNic == src.nic ? src.leaf : f.leafOfNic(srcServer, srcNic);
-    out.dstLeaf = dst.leaf;
-    out.tail[0] = m_nicDown[static_cast<std::size_t>(dstServer * nics + dstNic)];
-    out.tail[1] = dst.pcieDown;
-    out.tailCount = 2;
+    out.dstLeaf = dstNic == dst.nic ? dst.leaf : f.leafOfNic(dstServer, dstNic);
+    out.tail[sz(out.tailCount++)] = m_nicDown[static_cast<std::size_t>(dstServer * count + dstNic)];
+    if (receiveSlot >= 0)
+        out.tail[sz(out.tailCount++)] = m_slots[static_cast<std::size_t>(receiveSlot)].pcieDown;
+    out.tail[sz(out.tailCount++)] = dst.pcieDown;
 }
 
 std::span<const RouteHop> Router::route(int srcSlot, int dstSlot)
+{
+    return route(srcSlot, dstSlot, RouteNics {});
+}
+
+std::span<const RouteHop> Router::route(int srcSlot, int dstSlot, RouteNics nics)
 {
     m_scratch.clear();
     if (srcSlot == dstSlot)
         return {};
     Ends e;
-    ends(srcSlot, dstSlot, e);
+    ends(srcSlot, dstSlot, usableNics(srcSlot, dstSlot, nics), e);
     for (int i = 0; i < e.headCount; ++i)
         m_scratch.push_back({ e.head[static_cast<std::size_t>(i)], 1.0 });
     if (e.srcNic >= 0 && m_planesMerged) {
@@ -371,8 +416,28 @@ void Router::routeParts(int srcSlot, int dstSlot, Parts &out)
             addSwitchParts(src.leaf, dst.leaf, out);
         return;
     }
+    generalParts(srcSlot, dstSlot, {}, out);
+}
+
+void Router::routeParts(int srcSlot, int dstSlot, RouteNics nics, Parts &out)
+{
+    if (srcSlot != dstSlot)
+        nics = usableNics(srcSlot, dstSlot, nics);
+    if (!nics.any() || srcSlot == dstSlot
+        || m_slots[sz(srcSlot)].domain == m_slots[sz(dstSlot)].domain) {
+        routeParts(srcSlot, dstSlot, out);
+        return;
+    }
+    out.endCount = 0;
+    out.segmentCount = 0;
+    out.latency = 0.0;
+    generalParts(srcSlot, dstSlot, nics, out);
+}
+
+void Router::generalParts(int srcSlot, int dstSlot, RouteNics nics, Parts &out)
+{
     Ends e;
-    ends(srcSlot, dstSlot, e);
+    ends(srcSlot, dstSlot, nics, e);
     for (int i = 0; i < e.headCount; ++i) {
         const int link = e.head[static_cast<std::size_t>(i)];
         out.endShares[static_cast<std::size_t>(out.endCount)] = 1.0;
@@ -584,6 +649,19 @@ double Router::latency(int srcSlot, int dstSlot)
     return latency(srcSlot, dstSlot, reach);
 }
 
+double Router::latency(int srcSlot, int dstSlot, RouteNics nics, Tier &reach)
+{
+    if (srcSlot != dstSlot)
+        nics = usableNics(srcSlot, dstSlot, nics);
+    if (!nics.any() || srcSlot == dstSlot
+        || m_slots[sz(srcSlot)].domain == m_slots[sz(dstSlot)].domain)
+        return latency(srcSlot, dstSlot, reach);
+    reach = Tier::ScaleUp;
+    Ends e;
+    ends(srcSlot, dstSlot, nics, e);
+    return endsLatency(e, reach);
+}
+
 double Router::latency(int srcSlot, int dstSlot, Tier &reach)
 {
     reach = Tier::ScaleUp;
@@ -607,6 +685,11 @@ double Router::latency(int srcSlot, int dstSlot, Tier &reach)
     }
     Ends e;
     ends(srcSlot, dstSlot, e);
+    return endsLatency(e, reach);
+}
+
+double Router::endsLatency(const Ends &e, Tier &reach)
+{
     double sum = 0.0;
     const auto fixed = [&](int link) {
         sum += m_fabric.linkLatency(link);

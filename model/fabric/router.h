@@ -22,11 +22,32 @@ struct RouteHop
 };
 
 /**
+ * The NICs a route between servers leaves and enters by when they are not simply the GPUs' own:
+ * what NCCL logged for a ring hop (scenario nccl_observed). Each end: a NIC index of that end's
+ * server, -1 = the router's own choice (the GPU's affinity NIC, or its PXN detour).
+ */
+struct RouteNics
+{
+    std::int16_t src = -1; ///< the NIC the sender's server sends over
+    std::int16_t dst = -1; ///< the NIC the receiver's server receives on
+    /// NCCL's PXN: the sender hands the data over NVLink to the GPU that owns `src`, which
+    /// sends it; otherwise a NIC other than the GPU's own is reached over the host's PCIe.
+    bool pxn = false;
+    bool any() const { return src >= 0 || dst >= 0; }
+    bool operator==(const RouteNics &) const = default;
+};
+
+/**
  * Slot-to-slot routes over a Fabric. Inside a server: GPU -> scale-up switch -> GPU. Across
  * servers: GPU -> NIC (PCIe) -> leaf -> (spine -> (super-spine -> spine ->)) leaf -> NIC -> GPU,
  * with equal-cost paths split evenly at every hop (per-hop ECMP hashing, as switches do).
  * With PXN (NCCL's PCI x NVLink), a cross-rail transfer first moves over the scale-up domain to
  * the GPU whose NIC sits on the destination's rail and then stays on that rail.
+ * A route may be given the NICs it uses (RouteNics, what NCCL logged): a GPU sending over a NIC
+ * other than its own reaches it over the host's PCIe (its own PCIe link, then the one into that
+ * NIC: the two PCIe switches' ends of the host path; the CPU root complex between them is no
+ * link of the fabric), or with PXN over NVLink to that NIC's GPU; receiving works the same way
+ * round.
  *
  * Leaf-to-leaf ECMP splits are computed once (Boost.Graph BFS on the switch graph) and cached
  * as up and down halves per leaf and per pod, so routing a flow costs a few vector appends
@@ -45,12 +66,17 @@ public:
     /// The hops of the route from slot `src` to slot `dst`; empty when src == dst.
     /// The span stays valid until the next call.
     std::span<const RouteHop> route(int srcSlot, int dstSlot);
+    /// The same from and to the NICs `nics` names (see RouteNics; a NIC whose port is not
+    /// cabled, or none in the same scale-up domain, is the GPU's own).
+    std::span<const RouteHop> route(int srcSlot, int dstSlot, RouteNics nics);
 
     /// One-way latency of the route (sum of link latencies along one shortest path), seconds.
     double latency(int srcSlot, int dstSlot);
     /// latency() and the highest tier the route reaches (ScaleUp for src == dst), without
     /// listing its hops.
     double latency(int srcSlot, int dstSlot, Tier &reach);
+    /// The same over the NICs `nics` names.
+    double latency(int srcSlot, int dstSlot, RouteNics nics, Tier &reach);
 
     const Fabric &fabric() const { return m_fabric; }
     /// Whether every route segment was built up front from the folded-Clos structure
@@ -69,9 +95,11 @@ public:
      */
     struct Parts
     {
-        /// Up to 4 links before the switch part, 2 after it, and with several network planes one
-        /// NIC port up and one down per plane (kMaxPlanes in fabricbuilder.h).
-        static constexpr int kMaxEnds = 6 + 2 * 16;
+        /// Up to 4 links before the switch part, 3 after it (a NIC reached over the host path:
+        /// NIC port, the PCIe into the NIC's switch, the GPU's own PCIe), and with several
+        /// network planes one NIC port up and one down per plane (kMaxPlanes in
+        /// fabricbuilder.h).
+        static constexpr int kMaxEnds = 7 + 2 * 16;
         std::array<int, kMaxEnds> ends {};
         /// The share of the flow each end link carries: 1, or 1 / planes on a NIC port.
         std::array<double, kMaxEnds> endShares {};
@@ -83,6 +111,8 @@ public:
         double latency = 0.0; ///< of the whole route, seconds (as latency())
     };
     void routeParts(int srcSlot, int dstSlot, Parts &out);
+    /// The same over the NICs `nics` names (routes that start or end at another NIC).
+    void routeParts(int srcSlot, int dstSlot, RouteNics nics, Parts &out);
     /// The hops of a segment id from routeParts() (shares of one unit entering the segment).
     std::span<const RouteHop> segmentHops(int segment) const;
     /// Segment ids lie in [0, segmentIdLimit()).
@@ -120,7 +150,7 @@ private:
     /// Four tiers: the first segment id of the parts only four tiers have (segmentHops()).
     int fourTierSegmentBase() const;
 
-    /// Links of a route outside the leaf-to-leaf part (at most 4 before it, 2 after it).
+    /// Links of a route outside the leaf-to-leaf part (at most 4 before it, 3 after it).
     struct Ends
     {
         std::array<int, 4> head {};
@@ -131,11 +161,19 @@ private:
         /// NIC-to-NIC part being one segment (nicPairSegment()); -1 otherwise.
         int srcNic = -1;
         int dstNic = -1;
-        std::array<int, 2> tail {};
+        std::array<int, 3> tail {};
         int tailCount = 0;
     };
 
-    void ends(int srcSlot, int dstSlot, Ends &out) const;
+    void ends(int srcSlot, int dstSlot, Ends &out) const { ends(srcSlot, dstSlot, {}, out); }
+    void ends(int srcSlot, int dstSlot, RouteNics nics, Ends &out) const;
+    /// The routes' ends by the general path (ends()) into `out`, its switch parts after them.
+    void generalParts(int srcSlot, int dstSlot, RouteNics nics, Parts &out);
+    /// The latency of the route ends() gave, its switch part included, raising `reach`.
+    double endsLatency(const Ends &e, Tier &reach);
+    /// `nics` with each end that names no usable NIC (out of range, its port not cabled, the
+    /// GPU's own without PXN) left to the router: the GPUs' own ends take the fast paths.
+    RouteNics usableNics(int srcSlot, int dstSlot, RouteNics nics) const;
     /// The switch part of a route: the factorised parts (regular Clos) or the leaf pair's one
     /// segment (any other fabric).
     int switchParts(int srcLeaf, int dstLeaf, std::array<const Segment *, kPartCount> &parts);

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 namespace railyard::ncclobservedsection {
 
@@ -35,9 +37,32 @@ std::vector<int> readObservedInts(
     return out;
 }
 
-NcclObservedComm readObservedComm(const json &value, const std::string &path, int slotCount)
+/// One entry of a communicator's "nics": a network hop of ring `channel` from rank `rank`.
+NcclObservedNics readObservedNics(
+    const json &value, const std::string &path, const NcclObservedComm &c, int nicsPerServer)
 {
-    JsonFields f(value, path, { "id", "group", "slots", "rings" });
+    JsonFields f(value, path, { "channel", "rank", "send", "receive", "pxn" });
+    f.rejectUnknown();
+    NcclObservedNics h;
+    h.channel = static_cast<int>(
+        f.requiredInteger("channel", 0, static_cast<std::int64_t>(c.rings.size()) - 1));
+    h.rank = static_cast<int>(
+        f.requiredInteger("rank", 0, static_cast<std::int64_t>(c.slots.size()) - 1));
+    // -1: that end was not logged (the GPU's own NIC).
+    h.send = f.integer("send", -1, -1, nicsPerServer - 1);
+    h.receive = f.integer("receive", -1, -1, nicsPerServer - 1);
+    h.pxn = f.boolean("pxn", false);
+    if (h.send < 0 && h.receive < 0)
+        throw ScenarioError(path, "names no NIC (\"send\" or \"receive\")");
+    if (h.pxn && h.send < 0)
+        throw ScenarioError(f.fieldPath("pxn"), "PXN needs the NIC it sends over (\"send\")");
+    return h;
+}
+
+NcclObservedComm readObservedComm(
+    const json &value, const std::string &path, int slotCount, int nicsPerServer, int version)
+{
+    JsonFields f(value, path, { "id", "group", "slots", "rings", "nics" });
     f.rejectUnknown();
     NcclObservedComm c;
     c.id = f.string("id", "", kMaxObservedText);
@@ -67,12 +92,29 @@ NcclObservedComm readObservedComm(const json &value, const std::string &path, in
                     "is no order of the communicator's ranks 0.." + std::to_string(n - 1));
         c.rings.push_back(std::move(ring));
     }
+    const std::string nicsPath = f.fieldPath("nics");
+    // One entry per hop: every rank of every channel at most.
+    const std::size_t maxNics = c.rings.size() * c.slots.size();
+    if (const json *nics = f.array("nics", maxNics)) {
+        if (version < 2)
+            throw ScenarioError(nicsPath, "needs section version 2 (version 1 has rings only)");
+        std::set<std::pair<int, int>> seen; // (channel, rank)
+        for (std::size_t i = 0; i < nics->size(); ++i) {
+            const std::string at = jsonElementPath(nicsPath, i);
+            c.nics.push_back(readObservedNics((*nics)[i], at, c, nicsPerServer));
+            const NcclObservedNics &h = c.nics.back();
+            if (!seen.emplace(h.channel, h.rank).second)
+                throw ScenarioError(at,
+                    "the hop of channel " + std::to_string(h.channel) + " from rank "
+                        + std::to_string(h.rank) + " is listed twice");
+        }
+    }
     return c;
 }
 
 } // namespace
 
-NcclObservedSpec readNcclObserved(const json &value, int slotCount)
+NcclObservedSpec readNcclObserved(const json &value, int slotCount, int nicsPerServer)
 {
     JsonFields f(value, "nccl_observed", { "version", "read_at", "files", "comms" });
     const int version = static_cast<int>(f.requiredInteger("version", 1, 1 << 20));
@@ -96,8 +138,8 @@ NcclObservedSpec readNcclObserved(const json &value, int slotCount)
     if (comms == nullptr || comms->empty())
         throw ScenarioError(f.fieldPath("comms"), "at least one communicator is needed");
     for (std::size_t i = 0; i < comms->size(); ++i)
-        spec.comms.push_back(
-            readObservedComm((*comms)[i], jsonElementPath(f.fieldPath("comms"), i), slotCount));
+        spec.comms.push_back(readObservedComm((*comms)[i], jsonElementPath(f.fieldPath("comms"), i),
+            slotCount, nicsPerServer, version));
     return spec;
 }
 
@@ -114,6 +156,19 @@ template<typename Json> Json ncclObservedToJson(const NcclObservedSpec &spec)
         j["group"] = c.group;
         j["slots"] = c.slots;
         j["rings"] = c.rings;
+        if (!c.nics.empty()) { // version 2 on; a version 1 section is written as it was read
+            Json nics = Json::array();
+            for (const NcclObservedNics &h : c.nics) {
+                Json n;
+                n["channel"] = h.channel;
+                n["rank"] = h.rank;
+                n["send"] = h.send;
+                n["receive"] = h.receive;
+                n["pxn"] = h.pxn;
+                nics.push_back(std::move(n));
+            }
+            j["nics"] = std::move(nics);
+        }
         comms.push_back(std::move(j));
     }
     out["comms"] = std::move(comms);

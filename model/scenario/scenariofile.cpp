@@ -572,7 +572,8 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
         s.calibration = calibrationsection::readCalibration(*calibration);
     if (const json *observed = top.find("nccl_observed"))
         s.ncclObserved
-            = ncclobservedsection::readNcclObserved(*observed, static_cast<int>(slotCount));
+            = ncclobservedsection::readNcclObserved(*observed, static_cast<int>(slotCount),
+                s.fabric.nicsPerServer > 0 ? s.fabric.nicsPerServer : s.fabric.gpusPerServer);
     if (const json *catalogue = top.find("catalogue"))
         s.catalogue = cataloguesection::readCatalogue(*catalogue);
 

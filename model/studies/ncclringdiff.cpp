@@ -83,6 +83,33 @@ struct NcclHopPlace
     }
 };
 
+/// The NICs NCCL logged per (channel, src, dst) connection of a communicator: the sender's
+/// ([send], through the proxy's NIC with PXN) and the receiver's ([receive]), as fabric NICs.
+struct NcclLoggedNics
+{
+    using Key = std::tuple<int, int, int>;
+    std::map<Key, int> send, receive;
+    std::set<Key> pxn; ///< sends through another rank's NIC
+};
+
+NcclLoggedNics ncclLoggedNics(const NcclLog &log, const Fabric &fabric, const NcclLogComm &c)
+{
+    NcclLoggedNics out;
+    for (const NcclLogConnection &k : c.connections) {
+        if (k.transport != "NET")
+            continue;
+        const int owner = k.send ? (k.proxyRank >= 0 ? k.proxyRank : k.src) : k.dst;
+        const auto at = c.ranks.find(owner);
+        if (at == c.ranks.end())
+            continue;
+        const int nic = ncclFabricNic(log, fabric, at->second.host, k.nic);
+        (k.send ? out.send : out.receive)[{ k.channel, k.src, k.dst }] = nic;
+        if (k.send && k.proxyRank >= 0 && k.proxyRank != k.src)
+            out.pxn.insert({ k.channel, k.src, k.dst });
+    }
+    return out;
+}
+
 } // namespace
 
 NcclHostPlacement placeNcclHosts(const NcclLog &log, const Fabric &fabric)
@@ -210,19 +237,9 @@ std::vector<NcclCommDiff> diffNcclRings(
         for (const std::vector<int> &ring : predicted)
             predictedNext.push_back(ncclRingSuccessors(ring, n));
         const NcclHopPlace hops { fabric, members };
-        // The NICs NCCL logged per (channel, src, dst): the sender's ([send], through the
-        // proxy's NIC with PXN) and the receiver's ([receive]).
-        std::map<std::tuple<int, int, int>, int> sendNic, recvNic;
-        for (const NcclLogConnection &k : c.connections) {
-            if (k.transport != "NET")
-                continue;
-            const int owner = k.send ? (k.proxyRank >= 0 ? k.proxyRank : k.src) : k.dst;
-            const auto at = c.ranks.find(owner);
-            if (at == c.ranks.end())
-                continue;
-            const int nic = ncclFabricNic(log, fabric, at->second.host, k.nic);
-            (k.send ? sendNic : recvNic)[{ k.channel, k.src, k.dst }] = nic;
-        }
+        const NcclLoggedNics logged = ncclLoggedNics(log, fabric, c);
+        const std::map<std::tuple<int, int, int>, int> &sendNic = logged.send;
+        const std::map<std::tuple<int, int, int>, int> &recvNic = logged.receive;
         for (std::size_t ch = 0; ch < c.rings.size(); ++ch) {
             const std::vector<int> &ring = c.rings[ch];
             if (ring.empty())
@@ -306,9 +323,36 @@ NcclObservedSpec ncclObservedSpec(const NcclLog &log, const std::vector<NcclComm
         c.id = d.comm;
         c.group = d.group;
         c.slots = ncclRankSlots(*lc, place, fabric);
-        for (const std::vector<int> &ring : lc->rings)
-            if (!ring.empty())
-                c.rings.push_back(ring);
+        // Each network hop's NICs as NCCL logged them, so that the engine routes it from and to
+        // those (a mis-bound GPU's traffic over the NIC it really used). A NIC the fabric does
+        // not have (a net device past its NICs) is left out: that end keeps the GPU's own.
+        const NcclLoggedNics logged = ncclLoggedNics(log, fabric, *lc);
+        const auto fabricNic
+            = [&](const std::map<NcclLoggedNics::Key, int> &m, const NcclLoggedNics::Key &k) {
+                  const auto it = m.find(k);
+                  return it != m.end() && it->second >= 0 && it->second < fabric.nicsPerServer()
+                      ? it->second
+                      : -1;
+              };
+        for (std::size_t ch = 0; ch < lc->rings.size(); ++ch) {
+            const std::vector<int> &ring = lc->rings[ch];
+            if (ring.empty())
+                continue;
+            const int channel = static_cast<int>(c.rings.size());
+            for (std::size_t i = 0; i < ring.size(); ++i) {
+                const NcclLoggedNics::Key k { static_cast<int>(ch), ring[i],
+                    ring[(i + 1) % ring.size()] };
+                NcclObservedNics h;
+                h.channel = channel;
+                h.rank = ring[i];
+                h.send = fabricNic(logged.send, k);
+                h.receive = fabricNic(logged.receive, k);
+                h.pxn = h.send >= 0 && logged.pxn.count(k) > 0;
+                if (h.send >= 0 || h.receive >= 0)
+                    c.nics.push_back(h);
+            }
+            c.rings.push_back(ring);
+        }
         spec.comms.push_back(std::move(c));
     }
     return spec;

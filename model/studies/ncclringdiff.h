@@ -90,7 +90,8 @@ std::vector<NcclCommDiff> diffNcclRings(
     const NcclLog &log, const CostEngine &engine, const NcclHostPlacement &place);
 
 /// The scenario section "use what NCCL did" writes: every communicator the diff compared (all
-/// ranks placed, rings logged), its slots in rank order and its rings; `readAt` its date.
+/// ranks placed, rings logged), its slots in rank order, its rings and the NICs each network hop
+/// of them was logged with (its `[send]` and `[receive]` lines); `readAt` its date.
 NcclObservedSpec ncclObservedSpec(const NcclLog &log, const std::vector<NcclCommDiff> &diffs,
     const NcclHostPlacement &place, const Fabric &fabric, const std::string &readAt);
 

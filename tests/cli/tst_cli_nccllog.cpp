@@ -5,7 +5,10 @@
 // (exit 1, nothing written). On tests/data/nccl-logs/h100-2node-nccl227-rails.log (written here
 // in NCCL 2.27's format, with GRAPH and TUNING lines): the rings against the engine's prediction,
 // naming the rank whose NIC is mis-bound and the hop whose ring leaves its rail for a spine, and
-// the searched graphs and per-size picks.
+// the searched graphs and per-size picks. On tests/data/nccl-logs/dp-group-misbound-nic.log
+// (NCCL 2.27's format, a GPU bound to another rail's NIC) against a tp 4 x dp 4 scenario:
+// --use-observed records each hop's NICs, and evaluating the written scenario moves the GPU's
+// bytes from its own NIC's leaf port to the other NIC's.
 #include "clirun.h"
 
 #include <QFile>
@@ -43,6 +46,7 @@ private Q_SLOTS:
     void graphsAndPicksAreShown();
     void tpCommunicatorIsNamed();
     void useObservedWritesTheSection();
+    void useObservedRoutesTheLoggedNics();
 
 private:
     QTemporaryDir m_dir;
@@ -257,8 +261,14 @@ void TestCliNcclLog::useObservedWritesTheSection()
         + " (NCCL's rings of 1 communicator as its nccl_observed section)\n"));
     const nlohmann::json j = nlohmann::json::parse(readTestFile(out).toStdString());
     const nlohmann::json &o = j["nccl_observed"];
-    QCOMPARE(o["version"].get<int>(), 1);
+    QCOMPARE(o["version"].get<int>(), 2);
     QCOMPARE(o["comms"].size(), std::size_t(1));
+    // Rank 1 sends channel 0 over net device 5 (mlx5_9): NIC 5 of the first server.
+    bool misBound = false;
+    for (const nlohmann::json &h : o["comms"][0]["nics"])
+        misBound = misBound
+            || (h["channel"] == 0 && h["rank"] == 1 && h["send"] == 5 && h["receive"] == 1);
+    QVERIFY(misBound);
     QCOMPARE(o["comms"][0]["group"].get<std::string>(), std::string("world"));
     QCOMPARE(o["comms"][0]["slots"].size(), std::size_t(16));
     QCOMPARE(o["comms"][0]["slots"][9].get<int>(), 9); // dgx-a02 GPU 1: the second server
@@ -284,6 +294,53 @@ void TestCliNcclLog::useObservedWritesTheSection()
                             "placed"),
         n.err.constData());
     QVERIFY(!QFile::exists(none));
+}
+
+void TestCliNcclLog::useObservedRoutesTheLoggedNics()
+{
+    const QString dp4 = m_dir.filePath(QStringLiteral("dp4.json"));
+    const CliRun g = runRailyardCli(
+        { QStringLiteral("generate"), QStringLiteral("--fabric"), QStringLiteral("rail-optimised"),
+            QStringLiteral("--servers"), QStringLiteral("2"), QStringLiteral("--gpus-per-server"),
+            QStringLiteral("8"), QStringLiteral("--tp"), QStringLiteral("4"),
+            QStringLiteral("--model"), QStringLiteral("llama3-8b"), QStringLiteral("-o"), dp4 });
+    QVERIFY2(g.exitCode == 0, g.err.constData());
+    const QString log
+        = QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/nccl-logs/dp-group-misbound-nic.log");
+    const QString out = m_dir.filePath(QStringLiteral("dp4-nics.json"));
+    const CliRun r = runRailyardCli({ QStringLiteral("nccl-log"), dp4, QStringLiteral("--log"), log,
+        QStringLiteral("--use-observed"), out });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(
+        r.out.contains("over NIC 5 -> NIC 4, leaves its rail, reaches a spine"), r.out.constData());
+    const nlohmann::json j = nlohmann::json::parse(readTestFile(out).toStdString());
+    const nlohmann::json &c = j["nccl_observed"]["comms"][0];
+    QCOMPARE(c["group"].get<std::string>(), std::string("dp 0"));
+    QCOMPARE(c["rings"], nlohmann::json::parse("[[0, 1, 3, 2], [0, 2, 3, 1]]"));
+    QCOMPARE(c["nics"], nlohmann::json::parse(R"([
+            {"channel": 0, "rank": 1, "send": 5, "receive": 4, "pxn": false},
+            {"channel": 0, "rank": 2, "send": 0, "receive": 0, "pxn": false},
+            {"channel": 1, "rank": 0, "send": 0, "receive": 0, "pxn": false},
+            {"channel": 1, "rank": 3, "send": 4, "receive": 5, "pxn": false}])"));
+
+    // DP bytes per iteration on node000's NIC 4 and NIC 5 ports, predicted and as NCCL ran.
+    const auto dpOn = [](const QString &file, const std::string &link) {
+        const CliRun e = runRailyardCli({ QStringLiteral("evaluate"), file,
+            QStringLiteral("--json"), QStringLiteral("--links") });
+        if (e.exitCode != 0)
+            return -1.0;
+        const nlohmann::json report = nlohmann::json::parse(e.out.toStdString());
+        for (const nlohmann::json &l : report["link_loads"])
+            if (l["name"].get<std::string>().rfind(link, 0) == 0)
+                return l["dimensions"]["dp"].get<double>();
+        return 0.0;
+    };
+    const double own = dpOn(dp4, "node000/nic4 -> leaf");
+    QVERIFY(own > 0.0);
+    QCOMPARE(dpOn(dp4, "node000/nic5 -> leaf"), own); // DP group 1's hop, slot 5 -> 13
+    QCOMPARE(dpOn(out, "node000/nic4 -> leaf"), 0.0);
+    QCOMPARE(dpOn(out, "node000/nic5 -> leaf"), 2.0 * own);
+    QCOMPARE(dpOn(out, "node001/nic4 -> leaf"), own);
 }
 
 QTEST_GUILESS_MAIN(TestCliNcclLog)

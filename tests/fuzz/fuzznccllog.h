@@ -8,13 +8,17 @@
  * communicator's ranks, a connection outside it, more findings than network sends can make,
  * a graph with more channels than it says, a pick without a call, a ring diff naming more ranks
  * or spine hops than its ring has, a number in the JSON that is not finite) is a bug
- * (HarnessFailure).
+ * (HarnessFailure). "Use what NCCL did" too: the nccl_observed section the log makes (rings and
+ * each hop's NICs) must save and load unchanged, and the scenario evaluated with it must keep
+ * the physical invariants (checkPhysical: no link busier than the iteration).
  */
 
 #include "cost/costengine.h"
 #include "fuzzharness.h"
 #include "fuzzscenario.h"
 #include "io/nccllog.h"
+#include "scenario/scenariofile.h"
+#include "studies/ncclringdiff.h"
 #include "studies/ncclview.h"
 
 #include <nlohmann/json.hpp>
@@ -81,6 +85,22 @@ inline Outcome fuzzNcclLog(std::string_view input)
         }
     checkFinite(ncclViewJson(log, view), "nccl-log");
     (void)ncclViewText(log, view);
+
+    Scenario observed = engine.scenario();
+    observed.ncclObserved = ncclObservedSpec(log, view.rings, placeNcclHosts(log, engine.fabric()),
+        engine.fabric(), "2026-01-01T00:00:00Z");
+    if (!observed.ncclObserved.empty()) {
+        Scenario back;
+        try {
+            back = parseScenario(scenarioToText(observed));
+        } catch (const ScenarioError &e) {
+            require(
+                false, std::string("the nccl_observed section written does not load: ") + e.what());
+        }
+        require(back.ncclObserved == observed.ncclObserved,
+            "the nccl_observed section changed through a save and load");
+        checkPhysical(CostEngine(back), "nccl_observed");
+    }
     return Outcome::Evaluated;
 }
 

@@ -5,6 +5,9 @@
 // overlay draws the channel's four hops with the crossing one through a spine, "Use What NCCL
 // Did" puts the rings into the scenario as one undo step (DP bytes then reach the spine), undo
 // and redo, "Use the Prediction", and a malformed log that shows an error naming file and line.
+// On tests/data/nccl-logs/dp-group-misbound-nic.log (the same group on the engine's rings, its
+// GPU 4 of hostA on NIC 5): "Use What NCCL Did" records the hops' NICs, and the link loads move
+// that GPU's bytes from NIC 4's leaf port to NIC 5's.
 #include "cost/costengine.h"
 #include "document/scenariodocument.h"
 #include "fabric/fabric.h"
@@ -82,6 +85,7 @@ class TestNcclLogView : public QObject
 private Q_SLOTS:
     void initTestCase();
     void overlayAndUseWhatNcclDid();
+    void useWhatNcclDidCarriesTheNics();
     void malformedLogChangesNothing();
 
 private:
@@ -183,6 +187,55 @@ void TestNcclLogView::overlayAndUseWhatNcclDid()
     QVERIFY(!overlay->isVisible());
     c->dockWidget()->show();
     QVERIFY(overlay->isVisible());
+}
+
+void TestNcclLogView::useWhatNcclDidCarriesTheNics()
+{
+    Fixture f;
+    Scenario s = fixtures::smallDense(2, 8, fixtures::degrees(4, 1, 4));
+    s.collectives.algorithm = CollectiveAlgorithm::Ring;
+    f.doc()->load(s);
+    f.doc()->waitForEvaluation();
+    // Server 0's NIC 4 and NIC 5 -> their leaves, as link ids: the fabric stays the same
+    // through the edit, the engine that holds it does not.
+    int nic4 = -1, nic5 = -1;
+    {
+        const Fabric &fabric = f.doc()->engine().fabric();
+        const auto nicUp = [&](int server, int nic) {
+            return fabric.linkBetween(
+                fabric.nicVertex(server, nic), fabric.leafVertex(fabric.leafOfNic(server, nic)));
+        };
+        nic4 = nicUp(0, 4);
+        nic5 = nicUp(0, 5);
+    }
+    const auto dp = [&](int link) {
+        return f.doc()
+            ->engine()
+            .report()
+            .links.at(static_cast<std::size_t>(link))
+            .dimBytes[index(Dim::Dp)];
+    };
+    const double hop = dp(nic4); // slot 4 -> 12 on the engine's ring 0
+    QVERIFY(hop > 0.0);
+    QCOMPARE(dp(nic5), hop); // DP group 1's slot 5 -> 13
+
+    NcclLogController *c = f.window.findChild<NcclLogController *>();
+    QVERIFY(c->openFiles(
+        { QStringLiteral(RAILYARD_SOURCE_DIR "/tests/data/nccl-logs/dp-group-misbound-nic.log") }));
+    QVERIFY(f.dialogs->errors.isEmpty());
+    QTest::mouseClick(c->panel()->useButton(), Qt::LeftButton);
+    f.doc()->waitForEvaluation();
+    const NcclObservedSpec &o = f.doc()->scenario().ncclObserved;
+    QCOMPARE(o.comms.size(), std::size_t(1));
+    const std::vector<NcclObservedNics> nics { { 0, 1, 5, 4, false }, { 0, 2, 0, 0, false },
+        { 1, 0, 0, 0, false }, { 1, 3, 4, 5, false } };
+    QVERIFY(o.comms[0].nics == nics);
+    QCOMPARE(dp(nic4), 0.0);
+    QCOMPARE(dp(nic5), 2.0 * hop);
+    QVERIFY(fixtures::tierDimBytes(f.doc()->engine(), Tier::Spine, Dim::Dp) > 0.0);
+    f.doc()->undoStack()->undo();
+    f.doc()->waitForEvaluation();
+    QCOMPARE(dp(nic4), hop);
 }
 
 void TestNcclLogView::malformedLogChangesNothing()

@@ -39,18 +39,19 @@ QString fabricCompareText(const std::string &s)
 /// The figures of a row; `who` names the worst job of a mix ("job b: "), empty for one job.
 QString fabricCompareFigures(const FabricDesignResult &r, const QString &who)
 {
-    return FabricCompareDialog::tr("%9%1 s per iteration (%2 % against non-blocking "
-                                   "rail-optimised), %3 switches, capital %4 (network %5), "
-                                   "network power %6, %7 and %8 kWh per iteration")
-        .arg(r.iterationSeconds, 0, 'f', 3)
-        .arg(100.0 * r.slowdown, 0, 'f', 1)
-        .arg(r.switches)
-        .arg(fabricCompareText(formatUsd(r.capexUsd)),
-            fabricCompareText(formatUsd(r.networkCapexUsd)),
-            fabricCompareText(formatWatts(r.networkPowerW)),
-            fabricCompareText(formatUsd(r.usdPerIteration)))
-        .arg(r.kwhPerIteration, 0, 'f', 3)
-        .arg(who);
+    // `who` is prepended, not a %9: "%9%1" would read the iteration's first digit as "%92".
+    return who
+        + FabricCompareDialog::tr("%1 s per iteration (%2 % against non-blocking "
+                                  "rail-optimised), %3 switches, capital %4 (network %5), "
+                                  "network power %6, %7 and %8 kWh per iteration")
+              .arg(r.iterationSeconds, 0, 'f', 3)
+              .arg(100.0 * r.slowdown, 0, 'f', 1)
+              .arg(r.switches)
+              .arg(fabricCompareText(formatUsd(r.capexUsd)),
+                  fabricCompareText(formatUsd(r.networkCapexUsd)),
+                  fabricCompareText(formatWatts(r.networkPowerW)),
+                  fabricCompareText(formatUsd(r.usdPerIteration)))
+              .arg(r.kwhPerIteration, 0, 'f', 3);
 }
 
 } // namespace

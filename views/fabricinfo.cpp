@@ -330,7 +330,7 @@ QString FabricInfo::switchToolTip(const ScenarioDocument &doc, int vertex)
     const auto &g = f.graph();
     for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(vertex), g); it != end; ++it) {
         const int id = g[*it].id;
-        ports += g[*it].ports;
+        ports += f.link(id).ports;
         for (int link : { id, id ^ 1 }) {
             if (r.utilisation(link) > worst) {
                 worst = r.utilisation(link);

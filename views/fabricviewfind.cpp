@@ -68,7 +68,8 @@ bool FabricView::focusServer(int server)
     for (int nic = 0; nic < f.nicsPerServer(); ++nic) {
         const auto v = static_cast<std::size_t>(f.nicVertex(server, nic));
         for (const auto &e : boost::make_iterator_range(boost::out_edges(v, f.graph())))
-            if (f.graph()[e].tier != Tier::Pcie && f.graph()[e].tier != Tier::ScaleUp)
+            if (f.link(f.graph()[e].id).tier != Tier::Pcie
+                && f.link(f.graph()[e].id).tier != Tier::ScaleUp)
                 links.push_back(f.graph()[e].id);
     }
     setEmphasis(links,

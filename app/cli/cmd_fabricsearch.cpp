@@ -47,6 +47,8 @@ struct FabricSearchCliOptions
     std::int64_t maxSwitches = 0;
     double maxCost = 0.0;
     std::string catalogue;
+    std::string overlap = "worst";
+    const CLI::Option *overlapOption = nullptr;
     std::string shard;
     std::string writeCheapest;
     std::string output;
@@ -173,9 +175,16 @@ int runFabricSearch(const FabricSearchCliOptions &o)
     Scenario scenario = loadScenarioFile(o.file);
     if (!o.catalogue.empty())
         scenario.catalogue = cataloguesection::loadCatalogueFile(o.catalogue);
-    const std::vector<Scenario> jobs = fabricJobsOf(scenario);
+    PhaseOverlap overlap = PhaseOverlap::Worst;
+    if (!parsePhaseOverlap(o.overlap, overlap))
+        throw ScenarioError(
+            "--overlap", "unknown assumption '" + o.overlap + "' (worst, duty-cycle)");
+    if (scenario.jobs.empty() && o.overlapOption->count() > 0)
+        throw ScenarioError("--overlap",
+            "the scenario holds one job: the overlap assumption is for jobs sharing a fabric");
+    const FabricJobs jobs = fabricJobsOf(scenario, overlap);
     try {
-        enumerateFabricDesigns(jobs.front(), options); // every option check, before anything runs
+        enumerateFabricDesigns(jobs.scenario, options); // every option check, before anything runs
     } catch (const ScenarioError &e) {
         rethrowNamingFabricFlags(e);
     }
@@ -212,7 +221,7 @@ int runFabricSearch(const FabricSearchCliOptions &o)
             const std::optional<std::size_t> best = cheapestMeeting(merged);
             if (!best)
                 throw ScenarioError("--write-cheapest", "no design meets the constraints");
-            cheapest = scenarioToText(jobOnDesign(jobs.front(), merged.rows[*best].design));
+            cheapest = scenarioToText(jobOnDesign(jobs.scenario, merged.rows[*best].design));
         }
         writeOutput(o.output, fabricSearchFormatted(merged, o.json, o.csv));
         if (!cheapest.empty())
@@ -230,7 +239,7 @@ int runFabricSearch(const FabricSearchCliOptions &o)
         const std::optional<std::size_t> best = cheapestMeeting(r);
         if (!best)
             throw ScenarioError("--write-cheapest", "no design meets the constraints");
-        Scenario chosen = jobOnDesign(jobs.front(), r.rows[*best].design);
+        Scenario chosen = jobOnDesign(jobs.scenario, r.rows[*best].design);
         cheapest = scenarioToText(chosen);
     }
     writeOutput(o.output, fabricSearchFormatted(r, o.json, o.csv));
@@ -268,10 +277,12 @@ void addFabricSearch(CommandLine &line)
 {
     auto o = std::make_shared<FabricSearchCliOptions>();
     CLI::App &app = line.addCommand("fabric-search",
-        "Search fabric designs for the scenario's job: kind, leaf and spine oversubscription, "
-        "planes, spine count, NIC speed and NVL72 racks where the job fits. Each design is "
-        "generated as `generate` builds its kind, the job re-placed on it by the scenario's "
-        "placement, evaluated with the cost engine and priced with the bill of materials. "
+        "Search fabric designs for the scenario's job, or its jobs together: kind, leaf and spine "
+        "oversubscription, planes, spine count, NIC speed and NVL72 racks where the job fits. "
+        "Each design is generated as `generate` builds its kind, the job re-placed on it by the "
+        "scenario's placement (a scenario with jobs keeps every job's slots and evaluates them "
+        "sharing the fabric; the worst job's slowdown counts), evaluated with the cost engine "
+        "and priced with the bill of materials. "
         "Prints every design with its iteration time, slowdown against the non-blocking "
         "rail-optimised fabric, switches, capital cost, network power and $ per iteration, the "
         "Pareto front (time against capital) and the cheapest design meeting the constraints. "
@@ -280,7 +291,7 @@ void addFabricSearch(CommandLine &line)
         [o] { return runFabricSearch(*o); });
     Command c(line, app);
     c.positionalFile("SCENARIO", o->file,
-        "Scenario file: the job (its fabric is the starting "
+        "Scenario file: the job or the jobs (its fabric is the starting "
         "point: servers, GPUs, radix, links).");
     c.text("--kinds", o->kinds, "LIST",
         "Fabric kinds tried, comma-separated (rail-optimised,tor,rail-only).");
@@ -300,9 +311,15 @@ void addFabricSearch(CommandLine &line)
         "Most capital cost of the whole fabric, in dollars (0 = any).");
     c.file("--catalogue", o->catalogue, "CATALOGUE",
         "Price with this catalogue file instead of the scenario's or the embedded one.");
+    o->overlapOption = c.choice("--overlap", o->overlap, "ASSUMPTION",
+        "Scenarios with jobs: how the jobs' phases meet on a shared link (default worst: all "
+        "overlap; duty-cycle: each neighbour for the fraction of its iteration its traffic "
+        "there is active). docs/shared-fabric.md.",
+        { "worst", "duty-cycle" });
     c.text("--shard", o->shard, "I/N", "Search shard I of N and write its part as JSON.");
     c.file("--write-cheapest", o->writeCheapest, "FILE",
-        "Also write the job on the cheapest design meeting the constraints as a scenario.");
+        "Also write the job (or the jobs) on the cheapest design meeting the constraints as a "
+        "scenario.");
     c.output(o->output);
     c.json(o->json);
     c.flag("--csv", o->csv, "Print CSV: one row per design.");

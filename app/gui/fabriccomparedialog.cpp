@@ -36,35 +36,45 @@ QString fabricCompareText(const std::string &s)
     return QString::fromStdString(s);
 }
 
-QString fabricCompareFigures(const FabricDesignResult &r)
+/// The figures of a row; `who` names the worst job of a mix ("job b: "), empty for one job.
+QString fabricCompareFigures(const FabricDesignResult &r, const QString &who)
 {
-    return FabricCompareDialog::tr("%1 s per iteration (%2 % against non-blocking "
-                                   "rail-optimised), %3 switches, capital %4 (network %5), "
-                                   "network power %6, %7 and %8 kWh per iteration")
-        .arg(r.iterationSeconds, 0, 'f', 3)
-        .arg(100.0 * r.slowdown, 0, 'f', 1)
-        .arg(r.switches)
-        .arg(fabricCompareText(formatUsd(r.capexUsd)),
-            fabricCompareText(formatUsd(r.networkCapexUsd)),
-            fabricCompareText(formatWatts(r.networkPowerW)),
-            fabricCompareText(formatUsd(r.usdPerIteration)))
-        .arg(r.kwhPerIteration, 0, 'f', 3);
+    // `who` is prepended, not a %9: "%9%1" would read the iteration's first digit as "%92".
+    return who
+        + FabricCompareDialog::tr("%1 s per iteration (%2 % against non-blocking "
+                                  "rail-optimised), %3 switches, capital %4 (network %5), "
+                                  "network power %6, %7 and %8 kWh per iteration")
+              .arg(r.iterationSeconds, 0, 'f', 3)
+              .arg(100.0 * r.slowdown, 0, 'f', 1)
+              .arg(r.switches)
+              .arg(fabricCompareText(formatUsd(r.capexUsd)),
+                  fabricCompareText(formatUsd(r.networkCapexUsd)),
+                  fabricCompareText(formatWatts(r.networkPowerW)),
+                  fabricCompareText(formatUsd(r.usdPerIteration)))
+              .arg(r.kwhPerIteration, 0, 'f', 3);
 }
 
 } // namespace
 
 FabricCompareDialog::FabricCompareDialog(const Scenario &job, QWidget *parent)
     : QDialog(parent)
-    , m_jobs(fabricJobsOf(job))
+    , m_jobs { job }
 {
     setObjectName(QStringLiteral("fabricCompareDialog"));
     setWindowTitle(tr("Compare Fabrics"));
     auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(tr("The open job on each fabric design, re-placed by its "
-                                "placement the way generate places ranks, evaluated with the "
-                                "cost engine and priced with the bill of materials. The "
-                                "document is not touched; double-click a row or click a point "
-                                "to open that design as a new one."),
+    const QString what = job.jobs.empty()
+        ? tr("The open job on each fabric design, re-placed by its placement the way generate "
+             "places ranks, evaluated with the cost engine and priced with the bill of "
+             "materials.")
+        : tr("The open scenario's %1 jobs on each fabric design, each on its own slots, "
+             "evaluated sharing the fabric (phases overlap: worst, as in the Jobs dock) and "
+             "priced with the bill of materials; a design's slowdown is its worst job's, "
+             "against that job in the mix on the non-blocking rail-optimised fabric.")
+              .arg(job.jobs.size());
+    auto *intro = new QLabel(what
+            + tr(" The document is not touched; double-click a row or click a point to open "
+                 "that design as a new one."),
         this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
@@ -104,7 +114,8 @@ FabricCompareDialog::FabricCompareDialog(const Scenario &job, QWidget *parent)
 
     QApplication::setOverrideCursor(Qt::WaitCursor);
     try {
-        m_comparison = compareFabrics(m_jobs, standardDesigns(m_jobs.front()));
+        m_jobs = fabricJobsOf(job);
+        m_comparison = compareFabrics(m_jobs, standardDesigns(m_jobs.scenario));
     } catch (const ScenarioError &e) {
         m_error = fabricCompareText(e.field().empty() ? e.reason() : e.field() + ": " + e.reason());
     }
@@ -121,9 +132,9 @@ FabricCompareDialog::FabricCompareDialog(const Scenario &job, QWidget *parent)
 
 Scenario FabricCompareDialog::scenarioAt(int row) const
 {
-    if (row < 0 || row >= static_cast<int>(m_comparison.rows.size()) || m_jobs.empty())
+    if (row < 0 || row >= static_cast<int>(m_comparison.rows.size()))
         return {};
-    return jobOnDesign(m_jobs.front(), m_comparison.rows[static_cast<std::size_t>(row)].design);
+    return jobOnDesign(m_jobs.scenario, m_comparison.rows[static_cast<std::size_t>(row)].design);
 }
 
 void FabricCompareDialog::openRow(int row)
@@ -165,7 +176,7 @@ QString FabricCompareDialog::pointText(int row) const
     if (!r.evaluated)
         return tr("%1: not evaluated (%2)")
             .arg(fabricCompareText(r.name), fabricCompareText(r.problem));
-    return tr("%1: %2").arg(fabricCompareText(r.name), fabricCompareFigures(r));
+    return tr("%1: %2").arg(fabricCompareText(r.name), fabricCompareFigures(r, worstJobText(r)));
 }
 
 QString FabricCompareDialog::currentText() const
@@ -174,7 +185,15 @@ QString FabricCompareDialog::currentText() const
     if (!c.evaluated)
         return tr("%1, not evaluated (%2)")
             .arg(fabricCompareText(c.name), fabricCompareText(c.problem));
-    return tr("%1: %2").arg(fabricCompareText(c.name), fabricCompareFigures(c));
+    return tr("%1: %2").arg(fabricCompareText(c.name), fabricCompareFigures(c, worstJobText(c)));
+}
+
+QString FabricCompareDialog::worstJobText(const FabricDesignResult &r) const
+{
+    if (!m_jobs.isMix() || r.worstJob < 0 || static_cast<std::size_t>(r.worstJob) >= m_jobs.count())
+        return {};
+    return tr("job %1: ")
+        .arg(fabricCompareText(m_jobs.jobName(static_cast<std::size_t>(r.worstJob))));
 }
 
 void FabricCompareDialog::fillTable()
@@ -199,9 +218,15 @@ void FabricCompareDialog::fillTable()
                 new QTableWidgetItem(tr("not evaluated: %1").arg(fabricCompareText(r.problem))));
             continue;
         }
-        const QStringList cells { QString::number(r.iterationSeconds, 'f', 3),
-            QStringLiteral("%1 %").arg(
-                std::abs(r.slowdown) < 5e-5 ? 0.0 : 100.0 * r.slowdown, 0, 'f', 2),
+        // A mix names the job that sets the slowdown ("3.10 % (b)").
+        const QString worst = worstJobText(r);
+        const QString slowdown
+            = QStringLiteral("%1 %").arg(
+                  std::abs(r.slowdown) < 5e-5 ? 0.0 : 100.0 * r.slowdown, 0, 'f', 2)
+            + (worst.isEmpty() ? QString()
+                               : QStringLiteral(" (%1)").arg(fabricCompareText(
+                                   m_jobs.jobName(static_cast<std::size_t>(r.worstJob)))));
+        const QStringList cells { QString::number(r.iterationSeconds, 'f', 3), slowdown,
             QString::number(r.switches), fabricCompareText(formatUsd(r.capexUsd)),
             fabricCompareText(formatUsd(r.networkCapexUsd)),
             fabricCompareText(formatWatts(r.networkPowerW)),

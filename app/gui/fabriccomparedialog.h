@@ -27,7 +27,9 @@ namespace railyard {
  * hovering a point names the design with those figures. Double-clicking a row (or clicking a
  * point) asks for the job on that design to be opened as a new document (designOpened): the
  * user's document is never changed. The comparison runs when the dialog opens, on the jobs of
- * fabricJobsOf() (one today; a job mix once scenarios carry several).
+ * fabricJobsOf(): the open job, or a scenario's jobs evaluated together on each design (their
+ * slots kept, sharing the links under the worst-overlap assumption the Jobs dock uses; the
+ * worst job's slowdown counts, named beside it).
  */
 class FabricCompareDialog : public QDialog
 {
@@ -67,7 +69,10 @@ private:
     void fillChart();
     void showHover(const QPointF &point, bool state);
 
-    std::vector<Scenario> m_jobs;
+    /// "job b: " for the worst job of a mix, empty for a single job.
+    QString worstJobText(const FabricDesignResult &row) const;
+
+    FabricJobs m_jobs;
     FabricComparison m_comparison;
     QString m_error;
     QTableWidget *m_table = nullptr;

@@ -231,12 +231,7 @@ Fabric degradedFabric(const Fabric &fabric, const std::vector<Degradation> &part
             out.m_linkLatency[at] = out.m_links[at].latency;
         }
     }
-    FabricGraph &g = *out.m_graph;
-    for (auto [e, end] = boost::edges(g); e != end; ++e) {
-        FabricLink &l = g[*e];
-        l.bandwidth = out.m_linkBandwidth[static_cast<std::size_t>(l.id)];
-        l.latency = out.m_linkLatency[static_cast<std::size_t>(l.id)];
-    }
+    // The graph's edges hold link ids only (FabricEdge): nothing to keep in step there.
     out.m_degradationKey = linkDegradationKey(parts);
     return out;
 }

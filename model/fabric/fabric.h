@@ -50,11 +50,21 @@ struct FabricLink
     int ports = 1;
 };
 
+/**
+ * A graph edge's bundle: the link's id only; its figures are Fabric::link(id). The edge once
+ * carried a whole FabricLink, a second copy of Fabric::links() kept in step by every edit:
+ * 32 bytes more per directed link, 340 MB to fault in at a million GPUs (docs/performance.md).
+ */
+struct FabricEdge
+{
+    int id = -1; ///< FabricLink::id
+};
+
 /// The graph typedef every part of the engine uses (vertex and edge bundles above). The edges
 /// live in one vector (EdgeListS = vecS), not a std::list: a fabric never removes an edge, and
 /// a list node per edge was ten million allocations (and as many frees) at a million GPUs.
 using FabricGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-    FabricNode, FabricLink, boost::no_property, boost::vecS>;
+    FabricNode, FabricEdge, boost::no_property, boost::vecS>;
 
 /**
  * A FabricGraph held by pointer, copied deeply. Boost 1.74's adjacency_list declares a copy

@@ -147,8 +147,10 @@ void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double laten
     rev.reverse = fwd.id;
     rev.src = b;
     rev.dst = a;
-    boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), fwd, *m_f.m_graph);
-    boost::add_edge(static_cast<std::size_t>(b), static_cast<std::size_t>(a), rev, *m_f.m_graph);
+    boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), FabricEdge { fwd.id },
+        *m_f.m_graph);
+    boost::add_edge(static_cast<std::size_t>(b), static_cast<std::size_t>(a), FabricEdge { rev.id },
+        *m_f.m_graph);
     for (const FabricLink &l : { fwd, rev }) {
         m_f.m_links.push_back(l);
         m_f.m_linkLatency.push_back(l.latency);

@@ -20,12 +20,7 @@ Fabric Fabric::withBandwidthScaled(const std::vector<double> &scale) const
         out.m_links[l].bandwidth *= scale[l];
         out.m_linkBandwidth[l] = out.m_links[l].bandwidth;
     }
-    // The graph's edge bundles hold the same FabricLink values (routing reads them).
-    FabricGraph &g = *out.m_graph;
-    for (auto [it, end] = boost::edges(g); it != end; ++it) {
-        FabricLink &link = g[*it];
-        link.bandwidth = out.m_links[static_cast<std::size_t>(link.id)].bandwidth;
-    }
+    // The graph's edges hold link ids only (FabricEdge): nothing to keep in step there.
     return out;
 }
 

@@ -37,7 +37,7 @@ const std::vector<int> &Router::distancesTo(int dstLeaf)
             for (int i = m_adjOffset[u]; i < m_adjOffset[u + 1]; ++i)
                 boost::add_edge(u,
                     static_cast<std::size_t>(m_adj[static_cast<std::size_t>(i)].first),
-                    m_fabric.link(m_adj[static_cast<std::size_t>(i)].second), m_switches);
+                    FabricEdge { m_adj[static_cast<std::size_t>(i)].second }, m_switches);
         }
     }
     if (m_distanceEntries + n > kMaxCachedDistances) {

@@ -2,7 +2,9 @@
 
 #include "base/scenarioerror.h"
 #include "cost/costengine.h"
+#include "cost/costenginejobs.h"
 #include "fabric/bom.h"
+#include "scenario/jobssection.h"
 #include "scenario/scenariosections.h"
 #include "studies/bomcost.h"
 #include "workload/presets.h"
@@ -87,81 +89,151 @@ FabricSpec designFabricSpec(const FabricSpec &job, const FabricDesign &d)
     return f;
 }
 
+void packMixSlots(Scenario &mix, int slotCount)
+{
+    int next = 0;
+    for (std::size_t j = 0; j < mix.jobs.size(); ++j) {
+        JobSpec &job = mix.jobs[j];
+        const int ranks = static_cast<int>(job.slots.size());
+        if (ranks > slotCount - next)
+            throw ScenarioError("jobs[" + std::to_string(j) + "].mapping.slots",
+                "job \"" + job.name + "\" does not fit the design's " + std::to_string(slotCount)
+                    + " GPU slots after the jobs before it (" + std::to_string(next)
+                    + " slots taken)");
+        // Rank r keeps its place in the job's slot order: the job's lowest slot becomes the
+        // job's first new slot, and so on (a packed job stays packed).
+        std::vector<int> order(job.slots.begin(), job.slots.end());
+        std::sort(order.begin(), order.end());
+        std::vector<int> slots(job.slots.size());
+        for (std::size_t r = 0; r < job.slots.size(); ++r)
+            slots[r] = next
+                + static_cast<int>(
+                    std::lower_bound(order.begin(), order.end(), job.slots[r]) - order.begin());
+        job.slots = std::move(slots);
+        next += ranks;
+    }
+    adoptFirstJob(mix);
+}
+
 Scenario jobOnDesign(const Scenario &job, const FabricDesign &design)
 {
     Scenario s = job;
     s.fabric = designFabricSpec(job.fabric, design);
-    s.slots.clear();
     s.failures.clear();
     s.name = job.name + " on " + fabricDesignName(design);
+    if (s.jobs.empty()) {
+        s.slots.clear();
+    } else {
+        const auto slots = [](const FabricSpec &f) {
+            return static_cast<std::int64_t>(f.servers) * f.gpusPerServer;
+        };
+        if (slots(s.fabric) != slots(job.fabric))
+            packMixSlots(s, static_cast<int>(slots(s.fabric)));
+    }
     return s;
 }
 
-std::vector<Scenario> fabricJobsOf(const Scenario &scenario)
+std::string FabricJobs::jobName(std::size_t index) const
 {
-    return { scenario };
+    return isMix() ? scenario.jobs.at(index).name : scenario.name;
 }
 
-std::vector<double> baselineSeconds(const std::vector<Scenario> &jobs)
+FabricJobs fabricJobsOf(const Scenario &scenario, PhaseOverlap overlap)
 {
+    if (!scenario.jobs.empty()) {
+        // The shared evaluation's own limits (cmd_evaluate.cpp refuses the same for `evaluate`).
+        if (scenario.fabric.routing.mode != EcmpMode::Ideal)
+            throw ScenarioError("fabric.routing",
+                "hashed and adaptive ECMP are not modelled for a scenario with jobs yet: the "
+                "jobs share links with the ideal split (set the mode to ideal)");
+        if (scenario.inference.has_value())
+            throw ScenarioError("inference",
+                "a scenario with jobs holds training jobs only: the fabric search of a job mix "
+                "has no inference pools");
+    }
+    return FabricJobs { scenario, overlap };
+}
+
+std::vector<double> baselineSeconds(const FabricJobs &jobs)
+{
+    const Scenario s = jobOnDesign(jobs.scenario, baselineDesign());
+    const auto refused = [](const ScenarioError &e) {
+        return ScenarioError(e.field(),
+            "the non-blocking rail-optimised fabric every slowdown is measured against "
+            "cannot hold the job: "
+                + e.reason());
+    };
     std::vector<double> out;
-    for (const Scenario &job : jobs) {
-        const Scenario s = jobOnDesign(job, baselineDesign());
-        try {
+    try {
+        if (jobs.isMix()) {
+            const SharedFabricReport report = evaluateJobs(s, jobs.overlap);
+            for (const JobReport &job : report.jobs)
+                out.push_back(job.iterationTime);
+        } else {
             CostEngine engine(s);
             out.push_back(engine.report().iterationTime);
-        } catch (const ScenarioError &e) {
-            throw ScenarioError(e.field(),
-                "the non-blocking rail-optimised fabric every slowdown is measured against "
-                "cannot hold the job: "
-                    + e.reason());
         }
+    } catch (const ScenarioError &e) {
+        throw refused(e);
     }
     return out;
 }
 
 namespace {
 
-/// Evaluates every job as `place` puts it on a fabric, the worst slowdown deciding, and prices
-/// the fabric of the worst job.
-template<typename Place>
-FabricDesignResult fabricCompareEvaluateJobs(
-    const std::vector<Scenario> &jobs, const std::vector<double> &baseline, Place place)
+/// Prices the fabric with the worst job's figures (its scenario's catalogue and device, its
+/// iteration), the slowdown and the worst job already set in `r`.
+void fabricComparePrice(
+    FabricDesignResult &r, const Fabric &fabric, const Scenario &scenario, const CostReport &report)
+{
+    const PricedBom priced = priceScenarioBom(fabric, scenario, report);
+    r.switches = priced.bom.switchCount();
+    r.transceivers = priced.bom.transceiverCount();
+    r.capexUsd = priced.cost.capexUsd;
+    r.networkCapexUsd = priced.cost.networkCapexUsd;
+    r.networkPowerW = priced.cost.networkTypicalW;
+    r.usdPerIteration = priced.cost.fabric.usdPerIteration;
+    r.kwhPerIteration = priced.cost.fabric.kwhPerIteration;
+    for (const BomCostLine &l : priced.cost.lines)
+        r.illustrativePrices = r.illustrativePrices || (l.illustrative && l.quantity > 0);
+}
+
+/// Evaluates the jobs as placed in `s` (one job, or a mix shared under `overlap`), the worst
+/// slowdown deciding, and prices the fabric with the worst job's figures.
+FabricDesignResult fabricCompareEvaluate(
+    const Scenario &s, PhaseOverlap overlap, const std::vector<double> &baseline)
 {
     FabricDesignResult r;
-    if (jobs.empty() || baseline.size() != jobs.size()) {
+    const std::size_t count = s.jobs.empty() ? 1 : s.jobs.size();
+    if (baseline.size() != count) {
         r.problem = "no job to evaluate";
         return r;
     }
+    const auto slowdownOf = [&baseline](std::size_t j, double t) {
+        return baseline[j] > 0.0 ? t / baseline[j] - 1.0 : 0.0;
+    };
     try {
-        std::shared_ptr<const Fabric> fabric;
-        std::unique_ptr<CostEngine> worst;
-        for (std::size_t j = 0; j < jobs.size(); ++j) {
-            const Scenario s = place(jobs[j]);
-            auto engine = std::make_unique<CostEngine>(s, fabric);
-            if (!fabric)
-                fabric = engine->sharedFabric();
-            const double t = engine->report().iterationTime;
-            const double slowdown = baseline[j] > 0.0 ? t / baseline[j] - 1.0 : 0.0;
-            if (!worst || slowdown > r.slowdown) {
-                r.slowdown = slowdown;
-                r.iterationSeconds = t;
-                r.baselineSeconds = baseline[j];
-                r.worstJob = static_cast<int>(j);
-                worst = std::move(engine);
-            }
+        if (s.jobs.empty()) {
+            CostEngine engine(s);
+            r.iterationSeconds = engine.report().iterationTime;
+            r.baselineSeconds = baseline[0];
+            r.slowdown = slowdownOf(0, r.iterationSeconds);
+            fabricComparePrice(r, engine.fabric(), engine.scenario(), engine.report());
+        } else {
+            const SharedFabricReport report = evaluateJobs(s, overlap);
+            std::size_t worst = 0;
+            for (std::size_t j = 1; j < report.jobs.size(); ++j)
+                if (slowdownOf(j, report.jobs[j].iterationTime)
+                    > slowdownOf(worst, report.jobs[worst].iterationTime))
+                    worst = j;
+            const JobReport &job = report.jobs[worst];
+            r.worstJob = static_cast<int>(worst);
+            r.iterationSeconds = job.iterationTime;
+            r.baselineSeconds = baseline[worst];
+            r.slowdown = slowdownOf(worst, job.iterationTime);
+            // The fabric as built (the shared engine's copy has the narrowed bandwidths).
+            fabricComparePrice(r, *report.fabric, job.sharedEngine->scenario(), job.shared());
         }
-        const PricedBom priced
-            = priceScenarioBom(worst->fabric(), worst->scenario(), worst->report());
-        r.switches = priced.bom.switchCount();
-        r.transceivers = priced.bom.transceiverCount();
-        r.capexUsd = priced.cost.capexUsd;
-        r.networkCapexUsd = priced.cost.networkCapexUsd;
-        r.networkPowerW = priced.cost.networkTypicalW;
-        r.usdPerIteration = priced.cost.fabric.usdPerIteration;
-        r.kwhPerIteration = priced.cost.fabric.kwhPerIteration;
-        for (const BomCostLine &l : priced.cost.lines)
-            r.illustrativePrices = r.illustrativePrices || (l.illustrative && l.quantity > 0);
         r.evaluated = true;
     } catch (const ScenarioError &e) {
         r.problem = e.field().empty() ? e.reason() : e.field() + ": " + e.reason();
@@ -171,23 +243,20 @@ FabricDesignResult fabricCompareEvaluateJobs(
 
 } // namespace
 
-FabricDesignResult evaluateDesign(const std::vector<Scenario> &jobs, const FabricDesign &design,
-    const std::vector<double> &baseline)
+FabricDesignResult evaluateDesign(
+    const FabricJobs &jobs, const FabricDesign &design, const std::vector<double> &baseline)
 {
-    FabricDesignResult r = fabricCompareEvaluateJobs(
-        jobs, baseline, [&design](const Scenario &job) { return jobOnDesign(job, design); });
+    FabricDesignResult r
+        = fabricCompareEvaluate(jobOnDesign(jobs.scenario, design), jobs.overlap, baseline);
     r.design = design;
     r.name = fabricDesignName(design);
     return r;
 }
 
-FabricDesignResult evaluateOwnFabric(
-    const std::vector<Scenario> &jobs, const std::vector<double> &baseline)
+FabricDesignResult evaluateOwnFabric(const FabricJobs &jobs, const std::vector<double> &baseline)
 {
-    FabricDesignResult r
-        = fabricCompareEvaluateJobs(jobs, baseline, [](const Scenario &job) { return job; });
-    r.name = jobs.empty() ? std::string("current fabric")
-                          : "current fabric (" + jobs.front().fabric.name + ")";
+    FabricDesignResult r = fabricCompareEvaluate(jobs.scenario, jobs.overlap, baseline);
+    r.name = "current fabric (" + jobs.scenario.fabric.name + ")";
     return r;
 }
 
@@ -231,14 +300,11 @@ std::vector<FabricDesign> standardDesigns(const Scenario &job)
     return out;
 }
 
-FabricComparison compareFabrics(
-    const std::vector<Scenario> &jobs, const std::vector<FabricDesign> &designs)
+FabricComparison compareFabrics(const FabricJobs &jobs, const std::vector<FabricDesign> &designs)
 {
     FabricComparison c;
-    if (jobs.empty())
-        throw ScenarioError("jobs", "no job to compare fabrics for");
     c.baselineSeconds = baselineSeconds(jobs);
-    c.catalogueName = catalogueOf(jobs.front()).name;
+    c.catalogueName = catalogueOf(jobs.scenario).name;
     for (std::size_t i = 0; i < designs.size(); ++i) {
         FabricDesignResult r = evaluateDesign(jobs, designs[i], c.baselineSeconds);
         r.index = static_cast<std::int64_t>(i);

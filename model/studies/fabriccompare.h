@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cost/costenginejobs.h"
 #include "fabric/fabricspec.h"
 #include "scenario/scenario.h"
 
@@ -45,7 +46,19 @@ FabricSpec designFabricSpec(const FabricSpec &jobFabric, const FabricDesign &des
 /// slots of the job's mapping (if any) are dropped and its named placement (packed unless the
 /// file says otherwise) places the ranks on the new fabric; failures name slots of the old
 /// fabric, so they are dropped too.
+///
+/// A scenario with jobs (a job mix) keeps every job's slots instead: a design changes only the
+/// network above the servers, never the servers or their GPUs (designFabricSpec() keeps
+/// `servers` and `gpus_per_server`), and a slot is a (server, GPU) pair on every fabric kind
+/// (Fabric::serverOfSlot), so each job stays on the same servers and GPUs. Were a design ever
+/// to change the slot count, the jobs would be re-packed in file order, each job's ranks in
+/// its slot order onto the next free slots (packMixSlots()).
 Scenario jobOnDesign(const Scenario &job, const FabricDesign &design);
+
+/// The re-pack rule for a job mix whose fabric changes its slot count: job 0's ranks on slots
+/// 0..n0-1 in the order of its own slots, job 1's on the next n1, and so on. Throws
+/// ScenarioError when the jobs hold more ranks than `slotCount`. Exposed for the tests.
+void packMixSlots(Scenario &mix, int slotCount);
 
 /** One design evaluated for a job (or a job mix: the worst job decides). */
 struct FabricDesignResult
@@ -70,29 +83,45 @@ struct FabricDesignResult
 };
 
 /**
- * The job mix a fabric is chosen for. Today one job: the scenario itself.
+ * The jobs a fabric is chosen for: the scenario's one job, or the jobs of a scenario with a
+ * `jobs` list (a job mix, docs/shared-fabric.md) evaluated together on each design.
  *
- * TODO(multi-job scenarios): when a scenario carries a top-level `jobs` list, return one
- * Scenario per job here (each on the shared fabric with its own slots); evaluateDesign() then
- * already takes the worst slowdown over them, and fabric-search and the Compare Fabrics dialog
- * call this hook, so nothing else changes.
+ * A mix is evaluated SHARED (evaluateJobs()): every job keeps its slots (jobOnDesign()) and
+ * gets its share of each link its neighbours use, under the overlap assumption. Each job's
+ * slowdown compares its shared time on the design with its shared time on the non-blocking
+ * rail-optimised reference (the same mix on the same slots): only the fabric changes between
+ * the two, so the reference itself reads 0 % and a design is charged only for the sharing it
+ * makes worse. The design's slowdown is the worst job's.
  */
-std::vector<Scenario> fabricJobsOf(const Scenario &scenario);
+struct FabricJobs
+{
+    Scenario scenario; ///< one job, or several in `jobs` sharing its fabric
+    PhaseOverlap overlap = PhaseOverlap::Worst; ///< how a mix's jobs share links
+    bool isMix() const { return !scenario.jobs.empty(); }
+    std::size_t count() const { return isMix() ? scenario.jobs.size() : 1; }
+    /// The job's name ("a"), or the scenario's for a single job.
+    std::string jobName(std::size_t index) const;
+};
+
+/// The scenario's jobs with the overlap assumption. Throws ScenarioError for a mix the shared
+/// evaluation does not model (hashed or adaptive ECMP, inference pools), naming the field.
+FabricJobs fabricJobsOf(const Scenario &scenario, PhaseOverlap overlap = PhaseOverlap::Worst);
 
 /// The iteration time of each job on the non-blocking rail-optimised fabric (the slowdown's
-/// denominator). Throws ScenarioError when a job cannot be evaluated there.
-std::vector<double> baselineSeconds(const std::vector<Scenario> &jobs);
+/// denominator; a mix's jobs shared there). Throws ScenarioError when a job cannot be evaluated
+/// there.
+std::vector<double> baselineSeconds(const FabricJobs &jobs);
 
-/// Builds the design's fabric, evaluates every job on it with the cost engine and prices the
-/// fabric with the first job's catalogue (bill of materials, studies/bomcost.h). A design the
-/// builder or the engine refuses comes back with evaluated = false and the message.
-FabricDesignResult evaluateDesign(const std::vector<Scenario> &jobs, const FabricDesign &design,
-    const std::vector<double> &baseline);
+/// Builds the design's fabric, evaluates every job on it with the cost engine (a mix shared)
+/// and prices the fabric with the worst job's figures and the scenario's catalogue (bill of
+/// materials, studies/bomcost.h). A design the builder or the engine refuses comes back with
+/// evaluated = false and the message.
+FabricDesignResult evaluateDesign(
+    const FabricJobs &jobs, const FabricDesign &design, const std::vector<double> &baseline);
 
 /// The jobs as they are, on their own fabric with their own mapping (the "current" point of the
 /// comparison), measured and priced like a design; `design` is left at the baseline's values.
-FabricDesignResult evaluateOwnFabric(
-    const std::vector<Scenario> &jobs, const std::vector<double> &baseline);
+FabricDesignResult evaluateOwnFabric(const FabricJobs &jobs, const std::vector<double> &baseline);
 
 /// The designs the comparison shows for a job: rail-optimised (the baseline), rail-optimised
 /// with 2:1 leaves, with 2:1 spines (only when the fabric has three tiers), ToR, ToR 2:1,
@@ -109,8 +138,7 @@ struct FabricComparison
     std::string catalogueName;
 };
 
-FabricComparison compareFabrics(
-    const std::vector<Scenario> &jobs, const std::vector<FabricDesign> &designs);
+FabricComparison compareFabrics(const FabricJobs &jobs, const std::vector<FabricDesign> &designs);
 
 /// Rows on the Pareto front of iteration time against capital cost (no other evaluated row is
 /// at most as slow and as cheap, and strictly better in one), by increasing cost.

@@ -137,17 +137,20 @@ std::optional<std::size_t> cheapestMeeting(const FabricSearchResult &r)
     return best;
 }
 
-FabricSearchResult searchFabrics(const std::vector<Scenario> &jobs, const FabricSearchOptions &o)
+FabricSearchResult searchFabrics(const FabricJobs &jobs, const FabricSearchOptions &o)
 {
-    if (jobs.empty())
-        throw ScenarioError("jobs", "no job to search fabrics for");
     FabricSearchResult r;
     r.options = o;
-    r.jobName = jobs.front().name;
-    const std::vector<FabricDesign> designs = enumerateFabricDesigns(jobs.front(), o);
+    r.jobName = jobs.scenario.name;
+    if (jobs.isMix()) {
+        for (std::size_t j = 0; j < jobs.count(); ++j)
+            r.mixJobs.push_back(jobs.jobName(j));
+        r.overlap = std::string(phaseOverlapName(jobs.overlap));
+    }
+    const std::vector<FabricDesign> designs = enumerateFabricDesigns(jobs.scenario, o);
     r.enumerated = static_cast<std::int64_t>(designs.size());
     r.baselineSeconds = baselineSeconds(jobs);
-    r.catalogueName = catalogueOf(jobs.front()).name;
+    r.catalogueName = catalogueOf(jobs.scenario).name;
     r.shards = { o.shardIndex };
     for (std::size_t i = static_cast<std::size_t>(o.shardIndex); i < designs.size();
          i += static_cast<std::size_t>(o.shardCount)) {
@@ -175,6 +178,7 @@ FabricSearchResult mergeFabricSearches(const std::vector<FabricSearchResult> &pa
         FabricSearchOptions a = part.options, b = one.options;
         a.shardIndex = b.shardIndex = 0;
         if (!(a == b) || part.enumerated != one.enumerated || part.jobName != one.jobName
+            || part.mixJobs != one.mixJobs || part.overlap != one.overlap
             || part.baselineSeconds != one.baselineSeconds)
             throw ScenarioError("part " + std::to_string(p + 1),
                 "is a shard of a different fabric search than part 1 (job, space, constraints "

@@ -48,7 +48,11 @@ std::vector<FabricDesign> enumerateFabricDesigns(
 struct FabricSearchResult
 {
     FabricSearchOptions options;
-    std::string jobName;
+    std::string jobName; ///< the scenario's name
+    /// A job mix's job names, in file order (empty for a single job); with `overlap`, the
+    /// assumption the jobs share links under.
+    std::vector<std::string> mixJobs;
+    std::string overlap;
     std::vector<double> baselineSeconds; ///< per job, non-blocking rail-optimised
     std::int64_t enumerated = 0; ///< designs in the whole space
     std::vector<int> shards; ///< the shards this result holds
@@ -63,9 +67,8 @@ bool meetsFabricConstraints(const FabricDesignResult &row, const FabricSearchOpt
 /// none when no row does.
 std::optional<std::size_t> cheapestMeeting(const FabricSearchResult &result);
 
-/// Evaluates this shard's designs for the job mix (fabricJobsOf()).
-FabricSearchResult searchFabrics(
-    const std::vector<Scenario> &jobs, const FabricSearchOptions &options);
+/// Evaluates this shard's designs for the job or job mix (fabricJobsOf()).
+FabricSearchResult searchFabrics(const FabricJobs &jobs, const FabricSearchOptions &options);
 
 /// Joins the shards' parts into the whole search's result; refuses parts of different searches
 /// and names missing or repeated shards ("part N" names the part).

@@ -217,6 +217,10 @@ ordered_json fabricSearchJson(const FabricSearchResult &r)
     ordered_json j;
     j["format_version"] = 1;
     j["job"] = r.jobName;
+    if (!r.mixJobs.empty()) {
+        j["jobs"] = r.mixJobs;
+        j["overlap"] = r.overlap;
+    }
     j["catalogue"] = r.catalogueName;
     ordered_json baseline;
     baseline["design"] = fabricDesignName(baselineDesign());
@@ -286,10 +290,21 @@ std::string fabricSearchText(const FabricSearchResult &r)
     const FabricSearchOptions &o = r.options;
     out << "Fabric search for " << r.jobName << ": " << r.enumerated << " designs, catalogue "
         << r.catalogueName << "\n";
-    out << "Baseline (non-blocking rail-optimised): "
-        << (r.baselineSeconds.empty() ? std::string("-")
-                                      : fabricSearchFixed(r.baselineSeconds.front(), 3) + " s")
-        << " per iteration\n";
+    if (!r.mixJobs.empty()) {
+        // A job mix: every job on its own slots, sharing the links (the worst job decides).
+        out << r.mixJobs.size() << " jobs sharing the fabric (phases overlap: " << r.overlap
+            << "); a design's slowdown is its worst job's\n";
+        out << "Baseline (non-blocking rail-optimised, the jobs shared):";
+        for (std::size_t j = 0; j < r.mixJobs.size() && j < r.baselineSeconds.size(); ++j)
+            out << (j ? ", " : " ") << r.mixJobs[j] << " "
+                << fabricSearchFixed(r.baselineSeconds[j], 3) << " s";
+        out << " per iteration\n";
+    } else {
+        out << "Baseline (non-blocking rail-optimised): "
+            << (r.baselineSeconds.empty() ? std::string("-")
+                                          : fabricSearchFixed(r.baselineSeconds.front(), 3) + " s")
+            << " per iteration\n";
+    }
     out << "Constraints: slowdown "
         << (o.maxSlowdown < 0.0 ? std::string("any") : "<= " + fabricSearchPercent(o.maxSlowdown))
         << ", switches "
@@ -306,10 +321,13 @@ std::string fabricSearchText(const FabricSearchResult &r)
     const std::optional<std::size_t> best = cheapestMeeting(r);
     if (best) {
         const FabricDesignResult &b = r.rows[*best];
+        const std::size_t worst = static_cast<std::size_t>(std::max(b.worstJob, 0));
+        const std::string who
+            = worst < r.mixJobs.size() ? "job " + r.mixJobs[worst] + " " : std::string();
         out << "Cheapest meeting the constraints: #" << b.index << " " << b.name << ": "
-            << formatUsd(b.capexUsd) << " capital, " << fabricSearchFixed(b.iterationSeconds, 3)
-            << " s per iteration (" << fabricSearchPercent(b.slowdown) << " slower), " << b.switches
-            << " switches\n";
+            << formatUsd(b.capexUsd) << " capital, " << who
+            << fabricSearchFixed(b.iterationSeconds, 3) << " s per iteration ("
+            << fabricSearchPercent(b.slowdown) << " slower), " << b.switches << " switches\n";
     } else {
         out << "No design meets the constraints.\n";
     }
@@ -325,6 +343,10 @@ json fabricSearchPartJson(const FabricSearchResult &r)
     options["shard_count"] = r.options.shardCount;
     j["options"] = options;
     j["job"] = r.jobName;
+    if (!r.mixJobs.empty()) {
+        j["jobs"] = r.mixJobs;
+        j["overlap"] = r.overlap;
+    }
     j["catalogue"] = r.catalogueName;
     j["baseline_iteration_s"] = r.baselineSeconds;
     j["enumerated"] = r.enumerated;
@@ -350,6 +372,10 @@ FabricSearchResult fabricSearchFromPartJson(const json &j, const std::string &wh
         throw ScenarioError(what + ": options", "missing");
     r.options = fabricSearchOptionsFromJson(j.at("options"), what + ": options");
     r.jobName = fabricPartField<std::string>(j, "job", what + ": part");
+    if (j.contains("jobs")) { // a job mix's part
+        r.mixJobs = fabricPartField<std::vector<std::string>>(j, "jobs", what + ": part");
+        r.overlap = fabricPartField<std::string>(j, "overlap", what + ": part");
+    }
     r.catalogueName = fabricPartField<std::string>(j, "catalogue", what + ": part");
     r.baselineSeconds
         = fabricPartField<std::vector<double>>(j, "baseline_iteration_s", what + ": part");

@@ -2,7 +2,8 @@
  * `railyard-cli fabric-search` end to end on the seed job: the cheapest design within 3 % is
  * named (text and JSON agree), --write-cheapest writes a scenario that `evaluate` gives the
  * row's iteration time, two shards merged by `merge` print the serial result byte for byte, and
- * bad flags exit non-zero, name the problem and write nothing.
+ * bad flags exit non-zero, name the problem and write nothing. The two-job sample: the jobs
+ * searched together, the overlap assumption changing the answer, the mix written on its slots.
  */
 #include "clirun.h"
 
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void cheapestWithinThreePercent();
     void writeCheapestEvaluatesToTheRow();
     void shardsMergeToTheSerialOutput();
+    void jobMixWorstJobAndCheapest();
     void badFlagsWriteNothing_data();
     void badFlagsWriteNothing();
 };
@@ -123,6 +125,49 @@ void TestCliFabricSearch::shardsMergeToTheSerialOutput()
     QVERIFY2(missing.err.contains("merge: shard 1/2 is missing"), missing.err.constData());
 }
 
+void TestCliFabricSearch::jobMixWorstJobAndCheapest()
+{
+    const QString mix = QStringLiteral(RAILYARD_SOURCE_DIR "/samples/two-jobs.json");
+    const QStringList args { "fabric-search", mix, "--oversubscription", "1,2,4", "--json" };
+    const CliRun worst = runRailyardCli(args);
+    QVERIFY2(worst.exitCode == 0, worst.err.constData());
+    const nlohmann::json j = parsed(worst.out);
+    QCOMPARE(j["jobs"], nlohmann::json::array({ "a", "b" }));
+    QCOMPARE(j["overlap"], "worst");
+    QCOMPARE(j["baseline"]["iteration_s"].size(), std::size_t(2));
+    // ToR 4:1 loses 5.9 % with both jobs on its uplinks (tst_fabricsearch checks it by hand);
+    // the cheapest within 3 % is ToR 2:1.
+    QCOMPARE(j["cheapest"]["name"], "tor, 2:1 leaves");
+    // Under the duty-cycle assumption the neighbour takes the uplink only while its gradient
+    // all-reduce runs: ToR 4:1 loses 0.3 % and is the answer.
+    const CliRun duty = runRailyardCli(QStringList(args) << "--overlap"
+                                                         << "duty-cycle");
+    QVERIFY2(duty.exitCode == 0, duty.err.constData());
+    const nlohmann::json d = parsed(duty.out);
+    QCOMPARE(d["overlap"], "duty-cycle");
+    QCOMPARE(d["cheapest"]["name"], "tor, 4:1 leaves");
+    QVERIFY(d["cheapest"]["slowdown"].get<double>() < 0.01);
+
+    // --write-cheapest writes both jobs on their own slots.
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("cheapest.json"));
+    const CliRun write = runRailyardCli({ "fabric-search", mix, "--oversubscription", "1,2,4",
+        "--write-cheapest", out, "-o", dir.filePath(QStringLiteral("table.txt")) });
+    QVERIFY2(write.exitCode == 0, write.err.constData());
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const nlohmann::json written = parsed(file.readAll());
+    const nlohmann::json original = [&] {
+        QFile f(mix);
+        return f.open(QIODevice::ReadOnly) ? parsed(f.readAll()) : nlohmann::json();
+    }();
+    QCOMPARE(written["fabric"]["kind"], "tor");
+    QCOMPARE(written["fabric"]["leaf_oversubscription"], 2.0);
+    QCOMPARE(written["jobs"].size(), std::size_t(2));
+    for (std::size_t k = 0; k < 2; ++k)
+        QCOMPARE(written["jobs"][k]["mapping"]["slots"], original["jobs"][k]["mapping"]["slots"]);
+}
+
 void TestCliFabricSearch::badFlagsWriteNothing_data()
 {
     QTest::addColumn<QStringList>("extra");
@@ -141,6 +186,9 @@ void TestCliFabricSearch::badFlagsWriteNothing_data()
     QTest::newRow("shard") << QStringList { "--shard", "2/2" } << 1 << "--shard: expected I/N";
     QTest::newRow("shard json") << QStringList { "--shard", "0/2", "--json" } << 2
                                 << "--json, --csv and --write-cheapest belong to the merge";
+    QTest::newRow("overlap, one job")
+        << QStringList { "--overlap", "duty-cycle" } << 1
+        << "--overlap: the scenario holds one job: the overlap assumption is for jobs sharing";
     QTest::newRow("none meets") << QStringList { "--max-cost", "1", "--write-cheapest", "@OUT@" }
                                 << 1 << "--write-cheapest: no design meets the constraints";
 }

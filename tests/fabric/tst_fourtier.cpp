@@ -200,7 +200,7 @@ void TestFourTier::switchCountsClosedForm()
         for (auto [it, end]
              = boost::out_edges(static_cast<std::size_t>(f.coreVertex(c)), f.graph());
              it != end; ++it)
-            ports += f.graph()[*it].ports;
+            ports += f.link(f.graph()[*it].id).ports;
         QCOMPARE(ports, zones * h / coresPerGroup);
         QVERIFY(ports <= radix);
         QCOMPARE(f.node(f.coreVertex(c)).kind, NodeKind::Core);
@@ -210,7 +210,7 @@ void TestFourTier::switchCountsClosedForm()
         for (auto [it, end]
              = boost::out_edges(static_cast<std::size_t>(f.superSpineVertex(s)), f.graph());
              it != end; ++it)
-            ports += f.graph()[*it].ports;
+            ports += f.link(f.graph()[*it].id).ports;
         QCOMPARE(ports, radix); // h down (one per pod of its zone) + h up
     }
 }

@@ -5,6 +5,7 @@
 #include "document/scenariodocument.h"
 #include "fabriccomparedialog.h"
 #include "mainwindow.h"
+#include "scenario/scenariofile.h"
 #include "scriptedwindow.h"
 #include "studies/bomreport.h"
 #include "studies/fabriccompare.h"
@@ -52,6 +53,7 @@ class TestFabricCompareDialog : public QObject
 private Q_SLOTS:
     void chartHasTheComparisonsPoints();
     void choosingADesignOpensItAside();
+    void aMixNamesItsWorstJob();
 };
 
 void TestFabricCompareDialog::chartHasTheComparisonsPoints()
@@ -158,6 +160,33 @@ void TestFabricCompareDialog::choosingADesignOpensItAside()
     other->close();
     QTest::qWait(0);
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+}
+
+void TestFabricCompareDialog::aMixNamesItsWorstJob()
+{
+    // A scenario with jobs: the dialog compares the jobs together (fabricJobsOf()), and the
+    // slowdown cell and the tooltip name the job that sets it.
+    const Scenario mix = loadScenario(RAILYARD_SOURCE_DIR "/samples/two-jobs.json");
+    FabricCompareDialog dialog(mix);
+    QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+    const FabricComparison expected = compareFabrics(fabricJobsOf(mix), standardDesigns(mix));
+    const FabricComparison &shown = dialog.comparison();
+    QCOMPARE(shown.rows.size(), expected.rows.size());
+    QCOMPARE(shown.baselineSeconds.size(), std::size_t(2));
+    for (std::size_t i = 0; i < expected.rows.size(); ++i) {
+        QCOMPARE(shown.rows[i].iterationSeconds, expected.rows[i].iterationSeconds);
+        QCOMPARE(shown.rows[i].worstJob, expected.rows[i].worstJob);
+    }
+    auto *table = dialog.findChild<QTableWidget *>(QStringLiteral("fabricCompareTable"));
+    QVERIFY(table);
+    const int tor = rowNamed(shown, "tor");
+    QVERIFY(tor >= 0);
+    // Equal slowdowns: the first job, a, is the worst.
+    QCOMPARE(shown.rows[static_cast<std::size_t>(tor)].worstJob, 0);
+    QVERIFY2(table->item(tor, 2)->text().endsWith(QStringLiteral(" (a)")),
+        qPrintable(table->item(tor, 2)->text()));
+    QVERIFY2(table->item(tor, 0)->toolTip().startsWith(QStringLiteral("tor: job a: 1.449 s")),
+        qPrintable(table->item(tor, 0)->toolTip()));
 }
 
 QTEST_MAIN(TestFabricCompareDialog)

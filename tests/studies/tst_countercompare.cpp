@@ -44,7 +44,7 @@ std::vector<int> linksTo(const Fabric &f, int v, NodeKind kind)
     std::vector<int> out;
     for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(v), f.graph()); it != end;
          ++it) {
-        const FabricLink &l = f.graph()[*it];
+        const FabricLink &l = f.link(f.graph()[*it].id);
         if (f.node(l.dst).kind == kind)
             out.push_back(l.id);
     }

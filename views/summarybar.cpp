@@ -42,6 +42,21 @@ QString item(const QString &caption, const QString &value, const QColor &color =
 
 } // namespace
 
+MemoryShown memoryShown(const CostReport &report, double deviceHbm)
+{
+    // Each stage fits its own ranks' smallest HBM: the stage with the largest share of it.
+    MemoryShown out { report.maxMemoryPerRank, deviceHbm, {} };
+    for (std::size_t st = 0; st < report.stageHbmBytes.size() && st < report.memory.size(); ++st)
+        if (st == 0
+            || report.memory[st].total() * out.capacity > out.used * report.stageHbmBytes[st]) {
+            out.used = report.memory[st].total();
+            out.capacity = report.stageHbmBytes[st];
+            out.device
+                = QStringLiteral(" (%1)").arg(QString::fromStdString(report.stageHbmDevices[st]));
+        }
+    return out;
+}
+
 SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     : QFrame(parent)
     , m_doc(doc)
@@ -414,9 +429,10 @@ void SummaryBar::refresh()
     m_spine->setToolTip(tr("Share of NIC→leaf bytes that go on up to a spine"));
 
     const bool fits = r.memoryFits;
+    const MemoryShown shown = memoryShown(r, s.device.hbmBytes);
     m_memory->setText(item(tr("Memory / rank"),
-        QStringLiteral("%1 / %2 %3")
-            .arg(chartformat::bytes(r.maxMemoryPerRank), chartformat::bytes(s.device.hbmBytes),
+        QStringLiteral("%1 / %2%3 %4")
+            .arg(chartformat::bytes(shown.used), chartformat::bytes(shown.capacity), shown.device,
                 fits ? tr("fits") : tr("does not fit")),
         fits ? chartpalette::goodColor() : chartpalette::badColor()));
     QString memTip = tr("Largest per-rank footprint (stage: parameters + gradients + optimizer + "

@@ -11,6 +11,18 @@ class QLabel;
 namespace railyard {
 
 class ScenarioDocument;
+struct CostReport;
+
+/** The per-rank memory a summary shows against a device's HBM. */
+struct MemoryShown
+{
+    double used = 0.0; ///< bytes per rank
+    double capacity = 0.0; ///< the HBM it must fit
+    QString device; ///< " (h100-sxm)" with mixed devices, else empty
+};
+/// The largest per-rank memory against `deviceHbm`; with mixed devices (docs/mixed-devices.md)
+/// the stage closest to its own ranks' smallest HBM, that device named.
+MemoryShown memoryShown(const CostReport &report, double deviceHbm);
 
 /**
  * One compact row of the numbers a design review starts from: iteration time, MFU, bubble,

@@ -11,6 +11,7 @@
 #include "reportnotes.h"
 #include "scenariotemplates.h"
 #include "studies/bomreport.h"
+#include "summarybar.h"
 #include "timelinecanvas.h"
 #include "timelineview.h"
 
@@ -225,9 +226,10 @@ void summaryPage(QPainter &p, Pages &pages, const ScenarioDocument &doc)
         flow.row(QObject::tr("Bottleneck link"), QObject::tr("none"));
     }
     flow.row(QObject::tr("Spine share"), chartformat::percent(r.spineBytesShare, 2));
+    const MemoryShown memory = memoryShown(r, s.device.hbmBytes);
     flow.row(QObject::tr("Memory / rank"),
-             QObject::tr("%1 of %2 (%3)")
-                 .arg(chartformat::bytes(r.maxMemoryPerRank), chartformat::bytes(s.device.hbmBytes),
+             QObject::tr("%1 of %2%3 (%4)")
+                 .arg(chartformat::bytes(memory.used), chartformat::bytes(memory.capacity), memory.device,
                       r.memoryFits ? QObject::tr("fits") : QObject::tr("does NOT fit")));
     flow.row(QObject::tr("Links p50/95/99"), QObject::tr("%1 / %2 / %3")
                                                  .arg(chartformat::percent(r.linkStats.p50),

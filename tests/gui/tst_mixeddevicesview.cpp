@@ -1,8 +1,10 @@
 // Mixed devices in the fabric view (docs/mixed-devices.md): on samples/mixed-h100-h200.json each
 // server's bar names its device and the H200 servers' boxes are tinted; a GPU's status line and
 // a server's tooltip name the device and its HBM. The seed sample (one device kind) shows none.
+#include "chartformat.h"
 #include "fabricinfo.h"
 #include "fabricviewfixture.h"
+#include "summarybar.h"
 
 #include <QTest>
 
@@ -16,6 +18,7 @@ class TestMixedDevicesView : public QObject
 private Q_SLOTS:
     void serversShowTheirDevice();
     void oneDeviceKindShowsNone();
+    void memoryNamesTheTightestStagesDevice();
 
 private:
     static void open(const char *sample, std::unique_ptr<ScenarioDocument> &doc,
@@ -75,6 +78,33 @@ void TestMixedDevicesView::oneDeviceKindShowsNone()
     QVERIFY(!FabricInfo::serverToolTip(*doc, 4).contains(QStringLiteral("HBM")));
     QCOMPARE(FabricInfo::slotStatus(*doc, 32),
         QStringLiteral("rank 32 (d=0, p=1, t=0) on node004/gpu0 · rail 0"));
+}
+
+void TestMixedDevicesView::memoryNamesTheTightestStagesDevice()
+{
+    // Stages 0-1 on H100 (80 GB), 2-3 on H200 (141 GB): each stage fits its own device, so the
+    // summary shows the stage closest to its capacity - by the engine's ledger - and names it.
+    std::unique_ptr<ScenarioDocument> doc;
+    std::unique_ptr<FabricView> view;
+    open("mixed-h100-h200.json", doc, view);
+    const CostReport &r = doc->engine().report();
+    QCOMPARE(r.stageHbmBytes.size(), std::size_t { 4 });
+    std::size_t tightest = 0;
+    for (std::size_t s = 1; s < r.stageHbmBytes.size(); ++s)
+        if (r.memory[s].total() / r.stageHbmBytes[s]
+            > r.memory[tightest].total() / r.stageHbmBytes[tightest])
+            tightest = s;
+    QVERIFY(r.stageHbmBytes[tightest] < 100e9); // an H100 stage: 80 GB against 141 GB
+    SummaryBar bar(doc.get());
+    bar.resize(1400, bar.sizeHint().height());
+    bar.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&bar));
+    const QString text = bar.memoryLabel()->text();
+    QVERIFY2(text.contains(QStringLiteral("%1 / %2 (%3) fits")
+                               .arg(chartformat::bytes(r.memory[tightest].total()),
+                                   chartformat::bytes(r.stageHbmBytes[tightest]),
+                                   QString::fromStdString(r.stageHbmDevices[tightest]))),
+        qPrintable(text));
 }
 
 QTEST_MAIN(TestMixedDevicesView)

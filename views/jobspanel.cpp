@@ -45,6 +45,11 @@ JobsPanel::JobsPanel(QWidget *parent)
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tree->header()->setSectionResizeMode(JobColumn, QHeaderView::Stretch);
     m_tree->setRootIsDecorated(true);
+    // Wide enough for a short job name and every figure: the tool bar above made a bottom dock
+    // beside the pipeline open too narrow for them at 1280x720 (checked by screenshots).
+    m_tree->setMinimumWidth(fontMetrics().horizontalAdvance(
+                                QStringLiteral("Job name  Ranks  999.9 ms  999.9 ms  Slowdown"))
+        + 48);
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
         if (m_marking || !item)
             return;
@@ -90,6 +95,7 @@ void JobsPanel::setReport(const SharedFabricReport *report)
         for (std::size_t i = 0; i < shown; ++i) {
             const JobInterference &row = job.interference[i];
             auto *child = new QTreeWidgetItem(item);
+            child->setFirstColumnSpanned(true); // a link's name needs the whole row
             child->setText(JobColumn,
                 tr("%1: %2 adds %3")
                     .arg(QString::fromStdString(report->fabric->linkName(row.link)),

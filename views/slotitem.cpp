@@ -24,6 +24,7 @@ SlotItem::SlotItem(const FabricItem *root, int slot, QGraphicsItem *parent)
     setCacheMode(DeviceCoordinateCache);
     setData(kSlotKey, slot);
     setData(kRankKey, -1);
+    setData(kJobKey, -1);
 }
 
 void SlotItem::syncWithModel()

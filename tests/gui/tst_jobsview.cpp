@@ -64,9 +64,18 @@ QString seconds(double s)
     return QString::fromStdString(formatSeconds(s));
 }
 
+/// The chip of `slot` (every slot of the sample has one).
+const SlotItem &chip(const FabricItem *root, int slot)
+{
+    const SlotItem *item = root->slotItem(slot);
+    if (!item)
+        qFatal("no item for slot %d", slot);
+    return *item;
+}
+
 QPoint slotPos(const FabricView &view, int slot)
 {
-    return view.mapFromScene(view.rootItem()->slotItem(slot)->sceneBoundingRect().center());
+    return view.mapFromScene(chip(view.rootItem(), slot).sceneBoundingRect().center());
 }
 
 } // namespace
@@ -99,8 +108,7 @@ void TestJobsView::everyJobInItsHue()
     const FabricItem *root = m_window->fabricView()->rootItem();
     const QColor hueA(0xe6, 0x9f, 0x00), hueB(0x56, 0xb4, 0xe9);
     for (int slot = 0; slot < 128; ++slot) {
-        const SlotItem *item = root->slotItem(slot);
-        QVERIFY(item);
+        const SlotItem *item = &chip(root, slot);
         const int server = slot / 8;
         const int job = server == 0 || server == 8 ? 0 : server == 1 || server == 9 ? 1 : -1;
         QCOMPARE(item->data(SlotItem::kJobKey).toInt(), job);
@@ -118,7 +126,7 @@ void TestJobsView::everyJobInItsHue()
             QVERIFY(!item->jobColour().isValid());
         }
     }
-    QCOMPARE(root->slotItem(72)->otherJobRank(), 8); // b's rank 8 on server 9 GPU 0
+    QCOMPARE(chip(root, 72).otherJobRank(), 8); // b's rank 8 on server 9 GPU 0
     // The selector names both jobs; the summary the one on show.
     QComboBox *selector = m_jobs->jobSelector();
     QCOMPARE(selector->count(), 2);
@@ -157,9 +165,9 @@ void TestJobsView::selectorShowsJobB()
     QCOMPARE(m_jobs->jobSelector()->currentIndex(), 1);
     // The palette's rank 0 is b's: on server 1; a's GPUs are another job's now.
     const FabricItem *root = m_window->fabricView()->rootItem();
-    QCOMPARE(root->slotItem(8)->rank(), 0);
-    QCOMPARE(root->slotItem(8)->data(SlotItem::kJobKey).toInt(), 1);
-    QCOMPARE(root->slotItem(0)->otherJobRank(), 0);
+    QCOMPARE(chip(root, 8).rank(), 0);
+    QCOMPARE(chip(root, 8).data(SlotItem::kJobKey).toInt(), 1);
+    QCOMPARE(chip(root, 0).otherJobRank(), 0);
     // The inspector edits b: its global batch.
     auto *batch
         = m_window->inspector()->findChild<QSpinBox *>(QStringLiteral("training.global_batch"));
@@ -185,7 +193,7 @@ void TestJobsView::selectorShowsJobB()
     QTest::keyClick(selector, Qt::Key_Up);
     QTRY_COMPARE(doc->activeJob(), 0);
     doc->waitForEvaluation();
-    QCOMPARE(root->slotItem(0)->rank(), 0);
+    QCOMPARE(chip(root, 0).rank(), 0);
     QVERIFY(!doc->isModified());
 }
 
@@ -223,8 +231,8 @@ void TestJobsView::moveJobThenUndo()
     m_jobs->moveJobAction()->trigger();
     doc->waitForEvaluation();
     QCOMPARE(doc->undoStack()->count(), 1);
-    QCOMPARE(root->slotItem(32)->rank(), 0);
-    QCOMPARE(root->slotItem(8)->data(SlotItem::kJobKey).toInt(), -1); // server 1 free again
+    QCOMPARE(chip(root, 32).rank(), 0);
+    QCOMPARE(chip(root, 8).data(SlotItem::kJobKey).toInt(), -1); // server 1 free again
     // Off a's spine links: a runs at its alone time (the dock's figures).
     const JobReport &a = m_jobs->report()->jobs[0];
     QCOMPARE(a.iterationTime, a.aloneIterationTime);
@@ -238,7 +246,7 @@ void TestJobsView::moveJobThenUndo()
     // Undo: b back on servers 1 and 9.
     m_window->actions()->action(QStringLiteral("actionUndo"))->trigger();
     doc->waitForEvaluation();
-    QCOMPARE(root->slotItem(8)->rank(), 0);
+    QCOMPARE(chip(root, 8).rank(), 0);
     QCOMPARE(doc->fileScenario(), m_file);
     QVERIFY(m_jobs->report()->jobs[0].iterationTime > m_jobs->report()->jobs[0].aloneIterationTime);
 }
@@ -264,7 +272,7 @@ void TestJobsView::placeNewJobApplied()
     QCOMPARE(doc->undoStack()->count(), 1);
     QCOMPARE(doc->fileScenario().jobs.size(), std::size_t(3));
     const FabricItem *root = m_window->fabricView()->rootItem();
-    QCOMPARE(root->slotItem(16)->data(SlotItem::kJobKey).toInt(), 2);
+    QCOMPARE(chip(root, 16).data(SlotItem::kJobKey).toInt(), 2);
     QCOMPARE(m_jobs->jobSelector()->count(), 3);
     QCOMPARE(m_jobs->panel()->jobsTree()->topLevelItemCount(), 3);
     // The running jobs keep their figures: the new job shares no link with them.
@@ -272,7 +280,7 @@ void TestJobsView::placeNewJobApplied()
     m_window->actions()->action(QStringLiteral("actionUndo"))->trigger();
     doc->waitForEvaluation();
     QCOMPARE(doc->fileScenario(), m_file);
-    QCOMPARE(root->slotItem(16)->data(SlotItem::kJobKey).toInt(), -1);
+    QCOMPARE(chip(root, 16).data(SlotItem::kJobKey).toInt(), -1);
 }
 
 QTEST_MAIN(TestJobsView)

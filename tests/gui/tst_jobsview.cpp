@@ -11,6 +11,7 @@
 #include "inspectorpanel.h"
 #include "jobscontroller.h"
 #include "jobspanel.h"
+#include "legenditem.h"
 #include "mainactions.h"
 #include "mainwindow.h"
 #include "placejobdialog.h"
@@ -151,6 +152,13 @@ void TestJobsView::linksShowEveryJobsLoad()
         both += root->shownUtilisation(l) > m_window->document()->report().utilisation(l) * 1.5;
     }
     QVERIFY(both >= 4); // the four spine links both jobs cross show both loads
+    // The legend names the jobs and the busiest link of them all (a spine uplink, not job a's
+    // own NVLink bottleneck).
+    const LegendItem *legend = m_window->fabricView()->legendItem();
+    QCOMPARE(legend->caption(),
+        QStringLiteral("job a on show; b in their hues; links: every job's load"));
+    QCOMPARE(legend->bottleneckText(),
+        QString::fromStdString(shared.fabric->linkName(shared.bottleneckLink)));
 }
 
 void TestJobsView::selectorShowsJobB()

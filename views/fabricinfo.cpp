@@ -1,7 +1,9 @@
 #include "fabricinfo.h"
 
+#include "base/quantityformat.h"
 #include "document/scenariodocument.h"
 #include "io/reportjson.h"
+#include "scenario/devicepools.h"
 
 #include <algorithm>
 
@@ -90,6 +92,19 @@ QString ecmpLines(const EcmpReport &e, const Fabric &f, int forward)
                             qs(formatBytes(it->expectedBytes)), qs(formatBytes(it->p99Bytes)));
     }
     return html;
+}
+
+/// Mixed devices: "h200, 141 GB HBM" for a server of a fabric with device pools, else "".
+QString mixedDeviceText(const ScenarioDocument &doc, int server)
+{
+    const Scenario &s = doc.scenario();
+    if (s.fabric.devicePools.empty() || server < 0 || server >= s.fabric.servers)
+        return {};
+    const ServerDevices devices = serverDevices(s.fabric, s.device);
+    if (!devices.mixed())
+        return {};
+    const DeviceSpec &d = devices.ofServer(server);
+    return QStringLiteral("%1, %2 HBM").arg(qs(d.name), qs(formatBytes(d.hbmBytes)));
 }
 
 QString linkTable(const ScenarioDocument &doc, int forward)
@@ -253,6 +268,9 @@ QString FabricInfo::slotStatus(const ScenarioDocument &doc, int slot)
     QString where = slotName(doc, slot);
     if (f.railCount() > 0)
         where += QStringLiteral(" · rail %1").arg(f.railOfSlot(slot));
+    const QString device = mixedDeviceText(doc, f.serverOfSlot(slot));
+    if (!device.isEmpty())
+        where += QStringLiteral(" · ") + device;
     if (rank < 0)
         return QStringLiteral("%1: empty slot").arg(where);
     return QStringLiteral("%1 on %2").arg(rankLabel(doc, rank), where);
@@ -290,9 +308,12 @@ QString FabricInfo::serverToolTip(const ScenarioDocument &doc, int server)
         const int rank = doc.mapping().rankAt(server * f.gpusPerServer() + g);
         ranks << (rank >= 0 ? QString::number(rank) : QStringLiteral("–"));
     }
+    const QString device = mixedDeviceText(doc, server);
+    const QString name = qs(f.serverName(server)).toHtmlEscaped()
+        + (device.isEmpty() ? QString() : QStringLiteral(" · ") + device.toHtmlEscaped());
     return QStringLiteral("<b>%1</b><br>ranks on GPU 0..%2: %3<br><i>drag this bar onto another "
                           "server to move all its ranks (one undo step)</i>")
-        .arg(qs(f.serverName(server)).toHtmlEscaped())
+        .arg(name)
         .arg(f.gpusPerServer() - 1)
         .arg(ranks.join(QStringLiteral(", ")));
 }

@@ -6,6 +6,7 @@
 #include "fabricitem.h"
 #include "fabriclayout.h"
 #include "painting.h"
+#include "scenario/devicepools.h"
 #include "serverlinksitem.h"
 #include "slotitem.h"
 
@@ -44,6 +45,34 @@ ServerItem::ServerItem(const FabricItem *root, int server)
     m_pcieMask.assign(static_cast<std::size_t>(gpus), 0);
     m_emphasis.assign(static_cast<std::size_t>(gpus), 0);
     m_nicEmphasis.assign(static_cast<std::size_t>(std::max(0, f.nicsPerServer())), 0);
+    // Mixed devices: the pool holding this server names its device (the engine has checked the
+    // names before a scene shows the fabric). A binary search per pool, so a large fabric does
+    // not build the per-server table once per server.
+    if (const ScenarioDocument *doc = root->document()) {
+        const Scenario &s = doc->scenario();
+        for (std::size_t p = 0; p < s.fabric.devicePools.size(); ++p) {
+            const DevicePool &pool = s.fabric.devicePools[p];
+            if (!std::binary_search(pool.servers.begin(), pool.servers.end(), server))
+                continue;
+            const std::optional<DeviceSpec> d = poolDevice(pool.device, s.device);
+            if (d && d->name != s.device.name) {
+                m_device = QString::fromStdString(d->name);
+                m_deviceIndex = static_cast<int>(p) + 1;
+            }
+        }
+        if (!s.fabric.devicePools.empty() && m_device.isEmpty())
+            m_device = QString::fromStdString(s.device.name);
+    }
+}
+
+QColor ServerItem::boxColour() const
+{
+    if (m_device.isEmpty() || m_deviceIndex == 0)
+        return QColor(0xfc, 0xfc, 0xfd);
+    // Light tints of Okabe-Ito hues (the jobs' palette), one per further device kind.
+    static const QColor tints[] = { QColor(0xff, 0xf1, 0xd6), QColor(0xe3, 0xf2, 0xfb),
+        QColor(0xdf, 0xf3, 0xec), QColor(0xf7, 0xe6, 0xf0) };
+    return tints[(m_deviceIndex - 1) % 4];
 }
 
 void ServerItem::syncWithModel()
@@ -339,7 +368,7 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
 
     painter->setPen(QPen(m_dropTarget ? QColor(0x1c, 0x7e, 0xd6) : QColor(0x86, 0x8e, 0x96),
         m_dropTarget ? 3.0 : 1.0));
-    painter->setBrush(m_dropTarget ? QColor(0xe7, 0xf5, 0xff) : QColor(0xfc, 0xfc, 0xfd));
+    painter->setBrush(m_dropTarget ? QColor(0xe7, 0xf5, 0xff) : boxColour());
     drawBox(painter, box.adjusted(0.5, 0.5, -0.5, -0.5), 5, lod);
 
     if (m_failed)
@@ -370,8 +399,9 @@ void ServerItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option
         font.setPixelSize(9);
         painter->setFont(font);
         painter->setPen(QColor(0x6c, 0x75, 0x7d));
+        // On a fabric of mixed devices the bar names the server's device instead.
         painter->drawText(bar.adjusted(4, 0, -6, 0), Qt::AlignRight | Qt::AlignVCenter,
-            QStringLiteral("NVSwitch"));
+            m_device.isEmpty() ? QStringLiteral("NVSwitch") : m_device);
     }
 
     // NICs on the top edge, in their rail's colour (grey on a ToR fabric).

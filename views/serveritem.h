@@ -1,7 +1,9 @@
 #pragma once
 
+#include <QColor>
 #include <QGraphicsItem>
 #include <QRgb>
+#include <QString>
 
 #include <vector>
 
@@ -104,8 +106,16 @@ private:
     bool m_failed = false;
     QString m_name;
 
+    QString m_device; ///< mixed devices: the device this server holds; empty otherwise
+    int m_deviceIndex = 0; ///< into the fabric's devices (0 = the scenario's)
+
 public:
     QString name() const { return m_name; }
+    /// On a fabric of mixed devices (fabric.device_pools) the device it holds, drawn on its
+    /// bar and tinting its box; empty on a fabric of one device kind.
+    QString deviceName() const { return m_device; }
+    /// The box's fill: white, or on a mixed fabric a light tint per device kind.
+    QColor boxColour() const;
 };
 
 } // namespace railyard

@@ -61,7 +61,23 @@ struct EvaluateOptions
 
 /// A scenario with jobs (docs/shared-fabric.md): each job alone and shared, and the fabric.
 /// The single-job options that change one job's engine are refused by name.
-int runEvaluateJobs(const EvaluateOptions &o, const Scenario &scenario)
+/// Job by job, the parts of the scenario's degradations that reach it (a rank on a slow GPU or
+/// host, or traffic through a slow NIC or cable), each evaluated with the job alone on the
+/// fabric: the blast radius of a single-job file of that job.
+std::vector<BlastRadius> jobBlastRadii(const SharedFabricReport &report)
+{
+    std::vector<BlastRadius> out;
+    for (const JobReport &job : report.jobs) {
+        BlastRadius radius = blastRadius(*job.aloneEngine);
+        std::erase_if(radius.parts, [](const PartImpact &p) {
+            return p.groups.empty() && p.stages.empty() && p.delay <= 0.0;
+        });
+        out.push_back(std::move(radius));
+    }
+    return out;
+}
+
+int runEvaluateJobs(const EvaluateOptions &o, Scenario scenario)
 {
     auto refuse = [](bool given, const char *flag) {
         if (given)
@@ -82,11 +98,27 @@ int runEvaluateJobs(const EvaluateOptions &o, const Scenario &scenario)
     if (!parsePhaseOverlap(o.overlap, overlap))
         throw ScenarioError(
             "--overlap", "unknown assumption '" + o.overlap + "' (worst, duty-cycle)");
+    applyDegradationFlags(o.degradations, scenario);
     const SharedFabricReport report = evaluateJobs(scenario, overlap);
-    if (o.json)
-        writeOutput(o.output, jsonText(sharedFabricToJson(report)));
-    else
-        writeOutput(o.output, terminalText(sharedFabricToText(report)));
+    const std::vector<BlastRadius> radii
+        = scenario.degradations.empty() ? std::vector<BlastRadius>() : jobBlastRadii(report);
+    if (o.json) {
+        nlohmann::json j = sharedFabricToJson(report);
+        for (std::size_t k = 0; k < radii.size(); ++k) {
+            j["jobs"][k]["healthy_alone_iteration_time_s"] = radii[k].healthyIterationTime;
+            j["jobs"][k]["degradations"] = blastRadiusJson(radii[k]);
+        }
+        writeOutput(o.output, jsonText(std::move(j)));
+    } else {
+        std::string text = sharedFabricToText(report);
+        for (std::size_t k = 0; k < radii.size(); ++k) {
+            const std::string whose = "job " + report.jobs[k].name + " alone on the fabric";
+            text += radii[k].parts.empty() ? "\nDegraded parts (docs/stragglers.md): none reaches "
+                    + report.jobs[k].name + "\n"
+                                           : blastRadiusText(radii[k], whose);
+        }
+        writeOutput(o.output, terminalText(text));
+    }
     return kExitOk;
 }
 

@@ -126,6 +126,10 @@ const std::vector<Flag> &flags()
             "GB200/GB300 NVL72 racks: the device's 18 trays of 4 GPUs per NVLink domain, one "
             "rack per SU (device default gb200).",
             kFabric },
+        { "devices", "fabric.device_pools", Kind::Text, "POOLS",
+            "Mixed devices: servers holding another device than --device, as DEVICE:SERVERS "
+            "pools, e.g. h200:16-31 or h100-sxm:0-7,b200:8-11,14 (docs/mixed-devices.md).",
+            kFabric },
         { "tp", "parallel.tp", Kind::Degree, nullptr, nullptr, kLayout },
         { "pp", "parallel.pp", Kind::Degree, nullptr, nullptr, kLayout },
         { "dp", "parallel.dp", Kind::Degree, nullptr, nullptr, kLayout },
@@ -304,6 +308,31 @@ json layersPerStage(const std::string &list)
     return out;
 }
 
+/// --devices "h100-sxm:0-7,b200:8-11,14" as fabric.device_pools: a DEVICE:SERVERS item starts a
+/// pool, an item without a colon adds servers to the pool before it. The loader checks the
+/// device names and the servers (its errors name --devices).
+json devicePoolsDocument(const std::string &list)
+{
+    json pools = json::array();
+    std::size_t at = 0;
+    while (at <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, comma - at);
+        const std::size_t colon = item.find(':');
+        if (colon != std::string::npos)
+            pools.push_back(
+                { { "device", item.substr(0, colon) }, { "servers", item.substr(colon + 1) } });
+        else if (!pools.empty())
+            pools.back()["servers"] = pools.back()["servers"].get<std::string>() + "," + item;
+        else
+            throw ScenarioError("--devices",
+                "expected DEVICE:SERVERS pools such as h200:16-31 or h100-sxm:0-7,b200:8-15, got '"
+                    + list + "'");
+        at = comma + 1;
+    }
+    return pools;
+}
+
 /// Whether any flag describes the workload (a preset, the model, the training or the device).
 bool anyWorkloadFlag(const GenerateOptions &o)
 {
@@ -369,6 +398,8 @@ json documentFromFlags(const GenerateOptions &o, std::vector<std::string> &assum
         if (o.given(flag))
             fabric[key] = o.numbers.at(flag);
     fabric["pxn"] = o.given("pxn");
+    if (o.given("devices"))
+        fabric["device_pools"] = devicePoolsDocument(o.texts.at("devices"));
     fabric["name"]
         = o.texts.at("fabric") + "-" + std::to_string(servers) + "x" + std::to_string(gpus);
 

@@ -11,7 +11,7 @@
 #include "usageerror.h"
 
 #include "base/scenarioerror.h"
-#include "optimise/jobplacement.h"
+#include "fabric/failedcomponent.h"
 #include "optimise/optimiser.h"
 #include "optimise/optimisetext.h"
 #include "scenario/jobssection.h"
@@ -46,8 +46,8 @@ struct OptimiseCliOptions
 };
 
 /// `--job NAME` of a scenario with jobs: the job as a single-job scenario whose other jobs'
-/// GPUs count as failed (jobWithOthersFixed()), so the optimiser moves its ranks onto its own
-/// and the free slots only, and the others stay where they are. Returns the job's index.
+/// GPUs count as failed (gpu:N), so the optimiser moves its ranks onto its own and the free
+/// slots only, and the others stay where they are. Returns the job's index.
 std::size_t jobToMove(const Scenario &scenario, const std::string &name, Scenario &single)
 {
     if (scenario.jobs.empty())
@@ -57,7 +57,11 @@ std::size_t jobToMove(const Scenario &scenario, const std::string &name, Scenari
         names += (j ? ", " : "") + scenario.jobs[j].name;
         if (scenario.jobs[j].name != name)
             continue;
-        single = jobWithOthersFixed(scenario, j);
+        single = jobScenario(scenario, j);
+        for (std::size_t k = 0; k < scenario.jobs.size(); ++k)
+            if (k != j)
+                for (const int slot : scenario.jobs[k].slots)
+                    single.failures.push_back({ FailedComponent::Kind::Gpu, slot });
         return j;
     }
     throw ScenarioError("--job",

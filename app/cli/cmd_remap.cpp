@@ -12,8 +12,10 @@
 
 #include "base/scenarioerror.h"
 #include "fabric/fabric.h"
+#include "scenario/jobssection.h"
 #include "scenario/scenariofile.h"
 #include "studies/failureremap.h"
+#include "studies/jobremap.h"
 #include "studies/remaptext.h"
 
 #include <nlohmann/json.hpp>
@@ -21,6 +23,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -175,8 +178,38 @@ struct RemapOptions
     bool json = false;
     bool moves = false;
     std::string spare;
+    std::string job;
     const CLI::Option *strategyOption = nullptr;
 };
+
+/// The job a remap of a scenario with jobs acts on: `name`, or the one job the failures reach.
+std::size_t jobToRemap(
+    const Scenario &shared, const std::vector<FailedComponent> &failures, const std::string &name)
+{
+    if (shared.jobs.empty())
+        throw ScenarioError("--job", "the scenario holds one job: leave --job out");
+    std::string names;
+    for (std::size_t j = 0; j < shared.jobs.size(); ++j) {
+        names += (j ? ", " : "") + shared.jobs[j].name;
+        if (!name.empty() && shared.jobs[j].name == name)
+            return j;
+    }
+    if (!name.empty())
+        throw ScenarioError("--job", "no job \"" + name + "\" (the jobs: " + names + ")");
+    const std::vector<std::size_t> hit = jobsHitBy(shared, failures);
+    if (hit.size() == 1)
+        return hit.front();
+    if (hit.empty())
+        throw ScenarioError("--fail",
+            "no job has a rank on the failed parts (the jobs: " + names
+                + "): nothing to remap; name one with --job to remap it anyway");
+    std::string reached;
+    for (std::size_t k = 0; k < hit.size(); ++k)
+        reached += (k ? (k + 1 == hit.size() ? " and " : ", ") : "") + shared.jobs[hit[k]].name;
+    throw ScenarioError("--job",
+        "the failures reach jobs " + reached
+            + ": remap one with --job NAME, then the next on its output");
+}
 
 int runRemap(const RemapOptions &o)
 {
@@ -217,7 +250,18 @@ int runRemap(const RemapOptions &o)
             "--fail"));
     }
 
-    const Scenario scenario = loadScenarioFile(o.file);
+    const Scenario file = loadScenarioFile(o.file);
+    // A scenario with jobs: the remap moves one job, onto its own and the free GPUs (the other
+    // jobs' count as failed for it), and the result goes back among the others.
+    std::optional<std::size_t> job;
+    if (!file.jobs.empty() || !o.job.empty())
+        job = jobToRemap(file, failures, o.job);
+    Scenario scenario = job ? jobWithOthersFixed(file, *job) : file;
+    // A failed GPU of another job is given once, as the failure it is.
+    std::erase_if(scenario.failures, [&](const FailedComponent &f) {
+        return job && std::find(failures.begin(), failures.end(), f) != failures.end()
+            && std::find(file.failures.begin(), file.failures.end(), f) == file.failures.end();
+    });
     const std::vector<RemapResult> results = all
         ? remapAll(scenario, failures)
         : std::vector<RemapResult> { spare.use ? remap(scenario, failures, strategy, spare)
@@ -242,7 +286,9 @@ int runRemap(const RemapOptions &o)
     std::string text;
     if (o.json) {
         nlohmann::json j;
-        j["scenario"] = scenario.name;
+        j["scenario"] = file.name;
+        if (job)
+            j["job"] = file.jobs[*job].name;
         std::vector<std::string> names;
         for (const FailedComponent &f : failures)
             names.push_back(failureText(f));
@@ -263,8 +309,9 @@ int runRemap(const RemapOptions &o)
         std::string failed;
         for (const FailedComponent &f : failures)
             failed += (failed.empty() ? "" : ", ") + describeFailure(fabric, f);
-        text += "Remap of " + (scenario.name.empty() ? std::string("(unnamed)") : scenario.name)
-            + " after " + failed + " failed: " + std::to_string(results.front().ranksOnFailedSlots)
+        text += "Remap of " + (job ? "job " + file.jobs[*job].name + " of " : std::string())
+            + (file.name.empty() ? std::string("(unnamed)") : file.name) + " after " + failed
+            + " failed: " + std::to_string(results.front().ranksOnFailedSlots)
             + (results.front().ranksOnFailedSlots == 1 ? " rank" : " ranks")
             + " sat on failed slots; " + std::to_string(usableCount) + " of "
             + std::to_string(fabric.slotCount()) + " GPU slots usable\n\n";
@@ -280,7 +327,8 @@ int runRemap(const RemapOptions &o)
     }
     if (!output.empty()) {
         const RemapResult &r = results[static_cast<std::size_t>(chosen)];
-        saveScenario(r.degraded, output); // atomic: temp file, fsync, rename
+        // atomic: temp file, fsync, rename
+        saveScenario(job ? withRemappedJob(file, *job, r.degraded, failures) : r.degraded, output);
         if (!o.json)
             text += "wrote " + output + " (" + std::string(remapStrategyName(r.strategy))
                 + ", mapping version " + std::to_string(r.degraded.mappingVersion) + ")\n";
@@ -323,6 +371,9 @@ void addRemap(CommandLine &line)
         "Swap with a hot spare instead of retiring (the spares strategy): server:S or gpu:N, or "
         "first (the first free slot). Only the hit ranks move, each TP group inside one NVLink "
         "domain and each rank on its rail.");
+    c.text("--job", o->job, "NAME",
+        "Scenarios with jobs: remap this job (default: the one job the failures reach) onto its "
+        "own and the free GPUs; the other jobs stay where they are.");
     c.file("-o,--output", o->output, "FILE", "Write the degraded scenario to FILE (atomically).");
     c.json(o->json);
     c.flag("--moves", o->moves, "List every moved rank in the text report (the JSON lists all).");

@@ -413,10 +413,10 @@ void CostEngine::Impl::fillExposed()
 
 void CostEngine::Impl::applySlowdown()
 {
-    std::vector<double> speed = slowdown.stageSpeeds(mapping, layout);
-    if (speed != stageSpeed) {
-        plan = ComputeSlowdown::stretched(basePlan, speed);
-        stageSpeed = std::move(speed);
+    std::vector<StagePace> pace = slowdown.stagePaces(mapping, layout);
+    if (pace != stagePace) {
+        plan = slowdown.paced(basePlan, pace);
+        stagePace = std::move(pace);
     }
 }
 
@@ -507,6 +507,8 @@ void CostEngine::Impl::recompute(bool allLinks, bool full)
     report.mfu = report.iterationTime > 0.0
                      ? plan.modelFlopsPerIteration / (report.iterationTime * report.ranks * peak)
                      : 0.0;
+    if (devices) // per-device memory fit and peaks, the stages' devices, the layer suggestion
+        devices->fill(report, slowdown, mapping, layout, stagePace, plan);
 
     mappingWarnings.reset();
     partial = !full;
@@ -533,10 +535,11 @@ CostEngine::CostEngine(const Scenario &scenario, std::shared_ptr<const Fabric> f
     if (inputs.fabric != given)
         router.reset();
     d = std::make_unique<Impl>(scenario, std::move(inputs), std::move(router));
-    if (anyComputeDegradation(scenario.degradations.parts)) {
+    if (anyComputeDegradation(scenario.degradations.parts))
         d->slowdown = ComputeSlowdown(slotComputeSpeeds(d->fabric, scenario.degradations.parts));
+    d->devices = MixedDevices::build(scenario, d->fabric, d->plan, d->slowdown);
+    if (d->slowdown.active())
         d->basePlan = d->plan;
-    }
     d->setUpTraffic();
     d->traffic->build(d->mapping);
     d->recompute(true);

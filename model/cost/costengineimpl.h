@@ -6,6 +6,7 @@
 #include "cost/costengine.h"
 #include "cost/evaluationinputs.h"
 #include "cost/linkranking.h"
+#include "cost/mixeddevices.h"
 #include "cost/overlapchannels.h"
 #include "cost/stagetiming.h"
 #include "cost/trafficmodel.h"
@@ -56,8 +57,11 @@ struct CostEngine::Impl
     /// changes which stage a slow slot holds (applySlowdown()).
     ComputeSlowdown slowdown;
     WorkloadPlan basePlan;
-    std::vector<double> stageSpeed;
+    std::vector<StagePace> stagePace;
     void applySlowdown();
+    /// Mixed devices (fabric.device_pools): null on a fabric of one device kind. The slowdown
+    /// then also takes each stage's compute from the device of its slowest rank.
+    std::unique_ptr<MixedDevices> devices;
 
     Impl(const Scenario &s, EvaluationInputs in, std::shared_ptr<Router> r)
         : scenario(s)

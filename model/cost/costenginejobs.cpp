@@ -10,6 +10,7 @@
 #include "base/scenarioerror.h"
 #include "cost/costengine.h"
 #include "fabric/fabric.h"
+#include "fabric/failedcomponent.h"
 #include "scenario/jobssection.h"
 
 #include <algorithm>
@@ -109,9 +110,12 @@ SharedFabricReport evaluateJobs(const Scenario &scenario, PhaseOverlap overlap)
     const int links = fabric->linkCount();
     out.fabric = fabric;
     out.slots = fabric->slotCount();
-    out.freeSlots = out.slots;
+    // Free: usable (no failure makes it unusable) and held by no job.
+    std::vector<char> freeSlot = usableSlots(*fabric, scenario.failures);
     for (const JobSpec &job : scenario.jobs)
-        out.freeSlots -= static_cast<int>(job.slots.size());
+        for (const int slot : job.slots)
+            freeSlot[static_cast<std::size_t>(slot)] = 0;
+    out.freeSlots = static_cast<int>(std::count(freeSlot.begin(), freeSlot.end(), 1));
 
     // Per link, the jobs whose traffic crosses it (most links carry one job or none).
     std::vector<std::vector<int>> users(jobsSz(links));

@@ -76,7 +76,7 @@ struct SharedFabricReport
     std::shared_ptr<const Fabric> fabric; ///< the fabric the jobs share (link names, bandwidths)
     std::vector<JobReport> jobs;
     int slots = 0; ///< GPU slots of the fabric
-    int freeSlots = 0; ///< held by no job
+    int freeSlots = 0; ///< usable (not failed) and held by no job
     /// Per link (FabricLink::id): bytes per iteration summed over the jobs.
     std::vector<double> linkBytes;
     /// Per link: sum over the jobs of bytes / (bandwidth x the job's shared iteration time),

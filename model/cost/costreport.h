@@ -119,6 +119,16 @@ struct CostReport
     /// iteration (the phase model packed more onto a link than it can carry in that time).
     double linkBoundTime = 0.0;
     bool linkBound = false;
+    /// Mixed devices (fabric.device_pools, docs/mixed-devices.md); all empty on a fabric of one
+    /// device kind. Per stage: the device of its slowest rank (what sets its compute), and the
+    /// smallest HBM among its ranks' devices with that device's name (what its memory must fit).
+    std::vector<std::string> stageDevices;
+    std::vector<double> stageHbmBytes;
+    std::vector<std::string> stageHbmDevices;
+    /// Layers per stage that would balance the stages' compute on their devices (for
+    /// training.layers_per_stage); empty when every stage computes on one device kind or the
+    /// schedule is interleaved.
+    std::vector<int> suggestedLayersPerStage;
     std::vector<std::string> warnings;     ///< model caveats (memory); see CostEngine::mappingWarnings()
 
     /// Busy time / iteration time of one directed link.

@@ -6,7 +6,16 @@ std::vector<std::string> iterationWarnings(const CostReport &report, const Fabri
                                            double deviceBytes, double scheduleEnd)
 {
     std::vector<std::string> warnings;
-    if (!report.memoryFits)
+    if (!report.memoryFits && !report.stageHbmBytes.empty()) {
+        // Mixed devices: each stage against its smallest device (docs/mixed-devices.md).
+        for (std::size_t s = 0; s < report.stageHbmBytes.size() && s < report.memory.size(); ++s)
+            if (report.memory[s].total() > report.stageHbmBytes[s])
+                warnings.push_back("memory: a rank of stage " + std::to_string(s) + " needs "
+                                   + std::to_string(report.memory[s].total() / 1e9).substr(0, 6)
+                                   + " GB but its " + report.stageHbmDevices[s] + " has "
+                                   + std::to_string(report.stageHbmBytes[s] / 1e9).substr(0, 6)
+                                   + " GB");
+    } else if (!report.memoryFits)
         warnings.push_back("memory: a rank needs "
                            + std::to_string(report.maxMemoryPerRank / 1e9).substr(0, 6)
                            + " GB but the device has "

@@ -38,6 +38,7 @@ namespace {
 using kjson = nlohmann::ordered_json;
 
 /// The label keys of the levels (a prefix of our own: the values are Railyard's group names).
+constexpr const char *kZoneLabel = "topology.railyard.io/zone";
 constexpr const char *kPodLabel = "topology.railyard.io/pod";
 constexpr const char *kLeafLabel = "topology.railyard.io/leaf-group";
 constexpr const char *kDomainLabel = "topology.railyard.io/nvlink-domain";
@@ -100,10 +101,21 @@ std::string exportKueue(const CostEngine &engine, const ExportOptions &options)
     const std::string job = objectName(engine.scenario().name);
     std::vector<std::string> notes = t.notes;
 
-    // Levels, highest first: pods (when there are several), leaf groups, NVLink domains (when
-    // they span servers and each lies inside one leaf group), the host.
+    // Levels, highest first: zones (four tiers), pods (when there are several), leaf groups, NVLink
+    // domains (when they span servers and each lies inside one leaf group), the host.
     std::vector<KueueLevel> levels;
     const auto S = static_cast<std::size_t>(f.servers());
+    if (t.zones.size() > 1) {
+        KueueLevel zone { kZoneLabel, std::vector<int>(S, -1), {} };
+        for (const SchedulerTopology::Group &z : t.zones)
+            zone.names.push_back(labelValue(z.name));
+        for (std::size_t g = 0; g < t.leafGroups.size(); ++g)
+            if (const int pod = t.leafGroups[g].parent; pod >= 0)
+                for (int s : t.leafGroups[g].servers)
+                    zone.domainOfServer[static_cast<std::size_t>(s)]
+                        = t.pods[static_cast<std::size_t>(pod)].parent;
+        levels.push_back(std::move(zone));
+    }
     if (t.pods.size() > 1) {
         KueueLevel pod { kPodLabel, std::vector<int>(S, -1), {} };
         for (const SchedulerTopology::Group &p : t.pods)

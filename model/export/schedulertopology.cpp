@@ -99,6 +99,7 @@ SchedulerTopology schedulerTopology(const CostEngine &engine, const std::vector<
 
     // Leaf-level groups: servers reaching the same set of plane-0 leaves.
     std::map<std::vector<int>, int> groupOfLeafSet;
+    std::vector<int> zoneOfGroup; ///< per leaf group: its leaves' zone (four tiers), else -1
     int uncabled = 0;
     for (int s = 0; s < f.servers(); ++s) {
         std::set<int> leaves;
@@ -133,6 +134,7 @@ SchedulerTopology schedulerTopology(const CostEngine &engine, const std::vector<
                     = "leaves " + first.name + " and " + std::to_string(key.size() - 1) + " more";
             }
             g.parent = f.spineCount() > 0 ? first.pod : -1;
+            zoneOfGroup.push_back(f.zoneCount() > 1 ? first.zone : -1);
             t.leafGroups.push_back(std::move(g));
         }
         t.leafGroupOfServer[static_cast<std::size_t>(s)] = it->second;
@@ -144,7 +146,8 @@ SchedulerTopology schedulerTopology(const CostEngine &engine, const std::vector<
 
     // Pods: the spines above the leaf groups (pod index -> dense index).
     std::map<int, int> podIndex;
-    for (SchedulerTopology::Group &g : t.leafGroups) {
+    for (std::size_t gi = 0; gi < t.leafGroups.size(); ++gi) {
+        SchedulerTopology::Group &g = t.leafGroups[gi];
         if (g.parent < 0)
             continue;
         auto [it, added] = podIndex.try_emplace(g.parent, static_cast<int>(t.pods.size()));
@@ -153,6 +156,7 @@ SchedulerTopology schedulerTopology(const CostEngine &engine, const std::vector<
             pod.name = uniqueSwitchName("pod" + std::to_string(g.parent) + "-spines",
                 "spines" + std::to_string(t.pods.size()), taken);
             pod.what = "the spines of pod " + std::to_string(g.parent);
+            pod.parent = zoneOfGroup[gi]; // the zone's own number; made dense below
             t.pods.push_back(std::move(pod));
         }
         g.parent = it->second;
@@ -162,7 +166,35 @@ SchedulerTopology schedulerTopology(const CostEngine &engine, const std::vector<
     }
     for (SchedulerTopology::Group &pod : t.pods)
         std::sort(pod.servers.begin(), pod.servers.end());
-    if (t.pods.size() > 1)
+
+    // Zones (four tiers): the super-spines above a zone's pods; the cores above the zones. A
+    // job kept inside one zone never reaches a core, so the scheduler should see the level.
+    std::map<int, int> zoneIndex;
+    for (SchedulerTopology::Group &pod : t.pods) {
+        if (pod.parent < 0)
+            continue;
+        auto [it, added] = zoneIndex.try_emplace(pod.parent, static_cast<int>(t.zones.size()));
+        if (added) {
+            SchedulerTopology::Group zone;
+            zone.name = uniqueSwitchName("zone" + std::to_string(pod.parent) + "-superspines",
+                "zone" + std::to_string(t.zones.size()), taken);
+            zone.what = "the super-spines of zone " + std::to_string(pod.parent);
+            t.zones.push_back(std::move(zone));
+        }
+        pod.parent = it->second;
+        SchedulerTopology::Group &zone = t.zones[static_cast<std::size_t>(it->second)];
+        zone.servers.insert(zone.servers.end(), pod.servers.begin(), pod.servers.end());
+    }
+    for (SchedulerTopology::Group &zone : t.zones)
+        std::sort(zone.servers.begin(), zone.servers.end());
+    if (t.zones.size() == 1) { // one zone cabled: its super-spines are the top, as in three tiers
+        t.zones.clear();
+        for (SchedulerTopology::Group &pod : t.pods)
+            pod.parent = -1;
+    }
+    if (t.zones.size() > 1)
+        t.top = uniqueSwitchName("cores", "top", taken);
+    else if (t.pods.size() > 1)
         t.top = uniqueSwitchName("super-spines", "top", taken);
     if (t.pods.empty() && t.leafGroups.size() > 1)
         t.notes.push_back("the leaf groups have no spine above them: a job cannot span two");
@@ -237,7 +269,11 @@ std::string exportSlurmTopologyTree(const CostEngine &engine, const ExportOption
            "rail-optimised\n"
            "# scalable unit's rail leaves count as one); above them one switch per pod for its\n"
            "# spines"
-        + std::string(t.top.empty() ? "" : ", and one for the super-spines") + ".\n";
+        + std::string(t.zones.size() > 1
+                ? ", one per zone for its super-spines, and one for the cores"
+                : t.top.empty() ? ""
+                                : ", and one for the super-spines")
+        + ".\n";
     std::set<int> jobGroups;
     for (int s : t.jobServers)
         if (const int g = t.leafGroupOfServer[static_cast<std::size_t>(s)]; g >= 0)
@@ -255,12 +291,20 @@ std::string exportSlurmTopologyTree(const CostEngine &engine, const ExportOption
         out += "# " + t.pods[p].what + "\nSwitchName=" + t.pods[p].name
             + " Switches=" + slurmhostlist::compress(children) + "\n";
     }
-    if (!t.top.empty()) {
+    for (std::size_t z = 0; z < t.zones.size(); ++z) {
         std::vector<std::string> children;
         for (const SchedulerTopology::Group &p : t.pods)
-            children.push_back(p.name);
-        out += "# the super-spines\nSwitchName=" + t.top
+            if (p.parent == static_cast<int>(z))
+                children.push_back(p.name);
+        out += "# " + t.zones[z].what + "\nSwitchName=" + t.zones[z].name
             + " Switches=" + slurmhostlist::compress(children) + "\n";
+    }
+    if (!t.top.empty()) {
+        std::vector<std::string> children;
+        for (const SchedulerTopology::Group &g : t.zones.size() > 1 ? t.zones : t.pods)
+            children.push_back(g.name);
+        out += std::string(t.zones.size() > 1 ? "# the cores" : "# the super-spines")
+            + "\nSwitchName=" + t.top + " Switches=" + slurmhostlist::compress(children) + "\n";
     }
     return out;
 }

@@ -14,8 +14,9 @@ namespace exportdetail {
 /**
  * The fabric as a scheduler's tree sees it, shared by the slurm-topology, slurm-topology-block
  * and kueue exports: servers (under the launchers' host names) grouped under the leaves their
- * NICs reach, those groups under their pod's spines, the pods under the super-spines, and the
- * blocks a job should not straddle (the NVLink domains, else the leaf groups).
+ * NICs reach, those groups under their pod's spines, the pods under the super-spines (in a
+ * four-tier fabric: under their zone's super-spines, the zones under the cores), and the blocks
+ * a job should not straddle (the NVLink domains, else the leaf groups).
  *
  * A rail-optimised server reaches one leaf per rail, so its leaf-level group is the scalable
  * unit's set of rail leaves ("su0"): a scheduler's tree needs each node under one leaf switch
@@ -30,13 +31,18 @@ struct SchedulerTopology
         std::string name; ///< a Slurm switch/block name and a Kubernetes label value
         std::string what; ///< "leaf tor-3", "rail leaves of SU 0", "NVLink domain rack2"
         std::vector<int> servers; ///< ascending
-        int parent = -1; ///< leaf groups: index into pods (-1: no spine above)
+        int parent = -1; ///< leaf groups: index into pods (-1: no spine above); pods: index
+                         ///< into zones (-1: three tiers or fewer)
     };
     std::vector<std::string> hosts; ///< per server
     std::vector<Group> leafGroups;
     std::vector<int> leafGroupOfServer; ///< -1: no cabled NIC
     std::vector<Group> pods; ///< one per pod whose leaves have spines; children = leaf groups
-    std::string top; ///< the super-spine tier's name when pods > 1 ("" otherwise)
+    /// Four-tier fabrics: one per zone (the pods under one set of super-spines), children =
+    /// pods; empty with three tiers or fewer.
+    std::vector<Group> zones;
+    std::string top; ///< the tier above the pods (super-spines; with zones, the cores) when
+                     ///< pods > 1 ("" otherwise)
     std::vector<Group> blocks; ///< NVLink domains when they span servers, else the leaf groups
     std::vector<int> blockOfServer;
     std::string blockKind; ///< "NVLink domain" or "leaf group"

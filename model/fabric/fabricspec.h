@@ -35,6 +35,18 @@ struct Cable
 };
 
 /**
+ * Servers that hold another device than the scenario's (docs/mixed-devices.md): a device name
+ * (a preset of workload/presets.h, or the scenario's own device.name) and the servers holding
+ * it. Servers in no pool hold the scenario's device.
+ */
+struct DevicePool
+{
+    std::string device;
+    std::vector<int> servers; ///< ascending, each in one pool at most
+    bool operator==(const DevicePool &) const = default;
+};
+
+/**
  * The parameters a fabric is generated from. A scenario file stores this (not every link), so
  * a 16,384-GPU fabric stays a few lines long; `Fabric::build()` turns it into the graph.
  *
@@ -106,6 +118,10 @@ struct FabricSpec
     /// (servers_per_su, radix, spines, oversubscription, fabric_gbps) are not used. Servers,
     /// GPUs, NICs and the scale-up and PCIe links still come from the fields above.
     std::vector<Cable> cabling;
+
+    /// Mixed devices: which servers hold which device (DevicePool); empty = every server holds
+    /// the scenario's device. NVLink and NIC speeds stay the fields above for every server.
+    std::vector<DevicePool> devicePools;
 
     /// GPU slots (servers x GPUs per server), in 64 bits so an absurd spec cannot overflow.
     std::int64_t slotCount() const { return std::int64_t { servers } * gpusPerServer; }

@@ -1,5 +1,7 @@
 #include "io/reportjson.h"
 
+#include "io/devicereport.h"
+
 #include "cost/epsummary.h"
 #include "workload/memoryledger.h"
 
@@ -202,7 +204,8 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
         items = nlohmann::json::object();
         for (const MemoryItem &item : memoryItems(m))
             items[item.name] = item.bytes;
-        deciding = decidingMemoryItems(m, deviceBytes);
+        deciding = decidingMemoryItems(
+            m, s < r.stageHbmBytes.size() ? r.stageHbmBytes[s] : deviceBytes);
         allowance = {{"total", m.allowance()},
                      {"cuda_context", m.cudaContext},
                      {"nccl", m.nccl},
@@ -211,13 +214,18 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
     }
     // The fullest stage's items, and the ones that decide the fit: without them a stage that
     // does not fit would; for one that fits, the largest (memoryledger.h).
+    // Mixed devices: the fullest stage's smallest device.
+    const double fullestDevice = fullestStage.is_number() && !r.stageHbmBytes.empty()
+                                     ? r.stageHbmBytes[fullestStage.get<std::size_t>()]
+                                     : deviceBytes;
     j["memory"] = {{"max_bytes_per_rank", r.maxMemoryPerRank},
-                   {"device_bytes", deviceBytes},
+                   {"device_bytes", fullestDevice},
                    {"fits", r.memoryFits},
                    {"allowance_bytes", allowance},
                    {"fullest_stage", fullestStage},
                    {"items_bytes", items},
                    {"deciding_items", deciding}};
+    addDevicesJson(r, j); // mixed devices only
     j["switches"] = {{"leaf", fabric.leafCount()},
                      {"spine", fabric.spineCount()},
                      {"superspine", fabric.superSpineCount()}};
@@ -355,6 +363,7 @@ std::string reportToText(const CostEngine &engine)
         }
         out << "  (per micro-batch; E = embedding, H = LM head and loss)\n";
     }
+    writeDevicesText(r, out); // mixed devices only
     out << "\nPer tier       tp / pp / dp / ep / cp link bytes\n";
     for (Tier t : kAllTiers) {
         const DimArray &b = r.tierBytes[index(t)];
@@ -373,15 +382,21 @@ std::string reportToText(const CostEngine &engine)
             << tierName(fabric.link(r.bottleneckLink).tier) << ", mostly "
             << dimName(r.bottleneckDim) << ", "
             << formatBytes(r.links[r.bottleneckLink].bytes) << "/iteration)\n";
+    // Mixed devices: the fullest stage against its smallest device (the Devices block lists
+    // every stage's).
+    const MemoryLedger *fullestLedger = nullptr;
+    double deviceHbm = s.device.hbmBytes;
+    for (std::size_t st = 0; st < r.memory.size(); ++st)
+        if (!fullestLedger || r.memory[st].total() > fullestLedger->total()) {
+            fullestLedger = &r.memory[st];
+            if (st < r.stageHbmBytes.size())
+                deviceHbm = r.stageHbmBytes[st];
+        }
     out << "Memory         " << formatBytes(r.maxMemoryPerRank) << " per rank at most, device "
-        << formatBytes(s.device.hbmBytes) << (r.memoryFits ? " (fits)" : " (DOES NOT FIT)")
+        << formatBytes(deviceHbm) << (r.memoryFits ? " (fits)" : " (DOES NOT FIT)")
         << "\n";
     // The fullest stage's largest items, and which decide the fit.
     {
-        const MemoryLedger *fullestLedger = nullptr;
-        for (const MemoryLedger &m : r.memory)
-            if (!fullestLedger || m.total() > fullestLedger->total())
-                fullestLedger = &m;
         if (fullestLedger) {
             std::string parts;
             for (const MemoryItem &item : memoryItems(*fullestLedger)) {
@@ -391,13 +406,13 @@ std::string reportToText(const CostEngine &engine)
                          + formatBytes(item.bytes);
             }
             std::string decide;
-            for (const std::string &name : decidingMemoryItems(*fullestLedger, s.device.hbmBytes))
+            for (const std::string &name : decidingMemoryItems(*fullestLedger, deviceHbm))
                 decide += (decide.empty() ? "" : ", ") + name;
             out << "  fullest rank  " << parts << "\n";
             if (!decide.empty())
                 out << (r.memoryFits ? "  largest item  " : "  over by      ")
                     << (r.memoryFits ? decide
-                                     : formatBytes(r.maxMemoryPerRank - s.device.hbmBytes)
+                                     : formatBytes(r.maxMemoryPerRank - deviceHbm)
                                            + "; without " + decide + " it would fit")
                     << "\n";
         }

@@ -131,16 +131,6 @@ std::vector<std::pair<std::string, std::vector<int>>> windows(
 
 } // namespace
 
-Scenario jobWithOthersFixed(const Scenario &shared, std::size_t index)
-{
-    Scenario single = jobScenario(shared, index);
-    for (std::size_t k = 0; k < shared.jobs.size(); ++k)
-        if (k != index)
-            for (const int slot : shared.jobs[k].slots)
-                single.failures.push_back({ FailedComponent::Kind::Gpu, slot });
-    return single;
-}
-
 Scenario asJobsScenario(const Scenario &scenario)
 {
     if (!scenario.jobs.empty())

@@ -11,11 +11,6 @@
 
 namespace railyard {
 
-/// Job `index` of a scenario with jobs as a single-job scenario (jobScenario()) whose other
-/// jobs' GPUs count as failed (gpu:N): the optimiser then moves its ranks onto its own and the
-/// free slots only, and the others stay where they are (`optimise --job`, "place a new job").
-Scenario jobWithOthersFixed(const Scenario &shared, std::size_t index);
-
 /// `scenario` as a scenario with jobs: itself when it holds jobs; a single-job scenario becomes
 /// one job named after it ("job" when unnamed) on its slots, in the first default hue.
 Scenario asJobsScenario(const Scenario &scenario);

@@ -95,7 +95,12 @@ Scenario composeJobs(const Scenario &fabricFile, const std::vector<ComposeJob> &
         const Scenario &s = in.scenario;
         if (!s.jobs.empty())
             throw ScenarioError(in.source, "the file already holds jobs: compose single-job files");
-        if (const std::string diff = fabricDifference(s.fabric, fabricFile.fabric); !diff.empty())
+        // A job planned on a fabric of one device may go onto a mixed one: its pools are the
+        // shared fabric's (docs/mixed-devices.md).
+        FabricSpec jobFabric = s.fabric;
+        if (jobFabric.devicePools.empty())
+            jobFabric.devicePools = fabricFile.fabric.devicePools;
+        if (const std::string diff = fabricDifference(jobFabric, fabricFile.fabric); !diff.empty())
             throw ScenarioError(in.source, "the fabrics must agree: " + diff);
         JobSpec job;
         job.name = s.name.empty() ? "job" + std::to_string(j + 1) : s.name;

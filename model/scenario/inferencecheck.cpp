@@ -7,11 +7,14 @@
  */
 #include "scenario/inferencecheck.h"
 
+#include "scenario/devicepools.h"
+
 #include "base/jsonfields.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenario.h"
 #include "workload/inferencecompute.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -140,16 +143,28 @@ void validateInference(const Scenario &scenario)
             "inference.pools", "a prefill pool needs a decode pool to hand its KV cache to");
 
     // Memory: weights (largest stage) plus the KV cache the pool's GPUs hold at once.
+    // Mixed devices: a pool's GPUs hold it on the smallest HBM among its servers' devices.
     const double perToken = inference::kvBytesPerToken(m, s.kvPrecision);
+    const ServerDevices devices = serverDevices(scenario.fabric, scenario.device);
     for (std::size_t i = 0; i < s.pools.size(); ++i) {
         const PoolSpec &p = s.pools[i];
         const double weights = inference::weightBytesPerGpu(m, p, s.precision);
         const double kvBytes = inference::kvTokensHeld(s, p) * perToken / (double(p.tp) * p.pp);
-        if (weights + kvBytes > scenario.device.hbmBytes) {
+        double hbm = scenario.device.hbmBytes;
+        if (devices.mixed()) {
+            hbm = devices.ofServer(0).hbmBytes;
+            bool first = true;
+            for (const int slot : inference::poolSlots(p, scenario.fabric.gpusPerServer)) {
+                const double h = devices.ofServer(slot / scenario.fabric.gpusPerServer).hbmBytes;
+                hbm = first ? h : std::min(hbm, h);
+                first = false;
+            }
+        }
+        if (weights + kvBytes > hbm) {
             char gb[96];
             std::snprintf(gb, sizeof gb,
                 "%.1f GB weights + %.1f GB KV cache per GPU exceed the %.1f GB", weights / 1e9,
-                kvBytes / 1e9, scenario.device.hbmBytes / 1e9);
+                kvBytes / 1e9, hbm / 1e9);
             throw ScenarioError(jsonElementPath("inference.pools", i),
                 "pool '" + p.name + "': " + gb + " of HBM ("
                     + (p.role == PoolRole::Prefill ? "one prompt" : "batch " + str(s.batch))

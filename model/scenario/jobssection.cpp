@@ -140,11 +140,22 @@ Scenario jobScenario(const Scenario &scenario, std::size_t index)
     s.slots = job.slots;
     s.mappingVersion = job.mappingVersion;
     s.failures = scenario.failures;
+    s.degradations = scenario.degradations;
     s.collectives = scenario.collectives;
     s.calibration = scenario.calibration;
     s.ncclObserved = scenario.ncclObserved;
     s.catalogue = scenario.catalogue;
     return s;
+}
+
+Scenario jobWithOthersFixed(const Scenario &shared, std::size_t index)
+{
+    Scenario single = jobScenario(shared, index);
+    for (std::size_t k = 0; k < shared.jobs.size(); ++k)
+        if (k != index)
+            for (const int slot : shared.jobs[k].slots)
+                single.failures.push_back({ FailedComponent::Kind::Gpu, slot });
+    return single;
 }
 
 void adoptFirstJob(Scenario &scenario)

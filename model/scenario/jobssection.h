@@ -30,6 +30,10 @@ namespace railyard {
 /// collectives and calibration with the job's layout, model, training, device and slots (no
 /// jobs, no inference pools, no whiteboard marks). What the engine evaluates for the job.
 Scenario jobScenario(const Scenario &scenario, std::size_t index);
+/// Job `index` as jobScenario() whose other jobs' GPUs count as failed (gpu:N): a search or a
+/// remap then moves its ranks onto its own and the free slots only, and the others stay where
+/// they are (`optimise --job`, `remap` of a scenario with jobs, "place a new job").
+Scenario jobWithOthersFixed(const Scenario &shared, std::size_t index);
 /// Puts the first job's layout, model, training and mapping in the top-level fields (what a
 /// command handling one job reads; the device stays the scenario's default); no-op without jobs.
 /// Saving writes the first job from those fields, so an edit made through them is kept: call

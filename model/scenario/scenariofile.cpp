@@ -47,6 +47,9 @@
  *                                            is exactly these cables, [a_device, a_port,
  *                                            b_device, b_port, gbps(, latency_us)] each
  *                                            (fabric/cablingbuilder.h; import-topology --cabling)
+ *       "device_pools": [{"device": "h200", "servers": "16-31"}, ...]   optional: servers that
+ *                                            hold another device than "device" (a preset name
+ *                                            or device.name; docs/mixed-devices.md)
  *       "nic_numa": [0, 0, 0, 0, 1, ...],    optional, per NIC its NUMA node (0..63)
  *       "gpu_pci_paths": [["0000:15:00.0"], ...], "nic_pci_paths": [...]   optional, per GPU /
  *                                            per NIC the PCIe bridges above it, CPU side first
@@ -196,6 +199,7 @@
 #include "scenario/calibrationsection.h"
 #include "scenario/cataloguesection.h"
 #include "scenario/degradationsection.h"
+#include "scenario/devicepools.h"
 #include "scenario/inferencecheck.h"
 #include "scenario/jobssection.h"
 #include "scenario/ncclobservedsection.h"
@@ -283,6 +287,17 @@ template<typename Json> Json toJson(const Scenario &s)
         fabric["seeds"] = f.routing.seeds;
     if (f.routing.adaptiveEfficiency != ecmpDefaults.adaptiveEfficiency)
         fabric["adaptive_efficiency"] = f.routing.adaptiveEfficiency;
+    // Written only when set, so a fabric of one device keeps its hash.
+    if (!f.devicePools.empty()) {
+        Json pools = Json::array();
+        for (const DevicePool &pool : f.devicePools) {
+            Json p;
+            p["device"] = pool.device;
+            p["servers"] = serverRangeText(pool.servers);
+            pools.push_back(std::move(p));
+        }
+        fabric["device_pools"] = std::move(pools);
+    }
 
     Json parallel;
     parallel["tp"] = s.degrees.tp;
@@ -529,6 +544,7 @@ Scenario scenarioFromJson(const json &value, const std::string &baseDir)
     } else if (const json *mapping = top.find("mapping")) {
         readMapping(*mapping, slotCount, s);
     }
+    devicepools::checkDevicePools(s); // needs the device and the jobs' devices read above
     if (const json *collectives = top.find("collectives"))
         s.collectives = readCollectives(*collectives);
     if (const json *failures = top.find("failures"))

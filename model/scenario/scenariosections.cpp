@@ -12,6 +12,7 @@
 #include "base/sizelimits.h"
 #include "base/text.h"
 #include "scenario/cablingsection.h"
+#include "scenario/devicepools.h"
 #include "workload/presets.h"
 #include "workload/workloadnames.h"
 
@@ -151,7 +152,7 @@ FabricSpec readFabric(const json &value)
             "fabric_gbps", "fabric_latency_us", "pxn", "gpu_numa", "nic_devices", "gpu_pci_bus_ids",
             "nic_pci_bus_ids", "nic_numa", "gpu_pci_paths", "nic_pci_paths", "cabling",
             "scaleup_domain_servers", "planes", "plane_port_gbps", "routing", "qps_per_connection",
-            "seeds", "adaptive_efficiency" });
+            "seeds", "adaptive_efficiency", "device_pools" });
     f.rejectUnknown();
 
     FabricSpec spec;
@@ -384,6 +385,9 @@ FabricSpec readFabric(const json &value)
     r.seeds = f.integer("seeds", r.seeds, 1, EcmpRouting::kMaxSeeds);
     r.adaptiveEfficiency
         = f.number("adaptive_efficiency", r.adaptiveEfficiency, 0.0, 1.0, LowerBound::Exclusive);
+    // Mixed devices (docs/mixed-devices.md); the names are checked once the device is read.
+    if (const json *pools = f.find("device_pools"))
+        spec.devicePools = devicepools::readDevicePools(*pools, spec.servers);
     return spec;
 }
 

@@ -23,13 +23,13 @@ std::string percentText(double part, double whole)
 
 } // namespace
 
-std::string blastRadiusText(const BlastRadius &radius)
+std::string blastRadiusText(const BlastRadius &radius, const std::string &whose)
 {
     if (radius.parts.empty())
         return {};
     const double extra = radius.degradedIterationTime - radius.healthyIterationTime;
-    std::string text = "\nDegraded parts (docs/stragglers.md): iteration "
-        + formatSeconds(radius.degradedIterationTime) + ", healthy "
+    std::string text = "\nDegraded parts (docs/stragglers.md)" + (whose.empty() ? "" : ", " + whose)
+        + ": iteration " + formatSeconds(radius.degradedIterationTime) + ", healthy "
         + formatSeconds(radius.healthyIterationTime) + " ("
         + percentText(extra, radius.healthyIterationTime) + ")\n";
     for (const PartImpact &p : radius.parts) {

@@ -3,6 +3,7 @@
 #include "base/scenarioerror.h"
 #include "fabric/fabric.h"
 #include "fabric/router.h"
+#include "scenario/devicepools.h"
 #include "scenario/inferencecheck.h"
 #include "scenario/scenario.h"
 #include "workload/computemodel.h"
@@ -292,6 +293,9 @@ InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric
     // Replicas, in pool order (poolReplicas).
     std::vector<Replica> replicas;
     std::array<int, 3> replicasPerRole {};
+    // Mixed devices (docs/mixed-devices.md): each pool computes on the devices of its servers.
+    const ServerDevices devices = serverDevices(scenario.fabric, scenario.device);
+    std::vector<std::vector<std::size_t>> poolDevices(spec.pools.size());
     for (std::size_t i = 0; i < spec.pools.size(); ++i) {
         const PoolSpec &pool = spec.pools[i];
         const std::vector<int> slots = inference::poolSlots(pool, G);
@@ -316,13 +320,32 @@ InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric
         pr.weightBytesPerGpu = inference::weightBytesPerGpu(m, pool, spec.precision);
         pr.kvBytesPerGpu = inference::kvTokensHeld(spec, pool) * out.kvBytesPerToken
             / (double(pool.tp) * pool.pp);
-        pr.fits = pr.weightBytesPerGpu + pr.kvBytesPerGpu <= scenario.device.hbmBytes;
+        // Mixed devices: every device the pool's GPUs sit on; the smallest HBM must hold it.
+        std::vector<std::size_t> &on = poolDevices[i];
+        for (const int slot : slots) {
+            const auto d = devices.mixed()
+                ? static_cast<std::size_t>(
+                    devices.serverDevice[static_cast<std::size_t>(fabric.serverOfSlot(slot))])
+                : std::size_t { 0 };
+            if (std::find(on.begin(), on.end(), d) == on.end())
+                on.push_back(d);
+        }
+        if (on.empty())
+            on.push_back(0);
+        std::sort(on.begin(), on.end());
+        std::size_t smallest = on.front();
+        for (const std::size_t d : on)
+            if (devices.devices[d].hbmBytes < devices.devices[smallest].hbmBytes)
+                smallest = d;
+        if (devices.mixed())
+            pr.hbmDevice = devices.devices[smallest].name;
+        const double hbm = devices.devices[smallest].hbmBytes;
+        pr.fits = pr.weightBytesPerGpu + pr.kvBytesPerGpu <= hbm;
         out.pools.push_back(std::move(pr));
     }
 
     // Step times per pool: compute (identical replicas) plus the slowest replica's TP all-reduces
     // (two per layer [Shoeybi19], S = tokens h e) and pipeline sends.
-    const Roofline r = compute::deviceRoofline(scenario.device, spec.precision);
     const double prompt = spec.promptTokens;
     const double batch = spec.batch;
     // Mean context of a sequence over its decode steps (prompt plus half the output): the
@@ -336,11 +359,21 @@ InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric
         PoolResult &pr = out.pools[i];
         const bool prefills = pool.role != PoolRole::Decode;
         const bool decodes = pool.role != PoolRole::Prefill;
-        const double pfCompute
-            = prefills ? inference::prefillCompute(r, m, pool, spec.precision, prompt) : 0.0;
-        const double dcCompute = decodes
-            ? inference::decodeCompute(r, m, pool, spec.precision, spec.kvPrecision, batch, ctx)
-            : 0.0;
+        // A pool across device kinds steps at its slowest device's pace (its replicas are
+        // timed alike; a TP or PP group across kinds waits for its slower member).
+        double pfCompute = 0.0, dcCompute = 0.0;
+        for (const std::size_t d : poolDevices[i]) {
+            const Roofline r = compute::deviceRoofline(devices.devices[d], spec.precision);
+            const double pf
+                = prefills ? inference::prefillCompute(r, m, pool, spec.precision, prompt) : 0.0;
+            const double dc = decodes
+                ? inference::decodeCompute(r, m, pool, spec.precision, spec.kvPrecision, batch, ctx)
+                : 0.0;
+            if (devices.mixed() && (pf + dc > pfCompute + dcCompute || pr.device.empty()))
+                pr.device = devices.devices[d].name;
+            pfCompute = std::max(pfCompute, pf);
+            dcCompute = std::max(dcCompute, dc);
+        }
         for (const Replica &rep : replicas) {
             if (rep.pool != static_cast<int>(i))
                 continue;

@@ -49,7 +49,11 @@ struct PoolResult
     std::vector<std::string> serverNames; ///< their names, same order
     double weightBytesPerGpu = 0.0; ///< the largest over stages
     double kvBytesPerGpu = 0.0; ///< KV cache held per GPU at full batch
-    bool fits = true; ///< weights + KV <= device HBM
+    bool fits = true; ///< weights + KV <= device HBM (the smallest of the pool's devices)
+    /// Mixed devices (fabric.device_pools): the device that sets the pool's step (its slowest),
+    /// and the one with the least HBM; "" on a fabric of one device kind.
+    std::string device;
+    std::string hbmDevice;
     double stepTime = 0.0; ///< prefill: one prompt; decode/colocated: one decode step
     double tpCollectiveTime = 0.0; ///< the TP all-reduces inside stepTime
     double utilisation = 0.0; ///< busy share at the request rate (>= 1: overloaded)

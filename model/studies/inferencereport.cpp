@@ -77,6 +77,10 @@ nlohmann::json inferenceReportToJson(const InferenceReport &r, const Fabric &fab
                 { "kv_bytes_per_gpu", p.kvBytesPerGpu }, { "fits", p.fits },
                 { "step_time_s", p.stepTime }, { "tp_collective_time_s", p.tpCollectiveTime },
                 { "utilisation", p.utilisation } });
+        if (!p.device.empty()) { // mixed devices only
+            pools.back()["device"] = p.device;
+            pools.back()["hbm_device"] = p.hbmDevice;
+        }
     }
     j["pools"] = pools;
     if (const KvLinkLoad *hot = r.hottestLink())
@@ -109,6 +113,9 @@ std::string inferenceReportToText(const InferenceReport &r, const Fabric &fabric
             p.name.c_str(), std::string(poolRoleName(p.role)).c_str(), p.tp, p.pp, p.ep, p.gpus,
             p.replicas, servers.c_str());
         out << line;
+        if (!p.device.empty())
+            out << "                 on " << p.device
+                << (p.hbmDevice == p.device ? std::string() : ", HBM of " + p.hbmDevice) << "\n";
         out << "                 step " << formatSeconds(p.stepTime) << " (TP all-reduce "
             << formatSeconds(p.tpCollectiveTime) << "), busy " << percent(p.utilisation)
             << ", weights " << formatBytes(p.weightBytesPerGpu) << " + KV "

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
 
@@ -46,7 +47,11 @@ private Q_SLOTS:
     void evaluateJsonListsTheJobs();
     void evaluateTextShowsEachJobAndTheFabric();
     void singleJobOptionsAreRefusedForJobs();
+    void slowPartsReachTheJobsOnThem();
     void optimiseMovesOneJobOnly();
+    void remapMovesTheJobTheFailureReaches();
+    void remapRefusals_data();
+    void remapRefusals();
 };
 
 void TestCliJobs::singleJobSamplesEvaluateByteIdentically_data()
@@ -54,8 +59,11 @@ void TestCliJobs::singleJobSamplesEvaluateByteIdentically_data()
     QTest::addColumn<QString>("file");
     const QStringList files = QDir(QStringLiteral(RAILYARD_SOURCE_DIR "/samples"))
                                   .entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name);
+    // Not the samples of what came later: several jobs, mixed devices (tst_cli_mixeddevices).
+    const QStringList later { QStringLiteral("two-jobs.json"),
+        QStringLiteral("mixed-h100-h200.json"), QStringLiteral("inference-mixed-devices.json") };
     for (const QString &f : files)
-        if (f != QLatin1String("two-jobs.json"))
+        if (!later.contains(f))
             QTest::newRow(qPrintable(f)) << f;
 }
 
@@ -194,6 +202,38 @@ void TestCliJobs::singleJobOptionsAreRefusedForJobs()
     QVERIFY(bad.exitCode != 0);
 }
 
+void TestCliJobs::slowPartsReachTheJobsOnThem()
+{
+    // nic:3 is node000's fourth NIC: job a's (servers 0 and 8), none of b's (1 and 9).
+    const nlohmann::json j
+        = cliJson({ "evaluate", sample("two-jobs.json"), "--json", "--slow-nic", "3=5%" });
+    const nlohmann::json &a = j["jobs"][0];
+    const nlohmann::json &b = j["jobs"][1];
+    QCOMPARE(a["degradations"].size(), std::size_t { 1 });
+    QCOMPARE(a["degradations"][0]["id"].get<std::string>(), std::string("nic:3"));
+    QCOMPARE(
+        a["degradations"][0]["groups_waiting"][0]["kind"].get<std::string>(), std::string("dp"));
+    // One part: its delay is the whole difference between a's degraded and healthy alone runs.
+    const double delay = a["degradations"][0]["delay_s"].get<double>();
+    QVERIFY(delay > 1.0); // the ring's 2 x S/2 through 20 Gb/s, S = 4 GB (tst_costenginejobs)
+    QVERIFY(std::abs(a["alone_iteration_time_s"].get<double>()
+                - a["healthy_alone_iteration_time_s"].get<double>() - delay)
+        <= 1e-9);
+    QVERIFY(b["degradations"].empty());
+    QCOMPARE(b["alone_iteration_time_s"].get<double>(),
+        b["healthy_alone_iteration_time_s"].get<double>());
+    // The flag used to be ignored for a scenario with jobs: a's figures must move.
+    const nlohmann::json healthy = cliJson({ "evaluate", sample("two-jobs.json"), "--json" });
+    QVERIFY(
+        a["iteration_time_s"].get<double>() > healthy["jobs"][0]["iteration_time_s"].get<double>());
+    const CliRun text
+        = runRailyardCli({ "evaluate", sample("two-jobs.json"), "--slow-nic", "3=5%" });
+    QVERIFY2(text.out.contains("Degraded parts (docs/stragglers.md), job a alone on the fabric: "),
+        text.out.constData());
+    QVERIFY2(text.out.contains("Degraded parts (docs/stragglers.md): none reaches b\n"),
+        text.out.constData());
+}
+
 void TestCliJobs::optimiseMovesOneJobOnly()
 {
     QTemporaryDir dir;
@@ -218,6 +258,70 @@ void TestCliJobs::optimiseMovesOneJobOnly()
         QVERIFY(std::find(aSlots.begin(), aSlots.end(), slot) == aSlots.end());
     // The file still evaluates as two jobs.
     QCOMPARE(cliJson({ "evaluate", out, "--json" })["jobs"].size(), std::size_t { 2 });
+}
+
+
+void TestCliJobs::remapMovesTheJobTheFailureReaches()
+{
+    // server:0 holds job a's first replica (slots 0-7); b sits on servers 1 and 9. Without
+    // --job the remap takes the one job the failure reaches; hot spares are the free GPUs.
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("remapped.json"));
+    const CliRun r = runRailyardCli({ "remap", sample("two-jobs.json"), "--fail", "server:0",
+        "--strategy", "spares", "-o", out });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.startsWith("Remap of job a of two-jobs after server:0 (node000) failed: 8 "
+                              "ranks sat on failed slots"),
+        r.out.constData());
+    const nlohmann::json before
+        = nlohmann::json::parse(readTestFile(sample("two-jobs.json")).toStdString());
+    const nlohmann::json after = nlohmann::json::parse(readTestFile(out).toStdString());
+    // b untouched; a off server 0 and off b's GPUs, a new mapping version; the failure is the
+    // scenario's, once (not b's GPUs, which a's remap counted as taken).
+    QCOMPARE(after["jobs"][1], before["jobs"][1]);
+    QCOMPARE(after["jobs"][0]["mapping"]["version"].get<int>(), 2);
+    const std::vector<int> bSlots = after["jobs"][1]["mapping"]["slots"];
+    for (const int slot : after["jobs"][0]["mapping"]["slots"].get<std::vector<int>>()) {
+        QVERIFY(slot >= 8);
+        QVERIFY(std::find(bSlots.begin(), bSlots.end(), slot) == bSlots.end());
+    }
+    QCOMPARE(after["failures"], nlohmann::json::parse(R"(["server:0"])"));
+    const nlohmann::json evaluated = cliJson({ "evaluate", out, "--json" });
+    QCOMPARE(evaluated["jobs"].size(), std::size_t { 2 });
+    // Free: 128 slots, 8 on the failed server, 32 held by the jobs.
+    QCOMPARE(evaluated["free_slots"].get<int>(), 128 - 8 - 32);
+    // --job names the job in the JSON report.
+    const nlohmann::json j = cliJson({ "remap", sample("two-jobs.json"), "--fail", "gpu:9", "--job",
+        "b", "--strategy", "spares", "--json" });
+    QCOMPARE(j["job"].get<std::string>(), std::string("b"));
+    QCOMPARE(j["ranks_on_failed_slots"].get<int>(), 1);
+}
+
+void TestCliJobs::remapRefusals_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("two jobs reached") << QStringList { "--fail", "server:0", "--fail", "server:1" }
+                                      << QStringLiteral("--job: the failures reach jobs a and b: "
+                                                        "remap one with --job NAME");
+    QTest::newRow("no job reached") << QStringList { "--fail", "server:5" }
+                                    << QStringLiteral("--fail: no job has a rank on the failed "
+                                                      "parts (the jobs: a, b)");
+    QTest::newRow("unknown job") << QStringList { "--fail", "server:0", "--job", "c" }
+                                 << QStringLiteral("--job: no job \"c\" (the jobs: a, b)");
+}
+
+void TestCliJobs::remapRefusals()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("remapped.json"));
+    const CliRun r = runRailyardCli(
+        QStringList { "remap", sample("two-jobs.json") } + args + QStringList { "-o", out });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    QVERIFY(!QFileInfo::exists(out));
 }
 
 QTEST_GUILESS_MAIN(TestCliJobs)

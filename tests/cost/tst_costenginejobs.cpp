@@ -81,6 +81,7 @@ private Q_SLOTS:
     void bMovedOffTheSpineLinksCostsANothing();
     void dutyCycleSharesLessThanTheWorstCase();
     void jobErrorsNameTheJob();
+    void aSlowNicSlowsOnlyTheJobOnIt();
     void randomPlacementsKeepTheInvariants();
 };
 
@@ -217,6 +218,37 @@ void TestCostEngineJobs::jobErrorsNameTheJob()
         QVERIFY2(QString::fromStdString(e.field()).startsWith(QStringLiteral("jobs[1]")), e.what());
         QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("job \"b\"")), e.what());
     }
+}
+
+void TestCostEngineJobs::aSlowNicSlowsOnlyTheJobOnIt()
+{
+    // NIC 3 of server 0 (nic:3) at 5 % of its 400 Gb/s: only job a has a rank there (TP rank 3
+    // of its first replica), so a slows and b, alone, does not. A shared scenario's jobs see
+    // its degradations as a single-job file of each would.
+    Scenario s = twoJobSample();
+    Degradation nic;
+    nic.kind = Degradation::Kind::Nic;
+    nic.index = 3;
+    nic.bandwidthFactor = 0.05; // 20 Gb/s: slower than the shared uplink's share
+    s.degradations.parts.push_back(nic);
+    const SharedFabricReport healthy = evaluateJobs(twoJobSample());
+    const SharedFabricReport slow = evaluateJobs(s);
+    // Each job evaluates as its own file does, degradations included.
+    QCOMPARE(slow.jobs[0].aloneIterationTime, CostEngine(jobScenario(s, 0)).report().iterationTime);
+    QVERIFY(slow.jobs[0].aloneIterationTime > healthy.jobs[0].aloneIterationTime);
+    QVERIFY(slow.jobs[0].iterationTime > healthy.jobs[0].iterationTime);
+    // b has no rank on server 0: alone, it does not see the NIC.
+    QCOMPARE(slow.jobs[1].aloneIterationTime, healthy.jobs[1].aloneIterationTime);
+    // By hand, a's DP phase alone is now the slow NIC's: 2 passes x S/2 through 20 Gb/s at
+    // 47/50, in place of the uplink's 8 S / 188 GB/s; the DP sync is exposed in full.
+    const double S = gradientBytesByHand();
+    const double uplinkPhase = 8.0 * S / (kRingEfficiency * kUplinkBytesPerSecond);
+    const double nicPhase = 2.0 * (S / 2.0) / (kRingEfficiency * 20e9 / 8.0);
+    const double grew = slow.jobs[0].aloneIterationTime - healthy.jobs[0].aloneIterationTime;
+    QVERIFY2(std::abs(grew - (nicPhase - uplinkPhase)) <= 1e-3 * (nicPhase - uplinkPhase),
+        qPrintable(QStringLiteral("a alone grew %1 s, by hand %2 s")
+                       .arg(grew)
+                       .arg(nicPhase - uplinkPhase)));
 }
 
 void TestCostEngineJobs::randomPlacementsKeepTheInvariants()

@@ -82,6 +82,7 @@ private Q_SLOTS:
     void hostlistRefuses();
     void treeOfATopOfRackFabric();
     void treeOfARailFabricGroupsTheScalableUnit();
+    void treeOfAFourTierFabricKeepsItsZones();
     void blockIsTheNvlinkDomainWithItsSegment();
     void blockFilesFollowTheDocumentedGrammar();
     void kueueNamesTheLevelThatHoldsTheJob();
@@ -157,6 +158,37 @@ void TestSlurmTopology::treeOfARailFabricGroupsTheScalableUnit()
     swapped.swapRanks(0, 8); // rank 0 (node000) <-> rank 8 (node001)
     const std::string after = exportText(swapped, ExportFormat::SlurmTopology);
     QVERIFY(after.find("# railyard-node-order: node001 node000 node002") != std::string::npos);
+}
+
+void TestSlurmTopology::treeOfAFourTierFabricKeepsItsZones()
+{
+    // 192 single-NIC servers, radix 8 (docs/scenario-format.md, four-tier Clos): a leaf takes
+    // k/2 = 4 servers, a pod k/2 = 4 leaves (16 servers), a zone k/2 = 4 pods (64 servers),
+    // so 3 zones of 4 pods of 4 leaves, the zones joined by the cores.
+    Scenario s = fixtures::smallDense(192, 1, fixtures::degrees(1, 1, 192), FabricKind::Tor);
+    s.fabric.switchRadix = 8;
+    const CostEngine engine(s);
+    QCOMPARE(engine.fabric().zoneCount(), 3);
+    const std::string text = exportText(engine, ExportFormat::SlurmTopology);
+    // Each zone's super-spines hold its own 4 pods, and only the cores hold the zones: a job in
+    // one zone never needs a core, which Slurm can see only with this level.
+    QCOMPARE(valueOn(text, "SwitchName=zone0-superspines", "Switches"),
+        std::string("pod0-spines,pod1-spines,pod2-spines,pod3-spines"));
+    QCOMPARE(valueOn(text, "SwitchName=zone2-superspines", "Switches"),
+        std::string("pod8-spines,pod9-spines,pod10-spines,pod11-spines"));
+    QCOMPARE(valueOn(text, "SwitchName=cores", "Switches"),
+        std::string("zone0-superspines,zone1-superspines,zone2-superspines"));
+    QCOMPARE(valueOn(text, "SwitchName=pod5-spines", "Switches"), std::string("tor-[20-23]"));
+    QVERIFY(text.find("SwitchName=super-spines") == std::string::npos);
+    // Every switch has one parent: 48 leaves, 12 pods, 3 zones, 1 core switch.
+    std::size_t switches = 0;
+    for (std::size_t at = text.find("\nSwitchName="); at != std::string::npos;
+         at = text.find("\nSwitchName=", at + 1))
+        ++switches;
+    QCOMPARE(switches, std::size_t(48 + 12 + 3 + 1));
+    // Kueue gets the zone as its highest level.
+    const std::string kueue = exportText(engine, ExportFormat::Kueue);
+    QVERIFY(kueue.find("topology.railyard.io/zone=zone1-superspines") != std::string::npos);
 }
 
 void TestSlurmTopology::blockIsTheNvlinkDomainWithItsSegment()

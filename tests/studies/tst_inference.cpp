@@ -7,6 +7,7 @@
 #include "workload/presets.h"
 #include "base/scenarioerror.h"
 #include "scenario/scenariofile.h"
+#include "workload/inferencecompute.h"
 #include "workload/workloadplan.h"
 
 #include <QFile>
@@ -108,6 +109,7 @@ private Q_SLOTS:
     void samplesRoundTripByteIdentical_data();
     void samplesRoundTripByteIdentical();
     void trainingScenarioHasNoInferenceSection();
+    void poolsComputeOnTheirServersDevices();
 };
 
 void TestInference::kvBytesPerRequest_data()
@@ -407,6 +409,7 @@ void TestInference::samplesRoundTripByteIdentical_data()
     QTest::addColumn<QString>("file");
     QTest::newRow("disaggregated") << "inference-disaggregated.json";
     QTest::newRow("minimal") << "inference-minimal.json";
+    QTest::newRow("mixed devices") << "inference-mixed-devices.json";
 }
 
 void TestInference::samplesRoundTripByteIdentical()
@@ -427,6 +430,44 @@ void TestInference::trainingScenarioHasNoInferenceSection()
     const std::string text = scenarioToText(s);
     QVERIFY(text.find("\"inference\":") == std::string::npos);
     QVERIFY(!parseScenario(text).inference.has_value());
+}
+
+void TestInference::poolsComputeOnTheirServersDevices()
+{
+    // Mixed devices (docs/mixed-devices.md): a TP8 prefill pool on node000 (H100) and a TP8
+    // decode pool on node001 (H200). Each pool's compute is the compute model on its own
+    // device's roofline; its TP all-reduces stay the fabric's NVLink. So the decode step differs
+    // from the all-H100 deployment's by exactly decodeCompute(H200) - decodeCompute(H100) and
+    // the prefill not at all.
+    Scenario h100 = baseScenario("llama3-70b");
+    h100.inference->pools = { pool("prefill", PoolRole::Prefill, 8, range(0, 8)),
+        pool("decode", PoolRole::Decode, 8, range(8, 8)) };
+    Scenario mixed = h100;
+    DevicePool decodeServers;
+    decodeServers.device = "h200";
+    decodeServers.servers = { 1 };
+    mixed.fabric.devicePools = { decodeServers };
+    const InferenceReport a = evaluateInference(h100, Fabric::build(h100.fabric));
+    const InferenceReport b = evaluateInference(mixed, Fabric::build(mixed.fabric));
+    const InferenceSpec &spec = *h100.inference;
+    const PoolSpec &decode = spec.pools[1];
+    const double ctx = spec.promptTokens + 0.5 * spec.outputTokens; // inference.cpp's mean context
+    const auto decodeOn = [&](const char *device) {
+        return inference::decodeCompute(
+            compute::deviceRoofline(*devicePreset(device), spec.precision), h100.model, decode,
+            spec.precision, spec.kvPrecision, spec.batch, ctx);
+    };
+    const double expected = decodeOn("h200") - decodeOn("h100-sxm");
+    QVERIFY(expected < 0.0); // memory-bound decode: 4.8 against 3.35 TB/s of HBM
+    const double got = b.pools[1].stepTime - a.pools[1].stepTime;
+    QVERIFY2(std::abs(got - expected) <= 1e-9 * a.pools[1].stepTime,
+        qPrintable(QString::number(got) + " vs " + QString::number(expected)));
+    QCOMPARE(b.pools[0].stepTime, a.pools[0].stepTime);
+    QCOMPARE(b.pools[0].device, std::string("h100-sxm"));
+    QCOMPARE(b.pools[1].device, std::string("h200"));
+    QCOMPARE(b.pools[1].hbmDevice, std::string("h200"));
+    QVERIFY(a.pools[1].device.empty()); // one device kind: no device named
+    QCOMPARE(b.tpot, b.pools[1].stepTime);
 }
 
 QTEST_GUILESS_MAIN(TestInference)

@@ -296,13 +296,20 @@ void FabricItem::recolour(const ReportChange &change, bool force)
     const CostReport &r = m_document->report();
     const int links = static_cast<int>(r.links.size());
     // The relative scale spans 0 .. the bottleneck (the shown report's most utilised link).
-    const double max
+    double max
         = r.bottleneckLink >= 0 && r.bottleneckLink < links ? r.utilisation(r.bottleneckLink) : 0.0;
+    if (!m_jobOthers.empty()) { // every job's load: the busiest link over all of them
+        max = 0.0;
+        for (int l = 0; l < links; ++l)
+            max = std::max(max, shownUtilisation(l));
+    }
     m_maxUtilisation = max > 0.0 ? max : 1.0;
     // A colour is busy time / (iteration time x range). Unless that product moved, only the
     // links whose load moved look different; an overlay's colours follow no report.
     const double scale = m_overlayOn ? 1.0 : r.iterationTime * maxUtilisation();
-    const bool everything = force || change.allLinks || scale != m_colourScale;
+    // With other jobs on the fabric the range follows all of them: repaint every link.
+    const bool everything
+        = force || change.allLinks || scale != m_colourScale || !m_jobOthers.empty();
     m_colourScale = scale;
 
     if (m_bottleneck != r.bottleneckLink) {

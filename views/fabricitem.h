@@ -136,6 +136,13 @@ public:
     bool measuredShown() const { return m_measuredShown && !m_measured.empty(); }
     /// The measurement of directed link `link`, NaN when none.
     double measuredUtilisation(int link) const;
+    /// Several jobs on the fabric (docs/shared-fabric.md): every other job's utilisation per
+    /// directed link (bytes / (bandwidth x its shared iteration), evaluateJobs()) and the active
+    /// job's shared iteration. Links then show the sum over the jobs, the active job's part
+    /// from the report on screen (a drag's preview too), so at rest a link shows
+    /// SharedFabricReport::linkUtilisation. An empty list: one job, the report alone.
+    void setJobLoads(std::vector<double> othersUtilisation, double activeIteration);
+    bool hasJobLoads() const { return !m_jobOthers.empty(); }
     /// Failed servers and GPU slots drawn greyed and crossed out; replaces the previous set.
     void markFailed(const std::vector<int> &servers, const std::vector<int> &slots);
     static QColor emphasisColour() { return QColor(0x70, 0x48, 0xe8); }
@@ -238,6 +245,8 @@ private:
     std::vector<int> m_emphasis;
     QString m_emphasisCaption;
     bool m_overlayOn = false;
+    std::vector<double> m_jobOthers; ///< setJobLoads()
+    double m_jobIteration = 0.0;
     std::unordered_map<int, double> m_overlay;
     QString m_overlayTitle;
     std::vector<int> m_failedServers, m_failedSlots;

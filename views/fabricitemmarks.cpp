@@ -20,7 +20,27 @@ double FabricItem::shownUtilisation(int link) const
         const auto it = m_overlay.find(link);
         return it != m_overlay.end() && it->second > 0.0 ? it->second : 0.0;
     }
-    return m_document->report().utilisation(link);
+    const CostReport &r = m_document->report();
+    if (!m_jobOthers.empty() && link >= 0 && static_cast<std::size_t>(link) < m_jobOthers.size()
+        && static_cast<std::size_t>(link) < r.links.size() && m_jobIteration > 0.0) {
+        const double bandwidth = m_fabric->linkBandwidth(link);
+        const double own = bandwidth > 0.0
+            ? r.links[static_cast<std::size_t>(link)].bytes / (bandwidth * m_jobIteration)
+            : 0.0;
+        return m_jobOthers[static_cast<std::size_t>(link)] + own;
+    }
+    return r.utilisation(link);
+}
+
+void FabricItem::setJobLoads(std::vector<double> othersUtilisation, double activeIteration)
+{
+    if (othersUtilisation.size() != static_cast<std::size_t>(m_fabric->linkCount()))
+        othersUtilisation.clear(); // another fabric's figures (a rebuild is on its way)
+    if (othersUtilisation == m_jobOthers && activeIteration == m_jobIteration)
+        return;
+    m_jobOthers = std::move(othersUtilisation);
+    m_jobIteration = activeIteration;
+    recolour(ReportChange { {}, true, false }, true);
 }
 
 void FabricItem::setEmphasis(const std::vector<int> &linkIds, const QString &caption)

@@ -23,6 +23,7 @@
 #include <QPainter>
 #include <QPixmapCache>
 #include <QScrollBar>
+#include <QStringList>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -133,7 +134,12 @@ void FabricView::updateLegend()
     const Fabric &f = m_document->engine().fabric();
     // Links showing given values (the KV load) name the hottest of those, not the report's
     // bottleneck of the training step, which the colours no longer show.
-    const int link = m_root->hasLinkOverlay() ? m_root->overlayPeakLink() : r.bottleneckLink;
+    int link = m_root->hasLinkOverlay() ? m_root->overlayPeakLink() : r.bottleneckLink;
+    if (!m_root->hasLinkOverlay() && m_root->hasJobLoads()) { // the busiest link of all the jobs
+        for (int l = 0; l < f.linkCount(); ++l)
+            if (link < 0 || m_root->shownUtilisation(l) > m_root->shownUtilisation(link))
+                link = l;
+    }
     QString bottleneck = QStringLiteral("none");
     if (link >= 0 && link < f.linkCount())
         bottleneck = QString::fromStdString(f.linkName(link));
@@ -141,7 +147,22 @@ void FabricView::updateLegend()
     m_legend->setLoadRange(m_root->maxUtilisation(), peak, bottleneck,
         !m_root->hasLinkOverlay() && m_root->loadScale() == LoadScale::Relative);
     m_legend->setOverlayTitle(m_root->overlayTitle());
-    m_legend->setCaption(m_root->emphasisCaption());
+    QString caption = m_root->emphasisCaption();
+    const Scenario &scenario = m_document->scenario();
+    if (caption.isEmpty() && !scenario.jobs.empty()) {
+        // Several jobs: name them, the one on show first (its chips; the others' GPUs in their
+        // hue).
+        QStringList names;
+        for (std::size_t j = 0; j < scenario.jobs.size(); ++j)
+            if (static_cast<int>(j) != m_document->activeJob())
+                names << QString::fromStdString(scenario.jobs[j].name);
+        caption
+            = tr("job %1 on show; %2 in their hues; links: every job's load")
+                  .arg(QString::fromStdString(
+                           scenario.jobs[static_cast<std::size_t>(m_document->activeJob())].name),
+                      names.join(QStringLiteral(", ")));
+    }
+    m_legend->setCaption(caption);
     m_legend->setColouring(m_root->colourBy(), m_root->colourValueCount());
     const ParallelDegrees &deg = m_document->engine().layout().degrees();
     m_legend->setDimensions(deg.ep > 1, deg.cp > 1);

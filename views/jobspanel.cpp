@@ -5,9 +5,11 @@
 #include "fabric/fabric.h"
 
 #include <QColor>
+#include <QFont>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPixmap>
+#include <QToolBar>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -31,7 +33,10 @@ JobsPanel::JobsPanel(QWidget *parent)
     : QWidget(parent)
     , m_summary(new QLabel(this))
     , m_tree(new QTreeWidget(this))
+    , m_toolBar(new QToolBar(this))
 {
+    m_toolBar->setObjectName(QStringLiteral("jobsToolBar"));
+    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     m_summary->setWordWrap(true);
     m_tree->setColumnCount(ColumnCount);
     m_tree->setHeaderLabels({ tr("Job"), tr("Ranks"), tr("Alone"), tr("Shared"), tr("Slowdown") });
@@ -40,7 +45,20 @@ JobsPanel::JobsPanel(QWidget *parent)
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tree->header()->setSectionResizeMode(JobColumn, QHeaderView::Stretch);
     m_tree->setRootIsDecorated(true);
+    // Wide enough for a short job name and every figure: the tool bar above made a bottom dock
+    // beside the pipeline open too narrow for them at 1280x720 (checked by screenshots).
+    m_tree->setMinimumWidth(fontMetrics().horizontalAdvance(
+                                QStringLiteral("Job name  Ranks  999.9 ms  999.9 ms  Slowdown"))
+        + 48);
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        if (m_marking || !item)
+            return;
+        while (item->parent())
+            item = item->parent();
+        Q_EMIT jobChosen(m_tree->indexOfTopLevelItem(item));
+    });
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_toolBar);
     layout->addWidget(m_summary);
     layout->addWidget(m_tree, 1);
     setReport(nullptr);
@@ -48,8 +66,11 @@ JobsPanel::JobsPanel(QWidget *parent)
 
 void JobsPanel::setReport(const SharedFabricReport *report)
 {
+    // Clearing and filling move the current item: not the user's choice.
+    m_marking = true;
     m_tree->clear();
     if (!report) {
+        m_marking = false;
         m_summary->setText(tr("The scenario holds one job."));
         return;
     }
@@ -74,6 +95,7 @@ void JobsPanel::setReport(const SharedFabricReport *report)
         for (std::size_t i = 0; i < shown; ++i) {
             const JobInterference &row = job.interference[i];
             auto *child = new QTreeWidgetItem(item);
+            child->setFirstColumnSpanned(true); // a link's name needs the whole row
             child->setText(JobColumn,
                 tr("%1: %2 adds %3")
                     .arg(QString::fromStdString(report->fabric->linkName(row.link)),
@@ -83,6 +105,24 @@ void JobsPanel::setReport(const SharedFabricReport *report)
         }
         item->setExpanded(true);
     }
+    m_marking = false;
+    setActiveJob(m_active);
+}
+
+void JobsPanel::setActiveJob(int index)
+{
+    m_active = index;
+    m_marking = true;
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
+        QTreeWidgetItem *item = m_tree->topLevelItem(i);
+        QFont font = item->font(JobColumn);
+        font.setBold(i == index);
+        for (int c = 0; c < ColumnCount; ++c)
+            item->setFont(c, font);
+        if (i == index)
+            m_tree->setCurrentItem(item);
+    }
+    m_marking = false;
 }
 
 void JobsPanel::showError(const QString &message)

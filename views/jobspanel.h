@@ -3,6 +3,7 @@
 #include <QWidget>
 
 class QLabel;
+class QToolBar;
 class QTreeWidget;
 
 namespace railyard {
@@ -13,8 +14,10 @@ struct SharedFabricReport;
  * The Jobs dock of a scenario with jobs (docs/shared-fabric.md): one row per job in its own
  * hue with its ranks, its iteration alone on the fabric and shared, and its slowdown; under
  * it the links where its neighbours cost it most. A line above says how many GPU slots are
- * free and which overlap assumption the figures take. It shows the report it is given and
- * computes nothing.
+ * free and which overlap assumption the figures take. The active job's row (the one the
+ * explorer shows) is current and bold; choosing a row asks for it (jobChosen()). A tool bar
+ * above holds the application's job actions. It shows the report it is given and computes
+ * nothing.
  */
 class JobsPanel : public QWidget
 {
@@ -30,12 +33,24 @@ public:
     /// The evaluation failed: the message instead of the rows.
     void showError(const QString &message);
 
+    /// Marks job `index`'s row as the one on show (current, bold); emits nothing.
+    void setActiveJob(int index);
+    int activeJob() const { return m_active; }
+
     QTreeWidget *jobsTree() const { return m_tree; }
     QLabel *summaryLabel() const { return m_summary; }
+    QToolBar *toolBar() const { return m_toolBar; }
+
+Q_SIGNALS:
+    /// The user chose job `index`'s row (or one of its link rows).
+    void jobChosen(int index);
 
 private:
     QLabel *m_summary = nullptr;
     QTreeWidget *m_tree = nullptr;
+    QToolBar *m_toolBar = nullptr;
+    int m_active = 0;
+    bool m_marking = false;
 };
 
 } // namespace railyard

@@ -263,6 +263,12 @@ void RankDragTool::update(const QPoint &viewPos)
     int server = -1, slot = -1;
     const std::vector<std::pair<int, int>> moves = request(viewPos, server, slot);
     setTarget(slot, server);
+    // Another job's GPU: no preview; the drop would be refused (the document says why).
+    if (const QString refusal = m_document->moveRefusal(moves); !refusal.isEmpty()) {
+        endPreview();
+        m_view->say(QStringLiteral("Cannot drop here: %1").arg(refusal));
+        return;
+    }
     if (moves.empty())
         endPreview();
     else
@@ -337,9 +343,15 @@ void RankDragTool::finish(const QPoint &viewPos)
     clearVisuals();
     m_dragging = false;
     m_ranks.clear();
+    if (const QString refusal = m_document->moveRefusal(moves); !refusal.isEmpty()) {
+        endPreview();
+        m_root->setFocusRank(m_view->pinnedRank());
+        m_view->say(QStringLiteral("Drop refused: %1").arg(refusal));
+        return;
+    }
     if (moves.empty()) {
         endPreview();
-            m_root->setFocusRank(m_view->pinnedRank());
+        m_root->setFocusRank(m_view->pinnedRank());
         m_view->say(count == 1
                 ? QStringLiteral("Drop cancelled: not on another slot")
                 : QStringLiteral("Drop cancelled: not on a server that can take %1 ranks")

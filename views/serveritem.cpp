@@ -232,7 +232,8 @@ void ServerItem::paintOverviewBlock(QPainter *painter, double lod)
 
 QRgb ServerItem::blockColour(const SlotItem *slot)
 {
-    return slot->rank() >= 0 ? slot->fillColour().rgb() : qRgb(0xf1, 0xf3, 0xf5);
+    return slot->rank() >= 0 || slot->otherJobRank() >= 0 ? slot->fillColour().rgb()
+                                                          : qRgb(0xf1, 0xf3, 0xf5);
 }
 
 void ServerItem::paintOverview(QPainter *painter, double lod)

@@ -24,13 +24,14 @@ SlotItem::SlotItem(const FabricItem *root, int slot, QGraphicsItem *parent)
     setCacheMode(DeviceCoordinateCache);
     setData(kSlotKey, slot);
     setData(kRankKey, -1);
+    setData(kJobKey, -1);
 }
 
 void SlotItem::syncWithModel()
 {
     const ScenarioDocument *doc = m_root->document();
     const int rank = doc->mapping().rankAt(m_slot);
-    const QColor fill = rank >= 0 ? m_root->chipColour(rank) : QColor();
+    QColor fill = rank >= 0 ? m_root->chipColour(rank) : QColor();
     QString coordText;
     if (rank >= 0) {
         const RankCoord c = doc->engine().layout().coord(rank);
@@ -42,8 +43,35 @@ void SlotItem::syncWithModel()
             coordText += QStringLiteral(",e%1").arg(c.e);
         coordText += QLatin1Char(')');
     }
-    if (rank == m_rank && fill == m_fill && coordText == m_coordText)
+    // Several jobs: the active job's chips carry its hue as a band, another job's GPU is filled
+    // with that job's hue and named (docs/shared-fabric.md, "In the explorer").
+    int job = -1, otherRank = -1;
+    QColor jobColour, shown = fill;
+    QString jobName;
+    const Scenario &scenario = doc->scenario();
+    if (!scenario.jobs.empty()) {
+        const int other = rank >= 0 ? -1 : doc->otherJobOfSlot(m_slot);
+        job = rank >= 0 ? doc->activeJob() : other;
+        if (job >= 0 && static_cast<std::size_t>(job) < scenario.jobs.size()) {
+            jobColour = QColor(
+                QString::fromStdString(scenario.jobs[static_cast<std::size_t>(job)].colour));
+            if (other >= 0) {
+                otherRank = doc->otherJobRankOfSlot(m_slot);
+                jobName
+                    = QString::fromStdString(scenario.jobs[static_cast<std::size_t>(other)].name);
+                shown = otherJobFill(jobColour);
+            }
+        }
+    }
+    if (rank == m_rank && shown == m_fill && coordText == m_coordText && job == m_job
+        && jobColour == m_jobColour && otherRank == m_otherRank && jobName == m_jobName)
         return;
+    m_job = job;
+    m_jobColour = jobColour;
+    m_otherRank = otherRank;
+    m_jobName = jobName;
+    setData(kJobKey, job);
+    fill = shown;
     m_rank = rank;
     m_fill = fill;
     m_coordText = coordText;
@@ -101,6 +129,13 @@ void SlotItem::setFailed(bool failed)
     update();
 }
 
+QColor SlotItem::otherJobFill(const QColor &hue)
+{
+    // 45 % of the hue over white: light enough that the active job's chips, filled by their
+    // coordinate at full strength, read first; strong enough to tell the Okabe-Ito hues apart.
+    return FabricItem::overOpaque(QColor(hue.red(), hue.green(), hue.blue(), 115), Qt::white);
+}
+
 QFont SlotItem::coordinateFont(const QString &text)
 {
     QFont f; // the application font's family, as the chip paints it
@@ -110,7 +145,8 @@ QFont SlotItem::coordinateFont(const QString &text)
     const double room = FabricLayout::kChipWidth - 4.0;
     const double wide = QFontMetricsF(f).horizontalAdvance(text);
     if (wide > room)
-        f.setPixelSize(std::max(kCoordinatesMinPixels, static_cast<int>(kCoordinatesMaxPixels * room / wide)));
+        f.setPixelSize(
+            std::max(kCoordinatesMinPixels, static_cast<int>(kCoordinatesMaxPixels * room / wide)));
     return f;
 }
 
@@ -139,7 +175,23 @@ void SlotItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
 
-    if (m_rank < 0) {
+    if (m_rank < 0 && m_otherRank >= 0) {
+        // Another job's GPU: its hue, its name and its rank there; not draggable here.
+        painter->setPen(QPen(m_jobColour.darker(160), 1.0));
+        painter->setBrush(m_fill);
+        drawBox(painter, r.adjusted(0.5, 0.5, -0.5, -0.5), 4, lod);
+        if (lod > kRankOnlyLod) {
+            painter->setPen(QColor(0x21, 0x25, 0x29));
+            QFont f = painter->font();
+            f.setBold(true);
+            f.setPixelSize(lod > kCoordinatesLod ? 12 : 16);
+            painter->setFont(f);
+            const QString text = lod > kCoordinatesLod
+                ? QStringLiteral("%1\n%2").arg(m_jobName).arg(m_otherRank)
+                : m_jobName;
+            painter->drawText(r.adjusted(2, 0, -2, 0), Qt::AlignCenter, text);
+        }
+    } else if (m_rank < 0) {
         QPen pen(QColor(0xad, 0xb5, 0xbd), 1.0, Qt::DashLine);
         pen.setCosmetic(true);
         painter->setPen(pen);
@@ -167,22 +219,28 @@ void SlotItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
             // (at the window's default zoom they reach the readable size, FabricView::fitDefault).
             f.setPixelSize(14);
             painter->setFont(f);
-            painter->drawText(QRectF(0, 1, r.width(), 18), Qt::AlignHCenter | Qt::AlignVCenter,
-                              m_rankText);
+            painter->drawText(
+                QRectF(0, 1, r.width(), 18), Qt::AlignHCenter | Qt::AlignVCenter, m_rankText);
             painter->setFont(coordinateFont());
-            painter->drawText(QRectF(0, 18, r.width(), r.height() - 18.5), Qt::AlignHCenter | Qt::AlignVCenter,
-                              m_coordText);
+            painter->drawText(QRectF(0, 18, r.width(), r.height() - 18.5),
+                Qt::AlignHCenter | Qt::AlignVCenter, m_coordText);
         } else if (lod > kRankOnlyLod) {
             // Fitted on a small screen: the rank number alone, as large as the chip allows.
             f.setPixelSize(m_rankText.size() > 3 ? 17 : 22);
             painter->setFont(f);
             painter->drawText(r, Qt::AlignCenter, m_rankText);
         }
+        if (m_jobColour.isValid()) {
+            // The active job's hue: a band along the chip's top edge.
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(m_jobColour);
+            painter->drawRect(QRectF(r.left() + 3.0, r.top() + 0.5, r.width() - 6.0, 4.0));
+        }
     }
 
     // Partner rings, outermost first: each dimension the chip shares with the focused rank.
     int ring = 0;
-    for (Dim d : {Dim::Dp, Dim::Pp, Dim::Ep, Dim::Cp, Dim::Tp}) {
+    for (Dim d : { Dim::Dp, Dim::Pp, Dim::Ep, Dim::Cp, Dim::Tp }) {
         if (!(m_partnerMask & (1u << index(d))))
             continue;
         QPen pen(ColorScale::dimColour(d), 2.4);

@@ -20,6 +20,9 @@ public:
     enum { Type = UserType + 2 };
     static constexpr int kSlotKey = 0;
     static constexpr int kRankKey = 1;
+    /// The job holding the slot in a scenario with jobs (its index in scenario().jobs; the
+    /// active job's for its ranks), -1 when free or without jobs.
+    static constexpr int kJobKey = 2;
     /// Level of detail (zoom) above which a chip shows its (d,p,t) under the rank number;
     /// from kRankOnlyLod up to it, the rank number alone; below, the colour alone.
     static constexpr double kCoordinatesLod = 0.62;
@@ -34,6 +37,13 @@ public:
     int slot() const { return m_slot; }
     int rank() const { return m_rank; } ///< -1 when the slot is empty
     QColor fillColour() const { return m_fill; }
+    /// kJobKey's job, its hue ("#rrggbb" of the file; invalid without one) and, on another
+    /// job's slot, that job's rank there (-1 otherwise).
+    int job() const { return m_job; }
+    QColor jobColour() const { return m_jobColour; }
+    int otherJobRank() const { return m_otherRank; }
+    /// Another job's GPU as drawn: its hue, lightened so the active job's chips stand out.
+    static QColor otherJobFill(const QColor &hue);
     /// "(d,p,t)" (with c and e where used), empty on an empty slot.
     QString coordinateText() const { return m_coordText; }
     /// The font paint() draws coordinateText() in (scene pixels, before the view's zoom).
@@ -59,8 +69,7 @@ public:
     bool isFailed() const { return m_failed; }
 
     QRectF boundingRect() const override;
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 protected:
     QVariant itemChange(GraphicsItemChange change, const QVariant &value) override;
@@ -73,6 +82,10 @@ private:
     QString m_coordText;
     int m_coordPixels = kCoordinatesMaxPixels;
     QColor m_fill;
+    int m_job = -1;
+    QColor m_jobColour;
+    int m_otherRank = -1;
+    QString m_jobName; ///< another job's name on its slot
     unsigned m_partnerMask = 0;
     bool m_focused = false;
     bool m_dropTarget = false;

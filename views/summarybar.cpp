@@ -66,6 +66,8 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(8, 3, 8, 3);
     layout->setSpacing(12);
+    m_job = addItem(QStringLiteral("summaryJob"));
+    m_job->setVisible(false);
     m_iteration = addItem(QStringLiteral("summaryIteration"));
     m_mfu = addItem(QStringLiteral("summaryMfu"));
     m_bubble = addItem(QStringLiteral("summaryBubble"));
@@ -107,6 +109,26 @@ SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)
     connect(m_doc, &ScenarioDocument::evaluatingChanged, m_evaluating, &QLabel::setVisible);
     refresh();
     fitHeight();
+}
+
+void SummaryBar::setJob(
+    const QString &name, const QColor &hue, double shared, double alone, int jobs)
+{
+    const double slowdown = alone > 0.0 ? shared / alone : 1.0;
+    m_job->setText(item(tr("Job %1 of %2 · shared").arg(name.toHtmlEscaped()).arg(jobs),
+        QStringLiteral("<span style='color:%1'>■</span> %2 ×%3")
+            .arg(hue.name(), chartformat::seconds(shared))
+            .arg(slowdown, 0, 'f', 3)));
+    m_job->setToolTip(tr("Job \"%1\": iteration %2 with the other jobs on the fabric, %3 alone. "
+                         "The other figures are the job's own, alone on the fabric.")
+                          .arg(name, chartformat::seconds(shared), chartformat::seconds(alone)));
+    m_job->setVisible(true);
+}
+
+void SummaryBar::clearJob()
+{
+    m_job->setVisible(false);
+    m_job->clear();
 }
 
 void SummaryBar::fitColumns()

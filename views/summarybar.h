@@ -60,6 +60,12 @@ public:
     void setKvFigures(const KvFigures &figures);
     void clearKvFigures();
     bool showsKvFigures() const { return m_kv.has_value(); }
+    /// Several jobs on the fabric (docs/shared-fabric.md): the job on show, in its hue, with its
+    /// iteration shared with the others and its slowdown over alone (evaluateJobs()), first in
+    /// the row; the other columns are its own (alone). clearJob() hides it (one job).
+    void setJob(const QString &name, const QColor &hue, double shared, double alone, int jobs);
+    void clearJob();
+    QLabel *jobLabel() const { return m_job; }
     /// The bottleneck (or hottest KV) link's name the bar shows, in full.
     QString bottleneckName() const { return m_bottleneckName; }
 
@@ -90,6 +96,7 @@ private:
     QLabel *addItem(const QString &objectName);
 
     ScenarioDocument *m_doc = nullptr;
+    QLabel *m_job = nullptr;
     QLabel *m_iteration = nullptr;
     QLabel *m_mfu = nullptr;
     QLabel *m_bubble = nullptr;

@@ -19,6 +19,7 @@ void addAllCommands(CommandLine &line)
     addSearch(line);
     addMerge(line);
     addCompose(line);
+    addPlaceJob(line);
     addCalibrate(line);
     addRailAudit(line);
     addNcclLog(line);

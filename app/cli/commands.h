@@ -23,6 +23,7 @@ void addOptimise(CommandLine &line);
 void addSearch(CommandLine &line);
 void addMerge(CommandLine &line);
 void addCompose(CommandLine &line);
+void addPlaceJob(CommandLine &line);
 void addCalibrate(CommandLine &line);
 void addRailAudit(CommandLine &line);
 void addNcclLog(CommandLine &line);

@@ -114,7 +114,7 @@ bool AutoSaver::saveNow()
     }
     try {
         // scenario() includes edits whose evaluation still runs: what the user sees and means.
-        saveScenario(m_document->scenario(), m_path.toStdString());
+        saveScenario(m_document->fileScenario(), m_path.toStdString());
         QJsonObject meta;
         meta.insert(QStringLiteral("original_path"), m_document->filePath());
         meta.insert(QStringLiteral("saved_at"), QDateTime::currentDateTime().toString(Qt::ISODate));

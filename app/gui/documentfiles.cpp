@@ -215,7 +215,7 @@ bool DocumentFiles::saveTo(const QString &path)
     const QString absolute = QFileInfo(path).absoluteFilePath();
     try {
         m_document->waitForEvaluation(); // a queued edit belongs in the file too
-        saveScenario(m_document->scenario(), absolute.toStdString());
+        saveScenario(m_document->fileScenario(), absolute.toStdString());
     } catch (const std::exception &e) {
         m_dialogs->showError(m_window, tr("Could not save %1").arg(QFileInfo(path).fileName()),
                              QString::fromUtf8(e.what()));

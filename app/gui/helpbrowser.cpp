@@ -47,7 +47,7 @@ constexpr DockSection kDockSections[] = {
     { "bomDock", "bom-and-cost.md#in-the-explorer" },
     { "countersDock", "counters.md#in-the-explorer" },
     { "measuredDock", "calibrate-from-your-job.md#in-the-explorer" },
-    { "jobsDock", "shared-fabric.md#in-the-explorer" },
+    { "jobsDock", "shared-fabric.md#in-the-gui" },
 };
 
 /// Pictures wider than this are scaled down to it: the screenshots are 1280-1920 px wide and

@@ -3,21 +3,29 @@
 #include "cost/costenginejobs.h"
 
 #include <QObject>
+#include <QPointer>
 
 #include <memory>
+#include <vector>
 
+class QAction;
+class QComboBox;
 class QDockWidget;
 
 namespace railyard {
 
 class JobsPanel;
 class MainWindow;
+class PlaceJobDialog;
 
 /**
- * The Jobs dock (View ▸ Panels): for a scenario with jobs, each job alone and shared on the
- * fabric (evaluateJobs(), docs/shared-fabric.md), evaluated again whenever the document's
- * scenario changes; shown when a scenario with jobs is opened, hidden otherwise. The fabric,
- * the rank palette and the inspector still show the first job.
+ * Several jobs on the fabric in the explorer (docs/shared-fabric.md, "In the GUI"): the Jobs
+ * dock (View ▸ Panels), each job alone and shared (evaluateJobs()), evaluated again whenever
+ * the scenario or a mapping changes, shown when a scenario with jobs is opened; the job
+ * selector (a toolbar combo and the dock's rows) that makes a job the document's active one
+ * (the palette, inspector, timeline and summary show it, a drag edits it); the fabric's link
+ * colours summed over the jobs (FabricItem::setJobLoads()) and the summary's job figures;
+ * "Move Job to Servers…" and Study ▸ "Place a New Job Here…" (PlaceJobDialog).
  */
 class JobsController : public QObject
 {
@@ -30,15 +38,38 @@ public:
     QDockWidget *dockWidget() const { return m_dock; }
     /// The figures on show (nullptr for a single-job scenario).
     const SharedFabricReport *report() const { return m_report.get(); }
+    QComboBox *jobSelector() const { return m_selector; }
+    QAction *moveJobAction() const { return m_moveAction; }
+    QAction *placeJobAction() const { return m_placeAction; }
 
     /// Evaluates the document's jobs and shows them.
     void refresh();
+    /// Makes job `index` the active one; the status bar says why when it cannot.
+    void selectJob(int index);
+    /// Moves the active job as a whole onto the servers `text` names ("4,12", "4-5"): one undo
+    /// step. The refusal (naming the job whose GPUs are in the way) goes to the status bar and
+    /// is returned; "" when done.
+    QString moveActiveJob(const QString &text);
+    /// Study ▸ Place a New Job Here…: the dialog, searched with a copy of the job on show as
+    /// the new job (or, from File…, the single-job file `templateFile`). Shown modeless.
+    PlaceJobDialog *placeNewJob(const QString &templateFile = QString());
 
 private:
+    void askMoveJob();
+    void askPlaceJob();
+    void syncSelector();
+
     MainWindow *m_window;
     JobsPanel *m_panel = nullptr;
     QDockWidget *m_dock = nullptr;
+    QComboBox *m_selector = nullptr;
+    QAction *m_selectorAction = nullptr;
+    QAction *m_moveAction = nullptr;
+    QAction *m_placeAction = nullptr;
+    QAction *m_placeFileAction = nullptr;
+    QPointer<PlaceJobDialog> m_placeDialog;
     std::unique_ptr<SharedFabricReport> m_report;
+    bool m_syncing = false;
 };
 
 } // namespace railyard

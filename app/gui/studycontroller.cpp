@@ -19,6 +19,7 @@
 #include "optimisedialog.h"
 #include "presentationmode.h"
 #include "remapdialog.h"
+#include "scenario/jobssection.h"
 #include "scenario/scenariofile.h"
 #include "slowparts.h"
 #include "spotlightcontroller.h"
@@ -294,7 +295,12 @@ bool StudyController::optimisePlacement()
 {
     ScenarioDocument *doc = m_window->document();
     doc->waitForEvaluation();
-    const Scenario before = doc->scenario();
+    // With jobs, the job on show moves with the others fixed: their GPUs count as failed
+    // (jobWithOthersFixed(), the path of `optimise --job`).
+    const Scenario shown = doc->scenario();
+    const Scenario before = shown.jobs.empty()
+        ? doc->scenario()
+        : jobWithOthersFixed(doc->fileScenario(), static_cast<std::size_t>(doc->activeJob()));
     OptimiseDialog dialog(before, m_window);
     // The best mapping so far, shown as a drag shows a drop: the links' load as if the ranks
     // sat there. Not an edit; endPreview() below puts the document's own evaluation back.
@@ -328,7 +334,7 @@ bool StudyController::optimisePlacement()
     if (!moves.empty())
         doc->moveRanks(moves, tr("Optimise placement (%1, from %2)").arg(objective, from));
     // The start is what the result is judged against.
-    Scenario start = before;
+    Scenario start = shown;
     start.slots = result.startSlots;
     if (!setBaseline(start, tr("optimiser start (%1)").arg(from)))
         return false;

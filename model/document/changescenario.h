@@ -20,8 +20,8 @@ class ChangeScenario : public QUndoCommand
 public:
     /// `structural` = more than the mapping changes (the engine is rebuilt). Mapping-only
     /// changes (a move onto spare slots, presets) never merge.
-    ChangeScenario(ScenarioDocument *document, Scenario before, Scenario after,
-                   const QString &text, bool structural = true, QUndoCommand *parent = nullptr);
+    ChangeScenario(ScenarioDocument *document, Scenario before, Scenario after, const QString &text,
+        bool structural = true, QUndoCommand *parent = nullptr);
 
     void redo() override;
     void undo() override;
@@ -36,6 +36,7 @@ private:
     Scenario m_before;
     Scenario m_after;
     bool m_structural;
+    int m_job; ///< the document's active job when the edit was made (its states' form)
 };
 
 } // namespace railyard

@@ -31,6 +31,7 @@ private:
     ScenarioDocument *m_document;
     MovedRanks m_moves;
     int m_versionBefore;
+    int m_job; ///< the job whose ranks move (the document's active job when it was made)
 };
 
 } // namespace railyard

@@ -5,6 +5,7 @@
 #include "document/applyplacement.h"
 #include "document/changecatalogue.h"
 #include "document/changescenario.h"
+#include "document/activejob.h"
 #include "document/changewhiteboard.h"
 #include "document/evaluator.h"
 #include "document/moveranks.h"
@@ -55,9 +56,16 @@ void ScenarioDocument::load(const Scenario &scenario, const QString &filePath)
 {
     waitForEvaluation();
     Scenario next = scenario;
+    // With jobs the first is the active one, on its own device (document/activejob.h).
+    const DeviceSpec sharedDevice = scenario.device;
+    activejob::activate(next, 0, sharedDevice);
     std::unique_ptr<CostEngine> engine = m_evaluator->build(next); // throws: nothing changed
     next.slots = engine->mapping().slots();
     m_scenario = std::move(next);
+    m_sharedDevice = sharedDevice;
+    const bool jobChanged = m_activeJob != 0;
+    m_activeJob = 0;
+    refreshJobSlots();
     m_filePath = filePath;
     m_undoStack->clear(); // clean: emits modifiedChanged(false) when it was modified
     // QUndoStack::clear() returns early on an empty stack, so a stack made never-clean with
@@ -66,6 +74,8 @@ void ScenarioDocument::load(const Scenario &scenario, const QString &filePath)
     m_undoStack->setClean();
     Q_EMIT filePathChanged(filePath);
     m_evaluator->install(std::move(engine));
+    if (jobChanged)
+        Q_EMIT activeJobChanged(0);
 }
 
 // Out of line: GCC 12's -Wnull-dereference flags these accessors when inlined into callers.
@@ -119,6 +129,8 @@ void ScenarioDocument::moveRanks(const std::vector<std::pair<int, int>> &rankToS
         if (!isEvaluating() && !m_evaluator->slotUsable(slot))
             return; // onto failed hardware
     }
+    if (!moveRefusal(rankToSlot).isEmpty())
+        return; // onto another job's GPU
     // Planned on the document's own mapping. It is the one on screen unless a rebuild runs
     // (then edits since are queued behind it), and building it costs a copy of the slots.
     std::optional<Mapping> queued;
@@ -151,6 +163,17 @@ void ScenarioDocument::applyPlacement(Placement placement)
             return;
         }
         slots = placed.slots;
+    }
+    if (!m_scenario.jobs.empty()) { // a preset packs from GPU 0: other jobs may sit there
+        std::vector<std::pair<int, int>> moves;
+        for (std::size_t r = 0; r < slots.size(); ++r)
+            moves.emplace_back(static_cast<int>(r), slots[r]);
+        if (const QString refusal = moveRefusal(moves); !refusal.isEmpty()) {
+            Q_EMIT evaluationFailed(QStringLiteral("The preset would put ranks on another job's "
+                                                   "GPUs (%1); move the job as a whole instead")
+                                        .arg(refusal));
+            return;
+        }
     }
     Scenario after = m_scenario;
     after.placement = placement;
@@ -245,18 +268,26 @@ void ScenarioDocument::setAsyncThreshold(int gpuSlots) { m_evaluator->setAsyncTh
 int ScenarioDocument::asyncThreshold() const { return m_evaluator->asyncThreshold(); }
 PartnerRoutes ScenarioDocument::partnerRoutes(int rank) { return m_evaluator->partnerRoutes(rank); }
 
-void ScenarioDocument::applyMoves(const MovedRanks &moves, int mappingVersion)
+void ScenarioDocument::applyMoves(const MovedRanks &moves, int mappingVersion, int job)
 {
+    if (job != m_activeJob)
+        setActiveJob(job); // undo or redo of another job's drag: show that job again
     for (const MovedRank &m : moves)
         m_scenario.slots[static_cast<std::size_t>(m.rank)] = m.to;
     m_scenario.mappingVersion = mappingVersion;
     m_evaluator->applyMoves(moves);
 }
 
-void ScenarioDocument::applyState(const Scenario &scenario, bool structural)
+void ScenarioDocument::applyState(const Scenario &scenario, bool structural, int job)
 {
+    const bool jobChanged = job != m_activeJob;
     m_scenario = scenario;
-    m_evaluator->setScenario(scenario, structural);
+    m_activeJob = job;
+    refreshJobSlots();
+    // Another active job, or other jobs moved: the fabric's chips are all read again.
+    m_evaluator->setScenario(scenario, structural || jobChanged);
+    if (jobChanged)
+        Q_EMIT activeJobChanged(job);
 }
 
 void ScenarioDocument::applyWhiteboard(const std::vector<Annotation> &annotations,

@@ -52,14 +52,14 @@ public:
 
     const Scenario &scenario() const;
     const CostEngine &engine() const;
-    const CostReport &report() const;   ///< the preview's report while a drag previews
-    const Mapping &mapping() const;     ///< the shown mapping, without the preview's moves
+    const CostReport &report() const; ///< the preview's report while a drag previews
+    const Mapping &mapping() const; ///< the shown mapping, without the preview's moves
     QUndoStack *undoStack() const;
     Evaluator *evaluator() const; ///< the evaluation's counters and state
 
     QString filePath() const;
     void setFilePath(const QString &path); ///< after Save As; marks the stack clean
-    bool isModified() const;               ///< !undoStack()->isClean()
+    bool isModified() const; ///< !undoStack()->isClean()
 
     // Edits: each pushes exactly one undo command (none when it would change nothing or the
     // input is invalid: ranks/slots out of range, a slot listed twice, a failed slot).
@@ -133,6 +133,29 @@ public:
     /// screen (studies/bomcost.h), computed on each call (linear in the links).
     PricedBom pricedBom() const;
 
+    // Several jobs on the fabric (docs/shared-fabric.md, scenariodocumentjobs.cpp). With jobs,
+    // scenario()'s top-level fields hold the *active* job (document/activejob.h): the palette,
+    // the inspector, the timeline, the summary and a drag show and edit it; the other jobs stay
+    // in scenario().jobs. Without jobs the active job is 0 and all of this is a no-op.
+    int activeJob() const;
+    /// Shows job `index` from now on: a view change, not an undo step (the edits' commands
+    /// remember their job and bring it back). Returns the engine's message when it cannot.
+    QString setActiveJob(int index);
+    /// What a save writes: every job current, the first in the top-level fields.
+    Scenario fileScenario() const;
+    /// The job other than the active one holding `slot` (-1: free or the active job's), and
+    /// its rank there.
+    int otherJobOfSlot(int slot) const;
+    int otherJobRankOfSlot(int slot) const;
+    /// Why ranks may not go to these slots: "slot 69 (node008 GPU 5) is job \"b\"'s", or "".
+    QString moveRefusal(const std::vector<std::pair<int, int>> &rankToSlot) const;
+    /// Moves job `index` as a whole onto `servers` (its k-th server onto servers[k], each rank
+    /// keeping its GPU index): one undo step. Returns why it was refused, or "".
+    QString moveJob(int index, const std::vector<int> &servers);
+    /// Adds `job` (on its slots) to the fabric: one undo step. A single-job scenario becomes
+    /// a scenario with jobs, itself the first. Returns why it was refused, or "".
+    QString addJob(const JobSpec &job);
+
 Q_SIGNALS:
     /// Fabric, layout or workload changed: rebuild the views. A reportChanged() follows.
     void scenarioChanged();
@@ -153,6 +176,8 @@ Q_SIGNALS:
     void snapshotsChanged();
     /// The parts catalogue was edited, loaded or reset (not on a load: scenarioChanged).
     void catalogueChanged();
+    /// Another job became the active one (a scenarioChanged() comes with it).
+    void activeJobChanged(int index);
 
 private:
     // The commands are the only writers of the scenario.
@@ -163,16 +188,25 @@ private:
     void applyCatalogue(const std::optional<PartsCatalogue> &catalogue);
     friend class MoveRanks;
     /// Sets the whiteboard lists (the command's redo and undo); emits what changed.
-    void applyWhiteboard(const std::vector<Annotation> &annotations, const std::vector<Snapshot> &snapshots);
-    void pushWhiteboard(std::vector<Annotation> annotations, std::vector<Snapshot> snapshots, const QString &text);
-    /// Moves ranks in the scenario and on screen; `mappingVersion` is the run record's.
-    void applyMoves(const MovedRanks &moves, int mappingVersion);
-    /// Replaces the scenario state. `structural` = more than the mapping changed.
-    void applyState(const Scenario &scenario, bool structural);
+    void applyWhiteboard(
+        const std::vector<Annotation> &annotations, const std::vector<Snapshot> &snapshots);
+    void pushWhiteboard(
+        std::vector<Annotation> annotations, std::vector<Snapshot> snapshots, const QString &text);
+    /// Moves ranks of job `job` in the scenario and on screen (making it the active job
+    /// first); `mappingVersion` is the run record's.
+    void applyMoves(const MovedRanks &moves, int mappingVersion, int job = 0);
+    /// Replaces the scenario state, in the form with `job` active. `structural` = more than the
+    /// mapping changed.
+    void applyState(const Scenario &scenario, bool structural, int job = 0);
+    /// Recomputes which other job holds each slot (after the jobs or the active one changed).
+    void refreshJobSlots();
     void onEvaluationFailed(const QString &message);
     QString rankText(int rank) const;
 
     Scenario m_scenario;
+    int m_activeJob = 0;
+    DeviceSpec m_sharedDevice; ///< the scenario's default device (a job without one takes it)
+    std::vector<int> m_otherJobOfSlot, m_otherJobRank; ///< per slot (refreshJobSlots())
     // ecmpReport()'s cache: the report, and the engine, mapping and ideal iteration it is of.
     mutable std::optional<EcmpReport> m_ecmp;
     mutable const CostEngine *m_ecmpEngine = nullptr;

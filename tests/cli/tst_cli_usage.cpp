@@ -109,7 +109,7 @@ void TestCliUsage::noArgumentsPrintsUsageOnStderr()
     QCOMPARE(commands,
         (QStringList { "generate", "evaluate", "groups", "pipeline", "collective", "export",
             "import-mapping", "import-topology", "preflight", "compare", "remap", "optimise",
-            "search", "merge", "compose", "calibrate", "rail-audit", "nccl-log", "bom",
+            "search", "merge", "compose", "place-job", "calibrate", "rail-audit", "nccl-log", "bom",
             "fabric-search", "counters" }));
     for (const QString &c : commands)
         QVERIFY2(r.err.contains("\n  " + c.toUtf8() + ' '), qPrintable(c));
@@ -303,6 +303,7 @@ void TestCliUsage::everyCommandsHelpShowsItsUsage_data()
         { "merge", "Usage: railyard-cli merge [OPTIONS] PART...\n" },
         { "fabric-search", "Usage: railyard-cli fabric-search [OPTIONS] SCENARIO\n" },
         { "compose", "Usage: railyard-cli compose [OPTIONS] FABRIC JOB@SERVERS...\n" },
+        { "place-job", "Usage: railyard-cli place-job [OPTIONS] SHARED JOB\n" },
     };
     for (const auto &[command, usage] : expected)
         QTest::newRow(command) << QString::fromLatin1(command) << QString::fromLatin1(usage);
@@ -422,10 +423,9 @@ void TestCliUsage::everyJsonOutputHasFormatVersion_data()
     QTest::addColumn<QStringList>("args");
     const QString seed = sample("seed-128.json");
     QTest::newRow("evaluate") << QStringList { "evaluate", seed, "--json" };
-    QTest::newRow("evaluate jobs")
-        << QStringList { "evaluate", sample("two-jobs.json"), "--json" };
-    QTest::newRow("evaluate jobs duty-cycle") << QStringList { "evaluate",
-        sample("two-jobs.json"), "--overlap", "duty-cycle", "--json" };
+    QTest::newRow("evaluate jobs") << QStringList { "evaluate", sample("two-jobs.json"), "--json" };
+    QTest::newRow("evaluate jobs duty-cycle")
+        << QStringList { "evaluate", sample("two-jobs.json"), "--overlap", "duty-cycle", "--json" };
     QTest::newRow("evaluate inference")
         << QStringList { "evaluate", sample("inference-minimal.json"), "--json" };
     QTest::newRow("collective") << QStringList { "collective", seed, "--op", "all-reduce",

@@ -57,11 +57,7 @@ std::size_t jobToMove(const Scenario &scenario, const std::string &name, Scenari
         names += (j ? ", " : "") + scenario.jobs[j].name;
         if (scenario.jobs[j].name != name)
             continue;
-        single = jobScenario(scenario, j);
-        for (std::size_t k = 0; k < scenario.jobs.size(); ++k)
-            if (k != j)
-                for (const int slot : scenario.jobs[k].slots)
-                    single.failures.push_back({ FailedComponent::Kind::Gpu, slot });
+        single = jobWithOthersFixed(scenario, j);
         return j;
     }
     throw ScenarioError("--job",

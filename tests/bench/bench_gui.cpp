@@ -3,6 +3,8 @@
 //   BM_Drop/1024   128 servers x 8 (goal: stays interactive)
 //   BM_PreviewServerMove/N  one step of a server-bar drag: the live preview of 8 ranks on
 //                  another server (ScenarioDocument::previewMoves) and the repaint
+//   BM_PreviewJobMove1024  the same in a two-job scenario on 1,024 GPU slots: job a's server
+//                  onto a free one, the links coloured by both jobs (goal: one 60 Hz frame)
 //   The 131,072-GPU scenario of the README (16,384 servers x 8, rail-optimised, radix 128,
 //   GPT-3 175B TP8 PP16 DP1024), evaluated once and shared (goal: no frame over 50 ms):
 //   BM_Open131k        the fabric view built on the loaded document, fitted and first painted
@@ -150,6 +152,67 @@ void BM_PreviewServerMoveHashed(benchmark::State &state)
         target = target % (servers - 1) + 1;
     }
     doc.endPreview();
+}
+
+/// Two jobs on 128 servers x 8 (1,024 GPU slots): seed-128's job with dp 12 (384 GPUs) as job
+/// a on servers 0-47 and again as job b on 48-95; servers 96-127 free.
+Scenario twoJobs1024()
+{
+    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+    s.fabric.servers = 128;
+    s.degrees.dp = 12;
+    s.training.globalBatch = 16 * s.degrees.dp;
+    s.placement = Placement::Packed;
+    JobSpec a;
+    a.degrees = s.degrees;
+    a.order = s.order;
+    a.model = s.model;
+    a.training = s.training;
+    JobSpec b = a;
+    a.name = "a";
+    a.colour = "#e69f00";
+    b.name = "b";
+    b.colour = "#56b4e9";
+    for (int slot = 0; slot < 384; ++slot) {
+        a.slots.push_back(slot);
+        b.slots.push_back(384 + slot);
+    }
+    s.slots = a.slots;
+    s.jobs = { a, b };
+    return s;
+}
+
+/// One step of a server drag's preview in a two-job scenario at 1,024 GPU slots: job a (on
+/// show) moves its first server's 8 ranks onto a free server, the link colours being the sum
+/// over both jobs (goal: within one 60 Hz frame).
+void BM_PreviewJobMove1024(benchmark::State &state)
+{
+    ScenarioDocument doc;
+    doc.load(twoJobs1024());
+    doc.waitForEvaluation();
+    FabricView view(&doc);
+    view.resize(1400, 900);
+    view.show();
+    view.fitAll();
+    QApplication::processEvents();
+    int target = 96;
+    const int updates = doc.evaluator()->engineUpdates();
+    bool previewed = true;
+    for (auto _ : state) {
+        std::vector<std::pair<int, int>> moves;
+        for (int g = 0; g < 8; ++g)
+            moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
+        doc.previewMoves(moves);
+        QApplication::processEvents();
+        previewed = previewed && doc.isPreviewing();
+        target = target == 127 ? 96 : target + 1;
+    }
+    doc.endPreview();
+    // Each step was a preview the engine evaluated (a refused move would cost nothing).
+    state.counters["previewed"] = previewed ? 1 : 0;
+    state.counters["engine_updates"] = benchmark::Counter(
+        doc.evaluator()->engineUpdates() - updates, benchmark::Counter::kAvgIterations);
+    state.counters["jobs"] = static_cast<double>(doc.scenario().jobs.size());
 }
 
 /// The scenario `railyard-cli generate --fabric rail-optimised --servers 16384
@@ -559,6 +622,7 @@ void BM_CounterOverlay16k(benchmark::State &state)
 BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMoveHashed)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PreviewJobMove1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Open131k)->Iterations(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Close131k)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paint131k)->Unit(benchmark::kMillisecond);

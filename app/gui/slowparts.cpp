@@ -84,7 +84,7 @@ bool askAndMark(MainWindow *window, Degradation::Kind kind, int index)
     const std::vector<Degradation> &parts = doc->scenario().degradations.parts;
     for (std::size_t i = 0; i < parts.size(); ++i)
         if (parts[i].kind == part.kind && parts[i].index == part.index) {
-            window->showStatus(blastRadiusLine(doc->engine(), i));
+            window->showStatus(blastRadiusLine(doc->engine(), i) + jobsWaitingText(*doc, i));
             spotlightWaiting(window, i);
         }
     return true;
@@ -156,6 +156,22 @@ QString blastRadiusLine(const CostEngine &engine, std::size_t index)
             + QString::number(p.stages[s].stage) + QStringLiteral(" +")
             + QString::fromStdString(formatSeconds(p.stages[s].delay));
     return line;
+}
+
+QString jobsWaitingText(const ScenarioDocument &document, std::size_t index)
+{
+    if (document.scenario().jobs.empty())
+        return {};
+    const std::vector<JobWait> waits = jobsWaitingOn(document.fileScenario(), index);
+    if (waits.empty())
+        return QObject::tr("; no job waits");
+    QString text = QObject::tr("; jobs waiting:");
+    for (std::size_t k = 0; k < waits.size(); ++k)
+        text += (k == 0 ? QStringLiteral(" ") : QStringLiteral(", "))
+            + QString::fromStdString(waits[k].job + " +" + formatSeconds(waits[k].delay))
+            + (waits[k].groups == 1 ? QObject::tr(" (1 group)")
+                                    : QObject::tr(" (%1 groups)").arg(waits[k].groups));
+    return text;
 }
 
 } // namespace railyard::slowparts

@@ -34,6 +34,10 @@ void spotlightWaiting(MainWindow *window, std::size_t index);
 /// "gpu:32 (node004/gpu0), compute 50 %: +1.601 s per iteration alone; waiting: tp 4, dp 8,
 /// pp 0; stages 0 +1.596 s, ..." for the scenario's part `index`; "" when it has none.
 QString blastRadiusLine(const CostEngine &engine, std::size_t index);
+/// With several jobs on the fabric: "; jobs waiting: a +1.539 s (1 group)" - every job the
+/// part reaches, each alone on the fabric (studies/blastradius.h, jobsWaitingOn()) - or
+/// "; no job waits"; empty for a single-job document.
+QString jobsWaitingText(const ScenarioDocument &document, std::size_t index);
 
 } // namespace slowparts
 

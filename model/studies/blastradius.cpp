@@ -3,6 +3,7 @@
 #include "fabric/fabric.h"
 #include "fabric/failedcomponent.h"
 #include "fabric/router.h"
+#include "scenario/jobssection.h"
 
 #include <algorithm>
 #include <memory>
@@ -178,6 +179,23 @@ BlastRadius blastRadius(const CostEngine &engine)
             }
         }
         out.parts.push_back(std::move(impact));
+    }
+    return out;
+}
+
+std::vector<JobWait> jobsWaitingOn(const Scenario &shared, std::size_t index)
+{
+    std::vector<JobWait> out;
+    if (index >= shared.degradations.parts.size())
+        return out;
+    for (std::size_t j = 0; j < shared.jobs.size(); ++j) {
+        Scenario job = jobScenario(shared, j);
+        job.degradations.parts = { shared.degradations.parts[index] };
+        const BlastRadius radius = blastRadius(CostEngine(job));
+        const PartImpact &p = radius.parts.front();
+        if (p.groups.empty() && p.stages.empty() && p.delay <= 0.0)
+            continue;
+        out.push_back({ shared.jobs[j].name, p.delay, p.groups.size() });
     }
     return out;
 }

@@ -58,4 +58,18 @@ inline constexpr std::size_t kMaxBlastRadiusParts = 64;
 /// "dp 3" style name of a waiting group.
 std::string waitingGroupName(const WaitingGroup &group);
 
+/** What one degraded part costs one job of a shared fabric (docs/shared-fabric.md). */
+struct JobWait
+{
+    std::string job; ///< the job's name
+    double delay = 0.0; ///< seconds per iteration, the job alone on the fabric with this part
+    std::size_t groups = 0; ///< its communication groups that wait on the part
+};
+
+/// The jobs of `shared` (a scenario with jobs) that degradation `index` reaches - a rank on a
+/// slow GPU or host, traffic through a slow NIC or cable - each with the part's blast radius
+/// for that job alone on the fabric (as `evaluate` reports it job by job). Jobs it does not
+/// reach are left out.
+std::vector<JobWait> jobsWaitingOn(const Scenario &shared, std::size_t index);
+
 } // namespace railyard

@@ -2,10 +2,12 @@
 // the 128-GPU sample is one undo step, the engine's numbers follow, and the status bar names the
 // groups and stages that wait on it with the engine's figures; a bad speed is refused.
 #include "cost/costengine.h"
+#include "cost/costenginejobs.h"
 #include "document/scenariodocument.h"
 #include "fabricview.h"
 #include "mainwindow.h"
 #include "presentationmode.h"
+#include "scenario/scenariofile.h"
 #include "scriptedwindow.h"
 #include "slowparts.h"
 #include "spotlightcontroller.h"
@@ -19,6 +21,8 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include <cmath>
+
 using namespace railyard;
 
 class TestSlowParts : public QObject
@@ -29,6 +33,7 @@ private Q_SLOTS:
     void slotMenuMarksAGpuSlowInOneStep();
     void nicFromTheSameMenu();
     void badSpeedIsRefused();
+    void aSharedFabricNamesTheJobsThatWait();
 };
 
 void TestSlowParts::slotMenuMarksAGpuSlowInOneStep()
@@ -108,6 +113,39 @@ void TestSlowParts::badSpeedIsRefused()
     QVERIFY(w.dialogs->errors.front().contains(QLatin1String("'1.5' is no speed")));
     QCOMPARE(doc->undoStack()->count(), steps);
     QVERIFY(doc->scenario().degradations.empty());
+}
+
+void TestSlowParts::aSharedFabricNamesTheJobsThatWait()
+{
+    // samples/two-jobs.json with job a on show: node001's NIC 0 (nic:8) carries job b's DP
+    // ring only (b on servers 1 and 9, a on 0 and 8), so the status names b and not a.
+    ScriptedWindow w;
+    ScenarioDocument *doc = w.doc();
+    doc->load(loadScenario(RAILYARD_SOURCE_DIR "/samples/two-jobs.json"));
+    doc->waitForEvaluation();
+    QCOMPARE(doc->activeJob(), 0);
+    const SharedFabricReport healthy = evaluateJobs(doc->fileScenario());
+    w.dialogs->textAnswer = QStringLiteral("5%");
+    w.window.studies()
+        ->slotMenu(8)
+        ->findChild<QAction *>(QStringLiteral("actionSlowNic"))
+        ->trigger();
+    doc->waitForEvaluation();
+    QCoreApplication::processEvents();
+    QVERIFY2(w.dialogs->errors.isEmpty(), qPrintable(w.dialogs->errors.join(QLatin1Char('\n'))));
+    QCOMPARE(doc->fileScenario().degradations.parts.size(), std::size_t { 1 });
+    const QString status = w.window.statusBar()->currentMessage();
+    QVERIFY2(status.contains(QLatin1String("; jobs waiting: b +")), qPrintable(status));
+    QVERIFY2(!status.contains(QLatin1String(" a +")), qPrintable(status));
+    // b's delay is the shared evaluation's: b alone on the fabric, degraded minus healthy.
+    const SharedFabricReport slow = evaluateJobs(doc->fileScenario());
+    const std::vector<JobWait> waits = jobsWaitingOn(doc->fileScenario(), 0);
+    QCOMPARE(waits.size(), std::size_t { 1 });
+    QCOMPARE(waits[0].job, std::string("b"));
+    QVERIFY(std::abs(waits[0].delay
+                - (slow.jobs[1].aloneIterationTime - healthy.jobs[1].aloneIterationTime))
+        <= 1e-9);
+    QCOMPARE(slow.jobs[0].aloneIterationTime, healthy.jobs[0].aloneIterationTime);
 }
 
 QTEST_MAIN(TestSlowParts)

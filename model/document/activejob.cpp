@@ -22,12 +22,7 @@ void sync(Scenario &scenario, int active, const DeviceSpec &sharedDevice)
     if (scenario.jobs.empty() || active < 0 || jobIndex(active) >= scenario.jobs.size())
         return;
     JobSpec &job = scenario.jobs[jobIndex(active)];
-    job.degrees = scenario.degrees;
-    job.order = scenario.order;
-    job.model = scenario.model;
-    job.training = scenario.training;
-    job.slots = scenario.slots;
-    job.mappingVersion = scenario.mappingVersion;
+    takeJobFields(job, scenario);
     if (job.device || !(scenario.device == sharedDevice))
         job.device = scenario.device;
 }

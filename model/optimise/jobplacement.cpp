@@ -139,12 +139,7 @@ Scenario asJobsScenario(const Scenario &scenario)
     JobSpec job;
     job.name = scenario.name.empty() ? "job" : scenario.name;
     job.colour = defaultJobColour(0);
-    job.degrees = scenario.degrees;
-    job.order = scenario.order;
-    job.model = scenario.model;
-    job.training = scenario.training;
-    job.slots = scenario.slots;
-    job.mappingVersion = scenario.mappingVersion;
+    takeJobFields(job, scenario);
     out.inference.reset();
     out.jobs.push_back(std::move(job));
     return out;

@@ -158,6 +158,16 @@ Scenario jobWithOthersFixed(const Scenario &shared, std::size_t index)
     return single;
 }
 
+void takeJobFields(JobSpec &job, const Scenario &single)
+{
+    job.degrees = single.degrees;
+    job.order = single.order;
+    job.model = single.model;
+    job.training = single.training;
+    job.slots = single.slots;
+    job.mappingVersion = single.mappingVersion;
+}
+
 void adoptFirstJob(Scenario &scenario)
 {
     if (scenario.jobs.empty())

@@ -34,6 +34,9 @@ Scenario jobScenario(const Scenario &scenario, std::size_t index);
 /// remap then moves its ranks onto its own and the free slots only, and the others stay where
 /// they are (`optimise --job`, `remap` of a scenario with jobs, "place a new job").
 Scenario jobWithOthersFixed(const Scenario &shared, std::size_t index);
+/// Sets `job`'s layout (degrees, order), model, training and mapping (slots, version) from a
+/// single-job scenario's top-level fields; name, colour and device stay the job's.
+void takeJobFields(JobSpec &job, const Scenario &single);
 /// Puts the first job's layout, model, training and mapping in the top-level fields (what a
 /// command handling one job reads; the device stays the scenario's default); no-op without jobs.
 /// Saving writes the first job from those fields, so an edit made through them is kept: call

@@ -33,12 +33,7 @@ Scenario withRemappedJob(const Scenario &shared, std::size_t index, const Scenar
         if (std::find(out.failures.begin(), out.failures.end(), f) == out.failures.end())
             out.failures.push_back(f);
     JobSpec &job = out.jobs.at(index);
-    job.degrees = remapped.degrees;
-    job.order = remapped.order;
-    job.model = remapped.model;
-    job.training = remapped.training;
-    job.slots = remapped.slots;
-    job.mappingVersion = remapped.mappingVersion;
+    takeJobFields(job, remapped);
     adoptFirstJob(out);
     return out;
 }

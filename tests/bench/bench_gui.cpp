@@ -73,6 +73,17 @@ Scenario scenarioWith(int gpus)
     return s;
 }
 
+/// One step of a server-bar drag: the 8 ranks on server 0's slots previewed on `target`'s
+/// slots (8 GPUs per server), and the frame the event loop then makes.
+void previewFirstServerOn(ScenarioDocument &doc, int target)
+{
+    std::vector<std::pair<int, int>> moves;
+    for (int g = 0; g < 8; ++g)
+        moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
+    doc.previewMoves(moves);
+    QApplication::processEvents();
+}
+
 /// One drop: the swap command (one MoveRanks), the engine's incremental update, the view's
 /// recolour of the links the change names and the repaint the event loop then performs
 /// (software rasteriser of the offscreen platform). The counters say how often per drop the
@@ -115,11 +126,7 @@ void BM_PreviewServerMove(benchmark::State &state)
     const int servers = doc.engine().fabric().servers();
     int target = 1;
     for (auto _ : state) {
-        std::vector<std::pair<int, int>> moves;
-        for (int g = 0; g < 8; ++g)
-            moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
-        doc.previewMoves(moves);
-        QApplication::processEvents();
+        previewFirstServerOn(doc, target);
         target = target % (servers - 1) + 1;
     }
     doc.endPreview();
@@ -144,11 +151,7 @@ void BM_PreviewServerMoveHashed(benchmark::State &state)
     const int servers = doc.engine().fabric().servers();
     int target = 1;
     for (auto _ : state) {
-        std::vector<std::pair<int, int>> moves;
-        for (int g = 0; g < 8; ++g)
-            moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
-        doc.previewMoves(moves);
-        QApplication::processEvents();
+        previewFirstServerOn(doc, target);
         target = target % (servers - 1) + 1;
     }
     doc.endPreview();
@@ -199,11 +202,7 @@ void BM_PreviewJobMove1024(benchmark::State &state)
     const int updates = doc.evaluator()->engineUpdates();
     bool previewed = true;
     for (auto _ : state) {
-        std::vector<std::pair<int, int>> moves;
-        for (int g = 0; g < 8; ++g)
-            moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
-        doc.previewMoves(moves);
-        QApplication::processEvents();
+        previewFirstServerOn(doc, target);
         previewed = previewed && doc.isPreviewing();
         target = target == 127 ? 96 : target + 1;
     }
@@ -496,11 +495,7 @@ void BM_Preview131k(benchmark::State &state)
     const int servers = doc.engine().fabric().servers();
     int target = 1;
     for (auto _ : state) {
-        std::vector<std::pair<int, int>> moves;
-        for (int g = 0; g < 8; ++g)
-            moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
-        doc.previewMoves(moves);
-        QApplication::processEvents();
+        previewFirstServerOn(doc, target);
         view->viewport()->repaint();
         target = target % (servers - 1) + 1;
     }

@@ -2,9 +2,11 @@
 
 #include <QByteArray>
 #include <QFile>
-#include <QTest>
 #include <QProcess>
 #include <QStringList>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
 
 /** What one run of the real railyard-cli (path: RAILYARD_CLI) printed, and how it exited. */
 struct CliRun
@@ -56,4 +58,16 @@ inline void writeTestFile(const QString &path, const QByteArray &data, bool exec
     f.close();
     if (executable)
         f.setPermissions(f.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser);
+}
+
+/// Runs railyard-cli and parses its stdout as JSON (null, with its stderr as a warning, when it
+/// failed).
+inline nlohmann::json cliJson(const QStringList &args)
+{
+    const CliRun r = runRailyardCli(args);
+    if (r.exitCode != 0) {
+        qWarning("%s", r.err.constData());
+        return nullptr;
+    }
+    return nlohmann::json::parse(r.out.toStdString());
 }

@@ -21,17 +21,6 @@ QString sample(const char *name)
     return QStringLiteral(RAILYARD_SOURCE_DIR "/samples/") + QLatin1String(name);
 }
 
-/// Runs railyard-cli and parses its stdout as JSON (null when it failed).
-nlohmann::json cliJson(const QStringList &args)
-{
-    const CliRun r = runRailyardCli(args);
-    if (r.exitCode != 0) {
-        qWarning("%s", r.err.constData());
-        return nullptr;
-    }
-    return nlohmann::json::parse(r.out.toStdString());
-}
-
 } // namespace
 
 class TestCliJobs : public QObject
@@ -259,7 +248,6 @@ void TestCliJobs::optimiseMovesOneJobOnly()
     // The file still evaluates as two jobs.
     QCOMPARE(cliJson({ "evaluate", out, "--json" })["jobs"].size(), std::size_t { 2 });
 }
-
 
 void TestCliJobs::remapMovesTheJobTheFailureReaches()
 {

@@ -20,17 +20,6 @@ QString sample(const char *name)
     return QStringLiteral(RAILYARD_SOURCE_DIR "/samples/") + QLatin1String(name);
 }
 
-/// Runs railyard-cli and parses its stdout as JSON (null when it failed).
-nlohmann::json cliJson(const QStringList &args)
-{
-    const CliRun r = runRailyardCli(args);
-    if (r.exitCode != 0) {
-        qWarning("%s", r.err.constData());
-        return nullptr;
-    }
-    return nlohmann::json::parse(r.out.toStdString());
-}
-
 nlohmann::json readJson(const QString &path)
 {
     return nlohmann::json::parse(readTestFile(path).toStdString());

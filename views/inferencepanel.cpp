@@ -4,6 +4,7 @@
 
 #include "io/reportjson.h"
 
+#include <QCoreApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
@@ -26,6 +27,16 @@ QString joined(const std::vector<std::string> &items, const QString &separator)
     for (const std::string &s : items)
         out << qs(s);
     return out.join(separator);
+}
+
+/// A busy share, with the offered load beside it once the offer exceeds what is served (the
+/// engine caps the share at 1: "100.00 % (offered 157.14 %)").
+QString busyText(double utilisation, double offered)
+{
+    return offered > 1.0 ? QCoreApplication::translate("InferencePanel", "%1 (offered %2)")
+                               .arg(chartformat::percent(utilisation, 2),
+                                   chartformat::percent(offered, 2))
+                         : chartformat::percent(utilisation, 2);
 }
 
 enum Column { Name, Role, Servers, Tp, Pp, Ep, Gpus, Step, Busy, Memory, kColumnCount };
@@ -124,7 +135,7 @@ void InferencePanel::setReport(const InferenceReport &report)
             QString::number(p.ep),
             tr("%1 (%2 replicas)").arg(p.gpus).arg(p.replicas),
             qs(formatSeconds(p.stepTime)),
-            chartformat::percent(p.utilisation, 2),
+            busyText(p.utilisation, p.offeredLoad),
             tr("%1 + %2%3")
                 .arg(qs(formatBytes(p.weightBytesPerGpu)), qs(formatBytes(p.kvBytesPerGpu)),
                     p.fits ? QString() : tr(" (does not fit)")),
@@ -162,12 +173,13 @@ void InferencePanel::setReport(const InferenceReport &report)
                            .arg(qs(formatSeconds(r.ttft)), qs(formatSeconds(r.tpot)),
                                qs(formatSeconds(r.endToEnd))));
     m_share->setText(tr("Critical path: KV transfer is %1 of end-to-end, %2 of TTFT")
-                         .arg(chartformat::percent(r.criticalPathShare, 2), chartformat::percent(r.ttftShare, 2)));
+                         .arg(chartformat::percent(r.criticalPathShare, 2),
+                             chartformat::percent(r.ttftShare, 2)));
     if (const KvLinkLoad *hot = r.hottestLink())
         m_hottest->setText(tr("Hottest KV link: %1, %2 GB/s, utilisation %3")
                                .arg(qs(hot->name))
                                .arg(hot->bytesPerSecond / 1e9, 0, 'f', 2)
-                               .arg(chartformat::percent(hot->utilisation, 2)));
+                               .arg(busyText(hot->utilisation, hot->offeredLoad)));
     else
         m_hottest->setText(tr("Hottest KV link: none (no KV crosses a link)"));
     m_warnings->setText(joined(r.warnings, QStringLiteral("\n")));

@@ -402,11 +402,14 @@ void SummaryBar::refresh()
         m_bubble->setText(item(tr("End-to-end"), chartformat::seconds(m_kv->endToEnd)));
         m_bubble->setToolTip(tr("One request: TTFT plus the remaining decode steps"));
         m_bottleneckName = m_kv->hottestLink.isEmpty() ? tr("none") : m_kv->hottestLink;
-        m_bottleneckDetail = m_kv->hottestLink.isEmpty()
-            ? QString()
-            : tr("KV · %1 at %2 req/s")
-                  .arg(chartformat::percent(m_kv->hottestUtilisation))
-                  .arg(m_kv->requestRate);
+        m_bottleneckDetail = m_kv->hottestLink.isEmpty() ? QString()
+            : m_kv->hottestOffered > 1.0                 ? tr("KV · %1 (offered %2) at %3 req/s")
+                                               .arg(chartformat::percent(m_kv->hottestUtilisation),
+                                                   chartformat::percent(m_kv->hottestOffered))
+                                               .arg(m_kv->requestRate)
+                                         : tr("KV · %1 at %2 req/s")
+                                               .arg(chartformat::percent(m_kv->hottestUtilisation))
+                                               .arg(m_kv->requestRate);
         showBottleneck();
         m_bottleneck->setToolTip(tr("The link the KV transfer loads most at the request rate"));
     }

@@ -54,7 +54,8 @@ public:
     {
         double ttft = 0.0, tpot = 0.0, endToEnd = 0.0; ///< seconds
         QString hottestLink; ///< empty when no link carries KV
-        double hottestUtilisation = 0.0;
+        double hottestUtilisation = 0.0; ///< busy share, at most 1
+        double hottestOffered = 0.0; ///< offered load; above 1 the link cannot keep up
         double requestRate = 0.0;
     };
     void setKvFigures(const KvFigures &figures);

@@ -545,6 +545,7 @@ void StudyController::refreshInference()
     if (!report.kvLinks.empty()) {
         kv.hottestLink = QString::fromStdString(report.kvLinks.front().name);
         kv.hottestUtilisation = report.kvLinks.front().utilisation;
+        kv.hottestOffered = report.kvLinks.front().offeredLoad;
     }
     m_window->summaryBar()->setKvFigures(kv);
     applyHighlight();

@@ -414,12 +414,13 @@ InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric
     for (std::size_t i = 0; i < spec.pools.size(); ++i) {
         PoolResult &pr = out.pools[i];
         const double perReplica = lambda / replicasPerRole[static_cast<int>(pr.role)];
-        pr.utilisation = perReplica * (prefillTime[i] + steps * decodeTime[i] / batch);
-        if (pr.utilisation >= 1.0) {
+        pr.offeredLoad = perReplica * (prefillTime[i] + steps * decodeTime[i] / batch);
+        pr.utilisation = std::min(1.0, pr.offeredLoad);
+        if (pr.offeredLoad >= 1.0) {
             char line[200];
             std::snprintf(line, sizeof line,
                 "pool '%s' is overloaded: %.2fx its capacity at %g requests/s", pr.name.c_str(),
-                pr.utilisation, lambda);
+                pr.offeredLoad, lambda);
             out.warnings.emplace_back(line);
         }
         if (!pr.fits)
@@ -518,13 +519,15 @@ InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric
         for (double &b : out.kvBytesPerTier)
             b /= pairs;
         out.kvTransferTimeMean = total / pairs;
-        for (int l : rated)
+        for (int l : rated) {
+            const double offered = rate[l] / fabric.link(l).bandwidth;
             out.kvLinks.push_back(
-                { l, fabric.linkName(l), rate[l], rate[l] / fabric.link(l).bandwidth });
+                { l, fabric.linkName(l), rate[l], offered, std::min(1.0, offered) });
+        }
         std::sort(
             out.kvLinks.begin(), out.kvLinks.end(), [](const KvLinkLoad &x, const KvLinkLoad &y) {
-                if (x.utilisation != y.utilisation)
-                    return x.utilisation > y.utilisation;
+                if (x.offeredLoad != y.offeredLoad)
+                    return x.offeredLoad > y.offeredLoad;
                 return x.bytesPerSecond != y.bytesPerSecond ? x.bytesPerSecond > y.bytesPerSecond
                                                             : x.link < y.link;
             });
@@ -535,7 +538,7 @@ InferenceReport evaluateInference(const Scenario &scenario, const Fabric &fabric
                 + spec.pools[from].name + "' on " + serverList(fabric, a) + " -> pool '"
                 + spec.pools[to].name + "' on " + serverList(fabric, b) + ")");
         }
-        if (!out.kvLinks.empty() && out.kvLinks.front().utilisation >= 1.0)
+        if (!out.kvLinks.empty() && out.kvLinks.front().offeredLoad >= 1.0)
             out.warnings.push_back(
                 "the KV transfer alone saturates " + fabric.linkName(out.kvLinks.front().link));
     }

@@ -34,7 +34,10 @@ struct KvLinkLoad
     int link = -1;
     std::string name; ///< Fabric::linkName(), for views that do not hold the fabric
     double bytesPerSecond = 0.0;
-    double utilisation = 0.0; ///< bytesPerSecond / link bandwidth
+    /// The KV bytes offered over what the link carries, bytesPerSecond / bandwidth; above 1 the
+    /// link cannot keep up with the request rate.
+    double offeredLoad = 0.0;
+    double utilisation = 0.0; ///< the busy share, min(1, offeredLoad): a link is never > 100 % busy
 };
 
 /** One pool's placement and its per-GPU and per-step numbers. */
@@ -56,7 +59,11 @@ struct PoolResult
     std::string hbmDevice;
     double stepTime = 0.0; ///< prefill: one prompt; decode/colocated: one decode step
     double tpCollectiveTime = 0.0; ///< the TP all-reduces inside stepTime
-    double utilisation = 0.0; ///< busy share at the request rate (>= 1: overloaded)
+    /// The work offered at the request rate over what the pool serves, rho = lambda x service
+    /// time per replica (Kleinrock, "Queueing Systems" vol. 1, 1975, section 2.1); >= 1:
+    /// overloaded.
+    double offeredLoad = 0.0;
+    double utilisation = 0.0; ///< the busy share, min(1, offeredLoad)
 };
 
 /**

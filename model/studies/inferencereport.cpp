@@ -25,7 +25,8 @@ nlohmann::json linkJson(const Fabric &fabric, const KvLinkLoad &l)
 {
     return { { "link", l.link }, { "name", fabric.linkName(l.link) },
         { "tier", std::string(tierName(fabric.link(l.link).tier)) },
-        { "bytes_per_s", l.bytesPerSecond }, { "utilisation", l.utilisation } };
+        { "bytes_per_s", l.bytesPerSecond }, { "offered_load", l.offeredLoad },
+        { "utilisation", l.utilisation } };
 }
 
 std::string percent(double share)
@@ -33,6 +34,14 @@ std::string percent(double share)
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f %%", 100.0 * share);
     return buf;
+}
+
+/// A busy share with what was offered beside it once the offer exceeds what is served:
+/// "100.00 % (offered 157.14 %)".
+std::string busyPercent(double utilisation, double offered)
+{
+    return offered > 1.0 ? percent(utilisation) + " (offered " + percent(offered) + ")"
+                         : percent(utilisation);
 }
 
 } // namespace
@@ -76,7 +85,7 @@ nlohmann::json inferenceReportToJson(const InferenceReport &r, const Fabric &fab
                 { "servers", servers }, { "weight_bytes_per_gpu", p.weightBytesPerGpu },
                 { "kv_bytes_per_gpu", p.kvBytesPerGpu }, { "fits", p.fits },
                 { "step_time_s", p.stepTime }, { "tp_collective_time_s", p.tpCollectiveTime },
-                { "utilisation", p.utilisation } });
+                { "offered_load", p.offeredLoad }, { "utilisation", p.utilisation } });
         if (!p.device.empty()) { // mixed devices only
             pools.back()["device"] = p.device;
             pools.back()["hbm_device"] = p.hbmDevice;
@@ -117,10 +126,10 @@ std::string inferenceReportToText(const InferenceReport &r, const Fabric &fabric
             out << "                 on " << p.device
                 << (p.hbmDevice == p.device ? std::string() : ", HBM of " + p.hbmDevice) << "\n";
         out << "                 step " << formatSeconds(p.stepTime) << " (TP all-reduce "
-            << formatSeconds(p.tpCollectiveTime) << "), busy " << percent(p.utilisation)
-            << ", weights " << formatBytes(p.weightBytesPerGpu) << " + KV "
-            << formatBytes(p.kvBytesPerGpu) << " per GPU" << (p.fits ? "" : " (DOES NOT FIT)")
-            << "\n";
+            << formatSeconds(p.tpCollectiveTime) << "), busy "
+            << busyPercent(p.utilisation, p.offeredLoad) << ", weights "
+            << formatBytes(p.weightBytesPerGpu) << " + KV " << formatBytes(p.kvBytesPerGpu)
+            << " per GPU" << (p.fits ? "" : " (DOES NOT FIT)") << "\n";
     }
     out << "KV cache       " << formatBytes(r.kvBytesPerToken) << " per token, "
         << formatBytes(r.kvBytesPerRequest) << " per request after the prefill, "
@@ -148,7 +157,7 @@ std::string inferenceReportToText(const InferenceReport &r, const Fabric &fabric
         std::snprintf(line, sizeof line, "%.2f GB/s", hot->bytesPerSecond / 1e9);
         out << "KV hottest     " << fabric.linkName(hot->link) << " ("
             << tierName(fabric.link(hot->link).tier) << ", " << line << ", utilisation "
-            << percent(hot->utilisation) << ")\n";
+            << busyPercent(hot->utilisation, hot->offeredLoad) << ")\n";
     }
     for (const std::string &w : r.warnings)
         out << "warning: " << w << "\n";

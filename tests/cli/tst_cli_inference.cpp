@@ -46,6 +46,7 @@ private Q_SLOTS:
     void disaggregatedNumbers();
     void minimalNumbers();
     void textReport();
+    void overloadedPoolIsOfferedNotBusy();
     void trainingScenarioHasNoInferenceSection();
     void badInferenceSectionFails_data();
     void badInferenceSectionFails();
@@ -121,6 +122,41 @@ void TestCliInference::textReport()
     QVERIFY(out.contains(QStringLiteral("671 MB per request after the prefill")));
     QVERIFY(out.contains(QStringLiteral("Critical path  KV transfer is")));
     QVERIFY(out.contains(QStringLiteral("KV hottest     node000/nic0 -> leaf-su0-rail0")));
+}
+
+void TestCliInference::overloadedPoolIsOfferedNotBusy()
+{
+    // The disaggregated sample at forty times its request rate: the prefill pool is offered
+    // 40 x its work (rho = lambda x service time, per replica), yet nothing reports more than
+    // 100 % busy; the offer stands beside it in the JSON and the text.
+    QFile in(sample("inference-disaggregated.json"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    nlohmann::json scenario = nlohmann::json::parse(in.readAll().toStdString());
+    scenario["inference"]["request_rate"] = 400.0;
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("overloaded.json"));
+    QFile out(file);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QByteArray::fromStdString(scenario.dump(2)));
+    out.close();
+
+    const CliRun r = runRailyardCli({ QStringLiteral("evaluate"), file, QStringLiteral("--json") });
+    QCOMPARE(r.exitCode, 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out.toStdString())["inference"];
+    const nlohmann::json &prefill = j["pools"][0];
+    const double offered = prefill["offered_load"].get<double>();
+    QVERIFY(near(
+        offered, 400.0 / prefill["replicas"].get<int>() * prefill["step_time_s"].get<double>()));
+    QVERIFY(offered > 1.0);
+    QCOMPARE(prefill["utilisation"].get<double>(), 1.0);
+    for (const nlohmann::json &l : j["kv_links"])
+        QVERIFY(l["utilisation"].get<double>() == std::min(1.0, l["offered_load"].get<double>()));
+
+    const CliRun text = runRailyardCli({ QStringLiteral("evaluate"), file });
+    QCOMPARE(text.exitCode, 0);
+    const QString busy
+        = QStringLiteral("busy 100.00 % (offered %1 %)").arg(100.0 * offered, 0, 'f', 2);
+    QVERIFY2(QString::fromUtf8(text.out).contains(busy), qPrintable(busy));
 }
 
 void TestCliInference::trainingScenarioHasNoInferenceSection()

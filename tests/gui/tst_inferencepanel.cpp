@@ -45,14 +45,17 @@ InferenceReport handMade()
     p.weightBytesPerGpu = 17.6e9;
     p.kvBytesPerGpu = 83.9e6;
     p.stepTime = 0.09;
+    p.offeredLoad = 0.5;
     p.utilisation = 0.5;
     PoolResult d = p;
     d.name = "d";
     d.role = PoolRole::Decode;
     d.serverNames = { "b" };
     d.fits = false;
+    d.offeredLoad = 1.5; // overloaded: busy all the time, offered half as much again
+    d.utilisation = 1.0;
     r.pools = { p, d };
-    r.kvLinks = { { 7, "a/nic0 -> leaf0", 2.5e9, 0.05 } };
+    r.kvLinks = { { 7, "a/nic0 -> leaf0", 2.5e9, 0.05, 0.05 } };
     r.warnings = { "pool 'd': weights + KV cache exceed HBM" };
     return r;
 }
@@ -114,6 +117,7 @@ void TestInferencePanel::showsAHandMadeReport()
     QCOMPARE(t->item(0, 8)->text(), QStringLiteral("50.00 %"));
     QCOMPARE(t->item(0, 9)->text(), QStringLiteral("17.6 GB + 83.9 MB"));
     QCOMPARE(t->item(1, 1)->text(), QStringLiteral("decode"));
+    QCOMPARE(t->item(1, 8)->text(), QStringLiteral("100.00 % (offered 150.00 %)"));
     QCOMPARE(t->item(1, 9)->text(), QStringLiteral("17.6 GB + 83.9 MB (does not fit)"));
     grab(panel, "inference-panel-handmade.png");
 }

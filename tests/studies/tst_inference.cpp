@@ -2,12 +2,12 @@
 // transfer over the fabric, the Minimal / Distributed classification and the loader's checks,
 // each against numbers derived by hand in the comments.
 
-#include "fabric/fabric.h"
-#include "studies/inference.h"
-#include "workload/presets.h"
 #include "base/scenarioerror.h"
+#include "fabric/fabric.h"
 #include "scenario/scenariofile.h"
+#include "studies/inference.h"
 #include "workload/inferencecompute.h"
+#include "workload/presets.h"
 #include "workload/workloadplan.h"
 
 #include <QFile>
@@ -15,7 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 using namespace railyard;
 
@@ -101,6 +103,7 @@ private Q_SLOTS:
     void kvOverNvlinkInsideOneServer();
     void linkLoadAtTheRequestRate();
     void latenciesAddUp();
+    void overloadIsOfferedNotBusy();
     void weightsMatchTheTrainingLedger();
     void classification_data();
     void classification();
@@ -268,6 +271,44 @@ void TestInference::latenciesAddUp()
     QVERIFY(r.prefillTime > 2.0 * params * 2048 / (8 * 989e12));
     // Busy share: 4 requests/s on one prefill replica.
     QVERIFY(near(r.pools[0].utilisation, 4.0 * r.pools[0].stepTime));
+}
+
+void TestInference::overloadIsOfferedNotBusy()
+{
+    // Far more requests than one GPU each way serves: the prefill replica is offered
+    // rate x prompt time of work a second (rho = lambda x service time), well above 1, and the
+    // NIC uplink rate x KV bytes over its bandwidth. Nothing is busier than 100 %: the busy
+    // share stops at 1, the offer is reported beside it, and the warnings name the offer.
+    Scenario s = baseScenario();
+    s.inference->requestRate = 400.0;
+    s.inference->pools = { pool("prefill", PoolRole::Prefill, 1, { 0 }),
+        pool("decode", PoolRole::Decode, 1, { 8 }) };
+    const Fabric fabric = Fabric::build(s.fabric);
+    const InferenceReport r = evaluateInference(s, fabric);
+    const PoolResult &prefill = r.pools[0];
+    QVERIFY(near(prefill.offeredLoad, 400.0 * prefill.stepTime));
+    QVERIFY(prefill.offeredLoad > 1.0);
+    QCOMPARE(prefill.utilisation, 1.0);
+    const double bytes = kLlama8bKvPerToken * 2048;
+    const KvLinkLoad *hot = r.hottestLink();
+    QVERIFY(hot);
+    QVERIFY(near(hot->offeredLoad, 400.0 * bytes / kNic));
+    QVERIFY(hot->offeredLoad > 1.0);
+    QCOMPARE(hot->utilisation, 1.0);
+    for (const KvLinkLoad &l : r.kvLinks)
+        QVERIFY(l.utilisation <= 1.0 && near(l.utilisation, std::min(1.0, l.offeredLoad)));
+    char overload[160];
+    std::snprintf(overload, sizeof overload, "pool 'prefill' is overloaded: %.2fx its capacity",
+        prefill.offeredLoad);
+    bool named = false;
+    for (const std::string &w : r.warnings)
+        named = named || w.find(overload) != std::string::npos;
+    QVERIFY2(named, overload);
+    // A pool below its capacity keeps busy == offered.
+    s.inference->requestRate = 0.5;
+    const InferenceReport light = evaluateInference(s, fabric);
+    QVERIFY(light.pools[0].offeredLoad < 1.0);
+    QCOMPARE(light.pools[0].utilisation, light.pools[0].offeredLoad);
 }
 
 void TestInference::weightsMatchTheTrainingLedger()

@@ -91,7 +91,7 @@ std::vector<WatchableOp> watchableOps(const CostEngine &engine, Dim dim, int ran
                 continue;
             out.push_back(
                 { ph.name, ph.collective, algorithmNamed(ph.algorithm, PlanAlgorithm::Ring),
-                    traffic.dpOps[i].ratio * stageBytes });
+                    traffic.dpOps[i].ratio * stageBytes, traffic.dpOps[i].replica });
             ++i;
         }
         return out;
@@ -138,6 +138,18 @@ WatchedCollective watchCollective(
         out.groups = all;
     } else {
         out.groups = { all[static_cast<std::size_t>(own)] };
+    }
+    // Hybrid sharding: the gradient sync's ops run on the shard or replica sub-groups
+    // (TrafficModel::emitGroup), so those are what is played.
+    if (const int shard = engine.scenario().training.fsdpShard;
+        target.dim == Dim::Dp && shard > 0) {
+        std::vector<std::vector<int>> subgroups;
+        for (const std::vector<int> &group : out.groups)
+            for (std::vector<int> &sub : hybridSubgroups(group, shard, out.op.replica))
+                if (target.wholeDimension
+                    || std::find(sub.begin(), sub.end(), target.rank) != sub.end())
+                    subgroups.push_back(std::move(sub));
+        out.groups = std::move(subgroups);
     }
 
     const Scenario &s = engine.scenario();

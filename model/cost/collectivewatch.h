@@ -27,6 +27,9 @@ struct WatchableOp
     Collective collective = Collective::AllReduce;
     PlanAlgorithm algorithm = PlanAlgorithm::Ring; ///< what the engine chose for it
     double bytes = 0.0; ///< S of one op on the watched rank's stage
+    /// Hybrid sharding: a DP op of the replica groups (else of the shard groups); see
+    /// hybridSubgroups(). False without hybrid sharding.
+    bool replica = false;
 };
 
 /** A collective as the engine runs it on the current mapping, step by step. */
@@ -48,7 +51,8 @@ std::vector<WatchableOp> watchableOps(const CostEngine &engine, Dim dim, int ran
 /// The steps of `target` on the engine's current mapping, with the algorithm the engine chose:
 /// the TP and DP families' choice, the member-order ring for CP, the pairwise all-to-all for EP
 /// (skewed shares as the traffic model weighs them), the boundary sends for PP. DP plays the
-/// dp-cp group the gradient sync runs on. `router` must route over the engine's fabric. Throws
+/// dp-cp group the gradient sync runs on (under hybrid sharding the op's shard or replica
+/// sub-group of it). `router` must route over the engine's fabric. Throws
 /// ScenarioError("watch", ...) naming the problem: a rank outside the layout, a dimension of
 /// degree 1, an op index out of range.
 WatchedCollective watchCollective(

@@ -91,7 +91,16 @@ PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping
         const unsigned bit = 1u << index(Dim::Dp);
         if (deg.dp > 1)
             partners(members(GroupKind::Dp), bit);
-        planned(members(GroupKind::DpCp), Dim::Dp, bit);
+        const std::vector<int> &dpCp = members(GroupKind::DpCp);
+        if (context.dpShard > 0 && context.dpShard < static_cast<int>(dpCp.size())) {
+            // Hybrid sharding (TrafficModel::emitGroup): the rank's shard and replica groups.
+            for (const bool replica : { false, true })
+                for (const std::vector<int> &sub : hybridSubgroups(dpCp, context.dpShard, replica))
+                    if (std::find(sub.begin(), sub.end(), rank) != sub.end())
+                        planned(sub, Dim::Dp, bit);
+        } else {
+            planned(dpCp, Dim::Dp, bit);
+        }
         if (deg.ep > 1)
             planned(members(GroupKind::ExpertDp), Dim::Dp, bit);
     }

@@ -33,6 +33,9 @@ struct PartnerRouteContext
     /// "tree", ...). Without it (or without a named algorithm) TP and DP draw the ring.
     const CostReport *report = nullptr;
     double nvlsEfficiency = 0.0; ///< the device's NVLink SHARP efficiency (nccltuning)
+    /// Hybrid sharding's shard group size R (TrainingSpec::fsdpShard): the gradient sync runs on
+    /// the rank's shard group and its replica group (hybridSubgroups), not the whole dp-cp group.
+    int dpShard = 0;
 };
 
 /// The algorithms the report's phases of `dim` ran (at pipeline stage `stage`, or in phases
@@ -40,13 +43,13 @@ struct PartnerRouteContext
 std::set<PlanAlgorithm> reportedAlgorithms(const CostReport *report, Dim dim, int stage);
 
 /// The partners of `rank` in every dimension of degree > 1 and the links of the routes the
-/// engine's traffic model really uses for it: TP and DP (on its dp-cp gradient-sync group, and
-/// the expert-dp group of a MoE) are planned by the collective planner with the algorithms the
-/// report says ran (a ring sends to its ring neighbours, not to every member; a hierarchical
-/// ring keeps cross-server hops on one rail), CP is the member-order ring, a pipeline sends to
-/// the adjacent stages, EP is all-to-all. Every group member is listed as a partner slot.
-/// Routes are the Router's: with ECMP every link a share of the flow crosses. Empty for a rank
-/// outside the mapping.
+/// engine's traffic model really uses for it: TP and DP (on its dp-cp gradient-sync group - under
+/// hybrid sharding its shard and replica sub-groups - and the expert-dp group of a MoE) are planned
+/// by the collective planner with the algorithms the report says ran (a ring sends to its ring
+/// neighbours, not to every member; a hierarchical ring keeps cross-server hops on one rail), CP is
+/// the member-order ring, a pipeline sends to the adjacent stages, EP is all-to-all. Every group
+/// member is listed as a partner slot. Routes are the Router's: with ECMP every link a share of the
+/// flow crosses. Empty for a rank outside the mapping.
 PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping, Router &router,
     int rank, const PartnerRouteContext &context);
 

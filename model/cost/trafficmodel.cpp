@@ -560,22 +560,17 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
             emitFamily(m_dp, group, members, mapping, bytes, sign);
             break;
         }
-        // Hybrid sharding: shard group k holds members [kR, (k+1)R), replica group j the members
-        // j, j + R, j + 2R, ... (PyTorch's 2-D device mesh (replicate, shard), the shard dim
-        // innermost). Each sub-group is planned under an index of its own within its family.
-        const int shards = n / shard;
-        std::vector<int> sub;
-        for (int k = 0; k < shards; ++k) {
-            sub.assign(members.begin() + k * shard, members.begin() + (k + 1) * shard);
-            emitFamily(m_dp, { group.kind, group.index * shards + k }, sub, mapping, bytes, sign);
-        }
-        for (int j = 0; j < shard; ++j) {
-            sub.clear();
-            for (int k = 0; k < shards; ++k)
-                sub.push_back(members[sz(k * shard + j)]);
-            emitFamily(
-                m_dpReplica, { group.kind, group.index * shard + j }, sub, mapping, bytes, sign);
-        }
+        // Hybrid sharding (hybridSubgroups): each shard and replica sub-group is planned under
+        // an index of its own within its family.
+        const std::vector<std::vector<int>> shards = hybridSubgroups(members, shard, false);
+        const int shardCount = static_cast<int>(shards.size());
+        for (int k = 0; k < shardCount; ++k)
+            emitFamily(m_dp, { group.kind, group.index * shardCount + k }, shards[sz(k)], mapping,
+                bytes, sign);
+        const std::vector<std::vector<int>> replicas = hybridSubgroups(members, shard, true);
+        for (int j = 0; j < shard; ++j)
+            emitFamily(m_dpReplica, { group.kind, group.index * shard + j }, replicas[sz(j)],
+                mapping, bytes, sign);
         break;
     }
     case GroupKind::Dp:

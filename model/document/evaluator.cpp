@@ -418,6 +418,7 @@ PartnerRoutes Evaluator::partnerRoutes(int rank)
     context.report = &m_engine->report();
     context.nvlsEfficiency
         = nccltuning::deviceTuning(s.device, s.collectives, s.calibration).nvlsEfficiency;
+    context.dpShard = s.training.fsdpShard;
     return railyard::partnerRoutes(m_engine->layout(), mapping(), *m_routes, rank, context);
 }
 

@@ -321,4 +321,25 @@ int ParallelLayout::groupOf(GroupKind kind, int rank) const
     return m_groupOf[static_cast<std::size_t>(kindIndex(kind))][static_cast<std::size_t>(rank)];
 }
 
+std::vector<std::vector<int>> hybridSubgroups(
+    const std::vector<int> &members, int shard, bool replica)
+{
+    const int n = static_cast<int>(members.size());
+    if (shard <= 0 || shard >= n)
+        return { members };
+    const int shards = n / shard;
+    std::vector<std::vector<int>> out;
+    if (!replica) {
+        for (int k = 0; k < shards; ++k)
+            out.emplace_back(members.begin() + k * shard, members.begin() + (k + 1) * shard);
+        return out;
+    }
+    for (int j = 0; j < shard; ++j) {
+        std::vector<int> &sub = out.emplace_back();
+        for (int k = 0; k < shards; ++k)
+            sub.push_back(members[static_cast<std::size_t>(k * shard + j)]);
+    }
+    return out;
+}
+
 } // namespace railyard

@@ -30,7 +30,8 @@ struct RankCoord
 
 /** The group kinds the engine and the CLI know; names as in Megatron-LM's parallel_state. */
 enum class GroupKind { Tp, Pp, Dp, Cp, Ep, DpCp, TpPp, ExpertDp };
-std::string_view groupKindName(GroupKind kind);          ///< "tp", "pp", "dp", "cp", "ep", "dp-cp", "tp-pp", "edp"
+std::string_view groupKindName(
+    GroupKind kind); ///< "tp", "pp", "dp", "cp", "ep", "dp-cp", "tp-pp", "edp"
 bool parseGroupKind(std::string_view name, GroupKind &out);
 
 /**
@@ -65,12 +66,20 @@ private:
     int m_world = 1;
     std::vector<RankCoord> m_coords;
     std::vector<std::vector<std::vector<int>>> m_groups; ///< per GroupKind
-    std::vector<std::vector<int>> m_groupOf;             ///< per GroupKind, per rank
+    std::vector<std::vector<int>> m_groupOf; ///< per GroupKind, per rank
     /// Global-rank strides of t, p, d, c in the dense generator (for rankOf()).
     struct DenseStrides
     {
         int t = 1, p = 1, d = 1, c = 1;
     } m_stride;
 };
+
+/// Hybrid sharding's sub-groups of one dp-cp group (`members` in group order): with `shard` = R
+/// dividing the group, the shard groups [kR, (k+1)R) or, with `replica`, the replica groups
+/// {j, j + R, j + 2R, ...} - PyTorch's 2-D device mesh (replicate, shard) with the shard
+/// dimension innermost (torch.distributed.fsdp HYBRID_SHARD; FSDP2's fully_shard on a 2-D mesh).
+/// The whole group alone when R is 0 or not smaller than the group.
+std::vector<std::vector<int>> hybridSubgroups(
+    const std::vector<int> &members, int shard, bool replica);
 
 } // namespace railyard

@@ -2,11 +2,14 @@
 // full sharding, bytes per GPU and memory per GPU derived by hand; and the prefetch switch
 // (training.fsdp_prefetch), the exposed parameter all-gathers derived by hand.
 #include "base/scenarioerror.h"
+#include "cost/collectivewatch.h"
 #include "cost/costengine.h"
+#include "cost/partnerroutes.h"
 #include "cost/stagetiming.h"
 #include "export/exportoptions.h"
 #include "export/ncclplan.h"
 #include "fabric/fabric.h"
+#include "fabric/router.h"
 #include "scenario/scenariofile.h"
 #include "workload/workloadplan.h"
 
@@ -15,7 +18,9 @@
 #include <QTest>
 
 #include <cmath>
+#include <set>
 #include <string>
+#include <vector>
 
 using namespace railyard;
 
@@ -75,6 +80,8 @@ private Q_SLOTS:
     void bytesPerGpuFullAndHybrid();
     void hybridRunsInItsGroups();
     void hybridRoundTripAndRefusals();
+    void hybridSubgroupsByHand();
+    void hybridWatchAndPartnersUseTheSubgroups();
     void ncclPlanRunsInTheShardAndReplicaGroups();
     void movesMatchAFreshEvaluation();
     void gatherExposedByHand();
@@ -173,6 +180,82 @@ void TestFsdpSharding::hybridRunsInItsGroups()
     CostEngine whole(fsdpRun(2, { { "fsdp", "hybrid:16" } }));
     QCOMPARE(whole.report().iterationTime, full.report().iterationTime);
     QVERIFY(!phaseNamed(whole.report(), "replica groups"));
+}
+
+void TestFsdpSharding::hybridSubgroupsByHand()
+{
+    // 12 members, R = 4: shard groups of 4 consecutive members, replica groups j, j + 4, j + 8.
+    const std::vector<int> m { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+    using Groups = std::vector<std::vector<int>>;
+    QCOMPARE(hybridSubgroups(m, 4, false),
+        (Groups { { 0, 1, 2, 3 }, { 4, 5, 6, 7 }, { 8, 9, 10, 11 } }));
+    QCOMPARE(hybridSubgroups(m, 4, true),
+        (Groups { { 0, 4, 8 }, { 1, 5, 9 }, { 2, 6, 10 }, { 3, 7, 11 } }));
+    // No hybrid, or a shard group as large as the group: the whole group.
+    QCOMPARE(hybridSubgroups(m, 0, false), (Groups { m }));
+    QCOMPARE(hybridSubgroups(m, 12, true), (Groups { m }));
+}
+
+void TestFsdpSharding::hybridWatchAndPartnersUseTheSubgroups()
+{
+    // hybrid:8 on 2 servers x 8 GPUs: rank 3's shard group is ranks 0-7 (its server), its
+    // replica group {3, 11} (the same GPU of the other server). The collective watch plays
+    // those groups, and the partner routes the GUI draws for rank 3 leave the server only on
+    // the replica pair's route - not on the 16-rank ring the whole dp-cp group would run.
+    CostEngine hybrid(fsdpRun(2, { { "fsdp", "hybrid:8" } }));
+    Router router(hybrid.fabric());
+    const int rank = 3;
+    const std::vector<WatchableOp> ops = watchableOps(hybrid, Dim::Dp, rank);
+    int scatterOp = -1, replicaOp = -1;
+    for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+        const WatchableOp &op = ops[static_cast<std::size_t>(i)];
+        if (op.replica)
+            replicaOp = i;
+        else if (op.collective == Collective::ReduceScatter)
+            scatterOp = i;
+    }
+    QVERIFY(scatterOp >= 0 && replicaOp >= 0);
+    using Groups = std::vector<std::vector<int>>;
+    const WatchedCollective scatter
+        = watchCollective(hybrid, router, { Dim::Dp, rank, false, scatterOp });
+    QCOMPARE(scatter.groups, (Groups { { 0, 1, 2, 3, 4, 5, 6, 7 } }));
+    const WatchedCollective replica
+        = watchCollective(hybrid, router, { Dim::Dp, rank, false, replicaOp });
+    QCOMPARE(replica.groups, (Groups { { 3, 11 } }));
+    QVERIFY(replica.title.find("(2 ranks)") != std::string::npos);
+    const WatchedCollective everyReplica
+        = watchCollective(hybrid, router, { Dim::Dp, rank, true, replicaOp });
+    QCOMPARE(everyReplica.groups.size(), std::size_t { 8 });
+    QCOMPARE(everyReplica.groups[5], (std::vector<int> { 5, 13 }));
+    // The scatter's steps stay on NVLink; the replica all-reduce crosses the leaf.
+    for (const StepLink &l : scatter.steps.totals())
+        QCOMPARE(hybrid.fabric().linkTier(l.link), Tier::ScaleUp);
+
+    // Rank 3's DP links: the shard group's ring in member order (receive from rank 2, send to
+    // rank 4, over NVLink) and the replica pair's all-reduce with rank 11 (both ways, rail 3).
+    const auto dpLinks = [&](int dpShard) {
+        PartnerRouteContext context;
+        context.fabric = &hybrid.fabric();
+        context.report = &hybrid.report();
+        context.dpShard = dpShard;
+        std::set<int> out;
+        for (const auto &[link, dims] :
+            partnerRoutes(hybrid.layout(), hybrid.mapping(), router, rank, context).links)
+            if (dims & (1u << index(Dim::Dp)))
+                out.insert(link);
+        return out;
+    };
+    const auto slot = [&](int r) { return hybrid.mapping().slotOf(r); };
+    std::set<int> expected;
+    for (const auto &[a, b] :
+        { std::pair { 2, 3 }, std::pair { 3, 4 }, std::pair { 3, 11 }, std::pair { 11, 3 } })
+        for (const RouteHop &hop : router.route(slot(a), slot(b)))
+            expected.insert(hop.link);
+    QCOMPARE(expected.size(), std::size_t { 12 }); // 2 + 2 NVLink, 2 x 4 PCIe-NIC-leaf-NIC-PCIe
+    QCOMPARE(dpLinks(8), expected);
+    // What was drawn before hybrid sharding reached the partner routes: the 16-rank ring's
+    // channels, to NVLink neighbours the shard group's ring does not have.
+    QVERIFY(dpLinks(0) != expected);
 }
 
 void TestFsdpSharding::hybridRoundTripAndRefusals()

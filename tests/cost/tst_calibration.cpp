@@ -68,7 +68,7 @@ constexpr std::array<StackSplit, 3> kStacks { {
     { "composer", "composer (llm-foundry MPT)", 6, 6, 0.11, 0.17 },
     // DeepSpeed: BigScience's Megatron-DeepSpeed runs on Jean Zay's A100s (ZeRO-1, bf16) fit it;
     // Narayanan et al.'s 2021 ZeRO-3 rows are DeepSpeed too, held out in a table of their own.
-    { "deepspeed", "deepspeed (Megatron-DeepSpeed, BigScience)", 17, 7, 0.05, 0.14, "n21-t2-zero3-",
+    { "deepspeed", "deepspeed (Megatron-DeepSpeed, BigScience)", 17, 7, 0.05, 0.13, "n21-t2-zero3-",
         6, "deepspeed ZeRO-3 (Narayanan et al. 2021, Table 2)" },
 } };
 

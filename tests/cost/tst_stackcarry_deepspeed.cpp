@@ -4,9 +4,10 @@
 //  - a100-80g bf16: BigScience's Megatron-DeepSpeed runs on Jean Zay (ZeRO-1, BLOOM and its
 //    candidate shapes, 192-384 GPUs); the measured run is the first of the prequel sweep;
 //  - a100-80g fp16: Narayanan et al.'s 2021 ZeRO-3 rows (SC'21 Table 2), all held out.
-// Not met on either; each miss is an expected failure with its reason (an XPASS fails the
-// suite, so a fix shows). Without the misses, the BigScience group's 18 other runs land within
-// 9.7 %, mean 2.7 % (docs/validation.md, "Per stack").
+// The BigScience group meets the mean (5.93 %) but not the worst; the ZeRO-3 group neither. Each
+// miss is an expected failure with its reason (an XPASS fails the suite, so a fix shows).
+// Without the misses, the BigScience group's 17 other runs land within 7.6 %, mean 2.4 %
+// (docs/validation.md, "Per stack").
 #include "stackcarry.h"
 
 #include <QTest>
@@ -27,12 +28,16 @@ const char *knownMiss(const std::string &id)
                "and 1,536), a per-layer cost of that implementation the engine does not have "
                "(docs/validation.md)";
     if (id == "bs22-a100-bloom-176b-384gpu-gbs16" || id == "bs22-a100-bloom-176b-384gpu-gbs192")
-        return "the batch-size ramp-up's global batch 16 and 192: both miss by the same 4.8 s, "
+        return "the batch-size ramp-up's global batch 16 and 192: both miss by the same 3.7 s, "
                "a per-step cost independent of the batch that the engine does not have";
     if (id == "bs2202-a100-184b-tp8-pp6-dp8-mbs2-heads64"
         || id == "bs2202-a100-176b-tp8-pp12-dp4-mbs2-heads64")
         return "TP 8 at micro-batch 2, the set's smallest GEMMs per GPU: measured 12-16 % slower "
                "than carried, where TP 8 at micro-batch 4 lands within 4 %";
+    if (id == "bs2207-a100-bloom-176b-tp4-pp36-dp2-mbs1")
+        return "PP 36 at TP 4 and micro-batch 1: the set's least compute per pipeline step (two "
+               "layers of one sequence), 1,024 micro-batches; a cost per micro-batch and stage "
+               "of DeepSpeed's pipeline engine is a candidate the engine does not have";
     if (id == "bs2202-a100-178b-tp4-pp12-dp8-mbs2-heads104")
         return "104 heads: measured 18 % slower than 64 heads of the same model and layout, for a "
                "reason the source does not give; the engine's attention moves 1 % between them";
@@ -63,7 +68,9 @@ void TestStackCarryDeepSpeed::oneMeasuredStepCarries()
             QVERIFY2(std::abs(c.error()) <= stackcarry::kWorst,
                 qPrintable(QString::fromStdString(c.id) + QString(": %1").arg(c.error())));
         }
-        QEXPECT_FAIL("", "the misses above", Continue);
+        // The BigScience group's mean meets the goal (5.9 %); the ZeRO-3 group's does not.
+        if (zero3)
+            QEXPECT_FAIL("", "the ZeRO-3 misses above", Continue);
         QVERIFY2(g.mean <= stackcarry::kMean, qPrintable(QString("mean %1").arg(g.mean)));
     }
 }

@@ -135,10 +135,26 @@ double stackComputeFactor(const std::optional<SoftwareStack> &stack)
     // tables "H100 80GB BF16"); held out: the six runs on 128 and 512 GPUs of its "Large Scale"
     // table (docs/validation.md, "Per stack").
     constexpr double kComposer = 0.872;
+    // DeepSpeed (Megatron-DeepSpeed: DeepSpeed's pipeline engine and its BF16_Optimizer, ZeRO-1,
+    // Megatron's fused softmax without FlashAttention): fitted with the whole engine
+    // (`RAILYARD_FIT_STACK=deepspeed cost_tst_calibration fitStack`, gaussNewton on
+    // log(predicted / published)) on the calibration split of BigScience's runs on Jean Zay's
+    // A100 80GB, tests/data/published/training_runs.json bs2202-a100-{176b,178b,184b,195b,203b}-*
+    // (17 runs, train/tr11-176B-ml/chronicles-prequel.md "Rebalancing layers" at
+    // bigscience-workshop/bigscience commit 9e64ede). It folds together what the engine does not
+    // separate: DeepSpeed's pipeline engine (its schedule's instructions issued from Python for
+    // every micro-batch), the CUDA_LAUNCH_BLOCKING=1 the training ran with (the hang workaround
+    // of tr11-176B-ml.slurm), and a per-step cost of 3-4 s that the small-batch runs show
+    // (docs/validation.md). The runs' gradient sync is the BF16_Optimizer's all-reduce
+    // (workloadplan.cpp). Held out: the training run itself (GBS 16, 192, 2048) and the July
+    // 2022 reshaping runs on 192 and 288 GPUs (docs/validation.md, "Per stack").
+    constexpr double kDeepSpeed = 0.765;
     if (stack == SoftwareStack::Fsdp2)
         return kFsdp2;
     if (stack == SoftwareStack::Composer)
         return kComposer;
+    if (stack == SoftwareStack::DeepSpeed)
+        return kDeepSpeed;
     return 1.0;
 }
 

@@ -40,9 +40,9 @@ GemmEfficiency gemmEfficiency(const DeviceSpec &device, Precision precision);
 
 /**
  * A software stack's share of the device table's compute rates (GEMMs and fused attention):
- * 1 for the stacks the table was fitted on (Megatron-LM, Megatron-Core with Transformer Engine)
- * and for the stack no public run has fitted yet (DeepSpeed); fitted for FSDP2 and Composer
- * (deviceefficiency.cpp names the runs). Unset = 1, the engine as before the key existed.
+ * 1 for the stacks the table was fitted on (Megatron-LM, Megatron-Core with Transformer Engine);
+ * fitted for FSDP2, Composer and DeepSpeed (deviceefficiency.cpp names the runs). Unset = 1, the
+ * engine as before the key existed.
  */
 double stackComputeFactor(const std::optional<SoftwareStack> &stack);
 

@@ -277,6 +277,13 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     // parameters for the forward and again for the backward of every micro-batch.
     const bool shardGrads = training.dpSharding != DpSharding::Optim;
     const bool shardParams = training.dpSharding == DpSharding::OptimGradsParams;
+    // DeepSpeed's pipeline engine in bf16 runs its BF16_Optimizer, a ZeRO-1 of its own: after
+    // the pipeline flush the fp32 gradients are all-reduced whole over the data-parallel group
+    // (PipelineEngine._exec_reduce_grads -> _bf16_reduce_grads -> buffered_allreduce_fallback),
+    // then each rank updates its shard and all-gathers the bf16 parameters. ZeRO-1 elsewhere
+    // (DeepSpeedZeroOptimizer, Megatron's distributed optimizer) reduce-scatters them.
+    const bool gradientAllReduce = deepSpeed && pp > 1 && training.precision == Precision::Bf16
+        && training.distributedOptimizer && training.dpSharding == DpSharding::Optim;
     const double syncsPerIteration = shardGrads ? plan.microbatches : 1.0;
 
     const Allowance allowance = memoryAllowance(training.memoryAllowance, degrees, model);
@@ -582,10 +589,15 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             // The engine sizes the DP sync from these ops' bytes (one run each per iteration),
             // so per-micro-batch exchanges are folded into the bytes.
             if (training.distributedOptimizer) {
-                addOp(plan, Dim::Dp, Collective::ReduceScatter, OpPass::Iteration, s,
-                      sync.params * gradBytes * syncsPerIteration, 1,
-                      n + (shardGrads ? " gradient reduce-scatter (every micro-batch)"
-                                      : " gradient reduce-scatter"));
+                if (gradientAllReduce)
+                    addOp(plan, Dim::Dp, Collective::AllReduce, OpPass::Iteration, s,
+                        sync.params * gradBytes, 1, n + " gradient all-reduce (BF16_Optimizer)");
+                else
+                    addOp(plan, Dim::Dp, Collective::ReduceScatter, OpPass::Iteration, s,
+                        sync.params * gradBytes * syncsPerIteration, 1,
+                        n
+                            + (shardGrads ? " gradient reduce-scatter (every micro-batch)"
+                                          : " gradient reduce-scatter"));
                 const double gathers = shardParams ? 2.0 * plan.microbatches : 1.0;
                 addOp(plan, Dim::Dp, Collective::AllGather, OpPass::Iteration, s,
                       sync.params * gatherBytes * gathers, 1,

@@ -36,6 +36,8 @@
  *    ceil(layers / (pp vp)) layers per chunk. The scenario rounds the layer count up to that.
  *  - Meta's Llama 3 runs ("one Transformer layer removed from the first and from the last
  *    stage") get that split: 7, 8 x 14, 7 layers for 126 layers on 16 stages.
+ *  - Megatron-DeepSpeed's 'type:transformer|embedding' partition (BLOOM): each tied embedding
+ *    takes a layer slot, so the first and the last stage hold one layer fewer.
  *  - An unstated ffn is 4 h (GPT-3, Brown et al. 2020); MoE runs use moe_ffn per expert.
  *  - Stack (training.stack): the run's "stack", else DeepSpeed for Narayanan's ZeRO-3 rows,
  *    Megatron-LM for the other A100 runs (2021-22, no Transformer Engine), Megatron-Core with TE
@@ -45,6 +47,9 @@
  *  - Composer FSDP (llm-foundry's MPT benchmarks): FULL_SHARD = ZeRO-3 with the FSDP prefetch
  *    on (training.fsdp_prefetch 1), SHARD_GRAD_OP = ZeRO-2; gradients reduced in fp32
  *    (mixed_precision DEFAULT).
+ *  - DeepSpeed ZeRO (`parallel.zero` 1-3): the distributed optimizer with the stage's sharding.
+ *    BigScience's BLOOM runs (Megatron-DeepSpeed, bf16, BF16_Optimizer = ZeRO-1) keep the A100
+ *    rules above: fp32 gradient reduction after the pipeline flush, no overlap, no FlashAttention.
  *  - A device variant: `system.hbm_gb` replaces the preset's HBM capacity.
  *  - Published peak memory: `reported.peak_memory_gib` (GiB, what torch's caching allocator
  *    reserved at most).
@@ -298,8 +303,26 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
             assume("layers per stage " + std::to_string(per - 1) + ", " + std::to_string(per)
                    + " x " + std::to_string(d.pp - 2) + ", " + std::to_string(per - 1)
                    + " (the source's uneven split)");
-        } else if (m.layers % slots != 0 && (m.layers + 2) % slots == 0 && (m.layers + 2) / slots > 1
-                   && (startsWith(id, "nemo") || startsWith(id, "mb") || startsWith(id, "mlperf"))) {
+        } else if (startsWith(text(parallel, "pipeline_stages"), "type:transformer|embedding")) {
+            // Megatron-DeepSpeed's --pp-partition-method 'type:transformer|embedding' (BLOOM,
+            // train/tr11-176B-ml/README.md): DeepSpeed's PipelineModule balances the layers whose
+            // class matches the regex, the transformer blocks and the tied embedding at each end,
+            // so stage 0 holds the embedding and one block fewer, the last stage the output
+            // embedding and one block fewer.
+            if (vp > 1 || (m.layers + 2) % d.pp != 0 || (m.layers + 2) / d.pp < 2)
+                malformed(id, "parallel.pipeline_stages",
+                    "type:transformer|embedding needs layers + 2 to split evenly over pp, "
+                    "at least two slots a stage, and no virtual stages");
+            const int per = (m.layers + 2) / d.pp;
+            t.layersPerStage.assign(static_cast<std::size_t>(d.pp), per);
+            t.layersPerStage.front() = per - 1;
+            t.layersPerStage.back() = per - 1;
+            assume(std::to_string(m.layers) + " layers: " + std::to_string(per)
+                + " per stage, one fewer in the first and the last (each tied embedding takes "
+                  "a layer slot, type:transformer|embedding)");
+        } else if (m.layers % slots != 0 && (m.layers + 2) % slots == 0
+            && (m.layers + 2) / slots > 1
+            && (startsWith(id, "nemo") || startsWith(id, "mb") || startsWith(id, "mlperf"))) {
             // Megatron-Bridge's account_for_embedding_in_pipeline_split and
             // account_for_loss_in_pipeline_split: the embedding takes a layer slot of the first
             // model chunk and the loss one of the last, so those chunks hold one layer fewer.
@@ -427,6 +450,19 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
         } else if (startsWith(fsdp, "FSDP over DP")) {
             t.distributedOptimizer = true;
             t.dpSharding = DpSharding::OptimGrads; // Meta: optimizer state and gradients sharded
+        }
+
+        if (present(parallel, "zero")) {
+            // DeepSpeed's ZeRO stage (zero_optimization.stage, or the BF16_Optimizer's own stage
+            // 1 that Megatron-DeepSpeed's bf16 runs use with ZERO_STAGE=0): 1 shards the
+            // optimizer state, 2 also the gradients, 3 also the parameters [ZeRO20].
+            const int zero = integer(parallel, "zero", id);
+            if (zero < 1 || zero > 3)
+                malformed(id, "parallel.zero", "ZeRO stage 1, 2 or 3, got " + std::to_string(zero));
+            t.distributedOptimizer = true;
+            t.dpSharding = zero == 1 ? DpSharding::Optim
+                : zero == 2          ? DpSharding::OptimGrads
+                                     : DpSharding::OptimGradsParams;
         }
 
         // ---- Published step time.

@@ -10,6 +10,8 @@
 //   build/bin/cost_tst_calibration fit          refits the table on the calibration set, prints it
 //   RAILYARD_FIT_OVERHEAD_ONLY=1 build/bin/cost_tst_calibration fit   keeps the later devices'
 //                                                efficiencies, fits the overheads
+//   RAILYARD_FIT_STACK=deepspeed build/bin/cost_tst_calibration fitStack   refits one stack's
+//                                                stackComputeFactor on its calibration split
 #include "publishedruns.h"
 
 #include "cost/costengine.h"
@@ -40,8 +42,8 @@ constexpr double kGoalWorst = 0.10;
 /// the goal and why. A change that moves a set above its bounds fails the test.
 constexpr double kCalibrationMean = 0.03;
 constexpr double kCalibrationWorst = 0.09;
-constexpr double kValidationMean = 0.24;
-constexpr double kValidationWorst = 0.72;
+constexpr double kValidationMean = 0.09;
+constexpr double kValidationWorst = 0.20;
 /// The stacks whose runs are reported apart, each fitted on its own calibration split
 /// (deviceefficiency.cpp, stackComputeFactor), with the calibration split's regression bounds
 /// and its run counts (docs/validation.md, "Per stack").
@@ -53,12 +55,21 @@ struct StackSplit
     int heldOutRuns;
     double calibrationMean;
     double calibrationWorst;
+    /// Held-out runs of the stack printed in a table of their own (their ids start with this),
+    /// with their count; nullptr: none.
+    const char *apartPrefix = nullptr;
+    int apartRuns = 0;
+    const char *apartTitle = nullptr;
 };
-constexpr std::array<StackSplit, 2> kStacks { {
+constexpr std::array<StackSplit, 3> kStacks { {
     { "fsdp2", "fsdp2 (torchtitan)", 6, 4, 0.06, 0.11 },
     // Composer: one factor cannot fit both its runs with activation checkpointing (slow) and
     // without (fast); the split's figures as they are (docs/validation.md, "Per stack").
     { "composer", "composer (llm-foundry MPT)", 6, 6, 0.11, 0.17 },
+    // DeepSpeed: BigScience's Megatron-DeepSpeed runs on Jean Zay's A100s (ZeRO-1, bf16) fit it;
+    // Narayanan et al.'s 2021 ZeRO-3 rows are DeepSpeed too, held out in a table of their own.
+    { "deepspeed", "deepspeed (Megatron-DeepSpeed, BigScience)", 17, 7, 0.05, 0.13, "n21-t2-zero3-",
+        6, "deepspeed ZeRO-3 (Narayanan et al. 2021, Table 2)" },
 } };
 
 bool reportedApart(const std::string &stack)
@@ -227,7 +238,9 @@ private Q_SLOTS:
     void moeRuns();
     void runsUnderAssumptions();
     void stackRuns();
+    void deepSpeedRunsAsTheyRan();
     void fit();
+    void fitStack();
 
 private:
     std::vector<Evaluated> completeRuns(const std::string &set, bool moe);
@@ -237,7 +250,7 @@ private:
 void TestCalibration::initTestCase()
 {
     m_runs = loadPublishedRuns();
-    QCOMPARE(m_runs.size(), std::size_t { 105 });
+    QCOMPARE(m_runs.size(), std::size_t { 131 });
     // RAILYARD_CALIBRATION_DIR=DIR writes each run's scenario as DIR/<id>.json, so a row can be
     // reproduced (and inspected phase by phase) with railyard-cli evaluate.
     if (const QByteArray dir = qgetenv("RAILYARD_CALIBRATION_DIR"); !dir.isEmpty())
@@ -281,7 +294,7 @@ void TestCalibration::validationSet()
 {
     std::vector<Evaluated> rows = completeRuns("validation", false);
     const SetStats st = printTable("Validation set: complete dense runs (held out)", rows);
-    QVERIFY(st.count >= 15);
+    QVERIFY(st.count >= 12);
     QVERIFY2(st.mean <= kValidationMean, qPrintable(QString("mean %1").arg(st.mean)));
     QVERIFY2(st.worst <= kValidationWorst, qPrintable(QString("worst %1").arg(st.worst)));
 }
@@ -336,10 +349,15 @@ void TestCalibration::stackRuns()
     // calibration split is bounded as a regression; the held-out one is reported against the
     // goal (mean <= 8 %, worst <= 15 %), not bounded.
     for (const StackSplit &stack : kStacks) {
-        for (const char *set : { "calibration", "validation" }) {
+        for (const char *set : { "calibration", "validation", "apart" }) {
+            const bool apartTable = std::string(set) == "apart";
+            if (apartTable && !stack.apartPrefix)
+                continue;
             std::vector<Evaluated> rows;
             for (const PublishedRun &r : m_runs) {
-                if (r.stack != stack.stack || r.set != set || !r.complete || !r.unsupported.empty())
+                const bool apart = stack.apartPrefix && r.id.rfind(stack.apartPrefix, 0) == 0;
+                if (r.stack != stack.stack || !r.complete || !r.unsupported.empty()
+                    || apart != apartTable || (!apartTable && r.set != set))
                     continue;
                 Evaluated e;
                 e.run = &r;
@@ -348,10 +366,14 @@ void TestCalibration::stackRuns()
                 rows.push_back(std::move(e));
             }
             const bool calibration = std::string(set) == "calibration";
-            const std::string title = std::string("Stack ") + stack.title
-                + (calibration ? ", calibration split" : ", held out");
+            const std::string title = apartTable
+                ? std::string("Stack ") + stack.apartTitle + ", held out"
+                : std::string("Stack ") + stack.title
+                    + (calibration ? ", calibration split" : ", held out");
             const SetStats st = printTable(title.c_str(), rows);
-            QCOMPARE(st.count, calibration ? stack.calibrationRuns : stack.heldOutRuns);
+            QCOMPARE(st.count,
+                apartTable ? stack.apartRuns
+                           : (calibration ? stack.calibrationRuns : stack.heldOutRuns));
             for (const Evaluated &e : rows)
                 QVERIFY(e.predicted > 0.0 && std::isfinite(e.predicted));
             if (calibration) {
@@ -362,6 +384,43 @@ void TestCalibration::stackRuns()
             }
         }
     }
+}
+
+void TestCalibration::deepSpeedRunsAsTheyRan()
+{
+    // BigScience's runs (SOURCES.md [BS22]) as Megatron-DeepSpeed ran them: ZeRO-1 (the
+    // BF16_Optimizer's own stage 1), fp32 gradient reduction after the pipeline flush, no
+    // FlashAttention, and --pp-partition-method 'type:transformer|embedding', each tied embedding
+    // in a layer slot of its own: 70 layers on 12 stages are 5, 6 x 10, 5 (README.md, "pp rank
+    // 0: [embed | 5 transformer blocks]"); 100 layers on 6 stages 16, 17 x 4, 16.
+    const auto find = [this](const std::string &id) -> const PublishedRun * {
+        for (const PublishedRun &r : m_runs)
+            if (r.id == id)
+                return &r;
+        return nullptr;
+    };
+    const PublishedRun *bloom = find("bs22-a100-bloom-176b-384gpu");
+    const PublishedRun *wide = find("bs2202-a100-184b-tp8-pp6-dp8-mbs2-heads64");
+    QVERIFY(bloom && wide);
+    const TrainingSpec &t = bloom->scenario.training;
+    QCOMPARE(t.stack, std::optional<SoftwareStack>(SoftwareStack::DeepSpeed));
+    QVERIFY(t.distributedOptimizer);
+    QCOMPARE(t.dpSharding, DpSharding::Optim);
+    QVERIFY(!t.flashAttention && !t.dpOverlap && !t.gradReduceBf16 && !t.sequenceParallel);
+    QCOMPARE(t.recompute, Recompute::Full);
+    QCOMPARE(t.precision, Precision::Bf16);
+    std::vector<int> split(12, 6);
+    split.front() = split.back() = 5;
+    QCOMPARE(t.layersPerStage, split);
+    QCOMPARE(bloom->scenario.model.layers, 70);
+    QCOMPARE(wide->scenario.training.layersPerStage, (std::vector<int> { 16, 17, 17, 17, 17, 16 }));
+    // The engine's model FLOPs reproduce the run's printed TFLOPs (149.02 at 105.22 s on 384 GPUs,
+    // chronicles.md): Megatron-DeepSpeed prints Narayanan Eq. 3 times 4/3, the recomputed forward
+    // counted (math/README.md), so the vocabulary, sequence and shape are read as the run had them.
+    const CostEngine engine(bloom->scenario);
+    const double printed = engine.plan().modelFlopsPerIteration * 4.0 / 3.0
+        / (bloom->stepSeconds * bloom->gpus * 1e12);
+    QVERIFY2(std::abs(printed / 149.02 - 1.0) < 0.01, qPrintable(QString::number(printed)));
 }
 
 void TestCalibration::fit()
@@ -421,6 +480,62 @@ void TestCalibration::fit()
     for (Evaluated *e : runs)
         e->predicted = evaluateWith(*e, devices.at(e->run->device));
     printTable("Calibration set with the fitted values", rows);
+}
+
+void TestCalibration::fitStack()
+{
+    // `RAILYARD_FIT_STACK=NAME cost_tst_calibration fitStack`: the stack's one constant
+    // (stackComputeFactor, deviceefficiency.cpp) refitted on its calibration split with the
+    // whole engine, as the device table is fitted (gaussNewton). The factor scales the GEMM and
+    // attention rates, so the fit scales every device's GEMM efficiency by one multiplier k
+    // (DeviceSpec::maxEfficiency, also the attention core's rate at bf16/fp16) and prints
+    // factor x k. Exact for runs without fused attention (the factor also scales FlashAttention's
+    // rates, which the device override leaves); FlashAttention runs are named.
+    const QByteArray stackName = qgetenv("RAILYARD_FIT_STACK");
+    if (!QCoreApplication::arguments().contains(QStringLiteral("fitStack")) || stackName.isEmpty())
+        QSKIP("runs only when asked: RAILYARD_FIT_STACK=NAME cost_tst_calibration fitStack");
+    SoftwareStack stack = SoftwareStack::MegatronCoreTe;
+    QVERIFY2(parseStack(stackName.toStdString(), stack), "RAILYARD_FIT_STACK: unknown stack");
+    std::vector<Evaluated> rows;
+    std::map<std::string, DeviceSpec> devices;
+    for (const PublishedRun &r : m_runs) {
+        if (r.stack != stackName.toStdString() || r.set != "calibration" || !r.complete
+            || !r.unsupported.empty())
+            continue;
+        if (r.scenario.training.flashAttention)
+            qInfo("%s: FlashAttention, the refit is approximate for it", r.id.c_str());
+        Evaluated e;
+        e.run = &r;
+        e.published = r.stepSeconds;
+        rows.push_back(std::move(e));
+        devices.emplace(r.device, r.scenario.device);
+    }
+    QVERIFY2(!rows.empty(), "no complete calibration run of that stack");
+    std::vector<Evaluated *> runs;
+    for (Evaluated &e : rows)
+        runs.push_back(&e);
+    const std::map<std::string, DeviceSpec> base = devices;
+    std::vector<Parameter> params { { "k (multiplier of the device table's efficiency)", 1.0, 0.2,
+        2.0, [&base, &rows](std::map<std::string, DeviceSpec> &d, double k) {
+            for (auto &[name, spec] : d) {
+                const DeviceSpec &b = base.at(name);
+                for (const Evaluated &e : rows) {
+                    if (e.run->device != name)
+                        continue;
+                    const Precision p = e.run->scenario.training.precision;
+                    const double table = gemmEfficiency(b, p).maxEfficiency;
+                    (p == Precision::Fp8 ? spec.maxEfficiencyFp8 : spec.maxEfficiency) = table * k;
+                }
+            }
+        } } };
+    gaussNewton(runs, devices, params);
+    const double before = stackComputeFactor(stack);
+    qInfo("stack %s: %zu calibration runs, k = %.4f: stackComputeFactor %.3f -> %.3f",
+        stackName.constData(), runs.size(), params.front().value, before,
+        before * params.front().value);
+    for (Evaluated *e : runs)
+        e->predicted = evaluateWith(*e, devices.at(e->run->device));
+    printTable("Stack calibration split with the refitted factor", rows);
 }
 
 QTEST_GUILESS_MAIN(TestCalibration)

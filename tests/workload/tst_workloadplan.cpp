@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -69,6 +70,7 @@ private Q_SLOTS:
     void fp8KeepsMessagesBf16();
     void dataParallelSync_data();
     void dataParallelSync();
+    void deepSpeedBf16PipelineAllReduces();
     void expertAllToAll_data();
     void expertAllToAll();
     void contextParallelRing();
@@ -313,6 +315,45 @@ void TestWorkloadPlan::dataParallelSync()
         QCOMPARE(ar->count, 1.0);
     }
     QCOMPARE(countOps(plan, Dim::Dp), distributed ? 2 : 1);
+}
+
+void TestWorkloadPlan::deepSpeedBf16PipelineAllReduces()
+{
+    // DeepSpeed's pipeline engine in bf16 (BF16_Optimizer, ZeRO-1; BLOOM's runs) all-reduces the
+    // fp32 gradients whole, then all-gathers the updated bf16 parameters
+    // (PipelineEngine._bf16_reduce_grads); Megatron's distributed optimizer, DeepSpeed without a
+    // pipeline and fp16 reduce-scatter the same bytes.
+    const auto sync = [](std::optional<SoftwareStack> stack, Precision precision, int pp) {
+        TrainingSpec t = smallTraining();
+        t.stack = stack;
+        t.precision = precision;
+        t.distributedOptimizer = true;
+        t.dpSharding = DpSharding::Optim;
+        return planWorkload(smallModel(), t, h100(), degrees(2, pp, 4));
+    };
+    const WorkloadPlan deepSpeed = sync(SoftwareStack::DeepSpeed, Precision::Bf16, 2);
+    const WorkloadPlan megatron = sync(std::nullopt, Precision::Bf16, 2);
+    for (int stage = 0; stage < 2; ++stage) {
+        const CommOp *ar = findOp(deepSpeed, Dim::Dp, Collective::AllReduce, OpPass::Iteration,
+            "dense gradient all-reduce (BF16_Optimizer)", stage);
+        const CommOp *rs = findOp(megatron, Dim::Dp, Collective::ReduceScatter, OpPass::Iteration,
+            "dense gradient", stage);
+        QVERIFY(ar && rs);
+        QVERIFY(near(ar->bytes, rs->bytes)); // the stage's parameters x 4 bytes (fp32)
+        QVERIFY(!findOp(
+            deepSpeed, Dim::Dp, Collective::ReduceScatter, OpPass::Iteration, "dense", stage));
+        const CommOp *ag = findOp(
+            deepSpeed, Dim::Dp, Collective::AllGather, OpPass::Iteration, "dense parameter", stage);
+        QVERIFY(ag);
+        QVERIFY(near(ag->bytes, rs->bytes / 2.0)); // bf16
+    }
+    // Without a pipeline, or in fp16: DeepSpeed's ZeRO-1 reduce-scatters.
+    for (const WorkloadPlan &plan : { sync(SoftwareStack::DeepSpeed, Precision::Bf16, 1),
+             sync(SoftwareStack::DeepSpeed, Precision::Fp16, 2) }) {
+        QVERIFY(
+            findOp(plan, Dim::Dp, Collective::ReduceScatter, OpPass::Iteration, "dense gradient"));
+        QVERIFY(!findOp(plan, Dim::Dp, Collective::AllReduce, OpPass::Iteration, "dense"));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,12 +1,12 @@
 #include "workload/workloadplan.h"
 
+#include "base/scenarioerror.h"
+#include "base/sizelimits.h"
 #include "workload/computemodel.h"
 #include "workload/deviceefficiency.h"
-#include "workload/workloadcheck.h"
-#include "workload/eprouting.h"
 #include "workload/elementwise.h"
-#include "base/sizelimits.h"
-#include "base/scenarioerror.h"
+#include "workload/eprouting.h"
+#include "workload/workloadcheck.h"
 #include "workload/workloadnames.h"
 
 #include <algorithm>
@@ -405,9 +405,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         sc.backwardTime = bwd.time + recompute.time;
         sc.weightGradTime = weightGrad.time;
         sc.attentionCoreForwardTime = coreFwd.time;
-        sc.attentionCoreBackwardTime =
-            coreBwd.time
-            + (training.recompute != Recompute::None && !opSac ? coreFwd.time : 0.0);
+        sc.attentionCoreBackwardTime
+            = coreBwd.time + (training.recompute != Recompute::None && !opSac ? coreFwd.time : 0.0);
         modelForwardFlops += fwd.flops * x.t * x.c;
 
         // Ledger: dense parameters split over t, expert parameters over ep x t (expert TP = t).
@@ -450,9 +449,9 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         mem.fragmentationShare = allowance.fragmentationShare;
         // The Adam update, memory-bound, plus the stack's fixed host time per step
         // (deviceefficiency.cpp, stackStepSeconds), which the step's end waits for.
-        sc.optimizerTime = (denseRank / dDense + expertRank / dExpert) * kAdamBytesPerParameter
-                               / r.hbm
-                           + r.overhead + stackStepSeconds(training.stack);
+        sc.optimizerTime
+            = (denseRank / dDense + expertRank / dExpert) * kAdamBytesPerParameter / r.hbm
+            + r.overhead + stackStepSeconds(training.stack);
         totalParams += denseParamsStage + expertParamsStage;
 
         // ---- Communication ops of this stage.

@@ -198,6 +198,10 @@ const std::vector<Flag> &flags()
             "Training software; writes its defaults (docs/scenario-format.md). Default: none "
             "(the device's calibrated stack).",
             kWorkload },
+        { "compile", "training.compile", Kind::Text, "on|off",
+            "torch.compile for the PyTorch-native stacks (fsdp2, composer): element-wise "
+            "operators fused by Inductor (on) or one eager kernel each (off, their default).",
+            kWorkload },
         { "zero", "training.dp_sharding", Kind::Integer, "1|2|3",
             "ZeRO stage over the data-parallel group: 1 optimizer state, 2 also gradients, 3 "
             "also parameters (sets the distributed optimizer).",
@@ -472,6 +476,12 @@ json documentFromFlags(const GenerateOptions &o, std::vector<std::string> &assum
         throw ScenarioError("--distributed-optimizer", "contradicts --no-distributed-optimizer");
 
     shardingFlags(o, training);
+    if (o.given("compile")) {
+        const std::string &mode = o.texts.at("compile");
+        if (mode != "on" && mode != "off")
+            throw UsageError("--compile: expected on or off, got '" + escapeControls(mode) + "'");
+        training["compile"] = mode == "on";
+    }
     if (o.given("layers-per-stage"))
         training["layers_per_stage"] = layersPerStage(o.texts.at("layers-per-stage"));
     for (const auto &[key, flag] : std::vector<std::pair<const char *, const char *>> {

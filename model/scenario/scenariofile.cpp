@@ -109,6 +109,8 @@
  *       "stack": "megatron-core-te" | "megatron-lm" | "fsdp2" | "deepspeed" | "composer",
  *                                            the training software; absent = the device's
  *                                            calibrated stack (workload.h SoftwareStack)
+ *       "compile": true | false,             fsdp2 / composer: torch.compile (Inductor's fused
+ *                                            element-wise kernels); absent = off, eager
  *       "memory_allowance": {                optional, each part optional (default in brackets):
  *         "cuda_context_gb": 0.75,           CUDA context and library workspaces [0.75]
  *         "nccl_gb": 1.2,                    NCCL buffers [from the degrees, memoryledger.cpp]
@@ -370,6 +372,8 @@ template<typename Json> Json toJson(const Scenario &s)
         training["fsdp_prefetch"] = *t.fsdpPrefetch;
     if (t.stack)
         training["stack"] = std::string(stackName(*t.stack));
+    if (t.compile)
+        training["compile"] = *t.compile;
     if (t.memoryAllowance != MemoryAllowanceSpec {}) {
         Json allowance;
         if (t.memoryAllowance.cudaContextBytes)

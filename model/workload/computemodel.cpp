@@ -2,6 +2,7 @@
 
 #include "base/units.h"
 #include "workload/deviceefficiency.h"
+#include "workload/elementwise.h"
 #include "workload/workloadnames.h"
 
 #include <algorithm>
@@ -174,10 +175,10 @@ void attentionCore(const Roofline &r, const Shape &x, bool flash, LayerCompute &
  * tokens per TP rank and the expert-TP all-gather makes it T topK, Megatron-Core's alltoall
  * dispatcher with expert TP = tp), so per rank the expert FLOPs are 2 T topK P_expert / t, i.e.
  * 2 tokens topK P_expert / (ep t) counted over the EP group's ep T tokens.
- * Element-wise traffic (bytes, forward; the backward streams about twice as much):
- * 2 norms read+write 2 e T_sp h each; 2 residual adds read 2, write 1 (plus a 1-byte dropout
- * mask in the GPT block); the activation reads ffn (2 ffn gated) and writes ffn per token over t;
- * rotary embeddings rewrite Q and K in the Llama block.
+ * Element-wise traffic: the norms, residual adds, rotary and activation as the stack fuses them
+ * (layerElementwise(), elementwise.cpp, which counts them per stack); the backward streams about
+ * twice as much. An MoE layer's experts read their activation input and write its output per
+ * routed token, and the tokens are permuted before and after them.
  */
 LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flash)
 {
@@ -212,7 +213,6 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
         lc.forward += fc2.forward;
         lc.backward += fc1.backward;
         lc.backward += fc2.backward;
-        activationBytes = (up + 1.0) * ew * T * x.ffn / x.t;
     } else {
         const double local = static_cast<double>(x.experts) / x.ep;
         // Skewed routing: the busiest member sees expertLoad times the balanced tokens and, since
@@ -238,13 +238,16 @@ LayerCompute layerCompute(const Roofline &r, const Shape &x, bool moe, bool flas
         // Permute before and unpermute after the experts: read + write each routed token.
         activationBytes = (up + 1.0) * ew * routed * x.ffn / x.t + 2.0 * 2.0 * ew * routed * x.h;
     }
-    const double norms = 2.0 * 2.0 * ew * x.spTokens * x.h;
-    const double residual = 2.0 * (3.0 * ew + (x.gptStyle ? 1.0 : 0.0)) * x.spTokens * x.h;
-    const double rotary = x.gptStyle ? 0.0 : 2.0 * ew * T * (w + x.kvDim) / x.t;
-    const double kernels = x.gptStyle ? 5.0 : 6.0;
-    const double bytes = norms + residual + rotary + activationBytes;
-    lc.forward += streaming(r, bytes, kernels);
-    lc.backward += streaming(r, 2.0 * bytes, 2.0 * kernels);
+    // Norms, residual adds, rotary and the dense activation as the stack fuses them
+    // (elementwise.cpp); an MoE layer adds its experts' activation and permutation, one kernel.
+    ElementwiseTraffic elementwise = layerElementwise(x, moe, x.fusion);
+    if (moe) {
+        elementwise.bytes += activationBytes;
+        elementwise.kernels += 1.0;
+    }
+    lc.elementwiseForward = streaming(r, elementwise.bytes, elementwise.kernels);
+    lc.forward += lc.elementwiseForward;
+    lc.backward += streaming(r, 2.0 * elementwise.bytes, 2.0 * elementwise.kernels);
     return lc;
 }
 

@@ -97,6 +97,23 @@ struct LayerCompute
     /// forward GEMM's FLOPs each). The attention core, the element-wise kernels and recompute
     /// have no weights and stay in B.
     Cost weightGrad;
+    /// The element-wise kernels' forward alone (included in forward): what torchtitan's
+    /// op-level selective checkpointing recomputes besides every second matmul
+    /// (workloadplan.cpp).
+    Cost elementwiseForward;
+};
+
+/// How a layer's element-wise operations reach the GPU.
+enum class Fusion {
+    /// Transformer Engine / Megatron's fused kernels: norm (+ cast) one kernel, SwiGLU or
+    /// bias+GeLU one kernel, bias-dropout-add one kernel, rotary one kernel per tensor.
+    TransformerEngine,
+    /// Eager PyTorch: every operator of a composite module (RMSNorm, complex-number rotary,
+    /// silu * up, the K/V head repeat) is its own kernel reading and writing the activation.
+    Eager,
+    /// torch.compile (TorchInductor): each chain of pointwise operators, and a reduction with
+    /// the pointwise operators around it, becomes one generated kernel.
+    Inductor,
 };
 
 /** Sizes shared by the per-layer formulas. */
@@ -116,6 +133,11 @@ struct Shape
     /// Routed tokens of the busiest EP member over the average, ep max_j H_j (eprouting.h);
     /// 1 = balanced routing. Scales the expert GEMMs and the routed-token traffic.
     double expertLoad = 1.0;
+    /// What the stack fuses of the element-wise kernels (elementwise.cpp).
+    Fusion fusion = Fusion::TransformerEngine;
+    /// K and V copied to the query heads before the attention kernel (torchtitan's repeat_kv
+    /// ahead of PyTorch SDPA); Transformer Engine and FlashAttention-2 read grouped K/V as is.
+    bool repeatKv = false;
 };
 
 /// The attention width a x headDim (x.qDim, or h when it is 0).

@@ -41,10 +41,18 @@ GemmEfficiency gemmEfficiency(const DeviceSpec &device, Precision precision);
 /**
  * A software stack's share of the device table's compute rates (GEMMs and fused attention):
  * 1 for the stacks the table was fitted on (Megatron-LM, Megatron-Core with Transformer Engine);
- * fitted for FSDP2, Composer and DeepSpeed (deviceefficiency.cpp names the runs). Unset = 1, the
- * engine as before the key existed.
+ * fitted for FSDP2, Composer and DeepSpeed (deviceefficiency.cpp names the runs; Composer's comes
+ * out at 1 once its step time, stackStepSeconds(), is separated). Unset = 1, the engine as before
+ * the key existed.
  */
 double stackComputeFactor(const std::optional<SoftwareStack> &stack);
+
+/**
+ * A software stack's fixed time per optimizer step, seconds: host-side work per batch that the
+ * GPU waits for, booked with the optimizer step (workloadplan.cpp). Fitted for Composer beside
+ * its rate factor (deviceefficiency.cpp cites the runs); 0 for the other stacks and unset.
+ */
+double stackStepSeconds(const std::optional<SoftwareStack> &stack);
 
 /** One row of the table, for reports and the calibration test. */
 struct GemmEfficiencyRow

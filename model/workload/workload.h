@@ -124,6 +124,13 @@ struct TrainingSpec
     /// passes (workloadplan.cpp); unset, they stay in the data-parallel sync as before.
     std::optional<double> fsdpPrefetch;
     std::optional<SoftwareStack> stack; ///< unset = the device's calibrated stack (see the enum)
+    /// torch.compile (scenario key training.compile): the PyTorch-native stacks (fsdp2,
+    /// composer) run their element-wise operators as TorchInductor's fused kernels instead of
+    /// eager PyTorch's one kernel per operator (model/workload/elementwise.cpp). Unset = the
+    /// stack's default, off: torchtitan's job config (training.compile = false) and Composer's
+    /// Trainer (compile_config None) compile nothing unless asked. Refused for the other stacks,
+    /// which fuse their own kernels (workloadcheck.cpp).
+    std::optional<bool> compile;
     MemoryAllowanceSpec memoryAllowance;
     bool operator==(const TrainingSpec &) const = default;
 };

@@ -192,6 +192,14 @@ void checkWorkload(const ModelSpec &m, const TrainingSpec &tr, const DeviceSpec 
             "prefetches the per-layer parameter all-gathers of dp_sharding "
             "\"optim_grads_params\" (ZeRO-3 / FSDP full shard), got \""
                 + std::string(dpShardingName(tr.dpSharding)) + "\"");
+    // torch.compile is a PyTorch-native stack's switch; Megatron-based stacks (and a file
+    // without a stack, the device's calibrated Megatron-Core) fuse their own kernels.
+    if (tr.compile && *tr.compile
+        && !(tr.stack == SoftwareStack::Fsdp2 || tr.stack == SoftwareStack::Composer))
+        fail("training.compile",
+            "torch.compile is modelled for the PyTorch-native stacks (fsdp2, composer), got "
+                + (tr.stack ? "stack \"" + std::string(stackName(*tr.stack)) + "\""
+                            : std::string("no training.stack")));
     if (tr.fp8ParamGather && tr.precision != Precision::Fp8)
         fail("training.fp8_param_gather", "gathers fp8 parameters and needs precision fp8, got "
                                               + std::string(precisionName(tr.precision)));

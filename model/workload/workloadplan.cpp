@@ -1,11 +1,12 @@
 #include "workload/workloadplan.h"
 
+#include "base/scenarioerror.h"
+#include "base/sizelimits.h"
 #include "workload/computemodel.h"
 #include "workload/deviceefficiency.h"
-#include "workload/workloadcheck.h"
+#include "workload/elementwise.h"
 #include "workload/eprouting.h"
-#include "base/sizelimits.h"
-#include "base/scenarioerror.h"
+#include "workload/workloadcheck.h"
 #include "workload/workloadnames.h"
 
 #include <algorithm>
@@ -190,6 +191,10 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     x.topK = model.topK;
     x.ep = degrees.ep;
     x.expertLoad = hotLoadFactor(model.routing, model.experts, degrees.ep, model.topK);
+    // What the stack fuses of the element-wise kernels (elementwise.cpp); torchtitan's Llama
+    // block copies grouped K/V to the query heads before PyTorch's SDPA (repeat_kv).
+    x.fusion = fusionOf(training.stack, training.compile.value_or(false));
+    x.repeatKv = training.stack == SoftwareStack::Fsdp2;
 
     Roofline r = deviceRoofline(device, training.precision);
     // The stack's share of the device's compute rates (deviceefficiency.cpp).
@@ -249,6 +254,24 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     // "fully_shard": "the sharded parameters ... in fp32; all-gathered in param_dtype").
     const bool fsdp2 = training.stack == SoftwareStack::Fsdp2;
     const bool deepSpeed = training.stack == SoftwareStack::DeepSpeed;
+    // fsdp2's `selective` is torchtitan's op-level selective checkpointing
+    // (_apply_ac_to_transformer_block, torchtitan/parallelisms/parallelize_llama.py in Dec 2024,
+    // torchtitan/distributed/activation_checkpoint.py since: "Saves output of all compute ops,
+    // except every second mm"; a fresh counter per block forward). It saves the
+    // attention kernel's output and the odd matmuls of the block's forward (wq, wv, w1, w2 of
+    // wq wk wv wo w1 w3 w2) and recomputes the rest: the even ones (wk, wo, w3) and every
+    // element-wise operator. Megatron's selective recomputes the attention core instead.
+    const bool opSac = fsdp2 && training.recompute == Recompute::Selective;
+    const auto opSacRecompute = [&](const LayerCompute &lc) {
+        Cost c = lc.elementwiseForward;
+        c += gemm(r, x.tokens, x.kvDim / x.t, x.h); // wk
+        c += lc.proj.forward; // wo
+        if (x.gated)
+            c += gemm(r, x.tokens, x.ffn / x.t, x.h); // w3, half of the engine's fused fc1
+        return c;
+    };
+    const Cost opSacDense = opSacRecompute(dense);
+    const Cost opSacMoe = opSacRecompute(moe);
     // With full recompute the layer being recomputed holds its whole activations during its
     // own backward (torch.utils.checkpoint and Megatron-LM's CheckpointFunction rerun the
     // forward, then backpropagate through it), once per rank, beside the stored inputs.
@@ -331,9 +354,12 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                 coreBwd += lc.attentionBackward;
                 weightGrad += lc.weightGrad;
                 // Recompute [Korthikanti22] §5: full re-runs the layer's forward before its
-                // backward; selective re-runs only the attention core.
+                // backward; selective re-runs only the attention core (fsdp2: torchtitan's
+                // op-level policy, above).
                 if (training.recompute == Recompute::Full)
                     recompute += lc.forward;
+                else if (opSac)
+                    recompute += isMoe ? opSacMoe : opSacDense;
                 else if (training.recompute == Recompute::Selective)
                     recompute += lc.attentionForward;
                 denseParamsStage += lp.dense;
@@ -386,8 +412,8 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         sc.backwardTime = bwd.time + recompute.time;
         sc.weightGradTime = weightGrad.time;
         sc.attentionCoreForwardTime = coreFwd.time;
-        sc.attentionCoreBackwardTime =
-            coreBwd.time + (training.recompute != Recompute::None ? coreFwd.time : 0.0);
+        sc.attentionCoreBackwardTime
+            = coreBwd.time + (training.recompute != Recompute::None && !opSac ? coreFwd.time : 0.0);
         modelForwardFlops += fwd.flops * x.t * x.c;
 
         // Ledger: dense parameters split over t, expert parameters over ep x t (expert TP = t).
@@ -428,9 +454,11 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
         mem.cudaContext = allowance.cudaContext;
         mem.nccl = allowance.nccl;
         mem.fragmentationShare = allowance.fragmentationShare;
-        sc.optimizerTime = (denseRank / dDense + expertRank / dExpert) * kAdamBytesPerParameter
-                               / r.hbm
-                           + r.overhead;
+        // The Adam update, memory-bound, plus the stack's fixed host time per step
+        // (deviceefficiency.cpp, stackStepSeconds), which the step's end waits for.
+        sc.optimizerTime
+            = (denseRank / dDense + expertRank / dExpert) * kAdamBytesPerParameter / r.hbm
+            + r.overhead + stackStepSeconds(training.stack);
         totalParams += denseParamsStage + expertParamsStage;
 
         // ---- Communication ops of this stage.
@@ -646,8 +674,9 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             mem.recomputeWorkspace = std::max(own.recomputeWorkspace, mirror.recomputeWorkspace);
             mem.activationsPerMicrobatch =
                 0.5 * (own.activationsPerMicrobatch + mirror.activationsPerMicrobatch);
-            plan.stages[s].optimizerTime =
-                stages[s].optimizerTime + stages[pp - 1 - s].optimizerTime;
+            // Both stages' Adam updates; the stack's host time per step once.
+            plan.stages[s].optimizerTime = stages[s].optimizerTime
+                + stages[pp - 1 - s].optimizerTime - stackStepSeconds(training.stack);
         }
     }
 

@@ -1,7 +1,8 @@
 /**
  * `railyard-cli generate`'s model, device-variant, sharding and stack flags (issue 34): without
  * --model the flags given define the model and nothing is inherited from a preset silently;
- * --zero / --fsdp type the data-parallel sharding; --stack writes a stack's defaults.
+ * --zero / --fsdp type the data-parallel sharding; --stack writes a stack's defaults; --compile
+ * switches torch.compile for the PyTorch-native stacks.
  */
 #include "scenario/scenariofile.h"
 #include "workload/presets.h"
@@ -47,6 +48,7 @@ private Q_SLOTS:
     void zeroAndFsdpRefusals_data();
     void zeroAndFsdpRefusals();
     void stackDefaults();
+    void compileFlag();
 };
 
 void TestCliGenerateModel::customModelInheritsNothing()
@@ -293,6 +295,50 @@ void TestCliGenerateModel::stackDefaults()
     r = runCli(seedArgs() + QStringList { "--stack", "composer", "--zero", "2" });
     QVERIFY2(r.exitCode == 0, r.err.c_str());
     QVERIFY(!parseScenario(r.out).training.fsdpPrefetch);
+}
+
+void TestCliGenerateModel::compileFlag()
+{
+    // --compile on|off as training.compile; absent, the key is not written (eager, the stack's
+    // default).
+    const QStringList fsdp2
+        = seedArgs() + QStringList { "--model", "llama3-8b", "--stack", "fsdp2" };
+    Run r = runCli(fsdp2);
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    QVERIFY(r.out.find("\"compile\"") == std::string::npos);
+    const Scenario eager = parseScenario(r.out);
+    QVERIFY(!eager.training.compile.has_value());
+    r = runCli(fsdp2 + QStringList { "--compile", "on" });
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    const Scenario compiled = parseScenario(r.out);
+    QCOMPARE(compiled.training.compile, std::optional<bool>(true));
+    r = runCli(fsdp2 + QStringList { "--compile", "off" });
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    QCOMPARE(parseScenario(r.out).training.compile, std::optional<bool>(false));
+    // Inductor's fused element-wise kernels make the compiled layout's compute faster, by what
+    // the eager kernels stream beyond them (tst_elementwise derives it by hand).
+    const auto forward = [](const Scenario &s) {
+        return planWorkload(s.model, s.training, s.device, s.degrees).stages.front().forwardTime;
+    };
+    QVERIFY2(forward(compiled) < 0.97 * forward(eager),
+        qPrintable(
+            QString("compiled %1 s, eager %2 s").arg(forward(compiled)).arg(forward(eager))));
+
+    // Anything but on/off is a usage error; a Megatron stack (or none) refuses the switch,
+    // named by its flag with the stacks that take it, and nothing is written.
+    r = runCli(fsdp2 + QStringList { "--compile", "yes" });
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.find("--compile") != std::string::npos, r.err.c_str());
+    QVERIFY(r.out.empty());
+    for (const QStringList &stack :
+        { QStringList { "--stack", "megatron-core-te" }, QStringList {} }) {
+        r = runCli(seedArgs() + stack + QStringList { "--compile", "on" });
+        QVERIFY(r.exitCode != 0);
+        QVERIFY2(r.err.find("--compile") != std::string::npos
+                && r.err.find("fsdp2, composer") != std::string::npos,
+            r.err.c_str());
+        QVERIFY(r.out.empty());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCliGenerateModel)

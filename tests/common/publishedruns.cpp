@@ -43,7 +43,8 @@
  *    Megatron-LM for the other A100 runs (2021-22, no Transformer Engine), Megatron-Core with TE
  *    for the NeMo, Megatron-Bridge, MLPerf and later Megatron-LM runs; none for Meta's own.
  *  - FSDP2 (torchtitan): fully_shard over dp x cp with reshard_after_forward, i.e. ZeRO-3;
- *    gradients reduced in fp32 (its MixedPrecisionPolicy's reduce_dtype default).
+ *    gradients reduced in fp32 (its MixedPrecisionPolicy's reduce_dtype default); torch.compile
+ *    (training.compile) as the run's `compile` says.
  *  - Composer FSDP (llm-foundry's MPT benchmarks): FULL_SHARD = ZeRO-3 with the FSDP prefetch
  *    on (training.fsdp_prefetch 1), SHARD_GRAD_OP = ZeRO-2; gradients reduced in fp32
  *    (mixed_precision DEFAULT).
@@ -411,6 +412,9 @@ std::vector<PublishedRun> loadPublishedRuns(const std::string &path)
                 malformed(id, "stack", "unknown stack \"" + out.stack + "\"");
             t.stack = stack;
         }
+        // torch.compile, as the run's row says (torchtitan's tables name it per row).
+        if (present(r, "compile"))
+            t.compile = r.at("compile").get<bool>();
         if (startsWith(fsdp, "FSDP2")) {
             // torchtitan: fully_shard with reshard_after_forward = ZeRO-3 over dp x cp.
             t.distributedOptimizer = true;

@@ -1,11 +1,12 @@
 // One measured step of the fsdp2 stack (torchtitan's Llama 3.1 8B benchmarks on H100) carried to
 // the stack's other runs of the same precision through the compute calibration
-// (tests/cost/stackcarry.h): the goal is within 10 %, mean at most 6 % (issue 34). Two kinds of
-// run miss it, each an expected failure with its reason (an XPASS fails the suite, so a fix shows):
-//  - torch.compile: the engine has no switch for it, so the eager run measured here predicts the
-//    compiled runs of the same layout as slow as itself, which torchtitan measured 14 % faster;
-//  - context parallelism: the 64K-256K runs on cp 2-8, 10-41 % faster predicted than measured
-//    (docs/validation.md, "Per stack").
+// (tests/cost/stackcarry.h): the goal is within 10 %, mean at most 6 % (issue 34). The bf16
+// group meets it: the eager run measured here carries to the compiled runs within 3 %, since
+// the engine counts eager PyTorch's element-wise kernels and Inductor's fused ones apart
+// (model/workload/elementwise.cpp). The fp8 group misses it on the long-sequence runs, each an
+// expected failure with its reason (an XPASS fails the suite, so a fix shows): the 32K-256K
+// runs (cp 1-8) come out 16-46 % fast, their attention running slower per FLOP than the
+// engine's rate (docs/validation.md, "Per stack").
 #include "stackcarry.h"
 
 #include <QTest>
@@ -19,12 +20,10 @@ namespace {
 /// Why a carried run of fsdp2 misses the goal, or nullptr when it should meet it.
 const char *knownMiss(const std::string &id)
 {
-    if (id.find("-compile") != std::string::npos && id.find("-fp8") == std::string::npos)
-        return "torch.compile is not modelled: eager and compiled runs get one prediction";
-    if (id.find("-cp2-") != std::string::npos || id.find("-cp4-") != std::string::npos
-        || id.find("-cp8-") != std::string::npos)
-        return "torchtitan's context-parallel runs grow faster with the sequence than the "
-               "engine's ring attention (docs/validation.md)";
+    for (const char *longContext : { "-cp1-32k", "-cp2-64k", "-cp4-128k", "-cp8-256k" })
+        if (id.find(longContext) != std::string::npos)
+            return "torchtitan's 32K-256K runs: attention slower per FLOP than the engine's rate, "
+                   "more so with context parallelism (docs/validation.md)";
     return nullptr;
 }
 

@@ -87,7 +87,9 @@ nlohmann::json customModelDocument(const GenerateOptions &o, std::vector<std::st
  * --use-distributed-optimizer, --sequence-parallel and --use-flash-attn off); torchtitan's FSDP2
  * (fully_shard with reshard_after_forward, prefetching the next layer's all-gather, reduce-scatter
  * in backward, reduce_dtype fp32, SequenceParallel norms under TP); DeepSpeed ZeRO (stage 1 as
- * Megatron-DeepSpeed's BLOOM runs; zero_optimization.overlap_comm off for stages 1-2, on for 3);
+ * Megatron-DeepSpeed's BLOOM runs; zero_optimization.overlap_comm off for stages 1-2, on for 3;
+ * FlashAttention opt-in, Megatron-DeepSpeed's --use-flash-attn-v1/-v2 store_true arguments in
+ * megatron/arguments.py, and off on the BigScience runs its constant was fitted on);
  * llm-foundry's FSDP (FULL_SHARD, BACKWARD_PRE prefetch, mixed_precision PURE = bf16 reduce).
  */
 void stackDefaults(SoftwareStack stack, const GenerateOptions &o, nlohmann::json &training)
@@ -123,6 +125,7 @@ void stackDefaults(SoftwareStack stack, const GenerateOptions &o, nlohmann::json
     case SoftwareStack::DeepSpeed:
         training["distributed_optimizer"] = true;
         training["sequence_parallel"] = false;
+        training["flash_attention"] = false;
         break;
     case SoftwareStack::Composer:
         shardAll();

@@ -277,6 +277,8 @@ void TestCliGenerateModel::stackDefaults()
     s = parseScenario(r.out);
     QCOMPARE(s.training.dpSharding, DpSharding::OptimGradsParams);
     QVERIFY(s.training.dpOverlap && s.training.overlapParamGather); // overlap_comm's ZeRO-3 default
+    // FlashAttention is opt-in in Megatron-DeepSpeed, and off where its constant was fitted.
+    QVERIFY(!s.training.flashAttention);
 
     // Without --stack the file has no stack key (files stay as they were).
     r = runCli(seedArgs());

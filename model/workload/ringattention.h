@@ -5,9 +5,10 @@
 /**
  * PyTorch's context-parallel attention (CpAttention::TorchAllGather) beyond the SDPA kernels
  * the attention core counts: the K/V and dK/dV it exchanges, and the element-wise kernels it
- * runs between the SDPA calls. Read from torch.distributed.tensor.experimental._attention as
- * torchtitan's December 2024 benchmarks ran it (torch 1963fc8; `context_parallel` with its
- * default rotate method "allgather", load balancing on, `convert_to_f32` on), on torchtitan's
+ * runs between the SDPA calls. Read from torch.distributed.tensor.experimental._attention in its
+ * December 2024 form (after pytorch#142093 added set_rotate_method, which torchtitan 9dec370
+ * calls; torchtitan's benchmarks ran torch 1963fc8 of 2024-12-23): `context_parallel` with its
+ * default rotate method "allgather", load balancing on, `convert_to_f32` on; on torchtitan's
  * Llama (torchtitan 9dec370 models/llama/model.py: repeat_kv expands K and V to every query head
  * before F.scaled_dot_product_attention, so the ring carries a x headDim, not kvDim).
  *

@@ -320,9 +320,11 @@ void TestRingAttention::scenarioKey()
 {
     using nlohmann::json;
     QVERIFY(!scenariosections::readTraining(json::object()).cpAttention);
-    QCOMPARE(*scenariosections::readTraining(json { { "cp_attention", "torch-allgather" } }).cpAttention,
+    QCOMPARE(
+        *scenariosections::readTraining(json { { "cp_attention", "torch-allgather" } }).cpAttention,
         CpAttention::TorchAllGather);
-    QCOMPARE(*scenariosections::readTraining(json { { "cp_attention", "te-p2p" } }).cpAttention, CpAttention::TeP2p);
+    QCOMPARE(*scenariosections::readTraining(json { { "cp_attention", "te-p2p" } }).cpAttention,
+        CpAttention::TeP2p);
     for (const CpAttention a : kCpAttentions) {
         CpAttention back = CpAttention::TeP2p;
         QVERIFY(parseCpAttention(cpAttentionName(a), back));

@@ -604,7 +604,12 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
             // S = c x 8U is one pass): c - 1 beside the next step's backward, the last waited.
             const TorchRingAttention ring = torchRingAttention(r, x);
             const double ringSize = x.c;
-            const double again = training.recompute != Recompute::None ? 1.0 : 0.0;
+            // Full recompute re-runs the ring; torchtitan's op-level selective policy saves the
+            // SDPA output (opSac above), so its backward has no second forward ring.
+            const double again = training.recompute == Recompute::Full
+                    || (training.recompute == Recompute::Selective && !opSac)
+                ? 1.0
+                : 0.0;
             addStepwiseCpOp(plan, OpPass::Forward, s, ringSize * ring.kvBytes, layers,
                 "K/V all-gather", sdpaStepForward);
             addStepwiseCpOp(plan, OpPass::Backward, s, ringSize * ring.kvBytes, layers * again,

@@ -260,6 +260,18 @@ void TestRingAttention::planOps()
     // Element-wise work adds no FLOPs.
     QCOMPARE(torch.stages[0].forwardFlops, te.stages[0].forwardFlops);
 
+    // torchtitan's op-level selective checkpointing saves the SDPA output: no second forward
+    // ring in the backward. Megatron's selective recompute re-runs the attention core with it.
+    TrainingSpec sac = torchRing;
+    sac.recompute = Recompute::Selective;
+    QVERIFY(
+        !cpOp(planWorkload(smallLlama(), sac, device, cpDegrees(4)), "K/V all-gather (recompute)"));
+    sac.stack = SoftwareStack::MegatronCoreTe;
+    sac.cpAttention = CpAttention::TorchAllGather;
+    sac.dpSharding = DpSharding::Optim;
+    QVERIFY(
+        cpOp(planWorkload(smallLlama(), sac, device, cpDegrees(4)), "K/V all-gather (recompute)"));
+
     // Without CP neither adds anything.
     const WorkloadPlan single = planWorkload(smallLlama(), torchRing, device, cpDegrees(1));
     QVERIFY(cpOps(single).empty());

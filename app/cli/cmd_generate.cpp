@@ -215,6 +215,11 @@ const std::vector<Flag> &flags()
             "FSDP: each layer's parameter all-gather prefetched beside the previous layer's "
             "compute (on = 1), exposed (off = 0), or the share F hidden (needs ZeRO-3).",
             kWorkload },
+        { "cp-attention", "training.cp_attention", Kind::Text, "NAME",
+            "Context-parallel attention: te-p2p (Transformer Engine's ring, Megatron-Core) or "
+            "torch-allgather (PyTorch's context_parallel, torchtitan). Default: the stack's "
+            "(fsdp2: torch-allgather, else te-p2p).",
+            kWorkload },
         { "device", "device.preset", Kind::Text, "NAME",
             "Device preset (h100-sxm); sets NIC and scale-up defaults.", kWorkload },
         { "device-peak-tflops", "device.peak_tflops_bf16", Kind::Number, "TFLOPS",
@@ -261,6 +266,9 @@ std::vector<std::string> choicesOf(const std::string &flag)
     else if (flag == "stack")
         for (SoftwareStack k : kSoftwareStacks)
             out.emplace_back(stackName(k));
+    else if (flag == "cp-attention")
+        for (CpAttention a : kCpAttentions)
+            out.emplace_back(cpAttentionName(a));
     else if (flag == "device")
         out = devicePresetNames();
     else if (flag == "ecmp")
@@ -468,6 +476,7 @@ json documentFromFlags(const GenerateOptions &o, std::vector<std::string> &assum
     text(training, "precision", "precision");
     text(training, "recompute", "recompute");
     text(training, "schedule", "schedule");
+    text(training, "cp_attention", "cp-attention");
     if (!readSwitchPair(
             o, "sequence-parallel", "no-sequence-parallel", training, "sequence_parallel"))
         throw ScenarioError("--sequence-parallel", "contradicts --no-sequence-parallel");

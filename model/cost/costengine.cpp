@@ -230,6 +230,8 @@ void CostEngine::Impl::fillPhases()
             // The part a GEMM beside it hides (stagePasses()).
             report.phases.back().hidden = std::min(op.overlapTime, report.phases.back().time);
         }
+        if (op.stepwise) // PyTorch's ring: the SDPA step beside it hides this much
+            report.phases.back().hidden = std::min(op.overlapTime, report.phases.back().time);
         if (const int combine = op.dim == Dim::Ep ? traffic->epCombinePattern(op.stage) : -1;
             combine >= 0) {
             // Skewed routing: dispatch and combine load different links (epOpTime()).

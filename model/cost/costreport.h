@@ -42,7 +42,7 @@ struct PhaseResult
     double count = 0.0;        ///< runs per micro-batch (fwd/bwd) or per iteration
     double alphaTime = 0.0;    ///< latency part of one run
     double time = 0.0;         ///< one run, seconds
-    double hidden = 0.0;       ///< of one run, what overlaps a GEMM beside it (TP; <= time)
+    double hidden = 0.0;       ///< of one run, what overlaps a TP GEMM or CP SDPA step (<= time)
     int bottleneckLink = -1;
     std::string algorithm;     ///< TP and DP collectives: what runs ("ring", "nvls", ...); else ""
     std::string protocol;      ///< its NCCL protocol ("LL", "LL128", "Simple"); else ""

@@ -30,7 +30,11 @@ std::vector<StagePass> stagePasses(
             t[s].comm += op.count * run;
             break;
         case Dim::Cp:
-            cp[s] += op.count * run;
+            // PyTorch's ring: each exchange hides behind its own SDPA step only.
+            if (op.stepwise)
+                t[s].comm += op.count * std::max(0.0, run - op.overlapTime);
+            else
+                cp[s] += op.count * run;
             break;
         case Dim::Pp:
         case Dim::Dp:

@@ -48,7 +48,8 @@ struct Timing
 
 /// Per stage, one micro-batch's `pass`: compute plus the TP and EP collectives on the critical
 /// path (a TP op only beyond the GEMM it overlaps, CommOp::overlapTime), the CP exchange
-/// beyond the attention core and, with PhaseTimes::gatherPrefetch, ZeRO-3's per-layer parameter
+/// beyond the attention core (PyTorch's ring, CommOp::stepwise: each exchange beyond its own
+/// SDPA step) and, with PhaseTimes::gatherPrefetch, ZeRO-3's per-layer parameter
 /// all-gathers beyond what prefetching hides (fsdpGatherExposed()); dimension `off` is free (the
 /// exposure ablation).
 std::vector<StagePass> stagePasses(const WorkloadPlan &plan, const PhaseTimes &times, OpPass pass,

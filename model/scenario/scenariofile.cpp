@@ -111,6 +111,9 @@
  *                                            calibrated stack (workload.h SoftwareStack)
  *       "compile": true | false,             fsdp2 / composer: torch.compile (Inductor's fused
  *                                            element-wise kernels); absent = off, eager
+ *       "cp_attention": "te-p2p" | "torch-allgather",  context-parallel attention (workload.h
+ *                                            CpAttention); absent = the stack's (fsdp2:
+ *                                            torch-allgather, others te-p2p)
  *       "memory_allowance": {                optional, each part optional (default in brackets):
  *         "cuda_context_gb": 0.75,           CUDA context and library workspaces [0.75]
  *         "nccl_gb": 1.2,                    NCCL buffers [from the degrees, memoryledger.cpp]
@@ -374,6 +377,8 @@ template<typename Json> Json toJson(const Scenario &s)
         training["stack"] = std::string(stackName(*t.stack));
     if (t.compile)
         training["compile"] = *t.compile;
+    if (t.cpAttention)
+        training["cp_attention"] = std::string(cpAttentionName(*t.cpAttention));
     if (t.memoryAllowance != MemoryAllowanceSpec {}) {
         Json allowance;
         if (t.memoryAllowance.cudaContextBytes)

@@ -456,7 +456,7 @@ TrainingSpec readTraining(const json &value)
             "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "dp_overlap",
             "hierarchical_allreduce", "flash_attention", "pipeline_scatter_gather",
             "fp8_param_gather", "grad_reduce_bf16", "dp_sharding", "memory_allowance", "stack",
-            "fsdp", "fsdp_prefetch", "compile" });
+            "fsdp", "fsdp_prefetch", "compile", "cp_attention" });
     f.rejectUnknown();
     TrainingSpec t;
     t.microBatch = f.integer("micro_batch", t.microBatch, 1, kMaxMicroBatch);
@@ -518,6 +518,9 @@ TrainingSpec readTraining(const json &value)
             stackName);
     if (f.has("compile"))
         t.compile = f.boolean("compile", false);
+    if (f.has("cp_attention"))
+        t.cpAttention = f.choice("cp_attention", CpAttention::TeP2p,
+            { CpAttention::TeP2p, CpAttention::TorchAllGather }, cpAttentionName);
     if (const json *allowance = f.find("memory_allowance"))
         t.memoryAllowance = readMemoryAllowance(*allowance, f.fieldPath("memory_allowance"));
     return t;

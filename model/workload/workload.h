@@ -60,6 +60,22 @@ enum class SoftwareStack {
 };
 
 /**
+ * How context-parallel attention exchanges K/V (scenario key training.cp_attention; unset =
+ * the stack's default, cpAttentionOf()). Megatron-Core runs Transformer Engine's ring
+ * (DotProductAttention cp_comm_type "p2p", its default: "Exchange KV chunks with P2P
+ * communications in ring topology. P2P is async and can be overlapped with attention compute").
+ * PyTorch's context_parallel (torch.distributed.tensor.experimental._attention, as torchtitan
+ * runs it) all-gathers K/V beside the first sub-SDPA only (its default rotate method,
+ * "allgather"), runs one SDPA per K/V shard and merges each into an fp32 output in eager
+ * element-wise kernels; its backward all-gathers K/V again and passes dK/dV around the ring in
+ * fp32 (model/workload/ringattention.h).
+ */
+enum class CpAttention {
+    TeP2p, ///< "te-p2p": Transformer Engine's overlapped ring (Megatron-Core)
+    TorchAllGather, ///< "torch-allgather": PyTorch context_parallel, allgather rotater (torchtitan)
+};
+
+/**
  * What a rank's HBM holds beyond the byte ledger (workloadplan.cpp states the defaults and their
  * sources). Unset fields take the default; a set field overrides it.
  */
@@ -131,9 +147,21 @@ struct TrainingSpec
     /// Trainer (compile_config None) compile nothing unless asked. Refused for the other stacks,
     /// which fuse their own kernels (workloadcheck.cpp).
     std::optional<bool> compile;
+    /// Context-parallel attention (scenario key training.cp_attention); unset = the stack's.
+    std::optional<CpAttention> cpAttention;
     MemoryAllowanceSpec memoryAllowance;
     bool operator==(const TrainingSpec &) const = default;
 };
+
+/// The context-parallel attention a run uses: training.cp_attention when set, else its stack's
+/// (fsdp2: PyTorch's context_parallel, torchtitan's only CP; every other stack: TE's ring).
+inline CpAttention cpAttentionOf(const TrainingSpec &training)
+{
+    if (training.cpAttention)
+        return *training.cpAttention;
+    return training.stack == SoftwareStack::Fsdp2 ? CpAttention::TorchAllGather
+                                                  : CpAttention::TeP2p;
+}
 
 /// Model chunks (virtual pipeline stages) each rank holds: the interleave count for the
 /// interleaved 1F1B schedule (Narayanan et al., SC'21 §2.2.2), 1 for GPipe and plain 1F1B.

@@ -150,4 +150,20 @@ bool parseStack(std::string_view name, SoftwareStack &out)
     return false;
 }
 
+std::string_view cpAttentionName(CpAttention a)
+{
+    return a == CpAttention::TorchAllGather ? "torch-allgather" : "te-p2p";
+}
+
+bool parseCpAttention(std::string_view name, CpAttention &out)
+{
+    for (const CpAttention a : kCpAttentions) {
+        if (name == cpAttentionName(a)) {
+            out = a;
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace railyard

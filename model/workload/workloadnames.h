@@ -44,6 +44,14 @@ inline constexpr std::array<SoftwareStack, 5> kSoftwareStacks { SoftwareStack::M
 std::string_view stackName(SoftwareStack s);
 bool parseStack(std::string_view name, SoftwareStack &out);
 
+/// Every context-parallel attention, in the order the docs list them.
+inline constexpr std::array<CpAttention, 2> kCpAttentions { CpAttention::TeP2p,
+    CpAttention::TorchAllGather };
+
+/// "te-p2p", "torch-allgather": the names of the scenario key training.cp_attention.
+std::string_view cpAttentionName(CpAttention a);
+bool parseCpAttention(std::string_view name, CpAttention &out);
+
 /// Bytes per element of a tensor stored at a precision: fp8 1, bf16/fp16 2 (GEMM operands, fp8
 /// KV caches). Parameters, gradients and optimizer state keep their own sizes
 /// (workloadplan.cpp documents each use).

@@ -6,6 +6,7 @@
 #include "workload/deviceefficiency.h"
 #include "workload/elementwise.h"
 #include "workload/eprouting.h"
+#include "workload/ringattention.h"
 #include "workload/workloadcheck.h"
 #include "workload/workloadnames.h"
 
@@ -119,6 +120,17 @@ void addOp(WorkloadPlan &plan, Dim dim, Collective c, OpPass pass, int stage, do
     plan.ops.push_back({dim, c, pass, stage, bytes, count, std::move(what), overlapTime});
 }
 
+/// A CP op of PyTorch's ring (CpAttention::TorchAllGather): each run hides behind `window`
+/// seconds of the SDPA it is issued beside, not behind the whole attention core.
+void addStepwiseCpOp(WorkloadPlan &plan, OpPass pass, int stage, double bytes, double count,
+    std::string what, double window)
+{
+    if (count <= 0.0 || bytes <= 0.0)
+        return;
+    addOp(plan, Dim::Cp, Collective::AllGather, pass, stage, bytes, count, std::move(what), window);
+    plan.ops.back().stepwise = true;
+}
+
 } // namespace
 
 std::string_view collectiveName(Collective c)
@@ -210,9 +222,20 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     plan.stages.assign(pp, {});
     plan.memory.assign(pp, {});
 
-    const LayerCompute dense = layerCompute(r, x, false, training.flashAttention);
+    LayerCompute dense = layerCompute(r, x, false, training.flashAttention);
     LayerCompute moe = model.experts > 0 ? layerCompute(r, x, true, training.flashAttention)
                                          : dense;
+    // PyTorch's ring (ringattention.h): one SDPA per K/V shard; the first, the local causal
+    // block, is 1/c of the balanced attention and the only one its all-gather hides behind.
+    // Its element-wise merges join the attention core.
+    const bool torchRing = degrees.cp > 1 && cpAttentionOf(training) == CpAttention::TorchAllGather;
+    const double sdpaStepForward = dense.attentionForward.time / x.c;
+    const double sdpaStepBackward = dense.attentionBackward.time / x.c;
+    if (torchRing) {
+        addTorchRingMerges(r, x, dense);
+        if (model.experts > 0)
+            addTorchRingMerges(r, x, moe);
+    }
     if (model.experts > 0 && x.expertLoad > 1.0) {
         // Skewed routing: the layer takes the busiest EP member's time (computemodel.cpp), but
         // model FLOPs (and so MFU) count the balanced, useful work.
@@ -574,7 +597,30 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                       3, "cross-entropy all-reduce");
             }
         }
-        if (degrees.cp > 1) {
+        if (torchRing) {
+            // PyTorch's ring (ringattention.h), per layer: the K/V all-gather, S = c x 4U,
+            // beside the first SDPA step of the forward, of its recompute, and of the backward;
+            // the fp32 dK/dV passed on each of the c steps (one ring step of an all-gather of
+            // S = c x 8U is one pass): c - 1 beside the next step's backward, the last waited.
+            const TorchRingAttention ring = torchRingAttention(r, x);
+            const double ringSize = x.c;
+            // Full recompute re-runs the ring; torchtitan's op-level selective policy saves the
+            // SDPA output (opSac above), so its backward has no second forward ring.
+            const double again = training.recompute == Recompute::Full
+                    || (training.recompute == Recompute::Selective && !opSac)
+                ? 1.0
+                : 0.0;
+            addStepwiseCpOp(plan, OpPass::Forward, s, ringSize * ring.kvBytes, layers,
+                "K/V all-gather", sdpaStepForward);
+            addStepwiseCpOp(plan, OpPass::Backward, s, ringSize * ring.kvBytes, layers * again,
+                "K/V all-gather (recompute)", sdpaStepForward);
+            addStepwiseCpOp(plan, OpPass::Backward, s, ringSize * ring.kvBytes, layers,
+                "K/V all-gather (backward)", sdpaStepBackward);
+            addStepwiseCpOp(plan, OpPass::Backward, s, ringSize * ring.dkvBytes, layers,
+                "dK/dV ring (fp32)", (ringSize - 1.0) * sdpaStepBackward);
+            addStepwiseCpOp(plan, OpPass::Backward, s, ringSize * ring.dkvBytes,
+                layers / (ringSize - 1.0), "dK/dV last pass (fp32)", 0.0);
+        } else if (degrees.cp > 1) {
             // Ring attention (Megatron-LM context parallelism): every layer passes K and V
             // around the CP ring, c - 1 steps of 2 b (s/c) kvDim e / t, modelled as an
             // all-gather of S = 2 b s kvDim e / t; backward also returns dK and dV (2x);

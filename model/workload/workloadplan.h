@@ -47,6 +47,10 @@ struct CommOp
     /// (members i, i + R, i + 2R, ... of each dp-cp group) instead of the shard groups (R
     /// consecutive members); false for every other op.
     bool replicaGroup = false;
+    /// A CP op of PyTorch's ring attention (CpAttention::TorchAllGather): each run hides only
+    /// behind overlapTime, the SDPA step it is issued beside, and exposes the rest; false (every
+    /// other CP op) = Megatron's ring, hidden behind the stage's whole attention core.
+    bool stepwise = false;
 };
 
 /** Per-stage compute for one micro-batch, seconds, with the FLOPs behind it. */

@@ -2,7 +2,8 @@
  * `railyard-cli generate`'s model, device-variant, sharding and stack flags (issue 34): without
  * --model the flags given define the model and nothing is inherited from a preset silently;
  * --zero / --fsdp type the data-parallel sharding; --stack writes a stack's defaults; --compile
- * switches torch.compile for the PyTorch-native stacks.
+ * switches torch.compile for the PyTorch-native stacks; --cp-attention names the context-parallel
+ * attention.
  */
 #include "scenario/scenariofile.h"
 #include "workload/presets.h"
@@ -49,6 +50,7 @@ private Q_SLOTS:
     void zeroAndFsdpRefusals();
     void stackDefaults();
     void compileFlag();
+    void cpAttentionFlag();
 };
 
 void TestCliGenerateModel::customModelInheritsNothing()
@@ -341,6 +343,30 @@ void TestCliGenerateModel::compileFlag()
             r.err.c_str());
         QVERIFY(r.out.empty());
     }
+}
+
+void TestCliGenerateModel::cpAttentionFlag()
+{
+    // --cp-attention writes training.cp_attention, which wins over the stack's default.
+    Run r = runCli(seedArgs() + QStringList { "--stack", "fsdp2", "--cp-attention", "te-p2p" });
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    Scenario s = parseScenario(r.out);
+    QVERIFY(s.training.cpAttention == CpAttention::TeP2p);
+    QCOMPARE(cpAttentionOf(s.training), CpAttention::TeP2p);
+    r = runCli(seedArgs() + QStringList { "--cp-attention", "torch-allgather" });
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    QVERIFY(r.out.find("\"cp_attention\": \"torch-allgather\"") != std::string::npos);
+    QCOMPARE(cpAttentionOf(parseScenario(r.out).training), CpAttention::TorchAllGather);
+    // Without it the file has no key; the stack decides (fsdp2: PyTorch's ring).
+    r = runCli(seedArgs() + QStringList { "--stack", "fsdp2" });
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    QVERIFY(r.out.find("\"cp_attention\"") == std::string::npos);
+    QCOMPARE(cpAttentionOf(parseScenario(r.out).training), CpAttention::TorchAllGather);
+    // An unknown name: refused, the accepted ones named, nothing written.
+    r = runCli(seedArgs() + QStringList { "--cp-attention", "ulysses" });
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.find("torch-allgather") != std::string::npos, r.err.c_str());
+    QVERIFY(r.out.empty());
 }
 
 QTEST_GUILESS_MAIN(TestCliGenerateModel)

@@ -5,7 +5,7 @@
 // the engine counts eager PyTorch's element-wise kernels and Inductor's fused ones apart
 // (model/workload/elementwise.cpp). The fp8 group misses it on the long-sequence runs, each an
 // expected failure with its reason (an XPASS fails the suite, so a fix shows): the 32K-256K
-// runs (cp 1-8) come out 16-46 % fast, their attention running slower per FLOP than the
+// runs (cp 1-8) come out 13-43 % fast, their attention running slower per FLOP than the
 // engine's rate (docs/validation.md, "Per stack").
 #include "stackcarry.h"
 

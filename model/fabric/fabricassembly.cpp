@@ -133,6 +133,8 @@ int FabricAssembly::addSwitch(FabricNode node)
 
 void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double latencyUs, double ports)
 {
+    if (m_withoutLinks)
+        return;
     FabricLink fwd;
     fwd.id = static_cast<int>(m_f.m_links.size());
     fwd.reverse = fwd.id + 1;
@@ -147,10 +149,7 @@ void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double laten
     rev.reverse = fwd.id;
     rev.src = b;
     rev.dst = a;
-    boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), FabricEdge { fwd.id },
-        *m_f.m_graph);
-    boost::add_edge(static_cast<std::size_t>(b), static_cast<std::size_t>(a), FabricEdge { rev.id },
-        *m_f.m_graph);
+    // The graph's edges are added by finish().
     for (const FabricLink &l : { fwd, rev }) {
         m_f.m_links.push_back(l);
         m_f.m_linkLatency.push_back(l.latency);
@@ -187,6 +186,24 @@ void FabricAssembly::attachNic(
     m_f.m_nicLeaf[at] = leaf;
     m_f.m_nicLeafPort[at] = port;
     addCable(m_f.nicVertex(server, nic), m_f.leafVertex(leaf), Tier::Leaf, gbps, latencyUs, 1.0);
+}
+
+void FabricAssembly::finish()
+{
+    FabricGraph &g = *m_f.m_graph;
+    const std::size_t vertices = boost::num_vertices(g);
+    std::vector<int> out(vertices, 0), in(vertices, 0);
+    for (const FabricLink &l : m_f.m_links) {
+        ++out[sz(l.src)];
+        ++in[sz(l.dst)];
+    }
+    for (std::size_t v = 0; v < vertices; ++v) {
+        g.out_edge_list(v).reserve(sz(out[v]));
+        in_edge_list(g, v).reserve(sz(in[v]));
+    }
+    g.m_edges.reserve(m_f.m_links.size());
+    for (const FabricLink &l : m_f.m_links)
+        boost::add_edge(sz(l.src), sz(l.dst), FabricEdge { l.id }, g);
 }
 
 void FabricAssembly::setCablingResult(std::vector<std::string> findings, bool regularClos)

@@ -2,63 +2,18 @@
 // frames, rack-scale NVLink domains, rail bands), cached as one device-coordinate pixmap.
 #include "fabricitem.h"
 
+#include "bandground.h"
 #include "colorscale.h"
 #include "fabriclayout.h"
 
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
-#include <algorithm>
 #include <cmath>
 #include <map>
-#include <optional>
-#include <utility>
 #include <vector>
 
 namespace railyard {
-
-namespace {
-
-/**
- * Rectangles (some of a list's elements) sorted by their left edge, for the question "which of
- * them may contain or cross this rectangle": those whose left edge lies from the rectangle's
- * left minus the widest one's width to its right (a rectangle that contains or crosses another
- * starts there), answered in the list's order.
- */
-class BackdropRectIndex
-{
-public:
-    template<typename T, typename RectOf>
-    BackdropRectIndex(const std::vector<T> &items, RectOf rectOf)
-    {
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            if (const std::optional<QRectF> r = rectOf(items[i])) {
-                const QRectF n = r->normalized();
-                m_byLeft.push_back({ n.left(), i });
-                m_widest = std::max(m_widest, n.width());
-            }
-        }
-        std::sort(m_byLeft.begin(), m_byLeft.end());
-    }
-
-    std::vector<std::size_t> near(const QRectF &rect) const
-    {
-        const QRectF n = rect.normalized();
-        auto it = std::lower_bound(m_byLeft.begin(), m_byLeft.end(),
-            std::pair<double, std::size_t>(n.left() - m_widest, 0));
-        std::vector<std::size_t> found;
-        for (; it != m_byLeft.end() && it->first <= n.right(); ++it)
-            found.push_back(it->second);
-        std::sort(found.begin(), found.end());
-        return found;
-    }
-
-private:
-    std::vector<std::pair<double, std::size_t>> m_byLeft; ///< left edge, index in the list
-    double m_widest = 0.0;
-};
-
-} // namespace
 
 QColor FabricItem::railBandColour(int rail)
 {
@@ -87,36 +42,24 @@ void FabricItem::batchBands()
     // ones to its thread pool), which was half of the first detailed frame at 131,072 GPUs.
     // A band that crosses a frame's or a domain's edge keeps its translucent fill.
     m_bands.clear();
-    // Each band is tested only against the frames and domains near it (a superset of those that
-    // contain or cross it), in their order: every band against every frame (4,096 scalable
-    // units and 512 pods at 1,048,576 GPUs) was about a second of opening the view there.
-    const BackdropRectIndex pods(m_layout->frames(), [](const FabricLayout::Frame &f) {
-        return f.pod ? std::optional<QRectF>(f.rect) : std::nullopt;
-    });
-    const BackdropRectIndex groups(m_layout->frames(), [](const FabricLayout::Frame &f) {
-        return f.pod ? std::nullopt : std::optional<QRectF>(f.rect);
-    });
-    const BackdropRectIndex domains(m_layout->domains(),
-        [](const FabricLayout::Domain &d) { return std::optional<QRectF>(d.rect); });
+    const std::vector<BandGround> grounds = bandGrounds(*m_layout);
     std::map<QRgb, std::size_t> batchOf; // by the colour drawn, ARGB
-    for (const FabricLayout::Band &band : m_layout->bands()) {
+    for (std::size_t b = 0; b < grounds.size(); ++b) {
+        const FabricLayout::Band &band = m_layout->bands()[b];
+        const bool uniform = grounds[b].uniform;
         QColor below = Qt::white;
-        bool uniform = true;
-        for (const bool pod : { true, false }) { // pods first: a group inside wins
-            for (const std::size_t i : (pod ? pods : groups).near(band.rect)) {
-                const QRectF &frame = m_layout->frames()[i].rect;
-                if (frame.contains(band.rect))
-                    below = pod ? podFill() : groupFill();
-                else if (frame.intersects(band.rect))
-                    uniform = false;
-            }
-        }
-        for (const std::size_t i : domains.near(band.rect)) {
-            const QRectF &domain = m_layout->domains()[i].rect;
-            if (domain.contains(band.rect))
-                below = domainFill();
-            else if (domain.intersects(band.rect))
-                uniform = false;
+        switch (grounds[b].below) {
+        case BandGround::Below::Pod:
+            below = podFill();
+            break;
+        case BandGround::Below::Group:
+            below = groupFill();
+            break;
+        case BandGround::Below::Domain:
+            below = domainFill();
+            break;
+        case BandGround::Below::White:
+            break;
         }
         const QColor colour
             = uniform ? overOpaque(railBandColour(band.rail), below) : railBandColour(band.rail);

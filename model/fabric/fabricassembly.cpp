@@ -69,6 +69,7 @@ void FabricAssembly::begin(
     f.m_nicLeaf.assign(sz(f.m_planes * s.servers * nics), -1);
     f.m_nicLeafPort.assign(sz(f.m_planes * s.servers * nics), -1);
     m_nextVertex = 0;
+    m_cablesAt.assign(static_cast<std::size_t>(vertices), 0);
 }
 
 int FabricAssembly::addVertex(FabricNode node)
@@ -144,6 +145,8 @@ void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double laten
     fwd.bandwidth = gbpsToBytesPerSecond(gbps * ports);
     fwd.latency = microseconds(latencyUs);
     fwd.ports = std::max(1, static_cast<int>(std::lround(ports)));
+    ++m_cablesAt[sz(a)];
+    ++m_cablesAt[sz(b)];
     FabricLink rev = fwd;
     rev.id = fwd.reverse;
     rev.reverse = fwd.id;
@@ -191,16 +194,12 @@ void FabricAssembly::attachNic(
 void FabricAssembly::finish()
 {
     FabricGraph &g = *m_f.m_graph;
-    const std::size_t vertices = boost::num_vertices(g);
-    std::vector<int> out(vertices, 0), in(vertices, 0);
-    for (const FabricLink &l : m_f.m_links) {
-        ++out[sz(l.src)];
-        ++in[sz(l.dst)];
+    // A cable's two links leave and enter each of its ends once: degree = cables at a vertex.
+    for (std::size_t v = 0; v < m_cablesAt.size(); ++v) {
+        g.out_edge_list(v).reserve(sz(m_cablesAt[v]));
+        in_edge_list(g, v).reserve(sz(m_cablesAt[v]));
     }
-    for (std::size_t v = 0; v < vertices; ++v) {
-        g.out_edge_list(v).reserve(sz(out[v]));
-        in_edge_list(g, v).reserve(sz(in[v]));
-    }
+    m_cablesAt = {};
     g.m_edges.reserve(m_f.m_links.size());
     for (const FabricLink &l : m_f.m_links)
         boost::add_edge(sz(l.src), sz(l.dst), FabricEdge { l.id }, g);

@@ -65,6 +65,7 @@ private:
     Fabric &m_f;
     int m_nextVertex = 0;
     bool m_withoutLinks = false;
+    std::vector<int> m_cablesAt; ///< per vertex, the cables addCable() gave it (finish())
 };
 
 } // namespace railyard

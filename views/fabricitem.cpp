@@ -56,9 +56,11 @@ void FabricItem::leaveItemsToScene()
 int FabricItem::smallestCoordinatePixels() const
 {
     int smallest = 0;
+    // The stored size, not coordinateFont().pixelSize(): that makes and measures a QFont per
+    // chip, a million of them when the view fits a 1,048,576-GPU fabric.
     for (const SlotItem *slot : std::as_const(m_slots))
         if (slot->rank() >= 0) {
-            const int px = slot->coordinateFont().pixelSize();
+            const int px = slot->coordinatePixels();
             smallest = smallest == 0 ? px : std::min(smallest, px);
         }
     return smallest;

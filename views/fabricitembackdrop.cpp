@@ -2,6 +2,7 @@
 // frames, rack-scale NVLink domains, rail bands), cached as one device-coordinate pixmap.
 #include "fabricitem.h"
 
+#include "bandground.h"
 #include "colorscale.h"
 #include "fabriclayout.h"
 
@@ -10,6 +11,7 @@
 
 #include <cmath>
 #include <map>
+#include <vector>
 
 namespace railyard {
 
@@ -40,25 +42,24 @@ void FabricItem::batchBands()
     // ones to its thread pool), which was half of the first detailed frame at 131,072 GPUs.
     // A band that crosses a frame's or a domain's edge keeps its translucent fill.
     m_bands.clear();
+    const std::vector<BandGround> grounds = bandGrounds(*m_layout);
     std::map<QRgb, std::size_t> batchOf; // by the colour drawn, ARGB
-    for (const FabricLayout::Band &band : m_layout->bands()) {
+    for (std::size_t b = 0; b < grounds.size(); ++b) {
+        const FabricLayout::Band &band = m_layout->bands()[b];
+        const bool uniform = grounds[b].uniform;
         QColor below = Qt::white;
-        bool uniform = true;
-        for (const bool pod : { true, false }) { // pods first: a group inside wins
-            for (const FabricLayout::Frame &frame : m_layout->frames()) {
-                if (frame.pod != pod)
-                    continue;
-                if (frame.rect.contains(band.rect))
-                    below = pod ? podFill() : groupFill();
-                else if (frame.rect.intersects(band.rect))
-                    uniform = false;
-            }
-        }
-        for (const FabricLayout::Domain &domain : m_layout->domains()) {
-            if (domain.rect.contains(band.rect))
-                below = domainFill();
-            else if (domain.rect.intersects(band.rect))
-                uniform = false;
+        switch (grounds[b].below) {
+        case BandGround::Below::Pod:
+            below = podFill();
+            break;
+        case BandGround::Below::Group:
+            below = groupFill();
+            break;
+        case BandGround::Below::Domain:
+            below = domainFill();
+            break;
+        case BandGround::Below::White:
+            break;
         }
         const QColor colour
             = uniform ? overOpaque(railBandColour(band.rail), below) : railBandColour(band.rail);

@@ -48,6 +48,8 @@ public:
     QString coordinateText() const { return m_coordText; }
     /// The font paint() draws coordinateText() in (scene pixels, before the view's zoom).
     QFont coordinateFont() const;
+    /// coordinateFont()'s pixel size, without making the font.
+    int coordinatePixels() const { return m_coordPixels; }
     /// The font for `text` on a chip: the largest size from kCoordinatesMinPixels to
     /// kCoordinatesMaxPixels at which it fits the chip's width.
     static QFont coordinateFont(const QString &text);

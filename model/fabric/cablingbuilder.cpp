@@ -414,6 +414,7 @@ Fabric CablingPlan::assemble()
             b.latencyUs, b.count);
     }
     a.setCablingResult(std::move(m_findings), m_regular);
+    a.finish();
     return fabric;
 }
 

@@ -3,6 +3,7 @@
 
 #include "fabric/cablingbuilder.h"
 #include "fabric/fabricassembly.h"
+#include "fabric/fabricwithoutlinks.h"
 
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
@@ -300,7 +301,10 @@ void FabricBuilder::construct()
     const int servers = static_cast<int>(m_servers);
     const int nics = static_cast<int>(m_nics);
     const int planes = static_cast<int>(m_planes);
-    a.begin(s, nics, m_rail ? nics : 0, static_cast<int>(m_pods), m_vertices, m_links);
+    if (m_withoutLinks)
+        a.leaveOutLinks();
+    a.begin(s, nics, m_rail ? nics : 0, static_cast<int>(m_pods), m_vertices,
+        m_withoutLinks ? 0 : m_links);
     a.addServers();
     // Plane p's switches are named "planeP/..." (one plane: no prefix, today's names).
     const auto planeName = [planes](int plane, std::string name) {
@@ -427,11 +431,17 @@ void FabricBuilder::construct()
     if (planes > 1)
         f.m_regularClos = false;
     f.m_zones = static_cast<int>(m_zones);
+    a.finish();
 }
 
 Fabric Fabric::build(const FabricSpec &spec)
 {
     return FabricBuilder::build(spec);
+}
+
+Fabric fabricWithoutLinks(const FabricSpec &spec)
+{
+    return FabricBuilder::buildWithoutLinks(spec);
 }
 
 int Fabric::railOfSlot(int slot) const

@@ -69,6 +69,7 @@ void FabricAssembly::begin(
     f.m_nicLeaf.assign(sz(f.m_planes * s.servers * nics), -1);
     f.m_nicLeafPort.assign(sz(f.m_planes * s.servers * nics), -1);
     m_nextVertex = 0;
+    m_cablesAt.assign(static_cast<std::size_t>(vertices), 0);
 }
 
 int FabricAssembly::addVertex(FabricNode node)
@@ -133,6 +134,8 @@ int FabricAssembly::addSwitch(FabricNode node)
 
 void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double latencyUs, double ports)
 {
+    if (m_withoutLinks)
+        return;
     FabricLink fwd;
     fwd.id = static_cast<int>(m_f.m_links.size());
     fwd.reverse = fwd.id + 1;
@@ -142,15 +145,14 @@ void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double laten
     fwd.bandwidth = gbpsToBytesPerSecond(gbps * ports);
     fwd.latency = microseconds(latencyUs);
     fwd.ports = std::max(1, static_cast<int>(std::lround(ports)));
+    ++m_cablesAt[sz(a)];
+    ++m_cablesAt[sz(b)];
     FabricLink rev = fwd;
     rev.id = fwd.reverse;
     rev.reverse = fwd.id;
     rev.src = b;
     rev.dst = a;
-    boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), FabricEdge { fwd.id },
-        *m_f.m_graph);
-    boost::add_edge(static_cast<std::size_t>(b), static_cast<std::size_t>(a), FabricEdge { rev.id },
-        *m_f.m_graph);
+    // The graph's edges are added by finish().
     for (const FabricLink &l : { fwd, rev }) {
         m_f.m_links.push_back(l);
         m_f.m_linkLatency.push_back(l.latency);
@@ -187,6 +189,20 @@ void FabricAssembly::attachNic(
     m_f.m_nicLeaf[at] = leaf;
     m_f.m_nicLeafPort[at] = port;
     addCable(m_f.nicVertex(server, nic), m_f.leafVertex(leaf), Tier::Leaf, gbps, latencyUs, 1.0);
+}
+
+void FabricAssembly::finish()
+{
+    FabricGraph &g = *m_f.m_graph;
+    // A cable's two links leave and enter each of its ends once: degree = cables at a vertex.
+    for (std::size_t v = 0; v < m_cablesAt.size(); ++v) {
+        g.out_edge_list(v).reserve(sz(m_cablesAt[v]));
+        in_edge_list(g, v).reserve(sz(m_cablesAt[v]));
+    }
+    m_cablesAt = {};
+    g.m_edges.reserve(m_f.m_links.size());
+    for (const FabricLink &l : m_f.m_links)
+        boost::add_edge(sz(l.src), sz(l.dst), FabricEdge { l.id }, g);
 }
 
 void FabricAssembly::setCablingResult(std::vector<std::string> findings, bool regularClos)

@@ -26,6 +26,9 @@ public:
     {
     }
 
+    /// Before begin(): addCable() records nothing (fabricWithoutLinks(), fabricwithoutlinks.h);
+    /// attachNic() still records the NIC's leaf and port.
+    void leaveOutLinks() { m_withoutLinks = true; }
     /// Sets the server model (names, GPU <-> NIC affinity) and sizes the graph; `rails` is 0
     /// for top-of-rack fabrics. Every NIC starts uncabled (leafOfNic() == -1).
     void begin(const FabricSpec &spec, int nics, int rails, int pods, std::int64_t vertices,
@@ -47,12 +50,22 @@ public:
     /// Cabled fabrics: the deviations from the design, and whether the router may use the
     /// factorised Clos cache (Fabric::regularClos()).
     void setCablingResult(std::vector<std::string> findings, bool regularClos);
+    /// Adds every cable's two links to the graph, in link id order. addCable() records a cable
+    /// in the per-link arrays only; the graph's edges wait for this, when every vertex's degree
+    /// is known, so each vertex's out- and in-edge vectors are allocated once at their size
+    /// instead of growing by doubling (at a million GPUs nine million allocations, half of
+    /// them freed again, and a quarter of building the fabric in malloc; docs/performance.md).
+    /// The edges and each vertex's edge order are those of adding them cable by cable. Call
+    /// once, after the last addCable(), before anything reads the graph.
+    void finish();
 
 private:
     int addVertex(FabricNode node);
 
     Fabric &m_f;
     int m_nextVertex = 0;
+    bool m_withoutLinks = false;
+    std::vector<int> m_cablesAt; ///< per vertex, the cables addCable() gave it (finish())
 };
 
 } // namespace railyard

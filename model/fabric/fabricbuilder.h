@@ -35,6 +35,18 @@ public:
         b.construct();
         return std::move(b.m_fabric);
     }
+    /// fabricWithoutLinks() (fabricwithoutlinks.h).
+    static Fabric buildWithoutLinks(const FabricSpec &spec)
+    {
+        FabricBuilder b(spec);
+        b.validate();
+        if (!spec.cabling.empty())
+            return buildCabledFabric(spec);
+        b.plan();
+        b.m_withoutLinks = true;
+        b.construct();
+        return std::move(b.m_fabric);
+    }
 
 private:
     static i64 ceilDiv(i64 a, i64 b) { return (a + b - 1) / b; }
@@ -114,6 +126,8 @@ private:
 
     const FabricSpec &m_spec;
     Fabric m_fabric;
+
+    bool m_withoutLinks = false; ///< buildWithoutLinks(): vertices and NIC attachments only
 
     // The plan, all in 64-bit so absurd specs are refused before anything is allocated.
     bool m_rail = true;

@@ -15,7 +15,9 @@
 //                   at 1,048,576 GPUs, where radix 128 takes four switch tiers
 //   BM_ScalingPlanesCold/N, BM_ScalingPlanesWarm/N  the same job on 8 network planes: one
 //                   8-port NIC per server, each plane a two-tier Clos of radix-512 switches
-//                   (goal at 1,048,576 GPUs: time per GPU within 1.5x of the 131k cold run)
+//                   (goal at 1,048,576 GPUs: time per GPU within 1.5x of the 131k cold run);
+//                   the cold rows count per_gpu and peak_rss_gb (run one row alone for its
+//                   own peak; goal <= 6 GB)
 //   BM_LayoutSearch1024  `railyard-cli search` of Llama 2 70B on 1,024 H100 GPUs (rail-optimised,
 //                   128 servers): one shard (1/64) of the whole candidate list enumerated,
 //                   pruned and evaluated with the full engine; counters evaluations_per_s
@@ -28,17 +30,19 @@
 //                   within 1.5x BM_Evaluate16kCold, issue 37)
 //   BM_Evaluate70B  a full evaluation of Llama-3.1-70B, TP4 x CP2 x PP4 x DP8 on 32 x 8 GPUs
 //                   (its dp-cp rings cross two NICs per server)
-#include "studies/compare.h"
 #include "cost/costengine.h"
 #include "cost/costenginejobs.h"
 #include "optimise/layoutsearch.h"
 #include "optimise/placementsearch.h"
+#include "studies/compare.h"
 #include "studies/failureremap.h"
 #include "workload/presets.h"
 
 #include <benchmark/benchmark.h>
 
 #include <random>
+
+#include <sys/resource.h>
 
 using namespace railyard;
 
@@ -55,7 +59,7 @@ Scenario scenario16k()
     s.fabric.gpusPerServer = 8;
     s.fabric.serversPerSu = 32;
     s.fabric.switchRadix = 64;
-    s.degrees = {8, 16, 128, 1, 1};
+    s.degrees = { 8, 16, 128, 1, 1 };
     s.model = *modelPreset("gpt3-175b");
     s.device = *devicePreset("h100-sxm");
     s.training.microBatch = 1;
@@ -68,7 +72,7 @@ Scenario scenario128()
     Scenario s = scenario16k();
     s.name = "bench-128";
     s.fabric.servers = 16;
-    s.degrees = {8, 4, 4, 1, 1};
+    s.degrees = { 8, 4, 4, 1, 1 };
     s.model = *modelPreset("llama2-70b");
     s.training.globalBatch = 64;
     return s;
@@ -85,7 +89,8 @@ void BM_Evaluate16kCold(benchmark::State &state)
 }
 
 /// A full evaluation on an already built fabric and its routing tables (what the GUI runs
-/// after a workload or layout edit): routes, layout, workload plan, every link's load, timeline, report.
+/// after a workload or layout edit): routes, layout, workload plan, every link's load, timeline,
+/// report.
 void BM_Evaluate16k(benchmark::State &state)
 {
     const Scenario s = scenario16k();
@@ -187,7 +192,7 @@ Scenario scenario4096()
     Scenario s = scenario16k();
     s.name = "bench-4096";
     s.fabric.servers = 512;
-    s.degrees = {8, 1, 512, 1, 1};
+    s.degrees = { 8, 1, 512, 1, 1 };
     s.model = *modelPreset("llama3-8b");
     s.training.globalBatch = 512;
     return s;
@@ -210,7 +215,7 @@ Scenario scenario70B()
     Scenario s = scenario16k();
     s.name = "bench-70b-tp4-cp2";
     s.fabric.servers = 32;
-    s.degrees = {4, 4, 8, 2, 1};
+    s.degrees = { 4, 4, 8, 2, 1 };
     s.model = *modelPreset("llama3-70b");
     s.model.seq = 8192;
     s.training.globalBatch = 256;
@@ -231,7 +236,7 @@ void BM_Remap128(benchmark::State &state)
     const Scenario s = scenario128();
     for (auto _ : state) {
         const std::vector<RemapResult> results
-            = remapAll(s, {{FailedComponent::Kind::Server, 3}});
+            = remapAll(s, { { FailedComponent::Kind::Server, 3 } });
         benchmark::DoNotOptimize(results.size());
     }
 }
@@ -242,7 +247,7 @@ Scenario scenario1024()
     Scenario s = scenario16k();
     s.name = "bench-1024";
     s.fabric.servers = 128;
-    s.degrees = {8, 8, 16, 1, 1};
+    s.degrees = { 8, 8, 16, 1, 1 };
     s.training.globalBatch = 256;
     return s;
 }
@@ -282,9 +287,23 @@ Scenario scalingScenario(int gpus)
     s.fabric.servers = gpus / 8;
     s.fabric.switchRadix = 128;
     const int dp = gpus / (8 * 16);
-    s.degrees = {8, 16, dp, 1, 1};
+    s.degrees = { 8, 16, dp, 1, 1 };
     s.training.globalBatch = 16 * dp;
     return s;
+}
+
+/// The two figures issue 38's goals at 1,048,576 GPUs name, beside the time: `per_gpu`, the CPU
+/// time per GPU (shown with its unit, e.g. "5.3us"; to hold within 1.5x of BM_ScalingCold/
+/// 131072's), and `peak_rss_gb`, the process's peak resident set so far (getrusage(2)
+/// ru_maxrss, KiB on Linux, / 10^6 as docs/performance.md quotes /usr/bin/time's %M): the
+/// row's own peak when it runs alone (--benchmark_filter naming one row), the goal <= 6 GB.
+void reportScaling(benchmark::State &state)
+{
+    state.counters["per_gpu"] = benchmark::Counter(static_cast<double>(state.range(0)),
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    state.counters["peak_rss_gb"] = static_cast<double>(usage.ru_maxrss) / 1e6;
 }
 
 /// Scenario struct -> report: fabric graph, routes, layout, plan, every link's load (the
@@ -296,6 +315,7 @@ void BM_ScalingCold(benchmark::State &state)
         CostEngine engine(s);
         benchmark::DoNotOptimize(engine.report().iterationTime);
     }
+    reportScaling(state);
 }
 
 /// The scaling job on 8 network planes (fabric.planes, DeepSeek-V3's multi-plane fat tree,
@@ -322,6 +342,7 @@ void BM_ScalingPlanesCold(benchmark::State &state)
         CostEngine engine(s);
         benchmark::DoNotOptimize(engine.report().iterationTime);
     }
+    reportScaling(state);
 }
 
 void BM_ScalingPlanesWarm(benchmark::State &state)
@@ -412,12 +433,34 @@ void BM_LayoutSearch1024(benchmark::State &state)
     state.counters["evaluated"] = double(evaluated) / double(state.iterations());
 }
 
-BENCHMARK(BM_ScalingCold)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Arg(1048576)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ScalingWarm)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Arg(1048576)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScalingCold)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(65536)
+    ->Arg(131072)
+    ->Arg(1048576)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScalingWarm)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(65536)
+    ->Arg(131072)
+    ->Arg(1048576)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScalingPlanesCold)->Arg(131072)->Arg(1048576)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScalingPlanesWarm)->Arg(131072)->Arg(1048576)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ScalingSwap)->Arg(1024)->Arg(16384)->Arg(65536)->Arg(131072)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Optimise)->Arg(128)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_ScalingSwap)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(65536)
+    ->Arg(131072)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Optimise)
+    ->Arg(128)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 BENCHMARK(BM_BuildFabric16k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Evaluate16kCold)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Evaluate16k)->Unit(benchmark::kMillisecond);

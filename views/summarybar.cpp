@@ -44,17 +44,10 @@ QString item(const QString &caption, const QString &value, const QColor &color =
 
 MemoryShown memoryShown(const CostReport &report, double deviceHbm)
 {
-    // Each stage fits its own ranks' smallest HBM: the stage with the largest share of it.
-    MemoryShown out { report.maxMemoryPerRank, deviceHbm, {} };
-    for (std::size_t st = 0; st < report.stageHbmBytes.size() && st < report.memory.size(); ++st)
-        if (st == 0
-            || report.memory[st].total() * out.capacity > out.used * report.stageHbmBytes[st]) {
-            out.used = report.memory[st].total();
-            out.capacity = report.stageHbmBytes[st];
-            out.device
-                = QStringLiteral(" (%1)").arg(QString::fromStdString(report.stageHbmDevices[st]));
-        }
-    return out;
+    const TightestMemory m = tightestMemory(report, deviceHbm);
+    return { m.used, m.capacity,
+        m.device.empty() ? QString()
+                         : QStringLiteral(" (%1)").arg(QString::fromStdString(m.device)) };
 }
 
 SummaryBar::SummaryBar(ScenarioDocument *doc, QWidget *parent)

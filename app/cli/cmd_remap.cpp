@@ -111,7 +111,7 @@ std::string resultText(const Fabric &fabric, const RemapResult &r, bool allMoves
 
 nlohmann::json summaryJson(const RemapSummary &s)
 {
-    return { { "ranks", s.ranks }, { "tp", s.degrees.tp }, { "pp", s.degrees.pp },
+    nlohmann::json j = { { "ranks", s.ranks }, { "tp", s.degrees.tp }, { "pp", s.degrees.pp },
         { "dp", s.degrees.dp }, { "cp", s.degrees.cp }, { "ep", s.degrees.ep },
         { "global_batch", s.globalBatch }, { "microbatches", s.microbatches },
         { "iteration_time_s", s.iterationTime }, { "samples_per_s", s.samplesPerSecond },
@@ -122,6 +122,11 @@ nlohmann::json summaryJson(const RemapSummary &s)
         { "dp_groups_across_rails", s.dpGroupsAcrossRails }, { "spine_bytes_share", s.spineShare },
         { "link_p99", s.linkP99 }, { "link_max", s.linkMax },
         { "stage_imbalance", s.stageImbalance } };
+    if (!s.memoryDevice.empty()) { // mixed devices: the stage that decides, and its device
+        j["memory_device"] = s.memoryDevice;
+        j["memory_stage_bytes"] = s.memoryUsed;
+    }
+    return j;
 }
 
 nlohmann::json coordJson(const RankCoord &c)

@@ -1,8 +1,8 @@
 #include "remapdialog.h"
 
+#include "base/scenarioerror.h"
 #include "fabric/fabric.h"
 #include "studies/remaptext.h"
-#include "base/scenarioerror.h"
 
 #include <QBrush>
 #include <QButtonGroup>
@@ -59,8 +59,9 @@ RemapDialog::RemapDialog(
     m_fitBanner = new QLabel(this);
     m_fitBanner->setObjectName(QStringLiteral("remapFitBanner"));
     m_fitBanner->setWordWrap(true);
-    m_fitBanner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #a61e1e; border: 1px solid "
-                                              "#c92a2a; border-radius: 3px; padding: 6px; font-weight: bold; }"));
+    m_fitBanner->setStyleSheet(
+        QStringLiteral("QLabel { background: #fdecea; color: #a61e1e; border: 1px solid "
+                       "#c92a2a; border-radius: 3px; padding: 6px; font-weight: bold; }"));
     m_fitBanner->hide();
     layout->addWidget(m_fitBanner);
     m_override = new QCheckBox(tr("Apply although it does not fit in device memory"), this);
@@ -197,9 +198,13 @@ bool RemapDialog::canApply() const
 
 QString RemapDialog::memoryText(const RemapResult &result)
 {
-    return tr("needs %1 GB of %2 GB per GPU")
-        .arg(result.result.maxMemoryPerRank / 1e9, 0, 'f', 1)
-        .arg(result.result.deviceMemory / 1e9, 0, 'f', 1);
+    const RemapSummary &s = result.result;
+    return tr("needs %1 GB of %2 GB per GPU%3")
+        .arg(s.memoryUsed / 1e9, 0, 'f', 1)
+        .arg(s.deviceMemory / 1e9, 0, 'f', 1)
+        .arg(s.memoryDevice.empty()
+                ? QString()
+                : QStringLiteral(" (%1)").arg(QString::fromStdString(s.memoryDevice)));
 }
 
 RemapStrategy RemapDialog::strategy() const
@@ -278,10 +283,11 @@ void RemapDialog::showStrategy()
     m_fitBanner->setVisible(ok && !fits);
     m_override->setVisible(ok && !fits);
     if (ok && !fits)
-        m_fitBanner->setText(tr("%1 DOES NOT FIT: it %2. Choose another strategy, or tick the box "
-                                "below to apply it anyway.")
-                                 .arg(qs(std::string(remapStrategyName(m_results[m_selected].strategy))),
-                                      memoryText(m_results[m_selected])));
+        m_fitBanner->setText(
+            tr("%1 DOES NOT FIT: it %2. Choose another strategy, or tick the box "
+               "below to apply it anyway.")
+                .arg(qs(std::string(remapStrategyName(m_results[m_selected].strategy))),
+                    memoryText(m_results[m_selected])));
     QPushButton *apply = m_buttons->button(QDialogButtonBox::Ok);
     apply->setEnabled(canApply());
     apply->setText(ok && !fits ? tr("Apply Anyway") : tr("Apply Remap"));
@@ -295,10 +301,10 @@ void RemapDialog::showStrategy()
             }
     m_moves->clear();
     if (!ok) {
-        m_notes->setText(!m_error.isEmpty()    ? QString()
-                             : hasPossibleStrategy() ? tr("No strategy fits in device memory: choose one "
-                                                          "above to see what it would do.")
-                                                     : tr("No strategy is possible."));
+        m_notes->setText(!m_error.isEmpty() ? QString()
+                : hasPossibleStrategy()     ? tr("No strategy fits in device memory: choose one "
+                                                     "above to see what it would do.")
+                                            : tr("No strategy is possible."));
         m_movesSummary->clear();
         return;
     }

@@ -23,6 +23,7 @@
 #include "base/scenarioerror.h"
 #include "cost/costengine.h"
 #include "cost/pipelineschedule.h"
+#include "scenario/devicepools.h"
 #include "scenario/scenariofile.h"
 #include "workload/presets.h"
 #include "workload/workloadcheck.h"
@@ -301,12 +302,18 @@ std::string pruneReason(const Scenario &s)
     } catch (const ScenarioError &e) {
         return e.field().empty() ? std::string("workload") : e.field();
     }
-    // The ledger as CostEngine fills it: activations per micro-batch x peak in flight.
+    // The ledger as CostEngine fills it: activations per micro-batch x peak in flight. With
+    // mixed devices (fabric.device_pools) which device holds a stage is the mapping's, known
+    // only to the engine: the pre-check prunes what fits none of the devices (the largest HBM),
+    // and the engine decides the rest (its memoryFits, below).
+    double hbm = s.device.hbmBytes;
+    for (const DeviceSpec &d : serverDevices(s.fabric, s.device).devices)
+        hbm = std::max(hbm, d.hbmBytes);
     for (std::size_t st = 0; st < plan.memory.size(); ++st) {
         MemoryLedger m = plan.memory[st];
         const double inflight = st < timeline.peakInflight.size() ? timeline.peakInflight[st] : 1.0;
         m.activations = m.activationsPerMicrobatch * inflight;
-        if (m.total() > s.device.hbmBytes)
+        if (m.total() > hbm)
             return "memory";
     }
     return {};
@@ -431,7 +438,7 @@ LayoutSearchResult searchLayouts(
                     c.tokensPerSecond = report.iterationTime > 0.0 ? double(s.training.globalBatch)
                             * double(s.model.seq) / report.iterationTime
                                                                    : 0.0;
-                    c.memoryHeadroomGB = (s.device.hbmBytes - report.maxMemoryPerRank) / 1e9;
+                    c.memoryHeadroomGB = memoryHeadroom(report, s.device.hbmBytes) / 1e9;
                     c.spineShare = report.spineBytesShare;
                     evaluated.push_back(c);
                     progress.bestTokensPerSecond

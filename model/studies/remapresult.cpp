@@ -132,7 +132,10 @@ RemapSummary remapSummary(const CostEngine &e)
     out.bubble = r.bubbleFraction;
     out.mfu = r.mfu;
     out.maxMemoryPerRank = r.maxMemoryPerRank;
-    out.deviceMemory = s.device.hbmBytes;
+    const TightestMemory memory = tightestMemory(r, s.device.hbmBytes);
+    out.deviceMemory = memory.capacity;
+    out.memoryUsed = memory.used;
+    out.memoryDevice = memory.device;
     out.memoryFits = r.memoryFits;
     out.tpGroupsAcrossServers = static_cast<int>(splitTpGroups(e).size());
     out.dpGroupsAcrossRails = dpGroupsAcrossRails(e);

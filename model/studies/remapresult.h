@@ -67,7 +67,12 @@ struct RemapSummary
     double bubble = 0.0;
     double mfu = 0.0;
     double maxMemoryPerRank = 0.0;
+    /// The HBM the memory must fit, and the ledger held against it: the largest per rank on one
+    /// device kind; with mixed devices the stage closest to its ranks' smallest HBM, whose device
+    /// memoryDevice names (tightestMemory(), costreport.h).
     double deviceMemory = 0.0;
+    double memoryUsed = 0.0;
+    std::string memoryDevice; ///< "" on one device kind
     bool memoryFits = true;
     int tpGroupsAcrossServers = 0; ///< more servers than ceil(tp/G)
     int dpGroupsAcrossRails = 0; ///< rail-optimised fabrics only

@@ -90,7 +90,8 @@ std::vector<std::vector<std::string>> remapComparisonRows(const std::vector<Rema
     const auto mfu = [](const RemapSummary &s) { return percentOneDecimal(s.mfu); };
     row("MFU", mfu, same(mfu));
     const auto memory = [](const RemapSummary &s) {
-        return formatBytes(s.maxMemoryPerRank) + " of " + formatBytes(s.deviceMemory)
+        return formatBytes(s.memoryUsed) + " of " + formatBytes(s.deviceMemory)
+            + (s.memoryDevice.empty() ? "" : " (" + s.memoryDevice + ")")
             + (s.memoryFits ? " (fits)" : " (DOES NOT FIT)");
     };
     row("memory max/rank", memory, same(memory));

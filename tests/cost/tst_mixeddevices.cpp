@@ -5,6 +5,8 @@
 #include "cost/costengine.h"
 #include "cost/mixeddevices.h"
 #include "fixtures.h"
+#include "optimise/layoutsearch.h"
+#include "studies/remapresult.h"
 #include "workload/presets.h"
 #include "workload/workloadplan.h"
 
@@ -76,6 +78,7 @@ private Q_SLOTS:
     void slowDeviceStagePacesThePipeline();
     void slowestMemberSetsTheStage();
     void memoryFitsPerDevice();
+    void searchAndSummariesUseEachStagesDevice();
     void movesCarryTheDeviceAlong();
     void balancedLayersHandDerivation_data();
     void balancedLayersHandDerivation();
@@ -209,6 +212,35 @@ void TestMixedDevices::memoryFitsPerDevice()
         return w.rfind(warning, 0) == 0
             && w.find("but its h100-sxm has 80.000 GB") != std::string::npos;
     }));
+}
+
+void TestMixedDevices::searchAndSummariesUseEachStagesDevice()
+{
+    // The layout of memoryFitsPerDevice (117 GB a rank in its fullest stage) on H200 servers
+    // only, the scenario's device still the H100: the layout search's pre-check keeps it (it fits
+    // the H200s' 141 GB; the engine decides per stage), the headroom is 141 GB less the ledger,
+    // and the summaries show the fullest stage against the H200 it sits on.
+    Scenario s = fixtures::seed128();
+    s.training.microBatch = 8;
+    s.training.globalBatch = 8 * 4 * 16;
+    QCOMPARE(pruneReason(s), std::string("memory")); // on the H100s: nowhere to fit
+    s.fabric.devicePools = { pool("h200", serverRange(0, 15)) };
+    QCOMPARE(pruneReason(s), std::string());
+    const CostReport r = evaluateMixed(s);
+    QVERIFY(r.memoryFits);
+    QCOMPARE(memoryHeadroom(r, s.device.hbmBytes), 141e9 - r.maxMemoryPerRank);
+    const TightestMemory shown = tightestMemory(r, s.device.hbmBytes);
+    QCOMPARE(shown.used, r.maxMemoryPerRank);
+    QCOMPARE(shown.capacity, 141e9);
+    QCOMPARE(shown.device, std::string("h200"));
+    const RemapSummary summary = remapSummary(CostEngine(s));
+    QCOMPARE(summary.deviceMemory, 141e9);
+    QCOMPARE(summary.memoryUsed, r.maxMemoryPerRank);
+    QCOMPARE(summary.memoryDevice, std::string("h200"));
+    // One device kind: the largest ledger against the scenario's device, no device named.
+    const CostReport one = evaluateMixed(fixtures::seed128());
+    QCOMPARE(memoryHeadroom(one, 80e9), 80e9 - one.maxMemoryPerRank);
+    QCOMPARE(tightestMemory(one, 80e9).device, std::string());
 }
 
 void TestMixedDevices::movesCarryTheDeviceAlong()

@@ -39,11 +39,11 @@ GemmEfficiency gemmEfficiency(std::string_view device, Precision precision);
 GemmEfficiency gemmEfficiency(const DeviceSpec &device, Precision precision);
 
 /**
- * A software stack's share of the device table's compute rates (GEMMs and fused attention):
- * 1 for the stacks the table was fitted on (Megatron-LM, Megatron-Core with Transformer Engine);
- * fitted for FSDP2, Composer and DeepSpeed (deviceefficiency.cpp names the runs; Composer's comes
- * out at 1 once its step time, stackStepSeconds(), is separated). Unset = 1, the engine as before
- * the key existed.
+ * A software stack's share of the device table's compute rates (GEMMs and fused attention, the
+ * latter at the stack's attention kernel, attentionKernelOf()): 1 for the stacks the table was
+ * fitted on (Megatron-LM, Megatron-Core with Transformer Engine); fitted for FSDP2, Composer and
+ * DeepSpeed (deviceefficiency.cpp names the runs; Composer's beside its step time,
+ * stackStepSeconds()). Unset = 1, the engine as before the key existed.
  */
 double stackComputeFactor(const std::optional<SoftwareStack> &stack);
 

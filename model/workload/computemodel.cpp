@@ -78,6 +78,20 @@ Roofline deviceRoofline(const DeviceSpec &device, Precision precision)
     return r;
 }
 
+void useAttentionKernel(
+    Roofline &r, const DeviceSpec &device, Precision precision, AttentionKernel kernel, double seq)
+{
+    if (kernel != AttentionKernel::FlashAttention2)
+        return;
+    const std::optional<AttentionShares> fa2 = flashAttention2Shares(device.name, seq);
+    if (!fa2)
+        return;
+    // The attention core runs at bf16/fp16 whatever the GEMM precision (attentionCore()).
+    const Precision high = precision == Precision::Fp16 ? Precision::Fp16 : Precision::Bf16;
+    r.flashForward = peakTflops(device, high) * 1e12 * fa2->forward;
+    r.flashBackward = peakTflops(device, high) * 1e12 * fa2->backward;
+}
+
 Cost gemm(const Roofline &r, double m, double n, double k, double batch)
 {
     const double flops = 2.0 * m * n * k * batch;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "workload/deviceefficiency.h"
 #include "workload/workload.h"
 
 #include <cstddef>
@@ -57,6 +58,12 @@ struct Roofline
 /// of fp8, kHbmEfficiency of the HBM bandwidth, and the kernel overhead of the table (or the
 /// device's kernel_overhead_us).
 Roofline deviceRoofline(const DeviceSpec &device, Precision precision);
+
+/// The roofline's fused attention rates for a stack's attention kernel (attentionKernelOf(),
+/// deviceefficiency.h): FlashAttention-2's measured rates at `seq` (the query and key length of
+/// one kernel call) where they are published for the device, else the table's as they are.
+void useAttentionKernel(
+    Roofline &r, const DeviceSpec &device, Precision precision, AttentionKernel kernel, double seq);
 
 /** Seconds and FLOPs of a piece of work. */
 struct Cost

@@ -39,11 +39,11 @@ GemmEfficiency gemmEfficiency(std::string_view device, Precision precision);
 GemmEfficiency gemmEfficiency(const DeviceSpec &device, Precision precision);
 
 /**
- * A software stack's share of the device table's compute rates (GEMMs and fused attention):
- * 1 for the stacks the table was fitted on (Megatron-LM, Megatron-Core with Transformer Engine);
- * fitted for FSDP2, Composer and DeepSpeed (deviceefficiency.cpp names the runs; Composer's comes
- * out at 1 once its step time, stackStepSeconds(), is separated). Unset = 1, the engine as before
- * the key existed.
+ * A software stack's share of the device table's compute rates (GEMMs and fused attention, the
+ * latter at the stack's attention kernel, attentionKernelOf()): 1 for the stacks the table was
+ * fitted on (Megatron-LM, Megatron-Core with Transformer Engine); fitted for FSDP2, Composer and
+ * DeepSpeed (deviceefficiency.cpp names the runs; Composer's beside its step time,
+ * stackStepSeconds()). Unset = 1, the engine as before the key existed.
  */
 double stackComputeFactor(const std::optional<SoftwareStack> &stack);
 
@@ -53,6 +53,30 @@ double stackComputeFactor(const std::optional<SoftwareStack> &stack);
  * its rate factor (deviceefficiency.cpp cites the runs); 0 for the other stacks and unset.
  */
 double stackStepSeconds(const std::optional<SoftwareStack> &stack);
+
+/** The fused attention kernel a software stack's attention core runs on. */
+enum class AttentionKernel {
+    DeviceTable, ///< the table's entry: cuDNN's fused attention as Transformer Engine runs it
+                 ///< on Hopper and later, FlashAttention-2 on A100
+    FlashAttention2, ///< FlashAttention-2 (PyTorch SDPA's flash backend, the flash-attn package)
+};
+
+/// The attention kernel of a stack: FlashAttention-2 for fsdp2 (torchtitan calls PyTorch's SDPA)
+/// and composer (llm-foundry's MPT calls flash-attn); the device table for the others and unset.
+AttentionKernel attentionKernelOf(const std::optional<SoftwareStack> &stack);
+
+/** Fused attention forward and backward as shares of the bf16 dense peak. */
+struct AttentionShares
+{
+    double forward = 0.0;
+    double backward = 0.0;
+};
+
+/// FlashAttention-2's measured shares of the bf16 peak on a device at a sequence length (the
+/// query and key length of one kernel call), interpolated in log2 of the length between the
+/// published lengths and clamped at their ends (deviceefficiency.cpp cites them); nullopt for a
+/// device with no published figure, whose table entry then stands.
+std::optional<AttentionShares> flashAttention2Shares(std::string_view device, double seq);
 
 /** One row of the table, for reports and the calibration test. */
 struct GemmEfficiencyRow

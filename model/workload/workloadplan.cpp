@@ -209,6 +209,9 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
     x.repeatKv = training.stack == SoftwareStack::Fsdp2;
 
     Roofline r = deviceRoofline(device, training.precision);
+    // The stack's attention kernel (deviceefficiency.cpp): one SDPA call sees s / c queries
+    // against as many keys (the local block and each ring step alike).
+    useAttentionKernel(r, device, training.precision, attentionKernelOf(training.stack), x.s / x.c);
     // The stack's share of the device's compute rates (deviceefficiency.cpp).
     const double stackFactor = stackComputeFactor(training.stack);
     r.gemmPeak *= stackFactor;

@@ -64,9 +64,9 @@ struct StackSplit
 constexpr std::array<StackSplit, 3> kStacks { {
     // fsdp2: its rate factor, with the element-wise kernels counted per torch.compile and
     // torchtitan's op-level selective recompute (docs/validation.md, "Per stack").
-    { "fsdp2", "fsdp2 (torchtitan)", 6, 4, 0.04, 0.07 },
+    { "fsdp2", "fsdp2 (torchtitan)", 6, 4, 0.03, 0.05 },
     // Composer: its rate and its fixed time per step (stackStepSeconds), fitted together.
-    { "composer", "composer (llm-foundry MPT)", 6, 6, 0.02, 0.05 },
+    { "composer", "composer (llm-foundry MPT)", 6, 6, 0.02, 0.045 },
     // DeepSpeed: BigScience's Megatron-DeepSpeed runs on Jean Zay's A100s (ZeRO-1, bf16) fit it;
     // Narayanan et al.'s 2021 ZeRO-3 rows are DeepSpeed too, held out in a table of their own.
     { "deepspeed", "deepspeed (Megatron-DeepSpeed, BigScience)", 17, 7, 0.05, 0.13, "n21-t2-zero3-",

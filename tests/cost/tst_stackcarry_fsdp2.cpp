@@ -3,10 +3,12 @@
 // (tests/cost/stackcarry.h): the goal is within 10 %, mean at most 6 % (issue 34). The bf16
 // group meets it: the eager run measured here carries to the compiled runs within 3 %, since
 // the engine counts eager PyTorch's element-wise kernels and Inductor's fused ones apart
-// (model/workload/elementwise.cpp). The fp8 group misses it on the long-sequence runs, each an
-// expected failure with its reason (an XPASS fails the suite, so a fix shows): the 32K-256K
-// runs (cp 1-8) come out 13-43 % fast, their attention running slower per FLOP than the
-// engine's rate (docs/validation.md, "Per stack").
+// (model/workload/elementwise.cpp). In the fp8 group the 32K and 64K runs (cp 1 and 2) carry
+// within 10 % (-0.4 % and +9.9 %) since the attention runs at FlashAttention-2's published rate,
+// SDPA's kernel (model/workload/deviceefficiency.cpp); the 128K and 256K runs (cp 4 and 8) miss
+// it, each an expected failure with its reason (an XPASS fails the suite, so a fix shows): they
+// come out 18-21 % fast, their attention running slower per FLOP than at cp 1 and 2
+// (docs/validation.md, "Per stack").
 #include "stackcarry.h"
 
 #include <QTest>
@@ -20,10 +22,10 @@ namespace {
 /// Why a carried run of fsdp2 misses the goal, or nullptr when it should meet it.
 const char *knownMiss(const std::string &id)
 {
-    for (const char *longContext : { "-cp1-32k", "-cp2-64k", "-cp4-128k", "-cp8-256k" })
+    for (const char *longContext : { "-cp4-128k", "-cp8-256k" })
         if (id.find(longContext) != std::string::npos)
-            return "torchtitan's 32K-256K runs: attention slower per FLOP than the engine's rate, "
-                   "more so with context parallelism (docs/validation.md)";
+            return "torchtitan's 128K-256K runs (cp 4, 8): attention slower per FLOP than "
+                   "FlashAttention-2's published rate and than at cp 1-2 (docs/validation.md)";
     return nullptr;
 }
 

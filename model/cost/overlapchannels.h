@@ -41,6 +41,23 @@ public:
     enum class Variants { All, WithEveryDim };
 
     void setUp(const Shares &shares, int links);
+    /// A full evaluation's pass: every link is set once next (update(), or copyKeys() from a
+    /// link before it), and only the maxima are kept (LinkMaxima::summarise()), no key per link.
+    void beginFull() { m_max.summarise(); }
+    /// Before links change one by one after beginFull(): keeps every link's keys again, each
+    /// from `current(link)` (its bytes and bandwidth now, a std::pair<DimArray, double>).
+    /// Nothing when they are kept already.
+    template<typename Current> void keepKeys(const Current &current)
+    {
+        if (!m_max.summarised())
+            return;
+        m_max.store();
+        for (int link = 0; link < m_links; ++link) {
+            const auto [bytes, bandwidth] = current(link);
+            setKeys(link, bytes, bandwidth, true);
+            setKeys(link, bytes, bandwidth, false);
+        }
+    }
     /// Link `link` now carries `bytes` (per dimension, per iteration) at `bandwidth` bytes/s.
     void update(int link, const DimArray &bytes, double bandwidth, Variants which = Variants::All);
     /// Link `link` now carries what link `same` carries, at the same bandwidth, and `same`'s
@@ -78,6 +95,7 @@ private:
     void checkCurrent(std::optional<Dim> without) const;
 
     Shares m_shares;
+    int m_links = 0;
     LinkMaxima m_max;
     /// The keys of variant 0 last computed, and for what: the links of a lump (a leaf's
     /// uplinks, a pod's spine parts) change together to the same bytes, one after another.

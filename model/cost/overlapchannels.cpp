@@ -21,6 +21,7 @@ void OverlapChannels::setUp(const Shares &shares, int links)
 {
     m_shares = shares;
     m_links = links;
+    m_moving = false;
     int channels = 0;
     m_bound.fill(-1);
     m_reduce.fill(-1);

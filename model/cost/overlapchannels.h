@@ -42,13 +42,20 @@ public:
 
     void setUp(const Shares &shares, int links);
     /// A full evaluation's pass: every link is set once next (update(), or copyKeys() from a
-    /// link before it), and only the maxima are kept (LinkMaxima::summarise()), no key per link.
-    void beginFull() { m_max.summarise(); }
-    /// Before links change one by one after beginFull(): keeps every link's keys again, each
-    /// from `current(link)` (its bytes and bandwidth now, a std::pair<DimArray, double>).
-    /// Nothing when they are kept already.
+    /// link before it). Until links first change one by one (keepKeys()), only the maxima are
+    /// kept (LinkMaxima::summarise()), no key per link; from then on every key is, so a search
+    /// that evaluates in full between moves computes them once, not after each full pass.
+    void beginFull()
+    {
+        if (!m_moving)
+            m_max.summarise();
+    }
+    /// Before links change one by one: keeps every link's keys again, each from
+    /// `current(link)` (its bytes and bandwidth now, a std::pair<DimArray, double>), if only
+    /// the maxima were kept.
     template<typename Current> void keepKeys(const Current &current)
     {
+        m_moving = true;
         if (!m_max.summarised())
             return;
         m_max.store();
@@ -96,6 +103,7 @@ private:
 
     Shares m_shares;
     int m_links = 0;
+    bool m_moving = false; ///< links have changed one by one since setUp(): keys kept
     LinkMaxima m_max;
     /// The keys of variant 0 last computed, and for what: the links of a lump (a leaf's
     /// uplinks, a pod's spine parts) change together to the same bytes, one after another.

@@ -141,6 +141,31 @@ void TestLinkMaxima::overlapFullPassThenMoves()
         QCOMPARE(full.bound(without), eager.bound(without));
         QCOMPARE(full.reduceContention(without), eager.reduceContention(without));
     }
+    // A full pass after moves keeps every key (a search evaluates in full between moves):
+    // links 0 and 1 lose their TP bytes in it, then link 2 gains DP bytes by a move, no
+    // keepKeys() call needed. Link 2's 0.2 + 0.5 s is the busiest, link 3's 0.2 s of TP the
+    // busiest without DP, link 2's 0.5 s of DP without TP.
+    bytes(0, 0.0, 40e9);
+    bytes(1, 0.0, 40e9);
+    full.beginFull();
+    for (int link = 0; link < 4; ++link) {
+        eager.update(link, now[std::size_t(link)], bw);
+        full.update(link, now[std::size_t(link)], bw);
+    }
+    full.settle();
+    bytes(2, 20e9, 50e9);
+    eager.update(2, now[2], bw);
+    full.update(2, now[2], bw);
+    eager.settle();
+    full.settle();
+    QCOMPARE(full.bound(), 0.7 + 1e-12);
+    QCOMPARE(full.bound(Dim::Dp), 0.2 + 1e-12);
+    QCOMPARE(full.bound(Dim::Tp), 0.5 + 1e-12);
+    for (const auto without :
+        { std::optional<Dim> {}, std::optional<Dim> { Dim::Tp }, std::optional<Dim> { Dim::Dp } }) {
+        QCOMPARE(full.bound(without), eager.bound(without));
+        QCOMPARE(full.reduceContention(without), eager.reduceContention(without));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestLinkMaxima)

@@ -314,6 +314,10 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
         // such a link takes that one's figures and keys instead of computing them again.
         const std::vector<double> &dimBytes = traffic->linkDimBytes();
         busySquares = 0;
+        // Every link is set once below: the overlap channels keep their maxima alone until a
+        // link changes on its own (340 MB of keys at a million GPUs that `evaluate` never
+        // reads).
+        channels.beginFull();
         for (int i = 0; i < n; ++i) {
             const auto at = static_cast<std::size_t>(i);
             if (i > 0 && fabric.linkBandwidth(i) == fabric.linkBandwidth(i - 1)
@@ -331,6 +335,11 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
         }
         ranking.rank(std::move(keys));
     } else {
+        if (!changed.empty())
+            channels.keepKeys([this](int link) {
+                return std::pair<DimArray, double>(
+                    report.links[sz(link)].dimBytes, fabric.linkBandwidth(link));
+            });
         for (int i : changed) {
             const long long key = updateLink(i, full);
             // Unsigned: the difference may wrap, the sum it leaves does not.

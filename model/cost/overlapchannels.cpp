@@ -20,6 +20,8 @@ constexpr std::array<Dim, 3> kBeside{Dim::Tp, Dim::Ep, Dim::Cp};
 void OverlapChannels::setUp(const Shares &shares, int links)
 {
     m_shares = shares;
+    m_links = links;
+    m_moving = false;
     int channels = 0;
     m_bound.fill(-1);
     m_reduce.fill(-1);

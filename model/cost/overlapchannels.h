@@ -41,6 +41,30 @@ public:
     enum class Variants { All, WithEveryDim };
 
     void setUp(const Shares &shares, int links);
+    /// A full evaluation's pass: every link is set once next (update(), or copyKeys() from a
+    /// link before it). Until links first change one by one (keepKeys()), only the maxima are
+    /// kept (LinkMaxima::summarise()), no key per link; from then on every key is, so a search
+    /// that evaluates in full between moves computes them once, not after each full pass.
+    void beginFull()
+    {
+        if (!m_moving)
+            m_max.summarise();
+    }
+    /// Before links change one by one: keeps every link's keys again, each from
+    /// `current(link)` (its bytes and bandwidth now, a std::pair<DimArray, double>), if only
+    /// the maxima were kept.
+    template<typename Current> void keepKeys(const Current &current)
+    {
+        m_moving = true;
+        if (!m_max.summarised())
+            return;
+        m_max.store();
+        for (int link = 0; link < m_links; ++link) {
+            const auto [bytes, bandwidth] = current(link);
+            setKeys(link, bytes, bandwidth, true);
+            setKeys(link, bytes, bandwidth, false);
+        }
+    }
     /// Link `link` now carries `bytes` (per dimension, per iteration) at `bandwidth` bytes/s.
     void update(int link, const DimArray &bytes, double bandwidth, Variants which = Variants::All);
     /// Link `link` now carries what link `same` carries, at the same bandwidth, and `same`'s
@@ -78,6 +102,8 @@ private:
     void checkCurrent(std::optional<Dim> without) const;
 
     Shares m_shares;
+    int m_links = 0;
+    bool m_moving = false; ///< links have changed one by one since setUp(): keys kept
     LinkMaxima m_max;
     /// The keys of variant 0 last computed, and for what: the links of a lump (a leaf's
     /// uplinks, a pod's spine parts) change together to the same bytes, one after another.

@@ -2,6 +2,7 @@
 // segments load together, found once per router.
 #include "fabric/routelumps.h"
 
+#include "base/keyruns.h"
 #include "base/units.h"
 
 #include <algorithm>
@@ -46,27 +47,33 @@ RouteLumps RouteLumps::find(const Router &router)
         for (const RouteHop &hop : router.segmentHops(s))
             signature[sz(hop.link)] += mixBits(
                 mixBits(static_cast<std::uint64_t>(s)) ^ std::bit_cast<std::uint64_t>(hop.share));
-    // (signature mixed with the tier, link), sorted: equal keys are one tentative lump, with
-    // its links in ascending order.
-    std::vector<std::pair<std::uint64_t, int>> candidates;
+    // Tentative lumps: links of equal key (signature mixed with the tier), in ascending key
+    // order, each with its links ascending: what sorting the (key, link) pairs gives (KeyRuns).
+    std::vector<int> lumpOfLink(sz(links), -1);
+    KeyRuns groups;
     for (int l = 0; l < links; ++l) {
         // Route ends are GPU, PCIe, PXN and NIC-to-leaf links; lumps hold switch-to-switch
         // links only, whose loads come from segments alone.
         const Tier tier = fabric.linkTier(l);
         if (signature[sz(l)] != 0 && (tier == Tier::Spine || tier == Tier::SuperSpine))
-            candidates.emplace_back(
-                signature[sz(l)] + mixBits(static_cast<std::uint64_t>(index(tier)) + 0x1000), l);
+            lumpOfLink[sz(l)] = groups.add(
+                signature[sz(l)] + mixBits(static_cast<std::uint64_t>(index(tier)) + 0x1000));
     }
-    std::sort(candidates.begin(), candidates.end());
-    std::vector<int> runStart; // per tentative lump: its first entry in `candidates`
-    std::vector<int> lumpOfLink(sz(links), -1);
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-        if (i == 0 || candidates[i - 1].first != candidates[i].first)
-            runStart.push_back(static_cast<int>(i));
-        lumpOfLink[sz(candidates[i].second)] = static_cast<int>(runStart.size()) - 1;
+    // runStart: per tentative lump (in ascending key order), its first entry in `candidates`,
+    // the links in that order.
+    std::vector<int> runStart, candidates;
+    const std::vector<int> rank = groups.ranks(runStart);
+    candidates.resize(sz(runStart.back()));
+    std::vector<int> next(runStart.begin(), runStart.end() - 1);
+    for (int l = 0; l < links; ++l) {
+        int &t = lumpOfLink[sz(l)];
+        if (t < 0)
+            continue;
+        t = rank[sz(t)];
+        candidates[sz(next[sz(t)]++)] = l;
     }
-    const std::size_t tentative = runStart.size();
-    runStart.push_back(static_cast<int>(candidates.size()));
+    signature = {}; // not read again: what is allocated next reuses its pages
+    const std::size_t tentative = runStart.size() - 1;
     // The check: every segment that uses a link of a lump uses all of its links, each with
     // one share.
     std::vector<int> seenBy(tentative, -1), hops(tentative, 0);
@@ -95,14 +102,15 @@ RouteLumps RouteLumps::find(const Router &router)
     }
     // The lumps that hold, with their links in ascending order (as sorted) and of one tier
     // (one link efficiency per pattern: a hash collision across tiers breaks the lump).
+    out.links.reserve(candidates.size()); // at most every candidate: allocated once
     for (std::size_t t = 0; t < tentative; ++t) {
         const int begin = runStart[t], end = runStart[t + 1];
-        const Tier tier = fabric.linkTier(candidates[sz(begin)].second);
+        const Tier tier = fabric.linkTier(candidates[sz(begin)]);
         for (int i = begin; i < end && !broken[t]; ++i)
-            broken[t] = fabric.linkTier(candidates[sz(i)].second) != tier;
+            broken[t] = fabric.linkTier(candidates[sz(i)]) != tier;
         Lump lump { static_cast<int>(out.links.size()), end - begin, -1 };
         for (int i = begin; i < end; ++i) {
-            const int l = candidates[sz(i)].second;
+            const int l = candidates[sz(i)];
             lumpOfLink[sz(l)] = broken[t] ? -1 : static_cast<int>(out.lumps.size());
             if (broken[t])
                 continue;

@@ -3,6 +3,7 @@
 // the FlashAttention-2 core, and a layer's FLOPs against Narayanan et al. (SC'21) Eq. 3.
 #include "workload/computemodel.h"
 #include "workload/deviceefficiency.h"
+#include "handcheck.h"
 #include "workload/presets.h"
 
 #include <QTest>
@@ -16,34 +17,16 @@ using namespace railyard::compute;
 
 namespace {
 
-bool near(double a, double b, double rel = 1e-12)
-{
-    return std::abs(a - b) <= rel * std::max({ 1e-300, std::abs(a), std::abs(b) });
-}
+// The generic entry's GEMM rate the hand formulas below use (handcheck.h): 80 % of the peak.
+constexpr double kGemmPeak = 989e12 * 0.80;
+using handcheck::kHbm;
+using handcheck::kOverhead;
+using handcheck::near;
 
-#define COMPARE_NEAR(actual, expected)                                                             \
-    QVERIFY2(near((actual), (expected)),                                                           \
-        qPrintable(QStringLiteral("%1 = %2, expected %3")                                          \
-                       .arg(QStringLiteral(#actual))                                               \
-                       .arg((actual), 0, 'g', 15)                                                  \
-                       .arg((expected), 0, 'g', 15)))
-
-/// The H100 SXM preset under a name the efficiency table does not know, so it takes the
-/// table's generic entry: the hand formulas below then do not move when the table is refitted.
 DeviceSpec h100()
 {
-    DeviceSpec d = *devicePreset("h100-sxm");
-    d.name = "h100-uncalibrated";
-    return d;
+    return handcheck::uncalibratedH100();
 }
-
-// The H100 SXM numbers the hand formulas below use (989 dense bf16 TFLOP/s, 3350 GB/s HBM3,
-// 132 SMs) with the generic entry of the efficiency table: 80 % of the peak, 4 us a kernel,
-// a tile's fixed cost of 48 K-steps, FlashAttention-2 at 68 % / 56 % of the peak, and 85 % of
-// HBM.
-constexpr double kGemmPeak = 989e12 * 0.80;
-constexpr double kHbm = 3350e9 * 0.85;
-constexpr double kOverhead = 4e-6;
 
 /// A dense GPT-style layer shape (LayerNorm, GeLU MLP of 4h, full heads), b x s tokens.
 Shape gptShape(double b, double s, double h, double heads, double t)

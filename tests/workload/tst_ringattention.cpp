@@ -7,6 +7,7 @@
 #include "cost/stagetiming.h"
 #include "scenario/scenariosections.h"
 #include "workload/computemodel.h"
+#include "handcheck.h"
 #include "workload/presets.h"
 #include "workload/ringattention.h"
 #include "workload/workloadnames.h"
@@ -28,30 +29,14 @@ using namespace railyard::compute;
 
 namespace {
 
-bool near(double a, double b, double rel = 1e-12)
-{
-    return std::abs(a - b) <= rel * std::max({ 1e-300, std::abs(a), std::abs(b) });
-}
+using handcheck::kHbm;
+using handcheck::kOverhead;
+using handcheck::near;
 
-#define COMPARE_NEAR(actual, expected)                                                             \
-    QVERIFY2(near((actual), (expected)),                                                           \
-        qPrintable(QStringLiteral("%1 = %2, expected %3")                                          \
-                       .arg(QStringLiteral(#actual))                                               \
-                       .arg((actual), 0, 'g', 15)                                                  \
-                       .arg((expected), 0, 'g', 15)))
-
-/// The H100 SXM preset under a name the efficiency table does not know: its generic entry
-/// (FlashAttention at 68 % / 56 % of 989 TFLOP/s, 4 us a kernel, 85 % of 3350 GB/s), so the
-/// hand numbers do not move when the table is refitted.
 DeviceSpec genericH100()
 {
-    DeviceSpec d = *devicePreset("h100-sxm");
-    d.name = "h100-uncalibrated";
-    return d;
+    return handcheck::uncalibratedH100();
 }
-
-constexpr double kHbm = 3350e9 * 0.85;
-constexpr double kOverhead = 4e-6;
 
 /// One Llama 3.1 8B layer (h 4096, 32 heads of 128, 8 KV heads) at s = 256K, b = 1, cp 8.
 Shape llamaLayerCp8()

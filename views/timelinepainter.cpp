@@ -259,7 +259,8 @@ void TimelinePainter::paintRows(QPainter &p, const Layout &l, double t0, double 
         p.fillRect(band, hatchBrush());
     }
 
-    // The tail after the pipeline: exposed DP sync and the optimizer step, one band.
+    // The tail after the pipeline: the exposed gradient syncs (DP, the tied embedding's) and the
+    // optimizer step, one band.
     if (m_iterationTime > makespan && makespan > 0.0) {
         QColor tail = chartpalette::dimColor(Dim::Dp);
         tail.setAlpha(40);
@@ -367,7 +368,7 @@ std::vector<TimelinePainter::LegendEntry> TimelinePainter::legendEntries() const
     if (m_iterationTime > m_timeline.makespan) {
         QColor tail = chartpalette::dimColor(Dim::Dp);
         tail.setAlpha(40);
-        add(tail, QStringLiteral("DP sync + optimizer"));
+        add(tail, QStringLiteral("gradient sync + optimizer"));
     }
     // The measured lanes' colours, those drawn only.
     bool step = false, compute = false, other = false;

@@ -47,7 +47,7 @@ DimArray bytesSent(const WorkloadPlan &plan, const ParallelDegrees &d, int chunk
                 n = op.replicaGroup ? dpGroup / dpShard : dpShard;
             break;
         case Dim::Pp:
-            continue; // boundaries below; the tied-embedding sync is not routed
+            continue; // boundaries and the tied embedding's all-reduce below
         }
         const double runs = op.pass == OpPass::Iteration ? op.count : op.count * m;
         out[index(op.dim)] += ranksPerStage * busFactor(op.collective, n) * op.bytes * runs;
@@ -55,6 +55,9 @@ DimArray bytesSent(const WorkloadPlan &plan, const ParallelDegrees &d, int chunk
     if (d.pp > 1) {
         const double sends = 2.0 * ((d.pp - 1.0) * chunks + (chunks - 1.0)) * m;
         out[index(Dim::Pp)] = ranksPerStage * sends * plan.boundaryActivationBytes;
+        // The tied embedding's all-reduce: each of the two ends of every pipeline group sends
+        // S (a ring of two: S/2 in the reduce-scatter, S/2 in the all-gather).
+        out[index(Dim::Pp)] += 2.0 * ranksPerStage * plan.tiedEmbeddingBytes;
     }
     return out;
 }

@@ -136,6 +136,7 @@ PhaseTimes CostEngine::Impl::phaseTimes() const
     t.sendBackward = boundaryTimes(false);
     t.wrapForward = wrapTime(true);
     t.wrapBackward = wrapTime(false);
+    t.tiedEmbedding = tiedEmbeddingTime();
     t.dpPresent = present[index(Dim::Dp)];
     t.gatherPrefetch = scenario.training.fsdpPrefetch;
     for (const DpOp &op : dpOps) {
@@ -164,6 +165,18 @@ double CostEngine::Impl::wrapTime(bool forward) const
 {
     const int pattern = forward ? traffic->ppWrapForwardPattern() : traffic->ppWrapBackwardPattern();
     return pattern < 0 ? 0.0 : opTime(pattern, Collective::SendRecv, plan.boundaryActivationBytes);
+}
+
+double CostEngine::Impl::tiedEmbeddingTime() const
+{
+    if (plan.tiedEmbeddingBytes <= 0.0)
+        return 0.0;
+    // A ring all-reduce of two ranks: a reduce-scatter and an all-gather, each one step of S/2
+    // each way, 2 alpha + S / B (Thakur, Rabenseifner and Gropp, IJHPCA 2005, at p = 2); both
+    // directions run at once, so the slower one's route decides.
+    const double half = 0.5 * plan.tiedEmbeddingBytes;
+    return std::max(opTime(traffic->ppWrapForwardPattern(), Collective::AllReduce, half),
+        opTime(traffic->ppWrapBackwardPattern(), Collective::AllReduce, half));
 }
 
 double CostEngine::Impl::linkBoundAt(int microbatches) const
@@ -250,13 +263,24 @@ void CostEngine::Impl::fillPhases()
             Collective::SendRecv, OpPass::Backward, b + 1, plan.boundaryActivationBytes, chunks(),
             traffic->ppBackwardPattern(b));
     }
-    if (const int wrap = traffic->ppWrapForwardPattern(); wrap >= 0) {
+    if (const int wrap = traffic->ppWrapForwardPattern(); wrap >= 0 && chunks() > 1) {
         const int last = scenario.degrees.pp - 1;
         add("pp fwd wrap " + std::to_string(last) + "->0", Dim::Pp, Collective::SendRecv,
             OpPass::Forward, last, plan.boundaryActivationBytes, chunks() - 1, wrap);
         add("pp bwd wrap 0->" + std::to_string(last), Dim::Pp, Collective::SendRecv,
             OpPass::Backward, 0, plan.boundaryActivationBytes, chunks() - 1,
             traffic->ppWrapBackwardPattern());
+    }
+    if (plan.tiedEmbeddingBytes > 0.0) {
+        const int last = scenario.degrees.pp - 1;
+        add("pp tied embedding gradient all-reduce 0<->" + std::to_string(last), Dim::Pp,
+            Collective::AllReduce, OpPass::Iteration, -1, plan.tiedEmbeddingBytes, 1,
+            traffic->ppWrapForwardPattern());
+        PhaseResult &ph = report.phases.back();
+        ph.time = tiedEmbeddingTime();
+        const TrafficPattern &back = traffic->pattern(traffic->ppWrapBackwardPattern());
+        if (back.maxRatio > traffic->pattern(traffic->ppWrapForwardPattern()).maxRatio)
+            ph.bottleneckLink = back.argmax;
     }
     for (const DpOp &op : dpOps) {
         PhaseResult ph;
@@ -393,6 +417,10 @@ void CostEngine::Impl::fillStages()
         r.dpWindow = sync.window;
         r.dpReduceEnd = sync.reduceEnd;
         r.dpExposed = std::max(0.0, sync.reduceEnd - sync.lastCompute);
+        if (sync.syncEnd > sync.reduceEnd) {
+            r.tiedEmbeddingEnd = sync.syncEnd;
+            r.tiedEmbeddingStart = sync.syncEnd - main.sync.tiedEmbedding;
+        }
         const std::vector<double> &ready = main.input.forwardReady;
         r.paramGatherWait = static_cast<std::size_t>(s) < ready.size() ? ready[s] : 0.0;
     }

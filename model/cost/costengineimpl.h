@@ -103,6 +103,7 @@ struct CostEngine::Impl
     PhaseTimes phaseTimes() const;
     std::vector<double> boundaryTimes(bool forward) const;
     double wrapTime(bool forward) const;
+    double tiedEmbeddingTime() const; ///< PhaseTimes::tiedEmbedding
     double linkBoundAt(int microbatches) const;
     void fillPhases();
     /// `full` false: a search's refreshFigures(), which reads no exposure variant.

@@ -67,6 +67,10 @@ struct StageReport
     double dpWindow = 0.0; ///< how long its gradient reduction could overlap backward
     double dpReduceEnd = 0.0; ///< when its gradient reduction ends
     double dpExposed = 0.0; ///< dpReduceEnd - lastCompute
+    /// The tied embedding's gradient all-reduce (first and last stage; else 0): from
+    /// dpReduceEnd, or the other end's if later, to tiedEmbeddingEnd.
+    double tiedEmbeddingStart = 0.0;
+    double tiedEmbeddingEnd = 0.0;
     double paramGatherWait = 0.0; ///< overlap_param_gather: earliest start of its first forward
 };
 

@@ -90,8 +90,16 @@ IterationTiming timeIteration(
             st.window = st.lastCompute - firstReady;
             st.reduceEnd = std::max(st.lastCompute, t);
         }
-        latest = std::max(latest, st.reduceEnd);
+        st.syncEnd = st.reduceEnd;
     }
+    if (stages > 1 && sync.tiedEmbedding > 0.0) {
+        StageSync &first = out.stages.front();
+        StageSync &last = out.stages.back();
+        first.syncEnd = last.syncEnd
+            = std::max(first.reduceEnd, last.reduceEnd) + sync.tiedEmbedding;
+    }
+    for (const StageSync &st : out.stages)
+        latest = std::max(latest, st.syncEnd);
     out.end = latest + sync.optimizer;
     if (sync.present && !sync.overlapGather) {
         out.gatherExposed = sync.gatherBeta > 0.0 ? sync.gatherAlpha + sync.gatherBeta : 0.0;

@@ -31,6 +31,9 @@ struct SyncPlan
     std::vector<std::vector<double>> share; ///< [stage][chunk] share of the stage's sync bytes
     std::vector<std::vector<int>> buckets;  ///< [stage][chunk] buckets it is cut into (layers)
     double optimizer = 0.0;                 ///< the slowest stage's optimizer step
+    /// The tied embedding's gradient all-reduce between the first and the last stage, after
+    /// both have reduced their gradients (PhaseTimes::tiedEmbedding; 0 without one).
+    double tiedEmbedding = 0.0;
     double linkBound = 0.0;                 ///< the busiest link's busy time per iteration
 };
 
@@ -40,6 +43,9 @@ struct StageSync
     double lastCompute = 0.0; ///< end of its last forward or backward
     double window = 0.0;      ///< from its first chunk's last backward to lastCompute (overlap)
     double reduceEnd = 0.0;   ///< when its gradient reduction ends (>= lastCompute)
+    /// When its gradients are all reduced: reduceEnd, or on the first and the last stage the
+    /// end of the tied embedding's all-reduce, which starts once both have reduced theirs.
+    double syncEnd = 0.0;
 };
 
 struct IterationTiming
@@ -52,8 +58,8 @@ struct IterationTiming
 
 /**
  * The iteration's end on `timeline` (stages x chunks model chunks): each stage's gradient
- * reduction, then the optimizer step, then the parameter all-gather unless it is overlapped,
- * and at least the link bound.
+ * reduction (the first and the last stage's then the tied embedding's), then the optimizer step,
+ * then the parameter all-gather unless it is overlapped, and at least the link bound.
  *
  * Overlapped (overlap_grad_reduce), a chunk's gradients become ready bucket by bucket during its
  * last backward: NeMo/Megatron-Core cut the sync per Transformer layer and expose about one

@@ -118,6 +118,8 @@ std::vector<std::string> nonFiniteFigures(const CostReport &r)
                  std::pair { "dp_window_s", s.dpWindow },
                  std::pair { "dp_reduce_end_s", s.dpReduceEnd },
                  std::pair { "dp_exposed_s", s.dpExposed },
+                 std::pair { "tied_embedding_start_s", s.tiedEmbeddingStart },
+                 std::pair { "tied_embedding_end_s", s.tiedEmbeddingEnd },
                  std::pair { "param_gather_wait_s", s.paramGatherWait } })
             w.add(item("stages", i, name), v);
     }

@@ -108,6 +108,8 @@ SyncPlan syncPlanFor(const Scenario &scenario, const WorkloadPlan &plan, const P
         // (workloadplan.cpp: a memory-bound Adam update) ends the iteration.
         p.optimizer = std::max(p.optimizer, c.optimizerTime);
     }
+    // The tied embedding's all-reduce is pipeline traffic: the variant without PP drops it.
+    p.tiedEmbedding = off == Dim::Pp ? 0.0 : times.tiedEmbedding;
     p.linkBound = channels.bound(off);
     return p;
 }

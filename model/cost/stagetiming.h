@@ -19,6 +19,9 @@ struct PhaseTimes
     std::vector<double> sendBackward; ///< per boundary s+1 -> s
     double wrapForward = 0.0;         ///< interleaved wrap-around, last stage -> stage 0
     double wrapBackward = 0.0;
+    /// The tied word embedding's gradient all-reduce between the first and the last stage
+    /// (WorkloadPlan::tiedEmbeddingBytes), all pairs at once; 0 without one.
+    double tiedEmbedding = 0.0;
     /// The DP sync (all groups at once): latency and bandwidth parts of the gradient reduction
     /// and of the parameter all-gather, uncontended.
     double reduceAlpha = 0.0, reduceBeta = 0.0, gatherAlpha = 0.0, gatherBeta = 0.0;

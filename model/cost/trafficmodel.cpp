@@ -90,9 +90,11 @@ TrafficModel::TrafficModel(
         m_ppForward.push_back(addPattern(named("pp fwd ", b, b + 1), Dim::Pp, b, 1));
         m_ppBackward.push_back(addPattern(named("pp bwd ", b, b + 1), Dim::Pp, b + 1, 1));
     }
-    if (stages > 1 && m_setup.ppWrap) {
-        m_ppWrapForward = addPattern(named("pp wrap fwd ", stages - 1, 0), Dim::Pp, stages - 1, 1);
-        m_ppWrapBackward = addPattern(named("pp wrap bwd ", 0, stages - 1), Dim::Pp, 0, 1);
+    if (stages > 1 && (m_setup.ppWrap || m_setup.ppTied)) {
+        const char *fwd = m_setup.ppWrap ? "pp wrap fwd " : "pp tied embedding ";
+        const char *bwd = m_setup.ppWrap ? "pp wrap bwd " : "pp tied embedding ";
+        m_ppWrapForward = addPattern(named(fwd, stages - 1, 0), Dim::Pp, stages - 1, 1);
+        m_ppWrapBackward = addPattern(named(bwd, 0, stages - 1), Dim::Pp, 0, 1);
     }
     const int dpSize = deg.dp * deg.cp;
     const bool expertDp = !m_setup.stageExpertDpBytes.empty();

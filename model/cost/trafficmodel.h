@@ -148,6 +148,10 @@ public:
         /// Interleaved schedule: the last stage also sends to stage 0 between model chunks
         /// (and gradients back), a boundary of its own (ppWrapForwardPattern()).
         bool ppWrap = false;
+        /// A tied word embedding across the pipeline: the first and the last stage all-reduce
+        /// its gradient once per iteration, over the same pairs of ranks as the wrap-around,
+        /// whose patterns it then has even without the interleaved schedule.
+        bool ppTied = false;
         /// The rings NCCL logged (scenario nccl_observed): a group whose slots are exactly a
         /// communicator's runs its ring plan over them in place of the predicted rings, each
         /// hop between servers over the NICs NCCL logged for it (NcclObservedComm::nics).
@@ -201,7 +205,8 @@ public:
     int epCombinePattern(int stage) const { return m_epCombine.empty() ? -1 : m_epCombine[stage]; }
     int ppForwardPattern(int boundary) const { return m_ppForward[boundary]; }
     int ppBackwardPattern(int boundary) const { return m_ppBackward[boundary]; }
-    /// The interleaved wrap-around: last stage -> stage 0 (forward), back (backward); -1 without.
+    /// The interleaved wrap-around: last stage -> stage 0 (forward), back (backward); -1 without
+    /// (neither the interleaved schedule nor a tied embedding, Setup::ppTied).
     int ppWrapForwardPattern() const { return m_ppWrapForward; }
     int ppWrapBackwardPattern() const { return m_ppWrapBackward; }
     /// The DP family's patterns, one per algorithm it weighs (under auto the ring first).

@@ -24,6 +24,7 @@ TrafficPlan planTraffic(const Scenario &scenario, const WorkloadPlan &plan)
     setup.hierarchicalDp = scenario.training.hierarchicalAllReduce;
     setup.dpShard = scenario.training.fsdpShard;
     setup.ppWrap = chunksPerRank(scenario.training) > 1;
+    setup.ppTied = plan.tiedEmbeddingBytes > 0.0;
     setup.observed = scenario.ncclObserved.comms;
     setup.algorithm = scenario.collectives.algorithm;
     setup.device
@@ -115,7 +116,9 @@ std::vector<double> patternWeights(
         weight[traffic.ppBackwardPattern(b)] = w;
     }
     if (traffic.ppWrapForwardPattern() >= 0) {
-        const double w = plan.boundaryActivationBytes * m * (chunks - 1);
+        // The tied embedding's all-reduce between the two ends of the pipeline: a ring of two
+        // sends S/2 each way in its reduce-scatter and again in its all-gather.
+        const double w = plan.boundaryActivationBytes * m * (chunks - 1) + plan.tiedEmbeddingBytes;
         weight[traffic.ppWrapForwardPattern()] = w;
         weight[traffic.ppWrapBackwardPattern()] = w;
     }

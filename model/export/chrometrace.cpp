@@ -269,7 +269,7 @@ std::string exportChromeTrace(const CostEngine &engine, const ExportOptions &)
     // The data-parallel sync, the optimizer step and what follows it.
     double latest = 0.0;
     for (const StageReport &sr : r.stages)
-        latest = std::max(latest, sr.dpReduceEnd);
+        latest = std::max({ latest, sr.dpReduceEnd, sr.tiedEmbeddingEnd });
     const bool overlapGather = s.training.overlapParamGather && s.training.distributedOptimizer;
     const double gatherAfter = dpPresent && !overlapGather ? r.dpGatherTime : 0.0;
     double afterOptimizer = latest;
@@ -285,6 +285,9 @@ std::string exportChromeTrace(const CostEngine &engine, const ExportOptions &)
         if (dpPresent && sr.dpReduceEnd > sr.lastCompute)
             w.slice(dpTrack, "DP gradient reduction (exposed)", "DP", sr.lastCompute,
                 sr.dpReduceEnd, { { "exposed_s", sr.dpExposed } });
+        if (sr.tiedEmbeddingEnd > sr.tiedEmbeddingStart)
+            w.slice(tid(st, Send), "tied embedding gradient all-reduce", "PP",
+                sr.tiedEmbeddingStart, sr.tiedEmbeddingEnd);
         const double opt = engine.plan().stages[static_cast<std::size_t>(st)].optimizerTime;
         const double optEnd = std::min(T, latest + opt);
         w.slice(tid(st, Optimizer), "optimizer step", "optimizer", latest, optEnd);

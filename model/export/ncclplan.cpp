@@ -181,7 +181,8 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
     std::vector<Distinct> distinct;
     for (const CommOp &op : engine.plan().ops) {
         if (op.dim == Dim::Pp || op.bytes <= 0.0)
-            continue; // boundaries are planned below; the tied-embedding all-reduce is tiny
+            continue; // boundaries are planned below; the tied embedding's two-rank all-reduce
+                      // between the pipeline's ends is not a group of this plan
         const long long bytes = std::llround(op.bytes);
         const auto it = std::find_if(distinct.begin(), distinct.end(), [&](const Distinct &d) {
             return d.dim == op.dim && d.expert == isExpert(op) && d.replica == op.replicaGroup

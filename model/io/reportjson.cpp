@@ -159,6 +159,10 @@ nlohmann::json reportToJson(const CostEngine &engine, bool withLinks)
             stage["dp_window_s"] = st.dpWindow;
             stage["dp_reduce_end_s"] = st.dpReduceEnd;
             stage["dp_exposed_s"] = st.dpExposed;
+            if (st.tiedEmbeddingEnd > 0.0) {
+                stage["tied_embedding_start_s"] = st.tiedEmbeddingStart;
+                stage["tied_embedding_end_s"] = st.tiedEmbeddingEnd;
+            }
             stage["param_gather_wait_s"] = st.paramGatherWait;
         }
         stages.push_back(std::move(stage));

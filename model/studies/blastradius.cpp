@@ -117,7 +117,7 @@ std::vector<WaitingGroup> waitingGroups(
 /// When a stage's iteration work ends: its last compute or its gradient sync, the later.
 double stageEnd(const StageReport &s)
 {
-    return std::max(s.lastCompute, s.dpReduceEnd);
+    return std::max({ s.lastCompute, s.dpReduceEnd, s.tiedEmbeddingEnd });
 }
 
 std::string describePart(const Fabric &fabric, const Degradation &part)

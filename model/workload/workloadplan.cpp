@@ -697,11 +697,17 @@ WorkloadPlan planWorkload(const ModelSpec &model, const TrainingSpec &training,
                       sync.params * gradBytes, 1, n + " gradient all-reduce");
             }
         }
-        // Tied embeddings across a pipeline: Megatron all-reduces the word-embedding gradient
-        // between the first and the last stage once per iteration.
-        if (pp > 1 && x.gptStyle && (s == 0 || s == pp - 1))
+        // Tied embeddings across a pipeline: the first stage's word embedding and the last
+        // stage's output layer are one weight, whose gradient the two stages all-reduce once per
+        // iteration after the flush, each pair of ranks with the same tp, dp and cp index
+        // (Megatron-LM's finalize_model_grads, _allreduce_word_embedding_grads, in the main
+        // gradients' type; DeepSpeed's PipelineEngine._exec_reduce_tied_grads, on the
+        // BF16_Optimizer's fp32 copy): gradBytes per element of the TP shard.
+        if (pp > 1 && x.gptStyle && (s == 0 || s == pp - 1)) {
+            plan.tiedEmbeddingBytes = x.vocab * x.h / x.t * gradBytes;
             addOp(plan, Dim::Pp, Collective::AllReduce, OpPass::Iteration, s,
-                  x.vocab * x.h / x.t * gradBytes, 1, "tied embedding gradient all-reduce");
+                plan.tiedEmbeddingBytes, 1, "tied embedding gradient all-reduce");
+        }
     }
 
     // DualPipe: rank r holds pipeline stage r of one direction and stage p-1-r of the other

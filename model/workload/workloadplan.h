@@ -88,6 +88,10 @@ struct WorkloadPlan
     std::vector<CommOp> ops;           ///< every op, every stage
     std::vector<MemoryLedger> memory;  ///< one per pipeline stage
     double boundaryActivationBytes = 0.0; ///< per sending rank, per micro-batch, per direction
+    /// S of the tied word embedding's gradient all-reduce between the first and the last stage
+    /// (each pair of ranks with the same tp, dp and cp index, once per iteration after the
+    /// flush); 0 when the embedding is untied or pp = 1.
+    double tiedEmbeddingBytes = 0.0;
     double modelFlopsPerIteration = 0.0;  ///< whole job, 6*N*tokens-style model FLOPs (no recompute)
     double parametersTotal = 0.0;         ///< whole model
 };

@@ -466,9 +466,13 @@ void TestIterationTiming::wrapAroundHasItsOwnRoute()
     // length here, so the same time.
     QCOMPARE(r.wrapForward, r.boundaryForward.at(0));
     // PP link bytes: per micro-batch 2 chunks x 1 boundary + 1 wrap, each way; 8 sending ranks;
-    // each send crosses GPU->NIC, NIC->leaf, leaf->NIC, NIC->GPU (4 links, same rail).
+    // each send crosses GPU->NIC, NIC->leaf, leaf->NIC, NIC->GPU (4 links, same rail). The
+    // GPT block's tied embedding adds its all-reduce between the two ends, S_tied per end
+    // (tst_tiedembedding).
     const double S = engine.plan().boundaryActivationBytes;
-    QCOMPARE(r.dimBytesSent[index(Dim::Pp)], 8.0 * 2.0 * (2.0 + 1.0) * m * S);
+    const double tied = engine.plan().tiedEmbeddingBytes;
+    QVERIFY(tied > 0.0);
+    QCOMPARE(r.dimBytesSent[index(Dim::Pp)], 8.0 * 2.0 * (2.0 + 1.0) * m * S + 2.0 * 8.0 * tied);
     QVERIFY(r.dimBytes[index(Dim::Pp)] >= 4.0 * r.dimBytesSent[index(Dim::Pp)] * (1.0 - 1e-9));
 }
 

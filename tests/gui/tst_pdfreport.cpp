@@ -111,7 +111,7 @@ void TestPdfReport::everythingIsInTheReport()
                          QStringLiteral("Bubble versus micro-batches"),
                          QString::fromStdString(engine.fabric().linkName(r.bottleneckLink))};
     if (r.iterationTime > r.pipelineMakespan)
-        expected << QStringLiteral("DP sync + optimizer");
+        expected << QStringLiteral("gradient sync + optimizer");
     // The bill of materials page (docs/bom-and-cost.md): the seed's 8 rail leaves, the cost and
     // power figures, the illustrative marker.
     expected << QStringLiteral("Bill of materials") << QStringLiteral("leaf switch, 64 x 400G *")

@@ -4,6 +4,7 @@
  * roofline of planWorkload() ([Williams09]). The sources are listed in full in inference.cpp.
  */
 #include "workload/inferencecompute.h"
+#include "workload/modelparams.h"
 
 #include "workload/workloadnames.h"
 
@@ -32,30 +33,26 @@ int kvHeads(const ModelSpec &model)
 double kvBytesPerToken(const ModelSpec &model, Precision kvPrecision)
 {
     // [Kwon23] §2-3, GQA per [Ainslie23]: K and V, every layer, kv_heads x head_dim each.
-    const double headDim = static_cast<double>(model.hidden) / model.heads;
-    return 2.0 * model.layers * kvHeads(model) * headDim * precisionBytes(kvPrecision);
+    return 2.0 * model.layers * kvHeads(model) * headDimOf(model) * precisionBytes(kvPrecision);
 }
 
 double weightBytesPerGpu(const ModelSpec &m, const PoolSpec &pool, Precision precision)
 {
-    // The parameter count of planWorkload() (workloadplan.cpp layerParams, [Narayanan21] Eq. 2
-    // generalised to GQA and SwiGLU), with Megatron-LM's vocabulary padding to 128 tp.
+    // The parameter count of planWorkload() (modelparams.h), with Megatron-LM's vocabulary
+    // padding to 128 tp.
     const double h = m.hidden;
-    const double kvDim = static_cast<double>(kvHeads(m)) * h / m.heads;
     const bool gpt = !m.gatedMlp;
-    const double attention = h * (h + 2.0 * kvDim) + h * h + (gpt ? (h + 2.0 * kvDim) + h : 0.0);
-    const double norms = gpt ? 4.0 * h : 2.0 * h;
-    const double mlp = gpt ? 2.0 * m.ffn * h + m.ffn + h : 3.0 * h * m.ffn;
-    const std::int64_t multiple = std::int64_t { 128 } * pool.tp;
-    const double vocab = static_cast<double>((m.vocab + multiple - 1) / multiple * multiple);
+    const double vocab = paddedVocab(m, pool.tp);
+    const LayerParams denseLayer = layerParams(m, false);
+    const LayerParams moeLayer = layerParams(m, true);
     const int perStage = m.layers / pool.pp;
     double most = 0.0;
     for (int s = 0; s < pool.pp; ++s) {
         double dense = 0.0, expert = 0.0;
         for (int layer = s * perStage; layer < (s + 1) * perStage; ++layer) {
-            const bool moe = m.experts > 0 && layer % m.moeLayerFreq == 0;
-            dense += attention + norms + (moe ? h * m.experts : mlp);
-            expert += moe ? mlp * m.experts : 0.0;
+            const LayerParams &p = isMoeLayer(m, layer) ? moeLayer : denseLayer;
+            dense += p.dense;
+            expert += p.expert;
         }
         if (s == 0)
             dense += vocab * h + (gpt ? static_cast<double>(m.seq) * h : 0.0);
@@ -84,11 +81,11 @@ Shape shapeOf(const ModelSpec &m, const PoolSpec &pool, Precision precision, dou
     x.s = tokens;
     x.h = m.hidden;
     x.a = m.heads;
-    x.headDim = x.h / x.a;
+    x.headDim = headDimOf(m);
+    x.qDim = m.headDim > 0 ? x.a * x.headDim : 0.0;
     x.kvDim = inference::kvHeads(m) * x.headDim;
     x.ffn = m.ffn;
-    const std::int64_t multiple = std::int64_t { 128 } * pool.tp;
-    x.vocab = static_cast<double>((m.vocab + multiple - 1) / multiple * multiple);
+    x.vocab = paddedVocab(m, pool.tp);
     x.t = pool.tp;
     x.c = 1;
     x.tokens = tokens;
@@ -101,15 +98,6 @@ Shape shapeOf(const ModelSpec &m, const PoolSpec &pool, Precision precision, dou
     x.ep = pool.ep;
     return x;
 }
-
-namespace {
-
-bool isMoeLayer(const ModelSpec &m, int layer)
-{
-    return m.experts > 0 && layer % m.moeLayerFreq == 0;
-}
-
-} // namespace
 
 /**
  * Compute time of one prompt (prefill) on one replica: every layer's forward at T = prompt

@@ -1,5 +1,7 @@
 #include "workload/workloadnames.h"
 
+#include "workload/workloadplan.h"
+
 #include "base/sizelimits.h"
 
 #include <array>
@@ -160,6 +162,25 @@ bool parseCpAttention(std::string_view name, CpAttention &out)
     for (const CpAttention a : kCpAttentions) {
         if (name == cpAttentionName(a)) {
             out = a;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string_view collectiveName(Collective c)
+{
+    constexpr std::array<std::string_view, 5> names { "all-reduce", "all-gather", "reduce-scatter",
+        "all-to-all", "send-recv" };
+    return names[static_cast<std::size_t>(c)];
+}
+
+bool parseCollective(std::string_view name, Collective &out)
+{
+    for (Collective c : { Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
+             Collective::AllToAll, Collective::SendRecv }) {
+        if (collectiveName(c) == name) {
+            out = c;
             return true;
         }
     }

@@ -6,6 +6,7 @@
 #include "workload/deviceefficiency.h"
 #include "workload/elementwise.h"
 #include "workload/eprouting.h"
+#include "workload/modelparams.h"
 #include "workload/ringattention.h"
 #include "workload/workloadcheck.h"
 #include "workload/workloadnames.h"
@@ -51,64 +52,9 @@ namespace {
 
 using namespace compute;
 
-// ---------------------------------------------------------------------------------------------
-// Parameters [Narayanan21] Eq. 2 generalised: per layer 12 h^2 + 13 h for the GPT block.
-
-struct LayerParams
-{
-    double dense = 0.0;   ///< attention, norms, router, dense MLP (replicated over DP)
-    double expert = 0.0;  ///< all experts of the layer (sharded over EP)
-};
-
-/// Per-head width: head_dim when the model sets it, else hidden / heads.
-double headDimOf(const ModelSpec &m)
-{
-    return m.headDim > 0 ? m.headDim : static_cast<double>(m.hidden) / m.heads;
-}
-
-LayerParams layerParams(const ModelSpec &m, bool moe)
-{
-    const double h = m.hidden;
-    const double q = m.heads * headDimOf(m);
-    const double kv = static_cast<double>(m.kvHeads == 0 ? m.heads : m.kvHeads) * headDimOf(m);
-    const double ffn = m.ffn;
-    const bool gpt = !m.gatedMlp;
-    // Attention: W_qkv h x (q + 2 kvDim), W_o q x h with q = heads x head_dim (= h unless the
-    // model sets head_dim); GPT adds biases (q + 2 kvDim) + h.
-    double attention = h * (q + 2.0 * kv) + q * h;
-    if (gpt)
-        attention += (q + 2.0 * kv) + h;
-    // Norms: two per layer, LayerNorm (weight + bias) in GPT, RMSNorm (weight) in Llama.
-    const double norms = gpt ? 4.0 * h : 2.0 * h;
-    // MLP: GeLU 2 h ffn (+ biases ffn + h), SwiGLU 3 h ffn.
-    const double mlp = gpt ? 2.0 * h * ffn + ffn + h : 3.0 * h * ffn;
-    LayerParams p;
-    p.dense = attention + norms;
-    if (moe) {
-        p.dense += h * m.experts;          // router
-        p.expert = mlp * m.experts;
-    } else {
-        p.dense += mlp;
-    }
-    return p;
-}
-
-/// Megatron-LM pads the vocabulary to a multiple of 128 * tp (make_vocab_size_divisible_by).
-double paddedVocab(const ModelSpec &m, int tp)
-{
-    const std::int64_t multiple = std::int64_t{128} * tp;
-    return static_cast<double>((m.vocab + multiple - 1) / multiple * multiple);
-}
-
 /// DeepSpeed ZeRO-3's stage3_max_live_parameters default: at most 1e9 gathered parameters stay
 /// resident per GPU (DeepSpeed docs, "DeepSpeed Configuration JSON", ZeRO optimizations).
 constexpr double kDeepSpeedMaxLiveParameters = 1e9;
-
-bool isMoeLayer(const ModelSpec &m, int layer)
-{
-    // Megatron-LM's moe_layer_freq: layer i (0-based) is MoE when i % freq == 0.
-    return m.experts > 0 && layer % m.moeLayerFreq == 0;
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -132,25 +78,6 @@ void addStepwiseCpOp(WorkloadPlan &plan, OpPass pass, int stage, double bytes, d
 }
 
 } // namespace
-
-std::string_view collectiveName(Collective c)
-{
-    constexpr std::array<std::string_view, 5> names{"all-reduce", "all-gather", "reduce-scatter",
-                                                    "all-to-all", "send-recv"};
-    return names[static_cast<std::size_t>(c)];
-}
-
-bool parseCollective(std::string_view name, Collective &out)
-{
-    for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
-                         Collective::AllToAll, Collective::SendRecv}) {
-        if (collectiveName(c) == name) {
-            out = c;
-            return true;
-        }
-    }
-    return false;
-}
 
 std::vector<int> virtualStageLayers(const ModelSpec &model, const TrainingSpec &training,
                                     const ParallelDegrees &degrees)

@@ -105,6 +105,7 @@ private Q_SLOTS:
     void latenciesAddUp();
     void overloadIsOfferedNotBusy();
     void weightsMatchTheTrainingLedger();
+    void headDimSetsCacheAndWeights();
     void classification_data();
     void classification();
     void loaderErrors_data();
@@ -323,6 +324,32 @@ void TestInference::weightsMatchTheTrainingLedger()
     const WorkloadPlan plan = planWorkload(s.model, training, s.device, { 8, 2, 1, 1, 1 });
     const double ledger = std::max(plan.memory[0].parameters, plan.memory[1].parameters);
     QVERIFY(near(r.pools[0].weightBytesPerGpu, ledger));
+}
+
+void TestInference::headDimSetsCacheAndWeights()
+{
+    // A model whose heads x head_dim is not its hidden size (as Qwen3 and GPT-OSS set it):
+    // Llama-3-8B's 32 query and 8 KV heads at head_dim 160, 5,120 wide against hidden 4,096.
+    // The KV cache per token is 2 x layers x kv_heads x head_dim x bytes [Kwon23], and the
+    // serving weights are the training ledger's (Q and O 4,096 x 5,120, K and V 4,096 x 1,280).
+    Scenario s = baseScenario("llama3-8b");
+    s.model.headDim = 160;
+    s.inference->batch = 1;
+    s.inference->pools = { pool("serve", PoolRole::Colocated, 8, range(0, 8)) };
+    const InferenceReport r = evaluate(s);
+    QCOMPARE(r.kvBytesPerToken, 2.0 * 32 * 8 * 160 * 2);
+    TrainingSpec training;
+    training.globalBatch = 8;
+    const WorkloadPlan plan = planWorkload(s.model, training, s.device, { 8, 1, 1, 1, 1 });
+    QVERIFY(near(r.pools[0].weightBytesPerGpu, plan.memory[0].parameters));
+    // The attention's extra width: per layer 2 x 4,096 x (5,120 - 4,096) + 2 x 4,096 x 8 x 32
+    // more parameters than at head_dim 128, an eighth per GPU, 2 bytes each.
+    Scenario base = s;
+    base.model.headDim = 0;
+    const InferenceReport plain = evaluate(base);
+    const double perLayer = 2.0 * 4096 * 1024 + 2.0 * 4096 * 8 * 32;
+    QVERIFY(near(
+        r.pools[0].weightBytesPerGpu - plain.pools[0].weightBytesPerGpu, 32 * perLayer / 8 * 2));
 }
 
 void TestInference::classification_data()

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,16 +45,23 @@ struct Group
     double worst = 0.0;
 };
 
-/// Per device and precision with two or more complete runs of `stack`: the first calibration
-/// run (in file order) is measured, the others predicted with its calibration. Printed as a
-/// table (qInfo) for the docs.
-inline std::vector<Group> carryOneStep(const std::string &stack)
+/// The group a run is carried within: its device and precision ("h100-sxm fp8").
+inline std::string deviceAndPrecision(const published::PublishedRun &r)
+{
+    return r.device + " " + r.precision;
+}
+
+/// Per group (by default device and precision) with two or more complete runs of `stack`: the
+/// first calibration run (in file order) is measured, the others predicted with its
+/// calibration. Printed as a table (qInfo) for the docs.
+inline std::vector<Group> carryOneStep(const std::string &stack,
+    const std::function<std::string(const published::PublishedRun &)> &groupOf = deviceAndPrecision)
 {
     const std::vector<published::PublishedRun> runs = published::loadPublishedRuns();
     std::map<std::string, std::vector<const published::PublishedRun *>> byGroup;
     for (const published::PublishedRun &r : runs)
         if (r.stack == stack && r.complete && r.unsupported.empty() && r.stepSeconds > 0.0)
-            byGroup[r.device + " " + r.precision].push_back(&r);
+            byGroup[groupOf(r)].push_back(&r);
     std::vector<Group> out;
     for (auto &[label, members] : byGroup) {
         if (members.size() < 2)

@@ -238,10 +238,11 @@ void addCalibrate(CommandLine &line)
         "(repeatable).");
     c.number("--step-time", o->stepTime, "SECONDS",
         "A measured step time read elsewhere, compared with the prediction.");
-    c.file("--compute-out", o->computeOut, "CAL",
+    c.file("--compute-out,--calibration-out", o->computeOut, "CAL",
         "Fit the device's GEMM efficiency to the one measured step time (a training log, a trace "
         "or --step-time) with the whole engine and write it to CAL as a versioned "
-        "calibration.compute section with its provenance.");
+        "calibration.compute section with its provenance (--calibration-out is the same "
+        "option).");
     c.file("-o,--output", o->output, "OUT", "Write the calibrated scenario to OUT (atomically).");
     c.json(o->json);
 }

@@ -239,6 +239,17 @@ void TestCliCalibrateTraining::computeOut()
     QVERIFY(std::fabs(c.at("predicted_step_time_s").at("after").get<double>() - 1.3 * predicted)
         < 1e-6 * predicted);
     QVERIFY(!c.at("provenance").at("measured_at").get<std::string>().empty());
+    // --calibration-out is the same option: the same fit, the same section (but its time).
+    const QString calAlias = dir.filePath(QStringLiteral("cal-alias.json"));
+    const CliRun alias = runRailyardCli({ QStringLiteral("calibrate"), job,
+        QStringLiteral("--measured"), log, QStringLiteral("--calibration-out"), calAlias });
+    QVERIFY2(alias.exitCode == 0, alias.err.constData());
+    QFile g(calAlias);
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    nlohmann::json a
+        = nlohmann::json::parse(g.readAll().toStdString()).at("calibration").at("compute");
+    a["provenance"]["measured_at"] = c.at("provenance").at("measured_at");
+    QCOMPARE(a.dump(), c.dump());
 
     // Carried to another layout of the same device (4 servers, TP 8 x DP 4): evaluate
     // --calibration predicts with the fitted efficiency, exactly as the scenario with that

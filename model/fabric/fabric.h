@@ -40,15 +40,19 @@ struct FabricNode
  */
 struct FabricLink
 {
+    // The ints first, then the one-byte tier, then the doubles: 40 bytes a link, where the
+    // order id, reverse, tier, src, dst, bandwidth, latency, ports padded it to 48 (85 MB at a
+    // million GPUs' 10.6 million links, docs/performance.md).
     int id = -1; ///< dense index, 0..linkCount()-1: engine results are indexed by it
     int reverse = -1; ///< id of the opposite direction
-    Tier tier = Tier::ScaleUp;
     int src = -1; ///< vertex index
     int dst = -1;
+    int ports = 1;
+    Tier tier = Tier::ScaleUp;
     double bandwidth = 0.0; ///< bytes per second, this direction
     double latency = 0.0; ///< seconds
-    int ports = 1;
 };
+static_assert(sizeof(FabricLink) == 40, "FabricLink: keep the fields packed (see above)");
 
 /**
  * A graph edge's bundle: the link's id only; its figures are Fabric::link(id). The edge once

@@ -2,6 +2,7 @@
 
 #include "base/scenarioerror.h"
 #include "fabric/degradation.h"
+#include "fabric/fabricwithoutlinks.h"
 
 #include <cstdint>
 #include <exception>
@@ -13,7 +14,7 @@ namespace railyard {
 namespace {
 
 std::shared_ptr<const Fabric> fabricFor(
-    const Scenario &scenario, std::shared_ptr<const Fabric> fabric)
+    const Scenario &scenario, std::shared_ptr<const Fabric> fabric, FabricParts build)
 {
     // A fabric is reused for the same spec and the same degraded links (fabric/degradation.h):
     // "" on both sides for a healthy scenario, which stays on exactly the code it ran before.
@@ -21,6 +22,8 @@ std::shared_ptr<const Fabric> fabricFor(
     const std::string key = linkDegradationKey(parts);
     if (fabric && fabric->spec() == scenario.fabric && fabric->degradationKey() == key)
         return fabric;
+    if (key.empty() && build == FabricParts::Shape && !fabric)
+        return std::make_shared<const Fabric>(fabricWithoutLinks(scenario.fabric));
     if (key.empty())
         return std::make_shared<const Fabric>(Fabric::build(scenario.fabric));
     if (fabric && fabric->spec() == scenario.fabric && fabric->degradationKey().empty())
@@ -81,8 +84,8 @@ bool evaluationInputsInParallel(const Scenario &scenario, PrepareThreads threads
         >= kParallelFromGpus;
 }
 
-EvaluationInputs prepareEvaluation(
-    const Scenario &scenario, std::shared_ptr<const Fabric> fabric, PrepareThreads threads)
+EvaluationInputs prepareEvaluation(const Scenario &scenario, std::shared_ptr<const Fabric> fabric,
+    PrepareThreads threads, FabricParts parts)
 {
     // The layout and the plan read the scenario alone, the fabric its spec alone: a second
     // thread builds the first two while this one builds the fabric. Nothing either writes is
@@ -106,14 +109,14 @@ EvaluationInputs prepareEvaluation(
     if (evaluationInputsInParallel(scenario, threads)) {
         std::thread planner(layOut);
         try {
-            built = fabricFor(scenario, std::move(fabric));
+            built = fabricFor(scenario, std::move(fabric), parts);
         } catch (...) {
             planner.join();
             throw;
         }
         planner.join();
     } else {
-        built = fabricFor(scenario, std::move(fabric));
+        built = fabricFor(scenario, std::move(fabric), parts);
         layOut();
     }
     if (planError)

@@ -4,6 +4,8 @@
 // building them one after the other.
 #include "base/scenarioerror.h"
 #include "cost/evaluationinputs.h"
+#include "cost/scenariocheck.h"
+#include "fabric/degradation.h"
 #include "fixtures.h"
 #include "randomscenario.h"
 
@@ -22,6 +24,7 @@ private Q_SLOTS:
     void parallelEqualsSerial();
     void refusalIsTheSerialOne();
     void parallelFromSixteenThousandGpus();
+    void shapeForGenerate();
 };
 
 namespace {
@@ -140,6 +143,35 @@ void TestEvaluationInputs::parallelFromSixteenThousandGpus()
     QVERIFY(!evaluationInputsInParallel(s, PrepareThreads::Serial));
     s.fabric.servers = 2047;
     QVERIFY(!evaluationInputsInParallel(s, PrepareThreads::Auto));
+}
+
+/// FabricParts::Shape (generate's check): the vertices and NIC attachments alone, no links, on
+/// one thread or two, and the same mapping as on the whole fabric; a scenario with a link
+/// degradation is still checked on the whole fabric, which its links need.
+void TestEvaluationInputs::shapeForGenerate()
+{
+    Scenario s = fixtures::seed128();
+    const EvaluationInputs whole = prepareEvaluation(s, nullptr);
+    QVERIFY(whole.fabric->linkCount() > 0);
+    for (const PrepareThreads threads : { PrepareThreads::Serial, PrepareThreads::Parallel }) {
+        const EvaluationInputs shape = prepareEvaluation(s, nullptr, threads, FabricParts::Shape);
+        QCOMPARE(shape.fabric->linkCount(), 0);
+        QCOMPARE(
+            boost::num_vertices(shape.fabric->graph()), boost::num_vertices(whole.fabric->graph()));
+        QCOMPARE(shape.mapping.slots(), whole.mapping.slots());
+    }
+    Scenario checked = s;
+    QCOMPARE(checkScenario(checked, nullptr, FabricParts::Shape)->linkCount(), 0);
+    QCOMPARE(checked.slots, whole.mapping.slots());
+
+    Degradation nic;
+    nic.kind = Degradation::Kind::Nic;
+    nic.index = 0;
+    nic.bandwidthFactor = 0.5;
+    s.degradations.parts.push_back(nic);
+    QCOMPARE(
+        prepareEvaluation(s, nullptr, PrepareThreads::Auto, FabricParts::Shape).fabric->linkCount(),
+        whole.fabric->linkCount());
 }
 
 QTEST_GUILESS_MAIN(TestEvaluationInputs)

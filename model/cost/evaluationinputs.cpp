@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 namespace railyard {
@@ -105,20 +106,27 @@ EvaluationInputs prepareEvaluation(const Scenario &scenario, std::shared_ptr<con
             planError = std::current_exception();
         }
     };
-    std::shared_ptr<const Fabric> built;
+    std::optional<std::thread> planner;
     if (evaluationInputsInParallel(scenario, threads)) {
-        std::thread planner(layOut);
         try {
-            built = fabricFor(scenario, std::move(fabric), parts);
-        } catch (...) {
-            planner.join();
-            throw;
+            planner.emplace(layOut);
+        } catch (const std::system_error &) {
+            // No thread to be had (std::thread's constructor, [thread.thread.constr]): the
+            // layout and plan after the fabric, as on one thread.
         }
-        planner.join();
-    } else {
-        built = fabricFor(scenario, std::move(fabric), parts);
-        layOut();
     }
+    std::shared_ptr<const Fabric> built;
+    try {
+        built = fabricFor(scenario, std::move(fabric), parts);
+    } catch (...) {
+        if (planner)
+            planner->join();
+        throw;
+    }
+    if (planner)
+        planner->join();
+    else
+        layOut();
     if (planError)
         std::rethrow_exception(planError);
     Mapping mapping = mappingFor(scenario, *layout, *built);

@@ -18,7 +18,6 @@
 #include "cost/pipelineschedule.h"
 #include "cost/scenariocheck.h"
 #include "fabric/ecmprouting.h"
-#include "fabric/fabricwithoutlinks.h"
 #include "io/computecalibration.h"
 #include "layout/mapping.h"
 #include "scenario/scenariofile.h"
@@ -630,10 +629,9 @@ int runGenerate(const GenerateOptions &o)
         // what the check reads: building its links and graph too was 2 GB and most of
         // generate's time at a million GPUs (docs/performance.md, "A million GPUs"). Link
         // degradations need the links; a file with them is checked on the whole fabric.
-        std::shared_ptr<const Fabric> shape;
-        if (written.degradations.parts.empty())
-            shape = std::make_shared<const Fabric>(fabricWithoutLinks(written.fabric));
-        checkScenario(written, std::move(shape));
+        // Built inside the check, beside the layout and plan on a second thread (from 16,384
+        // GPUs, prepareEvaluation()).
+        checkScenario(written, nullptr, FabricParts::Shape);
     } catch (const ScenarioError &e) {
         rethrowForFlags(e, o, values);
     }

@@ -24,11 +24,23 @@ struct EvaluationInputs
     Mapping mapping;
 };
 
+/// Whether prepareEvaluation() builds the layout and the plan on a second thread while it
+/// builds the fabric: Auto does from 16,384 GPUs; Serial and Parallel force it (tests).
+enum class PrepareThreads { Auto, Serial, Parallel };
+/// The fabric prepareEvaluation() builds when it has none to reuse: the whole fabric, or, for
+/// `generate`'s check of the file it writes, its vertices and NIC attachments alone
+/// (fabricWithoutLinks(), fabric/fabricwithoutlinks.h; a scenario with link degradations is
+/// still built whole, they need the links).
+enum class FabricParts { Whole, Shape };
+bool evaluationInputsInParallel(const Scenario &scenario, PrepareThreads threads);
+
 /// Builds the fabric (or reuses `fabric` when it was built from an equal spec), the layout from
 /// the degrees and the order, the workload plan and the mapping (the explicit slots, else the
 /// named placement), then checks the mapping with checkMapping(). Throws ScenarioError naming
-/// the field at fault, in that order.
-EvaluationInputs prepareEvaluation(const Scenario &scenario, std::shared_ptr<const Fabric> fabric);
+/// the field at fault, in that order. The fabric and the layout and plan may be built on two
+/// threads at once (PrepareThreads): the inputs and the refusals are the same either way.
+EvaluationInputs prepareEvaluation(const Scenario &scenario, std::shared_ptr<const Fabric> fabric,
+    PrepareThreads threads = PrepareThreads::Auto, FabricParts parts = FabricParts::Whole);
 
 /// The mapping checks every evaluation needs: no error of Mapping::validate() (wrong size, slot
 /// out of range, a slot used twice) and no rank on a slot the scenario's failures made

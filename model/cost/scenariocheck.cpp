@@ -15,9 +15,10 @@ bool sameEvaluationInputs(const Scenario &a, const Scenario &b)
 }
 
 std::shared_ptr<const Fabric> checkScenario(
-    Scenario &scenario, std::shared_ptr<const Fabric> fabric)
+    Scenario &scenario, std::shared_ptr<const Fabric> fabric, FabricParts parts)
 {
-    EvaluationInputs inputs = prepareEvaluation(scenario, std::move(fabric));
+    EvaluationInputs inputs
+        = prepareEvaluation(scenario, std::move(fabric), PrepareThreads::Auto, parts);
     if (scenario.inference)
         validateInference(scenario); // an edit (a bigger model, less HBM) may break the pools
     scenario.slots = inputs.mapping.slots();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cost/evaluationinputs.h"
 #include "fabric/fabric.h"
 #include "scenario/scenario.h"
 
@@ -32,9 +33,10 @@ bool sameEvaluationInputs(const Scenario &a, const Scenario &b);
  * full evaluation, which then runs off the UI thread. Fills `scenario.slots` from its placement
  * when empty. Returns the fabric it checked against (`fabric` when it has the scenario's spec,
  * otherwise a new one the caller may hand to the engine). Throws ScenarioError with the
- * engine's message.
+ * engine's message. `parts`: what fabric to build when `fabric` is null (FabricParts::Shape:
+ * the vertices and NIC attachments the checks read, not one an engine can route on).
  */
-std::shared_ptr<const Fabric> checkScenario(
-    Scenario &scenario, std::shared_ptr<const Fabric> fabric);
+std::shared_ptr<const Fabric> checkScenario(Scenario &scenario,
+    std::shared_ptr<const Fabric> fabric, FabricParts parts = FabricParts::Whole);
 
 } // namespace railyard

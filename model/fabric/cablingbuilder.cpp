@@ -8,6 +8,7 @@
 #include "fabric/fabricassembly.h"
 
 #include <boost/pending/disjoint_sets.hpp>
+#include <boost/property_map/property_map.hpp>
 
 #include <algorithm>
 #include <array>
@@ -28,6 +29,19 @@ namespace railyard {
 namespace cabling_detail {
 
 using i64 = std::int64_t;
+
+/// Union-find over switch indexes. Its rank and parent maps are iterator property maps rather
+/// than raw pointers: disjoint_sets.hpp calls get() unqualified from inside boost::detail, where
+/// the compressed sparse row graph's header (fabric.h) declares get() overloads of its own that
+/// hide the global one for pointers; an iterator_property_map's get() is found by
+/// argument-dependent lookup wherever the headers come in a unity build.
+using CablingSetMap
+    = boost::iterator_property_map<std::size_t *, boost::typed_identity_property_map<std::size_t>>;
+using CablingSets = boost::disjoint_sets<CablingSetMap, CablingSetMap>;
+CablingSets cablingSets(std::vector<std::size_t> &rank, std::vector<std::size_t> &parent)
+{
+    return CablingSets(CablingSetMap(rank.data()), CablingSetMap(parent.data()));
+}
 
 int CablingPlan::switchId(const std::string &name)
 {
@@ -234,7 +248,7 @@ void CablingPlan::findGroups()
     // servers reach (union-find); a miswired NIC does not merge two SUs. Top of rack: each leaf.
     const std::size_t switches = m_switchNames.size();
     std::vector<std::size_t> rank(switches), parent(switches);
-    boost::disjoint_sets<std::size_t *, std::size_t *> sets(rank.data(), parent.data());
+    CablingSets sets = cablingSets(rank, parent);
     for (std::size_t sw = 0; sw < switches; ++sw)
         sets.make_set(sw);
     std::vector<int> anchor(sz(m_spec.servers), -1); // per server: one correctly wired leaf
@@ -278,7 +292,7 @@ void CablingPlan::findPods()
         return;
     }
     std::vector<std::size_t> rank(switches), parent(switches);
-    boost::disjoint_sets<std::size_t *, std::size_t *> sets(rank.data(), parent.data());
+    CablingSets sets = cablingSets(rank, parent);
     for (std::size_t sw = 0; sw < switches; ++sw)
         sets.make_set(sw);
     for (const SwitchCable &c : m_switchCables)
@@ -323,7 +337,7 @@ void CablingPlan::checkConnected()
 {
     const std::size_t switches = m_switchNames.size();
     std::vector<std::size_t> rank(switches), parent(switches);
-    boost::disjoint_sets<std::size_t *, std::size_t *> sets(rank.data(), parent.data());
+    CablingSets sets = cablingSets(rank, parent);
     for (std::size_t sw = 0; sw < switches; ++sw)
         sets.make_set(sw);
     for (const SwitchCable &c : m_switchCables)

@@ -3,7 +3,7 @@
 #include "base/units.h"
 #include "fabric/fabricspec.h"
 
-#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -40,15 +40,19 @@ struct FabricNode
  */
 struct FabricLink
 {
+    // The ints first, then the one-byte tier, then the doubles: 40 bytes a link, where the
+    // order id, reverse, tier, src, dst, bandwidth, latency, ports padded it to 48 (85 MB at a
+    // million GPUs' 10.6 million links, docs/performance.md).
     int id = -1; ///< dense index, 0..linkCount()-1: engine results are indexed by it
     int reverse = -1; ///< id of the opposite direction
-    Tier tier = Tier::ScaleUp;
     int src = -1; ///< vertex index
     int dst = -1;
+    int ports = 1;
+    Tier tier = Tier::ScaleUp;
     double bandwidth = 0.0; ///< bytes per second, this direction
     double latency = 0.0; ///< seconds
-    int ports = 1;
 };
+static_assert(sizeof(FabricLink) == 40, "FabricLink: keep the fields packed (see above)");
 
 /**
  * A graph edge's bundle: the link's id only; its figures are Fabric::link(id). The edge once
@@ -60,17 +64,22 @@ struct FabricEdge
     int id = -1; ///< FabricLink::id
 };
 
-/// The graph typedef every part of the engine uses (vertex and edge bundles above). The edges
-/// live in one vector (EdgeListS = vecS), not a std::list: a fabric never removes an edge, and
-/// a list node per edge was ten million allocations (and as many frees) at a million GPUs.
-using FabricGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-    FabricNode, FabricEdge, boost::no_property, boost::vecS>;
+/// The graph typedef every part of the engine uses (vertex and edge bundles above): Boost's
+/// compressed sparse row graph, the fabric being built once and never edited. Per directed
+/// link it keeps the target (8 bytes) and the bundle (4) in two flat arrays, and per vertex
+/// where its out-edges start. The adjacency_list it replaces (bidirectionalS, edges in a
+/// vector) kept per link a 24-byte edge record, a 16-byte out-edge and a 16-byte in-edge entry
+/// nobody read, and two edge vectors per vertex: 56 bytes a link, 590 MB at a million GPUs
+/// against 130 MB now (docs/performance.md). A vertex's out-edges are in link id order
+/// (FabricAssembly::finish()); there are no in-edge lists.
+using FabricGraph = boost::compressed_sparse_row_graph<boost::directedS, FabricNode, FabricEdge>;
 
 /**
- * A FabricGraph held by pointer, copied deeply. Boost 1.74's adjacency_list declares a copy
+ * A FabricGraph held by pointer, copied deeply. Boost 1.74's adjacency_list declared a copy
  * constructor but no move constructor, so a Fabric holding the graph by value copied every
  * vertex and edge each time it was moved (out of Fabric::build(), into a shared_ptr): a
- * measurable share of a 131,072-GPU evaluation. Moving this moves the pointer.
+ * measurable share of a 131,072-GPU evaluation. Moving this moves the pointer, whatever the
+ * graph type does.
  */
 class FabricGraphBox
 {

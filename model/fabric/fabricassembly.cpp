@@ -2,6 +2,8 @@
 
 #include "base/units.h"
 
+#include <boost/iterator/transform_iterator.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -55,8 +57,7 @@ void FabricAssembly::begin(
         f.m_serverNames.push_back(
             s.serverNames.empty() ? defaultServerName(i) : s.serverNames[sz(i)]);
 
-    f.m_graph = FabricGraphBox(static_cast<std::size_t>(vertices));
-    (*f.m_graph).m_edges.reserve(static_cast<std::size_t>(links)); // one allocation (fabric.h)
+    f.m_graph = FabricGraphBox(static_cast<std::size_t>(vertices)); // edges: finish()
     f.m_links.reserve(static_cast<std::size_t>(links));
     f.m_linkLatency.reserve(static_cast<std::size_t>(links));
     f.m_linkBandwidth.reserve(static_cast<std::size_t>(links));
@@ -69,7 +70,6 @@ void FabricAssembly::begin(
     f.m_nicLeaf.assign(sz(f.m_planes * s.servers * nics), -1);
     f.m_nicLeafPort.assign(sz(f.m_planes * s.servers * nics), -1);
     m_nextVertex = 0;
-    m_cablesAt.assign(static_cast<std::size_t>(vertices), 0);
 }
 
 int FabricAssembly::addVertex(FabricNode node)
@@ -145,8 +145,6 @@ void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double laten
     fwd.bandwidth = gbpsToBytesPerSecond(gbps * ports);
     fwd.latency = microseconds(latencyUs);
     fwd.ports = std::max(1, static_cast<int>(std::lround(ports)));
-    ++m_cablesAt[sz(a)];
-    ++m_cablesAt[sz(b)];
     FabricLink rev = fwd;
     rev.id = fwd.reverse;
     rev.reverse = fwd.id;
@@ -194,15 +192,18 @@ void FabricAssembly::attachNic(
 void FabricAssembly::finish()
 {
     FabricGraph &g = *m_f.m_graph;
-    // A cable's two links leave and enter each of its ends once: degree = cables at a vertex.
-    for (std::size_t v = 0; v < m_cablesAt.size(); ++v) {
-        g.out_edge_list(v).reserve(sz(m_cablesAt[v]));
-        in_edge_list(g, v).reserve(sz(m_cablesAt[v]));
-    }
-    m_cablesAt = {};
-    g.m_edges.reserve(m_f.m_links.size());
-    for (const FabricLink &l : m_f.m_links)
-        boost::add_edge(sz(l.src), sz(l.dst), FabricEdge { l.id }, g);
+    using Ends = std::pair<std::size_t, std::size_t>;
+    const auto ends = [](const FabricLink &l) { return Ends(sz(l.src), sz(l.dst)); };
+    const auto bundle = [](const FabricLink &l) { return FabricEdge { l.id }; };
+    const auto first = boost::make_transform_iterator(m_f.m_links.cbegin(), ends);
+    const auto last = boost::make_transform_iterator(m_f.m_links.cend(), ends);
+    // What the graph's edges_are_unsorted_multi_pass constructor does, on the graph in place so
+    // that the vertices' bundles stay where addVertex() put them: a counting pass for each
+    // vertex's start, then a stable histogram sort (boost/graph/detail/histogram_sort.hpp) that
+    // keeps each vertex's out-edges in the order of the links, their id order.
+    g.m_forward.assign_unsorted_multi_pass_edges(first, last,
+        boost::make_transform_iterator(m_f.m_links.cbegin(), bundle), boost::num_vertices(g),
+        boost::typed_identity_property_map<std::size_t>(), boost::keep_all());
 }
 
 void FabricAssembly::setCablingResult(std::vector<std::string> findings, bool regularClos)

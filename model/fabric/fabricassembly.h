@@ -50,13 +50,10 @@ public:
     /// Cabled fabrics: the deviations from the design, and whether the router may use the
     /// factorised Clos cache (Fabric::regularClos()).
     void setCablingResult(std::vector<std::string> findings, bool regularClos);
-    /// Adds every cable's two links to the graph, in link id order. addCable() records a cable
-    /// in the per-link arrays only; the graph's edges wait for this, when every vertex's degree
-    /// is known, so each vertex's out- and in-edge vectors are allocated once at their size
-    /// instead of growing by doubling (at a million GPUs nine million allocations, half of
-    /// them freed again, and a quarter of building the fabric in malloc; docs/performance.md).
-    /// The edges and each vertex's edge order are those of adding them cable by cable. Call
-    /// once, after the last addCable(), before anything reads the graph.
+    /// Adds every cable's two links to the graph's edges, in link id order. addCable() records
+    /// a cable in the per-link arrays only; the compressed graph (fabric.h) is made from them
+    /// once, each vertex's out-edges in link id order (the router's adjacency relies on it,
+    /// router.cpp). Call once, after the last addCable(), before anything reads the graph.
     void finish();
 
 private:
@@ -65,7 +62,6 @@ private:
     Fabric &m_f;
     int m_nextVertex = 0;
     bool m_withoutLinks = false;
-    std::vector<int> m_cablesAt; ///< per vertex, the cables addCable() gave it (finish())
 };
 
 } // namespace railyard

@@ -2,9 +2,12 @@
 
 #include "fabric/fabric.h"
 
+#include <boost/graph/adjacency_list.hpp>
+
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <utility>
@@ -226,9 +229,12 @@ private:
     const Fabric &m_fabric;
     std::vector<RouteHop> m_scratch;
     // implementation-defined caches follow (see router.cpp)
-    /// The switch subgraph for the BFS of a sweep (leaves 0..L-1, spines, super-spines, cores;
-    /// edges keep the fabric link ids), built on first use from m_adj.
-    FabricGraph m_switches;
+    /// The switch subgraph for the BFS of a sweep (leaves 0..L-1, spines, super-spines, cores),
+    /// built on first use from m_adj: its structure alone, which is all the BFS reads, each
+    /// vertex's out-edges in m_adj's order.
+    /// Held in an optional and emplaced: Boost 1.74's adjacency_list has no move assignment.
+    using SwitchGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+    std::optional<SwitchGraph> m_switches;
     std::vector<int> m_switchVertex; ///< per switch (compact index): its fabric vertex
     std::vector<int> m_adjOffset; ///< CSR copy of m_switches for the ECMP sweep
     std::vector<std::pair<int, int>> m_adj; ///< (neighbour, link id)

@@ -29,16 +29,13 @@ const std::vector<int> &Router::distancesTo(int dstLeaf)
     if (!dist.empty())
         return dist;
     const std::size_t n = m_switchVertex.size();
-    if (boost::num_vertices(m_switches) != n) {
-        // First sweep: the switch subgraph, in the one graph type of the engine.
-        m_switches = FabricGraph(n);
-        for (std::size_t u = 0; u < n; ++u) {
-            m_switches[u] = m_fabric.node(m_switchVertex[u]);
+    if (!m_switches || boost::num_vertices(*m_switches) != n) {
+        // First sweep: the switch subgraph.
+        SwitchGraph &g = m_switches.emplace(n);
+        for (std::size_t u = 0; u < n; ++u)
             for (int i = m_adjOffset[u]; i < m_adjOffset[u + 1]; ++i)
-                boost::add_edge(u,
-                    static_cast<std::size_t>(m_adj[static_cast<std::size_t>(i)].first),
-                    FabricEdge { m_adj[static_cast<std::size_t>(i)].second }, m_switches);
-        }
+                boost::add_edge(
+                    u, static_cast<std::size_t>(m_adj[static_cast<std::size_t>(i)].first), g);
     }
     if (m_distanceEntries + n > kMaxCachedDistances) {
         for (std::vector<int> &d : m_distance)
@@ -50,8 +47,8 @@ const std::vector<int> &Router::distancesTo(int dstLeaf)
     // Links are full duplex (every cable has both directions), so hop counts from the
     // destination equal hop counts to it.
     std::vector<boost::default_color_type> color(n);
-    const auto vertexIndex = boost::get(boost::vertex_index, m_switches);
-    boost::breadth_first_search(m_switches, static_cast<std::size_t>(dstLeaf),
+    const auto vertexIndex = boost::get(boost::vertex_index, *m_switches);
+    boost::breadth_first_search(*m_switches, static_cast<std::size_t>(dstLeaf),
         boost::visitor(boost::make_bfs_visitor(boost::record_distances(
                            boost::make_iterator_property_map(dist.begin(), vertexIndex),
                            boost::on_tree_edge())))

@@ -103,6 +103,7 @@ struct CostEngine::Impl
     PhaseTimes phaseTimes() const;
     std::vector<double> boundaryTimes(bool forward) const;
     double wrapTime(bool forward) const;
+    int tiedEmbeddingPattern() const; ///< the slower direction of the tied embedding's pair
     double tiedEmbeddingTime() const; ///< PhaseTimes::tiedEmbedding
     double linkBoundAt(int microbatches) const;
     void fillPhases();

@@ -110,16 +110,25 @@ double CostEngine::Impl::wrapTime(bool forward) const
     return pattern < 0 ? 0.0 : opTime(pattern, Collective::SendRecv, plan.boundaryActivationBytes);
 }
 
+int CostEngine::Impl::tiedEmbeddingPattern() const
+{
+    // A ring all-reduce of two ranks: a reduce-scatter and an all-gather, each one step of S/2
+    // each way, 2 alpha + S / B (Thakur, Rabenseifner and Gropp, IJHPCA 2005, at p = 2); both
+    // directions run at once, so the slower one's route decides.
+    const int forward = traffic->ppWrapForwardPattern();
+    const int backward = traffic->ppWrapBackwardPattern();
+    const double half = 0.5 * plan.tiedEmbeddingBytes;
+    return opTime(backward, Collective::AllReduce, half)
+            > opTime(forward, Collective::AllReduce, half)
+        ? backward
+        : forward;
+}
+
 double CostEngine::Impl::tiedEmbeddingTime() const
 {
     if (plan.tiedEmbeddingBytes <= 0.0)
         return 0.0;
-    // A ring all-reduce of two ranks: a reduce-scatter and an all-gather, each one step of S/2
-    // each way, 2 alpha + S / B (Thakur, Rabenseifner and Gropp, IJHPCA 2005, at p = 2); both
-    // directions run at once, so the slower one's route decides.
-    const double half = 0.5 * plan.tiedEmbeddingBytes;
-    return std::max(opTime(traffic->ppWrapForwardPattern(), Collective::AllReduce, half),
-        opTime(traffic->ppWrapBackwardPattern(), Collective::AllReduce, half));
+    return opTime(tiedEmbeddingPattern(), Collective::AllReduce, 0.5 * plan.tiedEmbeddingBytes);
 }
 
 double CostEngine::Impl::linkBoundAt(int microbatches) const
@@ -215,15 +224,15 @@ void CostEngine::Impl::fillPhases()
             traffic->ppWrapBackwardPattern());
     }
     if (plan.tiedEmbeddingBytes > 0.0) {
+        // S in the list; each of the two passes moves S/2 on the slower direction's route.
         const int last = scenario.degrees.pp - 1;
         add("pp tied embedding gradient all-reduce 0<->" + std::to_string(last), Dim::Pp,
-            Collective::AllReduce, OpPass::Iteration, -1, plan.tiedEmbeddingBytes, 1,
-            traffic->ppWrapForwardPattern());
+            Collective::AllReduce, OpPass::Iteration, -1, plan.tiedEmbeddingBytes, 1, -1);
         PhaseResult &ph = report.phases.back();
+        const TrafficPattern &p = traffic->pattern(tiedEmbeddingPattern());
+        ph.alphaTime = ringPasses(Collective::AllReduce) * p.stepCount() * p.maxLatency();
         ph.time = tiedEmbeddingTime();
-        const TrafficPattern &back = traffic->pattern(traffic->ppWrapBackwardPattern());
-        if (back.maxRatio > traffic->pattern(traffic->ppWrapForwardPattern()).maxRatio)
-            ph.bottleneckLink = back.argmax;
+        ph.bottleneckLink = p.argmax;
     }
     for (const DpOp &op : dpOps) {
         PhaseResult ph;

@@ -97,6 +97,17 @@ double tierDimBytes(const CostEngine &engine, Tier tier, Dim dim)
     return sum;
 }
 
+PipelineEvent pipeEvent(PipelineEventKind kind, int stage, int chunk, double start, double end)
+{
+    PipelineEvent e;
+    e.kind = kind;
+    e.stage = stage;
+    e.chunk = chunk;
+    e.start = start;
+    e.end = end;
+    return e;
+}
+
 int findEvent(const PipelineTimeline &t, PipelineEventKind kind, int stage, int mb)
 {
     for (std::size_t i = 0; i < t.events.size(); ++i)

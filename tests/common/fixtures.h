@@ -48,6 +48,9 @@ namespace railyard::fixtures {
 /// Bytes per iteration of dimension `dim` summed over the report's links of tier `tier`.
 double tierDimBytes(const CostEngine &engine, Tier tier, Dim dim);
 
+/// A timeline event of `kind` at `stage` and model chunk `chunk`, from `start` to `end`.
+PipelineEvent pipeEvent(PipelineEventKind kind, int stage, int chunk, double start, double end);
+
 /// The index of the timeline's event of `kind` at `stage` for micro-batch `mb`, -1 when none.
 int findEvent(const PipelineTimeline &t, PipelineEventKind kind, int stage, int mb);
 

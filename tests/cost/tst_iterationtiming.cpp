@@ -21,6 +21,7 @@
 #include <numeric>
 
 using namespace railyard;
+using fixtures::pipeEvent;
 
 namespace {
 
@@ -62,17 +63,6 @@ Scenario llama8bScattered()
                      "overlap_param_gather": true},
         "device": "h100-sxm", "mapping": {"placement": "scattered"}})");
     return s;
-}
-
-PipelineEvent pipeEvent(PipelineEventKind kind, int stage, int chunk, double start, double end)
-{
-    PipelineEvent e;
-    e.kind = kind;
-    e.stage = stage;
-    e.chunk = chunk;
-    e.start = start;
-    e.end = end;
-    return e;
 }
 
 } // namespace

@@ -14,16 +14,6 @@ using namespace railyard;
 
 namespace {
 
-PipelineEvent backwardEvent(int stage, double start, double end)
-{
-    PipelineEvent e;
-    e.kind = PipelineEventKind::Backward;
-    e.stage = stage;
-    e.start = start;
-    e.end = end;
-    return e;
-}
-
 /// The phase the report lists for the tied embedding's all-reduce, nullptr without one.
 const PhaseResult *tiedPhase(const CostReport &r)
 {
@@ -61,8 +51,11 @@ void TestTiedEmbedding::allReduceFollowsBothEnds()
     // each (no overlap): reductions end at 12, 11, 10. The tied all-reduce (3) starts when both
     // ends have reduced, max(12, 10), and holds the first and the last stage until 15; the
     // middle stage ends at 11. Then the optimizer step (0.5).
+    const auto backward = [](int stage, double start, double end) {
+        return fixtures::pipeEvent(PipelineEventKind::Backward, stage, 0, start, end);
+    };
     PipelineTimeline t;
-    t.events = { backwardEvent(0, 6, 10), backwardEvent(1, 5, 9), backwardEvent(2, 4, 8) };
+    t.events = { backward(0, 6, 10), backward(1, 5, 9), backward(2, 4, 8) };
     SyncPlan sync;
     sync.present = true;
     sync.reduceAlpha = 0.5;

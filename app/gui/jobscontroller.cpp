@@ -132,7 +132,7 @@ void JobsController::refresh()
             const JobReport &job = m_report->jobs[j];
             if (static_cast<int>(j) == active || job.iterationTime <= 0.0)
                 continue;
-            const std::vector<LinkLoad> &loads = job.alone().links;
+            const LinkLoadTable &loads = job.alone().links;
             for (int l = 0; l < fabric.linkCount(); ++l)
                 if (loads[static_cast<std::size_t>(l)].bytes > 0.0)
                     others[static_cast<std::size_t>(l)] += loads[static_cast<std::size_t>(l)].bytes

@@ -71,10 +71,9 @@ void CostEngine::Impl::setUpTraffic()
     channels.setUp(sh, fabric.linkCount());
 }
 
-long long CostEngine::Impl::updateLink(int i, bool full)
+long long CostEngine::Impl::updateLink(int i, LinkLoad &l, bool full)
 {
     const std::vector<double> &dimBytes = traffic->linkDimBytes();
-    LinkLoad &l = report.links[i];
     double total = 0.0;
     for (int d = 0; d < kDimCount; ++d) {
         // Loads that cancelled out after moves may leave rounding residue below a byte.
@@ -103,8 +102,8 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
     const int n = fabric.linkCount();
     const std::vector<int> &changed = traffic->changedLinks();
     if (all) {
-        // Filled link by link below: zeroing all of it first (66 MB at 131,072 GPUs) wrote it
-        // twice.
+        // Filled link by link below (LinkLoadTable: a link that repeats the one before it
+        // shares its entry).
         report.links.clear();
         report.links.reserve(static_cast<std::size_t>(n));
         std::vector<long long> keys(static_cast<std::size_t>(n), 0);
@@ -123,12 +122,13 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
                 && std::equal(dimBytes.begin() + static_cast<std::ptrdiff_t>(at * kDimCount),
                     dimBytes.begin() + static_cast<std::ptrdiff_t>((at + 1) * kDimCount),
                     dimBytes.begin() + static_cast<std::ptrdiff_t>((at - 1) * kDimCount))) {
-                report.links.push_back(report.links[at - 1]);
+                report.links.pushRepeat();
                 keys[at] = keys[at - 1];
                 channels.copyKeys(i, i - 1);
             } else {
-                report.links.emplace_back();
-                keys[at] = updateLink(i);
+                LinkLoad l;
+                keys[at] = updateLink(i, l);
+                report.links.push_back(l);
             }
             busySquares += square(keys[at]);
         }
@@ -140,7 +140,9 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
                     report.links[sz(link)].dimBytes, fabric.linkBandwidth(link));
             });
         for (int i : changed) {
-            const long long key = updateLink(i, full);
+            LinkLoad l;
+            const long long key = updateLink(i, l, full);
+            report.links.set(sz(i), l);
             // Unsigned: the difference may wrap, the sum it leaves does not.
             busySquares += square(key) - square(ranking.key(i));
             ranking.change(i, key);

@@ -107,8 +107,9 @@ struct CostEngine::Impl
     double tiedEmbeddingTime() const; ///< PhaseTimes::tiedEmbedding
     double linkBoundAt(int microbatches) const;
     void fillPhases();
+    /// Link `link`'s figures into `load` and the overlap channels; returns its ranking key.
     /// `full` false: a search's refreshFigures(), which reads no exposure variant.
-    long long updateLink(int link, bool full = true);
+    long long updateLink(int link, LinkLoad &load, bool full = true);
     void refreshLinks(bool all, bool full = true);
     static Squares square(long long key);
     void fillLinkStats();

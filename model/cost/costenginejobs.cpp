@@ -120,7 +120,7 @@ SharedFabricReport evaluateJobs(const Scenario &scenario, PhaseOverlap overlap)
     // Per link, the jobs whose traffic crosses it (most links carry one job or none).
     std::vector<std::vector<int>> users(jobsSz(links));
     for (std::size_t j = 0; j < n; ++j) {
-        const std::vector<LinkLoad> &loads = alone[j]->report().links;
+        const LinkLoadTable &loads = alone[j]->report().links;
         for (int l = 0; l < links; ++l)
             if (loads[jobsSz(l)].bytes > 0.0)
                 users[jobsSz(l)].push_back(static_cast<int>(j));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "base/units.h"
+#include "cost/linkloadtable.h"
 #include "cost/pipelineschedule.h"
 #include "workload/workloadplan.h"
 
@@ -10,21 +11,6 @@
 #include <vector>
 
 namespace railyard {
-
-/** Load on one directed link over one iteration. */
-struct LinkLoad
-{
-    double bytes = 0.0; ///< per iteration
-    DimArray dimBytes {}; ///< per parallel dimension
-    double busyTime = 0.0; ///< bytes / bandwidth, seconds per iteration
-
-    /// The dimension that contributes most (the first of equals).
-    Dim topDim() const
-    {
-        return static_cast<Dim>(
-            std::max_element(dimBytes.begin(), dimBytes.end()) - dimBytes.begin());
-    }
-};
 
 /**
  * One phase: a set of collectives that run at the same time (e.g. every TP group of stage 2
@@ -99,7 +85,7 @@ struct CostReport
     LinkStats linkStats;
     int bottleneckLink = -1; ///< the link with the highest utilisation
     Dim bottleneckDim = Dim::Tp;
-    std::vector<LinkLoad> links; ///< indexed by FabricLink::id
+    LinkLoadTable links; ///< indexed by FabricLink::id
     std::vector<PhaseResult> phases;
     PipelineTimeline timeline;
     std::vector<double> stageForward; ///< per stage per micro-batch, incl. exposed TP/EP/CP

@@ -98,7 +98,7 @@ void Evaluator::show(std::unique_ptr<CostEngine> engine)
     m_engine = std::move(engine);
     m_committed.reset();
     m_previewMoves.clear();
-    const std::vector<LinkLoad> &links = m_engine->report().links;
+    const LinkLoadTable &links = m_engine->report().links;
     m_shownBytes.resize(links.size());
     for (std::size_t i = 0; i < links.size(); ++i)
         m_shownBytes[i] = links[i].bytes;
@@ -120,7 +120,7 @@ std::vector<int> Evaluator::takeChangedLinks()
     // The engine's report is the truth; compare it with what was last announced. Every link is
     // one comparison (microseconds at 16k GPUs), and the list names exactly the links whose
     // load a view shows differently now.
-    const std::vector<LinkLoad> &links = m_engine->report().links;
+    const LinkLoadTable &links = m_engine->report().links;
     std::vector<int> changed;
     for (std::size_t i = 0; i < links.size(); ++i) {
         if (links[i].bytes != m_shownBytes[i]) {

@@ -52,8 +52,18 @@ void TestReportFinite::everyKindOfFigureIsWalked()
         { "dim_exposed_s[2] = -inf", [&](CostReport &r) { r.dimExposed[2] = -inf; } },
         { "tier_bytes[1][0] = inf", [&](CostReport &r) { r.tierBytes[1][0] = inf; } },
         { "link_stats.p99 = nan", [&](CostReport &r) { r.linkStats.p99 = nan; } },
-        { "links[3].busy_time_s = inf", [&](CostReport &r) { r.links[3].busyTime = inf; } },
-        { "links[0].dim_bytes[1] = nan", [&](CostReport &r) { r.links[0].dimBytes[1] = nan; } },
+        { "links[3].busy_time_s = inf",
+            [&](CostReport &r) {
+                LinkLoad l = r.links[3];
+                l.busyTime = inf;
+                r.links.set(3, l);
+            } },
+        { "links[0].dim_bytes[1] = nan",
+            [&](CostReport &r) {
+                LinkLoad l = r.links[0];
+                l.dimBytes[1] = nan;
+                r.links.set(0, l);
+            } },
         { "phases[0].time_s = inf", [&](CostReport &r) { r.phases[0].time = inf; } },
         { "timeline.events[1].end_s = nan",
             [&](CostReport &r) { r.timeline.events[1].end = nan; } },

@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -151,7 +152,13 @@ ComparePanel::ComparePanel(QWidget *parent)
     ranksLayout->addWidget(m_ranks, 1);
     m_tabs->addTab(ranksPage, tr("Moved Ranks"));
 
-    auto *timelines = new QWidget(m_tabs);
+    // The two timelines scroll: their height grows with the stages, and a tab's minimum is the
+    // tab widget's, so unscrolled they made the whole dock (and the window) that tall.
+    auto *timelinesScroll = new QScrollArea(m_tabs);
+    timelinesScroll->setObjectName(QStringLiteral("compareTimelines"));
+    timelinesScroll->setWidgetResizable(true);
+    timelinesScroll->setFrameShape(QFrame::NoFrame);
+    auto *timelines = new QWidget(timelinesScroll);
     auto *tl = new QVBoxLayout(timelines);
     tl->setContentsMargins(0, 4, 0, 0);
     m_timelineLabelA = new QLabel(timelines);
@@ -164,7 +171,8 @@ ComparePanel::ComparePanel(QWidget *parent)
     tl->addWidget(m_timelineA, 1);
     tl->addWidget(m_timelineLabelB);
     tl->addWidget(m_timelineB, 1);
-    m_tabs->addTab(timelines, tr("Timelines"));
+    timelinesScroll->setWidget(timelines);
+    m_tabs->addTab(timelinesScroll, tr("Timelines"));
     // Added as a tab only while there is something to explain (setExplanation).
     m_explanation = new QPlainTextEdit(m_tabs);
     m_explanation->setObjectName(QStringLiteral("compareExplanation"));

@@ -14,6 +14,7 @@
 #include "mainwindow.h"
 #include "offscreenscreen.h"
 #include "slotitem.h"
+#include "studycontroller.h"
 #include "windowlayout.h"
 
 #include <QAction>
@@ -132,6 +133,7 @@ private Q_SLOTS:
     void nothingOverlapsOrClips();
     void layoutIsKeptPerScreen();
     void defaultZoomComesBackAfterFit();
+    void pinnedBaselineLeavesTheFabricItsRoom();
 };
 
 void TestLayout::initTestCase()
@@ -252,6 +254,10 @@ void TestLayout::nothingOverlapsOrClips()
         QVERIFY2(small.isEmpty(), qPrintable(small.join(QLatin1Char('\n'))));
     }
 
+    // Compare A/B with a baseline pinned shows its full content (tables, two timelines).
+    w.studies()->pinBaseline();
+    settle(w);
+    const int fabricHeight = w.centralWidget()->height();
     int checked = 0;
     QStringList problems;
     const QList<QList<QDockWidget *>> groups = tabGroups(w);
@@ -260,6 +266,13 @@ void TestLayout::nothingOverlapsOrClips()
         for (QDockWidget *front : group) {
             w.showPanel(front);
             settle(w);
+            // A panel brought to the front never takes the fabric's room: the fabric keeps
+            // three quarters of the height it had with the first tabs in front.
+            if (w.centralWidget()->height() < fabricHeight * 3 / 4)
+                problems << QStringLiteral("%1 in front leaves the fabric %2 px of %3")
+                                .arg(front->objectName())
+                                .arg(w.centralWidget()->height())
+                                .arg(fabricHeight);
             const QList<QDockWidget *> docks = visibleDocks(w);
             for (int i = 0; i < docks.size(); ++i) {
                 for (int j = i + 1; j < docks.size(); ++j)
@@ -300,6 +313,39 @@ void TestLayout::nothingOverlapsOrClips()
     problems.removeDuplicates();
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     QVERIFY(checked > 20);
+}
+
+void TestLayout::pinnedBaselineLeavesTheFabricItsRoom()
+{
+    // `railyard --baseline A.json` pins A before the window is first laid out: Compare A/B is in
+    // front with both timelines filled. The window keeps its first-launch size and the fabric
+    // keeps the room it has with the first tabs in front.
+    MainWindow plain;
+    plain.readSettings();
+    plain.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plain));
+    settle(plain);
+    const QSize size = plain.size();
+    const int fabricHeight = plain.centralWidget()->height();
+
+    MainWindow w;
+    w.readSettings();
+    QVERIFY(w.studies()->pinBaselineFromFile(
+        QStringLiteral(RAILYARD_SOURCE_DIR "/samples/seed-128.json")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    settle(w);
+    QVERIFY(w.studies()->compareDock()->isVisible());
+    QVERIFY2(w.size() == size,
+        qPrintable(QStringLiteral("window %1x%2 with the baseline, %3x%4 without")
+                       .arg(w.width())
+                       .arg(w.height())
+                       .arg(size.width())
+                       .arg(size.height())));
+    QVERIFY2(w.centralWidget()->height() >= fabricHeight * 3 / 4,
+        qPrintable(QStringLiteral("fabric %1 px tall with the baseline, %2 without")
+                       .arg(w.centralWidget()->height())
+                       .arg(fabricHeight)));
 }
 
 void TestLayout::layoutIsKeptPerScreen()

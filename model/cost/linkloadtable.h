@@ -36,13 +36,13 @@ struct LinkLoad
  * the link before them at 131,072 GPUs). So a link holds a 4-byte index into a table of
  * distinct loads, and a link that repeats the one before it shares that link's entry
  * (pushRepeat()): 4 bytes a link plus 56 a distinct load, where a vector of loads took 56 bytes
- * a link (594 MB at 10.6 million links, every page of it written once per evaluation; now
- * about 60 MB).
+ * a link (594 MB at 10.6 million links, every page of it written once per evaluation; the
+ * million-GPU `evaluate` now peaks 0.5 GB lower, docs/performance.md).
  *
  * set() changes one link: it writes the link's entry in place when no other link shares it,
  * else gives the link an entry of its own, so the table never holds more entries than links.
- * Entries are never moved while the links are not rebuilt (the table reserves room for one
- * per link), so a reference from operator[] stays valid across set() as a vector's would.
+ * After reserve() with the link count (the engine's report), entries never move until the
+ * next clear(), so a reference from operator[] stays valid across set() as a vector's would.
  */
 class LinkLoadTable
 {

@@ -47,10 +47,11 @@ struct LinkLoad
 class LinkLoadTable
 {
 public:
+    /// Visits the links' loads in id order (what range-for and std::equal need).
     class const_iterator
     {
     public:
-        using iterator_category = std::random_access_iterator_tag;
+        using iterator_category = std::forward_iterator_tag;
         using value_type = LinkLoad;
         using difference_type = std::ptrdiff_t;
         using pointer = const LinkLoad *;
@@ -64,10 +65,6 @@ public:
         }
         reference operator*() const { return (*m_table)[m_at]; }
         pointer operator->() const { return &(*m_table)[m_at]; }
-        reference operator[](difference_type n) const
-        {
-            return (*m_table)[static_cast<std::size_t>(static_cast<difference_type>(m_at) + n)];
-        }
         const_iterator &operator++()
         {
             ++m_at;
@@ -79,26 +76,6 @@ public:
             ++m_at;
             return old;
         }
-        const_iterator &operator--()
-        {
-            --m_at;
-            return *this;
-        }
-        const_iterator operator--(int)
-        {
-            const_iterator old = *this;
-            --m_at;
-            return old;
-        }
-        const_iterator &operator+=(difference_type n)
-        {
-            m_at = static_cast<std::size_t>(static_cast<difference_type>(m_at) + n);
-            return *this;
-        }
-        const_iterator &operator-=(difference_type n) { return *this += -n; }
-        friend const_iterator operator+(const_iterator it, difference_type n) { return it += n; }
-        friend const_iterator operator+(difference_type n, const_iterator it) { return it += n; }
-        friend const_iterator operator-(const_iterator it, difference_type n) { return it -= n; }
         friend difference_type operator-(const const_iterator &a, const const_iterator &b)
         {
             return static_cast<difference_type>(a.m_at) - static_cast<difference_type>(b.m_at);
@@ -106,10 +83,6 @@ public:
         friend bool operator==(const const_iterator &a, const const_iterator &b)
         {
             return a.m_at == b.m_at;
-        }
-        friend auto operator<=>(const const_iterator &a, const const_iterator &b)
-        {
-            return a.m_at <=> b.m_at;
         }
 
     private:

@@ -119,6 +119,15 @@ std::string manPage(const CommandLine &line)
            "option that does not apply.\n"
            ".PP\nErrors are one line on standard error. On failure nothing is written to the "
            "\\fB\\-o\\fR file.\n";
+    out += ".SH ENVIRONMENT\n"
+           ".TP\n.B RAILYARD_HUGE_PAGES\nSet to 0, do not ask Linux for transparent huge pages. "
+           "By default large blocks and the heap's growth are marked MADV_HUGEPAGE, which on a "
+           "million\\-GPU fabric saves most page faults and half the CPU time; the output is the "
+           "same either way.\n"
+           ".TP\n.B RANK, WORLD_SIZE, LOCAL_RANK, RAILYARD_HOST, CUDA_VISIBLE_DEVICES, "
+           "NCCL_IB_HCA\n"
+           "With their Slurm, Open MPI and PMI equivalents, read by \\fBpreflight\\fR (see its "
+           "section).\n";
     out += ".SH JSON OUTPUT\n"
            "Every object printed with \\fB\\-\\-json\\fR carries \\fBformat_version\\fR (now "
         + std::to_string(kJsonFormatVersion)

@@ -118,6 +118,15 @@ std::string markdownReference(const CommandLine &line)
            "option that does not apply.\n\n"
            "Errors are one line on standard error. On failure nothing is written to the `-o` "
            "file.\n\n";
+    out += "## Environment\n\n"
+           "- `RAILYARD_HUGE_PAGES=0`: do not ask Linux for transparent huge pages. By default "
+           "railyard-cli (and the explorer) mark large blocks and the heap's growth "
+           "`MADV_HUGEPAGE`, which on a million-GPU fabric saves most page faults and half the "
+           "CPU time ([performance](performance.md#transparent-huge-pages)); the output is the "
+           "same either way.\n"
+           "- `RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `RAILYARD_HOST`, `CUDA_VISIBLE_DEVICES`, "
+           "`NCCL_IB_HCA`, with their Slurm, Open MPI and PMI equivalents: read by "
+           "[preflight](#preflight).\n\n";
     out += "## JSON output\n\nEvery object printed with `--json` carries `format_version` (now "
         + std::to_string(kJsonFormatVersion)
         + "), raised when a field is renamed or removed or changes meaning. Under `--json` an "

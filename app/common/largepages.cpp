@@ -1,0 +1,146 @@
+// Transparent huge pages for the programs' memory.
+//
+// A million-GPU fabric and its evaluation live in about 3 GB of arrays and small blocks, each
+// page touched first while being built. With 4 KiB pages every first touch is a page fault and
+// every pass over an array a stream of TLB misses: `railyard-cli evaluate` of the four-tier
+// million-GPU site took 727,000 page faults. Linux backs an anonymous range with 2 MiB pages
+// when it is marked MADV_HUGEPAGE (madvise(2); the kernel's admin guide, "Transparent Hugepage
+// Support"), where /sys/kernel/mm/transparent_hugepage/enabled is "madvise" (under "always" it
+// does so unasked wherever a whole huge page fits the mapping, under "never" not). glibc can mark
+// its own memory so (the tunable glibc.malloc.hugetlb=1, glibc manual "Memory Allocation
+// Tunables"), but a tunable comes from the environment before main() runs. So the programs replace
+// the global operator new ([replacement.functions]) with one that gives the advice itself:
+//
+// - a block of at least two huge pages is advised on its whole huge pages (glibc serves it
+//   from a fresh mmap() or the heap's untouched top, so none of them is touched yet);
+// - the main heap grows at its top by brk(); each growth is advised as it appears, and glibc
+//   is asked to grow it at least 32 huge pages at a time (M_TOP_PAD, mallopt(3)), so a growth
+//   is mostly untouched when advised. Untouched padding costs address space, not memory.
+//
+// Same output, 47,000 page faults instead of 727,000 (docs/performance.md, "A million GPUs").
+// Only the programs link this file (railyard, railyard-cli, the benchmarks); the libraries
+// leave the choice to whoever links them. RAILYARD_HUGE_PAGES=0 in the environment turns the
+// advice off. Under AddressSanitizer the sanitizer's operator new is kept, with its checks.
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RAILYARD_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RAILYARD_ASAN 1
+#endif
+
+#if defined(__linux__) && defined(__GLIBC__) && !defined(RAILYARD_ASAN)
+#include <fcntl.h>
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace {
+
+/**
+ * The kernel's transparent huge page size (2 MiB on x86-64), 0 when it has none or
+ * RAILYARD_HUGE_PAGES=0. Read with read(2), which allocates nothing: this runs inside the
+ * first operator new.
+ */
+std::size_t hugePageSize()
+{
+    const char *setting = std::getenv("RAILYARD_HUGE_PAGES");
+    if (setting != nullptr && std::strcmp(setting, "0") == 0)
+        return 0;
+    const int fd
+        = ::open("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char text[32] = {};
+    const ssize_t n = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    std::size_t size = 0;
+    for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; ++i)
+        size = size * 10 + static_cast<std::size_t>(text[i] - '0');
+    if (size < 4096 || (size & (size - 1)) != 0)
+        return 0; // not a page size
+    mallopt(M_TOP_PAD, static_cast<int>(std::min<std::size_t>(32 * size, std::size_t { 1 } << 30)));
+    return size;
+}
+
+std::size_t hugePage()
+{
+    static const std::size_t size = hugePageSize();
+    return size;
+}
+
+std::uintptr_t roundDown(std::uintptr_t address, std::size_t page)
+{
+    return address & ~(std::uintptr_t { page } - 1);
+}
+
+void advise(std::uintptr_t first, std::uintptr_t last)
+{
+    if (last > first)
+        ::madvise(reinterpret_cast<void *>(first), last - first, MADV_HUGEPAGE);
+}
+
+/** The whole huge pages inside a large block; the kernel maps one only where all of it is advised.
+ */
+void adviseBlock(void *block, std::size_t size, std::size_t page)
+{
+    if (size < 2 * page)
+        return;
+    const auto address = reinterpret_cast<std::uintptr_t>(block);
+    advise(roundDown(address + page - 1, page), roundDown(address + size, page));
+}
+
+/** What the main heap has grown by since the last look (already advised ranges are skipped). */
+void adviseHeapGrowth(std::size_t page)
+{
+    static std::atomic<std::uintptr_t> advisedTo { 0 };
+    const std::uintptr_t top = roundDown(reinterpret_cast<std::uintptr_t>(::sbrk(0)), page);
+    std::uintptr_t from = advisedTo.load(std::memory_order_relaxed);
+    if (top <= from || !advisedTo.compare_exchange_strong(from, top))
+        return;
+    advise(from == 0 ? top - page : from, top);
+}
+
+} // namespace
+
+// As the standard's own ([new.delete.single]): on failure the new-handler and a retry, or
+// std::bad_alloc when there is none. operator new[] and the nothrow forms of libstdc++ call this
+// one; delete must match the malloc() it uses.
+void *operator new(std::size_t size)
+{
+    for (;;) {
+        if (void *block = std::malloc(size == 0 ? 1 : size)) {
+            if (const std::size_t page = hugePage(); page != 0) {
+                adviseBlock(block, size, page);
+                adviseHeapGrowth(page);
+            }
+            return block;
+        }
+        const std::new_handler handler = std::get_new_handler();
+        if (handler == nullptr)
+            throw std::bad_alloc();
+        handler();
+    }
+}
+
+void operator delete(void *block) noexcept
+{
+    std::free(block);
+}
+
+void operator delete(void *block, std::size_t) noexcept
+{
+    std::free(block);
+}
+
+#endif

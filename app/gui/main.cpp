@@ -188,7 +188,8 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "railyard: no panel named %s\n", qPrintable(parser.value(panel)));
             return 2;
         }
-        raised->show();
+        // Shown and raised once the window is laid out (below): shown before, it joins the
+        // first layout beside its tab group and the window grows past the size asked for.
     }
     if (windowSize.isValid())
         window.resizeForScreen(windowSize);

@@ -33,16 +33,17 @@
 
 #include <QApplication>
 #include <QCloseEvent>
-#include <QMimeData>
 #include <QDockWidget>
 #include <QDropEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTimer>
+#include <algorithm>
 
 namespace railyard {
 
@@ -137,6 +138,13 @@ MainWindow::MainWindow(QWidget *parent)
     m_docks.inspector = inspector;
     m_docks.lessons = m_lessons->dock();
     m_docks.bottom = {timeline, charts, m_studies->compareDock(), m_studies->expertDock(), m_studies->inferenceDock()};
+    // The other bottom panels (calibration, NCCL log, bill of materials, jobs, port counters,
+    // measured vs predicted) join the same tab group: beside it they would add their minimum
+    // width to the group's and push the window past a 1280-pixel screen.
+    for (QDockWidget *d : findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly))
+        if (dockWidgetArea(d) == Qt::BottomDockWidgetArea
+            && std::find(m_docks.bottom.begin(), m_docks.bottom.end(), d) == m_docks.bottom.end())
+            m_docks.bottom.push_back(d);
     setGeometry(WindowLayout::firstLaunchGeometry(WindowLayout::availableGeometry(this)));
     WindowLayout::arrange(this, m_docks, size());
 

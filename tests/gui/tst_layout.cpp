@@ -134,6 +134,7 @@ private Q_SLOTS:
     void layoutIsKeptPerScreen();
     void defaultZoomComesBackAfterFit();
     void pinnedBaselineLeavesTheFabricItsRoom();
+    void raisingAPanelKeepsTheAskedSize();
 };
 
 void TestLayout::initTestCase()
@@ -266,6 +267,14 @@ void TestLayout::nothingOverlapsOrClips()
         for (QDockWidget *front : group) {
             w.showPanel(front);
             settle(w);
+            // Nor does it push the window past the screen (its minimum width adds up).
+            if (w.width() > available.width() || w.height() > available.height())
+                problems << QStringLiteral("%1 in front makes the window %2x%3 on a %4x%5 screen")
+                                .arg(front->objectName())
+                                .arg(w.width())
+                                .arg(w.height())
+                                .arg(available.width())
+                                .arg(available.height());
             // A panel brought to the front never takes the fabric's room: the fabric keeps
             // three quarters of the height it had with the first tabs in front.
             if (w.centralWidget()->height() < fabricHeight * 3 / 4)
@@ -313,6 +322,43 @@ void TestLayout::nothingOverlapsOrClips()
     problems.removeDuplicates();
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     QVERIFY(checked > 20);
+}
+
+void TestLayout::raisingAPanelKeepsTheAskedSize()
+{
+    // `railyard --size 1280x720` on a larger screen (a projector's size asked on a laptop):
+    // raising any panel, with a baseline pinned, leaves the window at that size. A panel whose
+    // minimum is wider than the room beside the right-hand docks made the window grow.
+    MainWindow w;
+    w.readSettings();
+    const QSize asked = QSize(1280, 720).boundedTo(WindowLayout::availableGeometry(&w).size());
+    w.resizeForScreen(asked);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    settle(w);
+    QCOMPARE(w.size(), asked);
+    w.studies()->pinBaseline();
+    settle(w);
+    QStringList problems;
+    // Every panel, the hidden ones too (View > Experts on a dense model, as `--panel experts`).
+    for (QDockWidget *front :
+        w.findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly)) {
+        const bool wasHidden = front->isHidden();
+        w.showPanel(front);
+        settle(w);
+        if (w.size() != asked)
+            problems << QStringLiteral("%1 in front: window %2x%3, minimum %4x%5")
+                            .arg(front->objectName())
+                            .arg(w.width())
+                            .arg(w.height())
+                            .arg(w.minimumSizeHint().width())
+                            .arg(w.minimumSizeHint().height());
+        if (wasHidden)
+            front->hide();
+        w.resize(asked); // the next panel on its own
+        settle(w);
+    }
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
 }
 
 void TestLayout::pinnedBaselineLeavesTheFabricItsRoom()

@@ -120,8 +120,7 @@ bool CalibrationController::importFiles(const QStringList &paths)
         m_panel->setPending(spec,
             paths.size() == 1 ? QFileInfo(paths.front()).fileName()
                               : tr("%1 files").arg(paths.size()));
-        m_dock->show();
-        m_dock->raise();
+        m_window->showBesidePipeline(m_dock);
         return true;
     } catch (const std::exception &e) {
         m_window->files()->dialogs()->showError(

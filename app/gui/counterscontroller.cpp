@@ -117,8 +117,7 @@ bool CountersController::importFiles(const QStringList &paths)
         m_source = paths.size() == 1 ? QFileInfo(paths.front()).fileName()
                                      : tr("%1 files").arg(paths.size());
         show(c);
-        m_dock->show();
-        m_dock->raise();
+        m_window->showBesidePipeline(m_dock);
         return true;
     } catch (const std::exception &e) {
         m_window->files()->dialogs()->showError(

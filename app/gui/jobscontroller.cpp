@@ -147,14 +147,8 @@ void JobsController::refresh()
                 mine.aloneIterationTime, static_cast<int>(m_report->jobs.size()));
     }
     syncSelector();
-    if (!hadJobs) {
-        m_dock->show();
-        // Beside the pipeline, each half the bottom area's width: squeezed to its minimum the
-        // table cut its alone / shared columns off at 1280x720.
-        if (auto *timeline = m_window->findChild<QDockWidget *>(QStringLiteral("timelineDock"));
-            timeline && m_window->dockWidgetArea(timeline) == m_window->dockWidgetArea(m_dock))
-            m_window->resizeDocks({ m_dock, timeline }, { 1000, 1000 }, Qt::Horizontal);
-    }
+    if (!hadJobs)
+        m_window->showBesidePipeline(m_dock);
 }
 
 void JobsController::syncSelector()

@@ -39,6 +39,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QPointer>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabBar>
@@ -139,8 +140,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_docks.lessons = m_lessons->dock();
     m_docks.bottom = {timeline, charts, m_studies->compareDock(), m_studies->expertDock(), m_studies->inferenceDock()};
     // The other bottom panels (calibration, NCCL log, bill of materials, jobs, port counters,
-    // measured vs predicted) join the same tab group: beside it they would add their minimum
-    // width to the group's and push the window past a 1280-pixel screen.
+    // measured vs predicted) join the same tab group: beside it, from View ▸ Panels, they would
+    // add their minimum width to the group's and push the window past a 1280-pixel screen.
+    // Their controllers move them beside the pipeline where both fit (showBesidePipeline()).
     for (QDockWidget *d : findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly))
         if (dockWidgetArea(d) == Qt::BottomDockWidgetArea
             && std::find(m_docks.bottom.begin(), m_docks.bottom.end(), d) == m_docks.bottom.end())
@@ -270,6 +272,49 @@ void MainWindow::showPanel(QDockWidget *dock)
         for (int i = 0; i < bar->count(); ++i)
             if (bar->tabText(i) == dock->windowTitle())
                 bar->setCurrentIndex(i);
+}
+
+void MainWindow::showBesidePipeline(QDockWidget *dock)
+{
+    auto *timeline = findChild<QDockWidget *>(QStringLiteral("timelineDock"));
+    if (timeline == nullptr || dockWidgetArea(timeline) != Qt::BottomDockWidgetArea) {
+        showPanel(dock);
+        return;
+    }
+    // Shown in the pipeline's tab group (tabifiedDockWidgets() lists shown docks only).
+    const bool tabbed = tabifiedDockWidgets(dock).contains(timeline);
+    if (!isVisible()) {
+        if (!tabbed)
+            tabifyDockWidget(timeline, dock);
+        showPanel(dock);
+        QTimer::singleShot(0, this, [this, later = QPointer<QDockWidget>(dock)] {
+            if (QDockWidget *d = later.data(); d != nullptr && isVisible() && !d->isHidden())
+                showBesidePipeline(d);
+        });
+        return;
+    }
+    const auto minimumWidth = [](const QDockWidget *d) {
+        return d->widget()->minimumSizeHint().expandedTo(d->widget()->minimumSize()).width();
+    };
+    // The splitter between the two and their frames (Fusion's separator is 6 pixels).
+    constexpr int kSplitterRoom = 12;
+    // The room the two share: the pipeline's group, and the panel's own when already beside it.
+    const int room = timeline->width() + (!tabbed && dock->isVisible() ? dock->width() : 0);
+    if (timeline->isVisible()
+        && room >= minimumWidth(timeline) + minimumWidth(dock) + kSplitterRoom) {
+        if (tabbed || !dock->isVisible() || dockWidgetArea(dock) != Qt::BottomDockWidgetArea) {
+            // Out of the tab group (a hidden dock keeps its place there), then into the bottom
+            // area beside it (splitDockWidget() keeps a tabbed dock in its group).
+            removeDockWidget(dock);
+            addDockWidget(Qt::BottomDockWidgetArea, dock, Qt::Horizontal);
+        }
+        dock->show();
+        resizeDocks({ dock, timeline }, { 1000, 1000 }, Qt::Horizontal);
+        return;
+    }
+    if (!tabbed)
+        tabifyDockWidget(timeline, dock);
+    showPanel(dock);
 }
 
 void MainWindow::showHelp(const QString &page)

@@ -93,10 +93,18 @@ public:
     void readSettings();
     void writeSettings() const;
 
-    /// Shows a dock and brings it to the front of its tab group.
     /// Puts an import action into the File menu, before Export (the controllers' own).
     void addFileAction(QAction *action);
+    /// Shows a dock and brings it to the front of its tab group.
     void showPanel(QDockWidget *dock);
+    /**
+     * Shows a bottom panel whose figures go with the pipeline's (jobs, measured vs predicted,
+     * port counters, the NCCL log, a calibration): beside the pipeline, each half the bottom
+     * area's width, where both fit at their minimum widths; else in front in the pipeline's tab
+     * group, so the window never grows past the screen. Before the window is laid out it is
+     * shown in front and moved beside once there is room to measure.
+     */
+    void showBesidePipeline(QDockWidget *dock);
     /// Resizes the window to `size` (clamped to the screen) and arranges the docks for it, as
     /// a first launch at that size would (railyard --size).
     void resizeForScreen(const QSize &size);

@@ -69,15 +69,8 @@ bool MeasuredController::openFiles(const QStringList &paths)
             m_window, tr("Import Training Log or Trace"), QString::fromStdString(e.what()));
         return false;
     }
-    if (!m_dock->isVisible()) {
-        m_dock->show();
-        // Beside the pipeline (its lanes and this table belong together), each half the
-        // bottom area's width rather than this dock squeezed to its minimum.
-        if (auto *timeline = m_window->findChild<QDockWidget *>(QStringLiteral("timelineDock"));
-            timeline && m_window->dockWidgetArea(timeline) == m_window->dockWidgetArea(m_dock))
-            m_window->resizeDocks({ m_dock, timeline }, { 1000, 1000 }, Qt::Horizontal);
-    }
-    m_dock->raise();
+    // Beside the pipeline (its lanes and this table belong together) where both fit.
+    m_window->showBesidePipeline(m_dock);
     return true;
 }
 

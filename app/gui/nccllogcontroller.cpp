@@ -49,10 +49,11 @@ NcclLogController::NcclLogController(MainWindow *window)
         [this] { m_panel->setInUse(!m_window->document()->scenario().ncclObserved.empty()); });
     connect(window->fabricView()->rootItem(), &FabricItem::rebuilt, this,
         &NcclLogController::showChannel);
-    // The channel is drawn while the dock is open: closing it clears the fabric.
-    connect(m_dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    // The channel is drawn while the dock is open: closing it clears the fabric (its tab going
+    // behind the pipeline's does not).
+    connect(m_dock->toggleViewAction(), &QAction::toggled, this, [this](bool open) {
         if (m_overlay)
-            m_overlay->setVisible(visible);
+            m_overlay->setVisible(open);
     });
 }
 
@@ -81,8 +82,7 @@ bool NcclLogController::openFiles(const QStringList &paths)
         return false;
     }
     m_panel->setView(&m_log, &m_view, !m_window->document()->scenario().ncclObserved.empty());
-    m_dock->show();
-    m_dock->raise();
+    m_window->showBesidePipeline(m_dock);
     showChannel();
     return true;
 }

@@ -21,6 +21,8 @@ class TestJobsPanel : public QObject
 
 private Q_SLOTS:
     void showsEveryJobInItsHue();
+    void opensBesideThePipelineWhereBothFit_data();
+    void opensBesideThePipelineWhereBothFit();
 };
 
 void TestJobsPanel::showsEveryJobInItsHue()
@@ -69,6 +71,42 @@ void TestJobsPanel::showsEveryJobInItsHue()
     doc->waitForEvaluation();
     QVERIFY(!dock->isVisible());
     QCOMPARE(tree->topLevelItemCount(), 0);
+}
+
+void TestJobsPanel::opensBesideThePipelineWhereBothFit_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("beside");
+    QTest::newRow("1280x720: beside the pipeline") << QSize(1280, 720) << true;
+    QTest::newRow("900x540: a tab in front") << QSize(900, 540) << false;
+}
+
+void TestJobsPanel::opensBesideThePipelineWhereBothFit()
+{
+    // Opening a scenario with jobs never makes the window wider than it is: side by side the
+    // two panels need their minimum widths together, which 900 pixels do not have.
+    QFETCH(QSize, size);
+    QFETCH(bool, beside);
+    MainWindow window;
+    window.resize(size);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ScenarioDocument *doc = window.document();
+    doc->waitForEvaluation();
+    const QString path = QStringLiteral(RAILYARD_SOURCE_DIR "/samples/two-jobs.json");
+    doc->load(loadScenario(path.toStdString()), path);
+    doc->waitForEvaluation();
+    for (int i = 0; i < 5; ++i) {
+        QCoreApplication::processEvents();
+        QTest::qWait(20);
+    }
+    auto *jobs = window.findChild<QDockWidget *>(QStringLiteral("jobsDock"));
+    auto *timeline = window.findChild<QDockWidget *>(QStringLiteral("timelineDock"));
+    QVERIFY(jobs->isVisible());
+    QCOMPARE(window.size(), size);
+    QCOMPARE(window.tabifiedDockWidgets(jobs).contains(timeline), !beside);
+    if (beside)
+        QVERIFY(timeline->isVisible());
 }
 
 QTEST_MAIN(TestJobsPanel)

@@ -69,16 +69,19 @@ void JobsPanel::setReport(const SharedFabricReport *report)
     // Clearing and filling move the current item: not the user's choice.
     m_marking = true;
     m_tree->clear();
+    m_updating = false;
     if (!report) {
         m_marking = false;
-        m_summary->setText(tr("The scenario holds one job."));
+        m_summaryText = tr("The scenario holds one job.");
+        m_summary->setText(m_summaryText);
         return;
     }
-    m_summary->setText(tr("%1 jobs, %2 of %3 GPU slots free; phases overlap: %4")
-                           .arg(report->jobs.size())
-                           .arg(report->freeSlots)
-                           .arg(report->slots)
-                           .arg(QString::fromUtf8(phaseOverlapName(report->overlap).data())));
+    m_summaryText = tr("%1 jobs, %2 of %3 GPU slots free; phases overlap: %4")
+                        .arg(report->jobs.size())
+                        .arg(report->freeSlots)
+                        .arg(report->slots)
+                        .arg(QString::fromUtf8(phaseOverlapName(report->overlap).data()));
+    m_summary->setText(m_summaryText);
     for (const JobReport &job : report->jobs) {
         auto *item = new QTreeWidgetItem(m_tree);
         const QColor hue(QString::fromStdString(job.colour));
@@ -127,8 +130,16 @@ void JobsPanel::setActiveJob(int index)
 
 void JobsPanel::showError(const QString &message)
 {
+    m_updating = false;
     m_tree->clear();
+    m_summaryText = message;
     m_summary->setText(message);
+}
+
+void JobsPanel::setUpdating(bool updating)
+{
+    m_updating = updating;
+    m_summary->setText(updating ? tr("%1 · updating…").arg(m_summaryText) : m_summaryText);
 }
 
 } // namespace railyard

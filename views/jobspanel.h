@@ -32,6 +32,10 @@ public:
     void setReport(const SharedFabricReport *report);
     /// The evaluation failed: the message instead of the rows.
     void showError(const QString &message);
+    /// A new evaluation is running off the UI thread: the rows on show are the last ones, and
+    /// the line above says they are being updated.
+    void setUpdating(bool updating);
+    bool isUpdating() const { return m_updating; }
 
     /// Marks job `index`'s row as the one on show (current, bold); emits nothing.
     void setActiveJob(int index);
@@ -51,6 +55,8 @@ private:
     QToolBar *m_toolBar = nullptr;
     int m_active = 0;
     bool m_marking = false;
+    bool m_updating = false;
+    QString m_summaryText; ///< the line above, without the updating mark
 };
 
 } // namespace railyard

@@ -11,6 +11,7 @@
 #include "userdialogs.h"
 
 #include "base/scenarioerror.h"
+#include "document/evaluator.h"
 #include "document/scenariodocument.h"
 #include "fabric/fabric.h"
 #include "optimise/jobplacement.h"
@@ -20,12 +21,14 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QIcon>
 #include <QLabel>
 #include <QMenu>
 #include <QPixmap>
 #include <QToolBar>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <set>
 
@@ -87,7 +90,11 @@ JobsController::JobsController(MainWindow *window)
     }
 
     ScenarioDocument *doc = window->document();
-    connect(doc, &ScenarioDocument::scenarioChanged, this, &JobsController::refresh);
+    // Another scenario: the rows on show are not its own, even while its jobs are evaluated.
+    connect(doc, &ScenarioDocument::scenarioChanged, this, [this] {
+        m_report.reset();
+        refresh();
+    });
     // A drop moves the active job's ranks: its neighbours' figures and the link sums follow.
     connect(doc, &ScenarioDocument::mappingChanged, this, &JobsController::refresh);
     connect(doc, &ScenarioDocument::activeJobChanged, this, &JobsController::syncSelector);
@@ -98,13 +105,15 @@ void JobsController::refresh()
 {
     ScenarioDocument *doc = m_window->document();
     const Scenario &scenario = doc->scenario();
-    const bool hadJobs = m_report != nullptr;
-    m_report.reset();
-    FabricItem *root = m_window->fabricView() ? m_window->fabricView()->rootItem() : nullptr;
+    ++m_generation; // a result still on its way is for a scenario no longer on show
     m_moveAction->setEnabled(!scenario.jobs.empty());
     if (scenario.jobs.empty()) {
+        const bool hadJobs = m_dockPlaced;
+        m_dockPlaced = false;
+        m_report.reset();
         m_panel->setReport(nullptr);
-        if (root)
+        if (FabricItem *root
+            = m_window->fabricView() ? m_window->fabricView()->rootItem() : nullptr)
             root->setJobLoads({}, 0.0);
         if (m_window->summaryBar())
             m_window->summaryBar()->clearJob();
@@ -113,15 +122,59 @@ void JobsController::refresh()
             m_dock->hide();
         return;
     }
-    // On the UI thread: a shared fabric is evaluated job by job, a few single-job evaluations
-    // (docs/shared-fabric.md, "Speed"); a background run is left for later.
-    try {
+    // A shared fabric is evaluated job by job, a few single-job evaluations
+    // (docs/shared-fabric.md, "Speed"): on the UI thread up to the document's own threshold for
+    // evaluating off it, else on Qt's thread pool while the rows on show stay (marked as being
+    // updated), so a drop or an undo never waits for it.
+    Scenario file = doc->fileScenario();
+    const bool place = !m_dockPlaced; // a scenario with jobs replaced one without
+    m_dockPlaced = true;
+    if (file.fabric.slotCount() <= doc->evaluator()->asyncThreshold()) {
         doc->waitForEvaluation();
-        m_report = std::make_unique<SharedFabricReport>(evaluateJobs(doc->fileScenario()));
-        m_panel->setReport(m_report.get());
-    } catch (const ScenarioError &e) {
-        m_panel->showError(QString::fromStdString(e.what()));
+        showOutcome(evaluateOrExplain(file));
+        if (place)
+            m_window->showBesidePipeline(m_dock);
+        return;
     }
+    syncSelector();
+    if (place)
+        m_report.reset(); // another scenario's figures
+    if (!m_report)
+        m_panel->showError(tr("Evaluating the jobs…"));
+    m_panel->setUpdating(true);
+    if (place)
+        m_window->showBesidePipeline(m_dock);
+    const int generation = m_generation;
+    auto *watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation == m_generation)
+            showOutcome(watcher->result());
+    });
+    watcher->setFuture(
+        QtConcurrent::run([file = std::move(file)] { return evaluateOrExplain(file); }));
+}
+
+JobsController::Outcome JobsController::evaluateOrExplain(const Scenario &scenario)
+{
+    Outcome outcome;
+    try {
+        outcome.report = std::make_shared<SharedFabricReport>(evaluateJobs(scenario));
+    } catch (const ScenarioError &e) {
+        outcome.error = QString::fromStdString(e.what());
+    }
+    return outcome;
+}
+
+void JobsController::showOutcome(const Outcome &outcome)
+{
+    ScenarioDocument *doc = m_window->document();
+    m_report = outcome.report;
+    if (m_report)
+        m_panel->setReport(m_report.get());
+    else
+        m_panel->showError(outcome.error);
+    FabricItem *root = m_window->fabricView() ? m_window->fabricView()->rootItem() : nullptr;
     const int active = doc->activeJob();
     if (m_report && static_cast<std::size_t>(active) < m_report->jobs.size()) {
         // The other jobs' loads, each at its shared pace; the active job's comes live from the
@@ -147,8 +200,11 @@ void JobsController::refresh()
                 mine.aloneIterationTime, static_cast<int>(m_report->jobs.size()));
     }
     syncSelector();
-    if (!hadJobs)
-        m_window->showBesidePipeline(m_dock);
+}
+
+bool JobsController::isEvaluating() const
+{
+    return m_panel->isUpdating();
 }
 
 void JobsController::syncSelector()

@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QString>
 
 #include <memory>
 #include <vector>
@@ -36,13 +37,17 @@ public:
 
     JobsPanel *panel() const { return m_panel; }
     QDockWidget *dockWidget() const { return m_dock; }
-    /// The figures on show (nullptr for a single-job scenario).
+    /// The figures on show (nullptr for a single-job scenario, or before the first evaluation
+    /// of a large one lands).
     const SharedFabricReport *report() const { return m_report.get(); }
+    /// An evaluation is running off the UI thread (a scenario above the document's threshold).
+    bool isEvaluating() const;
     QComboBox *jobSelector() const { return m_selector; }
     QAction *moveJobAction() const { return m_moveAction; }
     QAction *placeJobAction() const { return m_placeAction; }
 
-    /// Evaluates the document's jobs and shows them.
+    /// Evaluates the document's jobs and shows them: at once for a small scenario, else on
+    /// Qt's thread pool (isEvaluating()), the latest request winning.
     void refresh();
     /// Makes job `index` the active one; the status bar says why when it cannot.
     void selectJob(int index);
@@ -55,6 +60,14 @@ public:
     PlaceJobDialog *placeNewJob(const QString &templateFile = QString());
 
 private:
+    /// One evaluation's result: the report, or why there is none.
+    struct Outcome
+    {
+        std::shared_ptr<const SharedFabricReport> report;
+        QString error;
+    };
+    static Outcome evaluateOrExplain(const Scenario &scenario);
+    void showOutcome(const Outcome &outcome);
     void askMoveJob();
     void askPlaceJob();
     void syncSelector();
@@ -68,7 +81,9 @@ private:
     QAction *m_placeAction = nullptr;
     QAction *m_placeFileAction = nullptr;
     QPointer<PlaceJobDialog> m_placeDialog;
-    std::unique_ptr<SharedFabricReport> m_report;
+    std::shared_ptr<const SharedFabricReport> m_report;
+    int m_generation = 0; ///< refresh() count: a result for an older one is dropped
+    bool m_dockPlaced = false; ///< the dock was shown for the scenario's jobs
     bool m_syncing = false;
 };
 

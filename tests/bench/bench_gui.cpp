@@ -5,6 +5,8 @@
 //                  another server (ScenarioDocument::previewMoves) and the repaint
 //   BM_PreviewJobMove1024  the same in a two-job scenario on 1,024 GPU slots: job a's server
 //                  onto a free one, the links coloured by both jobs (goal: one 60 Hz frame)
+//   BM_DropJobs16k/A  a drop with two 8,192-GPU jobs on 16,384 slots, the UI thread's time
+//                  (A = 0: the jobs evaluated on the UI thread, as before; 1: on the thread pool)
 //   The 131,072-GPU scenario of the README (16,384 servers x 8, rail-optimised, radix 128,
 //   GPT-3 175B TP8 PP16 DP1024), evaluated once and shared (goal: no frame over 50 ms):
 //   BM_Open131k        the fabric view built on the loaded document, fitted and first painted
@@ -39,6 +41,7 @@
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "fabricview.h"
+#include "jobscontroller.h"
 #include "mainwindow.h"
 #include "scenario/scenariofile.h"
 #include "studies/countercompare.h"
@@ -230,6 +233,71 @@ Scenario scenarioOfServers(int servers)
         { "device", { { "preset", "h100-sxm" } } },
     };
     return scenarioFromJson(doc);
+}
+
+/// Two 8,192-GPU jobs (GPT-3 175B, TP 8 PP 16 DP 64 each) on scenarioOfServers(2048)'s
+/// 16,384-GPU fabric: job a on the first 1,024 servers, job b on the rest.
+Scenario twoJobs16k()
+{
+    Scenario s = scenarioOfServers(2048);
+    s.degrees.dp = 64;
+    s.training.globalBatch = 1024;
+    JobSpec a;
+    a.degrees = s.degrees;
+    a.order = s.order;
+    a.model = s.model;
+    a.training = s.training;
+    JobSpec b = a;
+    a.name = "a";
+    a.colour = "#e69f00";
+    b.name = "b";
+    b.colour = "#56b4e9";
+    for (int slot = 0; slot < 8192; ++slot) {
+        a.slots.push_back(slot);
+        b.slots.push_back(8192 + slot);
+    }
+    s.slots = a.slots;
+    s.jobs = { a, b };
+    return s;
+}
+
+/// A drop in the explorer with two jobs on 16,384 GPU slots: the UI thread's time from the
+/// swap of two of job a's ranks until the event loop is idle again (the document's incremental
+/// update, the recolour, and the jobs' re-evaluation when it runs on the UI thread). Arg 0:
+/// the document's threshold for evaluating off the UI thread raised above the scenario, so
+/// the jobs are evaluated there (as before); 1: the default, on Qt's thread pool. Between
+/// drops the benchmark waits, untimed, for the evaluation to land.
+void BM_DropJobs16k(benchmark::State &state)
+{
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    ScenarioDocument *doc = window.document();
+    const bool offUiThread = state.range(0) != 0;
+    if (!offUiThread)
+        doc->evaluator()->setAsyncThreshold(1 << 30);
+    auto *jobs = window.findChild<JobsController *>();
+    const auto settle = [&] {
+        doc->waitForEvaluation();
+        while (jobs->isEvaluating())
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        QCoreApplication::processEvents();
+    };
+    doc->load(twoJobs16k());
+    settle();
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> pick(0, 8191);
+    int async = 0;
+    for (auto _ : state) {
+        doc->swapRanks(pick(rng), pick(rng));
+        QCoreApplication::processEvents();
+        async += jobs->isEvaluating() ? 1 : 0;
+        state.PauseTiming();
+        settle();
+        state.ResumeTiming();
+    }
+    state.counters["jobs_async"] = benchmark::Counter(async, benchmark::Counter::kAvgIterations);
+    state.counters["jobs"] = static_cast<double>(jobs->report() ? jobs->report()->jobs.size() : 0);
 }
 
 Scenario scenario131k()
@@ -618,6 +686,12 @@ BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMoveHashed)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewJobMove1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DropJobs16k)
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_Open131k)->Iterations(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Close131k)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paint131k)->Unit(benchmark::kMillisecond);

@@ -2,6 +2,7 @@
 // file, each job in its own hue with its iteration alone and shared as evaluate prints them,
 // the spine links where the neighbour costs it under it, the free slots above; a single-job
 // scenario hides it again.
+#include "document/evaluator.h"
 #include "document/scenariodocument.h"
 #include "jobscontroller.h"
 #include "jobspanel.h"
@@ -21,6 +22,7 @@ class TestJobsPanel : public QObject
 
 private Q_SLOTS:
     void showsEveryJobInItsHue();
+    void evaluatesALargeFabricOffTheUiThread();
     void opensBesideThePipelineWhereBothFit_data();
     void opensBesideThePipelineWhereBothFit();
 };
@@ -71,6 +73,54 @@ void TestJobsPanel::showsEveryJobInItsHue()
     doc->waitForEvaluation();
     QVERIFY(!dock->isVisible());
     QCOMPARE(tree->topLevelItemCount(), 0);
+}
+
+void TestJobsPanel::evaluatesALargeFabricOffTheUiThread()
+{
+    // Above the document's threshold for evaluating off the UI thread (here every scenario),
+    // the jobs are evaluated on Qt's thread pool: a drop returns at once, the rows on show stay
+    // marked as being updated, and the result is the one the UI thread computes.
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ScenarioDocument *doc = window.document();
+    doc->waitForEvaluation();
+    doc->evaluator()->setAsyncThreshold(0);
+    auto *jobs = window.findChild<JobsController *>();
+    QVERIFY(jobs);
+    auto *panel = jobs->panel();
+
+    const QString path = QStringLiteral(RAILYARD_SOURCE_DIR "/samples/two-jobs.json");
+    doc->load(loadScenario(path.toStdString()), path);
+    doc->waitForEvaluation();
+    QTRY_VERIFY(!jobs->isEvaluating());
+    QVERIFY(jobs->report());
+    QCOMPARE(panel->summaryLabel()->text(),
+        QStringLiteral("2 jobs, 96 of 128 GPU slots free; phases overlap: worst"));
+    QTreeWidget *tree = panel->jobsTree();
+    QCOMPARE(tree->topLevelItemCount(), 2);
+    QCOMPARE(tree->topLevelItem(0)->text(JobsPanel::AloneColumn), QStringLiteral("1.535 s"));
+    QCOMPARE(tree->topLevelItem(0)->text(JobsPanel::SharedColumn), QStringLiteral("1.706 s"));
+
+    // A drop (two of job a's ranks swap servers): the refresh starts and returns; the rows stay.
+    const SharedFabricReport *before = jobs->report();
+    doc->swapRanks(0, 8);
+    doc->waitForEvaluation();
+    QVERIFY(jobs->isEvaluating());
+    QCOMPARE(tree->topLevelItemCount(), 2);
+    QVERIFY(panel->summaryLabel()->text().endsWith(QStringLiteral("updating…")));
+    QTRY_VERIFY(!jobs->isEvaluating());
+    QVERIFY(jobs->report() != before);
+    QCOMPARE(panel->summaryLabel()->text(),
+        QStringLiteral("2 jobs, 96 of 128 GPU slots free; phases overlap: worst"));
+    // Two refreshes in a row: the first's result, landing later, is not shown over the second.
+    jobs->refresh();
+    jobs->refresh();
+    QTRY_VERIFY(!jobs->isEvaluating());
+    const double shared = jobs->report()->jobs[0].iterationTime;
+    QTest::qWait(50);
+    QCOMPARE(jobs->report()->jobs[0].iterationTime, shared);
 }
 
 void TestJobsPanel::opensBesideThePipelineWhereBothFit_data()

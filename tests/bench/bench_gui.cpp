@@ -162,13 +162,10 @@ void BM_PreviewServerMoveHashed(benchmark::State &state)
 
 /// Two jobs on 128 servers x 8 (1,024 GPU slots): seed-128's job with dp 12 (384 GPUs) as job
 /// a on servers 0-47 and again as job b on 48-95; servers 96-127 free.
-Scenario twoJobs1024()
+/// `s` as two jobs a and b of its own layout, side by side: a on the first worldSize slots,
+/// b on the next.
+Scenario asTwoJobs(Scenario s)
 {
-    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
-    s.fabric.servers = 128;
-    s.degrees.dp = 12;
-    s.training.globalBatch = 16 * s.degrees.dp;
-    s.placement = Placement::Packed;
     JobSpec a;
     a.degrees = s.degrees;
     a.order = s.order;
@@ -179,13 +176,24 @@ Scenario twoJobs1024()
     a.colour = "#e69f00";
     b.name = "b";
     b.colour = "#56b4e9";
-    for (int slot = 0; slot < 384; ++slot) {
+    const int world = s.degrees.tp * s.degrees.pp * s.degrees.dp * s.degrees.cp;
+    for (int slot = 0; slot < world; ++slot) {
         a.slots.push_back(slot);
-        b.slots.push_back(384 + slot);
+        b.slots.push_back(world + slot);
     }
     s.slots = a.slots;
     s.jobs = { a, b };
     return s;
+}
+
+Scenario twoJobs1024()
+{
+    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+    s.fabric.servers = 128;
+    s.degrees.dp = 12;
+    s.training.globalBatch = 16 * s.degrees.dp;
+    s.placement = Placement::Packed;
+    return asTwoJobs(s);
 }
 
 /// One step of a server drag's preview in a two-job scenario at 1,024 GPU slots: job a (on
@@ -242,23 +250,7 @@ Scenario twoJobs16k()
     Scenario s = scenarioOfServers(2048);
     s.degrees.dp = 64;
     s.training.globalBatch = 1024;
-    JobSpec a;
-    a.degrees = s.degrees;
-    a.order = s.order;
-    a.model = s.model;
-    a.training = s.training;
-    JobSpec b = a;
-    a.name = "a";
-    a.colour = "#e69f00";
-    b.name = "b";
-    b.colour = "#56b4e9";
-    for (int slot = 0; slot < 8192; ++slot) {
-        a.slots.push_back(slot);
-        b.slots.push_back(8192 + slot);
-    }
-    s.slots = a.slots;
-    s.jobs = { a, b };
-    return s;
+    return asTwoJobs(s);
 }
 
 /// A drop in the explorer with two jobs on 16,384 GPU slots: the UI thread's time from the

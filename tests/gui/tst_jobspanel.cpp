@@ -16,6 +16,29 @@
 
 using namespace railyard;
 
+namespace {
+
+/// Shows `window` at `size` on its default (single-job) scenario, evaluated.
+bool showWindow(MainWindow &window, const QSize &size)
+{
+    window.resize(size);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window))
+        return false;
+    window.document()->waitForEvaluation();
+    return true;
+}
+
+/// Opens samples/two-jobs.json in `window`'s document.
+void openTwoJobs(MainWindow &window)
+{
+    const QString path = QStringLiteral(RAILYARD_SOURCE_DIR "/samples/two-jobs.json");
+    window.document()->load(loadScenario(path.toStdString()), path);
+    window.document()->waitForEvaluation();
+}
+
+} // namespace
+
 class TestJobsPanel : public QObject
 {
     Q_OBJECT
@@ -30,18 +53,13 @@ private Q_SLOTS:
 void TestJobsPanel::showsEveryJobInItsHue()
 {
     MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(showWindow(window, QSize(1400, 900)));
     ScenarioDocument *doc = window.document();
-    doc->waitForEvaluation();
     auto *dock = window.findChild<QDockWidget *>(QStringLiteral("jobsDock"));
     QVERIFY(dock);
     QVERIFY(!dock->isVisible()); // the default scenario holds one job
 
-    const QString path = QStringLiteral(RAILYARD_SOURCE_DIR "/samples/two-jobs.json");
-    doc->load(loadScenario(path.toStdString()), path);
-    doc->waitForEvaluation();
+    openTwoJobs(window);
     QVERIFY(dock->isVisible());
     auto *panel = qobject_cast<JobsPanel *>(dock->widget());
     QVERIFY(panel);
@@ -81,19 +99,14 @@ void TestJobsPanel::evaluatesALargeFabricOffTheUiThread()
     // the jobs are evaluated on Qt's thread pool: a drop returns at once, the rows on show stay
     // marked as being updated, and the result is the one the UI thread computes.
     MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(showWindow(window, QSize(1400, 900)));
     ScenarioDocument *doc = window.document();
-    doc->waitForEvaluation();
     doc->evaluator()->setAsyncThreshold(0);
     auto *jobs = window.findChild<JobsController *>();
     QVERIFY(jobs);
     auto *panel = jobs->panel();
 
-    const QString path = QStringLiteral(RAILYARD_SOURCE_DIR "/samples/two-jobs.json");
-    doc->load(loadScenario(path.toStdString()), path);
-    doc->waitForEvaluation();
+    openTwoJobs(window);
     QTRY_VERIFY(!jobs->isEvaluating());
     QVERIFY(jobs->report());
     QCOMPARE(panel->summaryLabel()->text(),
@@ -138,14 +151,8 @@ void TestJobsPanel::opensBesideThePipelineWhereBothFit()
     QFETCH(QSize, size);
     QFETCH(bool, beside);
     MainWindow window;
-    window.resize(size);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    ScenarioDocument *doc = window.document();
-    doc->waitForEvaluation();
-    const QString path = QStringLiteral(RAILYARD_SOURCE_DIR "/samples/two-jobs.json");
-    doc->load(loadScenario(path.toStdString()), path);
-    doc->waitForEvaluation();
+    QVERIFY(showWindow(window, size));
+    openTwoJobs(window);
     for (int i = 0; i < 5; ++i) {
         QCoreApplication::processEvents();
         QTest::qWait(20);

@@ -60,6 +60,21 @@ bool RankDragTool::mousePressed(QMouseEvent *event)
             m_pendingRanks = { mapping.rankAt(hit.slot) };
         return true;
     }
+    const auto holdsRanks = [&mapping](const ServerItem *server) {
+        for (int g = 0; g < server->gpuCount(); ++g)
+            if (mapping.rankAt(server->server() * server->gpuCount() + g) >= 0)
+                return true;
+        return false;
+    };
+    if (hit.handle && (event->modifiers() & Qt::ControlModifier) && holdsRanks(hit.server)) {
+        // The whole job on show (every rank of the document's mapping), from one of its servers.
+        for (int rank = 0; rank < mapping.rankCount(); ++rank)
+            m_pendingRanks.push_back(rank);
+        m_press = Press::Job;
+        m_pressServer = hit.server->server();
+        m_pressSlot = m_pressServer * hit.server->gpuCount();
+        return !m_pendingRanks.empty();
+    }
     if (hit.handle) {
         const int server = hit.server->server();
         for (int g = 0; g < hit.server->gpuCount(); ++g) {
@@ -82,8 +97,22 @@ bool RankDragTool::mouseMoved(QMouseEvent *event)
     if (m_press == Press::None)
         return m_dragging;
     const QPoint pos = event->position().toPoint();
-    if (!m_dragging && (pos - m_pressPos).manhattanLength() >= QApplication::startDragDistance())
-        begin(m_pendingRanks, false);
+    if (!m_dragging && (pos - m_pressPos).manhattanLength() >= QApplication::startDragDistance()) {
+        if (m_press == Press::Job) {
+            // The ghost carries the pressed server's chips; the job follows as a block.
+            std::vector<int> ghost;
+            const int gpus = m_root->fabric().gpusPerServer();
+            for (int g = 0; g < gpus; ++g)
+                if (const int rank = m_document->mapping().rankAt(m_pressServer * gpus + g);
+                    rank >= 0)
+                    ghost.push_back(rank);
+            m_wholeJob = true;
+            begin(m_pendingRanks, false, ghost);
+        } else {
+            m_wholeJob = false;
+            begin(m_pendingRanks, false);
+        }
+    }
     if (m_dragging)
         update(pos);
     return true;
@@ -149,8 +178,11 @@ bool RankDragTool::dropped(QDropEvent *event)
     return true;
 }
 
-void RankDragTool::begin(const std::vector<int> &ranks, bool external)
+void RankDragTool::begin(
+    const std::vector<int> &ranks, bool external, const std::vector<int> &ghostRanks)
 {
+    if (external)
+        m_wholeJob = false;
     m_dragging = true;
     m_external = external;
     m_ranks = ranks;
@@ -160,21 +192,55 @@ void RankDragTool::begin(const std::vector<int> &ranks, bool external)
     m_iterationBefore = m_document->report().iterationTime;
     m_root->setFocusRank(ranks.size() == 1 ? ranks.front() : -1);
     std::vector<DragGhostItem::Chip> chips;
-    for (int rank : ranks) {
+    for (int rank : ghostRanks.empty() ? ranks : ghostRanks)
         chips.push_back({ rank, m_root->chipColour(rank) });
+    for (int rank : ranks)
         if (SlotItem *slot = m_root->slotItemOfRank(rank))
             slot->setDragSource(true);
-    }
     if (!external) {
         m_ghost = new DragGhostItem(std::move(chips));
         m_view->scene()->addItem(m_ghost);
         m_view->viewport()->setCursor(Qt::ClosedHandCursor);
     }
-    m_view->say(ranks.size() == 1
+    m_view->say(m_wholeJob
+            ? QStringLiteral("Dragging %1 (%2 ranks): drop on a server, and each of its servers "
+                             "moves as far (Esc cancels)")
+                  .arg(jobName())
+                  .arg(ranks.size())
+            : ranks.size() == 1
             ? QStringLiteral("Dragging %1: drop on a slot to move or swap (Esc cancels)")
                   .arg(FabricInfo::rankLabel(*m_document, ranks.front()))
             : QStringLiteral("Dragging %1 ranks: drop on a server (Esc cancels)")
                   .arg(ranks.size()));
+}
+
+QString RankDragTool::jobName() const
+{
+    const Scenario &scenario = m_document->scenario();
+    const auto active = static_cast<std::size_t>(m_document->activeJob());
+    return active < scenario.jobs.size()
+        ? QStringLiteral("job \"%1\"").arg(QString::fromStdString(scenario.jobs[active].name))
+        : QStringLiteral("the job");
+}
+
+std::vector<std::pair<int, int>> RankDragTool::jobMoves(int server) const
+{
+    const Mapping &mapping = m_document->mapping();
+    const int gpus = m_root->fabric().gpusPerServer();
+    const int servers = m_root->fabric().servers();
+    const int offset = server - m_pressServer;
+    if (server < 0 || offset == 0)
+        return {};
+    std::vector<std::pair<int, int>> moves;
+    moves.reserve(m_ranks.size());
+    for (int rank : m_ranks) {
+        const int slot = mapping.slotOf(rank);
+        const int to = slot / gpus + offset;
+        if (to < 0 || to >= servers)
+            return {}; // part of the job would leave the fabric
+        moves.emplace_back(rank, to * gpus + slot % gpus);
+    }
+    return moves;
 }
 
 std::vector<std::pair<int, int>> RankDragTool::multiMoves(int server, int hintSlot) const
@@ -215,7 +281,8 @@ std::vector<std::pair<int, int>> RankDragTool::request(
     }
     slot = -1;
     server = hit.server ? hit.server->server() : -1;
-    std::vector<std::pair<int, int>> moves = multiMoves(server, hit.slot);
+    std::vector<std::pair<int, int>> moves
+        = m_wholeJob ? jobMoves(server) : multiMoves(server, hit.slot);
     if (moves.empty())
         server = -1;
     return moves;
@@ -287,6 +354,19 @@ void RankDragTool::update(const QPoint &viewPos)
                 : QStringLiteral("Dragging rank %1: drop on a slot (outside cancels)").arg(rank));
         return;
     }
+    if (m_wholeJob) {
+        m_view->say(server >= 0
+                ? QStringLiteral("Move %1 by %2 servers (%3 onto %4): %5")
+                      .arg(jobName())
+                      .arg(server - m_pressServer)
+                      .arg(QString::fromStdString(m_root->fabric().serverName(m_pressServer)),
+                          QString::fromStdString(m_root->fabric().serverName(server)))
+                      .arg(delta)
+                : QStringLiteral("Dragging %1: drop on a server that leaves all of it on the "
+                                 "fabric")
+                      .arg(jobName()));
+        return;
+    }
     m_view->say(server >= 0
             ? QStringLiteral("Move %1 ranks to %2: %3")
                   .arg(m_ranks.size())
@@ -334,6 +414,10 @@ void RankDragTool::finish(const QPoint &viewPos)
                           : QStringLiteral("Move rank %1 to %2").arg(rank).arg(where);
         done = other >= 0 ? QStringLiteral("Swapped rank %1 ↔ rank %2").arg(rank).arg(other)
                           : QStringLiteral("Moved rank %1 to %2").arg(rank).arg(where);
+    } else if (!moves.empty() && m_wholeJob) {
+        const int offset = server - m_pressServer;
+        text = QStringLiteral("Move %1 by %2 servers").arg(jobName()).arg(offset);
+        done = QStringLiteral("Moved %1 by %2 servers").arg(jobName()).arg(offset);
     } else if (!moves.empty()) {
         const QString name = QString::fromStdString(m_root->fabric().serverName(server));
         text = QStringLiteral("Move %1 ranks to %2").arg(moves.size()).arg(name);
@@ -352,8 +436,10 @@ void RankDragTool::finish(const QPoint &viewPos)
     if (moves.empty()) {
         endPreview();
         m_root->setFocusRank(m_view->pinnedRank());
-        m_view->say(count == 1
-                ? QStringLiteral("Drop cancelled: not on another slot")
+        m_view->say(count == 1 ? QStringLiteral("Drop cancelled: not on another slot")
+                : m_wholeJob
+                ? QStringLiteral("Drop cancelled: not on a server that leaves all of the job on "
+                                 "the fabric")
                 : QStringLiteral("Drop cancelled: not on a server that can take %1 ranks")
                       .arg(count));
         return;

@@ -24,7 +24,9 @@ class ScenarioDocument;
 /**
  * The gesture that moves ranks on the fabric (Tiled keeps gestures in tools; the view forwards
  * its events here): press a chip, a server's bar or a chip of the selection, drag, drop on a
- * slot or a server; or drop ranks from the RankPalette (MIME "application/x-railyard-ranks").
+ * slot or a server; Ctrl on a server's bar drags the whole job on show, every one of its
+ * servers moving by the same offset as the one pressed (GPU indices kept, as "Move Job to
+ * Servers…"); or drop ranks from the RankPalette (MIME "application/x-railyard-ranks").
  * It keeps the drag state, shows a ghost and the drop target, previews the drop on every new
  * target (ScenarioDocument::previewMoves: the links show the load as if dropped here) with the
  * colour range held, and ends in at most one command: ScenarioDocument::moveRanks with the
@@ -56,9 +58,11 @@ public:
     QGraphicsItem *ghost() const;
 
 private:
-    enum class Press { None, Chip, Server };
+    enum class Press { None, Chip, Server, Job };
 
-    void begin(const std::vector<int> &ranks, bool external);
+    /// `ghostRanks`: the chips the ghost shows (all of `ranks` when empty).
+    void begin(
+        const std::vector<int> &ranks, bool external, const std::vector<int> &ghostRanks = {});
     void update(const QPoint &viewPos);
     void finish(const QPoint &viewPos);
     void clearVisuals();
@@ -69,6 +73,11 @@ private:
     std::vector<std::pair<int, int>> request(const QPoint &viewPos, int &server, int &slot) const;
     /// The (rank, slot) moves a multi-rank drop onto `server` means (empty: impossible).
     std::vector<std::pair<int, int>> multiMoves(int server, int hintSlot) const;
+    /// The moves of a whole-job drag dropped on `server`: every rank's server shifted by the
+    /// offset from the pressed server, its GPU index kept (empty: no shift, or off the fabric).
+    std::vector<std::pair<int, int>> jobMoves(int server) const;
+    /// "job "b"" with jobs, "the job" without.
+    QString jobName() const;
 
     FabricView *m_view;
     FabricItem *m_root;
@@ -82,6 +91,8 @@ private:
 
     bool m_dragging = false;
     bool m_external = false;
+    bool m_wholeJob = false; ///< a Ctrl-drag of a server bar: the job on show as a whole
+    int m_pressServer = -1; ///< the server whose bar a whole-job drag started on
     std::vector<int> m_ranks;
     DragGhostItem *m_ghost = nullptr;
     int m_targetSlot = -1;

@@ -283,7 +283,8 @@ void JobsController::askMoveJob()
     const QString name
         = QString::fromStdString(scenario.jobs[static_cast<std::size_t>(doc->activeJob())].name);
     const QString text = m_window->files()->dialogs()->askText(m_window, tr("Move Job to Servers"),
-        tr("Job \"%1\" takes servers %2. Its servers, in order, go to (e.g. 4,12 or 4-5):")
+        tr("Job \"%1\" takes servers %2. Its servers, in order, go to (e.g. 4,12 or 4-5; "
+           "Ctrl+drag one of its server bars does the same on the fabric):")
             .arg(name, now.join(QStringLiteral(","))),
         now.join(QStringLiteral(",")));
     if (!text.trimmed().isEmpty())

@@ -17,6 +17,7 @@
 #include "placejobdialog.h"
 #include "scenario/scenariofile.h"
 #include "scripteddialogs.h"
+#include "serveritem.h"
 #include "slotitem.h"
 #include "summarybar.h"
 
@@ -49,6 +50,7 @@ private Q_SLOTS:
     void selectorShowsJobB();
     void dragOntoAnotherJobIsRefused();
     void moveJobThenUndo();
+    void ctrlDragMovesTheWholeJob();
     void placeNewJobApplied();
 
 private:
@@ -77,6 +79,14 @@ const SlotItem &chip(const FabricItem *root, int slot)
 QPoint slotPos(const FabricView &view, int slot)
 {
     return view.mapFromScene(chip(view.rootItem(), slot).sceneBoundingRect().center());
+}
+
+/// The middle of `server`'s bar (its drag handle), in viewport coordinates.
+QPoint barPos(const FabricView &view, int server)
+{
+    const FabricItem *root = view.rootItem();
+    return view.mapFromScene(
+        root->serverItem(server)->mapToScene(root->layout().barRect().center()));
 }
 
 } // namespace
@@ -257,6 +267,60 @@ void TestJobsView::moveJobThenUndo()
     QCOMPARE(chip(root, 8).rank(), 0);
     QCOMPARE(doc->fileScenario(), m_file);
     QVERIFY(m_jobs->report()->jobs[0].iterationTime > m_jobs->report()->jobs[0].aloneIterationTime);
+}
+
+void TestJobsView::ctrlDragMovesTheWholeJob()
+{
+    // Ctrl+drag of one of b's server bars moves all of b by the same number of servers, as
+    // "Move Job to Servers…" does: server 1 onto server 4 puts b on servers 4 and 12.
+    ScenarioDocument *doc = m_window->document();
+    FabricView *view = m_window->fabricView();
+    const FabricItem *root = view->rootItem();
+    QCOMPARE(doc->setActiveJob(1), QString());
+    doc->waitForEvaluation();
+    view->fitAll();
+    QWidget *vp = view->viewport();
+    const QPoint press = barPos(*view, 1);
+    QTest::mousePress(vp, Qt::LeftButton, Qt::ControlModifier, press);
+    QTest::mouseMove(vp, press + QPoint(20, 20));
+    // Over a's server 0: b's second server would land on a's server 8; refused, no preview.
+    QTest::mouseMove(vp, barPos(*view, 0));
+    QVERIFY(!doc->isPreviewing());
+    QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("job \"a\"")),
+        qPrintable(m_window->statusBar()->currentMessage()));
+    // Over server 4: the preview shows all of b moved.
+    QTest::mouseMove(vp, barPos(*view, 4));
+    QVERIFY(doc->isPreviewing());
+    QVERIFY2(m_window->statusBar()->currentMessage().startsWith(
+                 QStringLiteral("Move job \"b\" by 3 servers")),
+        qPrintable(m_window->statusBar()->currentMessage()));
+    QTest::mouseRelease(vp, Qt::LeftButton, Qt::ControlModifier, barPos(*view, 4));
+    doc->waitForEvaluation();
+    QCOMPARE(doc->undoStack()->count(), 1); // one step for the whole job
+    for (int r = 0; r < 16; ++r) {
+        const int from = m_file.jobs[1].slots[static_cast<std::size_t>(r)];
+        QCOMPARE(doc->mapping().slotOf(r), from + 3 * 8); // GPU index (rail) kept
+    }
+    QCOMPARE(chip(root, 32).rank(), 0);
+    QCOMPARE(chip(root, 8).data(SlotItem::kJobKey).toInt(), -1); // server 1 free again
+    // As through the dialog: off a's spine links, a runs at its alone time.
+    const JobReport &a = m_jobs->report()->jobs[0];
+    QCOMPARE(a.iterationTime, a.aloneIterationTime);
+    // Four servers on would put b's second server past the fabric's last (12 + 4 = 16 of 16):
+    // no preview, and the drop moves nothing.
+    const QPoint again = barPos(*view, 4);
+    QTest::mousePress(vp, Qt::LeftButton, Qt::ControlModifier, again);
+    QTest::mouseMove(vp, again + QPoint(20, 20));
+    QTest::mouseMove(vp, barPos(*view, 8));
+    QVERIFY(!doc->isPreviewing());
+    QTest::mouseRelease(vp, Qt::LeftButton, Qt::ControlModifier, barPos(*view, 8));
+    QCOMPARE(doc->undoStack()->count(), 1);
+    QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("on the fabric")),
+        qPrintable(m_window->statusBar()->currentMessage()));
+    // Undo: b back on servers 1 and 9.
+    m_window->actions()->action(QStringLiteral("actionUndo"))->trigger();
+    doc->waitForEvaluation();
+    QCOMPARE(doc->fileScenario(), m_file);
 }
 
 void TestJobsView::placeNewJobApplied()

@@ -5,6 +5,7 @@
 //                  another server (ScenarioDocument::previewMoves) and the repaint
 //   BM_PreviewJobMove1024  the same in a two-job scenario on 1,024 GPU slots: job a's server
 //                  onto a free one, the links coloured by both jobs (goal: one 60 Hz frame)
+//   BM_PreviewWholeJob16k  one step of a whole-job drag: an 8,192-GPU job shifted by servers
 //   BM_DropJobs16k/A  a drop with two 8,192-GPU jobs on 16,384 slots, the UI thread's time
 //                  (A = 0: the jobs evaluated on the UI thread, as before; 1: on the thread pool)
 //   The 131,072-GPU scenario of the README (16,384 servers x 8, rail-optimised, radix 128,
@@ -251,6 +252,38 @@ Scenario twoJobs16k()
     s.degrees.dp = 64;
     s.training.globalBatch = 1024;
     return asTwoJobs(s);
+}
+
+/// One step of a whole-job drag (Ctrl on a server bar): an 8,192-GPU job (GPT-3 175B, TP 8
+/// PP 16 DP 64) on the first half of scenarioOfServers(2048)'s 16,384-GPU fabric, previewed
+/// shifted by 1 to 8 servers in turn (every rank moves), and the repaint.
+void BM_PreviewWholeJob16k(benchmark::State &state)
+{
+    Scenario s = scenarioOfServers(2048);
+    s.degrees.dp = 64;
+    s.training.globalBatch = 1024;
+    ScenarioDocument doc;
+    doc.load(s);
+    doc.waitForEvaluation();
+    FabricView view(&doc);
+    view.resize(1400, 900);
+    view.show();
+    view.fitAll();
+    QApplication::processEvents();
+    const int gpus = 8;
+    int offset = 1;
+    for (auto _ : state) {
+        std::vector<std::pair<int, int>> moves;
+        for (int rank = 0; rank < doc.mapping().rankCount(); ++rank) {
+            const int slot = doc.mapping().slotOf(rank);
+            moves.emplace_back(rank, (slot / gpus + offset) * gpus + slot % gpus);
+        }
+        doc.previewMoves(moves);
+        QApplication::processEvents();
+        offset = offset % 8 + 1;
+    }
+    doc.endPreview();
+    state.counters["ranks"] = doc.mapping().rankCount();
 }
 
 /// A drop in the explorer with two jobs on 16,384 GPU slots: the UI thread's time from the
@@ -678,6 +711,7 @@ BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMoveHashed)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewJobMove1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PreviewWholeJob16k)->Iterations(8)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DropJobs16k)
     ->Arg(0)
     ->Arg(1)

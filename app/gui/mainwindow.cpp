@@ -44,6 +44,7 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTimer>
+
 #include <algorithm>
 
 namespace railyard {

@@ -35,6 +35,7 @@
 //                             view with the measured toggle on, and the repaint, K zoom steps
 //                             in from fit (0: the overview; 12: the detailed, split cables)
 //                             (goal: the overlay appears within 1 s)
+#include "benchgui.h"
 #include "collectivecontroller.h"
 #include "collectiveoverlayitem.h"
 #include "collectiveplayer.h"
@@ -42,7 +43,6 @@
 #include "document/scenariodocument.h"
 #include "fabricitem.h"
 #include "fabricview.h"
-#include "jobscontroller.h"
 #include "mainwindow.h"
 #include "scenario/scenariofile.h"
 #include "studies/countercompare.h"
@@ -65,17 +65,7 @@
 
 using namespace railyard;
 
-namespace {
-
-Scenario scenarioWith(int gpus)
-{
-    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
-    s.fabric.servers = gpus / 8;
-    s.degrees.dp = gpus / (s.degrees.tp * s.degrees.pp);
-    s.training.globalBatch = 16 * s.degrees.dp; // keep 16 micro-batches per replica
-    s.slots.clear();
-    return s;
-}
+namespace railyard::benchgui {
 
 /// One step of a server-bar drag: the 8 ranks on server 0's slots previewed on `target`'s
 /// slots (8 GPUs per server), and the frame the event loop then makes.
@@ -86,6 +76,52 @@ void previewFirstServerOn(ScenarioDocument &doc, int target)
         moves.emplace_back(doc.mapping().rankAt(g), target * 8 + g);
     doc.previewMoves(moves);
     QApplication::processEvents();
+}
+
+/// The scenario `railyard-cli generate --fabric rail-optimised --servers 16384
+/// --gpus-per-server 8 --switch-radix 128 --tp 8 --pp 16 --model gpt3-175b --global-batch
+/// 16384` writes, as the flags' document the CLI builds (defaults filled by the loader).
+Scenario scenarioOfServers(int servers)
+{
+    const nlohmann::json doc = {
+        { "format_version", kScenarioFormatVersion },
+        { "fabric",
+            { { "kind", "rail-optimised" }, { "servers", servers }, { "gpus_per_server", 8 },
+                { "switch_radix", 128 } } },
+        { "parallel", { { "tp", 8 }, { "pp", 16 }, { "dp", servers / 16 } } },
+        { "model", { { "preset", "gpt3-175b" } } },
+        { "training", { { "global_batch", servers } } },
+        { "device", { { "preset", "h100-sxm" } } },
+    };
+    return scenarioFromJson(doc);
+}
+
+/// A shown 1400x900 view of `doc` at fit-to-window zoom, first paint done.
+std::unique_ptr<FabricView> viewOf(ScenarioDocument &doc)
+{
+    auto view = std::make_unique<FabricView>(&doc);
+    view->resize(1400, 900);
+    view->show();
+    view->fitAll();
+    QApplication::processEvents();
+    view->viewport()->repaint();
+    return view;
+}
+
+} // namespace railyard::benchgui
+
+using namespace railyard::benchgui;
+
+namespace {
+
+Scenario scenarioWith(int gpus)
+{
+    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
+    s.fabric.servers = gpus / 8;
+    s.degrees.dp = gpus / (s.degrees.tp * s.degrees.pp);
+    s.training.globalBatch = 16 * s.degrees.dp; // keep 16 micro-batches per replica
+    s.slots.clear();
+    return s;
 }
 
 /// One drop: the swap command (one MoveRanks), the engine's incremental update, the view's
@@ -163,168 +199,6 @@ void BM_PreviewServerMoveHashed(benchmark::State &state)
 
 /// Two jobs on 128 servers x 8 (1,024 GPU slots): seed-128's job with dp 12 (384 GPUs) as job
 /// a on servers 0-47 and again as job b on 48-95; servers 96-127 free.
-/// `s` as two jobs a and b of its own layout, side by side: a on the first worldSize slots,
-/// b on the next.
-Scenario asTwoJobs(Scenario s)
-{
-    JobSpec a;
-    a.degrees = s.degrees;
-    a.order = s.order;
-    a.model = s.model;
-    a.training = s.training;
-    JobSpec b = a;
-    a.name = "a";
-    a.colour = "#e69f00";
-    b.name = "b";
-    b.colour = "#56b4e9";
-    const int world = s.degrees.tp * s.degrees.pp * s.degrees.dp * s.degrees.cp;
-    for (int slot = 0; slot < world; ++slot) {
-        a.slots.push_back(slot);
-        b.slots.push_back(world + slot);
-    }
-    s.slots = a.slots;
-    s.jobs = { a, b };
-    return s;
-}
-
-Scenario twoJobs1024()
-{
-    Scenario s = loadScenario(RAILYARD_SOURCE_DIR "/samples/seed-128.json");
-    s.fabric.servers = 128;
-    s.degrees.dp = 12;
-    s.training.globalBatch = 16 * s.degrees.dp;
-    s.placement = Placement::Packed;
-    return asTwoJobs(s);
-}
-
-/// One step of a server drag's preview in a two-job scenario at 1,024 GPU slots: job a (on
-/// show) moves its first server's 8 ranks onto a free server, the link colours being the sum
-/// over both jobs (goal: within one 60 Hz frame).
-void BM_PreviewJobMove1024(benchmark::State &state)
-{
-    ScenarioDocument doc;
-    doc.load(twoJobs1024());
-    doc.waitForEvaluation();
-    FabricView view(&doc);
-    view.resize(1400, 900);
-    view.show();
-    view.fitAll();
-    QApplication::processEvents();
-    int target = 96;
-    const int updates = doc.evaluator()->engineUpdates();
-    bool previewed = true;
-    for (auto _ : state) {
-        previewFirstServerOn(doc, target);
-        previewed = previewed && doc.isPreviewing();
-        target = target == 127 ? 96 : target + 1;
-    }
-    doc.endPreview();
-    // Each step was a preview the engine evaluated (a refused move would cost nothing).
-    state.counters["previewed"] = previewed ? 1 : 0;
-    state.counters["engine_updates"] = benchmark::Counter(
-        doc.evaluator()->engineUpdates() - updates, benchmark::Counter::kAvgIterations);
-    state.counters["jobs"] = static_cast<double>(doc.scenario().jobs.size());
-}
-
-/// The scenario `railyard-cli generate --fabric rail-optimised --servers 16384
-/// --gpus-per-server 8 --switch-radix 128 --tp 8 --pp 16 --model gpt3-175b --global-batch
-/// 16384` writes, as the flags' document the CLI builds (defaults filled by the loader).
-Scenario scenarioOfServers(int servers)
-{
-    const nlohmann::json doc = {
-        { "format_version", kScenarioFormatVersion },
-        { "fabric",
-            { { "kind", "rail-optimised" }, { "servers", servers }, { "gpus_per_server", 8 },
-                { "switch_radix", 128 } } },
-        { "parallel", { { "tp", 8 }, { "pp", 16 }, { "dp", servers / 16 } } },
-        { "model", { { "preset", "gpt3-175b" } } },
-        { "training", { { "global_batch", servers } } },
-        { "device", { { "preset", "h100-sxm" } } },
-    };
-    return scenarioFromJson(doc);
-}
-
-/// Two 8,192-GPU jobs (GPT-3 175B, TP 8 PP 16 DP 64 each) on scenarioOfServers(2048)'s
-/// 16,384-GPU fabric: job a on the first 1,024 servers, job b on the rest.
-Scenario twoJobs16k()
-{
-    Scenario s = scenarioOfServers(2048);
-    s.degrees.dp = 64;
-    s.training.globalBatch = 1024;
-    return asTwoJobs(s);
-}
-
-/// One step of a whole-job drag (Ctrl on a server bar): an 8,192-GPU job (GPT-3 175B, TP 8
-/// PP 16 DP 64) on the first half of scenarioOfServers(2048)'s 16,384-GPU fabric, previewed
-/// shifted by 1 to 8 servers in turn (every rank moves), and the repaint.
-void BM_PreviewWholeJob16k(benchmark::State &state)
-{
-    Scenario s = scenarioOfServers(2048);
-    s.degrees.dp = 64;
-    s.training.globalBatch = 1024;
-    ScenarioDocument doc;
-    doc.load(s);
-    doc.waitForEvaluation();
-    FabricView view(&doc);
-    view.resize(1400, 900);
-    view.show();
-    view.fitAll();
-    QApplication::processEvents();
-    const int gpus = 8;
-    int offset = 1;
-    for (auto _ : state) {
-        std::vector<std::pair<int, int>> moves;
-        for (int rank = 0; rank < doc.mapping().rankCount(); ++rank) {
-            const int slot = doc.mapping().slotOf(rank);
-            moves.emplace_back(rank, (slot / gpus + offset) * gpus + slot % gpus);
-        }
-        doc.previewMoves(moves);
-        QApplication::processEvents();
-        offset = offset % 8 + 1;
-    }
-    doc.endPreview();
-    state.counters["ranks"] = doc.mapping().rankCount();
-}
-
-/// A drop in the explorer with two jobs on 16,384 GPU slots: the UI thread's time from the
-/// swap of two of job a's ranks until the event loop is idle again (the document's incremental
-/// update, the recolour, and the jobs' re-evaluation when it runs on the UI thread). Arg 0:
-/// the document's threshold for evaluating off the UI thread raised above the scenario, so
-/// the jobs are evaluated there (as before); 1: the default, on Qt's thread pool. Between
-/// drops the benchmark waits, untimed, for the evaluation to land.
-void BM_DropJobs16k(benchmark::State &state)
-{
-    MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    ScenarioDocument *doc = window.document();
-    const bool offUiThread = state.range(0) != 0;
-    if (!offUiThread)
-        doc->evaluator()->setAsyncThreshold(1 << 30);
-    auto *jobs = window.findChild<JobsController *>();
-    const auto settle = [&] {
-        doc->waitForEvaluation();
-        while (jobs->isEvaluating())
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-        QCoreApplication::processEvents();
-    };
-    doc->load(twoJobs16k());
-    settle();
-    std::mt19937 rng(5);
-    std::uniform_int_distribution<int> pick(0, 8191);
-    int async = 0;
-    for (auto _ : state) {
-        doc->swapRanks(pick(rng), pick(rng));
-        QCoreApplication::processEvents();
-        async += jobs->isEvaluating() ? 1 : 0;
-        state.PauseTiming();
-        settle();
-        state.ResumeTiming();
-    }
-    state.counters["jobs_async"] = benchmark::Counter(async, benchmark::Counter::kAvgIterations);
-    state.counters["jobs"] = static_cast<double>(jobs->report() ? jobs->report()->jobs.size() : 0);
-}
-
 Scenario scenario131k()
 {
     return scenarioOfServers(16384);
@@ -355,18 +229,6 @@ ScenarioDocument &document1M()
 {
     static std::unique_ptr<ScenarioDocument> doc = loadedDocument(scenarioOfServers(131072));
     return *doc;
-}
-
-/// A shown 1400x900 view of `doc` at fit-to-window zoom, first paint done.
-std::unique_ptr<FabricView> viewOf(ScenarioDocument &doc)
-{
-    auto view = std::make_unique<FabricView>(&doc);
-    view->resize(1400, 900);
-    view->show();
-    view->fitAll();
-    QApplication::processEvents();
-    view->viewport()->repaint();
-    return view;
 }
 
 /// A shown 1400x900 view of the 131k document at fit-to-window zoom, first paint done.
@@ -710,14 +572,6 @@ void BM_CounterOverlay16k(benchmark::State &state)
 BENCHMARK(BM_Drop)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMove)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PreviewServerMoveHashed)->Arg(1024)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_PreviewJobMove1024)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_PreviewWholeJob16k)->Iterations(8)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_DropJobs16k)
-    ->Arg(0)
-    ->Arg(1)
-    ->Iterations(10)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
 BENCHMARK(BM_Open131k)->Iterations(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Close131k)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paint131k)->Unit(benchmark::kMillisecond);

@@ -234,13 +234,7 @@ ScenarioDocument &document1M()
 /// A shown 1400x900 view of the 131k document at fit-to-window zoom, first paint done.
 std::unique_ptr<FabricView> view131k()
 {
-    auto view = std::make_unique<FabricView>(&document131k());
-    view->resize(1400, 900);
-    view->show();
-    view->fitAll();
-    QApplication::processEvents();
-    view->viewport()->repaint();
-    return view;
+    return viewOf(document131k());
 }
 
 /// Counts the paint events of a widget (the benchmarks check they paint once per frame).

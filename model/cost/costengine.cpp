@@ -73,11 +73,10 @@ void CostEngine::Impl::setUpTraffic()
 
 long long CostEngine::Impl::updateLink(int i, LinkLoad &l, bool full)
 {
-    const std::vector<double> &dimBytes = traffic->linkDimBytes();
     double total = 0.0;
     for (int d = 0; d < kDimCount; ++d) {
         // Loads that cancelled out after moves may leave rounding residue below a byte.
-        const double b = dimBytes[static_cast<std::size_t>(i) * kDimCount + d];
+        const double b = traffic->linkDimBytes(i, kAllDims[static_cast<std::size_t>(d)]);
         l.dimBytes[d] = b > 0.5 ? b : 0.0;
         total += l.dimBytes[d];
     }
@@ -110,7 +109,6 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
         // Most links carry exactly what the link before them does at the same bandwidth (a
         // GPU's port out and in, the links of an ECMP lump: 96 % of them at 131,072 GPUs):
         // such a link takes that one's figures and keys instead of computing them again.
-        const std::vector<double> &dimBytes = traffic->linkDimBytes();
         busySquares = 0;
         // Every link is set once below: the overlap channels keep their maxima alone until a
         // link changes on its own (340 MB of keys at a million GPUs that `evaluate` never
@@ -119,9 +117,7 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
         for (int i = 0; i < n; ++i) {
             const auto at = static_cast<std::size_t>(i);
             if (i > 0 && fabric.linkBandwidth(i) == fabric.linkBandwidth(i - 1)
-                && std::equal(dimBytes.begin() + static_cast<std::ptrdiff_t>(at * kDimCount),
-                    dimBytes.begin() + static_cast<std::ptrdiff_t>((at + 1) * kDimCount),
-                    dimBytes.begin() + static_cast<std::ptrdiff_t>((at - 1) * kDimCount))) {
+                && traffic->sameLinkDimBytes(i, i - 1)) {
                 report.links.pushRepeat();
                 keys[at] = keys[at - 1];
                 channels.copyKeys(i, i - 1);

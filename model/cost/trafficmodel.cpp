@@ -110,7 +110,14 @@ TrafficModel::TrafficModel(
     m_tpVersion.assign(sz(stages), 1);
 
     const int links = fabric.linkCount();
-    m_linkDimBytes.assign(static_cast<std::size_t>(links) * kDimCount, 0.0);
+    m_dimColumn.fill(-1);
+    for (const TrafficPattern &p : m_patterns)
+        m_dimColumn[sz(index(p.dim))] = 0;
+    m_dimColumns = 0;
+    for (int &column : m_dimColumn)
+        if (column == 0)
+            column = static_cast<int>(m_dimColumns++);
+    m_linkDimBytes.assign(static_cast<std::size_t>(links) * m_dimColumns, 0.0);
     m_linkRole.assign(sz(links), 0);
     m_changedLinks.assign(sz(links));
     // From the fabric's per-link arrays: reading each link's record and its source node from

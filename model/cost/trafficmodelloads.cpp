@@ -97,8 +97,8 @@ void TrafficModel::applyLinkBytes(int link, Dim dim, double bytes)
 {
     if (bytes == 0.0)
         return; // a pattern no op uses yet (a family's, before its choice): nothing moves
-    addLinkDimBytes(&m_linkDimBytes[sz(link) * kDimCount], m_linkRole[sz(link)],
-        static_cast<std::size_t>(index(dim)), bytes);
+    addLinkDimBytes(
+        linkDimRow(link), m_linkRole[sz(link)], static_cast<std::size_t>(index(dim)), bytes);
     if (!m_building)
         m_changedLinks.add(link);
 }

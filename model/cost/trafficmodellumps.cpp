@@ -82,7 +82,7 @@ void TrafficModel::spreadLumpBytes()
         for (int i = k.first; i < k.first + k.count; ++i) {
             const int link = m_lumpLinks[sz(i)];
             const std::uint8_t role = m_linkRole[sz(link)];
-            double *row = &m_linkDimBytes[sz(link) * kDimCount];
+            double *row = linkDimRow(link);
             for (int j = 0; j < n; ++j) {
                 const std::size_t d = sz(dims[sz(j)]);
                 addLinkDimBytes(row, role, d, bytes[d]);

@@ -103,8 +103,10 @@ inline void compareModels(const TrafficModel &a, const TrafficModel &b, int link
                 QCOMPARE(x.alpha(p, passes), y.alpha(p, passes));
         QVERIFY(near(x.weight, y.weight));
     }
-    for (std::size_t i = 0; i < a.linkDimBytes().size(); ++i)
-        QVERIFY(near(a.linkDimBytes()[i], b.linkDimBytes()[i]));
+    QCOMPARE(a.linkCount(), b.linkCount());
+    for (int l = 0; l < a.linkCount(); ++l)
+        for (const Dim d : kAllDims)
+            QVERIFY(near(a.linkDimBytes(l, d), b.linkDimBytes(l, d)));
     for (int t = 0; t < kTierCount; ++t)
         for (int d = 0; d < kDimCount; ++d)
             QVERIFY(near(a.tierBytes()[t][d], b.tierBytes()[t][d]));

@@ -60,31 +60,26 @@ bool RankDragTool::mousePressed(QMouseEvent *event)
             m_pendingRanks = { mapping.rankAt(hit.slot) };
         return true;
     }
-    const auto holdsRanks = [&mapping](const ServerItem *server) {
-        for (int g = 0; g < server->gpuCount(); ++g)
-            if (mapping.rankAt(server->server() * server->gpuCount() + g) >= 0)
-                return true;
-        return false;
-    };
-    if (hit.handle && (event->modifiers() & Qt::ControlModifier) && holdsRanks(hit.server)) {
-        // The whole job on show (every rank of the document's mapping), from one of its servers.
-        for (int rank = 0; rank < mapping.rankCount(); ++rank)
-            m_pendingRanks.push_back(rank);
-        m_press = Press::Job;
-        m_pressServer = hit.server->server();
-        m_pressSlot = m_pressServer * hit.server->gpuCount();
-        return !m_pendingRanks.empty();
-    }
     if (hit.handle) {
+        // The server's ranks: dragged themselves, or with Ctrl the ghost of the whole job on
+        // show (every rank of the document's mapping), which follows as a block.
         const int server = hit.server->server();
-        for (int g = 0; g < hit.server->gpuCount(); ++g) {
-            const int rank = mapping.rankAt(server * hit.server->gpuCount() + g);
-            if (rank >= 0)
-                m_pendingRanks.push_back(rank);
-        }
-        if (!m_pendingRanks.empty()) {
-            m_press = Press::Server;
+        std::vector<int> onServer;
+        for (int g = 0; g < hit.server->gpuCount(); ++g)
+            if (const int rank = mapping.rankAt(server * hit.server->gpuCount() + g); rank >= 0)
+                onServer.push_back(rank);
+        if (!onServer.empty()) {
             m_pressSlot = server * hit.server->gpuCount();
+            m_pressServer = server;
+            if (event->modifiers() & Qt::ControlModifier) {
+                m_press = Press::Job;
+                m_ghostRanks = std::move(onServer);
+                for (int rank = 0; rank < mapping.rankCount(); ++rank)
+                    m_pendingRanks.push_back(rank);
+            } else {
+                m_press = Press::Server;
+                m_pendingRanks = std::move(onServer);
+            }
             return true;
         }
     }
@@ -98,20 +93,8 @@ bool RankDragTool::mouseMoved(QMouseEvent *event)
         return m_dragging;
     const QPoint pos = event->position().toPoint();
     if (!m_dragging && (pos - m_pressPos).manhattanLength() >= QApplication::startDragDistance()) {
-        if (m_press == Press::Job) {
-            // The ghost carries the pressed server's chips; the job follows as a block.
-            std::vector<int> ghost;
-            const int gpus = m_root->fabric().gpusPerServer();
-            for (int g = 0; g < gpus; ++g)
-                if (const int rank = m_document->mapping().rankAt(m_pressServer * gpus + g);
-                    rank >= 0)
-                    ghost.push_back(rank);
-            m_wholeJob = true;
-            begin(m_pendingRanks, false, ghost);
-        } else {
-            m_wholeJob = false;
-            begin(m_pendingRanks, false);
-        }
+        m_wholeJob = m_press == Press::Job;
+        begin(m_pendingRanks, false, m_wholeJob ? m_ghostRanks : std::vector<int> {});
     }
     if (m_dragging)
         update(pos);

@@ -88,6 +88,7 @@ private:
     QPoint m_pressPos;
     int m_pressSlot = -1;
     std::vector<int> m_pendingRanks; ///< ranks a press would drag
+    std::vector<int> m_ghostRanks; ///< a whole-job press: the pressed server's ranks
 
     bool m_dragging = false;
     bool m_external = false;

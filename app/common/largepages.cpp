@@ -22,7 +22,9 @@
 // leave the choice to whoever links them. RAILYARD_HUGE_PAGES=0 in the environment turns the
 // advice off. Under AddressSanitizer the sanitizer's operator new is kept, with its checks.
 
+#include "largepages.h"
 #include <algorithm>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -141,6 +143,18 @@ void operator delete(void *block) noexcept
 void operator delete(void *block, std::size_t) noexcept
 {
     std::free(block);
+}
+
+bool railyard::hugePagesAdvised()
+{
+    return hugePage() != 0;
+}
+
+#else
+
+bool railyard::hugePagesAdvised()
+{
+    return false;
 }
 
 #endif

@@ -137,9 +137,7 @@ void JobsController::refresh()
         return;
     }
     syncSelector();
-    if (place)
-        m_report.reset(); // another scenario's figures
-    if (!m_report)
+    if (!m_report) // another scenario's figures were dropped on scenarioChanged()
         m_panel->showError(tr("Evaluating the jobs…"));
     m_panel->setUpdating(true);
     if (place)

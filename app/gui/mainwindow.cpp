@@ -284,6 +284,10 @@ void MainWindow::showBesidePipeline(QDockWidget *dock)
     }
     // Shown in the pipeline's tab group (tabifiedDockWidgets() lists shown docks only).
     const bool tabbed = tabifiedDockWidgets(dock).contains(timeline);
+    if (!tabbed && dock->isVisible() && dockWidgetArea(dock) == Qt::BottomDockWidgetArea) {
+        dock->raise(); // already beside the pipeline: the widths the user left stay
+        return;
+    }
     if (!isVisible()) {
         if (!tabbed)
             tabifyDockWidget(timeline, dock);
@@ -299,16 +303,12 @@ void MainWindow::showBesidePipeline(QDockWidget *dock)
     };
     // The splitter between the two and their frames (Fusion's separator is 6 pixels).
     constexpr int kSplitterRoom = 12;
-    // The room the two share: the pipeline's group, and the panel's own when already beside it.
-    const int room = timeline->width() + (!tabbed && dock->isVisible() ? dock->width() : 0);
     if (timeline->isVisible()
-        && room >= minimumWidth(timeline) + minimumWidth(dock) + kSplitterRoom) {
-        if (tabbed || !dock->isVisible() || dockWidgetArea(dock) != Qt::BottomDockWidgetArea) {
-            // Out of the tab group (a hidden dock keeps its place there), then into the bottom
-            // area beside it (splitDockWidget() keeps a tabbed dock in its group).
-            removeDockWidget(dock);
-            addDockWidget(Qt::BottomDockWidgetArea, dock, Qt::Horizontal);
-        }
+        && timeline->width() >= minimumWidth(timeline) + minimumWidth(dock) + kSplitterRoom) {
+        // Out of the tab group (a hidden dock keeps its place there), then into the bottom area
+        // beside it (splitDockWidget() keeps a tabbed dock in its group).
+        removeDockWidget(dock);
+        addDockWidget(Qt::BottomDockWidgetArea, dock, Qt::Horizontal);
         dock->show();
         resizeDocks({ dock, timeline }, { 1000, 1000 }, Qt::Horizontal);
         return;

@@ -110,13 +110,13 @@ TrafficModel::TrafficModel(
     m_tpVersion.assign(sz(stages), 1);
 
     const int links = fabric.linkCount();
-    m_dimColumn.fill(-1);
+    // A column of per-link bytes for each dimension some pattern carries, in Dim order.
+    std::array<bool, kDimCount> carried {};
     for (const TrafficPattern &p : m_patterns)
-        m_dimColumn[sz(index(p.dim))] = 0;
+        carried[sz(index(p.dim))] = true;
     m_dimColumns = 0;
-    for (int &column : m_dimColumn)
-        if (column == 0)
-            column = static_cast<int>(m_dimColumns++);
+    for (int d = 0; d < kDimCount; ++d)
+        m_dimColumn[sz(d)] = carried[sz(d)] ? static_cast<int>(m_dimColumns++) : -1;
     m_linkDimBytes.assign(static_cast<std::size_t>(links) * m_dimColumns, 0.0);
     m_linkRole.assign(sz(links), 0);
     m_changedLinks.assign(sz(links));

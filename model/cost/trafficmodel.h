@@ -385,13 +385,13 @@ private:
     double ratio(const TrafficPattern &p, int link, double load) const;
     void applyWeightedLoad(const TrafficPattern &p, int link, double load, double weight);
     void applyLinkBytes(int link, Dim dim, double bytes);
-    /// Adds `bytes` of dimension `d` to one link's row and to the totals its role names (tier,
-    /// NIC uplink, leaf uplink), in that order (applyLinkBytes and the lumps' spread share it).
     /// Link `link`'s row of m_linkDimBytes.
     double *linkDimRow(int link)
     {
         return m_linkDimBytes.data() + static_cast<std::size_t>(link) * m_dimColumns;
     }
+    /// Adds `bytes` of dimension `d` to one link's row and to the totals its role names (tier,
+    /// NIC uplink, leaf uplink), in that order (applyLinkBytes and the lumps' spread share it).
     void addLinkDimBytes(double *row, std::uint8_t role, std::size_t d, double bytes)
     {
         row[static_cast<std::size_t>(m_dimColumn[d])] += bytes;

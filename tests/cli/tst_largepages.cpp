@@ -6,6 +6,7 @@
  * page faults.
  */
 #include "clirun.h"
+#include "largepages.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -21,15 +22,6 @@
 #include <new>
 #include <string>
 #include <vector>
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RAILYARD_TEST_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define RAILYARD_TEST_ASAN 1
-#endif
 
 namespace {
 
@@ -75,22 +67,13 @@ qint64 anonHugeKb(std::uintptr_t address, const QByteArray &name = {})
     return -1;
 }
 
-bool adviceBuiltIn()
-{
-#if defined(__linux__) && defined(__GLIBC__) && !defined(RAILYARD_TEST_ASAN)
-    return true;
-#else
-    return false;
-#endif
-}
-
 /**
- * Whether the advice shows: this build has it, it is not turned off, and the kernel backs only
- * advised memory with huge pages.
+ * Whether the advice shows: the program's operator new gives it (hugePagesAdvised()) and the
+ * kernel backs only advised memory with huge pages.
  */
 bool onlyAdvisedMemoryGetsHugePages()
 {
-    return adviceBuiltIn() && hugePageMode() == "madvise" && qgetenv("RAILYARD_HUGE_PAGES") != "0";
+    return railyard::hugePagesAdvised() && hugePageMode() == "madvise";
 }
 
 int handlerCalls = 0;
@@ -152,8 +135,13 @@ void TestLargePages::heapGrowthGetsHugePages()
 
 void TestLargePages::failureCallsTheNewHandlerThenThrows()
 {
-    if (!adviceBuiltIn())
-        QSKIP("the sanitizer's operator new is in use (it aborts on an impossible size)");
+#if defined(__SANITIZE_ADDRESS__)
+    QSKIP("the sanitizer's operator new is in use (it aborts on an impossible size)");
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    QSKIP("the sanitizer's operator new is in use (it aborts on an impossible size)");
+#endif
+#endif
     // No allocator serves half the address space: the handler runs, then bad_alloc.
     volatile std::size_t impossible = std::numeric_limits<std::size_t>::max() / 2;
     handlerCalls = 0;

@@ -49,6 +49,7 @@ GuideController::GuideController(MainWindow *window)
     QLabel *bottleneck = window->summaryBar()->bottleneckLabel();
     bottleneck->setCursor(Qt::PointingHandCursor);
     bottleneck->installEventFilter(this);
+    m_bottleneck = bottleneck;
     addActions();
 }
 
@@ -167,8 +168,7 @@ void GuideController::tryCompare()
 
 bool GuideController::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_window->summaryBar()->bottleneckLabel()
-        && event->type() == QEvent::MouseButtonRelease
+    if (watched == m_bottleneck && event->type() == QEvent::MouseButtonRelease
         && static_cast<QMouseEvent *>(event)->button() == Qt::LeftButton && m_find) {
         m_find->goToBottleneck();
         return true;

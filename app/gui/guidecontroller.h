@@ -46,6 +46,10 @@ private:
 
     MainWindow *m_window;
     QPointer<FindBar> m_find; ///< the fabric view's child: gone with it
+    /// The summary bar's bottleneck name, a link to the bottleneck: compared with an event
+    /// filter's object only (while the window closes, the label sees events after the bar's
+    /// destructor and its own have begun, when a cast to QLabel is no longer valid).
+    const QObject *m_bottleneck = nullptr;
     QPointer<WelcomePanel> m_welcome;
 };
 

@@ -97,11 +97,14 @@ while IFS= read -r line; do
   [ -f "$path" ] && [ -x "$path" ] && [[ "$path" != *.so* ]] && need "$(realpath "$path")" "$var"
 done < <(grep -E '^[A-Za-z0-9_]+:FILEPATH=/usr' "$cache")
 
-# 3. Shared libraries the binaries load.
+# 3. Shared libraries the binaries load, but the build's own (the sanitizer build's libraries).
+build_dir=$(realpath "$(dirname "$cache")")
 for bin in "${binaries[@]}"; do
   [ -x "$bin" ] || { echo "check_packages: --binary '$bin' is not an executable" >&2; exit 2; }
   while IFS= read -r lib; do
-    need "$(realpath "$lib")" "loaded by $(basename "$bin")"
+    lib=$(realpath "$lib")
+    [[ "$lib" == "$build_dir"/* ]] && continue
+    need "$lib" "loaded by $(basename "$bin")"
   done < <(ldd "$bin" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}')
 done
 

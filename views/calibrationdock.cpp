@@ -207,8 +207,12 @@ void CalibrationDock::fillChart(const CalibrationSpec &spec)
 {
     QChart *chart = m_chart->chart();
     chart->removeAllSeries();
-    for (QAbstractAxis *a : chart->axes())
+    // removeAxis() hands the axis back to the caller (QChart's documentation): without the
+    // delete every refresh leaked the two axes it replaced.
+    for (QAbstractAxis *a : chart->axes()) {
         chart->removeAxis(a);
+        delete a;
+    }
     auto *x = new QLogValueAxis(chart);
     // One label per factor 1000 (1e+03 = kB, 1e+06 = MB, ...): a label every decade from 8 B
     // to 8 GB did not fit the dock's width and every label was elided to "1…".

@@ -22,6 +22,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLogValueAxis>
+#include <QPointer>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -165,6 +166,12 @@ void TestCalibrationDock::importAcceptUndoRevert()
     QVERIFY(files.size() >= 3);
 
     QVERIFY(f.importAction());
+    // A refresh replaces the chart's axes and deletes the old ones (QChart::removeAxis hands
+    // them back to the caller; every refresh leaked two).
+    QList<QPointer<QAbstractAxis>> oldAxes;
+    for (QAbstractAxis *axis : f.dock()->chartView()->chart()->axes())
+        oldAxes << axis;
+    QCOMPARE(oldAxes.size(), 2);
     f.window.resize(1280, 720);
     f.window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&f.window));
@@ -179,6 +186,9 @@ void TestCalibrationDock::importAcceptUndoRevert()
     QVERIFY(f.dock()->acceptButton()->isEnabled());
     // Three series per run (measured, calibrated, default) and one table row per measurement.
     QCOMPARE(f.dock()->chartView()->chart()->series().size(), 3 * files.size());
+    QCOMPARE(f.dock()->chartView()->chart()->axes().size(), 2);
+    for (const QPointer<QAbstractAxis> &axis : oldAxes)
+        QVERIFY(axis.isNull());
     QCOMPARE(f.dock()->residualTable()->rowCount(), 2 * static_cast<int>(files.size()));
     QVERIFY(f.dock()->tiersLabel()->text().contains(QStringLiteral("scale_up")));
     // Opening the dock does not widen the window; the table says its units; the size axis

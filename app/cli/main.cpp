@@ -8,6 +8,7 @@
 // of three hand-kept copies.
 #include "commandline.h"
 #include "commands.h"
+#include "largepages.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -32,6 +33,10 @@ void keepFreedMemory()
     mallopt(M_MMAP_MAX, 0); // every block from the heap, so free() keeps it for reuse
     mallopt(M_TRIM_THRESHOLD, -1); // never trim the heap's top while the command runs (-1: off)
 #endif
+    // The heap's padding zeroed by the kernel on the second core, ahead of its first use: after
+    // the machine sits idle a first touch costs about 1.5 s a GB here (docs/performance.md,
+    // "A million GPUs").
+    railyard::prefaultHeapGrowth();
 }
 
 } // namespace

@@ -17,6 +17,10 @@
 //   is asked to grow it at least 32 huge pages at a time (M_TOP_PAD, mallopt(3)), so a growth
 //   is mostly untouched when advised. Untouched padding costs address space, not memory.
 //
+// - railyard-cli also has each growth's padding faulted in on a second thread
+//   (prefaultHeapGrowth(), madvise(MADV_POPULATE_WRITE)), so that the kernel zeroes it beside
+//   the run rather than at its first touch.
+//
 // Same output, 47,000 page faults instead of 727,000 (docs/performance.md, "A million GPUs").
 // Only the programs link this file (railyard, railyard-cli, the benchmarks); the libraries
 // leave the choice to whoever links them. RAILYARD_HUGE_PAGES=0 in the environment turns the
@@ -31,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -42,8 +47,10 @@
 #endif
 
 #if defined(__linux__) && defined(__GLIBC__) && !defined(RAILYARD_ASAN)
+#include <cerrno>
 #include <fcntl.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -92,6 +99,85 @@ void advise(std::uintptr_t first, std::uintptr_t last)
         ::madvise(reinterpret_cast<void *>(first), last - first, MADV_HUGEPAGE);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 // Linux 5.14 (madvise(2)); older kernels answer EINVAL
+#endif
+
+/**
+ * Faults in ranges of the heap's padding on a second thread (madvise(MADV_POPULATE_WRITE),
+ * Linux 5.14: the pages are allocated and zeroed, their contents left as they are), so that the
+ * kernel's zeroing of memory the program is about to use runs beside it rather than at its
+ * first touch. Off until prefaultHeapGrowth().
+ */
+class Prefaulter
+{
+public:
+    std::atomic<bool> enabled { false };
+
+    /** Queues [first, last) to be faulted in; dropped when the queue is busy or full. */
+    void post(std::uintptr_t first, std::uintptr_t last)
+    {
+        if (last <= first || !enabled.load(std::memory_order_relaxed)
+            || m_unsupported.load(std::memory_order_relaxed))
+            return;
+        if (::pthread_mutex_trylock(&m_lock) != 0)
+            return; // never wait inside operator new (nor after a fork() that copied it held)
+        if (!m_started) {
+            pthread_t thread;
+            m_started = ::pthread_create(&thread, nullptr, &Prefaulter::run, this) == 0;
+            if (m_started)
+                ::pthread_detach(thread);
+        }
+        if (m_started && m_count < kQueue) {
+            m_queue[(m_head + m_count) % kQueue] = { first, last };
+            ++m_count;
+            ::pthread_cond_signal(&m_ready);
+        }
+        ::pthread_mutex_unlock(&m_lock);
+    }
+
+private:
+    struct Range
+    {
+        std::uintptr_t first = 0, last = 0;
+    };
+    static constexpr int kQueue = 64;
+
+    static void *run(void *self)
+    {
+        auto *p = static_cast<Prefaulter *>(self);
+        for (;;) {
+            ::pthread_mutex_lock(&p->m_lock);
+            while (p->m_count == 0)
+                ::pthread_cond_wait(&p->m_ready, &p->m_lock);
+            const Range r = p->m_queue[p->m_head];
+            p->m_head = (p->m_head + 1) % kQueue;
+            --p->m_count;
+            ::pthread_mutex_unlock(&p->m_lock);
+            if (::madvise(reinterpret_cast<void *>(r.first), r.last - r.first, MADV_POPULATE_WRITE)
+                    != 0
+                && errno == EINVAL)
+                p->m_unsupported.store(true, std::memory_order_relaxed);
+        }
+        return nullptr;
+    }
+
+    pthread_mutex_t m_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t m_ready = PTHREAD_COND_INITIALIZER;
+    Range m_queue[kQueue];
+    int m_head = 0, m_count = 0;
+    bool m_started = false;
+    std::atomic<bool> m_unsupported { false };
+};
+
+Prefaulter &prefaulter()
+{
+    static Prefaulter p;
+    return p;
+}
+// Never destroyed: the thread may still be faulting in while the program exits.
+static_assert(std::is_trivially_destructible_v<Prefaulter>);
+
 /** The whole huge pages inside a large block; the kernel maps one only where all of it is advised.
  */
 void adviseBlock(void *block, std::size_t size, std::size_t page)
@@ -102,15 +188,22 @@ void adviseBlock(void *block, std::size_t size, std::size_t page)
     advise(roundDown(address + page - 1, page), roundDown(address + size, page));
 }
 
-/** What the main heap has grown by since the last look (already advised ranges are skipped). */
-void adviseHeapGrowth(std::size_t page)
+/**
+ * What the main heap has grown by since the last look (already advised ranges are skipped):
+ * advised, and its part past `block` (the padding glibc will carve the next blocks from)
+ * faulted in on the second thread.
+ */
+void adviseHeapGrowth(void *block, std::size_t size, std::size_t page)
 {
     static std::atomic<std::uintptr_t> advisedTo { 0 };
     const std::uintptr_t top = roundDown(reinterpret_cast<std::uintptr_t>(::sbrk(0)), page);
     std::uintptr_t from = advisedTo.load(std::memory_order_relaxed);
     if (top <= from || !advisedTo.compare_exchange_strong(from, top))
         return;
-    advise(from == 0 ? top - page : from, top);
+    const std::uintptr_t first = from == 0 ? top - page : from;
+    advise(first, top);
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(block) + size;
+    prefaulter().post(std::max(first, roundDown(end + page - 1, page)), top);
 }
 
 } // namespace
@@ -124,7 +217,7 @@ void *operator new(std::size_t size)
         if (void *block = std::malloc(size == 0 ? 1 : size)) {
             if (const std::size_t page = hugePage(); page != 0) {
                 adviseBlock(block, size, page);
-                adviseHeapGrowth(page);
+                adviseHeapGrowth(block, size, page);
             }
             return block;
         }
@@ -150,11 +243,20 @@ bool railyard::hugePagesAdvised()
     return hugePage() != 0;
 }
 
+void railyard::prefaultHeapGrowth()
+{
+    prefaulter().enabled.store(hugePage() != 0, std::memory_order_relaxed);
+}
+
 #else
 
 bool railyard::hugePagesAdvised()
 {
     return false;
+}
+
+void railyard::prefaultHeapGrowth()
+{
 }
 
 #endif

@@ -12,15 +12,20 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -101,6 +106,7 @@ class TestLargePages : public QObject
 private Q_SLOTS:
     void largeBlockGetsHugePages();
     void heapGrowthGetsHugePages();
+    void heapPaddingIsFaultedInBeside();
     void failureCallsTheNewHandlerThenThrows();
     void cliPrintsTheSameWithFewerFaults();
 };
@@ -131,6 +137,49 @@ void TestLargePages::heapGrowthGetsHugePages()
     }
     const qint64 kb = anonHugeKb(0, "[heap]");
     QVERIFY2(kb >= 16 * 1024, qPrintable(QStringLiteral("AnonHugePages of [heap]: %1 kB").arg(kb)));
+}
+
+void TestLargePages::heapPaddingIsFaultedInBeside()
+{
+    if (!onlyAdvisedMemoryGetsHugePages())
+        QSKIP("needs the replacement operator new and transparent huge pages in mode 'madvise'");
+    railyard::prefaultHeapGrowth();
+    // Small blocks until the heap grows, twice over; nothing here touches past the last block.
+    std::vector<std::unique_ptr<std::array<char, 48>>> blocks;
+    blocks.reserve(1 << 22);
+    const auto top = [] { return reinterpret_cast<std::uintptr_t>(::sbrk(0)); };
+    const std::uintptr_t start = top();
+    int growths = 0;
+    for (std::uintptr_t seen = start; growths < 2 && blocks.size() < (1u << 22);) {
+        blocks.push_back(std::make_unique<std::array<char, 48>>());
+        blocks.back()->fill(1);
+        if (top() != seen) {
+            seen = top();
+            ++growths;
+        }
+    }
+    QCOMPARE(growths, 2);
+    // The padding past the last block: every page of it resident without this thread touching
+    // it (mincore(2)), within ten seconds.
+    const long page = ::sysconf(_SC_PAGESIZE);
+    const auto last = reinterpret_cast<std::uintptr_t>(blocks.back().get()) + 48;
+    const std::uintptr_t first = (last + (2u << 20) - 1) & ~std::uintptr_t { (2u << 20) - 1 };
+    const std::uintptr_t end = top() & ~std::uintptr_t { (2u << 20) - 1 };
+    if (end <= first)
+        QSKIP("the last block ended within the heap's last huge page");
+    std::vector<unsigned char> resident((end - first) / static_cast<std::size_t>(page));
+    qsizetype missing = -1;
+    for (int tries = 0; tries < 1000 && missing != 0; ++tries) {
+        if (tries > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        QCOMPARE(::mincore(reinterpret_cast<void *>(first), end - first, resident.data()), 0);
+        missing = std::count_if(
+            resident.begin(), resident.end(), [](unsigned char r) { return (r & 1) == 0; });
+    }
+    QVERIFY2(missing == 0,
+        qPrintable(QStringLiteral("%1 of %2 pages of the padding not resident")
+                       .arg(missing)
+                       .arg(resident.size())));
 }
 
 void TestLargePages::failureCallsTheNewHandlerThenThrows()

@@ -35,8 +35,9 @@ void keepFreedMemory()
 #endif
     // The heap's padding zeroed by the kernel on the second core, ahead of its first use: after
     // the machine sits idle a first touch costs about 1.5 s a GB here (docs/performance.md,
-    // "A million GPUs").
-    railyard::prefaultHeapGrowth();
+    // "A million GPUs"). From 256 MB of heap on, so that a command on a fabric of thousands of
+    // GPUs (every sample's heap stays far below) holds no padding it never uses.
+    railyard::prefaultHeapGrowth(std::size_t { 256 } << 20);
 }
 
 } // namespace

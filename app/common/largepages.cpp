@@ -112,13 +112,14 @@ void advise(std::uintptr_t first, std::uintptr_t last)
 class Prefaulter
 {
 public:
-    std::atomic<bool> enabled { false };
+    /// Heap growth (bytes above where the heap stood at the first allocation) from which ranges
+    /// are faulted in; the largest value until prefaultHeapGrowth() (never).
+    std::atomic<std::size_t> from { ~std::size_t { 0 } };
 
     /** Queues [first, last) to be faulted in; dropped when the queue is busy or full. */
     void post(std::uintptr_t first, std::uintptr_t last)
     {
-        if (last <= first || !enabled.load(std::memory_order_relaxed)
-            || m_unsupported.load(std::memory_order_relaxed))
+        if (last <= first || m_unsupported.load(std::memory_order_relaxed))
             return;
         if (::pthread_mutex_trylock(&m_lock) != 0)
             return; // never wait inside operator new (nor after a fork() that copied it held)
@@ -202,6 +203,9 @@ void adviseHeapGrowth(void *block, std::size_t size, std::size_t page)
         return;
     const std::uintptr_t first = from == 0 ? top - page : from;
     advise(first, top);
+    static const std::uintptr_t base = top; // the heap's top at the first look
+    if (top - base < prefaulter().from.load(std::memory_order_relaxed))
+        return;
     const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(block) + size;
     prefaulter().post(std::max(first, roundDown(end + page - 1, page)), top);
 }
@@ -243,9 +247,10 @@ bool railyard::hugePagesAdvised()
     return hugePage() != 0;
 }
 
-void railyard::prefaultHeapGrowth()
+void railyard::prefaultHeapGrowth(std::size_t fromBytes)
 {
-    prefaulter().enabled.store(hugePage() != 0, std::memory_order_relaxed);
+    if (hugePage() != 0)
+        prefaulter().from.store(fromBytes, std::memory_order_relaxed);
 }
 
 #else

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+
 namespace railyard {
 
 /**
@@ -10,12 +12,12 @@ namespace railyard {
 bool hugePagesAdvised();
 
 /**
- * From now on, where hugePagesAdvised(), each growth of the main heap past the block that
- * caused it (the padding glibc carves the next blocks from, up to 32 huge pages) is faulted in
- * on a second thread, so that the kernel zeroes it beside the program rather than at its first
- * touch. For a short run that holds its peak to the end (railyard-cli): it costs up to the
- * padding in resident memory.
+ * From now on, where hugePagesAdvised(), each growth of the main heap once it has grown by
+ * `fromBytes` is faulted in past the block that caused it (the padding glibc carves the next
+ * blocks from, up to 32 huge pages) on a second thread, so that the kernel zeroes it beside the
+ * program rather than at its first touch. For a short run that holds its peak to the end
+ * (railyard-cli): it costs up to the padding in resident memory.
  */
-void prefaultHeapGrowth();
+void prefaultHeapGrowth(std::size_t fromBytes);
 
 } // namespace railyard

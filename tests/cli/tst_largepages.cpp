@@ -143,7 +143,7 @@ void TestLargePages::heapPaddingIsFaultedInBeside()
 {
     if (!onlyAdvisedMemoryGetsHugePages())
         QSKIP("needs the replacement operator new and transparent huge pages in mode 'madvise'");
-    railyard::prefaultHeapGrowth();
+    railyard::prefaultHeapGrowth(0); // from the next growth on
     // Small blocks until the heap grows, twice over; nothing here touches past the last block.
     std::vector<std::unique_ptr<std::array<char, 48>>> blocks;
     blocks.reserve(1 << 22);

@@ -204,7 +204,7 @@ void adviseHeapGrowth(void *block, std::size_t size, std::size_t page)
     const std::uintptr_t first = from == 0 ? top - page : from;
     advise(first, top);
     static const std::uintptr_t base = top; // the heap's top at the first look
-    if (top - base < prefaulter().from.load(std::memory_order_relaxed))
+    if (top < base || top - base < prefaulter().from.load(std::memory_order_relaxed))
         return;
     const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(block) + size;
     prefaulter().post(std::max(first, roundDown(end + page - 1, page)), top);

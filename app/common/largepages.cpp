@@ -27,8 +27,8 @@
 // advice off. Under AddressSanitizer the sanitizer's operator new is kept, with its checks.
 
 #include "largepages.h"
-#include <algorithm>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -260,7 +260,7 @@ bool railyard::hugePagesAdvised()
     return false;
 }
 
-void railyard::prefaultHeapGrowth()
+void railyard::prefaultHeapGrowth(std::size_t)
 {
 }
 

@@ -328,7 +328,7 @@ QString FabricInfo::switchToolTip(const ScenarioDocument &doc, int vertex)
     int worstLink = -1;
     int ports = 0;
     const auto &g = f.graph();
-    for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(vertex), g); it != end; ++it) {
+    for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(vertex), g); it != end; ++it) {
         const int id = g[*it].id;
         ports += f.link(id).ports;
         for (int link : { id, id ^ 1 }) {

@@ -66,7 +66,7 @@ bool FabricView::focusServer(int server)
         return false;
     std::vector<int> links;
     for (int nic = 0; nic < f.nicsPerServer(); ++nic) {
-        const auto v = static_cast<std::size_t>(f.nicVertex(server, nic));
+        const auto v = static_cast<FabricVertex>(f.nicVertex(server, nic));
         for (const auto &e : boost::make_iterator_range(boost::out_edges(v, f.graph())))
             if (f.link(f.graph()[e].id).tier != Tier::Pcie
                 && f.link(f.graph()[e].id).tier != Tier::ScaleUp)
@@ -89,7 +89,7 @@ bool FabricView::focusSwitch(int vertex)
         return false; // not a leaf, spine or super-spine
     std::vector<int> links;
     for (const auto &e :
-        boost::make_iterator_range(boost::out_edges(static_cast<std::size_t>(vertex), f.graph())))
+        boost::make_iterator_range(boost::out_edges(static_cast<FabricVertex>(vertex), f.graph())))
         links.push_back(f.graph()[e].id);
     const QString name = QString::fromStdString(f.node(vertex).name);
     setEmphasis(links, tr("found: %1 and its links").arg(name));

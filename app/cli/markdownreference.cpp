@@ -123,9 +123,10 @@ std::string markdownReference(const CommandLine &line)
            "railyard-cli (and the explorer) mark large blocks and the heap's growth "
            "`MADV_HUGEPAGE`, which on a million-GPU fabric saves most page faults and half the "
            "CPU time ([performance](performance.md#transparent-huge-pages)), and railyard-cli "
-           "has a second thread fault in the heap's padding ahead of its use "
-           "([performance](performance.md#the-heaps-padding-faulted-in-beside-the-run)); the "
-           "output is the same either way.\n"
+           "has a second thread fault in the heap's padding and the large blocks the engine is "
+           "about to write ahead of their use "
+           "([performance](performance.md#memory-faulted-in-beside-the-run)); the output is the "
+           "same either way.\n"
            "- `RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `RAILYARD_HOST`, `CUDA_VISIBLE_DEVICES`, "
            "`NCCL_IB_HCA`, with their Slurm, Open MPI and PMI equivalents: read by "
            "[preflight](#preflight).\n\n";

@@ -19,7 +19,9 @@
 //
 // - railyard-cli also has each growth's padding faulted in on a second thread
 //   (prefaultHeapGrowth(), madvise(MADV_POPULATE_WRITE)), so that the kernel zeroes it beside
-//   the run rather than at its first touch.
+//   the run rather than at its first touch, and with it the large blocks the engine says it is
+//   about to write whole (aboutToWrite(), base/writeahead.h), from their end while the engine
+//   writes them from their start.
 //
 // Same output, 47,000 page faults instead of 727,000 (docs/performance.md, "A million GPUs").
 // Only the programs link this file (railyard, railyard-cli, the benchmarks); the libraries
@@ -27,6 +29,8 @@
 // advice off. Under AddressSanitizer the sanitizer's operator new is kept, with its checks.
 
 #include "largepages.h"
+
+#include "base/writeahead.h"
 
 #include <algorithm>
 #include <atomic>
@@ -116,8 +120,12 @@ public:
     /// are faulted in; the largest value until prefaultHeapGrowth() (never).
     std::atomic<std::size_t> from { ~std::size_t { 0 } };
 
-    /** Queues [first, last) to be faulted in; dropped when the queue is busy or full. */
-    void post(std::uintptr_t first, std::uintptr_t last)
+    /**
+     * Queues [first, last) to be faulted in; dropped when the queue is busy or full. `block`:
+     * a block the program is about to write (aboutToWrite()), faulted in before the queued
+     * padding and from its end, huge page by huge page, towards the writes coming from its start.
+     */
+    void post(std::uintptr_t first, std::uintptr_t last, bool block = false)
     {
         if (last <= first || m_unsupported.load(std::memory_order_relaxed))
             return;
@@ -130,7 +138,12 @@ public:
                 ::pthread_detach(thread);
         }
         if (m_started && m_count < kQueue) {
-            m_queue[(m_head + m_count) % kQueue] = { first, last };
+            if (block) {
+                m_head = (m_head + kQueue - 1) % kQueue;
+                m_queue[m_head] = { first, last, true };
+            } else {
+                m_queue[(m_head + m_count) % kQueue] = { first, last, false };
+            }
             ++m_count;
             ::pthread_cond_signal(&m_ready);
         }
@@ -141,6 +154,7 @@ private:
     struct Range
     {
         std::uintptr_t first = 0, last = 0;
+        bool fromEnd = false;
     };
     static constexpr int kQueue = 64;
 
@@ -155,12 +169,24 @@ private:
             p->m_head = (p->m_head + 1) % kQueue;
             --p->m_count;
             ::pthread_mutex_unlock(&p->m_lock);
-            if (::madvise(reinterpret_cast<void *>(r.first), r.last - r.first, MADV_POPULATE_WRITE)
-                    != 0
-                && errno == EINVAL)
-                p->m_unsupported.store(true, std::memory_order_relaxed);
+            const std::size_t step = r.fromEnd ? hugePage() : r.last - r.first;
+            for (std::uintptr_t last = r.last; last > r.first;) {
+                const std::uintptr_t first = last - std::min<std::uintptr_t>(step, last - r.first);
+                if (!populate(first, last)) {
+                    p->m_unsupported.store(true, std::memory_order_relaxed);
+                    break;
+                }
+                last = first;
+            }
         }
         return nullptr;
+    }
+
+    /// false when the kernel does not know MADV_POPULATE_WRITE (before 5.14).
+    static bool populate(std::uintptr_t first, std::uintptr_t last)
+    {
+        return ::madvise(reinterpret_cast<void *>(first), last - first, MADV_POPULATE_WRITE) == 0
+            || errno != EINVAL;
     }
 
     pthread_mutex_t m_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -210,6 +236,24 @@ void adviseHeapGrowth(void *block, std::size_t size, std::size_t page)
     prefaulter().post(std::max(first, roundDown(end + page - 1, page)), top);
 }
 
+/**
+ * The handler of aboutToWrite() (base/writeahead.h) once prefaultHeapGrowth() was called: a
+ * block of at least 8 huge pages the engine is about to write whole (a million-GPU fabric's
+ * links, the traffic model's bytes per link and dimension) is faulted in on the second thread,
+ * from its end, while the main thread writes it from its start.
+ */
+void prefaultBlock(const void *data, std::size_t bytes)
+{
+    const std::size_t page = hugePage();
+    if (page == 0 || bytes < 8 * page)
+        return;
+    // madvise() takes page-aligned addresses; the pages the block shares with its neighbours
+    // are faulted in with it (their contents stay as they are).
+    static const auto base = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const auto address = reinterpret_cast<std::uintptr_t>(data);
+    prefaulter().post(roundDown(address, base), roundDown(address + bytes + base - 1, base), true);
+}
+
 } // namespace
 
 // As the standard's own ([new.delete.single]): on failure the new-handler and a retry, or
@@ -249,8 +293,10 @@ bool railyard::hugePagesAdvised()
 
 void railyard::prefaultHeapGrowth(std::size_t fromBytes)
 {
-    if (hugePage() != 0)
-        prefaulter().from.store(fromBytes, std::memory_order_relaxed);
+    if (hugePage() == 0)
+        return;
+    prefaulter().from.store(fromBytes, std::memory_order_relaxed);
+    railyard::setAboutToWriteHandler(&prefaultBlock);
 }
 
 #else

@@ -1,6 +1,7 @@
 #include "cost/costengine.h"
 
 #include "base/scenarioerror.h"
+#include "base/writeahead.h"
 #include "cost/bytessent.h"
 #include "cost/costengineimpl.h"
 #include "cost/evaluationinputs.h"
@@ -105,7 +106,10 @@ void CostEngine::Impl::refreshLinks(bool all, bool full)
         // shares its entry).
         report.links.clear();
         report.links.reserve(static_cast<std::size_t>(n));
-        std::vector<long long> keys(static_cast<std::size_t>(n), 0);
+        std::vector<long long> keys;
+        keys.reserve(static_cast<std::size_t>(n));
+        aboutToWriteReserved(keys);
+        keys.assign(static_cast<std::size_t>(n), 0);
         // Most links carry exactly what the link before them does at the same bandwidth (a
         // GPU's port out and in, the links of an ECMP lump: 96 % of them at 131,072 GPUs):
         // such a link takes that one's figures and keys instead of computing them again.

@@ -1,5 +1,6 @@
 #include "cost/trafficmodel.h"
 
+#include "base/writeahead.h"
 #include "cost/collectiveestimate.h"
 #include "cost/collectiveplanner.h"
 
@@ -117,6 +118,8 @@ TrafficModel::TrafficModel(
     m_dimColumns = 0;
     for (int d = 0; d < kDimCount; ++d)
         m_dimColumn[sz(d)] = carried[sz(d)] ? static_cast<int>(m_dimColumns++) : -1;
+    m_linkDimBytes.reserve(static_cast<std::size_t>(links) * m_dimColumns);
+    aboutToWriteReserved(m_linkDimBytes);
     m_linkDimBytes.assign(static_cast<std::size_t>(links) * m_dimColumns, 0.0);
     m_linkRole.assign(sz(links), 0);
     m_changedLinks.assign(sz(links));

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -325,10 +326,17 @@ private:
      * multisets. A move re-plans the group once and re-emits only the flows whose slots or
      * units changed.
      */
+    using FlowList = std::vector<GroupFlow>;
+    static inline const FlowList kNoFlows {};
     struct EmittedPlan
     {
         std::vector<int> slots; ///< per member, when planned
-        std::vector<GroupFlow> flows;
+        /// Never changed once the plan is made, so plans share it: a PAT or pairwise
+        /// all-to-all list is the same for every group of its size and scale (IndexedFlows),
+        /// and a family's patterns that plan one algorithm share one plan. At 1,048,576 GPUs a
+        /// copy per group was 8 % of the memory an evaluation touches (docs/performance.md).
+        std::shared_ptr<const FlowList> flows;
+        const FlowList &flowList() const { return flows ? *flows : kNoFlows; }
         /// Flows over NICs NCCL logged (scenario nccl_observed), emitted as they are: a few per
         /// logged communicator, none in any other plan.
         std::vector<NicGroupFlow> nicFlows;
@@ -494,7 +502,7 @@ private:
     {
         std::vector<PlannedFlow> planned;
         double scale = 0.0;
-        std::vector<GroupFlow> flows;
+        std::shared_ptr<const FlowList> flows;
     };
     std::vector<IndexedFlows> m_indexedFlows;
     std::vector<unsigned char> m_memberMoved; ///< emitPlanChange() scratch: per member, moved

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <tuple>
 
 namespace railyard {
@@ -108,7 +109,6 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
 {
     // A plan the last move replaced and no revert can want any more lends its vectors.
     EmittedPlan out = pooledPlan();
-    out.flows.clear();
     out.nicFlows.clear();
     out.links.clear();
     std::vector<int> &slots = out.slots;
@@ -134,7 +134,7 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
             if (made.scale == scale
                 && std::equal(made.planned.begin(), made.planned.end(), plan.flows.begin(),
                     plan.flows.end(), sameFlow)) {
-                out.flows = made.flows;
+                out.flows = made.flows; // shared, not copied
                 finishPlan(out, plan, scale);
                 return out;
             }
@@ -158,7 +158,15 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
         m_flowScratch[sz(m_flowStart[sz(f.from)]++)] = { f.from, f.to, f.unit };
     }
     const auto byDestination = [](const GroupFlow &a, const GroupFlow &b) { return a.to < b.to; };
-    out.flows.reserve(m_flowScratch.size());
+    // A pooled plan's own list lends its capacity (made by make_shared<FlowList>, never const);
+    // one another plan or m_indexedFlows still shares is left to them.
+    std::shared_ptr<FlowList> list = out.flows.use_count() == 1
+        ? std::const_pointer_cast<FlowList>(std::move(out.flows))
+        : std::make_shared<FlowList>();
+    out.flows.reset();
+    FlowList &flows = *list;
+    flows.clear();
+    flows.reserve(m_flowScratch.size());
     for (std::size_t i = 0, begin = 0; i < n; ++i) {
         // m_flowStart[i] is now the end of member i's run (the start of member i + 1's).
         const std::size_t end = sz(m_flowStart[i]);
@@ -166,15 +174,15 @@ TrafficModel::EmittedPlan TrafficModel::planGroup(
             m_flowScratch.begin() + static_cast<std::ptrdiff_t>(end), byDestination);
         for (std::size_t k = begin; k < end; ++k) {
             const GroupFlow &f = m_flowScratch[k];
-            if (!out.flows.empty() && out.flows.back().from == f.from
-                && out.flows.back().to == f.to)
-                out.flows.back().unit += f.unit * scale;
+            if (!flows.empty() && flows.back().from == f.from && flows.back().to == f.to)
+                flows.back().unit += f.unit * scale;
             else
-                out.flows.push_back({ f.from, f.to, f.unit * scale });
+                flows.push_back({ f.from, f.to, f.unit * scale });
         }
         begin = end;
     }
-    std::erase_if(out.flows, [](const GroupFlow &f) { return f.unit == 0.0; });
+    std::erase_if(flows, [](const GroupFlow &f) { return f.unit == 0.0; });
+    out.flows = std::move(list);
     // A few sizes and scales (a family's groups, its stages' sync sizes) are all a layout has.
     constexpr std::size_t kIndexedLists = 16;
     if (indexed && m_indexedFlows.size() < kIndexedLists)
@@ -214,12 +222,13 @@ void TrafficModel::emitPlan(int pattern, const EmittedPlan &plan, double sign, b
     // links at 131,072 GPUs. (A move nets them already, until its flush.) A small plan's links
     // stay in cache, where netting them first would only add a table: from 1,024 flows on.
     constexpr std::size_t kNetFrom = 1024;
-    const bool net = flows && m_movingRanks.empty() && plan.flows.size() > plan.slots.size()
-        && plan.flows.size() >= kNetFrom;
+    const FlowList &list = plan.flowList();
+    const bool net = flows && m_movingRanks.empty() && list.size() > plan.slots.size()
+        && list.size() >= kNetFrom;
     m_nettingEnds = net;
     m_logConnections = std::max(1, plan.channels);
-    for (std::size_t i = 0; flows && i < plan.flows.size(); ++i) {
-        const GroupFlow &f = plan.flows[i];
+    for (std::size_t i = 0; flows && i < list.size(); ++i) {
+        const GroupFlow &f = list[i];
         emitFlow(pattern, plan.slots[sz(f.from)], plan.slots[sz(f.to)], f.unit, sign, false);
     }
     for (std::size_t i = 0; flows && i < plan.nicFlows.size(); ++i) {
@@ -255,6 +264,8 @@ void TrafficModel::emitPlanChange(int pattern, const EmittedPlan &before, const 
     const auto emit = [&](const EmittedPlan &plan, const GroupFlow &f, double unit) {
         emitFlow(pattern, plan.slots[sz(f.from)], plan.slots[sz(f.to)], unit, +1.0, false);
     };
+    const FlowList &was = before.flowList();
+    const FlowList &is = after.flowList();
     std::size_t i = 0, j = 0;
     // A re-plan mostly keeps every pair (PAT's pairs follow the member indexes, a ring's the
     // servers' order): while both lists hold the same pair at the same place, the walk below
@@ -265,10 +276,10 @@ void TrafficModel::emitPlanChange(int pattern, const EmittedPlan &before, const 
         m_memberMoved.resize(members);
         for (std::size_t m = 0; m < members; ++m)
             m_memberMoved[m] = before.slots[m] != after.slots[m];
-        const std::size_t common = std::min(before.flows.size(), after.flows.size());
+        const std::size_t common = std::min(was.size(), is.size());
         for (; i < common; ++i) {
-            const GroupFlow &a = before.flows[i];
-            const GroupFlow &b = after.flows[i];
+            const GroupFlow &a = was[i];
+            const GroupFlow &b = is[i];
             if (a.from != b.from || a.to != b.to)
                 break;
             if (m_memberMoved[sz(a.from)] || m_memberMoved[sz(a.to)]) {
@@ -280,17 +291,16 @@ void TrafficModel::emitPlanChange(int pattern, const EmittedPlan &before, const 
         }
         j = i;
     }
-    while (i < before.flows.size() || j < after.flows.size()) {
-        if (j == after.flows.size()
-            || (i < before.flows.size() && key(before.flows[i]) < key(after.flows[j]))) {
-            const GroupFlow &f = before.flows[i++];
+    while (i < was.size() || j < is.size()) {
+        if (j == is.size() || (i < was.size() && key(was[i]) < key(is[j]))) {
+            const GroupFlow &f = was[i++];
             emit(before, f, -f.unit);
-        } else if (i == before.flows.size() || key(after.flows[j]) < key(before.flows[i])) {
-            const GroupFlow &f = after.flows[j++];
+        } else if (i == was.size() || key(is[j]) < key(was[i])) {
+            const GroupFlow &f = is[j++];
             emit(after, f, f.unit);
         } else {
-            const GroupFlow &a = before.flows[i++];
-            const GroupFlow &b = after.flows[j++];
+            const GroupFlow &a = was[i++];
+            const GroupFlow &b = is[j++];
             const bool stayed = before.slots[sz(a.from)] == after.slots[sz(b.from)]
                 && before.slots[sz(a.to)] == after.slots[sz(b.to)];
             if (!stayed) {

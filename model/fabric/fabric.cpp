@@ -471,7 +471,7 @@ int Fabric::linkBetween(int a, int b) const
     if (a < 0 || b < 0 || a >= n || b >= n)
         return -1;
     // Degrees are small (a switch has at most radix neighbours), so a scan beats a hash map.
-    for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(a), *m_graph); it != end;
+    for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(a), *m_graph); it != end;
          ++it) {
         if (static_cast<int>(boost::target(*it, *m_graph)) == b)
             return (*m_graph)[*it].id;

@@ -66,13 +66,18 @@ struct FabricEdge
 
 /// The graph typedef every part of the engine uses (vertex and edge bundles above): Boost's
 /// compressed sparse row graph, the fabric being built once and never edited. Per directed
-/// link it keeps the target (8 bytes) and the bundle (4) in two flat arrays, and per vertex
-/// where its out-edges start. The adjacency_list it replaces (bidirectionalS, edges in a
+/// link it keeps the target (4 bytes) and the bundle (4) in two flat arrays, and per vertex
+/// where its out-edges start (4): vertex and edge indexes are 32-bit, as the link ids already
+/// are (Boost's default std::size_t took 50 MB more at a million GPUs' 10.6 million links and
+/// 2.3 million vertices). The adjacency_list it replaces (bidirectionalS, edges in a
 /// vector) kept per link a 24-byte edge record, a 16-byte out-edge and a 16-byte in-edge entry
 /// nobody read, and two edge vectors per vertex: 56 bytes a link, 590 MB at a million GPUs
-/// against 130 MB now (docs/performance.md). A vertex's out-edges are in link id order
+/// against 95 MB now (docs/performance.md). A vertex's out-edges are in link id order
 /// (FabricAssembly::finish()); there are no in-edge lists.
-using FabricGraph = boost::compressed_sparse_row_graph<boost::directedS, FabricNode, FabricEdge>;
+using FabricGraph = boost::compressed_sparse_row_graph<boost::directedS, FabricNode, FabricEdge,
+    boost::no_property, std::uint32_t, std::uint32_t>;
+/// A vertex of FabricGraph (boost::out_edges() and the rest take exactly this type).
+using FabricVertex = FabricGraph::vertex_descriptor;
 
 /**
  * A FabricGraph held by pointer, copied deeply. Boost 1.74's adjacency_list declared a copy
@@ -89,7 +94,8 @@ public:
     {
     }
     explicit FabricGraphBox(std::size_t vertices)
-        : m_graph(std::make_unique<FabricGraph>(vertices))
+        : m_graph(
+            std::make_unique<FabricGraph>(static_cast<FabricGraph::vertices_size_type>(vertices)))
     {
     }
     FabricGraphBox(const FabricGraphBox &o)

@@ -1,6 +1,7 @@
 #include "fabric/fabricassembly.h"
 
 #include "base/units.h"
+#include "base/writeahead.h"
 
 #include <boost/iterator/transform_iterator.hpp>
 
@@ -63,6 +64,11 @@ void FabricAssembly::begin(
     f.m_linkBandwidth.reserve(static_cast<std::size_t>(links));
     f.m_linkTier.reserve(static_cast<std::size_t>(links));
     f.m_linkSourceKind.reserve(static_cast<std::size_t>(links));
+    // `links` is the count addCable() reaches (FabricBuilder counts the cables first): every
+    // link record and column is written whole.
+    aboutToWriteReserved(f.m_links);
+    aboutToWriteReserved(f.m_linkLatency);
+    aboutToWriteReserved(f.m_linkBandwidth);
     f.m_gpuVertex.reserve(sz(s.servers * gpus));
     f.m_nicVertex.reserve(sz(s.servers * nics));
     f.m_scaleUpVertex.reserve(sz(s.servers / f.m_domainServers));

@@ -1,6 +1,7 @@
 #include "fabric/router.h"
 
 #include "base/scenarioerror.h"
+#include "base/writeahead.h"
 #include "fabric/routelumps.h"
 
 #include <algorithm>
@@ -108,6 +109,8 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     // Fixed links, looked up once so that route() never searches adjacency.
     const int slots = f.slotCount();
     const int nics = f.nicsPerServer();
+    m_slots.reserve(static_cast<std::size_t>(slots));
+    aboutToWriteReserved(m_slots);
     m_slots.resize(static_cast<std::size_t>(slots));
     for (int slot = 0; slot < slots; ++slot) {
         const int server = f.serverOfSlot(slot);
@@ -177,8 +180,16 @@ Router::Router(const Fabric &fabric, std::vector<char> failedLeaves)
     // CSR adjacency of the switch subgraph: the ECMP sweep reads it many times. A vertex's out
     // edges are in the order of their link ids (FabricAssembly::addCable()).
     m_adjOffset.assign(static_cast<std::size_t>(switches) + 1, 0);
+    // Counted first: grown by doubling, the copies touched as much memory again (67 MB of
+    // switch links at a million GPUs in four tiers).
+    std::size_t adjacent = 0;
+    for (const int v : m_switchVertex)
+        for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(v), f.graph()); it != end;
+             ++it)
+            adjacent += compact[boost::target(*it, f.graph())] >= 0;
+    m_adj.reserve(adjacent);
     for (int u = 0; u < switches; ++u) {
-        const auto vertex = static_cast<std::size_t>(m_switchVertex[static_cast<std::size_t>(u)]);
+        const auto vertex = static_cast<FabricVertex>(m_switchVertex[static_cast<std::size_t>(u)]);
         for (auto [it, end] = boost::out_edges(vertex, f.graph()); it != end; ++it) {
             const int to = compact[boost::target(*it, f.graph())];
             if (to >= 0)

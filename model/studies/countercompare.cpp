@@ -219,7 +219,7 @@ bool ccClassify(const Fabric &f, const MeasuredLink &m, const std::vector<double
         const FabricLink &l = f.link(m.link);
         double sum = 0.0;
         int n = 0;
-        for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(l.src), f.graph());
+        for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(l.src), f.graph());
              it != end; ++it) {
             const int id = f.graph()[*it].id;
             if (id != m.link && f.linkTier(id) == f.linkTier(m.link) && ccUplink(f, id)

@@ -5,6 +5,7 @@
  * holds, and railyard-cli prints the same with the advice on and off while taking far fewer
  * page faults.
  */
+#include "base/writeahead.h"
 #include "clirun.h"
 #include "largepages.h"
 
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <new>
@@ -107,6 +109,7 @@ private Q_SLOTS:
     void largeBlockGetsHugePages();
     void heapGrowthGetsHugePages();
     void heapPaddingIsFaultedInBeside();
+    void announcedBlockIsFaultedInBeside();
     void failureCallsTheNewHandlerThenThrows();
     void cliPrintsTheSameWithFewerFaults();
 };
@@ -180,6 +183,64 @@ void TestLargePages::heapPaddingIsFaultedInBeside()
         qPrintable(QStringLiteral("%1 of %2 pages of the padding not resident")
                        .arg(missing)
                        .arg(resident.size())));
+}
+
+/// A block the engine says it is about to write whole (aboutToWrite(), base/writeahead.h) is
+/// faulted in on the second thread once prefaultHeapGrowth() was called: every page resident
+/// without this thread touching it (mincore(2)), what it had written kept. A block under eight
+/// huge pages is left alone.
+void TestLargePages::announcedBlockIsFaultedInBeside()
+{
+    if (!onlyAdvisedMemoryGetsHugePages())
+        QSKIP("needs the replacement operator new and transparent huge pages in mode 'madvise'");
+    railyard::prefaultHeapGrowth(std::numeric_limits<std::size_t>::max()); // blocks only
+    const long page = ::sysconf(_SC_PAGESIZE);
+    const auto residentPages = [page](const char *data, std::size_t size) {
+        // The whole pages inside the block.
+        const auto first
+            = (reinterpret_cast<std::uintptr_t>(data) + static_cast<std::uintptr_t>(page) - 1)
+            & ~static_cast<std::uintptr_t>(page - 1);
+        const auto end = (reinterpret_cast<std::uintptr_t>(data) + size)
+            & ~static_cast<std::uintptr_t>(page - 1);
+        std::vector<unsigned char> resident((end - first) / static_cast<std::size_t>(page));
+        if (::mincore(reinterpret_cast<void *>(first), end - first, resident.data()) != 0)
+            return std::pair<qsizetype, qsizetype>(-1, -1);
+        const auto in = std::count_if(
+            resident.begin(), resident.end(), [](unsigned char r) { return (r & 1) != 0; });
+        return std::pair<qsizetype, qsizetype>(in, static_cast<qsizetype>(resident.size()));
+    };
+    // Fresh, untouched blocks, mapped here: malloc() may serve even 64 MiB from memory an
+    // earlier test touched and freed.
+    constexpr std::size_t small = 4u << 20, large = 64u << 20;
+    const auto map = [](std::size_t size) {
+        void *p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return std::unique_ptr<char, std::function<void(char *)>>(
+            p == MAP_FAILED ? nullptr : static_cast<char *>(p),
+            [size](char *q) { ::munmap(q, size); });
+    };
+    const auto little = map(small);
+    const auto block = map(large);
+    QVERIFY(little && block);
+    // Advised as operator new advises a large block (the handler only faults in).
+    QCOMPARE(::madvise(block.get(), large, MADV_HUGEPAGE), 0);
+    QCOMPARE(residentPages(block.get(), large).first, 0);
+    std::memset(block.get(), 7, 1000); // written before the hint: kept
+    railyard::aboutToWrite(little.get(), small);
+    railyard::aboutToWrite(block.get(), large);
+    std::pair<qsizetype, qsizetype> seen;
+    for (int tries = 0; tries < 1000; ++tries) {
+        if (tries > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        seen = residentPages(block.get(), large);
+        if (seen.first == seen.second)
+            break;
+    }
+    QVERIFY2(seen.first == seen.second && seen.second > 0,
+        qPrintable(QStringLiteral("%1 of %2 pages of the block resident")
+                       .arg(seen.first)
+                       .arg(seen.second)));
+    QVERIFY(std::all_of(block.get(), block.get() + 1000, [](char c) { return c == 7; }));
+    QCOMPARE(residentPages(little.get(), small).first, 0);
 }
 
 void TestLargePages::failureCallsTheNewHandlerThenThrows()

@@ -36,7 +36,7 @@ std::array<int, kTierCount> linksByTier(const Fabric &f)
 int neighboursOfKind(const Fabric &f, int vertex, NodeKind kind)
 {
     std::set<int> seen;
-    for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(vertex), f.graph()); it != end;
+    for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(vertex), f.graph()); it != end;
          ++it) {
         const int v = static_cast<int>(boost::target(*it, f.graph()));
         if (f.node(v).kind == kind)

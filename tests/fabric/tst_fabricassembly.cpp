@@ -3,12 +3,15 @@
 // vertices and NIC attachments alone that `generate` checks a file against.
 
 #include "base/scenarioerror.h"
+#include "base/writeahead.h"
 #include "fabric/fabric.h"
 #include "fabric/fabricwithoutlinks.h"
 #include "fixtures.h"
 
 #include <QTest>
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,7 @@ class TestFabricAssembly : public QObject
 
 private Q_SLOTS:
     void edgeListsAtTheirSize();
+    void announcesTheLinksItWrites();
     void withoutLinks();
 };
 
@@ -41,7 +45,7 @@ void TestFabricAssembly::edgeListsAtTheirSize()
         std::vector<std::vector<int>> out(boost::num_vertices(g));
         for (const FabricLink &l : f.links()) // in id order
             out[static_cast<std::size_t>(l.src)].push_back(l.id);
-        for (std::size_t v = 0; v < boost::num_vertices(g); ++v) {
+        for (FabricVertex v = 0; v < boost::num_vertices(g); ++v) {
             std::vector<int> outIds;
             for (auto [it, end] = boost::out_edges(v, g); it != end; ++it) {
                 const FabricLink &l = f.link(g[*it].id);
@@ -51,13 +55,58 @@ void TestFabricAssembly::edgeListsAtTheirSize()
             }
             QCOMPARE(outIds, out[v]);
         }
-        // Per link 8 bytes of target and 4 of id, per vertex 8 of where its edges start.
+        // Per link 4 bytes of target and 4 of id, per vertex 4 of where its edges start.
         QCOMPARE(g.m_forward.m_column.capacity(), links);
         QCOMPARE(g.m_forward.m_edge_properties.capacity(), links);
         QCOMPARE(g.m_forward.m_rowstart.size(), boost::num_vertices(g) + 1);
         QCOMPARE(sizeof(g.m_forward.m_column[0]) + sizeof(g.m_forward.m_edge_properties[0]),
-            std::size_t { 12 });
+            std::size_t { 8 });
+        QCOMPARE(sizeof(g.m_forward.m_rowstart[0]), std::size_t { 4 });
     }
+}
+
+namespace {
+
+struct Announced
+{
+    const void *data = nullptr;
+    std::size_t bytes = 0;
+};
+std::vector<Announced> g_announced;
+
+void record(const void *data, std::size_t bytes)
+{
+    g_announced.push_back({ data, bytes });
+}
+
+} // namespace
+
+/// The fabric tells the program which blocks it is about to write whole (aboutToWrite(),
+/// base/writeahead.h; railyard-cli faults them in on its second thread): the link records and
+/// their latency and bandwidth columns, each exactly as large as the links it then writes
+/// (a hint past what is written would make memory resident for nothing).
+void TestFabricAssembly::announcesTheLinksItWrites()
+{
+    for (const FabricSpec &spec :
+        { fixtures::railFabric(16, 2, 2, 8), fixtures::torFabric(8, 4, 0, 16) }) {
+        g_announced.clear();
+        setAboutToWriteHandler(&record);
+        const Fabric f = Fabric::build(spec);
+        setAboutToWriteHandler(nullptr);
+        const auto links = static_cast<std::size_t>(f.linkCount());
+        QCOMPARE(f.links().capacity(), links);
+        const auto announced = [&](const void *data, std::size_t bytes) {
+            return std::count_if(g_announced.begin(), g_announced.end(),
+                [&](const Announced &a) { return a.data == data && a.bytes == bytes; });
+        };
+        QCOMPARE(announced(f.links().data(), links * sizeof(FabricLink)), 1);
+        // The two columns of doubles: two more blocks of that size, no other.
+        const auto columns = std::count_if(g_announced.begin(), g_announced.end(),
+            [&](const Announced &a) { return a.bytes == links * sizeof(double); });
+        QCOMPARE(columns, 2);
+        QCOMPARE(g_announced.size(), std::size_t { 3 });
+    }
+    aboutToWrite(nullptr, 1); // no handler: nothing happens
 }
 
 /// fabricWithoutLinks(), generate's check: the same vertices and NIC attachments as

@@ -85,7 +85,7 @@ std::map<int, double> referenceEcmp(const Fabric &f, int srcLeafVertex, int dstL
     dist[static_cast<std::size_t>(dstLeafVertex)] = 0;
     for (std::size_t i = 0; i < queue.size(); ++i) {
         const int u = queue[i];
-        for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(u), f.graph()); it != end;
+        for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(u), f.graph()); it != end;
              ++it) {
             const int v = static_cast<int>(boost::target(*it, f.graph()));
             if (isSwitch(v) && dist[static_cast<std::size_t>(v)] < 0) {
@@ -100,7 +100,7 @@ std::map<int, double> referenceEcmp(const Fabric &f, int srcLeafVertex, int dstL
         std::map<int, double> next;
         for (const auto &[u, x] : flow) {
             std::vector<int> closer;
-            for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(u), f.graph());
+            for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(u), f.graph());
                  it != end; ++it) {
                 const int v = static_cast<int>(boost::target(*it, f.graph()));
                 if (isSwitch(v)
@@ -198,7 +198,7 @@ void TestFourTier::switchCountsClosedForm()
     for (int c = 0; c < f.coreCount(); ++c) {
         int ports = 0;
         for (auto [it, end]
-             = boost::out_edges(static_cast<std::size_t>(f.coreVertex(c)), f.graph());
+             = boost::out_edges(static_cast<FabricVertex>(f.coreVertex(c)), f.graph());
              it != end; ++it)
             ports += f.link(f.graph()[*it].id).ports;
         QCOMPARE(ports, zones * h / coresPerGroup);
@@ -208,7 +208,7 @@ void TestFourTier::switchCountsClosedForm()
     for (int s = 0; s < f.superSpineCount(); ++s) {
         int ports = 0;
         for (auto [it, end]
-             = boost::out_edges(static_cast<std::size_t>(f.superSpineVertex(s)), f.graph());
+             = boost::out_edges(static_cast<FabricVertex>(f.superSpineVertex(s)), f.graph());
              it != end; ++it)
             ports += f.link(f.graph()[*it].id).ports;
         QCOMPARE(ports, radix); // h down (one per pod of its zone) + h up

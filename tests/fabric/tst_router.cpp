@@ -112,7 +112,7 @@ std::map<int, double> referenceEcmp(const Fabric &f, int srcLeafVertex, int dstL
     dist[static_cast<std::size_t>(dstLeafVertex)] = 0;
     for (std::size_t i = 0; i < queue.size(); ++i) {
         const int u = queue[i];
-        for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(u), f.graph()); it != end;
+        for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(u), f.graph()); it != end;
              ++it) {
             const int v = static_cast<int>(boost::target(*it, f.graph()));
             if (isSwitch(v) && dist[static_cast<std::size_t>(v)] < 0) {
@@ -127,7 +127,7 @@ std::map<int, double> referenceEcmp(const Fabric &f, int srcLeafVertex, int dstL
         std::map<int, double> next;
         for (const auto &[u, x] : flow) {
             std::vector<int> closer;
-            for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(u), f.graph());
+            for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(u), f.graph());
                  it != end; ++it) {
                 const int v = static_cast<int>(boost::target(*it, f.graph()));
                 if (isSwitch(v)

@@ -42,7 +42,7 @@ PortRate rateOf(const Fabric &f, const std::string &host, const std::string &dev
 std::vector<int> linksTo(const Fabric &f, int v, NodeKind kind)
 {
     std::vector<int> out;
-    for (auto [it, end] = boost::out_edges(static_cast<std::size_t>(v), f.graph()); it != end;
+    for (auto [it, end] = boost::out_edges(static_cast<FabricVertex>(v), f.graph()); it != end;
          ++it) {
         const FabricLink &l = f.link(f.graph()[*it].id);
         if (f.node(l.dst).kind == kind)

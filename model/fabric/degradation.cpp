@@ -202,6 +202,7 @@ std::string linkDegradationKey(const std::vector<Degradation> &parts)
 Fabric degradedFabric(const Fabric &fabric, const std::vector<Degradation> &parts)
 {
     Fabric out = fabric;
+    Fabric::LinkClassIndex index(out.m_linkClasses);
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const Degradation &p = parts[i];
         if (p.slowsCompute())
@@ -223,13 +224,9 @@ Fabric degradedFabric(const Fabric &fabric, const std::vector<Degradation> &part
                         + " Gb/s (a degradation can only slow a part down)");
             factor = p.bandwidthGbps / nominalGbps;
         }
-        for (const int l : links) {
-            const auto at = static_cast<std::size_t>(l);
-            out.m_links[at].bandwidth *= factor;
-            out.m_links[at].latency += microseconds(p.addedLatencyUs);
-            out.m_linkBandwidth[at] = out.m_links[at].bandwidth;
-            out.m_linkLatency[at] = out.m_links[at].latency;
-        }
+        for (const int l : links)
+            out.setLinkFigures(l, out.linkBandwidth(l) * factor,
+                out.linkLatency(l) + microseconds(p.addedLatencyUs), index);
     }
     // The graph's edges hold link ids only (FabricEdge): nothing to keep in step there.
     out.m_degradationKey = linkDegradationKey(parts);

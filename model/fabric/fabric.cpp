@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -486,8 +487,47 @@ std::string Fabric::scaleUpDomainName(int domain) const
 
 std::string Fabric::linkName(int id) const
 {
-    const FabricLink &l = m_links[static_cast<std::size_t>(id)];
-    return node(l.src).name + " -> " + node(l.dst).name;
+    return node(linkSource(id)).name + " -> " + node(linkTarget(id)).name;
+}
+
+std::size_t Fabric::LinkClassIndex::Hash::operator()(const LinkClass &c) const noexcept
+{
+    // Field by field (the struct has padding); combined as boost::hash_combine does.
+    std::size_t h = std::hash<double>()(c.bandwidth);
+    const auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b9u + (h << 6) + (h >> 2); };
+    mix(std::hash<double>()(c.latency));
+    mix(std::hash<int>()(c.ports));
+    mix(static_cast<std::size_t>(c.tier));
+    mix(static_cast<std::size_t>(c.sourceKind));
+    return h;
+}
+
+Fabric::LinkClassIndex::LinkClassIndex(std::vector<LinkClass> &classes)
+    : m_classes(classes)
+{
+    for (std::size_t i = 0; i < classes.size(); ++i)
+        m_index.emplace(classes[i], static_cast<std::uint32_t>(i));
+}
+
+std::uint32_t Fabric::LinkClassIndex::find(const LinkClass &c)
+{
+    for (const std::uint32_t k : m_recent)
+        if (k != kNone && m_classes[k] == c)
+            return k;
+    const auto [it, added] = m_index.emplace(c, static_cast<std::uint32_t>(m_classes.size()));
+    if (added)
+        m_classes.push_back(c);
+    m_recent[1] = m_recent[0];
+    m_recent[0] = it->second;
+    return it->second;
+}
+
+void Fabric::setLinkFigures(int id, double bandwidth, double latency, LinkClassIndex &index)
+{
+    LinkClass c = linkClass(id);
+    c.bandwidth = bandwidth;
+    c.latency = latency;
+    m_linkClass[static_cast<std::size_t>(id)] = index.find(c);
 }
 
 } // namespace railyard

@@ -5,9 +5,12 @@
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace railyard {
@@ -40,9 +43,8 @@ struct FabricNode
  */
 struct FabricLink
 {
-    // The ints first, then the one-byte tier, then the doubles: 40 bytes a link, where the
-    // order id, reverse, tier, src, dst, bandwidth, latency, ports padded it to 48 (85 MB at a
-    // million GPUs' 10.6 million links, docs/performance.md).
+    // A value composed by Fabric::link() from what the fabric keeps per link (its ends and its
+    // class, see Fabric's private part); no container of the engine holds FabricLinks.
     int id = -1; ///< dense index, 0..linkCount()-1: engine results are indexed by it
     int reverse = -1; ///< id of the opposite direction
     int src = -1; ///< vertex index
@@ -52,7 +54,6 @@ struct FabricLink
     double bandwidth = 0.0; ///< bytes per second, this direction
     double latency = 0.0; ///< seconds
 };
-static_assert(sizeof(FabricLink) == 40, "FabricLink: keep the fields packed (see above)");
 
 /**
  * A graph edge's bundle: the link's id only; its figures are Fabric::link(id). The edge once
@@ -201,17 +202,68 @@ public:
         return (*m_graph)[static_cast<std::size_t>(vertex)];
     }
 
-    int linkCount() const { return static_cast<int>(m_links.size()); }
-    const FabricLink &link(int id) const { return m_links[id]; }
-    /// link(id)'s latency, bandwidth and tier from arrays of their own: routing and the load
-    /// accounting read them for one link after another in no order, and a 48-byte FabricLink
-    /// per read filled the cache with the fields they do not need (1.18 million links at 131k).
-    double linkLatency(int id) const { return m_linkLatency[static_cast<std::size_t>(id)]; }
-    double linkBandwidth(int id) const { return m_linkBandwidth[static_cast<std::size_t>(id)]; }
-    Tier linkTier(int id) const { return m_linkTier[static_cast<std::size_t>(id)]; }
-    /// The kind of link(id)'s source node, from an array of its own like the three above.
-    NodeKind linkSourceKind(int id) const { return m_linkSourceKind[static_cast<std::size_t>(id)]; }
-    const std::vector<FabricLink> &links() const { return m_links; }
+    int linkCount() const { return static_cast<int>(m_linkEnds.size()); }
+    /// Link `id` whole. A link's two directions are ids 2k and 2k + 1 (reverse = id ^ 1).
+    FabricLink link(int id) const
+    {
+        const LinkEnds &e = m_linkEnds[static_cast<std::size_t>(id)];
+        const LinkClass &c = linkClass(id);
+        return FabricLink { id, id ^ 1, e.src, e.dst, c.ports, c.tier, c.bandwidth, c.latency };
+    }
+    /// link(id)'s figures one at a time: routing and the load accounting read them for one
+    /// link after another in no order, through the 4-byte class index per link.
+    double linkLatency(int id) const { return linkClass(id).latency; }
+    double linkBandwidth(int id) const { return linkClass(id).bandwidth; }
+    Tier linkTier(int id) const { return linkClass(id).tier; }
+    /// The kind of link(id)'s source node.
+    NodeKind linkSourceKind(int id) const { return linkClass(id).sourceKind; }
+    int linkSource(int id) const { return m_linkEnds[static_cast<std::size_t>(id)].src; }
+    int linkTarget(int id) const { return m_linkEnds[static_cast<std::size_t>(id)].dst; }
+
+    /// Every link in id order, each a FabricLink composed by link() (range-for, size(), [i]).
+    class LinkRange
+    {
+    public:
+        class iterator
+        {
+        public:
+            using value_type = FabricLink;
+            using difference_type = std::ptrdiff_t;
+            FabricLink operator*() const { return m_fabric->link(m_id); }
+            iterator &operator++()
+            {
+                ++m_id;
+                return *this;
+            }
+            bool operator==(const iterator &o) const { return m_id == o.m_id; }
+
+        private:
+            friend class LinkRange;
+            iterator(const Fabric *fabric, int id)
+                : m_fabric(fabric)
+                , m_id(id)
+            {
+            }
+            const Fabric *m_fabric;
+            int m_id;
+        };
+        iterator begin() const { return iterator(m_fabric, 0); }
+        iterator end() const { return iterator(m_fabric, m_fabric->linkCount()); }
+        std::size_t size() const { return static_cast<std::size_t>(m_fabric->linkCount()); }
+        bool empty() const { return size() == 0; }
+        FabricLink operator[](std::size_t id) const { return m_fabric->link(static_cast<int>(id)); }
+
+    private:
+        friend class Fabric;
+        explicit LinkRange(const Fabric *fabric)
+            : m_fabric(fabric)
+        {
+        }
+        const Fabric *m_fabric;
+    };
+    LinkRange links() const { return LinkRange(this); }
+    /// How many distinct sets of link figures the fabric keeps (see m_linkClasses).
+    std::size_t linkClassCount() const { return m_linkClasses.size(); }
     /// Link id from vertex a to vertex b, or -1 when they are not adjacent.
     int linkBetween(int a, int b) const;
     /// "node003/gpu5 -> node003/nvswitch" style name for reports and tooltips.
@@ -239,10 +291,54 @@ public:
 private:
     FabricSpec m_spec;
     FabricGraphBox m_graph;
-    std::vector<FabricLink> m_links; ///< copy of the edge bundles, indexed by id (fast access)
-    std::vector<double> m_linkLatency, m_linkBandwidth; ///< per link id, as in m_links
-    std::vector<Tier> m_linkTier;
-    std::vector<NodeKind> m_linkSourceKind;
+    // Per link only its ends (8 bytes) and the index of its class (4): the figures links share
+    // - bandwidth, latency, ports, tier, the source's kind - are kept once per class, a handful
+    // in a generated fabric. A FabricLink per link with columns of its latency, bandwidth, tier
+    // and source kind beside it took 58 bytes a link, 610 MB to fault in at a million GPUs'
+    // 10.6 million links against 130 MB (docs/performance.md).
+    struct LinkEnds
+    {
+        int src = -1;
+        int dst = -1;
+    };
+    struct LinkClass
+    {
+        double bandwidth = 0.0; ///< bytes per second, this direction
+        double latency = 0.0; ///< seconds
+        int ports = 1;
+        Tier tier = Tier::ScaleUp;
+        NodeKind sourceKind = NodeKind::Gpu;
+        bool operator==(const LinkClass &) const = default;
+    };
+    /// Finds a link class in m_linkClasses or appends it: the assembly's 10 million lookups hit
+    /// the last two classes found (a cable's two directions), the rest search a hash index.
+    class LinkClassIndex
+    {
+    public:
+        explicit LinkClassIndex(std::vector<LinkClass> &classes);
+        std::uint32_t find(const LinkClass &c);
+
+    private:
+        struct Hash
+        {
+            std::size_t operator()(const LinkClass &c) const noexcept;
+        };
+        std::vector<LinkClass> &m_classes;
+        std::unordered_map<LinkClass, std::uint32_t, Hash> m_index;
+        std::array<std::uint32_t, 2> m_recent { kNone, kNone };
+        static constexpr std::uint32_t kNone = 0xffffffffu;
+    };
+    const LinkClass &linkClass(int id) const
+    {
+        return m_linkClasses[m_linkClass[static_cast<std::size_t>(id)]];
+    }
+    /// Gives link `id` new figures (its own class, shared with links alike): the edits of
+    /// withBandwidthScaled() and degradedFabric().
+    void setLinkFigures(int id, double bandwidth, double latency, LinkClassIndex &index);
+
+    std::vector<LinkEnds> m_linkEnds; ///< per link id
+    std::vector<std::uint32_t> m_linkClass; ///< per link id: its index in m_linkClasses
+    std::vector<LinkClass> m_linkClasses;
     std::vector<int> m_gpuToNic;
     std::vector<std::string> m_serverNames;
     std::vector<int> m_gpuVertex, m_nicVertex, m_scaleUpVertex;

@@ -3,6 +3,7 @@
 #include "base/units.h"
 #include "base/writeahead.h"
 
+#include <boost/iterator/counting_iterator.hpp>
 #include <boost/iterator/transform_iterator.hpp>
 
 #include <algorithm>
@@ -59,16 +60,12 @@ void FabricAssembly::begin(
             s.serverNames.empty() ? defaultServerName(i) : s.serverNames[sz(i)]);
 
     f.m_graph = FabricGraphBox(static_cast<std::size_t>(vertices)); // edges: finish()
-    f.m_links.reserve(static_cast<std::size_t>(links));
-    f.m_linkLatency.reserve(static_cast<std::size_t>(links));
-    f.m_linkBandwidth.reserve(static_cast<std::size_t>(links));
-    f.m_linkTier.reserve(static_cast<std::size_t>(links));
-    f.m_linkSourceKind.reserve(static_cast<std::size_t>(links));
-    // `links` is the count addCable() reaches (FabricBuilder counts the cables first): every
-    // link record and column is written whole.
-    aboutToWriteReserved(f.m_links);
-    aboutToWriteReserved(f.m_linkLatency);
-    aboutToWriteReserved(f.m_linkBandwidth);
+    f.m_linkEnds.reserve(static_cast<std::size_t>(links));
+    f.m_linkClass.reserve(static_cast<std::size_t>(links));
+    // `links` is the count addCable() reaches (FabricBuilder counts the cables first): both
+    // columns are written whole.
+    aboutToWriteReserved(f.m_linkEnds);
+    aboutToWriteReserved(f.m_linkClass);
     f.m_gpuVertex.reserve(sz(s.servers * gpus));
     f.m_nicVertex.reserve(sz(s.servers * nics));
     f.m_scaleUpVertex.reserve(sz(s.servers / f.m_domainServers));
@@ -142,28 +139,19 @@ void FabricAssembly::addCable(int a, int b, Tier tier, double gbps, double laten
 {
     if (m_withoutLinks)
         return;
-    FabricLink fwd;
-    fwd.id = static_cast<int>(m_f.m_links.size());
-    fwd.reverse = fwd.id + 1;
-    fwd.tier = tier;
-    fwd.src = a;
-    fwd.dst = b;
-    fwd.bandwidth = gbpsToBytesPerSecond(gbps * ports);
-    fwd.latency = microseconds(latencyUs);
-    fwd.ports = std::max(1, static_cast<int>(std::lround(ports)));
-    FabricLink rev = fwd;
-    rev.id = fwd.reverse;
-    rev.reverse = fwd.id;
-    rev.src = b;
-    rev.dst = a;
-    // The graph's edges are added by finish().
-    for (const FabricLink &l : { fwd, rev }) {
-        m_f.m_links.push_back(l);
-        m_f.m_linkLatency.push_back(l.latency);
-        m_f.m_linkBandwidth.push_back(l.bandwidth);
-        m_f.m_linkTier.push_back(l.tier);
-        m_f.m_linkSourceKind.push_back(m_f.node(l.src).kind);
-    }
+    // Two directions, ids 2k (a -> b) and 2k + 1 (b -> a): Fabric::link() takes the reverse
+    // of id as id ^ 1. The graph's edges are added by finish().
+    Fabric::LinkClass c;
+    c.bandwidth = gbpsToBytesPerSecond(gbps * ports);
+    c.latency = microseconds(latencyUs);
+    c.ports = std::max(1, static_cast<int>(std::lround(ports)));
+    c.tier = tier;
+    c.sourceKind = m_f.node(a).kind;
+    m_f.m_linkEnds.push_back({ a, b });
+    m_f.m_linkClass.push_back(m_classes.find(c));
+    c.sourceKind = m_f.node(b).kind;
+    m_f.m_linkEnds.push_back({ b, a });
+    m_f.m_linkClass.push_back(m_classes.find(c));
 }
 
 void FabricAssembly::addServerCables(int server)
@@ -199,17 +187,18 @@ void FabricAssembly::finish()
 {
     FabricGraph &g = *m_f.m_graph;
     using Ends = std::pair<std::size_t, std::size_t>;
-    const auto ends = [](const FabricLink &l) { return Ends(sz(l.src), sz(l.dst)); };
-    const auto bundle = [](const FabricLink &l) { return FabricEdge { l.id }; };
-    const auto first = boost::make_transform_iterator(m_f.m_links.cbegin(), ends);
-    const auto last = boost::make_transform_iterator(m_f.m_links.cend(), ends);
+    const auto ends = [](const Fabric::LinkEnds &l) { return Ends(sz(l.src), sz(l.dst)); };
+    const auto bundle = [](int id) { return FabricEdge { id }; };
+    const auto first = boost::make_transform_iterator(m_f.m_linkEnds.cbegin(), ends);
+    const auto last = boost::make_transform_iterator(m_f.m_linkEnds.cend(), ends);
     // What the graph's edges_are_unsorted_multi_pass constructor does, on the graph in place so
     // that the vertices' bundles stay where addVertex() put them: a counting pass for each
     // vertex's start, then a stable histogram sort (boost/graph/detail/histogram_sort.hpp) that
     // keeps each vertex's out-edges in the order of the links, their id order.
     g.m_forward.assign_unsorted_multi_pass_edges(first, last,
-        boost::make_transform_iterator(m_f.m_links.cbegin(), bundle), boost::num_vertices(g),
-        boost::typed_identity_property_map<std::size_t>(), boost::keep_all());
+        boost::make_transform_iterator(boost::counting_iterator<int>(0), bundle),
+        boost::num_vertices(g), boost::typed_identity_property_map<std::size_t>(),
+        boost::keep_all());
 }
 
 void FabricAssembly::setCablingResult(std::vector<std::string> findings, bool regularClos)

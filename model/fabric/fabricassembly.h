@@ -60,6 +60,7 @@ private:
     int addVertex(FabricNode node);
 
     Fabric &m_f;
+    Fabric::LinkClassIndex m_classes { m_f.m_linkClasses };
     int m_nextVertex = 0;
     bool m_withoutLinks = false;
 };

@@ -48,7 +48,8 @@ PreparedInputs prepared(const Scenario &s, PrepareThreads threads)
     PreparedInputs p;
     try {
         const EvaluationInputs in = prepareEvaluation(s, nullptr, threads);
-        p.links = in.fabric->links();
+        for (const FabricLink &l : in.fabric->links())
+            p.links.push_back(l);
         for (int v = 0; v < static_cast<int>(boost::num_vertices(in.fabric->graph())); ++v)
             p.names.push_back(in.fabric->node(v).name);
         for (const GroupKind k : { GroupKind::Tp, GroupKind::Pp, GroupKind::Dp, GroupKind::Cp,

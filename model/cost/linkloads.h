@@ -1,6 +1,7 @@
 #pragma once
 
 #include "base/flatintmap.h"
+#include "base/writeahead.h"
 
 #include <algorithm>
 #include <bit>
@@ -74,8 +75,12 @@ public:
             m_dense = true; // first: a dense pattern's pages are never hashed again
             unhash();
             // One block for every page it may need, left uninitialised: each page is written
-            // (and its memory touched) only when a load first reaches it.
+            // (and its memory touched) only when a load first reaches it. A pattern that
+            // covers an eighth of the links reaches nearly every page of them (a DP family's
+            // ring or tree loads every GPU's PCIe link and NIC port, and pages of 512 ids span
+            // 16 servers' cables), so the block is announced as written (base/writeahead.h).
             newChunk(pageCount());
+            aboutToWrite(m_chunks.back().get(), pageCount() * pageSize() * sizeof(double));
         }
     }
     /// Whether the pattern has covered more than an eighth of the links (it stays so).

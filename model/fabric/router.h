@@ -202,6 +202,9 @@ private:
     /// up front by buildClosSegments() and no leaf pair needs an ECMP sweep.
     bool isFoldedClos() const;
     void buildClosSegments();
+    /// The hops buildClosSegments() and, planes merged, the NIC ports' segments append to the
+    /// arena, counted from the switch links so that the arena is allocated once.
+    std::size_t closArenaHops() const;
     /// Whether planes 1.. are copies of plane 0, switch by switch and link by link, and every
     /// NIC port p sits on plane 0's leaf of its port 0 shifted by p planes (routerplanes.cpp).
     bool planesAreTwins() const;

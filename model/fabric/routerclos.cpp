@@ -103,6 +103,44 @@ bool Router::isFoldedClos() const
     return true;
 }
 
+std::size_t Router::closArenaHops() const
+{
+    // One hop per push of buildClosSegments() below, by the kinds of the link's ends: a leaf's
+    // uplinks once (its part up), a spine's links to super-spines once (per source pod) and to a
+    // leaf once per reach, a super-spine's to cores once and to spines once per source (another
+    // pod, another zone), a core's to super-spines once; `planes` hops a push with planes merged.
+    const int pods = std::max(1, m_fabric.podCount());
+    const std::size_t reaches = pods == 1 ? 1 : m_fourTier ? 3 : 2;
+    const std::size_t sources = m_fourTier ? 2 : 1;
+    const int switches = static_cast<int>(m_switchKind.size());
+    std::size_t hops = 0;
+    for (int u = 0; u < switches; ++u) {
+        if (!closSwitch(u))
+            continue;
+        const NodeKind from = m_switchKind[sz(u)];
+        for (int i = m_adjOffset[sz(u)]; i < m_adjOffset[sz(u) + 1]; ++i) {
+            const NodeKind to = m_switchKind[sz(m_adj[sz(i)].first)];
+            if (from == NodeKind::Leaf && to == NodeKind::Spine)
+                hops += 1;
+            else if (from == NodeKind::Spine && to == NodeKind::Leaf)
+                hops += reaches;
+            else if (from == NodeKind::Spine && to == NodeKind::SuperSpine && pods > 1)
+                hops += 1;
+            else if (from == NodeKind::SuperSpine && to == NodeKind::Spine && pods > 1)
+                hops += sources;
+            else if (m_fourTier
+                && ((from == NodeKind::SuperSpine && to == NodeKind::Core)
+                    || (from == NodeKind::Core && to == NodeKind::SuperSpine)))
+                hops += 1;
+        }
+    }
+    if (!m_planesMerged)
+        return hops;
+    const auto planes = static_cast<std::size_t>(m_fabric.planeCount());
+    const auto nics = static_cast<std::size_t>(m_fabric.servers() * m_fabric.nicsPerServer());
+    return hops * planes + 2 * nics * planes;
+}
+
 void Router::buildClosSegments()
 {
     // With planes merged, plane 0's leaves (the first of the plane-major list) and switches.

@@ -2,6 +2,7 @@
 // block maxima against a scan, the lumps of
 // super-spine routes and their single discovery per router, the changed-link list of a build,
 // and the link ranking against a fresh one and against sorted keys.
+#include "base/writeahead.h"
 #include "cost/linkloads.h"
 #include "cost/linkranking.h"
 #include "cost/maxtree.h"
@@ -159,11 +160,21 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
         same();
     }
 
-    // A pattern told it will be dense after its first loads keeps them.
+    // A pattern told it will be dense after its first loads keeps them. Its block of pages,
+    // one for every page of the links and nearly all of them written, is announced to the
+    // program once (base/writeahead.h) at its size; a hint that it will be sparse is not.
     LinkLoads late;
     late.setLinkCount(links);
     late.add(P + 2, 1.5);
+    static std::vector<std::size_t> announced;
+    announced.clear();
+    setAboutToWriteHandler([](const void *, std::size_t bytes) { announced.push_back(bytes); });
+    late.reserve(std::size_t(links) / 16);
+    QVERIFY(announced.empty());
     late.reserve(std::size_t(links));
+    setAboutToWriteHandler(nullptr);
+    QCOMPARE(announced,
+        std::vector<std::size_t>({ std::size_t((links + P - 1) / P) * std::size_t(P) * 8 }));
     QVERIFY(late.dense());
     QCOMPARE(late.add(5 * P, 0.5), 0.5);
     QCOMPARE(late.valueAt(P + 2), 1.5);

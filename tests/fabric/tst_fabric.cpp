@@ -4,6 +4,7 @@
 
 #include "base/scenarioerror.h"
 #include "base/sizelimits.h"
+#include "fabric/degradation.h"
 #include "fabric/fabric.h"
 #include "fixtures.h"
 
@@ -64,6 +65,7 @@ private Q_SLOTS:
     void linkCountsByTier();
     void units();
     void reverseLinksAndIds();
+    void editedLinksLeaveTheOthersAlone();
     void bundledLeafSpineBandwidth_data();
     void bundledLeafSpineBandwidth();
     void oversubscription_data();
@@ -226,6 +228,46 @@ void TestFabric::units()
     QCOMPARE(nvl.latency, 0.6e-6);
 }
 
+/// The fabric keeps a link's figures once per class of links alike (fabric.h): an edit of one
+/// link - a job's share of a shared fabric, a degraded cable - gives that link figures of its
+/// own and leaves every other link, its reverse and the links of its old class among them, as
+/// they were; links edited alike share one new class.
+void TestFabric::editedLinksLeaveTheOthersAlone()
+{
+    const Fabric f = Fabric::build(fixtures::railFabric(16, 2, 2, 8));
+    const int nic = f.linkBetween(f.nicVertex(3, 1), f.leafVertex(f.leafOfNic(3, 1)));
+    QVERIFY(nic >= 0);
+    const int other = f.linkBetween(f.nicVertex(4, 1), f.leafVertex(f.leafOfNic(4, 1)));
+    QVERIFY(other >= 0 && f.linkBandwidth(other) == f.linkBandwidth(nic)); // one class
+    std::vector<double> scale(static_cast<std::size_t>(f.linkCount()), 1.0);
+    scale[static_cast<std::size_t>(nic)] = 0.25;
+    scale[static_cast<std::size_t>(other)] = 0.25;
+    const Fabric narrowed = f.withBandwidthScaled(scale);
+    QCOMPARE(narrowed.linkClassCount(), f.linkClassCount() + 1);
+    for (int id = 0; id < f.linkCount(); ++id) {
+        const FabricLink a = f.link(id), b = narrowed.link(id);
+        QCOMPARE(b.bandwidth, a.bandwidth * scale[static_cast<std::size_t>(id)]);
+        QCOMPARE(b.latency, a.latency);
+        QCOMPARE(std::vector<int>({ b.src, b.dst, b.reverse, b.ports, int(b.tier) }),
+            std::vector<int>({ a.src, a.dst, a.reverse, a.ports, int(a.tier) }));
+        QVERIFY(narrowed.linkSourceKind(id) == f.linkSourceKind(id));
+    }
+
+    // A degraded cable: both directions slower and later, nothing else.
+    Degradation cable;
+    cable.kind = Degradation::Kind::Link;
+    cable.index = nic;
+    cable.bandwidthFactor = 0.5;
+    cable.addedLatencyUs = 2.0;
+    const Fabric degraded = degradedFabric(f, { cable });
+    for (int id = 0; id < f.linkCount(); ++id) {
+        const bool hit = id == nic || id == (nic ^ 1);
+        QCOMPARE(degraded.linkBandwidth(id), f.linkBandwidth(id) * (hit ? 0.5 : 1.0));
+        QCOMPARE(degraded.linkLatency(id), f.linkLatency(id) + (hit ? 2e-6 : 0.0));
+        QCOMPARE(degraded.linkTier(id), f.linkTier(id));
+    }
+}
+
 void TestFabric::reverseLinksAndIds()
 {
     for (const FabricSpec &spec : { fixtures::railFabric(16, 2, 2, 8),
@@ -244,7 +286,7 @@ void TestFabric::reverseLinksAndIds()
             QCOMPARE(r.latency, l.latency);
             QCOMPARE(r.ports, l.ports);
             QVERIFY(l.bandwidth > 0.0);
-            // The per-link arrays hold the record's fields and its source node's kind.
+            // The one-figure accessors agree with link(), the source kind with the node.
             QCOMPARE(f.linkTier(id), l.tier);
             QCOMPARE(f.linkBandwidth(id), l.bandwidth);
             QCOMPARE(f.linkLatency(id), l.latency);

@@ -82,9 +82,10 @@ void record(const void *data, std::size_t bytes)
 } // namespace
 
 /// The fabric tells the program which blocks it is about to write whole (aboutToWrite(),
-/// base/writeahead.h; railyard-cli faults them in on its second thread): per link its ends
-/// (two vertex indexes) and its class index, each block exactly as large as the links it then
-/// writes (a hint past what is written would make memory resident for nothing). Those 12 bytes
+/// base/writeahead.h; railyard-cli faults them in on its second thread): its vertex records,
+/// and per link its ends (two vertex indexes) and its class index, each block exactly as large
+/// as what it then writes (a hint past what is written would make memory resident for
+/// nothing). Those 12 bytes
 /// are all a fabric keeps per link besides its graph edge: the figures live once per class, and
 /// a generated fabric has a handful (GPU <-> NVLink switch, GPU <-> NIC, NIC <-> leaf, and per
 /// switch tier up and down).
@@ -103,9 +104,10 @@ void TestFabricAssembly::announcesTheLinksItWrites()
             return std::count_if(g_announced.begin(), g_announced.end(),
                 [&](const Announced &a) { return a.data != nullptr && a.bytes == bytes; });
         };
+        QCOMPARE(announced(boost::num_vertices(f.graph()) * sizeof(FabricNode)), 1);
         QCOMPARE(announced(links * 2 * sizeof(int)), 1);
         QCOMPARE(announced(links * sizeof(std::uint32_t)), 1);
-        QCOMPARE(g_announced.size(), std::size_t { 2 });
+        QCOMPARE(g_announced.size(), std::size_t { 3 });
         // Two directions of six kinds of cable at most: GPU-switch, GPU-NIC, NIC-leaf,
         // leaf-spine, spine-super-spine, super-spine-core.
         QVERIFY2(f.linkClassCount() <= 12, std::to_string(f.linkClassCount()).c_str());

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -220,20 +221,31 @@ public:
     int linkSource(int id) const { return m_linkEnds[static_cast<std::size_t>(id)].src; }
     int linkTarget(int id) const { return m_linkEnds[static_cast<std::size_t>(id)].dst; }
 
-    /// Every link in id order, each a FabricLink composed by link() (range-for, size(), [i]).
+    /// Every link in id order, each a FabricLink composed by link(): a forward range (range-for,
+    /// the standard algorithms, a vector's assign()), with size() and [i].
     class LinkRange
     {
     public:
         class iterator
         {
         public:
+            using iterator_category = std::forward_iterator_tag; // a value, not a reference
             using value_type = FabricLink;
             using difference_type = std::ptrdiff_t;
+            using pointer = void;
+            using reference = FabricLink;
+            iterator() = default;
             FabricLink operator*() const { return m_fabric->link(m_id); }
             iterator &operator++()
             {
                 ++m_id;
                 return *this;
+            }
+            iterator operator++(int)
+            {
+                iterator was = *this;
+                ++m_id;
+                return was;
             }
             bool operator==(const iterator &o) const { return m_id == o.m_id; }
 
@@ -244,8 +256,8 @@ public:
                 , m_id(id)
             {
             }
-            const Fabric *m_fabric;
-            int m_id;
+            const Fabric *m_fabric = nullptr;
+            int m_id = 0;
         };
         iterator begin() const { return iterator(m_fabric, 0); }
         iterator end() const { return iterator(m_fabric, m_fabric->linkCount()); }

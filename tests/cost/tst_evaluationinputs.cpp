@@ -48,8 +48,8 @@ PreparedInputs prepared(const Scenario &s, PrepareThreads threads)
     PreparedInputs p;
     try {
         const EvaluationInputs in = prepareEvaluation(s, nullptr, threads);
-        for (const FabricLink &l : in.fabric->links())
-            p.links.push_back(l);
+        const Fabric::LinkRange links = in.fabric->links();
+        p.links.assign(links.begin(), links.end());
         for (int v = 0; v < static_cast<int>(boost::num_vertices(in.fabric->graph())); ++v)
             p.names.push_back(in.fabric->node(v).name);
         for (const GroupKind k : { GroupKind::Tp, GroupKind::Pp, GroupKind::Dp, GroupKind::Cp,

@@ -15,12 +15,17 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <ranges>
 #include <set>
 #include <string>
 
 Q_DECLARE_METATYPE(railyard::FabricSpec)
 
 using namespace railyard;
+
+// Fabric::links() is a standard forward range of FabricLink values.
+static_assert(std::ranges::forward_range<Fabric::LinkRange>);
+static_assert(std::same_as<std::ranges::range_value_t<Fabric::LinkRange>, FabricLink>);
 
 namespace {
 

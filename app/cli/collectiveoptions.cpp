@@ -58,13 +58,13 @@ std::vector<int> groupSelection(
         bad("unknown group kind '" + std::string(kindText)
             + "' (tp, pp, dp, cp, ep, dp-cp, tp-pp, edp)");
     const std::string name(groupKindName(kind));
-    const std::vector<std::vector<int>> &groups = layout.groups(kind);
+    const GroupList &groups = layout.groups(kind);
     int index = 0;
     if (toInt(selector, index)) {
         if (index >= static_cast<int>(groups.size()))
             bad(name + ":" + std::to_string(index) + ": there are " + std::to_string(groups.size())
                 + " " + name + " groups (0.." + std::to_string(groups.size() - 1) + ")");
-        return groups[index];
+        return toVector(groups[static_cast<std::size_t>(index)]);
     }
     // Coordinates every member of the wanted group shares: "p=0,t=3".
     std::vector<std::pair<char, int>> wanted;
@@ -97,7 +97,7 @@ std::vector<int> groupSelection(
         bad(name + ":" + std::string(selector) + " matches " + std::to_string(matches.size()) + " "
             + name + " groups (" + std::to_string(matches.front()) + ", "
             + std::to_string(matches[1]) + ", ...); give more coordinates or an index");
-    return groups[matches.front()];
+    return toVector(groups[static_cast<std::size_t>(matches.front())]);
 }
 
 std::vector<int> listSelection(std::string_view text, int world)

@@ -92,7 +92,8 @@ bool SpotlightController::spotlight(int rank, Dim dim)
     const auto &groups = layout.groups(kind);
     if (groups.empty() || groups.front().size() < 2)
         return false;
-    const std::vector<int> &members = groups[static_cast<std::size_t>(layout.groupOf(kind, rank))];
+    const std::span<const int> members
+        = groups[static_cast<std::size_t>(layout.groupOf(kind, rank))];
     std::vector<int> slots, links;
     const unsigned bit = 1u << index(dim);
     for (const int member : members) {

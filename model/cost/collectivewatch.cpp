@@ -132,12 +132,12 @@ WatchedCollective watchCollective(
     out.op = ops[static_cast<std::size_t>(target.op)];
 
     const GroupKind kind = watchedKind(target.dim);
-    const std::vector<std::vector<int>> &all = layout.groups(kind);
+    const GroupList &all = layout.groups(kind);
     const int own = layout.groupOf(kind, target.rank);
     if (target.wholeDimension) {
-        out.groups = all;
+        out.groups = all.copies();
     } else {
-        out.groups = { all[static_cast<std::size_t>(own)] };
+        out.groups = { toVector(all[static_cast<std::size_t>(own)]) };
     }
     // Hybrid sharding: the gradient sync's ops run on the shard or replica sub-groups
     // (TrafficModel::emitGroup), so those are what is played.

@@ -54,7 +54,7 @@ EpSummary epSummary(const CostEngine &engine, int group)
     const Fabric &fabric = engine.fabric();
     const Mapping &mapping = engine.mapping();
     const CostReport &report = engine.report();
-    const std::vector<std::vector<int>> &groups = layout.groups(GroupKind::Ep);
+    const GroupList &groups = layout.groups(GroupKind::Ep);
     if (groups.empty())
         return out;
 
@@ -66,7 +66,7 @@ EpSummary epSummary(const CostEngine &engine, int group)
     out.topK = m.topK;
     out.groupCount = static_cast<int>(groups.size());
     out.group = std::clamp(group, 0, out.groupCount - 1);
-    out.groupRanks = groups[static_cast<std::size_t>(out.group)];
+    out.groupRanks = toVector(groups[static_cast<std::size_t>(out.group)]);
     const int ep = out.ep;
     const auto n = static_cast<std::size_t>(ep);
 
@@ -117,7 +117,7 @@ EpSummary epSummary(const CostEngine &engine, int group)
     Router::Parts parts;
     out.crossesSpine.assign(n * n, false);
     for (std::size_t g = 0; g < groups.size(); ++g) {
-        const std::vector<int> &members = groups[g];
+        const std::span<const int> members = groups[g];
         double crossing = 0.0;
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t j = 0; j < n; ++j) {
@@ -152,7 +152,7 @@ EpSummary epSummary(const CostEngine &engine, int group)
         std::size_t leaves = 0;
         bool spansLeaves() const { return servers > 1 && leaves > 1; }
     };
-    auto spanOf = [&](const std::vector<int> &members) {
+    auto spanOf = [&](std::span<const int> members) {
         std::set<int> servers;
         std::set<int> leaves;
         for (int r : members) {
@@ -164,12 +164,12 @@ EpSummary epSummary(const CostEngine &engine, int group)
         return Span { servers.size(), leaves.size() };
     };
     if (s.degrees.dp * s.degrees.cp > 1) {
-        for (const std::vector<int> &members : layout.groups(GroupKind::DpCp)) {
+        for (const std::span<const int> members : layout.groups(GroupKind::DpCp)) {
             ++out.dpGroups;
             out.dpGroupsOneLeaf += spanOf(members).spansLeaves() ? 0 : 1;
         }
     }
-    for (const std::vector<int> &members : groups) {
+    for (const std::span<const int> members : groups) {
         const Span span = spanOf(members);
         out.epGroupsOneServer += span.servers == 1 ? 1 : 0;
         out.epGroupsSpanningLeaves += span.spansLeaves() ? 1 : 0;

@@ -37,21 +37,21 @@ PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping
     std::map<int, unsigned> slots, links;
     const int from = mapping.slotOf(rank);
     const int stage = layout.coord(rank).p;
-    const auto members = [&](GroupKind kind) -> const std::vector<int> & {
+    const auto members = [&](GroupKind kind) -> std::span<const int> {
         return layout.groups(kind)[static_cast<std::size_t>(layout.groupOf(kind, rank))];
     };
     const auto route = [&](int src, int dst, unsigned bit) {
         for (const RouteHop &hop : router.route(src, dst))
             links[hop.link] |= bit;
     };
-    const auto partners = [&](const std::vector<int> &group, unsigned bit) {
+    const auto partners = [&](std::span<const int> group, unsigned bit) {
         for (const int r : group)
             if (r != rank)
                 slots[mapping.slotOf(r)] |= bit;
     };
     // A planned collective (TP, DP): the flows of the engine's plan that start or end at this
     // rank's slot, and the NVLS switch ports of its GPU.
-    const auto planned = [&](const std::vector<int> &group, Dim dim, unsigned bit) {
+    const auto planned = [&](std::span<const int> group, Dim dim, unsigned bit) {
         if (group.size() < 2)
             return;
         partners(group, bit);
@@ -91,7 +91,7 @@ PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping
         const unsigned bit = 1u << index(Dim::Dp);
         if (deg.dp > 1)
             partners(members(GroupKind::Dp), bit);
-        const std::vector<int> &dpCp = members(GroupKind::DpCp);
+        const std::span<const int> dpCp = members(GroupKind::DpCp);
         if (context.dpShard > 0 && context.dpShard < static_cast<int>(dpCp.size())) {
             // Hybrid sharding (TrafficModel::emitGroup): the rank's shard and replica groups.
             for (const bool replica : { false, true })
@@ -106,7 +106,7 @@ PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping
     }
     if (deg.cp > 1) { // ring attention: a ring in member order (TrafficModel::emitRing)
         const unsigned bit = 1u << index(Dim::Cp);
-        const std::vector<int> &group = members(GroupKind::Cp);
+        const std::span<const int> group = members(GroupKind::Cp);
         partners(group, bit);
         const auto self = std::find(group.begin(), group.end(), rank) - group.begin();
         const auto n = static_cast<std::ptrdiff_t>(group.size());
@@ -115,7 +115,7 @@ PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping
     }
     if (deg.pp > 1) { // boundary activations and gradients: the adjacent stages only
         const unsigned bit = 1u << index(Dim::Pp);
-        const std::vector<int> &group = members(GroupKind::Pp);
+        const std::span<const int> group = members(GroupKind::Pp);
         partners(group, bit);
         const auto self = std::find(group.begin(), group.end(), rank);
         for (auto it = group.begin(); it != group.end(); ++it)
@@ -124,7 +124,7 @@ PartnerRoutes partnerRoutes(const ParallelLayout &layout, const Mapping &mapping
     }
     if (deg.ep > 1) { // all-to-all: every member
         const unsigned bit = 1u << index(Dim::Ep);
-        const std::vector<int> &group = members(GroupKind::Ep);
+        const std::span<const int> group = members(GroupKind::Ep);
         partners(group, bit);
         for (const int r : group)
             if (r != rank)

@@ -415,7 +415,7 @@ void TrafficModel::build(const Mapping &mapping)
 
 void TrafficModel::emitPipelineSends(const Mapping &mapping)
 {
-    const std::vector<std::vector<int>> &groups = m_layout.groups(GroupKind::Pp);
+    const GroupList &groups = m_layout.groups(GroupKind::Pp);
     // The sends emitGroup() makes group by group, boundary by boundary instead: each boundary's
     // two patterns then fill their tables in turn, where group by group every pipeline touched
     // all of them (30 tables of 1 MB at 131,072 GPUs, each insert a cache miss). Each pattern
@@ -437,18 +437,18 @@ void TrafficModel::emitPipelineSends(const Mapping &mapping)
         return;
     }
     for (std::size_t s = 0; s < m_ppForward.size(); ++s)
-        for (const std::vector<int> &members : groups)
+        for (const std::span<const int> members : groups)
             if (s + 1 < members.size())
                 emitBoundarySend(s, members, mapping, +1.0);
     if (m_ppWrapForward < 0)
         return;
-    for (const std::vector<int> &members : groups)
+    for (const std::span<const int> members : groups)
         if (members.size() > 1)
             emitWrapSend(members, mapping, +1.0);
 }
 
 void TrafficModel::emitBoundarySend(
-    std::size_t s, const std::vector<int> &members, const Mapping &mapping, double sign)
+    std::size_t s, std::span<const int> members, const Mapping &mapping, double sign)
 {
     // Megatron's pp group lists the stages in order: member s sends activations to s+1 and
     // receives gradients back (point-to-point, S per sending rank).
@@ -458,8 +458,7 @@ void TrafficModel::emitBoundarySend(
     emitFlow(m_ppBackward[s], b, a, 1.0, sign);
 }
 
-void TrafficModel::emitWrapSend(
-    const std::vector<int> &members, const Mapping &mapping, double sign)
+void TrafficModel::emitWrapSend(std::span<const int> members, const Mapping &mapping, double sign)
 {
     // Interleaved 1F1B: chunk c of the last stage feeds chunk c+1 of stage 0 (Narayanan et al.
     // SC'21 §2.2.2), a point-to-point send like any boundary; gradients return.
@@ -532,7 +531,7 @@ void TrafficModel::endMove(const Mapping &after, bool refresh)
 
 void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, double sign)
 {
-    const std::vector<int> &members = m_layout.groups(group.kind)[group.index];
+    const std::span<const int> members = m_layout.groups(group.kind)[group.index];
     const int stage = stageOfGroup(group.kind, group.index);
     switch (group.kind) {
     case GroupKind::Tp:
@@ -591,7 +590,7 @@ void TrafficModel::emitGroup(const GroupRef &group, const Mapping &mapping, doub
     }
 }
 
-void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
+void TrafficModel::emitRing(int pattern, std::span<const int> members, const Mapping &mapping,
     double bytesPerPass, double sign)
 {
     const std::size_t n = members.size();
@@ -617,8 +616,8 @@ void TrafficModel::emitRing(int pattern, const std::vector<int> &members, const 
                 unit, sign);
 }
 
-void TrafficModel::emitAllToAll(int pattern, const std::vector<int> &members,
-    const Mapping &mapping, double sign, const std::vector<double> *shares, bool reverse)
+void TrafficModel::emitAllToAll(int pattern, std::span<const int> members, const Mapping &mapping,
+    double sign, const std::vector<double> *shares, bool reverse)
 {
     const std::size_t n = members.size();
     if (n < 2 || pattern < 0)

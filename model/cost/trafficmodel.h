@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -299,8 +300,8 @@ private:
     /// A pipeline group's send across boundary s (members s -> s+1, gradients back), and the
     /// interleaved schedule's wrap-around (last -> first); emitGroup() and build() share them.
     void emitBoundarySend(
-        std::size_t s, const std::vector<int> &members, const Mapping &mapping, double sign);
-    void emitWrapSend(const std::vector<int> &members, const Mapping &mapping, double sign);
+        std::size_t s, std::span<const int> members, const Mapping &mapping, double sign);
+    void emitWrapSend(std::span<const int> members, const Mapping &mapping, double sign);
     /// build()'s pipeline sends: what emitGroup() adds for every pp group, boundary by boundary.
     void emitPipelineSends(const Mapping &mapping);
     /// One flow of a group's plan between two of its members (indexes in the group's member
@@ -345,7 +346,7 @@ private:
         int servers = 0;
         int channels = 0;
     };
-    void emitFamily(const Family &family, const GroupRef &group, const std::vector<int> &members,
+    void emitFamily(const Family &family, const GroupRef &group, std::span<const int> members,
         const Mapping &mapping, double scale, double sign);
     /**
      * The plans a family's patterns made for one group under one mapping (emitFamily()): two
@@ -367,7 +368,7 @@ private:
     /// `prepared`: whether m_prepared holds the group as the planner sees it under `mapping`,
     /// made by the first of a family's patterns that plans it, for the others; `made`: the
     /// plans they made.
-    void emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
+    void emitPlanned(int pattern, const GroupRef &group, std::span<const int> members,
         const Mapping &mapping, double scale, double sign, bool &prepared, FamilyPlans &made);
     EmittedPlan planGroup(int pattern, const PlannerGroup &group, double scale);
     /// planGroup()'s plan past its flows: the link loads, latencies, servers and channels.
@@ -384,9 +385,9 @@ private:
             m.erase(it);
         }
     }
-    void emitRing(int pattern, const std::vector<int> &members, const Mapping &mapping,
+    void emitRing(int pattern, std::span<const int> members, const Mapping &mapping,
         double bytesPerPass, double sign);
-    void emitAllToAll(int pattern, const std::vector<int> &members, const Mapping &mapping,
+    void emitAllToAll(int pattern, std::span<const int> members, const Mapping &mapping,
         double sign, const std::vector<double> *shares = nullptr, bool reverse = false);
     void emitFlow(int pattern, int srcSlot, int dstSlot, double unit, double sign,
         bool trackLatency = true, RouteNics nics = {});

@@ -16,7 +16,7 @@
 namespace railyard {
 
 void TrafficModel::emitFamily(const Family &family, const GroupRef &group,
-    const std::vector<int> &members, const Mapping &mapping, double scale, double sign)
+    std::span<const int> members, const Mapping &mapping, double scale, double sign)
 {
     bool prepared = false; // the members' servers and NICs (m_prepared), found once
     FamilyPlans made;
@@ -329,7 +329,7 @@ void TrafficModel::emitPlanChange(int pattern, const EmittedPlan &before, const 
     }
 }
 
-void TrafficModel::emitPlanned(int pattern, const GroupRef &group, const std::vector<int> &members,
+void TrafficModel::emitPlanned(int pattern, const GroupRef &group, std::span<const int> members,
     const Mapping &mapping, double scale, double sign, bool &prepared, FamilyPlans &made)
 {
     if (members.size() < 2 || pattern < 0)

@@ -215,7 +215,7 @@ GroupTable commGroups(const CostEngine &engine)
         const auto &groups = layout.groups(kind);
         t.kinds.push_back(
             { kind, id, static_cast<int>(groups.size()), static_cast<int>(groups.front().size()) });
-        for (const std::vector<int> &g : groups) {
+        for (const std::span<const int> g : groups) {
             body += std::string(body.empty() ? "" : ",\n") + "  \"" + std::to_string(id++)
                 + "\": " + nlohmann::json(g).dump();
         }

@@ -139,9 +139,9 @@ std::string sectionOf(const Distinct &d)
 }
 
 std::string describeGroup(
-    const CostEngine &engine, const std::vector<int> &g, const std::vector<RankPlacement> &rows)
+    const CostEngine &engine, std::span<const int> g, const std::vector<RankPlacement> &rows)
 {
-    std::vector<int> sorted = g;
+    std::vector<int> sorted = toVector(g);
     std::sort(sorted.begin(), sorted.end());
     std::string on;
     for (int r : g) {
@@ -204,9 +204,10 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
 
     std::vector<PlanTest> tests;
     const auto rankStage = [&layout](int r) { return layout.coord(r).p; };
-    const auto finishOne = [&](PlanTest t, const std::vector<int> &group) {
-        const CollectiveResult res = eng.collective(t.op, group, static_cast<double>(t.bytes));
-        t.groups = { group };
+    const auto finishOne = [&](PlanTest t, std::span<const int> group) {
+        std::vector<int> members = toVector(group);
+        const CollectiveResult res = eng.collective(t.op, members, static_cast<double>(t.bytes));
+        t.groups = { std::move(members) };
         t.time = res.time;
         t.busFactor = res.busFactor;
         t.bottleneck = res.bottleneckLink >= 0 ? fabric.linkName(res.bottleneckLink) : "";
@@ -251,7 +252,7 @@ std::string exportNcclPlan(const CostEngine &engine, const ExportOptions &option
         const auto &whole = layout.groups(kindOf(d));
         const int n = whole.empty() ? 0 : static_cast<int>(whole.front().size());
         if (d.dim != Dim::Dp || d.expert || shard <= 0 || shard >= n)
-            return whole;
+            return whole.copies();
         std::vector<std::vector<int>> out;
         for (const auto &g : whole) {
             const int groups = d.replica ? shard : n / shard;

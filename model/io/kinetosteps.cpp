@@ -239,10 +239,10 @@ std::vector<TraceGroupDimension> traceGroupDimensions(
         } else {
             std::sort(listed.begin(), listed.end());
         }
-        auto matches = [&](const std::vector<int> &members) {
+        auto matches = [&](std::span<const int> members) {
             if (members.size() == 1 && listed.size() == 1)
                 return members.front() == listed.front();
-            std::vector<int> sorted = members;
+            std::vector<int> sorted = toVector(members);
             std::sort(sorted.begin(), sorted.end());
             if (!g.truncated)
                 return sorted == listed;
@@ -257,7 +257,7 @@ std::vector<TraceGroupDimension> traceGroupDimensions(
             continue;
         std::vector<std::pair<GroupKind, Dim>> found;
         for (const auto &[kind, dim] : kinds) {
-            const std::vector<int> &members = layout.groups(kind)[layout.groupOf(kind, probe)];
+            const std::span<const int> members = layout.groups(kind)[layout.groupOf(kind, probe)];
             if (members.size() > 1 && matches(members))
                 found.emplace_back(kind, dim);
         }

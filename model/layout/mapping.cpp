@@ -25,7 +25,7 @@ int ceilDiv(int a, int b)
 
 /// "0, 4, 8" or "24..31" (runs of three or more consecutive ranks are folded), shortened
 /// after a few items so that a message stays one readable line.
-std::string rankList(const std::vector<int> &ranks)
+std::string rankList(std::span<const int> ranks)
 {
     constexpr std::size_t kMaxItems = 8;
     std::vector<std::string> items;
@@ -303,7 +303,7 @@ std::vector<MappingIssue> Mapping::validate(
                 + (missing.size() == 1 ? " has" : " have") + " no slot" });
 
     // Warnings, over the groups whose members all sit on valid slots.
-    const auto placedSlots = [&](const std::vector<int> &group, std::vector<int> &out) {
+    const auto placedSlots = [&](std::span<const int> group, std::vector<int> &out) {
         out.clear();
         for (int r : group) {
             if (r >= rankCount())
@@ -318,7 +318,7 @@ std::vector<MappingIssue> Mapping::validate(
     std::vector<int> groupSlots;
     // The scale-up domains a group's slots span, named in order, when they are more than
     // `allowed`; empty otherwise.
-    const auto excessDomains = [&fabric](const std::vector<int> &members, int allowed) {
+    const auto excessDomains = [&fabric](std::span<const int> members, int allowed) {
         std::vector<int> domains;
         for (int s : members)
             if (std::find(domains.begin(), domains.end(), fabric.scaleUpDomainOfSlot(s))

@@ -64,7 +64,7 @@ struct Generator
     }
 
     /// generate_masked_orthogonal_rank_groups(world, sizes, mask) for the dims in `token`.
-    std::vector<std::vector<int>> groups(int world, std::initializer_list<Token> token) const
+    GroupList groups(int world, std::initializer_list<Token> token) const
     {
         std::vector<int> maskedSize, maskedStride, unmaskedSize, unmaskedStride;
         for (std::size_t i = 0; i < order.size(); ++i) {
@@ -83,15 +83,14 @@ struct Generator
         for (int i = 0; i < groupSize; ++i)
             memberOffset[static_cast<std::size_t>(i)] = innerProduct(i, maskedSize, maskedStride);
 
-        std::vector<std::vector<int>> result(static_cast<std::size_t>(groupCount));
+        std::vector<int> members;
+        members.reserve(static_cast<std::size_t>(world));
         for (int g = 0; g < groupCount; ++g) {
             const int base = innerProduct(g, unmaskedSize, unmaskedStride);
-            auto &members = result[static_cast<std::size_t>(g)];
-            members.reserve(static_cast<std::size_t>(groupSize));
             for (int off : memberOffset)
                 members.push_back(base + off);
         }
-        return result;
+        return { std::move(members), groupSize };
     }
 
     /// Decomposes `index` over `shape` (first fastest) and maps the digits through `stride`.
@@ -246,8 +245,8 @@ ParallelLayout::ParallelLayout(const ParallelDegrees &degrees, std::string order
     // Each kind's groups are made once (tp and pp for the checks below and for the layout);
     // where cp and ep are 1 the two generators have one shape and agree on every kind.
     const bool oneShape = dense.sizes == expert.sizes;
-    std::vector<std::vector<int>> ppGroups = dense.groups(m_world, { TokPp });
-    std::vector<std::vector<int>> tpGroups = dense.groups(m_world, { TokTp });
+    GroupList ppGroups = dense.groups(m_world, { TokPp });
+    GroupList tpGroups = dense.groups(m_world, { TokTp });
     if (!oneShape && ppGroups != expert.groups(m_world, { TokPp }))
         throw ScenarioError("parallel.order",
             "in the order " + quoted
@@ -311,7 +310,7 @@ int ParallelLayout::rankOf(int t, int p, int d, int c) const
     return t * m_stride.t + p * m_stride.p + d * m_stride.d + c * m_stride.c;
 }
 
-const std::vector<std::vector<int>> &ParallelLayout::groups(GroupKind kind) const
+const GroupList &ParallelLayout::groups(GroupKind kind) const
 {
     return m_groups[static_cast<std::size_t>(kindIndex(kind))];
 }
@@ -321,12 +320,11 @@ int ParallelLayout::groupOf(GroupKind kind, int rank) const
     return m_groupOf[static_cast<std::size_t>(kindIndex(kind))][static_cast<std::size_t>(rank)];
 }
 
-std::vector<std::vector<int>> hybridSubgroups(
-    const std::vector<int> &members, int shard, bool replica)
+std::vector<std::vector<int>> hybridSubgroups(std::span<const int> members, int shard, bool replica)
 {
     const int n = static_cast<int>(members.size());
     if (shard <= 0 || shard >= n)
-        return { members };
+        return { std::vector<int>(members.begin(), members.end()) };
     const int shards = n / shard;
     std::vector<std::vector<int>> out;
     if (!replica) {

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "layout/grouplist.h"
+
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,7 +59,7 @@ public:
     int rankOf(int t, int p, int d, int c = 0) const;
 
     /// All groups of a kind, each in member order; every rank appears in exactly one group.
-    const std::vector<std::vector<int>> &groups(GroupKind kind) const;
+    const GroupList &groups(GroupKind kind) const;
     /// Index (into groups(kind)) of the group holding `rank`.
     int groupOf(GroupKind kind, int rank) const;
 
@@ -65,7 +68,7 @@ private:
     std::string m_order;
     int m_world = 1;
     std::vector<RankCoord> m_coords;
-    std::vector<std::vector<std::vector<int>>> m_groups; ///< per GroupKind
+    std::vector<GroupList> m_groups; ///< per GroupKind
     std::vector<std::vector<int>> m_groupOf; ///< per GroupKind, per rank
     /// Global-rank strides of t, p, d, c in the dense generator (for rankOf()).
     struct DenseStrides
@@ -80,6 +83,6 @@ private:
 /// dimension innermost (torch.distributed.fsdp HYBRID_SHARD; FSDP2's fully_shard on a 2-D mesh).
 /// The whole group alone when R is 0 or not smaller than the group.
 std::vector<std::vector<int>> hybridSubgroups(
-    const std::vector<int> &members, int shard, bool replica);
+    std::span<const int> members, int shard, bool replica);
 
 } // namespace railyard

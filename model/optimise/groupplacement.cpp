@@ -15,7 +15,7 @@ int distinct(std::vector<int> &values)
 } // namespace
 
 GroupSpread groupSpread(
-    const Fabric &fabric, const std::vector<int> &members, const std::vector<int> &slots)
+    const Fabric &fabric, std::span<const int> members, const std::vector<int> &slots)
 {
     std::vector<int> servers, rails, leaves;
     const bool railed = fabric.railCount() > 0;
@@ -39,7 +39,7 @@ int tpGroupsSplit(const Fabric &fabric, const ParallelLayout &layout, const std:
     const int gpus = fabric.gpusPerServer();
     const int allowed = (layout.degrees().tp + gpus - 1) / gpus;
     int split = 0;
-    for (const std::vector<int> &g : layout.groups(GroupKind::Tp))
+    for (const std::span<const int> g : layout.groups(GroupKind::Tp))
         split += groupSpread(fabric, g, slots).servers > allowed ? 1 : 0;
     return split;
 }
@@ -50,7 +50,7 @@ int dpGroupsOffRail(
     if (fabric.railCount() == 0)
         return 0;
     int off = 0;
-    for (const std::vector<int> &g : layout.groups(GroupKind::Dp))
+    for (const std::span<const int> g : layout.groups(GroupKind::Dp))
         off += g.size() > 1 && groupSpread(fabric, g, slots).rails > 1 ? 1 : 0;
     return off;
 }

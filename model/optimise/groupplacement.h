@@ -3,6 +3,7 @@
 #include "fabric/fabric.h"
 #include "layout/parallellayout.h"
 
+#include <span>
 #include <vector>
 
 namespace railyard {
@@ -17,7 +18,7 @@ struct GroupSpread
 
 /// The spread of `members` with rank r on slot slots[r].
 GroupSpread groupSpread(
-    const Fabric &fabric, const std::vector<int> &members, const std::vector<int> &slots);
+    const Fabric &fabric, std::span<const int> members, const std::vector<int> &slots);
 
 /// TP groups on more servers than ceil(tp / G).
 int tpGroupsSplit(

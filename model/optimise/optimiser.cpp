@@ -71,7 +71,7 @@ std::vector<GroupLocality> stageLocality(
             continue;
         GroupLocality l;
         l.kind = kind;
-        for (const std::vector<int> &g : e.layout().groups(kind)) {
+        for (const std::span<const int> g : e.layout().groups(kind)) {
             if (e.layout().coord(g.front()).p != stage)
                 continue;
             ++l.groups;

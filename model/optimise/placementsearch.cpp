@@ -126,7 +126,7 @@ PlacementSearch::Move PlacementSearch::consolidateMove()
     // A whole TP group onto the server that holds most of it (tp <= G): each member elsewhere
     // trades slots with a rank of another group there, which takes the member's old slot.
     const auto &groups = m_layout.groups(GroupKind::Tp);
-    const std::vector<int> &g
+    const std::span<const int> g
         = groups[static_cast<std::size_t>(pick(static_cast<int>(groups.size())))];
     const Mapping &m = m_engine.mapping();
     const int gpus = m_fabric.gpusPerServer();
@@ -176,7 +176,7 @@ PlacementSearch::Move PlacementSearch::gatherMove()
         kind
             = m_gatherKinds[static_cast<std::size_t>(pick(static_cast<int>(m_gatherKinds.size())))];
     const auto &groups = m_layout.groups(kind);
-    const std::vector<int> &g
+    const std::span<const int> g
         = groups[static_cast<std::size_t>(pick(static_cast<int>(groups.size())))];
     if (g.size() < 2)
         return randomSwap();
@@ -356,7 +356,7 @@ int PlacementSearch::tpExcess(int group, const Move &move, bool after) const
     // more servers than allowed, and it falls with every member that joins the majority, so
     // it guides a repair where the plain server count would sit on a plateau.
     const Mapping &m = m_engine.mapping();
-    const std::vector<int> &members
+    const std::span<const int> members
         = m_layout.groups(GroupKind::Tp)[static_cast<std::size_t>(group)];
     std::vector<std::pair<int, int>> counts; // server, members there
     counts.reserve(members.size());

@@ -59,7 +59,7 @@ bool crosses(Router &router, int a, int b, const std::vector<char> &links)
 
 /// Whether a group's traffic crosses the links: ring neighbours (TP, CP, DP rings), adjacent
 /// stages (PP), every pair (EP's all-to-all).
-bool groupCrosses(GroupKind kind, const std::vector<int> &ranks, const Mapping &mapping,
+bool groupCrosses(GroupKind kind, std::span<const int> ranks, const Mapping &mapping,
     Router &router, const std::vector<char> &links)
 {
     const std::size_t n = ranks.size();
@@ -94,8 +94,8 @@ std::vector<WaitingGroup> waitingGroups(
                 if (degreeOf(kind, layout.degrees()) > 1) {
                     const int g = layout.groupOf(kind, rank);
                     if (seen.insert({ static_cast<int>(kind), g }).second)
-                        out.push_back(
-                            { kind, g, layout.groups(kind)[static_cast<std::size_t>(g)] });
+                        out.push_back({ kind, g,
+                            toVector(layout.groups(kind)[static_cast<std::size_t>(g)]) });
                 }
         }
         return out;
@@ -106,10 +106,10 @@ std::vector<WaitingGroup> waitingGroups(
     for (const GroupKind kind : kBlastKinds) {
         if (degreeOf(kind, layout.degrees()) <= 1)
             continue;
-        const std::vector<std::vector<int>> &groups = layout.groups(kind);
+        const GroupList &groups = layout.groups(kind);
         for (std::size_t g = 0; g < groups.size(); ++g)
             if (groupCrosses(kind, groups[g], mapping, router, links))
-                out.push_back({ kind, static_cast<int>(g), groups[g] });
+                out.push_back({ kind, static_cast<int>(g), toVector(groups[g]) });
     }
     return out;
 }

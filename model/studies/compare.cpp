@@ -28,7 +28,7 @@ int tpGroupsAcrossServers(const CostEngine &e)
     const Fabric &f = e.fabric();
     const Mapping &m = e.mapping();
     int count = 0;
-    for (const std::vector<int> &group : e.layout().groups(GroupKind::Tp)) {
+    for (const std::span<const int> group : e.layout().groups(GroupKind::Tp)) {
         const int server = f.serverOfSlot(m.slotOf(group.front()));
         count += std::any_of(group.begin(), group.end(),
             [&](int r) { return f.serverOfSlot(m.slotOf(r)) != server; });
@@ -45,7 +45,7 @@ int dpGroupsOffRail(const CostEngine &e)
         return 0;
     const Mapping &m = e.mapping();
     int count = 0;
-    for (const std::vector<int> &group : e.layout().groups(GroupKind::Dp)) {
+    for (const std::span<const int> group : e.layout().groups(GroupKind::Dp)) {
         const int rail = f.railOfSlot(m.slotOf(group.front()));
         count += std::any_of(
             group.begin(), group.end(), [&](int r) { return f.railOfSlot(m.slotOf(r)) != rail; });

@@ -32,7 +32,7 @@ std::map<std::vector<int>, std::string> ncclJobGroups(const CostEngine &engine)
     // share (tp and tp-pp when pp is 1) keeps the first name.
     for (const GroupKind kind : { GroupKind::Tp, GroupKind::Cp, GroupKind::Ep, GroupKind::Dp,
              GroupKind::DpCp, GroupKind::ExpertDp, GroupKind::Pp, GroupKind::TpPp }) {
-        const std::vector<std::vector<int>> &groups = engine.layout().groups(kind);
+        const GroupList &groups = engine.layout().groups(kind);
         for (std::size_t g = 0; g < groups.size(); ++g) {
             std::vector<int> s;
             s.reserve(groups[g].size());

@@ -384,7 +384,7 @@ RailAudit railAudit(const CostEngine &engine, const RailAuditOptions &options)
             group.name = dim.name;
             group.kind = kind;
             group.index = static_cast<int>(g);
-            group.ranks = all[g];
+            group.ranks = toVector(all[g]);
             auditFlows(engine, router, audit, groupFlows(engine, router, kind, group.ranks, nvls),
                 true, group);
             addGroup(audit, dim, std::move(group), singleRails, singleRailGroups);

@@ -32,7 +32,7 @@ Placed placeRanks(const ParallelLayout &layout, const Fabric &fabric,
     };
 
     // 1. Groups whose every member keeps its predecessor's slot stay where they are.
-    const std::vector<std::vector<int>> &groups = layout.groups(GroupKind::Tp);
+    const GroupList &groups = layout.groups(GroupKind::Tp);
     std::vector<std::size_t> repair;
     for (std::size_t g = 0; g < groups.size(); ++g) {
         bool keep = true;
@@ -70,7 +70,7 @@ Placed placeRanks(const ParallelLayout &layout, const Fabric &fabric,
     int serverCursor = 0;
     std::vector<std::size_t> leftover;
     for (std::size_t g : repair) {
-        const std::vector<int> &members = groups[g]; // member i is shard t = i
+        const std::span<const int> members = groups[g]; // member i is shard t = i
         bool placed = false;
         if (tp <= gpus) {
             // Lanes by how many shards keep their predecessor's GPU index (hence rail).
@@ -180,7 +180,7 @@ Placed swapOntoSpares(const ParallelLayout &layout, const Fabric &fabric,
     }
     // Rails only exist on rail-optimised fabrics; elsewhere (top-of-rack) any rail will do.
     const bool rails = fabric.railCount() > 0;
-    for (const std::vector<int> &group : layout.groups(GroupKind::Tp)) {
+    for (const std::span<const int> group : layout.groups(GroupKind::Tp)) {
         int domain = -1; // the group's NVLink domain, from a member that stayed
         for (const int r : group)
             if (const int s = out.slots[static_cast<std::size_t>(r)]; s >= 0) {

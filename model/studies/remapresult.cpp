@@ -20,7 +20,7 @@ int dpGroupsAcrossRails(const CostEngine &e)
     if (fabric.spec().kind != FabricKind::RailOptimised)
         return 0;
     int count = 0;
-    for (const std::vector<int> &group : e.layout().groups(GroupKind::Dp)) {
+    for (const std::span<const int> group : e.layout().groups(GroupKind::Dp)) {
         const int rail = fabric.railOfSlot(e.mapping().slotOf(group.front()));
         for (int r : group) {
             if (fabric.railOfSlot(e.mapping().slotOf(r)) != rail) {

@@ -164,8 +164,8 @@ void TestCollectiveSteps::ringOverOneDpGroupAcrossServers()
     CostEngine engine(fixtures::seed128());
     Router router(engine.fabric());
     const Fabric &f = engine.fabric();
-    const std::vector<int> group = engine.layout().groups(
-        GroupKind::DpCp)[static_cast<std::size_t>(engine.layout().groupOf(GroupKind::DpCp, 0))];
+    const std::vector<int> group = toVector(engine.layout().groups(
+        GroupKind::DpCp)[static_cast<std::size_t>(engine.layout().groupOf(GroupKind::DpCp, 0))]);
     QCOMPARE(group, (std::vector<int> { 0, 8, 16, 24 }));
     const std::vector<int> slots = slotsOf(engine, group);
     const double S = 3e8;

@@ -54,7 +54,7 @@ PreparedInputs prepared(const Scenario &s, PrepareThreads threads)
             p.names.push_back(in.fabric->node(v).name);
         for (const GroupKind k : { GroupKind::Tp, GroupKind::Pp, GroupKind::Dp, GroupKind::Cp,
                  GroupKind::Ep, GroupKind::DpCp, GroupKind::TpPp, GroupKind::ExpertDp })
-            p.groups.push_back(in.layout.groups(k));
+            p.groups.push_back(in.layout.groups(k).copies());
         p.microbatches = in.plan.microbatches;
         for (const StageCompute &c : in.plan.stages)
             p.stageFigures.insert(p.stageFigures.end(),

@@ -302,7 +302,7 @@ void TestTrafficBookkeeping::superSpineLumps()
     const int fwd = s.traffic->ppForwardPattern(0);
     const auto podOf = [&s](int slot) { return s.fabric.node(s.leafOfSlot(slot)).pod; };
     std::vector<double> up(4, 0.0), down(4, 0.0);
-    for (const std::vector<int> &group : s.layout.groups(GroupKind::Pp)) {
+    for (const std::span<const int> group : s.layout.groups(GroupKind::Pp)) {
         const int from = podOf(mapping.slotOf(group[0])), to = podOf(mapping.slotOf(group[1]));
         if (from != to) {
             up[static_cast<std::size_t>(from)] += 1.0;
@@ -336,7 +336,7 @@ void TestTrafficBookkeeping::superSpineLumps()
     // segments for each send (what the model did before it kept lumps).
     std::vector<double> hopByHop(static_cast<std::size_t>(s.fabric.linkCount()), 0.0);
     Router::Parts parts;
-    for (const std::vector<int> &group : s.layout.groups(GroupKind::Pp)) {
+    for (const std::span<const int> group : s.layout.groups(GroupKind::Pp)) {
         s.router.routeParts(mapping.slotOf(group[0]), mapping.slotOf(group[1]), parts);
         for (int i = 0; i < parts.segmentCount; ++i)
             for (const RouteHop &h :

@@ -103,7 +103,7 @@ void TestTrafficModel::allToAllAcrossRails()
     // slot 3 on rail 1 through the spines.
     Setup s(fixtures::railFabric(2, 2), fixtures::degrees(1, 1, 4, 1, 4));
     const TrafficPattern &ep = s.traffic->pattern(s.traffic->epPattern(0));
-    QCOMPARE(s.layout.groups(GroupKind::Ep).front(), (std::vector<int> { 0, 1, 2, 3 }));
+    QCOMPARE(toVector(s.layout.groups(GroupKind::Ep).front()), (std::vector<int> { 0, 1, 2, 3 }));
     for (int slot = 0; slot < 4; ++slot) {
         QCOMPARE(loadOf(ep, s.gpuUp(slot)), 0.25); // to its server neighbour
         QCOMPARE(loadOf(ep, s.gpuDown(slot)), 0.25);
@@ -194,7 +194,7 @@ void TestTrafficModel::pipelineSendsBoundaryByBoundary()
             s.router.route(s.mapping.slotOf(fromRank), s.mapping.slotOf(toRank)))
             load[static_cast<std::size_t>(h.link)] += h.share;
     };
-    for (const std::vector<int> &group : s.layout.groups(GroupKind::Pp)) {
+    for (const std::span<const int> group : s.layout.groups(GroupKind::Pp)) {
         QCOMPARE(static_cast<int>(group.size()), 4);
         for (int b = 0; b < 3; ++b) {
             send(m.ppForwardPattern(b), group[static_cast<std::size_t>(b)],
@@ -330,7 +330,7 @@ void TestTrafficModel::patPlansFollowTheirScale()
     QVERIFY(pat >= 0);
     Mapping mapping = s.mapping;
     const auto check = [&](const char *what) {
-        for (const std::vector<int> &group : s.layout.groups(GroupKind::DpCp)) {
+        for (const std::span<const int> group : s.layout.groups(GroupKind::DpCp)) {
             QCOMPARE(group.size(), std::size_t { 4 });
             const double scale = setup.stageDpBytes[sz(s.layout.coord(group.front()).p)];
             for (const int rank : group) {

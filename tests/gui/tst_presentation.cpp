@@ -385,7 +385,7 @@ void TestPresentation::spotlightLightsOneGroup()
     QVERIFY(view->hasSpotlight());
     // Its DP group's slots, and the DP routes the engine planned (they leave the servers).
     const ParallelLayout &layout = f.doc()->engine().layout();
-    const std::vector<int> &group
+    const std::span<const int> group
         = layout.groups(GroupKind::Dp)[static_cast<std::size_t>(layout.groupOf(GroupKind::Dp, 8))];
     std::vector<int> slots;
     for (int r : group)

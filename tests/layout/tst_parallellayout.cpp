@@ -27,7 +27,7 @@ namespace {
 using Groups = std::vector<std::vector<int>>;
 
 /// "0 1|2 3" for {{0,1},{2,3}}: compact expectations that QCOMPARE prints readably.
-QString formatGroups(const Groups &groups)
+template<typename GroupsOrList> QString formatGroups(const GroupsOrList &groups)
 {
     QStringList parts;
     for (const auto &g : groups) {
@@ -58,6 +58,7 @@ class TestParallelLayout : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void groupListKeepsGroupsBackToBack();
     void groups_data();
     void groups();
     void coords_data();
@@ -225,10 +226,41 @@ void TestParallelLayout::groups()
     QCOMPARE(formatGroups(layout.groups(k)), expected);
 
     // groupOf() points back at the group holding each rank.
-    const Groups &gs = layout.groups(k);
+    const GroupList &gs = layout.groups(k);
     for (std::size_t g = 0; g < gs.size(); ++g)
         for (int r : gs[g])
             QCOMPARE(layout.groupOf(k, r), static_cast<int>(g));
+}
+
+void TestParallelLayout::groupListKeepsGroupsBackToBack()
+{
+    // Four groups of three: group g is members [3g, 3g + 3), in the order given.
+    const GroupList list({ 5, 1, 9, 0, 2, 4, 11, 3, 6, 7, 8, 10 }, 3);
+    QCOMPARE(list.size(), std::size_t { 4 });
+    QCOMPARE(list.groupSize(), 3);
+    QVERIFY(!list.empty());
+    QCOMPARE(toVector(list[2]), (std::vector<int> { 11, 3, 6 }));
+    QCOMPARE(toVector(list.front()), (std::vector<int> { 5, 1, 9 }));
+    QCOMPARE(toVector(list.back()), (std::vector<int> { 7, 8, 10 }));
+    const Groups expected { { 5, 1, 9 }, { 0, 2, 4 }, { 11, 3, 6 }, { 7, 8, 10 } };
+    QCOMPARE(list.copies(), expected);
+    Groups visited;
+    for (const std::span<const int> group : list)
+        visited.push_back(toVector(group));
+    QCOMPARE(visited, expected);
+    QVERIFY(list != GroupList({ 5, 1, 9, 0, 2, 4, 11, 3, 6, 7, 8, 10 }, 4)); // other groups
+    QVERIFY(GroupList().empty());
+    QCOMPARE(GroupList().size(), std::size_t { 0 });
+
+    // cp = ep = 1: each rank is a group of one, kept as one member each (no block per group).
+    const ParallelLayout layout(degrees(2, 2, 4, 1, 1), "tp-cp-ep-dp-pp");
+    for (const GroupKind kind : { GroupKind::Cp, GroupKind::Ep }) {
+        const GroupList &ones = layout.groups(kind);
+        QCOMPARE(ones.size(), std::size_t { 16 });
+        QCOMPARE(ones.groupSize(), 1);
+        for (std::size_t g = 0; g < ones.size(); ++g)
+            QCOMPARE(toVector(ones[g]), (std::vector<int> { static_cast<int>(g) }));
+    }
 }
 
 void TestParallelLayout::coords_data()
@@ -329,7 +361,7 @@ void TestParallelLayout::invariants()
         { GroupKind::Cp, cp }, { GroupKind::Ep, ep }, { GroupKind::DpCp, dp * cp },
         { GroupKind::TpPp, tp * pp }, { GroupKind::ExpertDp, dp * cp / ep } };
     for (const Expect &x : expects) {
-        const Groups &gs = layout.groups(x.kind);
+        const GroupList &gs = layout.groups(x.kind);
         QCOMPARE(static_cast<int>(gs.size()), world / x.size);
         std::vector<int> seen(static_cast<std::size_t>(world), 0);
         for (std::size_t g = 0; g < gs.size(); ++g) {

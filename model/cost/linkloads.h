@@ -8,11 +8,61 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
 namespace railyard {
+
+/**
+ * Fixed-size arrays of T handed out from blocks of `perChunk` arrays that never move, and
+ * taken back for the next request (the caller returns them in the state it wants them handed
+ * out again: LinkLoads returns its arrays zeroed).
+ */
+template<typename T> class ArrayPool
+{
+public:
+    ArrayPool(std::size_t length, std::size_t perChunk)
+        : m_length(length)
+        , m_perChunk(perChunk)
+    {
+    }
+    /// An array of length() elements: a returned one as it was returned, else a new one
+    /// filled with `fill`.
+    T *take(const T &fill)
+    {
+        if (!m_free.empty()) {
+            T *array = m_free.back();
+            m_free.pop_back();
+            return array;
+        }
+        if (m_used == m_perChunk) {
+            m_chunks.push_back(std::make_unique_for_overwrite<T[]>(m_length * m_perChunk));
+            m_used = 0;
+        }
+        T *array = m_chunks.back().get() + (m_used++) * m_length;
+        std::fill_n(array, m_length, fill);
+        return array;
+    }
+    void give(T *array) { m_free.push_back(array); }
+    /// Frees every array.
+    void reset()
+    {
+        m_chunks = decltype(m_chunks)();
+        m_free = decltype(m_free)();
+        m_used = m_perChunk;
+    }
+    std::size_t length() const { return m_length; }
+
+private:
+    std::size_t m_length;
+    std::size_t m_perChunk;
+    std::size_t m_used = m_perChunk; ///< arrays handed out of the last chunk
+    std::vector<std::unique_ptr<T[]>> m_chunks;
+    std::vector<T *> m_free;
+};
 
 /**
  * One traffic pattern's load per link (link id -> bytes per byte of S per pass), zero where a
@@ -27,6 +77,16 @@ namespace railyard {
  * by link id spread those updates over multi-megabyte tables at 131,072 GPUs, a cache miss
  * each (measured with perf: a sixth of a full evaluation). A page whose loads all went back to
  * zero (the links a moved rank's flows left) is released for the next page a load reaches.
+ *
+ * A sparse pattern's page is a table of blocks, each block the 8 ids of one parity among 16
+ * consecutive ids (one cache line of loads), allocated as a load first reaches it. Most of a
+ * sparse pattern's ids in a page carry nothing: a server's run of link ids (its GPUs' NVLink,
+ * PCIe and NIC cables, two directions each) is loaded on a third of its ids by a TP group (the
+ * NVLink cables, both ways) or a pipeline boundary (every other id: out of the sending
+ * stage's servers, into the receiving one's), and a whole page held a third of its loads at a
+ * million GPUs (305 MB for the 65 TP and boundary patterns). A block takes 8 ids of one
+ * direction, so both runs fill the blocks they take. A dense pattern's pages are whole arrays
+ * of loads, in one block allocated up front (reserve()).
  *
  * A pattern whose loads are scattered (a scattered placement, or a long run of optimiser
  * moves, puts a TP group's links anywhere) would hold a page for a few loads: once its pages
@@ -58,14 +118,17 @@ public:
     {
         m_links = links;
         m_pageShift = std::countr_zero(static_cast<unsigned>(pageSizeFor(links)));
+        m_tables = ArrayPool<double *>(blocksPerPage(), kTablesPerChunk);
     }
 
     /// Links that carry a load.
     std::size_t size() const { return m_hashed ? m_hash.size() : m_count; }
-    /// Pages that hold a load (pageSizeFor() loads of memory each); none once hashed.
+    /// Pages that hold a load; none once hashed.
     std::size_t pages() const { return m_pages.size(); }
     /// Whether the loads are in a hash table (a sparse pattern whose loads are scattered).
     bool hashed() const { return m_hashed; }
+    /// Blocks of 8 loads the pages hold (64 bytes each; none for whole pages or when hashed).
+    std::size_t blocks() const { return m_blockCount; }
 
     /// A hint that about `entries` links will take a load: a pattern that large is dense from
     /// the start (TrafficModel keeps its maxima by blocks from its first load on).
@@ -74,13 +137,19 @@ public:
         if (coversAnEighth(entries) && !m_dense) {
             m_dense = true; // first: a dense pattern's pages are never hashed again
             unhash();
-            // One block for every page it may need, left uninitialised: each page is written
-            // (and its memory touched) only when a load first reaches it. A pattern that
-            // covers an eighth of the links reaches nearly every page of them (a DP family's
-            // ring or tree loads every GPU's PCIe link and NIC port, and pages of 512 ids span
-            // 16 servers' cables), so the block is announced as written (base/writeahead.h).
-            newChunk(pageCount());
-            aboutToWrite(m_chunks.back().get(), pageCount() * pageSize() * sizeof(double));
+            // Whole pages, in one block for every page it may need, left uninitialised: each
+            // page is written (and its memory touched) only when a load first reaches it. A
+            // pattern that covers an eighth of the links reaches nearly every page of them (a
+            // DP family's ring or tree loads every GPU's PCIe link and NIC port, and pages of
+            // 512 ids span 16 servers' cables), so the block is announced as written
+            // (base/writeahead.h). Loads it holds already move there.
+            const std::vector<std::pair<int, double>> held(begin(), end());
+            dropPages();
+            m_whole = true;
+            m_wholeBlock = std::make_unique_for_overwrite<double[]>(pageCount() * pageSize());
+            aboutToWrite(m_wholeBlock.get(), pageCount() * pageSize() * sizeof(double));
+            for (const auto &[link, load] : held)
+                add(link, load);
         }
     }
     /// Whether the pattern has covered more than an eighth of the links (it stays so).
@@ -93,7 +162,15 @@ public:
         m_hash.clear();
         for (const int page : m_pages) {
             Page &at = m_page[static_cast<std::size_t>(page)];
-            std::fill_n(at.loads, pageSize(), 0.0);
+            if (m_whole)
+                std::fill_n(at.loads(), pageSize(), 0.0);
+            else
+                for (double *&block : std::span(at.blocks(), m_tables.length()))
+                    if (block) {
+                        std::fill_n(block, kBlockLoads, 0.0);
+                        m_blocks.give(std::exchange(block, nullptr));
+                        --m_blockCount;
+                    }
             release(at);
         }
         m_pages.clear();
@@ -107,11 +184,11 @@ public:
         if (m_hashed)
             return addHashed(link, delta);
         const std::size_t page = static_cast<std::size_t>(link) >> m_pageShift;
-        const bool fresh = page >= m_page.size() || !m_page[page].loads;
+        const bool fresh = page >= m_page.size() || !m_page[page].held();
         if (fresh)
             takePage(page);
         Page &at = m_page[page];
-        double &value = at.loads[link & (pageSize() - 1)];
+        double &value = slot(at, link & (pageSize() - 1));
         const bool was = value != 0.0;
         value += delta;
         if (isResidue(value, delta))
@@ -146,16 +223,23 @@ public:
         if (m_hashed)
             return m_hash.find(link);
         const std::size_t page = static_cast<std::size_t>(link) >> m_pageShift;
-        if (page >= m_page.size() || !m_page[page].loads)
+        if (page >= m_page.size() || !m_page[page].held())
             return nullptr;
-        const double *value = m_page[page].loads + (link & (pageSize() - 1));
-        return *value != 0.0 ? value : nullptr;
+        const double *value = at(m_page[page], link & (pageSize() - 1));
+        return value && *value != 0.0 ? value : nullptr;
     }
 
-    /// Visits (link, load) of every loaded link.
+    /// Visits (link, load) of every loaded link (an input iterator: a container's range
+    /// constructor takes it).
     class const_iterator
     {
     public:
+        using iterator_category = std::input_iterator_tag;
+        using value_type = std::pair<int, double>;
+        using difference_type = std::ptrdiff_t;
+        using pointer = void;
+        using reference = value_type;
+
         const_iterator(const LinkLoads &owner, FlatIntMap<double>::const_iterator hashed,
             std::size_t page, int offset)
             : m_owner(&owner)
@@ -169,7 +253,7 @@ public:
         {
             if (m_owner->m_hashed)
                 return *m_hashed;
-            return { link(), value() };
+            return { link(), *value() };
         }
         const_iterator &operator++()
         {
@@ -181,6 +265,12 @@ public:
             skipZeros();
             return *this;
         }
+        const_iterator operator++(int)
+        {
+            const_iterator was = *this;
+            ++*this;
+            return was;
+        }
         bool operator==(const const_iterator &o) const
         {
             return m_hashed == o.m_hashed && m_page == o.m_page && m_offset == o.m_offset;
@@ -188,10 +278,11 @@ public:
 
     private:
         int link() const { return (m_owner->m_pages[m_page] << m_owner->m_pageShift) + m_offset; }
-        double value() const
+        /// The load at the current id, nullptr where its block is not allocated.
+        const double *value() const
         {
-            return m_owner->m_page[static_cast<std::size_t>(m_owner->m_pages[m_page])]
-                .loads[m_offset];
+            return m_owner->at(
+                m_owner->m_page[static_cast<std::size_t>(m_owner->m_pages[m_page])], m_offset);
         }
         void skipZeros()
         {
@@ -201,7 +292,7 @@ public:
                     m_offset = 0;
                     continue;
                 }
-                if (value() != 0.0)
+                if (const double *v = value(); v && *v != 0.0)
                     return;
                 ++m_offset;
             }
@@ -222,6 +313,11 @@ private:
     /// over at least kScatteredFrom ids (256 KiB of pages), a sparse pattern hashes its loads.
     static constexpr std::size_t kScatteredBelow = 8;
     static constexpr std::size_t kScatteredFrom = 32768;
+    /// A block: the loads of the 8 even or the 8 odd ids among 16 consecutive ids.
+    static constexpr int kBlockIds = 16;
+    static constexpr std::size_t kBlockLoads = 8;
+    static constexpr std::size_t kBlocksPerChunk = 512; ///< 32 KiB of blocks at a time
+    static constexpr std::size_t kTablesPerChunk = 64; ///< 32 KiB of 512-id pages' tables
 
     /// A sum within `1e-9 * |delta|` of zero is the rounding residue of loads that cancelled.
     static bool isResidue(double value, double delta)
@@ -234,13 +330,45 @@ private:
         return m_links > 0 && loads * 8 > static_cast<std::size_t>(m_links);
     }
 
-    /// A page of link ids: where its loads are (nullptr: none yet) and how many are
-    /// not zero.
+    /// A page of link ids: its loads (whole pages) or its table of blocks (nullptr: none
+    /// yet), and how many are not zero.
     struct Page
     {
-        double *loads = nullptr;
+        /// Whole pages (m_whole): the page's loads; else its table of blocks, indexed by
+        /// blockOf(offset).
+        void *data = nullptr;
         std::uint32_t live = 0;
+        bool held() const { return data != nullptr; }
+        double *loads() const { return static_cast<double *>(data); }
+        double **blocks() const { return static_cast<double **>(data); }
     };
+
+    /// The load at `offset` of a held page, its block allocated first if need be.
+    double &slot(Page &page, int offset)
+    {
+        if (m_whole)
+            return page.loads()[offset];
+        double *&block = page.blocks()[blockOf(offset)];
+        if (!block) {
+            block = m_blocks.take(0.0);
+            ++m_blockCount;
+        }
+        return block[slotOf(offset)];
+    }
+    /// The load at `offset` of a held page, nullptr where its block is not allocated.
+    const double *at(const Page &page, int offset) const
+    {
+        if (m_whole)
+            return page.loads() + offset;
+        const double *block = page.blocks()[blockOf(offset)];
+        return block ? block + slotOf(offset) : nullptr;
+    }
+    static std::size_t blockOf(int offset)
+    {
+        return static_cast<std::size_t>(((offset / kBlockIds) << 1) | (offset & 1));
+    }
+    static std::size_t slotOf(int offset) { return static_cast<std::size_t>((offset >> 1) & 7); }
+    std::size_t blocksPerPage() const { return static_cast<std::size_t>(pageSize()) / kBlockLoads; }
 
     /// Whether a sparse pattern's pages hold so few loads each that a hash table would take
     /// less memory (checked as it takes a new page).
@@ -250,39 +378,41 @@ private:
         return !m_dense && held >= kScatteredFrom && m_count * kScatteredBelow < held;
     }
 
-    /// Gives page `page` its memory: a page emptied before, else one from the blocks of
-    /// kChunkPages (one block for all of a dense pattern's); placed pages never move.
+    /// Gives page `page` its memory: a page of the whole block (whole pages), else a table
+    /// of blocks, none allocated yet; placed pages and blocks never move.
     void takePage(std::size_t page)
     {
         if (page >= m_page.size())
             m_page.resize(std::max(page + 1, pageCount()));
         Page &at = m_page[page];
-        if (!m_free.empty()) {
-            at.loads = m_free.back(); // all zero: it was released with no load left
-            m_free.pop_back();
+        if (m_whole) {
+            double *loads = m_wholeBlock.get() + page * static_cast<std::size_t>(pageSize());
+            std::fill_n(loads, pageSize(), 0.0);
+            at.data = loads;
         } else {
-            if (m_chunkUsed == m_chunkPages)
-                newChunk(std::min(kChunkPages, pageCount())); // a small fabric: its pages
-            at.loads = m_chunks.back().get() + (m_chunkUsed++) * pageSize();
-            std::fill_n(at.loads, pageSize(), 0.0);
+            at.data = m_tables.take(nullptr);
         }
         m_pages.insert(std::upper_bound(m_pages.begin(), m_pages.end(), int(page)), int(page));
     }
     void releasePage(std::size_t page)
     {
-        release(m_page[page]);
+        Page &at = m_page[page];
+        if (!m_whole) // every load is zero: the blocks go back as they are
+            for (double *&block : std::span(at.blocks(), m_tables.length()))
+                if (block) {
+                    m_blocks.give(std::exchange(block, nullptr));
+                    --m_blockCount;
+                }
+        release(at);
         m_pages.erase(std::lower_bound(m_pages.begin(), m_pages.end(), int(page)));
     }
+    /// A page whose loads are all zero and whose blocks went back: its table goes back (all
+    /// nullptr); a whole page stays where it is in the block.
     void release(Page &page)
     {
-        m_free.push_back(page.loads);
+        if (!m_whole)
+            m_tables.give(page.blocks());
         page = {};
-    }
-    void newChunk(std::size_t pages)
-    {
-        m_chunks.push_back(std::make_unique_for_overwrite<double[]>(pages * pageSize()));
-        m_chunkPages = pages;
-        m_chunkUsed = 0;
     }
     std::size_t pageCount() const
     {
@@ -311,12 +441,16 @@ private:
         for (const auto &[link, load] : *this)
             m_hash[link] = load;
         m_hashed = true;
+        dropPages();
+    }
+    /// Frees every page (the loads they held are lost).
+    void dropPages()
+    {
         m_pages.clear();
         m_page = {};
-        m_free = {};
-        m_chunks.clear();
-        m_chunks.shrink_to_fit();
-        m_chunkPages = m_chunkUsed = 0;
+        m_tables.reset();
+        m_blocks.reset();
+        m_blockCount = 0;
         m_count = 0;
     }
     /// Hash table -> pages (a pattern become dense).
@@ -333,17 +467,17 @@ private:
     int m_links = 0;
     bool m_dense = false;
     bool m_hashed = false;
+    bool m_whole = false; ///< whole pages in m_wholeBlock (dense from reserve() on)
     std::size_t m_count = 0; ///< links with a non-zero load (pages)
-    static constexpr std::size_t kChunkPages = 16; ///< pages per block (up to 64 KiB)
+    std::size_t m_blockCount = 0; ///< blocks held by the pages' tables
     int m_pageShift = 9; ///< log2 of the page size (setLinkCount())
     int pageSize() const { return 1 << m_pageShift; }
 
     std::vector<Page> m_page; ///< per page of link ids
     std::vector<int> m_pages; ///< the numbers of the pages that hold loads, ascending
-    std::vector<double *> m_free; ///< emptied pages' memory (all zero), for the next new page
-    std::vector<std::unique_ptr<double[]>> m_chunks; ///< the blocks; pages come from the last
-    std::size_t m_chunkPages = 0; ///< pages in the last block
-    std::size_t m_chunkUsed = 0; ///< of them handed out
+    std::unique_ptr<double[]> m_wholeBlock; ///< every page's loads (m_whole)
+    ArrayPool<double *> m_tables { 512 / kBlockLoads, kTablesPerChunk }; ///< pages' tables
+    ArrayPool<double> m_blocks { kBlockLoads, kBlocksPerChunk }; ///< blocks of 8 loads
     FlatIntMap<double> m_hash; ///< the loads while hashed()
 };
 

@@ -36,6 +36,7 @@ class TestTrafficBookkeeping : public QObject
 
 private Q_SLOTS:
     void linkLoadsMatchAnOrderedMap();
+    void linkLoadsBlocksFollowRuns();
     void maxTreeMatchesScan();
     void roundToIntegerIsLlround();
     void superSpineLumps();
@@ -186,6 +187,63 @@ void TestTrafficBookkeeping::linkLoadsMatchAnOrderedMap()
     QVERIFY(loads.dense());
     QCOMPARE(loads.add(links - 1, 2.0), 2.0);
     QCOMPARE((*loads.begin()).first, links - 1);
+}
+
+void TestTrafficBookkeeping::linkLoadsBlocksFollowRuns()
+{
+    // A sparse pattern's pages hold blocks of the 8 even or the 8 odd ids among 16 consecutive
+    // ids. Servers of 48 link ids: a TP group loads 16 consecutive ids of each (its NVLink
+    // cables, both ways), a pipeline boundary every other id of 32 (one direction): either way
+    // two blocks a server, 16 loads in 16 slots, where a whole page of 512 ids took 4 KiB for
+    // the 170 loads of its 10.7 servers.
+    const int links = 1'200'000;
+    const int servers = 20;
+    const auto run = [&](int first, int stride) {
+        LinkLoads loads;
+        loads.setLinkCount(links);
+        std::map<int, double> want;
+        for (int s = 0; s < servers; ++s)
+            for (int k = 0; k < 16; ++k) {
+                const int link = 48 * s + first + stride * k;
+                const double load = 1.0 + s + 0.5 * k;
+                QCOMPARE(loads.add(link, load), load);
+                want[link] = load;
+            }
+        QCOMPARE(loads.blocks(), std::size_t(2 * servers));
+        QCOMPARE(loads.pages(), std::size_t((48 * servers + 511) / 512));
+        const std::map<int, double> seen(loads.begin(), loads.end());
+        QCOMPARE(seen, want);
+        for (const int link : { 48 + first + 1, 48 + 40, 48 * servers + 3 }) // odd, no block
+            QCOMPARE(loads.valueAt(link), want.count(link) ? want[link] : 0.0);
+        QVERIFY(loads.find(48 + 40) == nullptr);
+        for (const auto &[link, load] : want) // a move takes them all back
+            QCOMPARE(loads.add(link, -load), 0.0);
+        QCOMPARE(loads.blocks(), std::size_t { 0 });
+        QCOMPARE(loads.pages(), std::size_t { 0 });
+        QVERIFY(loads.begin() == loads.end());
+        // The blocks and tables go back for the next loads: the same again reads the same.
+        for (const auto &[link, load] : want)
+            QCOMPARE(loads.add(link, load), load);
+        QCOMPARE(loads.blocks(), std::size_t(2 * servers));
+        QCOMPARE((std::map<int, double>(loads.begin(), loads.end())), want);
+        loads.clear();
+        QCOMPARE(loads.blocks(), std::size_t { 0 });
+        QCOMPARE(loads.valueAt(48 + first), 0.0);
+    };
+    run(16, 1); // a TP group: ids 16..31 of each server
+    run(0, 2); // a pipeline boundary: ids 0, 2, ..., 30
+
+    // A pattern dense from the start keeps whole pages; loads it held before move into them.
+    LinkLoads dense;
+    dense.setLinkCount(links);
+    dense.add(3, 2.0);
+    QCOMPARE(dense.blocks(), std::size_t { 1 });
+    dense.reserve(std::size_t(links));
+    QCOMPARE(dense.blocks(), std::size_t { 0 });
+    QCOMPARE(dense.valueAt(3), 2.0);
+    QCOMPARE(dense.add(5, 1.0), 1.0);
+    QCOMPARE(dense.size(), std::size_t { 2 });
+    QCOMPARE(dense.pages(), std::size_t { 1 });
 }
 
 void TestTrafficBookkeeping::maxTreeMatchesScan()

@@ -161,17 +161,7 @@ public:
     {
         m_hash.clear();
         for (const int page : m_pages) {
-            Page &at = m_page[static_cast<std::size_t>(page)];
-            if (m_whole)
-                std::fill_n(at.loads(), pageSize(), 0.0);
-            else
-                for (double *&block : std::span(at.blocks(), m_tables.length()))
-                    if (block) {
-                        std::fill_n(block, kBlockLoads, 0.0);
-                        m_blocks.give(std::exchange(block, nullptr));
-                        --m_blockCount;
-                    }
-            release(at);
+            release(m_page[static_cast<std::size_t>(page)], true);
         }
         m_pages.clear();
         m_count = 0;
@@ -253,7 +243,8 @@ public:
         {
             if (m_owner->m_hashed)
                 return *m_hashed;
-            return { link(), *value() };
+            const double *load = value(); // never nullptr here: skipZeros() stopped on a load
+            return { link(), load ? *load : 0.0 };
         }
         const_iterator &operator++()
         {
@@ -396,22 +387,24 @@ private:
     }
     void releasePage(std::size_t page)
     {
-        Page &at = m_page[page];
-        if (!m_whole) // every load is zero: the blocks go back as they are
-            for (double *&block : std::span(at.blocks(), m_tables.length()))
+        release(m_page[page], false); // every load of it is zero already
+        m_pages.erase(std::lower_bound(m_pages.begin(), m_pages.end(), int(page)));
+    }
+    /// Gives a page's blocks back, zeroed first when `zero` (they go out again all zero), and
+    /// then its table (all nullptr by then). A whole page stays where it is in the block, and
+    /// takePage() zeroes it when it is taken again.
+    void release(Page &page, bool zero)
+    {
+        if (!m_whole) {
+            for (double *&block : std::span(page.blocks(), m_tables.length()))
                 if (block) {
+                    if (zero)
+                        std::fill_n(block, kBlockLoads, 0.0);
                     m_blocks.give(std::exchange(block, nullptr));
                     --m_blockCount;
                 }
-        release(at);
-        m_pages.erase(std::lower_bound(m_pages.begin(), m_pages.end(), int(page)));
-    }
-    /// A page whose loads are all zero and whose blocks went back: its table goes back (all
-    /// nullptr); a whole page stays where it is in the block.
-    void release(Page &page)
-    {
-        if (!m_whole)
             m_tables.give(page.blocks());
+        }
         page = {};
     }
     std::size_t pageCount() const

@@ -9,7 +9,9 @@
 #include <QByteArray>
 #include <QDir>
 #include <QFile>
+#include <QSettings>
 #include <QString>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cstdio>
@@ -56,6 +58,13 @@ template<class Test> int runOnScreen(int argc, char *argv[], const Screen &scree
                     .arg(screen.height)
                     .toUtf8());
     }
+    // Each run keeps its settings apart: CTest runs a suite on several screens at once (-j2),
+    // and one run's QSettings().clear() wiped the geometry another had just saved.
+    const QTemporaryDir settings;
+    if (!settings.isValid())
+        return 2;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
     qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toUtf8());
     if (screen.scale != 1.0)
         qputenv("QT_SCALE_FACTOR", QByteArray::number(screen.scale));

@@ -128,7 +128,17 @@ public:
     /// Whether the loads are in a hash table (a sparse pattern whose loads are scattered).
     bool hashed() const { return m_hashed; }
     /// Blocks of 8 loads the pages hold (64 bytes each; none for whole pages or when hashed).
-    std::size_t blocks() const { return m_blockCount; }
+    /// (Counted on each call: for tests and diagnostics.)
+    std::size_t blocks() const
+    {
+        std::size_t count = 0;
+        if (!m_whole && !m_hashed)
+            for (const int page : m_pages)
+                for (const double *block :
+                    std::span(m_page[static_cast<std::size_t>(page)].blocks(), m_tables.length()))
+                    count += block != nullptr;
+        return count;
+    }
 
     /// A hint that about `entries` links will take a load: a pattern that large is dense from
     /// the start (TrafficModel keeps its maxima by blocks from its first load on).
@@ -340,10 +350,8 @@ private:
         if (m_whole)
             return page.loads()[offset];
         double *&block = page.blocks()[blockOf(offset)];
-        if (!block) {
+        if (!block)
             block = m_blocks.take(0.0);
-            ++m_blockCount;
-        }
         return block[slotOf(offset)];
     }
     /// The load at `offset` of a held page, nullptr where its block is not allocated.
@@ -401,7 +409,6 @@ private:
                     if (zero)
                         std::fill_n(block, kBlockLoads, 0.0);
                     m_blocks.give(std::exchange(block, nullptr));
-                    --m_blockCount;
                 }
             m_tables.give(page.blocks());
         }
@@ -443,7 +450,6 @@ private:
         m_page = {};
         m_tables.reset();
         m_blocks.reset();
-        m_blockCount = 0;
         m_count = 0;
     }
     /// Hash table -> pages (a pattern become dense).
@@ -462,7 +468,6 @@ private:
     bool m_hashed = false;
     bool m_whole = false; ///< whole pages in m_wholeBlock (dense from reserve() on)
     std::size_t m_count = 0; ///< links with a non-zero load (pages)
-    std::size_t m_blockCount = 0; ///< blocks held by the pages' tables
     int m_pageShift = 9; ///< log2 of the page size (setLinkCount())
     int pageSize() const { return 1 << m_pageShift; }
 
